@@ -1,0 +1,95 @@
+// Package app is the composition root: configuration, the Fiber server and the route map.
+package app
+
+import (
+	"crypto/rand"
+	"fmt"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/brokerdesk/brokerdesk/migrations"
+)
+
+// Config is the server's configuration, read from the environment once by LoadConfig.
+type Config struct {
+	// DatabaseURL is the owner (or superuser) URL: migrations and operator commands use it.
+	DatabaseURL string
+	// AppDatabaseURL is the URL the server's request work uses, as the app role.
+	AppDatabaseURL string
+	// AppDBPassword is given to the app role by `migrate` when set.
+	AppDBPassword string
+	RedisURL      string
+	ListenAddr    string
+	LogLevel      zerolog.Level
+	LogFormat     string // json or console
+	// Secret seals pagination cursors; replicas must share it. Unset: random per process.
+	Secret          []byte
+	SecretGenerated bool
+	DBMaxConns      int
+	ShutdownTimeout time.Duration
+}
+
+// LoadConfig reads every variable once, with its default. README.md lists them.
+func LoadConfig(getenv func(string) string) (Config, error) {
+	env := func(k, def string) string {
+		if v := getenv(k); v != "" {
+			return v
+		}
+		return def
+	}
+	cfg := Config{
+		DatabaseURL:   getenv("DATABASE_URL"),
+		AppDBPassword: getenv("APP_DB_PASSWORD"),
+		RedisURL:      getenv("REDIS_URL"),
+		ListenAddr:    env("LISTEN_ADDR", ":8080"),
+		LogFormat:     env("LOG_FORMAT", "json"),
+	}
+	var err error
+	if cfg.LogLevel, err = zerolog.ParseLevel(env("LOG_LEVEL", "info")); err != nil {
+		return cfg, fmt.Errorf("LOG_LEVEL: %w", err)
+	}
+	if cfg.LogFormat != "json" && cfg.LogFormat != "console" {
+		return cfg, fmt.Errorf("LOG_FORMAT must be json or console")
+	}
+	if cfg.DBMaxConns, err = strconv.Atoi(env("DB_MAX_CONNS", "20")); err != nil || cfg.DBMaxConns < 1 {
+		return cfg, fmt.Errorf("DB_MAX_CONNS must be a positive integer")
+	}
+	if cfg.ShutdownTimeout, err = time.ParseDuration(env("SHUTDOWN_TIMEOUT", "20s")); err != nil {
+		return cfg, fmt.Errorf("SHUTDOWN_TIMEOUT: %w", err)
+	}
+	if s := getenv("APP_SECRET"); s != "" {
+		if len(s) < 32 {
+			return cfg, fmt.Errorf("APP_SECRET must be at least 32 characters")
+		}
+		cfg.Secret = []byte(s)
+	} else {
+		cfg.Secret = make([]byte, 32)
+		_, _ = rand.Read(cfg.Secret)
+		cfg.SecretGenerated = true
+	}
+	cfg.AppDatabaseURL = getenv("APP_DATABASE_URL")
+	if cfg.AppDatabaseURL == "" && cfg.DatabaseURL != "" {
+		cfg.AppDatabaseURL, err = appURL(cfg.DatabaseURL, cfg.AppDBPassword)
+		if err != nil {
+			return cfg, fmt.Errorf("DATABASE_URL: %w", err)
+		}
+	}
+	return cfg, nil
+}
+
+// appURL is DATABASE_URL logging in as the app role instead of the owner.
+func appURL(owner, password string) (string, error) {
+	u, err := url.Parse(owner)
+	if err != nil {
+		return "", err
+	}
+	if password != "" {
+		u.User = url.UserPassword(migrations.RoleApp, password)
+	} else {
+		u.User = url.User(migrations.RoleApp)
+	}
+	return u.String(), nil
+}

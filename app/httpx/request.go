@@ -1,0 +1,89 @@
+package httpx
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"github.com/brokerdesk/brokerdesk/app/errs"
+)
+
+// RequestIDHeader carries the request id in both directions.
+const RequestIDHeader = "X-Request-Id"
+
+const requestIDLocal = "requestId"
+
+// SetRequestID stores the request's id (see RequestID).
+func SetRequestID(c *fiber.Ctx, id string) { c.Locals(requestIDLocal, id) }
+
+// RequestID returns the id the request middleware gave this request.
+func RequestID(c *fiber.Ctx) string {
+	id, _ := c.Locals(requestIDLocal).(string)
+	return id
+}
+
+// Validator is an input type that checks itself; Validate returns *errs.Invalid listing every
+// bad field.
+type Validator interface{ Validate() error }
+
+// Decode reads a JSON body into v: a body that is not JSON is 400, a field of the wrong type or
+// an unknown field is 422 naming it, then v.Validate runs when v has it.
+func Decode(c *fiber.Ctx, v any) error {
+	ct := strings.ToLower(strings.TrimSpace(strings.SplitN(c.Get(fiber.HeaderContentType), ";", 2)[0]))
+	if ct != fiber.MIMEApplicationJSON && ct != "application/merge-patch+json" {
+		return fiber.NewError(fiber.StatusUnsupportedMediaType, "send the body as application/json")
+	}
+	dec := json.NewDecoder(bytes.NewReader(c.Body()))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return decodeError(err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return errs.BadRequest("malformed_json", "the body must hold one JSON value")
+	}
+	if val, ok := v.(Validator); ok {
+		return val.Validate()
+	}
+	return nil
+}
+
+func decodeError(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return errs.InvalidField(te.Field, "invalid_type", fmt.Sprintf("must be %s", jsonType(te.Type.Kind().String())))
+	}
+	if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		return errs.InvalidField(strings.Trim(f, `"`), "unknown_field", "is not a field of this resource")
+	}
+	return errs.BadRequest("malformed_json", "the body is not valid JSON: %v", err)
+}
+
+func jsonType(kind string) string {
+	switch kind {
+	case "string":
+		return "a string"
+	case "bool":
+		return "a boolean"
+	case "slice", "array":
+		return "an array"
+	case "map", "struct", "ptr":
+		return "an object"
+	default:
+		return "a number"
+	}
+}
+
+// UUIDParam reads path parameter name as a UUID; anything else is 400.
+func UUIDParam(c *fiber.Ctx, name string) (uuid.UUID, error) {
+	id, err := uuid.Parse(c.Params(name))
+	if err != nil {
+		return uuid.Nil, errs.BadRequest("invalid_id", "%s must be a UUID", name)
+	}
+	return id, nil
+}

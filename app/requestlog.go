@@ -1,0 +1,49 @@
+package app
+
+import (
+	"regexp"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+	"github.com/rs/zerolog"
+
+	"github.com/brokerdesk/brokerdesk/app/httpx"
+	"github.com/brokerdesk/brokerdesk/tenancy"
+)
+
+var validRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{8,64}$`)
+
+// requestLog gives each request an id (X-Request-Id, kept from the client when well-formed),
+// a logger carrying it, and one log line at the end with company, key prefix, status and
+// latency. It logs the path without the query string: queries can hold e-mail addresses.
+func requestLog(base zerolog.Logger) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		start := time.Now()
+		id := c.Get(httpx.RequestIDHeader)
+		if !validRequestID.MatchString(id) {
+			id = uuid.NewString()
+		}
+		httpx.SetRequestID(c, id)
+		c.Set(httpx.RequestIDHeader, id)
+		l := base.With().Str("request_id", id).Logger()
+		c.SetUserContext(l.WithContext(c.UserContext()))
+		if err := c.Next(); err != nil {
+			// Write the problem now, so the status logged is the status sent.
+			if herr := c.App().ErrorHandler(c, err); herr != nil {
+				_ = c.SendStatus(fiber.StatusInternalServerError)
+			}
+		}
+		status := c.Response().StatusCode()
+		ev := l.Info()
+		if status >= 500 {
+			ev = l.Error()
+		}
+		if p, ok := c.Locals(tenancy.PrincipalLocal).(*tenancy.Principal); ok {
+			ev = ev.Str("company_id", p.CompanyID.String()).Str("key_prefix", p.KeyPrefix)
+		}
+		ev.Str("method", c.Method()).Str("path", c.Path()).Int("status", status).
+			Dur("latency", time.Since(start)).Msg("request")
+		return nil
+	}
+}

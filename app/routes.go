@@ -1,0 +1,65 @@
+package app
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/brokerdesk/brokerdesk/app/account"
+	"github.com/brokerdesk/brokerdesk/app/httpx"
+	"github.com/brokerdesk/brokerdesk/app/users"
+	"github.com/brokerdesk/brokerdesk/tenancy"
+)
+
+// V1Prefix is where the Public API v1 lives.
+const V1Prefix = "/api/public/v1"
+
+// routes maps the whole API surface.
+func (s *Server) routes(pager *httpx.Pager, o options) {
+	s.App.Get("/healthz", func(c *fiber.Ctx) error { return c.JSON(fiber.Map{"status": "ok"}) })
+	s.App.Get("/readyz", func(c *fiber.Ctx) error {
+		if err := s.Ready(c.UserContext()); err != nil {
+			return fiber.NewError(fiber.StatusServiceUnavailable, "database unavailable")
+		}
+		return c.JSON(fiber.Map{"status": "ok"})
+	})
+
+	auth := tenancy.NewAuthenticator(s.client)
+	v1 := s.App.Group(V1Prefix)
+	api := authed{Router: v1, mw: auth.Secret()}
+	account.NewHandler().Mount(api)
+	users.NewHandler(pager).Mount(api)
+	if o.testRoutes != nil {
+		o.testRoutes(v1, auth.Secret())
+	}
+}
+
+// authed prepends the auth middleware to each route it registers, instead of a group-wide
+// Use: an unknown path then answers 404 and a wrong method 405, whatever the credential.
+type authed struct {
+	fiber.Router
+	mw fiber.Handler
+}
+
+func (a authed) with(h []fiber.Handler) []fiber.Handler {
+	return append([]fiber.Handler{a.mw}, h...)
+}
+
+// Get registers an authenticated GET route.
+func (a authed) Get(path string, h ...fiber.Handler) fiber.Router { return a.Router.Get(path, a.with(h)...) }
+
+// Post registers an authenticated POST route.
+func (a authed) Post(path string, h ...fiber.Handler) fiber.Router {
+	return a.Router.Post(path, a.with(h)...)
+}
+
+// Put registers an authenticated PUT route.
+func (a authed) Put(path string, h ...fiber.Handler) fiber.Router { return a.Router.Put(path, a.with(h)...) }
+
+// Patch registers an authenticated PATCH route.
+func (a authed) Patch(path string, h ...fiber.Handler) fiber.Router {
+	return a.Router.Patch(path, a.with(h)...)
+}
+
+// Delete registers an authenticated DELETE route.
+func (a authed) Delete(path string, h ...fiber.Handler) fiber.Router {
+	return a.Router.Delete(path, a.with(h)...)
+}

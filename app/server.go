@@ -1,0 +1,119 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/recover"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/rs/zerolog"
+
+	"github.com/brokerdesk/brokerdesk/app/httpx"
+	"github.com/brokerdesk/brokerdesk/ent"
+	_ "github.com/brokerdesk/brokerdesk/ent/runtime" // registers schema hooks and privacy policies
+	"github.com/brokerdesk/brokerdesk/tenancy"
+)
+
+// Server is the HTTP server with its database pool.
+type Server struct {
+	App    *fiber.App
+	pool   *pgxpool.Pool
+	client *ent.Client
+	log    zerolog.Logger
+}
+
+// Option changes how NewServer builds the server.
+type Option func(*options)
+
+type options struct {
+	testRoutes func(v1 fiber.Router, auth fiber.Handler)
+	now        func() time.Time
+}
+
+// WithTestRoutes mounts extra authenticated routes under /api/public/v1; only tests use it.
+func WithTestRoutes(f func(v1 fiber.Router, auth fiber.Handler)) Option {
+	return func(o *options) { o.testRoutes = f }
+}
+
+// WithClock replaces time.Now (tests of expiring cursors).
+func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
+
+// NewServer connects to the database as the app role and builds the routes.
+func NewServer(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Option) (*Server, error) {
+	o := options{now: time.Now}
+	for _, f := range opts {
+		f(&o)
+	}
+	if cfg.AppDatabaseURL == "" {
+		return nil, errors.New("DATABASE_URL (or APP_DATABASE_URL) is not set")
+	}
+	pcfg, err := pgxpool.ParseConfig(cfg.AppDatabaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("APP_DATABASE_URL: %w", err)
+	}
+	pcfg.MaxConns = int32(cfg.DBMaxConns)
+	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
+	if err != nil {
+		return nil, fmt.Errorf("connect: %w", err)
+	}
+	db := stdlib.OpenDBFromPool(pool)
+	client := ent.NewClient(ent.Driver(tenancy.NewDriver(db)))
+	s := &Server{pool: pool, client: client, log: log}
+	s.App = fiber.New(fiber.Config{
+		ErrorHandler:          httpx.ErrorHandler,
+		DisableStartupMessage: true,
+		BodyLimit:             10 << 20,
+		ReadTimeout:           30 * time.Second,
+		WriteTimeout:          60 * time.Second,
+		IdleTimeout:           120 * time.Second,
+	})
+	s.App.Use(requestLog(log), recover.New())
+	s.routes(httpx.NewPager(cfg.Secret, o.now), o)
+	return s, nil
+}
+
+// Close releases the database pool.
+func (s *Server) Close() {
+	_ = s.client.Close()
+	s.pool.Close()
+}
+
+// Ready reports whether the database answers.
+func (s *Server) Ready(ctx context.Context) error { return s.pool.Ping(ctx) }
+
+// Serve runs the server on cfg.ListenAddr until ctx ends, then lets in-flight requests finish
+// (up to cfg.ShutdownTimeout) before it returns.
+func Serve(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Option) error {
+	s, err := NewServer(ctx, cfg, log, opts...)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	ln, err := net.Listen("tcp", cfg.ListenAddr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	return s.ServeListener(ctx, ln, cfg.ShutdownTimeout)
+}
+
+// ServeListener serves on ln until ctx ends, then shuts down gracefully.
+func (s *Server) ServeListener(ctx context.Context, ln net.Listener, grace time.Duration) error {
+	errc := make(chan error, 1)
+	go func() { errc <- s.App.Listener(ln) }()
+	s.log.Info().Str("addr", ln.Addr().String()).Msg("serving")
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	s.log.Info().Msg("shutting down: finishing in-flight requests")
+	if err := s.App.ShutdownWithTimeout(grace); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return <-errc
+}

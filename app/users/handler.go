@@ -1,0 +1,116 @@
+// Package users serves /users: the people working at the brokerage.
+package users
+
+import (
+	"net/mail"
+	"strings"
+	"time"
+
+	entsql "entgo.io/ent/dialect/sql"
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"github.com/brokerdesk/brokerdesk/app/errs"
+	"github.com/brokerdesk/brokerdesk/app/httpx"
+	"github.com/brokerdesk/brokerdesk/ent"
+	"github.com/brokerdesk/brokerdesk/ent/schematype"
+	"github.com/brokerdesk/brokerdesk/ent/user"
+	"github.com/brokerdesk/brokerdesk/policy"
+	"github.com/brokerdesk/brokerdesk/tenancy"
+)
+
+// Handler serves the user endpoints.
+type Handler struct{ pager *httpx.Pager }
+
+// NewHandler builds the handler.
+func NewHandler(pager *httpx.Pager) *Handler { return &Handler{pager: pager} }
+
+// Mount registers the routes. r authenticates every route it registers.
+func (h *Handler) Mount(r fiber.Router) {
+	r.Get("/users", policy.Require("users:read"), h.list)
+	r.Get("/users/:userId", policy.Require("users:read"), h.get)
+}
+
+// View is the User resource.
+type View struct {
+	ID                 uuid.UUID                `json:"id"`
+	Email              string                   `json:"email"`
+	FirstName          string                   `json:"firstName"`
+	LastName           string                   `json:"lastName"`
+	Status             string                   `json:"status"`
+	Role               string                   `json:"role"`
+	ExternalReferences []schematype.ExternalRef `json:"externalReferences"`
+	CreatedAt          time.Time                `json:"createdAt"`
+	UpdatedAt          time.Time                `json:"updatedAt"`
+}
+
+func newView(u *ent.User) View {
+	refs := u.ExternalReferences
+	if refs == nil {
+		refs = []schematype.ExternalRef{}
+	}
+	return View{ID: u.ID, Email: u.Email, FirstName: u.FirstName, LastName: u.LastName, Status: string(u.Status),
+		Role: string(u.Role), ExternalReferences: refs, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt}
+}
+
+// list handles GET /users: Paged, oldest first, filters status and email.
+func (h *Handler) list(c *fiber.Ctx) error {
+	var v errs.Invalid
+	status := c.Query("status")
+	v.Check("status", status == "" || user.StatusValidator(user.Status(status)) == nil,
+		"invalid_enum", "must be one of active, inactive, suspended")
+	email := strings.ToLower(strings.TrimSpace(c.Query("email")))
+	if email != "" {
+		a, err := mail.ParseAddress(email)
+		v.Check("email", err == nil && a.Address == email, "invalid_email", "must be an e-mail address")
+	}
+	page, err := h.pager.Parse(c, "users?status="+status+"&email="+email)
+	if perr, ok := err.(*errs.Invalid); ok {
+		v.Errors = append(v.Errors, perr.Errors...)
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	q := tenancy.Client(ctx).User.Query()
+	if status != "" {
+		q.Where(user.StatusEQ(user.Status(status)))
+	}
+	if email != "" {
+		q.Where(user.Email(email))
+	}
+	if page.HasCursor() && len(page.After) == 2 {
+		t, terr := time.Parse(time.RFC3339Nano, page.After[0])
+		id, ierr := uuid.Parse(page.After[1])
+		if terr != nil || ierr != nil {
+			return errs.InvalidField("cursor", "invalid_cursor", "is not a cursor of this list")
+		}
+		q.Where(func(s *entsql.Selector) {
+			s.Where(entsql.CompositeGT([]string{s.C(user.FieldCreatedAt), s.C(user.FieldID)}, t, id))
+		})
+	}
+	rows, err := q.Order(ent.Asc(user.FieldCreatedAt), ent.Asc(user.FieldID)).Limit(page.Limit + 1).All(ctx)
+	if err != nil {
+		return err
+	}
+	return httpx.WritePage(c, page, rows, func(u *ent.User) []string {
+		return []string{u.CreatedAt.UTC().Format(time.RFC3339Nano), u.ID.String()}
+	}, newView)
+}
+
+// get handles GET /users/{userId}.
+func (h *Handler) get(c *fiber.Ctx) error {
+	id, err := httpx.UUIDParam(c, "userId")
+	if err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	u, err := tenancy.Client(ctx).User.Get(ctx, id)
+	if err != nil {
+		if ent.IsNotFound(err) {
+			return errs.NotFound("user %s not found", id)
+		}
+		return err
+	}
+	return httpx.OK(c, newView(u), u.Version)
+}

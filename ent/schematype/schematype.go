@@ -1,0 +1,25 @@
+// Package schematype holds Go types stored in ent schema fields. It imports nothing from ent,
+// so the schema -> hook -> ent -> schema import cycle cannot form.
+package schematype
+
+// ExternalRef identifies a record in a caller's own system: source is the caller's system key.
+type ExternalRef struct {
+	Source     string `json:"source"`
+	ExternalID string `json:"externalId"`
+}
+
+// Address is a postal address.
+type Address struct {
+	Street      string `json:"street,omitempty"`
+	HouseNumber string `json:"houseNumber,omitempty"`
+	ZipCode     string `json:"zipCode,omitempty"`
+	City        string `json:"city,omitempty"`
+	Country     string `json:"country,omitempty"`
+}
+
+// Links are a company's public web addresses.
+type Links struct {
+	Website string `json:"website,omitempty"`
+	Imprint string `json:"imprint,omitempty"`
+	Privacy string `json:"privacy,omitempty"`
+}

@@ -1,0 +1,106 @@
+// Package migrations holds the versioned SQL schema: files generated from the ent schemas
+// (cmd/migdiff) and hand-written files for roles, row-level security and composite keys, all in
+// goose format, checksummed in atlas.sum. Up applies them.
+package migrations
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"fmt"
+
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+)
+
+// FS holds the migration files.
+//
+//go:embed *.sql
+var FS embed.FS
+
+// Database roles. They are cluster-wide, so EnsureRoles creates them idempotently before the
+// per-database migrations that grant to them.
+const (
+	// RoleApp is the login role the server does request work as: it owns no table, is no
+	// superuser and has no BYPASSRLS, so row-level security always applies to it.
+	RoleApp = "brokerdesk_app"
+	// RoleAuth owns the SECURITY DEFINER function that looks up credentials before a company is
+	// known; a policy lets it read api_keys, companies and users of every company.
+	RoleAuth = "brokerdesk_auth"
+	// RoleOperator is taken (SET LOCAL ROLE) by operator commands; policies let it see every
+	// company. The server never takes it.
+	RoleOperator = "brokerdesk_operator"
+)
+
+// EnsureRoles creates the roles when they are missing and lets the migrating role act as
+// RoleAuth and RoleOperator. appPassword, when not empty, becomes RoleApp's password.
+func EnsureRoles(ctx context.Context, db *sql.DB, appPassword string) error {
+	stmts := []string{
+		createRole(RoleApp, "LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE NOINHERIT"),
+		createRole(RoleAuth, "NOLOGIN NOSUPERUSER NOBYPASSRLS"),
+		createRole(RoleOperator, "NOLOGIN NOSUPERUSER NOBYPASSRLS"),
+		"GRANT " + RoleAuth + ", " + RoleOperator + " TO CURRENT_USER",
+	}
+	if appPassword != "" {
+		// ALTER ROLE takes no bind parameters; quote_literal does the escaping server-side.
+		stmts = append(stmts, fmt.Sprintf(`DO $$ BEGIN EXECUTE format('ALTER ROLE %s PASSWORD %%L', %s); END $$`,
+			RoleApp, quoteLiteral(appPassword)))
+	}
+	for _, s := range stmts {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			return fmt.Errorf("ensure roles: %w", err)
+		}
+	}
+	return nil
+}
+
+// createRole is a CREATE ROLE that tolerates a concurrent creator (two databases migrating at
+// once on one cluster).
+func createRole(name, opts string) string {
+	return fmt.Sprintf(`DO $$ BEGIN
+  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '%[1]s') THEN
+    CREATE ROLE %[1]s %[2]s;
+  END IF;
+EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+END $$`, name, opts)
+}
+
+func quoteLiteral(s string) string {
+	out := []byte{'E', '\''}
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\'':
+			out = append(out, '\'', '\'')
+		case '\\':
+			out = append(out, '\\', '\\')
+		default:
+			out = append(out, s[i])
+		}
+	}
+	return string(append(out, '\''))
+}
+
+// Up creates the roles and applies every pending migration. It is safe to run twice and from
+// two processes at once: goose holds a PostgreSQL advisory lock while it migrates.
+func Up(ctx context.Context, db *sql.DB, appPassword string) ([]string, error) {
+	if err := EnsureRoles(ctx, db, appPassword); err != nil {
+		return nil, err
+	}
+	locker, err := lock.NewPostgresSessionLocker()
+	if err != nil {
+		return nil, err
+	}
+	p, err := goose.NewProvider(goose.DialectPostgres, db, FS, goose.WithSessionLocker(locker))
+	if err != nil {
+		return nil, fmt.Errorf("migrations: %w", err)
+	}
+	res, err := p.Up(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	applied := make([]string, 0, len(res))
+	for _, r := range res {
+		applied = append(applied, r.Source.Path)
+	}
+	return applied, nil
+}

@@ -1,0 +1,107 @@
+// Package tenancy pins every piece of request work to one company. It resolves the credential,
+// opens the request's transaction, pins it in PostgreSQL with set_config('app.company_id', …, true)
+// and hands the transaction's ent client to handlers through the context. Row-level security in
+// the database and the ent privacy rules in ent/rule both read what this package stores.
+package tenancy
+
+import (
+	"context"
+	"slices"
+
+	"github.com/google/uuid"
+
+	"github.com/brokerdesk/brokerdesk/ent"
+)
+
+// Credential kinds and environments, as stored on api_keys.
+const (
+	KindSecret      = "secret"
+	KindPublishable = "publishable"
+	EnvLive         = "live"
+	EnvTest         = "test"
+)
+
+// Principal is who is calling: the credential, its company and (for user-bound keys) its user.
+type Principal struct {
+	CompanyID     uuid.UUID // the tenant the request is pinned to (the sandbox twin for test keys)
+	LiveCompanyID uuid.UUID // the live company; equals CompanyID for live keys
+	Sandbox       bool
+	Features      []string
+	KeyID         uuid.UUID
+	KeyPrefix     string // safe to log
+	Kind          string
+	Env           string
+	Scopes        []string
+	UserID        uuid.UUID // uuid.Nil for company-level keys
+	UserRole      string
+	// AllowedDomains are the redirect/origin domains of a publishable key.
+	AllowedDomains []string
+}
+
+// HasUser reports whether the credential acts for one user.
+func (p *Principal) HasUser() bool { return p.UserID != uuid.Nil }
+
+// HasFeature reports whether the company licenses feature f.
+func (p *Principal) HasFeature(f string) bool { return slices.Contains(p.Features, f) }
+
+type ctxKey int
+
+const (
+	principalKey ctxKey = iota
+	clientKey
+	operatorKey
+	companyKey
+)
+
+// WithPrincipal stores the caller. The company pin follows from it.
+func WithPrincipal(ctx context.Context, p *Principal) context.Context {
+	ctx = context.WithValue(ctx, principalKey, p)
+	return WithCompany(ctx, p.CompanyID)
+}
+
+// PrincipalFrom returns the caller stored by the auth middleware.
+func PrincipalFrom(ctx context.Context) (*Principal, bool) {
+	p, ok := ctx.Value(principalKey).(*Principal)
+	return p, ok
+}
+
+// WithCompany pins ctx to one company: transactions begun with it set app.company_id, and the
+// ent privacy rules filter by it.
+func WithCompany(ctx context.Context, id uuid.UUID) context.Context {
+	return context.WithValue(ctx, companyKey, id)
+}
+
+// CompanyID returns the company ctx is pinned to.
+func CompanyID(ctx context.Context) (uuid.UUID, bool) {
+	id, ok := ctx.Value(companyKey).(uuid.UUID)
+	return id, ok && id != uuid.Nil
+}
+
+// WithOperator marks ctx as operator work (the CLI): its transactions run as the
+// brokerdesk_operator role, which row-level security lets see every company. Only cmd/ and the
+// operator service call this; no HTTP path does.
+func WithOperator(ctx context.Context) context.Context {
+	return context.WithValue(ctx, operatorKey, true)
+}
+
+// IsOperator reports whether ctx is operator work.
+func IsOperator(ctx context.Context) bool {
+	v, _ := ctx.Value(operatorKey).(bool)
+	return v
+}
+
+// WithClient stores the ent client of the request's transaction.
+func WithClient(ctx context.Context, c *ent.Client) context.Context {
+	return context.WithValue(ctx, clientKey, c)
+}
+
+// Client returns the ent client bound to the request's pinned transaction. Handlers and services
+// use only this; none touches the pool. It panics when called outside a request transaction,
+// which is a programming error that tests catch at once.
+func Client(ctx context.Context) *ent.Client {
+	c, ok := ctx.Value(clientKey).(*ent.Client)
+	if !ok {
+		panic("tenancy: no request transaction in context")
+	}
+	return c
+}

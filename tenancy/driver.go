@@ -1,0 +1,86 @@
+package tenancy
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"entgo.io/ent/dialect"
+	entsql "entgo.io/ent/dialect/sql"
+
+	"github.com/brokerdesk/brokerdesk/migrations"
+)
+
+// ErrNoTx is returned for a statement sent outside a pinned transaction: every piece of tenant
+// work runs inside one, so such a statement is a bug, refused before it reaches the database.
+var ErrNoTx = errors.New("tenancy: statement outside a tenant transaction")
+
+// ErrNoCompany is returned when a transaction is begun with no company, operator mark or
+// pending authentication in its context.
+var ErrNoCompany = errors.New("tenancy: no company in context")
+
+// Driver wraps ent's SQL driver so that every transaction is pinned before its first statement:
+// set_config('app.company_id', id, true) for a company, SET LOCAL ROLE brokerdesk_operator for
+// operator work. Both are transaction-local, so nothing survives on the pooled connection (ent's
+// sql.WithVar would issue a session-level SET that does).
+type Driver struct {
+	*entsql.Driver
+}
+
+// NewDriver wraps db, a pool of connections as the app role or the owner.
+func NewDriver(db *sql.DB) *Driver {
+	return &Driver{Driver: entsql.OpenDB(dialect.Postgres, db)}
+}
+
+// Exec refuses statements outside a transaction.
+func (d *Driver) Exec(context.Context, string, any, any) error { return ErrNoTx }
+
+// Query refuses statements outside a transaction.
+func (d *Driver) Query(context.Context, string, any, any) error { return ErrNoTx }
+
+// Tx begins a pinned transaction.
+func (d *Driver) Tx(ctx context.Context) (dialect.Tx, error) { return d.BeginTx(ctx, nil) }
+
+type authPendingKey struct{}
+
+// withAuthPending lets the auth middleware begin the transaction in which its first statement
+// both resolves the credential and pins the company.
+func withAuthPending(ctx context.Context) context.Context {
+	return context.WithValue(ctx, authPendingKey{}, true)
+}
+
+// BeginTx begins a transaction and pins it to the company (or operator role) in ctx.
+func (d *Driver) BeginTx(ctx context.Context, opts *entsql.TxOptions) (dialect.Tx, error) {
+	tx, err := d.Driver.BeginTx(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	var stmt string
+	var args []any
+	id, pinned := CompanyID(ctx)
+	switch {
+	case IsOperator(ctx) && pinned:
+		stmt, args = "SELECT set_config('role', $1, true), set_config('app.company_id', $2, true)",
+			[]any{migrations.RoleOperator, id.String()}
+	case IsOperator(ctx):
+		stmt, args = "SELECT set_config('role', $1, true)", []any{migrations.RoleOperator}
+	case pinned:
+		stmt, args = "SELECT set_config('app.company_id', $1, true)", []any{id.String()}
+	case ctx.Value(authPendingKey{}) != nil:
+		return tx, nil
+	default:
+		_ = tx.Rollback()
+		return nil, ErrNoCompany
+	}
+	var rows entsql.Rows
+	if err := tx.Query(ctx, stmt, args, &rows); err != nil {
+		_ = tx.Rollback()
+		return nil, fmt.Errorf("pin transaction: %w", err)
+	}
+	if err := rows.Close(); err != nil {
+		_ = tx.Rollback()
+		return nil, fmt.Errorf("pin transaction: %w", err)
+	}
+	return tx, nil
+}

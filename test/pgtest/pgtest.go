@@ -1,0 +1,220 @@
+// Package pgtest finds a PostgreSQL server for tests and gives each test package a fresh
+// database cloned from a migrated template. The server is the one TEST_DATABASE_URL names (an
+// owner or superuser URL), else a testcontainers PostgreSQL where a Docker engine runs; with
+// neither, Server fails and says what to set. Tests never skip for lack of a database.
+package pgtest
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"sort"
+	"sync"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
+	"github.com/testcontainers/testcontainers-go"
+	tcpostgres "github.com/testcontainers/testcontainers-go/modules/postgres"
+
+	"github.com/brokerdesk/brokerdesk/migrations"
+)
+
+var (
+	serverOnce sync.Once
+	serverURL  string
+	serverErr  error
+)
+
+// Server returns an admin URL (database "postgres") of the test server. The first call in a
+// process may start a container; it lives as long as the process.
+func Server(ctx context.Context) (string, error) {
+	serverOnce.Do(func() {
+		if u := os.Getenv("TEST_DATABASE_URL"); u != "" {
+			serverURL = u
+			return
+		}
+		serverURL, serverErr = startContainer(ctx)
+		if serverErr != nil {
+			serverErr = fmt.Errorf("no PostgreSQL for tests: set TEST_DATABASE_URL to an owner or superuser URL "+
+				"(e.g. postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable) or run a Docker engine "+
+				"for testcontainers (%v)", serverErr)
+		}
+	})
+	return serverURL, serverErr
+}
+
+func startContainer(ctx context.Context) (u string, err error) {
+	defer func() { // testcontainers may panic while it looks for a Docker host
+		if r := recover(); r != nil {
+			err = fmt.Errorf("docker unavailable: %v", r)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	if _, err := testcontainers.NewDockerProvider(); err != nil {
+		return "", fmt.Errorf("docker unavailable: %w", err)
+	}
+	ctr, err := tcpostgres.Run(ctx, "postgres:15-alpine",
+		tcpostgres.WithDatabase("postgres"), tcpostgres.WithUsername("postgres"), tcpostgres.WithPassword("postgres"),
+		tcpostgres.BasicWaitStrategies())
+	if err != nil {
+		return "", err
+	}
+	return ctr.ConnectionString(ctx, "sslmode=disable")
+}
+
+// WithDatabase returns u pointing at database name.
+func WithDatabase(u, name string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return u
+	}
+	p.Path = "/" + name
+	return p.String()
+}
+
+// WithUser returns u logging in as user (no password: test servers trust loopback, or the
+// role's password is set by the caller).
+func WithUser(u, user, password string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return u
+	}
+	if password == "" {
+		p.User = url.User(user)
+	} else {
+		p.User = url.UserPassword(user, password)
+	}
+	return p.String()
+}
+
+func exec(ctx context.Context, dsn string, stmts ...string) error {
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	for _, s := range stmts {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			return fmt.Errorf("%s: %w", s, err)
+		}
+	}
+	return nil
+}
+
+func randomName(prefix string) string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return prefix + hex.EncodeToString(b)
+}
+
+// EmptyDatabase creates a new empty database on the server of adminURL and returns its URL and
+// a function that drops it.
+func EmptyDatabase(ctx context.Context, adminURL string) (string, func(), error) {
+	name := randomName("bd_dev_")
+	if err := exec(ctx, adminURL, "CREATE DATABASE "+name); err != nil {
+		return "", nil, err
+	}
+	drop := func() { _ = exec(context.Background(), adminURL, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)") }
+	return WithDatabase(adminURL, name), drop, nil
+}
+
+// migrationsHash names the template after the migration files, so a changed migration builds a
+// new template instead of reusing a stale one.
+func migrationsHash() (string, error) {
+	names, err := fs.Glob(migrations.FS, "*.sql")
+	if err != nil {
+		return "", err
+	}
+	sort.Strings(names)
+	h := sha256.New()
+	for _, n := range names {
+		b, err := fs.ReadFile(migrations.FS, n)
+		if err != nil {
+			return "", err
+		}
+		h.Write([]byte(n))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12], nil
+}
+
+// Template returns the name of a database with every migration applied, building it once per
+// migration set. Test binaries run in parallel, so building is serialised by an advisory lock
+// taken in the "postgres" database, which every binary shares.
+func Template(ctx context.Context, adminURL string) (string, error) {
+	sum, err := migrationsHash()
+	if err != nil {
+		return "", err
+	}
+	name := "bd_tpl_" + sum
+	db, err := sql.Open("pgx", adminURL)
+	if err != nil {
+		return "", err
+	}
+	defer db.Close()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(hashtext('brokerdesk_test_template'))"); err != nil {
+		return "", err
+	}
+	defer conn.ExecContext(context.Background(), "SELECT pg_advisory_unlock(hashtext('brokerdesk_test_template'))")
+	var exists bool
+	if err := conn.QueryRowContext(ctx, "SELECT EXISTS (SELECT FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
+		return "", err
+	}
+	if exists {
+		return name, nil
+	}
+	build := name + "_build"
+	if _, err := conn.ExecContext(ctx, "DROP DATABASE IF EXISTS "+build+" WITH (FORCE)"); err != nil {
+		return "", err
+	}
+	if _, err := conn.ExecContext(ctx, "CREATE DATABASE "+build); err != nil {
+		return "", err
+	}
+	mdb, err := sql.Open("pgx", WithDatabase(adminURL, build))
+	if err != nil {
+		return "", err
+	}
+	_, err = migrations.Up(ctx, mdb, AppPassword)
+	mdb.Close()
+	if err != nil {
+		return "", fmt.Errorf("migrate template: %w", err)
+	}
+	for _, s := range []string{
+		"ALTER DATABASE " + build + " RENAME TO " + name,
+		"ALTER DATABASE " + name + " WITH is_template = true",
+	} {
+		if _, err := conn.ExecContext(ctx, s); err != nil {
+			return "", err
+		}
+	}
+	return name, nil
+}
+
+// Clone creates a database from template and returns its owner URL and a drop function.
+func Clone(ctx context.Context, adminURL, template, prefix string) (string, func(), error) {
+	name := randomName(prefix)
+	if err := exec(ctx, adminURL, "CREATE DATABASE "+name+" TEMPLATE "+template); err != nil {
+		return "", nil, err
+	}
+	drop := func() { _ = exec(context.Background(), adminURL, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)") }
+	return WithDatabase(adminURL, name), drop, nil
+}
+
+// AppPassword is the password tests give the app role, so password-authenticating servers
+// (testcontainers) admit it as loopback-trusting ones do.
+const AppPassword = "brokerdesk_app_test"
+
+// AppURL returns the URL of database dbURL logging in as the app role.
+func AppURL(dbURL string) string { return WithUser(dbURL, migrations.RoleApp, AppPassword) }
