@@ -1,0 +1,272 @@
+// Package isolation proves that one company never sees, counts, changes or deletes another's
+// rows, through every endpoint and underneath them in PostgreSQL.
+package isolation
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"github.com/brokerdesk/brokerdesk/app"
+	"github.com/brokerdesk/brokerdesk/ent/privacy"
+	"github.com/brokerdesk/brokerdesk/ent/user"
+	"github.com/brokerdesk/brokerdesk/test/apitest"
+	"github.com/brokerdesk/brokerdesk/tenancy"
+)
+
+func TestMain(m *testing.M) { os.Exit(apitest.Main(m)) }
+
+// tenantTables are the tables raw SQL is checked on; TestSchema_EveryTenantTableHasPolicy (test/schema)
+// makes sure no tenant table is missing from RLS.
+var tenantTables = []string{"users", "api_keys", "external_refs"}
+
+// rawRoutes mounts test-only routes that run raw SQL inside the request's pinned transaction,
+// below the ent privacy layer.
+func rawRoutes(v1 fiber.Router, auth fiber.Handler) {
+	v1.Get("/_test/raw/:table", auth, func(c *fiber.Ctx) error {
+		ctx := c.UserContext()
+		table := c.Params("table")
+		ok := table == "companies"
+		for _, t := range tenantTables {
+			ok = ok || t == table
+		}
+		if !ok {
+			return fiber.ErrNotFound
+		}
+		col := "company_id"
+		if table == "companies" {
+			col = "id"
+		}
+		rows, err := tenancy.Client(ctx).QueryContext(ctx, "SELECT "+col+"::text FROM "+table)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		ids := []string{}
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			ids = append(ids, id)
+		}
+		return c.JSON(ids)
+	})
+	// Ent with its privacy rules switched off: only RLS stands between the request and B's rows.
+	v1.Get("/_test/bypass/users", auth, func(c *fiber.Ctx) error {
+		ctx := privacy.DecisionContext(c.UserContext(), privacy.Allow)
+		us, err := tenancy.Client(ctx).User.Query().All(ctx)
+		if err != nil {
+			return err
+		}
+		ids := []string{}
+		for _, u := range us {
+			ids = append(ids, u.CompanyID.String())
+		}
+		return c.JSON(ids)
+	})
+	// A write aimed at another company from inside A's transaction, privacy bypassed.
+	v1.Post("/_test/bypass/users/:companyId", auth, func(c *fiber.Ctx) error {
+		ctx := privacy.DecisionContext(c.UserContext(), privacy.Allow)
+		other, err := uuid.Parse(c.Params("companyId"))
+		if err != nil {
+			return err
+		}
+		n, err := tenancy.Client(ctx).User.Update().Where(user.CompanyID(other)).SetFirstName("pwned").Save(ctx)
+		if err != nil {
+			return err
+		}
+		return c.JSON(fiber.Map{"updated": n})
+	})
+	v1.Post("/_test/raw-insert/:companyId", auth, func(c *fiber.Ctx) error {
+		ctx := c.UserContext()
+		_, err := tenancy.Client(ctx).ExecContext(ctx,
+			"INSERT INTO external_refs (id, resource, resource_id, source, external_id, company_id) VALUES ($1,'user',$1,'x','y',$2)",
+			uuid.New(), c.Params("companyId"))
+		if err != nil {
+			return fiber.NewError(fiber.StatusConflict, err.Error())
+		}
+		return c.JSON(fiber.Map{"inserted": 1})
+	})
+}
+
+func TestIsolation(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, app.WithTestRoutes(rawRoutes))
+	a, b := env.NewCompany(t), env.NewCompany(t)
+	bAgent := env.NewUser(t, b, "agent")
+	aAgent := env.NewUser(t, a, "agent")
+
+	t.Run("users list shows only the company's users", func(t *testing.T) {
+		for _, tc := range []struct {
+			key  string
+			want []uuid.UUID
+		}{
+			{a.Secret, []uuid.UUID{a.Admin.ID, aAgent.ID}},
+			{b.Secret, []uuid.UUID{b.Admin.ID, bAgent.ID}},
+			{a.TestSecret, []uuid.UUID{a.Admin.SandboxID, aAgent.SandboxID}},
+		} {
+			r := env.Do(t, apitest.Request{Path: "/users?limit=200", Key: tc.key})
+			var page struct {
+				Data []struct {
+					ID uuid.UUID `json:"id"`
+				} `json:"data"`
+			}
+			r.Decode(t, &page)
+			if len(page.Data) != len(tc.want) {
+				t.Fatalf("got %d users, want %d: %s", len(page.Data), len(tc.want), r.Body)
+			}
+			for i, u := range page.Data {
+				if u.ID != tc.want[i] {
+					t.Errorf("user %d = %s, want %s", i, u.ID, tc.want[i])
+				}
+			}
+		}
+	})
+
+	t.Run("another company's ids answer 404", func(t *testing.T) {
+		env.Run(t, []apitest.Case{
+			{Name: "B's user via A", Key: a.Secret, Path: "/users/" + bAgent.ID.String(), Status: 404, Problem: "not_found"},
+			{Name: "A's live user via A's sandbox key", Key: a.TestSecret, Path: "/users/" + aAgent.ID.String(), Status: 404, Problem: "not_found"},
+			{Name: "A's sandbox twin via A's live key", Key: a.Secret, Path: "/users/" + aAgent.SandboxID.String(), Status: 404, Problem: "not_found"},
+			{Name: "B's user via B", Key: b.Secret, Path: "/users/" + bAgent.ID.String(), Status: 200},
+			{Name: "email filter does not reach B", Key: a.Secret, Path: "/users?email=" + bAgent.Email, Status: 200,
+				Check: func(t *testing.T, r *apitest.Response) {
+					var page struct{ Data []any }
+					r.Decode(t, &page)
+					if len(page.Data) != 0 {
+						t.Errorf("A found B's user by e-mail: %s", r.Body)
+					}
+				}},
+		})
+	})
+
+	t.Run("company and me name the caller's company", func(t *testing.T) {
+		for _, tc := range []struct {
+			key  string
+			want uuid.UUID
+		}{{a.Secret, a.ID}, {b.Secret, b.ID}, {a.TestSecret, a.SandboxID}} {
+			var co struct {
+				ID uuid.UUID `json:"id"`
+			}
+			env.Do(t, apitest.Request{Path: "/company", Key: tc.key}).Decode(t, &co)
+			if co.ID != tc.want {
+				t.Errorf("/company = %s, want %s", co.ID, tc.want)
+			}
+			var me struct {
+				Company struct {
+					ID uuid.UUID `json:"id"`
+				} `json:"company"`
+			}
+			env.Do(t, apitest.Request{Path: "/me", Key: tc.key}).Decode(t, &me)
+			if me.Company.ID != tc.want {
+				t.Errorf("/me company = %s, want %s", me.Company.ID, tc.want)
+			}
+		}
+	})
+
+	t.Run("raw SQL in A's request transaction sees only A's rows", func(t *testing.T) {
+		for _, table := range append([]string{"companies"}, tenantTables...) {
+			var ids []string
+			r := env.Do(t, apitest.Request{Path: "/_test/raw/" + table, Key: a.Secret})
+			if r.Status != 200 {
+				t.Fatalf("%s: status %d: %s", table, r.Status, r.Body)
+			}
+			r.Decode(t, &ids)
+			if table != "external_refs" && len(ids) == 0 {
+				t.Errorf("%s: A sees no rows of its own", table)
+			}
+			for _, id := range ids {
+				if id != a.ID.String() {
+					t.Errorf("%s: A's transaction saw a row of company %s", table, id)
+				}
+			}
+		}
+	})
+
+	t.Run("with ent privacy bypassed RLS still holds", func(t *testing.T) {
+		var ids []string
+		env.Do(t, apitest.Request{Path: "/_test/bypass/users", Key: a.Secret}).Decode(t, &ids)
+		if len(ids) != 2 {
+			t.Errorf("bypass saw %d users, want A's 2: %v", len(ids), ids)
+		}
+		for _, id := range ids {
+			if id != a.ID.String() {
+				t.Errorf("bypass saw a user of company %s", id)
+			}
+		}
+		var res struct{ Updated int }
+		env.Do(t, apitest.Request{Method: "POST", Path: "/_test/bypass/users/" + b.ID.String(), Key: a.Secret}).Decode(t, &res)
+		if res.Updated != 0 {
+			t.Errorf("A updated %d of B's users", res.Updated)
+		}
+		r := env.Do(t, apitest.Request{Method: "POST", Path: "/_test/raw-insert/" + b.ID.String(), Key: a.Secret})
+		if r.Status != 409 {
+			t.Errorf("raw insert of a B row from A's transaction: status %d, want refused: %s", r.Status, r.Body)
+		}
+		r = env.Do(t, apitest.Request{Path: "/users/" + bAgent.ID.String(), Key: b.Secret})
+		var u struct{ FirstName string }
+		r.Decode(t, &u)
+		if u.FirstName == "pwned" {
+			t.Error("B's user was changed from A's request")
+		}
+	})
+
+	t.Run("the app role with no company set sees nothing", func(t *testing.T) {
+		ctx := context.Background()
+		for _, table := range append([]string{"companies"}, tenantTables...) {
+			var n int
+			if err := env.AppDB.QueryRowContext(ctx, "SELECT count(*) FROM "+table).Scan(&n); err != nil {
+				t.Fatalf("%s: %v", table, err)
+			}
+			if n != 0 {
+				t.Errorf("%s: the app role with no company sees %d rows", table, n)
+			}
+		}
+		// and a company set outside a transaction does not outlive its statement's transaction
+		var n int
+		tx, err := env.AppDB.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.ExecContext(ctx, "SELECT set_config('app.company_id', $1, true)", a.ID.String()); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM users").Scan(&n); err != nil || n != 2 {
+			t.Errorf("pinned transaction saw %d users (%v), want 2", n, err)
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		conn, err := env.AppDB.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		var setting string
+		if err := conn.QueryRowContext(ctx, "SELECT coalesce(current_setting('app.company_id', true), '')").Scan(&setting); err != nil {
+			t.Fatal(err)
+		}
+		if setting != "" {
+			t.Errorf("app.company_id outlived its transaction: %q", setting)
+		}
+	})
+
+	t.Run("the app role cannot change companies", func(t *testing.T) {
+		ctx := context.Background()
+		tx, err := env.AppDB.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback()
+		if _, err := tx.ExecContext(ctx, "SELECT set_config('app.company_id', $1, true)", a.ID.String()); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.ExecContext(ctx, "UPDATE companies SET name = 'x'"); err == nil {
+			t.Error("the app role updated companies")
+		}
+	})
+}
