@@ -1,0 +1,207 @@
+// Package schema checks the database itself: every tenant table behind forced row-level
+// security, roles that cannot bypass it, migrations that match the ent schemas and apply safely
+// twice and in parallel.
+package schema
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"os"
+	"sync"
+	"testing"
+
+	"ariga.io/atlas/sql/migrate"
+
+	"github.com/brokerdesk/brokerdesk/migrations"
+	"github.com/brokerdesk/brokerdesk/test/apitest"
+	"github.com/brokerdesk/brokerdesk/test/pgtest"
+)
+
+func TestMain(m *testing.M) { os.Exit(apitest.Main(m)) }
+
+func open(t *testing.T, dsn string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// TestSchema_EveryTenantTableHasPolicy fails when a table that holds company data lacks ENABLE
+// or FORCE ROW LEVEL SECURITY or the company_isolation policy.
+func TestSchema_EveryTenantTableHasPolicy(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	db := open(t, env.OwnerURL)
+	rows, err := db.Query(`
+		SELECT c.relname, c.relrowsecurity, c.relforcerowsecurity,
+		       EXISTS (SELECT FROM pg_policy p WHERE p.polrelid = c.oid AND p.polname = 'company_isolation')
+		FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE n.nspname = 'public' AND c.relkind = 'r'
+		  AND (c.relname = 'companies' OR EXISTS (
+		       SELECT FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'company_id' AND NOT a.attisdropped))`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	seen := 0
+	for rows.Next() {
+		var name string
+		var enabled, forced, policy bool
+		if err := rows.Scan(&name, &enabled, &forced, &policy); err != nil {
+			t.Fatal(err)
+		}
+		seen++
+		if !enabled || !forced || !policy {
+			t.Errorf("table %s: rls enabled=%v forced=%v company_isolation=%v; call app_enable_tenant_rls in its migration",
+				name, enabled, forced, policy)
+		}
+	}
+	if seen < 4 {
+		t.Errorf("found %d tenant tables, want at least companies, users, api_keys, external_refs", seen)
+	}
+	// A table with neither company_id nor a place on an allow-list is a table nobody reviewed.
+	var others []string
+	orows, err := db.Query(`SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE n.nspname = 'public' AND c.relkind = 'r' AND c.relname NOT IN ('companies', 'goose_db_version')
+		  AND NOT EXISTS (SELECT FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'company_id')`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer orows.Close()
+	for orows.Next() {
+		var n string
+		_ = orows.Scan(&n)
+		others = append(others, n)
+	}
+	if len(others) > 0 {
+		t.Errorf("tables without company_id (not tenant data?): %v; give them company_id and RLS or list them here with the reason", others)
+	}
+}
+
+// TestSchema_AppRoleCannotBypassRLS checks the role the server works as.
+func TestSchema_AppRoleCannotBypassRLS(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	db := open(t, env.AppURL)
+	var user string
+	var super, bypass bool
+	if err := db.QueryRow(`SELECT current_user, rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user`).
+		Scan(&user, &super, &bypass); err != nil {
+		t.Fatal(err)
+	}
+	if user != migrations.RoleApp || super || bypass {
+		t.Errorf("server role %s superuser=%v bypassrls=%v; want %s, neither", user, super, bypass, migrations.RoleApp)
+	}
+	var owned int
+	if err := db.QueryRow(`SELECT count(*) FROM pg_tables WHERE tableowner = current_user`).Scan(&owned); err != nil {
+		t.Fatal(err)
+	}
+	if owned != 0 {
+		t.Errorf("the app role owns %d tables; owners bypass RLS unless forced", owned)
+	}
+	if _, err := db.Exec(`SELECT key_id FROM auth_credential('\x00'::bytea)`); err != nil {
+		t.Errorf("the app role cannot call auth_credential: %v", err)
+	}
+}
+
+// TestSchema_MigrationsMatchEnt fails when ent/schema changed without a migration (or the
+// reverse), and when atlas.sum does not match the files.
+func TestSchema_MigrationsMatchEnt(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	admin, err := pgtest.Server(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	devURL, drop, err := pgtest.EmptyDatabase(ctx, admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(drop)
+	dir := t.TempDir()
+	entries, err := os.ReadDir("../../migrations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile("../../migrations/" + e.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dir+"/"+e.Name(), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err = migrations.Diff(ctx, open(t, devURL), dir, "drift", true)
+	if !errors.Is(err, migrate.ErrNoPlan) {
+		files, _ := os.ReadDir(dir)
+		for _, f := range files {
+			if f.Name() != "atlas.sum" {
+				if _, err := os.Stat("../../migrations/" + f.Name()); os.IsNotExist(err) {
+					b, _ := os.ReadFile(dir + "/" + f.Name())
+					t.Logf("the ent schemas need this migration:\n%s", b)
+				}
+			}
+		}
+		t.Fatalf("ent schemas and migrations differ (run go tool task migration NAME=...): %v", err)
+	}
+}
+
+// TestSchema_MigrateTwiceAndInParallel runs Up from three goroutines on one fresh database,
+// then once more.
+func TestSchema_MigrateTwiceAndInParallel(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	admin, err := pgtest.Server(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, drop, err := pgtest.EmptyDatabase(ctx, admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(drop)
+	var wg sync.WaitGroup
+	errs := make([]error, 3)
+	applied := make([]int, 3)
+	for i := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			db, err := sql.Open("pgx", url)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			defer db.Close()
+			res, err := migrations.Up(ctx, db, "")
+			errs[i], applied[i] = err, len(res)
+		}()
+	}
+	wg.Wait()
+	total := 0
+	for i := range 3 {
+		if errs[i] != nil {
+			t.Errorf("migrator %d: %v", i, errs[i])
+		}
+		total += applied[i]
+	}
+	files, _ := os.ReadDir("../../migrations")
+	want := 0
+	for _, f := range files {
+		if len(f.Name()) > 4 && f.Name()[len(f.Name())-4:] == ".sql" {
+			want++
+		}
+	}
+	if total != want {
+		t.Errorf("parallel migrators applied %d files in all, want each of %d once", total, want)
+	}
+	res, err := migrations.Up(ctx, open(t, url), "")
+	if err != nil || len(res) != 0 {
+		t.Errorf("second run: applied %v, err %v; want nothing", res, err)
+	}
+}
