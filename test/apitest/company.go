@@ -1,0 +1,100 @@
+package apitest
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/brokerdesk/brokerdesk/app/operator"
+	"github.com/brokerdesk/brokerdesk/tenancy"
+)
+
+// Company is a live company made for a test, with its sandbox twin, an admin user and keys.
+type Company struct {
+	ID          uuid.UUID
+	SandboxID   uuid.UUID
+	Admin       operator.User
+	Secret      string // sk_live_, every scope, company-level
+	TestSecret  string // sk_test_, every scope, acts on the sandbox twin
+	Publishable string // pk_live_, bound to Admin
+	env         *Env
+}
+
+var seq atomic.Int64
+
+// NewCompany activates a company licensing features (default: leads) and issues its keys.
+func (e *Env) NewCompany(t testing.TB, features ...string) *Company {
+	t.Helper()
+	if features == nil {
+		features = []string{"leads"}
+	}
+	ctx := context.Background()
+	n := seq.Add(1)
+	co, err := e.Ops.CreateCompany(ctx, fmt.Sprintf("Makler %d GmbH", n), features)
+	if err != nil {
+		t.Fatalf("create company: %v", err)
+	}
+	c := &Company{ID: co.ID, SandboxID: co.SandboxID, env: e}
+	c.Admin = e.NewUser(t, c, "admin")
+	c.Secret = c.Key(t, operator.NewKeyInput{Kind: tenancy.KindSecret, Env: tenancy.EnvLive}).Secret
+	c.TestSecret = c.Key(t, operator.NewKeyInput{Kind: tenancy.KindSecret, Env: tenancy.EnvTest}).Secret
+	c.Publishable = c.Key(t, operator.NewKeyInput{Kind: tenancy.KindPublishable, Env: tenancy.EnvLive,
+		UserID: &c.Admin.ID, AllowedDomains: []string{"example.com"}}).Secret
+	return c
+}
+
+// NewUser creates a user of role in c.
+func (e *Env) NewUser(t testing.TB, c *Company, role string) operator.User {
+	t.Helper()
+	u, err := e.Ops.CreateUser(context.Background(), operator.NewUser{CompanyID: c.ID,
+		Email: fmt.Sprintf("user%d@example.com", seq.Add(1)), FirstName: "Test", LastName: role, Role: role})
+	if err != nil {
+		t.Fatalf("create user: %v", err)
+	}
+	return u
+}
+
+// Key issues a key for c; in.CompanyID is filled in.
+func (c *Company) Key(t testing.TB, in operator.NewKeyInput) operator.Key {
+	t.Helper()
+	in.CompanyID = c.ID
+	k, err := c.env.Ops.CreateKey(context.Background(), in)
+	if err != nil {
+		t.Fatalf("create key: %v", err)
+	}
+	return k
+}
+
+// KeyWithScopes issues a live company-level secret key holding only scopes.
+func (c *Company) KeyWithScopes(t testing.TB, scopes ...string) string {
+	t.Helper()
+	return c.Key(t, operator.NewKeyInput{Kind: tenancy.KindSecret, Env: tenancy.EnvLive, Scopes: scopes}).Secret
+}
+
+// UserKey issues a live secret key bound to user u, holding scopes (default all).
+func (c *Company) UserKey(t testing.TB, u operator.User, scopes ...string) string {
+	t.Helper()
+	return c.Key(t, operator.NewKeyInput{Kind: tenancy.KindSecret, Env: tenancy.EnvLive, UserID: &u.ID, Scopes: scopes}).Secret
+}
+
+// AppDBSetUserStatus changes a user's status directly in the database, pinned to companyID as
+// the app role (no operator command exists for it yet).
+func (e *Env) AppDBSetUserStatus(ctx context.Context, companyID, userID uuid.UUID, status string) (int64, error) {
+	tx, err := e.AppDB.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, "SELECT set_config('app.company_id', $1, true)", companyID.String()); err != nil {
+		return 0, err
+	}
+	res, err := tx.ExecContext(ctx, "UPDATE users SET status = $1 WHERE id = $2", status, userID)
+	if err != nil {
+		return 0, err
+	}
+	n, _ := res.RowsAffected()
+	return n, tx.Commit()
+}
