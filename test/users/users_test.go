@@ -1,0 +1,211 @@
+// Package users tests GET /users and GET /users/{userId}.
+package users
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/brokerdesk/brokerdesk/app"
+	"github.com/brokerdesk/brokerdesk/test/apitest"
+)
+
+func TestMain(m *testing.M) { os.Exit(apitest.Main(m)) }
+
+type userPage struct {
+	Data []struct {
+		ID     uuid.UUID `json:"id"`
+		Email  string    `json:"email"`
+		Status string    `json:"status"`
+	} `json:"data"`
+	Pagination struct {
+		NextCursor string `json:"nextCursor"`
+		HasMore    bool   `json:"hasMore"`
+	} `json:"pagination"`
+}
+
+func TestUsers_Get(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a, b := env.NewCompany(t), env.NewCompany(t)
+	env.Run(t, []apitest.Case{
+		{Name: "own user", Key: a.Secret, Path: "/users/" + a.Admin.ID.String(), Status: 200,
+			Check: func(t *testing.T, r *apitest.Response) {
+				if r.Header.Get("ETag") != `"1"` {
+					t.Errorf("ETag %q, want \"1\"", r.Header.Get("ETag"))
+				}
+			}},
+		{Name: "other company's user is 404", Key: b.Secret, Path: "/users/" + a.Admin.ID.String(), Status: 404, Problem: "not_found"},
+		{Name: "unknown id is 404", Key: a.Secret, Path: "/users/" + uuid.NewString(), Status: 404, Problem: "not_found"},
+		{Name: "malformed id is 400", Key: a.Secret, Path: "/users/not-a-uuid", Status: 400, Problem: "invalid_id"},
+		{Name: "no credential", Path: "/users/" + a.Admin.ID.String(), Status: 401, Problem: "missing_credential"},
+		{Name: "scope missing", Key: a.KeyWithScopes(t, "company:read"), Path: "/users/" + a.Admin.ID.String(), Status: 403, Problem: "insufficient_scope"},
+	})
+}
+
+func TestUsers_ListFilters(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	ctx := context.Background()
+	a := env.NewCompany(t)
+	agent := env.NewUser(t, a, "agent")
+	if _, err := env.AppDBSetUserStatus(ctx, a.ID, agent.ID, "inactive"); err != nil {
+		t.Fatal(err)
+	}
+	count := func(want int) func(t *testing.T, r *apitest.Response) {
+		return func(t *testing.T, r *apitest.Response) {
+			var p userPage
+			r.Decode(t, &p)
+			if len(p.Data) != want {
+				t.Errorf("got %d users, want %d: %s", len(p.Data), want, r.Body)
+			}
+		}
+	}
+	env.Run(t, []apitest.Case{
+		{Name: "all", Key: a.Secret, Path: "/users", Status: 200, Check: count(2)},
+		{Name: "status inactive", Key: a.Secret, Path: "/users?status=inactive", Status: 200, Check: count(1)},
+		{Name: "status suspended", Key: a.Secret, Path: "/users?status=suspended", Status: 200, Check: count(0)},
+		{Name: "email exact, any case", Key: a.Secret, Path: "/users?email=" + url.QueryEscape(" "+upper(agent.Email)), Status: 200, Check: count(1)},
+		{Name: "bad status", Key: a.Secret, Path: "/users?status=gone", Status: 422, Problem: "validation_failed",
+			Check: fields("status:invalid_enum")},
+		{Name: "bad email", Key: a.Secret, Path: "/users?email=nope", Status: 422, Problem: "validation_failed",
+			Check: fields("email:invalid_email")},
+		{Name: "every bad parameter listed", Key: a.Secret, Path: "/users?status=x&email=y&limit=0&cursor=zz", Status: 422,
+			Check: fields("status:invalid_enum", "email:invalid_email", "limit:out_of_range", "cursor:invalid_cursor")},
+		{Name: "limit 0", Key: a.Secret, Path: "/users?limit=0", Status: 422, Check: fields("limit:out_of_range")},
+		{Name: "limit 201", Key: a.Secret, Path: "/users?limit=201", Status: 422, Check: fields("limit:out_of_range")},
+		{Name: "limit abc", Key: a.Secret, Path: "/users?limit=abc", Status: 422, Check: fields("limit:invalid_integer")},
+		{Name: "limit 200", Key: a.Secret, Path: "/users?limit=200", Status: 200},
+		{Name: "limit 1", Key: a.Secret, Path: "/users?limit=1", Status: 200, Check: count(1)},
+	})
+}
+
+func upper(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'a' && c <= 'z' {
+			b[i] = c - 32
+		}
+	}
+	return string(b)
+}
+
+func fields(want ...string) func(t *testing.T, r *apitest.Response) {
+	return func(t *testing.T, r *apitest.Response) {
+		p := r.Problem(t)
+		var got []string
+		for _, e := range p.Errors {
+			got = append(got, e.Field+":"+e.Code)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("errors %v, want %v", got, want)
+		}
+	}
+}
+
+// TestUsers_WalkWhileInserting walks every page while another goroutine inserts users: each
+// user that existed when the walk started comes back exactly once.
+func TestUsers_WalkWhileInserting(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	ctx := context.Background()
+	a := env.NewCompany(t)
+	if err := env.InsertUsers(ctx, a.ID, "walk", 1000); err != nil {
+		t.Fatal(err)
+	}
+	before := 1001 // plus the admin
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if err := env.InsertUsers(ctx, a.ID, fmt.Sprintf("during%d-", i), 20); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	seen := map[uuid.UUID]int{}
+	cursor, pages := "", 0
+	for {
+		path := "/users?limit=50"
+		if cursor != "" {
+			path += "&cursor=" + cursor
+		}
+		var p userPage
+		r := env.Do(t, apitest.Request{Path: path, Key: a.Secret})
+		if r.Status != 200 {
+			t.Fatalf("page %d: %d %s", pages, r.Status, r.Body)
+		}
+		r.Decode(t, &p)
+		for _, u := range p.Data {
+			seen[u.ID]++
+		}
+		pages++
+		cursor = p.Pagination.NextCursor
+		if !p.Pagination.HasMore {
+			break
+		}
+	}
+	close(stop)
+	wg.Wait()
+	for id, n := range seen {
+		if n != 1 {
+			t.Errorf("user %s returned %d times", id, n)
+		}
+	}
+	if len(seen) < before {
+		t.Errorf("walk saw %d users, want at least the %d that existed", len(seen), before)
+	}
+	if cursor == "" {
+		t.Error("last page has no nextCursor")
+	}
+}
+
+func TestUsers_Cursors(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	env := apitest.New(t, app.WithClock(clock))
+	a, b := env.NewCompany(t), env.NewCompany(t)
+	if err := env.InsertUsers(context.Background(), a.ID, "c", 5); err != nil {
+		t.Fatal(err)
+	}
+	first := func(path, key string) string {
+		var p userPage
+		env.Do(t, apitest.Request{Path: path, Key: key}).Decode(t, &p)
+		return p.Pagination.NextCursor
+	}
+	cur := first("/users?limit=2", a.Secret)
+	activeCur := first("/users?limit=2&status=active", a.Secret)
+	tampered := []byte(cur)
+	tampered[10] ^= 1
+	env.Run(t, []apitest.Case{
+		{Name: "cursor continues", Key: a.Secret, Path: "/users?limit=2&cursor=" + cur, Status: 200},
+		{Name: "cursor with another limit continues", Key: a.Secret, Path: "/users?limit=3&cursor=" + cur, Status: 200},
+		{Name: "tampered cursor", Key: a.Secret, Path: "/users?cursor=" + string(tampered), Status: 422, Check: fields("cursor:invalid_cursor")},
+		{Name: "garbage cursor", Key: a.Secret, Path: "/users?cursor=%21%21", Status: 422, Check: fields("cursor:invalid_cursor")},
+		{Name: "cursor of other filters", Key: a.Secret, Path: "/users?cursor=" + activeCur, Status: 422, Check: fields("cursor:cursor_mismatch")},
+		{Name: "cursor of another company", Key: b.Secret, Path: "/users?cursor=" + cur, Status: 422, Check: fields("cursor:cursor_mismatch")},
+		{Name: "cursor of the sandbox twin", Key: a.TestSecret, Path: "/users?cursor=" + cur, Status: 422, Check: fields("cursor:cursor_mismatch")},
+	})
+	mu.Lock()
+	now = now.Add(24*time.Hour + time.Second)
+	mu.Unlock()
+	env.Run(t, []apitest.Case{
+		{Name: "expired cursor", Key: a.Secret, Path: "/users?cursor=" + cur, Status: 422, Check: fields("cursor:cursor_expired")},
+	})
+}
