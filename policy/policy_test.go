@@ -1,0 +1,94 @@
+package policy
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/brokerdesk/brokerdesk/app/errs"
+	"github.com/brokerdesk/brokerdesk/tenancy"
+)
+
+func TestPolicy_EveryScopeGrantsItself(t *testing.T) {
+	e, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dom := uuid.NewString()
+	for _, s := range Scopes {
+		res, act, _ := strings.Cut(s, ":")
+		if !e.ScopeAllows([]string{s}, dom, res, act) {
+			t.Errorf("scope %s does not grant %s %s: policy.csv lacks it", s, res, act)
+		}
+		if act == "write" && !e.ScopeAllows([]string{s}, dom, res, "read") {
+			t.Errorf("scope %s does not imply %s:read", s, res)
+		}
+		if act == "read" && e.ScopeAllows([]string{s}, dom, res, "write") {
+			t.Errorf("scope %s grants write", s)
+		}
+	}
+}
+
+func TestPolicy_Check(t *testing.T) {
+	e := Default()
+	company := uuid.New()
+	p := func(scopes []string, role string, features ...string) *tenancy.Principal {
+		pr := &tenancy.Principal{CompanyID: company, LiveCompanyID: company, Scopes: scopes, Features: features}
+		if role != "" {
+			pr.UserID, pr.UserRole = uuid.New(), role
+		}
+		return pr
+	}
+	for _, tc := range []struct {
+		name  string
+		p     *tenancy.Principal
+		scope string
+		code  string // "" = allowed
+	}{
+		{"all scopes", p([]string{"*"}, ""), "users:read", ""},
+		{"exact scope", p([]string{"users:read"}, ""), "users:read", ""},
+		{"write implies read", p([]string{"users:write"}, ""), "users:read", ""},
+		{"read does not imply write", p([]string{"users:read"}, ""), "users:write", "insufficient_scope"},
+		{"other resource", p([]string{"contacts:write"}, ""), "users:read", "insufficient_scope"},
+		{"sensitive needs its own scope", p([]string{"contacts:write"}, ""), "contacts.sensitive:read", "insufficient_scope"},
+		{"no scopes", p(nil, ""), "users:read", "insufficient_scope"},
+		{"feature licensed", p([]string{"*"}, "", "leads"), "leads:read", ""},
+		{"feature missing", p([]string{"*"}, ""), "leads:read", "feature_not_licensed"},
+		{"admin role", p([]string{"*"}, "admin"), "admin:write", ""},
+		{"manager role", p([]string{"*"}, "manager"), "admin:write", "role_forbidden"},
+		{"agent writes contacts", p([]string{"*"}, "agent"), "contacts:write", ""},
+		{"agent may not write users", p([]string{"*"}, "agent"), "users:write", "role_forbidden"},
+		{"agent reads users", p([]string{"*"}, "agent"), "users:read", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := e.Check(tc.p, tc.scope)
+			got := ""
+			if err != nil {
+				got = errCode(err)
+			}
+			if got != tc.code {
+				t.Errorf("Check(%s) = %q (%v), want %q", tc.scope, got, err, tc.code)
+			}
+		})
+	}
+}
+
+func errCode(err error) string {
+	var e *errs.E
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return err.Error()
+}
+
+func TestPolicy_ScopesAndFeaturesKnown(t *testing.T) {
+	if !ValidScope("*") || ValidScope("users:delete") {
+		t.Error("ValidScope")
+	}
+	if !slices.Contains(Features, "leads") || FeatureFor("leads") != "leads" || FeatureFor("users") != "" {
+		t.Error("features")
+	}
+}
