@@ -20,6 +20,23 @@ func (e env) flags(name string) *flag.FlagSet {
 	return fs
 }
 
+// parse parses flags that may stand before or after positional arguments
+// (`key deactivate sk_live_ab12 --json`) and returns the positional ones.
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
 func parseID(flagName, s string) (uuid.UUID, error) {
 	id, err := uuid.Parse(s)
 	if err != nil {
@@ -54,7 +71,7 @@ func (e env) company(ctx context.Context, args []string) error {
 	name := fs.String("name", "", "company name")
 	features := fs.String("features", "", "comma-separated licensed features")
 	companyID := fs.String("company", "", "company id")
-	if err := fs.Parse(args[1:]); err != nil {
+	if _, err := parse(fs, args[1:]); err != nil {
 		return err
 	}
 	show := func(c operator.Company) func(io.Writer) {
@@ -109,7 +126,7 @@ func (e env) user(ctx context.Context, args []string) error {
 	first := fs.String("first-name", "", "first name")
 	last := fs.String("last-name", "", "last name")
 	role := fs.String("role", "agent", "admin, manager or agent")
-	if err := fs.Parse(args[1:]); err != nil {
+	if _, err := parse(fs, args[1:]); err != nil {
 		return err
 	}
 	id, err := parseID("company", *companyID)
@@ -143,7 +160,8 @@ func (e env) key(ctx context.Context, args []string) error {
 	scopes := fs.String("scopes", "", "comma-separated scopes (secret keys; default all)")
 	domains := fs.String("domains", "", "comma-separated allowed redirect domains (publishable keys)")
 	name := fs.String("name", "", "a name to recognise the key by")
-	if err := fs.Parse(args[1:]); err != nil {
+	pos, err := parse(fs, args[1:])
+	if err != nil {
 		return err
 	}
 	showKey := func(k operator.Key) func(io.Writer) {
@@ -196,23 +214,23 @@ func (e env) key(ctx context.Context, args []string) error {
 			}
 		})
 	case "deactivate":
-		if fs.NArg() != 1 {
+		if len(pos) != 1 {
 			return fmt.Errorf("key deactivate: name one key by id or prefix")
 		}
-		k, err := svc.DeactivateKey(ctx, fs.Arg(0))
+		k, err := svc.DeactivateKey(ctx, pos[0])
 		if err != nil {
 			return explain(err)
 		}
 		return e.print(*asJSON, k, showKey(k))
 	case "delete":
-		if fs.NArg() != 1 {
+		if len(pos) != 1 {
 			return fmt.Errorf("key delete: name one key by id or prefix")
 		}
-		if err := svc.DeleteKey(ctx, fs.Arg(0)); err != nil {
+		if err := svc.DeleteKey(ctx, pos[0]); err != nil {
 			return explain(err)
 		}
-		return e.print(*asJSON, map[string]string{"deleted": fs.Arg(0)}, func(w io.Writer) {
-			fmt.Fprintf(w, "deleted %s\n", fs.Arg(0))
+		return e.print(*asJSON, map[string]string{"deleted": pos[0]}, func(w io.Writer) {
+			fmt.Fprintf(w, "deleted %s\n", pos[0])
 		})
 	}
 	return fmt.Errorf("key: unknown subcommand %q", args[0])

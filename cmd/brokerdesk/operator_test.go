@@ -1,0 +1,139 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/brokerdesk/brokerdesk/test/pgtest"
+)
+
+// cli runs the brokerdesk command against a fresh migrated database.
+type cli struct {
+	t   *testing.T
+	env map[string]string
+}
+
+func newCLI(t *testing.T) *cli {
+	t.Helper()
+	ctx := context.Background()
+	admin, err := pgtest.Server(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpl, err := pgtest.Template(ctx, admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, drop, err := pgtest.Clone(ctx, admin, tpl, "bd_cli_")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(drop)
+	return &cli{t: t, env: map[string]string{"DATABASE_URL": url}}
+}
+
+func (c *cli) run(args ...string) (string, error) {
+	var out, errOut bytes.Buffer
+	err := run(context.Background(), args, func(k string) string { return c.env[k] }, &out, &errOut)
+	return out.String() + errOut.String(), err
+}
+
+func (c *cli) json(v any, args ...string) {
+	c.t.Helper()
+	out, err := c.run(append(args, "--json")...)
+	if err != nil {
+		c.t.Fatalf("%v: %v\n%s", args, err, out)
+	}
+	if err := json.Unmarshal([]byte(out), v); err != nil {
+		c.t.Fatalf("%v: output is not JSON: %v\n%s", args, err, out)
+	}
+}
+
+func TestCLI_Operator(t *testing.T) {
+	c := newCLI(t)
+	var co struct {
+		ID, SandboxID string
+		Features      []string
+	}
+	c.json(&co, "company", "create", "--name", "Müller & Söhne Versicherungsmakler", "--features", "leads,customer_portal")
+	if co.ID == "" || co.SandboxID == "" || strings.Join(co.Features, ",") != "leads,customer_portal" {
+		t.Fatalf("company %+v", co)
+	}
+	c.json(&co, "company", "features", "--company", co.ID, "--features", "leads")
+	if strings.Join(co.Features, ",") != "leads" {
+		t.Errorf("features %v", co.Features)
+	}
+	out, err := c.run("company", "list")
+	if err != nil || !strings.Contains(out, "Müller & Söhne") {
+		t.Errorf("company list: %v\n%s", err, out)
+	}
+
+	var u struct{ ID, Email, Role string }
+	c.json(&u, "user", "create", "--company", co.ID, "--email", " Eva@Example.DE ", "--role", "manager")
+	if u.Email != "eva@example.de" || u.Role != "manager" {
+		t.Errorf("user %+v", u)
+	}
+
+	var sk, pk, tk struct{ ID, Prefix, Key, Kind, Env, Status string }
+	c.json(&sk, "key", "create", "--company", co.ID, "--scopes", "users:read,company:read")
+	c.json(&pk, "key", "create", "--company", co.ID, "--user", u.ID, "--kind", "publishable", "--domains", "makler.example")
+	c.json(&tk, "key", "create", "--company", co.ID, "--env", "test")
+	for _, k := range []struct{ got, prefix string }{{sk.Key, "sk_live_"}, {pk.Key, "pk_live_"}, {tk.Key, "sk_test_"}} {
+		if !strings.HasPrefix(k.got, k.prefix) || len(k.got) < 40 {
+			t.Errorf("key %q, want %s…", k.got, k.prefix)
+		}
+	}
+	out, err = c.run("key", "list", "--company", co.ID)
+	if err != nil || strings.Count(out, "\n") != 3 || strings.Contains(out, sk.Key) {
+		t.Errorf("key list shows %d lines or a secret: %v\n%s", strings.Count(out, "\n"), err, out)
+	}
+	var listed []struct{ Key string }
+	c.json(&listed, "key", "list")
+	for _, l := range listed {
+		if l.Key != "" {
+			t.Error("key list --json shows a secret")
+		}
+	}
+	c.json(&sk, "key", "deactivate", sk.Prefix)
+	if sk.Status != "inactive" {
+		t.Errorf("deactivated key status %q", sk.Status)
+	}
+	if out, err := c.run("key", "delete", tk.ID); err != nil || !strings.Contains(out, "deleted") {
+		t.Errorf("delete: %v %s", err, out)
+	}
+
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"company", "create", "--name", "X", "--features", "teleportation"}, "not a feature"},
+		{[]string{"company", "create"}, "name is required"},
+		{[]string{"company", "features", "--company", "nope"}, "--company must be a UUID"},
+		{[]string{"user", "create", "--company", co.ID, "--email", "not-an-email"}, "must be an e-mail address"},
+		{[]string{"user", "create", "--company", co.ID, "--email", "eva@example.de"}, "exists"},
+		{[]string{"user", "create", "--company", co.SandboxID, "--email", "x@example.de"}, "live company"},
+		{[]string{"key", "create", "--company", co.ID, "--kind", "publishable"}, "belongs to one user"},
+		{[]string{"key", "create", "--company", co.ID, "--scopes", "users:delete"}, "not a scope"},
+		{[]string{"key", "create", "--company", co.ID, "--env", "prod"}, "live or test"},
+		{[]string{"key", "create", "--company", "01a20000-0000-7000-8000-000000000000"}, "not found"},
+		{[]string{"key", "deactivate", "sk_live_nothing"}, "not found"},
+		{[]string{"key", "delete"}, "name one key"},
+		{[]string{"frobnicate"}, "unknown command"},
+	} {
+		out, err := c.run(tc.args...)
+		if err == nil || !strings.Contains(err.Error()+out, tc.want) {
+			t.Errorf("%v: err %v, output %q; want an error saying %q", tc.args, err, out, tc.want)
+		}
+	}
+}
+
+func TestCLI_NoDatabase(t *testing.T) {
+	var out bytes.Buffer
+	err := run(context.Background(), []string{"key", "list"}, func(string) string { return "" }, &out, &out)
+	if err == nil || !strings.Contains(err.Error(), "DATABASE_URL") {
+		t.Errorf("err %v, want one naming DATABASE_URL", err)
+	}
+}
