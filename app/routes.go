@@ -44,7 +44,9 @@ func (a authed) with(h []fiber.Handler) []fiber.Handler {
 }
 
 // Get registers an authenticated GET route.
-func (a authed) Get(path string, h ...fiber.Handler) fiber.Router { return a.Router.Get(path, a.with(h)...) }
+func (a authed) Get(path string, h ...fiber.Handler) fiber.Router {
+	return a.Router.Get(path, a.with(h)...)
+}
 
 // Post registers an authenticated POST route.
 func (a authed) Post(path string, h ...fiber.Handler) fiber.Router {
@@ -52,7 +54,9 @@ func (a authed) Post(path string, h ...fiber.Handler) fiber.Router {
 }
 
 // Put registers an authenticated PUT route.
-func (a authed) Put(path string, h ...fiber.Handler) fiber.Router { return a.Router.Put(path, a.with(h)...) }
+func (a authed) Put(path string, h ...fiber.Handler) fiber.Router {
+	return a.Router.Put(path, a.with(h)...)
+}
 
 // Patch registers an authenticated PATCH route.
 func (a authed) Patch(path string, h ...fiber.Handler) fiber.Router {

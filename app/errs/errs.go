@@ -42,13 +42,19 @@ func Unauthenticated(code, format string, args ...any) error {
 }
 
 // Forbidden is a credential that may not do this (403): a missing scope, an unlicensed feature.
-func Forbidden(code, format string, args ...any) error { return newE(ErrForbidden, code, format, args...) }
+func Forbidden(code, format string, args ...any) error {
+	return newE(ErrForbidden, code, format, args...)
+}
 
 // NotFound is a missing resource, including one of another company (404).
-func NotFound(format string, args ...any) error { return newE(ErrNotFound, "not_found", format, args...) }
+func NotFound(format string, args ...any) error {
+	return newE(ErrNotFound, "not_found", format, args...)
+}
 
 // Conflict is a clash with the current state (409).
-func Conflict(code, format string, args ...any) error { return newE(ErrConflict, code, format, args...) }
+func Conflict(code, format string, args ...any) error {
+	return newE(ErrConflict, code, format, args...)
+}
 
 // BadRequest is a malformed request: bad JSON, a bad path or query parameter (400).
 func BadRequest(code, format string, args ...any) error {

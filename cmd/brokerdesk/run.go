@@ -152,4 +152,3 @@ func list(s string) []string {
 	}
 	return out
 }
-

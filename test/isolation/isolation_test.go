@@ -13,8 +13,8 @@ import (
 	"github.com/brokerdesk/brokerdesk/app"
 	"github.com/brokerdesk/brokerdesk/ent/privacy"
 	"github.com/brokerdesk/brokerdesk/ent/user"
-	"github.com/brokerdesk/brokerdesk/test/apitest"
 	"github.com/brokerdesk/brokerdesk/tenancy"
+	"github.com/brokerdesk/brokerdesk/test/apitest"
 )
 
 func TestMain(m *testing.M) { os.Exit(apitest.Main(m)) }
