@@ -17,8 +17,8 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/externalref"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
-	"github.com/brokerdesk/brokerdesk/test/apitest"
 	"github.com/brokerdesk/brokerdesk/tenancy"
+	"github.com/brokerdesk/brokerdesk/test/apitest"
 )
 
 func TestMain(m *testing.M) { os.Exit(apitest.Main(m)) }
