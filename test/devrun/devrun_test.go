@@ -1,0 +1,279 @@
+// Package devrun tests `brokerdesk dev` end to end: the binary starts its own PostgreSQL,
+// seeds the demo company, serves, stops cleanly on SIGINT and reuses everything on a second run.
+package devrun
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var (
+	keyPattern = map[string]*regexp.Regexp{
+		"sk_live": regexp.MustCompile(`sk_live_[0-9A-Za-z]{43}`),
+		"sk_test": regexp.MustCompile(`sk_test_[0-9A-Za-z]{43}`),
+		"pk_live": regexp.MustCompile(`pk_live_[0-9A-Za-z]{43}`),
+	}
+	// endOfBlock is the last line dev prints once the server listens.
+	endOfBlock = "Ctrl-C stops the server"
+)
+
+func TestDev_RunTwice(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
+	defer cancel()
+	bin := buildBinary(ctx, t)
+	dataDir := filepath.Join(usableTempDir(t), "data")
+
+	first := startDev(ctx, t, bin, dataDir)
+	if !strings.Contains(first.out, "seeded now") {
+		t.Errorf("first run: want the demo data seeded now, got:\n%s", first.out)
+	}
+	first.checkMe(t)
+	first.interrupt(t)
+	if first.ownCluster {
+		checkStopped(t, dataDir)
+	}
+
+	second := startDev(ctx, t, bin, dataDir)
+	if !first.ownCluster {
+		t.Log("dev ran PostgreSQL in Docker: its data is not kept, so the second run seeds again")
+	} else {
+		if strings.Contains(second.out, "seeded now") {
+			t.Errorf("second run seeded again, want the data of the first run reused:\n%s", second.out)
+		}
+		for kind, k := range first.keys {
+			if second.keys[kind] != k {
+				t.Errorf("second run printed %s key %s, want %s from the first run", kind, second.keys[kind], k)
+			}
+		}
+	}
+	second.checkMe(t)
+	second.interrupt(t)
+	if second.ownCluster {
+		checkStopped(t, dataDir)
+	}
+}
+
+// buildBinary builds cmd/brokerdesk into a temp dir.
+func buildBinary(ctx context.Context, t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "brokerdesk")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/brokerdesk/brokerdesk/cmd/brokerdesk")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// usableTempDir returns a temp dir the postgres user can reach: as root, dev runs PostgreSQL as
+// postgres, and t.TempDir makes its directories 0700.
+func usableTempDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if os.Geteuid() == 0 {
+		for d, i := dir, 0; i < 2 && d != os.TempDir() && d != "/"; d, i = filepath.Dir(d), i+1 {
+			if err := os.Chmod(d, 0o755); err != nil {
+				t.Fatalf("chmod %s: %v", d, err)
+			}
+		}
+	}
+	return dir
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// devRun is one running `brokerdesk dev`.
+type devRun struct {
+	cmd        *exec.Cmd
+	addr       string
+	out        string // stdout up to the end of the printed block
+	stderr     *syncBuffer
+	keys       map[string]string
+	ownCluster bool // a private cluster (not a container): postmaster.pid tells whether it stopped
+	done       chan error
+}
+
+// startDev runs `brokerdesk dev --data dataDir` without DATABASE_URL and waits until it has
+// printed its block of keys.
+func startDev(ctx context.Context, t *testing.T, bin, dataDir string) *devRun {
+	t.Helper()
+	r := &devRun{addr: freeAddr(t), stderr: &syncBuffer{}, keys: map[string]string{}, done: make(chan error, 1)}
+	r.cmd = exec.Command(bin, "dev", "--data", dataDir)
+	for _, kv := range os.Environ() {
+		switch strings.SplitN(kv, "=", 2)[0] {
+		case "DATABASE_URL", "APP_DATABASE_URL", "LISTEN_ADDR", "APP_SECRET", "LOG_FORMAT":
+		default:
+			r.cmd.Env = append(r.cmd.Env, kv)
+		}
+	}
+	r.cmd.Env = append(r.cmd.Env, "LISTEN_ADDR="+r.addr, "LOG_FORMAT=json")
+	r.cmd.Stderr = r.stderr
+	stdout, err := r.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.cmd.Start(); err != nil {
+		t.Fatalf("start %s dev: %v", bin, err)
+	}
+	t.Cleanup(func() { r.kill(dataDir) })
+
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+		r.done <- r.cmd.Wait()
+	}()
+	var out strings.Builder
+	timeout := time.After(60 * time.Second)
+	for !strings.Contains(out.String(), endOfBlock) {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				err := <-r.done
+				r.cmd = nil
+				t.Fatalf("brokerdesk dev ended before it served (%v); is PostgreSQL (initdb) installed or a Docker engine running?\nstdout:\n%s\nstderr:\n%s",
+					err, out.String(), r.stderr.String())
+			}
+			out.WriteString(l + "\n")
+		case <-timeout:
+			t.Fatalf("brokerdesk dev printed no keys within 60s\nstdout:\n%s\nstderr:\n%s", out.String(), r.stderr.String())
+		case <-ctx.Done():
+			t.Fatalf("test deadline\nstdout:\n%s\nstderr:\n%s", out.String(), r.stderr.String())
+		}
+	}
+	go func() { // keep draining stdout so dev never blocks on a full pipe
+		for range lines {
+		}
+	}()
+	r.out = out.String()
+	for kind, re := range keyPattern {
+		if r.keys[kind] = re.FindString(r.out); r.keys[kind] == "" {
+			t.Fatalf("no %s key in the output:\n%s", kind, r.out)
+		}
+	}
+	r.ownCluster = strings.Contains(r.out, "private cluster in "+dataDir)
+	if m := regexp.MustCompile(`PostgreSQL +(.*)`).FindStringSubmatch(r.out); m != nil {
+		t.Logf("dev on %s: PostgreSQL %s", r.addr, m[1])
+	}
+	return r
+}
+
+// checkMe calls GET /me with the live and the sandbox secret key.
+func (r *devRun) checkMe(t *testing.T) {
+	t.Helper()
+	for _, c := range []struct {
+		kind    string
+		sandbox bool
+	}{{"sk_live", false}, {"sk_test", true}} {
+		req, _ := http.NewRequest("GET", "http://"+r.addr+"/api/public/v1/me", nil)
+		req.Header.Set("Authorization", "Bearer "+r.keys[c.kind])
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("GET /me: %v\nstderr:\n%s", err, r.stderr.String())
+		}
+		var me struct {
+			Company struct {
+				Name    string `json:"name"`
+				Sandbox bool   `json:"sandbox"`
+			} `json:"company"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&me)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || err != nil {
+			t.Fatalf("GET /me with the %s key: status %d (%v), want 200", c.kind, resp.StatusCode, err)
+		}
+		if me.Company.Name != "Demo Maklerbüro GmbH" || me.Company.Sandbox != c.sandbox {
+			t.Errorf("GET /me with the %s key: company %q sandbox %v, want %q sandbox %v",
+				c.kind, me.Company.Name, me.Company.Sandbox, "Demo Maklerbüro GmbH", c.sandbox)
+		}
+	}
+}
+
+// interrupt sends SIGINT, as Ctrl-C does, and wants exit status 0.
+func (r *devRun) interrupt(t *testing.T) {
+	t.Helper()
+	if err := r.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-r.done:
+		if err != nil {
+			t.Fatalf("brokerdesk dev after SIGINT: %v, want exit status 0\nstderr:\n%s", err, r.stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("brokerdesk dev did not exit within 30s of SIGINT\nstderr:\n%s", r.stderr.String())
+	}
+	r.cmd = nil
+}
+
+// kill ends a run the test left behind, and its postmaster, so the temp dir can go.
+func (r *devRun) kill(dataDir string) {
+	if r.cmd != nil && r.cmd.Process != nil {
+		_ = r.cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-r.done:
+		case <-time.After(20 * time.Second):
+			_ = r.cmd.Process.Kill()
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(dataDir, "pg", "postmaster.pid")); err == nil {
+		if pid, err := strconv.Atoi(strings.SplitN(string(b), "\n", 2)[0]); err == nil && pid > 0 {
+			_ = syscall.Kill(pid, syscall.SIGINT) // fast shutdown
+			for i := 0; i < 50 && syscall.Kill(pid, 0) == nil; i++ {
+				time.Sleep(100 * time.Millisecond)
+			}
+		}
+	}
+}
+
+// checkStopped wants the cluster down: postgres removes postmaster.pid when it stops.
+func checkStopped(t *testing.T, dataDir string) {
+	t.Helper()
+	pidFile := filepath.Join(dataDir, "pg", "postmaster.pid")
+	if _, err := os.Stat(pidFile); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s still exists after dev exited (err %v): the cluster did not stop", pidFile, err)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the process writing and the test reading.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
