@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/brokerdesk/brokerdesk/app/httpx"
+	"github.com/brokerdesk/brokerdesk/app/maintenance"
 	"github.com/brokerdesk/brokerdesk/ent"
 	_ "github.com/brokerdesk/brokerdesk/ent/runtime" // registers schema hooks and privacy policies
 	"github.com/brokerdesk/brokerdesk/tenancy"
@@ -83,6 +84,9 @@ func (s *Server) Close() {
 	s.pool.Close()
 }
 
+// Purger returns the background purge job on the server's pool (tests run it directly).
+func (s *Server) Purger() *maintenance.Purger { return maintenance.NewPurger(s.pool, s.log) }
+
 // Ready reports whether the database answers.
 func (s *Server) Ready(ctx context.Context) error { return s.pool.Ping(ctx) }
 
@@ -105,6 +109,9 @@ func Serve(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Option) 
 func (s *Server) ServeListener(ctx context.Context, ln net.Listener, grace time.Duration) error {
 	errc := make(chan error, 1)
 	go func() { errc <- s.App.Listener(ln) }()
+	jobs, stopJobs := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopJobs()
+	go maintenance.NewPurger(s.pool, s.log).Run(jobs)
 	s.log.Info().Str("addr", ln.Addr().String()).Msg("serving")
 	select {
 	case err := <-errc:

@@ -18,7 +18,11 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/brokerdesk/brokerdesk/ent/apikey"
 	"github.com/brokerdesk/brokerdesk/ent/company"
+	"github.com/brokerdesk/brokerdesk/ent/event"
+	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
 	"github.com/brokerdesk/brokerdesk/ent/externalref"
+	"github.com/brokerdesk/brokerdesk/ent/idempotencykey"
+	"github.com/brokerdesk/brokerdesk/ent/jobrun"
 	"github.com/brokerdesk/brokerdesk/ent/user"
 
 	stdsql "database/sql"
@@ -33,8 +37,16 @@ type Client struct {
 	APIKey *APIKeyClient
 	// Company is the client for interacting with the Company builders.
 	Company *CompanyClient
+	// Event is the client for interacting with the Event builders.
+	Event *EventClient
+	// EventCounter is the client for interacting with the EventCounter builders.
+	EventCounter *EventCounterClient
 	// ExternalRef is the client for interacting with the ExternalRef builders.
 	ExternalRef *ExternalRefClient
+	// IdempotencyKey is the client for interacting with the IdempotencyKey builders.
+	IdempotencyKey *IdempotencyKeyClient
+	// JobRun is the client for interacting with the JobRun builders.
+	JobRun *JobRunClient
 	// User is the client for interacting with the User builders.
 	User *UserClient
 }
@@ -50,7 +62,11 @@ func (c *Client) init() {
 	c.Schema = migrate.NewSchema(c.driver)
 	c.APIKey = NewAPIKeyClient(c.config)
 	c.Company = NewCompanyClient(c.config)
+	c.Event = NewEventClient(c.config)
+	c.EventCounter = NewEventCounterClient(c.config)
 	c.ExternalRef = NewExternalRefClient(c.config)
+	c.IdempotencyKey = NewIdempotencyKeyClient(c.config)
+	c.JobRun = NewJobRunClient(c.config)
 	c.User = NewUserClient(c.config)
 }
 
@@ -142,12 +158,16 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 	cfg := c.config
 	cfg.driver = tx
 	return &Tx{
-		ctx:         ctx,
-		config:      cfg,
-		APIKey:      NewAPIKeyClient(cfg),
-		Company:     NewCompanyClient(cfg),
-		ExternalRef: NewExternalRefClient(cfg),
-		User:        NewUserClient(cfg),
+		ctx:            ctx,
+		config:         cfg,
+		APIKey:         NewAPIKeyClient(cfg),
+		Company:        NewCompanyClient(cfg),
+		Event:          NewEventClient(cfg),
+		EventCounter:   NewEventCounterClient(cfg),
+		ExternalRef:    NewExternalRefClient(cfg),
+		IdempotencyKey: NewIdempotencyKeyClient(cfg),
+		JobRun:         NewJobRunClient(cfg),
+		User:           NewUserClient(cfg),
 	}, nil
 }
 
@@ -165,12 +185,16 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 	cfg := c.config
 	cfg.driver = &txDriver{tx: tx, drv: c.driver}
 	return &Tx{
-		ctx:         ctx,
-		config:      cfg,
-		APIKey:      NewAPIKeyClient(cfg),
-		Company:     NewCompanyClient(cfg),
-		ExternalRef: NewExternalRefClient(cfg),
-		User:        NewUserClient(cfg),
+		ctx:            ctx,
+		config:         cfg,
+		APIKey:         NewAPIKeyClient(cfg),
+		Company:        NewCompanyClient(cfg),
+		Event:          NewEventClient(cfg),
+		EventCounter:   NewEventCounterClient(cfg),
+		ExternalRef:    NewExternalRefClient(cfg),
+		IdempotencyKey: NewIdempotencyKeyClient(cfg),
+		JobRun:         NewJobRunClient(cfg),
+		User:           NewUserClient(cfg),
 	}, nil
 }
 
@@ -199,19 +223,23 @@ func (c *Client) Close() error {
 // Use adds the mutation hooks to all the entity clients.
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
-	c.APIKey.Use(hooks...)
-	c.Company.Use(hooks...)
-	c.ExternalRef.Use(hooks...)
-	c.User.Use(hooks...)
+	for _, n := range []interface{ Use(...Hook) }{
+		c.APIKey, c.Company, c.Event, c.EventCounter, c.ExternalRef, c.IdempotencyKey,
+		c.JobRun, c.User,
+	} {
+		n.Use(hooks...)
+	}
 }
 
 // Intercept adds the query interceptors to all the entity clients.
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
-	c.APIKey.Intercept(interceptors...)
-	c.Company.Intercept(interceptors...)
-	c.ExternalRef.Intercept(interceptors...)
-	c.User.Intercept(interceptors...)
+	for _, n := range []interface{ Intercept(...Interceptor) }{
+		c.APIKey, c.Company, c.Event, c.EventCounter, c.ExternalRef, c.IdempotencyKey,
+		c.JobRun, c.User,
+	} {
+		n.Intercept(interceptors...)
+	}
 }
 
 // Mutate implements the ent.Mutator interface.
@@ -221,8 +249,16 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.APIKey.mutate(ctx, m)
 	case *CompanyMutation:
 		return c.Company.mutate(ctx, m)
+	case *EventMutation:
+		return c.Event.mutate(ctx, m)
+	case *EventCounterMutation:
+		return c.EventCounter.mutate(ctx, m)
 	case *ExternalRefMutation:
 		return c.ExternalRef.mutate(ctx, m)
+	case *IdempotencyKeyMutation:
+		return c.IdempotencyKey.mutate(ctx, m)
+	case *JobRunMutation:
+		return c.JobRun.mutate(ctx, m)
 	case *UserMutation:
 		return c.User.mutate(ctx, m)
 	default:
@@ -546,6 +582,306 @@ func (c *CompanyClient) mutate(ctx context.Context, m *CompanyMutation) (Value, 
 	}
 }
 
+// EventClient is a client for the Event schema.
+type EventClient struct {
+	config
+}
+
+// NewEventClient returns a client for the Event from the given config.
+func NewEventClient(c config) *EventClient {
+	return &EventClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `event.Hooks(f(g(h())))`.
+func (c *EventClient) Use(hooks ...Hook) {
+	c.hooks.Event = append(c.hooks.Event, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `event.Intercept(f(g(h())))`.
+func (c *EventClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Event = append(c.inters.Event, interceptors...)
+}
+
+// Create returns a builder for creating a Event entity.
+func (c *EventClient) Create() *EventCreate {
+	mutation := newEventMutation(c.config, OpCreate)
+	return &EventCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Event entities.
+func (c *EventClient) CreateBulk(builders ...*EventCreate) *EventCreateBulk {
+	return &EventCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *EventClient) MapCreateBulk(slice any, setFunc func(*EventCreate, int)) *EventCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &EventCreateBulk{err: fmt.Errorf("calling to EventClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*EventCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &EventCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Event.
+func (c *EventClient) Update() *EventUpdate {
+	mutation := newEventMutation(c.config, OpUpdate)
+	return &EventUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *EventClient) UpdateOne(_m *Event) *EventUpdateOne {
+	mutation := newEventMutation(c.config, OpUpdateOne, withEvent(_m))
+	return &EventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *EventClient) UpdateOneID(id uuid.UUID) *EventUpdateOne {
+	mutation := newEventMutation(c.config, OpUpdateOne, withEventID(id))
+	return &EventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Event.
+func (c *EventClient) Delete() *EventDelete {
+	mutation := newEventMutation(c.config, OpDelete)
+	return &EventDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *EventClient) DeleteOne(_m *Event) *EventDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *EventClient) DeleteOneID(id uuid.UUID) *EventDeleteOne {
+	builder := c.Delete().Where(event.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &EventDeleteOne{builder}
+}
+
+// Query returns a query builder for Event.
+func (c *EventClient) Query() *EventQuery {
+	return &EventQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeEvent},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Event entity by its id.
+func (c *EventClient) Get(ctx context.Context, id uuid.UUID) (*Event, error) {
+	return c.Query().Where(event.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *EventClient) GetX(ctx context.Context, id uuid.UUID) *Event {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a Event.
+func (c *EventClient) QueryCompany(_m *Event) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(event.Table, event.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, event.CompanyTable, event.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *EventClient) Hooks() []Hook {
+	hooks := c.hooks.Event
+	return append(hooks[:len(hooks):len(hooks)], event.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *EventClient) Interceptors() []Interceptor {
+	return c.inters.Event
+}
+
+func (c *EventClient) mutate(ctx context.Context, m *EventMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&EventCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&EventUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&EventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&EventDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Event mutation op: %q", m.Op())
+	}
+}
+
+// EventCounterClient is a client for the EventCounter schema.
+type EventCounterClient struct {
+	config
+}
+
+// NewEventCounterClient returns a client for the EventCounter from the given config.
+func NewEventCounterClient(c config) *EventCounterClient {
+	return &EventCounterClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `eventcounter.Hooks(f(g(h())))`.
+func (c *EventCounterClient) Use(hooks ...Hook) {
+	c.hooks.EventCounter = append(c.hooks.EventCounter, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `eventcounter.Intercept(f(g(h())))`.
+func (c *EventCounterClient) Intercept(interceptors ...Interceptor) {
+	c.inters.EventCounter = append(c.inters.EventCounter, interceptors...)
+}
+
+// Create returns a builder for creating a EventCounter entity.
+func (c *EventCounterClient) Create() *EventCounterCreate {
+	mutation := newEventCounterMutation(c.config, OpCreate)
+	return &EventCounterCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of EventCounter entities.
+func (c *EventCounterClient) CreateBulk(builders ...*EventCounterCreate) *EventCounterCreateBulk {
+	return &EventCounterCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *EventCounterClient) MapCreateBulk(slice any, setFunc func(*EventCounterCreate, int)) *EventCounterCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &EventCounterCreateBulk{err: fmt.Errorf("calling to EventCounterClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*EventCounterCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &EventCounterCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for EventCounter.
+func (c *EventCounterClient) Update() *EventCounterUpdate {
+	mutation := newEventCounterMutation(c.config, OpUpdate)
+	return &EventCounterUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *EventCounterClient) UpdateOne(_m *EventCounter) *EventCounterUpdateOne {
+	mutation := newEventCounterMutation(c.config, OpUpdateOne, withEventCounter(_m))
+	return &EventCounterUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *EventCounterClient) UpdateOneID(id uuid.UUID) *EventCounterUpdateOne {
+	mutation := newEventCounterMutation(c.config, OpUpdateOne, withEventCounterID(id))
+	return &EventCounterUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for EventCounter.
+func (c *EventCounterClient) Delete() *EventCounterDelete {
+	mutation := newEventCounterMutation(c.config, OpDelete)
+	return &EventCounterDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *EventCounterClient) DeleteOne(_m *EventCounter) *EventCounterDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *EventCounterClient) DeleteOneID(id uuid.UUID) *EventCounterDeleteOne {
+	builder := c.Delete().Where(eventcounter.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &EventCounterDeleteOne{builder}
+}
+
+// Query returns a query builder for EventCounter.
+func (c *EventCounterClient) Query() *EventCounterQuery {
+	return &EventCounterQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeEventCounter},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a EventCounter entity by its id.
+func (c *EventCounterClient) Get(ctx context.Context, id uuid.UUID) (*EventCounter, error) {
+	return c.Query().Where(eventcounter.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *EventCounterClient) GetX(ctx context.Context, id uuid.UUID) *EventCounter {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a EventCounter.
+func (c *EventCounterClient) QueryCompany(_m *EventCounter) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(eventcounter.Table, eventcounter.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, eventcounter.CompanyTable, eventcounter.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *EventCounterClient) Hooks() []Hook {
+	hooks := c.hooks.EventCounter
+	return append(hooks[:len(hooks):len(hooks)], eventcounter.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *EventCounterClient) Interceptors() []Interceptor {
+	return c.inters.EventCounter
+}
+
+func (c *EventCounterClient) mutate(ctx context.Context, m *EventCounterMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&EventCounterCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&EventCounterUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&EventCounterUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&EventCounterDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown EventCounter mutation op: %q", m.Op())
+	}
+}
+
 // ExternalRefClient is a client for the ExternalRef schema.
 type ExternalRefClient struct {
 	config
@@ -693,6 +1029,289 @@ func (c *ExternalRefClient) mutate(ctx context.Context, m *ExternalRefMutation) 
 		return (&ExternalRefDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown ExternalRef mutation op: %q", m.Op())
+	}
+}
+
+// IdempotencyKeyClient is a client for the IdempotencyKey schema.
+type IdempotencyKeyClient struct {
+	config
+}
+
+// NewIdempotencyKeyClient returns a client for the IdempotencyKey from the given config.
+func NewIdempotencyKeyClient(c config) *IdempotencyKeyClient {
+	return &IdempotencyKeyClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `idempotencykey.Hooks(f(g(h())))`.
+func (c *IdempotencyKeyClient) Use(hooks ...Hook) {
+	c.hooks.IdempotencyKey = append(c.hooks.IdempotencyKey, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `idempotencykey.Intercept(f(g(h())))`.
+func (c *IdempotencyKeyClient) Intercept(interceptors ...Interceptor) {
+	c.inters.IdempotencyKey = append(c.inters.IdempotencyKey, interceptors...)
+}
+
+// Create returns a builder for creating a IdempotencyKey entity.
+func (c *IdempotencyKeyClient) Create() *IdempotencyKeyCreate {
+	mutation := newIdempotencyKeyMutation(c.config, OpCreate)
+	return &IdempotencyKeyCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of IdempotencyKey entities.
+func (c *IdempotencyKeyClient) CreateBulk(builders ...*IdempotencyKeyCreate) *IdempotencyKeyCreateBulk {
+	return &IdempotencyKeyCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *IdempotencyKeyClient) MapCreateBulk(slice any, setFunc func(*IdempotencyKeyCreate, int)) *IdempotencyKeyCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &IdempotencyKeyCreateBulk{err: fmt.Errorf("calling to IdempotencyKeyClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*IdempotencyKeyCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &IdempotencyKeyCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for IdempotencyKey.
+func (c *IdempotencyKeyClient) Update() *IdempotencyKeyUpdate {
+	mutation := newIdempotencyKeyMutation(c.config, OpUpdate)
+	return &IdempotencyKeyUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *IdempotencyKeyClient) UpdateOne(_m *IdempotencyKey) *IdempotencyKeyUpdateOne {
+	mutation := newIdempotencyKeyMutation(c.config, OpUpdateOne, withIdempotencyKey(_m))
+	return &IdempotencyKeyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *IdempotencyKeyClient) UpdateOneID(id uuid.UUID) *IdempotencyKeyUpdateOne {
+	mutation := newIdempotencyKeyMutation(c.config, OpUpdateOne, withIdempotencyKeyID(id))
+	return &IdempotencyKeyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for IdempotencyKey.
+func (c *IdempotencyKeyClient) Delete() *IdempotencyKeyDelete {
+	mutation := newIdempotencyKeyMutation(c.config, OpDelete)
+	return &IdempotencyKeyDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *IdempotencyKeyClient) DeleteOne(_m *IdempotencyKey) *IdempotencyKeyDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *IdempotencyKeyClient) DeleteOneID(id uuid.UUID) *IdempotencyKeyDeleteOne {
+	builder := c.Delete().Where(idempotencykey.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &IdempotencyKeyDeleteOne{builder}
+}
+
+// Query returns a query builder for IdempotencyKey.
+func (c *IdempotencyKeyClient) Query() *IdempotencyKeyQuery {
+	return &IdempotencyKeyQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeIdempotencyKey},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a IdempotencyKey entity by its id.
+func (c *IdempotencyKeyClient) Get(ctx context.Context, id uuid.UUID) (*IdempotencyKey, error) {
+	return c.Query().Where(idempotencykey.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *IdempotencyKeyClient) GetX(ctx context.Context, id uuid.UUID) *IdempotencyKey {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a IdempotencyKey.
+func (c *IdempotencyKeyClient) QueryCompany(_m *IdempotencyKey) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(idempotencykey.Table, idempotencykey.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, idempotencykey.CompanyTable, idempotencykey.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *IdempotencyKeyClient) Hooks() []Hook {
+	hooks := c.hooks.IdempotencyKey
+	return append(hooks[:len(hooks):len(hooks)], idempotencykey.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *IdempotencyKeyClient) Interceptors() []Interceptor {
+	return c.inters.IdempotencyKey
+}
+
+func (c *IdempotencyKeyClient) mutate(ctx context.Context, m *IdempotencyKeyMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&IdempotencyKeyCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&IdempotencyKeyUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&IdempotencyKeyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&IdempotencyKeyDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown IdempotencyKey mutation op: %q", m.Op())
+	}
+}
+
+// JobRunClient is a client for the JobRun schema.
+type JobRunClient struct {
+	config
+}
+
+// NewJobRunClient returns a client for the JobRun from the given config.
+func NewJobRunClient(c config) *JobRunClient {
+	return &JobRunClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `jobrun.Hooks(f(g(h())))`.
+func (c *JobRunClient) Use(hooks ...Hook) {
+	c.hooks.JobRun = append(c.hooks.JobRun, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `jobrun.Intercept(f(g(h())))`.
+func (c *JobRunClient) Intercept(interceptors ...Interceptor) {
+	c.inters.JobRun = append(c.inters.JobRun, interceptors...)
+}
+
+// Create returns a builder for creating a JobRun entity.
+func (c *JobRunClient) Create() *JobRunCreate {
+	mutation := newJobRunMutation(c.config, OpCreate)
+	return &JobRunCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of JobRun entities.
+func (c *JobRunClient) CreateBulk(builders ...*JobRunCreate) *JobRunCreateBulk {
+	return &JobRunCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *JobRunClient) MapCreateBulk(slice any, setFunc func(*JobRunCreate, int)) *JobRunCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &JobRunCreateBulk{err: fmt.Errorf("calling to JobRunClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*JobRunCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &JobRunCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for JobRun.
+func (c *JobRunClient) Update() *JobRunUpdate {
+	mutation := newJobRunMutation(c.config, OpUpdate)
+	return &JobRunUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *JobRunClient) UpdateOne(_m *JobRun) *JobRunUpdateOne {
+	mutation := newJobRunMutation(c.config, OpUpdateOne, withJobRun(_m))
+	return &JobRunUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *JobRunClient) UpdateOneID(id string) *JobRunUpdateOne {
+	mutation := newJobRunMutation(c.config, OpUpdateOne, withJobRunID(id))
+	return &JobRunUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for JobRun.
+func (c *JobRunClient) Delete() *JobRunDelete {
+	mutation := newJobRunMutation(c.config, OpDelete)
+	return &JobRunDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *JobRunClient) DeleteOne(_m *JobRun) *JobRunDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *JobRunClient) DeleteOneID(id string) *JobRunDeleteOne {
+	builder := c.Delete().Where(jobrun.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &JobRunDeleteOne{builder}
+}
+
+// Query returns a query builder for JobRun.
+func (c *JobRunClient) Query() *JobRunQuery {
+	return &JobRunQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeJobRun},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a JobRun entity by its id.
+func (c *JobRunClient) Get(ctx context.Context, id string) (*JobRun, error) {
+	return c.Query().Where(jobrun.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *JobRunClient) GetX(ctx context.Context, id string) *JobRun {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *JobRunClient) Hooks() []Hook {
+	return c.hooks.JobRun
+}
+
+// Interceptors returns the client interceptors.
+func (c *JobRunClient) Interceptors() []Interceptor {
+	return c.inters.JobRun
+}
+
+func (c *JobRunClient) mutate(ctx context.Context, m *JobRunMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&JobRunCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&JobRunUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&JobRunUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&JobRunDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown JobRun mutation op: %q", m.Op())
 	}
 }
 
@@ -849,10 +1468,12 @@ func (c *UserClient) mutate(ctx context.Context, m *UserMutation) (Value, error)
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIKey, Company, ExternalRef, User []ent.Hook
+		APIKey, Company, Event, EventCounter, ExternalRef, IdempotencyKey, JobRun,
+		User []ent.Hook
 	}
 	inters struct {
-		APIKey, Company, ExternalRef, User []ent.Interceptor
+		APIKey, Company, Event, EventCounter, ExternalRef, IdempotencyKey, JobRun,
+		User []ent.Interceptor
 	}
 )
 

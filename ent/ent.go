@@ -14,7 +14,11 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/brokerdesk/brokerdesk/ent/apikey"
 	"github.com/brokerdesk/brokerdesk/ent/company"
+	"github.com/brokerdesk/brokerdesk/ent/event"
+	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
 	"github.com/brokerdesk/brokerdesk/ent/externalref"
+	"github.com/brokerdesk/brokerdesk/ent/idempotencykey"
+	"github.com/brokerdesk/brokerdesk/ent/jobrun"
 	"github.com/brokerdesk/brokerdesk/ent/user"
 )
 
@@ -76,10 +80,14 @@ var (
 func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
-			apikey.Table:      apikey.ValidColumn,
-			company.Table:     company.ValidColumn,
-			externalref.Table: externalref.ValidColumn,
-			user.Table:        user.ValidColumn,
+			apikey.Table:         apikey.ValidColumn,
+			company.Table:        company.ValidColumn,
+			event.Table:          event.ValidColumn,
+			eventcounter.Table:   eventcounter.ValidColumn,
+			externalref.Table:    externalref.ValidColumn,
+			idempotencykey.Table: idempotencykey.ValidColumn,
+			jobrun.Table:         jobrun.ValidColumn,
+			user.Table:           user.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

@@ -5,7 +5,11 @@ package ent
 import (
 	"github.com/brokerdesk/brokerdesk/ent/apikey"
 	"github.com/brokerdesk/brokerdesk/ent/company"
+	"github.com/brokerdesk/brokerdesk/ent/event"
+	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
 	"github.com/brokerdesk/brokerdesk/ent/externalref"
+	"github.com/brokerdesk/brokerdesk/ent/idempotencykey"
+	"github.com/brokerdesk/brokerdesk/ent/jobrun"
 	"github.com/brokerdesk/brokerdesk/ent/predicate"
 	"github.com/brokerdesk/brokerdesk/ent/user"
 
@@ -17,7 +21,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 4)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 8)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -68,6 +72,40 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[2] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   event.Table,
+			Columns: event.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: event.FieldID,
+			},
+		},
+		Type: "Event",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			event.FieldCompanyID:  {Type: field.TypeUUID, Column: event.FieldCompanyID},
+			event.FieldType:       {Type: field.TypeString, Column: event.FieldType},
+			event.FieldOccurredAt: {Type: field.TypeTime, Column: event.FieldOccurredAt},
+			event.FieldData:       {Type: field.TypeJSON, Column: event.FieldData},
+			event.FieldActor:      {Type: field.TypeJSON, Column: event.FieldActor},
+			event.FieldSeq:        {Type: field.TypeInt64, Column: event.FieldSeq},
+		},
+	}
+	graph.Nodes[3] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   eventcounter.Table,
+			Columns: eventcounter.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: eventcounter.FieldID,
+			},
+		},
+		Type: "EventCounter",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			eventcounter.FieldCompanyID: {Type: field.TypeUUID, Column: eventcounter.FieldCompanyID},
+			eventcounter.FieldLastSeq:   {Type: field.TypeInt64, Column: eventcounter.FieldLastSeq},
+		},
+	}
+	graph.Nodes[4] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   externalref.Table,
 			Columns: externalref.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -84,7 +122,47 @@ var schemaGraph = func() *sqlgraph.Schema {
 			externalref.FieldExternalID: {Type: field.TypeString, Column: externalref.FieldExternalID},
 		},
 	}
-	graph.Nodes[3] = &sqlgraph.Node{
+	graph.Nodes[5] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   idempotencykey.Table,
+			Columns: idempotencykey.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: idempotencykey.FieldID,
+			},
+		},
+		Type: "IdempotencyKey",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			idempotencykey.FieldCompanyID:       {Type: field.TypeUUID, Column: idempotencykey.FieldCompanyID},
+			idempotencykey.FieldCredentialID:    {Type: field.TypeUUID, Column: idempotencykey.FieldCredentialID},
+			idempotencykey.FieldKey:             {Type: field.TypeString, Column: idempotencykey.FieldKey},
+			idempotencykey.FieldMethod:          {Type: field.TypeString, Column: idempotencykey.FieldMethod},
+			idempotencykey.FieldRoute:           {Type: field.TypeString, Column: idempotencykey.FieldRoute},
+			idempotencykey.FieldFingerprint:     {Type: field.TypeBytes, Column: idempotencykey.FieldFingerprint},
+			idempotencykey.FieldStatus:          {Type: field.TypeEnum, Column: idempotencykey.FieldStatus},
+			idempotencykey.FieldLockedUntil:     {Type: field.TypeTime, Column: idempotencykey.FieldLockedUntil},
+			idempotencykey.FieldResponseStatus:  {Type: field.TypeInt, Column: idempotencykey.FieldResponseStatus},
+			idempotencykey.FieldResponseHeaders: {Type: field.TypeJSON, Column: idempotencykey.FieldResponseHeaders},
+			idempotencykey.FieldResponseBody:    {Type: field.TypeBytes, Column: idempotencykey.FieldResponseBody},
+			idempotencykey.FieldCreatedAt:       {Type: field.TypeTime, Column: idempotencykey.FieldCreatedAt},
+			idempotencykey.FieldExpiresAt:       {Type: field.TypeTime, Column: idempotencykey.FieldExpiresAt},
+		},
+	}
+	graph.Nodes[6] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   jobrun.Table,
+			Columns: jobrun.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeString,
+				Column: jobrun.FieldID,
+			},
+		},
+		Type: "JobRun",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			jobrun.FieldLastRunAt: {Type: field.TypeTime, Column: jobrun.FieldLastRunAt},
+		},
+	}
+	graph.Nodes[7] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   user.Table,
 			Columns: user.Columns,
@@ -148,11 +226,47 @@ var schemaGraph = func() *sqlgraph.Schema {
 		&sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
 			Inverse: false,
+			Table:   event.CompanyTable,
+			Columns: []string{event.CompanyColumn},
+			Bidi:    false,
+		},
+		"Event",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   eventcounter.CompanyTable,
+			Columns: []string{eventcounter.CompanyColumn},
+			Bidi:    false,
+		},
+		"EventCounter",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
 			Table:   externalref.CompanyTable,
 			Columns: []string{externalref.CompanyColumn},
 			Bidi:    false,
 		},
 		"ExternalRef",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   idempotencykey.CompanyTable,
+			Columns: []string{idempotencykey.CompanyColumn},
+			Bidi:    false,
+		},
+		"IdempotencyKey",
 		"Company",
 	)
 	graph.MustAddE(
@@ -409,6 +523,154 @@ func (f *CompanyFilter) WhereHasSandboxTwinWith(preds ...predicate.Company) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *EventQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the EventQuery builder.
+func (_q *EventQuery) Filter() *EventFilter {
+	return &EventFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *EventMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the EventMutation builder.
+func (m *EventMutation) Filter() *EventFilter {
+	return &EventFilter{config: m.config, predicateAdder: m}
+}
+
+// EventFilter provides a generic filtering capability at runtime for EventQuery.
+type EventFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *EventFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[2].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *EventFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(event.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *EventFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(event.FieldCompanyID))
+}
+
+// WhereType applies the entql string predicate on the type field.
+func (f *EventFilter) WhereType(p entql.StringP) {
+	f.Where(p.Field(event.FieldType))
+}
+
+// WhereOccurredAt applies the entql time.Time predicate on the occurred_at field.
+func (f *EventFilter) WhereOccurredAt(p entql.TimeP) {
+	f.Where(p.Field(event.FieldOccurredAt))
+}
+
+// WhereData applies the entql json.RawMessage predicate on the data field.
+func (f *EventFilter) WhereData(p entql.BytesP) {
+	f.Where(p.Field(event.FieldData))
+}
+
+// WhereActor applies the entql json.RawMessage predicate on the actor field.
+func (f *EventFilter) WhereActor(p entql.BytesP) {
+	f.Where(p.Field(event.FieldActor))
+}
+
+// WhereSeq applies the entql int64 predicate on the seq field.
+func (f *EventFilter) WhereSeq(p entql.Int64P) {
+	f.Where(p.Field(event.FieldSeq))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *EventFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *EventFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *EventCounterQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the EventCounterQuery builder.
+func (_q *EventCounterQuery) Filter() *EventCounterFilter {
+	return &EventCounterFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *EventCounterMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the EventCounterMutation builder.
+func (m *EventCounterMutation) Filter() *EventCounterFilter {
+	return &EventCounterFilter{config: m.config, predicateAdder: m}
+}
+
+// EventCounterFilter provides a generic filtering capability at runtime for EventCounterQuery.
+type EventCounterFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *EventCounterFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[3].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *EventCounterFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(eventcounter.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *EventCounterFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(eventcounter.FieldCompanyID))
+}
+
+// WhereLastSeq applies the entql int64 predicate on the last_seq field.
+func (f *EventCounterFilter) WhereLastSeq(p entql.Int64P) {
+	f.Where(p.Field(eventcounter.FieldLastSeq))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *EventCounterFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *EventCounterFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *ExternalRefQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -437,7 +699,7 @@ type ExternalRefFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ExternalRefFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[2].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -488,6 +750,170 @@ func (f *ExternalRefFilter) WhereHasCompanyWith(preds ...predicate.Company) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *IdempotencyKeyQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the IdempotencyKeyQuery builder.
+func (_q *IdempotencyKeyQuery) Filter() *IdempotencyKeyFilter {
+	return &IdempotencyKeyFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *IdempotencyKeyMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the IdempotencyKeyMutation builder.
+func (m *IdempotencyKeyMutation) Filter() *IdempotencyKeyFilter {
+	return &IdempotencyKeyFilter{config: m.config, predicateAdder: m}
+}
+
+// IdempotencyKeyFilter provides a generic filtering capability at runtime for IdempotencyKeyQuery.
+type IdempotencyKeyFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *IdempotencyKeyFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *IdempotencyKeyFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(idempotencykey.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *IdempotencyKeyFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(idempotencykey.FieldCompanyID))
+}
+
+// WhereCredentialID applies the entql [16]byte predicate on the credential_id field.
+func (f *IdempotencyKeyFilter) WhereCredentialID(p entql.ValueP) {
+	f.Where(p.Field(idempotencykey.FieldCredentialID))
+}
+
+// WhereKey applies the entql string predicate on the key field.
+func (f *IdempotencyKeyFilter) WhereKey(p entql.StringP) {
+	f.Where(p.Field(idempotencykey.FieldKey))
+}
+
+// WhereMethod applies the entql string predicate on the method field.
+func (f *IdempotencyKeyFilter) WhereMethod(p entql.StringP) {
+	f.Where(p.Field(idempotencykey.FieldMethod))
+}
+
+// WhereRoute applies the entql string predicate on the route field.
+func (f *IdempotencyKeyFilter) WhereRoute(p entql.StringP) {
+	f.Where(p.Field(idempotencykey.FieldRoute))
+}
+
+// WhereFingerprint applies the entql []byte predicate on the fingerprint field.
+func (f *IdempotencyKeyFilter) WhereFingerprint(p entql.BytesP) {
+	f.Where(p.Field(idempotencykey.FieldFingerprint))
+}
+
+// WhereStatus applies the entql string predicate on the status field.
+func (f *IdempotencyKeyFilter) WhereStatus(p entql.StringP) {
+	f.Where(p.Field(idempotencykey.FieldStatus))
+}
+
+// WhereLockedUntil applies the entql time.Time predicate on the locked_until field.
+func (f *IdempotencyKeyFilter) WhereLockedUntil(p entql.TimeP) {
+	f.Where(p.Field(idempotencykey.FieldLockedUntil))
+}
+
+// WhereResponseStatus applies the entql int predicate on the response_status field.
+func (f *IdempotencyKeyFilter) WhereResponseStatus(p entql.IntP) {
+	f.Where(p.Field(idempotencykey.FieldResponseStatus))
+}
+
+// WhereResponseHeaders applies the entql json.RawMessage predicate on the response_headers field.
+func (f *IdempotencyKeyFilter) WhereResponseHeaders(p entql.BytesP) {
+	f.Where(p.Field(idempotencykey.FieldResponseHeaders))
+}
+
+// WhereResponseBody applies the entql []byte predicate on the response_body field.
+func (f *IdempotencyKeyFilter) WhereResponseBody(p entql.BytesP) {
+	f.Where(p.Field(idempotencykey.FieldResponseBody))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *IdempotencyKeyFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(idempotencykey.FieldCreatedAt))
+}
+
+// WhereExpiresAt applies the entql time.Time predicate on the expires_at field.
+func (f *IdempotencyKeyFilter) WhereExpiresAt(p entql.TimeP) {
+	f.Where(p.Field(idempotencykey.FieldExpiresAt))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *IdempotencyKeyFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *IdempotencyKeyFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *JobRunQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the JobRunQuery builder.
+func (_q *JobRunQuery) Filter() *JobRunFilter {
+	return &JobRunFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *JobRunMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the JobRunMutation builder.
+func (m *JobRunMutation) Filter() *JobRunFilter {
+	return &JobRunFilter{config: m.config, predicateAdder: m}
+}
+
+// JobRunFilter provides a generic filtering capability at runtime for JobRunQuery.
+type JobRunFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *JobRunFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql string predicate on the id field.
+func (f *JobRunFilter) WhereID(p entql.StringP) {
+	f.Where(p.Field(jobrun.FieldID))
+}
+
+// WhereLastRunAt applies the entql time.Time predicate on the last_run_at field.
+func (f *JobRunFilter) WhereLastRunAt(p entql.TimeP) {
+	f.Where(p.Field(jobrun.FieldLastRunAt))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *UserQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -516,7 +942,7 @@ type UserFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UserFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[3].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

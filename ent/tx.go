@@ -18,8 +18,16 @@ type Tx struct {
 	APIKey *APIKeyClient
 	// Company is the client for interacting with the Company builders.
 	Company *CompanyClient
+	// Event is the client for interacting with the Event builders.
+	Event *EventClient
+	// EventCounter is the client for interacting with the EventCounter builders.
+	EventCounter *EventCounterClient
 	// ExternalRef is the client for interacting with the ExternalRef builders.
 	ExternalRef *ExternalRefClient
+	// IdempotencyKey is the client for interacting with the IdempotencyKey builders.
+	IdempotencyKey *IdempotencyKeyClient
+	// JobRun is the client for interacting with the JobRun builders.
+	JobRun *JobRunClient
 	// User is the client for interacting with the User builders.
 	User *UserClient
 
@@ -155,7 +163,11 @@ func (tx *Tx) Client() *Client {
 func (tx *Tx) init() {
 	tx.APIKey = NewAPIKeyClient(tx.config)
 	tx.Company = NewCompanyClient(tx.config)
+	tx.Event = NewEventClient(tx.config)
+	tx.EventCounter = NewEventCounterClient(tx.config)
 	tx.ExternalRef = NewExternalRefClient(tx.config)
+	tx.IdempotencyKey = NewIdempotencyKeyClient(tx.config)
+	tx.JobRun = NewJobRunClient(tx.config)
 	tx.User = NewUserClient(tx.config)
 }
 

@@ -39,7 +39,7 @@ type CompanyView struct {
 	UpdatedAt time.Time          `json:"updatedAt"`
 }
 
-func newCompanyView(c *ent.Company) CompanyView {
+func NewCompanyView(c *ent.Company) CompanyView {
 	return CompanyView{ID: c.ID, Name: c.Name, Address: c.Address, Links: c.Links, Features: nonNil(c.Features),
 		Sandbox: c.Sandbox, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
 }
@@ -124,5 +124,5 @@ func (h *Handler) company(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return httpx.OK(c, newCompanyView(co), co.Version)
+	return httpx.OK(c, NewCompanyView(co), co.Version)
 }

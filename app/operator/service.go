@@ -13,7 +13,10 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/brokerdesk/brokerdesk/app/account"
 	"github.com/brokerdesk/brokerdesk/app/errs"
+	"github.com/brokerdesk/brokerdesk/app/events"
+	"github.com/brokerdesk/brokerdesk/app/users"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/apikey"
 	"github.com/brokerdesk/brokerdesk/ent/company"
@@ -24,10 +27,13 @@ import (
 
 // Service runs operator work on a client over the owner's connections (tenancy.Driver), each
 // call in one transaction as the brokerdesk_operator role.
-type Service struct{ client *ent.Client }
+type Service struct {
+	client *ent.Client
+	events *events.Service
+}
 
 // New returns the service.
-func New(client *ent.Client) *Service { return &Service{client: client} }
+func New(client *ent.Client) *Service { return &Service{client: client, events: events.NewService()} }
 
 // tx runs f in one operator transaction.
 func (s *Service) tx(ctx context.Context, f func(ctx context.Context, db *ent.Client) error) error {
@@ -36,6 +42,7 @@ func (s *Service) tx(ctx context.Context, f func(ctx context.Context, db *ent.Cl
 	if err != nil {
 		return err
 	}
+	ctx = tenancy.WithClient(ctx, tx.Client())
 	if err := f(ctx, tx.Client()); err != nil {
 		_ = tx.Rollback()
 		return err
@@ -109,11 +116,18 @@ func (s *Service) SetFeatures(ctx context.Context, companyID uuid.UUID, features
 		if n != 2 {
 			return fmt.Errorf("set features: updated %d companies, want 2", n)
 		}
-		sb, err := db.Company.Query().Where(company.LiveCompanyID(live.ID)).Only(ctx)
+		both, err := db.Company.Query().Where(company.Or(company.ID(live.ID), company.LiveCompanyID(live.ID))).All(ctx)
 		if err != nil {
 			return err
 		}
-		out = Company{ID: live.ID, SandboxID: sb.ID, Name: live.Name, Features: features, Status: string(live.Status)}
+		for _, co := range both {
+			if err := s.events.Record(tenancy.WithCompany(ctx, co.ID), "company.updated", account.NewCompanyView(co)); err != nil {
+				return err
+			}
+			if co.Sandbox {
+				out = Company{ID: live.ID, SandboxID: co.ID, Name: live.Name, Features: features, Status: string(live.Status)}
+			}
+		}
 		return nil
 	})
 	return out, err
@@ -207,6 +221,9 @@ func (s *Service) CreateUser(ctx context.Context, in NewUser) (User, error) {
 				return errs.Conflict("email_taken", "a user with e-mail %s exists in this company", email)
 			}
 			if err != nil {
+				return err
+			}
+			if err := s.events.Record(tenancy.WithCompany(ctx, co), "user.created", users.NewView(u)); err != nil {
 				return err
 			}
 			ids[i] = u.ID

@@ -44,7 +44,7 @@ type View struct {
 	UpdatedAt          time.Time                `json:"updatedAt"`
 }
 
-func newView(u *ent.User) View {
+func NewView(u *ent.User) View {
 	refs := u.ExternalReferences
 	if refs == nil {
 		refs = []schematype.ExternalRef{}
@@ -95,7 +95,7 @@ func (h *Handler) list(c *fiber.Ctx) error {
 	}
 	return httpx.WritePage(c, page, rows, func(u *ent.User) []string {
 		return []string{u.CreatedAt.UTC().Format(time.RFC3339Nano), u.ID.String()}
-	}, newView)
+	}, NewView)
 }
 
 // get handles GET /users/{userId}.
@@ -112,5 +112,5 @@ func (h *Handler) get(c *fiber.Ctx) error {
 		}
 		return err
 	}
-	return httpx.OK(c, newView(u), u.Version)
+	return httpx.OK(c, NewView(u), u.Version)
 }

@@ -33,6 +33,30 @@ func (f CompanyFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, err
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.CompanyMutation", m)
 }
 
+// The EventFunc type is an adapter to allow the use of ordinary
+// function as Event mutator.
+type EventFunc func(context.Context, *ent.EventMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f EventFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.EventMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.EventMutation", m)
+}
+
+// The EventCounterFunc type is an adapter to allow the use of ordinary
+// function as EventCounter mutator.
+type EventCounterFunc func(context.Context, *ent.EventCounterMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f EventCounterFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.EventCounterMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.EventCounterMutation", m)
+}
+
 // The ExternalRefFunc type is an adapter to allow the use of ordinary
 // function as ExternalRef mutator.
 type ExternalRefFunc func(context.Context, *ent.ExternalRefMutation) (ent.Value, error)
@@ -43,6 +67,30 @@ func (f ExternalRefFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value,
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ExternalRefMutation", m)
+}
+
+// The IdempotencyKeyFunc type is an adapter to allow the use of ordinary
+// function as IdempotencyKey mutator.
+type IdempotencyKeyFunc func(context.Context, *ent.IdempotencyKeyMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f IdempotencyKeyFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.IdempotencyKeyMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.IdempotencyKeyMutation", m)
+}
+
+// The JobRunFunc type is an adapter to allow the use of ordinary
+// function as JobRun mutator.
+type JobRunFunc func(context.Context, *ent.JobRunMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f JobRunFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.JobRunMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.JobRunMutation", m)
 }
 
 // The UserFunc type is an adapter to allow the use of ordinary

@@ -78,6 +78,79 @@ var (
 			},
 		},
 	}
+	// EventsColumns holds the columns for the "events" table.
+	EventsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "type", Type: field.TypeString, Size: 100},
+		{Name: "occurred_at", Type: field.TypeTime},
+		{Name: "data", Type: field.TypeJSON},
+		{Name: "actor", Type: field.TypeJSON},
+		{Name: "seq", Type: field.TypeInt64, Nullable: true},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// EventsTable holds the schema information for the "events" table.
+	EventsTable = &schema.Table{
+		Name:       "events",
+		Columns:    EventsColumns,
+		PrimaryKey: []*schema.Column{EventsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "events_companies_company",
+				Columns:    []*schema.Column{EventsColumns[6]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "event_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{EventsColumns[6]},
+			},
+			{
+				Name:    "event_company_id_seq",
+				Unique:  true,
+				Columns: []*schema.Column{EventsColumns[6], EventsColumns[5]},
+			},
+			{
+				Name:    "event_occurred_at",
+				Unique:  false,
+				Columns: []*schema.Column{EventsColumns[2]},
+			},
+		},
+	}
+	// EventCountersColumns holds the columns for the "event_counters" table.
+	EventCountersColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "last_seq", Type: field.TypeInt64, Default: 0},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// EventCountersTable holds the schema information for the "event_counters" table.
+	EventCountersTable = &schema.Table{
+		Name:       "event_counters",
+		Columns:    EventCountersColumns,
+		PrimaryKey: []*schema.Column{EventCountersColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "event_counters_companies_company",
+				Columns:    []*schema.Column{EventCountersColumns[2]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "eventcounter_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{EventCountersColumns[2]},
+			},
+			{
+				Name:    "eventcounter_company_unique",
+				Unique:  true,
+				Columns: []*schema.Column{EventCountersColumns[2]},
+			},
+		},
+	}
 	// ExternalRefsColumns holds the columns for the "external_refs" table.
 	ExternalRefsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -117,6 +190,65 @@ var (
 				Columns: []*schema.Column{ExternalRefsColumns[5], ExternalRefsColumns[1], ExternalRefsColumns[2]},
 			},
 		},
+	}
+	// IdempotencyKeysColumns holds the columns for the "idempotency_keys" table.
+	IdempotencyKeysColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "credential_id", Type: field.TypeUUID},
+		{Name: "key", Type: field.TypeString, Size: 255},
+		{Name: "method", Type: field.TypeString, Size: 10},
+		{Name: "route", Type: field.TypeString, Size: 300},
+		{Name: "fingerprint", Type: field.TypeBytes},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"in_progress", "completed"}, Default: "in_progress"},
+		{Name: "locked_until", Type: field.TypeTime},
+		{Name: "response_status", Type: field.TypeInt, Nullable: true},
+		{Name: "response_headers", Type: field.TypeJSON, Nullable: true},
+		{Name: "response_body", Type: field.TypeBytes, Nullable: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "expires_at", Type: field.TypeTime},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// IdempotencyKeysTable holds the schema information for the "idempotency_keys" table.
+	IdempotencyKeysTable = &schema.Table{
+		Name:       "idempotency_keys",
+		Columns:    IdempotencyKeysColumns,
+		PrimaryKey: []*schema.Column{IdempotencyKeysColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "idempotency_keys_companies_company",
+				Columns:    []*schema.Column{IdempotencyKeysColumns[13]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "idempotencykey_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{IdempotencyKeysColumns[13]},
+			},
+			{
+				Name:    "idempotencykey_company_id_credential_id_method_route_key",
+				Unique:  true,
+				Columns: []*schema.Column{IdempotencyKeysColumns[13], IdempotencyKeysColumns[1], IdempotencyKeysColumns[3], IdempotencyKeysColumns[4], IdempotencyKeysColumns[2]},
+			},
+			{
+				Name:    "idempotencykey_expires_at",
+				Unique:  false,
+				Columns: []*schema.Column{IdempotencyKeysColumns[12]},
+			},
+		},
+	}
+	// JobRunsColumns holds the columns for the "job_runs" table.
+	JobRunsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 100},
+		{Name: "last_run_at", Type: field.TypeTime},
+	}
+	// JobRunsTable holds the schema information for the "job_runs" table.
+	JobRunsTable = &schema.Table{
+		Name:       "job_runs",
+		Columns:    JobRunsColumns,
+		PrimaryKey: []*schema.Column{JobRunsColumns[0]},
 	}
 	// UsersColumns holds the columns for the "users" table.
 	UsersColumns = []*schema.Column{
@@ -167,7 +299,11 @@ var (
 	Tables = []*schema.Table{
 		APIKeysTable,
 		CompaniesTable,
+		EventsTable,
+		EventCountersTable,
 		ExternalRefsTable,
+		IdempotencyKeysTable,
+		JobRunsTable,
 		UsersTable,
 	}
 )
@@ -175,6 +311,9 @@ var (
 func init() {
 	APIKeysTable.ForeignKeys[0].RefTable = CompaniesTable
 	CompaniesTable.ForeignKeys[0].RefTable = CompaniesTable
+	EventsTable.ForeignKeys[0].RefTable = CompaniesTable
+	EventCountersTable.ForeignKeys[0].RefTable = CompaniesTable
 	ExternalRefsTable.ForeignKeys[0].RefTable = CompaniesTable
+	IdempotencyKeysTable.ForeignKeys[0].RefTable = CompaniesTable
 	UsersTable.ForeignKeys[0].RefTable = CompaniesTable
 }

@@ -12,8 +12,20 @@ type APIKey func(*sql.Selector)
 // Company is the predicate function for company builders.
 type Company func(*sql.Selector)
 
+// Event is the predicate function for event builders.
+type Event func(*sql.Selector)
+
+// EventCounter is the predicate function for eventcounter builders.
+type EventCounter func(*sql.Selector)
+
 // ExternalRef is the predicate function for externalref builders.
 type ExternalRef func(*sql.Selector)
+
+// IdempotencyKey is the predicate function for idempotencykey builders.
+type IdempotencyKey func(*sql.Selector)
+
+// JobRun is the predicate function for jobrun builders.
+type JobRun func(*sql.Selector)
 
 // User is the predicate function for user builders.
 type User func(*sql.Selector)

@@ -159,6 +159,54 @@ func (f CompanyMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutatio
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.CompanyMutation", m)
 }
 
+// The EventQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type EventQueryRuleFunc func(context.Context, *ent.EventQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f EventQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.EventQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.EventQuery", q)
+}
+
+// The EventMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type EventMutationRuleFunc func(context.Context, *ent.EventMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f EventMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.EventMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.EventMutation", m)
+}
+
+// The EventCounterQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type EventCounterQueryRuleFunc func(context.Context, *ent.EventCounterQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f EventCounterQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.EventCounterQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.EventCounterQuery", q)
+}
+
+// The EventCounterMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type EventCounterMutationRuleFunc func(context.Context, *ent.EventCounterMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f EventCounterMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.EventCounterMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.EventCounterMutation", m)
+}
+
 // The ExternalRefQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type ExternalRefQueryRuleFunc func(context.Context, *ent.ExternalRefQuery) error
@@ -181,6 +229,54 @@ func (f ExternalRefMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mut
 		return f(ctx, m)
 	}
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ExternalRefMutation", m)
+}
+
+// The IdempotencyKeyQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type IdempotencyKeyQueryRuleFunc func(context.Context, *ent.IdempotencyKeyQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f IdempotencyKeyQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.IdempotencyKeyQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.IdempotencyKeyQuery", q)
+}
+
+// The IdempotencyKeyMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type IdempotencyKeyMutationRuleFunc func(context.Context, *ent.IdempotencyKeyMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f IdempotencyKeyMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.IdempotencyKeyMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.IdempotencyKeyMutation", m)
+}
+
+// The JobRunQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type JobRunQueryRuleFunc func(context.Context, *ent.JobRunQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f JobRunQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.JobRunQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.JobRunQuery", q)
+}
+
+// The JobRunMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type JobRunMutationRuleFunc func(context.Context, *ent.JobRunMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f JobRunMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.JobRunMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.JobRunMutation", m)
 }
 
 // The UserQueryRuleFunc type is an adapter to allow the use of ordinary
@@ -246,7 +342,15 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.CompanyQuery:
 		return q.Filter(), nil
+	case *ent.EventQuery:
+		return q.Filter(), nil
+	case *ent.EventCounterQuery:
+		return q.Filter(), nil
 	case *ent.ExternalRefQuery:
+		return q.Filter(), nil
+	case *ent.IdempotencyKeyQuery:
+		return q.Filter(), nil
+	case *ent.JobRunQuery:
 		return q.Filter(), nil
 	case *ent.UserQuery:
 		return q.Filter(), nil
@@ -261,7 +365,15 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 		return m.Filter(), nil
 	case *ent.CompanyMutation:
 		return m.Filter(), nil
+	case *ent.EventMutation:
+		return m.Filter(), nil
+	case *ent.EventCounterMutation:
+		return m.Filter(), nil
 	case *ent.ExternalRefMutation:
+		return m.Filter(), nil
+	case *ent.IdempotencyKeyMutation:
+		return m.Filter(), nil
+	case *ent.JobRunMutation:
 		return m.Filter(), nil
 	case *ent.UserMutation:
 		return m.Filter(), nil

@@ -8,7 +8,11 @@ import (
 
 	"github.com/brokerdesk/brokerdesk/ent/apikey"
 	"github.com/brokerdesk/brokerdesk/ent/company"
+	"github.com/brokerdesk/brokerdesk/ent/event"
+	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
 	"github.com/brokerdesk/brokerdesk/ent/externalref"
+	"github.com/brokerdesk/brokerdesk/ent/idempotencykey"
+	"github.com/brokerdesk/brokerdesk/ent/jobrun"
 	"github.com/brokerdesk/brokerdesk/ent/schema"
 	"github.com/brokerdesk/brokerdesk/ent/user"
 	"github.com/google/uuid"
@@ -155,6 +159,74 @@ func init() {
 	companyDescID := companyMixinFields0[0].Descriptor()
 	// company.DefaultID holds the default value on creation for the id field.
 	company.DefaultID = companyDescID.Default.(func() uuid.UUID)
+	eventMixin := schema.Event{}.Mixin()
+	event.Policy = privacy.NewPolicies(eventMixin[1], schema.Event{})
+	event.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := event.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	eventMixinHooks1 := eventMixin[1].Hooks()
+
+	event.Hooks[1] = eventMixinHooks1[0]
+	eventMixinFields0 := eventMixin[0].Fields()
+	_ = eventMixinFields0
+	eventFields := schema.Event{}.Fields()
+	_ = eventFields
+	// eventDescType is the schema descriptor for type field.
+	eventDescType := eventFields[0].Descriptor()
+	// event.TypeValidator is a validator for the "type" field. It is called by the builders before save.
+	event.TypeValidator = func() func(string) error {
+		validators := eventDescType.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(_type string) error {
+			for _, fn := range fns {
+				if err := fn(_type); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// eventDescOccurredAt is the schema descriptor for occurred_at field.
+	eventDescOccurredAt := eventFields[1].Descriptor()
+	// event.DefaultOccurredAt holds the default value on creation for the occurred_at field.
+	event.DefaultOccurredAt = eventDescOccurredAt.Default.(func() time.Time)
+	// eventDescID is the schema descriptor for id field.
+	eventDescID := eventMixinFields0[0].Descriptor()
+	// event.DefaultID holds the default value on creation for the id field.
+	event.DefaultID = eventDescID.Default.(func() uuid.UUID)
+	eventcounterMixin := schema.EventCounter{}.Mixin()
+	eventcounter.Policy = privacy.NewPolicies(eventcounterMixin[1], schema.EventCounter{})
+	eventcounter.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := eventcounter.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	eventcounterMixinHooks1 := eventcounterMixin[1].Hooks()
+
+	eventcounter.Hooks[1] = eventcounterMixinHooks1[0]
+	eventcounterMixinFields0 := eventcounterMixin[0].Fields()
+	_ = eventcounterMixinFields0
+	eventcounterFields := schema.EventCounter{}.Fields()
+	_ = eventcounterFields
+	// eventcounterDescLastSeq is the schema descriptor for last_seq field.
+	eventcounterDescLastSeq := eventcounterFields[0].Descriptor()
+	// eventcounter.DefaultLastSeq holds the default value on creation for the last_seq field.
+	eventcounter.DefaultLastSeq = eventcounterDescLastSeq.Default.(int64)
+	// eventcounterDescID is the schema descriptor for id field.
+	eventcounterDescID := eventcounterMixinFields0[0].Descriptor()
+	// eventcounter.DefaultID holds the default value on creation for the id field.
+	eventcounter.DefaultID = eventcounterDescID.Default.(func() uuid.UUID)
 	externalrefMixin := schema.ExternalRef{}.Mixin()
 	externalref.Policy = privacy.NewPolicies(externalrefMixin[1], schema.ExternalRef{})
 	externalref.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -230,6 +302,113 @@ func init() {
 	externalrefDescID := externalrefMixinFields0[0].Descriptor()
 	// externalref.DefaultID holds the default value on creation for the id field.
 	externalref.DefaultID = externalrefDescID.Default.(func() uuid.UUID)
+	idempotencykeyMixin := schema.IdempotencyKey{}.Mixin()
+	idempotencykey.Policy = privacy.NewPolicies(idempotencykeyMixin[1], schema.IdempotencyKey{})
+	idempotencykey.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := idempotencykey.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	idempotencykeyMixinHooks1 := idempotencykeyMixin[1].Hooks()
+
+	idempotencykey.Hooks[1] = idempotencykeyMixinHooks1[0]
+	idempotencykeyMixinFields0 := idempotencykeyMixin[0].Fields()
+	_ = idempotencykeyMixinFields0
+	idempotencykeyFields := schema.IdempotencyKey{}.Fields()
+	_ = idempotencykeyFields
+	// idempotencykeyDescKey is the schema descriptor for key field.
+	idempotencykeyDescKey := idempotencykeyFields[1].Descriptor()
+	// idempotencykey.KeyValidator is a validator for the "key" field. It is called by the builders before save.
+	idempotencykey.KeyValidator = func() func(string) error {
+		validators := idempotencykeyDescKey.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(key string) error {
+			for _, fn := range fns {
+				if err := fn(key); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// idempotencykeyDescMethod is the schema descriptor for method field.
+	idempotencykeyDescMethod := idempotencykeyFields[2].Descriptor()
+	// idempotencykey.MethodValidator is a validator for the "method" field. It is called by the builders before save.
+	idempotencykey.MethodValidator = func() func(string) error {
+		validators := idempotencykeyDescMethod.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(method string) error {
+			for _, fn := range fns {
+				if err := fn(method); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// idempotencykeyDescRoute is the schema descriptor for route field.
+	idempotencykeyDescRoute := idempotencykeyFields[3].Descriptor()
+	// idempotencykey.RouteValidator is a validator for the "route" field. It is called by the builders before save.
+	idempotencykey.RouteValidator = func() func(string) error {
+		validators := idempotencykeyDescRoute.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(route string) error {
+			for _, fn := range fns {
+				if err := fn(route); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// idempotencykeyDescFingerprint is the schema descriptor for fingerprint field.
+	idempotencykeyDescFingerprint := idempotencykeyFields[4].Descriptor()
+	// idempotencykey.FingerprintValidator is a validator for the "fingerprint" field. It is called by the builders before save.
+	idempotencykey.FingerprintValidator = idempotencykeyDescFingerprint.Validators[0].(func([]byte) error)
+	// idempotencykeyDescCreatedAt is the schema descriptor for created_at field.
+	idempotencykeyDescCreatedAt := idempotencykeyFields[10].Descriptor()
+	// idempotencykey.DefaultCreatedAt holds the default value on creation for the created_at field.
+	idempotencykey.DefaultCreatedAt = idempotencykeyDescCreatedAt.Default.(func() time.Time)
+	// idempotencykeyDescID is the schema descriptor for id field.
+	idempotencykeyDescID := idempotencykeyMixinFields0[0].Descriptor()
+	// idempotencykey.DefaultID holds the default value on creation for the id field.
+	idempotencykey.DefaultID = idempotencykeyDescID.Default.(func() uuid.UUID)
+	jobrunFields := schema.JobRun{}.Fields()
+	_ = jobrunFields
+	// jobrunDescLastRunAt is the schema descriptor for last_run_at field.
+	jobrunDescLastRunAt := jobrunFields[1].Descriptor()
+	// jobrun.DefaultLastRunAt holds the default value on creation for the last_run_at field.
+	jobrun.DefaultLastRunAt = jobrunDescLastRunAt.Default.(func() time.Time)
+	// jobrunDescID is the schema descriptor for id field.
+	jobrunDescID := jobrunFields[0].Descriptor()
+	// jobrun.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	jobrun.IDValidator = func() func(string) error {
+		validators := jobrunDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
 	userMixin := schema.User{}.Mixin()
 	user.Policy = privacy.NewPolicies(userMixin[1], schema.User{})
 	user.Hooks[0] = func(next ent.Mutator) ent.Mutator {

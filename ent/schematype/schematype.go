@@ -23,3 +23,12 @@ type Links struct {
 	Imprint string `json:"imprint,omitempty"`
 	Privacy string `json:"privacy,omitempty"`
 }
+
+// Actor is who caused an event: a credential (with its user, if bound), the operator or the
+// system.
+type Actor struct {
+	Type         string `json:"type"` // credential, operator or system
+	CredentialID string `json:"credentialId,omitempty"`
+	KeyPrefix    string `json:"keyPrefix,omitempty"`
+	UserID       string `json:"userId,omitempty"`
+}
