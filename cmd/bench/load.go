@@ -1,0 +1,311 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+const (
+	mePath     = "/api/public/v1/me"
+	sideServer = "server"
+	sideBare   = "bare"
+)
+
+// doer makes one request (an HTTP GET /me, or the bare program's transaction) and reports
+// whether it succeeded with the expected answer. A transport or database error is err.
+type doer interface {
+	do(ctx context.Context) (ok bool, err error)
+	close()
+}
+
+// result is one measured run of one side.
+type result struct {
+	side    string
+	round   int
+	n       int             // requests completed in the measured window
+	elapsed time.Duration   // the measured window
+	lat     []time.Duration // sorted latencies of those requests
+	non200  int             // whole run, warm-up included
+	errors  int             // whole run, warm-up included
+	cpu     cpuUsage
+}
+
+func (r result) rps() float64 { return float64(r.n) / r.elapsed.Seconds() }
+
+// quantile is the nearest-rank quantile q (0 < q <= 1) of the latencies.
+func (r result) quantile(q float64) time.Duration {
+	if len(r.lat) == 0 {
+		return 0
+	}
+	i := int(float64(len(r.lat))*q+0.999999999) - 1
+	return r.lat[min(max(i, 0), len(r.lat)-1)]
+}
+
+func (r result) mean() time.Duration {
+	if len(r.lat) == 0 {
+		return 0
+	}
+	var sum time.Duration
+	for _, d := range r.lat {
+		sum += d
+	}
+	return sum / time.Duration(len(r.lat))
+}
+
+func (r result) summary() string {
+	return fmt.Sprintf("%.0f req/s, p50 %s, p99 %s, %d non-200, %d errors, CPU busy %.0f%%",
+		r.rps(), fmtDur(r.quantile(0.50)), fmtDur(r.quantile(0.99)), r.non200, r.errors, r.cpu.busyPercent())
+}
+
+// best is the run with the most requests per second.
+func best(rs []result) result {
+	var b result
+	for _, r := range rs {
+		if r.rps() > b.rps() || b.n == 0 {
+			b = r
+		}
+	}
+	return b
+}
+
+// measure runs o.concurrency workers, each with its own doer, for o.warmup unmeasured and then
+// o.duration measured. A request counts (and its latency is kept) when it completes inside the
+// measured window.
+func measure(ctx context.Context, o options, serverPID int, newDoer func(i int) (doer, error)) (result, error) {
+	const (
+		warming = iota
+		measuring
+		stopped
+	)
+	var phase atomic.Int32
+	doers := make([]doer, o.concurrency)
+	for i := range doers {
+		d, err := newDoer(i)
+		if err != nil {
+			for _, d := range doers[:i] {
+				d.close()
+			}
+			return result{}, err
+		}
+		doers[i] = d
+	}
+	lats := make([][]time.Duration, o.concurrency)
+	non200 := make([]int, o.concurrency)
+	errs := make([]int, o.concurrency)
+	var firstErr atomic.Value
+	var wg sync.WaitGroup
+	for i, d := range doers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer d.close()
+			lat := make([]time.Duration, 0, 1<<16)
+			for phase.Load() != stopped && ctx.Err() == nil {
+				start := time.Now()
+				ok, err := d.do(ctx)
+				el := time.Since(start)
+				switch {
+				case err != nil:
+					errs[i]++
+					firstErr.CompareAndSwap(nil, err.Error())
+					time.Sleep(10 * time.Millisecond) // no hot loop against a dead server
+				case !ok:
+					non200[i]++
+				}
+				if phase.Load() == measuring && err == nil && ok {
+					lat = append(lat, el)
+				}
+			}
+			lats[i] = lat
+		}()
+	}
+	sleep(ctx, o.warmup)
+	before := snapshotCPU(serverPID)
+	t0 := time.Now()
+	phase.Store(measuring)
+	sleep(ctx, o.duration)
+	phase.Store(stopped)
+	elapsed := time.Since(t0)
+	after := snapshotCPU(serverPID)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return result{}, err
+	}
+	r := result{elapsed: elapsed, cpu: after.sub(before)}
+	for i := range doers {
+		r.lat = append(r.lat, lats[i]...)
+		r.non200 += non200[i]
+		r.errors += errs[i]
+	}
+	slices.Sort(r.lat)
+	r.n = len(r.lat)
+	r.cpu.requests = r.n
+	if e, ok := firstErr.Load().(string); ok {
+		progressf("  first error: %s", e)
+	}
+	return r, nil
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+func progressf(format string, args ...any) { progress(fmt.Sprintf(format, args...)) }
+
+func newHTTPDoer(kind, addr string, l *lease) doer {
+	if kind == "nethttp" {
+		return newNetHTTPDoer(addr, l)
+	}
+	return &rawDoer{addr: addr, lease: l}
+}
+
+// rawDoer is a minimal HTTP/1.1 client on one keep-alive connection: it writes a fixed request
+// and reads the status line, the headers and a Content-Length body. It spends far less CPU per
+// request than net/http, which matters on a small machine where the load generator, the server
+// and PostgreSQL share the cores.
+type rawDoer struct {
+	addr  string
+	lease *lease
+	req   []byte
+	conn  net.Conn
+	br    *bufio.Reader
+}
+
+var errChunked = errors.New("response without Content-Length")
+
+func (c *rawDoer) do(ctx context.Context) (bool, error) {
+	k, changed, err := c.lease.get(ctx)
+	if err != nil {
+		return false, err
+	}
+	if changed {
+		c.req = []byte("GET " + mePath + " HTTP/1.1\r\nHost: " + c.addr + "\r\nAuthorization: Bearer " + k.secret +
+			"\r\nAccept: application/json\r\nUser-Agent: brokerdesk-bench\r\n\r\n")
+	}
+	if c.conn == nil {
+		conn, err := net.Dial("tcp", c.addr)
+		if err != nil {
+			return false, err
+		}
+		c.conn, c.br = conn, bufio.NewReaderSize(conn, 16<<10)
+	}
+	status, keep, err := c.roundTrip()
+	if err != nil || !keep {
+		c.closeConn()
+	}
+	return status == http.StatusOK, err
+}
+
+func (c *rawDoer) roundTrip() (status int, keep bool, err error) {
+	if err := c.conn.SetDeadline(time.Now().Add(30 * time.Second)); err != nil {
+		return 0, false, err
+	}
+	if _, err := c.conn.Write(c.req); err != nil {
+		return 0, false, err
+	}
+	line, err := c.br.ReadSlice('\n')
+	if err != nil {
+		return 0, false, err
+	}
+	// HTTP/1.1 200 OK
+	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) {
+		return 0, false, fmt.Errorf("bad status line %q", line)
+	}
+	if status, err = strconv.Atoi(string(line[9:12])); err != nil {
+		return 0, false, fmt.Errorf("bad status line %q", line)
+	}
+	length, keep := -1, true
+	for {
+		h, err := c.br.ReadSlice('\n')
+		if err != nil {
+			return status, false, err
+		}
+		h = bytes.TrimRight(h, "\r\n")
+		if len(h) == 0 {
+			break
+		}
+		name, value, _ := bytes.Cut(h, []byte(":"))
+		value = bytes.TrimSpace(value)
+		switch {
+		case bytes.EqualFold(name, []byte("Content-Length")):
+			if length, err = strconv.Atoi(string(value)); err != nil {
+				return status, false, fmt.Errorf("bad Content-Length %q", value)
+			}
+		case bytes.EqualFold(name, []byte("Connection")) && bytes.EqualFold(value, []byte("close")):
+			keep = false
+		case bytes.EqualFold(name, []byte("Transfer-Encoding")):
+			return status, false, errChunked
+		}
+	}
+	if length < 0 {
+		return status, false, errChunked
+	}
+	if _, err := c.br.Discard(length); err != nil {
+		return status, false, err
+	}
+	return status, keep, nil
+}
+
+func (c *rawDoer) close() {
+	c.closeConn()
+	c.lease.close()
+}
+
+func (c *rawDoer) closeConn() {
+	if c.conn != nil {
+		_ = c.conn.Close()
+		c.conn, c.br = nil, nil
+	}
+}
+
+// netHTTPDoer is the same request through net/http, one transport (one connection) per worker.
+type netHTTPDoer struct {
+	client *http.Client
+	url    string
+	lease  *lease
+}
+
+func newNetHTTPDoer(addr string, l *lease) *netHTTPDoer {
+	tr := &http.Transport{MaxIdleConnsPerHost: 1, MaxConnsPerHost: 1, DisableCompression: true}
+	return &netHTTPDoer{client: &http.Client{Transport: tr}, url: "http://" + addr + mePath, lease: l}
+}
+
+func (c *netHTTPDoer) do(ctx context.Context) (bool, error) {
+	k, _, err := c.lease.get(ctx)
+	if err != nil {
+		return false, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.url, nil)
+	if err != nil {
+		return false, err
+	}
+	req.Header.Set("Authorization", "Bearer "+k.secret)
+	resp, err := c.client.Do(req)
+	if err != nil {
+		return false, err
+	}
+	_, err = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK, err
+}
+
+func (c *netHTTPDoer) close() {
+	c.client.CloseIdleConnections()
+	c.lease.close()
+}
