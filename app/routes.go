@@ -5,6 +5,7 @@ import (
 
 	"github.com/brokerdesk/brokerdesk/app/account"
 	"github.com/brokerdesk/brokerdesk/app/httpx"
+	"github.com/brokerdesk/brokerdesk/app/openapi"
 	"github.com/brokerdesk/brokerdesk/app/users"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
@@ -24,6 +25,7 @@ func (s *Server) routes(pager *httpx.Pager, o options) {
 
 	auth := tenancy.NewAuthenticator(s.client)
 	v1 := s.App.Group(V1Prefix)
+	openapi.Mount(v1) // public: the document needs no credential
 	api := authed{Router: v1, mw: auth.Secret()}
 	account.NewHandler().Mount(api)
 	users.NewHandler(pager).Mount(api)

@@ -1,0 +1,167 @@
+// Package openapi holds the OpenAPI 3.1 document of the Public API (openapi.yaml, written by
+// hand: it is the contract) and serves it as JSON at GET /api/public/v1/openapi.json. The
+// integration tests validate every request and response they make against it.
+package openapi
+
+import (
+	"bytes"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/gofiber/fiber/v2"
+	"go.yaml.in/yaml/v3"
+)
+
+//go:embed openapi.yaml
+var source []byte
+
+// document is the JSON form of openapi.yaml and its ETag, converted once.
+type document struct {
+	json []byte
+	etag string
+}
+
+var converted = sync.OnceValues(func() (document, error) {
+	j, err := yamlToJSON(source)
+	if err != nil {
+		return document{}, fmt.Errorf("openapi.yaml: %w", err)
+	}
+	sum := sha256.Sum256(j)
+	return document{json: j, etag: `"` + base64.RawURLEncoding.EncodeToString(sum[:16]) + `"`}, nil
+})
+
+// JSON returns the document as JSON, keys in the order openapi.yaml lists them.
+func JSON() ([]byte, error) {
+	d, err := converted()
+	return d.json, err
+}
+
+// Load parses the document (a fresh copy on every call: callers may change it) and resolves
+// its references. It does not validate it; doc.Validate does.
+func Load() (*openapi3.T, error) {
+	j, err := JSON()
+	if err != nil {
+		return nil, err
+	}
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromData(j)
+	if err != nil {
+		return nil, fmt.Errorf("load openapi document: %w", err)
+	}
+	return doc, nil
+}
+
+// Mount registers GET /openapi.json on r, which must not authenticate: the document is public.
+// The answer is cacheable: its ETag is the content hash, and If-None-Match gets 304.
+func Mount(r fiber.Router) {
+	d, err := converted()
+	if err != nil {
+		panic(err) // the embedded document is tested; failing here is a build defect
+	}
+	r.Get("/openapi.json", func(c *fiber.Ctx) error {
+		c.Set(fiber.HeaderETag, d.etag)
+		c.Set(fiber.HeaderCacheControl, "public, max-age=300")
+		if etagMatches(c.Get(fiber.HeaderIfNoneMatch), d.etag) {
+			return c.SendStatus(fiber.StatusNotModified)
+		}
+		c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+		return c.Send(d.json)
+	})
+}
+
+// etagMatches reports whether an If-None-Match header names etag (weak comparison, RFC 9110).
+func etagMatches(header, etag string) bool {
+	for _, t := range strings.Split(header, ",") {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+		if t == "*" || t == etag {
+			return true
+		}
+	}
+	return false
+}
+
+// yamlToJSON converts a YAML document to JSON, keeping the order of mapping keys.
+func yamlToJSON(y []byte) ([]byte, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(y, &root); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := writeJSON(&buf, &root); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func writeJSON(buf *bytes.Buffer, n *yaml.Node) error {
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) != 1 {
+			return fmt.Errorf("line %d: want one document", n.Line)
+		}
+		return writeJSON(buf, n.Content[0])
+	case yaml.AliasNode:
+		return writeJSON(buf, n.Alias)
+	case yaml.MappingNode:
+		buf.WriteByte('{')
+		seen := make(map[string]bool, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Kind != yaml.ScalarNode {
+				return fmt.Errorf("line %d: mapping keys must be scalars", k.Line)
+			}
+			if seen[k.Value] {
+				return fmt.Errorf("line %d: duplicate key %q", k.Line, k.Value)
+			}
+			seen[k.Value] = true
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			if err := writeScalar(buf, k.Value, k.Line); err != nil {
+				return err
+			}
+			buf.WriteByte(':')
+			if err := writeJSON(buf, n.Content[i+1]); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte('}')
+		return nil
+	case yaml.SequenceNode:
+		buf.WriteByte('[')
+		for i, item := range n.Content {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			if err := writeJSON(buf, item); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte(']')
+		return nil
+	case yaml.ScalarNode:
+		var v any
+		if err := n.Decode(&v); err != nil {
+			return fmt.Errorf("line %d: %w", n.Line, err)
+		}
+		return writeScalar(buf, v, n.Line)
+	}
+	return fmt.Errorf("line %d: unsupported YAML node", n.Line)
+}
+
+// writeScalar writes v as JSON without escaping <, > and & (the document is no HTML).
+func writeScalar(buf *bytes.Buffer, v any, line int) error {
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("line %d: %w", line, err)
+	}
+	buf.Truncate(buf.Len() - 1) // Encode ends with a newline
+	return nil
+}
