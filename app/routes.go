@@ -4,9 +4,13 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/brokerdesk/brokerdesk/app/account"
+	"github.com/brokerdesk/brokerdesk/app/events"
 	"github.com/brokerdesk/brokerdesk/app/httpx"
+	"github.com/brokerdesk/brokerdesk/app/idempotency"
 	"github.com/brokerdesk/brokerdesk/app/openapi"
+	"github.com/brokerdesk/brokerdesk/app/ratelimit"
 	"github.com/brokerdesk/brokerdesk/app/users"
+	"github.com/brokerdesk/brokerdesk/policy"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
@@ -24,13 +28,17 @@ func (s *Server) routes(pager *httpx.Pager, o options) {
 	})
 
 	auth := tenancy.NewAuthenticator(s.client)
+	idem := idempotency.New(s.side, o.now)
 	v1 := s.App.Group(V1Prefix)
 	openapi.Mount(v1) // public: the document needs no credential
-	api := authed{Router: v1, mw: auth.Secret()}
+	// Every v1 route: authenticate (and pin), then count against the credential's quota; a
+	// request refused with 401 never reaches the limiter.
+	api := authed{Router: v1, mw: []fiber.Handler{auth.Secret(), s.limits.API.Middleware(ratelimit.CredentialKey)}}
 	account.NewHandler().Mount(api)
 	users.NewHandler(pager).Mount(api)
+	events.NewHandler(pager, policy.Default()).Mount(api)
 	if o.testRoutes != nil {
-		o.testRoutes(v1, auth.Secret())
+		o.testRoutes(v1, Middleware{Auth: auth.Secret(), Idempotent: idem.Middleware()})
 	}
 }
 
@@ -38,11 +46,11 @@ func (s *Server) routes(pager *httpx.Pager, o options) {
 // Use: an unknown path then answers 404 and a wrong method 405, whatever the credential.
 type authed struct {
 	fiber.Router
-	mw fiber.Handler
+	mw []fiber.Handler
 }
 
 func (a authed) with(h []fiber.Handler) []fiber.Handler {
-	return append([]fiber.Handler{a.mw}, h...)
+	return append(append([]fiber.Handler{}, a.mw...), h...)
 }
 
 // Get registers an authenticated GET route.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/brokerdesk/brokerdesk/app/httpx"
 	"github.com/brokerdesk/brokerdesk/app/maintenance"
+	"github.com/brokerdesk/brokerdesk/app/ratelimit"
 	"github.com/brokerdesk/brokerdesk/ent"
 	_ "github.com/brokerdesk/brokerdesk/ent/runtime" // registers schema hooks and privacy policies
 	"github.com/brokerdesk/brokerdesk/tenancy"
@@ -25,19 +26,35 @@ type Server struct {
 	App    *fiber.App
 	pool   *pgxpool.Pool
 	client *ent.Client
-	log    zerolog.Logger
+	// side is a small second pool for short transactions a request needs besides its own
+	// (idempotency reservations). Taking them from the main pool could deadlock: every
+	// connection held by a request transaction waiting for one more.
+	sidePool *pgxpool.Pool
+	side     *ent.Client
+	limits   *ratelimit.Limits
+	log      zerolog.Logger
 }
 
 // Option changes how NewServer builds the server.
 type Option func(*options)
 
 type options struct {
-	testRoutes func(v1 fiber.Router, auth fiber.Handler)
+	testRoutes func(v1 fiber.Router, m Middleware)
 	now        func() time.Time
+	trace      func(query string, args any)
 }
 
-// WithTestRoutes mounts extra authenticated routes under /api/public/v1; only tests use it.
-func WithTestRoutes(f func(v1 fiber.Router, auth fiber.Handler)) Option {
+// WithSQLTrace shows every SQL statement of request transactions to f (tests).
+func WithSQLTrace(f func(query string, args any)) Option { return func(o *options) { o.trace = f } }
+
+// Middleware are the shared route middlewares, handed to test routes.
+type Middleware struct {
+	Auth       fiber.Handler // secret key, pinned request transaction
+	Idempotent fiber.Handler // Idempotency-Key
+}
+
+// WithTestRoutes mounts extra routes under /api/public/v1; only tests use it.
+func WithTestRoutes(f func(v1 fiber.Router, m Middleware)) Option {
 	return func(o *options) { o.testRoutes = f }
 }
 
@@ -63,8 +80,24 @@ func NewServer(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Opti
 		return nil, fmt.Errorf("connect: %w", err)
 	}
 	db := stdlib.OpenDBFromPool(pool)
-	client := ent.NewClient(ent.Driver(tenancy.NewDriver(db)))
-	s := &Server{pool: pool, client: client, log: log}
+	drv := tenancy.NewDriver(db)
+	drv.Trace = o.trace
+	client := ent.NewClient(ent.Driver(drv))
+	scfg := pcfg.Copy()
+	scfg.MaxConns = max(2, pcfg.MaxConns/4)
+	sidePool, err := pgxpool.NewWithConfig(ctx, scfg)
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("connect: %w", err)
+	}
+	side := ent.NewClient(ent.Driver(tenancy.NewDriver(stdlib.OpenDBFromPool(sidePool))))
+	limits, err := ratelimit.New(cfg.RedisURL, ratelimit.Config{})
+	if err != nil {
+		pool.Close()
+		sidePool.Close()
+		return nil, fmt.Errorf("REDIS_URL: %w", err)
+	}
+	s := &Server{pool: pool, client: client, sidePool: sidePool, side: side, limits: limits, log: log}
 	s.App = fiber.New(fiber.Config{
 		ErrorHandler:          httpx.ErrorHandler,
 		DisableStartupMessage: true,
@@ -81,7 +114,10 @@ func NewServer(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Opti
 // Close releases the database pool.
 func (s *Server) Close() {
 	_ = s.client.Close()
+	_ = s.side.Close()
 	s.pool.Close()
+	s.sidePool.Close()
+	_ = s.limits.Close()
 }
 
 // Purger returns the background purge job on the server's pool (tests run it directly).

@@ -26,6 +26,9 @@ var ErrNoCompany = errors.New("tenancy: no company in context")
 // sql.WithVar would issue a session-level SET that does).
 type Driver struct {
 	*entsql.Driver
+	// Trace, when set, sees every statement sent in a transaction (tests read the SQL a list
+	// runs, to EXPLAIN it).
+	Trace func(query string, args any)
 }
 
 // NewDriver wraps db, a pool of connections as the app role or the owner.
@@ -68,6 +71,9 @@ func (d *Driver) BeginTx(ctx context.Context, opts *entsql.TxOptions) (dialect.T
 	case pinned:
 		stmt, args = "SELECT set_config('app.company_id', $1, true)", []any{id.String()}
 	case ctx.Value(authPendingKey{}) != nil:
+		if d.Trace != nil {
+			return tracedTx{Tx: tx, trace: d.Trace}, nil
+		}
 		return tx, nil
 	default:
 		_ = tx.Rollback()
@@ -82,5 +88,39 @@ func (d *Driver) BeginTx(ctx context.Context, opts *entsql.TxOptions) (dialect.T
 		_ = tx.Rollback()
 		return nil, fmt.Errorf("pin transaction: %w", err)
 	}
+	if d.Trace != nil {
+		return tracedTx{Tx: tx, trace: d.Trace}, nil
+	}
 	return tx, nil
+}
+
+type tracedTx struct {
+	dialect.Tx
+	trace func(string, any)
+}
+
+func (t tracedTx) Query(ctx context.Context, q string, args, v any) error {
+	t.trace(q, args)
+	return t.Tx.Query(ctx, q, args, v)
+}
+
+func (t tracedTx) Exec(ctx context.Context, q string, args, v any) error {
+	t.trace(q, args)
+	return t.Tx.Exec(ctx, q, args, v)
+}
+
+// QueryContext passes through to the transaction (ent's sql/execquery feature needs it).
+func (t tracedTx) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	t.trace(q, args)
+	return t.Tx.(interface {
+		QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+	}).QueryContext(ctx, q, args...)
+}
+
+// ExecContext passes through to the transaction.
+func (t tracedTx) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	t.trace(q, args)
+	return t.Tx.(interface {
+		ExecContext(context.Context, string, ...any) (sql.Result, error)
+	}).ExecContext(ctx, q, args...)
 }

@@ -61,6 +61,11 @@ func BadRequest(code, format string, args ...any) error {
 	return newE(ErrBadRequest, code, format, args...)
 }
 
+// RateLimited is a request over its quota (429); the limiter sets Retry-After.
+func RateLimited(format string, args ...any) error {
+	return newE(ErrRateLimited, "rate_limited", format, args...)
+}
+
 // FieldError is one invalid field of a 422.
 type FieldError struct {
 	Field  string `json:"field"`

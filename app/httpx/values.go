@@ -44,5 +44,6 @@ func Lang(c *fiber.Ctx) string {
 		lang = "en"
 	}
 	c.Set(fiber.HeaderContentLanguage, lang)
+	c.Vary(fiber.HeaderAcceptLanguage)
 	return lang
 }

@@ -223,7 +223,7 @@ func (s *Service) CreateUser(ctx context.Context, in NewUser) (User, error) {
 			if err != nil {
 				return err
 			}
-			if err := s.events.Record(tenancy.WithCompany(ctx, co), "user.created", users.NewView(u)); err != nil {
+			if err := s.events.Record(tenancy.WithCompany(ctx, co), "user.created", users.NewView(u, "de")); err != nil {
 				return err
 			}
 			ids[i] = u.ID

@@ -162,12 +162,8 @@ func (d Decision) Err() error {
 	if d.Allowed {
 		return nil
 	}
-	return &errs.E{
-		Kind: errs.ErrRateLimited,
-		Code: "rate_limited",
-		Detail: fmt.Sprintf("rate limit of %d requests per %s exceeded; retry in %d s",
-			d.Limit, formatPeriod(d.period), d.RetryAfterSeconds()),
-	}
+	return errs.RateLimited("rate limit of %d requests per %s exceeded; retry in %d s",
+		d.Limit, formatPeriod(d.period), d.RetryAfterSeconds())
 }
 
 func formatPeriod(p time.Duration) string {

@@ -38,19 +38,32 @@ type View struct {
 	FirstName          string                   `json:"firstName"`
 	LastName           string                   `json:"lastName"`
 	Status             string                   `json:"status"`
+	StatusLabel        string                   `json:"statusLabel"`
 	Role               string                   `json:"role"`
+	RoleLabel          string                   `json:"roleLabel"`
 	ExternalReferences []schematype.ExternalRef `json:"externalReferences"`
 	CreatedAt          time.Time                `json:"createdAt"`
 	UpdatedAt          time.Time                `json:"updatedAt"`
 }
 
-func NewView(u *ent.User) View {
+// NewView is the User resource with its labels in lang ("de" or "en").
+func NewView(u *ent.User, lang string) View {
 	refs := u.ExternalReferences
 	if refs == nil {
 		refs = []schematype.ExternalRef{}
 	}
-	return View{ID: u.ID, Email: u.Email, FirstName: u.FirstName, LastName: u.LastName, Status: string(u.Status),
-		Role: string(u.Role), ExternalReferences: refs, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt}
+	return View{ID: u.ID, Email: u.Email, FirstName: u.FirstName, LastName: u.LastName,
+		Status: string(u.Status), StatusLabel: labels[lang][string(u.Status)],
+		Role: string(u.Role), RoleLabel: labels[lang][string(u.Role)],
+		ExternalReferences: refs, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt}
+}
+
+// labels of statuses and roles, by language.
+var labels = map[string]map[string]string{
+	"de": {"active": "Aktiv", "inactive": "Inaktiv", "suspended": "Gesperrt",
+		"admin": "Administrator", "manager": "Manager", "agent": "Berater"},
+	"en": {"active": "Active", "inactive": "Inactive", "suspended": "Suspended",
+		"admin": "Administrator", "manager": "Manager", "agent": "Agent"},
 }
 
 // list handles GET /users: Paged, oldest first, filters status and email.
@@ -93,9 +106,10 @@ func (h *Handler) list(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	lang := httpx.Lang(c)
 	return httpx.WritePage(c, page, rows, func(u *ent.User) []string {
 		return []string{u.CreatedAt.UTC().Format(time.RFC3339Nano), u.ID.String()}
-	}, NewView)
+	}, func(u *ent.User) View { return NewView(u, lang) })
 }
 
 // get handles GET /users/{userId}.
@@ -112,5 +126,5 @@ func (h *Handler) get(c *fiber.Ctx) error {
 		}
 		return err
 	}
-	return httpx.OK(c, NewView(u), u.Version)
+	return httpx.OK(c, NewView(u, httpx.Lang(c)), u.Version)
 }

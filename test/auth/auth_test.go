@@ -22,8 +22,8 @@ func TestMain(m *testing.M) { os.Exit(apitest.Main(m)) }
 
 // testRoutes are mounted only in this package's server: a JSON POST (no public POST exists
 // yet), a feature-gated route and an admin route.
-func testRoutes(v1 fiber.Router, auth fiber.Handler) {
-	v1.Post("/_test/echo", auth, func(c *fiber.Ctx) error {
+func testRoutes(v1 fiber.Router, m app.Middleware) {
+	v1.Post("/_test/echo", m.Auth, func(c *fiber.Ctx) error {
 		var in struct {
 			Name string `json:"name"`
 		}
@@ -32,9 +32,9 @@ func testRoutes(v1 fiber.Router, auth fiber.Handler) {
 		}
 		return c.JSON(in)
 	})
-	v1.Get("/_test/leads", auth, policy.Require("leads:read"), func(c *fiber.Ctx) error { return c.JSON(fiber.Map{}) })
-	v1.Post("/_test/admin", auth, policy.Require("admin:write"), func(c *fiber.Ctx) error { return c.JSON(fiber.Map{}) })
-	v1.Get("/_test/panic", auth, func(c *fiber.Ctx) error { panic("boom") })
+	v1.Get("/_test/leads", m.Auth, policy.Require("leads:read"), func(c *fiber.Ctx) error { return c.JSON(fiber.Map{}) })
+	v1.Post("/_test/admin", m.Auth, policy.Require("admin:write"), func(c *fiber.Ctx) error { return c.JSON(fiber.Map{}) })
+	v1.Get("/_test/panic", m.Auth, func(c *fiber.Ctx) error { panic("boom") })
 }
 
 func TestAuth_Credentials(t *testing.T) {

@@ -39,9 +39,9 @@ type eventPage struct {
 
 // writeRoute records one event per request and then waits a random moment before the commit,
 // so transactions commit in another order than they inserted.
-func writeRoute(v1 fiber.Router, auth fiber.Handler) {
+func writeRoute(v1 fiber.Router, m app.Middleware) {
 	svc := events.NewService()
-	v1.Post("/_test/events", auth, func(c *fiber.Ctx) error {
+	v1.Post("/_test/events", m.Auth, func(c *fiber.Ctx) error {
 		if err := svc.Record(c.UserContext(), "user.updated", fiber.Map{"n": c.Query("n")}); err != nil {
 			return err
 		}

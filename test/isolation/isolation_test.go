@@ -25,8 +25,8 @@ var tenantTables = []string{"users", "api_keys", "external_refs"}
 
 // rawRoutes mounts test-only routes that run raw SQL inside the request's pinned transaction,
 // below the ent privacy layer.
-func rawRoutes(v1 fiber.Router, auth fiber.Handler) {
-	v1.Get("/_test/raw/:table", auth, func(c *fiber.Ctx) error {
+func rawRoutes(v1 fiber.Router, m app.Middleware) {
+	v1.Get("/_test/raw/:table", m.Auth, func(c *fiber.Ctx) error {
 		ctx := c.UserContext()
 		table := c.Params("table")
 		ok := table == "companies"
@@ -56,7 +56,7 @@ func rawRoutes(v1 fiber.Router, auth fiber.Handler) {
 		return c.JSON(ids)
 	})
 	// Ent with its privacy rules switched off: only RLS stands between the request and B's rows.
-	v1.Get("/_test/bypass/users", auth, func(c *fiber.Ctx) error {
+	v1.Get("/_test/bypass/users", m.Auth, func(c *fiber.Ctx) error {
 		ctx := privacy.DecisionContext(c.UserContext(), privacy.Allow)
 		us, err := tenancy.Client(ctx).User.Query().All(ctx)
 		if err != nil {
@@ -69,7 +69,7 @@ func rawRoutes(v1 fiber.Router, auth fiber.Handler) {
 		return c.JSON(ids)
 	})
 	// A write aimed at another company from inside A's transaction, privacy bypassed.
-	v1.Post("/_test/bypass/users/:companyId", auth, func(c *fiber.Ctx) error {
+	v1.Post("/_test/bypass/users/:companyId", m.Auth, func(c *fiber.Ctx) error {
 		ctx := privacy.DecisionContext(c.UserContext(), privacy.Allow)
 		other, err := uuid.Parse(c.Params("companyId"))
 		if err != nil {
@@ -81,7 +81,7 @@ func rawRoutes(v1 fiber.Router, auth fiber.Handler) {
 		}
 		return c.JSON(fiber.Map{"updated": n})
 	})
-	v1.Post("/_test/raw-insert/:companyId", auth, func(c *fiber.Ctx) error {
+	v1.Post("/_test/raw-insert/:companyId", m.Auth, func(c *fiber.Ctx) error {
 		ctx := c.UserContext()
 		_, err := tenancy.Client(ctx).ExecContext(ctx,
 			"INSERT INTO external_refs (id, resource, resource_id, source, external_id, company_id) VALUES ($1,'user',$1,'x','y',$2)",

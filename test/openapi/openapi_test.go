@@ -306,7 +306,7 @@ func (r *recorder) Helper() {}
 // invalid requests that got their error answer.
 func TestOpenAPI_Harness(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, app.WithTestRoutes(func(v1 fiber.Router, auth fiber.Handler) {
+	env := apitest.New(t, app.WithTestRoutes(func(v1 fiber.Router, m app.Middleware) {
 		v1.Get("/undocumented", func(c *fiber.Ctx) error { return c.JSON(fiber.Map{"ok": true}) })
 		v1.Get("/_test/ok", func(c *fiber.Ctx) error { return c.JSON(fiber.Map{"ok": true}) })
 		v1.Get("/_test/not-a-problem", func(c *fiber.Ctx) error {

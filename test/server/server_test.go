@@ -28,8 +28,8 @@ func TestMain(m *testing.M) { os.Exit(apitest.Main(m)) }
 func TestServer_GracefulShutdown(t *testing.T) {
 	t.Parallel()
 	started := make(chan struct{})
-	env := apitest.New(t, app.WithTestRoutes(func(v1 fiber.Router, auth fiber.Handler) {
-		v1.Get("/_test/slow", auth, func(c *fiber.Ctx) error {
+	env := apitest.New(t, app.WithTestRoutes(func(v1 fiber.Router, m app.Middleware) {
+		v1.Get("/_test/slow", m.Auth, func(c *fiber.Ctx) error {
 			close(started)
 			time.Sleep(500 * time.Millisecond)
 			return c.JSON(fiber.Map{"done": true})

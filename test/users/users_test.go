@@ -3,9 +3,11 @@ package users
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"net/url"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -109,38 +111,45 @@ func fields(want ...string) func(t *testing.T, r *apitest.Response) {
 	}
 }
 
-// TestUsers_WalkWhileInserting walks every page while another goroutine inserts users: each
-// user that existed when the walk started comes back exactly once.
+// TestUsers_WalkWhileInserting walks 10,000 users in pages of 200 while another goroutine
+// inserts 1,000 more: each user that existed when the walk started comes back exactly once.
+// Page 50's query is EXPLAINed: an index scan, no OFFSET.
 func TestUsers_WalkWhileInserting(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
+	var mu sync.Mutex
+	var lastList string
+	var lastArgs []any
+	env := apitest.New(t, app.WithSQLTrace(func(q string, args any) {
+		if strings.Contains(q, `FROM "users"`) && strings.Contains(q, "ORDER BY") {
+			mu.Lock()
+			lastList, lastArgs = q, args.([]any)
+			mu.Unlock()
+		}
+	}))
 	ctx := context.Background()
 	a := env.NewCompany(t)
-	if err := env.InsertUsers(ctx, a.ID, "walk", 1000); err != nil {
+	if err := env.InsertUsers(ctx, a.ID, "walk", 9999); err != nil {
 		t.Fatal(err)
 	}
-	before := 1001 // plus the admin
+	before := 10000 // plus the admin
 	var wg sync.WaitGroup
-	stop := make(chan struct{})
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		for i := 0; ; i++ {
-			select {
-			case <-stop:
-				return
-			default:
-			}
+		for i := range 50 {
 			if err := env.InsertUsers(ctx, a.ID, fmt.Sprintf("during%d-", i), 20); err != nil {
 				t.Error(err)
 				return
 			}
+			time.Sleep(5 * time.Millisecond)
 		}
 	}()
 	seen := map[uuid.UUID]int{}
 	cursor, pages := "", 0
+	var page50 string
+	var page50Args []any
 	for {
-		path := "/users?limit=50"
+		path := "/users?limit=200"
 		if cursor != "" {
 			path += "&cursor=" + cursor
 		}
@@ -154,12 +163,16 @@ func TestUsers_WalkWhileInserting(t *testing.T) {
 			seen[u.ID]++
 		}
 		pages++
+		if pages == 50 {
+			mu.Lock()
+			page50, page50Args = lastList, lastArgs
+			mu.Unlock()
+		}
 		cursor = p.Pagination.NextCursor
 		if !p.Pagination.HasMore {
 			break
 		}
 	}
-	close(stop)
 	wg.Wait()
 	for id, n := range seen {
 		if n != 1 {
@@ -172,6 +185,51 @@ func TestUsers_WalkWhileInserting(t *testing.T) {
 	if cursor == "" {
 		t.Error("last page has no nextCursor")
 	}
+	if page50 == "" {
+		t.Fatal("no list query traced for page 50")
+	}
+	if strings.Contains(strings.ToUpper(page50), "OFFSET") {
+		t.Errorf("page 50 uses OFFSET: %s", page50)
+	}
+	plan := explain(t, env, a.ID.String(), page50, page50Args)
+	if !strings.Contains(plan, "Index") || strings.Contains(plan, "Seq Scan") {
+		t.Errorf("page 50 is not an index scan:\n%s\n%s", page50, plan)
+	}
+	t.Logf("page 50: %s\n%s", page50, plan)
+}
+
+// explain runs EXPLAIN of query as the app role pinned to company.
+func explain(t *testing.T, env *apitest.Env, company, query string, args []any) string {
+	t.Helper()
+	ctx := context.Background()
+	owner, err := sql.Open("pgx", env.OwnerURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer owner.Close()
+	if _, err := owner.ExecContext(ctx, "ANALYZE users"); err != nil { // fresh statistics, as autovacuum would have
+		t.Fatal(err)
+	}
+	tx, err := env.AppDB.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, "SELECT set_config('app.company_id', $1, true)", company); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := tx.QueryContext(ctx, "EXPLAIN "+query, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var b strings.Builder
+	for rows.Next() {
+		var line string
+		_ = rows.Scan(&line)
+		b.WriteString(line + "\n")
+	}
+	return b.String()
 }
 
 func TestUsers_Cursors(t *testing.T) {
@@ -208,4 +266,24 @@ func TestUsers_Cursors(t *testing.T) {
 	env.Run(t, []apitest.Case{
 		{Name: "expired cursor", Key: a.Secret, Path: "/users?cursor=" + cur, Status: 422, Check: fields("cursor:cursor_expired")},
 	})
+}
+
+func TestUsers_Labels(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a := env.NewCompany(t)
+	for _, tc := range []struct{ accept, lang, status, role string }{
+		{"", "de", "Aktiv", "Administrator"},
+		{"en-GB,en;q=0.9", "en", "Active", "Administrator"},
+		{"fr", "de", "Aktiv", "Administrator"},
+		{"de-DE", "de", "Aktiv", "Administrator"},
+	} {
+		r := env.Do(t, apitest.Request{Path: "/users/" + a.Admin.ID.String(), Key: a.Secret,
+			Header: map[string]string{"Accept-Language": tc.accept}})
+		var u struct{ StatusLabel, RoleLabel string }
+		r.Decode(t, &u)
+		if r.Header.Get("Content-Language") != tc.lang || u.StatusLabel != tc.status || u.RoleLabel != tc.role {
+			t.Errorf("Accept-Language %q: %s %+v", tc.accept, r.Header.Get("Content-Language"), u)
+		}
+	}
 }

@@ -1,0 +1,92 @@
+package schematype
+
+import (
+	"database/sql/driver"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/shopspring/decimal"
+)
+
+// Money is an exact amount in EUR with two fraction digits. On the wire it is a decimal string
+// ("1234.50"); in PostgreSQL numeric(14,2). It is never a float.
+type Money struct{ d decimal.Decimal }
+
+// ParseMoney reads "1234.5", "1234.50" or "-3"; more than two fraction digits, exponents and
+// anything that is not a plain decimal are errors.
+func ParseMoney(s string) (Money, error) {
+	s = strings.TrimSpace(s)
+	if s == "" || strings.ContainsAny(s, "eE_ ,") {
+		return Money{}, fmt.Errorf("money %q: want a decimal string like \"1234.50\"", s)
+	}
+	d, err := decimal.NewFromString(s)
+	if err != nil {
+		return Money{}, fmt.Errorf("money %q: want a decimal string like \"1234.50\"", s)
+	}
+	if d.Exponent() < -2 && !d.Equal(d.Round(2)) {
+		return Money{}, fmt.Errorf("money %q: at most two fraction digits", s)
+	}
+	return Money{d: d.Round(2)}, nil
+}
+
+// MustMoney is ParseMoney for constants.
+func MustMoney(s string) Money {
+	m, err := ParseMoney(s)
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
+
+// String is the amount with exactly two fraction digits.
+func (m Money) String() string { return m.d.StringFixed(2) }
+
+// Add returns m + o, exactly.
+func (m Money) Add(o Money) Money { return Money{d: m.d.Add(o.d)} }
+
+// Equal reports whether the amounts are equal.
+func (m Money) Equal(o Money) bool { return m.d.Equal(o.d) }
+
+// MarshalJSON writes the decimal string.
+func (m Money) MarshalJSON() ([]byte, error) { return json.Marshal(m.String()) }
+
+// UnmarshalJSON accepts only a decimal string: a JSON number would pass through a float
+// somewhere on the client's side.
+func (m *Money) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("money: want a decimal string like \"1234.50\"")
+	}
+	v, err := ParseMoney(s)
+	if err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+// Value stores the amount as numeric text.
+func (m Money) Value() (driver.Value, error) { return m.String(), nil }
+
+// Scan reads numeric from PostgreSQL.
+func (m *Money) Scan(src any) error {
+	var s string
+	switch v := src.(type) {
+	case string:
+		s = v
+	case []byte:
+		s = string(v)
+	case nil:
+		*m = Money{}
+		return nil
+	default:
+		return fmt.Errorf("money: cannot scan %T", src)
+	}
+	d, err := decimal.NewFromString(s)
+	if err != nil {
+		return err
+	}
+	*m = Money{d: d.Round(2)}
+	return nil
+}
