@@ -33,6 +33,7 @@ const (
 	TypeValidation       = ProblemBase + "validation-failed"
 	TypeRateLimited      = ProblemBase + "rate-limited"
 	TypeInternal         = ProblemBase + "internal"
+	TypeUnavailable      = ProblemBase + "unavailable"
 )
 
 // ContentTypeProblem is the media type of every error body.
@@ -77,6 +78,7 @@ var fiberTypes = map[int]struct{ typ, code string }{
 	http.StatusRequestEntityTooLarge: {TypeTooLarge, "payload_too_large"},
 	http.StatusUnsupportedMediaType:  {TypeUnsupportedMedia, "unsupported_media_type"},
 	http.StatusRequestTimeout:        {TypeBadRequest, "request_timeout"},
+	http.StatusServiceUnavailable:    {TypeUnavailable, "unavailable"},
 }
 
 // ToProblem turns any error into the problem the client sees. It is the only place that

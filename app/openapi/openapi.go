@@ -6,10 +6,12 @@ package openapi
 import (
 	"bytes"
 	"crypto/sha256"
-	_ "embed"
+	"embed"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io/fs"
+	"sort"
 	"strings"
 	"sync"
 
@@ -21,6 +23,13 @@ import (
 //go:embed openapi.yaml
 var source []byte
 
+// areas holds one file per resource area (areas/leads.yaml, …), each with top-level `paths`
+// and `components` (schemas, responses, parameters, headers) that are merged into openapi.yaml:
+// areas grow their part of the contract without editing one shared file.
+//
+//go:embed areas/*.yaml
+var areas embed.FS
+
 // document is the JSON form of openapi.yaml and its ETag, converted once.
 type document struct {
 	json []byte
@@ -28,9 +37,9 @@ type document struct {
 }
 
 var converted = sync.OnceValues(func() (document, error) {
-	j, err := yamlToJSON(source)
+	j, err := assemble()
 	if err != nil {
-		return document{}, fmt.Errorf("openapi.yaml: %w", err)
+		return document{}, err
 	}
 	sum := sha256.Sum256(j)
 	return document{json: j, etag: `"` + base64.RawURLEncoding.EncodeToString(sum[:16]) + `"`}, nil
@@ -84,6 +93,77 @@ func etagMatches(header, etag string) bool {
 		}
 	}
 	return false
+}
+
+// assemble merges the area files into openapi.yaml and converts the result to JSON.
+func assemble() ([]byte, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(source, &root); err != nil {
+		return nil, fmt.Errorf("openapi.yaml: %w", err)
+	}
+	names, err := fs.Glob(areas, "areas/*.yaml")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		b, err := areas.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		var frag yaml.Node
+		if err := yaml.Unmarshal(b, &frag); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if err := mergeArea(root.Content[0], frag.Content[0]); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	var buf bytes.Buffer
+	if err := writeJSON(&buf, &root); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// mergeArea appends an area's paths and components to the document's; a key defined twice is
+// an error (writeJSON reports duplicates).
+func mergeArea(doc, frag *yaml.Node) error {
+	for i := 0; i+1 < len(frag.Content); i += 2 {
+		key, val := frag.Content[i].Value, frag.Content[i+1]
+		switch key {
+		case "paths":
+			appendMapping(child(doc, "paths"), val)
+		case "components":
+			comps := child(doc, "components")
+			for j := 0; j+1 < len(val.Content); j += 2 {
+				appendMapping(child(comps, val.Content[j].Value), val.Content[j+1])
+			}
+		case "tags":
+			t := child(doc, "tags")
+			t.Content = append(t.Content, val.Content...)
+		default:
+			return fmt.Errorf("an area file may hold paths, components and tags, not %q", key)
+		}
+	}
+	return nil
+}
+
+// child returns the mapping under key in m, creating it when missing.
+func child(m *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	k := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}
+	v := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	m.Content = append(m.Content, k, v)
+	return v
+}
+
+func appendMapping(dst, src *yaml.Node) {
+	dst.Content = append(dst.Content, src.Content...)
 }
 
 // yamlToJSON converts a YAML document to JSON, keeping the order of mapping keys.
