@@ -18,11 +18,17 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/brokerdesk/brokerdesk/ent/apikey"
 	"github.com/brokerdesk/brokerdesk/ent/company"
+	"github.com/brokerdesk/brokerdesk/ent/contact"
+	"github.com/brokerdesk/brokerdesk/ent/contactphone"
 	"github.com/brokerdesk/brokerdesk/ent/event"
 	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
 	"github.com/brokerdesk/brokerdesk/ent/externalref"
 	"github.com/brokerdesk/brokerdesk/ent/idempotencykey"
 	"github.com/brokerdesk/brokerdesk/ent/jobrun"
+	"github.com/brokerdesk/brokerdesk/ent/lead"
+	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
+	"github.com/brokerdesk/brokerdesk/ent/leadstage"
+	"github.com/brokerdesk/brokerdesk/ent/leadsubmission"
 	"github.com/brokerdesk/brokerdesk/ent/user"
 
 	stdsql "database/sql"
@@ -37,6 +43,10 @@ type Client struct {
 	APIKey *APIKeyClient
 	// Company is the client for interacting with the Company builders.
 	Company *CompanyClient
+	// Contact is the client for interacting with the Contact builders.
+	Contact *ContactClient
+	// ContactPhone is the client for interacting with the ContactPhone builders.
+	ContactPhone *ContactPhoneClient
 	// Event is the client for interacting with the Event builders.
 	Event *EventClient
 	// EventCounter is the client for interacting with the EventCounter builders.
@@ -47,6 +57,14 @@ type Client struct {
 	IdempotencyKey *IdempotencyKeyClient
 	// JobRun is the client for interacting with the JobRun builders.
 	JobRun *JobRunClient
+	// Lead is the client for interacting with the Lead builders.
+	Lead *LeadClient
+	// LeadAttachment is the client for interacting with the LeadAttachment builders.
+	LeadAttachment *LeadAttachmentClient
+	// LeadStage is the client for interacting with the LeadStage builders.
+	LeadStage *LeadStageClient
+	// LeadSubmission is the client for interacting with the LeadSubmission builders.
+	LeadSubmission *LeadSubmissionClient
 	// User is the client for interacting with the User builders.
 	User *UserClient
 }
@@ -62,11 +80,17 @@ func (c *Client) init() {
 	c.Schema = migrate.NewSchema(c.driver)
 	c.APIKey = NewAPIKeyClient(c.config)
 	c.Company = NewCompanyClient(c.config)
+	c.Contact = NewContactClient(c.config)
+	c.ContactPhone = NewContactPhoneClient(c.config)
 	c.Event = NewEventClient(c.config)
 	c.EventCounter = NewEventCounterClient(c.config)
 	c.ExternalRef = NewExternalRefClient(c.config)
 	c.IdempotencyKey = NewIdempotencyKeyClient(c.config)
 	c.JobRun = NewJobRunClient(c.config)
+	c.Lead = NewLeadClient(c.config)
+	c.LeadAttachment = NewLeadAttachmentClient(c.config)
+	c.LeadStage = NewLeadStageClient(c.config)
+	c.LeadSubmission = NewLeadSubmissionClient(c.config)
 	c.User = NewUserClient(c.config)
 }
 
@@ -162,11 +186,17 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		config:         cfg,
 		APIKey:         NewAPIKeyClient(cfg),
 		Company:        NewCompanyClient(cfg),
+		Contact:        NewContactClient(cfg),
+		ContactPhone:   NewContactPhoneClient(cfg),
 		Event:          NewEventClient(cfg),
 		EventCounter:   NewEventCounterClient(cfg),
 		ExternalRef:    NewExternalRefClient(cfg),
 		IdempotencyKey: NewIdempotencyKeyClient(cfg),
 		JobRun:         NewJobRunClient(cfg),
+		Lead:           NewLeadClient(cfg),
+		LeadAttachment: NewLeadAttachmentClient(cfg),
+		LeadStage:      NewLeadStageClient(cfg),
+		LeadSubmission: NewLeadSubmissionClient(cfg),
 		User:           NewUserClient(cfg),
 	}, nil
 }
@@ -189,11 +219,17 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		config:         cfg,
 		APIKey:         NewAPIKeyClient(cfg),
 		Company:        NewCompanyClient(cfg),
+		Contact:        NewContactClient(cfg),
+		ContactPhone:   NewContactPhoneClient(cfg),
 		Event:          NewEventClient(cfg),
 		EventCounter:   NewEventCounterClient(cfg),
 		ExternalRef:    NewExternalRefClient(cfg),
 		IdempotencyKey: NewIdempotencyKeyClient(cfg),
 		JobRun:         NewJobRunClient(cfg),
+		Lead:           NewLeadClient(cfg),
+		LeadAttachment: NewLeadAttachmentClient(cfg),
+		LeadStage:      NewLeadStageClient(cfg),
+		LeadSubmission: NewLeadSubmissionClient(cfg),
 		User:           NewUserClient(cfg),
 	}, nil
 }
@@ -224,8 +260,9 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.APIKey, c.Company, c.Event, c.EventCounter, c.ExternalRef, c.IdempotencyKey,
-		c.JobRun, c.User,
+		c.APIKey, c.Company, c.Contact, c.ContactPhone, c.Event, c.EventCounter,
+		c.ExternalRef, c.IdempotencyKey, c.JobRun, c.Lead, c.LeadAttachment,
+		c.LeadStage, c.LeadSubmission, c.User,
 	} {
 		n.Use(hooks...)
 	}
@@ -235,8 +272,9 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.APIKey, c.Company, c.Event, c.EventCounter, c.ExternalRef, c.IdempotencyKey,
-		c.JobRun, c.User,
+		c.APIKey, c.Company, c.Contact, c.ContactPhone, c.Event, c.EventCounter,
+		c.ExternalRef, c.IdempotencyKey, c.JobRun, c.Lead, c.LeadAttachment,
+		c.LeadStage, c.LeadSubmission, c.User,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -249,6 +287,10 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.APIKey.mutate(ctx, m)
 	case *CompanyMutation:
 		return c.Company.mutate(ctx, m)
+	case *ContactMutation:
+		return c.Contact.mutate(ctx, m)
+	case *ContactPhoneMutation:
+		return c.ContactPhone.mutate(ctx, m)
 	case *EventMutation:
 		return c.Event.mutate(ctx, m)
 	case *EventCounterMutation:
@@ -259,6 +301,14 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.IdempotencyKey.mutate(ctx, m)
 	case *JobRunMutation:
 		return c.JobRun.mutate(ctx, m)
+	case *LeadMutation:
+		return c.Lead.mutate(ctx, m)
+	case *LeadAttachmentMutation:
+		return c.LeadAttachment.mutate(ctx, m)
+	case *LeadStageMutation:
+		return c.LeadStage.mutate(ctx, m)
+	case *LeadSubmissionMutation:
+		return c.LeadSubmission.mutate(ctx, m)
 	case *UserMutation:
 		return c.User.mutate(ctx, m)
 	default:
@@ -579,6 +629,306 @@ func (c *CompanyClient) mutate(ctx context.Context, m *CompanyMutation) (Value, 
 		return (&CompanyDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Company mutation op: %q", m.Op())
+	}
+}
+
+// ContactClient is a client for the Contact schema.
+type ContactClient struct {
+	config
+}
+
+// NewContactClient returns a client for the Contact from the given config.
+func NewContactClient(c config) *ContactClient {
+	return &ContactClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `contact.Hooks(f(g(h())))`.
+func (c *ContactClient) Use(hooks ...Hook) {
+	c.hooks.Contact = append(c.hooks.Contact, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `contact.Intercept(f(g(h())))`.
+func (c *ContactClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Contact = append(c.inters.Contact, interceptors...)
+}
+
+// Create returns a builder for creating a Contact entity.
+func (c *ContactClient) Create() *ContactCreate {
+	mutation := newContactMutation(c.config, OpCreate)
+	return &ContactCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Contact entities.
+func (c *ContactClient) CreateBulk(builders ...*ContactCreate) *ContactCreateBulk {
+	return &ContactCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ContactClient) MapCreateBulk(slice any, setFunc func(*ContactCreate, int)) *ContactCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ContactCreateBulk{err: fmt.Errorf("calling to ContactClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ContactCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ContactCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Contact.
+func (c *ContactClient) Update() *ContactUpdate {
+	mutation := newContactMutation(c.config, OpUpdate)
+	return &ContactUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ContactClient) UpdateOne(_m *Contact) *ContactUpdateOne {
+	mutation := newContactMutation(c.config, OpUpdateOne, withContact(_m))
+	return &ContactUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ContactClient) UpdateOneID(id uuid.UUID) *ContactUpdateOne {
+	mutation := newContactMutation(c.config, OpUpdateOne, withContactID(id))
+	return &ContactUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Contact.
+func (c *ContactClient) Delete() *ContactDelete {
+	mutation := newContactMutation(c.config, OpDelete)
+	return &ContactDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ContactClient) DeleteOne(_m *Contact) *ContactDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ContactClient) DeleteOneID(id uuid.UUID) *ContactDeleteOne {
+	builder := c.Delete().Where(contact.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ContactDeleteOne{builder}
+}
+
+// Query returns a query builder for Contact.
+func (c *ContactClient) Query() *ContactQuery {
+	return &ContactQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeContact},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Contact entity by its id.
+func (c *ContactClient) Get(ctx context.Context, id uuid.UUID) (*Contact, error) {
+	return c.Query().Where(contact.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ContactClient) GetX(ctx context.Context, id uuid.UUID) *Contact {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a Contact.
+func (c *ContactClient) QueryCompany(_m *Contact) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(contact.Table, contact.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, contact.CompanyTable, contact.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ContactClient) Hooks() []Hook {
+	hooks := c.hooks.Contact
+	return append(hooks[:len(hooks):len(hooks)], contact.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *ContactClient) Interceptors() []Interceptor {
+	return c.inters.Contact
+}
+
+func (c *ContactClient) mutate(ctx context.Context, m *ContactMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ContactCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ContactUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ContactUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ContactDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Contact mutation op: %q", m.Op())
+	}
+}
+
+// ContactPhoneClient is a client for the ContactPhone schema.
+type ContactPhoneClient struct {
+	config
+}
+
+// NewContactPhoneClient returns a client for the ContactPhone from the given config.
+func NewContactPhoneClient(c config) *ContactPhoneClient {
+	return &ContactPhoneClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `contactphone.Hooks(f(g(h())))`.
+func (c *ContactPhoneClient) Use(hooks ...Hook) {
+	c.hooks.ContactPhone = append(c.hooks.ContactPhone, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `contactphone.Intercept(f(g(h())))`.
+func (c *ContactPhoneClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ContactPhone = append(c.inters.ContactPhone, interceptors...)
+}
+
+// Create returns a builder for creating a ContactPhone entity.
+func (c *ContactPhoneClient) Create() *ContactPhoneCreate {
+	mutation := newContactPhoneMutation(c.config, OpCreate)
+	return &ContactPhoneCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ContactPhone entities.
+func (c *ContactPhoneClient) CreateBulk(builders ...*ContactPhoneCreate) *ContactPhoneCreateBulk {
+	return &ContactPhoneCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ContactPhoneClient) MapCreateBulk(slice any, setFunc func(*ContactPhoneCreate, int)) *ContactPhoneCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ContactPhoneCreateBulk{err: fmt.Errorf("calling to ContactPhoneClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ContactPhoneCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ContactPhoneCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ContactPhone.
+func (c *ContactPhoneClient) Update() *ContactPhoneUpdate {
+	mutation := newContactPhoneMutation(c.config, OpUpdate)
+	return &ContactPhoneUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ContactPhoneClient) UpdateOne(_m *ContactPhone) *ContactPhoneUpdateOne {
+	mutation := newContactPhoneMutation(c.config, OpUpdateOne, withContactPhone(_m))
+	return &ContactPhoneUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ContactPhoneClient) UpdateOneID(id uuid.UUID) *ContactPhoneUpdateOne {
+	mutation := newContactPhoneMutation(c.config, OpUpdateOne, withContactPhoneID(id))
+	return &ContactPhoneUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ContactPhone.
+func (c *ContactPhoneClient) Delete() *ContactPhoneDelete {
+	mutation := newContactPhoneMutation(c.config, OpDelete)
+	return &ContactPhoneDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ContactPhoneClient) DeleteOne(_m *ContactPhone) *ContactPhoneDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ContactPhoneClient) DeleteOneID(id uuid.UUID) *ContactPhoneDeleteOne {
+	builder := c.Delete().Where(contactphone.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ContactPhoneDeleteOne{builder}
+}
+
+// Query returns a query builder for ContactPhone.
+func (c *ContactPhoneClient) Query() *ContactPhoneQuery {
+	return &ContactPhoneQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeContactPhone},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ContactPhone entity by its id.
+func (c *ContactPhoneClient) Get(ctx context.Context, id uuid.UUID) (*ContactPhone, error) {
+	return c.Query().Where(contactphone.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ContactPhoneClient) GetX(ctx context.Context, id uuid.UUID) *ContactPhone {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a ContactPhone.
+func (c *ContactPhoneClient) QueryCompany(_m *ContactPhone) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(contactphone.Table, contactphone.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, contactphone.CompanyTable, contactphone.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ContactPhoneClient) Hooks() []Hook {
+	hooks := c.hooks.ContactPhone
+	return append(hooks[:len(hooks):len(hooks)], contactphone.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *ContactPhoneClient) Interceptors() []Interceptor {
+	return c.inters.ContactPhone
+}
+
+func (c *ContactPhoneClient) mutate(ctx context.Context, m *ContactPhoneMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ContactPhoneCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ContactPhoneUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ContactPhoneUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ContactPhoneDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ContactPhone mutation op: %q", m.Op())
 	}
 }
 
@@ -1315,6 +1665,606 @@ func (c *JobRunClient) mutate(ctx context.Context, m *JobRunMutation) (Value, er
 	}
 }
 
+// LeadClient is a client for the Lead schema.
+type LeadClient struct {
+	config
+}
+
+// NewLeadClient returns a client for the Lead from the given config.
+func NewLeadClient(c config) *LeadClient {
+	return &LeadClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `lead.Hooks(f(g(h())))`.
+func (c *LeadClient) Use(hooks ...Hook) {
+	c.hooks.Lead = append(c.hooks.Lead, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `lead.Intercept(f(g(h())))`.
+func (c *LeadClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Lead = append(c.inters.Lead, interceptors...)
+}
+
+// Create returns a builder for creating a Lead entity.
+func (c *LeadClient) Create() *LeadCreate {
+	mutation := newLeadMutation(c.config, OpCreate)
+	return &LeadCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Lead entities.
+func (c *LeadClient) CreateBulk(builders ...*LeadCreate) *LeadCreateBulk {
+	return &LeadCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *LeadClient) MapCreateBulk(slice any, setFunc func(*LeadCreate, int)) *LeadCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &LeadCreateBulk{err: fmt.Errorf("calling to LeadClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*LeadCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &LeadCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Lead.
+func (c *LeadClient) Update() *LeadUpdate {
+	mutation := newLeadMutation(c.config, OpUpdate)
+	return &LeadUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *LeadClient) UpdateOne(_m *Lead) *LeadUpdateOne {
+	mutation := newLeadMutation(c.config, OpUpdateOne, withLead(_m))
+	return &LeadUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *LeadClient) UpdateOneID(id uuid.UUID) *LeadUpdateOne {
+	mutation := newLeadMutation(c.config, OpUpdateOne, withLeadID(id))
+	return &LeadUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Lead.
+func (c *LeadClient) Delete() *LeadDelete {
+	mutation := newLeadMutation(c.config, OpDelete)
+	return &LeadDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *LeadClient) DeleteOne(_m *Lead) *LeadDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *LeadClient) DeleteOneID(id uuid.UUID) *LeadDeleteOne {
+	builder := c.Delete().Where(lead.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &LeadDeleteOne{builder}
+}
+
+// Query returns a query builder for Lead.
+func (c *LeadClient) Query() *LeadQuery {
+	return &LeadQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeLead},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Lead entity by its id.
+func (c *LeadClient) Get(ctx context.Context, id uuid.UUID) (*Lead, error) {
+	return c.Query().Where(lead.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *LeadClient) GetX(ctx context.Context, id uuid.UUID) *Lead {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a Lead.
+func (c *LeadClient) QueryCompany(_m *Lead) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(lead.Table, lead.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, lead.CompanyTable, lead.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *LeadClient) Hooks() []Hook {
+	hooks := c.hooks.Lead
+	return append(hooks[:len(hooks):len(hooks)], lead.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *LeadClient) Interceptors() []Interceptor {
+	return c.inters.Lead
+}
+
+func (c *LeadClient) mutate(ctx context.Context, m *LeadMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&LeadCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&LeadUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&LeadUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&LeadDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Lead mutation op: %q", m.Op())
+	}
+}
+
+// LeadAttachmentClient is a client for the LeadAttachment schema.
+type LeadAttachmentClient struct {
+	config
+}
+
+// NewLeadAttachmentClient returns a client for the LeadAttachment from the given config.
+func NewLeadAttachmentClient(c config) *LeadAttachmentClient {
+	return &LeadAttachmentClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `leadattachment.Hooks(f(g(h())))`.
+func (c *LeadAttachmentClient) Use(hooks ...Hook) {
+	c.hooks.LeadAttachment = append(c.hooks.LeadAttachment, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `leadattachment.Intercept(f(g(h())))`.
+func (c *LeadAttachmentClient) Intercept(interceptors ...Interceptor) {
+	c.inters.LeadAttachment = append(c.inters.LeadAttachment, interceptors...)
+}
+
+// Create returns a builder for creating a LeadAttachment entity.
+func (c *LeadAttachmentClient) Create() *LeadAttachmentCreate {
+	mutation := newLeadAttachmentMutation(c.config, OpCreate)
+	return &LeadAttachmentCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of LeadAttachment entities.
+func (c *LeadAttachmentClient) CreateBulk(builders ...*LeadAttachmentCreate) *LeadAttachmentCreateBulk {
+	return &LeadAttachmentCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *LeadAttachmentClient) MapCreateBulk(slice any, setFunc func(*LeadAttachmentCreate, int)) *LeadAttachmentCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &LeadAttachmentCreateBulk{err: fmt.Errorf("calling to LeadAttachmentClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*LeadAttachmentCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &LeadAttachmentCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for LeadAttachment.
+func (c *LeadAttachmentClient) Update() *LeadAttachmentUpdate {
+	mutation := newLeadAttachmentMutation(c.config, OpUpdate)
+	return &LeadAttachmentUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *LeadAttachmentClient) UpdateOne(_m *LeadAttachment) *LeadAttachmentUpdateOne {
+	mutation := newLeadAttachmentMutation(c.config, OpUpdateOne, withLeadAttachment(_m))
+	return &LeadAttachmentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *LeadAttachmentClient) UpdateOneID(id uuid.UUID) *LeadAttachmentUpdateOne {
+	mutation := newLeadAttachmentMutation(c.config, OpUpdateOne, withLeadAttachmentID(id))
+	return &LeadAttachmentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for LeadAttachment.
+func (c *LeadAttachmentClient) Delete() *LeadAttachmentDelete {
+	mutation := newLeadAttachmentMutation(c.config, OpDelete)
+	return &LeadAttachmentDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *LeadAttachmentClient) DeleteOne(_m *LeadAttachment) *LeadAttachmentDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *LeadAttachmentClient) DeleteOneID(id uuid.UUID) *LeadAttachmentDeleteOne {
+	builder := c.Delete().Where(leadattachment.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &LeadAttachmentDeleteOne{builder}
+}
+
+// Query returns a query builder for LeadAttachment.
+func (c *LeadAttachmentClient) Query() *LeadAttachmentQuery {
+	return &LeadAttachmentQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeLeadAttachment},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a LeadAttachment entity by its id.
+func (c *LeadAttachmentClient) Get(ctx context.Context, id uuid.UUID) (*LeadAttachment, error) {
+	return c.Query().Where(leadattachment.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *LeadAttachmentClient) GetX(ctx context.Context, id uuid.UUID) *LeadAttachment {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a LeadAttachment.
+func (c *LeadAttachmentClient) QueryCompany(_m *LeadAttachment) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(leadattachment.Table, leadattachment.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, leadattachment.CompanyTable, leadattachment.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *LeadAttachmentClient) Hooks() []Hook {
+	hooks := c.hooks.LeadAttachment
+	return append(hooks[:len(hooks):len(hooks)], leadattachment.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *LeadAttachmentClient) Interceptors() []Interceptor {
+	return c.inters.LeadAttachment
+}
+
+func (c *LeadAttachmentClient) mutate(ctx context.Context, m *LeadAttachmentMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&LeadAttachmentCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&LeadAttachmentUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&LeadAttachmentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&LeadAttachmentDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown LeadAttachment mutation op: %q", m.Op())
+	}
+}
+
+// LeadStageClient is a client for the LeadStage schema.
+type LeadStageClient struct {
+	config
+}
+
+// NewLeadStageClient returns a client for the LeadStage from the given config.
+func NewLeadStageClient(c config) *LeadStageClient {
+	return &LeadStageClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `leadstage.Hooks(f(g(h())))`.
+func (c *LeadStageClient) Use(hooks ...Hook) {
+	c.hooks.LeadStage = append(c.hooks.LeadStage, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `leadstage.Intercept(f(g(h())))`.
+func (c *LeadStageClient) Intercept(interceptors ...Interceptor) {
+	c.inters.LeadStage = append(c.inters.LeadStage, interceptors...)
+}
+
+// Create returns a builder for creating a LeadStage entity.
+func (c *LeadStageClient) Create() *LeadStageCreate {
+	mutation := newLeadStageMutation(c.config, OpCreate)
+	return &LeadStageCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of LeadStage entities.
+func (c *LeadStageClient) CreateBulk(builders ...*LeadStageCreate) *LeadStageCreateBulk {
+	return &LeadStageCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *LeadStageClient) MapCreateBulk(slice any, setFunc func(*LeadStageCreate, int)) *LeadStageCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &LeadStageCreateBulk{err: fmt.Errorf("calling to LeadStageClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*LeadStageCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &LeadStageCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for LeadStage.
+func (c *LeadStageClient) Update() *LeadStageUpdate {
+	mutation := newLeadStageMutation(c.config, OpUpdate)
+	return &LeadStageUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *LeadStageClient) UpdateOne(_m *LeadStage) *LeadStageUpdateOne {
+	mutation := newLeadStageMutation(c.config, OpUpdateOne, withLeadStage(_m))
+	return &LeadStageUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *LeadStageClient) UpdateOneID(id uuid.UUID) *LeadStageUpdateOne {
+	mutation := newLeadStageMutation(c.config, OpUpdateOne, withLeadStageID(id))
+	return &LeadStageUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for LeadStage.
+func (c *LeadStageClient) Delete() *LeadStageDelete {
+	mutation := newLeadStageMutation(c.config, OpDelete)
+	return &LeadStageDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *LeadStageClient) DeleteOne(_m *LeadStage) *LeadStageDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *LeadStageClient) DeleteOneID(id uuid.UUID) *LeadStageDeleteOne {
+	builder := c.Delete().Where(leadstage.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &LeadStageDeleteOne{builder}
+}
+
+// Query returns a query builder for LeadStage.
+func (c *LeadStageClient) Query() *LeadStageQuery {
+	return &LeadStageQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeLeadStage},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a LeadStage entity by its id.
+func (c *LeadStageClient) Get(ctx context.Context, id uuid.UUID) (*LeadStage, error) {
+	return c.Query().Where(leadstage.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *LeadStageClient) GetX(ctx context.Context, id uuid.UUID) *LeadStage {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a LeadStage.
+func (c *LeadStageClient) QueryCompany(_m *LeadStage) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(leadstage.Table, leadstage.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, leadstage.CompanyTable, leadstage.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *LeadStageClient) Hooks() []Hook {
+	hooks := c.hooks.LeadStage
+	return append(hooks[:len(hooks):len(hooks)], leadstage.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *LeadStageClient) Interceptors() []Interceptor {
+	return c.inters.LeadStage
+}
+
+func (c *LeadStageClient) mutate(ctx context.Context, m *LeadStageMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&LeadStageCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&LeadStageUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&LeadStageUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&LeadStageDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown LeadStage mutation op: %q", m.Op())
+	}
+}
+
+// LeadSubmissionClient is a client for the LeadSubmission schema.
+type LeadSubmissionClient struct {
+	config
+}
+
+// NewLeadSubmissionClient returns a client for the LeadSubmission from the given config.
+func NewLeadSubmissionClient(c config) *LeadSubmissionClient {
+	return &LeadSubmissionClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `leadsubmission.Hooks(f(g(h())))`.
+func (c *LeadSubmissionClient) Use(hooks ...Hook) {
+	c.hooks.LeadSubmission = append(c.hooks.LeadSubmission, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `leadsubmission.Intercept(f(g(h())))`.
+func (c *LeadSubmissionClient) Intercept(interceptors ...Interceptor) {
+	c.inters.LeadSubmission = append(c.inters.LeadSubmission, interceptors...)
+}
+
+// Create returns a builder for creating a LeadSubmission entity.
+func (c *LeadSubmissionClient) Create() *LeadSubmissionCreate {
+	mutation := newLeadSubmissionMutation(c.config, OpCreate)
+	return &LeadSubmissionCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of LeadSubmission entities.
+func (c *LeadSubmissionClient) CreateBulk(builders ...*LeadSubmissionCreate) *LeadSubmissionCreateBulk {
+	return &LeadSubmissionCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *LeadSubmissionClient) MapCreateBulk(slice any, setFunc func(*LeadSubmissionCreate, int)) *LeadSubmissionCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &LeadSubmissionCreateBulk{err: fmt.Errorf("calling to LeadSubmissionClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*LeadSubmissionCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &LeadSubmissionCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for LeadSubmission.
+func (c *LeadSubmissionClient) Update() *LeadSubmissionUpdate {
+	mutation := newLeadSubmissionMutation(c.config, OpUpdate)
+	return &LeadSubmissionUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *LeadSubmissionClient) UpdateOne(_m *LeadSubmission) *LeadSubmissionUpdateOne {
+	mutation := newLeadSubmissionMutation(c.config, OpUpdateOne, withLeadSubmission(_m))
+	return &LeadSubmissionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *LeadSubmissionClient) UpdateOneID(id uuid.UUID) *LeadSubmissionUpdateOne {
+	mutation := newLeadSubmissionMutation(c.config, OpUpdateOne, withLeadSubmissionID(id))
+	return &LeadSubmissionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for LeadSubmission.
+func (c *LeadSubmissionClient) Delete() *LeadSubmissionDelete {
+	mutation := newLeadSubmissionMutation(c.config, OpDelete)
+	return &LeadSubmissionDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *LeadSubmissionClient) DeleteOne(_m *LeadSubmission) *LeadSubmissionDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *LeadSubmissionClient) DeleteOneID(id uuid.UUID) *LeadSubmissionDeleteOne {
+	builder := c.Delete().Where(leadsubmission.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &LeadSubmissionDeleteOne{builder}
+}
+
+// Query returns a query builder for LeadSubmission.
+func (c *LeadSubmissionClient) Query() *LeadSubmissionQuery {
+	return &LeadSubmissionQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeLeadSubmission},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a LeadSubmission entity by its id.
+func (c *LeadSubmissionClient) Get(ctx context.Context, id uuid.UUID) (*LeadSubmission, error) {
+	return c.Query().Where(leadsubmission.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *LeadSubmissionClient) GetX(ctx context.Context, id uuid.UUID) *LeadSubmission {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a LeadSubmission.
+func (c *LeadSubmissionClient) QueryCompany(_m *LeadSubmission) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(leadsubmission.Table, leadsubmission.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, leadsubmission.CompanyTable, leadsubmission.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *LeadSubmissionClient) Hooks() []Hook {
+	hooks := c.hooks.LeadSubmission
+	return append(hooks[:len(hooks):len(hooks)], leadsubmission.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *LeadSubmissionClient) Interceptors() []Interceptor {
+	return c.inters.LeadSubmission
+}
+
+func (c *LeadSubmissionClient) mutate(ctx context.Context, m *LeadSubmissionMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&LeadSubmissionCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&LeadSubmissionUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&LeadSubmissionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&LeadSubmissionDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown LeadSubmission mutation op: %q", m.Op())
+	}
+}
+
 // UserClient is a client for the User schema.
 type UserClient struct {
 	config
@@ -1468,11 +2418,13 @@ func (c *UserClient) mutate(ctx context.Context, m *UserMutation) (Value, error)
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIKey, Company, Event, EventCounter, ExternalRef, IdempotencyKey, JobRun,
+		APIKey, Company, Contact, ContactPhone, Event, EventCounter, ExternalRef,
+		IdempotencyKey, JobRun, Lead, LeadAttachment, LeadStage, LeadSubmission,
 		User []ent.Hook
 	}
 	inters struct {
-		APIKey, Company, Event, EventCounter, ExternalRef, IdempotencyKey, JobRun,
+		APIKey, Company, Contact, ContactPhone, Event, EventCounter, ExternalRef,
+		IdempotencyKey, JobRun, Lead, LeadAttachment, LeadStage, LeadSubmission,
 		User []ent.Interceptor
 	}
 )

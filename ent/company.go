@@ -40,6 +40,8 @@ type Company struct {
 	Sandbox bool `json:"sandbox,omitempty"`
 	// LiveCompanyID holds the value of the "live_company_id" field.
 	LiveCompanyID *uuid.UUID `json:"live_company_id,omitempty"`
+	// LeadRules holds the value of the "lead_rules" field.
+	LeadRules schematype.LeadRules `json:"lead_rules,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the CompanyQuery when eager-loading is set.
 	Edges        CompanyEdges `json:"edges"`
@@ -86,7 +88,7 @@ func (*Company) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case company.FieldLiveCompanyID:
 			values[i] = &sql.NullScanner{S: new(uuid.UUID)}
-		case company.FieldAddress, company.FieldLinks, company.FieldFeatures:
+		case company.FieldAddress, company.FieldLinks, company.FieldFeatures, company.FieldLeadRules:
 			values[i] = new([]byte)
 		case company.FieldSandbox:
 			values[i] = new(sql.NullBool)
@@ -186,6 +188,14 @@ func (_m *Company) assignValues(columns []string, values []any) error {
 				_m.LiveCompanyID = new(uuid.UUID)
 				*_m.LiveCompanyID = *value.S.(*uuid.UUID)
 			}
+		case company.FieldLeadRules:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field lead_rules", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.LeadRules); err != nil {
+					return fmt.Errorf("unmarshal field lead_rules: %w", err)
+				}
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -263,6 +273,9 @@ func (_m *Company) String() string {
 		builder.WriteString("live_company_id=")
 		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
+	builder.WriteString(", ")
+	builder.WriteString("lead_rules=")
+	builder.WriteString(fmt.Sprintf("%v", _m.LeadRules))
 	builder.WriteByte(')')
 	return builder.String()
 }

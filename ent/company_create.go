@@ -149,6 +149,20 @@ func (_c *CompanyCreate) SetNillableLiveCompanyID(v *uuid.UUID) *CompanyCreate {
 	return _c
 }
 
+// SetLeadRules sets the "lead_rules" field.
+func (_c *CompanyCreate) SetLeadRules(v schematype.LeadRules) *CompanyCreate {
+	_c.mutation.SetLeadRules(v)
+	return _c
+}
+
+// SetNillableLeadRules sets the "lead_rules" field if the given value is not nil.
+func (_c *CompanyCreate) SetNillableLeadRules(v *schematype.LeadRules) *CompanyCreate {
+	if v != nil {
+		_c.SetLeadRules(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *CompanyCreate) SetID(v uuid.UUID) *CompanyCreate {
 	_c.mutation.SetID(v)
@@ -254,6 +268,10 @@ func (_c *CompanyCreate) defaults() error {
 		v := company.DefaultSandbox
 		_c.mutation.SetSandbox(v)
 	}
+	if _, ok := _c.mutation.LeadRules(); !ok {
+		v := company.DefaultLeadRules
+		_c.mutation.SetLeadRules(v)
+	}
 	if _, ok := _c.mutation.ID(); !ok {
 		if company.DefaultID == nil {
 			return fmt.Errorf("ent: uninitialized company.DefaultID (forgotten import ent/runtime?)")
@@ -296,6 +314,9 @@ func (_c *CompanyCreate) check() error {
 	}
 	if _, ok := _c.mutation.Sandbox(); !ok {
 		return &ValidationError{Name: "sandbox", err: errors.New(`ent: missing required field "Company.sandbox"`)}
+	}
+	if _, ok := _c.mutation.LeadRules(); !ok {
+		return &ValidationError{Name: "lead_rules", err: errors.New(`ent: missing required field "Company.lead_rules"`)}
 	}
 	return nil
 }
@@ -368,6 +389,10 @@ func (_c *CompanyCreate) createSpec() (*Company, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Sandbox(); ok {
 		_spec.SetField(company.FieldSandbox, field.TypeBool, value)
 		_node.Sandbox = value
+	}
+	if value, ok := _c.mutation.LeadRules(); ok {
+		_spec.SetField(company.FieldLeadRules, field.TypeJSON, value)
+		_node.LeadRules = value
 	}
 	if nodes := _c.mutation.LiveCompanyIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -556,6 +581,18 @@ func (u *CompanyUpsert) UpdateStatus() *CompanyUpsert {
 	return u
 }
 
+// SetLeadRules sets the "lead_rules" field.
+func (u *CompanyUpsert) SetLeadRules(v schematype.LeadRules) *CompanyUpsert {
+	u.Set(company.FieldLeadRules, v)
+	return u
+}
+
+// UpdateLeadRules sets the "lead_rules" field to the value that was provided on create.
+func (u *CompanyUpsert) UpdateLeadRules() *CompanyUpsert {
+	u.SetExcluded(company.FieldLeadRules)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create except the ID field.
 // Using this option is equivalent to using:
 //
@@ -729,6 +766,20 @@ func (u *CompanyUpsertOne) SetStatus(v company.Status) *CompanyUpsertOne {
 func (u *CompanyUpsertOne) UpdateStatus() *CompanyUpsertOne {
 	return u.Update(func(s *CompanyUpsert) {
 		s.UpdateStatus()
+	})
+}
+
+// SetLeadRules sets the "lead_rules" field.
+func (u *CompanyUpsertOne) SetLeadRules(v schematype.LeadRules) *CompanyUpsertOne {
+	return u.Update(func(s *CompanyUpsert) {
+		s.SetLeadRules(v)
+	})
+}
+
+// UpdateLeadRules sets the "lead_rules" field to the value that was provided on create.
+func (u *CompanyUpsertOne) UpdateLeadRules() *CompanyUpsertOne {
+	return u.Update(func(s *CompanyUpsert) {
+		s.UpdateLeadRules()
 	})
 }
 
@@ -1072,6 +1123,20 @@ func (u *CompanyUpsertBulk) SetStatus(v company.Status) *CompanyUpsertBulk {
 func (u *CompanyUpsertBulk) UpdateStatus() *CompanyUpsertBulk {
 	return u.Update(func(s *CompanyUpsert) {
 		s.UpdateStatus()
+	})
+}
+
+// SetLeadRules sets the "lead_rules" field.
+func (u *CompanyUpsertBulk) SetLeadRules(v schematype.LeadRules) *CompanyUpsertBulk {
+	return u.Update(func(s *CompanyUpsert) {
+		s.SetLeadRules(v)
+	})
+}
+
+// UpdateLeadRules sets the "lead_rules" field to the value that was provided on create.
+func (u *CompanyUpsertBulk) UpdateLeadRules() *CompanyUpsertBulk {
+	return u.Update(func(s *CompanyUpsert) {
+		s.UpdateLeadRules()
 	})
 }
 

@@ -138,6 +138,20 @@ func (_u *CompanyUpdate) SetNillableStatus(v *company.Status) *CompanyUpdate {
 	return _u
 }
 
+// SetLeadRules sets the "lead_rules" field.
+func (_u *CompanyUpdate) SetLeadRules(v schematype.LeadRules) *CompanyUpdate {
+	_u.mutation.SetLeadRules(v)
+	return _u
+}
+
+// SetNillableLeadRules sets the "lead_rules" field if the given value is not nil.
+func (_u *CompanyUpdate) SetNillableLeadRules(v *schematype.LeadRules) *CompanyUpdate {
+	if v != nil {
+		_u.SetLeadRules(*v)
+	}
+	return _u
+}
+
 // SetSandboxTwinID sets the "sandbox_twin" edge to the Company entity by ID.
 func (_u *CompanyUpdate) SetSandboxTwinID(id uuid.UUID) *CompanyUpdate {
 	_u.mutation.SetSandboxTwinID(id)
@@ -271,6 +285,9 @@ func (_u *CompanyUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.Status(); ok {
 		_spec.SetField(company.FieldStatus, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.LeadRules(); ok {
+		_spec.SetField(company.FieldLeadRules, field.TypeJSON, value)
 	}
 	if _u.mutation.SandboxTwinCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -424,6 +441,20 @@ func (_u *CompanyUpdateOne) SetStatus(v company.Status) *CompanyUpdateOne {
 func (_u *CompanyUpdateOne) SetNillableStatus(v *company.Status) *CompanyUpdateOne {
 	if v != nil {
 		_u.SetStatus(*v)
+	}
+	return _u
+}
+
+// SetLeadRules sets the "lead_rules" field.
+func (_u *CompanyUpdateOne) SetLeadRules(v schematype.LeadRules) *CompanyUpdateOne {
+	_u.mutation.SetLeadRules(v)
+	return _u
+}
+
+// SetNillableLeadRules sets the "lead_rules" field if the given value is not nil.
+func (_u *CompanyUpdateOne) SetNillableLeadRules(v *schematype.LeadRules) *CompanyUpdateOne {
+	if v != nil {
+		_u.SetLeadRules(*v)
 	}
 	return _u
 }
@@ -591,6 +622,9 @@ func (_u *CompanyUpdateOne) sqlSave(ctx context.Context) (_node *Company, err er
 	}
 	if value, ok := _u.mutation.Status(); ok {
 		_spec.SetField(company.FieldStatus, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.LeadRules(); ok {
+		_spec.SetField(company.FieldLeadRules, field.TypeJSON, value)
 	}
 	if _u.mutation.SandboxTwinCleared() {
 		edge := &sqlgraph.EdgeSpec{

@@ -14,11 +14,17 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/brokerdesk/brokerdesk/ent/apikey"
 	"github.com/brokerdesk/brokerdesk/ent/company"
+	"github.com/brokerdesk/brokerdesk/ent/contact"
+	"github.com/brokerdesk/brokerdesk/ent/contactphone"
 	"github.com/brokerdesk/brokerdesk/ent/event"
 	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
 	"github.com/brokerdesk/brokerdesk/ent/externalref"
 	"github.com/brokerdesk/brokerdesk/ent/idempotencykey"
 	"github.com/brokerdesk/brokerdesk/ent/jobrun"
+	"github.com/brokerdesk/brokerdesk/ent/lead"
+	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
+	"github.com/brokerdesk/brokerdesk/ent/leadstage"
+	"github.com/brokerdesk/brokerdesk/ent/leadsubmission"
 	"github.com/brokerdesk/brokerdesk/ent/user"
 )
 
@@ -82,11 +88,17 @@ func checkColumn(t, c string) error {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
 			apikey.Table:         apikey.ValidColumn,
 			company.Table:        company.ValidColumn,
+			contact.Table:        contact.ValidColumn,
+			contactphone.Table:   contactphone.ValidColumn,
 			event.Table:          event.ValidColumn,
 			eventcounter.Table:   eventcounter.ValidColumn,
 			externalref.Table:    externalref.ValidColumn,
 			idempotencykey.Table: idempotencykey.ValidColumn,
 			jobrun.Table:         jobrun.ValidColumn,
+			lead.Table:           lead.ValidColumn,
+			leadattachment.Table: leadattachment.ValidColumn,
+			leadstage.Table:      leadstage.ValidColumn,
+			leadsubmission.Table: leadsubmission.ValidColumn,
 			user.Table:           user.ValidColumn,
 		})
 	})

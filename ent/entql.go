@@ -5,11 +5,17 @@ package ent
 import (
 	"github.com/brokerdesk/brokerdesk/ent/apikey"
 	"github.com/brokerdesk/brokerdesk/ent/company"
+	"github.com/brokerdesk/brokerdesk/ent/contact"
+	"github.com/brokerdesk/brokerdesk/ent/contactphone"
 	"github.com/brokerdesk/brokerdesk/ent/event"
 	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
 	"github.com/brokerdesk/brokerdesk/ent/externalref"
 	"github.com/brokerdesk/brokerdesk/ent/idempotencykey"
 	"github.com/brokerdesk/brokerdesk/ent/jobrun"
+	"github.com/brokerdesk/brokerdesk/ent/lead"
+	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
+	"github.com/brokerdesk/brokerdesk/ent/leadstage"
+	"github.com/brokerdesk/brokerdesk/ent/leadsubmission"
 	"github.com/brokerdesk/brokerdesk/ent/predicate"
 	"github.com/brokerdesk/brokerdesk/ent/user"
 
@@ -21,7 +27,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 8)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 14)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -68,9 +74,56 @@ var schemaGraph = func() *sqlgraph.Schema {
 			company.FieldStatus:        {Type: field.TypeEnum, Column: company.FieldStatus},
 			company.FieldSandbox:       {Type: field.TypeBool, Column: company.FieldSandbox},
 			company.FieldLiveCompanyID: {Type: field.TypeUUID, Column: company.FieldLiveCompanyID},
+			company.FieldLeadRules:     {Type: field.TypeJSON, Column: company.FieldLeadRules},
 		},
 	}
 	graph.Nodes[2] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   contact.Table,
+			Columns: contact.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: contact.FieldID,
+			},
+		},
+		Type: "Contact",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			contact.FieldCompanyID:          {Type: field.TypeUUID, Column: contact.FieldCompanyID},
+			contact.FieldCreatedAt:          {Type: field.TypeTime, Column: contact.FieldCreatedAt},
+			contact.FieldUpdatedAt:          {Type: field.TypeTime, Column: contact.FieldUpdatedAt},
+			contact.FieldVersion:            {Type: field.TypeInt64, Column: contact.FieldVersion},
+			contact.FieldExternalReferences: {Type: field.TypeJSON, Column: contact.FieldExternalReferences},
+			contact.FieldType:               {Type: field.TypeEnum, Column: contact.FieldType},
+			contact.FieldFirstName:          {Type: field.TypeString, Column: contact.FieldFirstName},
+			contact.FieldLastName:           {Type: field.TypeString, Column: contact.FieldLastName},
+			contact.FieldCompanyName:        {Type: field.TypeString, Column: contact.FieldCompanyName},
+			contact.FieldEmail:              {Type: field.TypeString, Column: contact.FieldEmail},
+			contact.FieldEmailKey:           {Type: field.TypeString, Column: contact.FieldEmailKey},
+			contact.FieldOwnerID:            {Type: field.TypeUUID, Column: contact.FieldOwnerID},
+		},
+	}
+	graph.Nodes[3] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   contactphone.Table,
+			Columns: contactphone.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: contactphone.FieldID,
+			},
+		},
+		Type: "ContactPhone",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			contactphone.FieldCompanyID: {Type: field.TypeUUID, Column: contactphone.FieldCompanyID},
+			contactphone.FieldCreatedAt: {Type: field.TypeTime, Column: contactphone.FieldCreatedAt},
+			contactphone.FieldUpdatedAt: {Type: field.TypeTime, Column: contactphone.FieldUpdatedAt},
+			contactphone.FieldContactID: {Type: field.TypeUUID, Column: contactphone.FieldContactID},
+			contactphone.FieldNumber:    {Type: field.TypeString, Column: contactphone.FieldNumber},
+			contactphone.FieldNumberKey: {Type: field.TypeString, Column: contactphone.FieldNumberKey},
+			contactphone.FieldType:      {Type: field.TypeString, Column: contactphone.FieldType},
+			contactphone.FieldIsPrimary: {Type: field.TypeBool, Column: contactphone.FieldIsPrimary},
+		},
+	}
+	graph.Nodes[4] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   event.Table,
 			Columns: event.Columns,
@@ -89,7 +142,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			event.FieldSeq:        {Type: field.TypeInt64, Column: event.FieldSeq},
 		},
 	}
-	graph.Nodes[3] = &sqlgraph.Node{
+	graph.Nodes[5] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   eventcounter.Table,
 			Columns: eventcounter.Columns,
@@ -104,7 +157,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			eventcounter.FieldLastSeq:   {Type: field.TypeInt64, Column: eventcounter.FieldLastSeq},
 		},
 	}
-	graph.Nodes[4] = &sqlgraph.Node{
+	graph.Nodes[6] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   externalref.Table,
 			Columns: externalref.Columns,
@@ -122,7 +175,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			externalref.FieldExternalID: {Type: field.TypeString, Column: externalref.FieldExternalID},
 		},
 	}
-	graph.Nodes[5] = &sqlgraph.Node{
+	graph.Nodes[7] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   idempotencykey.Table,
 			Columns: idempotencykey.Columns,
@@ -148,7 +201,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			idempotencykey.FieldExpiresAt:       {Type: field.TypeTime, Column: idempotencykey.FieldExpiresAt},
 		},
 	}
-	graph.Nodes[6] = &sqlgraph.Node{
+	graph.Nodes[8] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   jobrun.Table,
 			Columns: jobrun.Columns,
@@ -162,7 +215,104 @@ var schemaGraph = func() *sqlgraph.Schema {
 			jobrun.FieldLastRunAt: {Type: field.TypeTime, Column: jobrun.FieldLastRunAt},
 		},
 	}
-	graph.Nodes[7] = &sqlgraph.Node{
+	graph.Nodes[9] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   lead.Table,
+			Columns: lead.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: lead.FieldID,
+			},
+		},
+		Type: "Lead",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			lead.FieldCompanyID:          {Type: field.TypeUUID, Column: lead.FieldCompanyID},
+			lead.FieldCreatedAt:          {Type: field.TypeTime, Column: lead.FieldCreatedAt},
+			lead.FieldUpdatedAt:          {Type: field.TypeTime, Column: lead.FieldUpdatedAt},
+			lead.FieldVersion:            {Type: field.TypeInt64, Column: lead.FieldVersion},
+			lead.FieldExternalReferences: {Type: field.TypeJSON, Column: lead.FieldExternalReferences},
+			lead.FieldFirstName:          {Type: field.TypeString, Column: lead.FieldFirstName},
+			lead.FieldLastName:           {Type: field.TypeString, Column: lead.FieldLastName},
+			lead.FieldEmail:              {Type: field.TypeString, Column: lead.FieldEmail},
+			lead.FieldEmailKey:           {Type: field.TypeString, Column: lead.FieldEmailKey},
+			lead.FieldPhone:              {Type: field.TypeString, Column: lead.FieldPhone},
+			lead.FieldPhoneKey:           {Type: field.TypeString, Column: lead.FieldPhoneKey},
+			lead.FieldSource:             {Type: field.TypeEnum, Column: lead.FieldSource},
+			lead.FieldNotes:              {Type: field.TypeString, Column: lead.FieldNotes},
+			lead.FieldAdditionalFields:   {Type: field.TypeJSON, Column: lead.FieldAdditionalFields},
+			lead.FieldMetaURL:            {Type: field.TypeString, Column: lead.FieldMetaURL},
+			lead.FieldStageID:            {Type: field.TypeUUID, Column: lead.FieldStageID},
+			lead.FieldOwnerID:            {Type: field.TypeUUID, Column: lead.FieldOwnerID},
+			lead.FieldConverted:          {Type: field.TypeBool, Column: lead.FieldConverted},
+			lead.FieldConvertedAt:        {Type: field.TypeTime, Column: lead.FieldConvertedAt},
+			lead.FieldContactID:          {Type: field.TypeUUID, Column: lead.FieldContactID},
+			lead.FieldTest:               {Type: field.TypeBool, Column: lead.FieldTest},
+			lead.FieldSubmissions:        {Type: field.TypeInt, Column: lead.FieldSubmissions},
+		},
+	}
+	graph.Nodes[10] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   leadattachment.Table,
+			Columns: leadattachment.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: leadattachment.FieldID,
+			},
+		},
+		Type: "LeadAttachment",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			leadattachment.FieldCompanyID:   {Type: field.TypeUUID, Column: leadattachment.FieldCompanyID},
+			leadattachment.FieldLeadID:      {Type: field.TypeUUID, Column: leadattachment.FieldLeadID},
+			leadattachment.FieldContactID:   {Type: field.TypeUUID, Column: leadattachment.FieldContactID},
+			leadattachment.FieldFilename:    {Type: field.TypeString, Column: leadattachment.FieldFilename},
+			leadattachment.FieldContentType: {Type: field.TypeString, Column: leadattachment.FieldContentType},
+			leadattachment.FieldSize:        {Type: field.TypeInt64, Column: leadattachment.FieldSize},
+			leadattachment.FieldContent:     {Type: field.TypeBytes, Column: leadattachment.FieldContent},
+			leadattachment.FieldCreatedAt:   {Type: field.TypeTime, Column: leadattachment.FieldCreatedAt},
+		},
+	}
+	graph.Nodes[11] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   leadstage.Table,
+			Columns: leadstage.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: leadstage.FieldID,
+			},
+		},
+		Type: "LeadStage",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			leadstage.FieldCompanyID: {Type: field.TypeUUID, Column: leadstage.FieldCompanyID},
+			leadstage.FieldCreatedAt: {Type: field.TypeTime, Column: leadstage.FieldCreatedAt},
+			leadstage.FieldUpdatedAt: {Type: field.TypeTime, Column: leadstage.FieldUpdatedAt},
+			leadstage.FieldKey:       {Type: field.TypeString, Column: leadstage.FieldKey},
+			leadstage.FieldName:      {Type: field.TypeString, Column: leadstage.FieldName},
+			leadstage.FieldColor:     {Type: field.TypeString, Column: leadstage.FieldColor},
+			leadstage.FieldPosition:  {Type: field.TypeInt, Column: leadstage.FieldPosition},
+			leadstage.FieldIsFinal:   {Type: field.TypeBool, Column: leadstage.FieldIsFinal},
+		},
+	}
+	graph.Nodes[12] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   leadsubmission.Table,
+			Columns: leadsubmission.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: leadsubmission.FieldID,
+			},
+		},
+		Type: "LeadSubmission",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			leadsubmission.FieldCompanyID:    {Type: field.TypeUUID, Column: leadsubmission.FieldCompanyID},
+			leadsubmission.FieldLeadID:       {Type: field.TypeUUID, Column: leadsubmission.FieldLeadID},
+			leadsubmission.FieldReceivedAt:   {Type: field.TypeTime, Column: leadsubmission.FieldReceivedAt},
+			leadsubmission.FieldChannel:      {Type: field.TypeEnum, Column: leadsubmission.FieldChannel},
+			leadsubmission.FieldOutcome:      {Type: field.TypeEnum, Column: leadsubmission.FieldOutcome},
+			leadsubmission.FieldCredentialID: {Type: field.TypeUUID, Column: leadsubmission.FieldCredentialID},
+			leadsubmission.FieldPayload:      {Type: field.TypeJSON, Column: leadsubmission.FieldPayload},
+		},
+	}
+	graph.Nodes[13] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   user.Table,
 			Columns: user.Columns,
@@ -226,6 +376,30 @@ var schemaGraph = func() *sqlgraph.Schema {
 		&sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
 			Inverse: false,
+			Table:   contact.CompanyTable,
+			Columns: []string{contact.CompanyColumn},
+			Bidi:    false,
+		},
+		"Contact",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   contactphone.CompanyTable,
+			Columns: []string{contactphone.CompanyColumn},
+			Bidi:    false,
+		},
+		"ContactPhone",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
 			Table:   event.CompanyTable,
 			Columns: []string{event.CompanyColumn},
 			Bidi:    false,
@@ -267,6 +441,54 @@ var schemaGraph = func() *sqlgraph.Schema {
 			Bidi:    false,
 		},
 		"IdempotencyKey",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   lead.CompanyTable,
+			Columns: []string{lead.CompanyColumn},
+			Bidi:    false,
+		},
+		"Lead",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   leadattachment.CompanyTable,
+			Columns: []string{leadattachment.CompanyColumn},
+			Bidi:    false,
+		},
+		"LeadAttachment",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   leadstage.CompanyTable,
+			Columns: []string{leadstage.CompanyColumn},
+			Bidi:    false,
+		},
+		"LeadStage",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   leadsubmission.CompanyTable,
+			Columns: []string{leadsubmission.CompanyColumn},
+			Bidi:    false,
+		},
+		"LeadSubmission",
 		"Company",
 	)
 	graph.MustAddE(
@@ -494,6 +716,11 @@ func (f *CompanyFilter) WhereLiveCompanyID(p entql.ValueP) {
 	f.Where(p.Field(company.FieldLiveCompanyID))
 }
 
+// WhereLeadRules applies the entql json.RawMessage predicate on the lead_rules field.
+func (f *CompanyFilter) WhereLeadRules(p entql.BytesP) {
+	f.Where(p.Field(company.FieldLeadRules))
+}
+
 // WhereHasLiveCompany applies a predicate to check if query has an edge live_company.
 func (f *CompanyFilter) WhereHasLiveCompany() {
 	f.Where(entql.HasEdge("live_company"))
@@ -516,6 +743,214 @@ func (f *CompanyFilter) WhereHasSandboxTwin() {
 // WhereHasSandboxTwinWith applies a predicate to check if query has an edge sandbox_twin with a given conditions (other predicates).
 func (f *CompanyFilter) WhereHasSandboxTwinWith(preds ...predicate.Company) {
 	f.Where(entql.HasEdgeWith("sandbox_twin", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *ContactQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the ContactQuery builder.
+func (_q *ContactQuery) Filter() *ContactFilter {
+	return &ContactFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *ContactMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the ContactMutation builder.
+func (m *ContactMutation) Filter() *ContactFilter {
+	return &ContactFilter{config: m.config, predicateAdder: m}
+}
+
+// ContactFilter provides a generic filtering capability at runtime for ContactQuery.
+type ContactFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *ContactFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[2].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *ContactFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(contact.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *ContactFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(contact.FieldCompanyID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *ContactFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(contact.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *ContactFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(contact.FieldUpdatedAt))
+}
+
+// WhereVersion applies the entql int64 predicate on the version field.
+func (f *ContactFilter) WhereVersion(p entql.Int64P) {
+	f.Where(p.Field(contact.FieldVersion))
+}
+
+// WhereExternalReferences applies the entql json.RawMessage predicate on the external_references field.
+func (f *ContactFilter) WhereExternalReferences(p entql.BytesP) {
+	f.Where(p.Field(contact.FieldExternalReferences))
+}
+
+// WhereType applies the entql string predicate on the type field.
+func (f *ContactFilter) WhereType(p entql.StringP) {
+	f.Where(p.Field(contact.FieldType))
+}
+
+// WhereFirstName applies the entql string predicate on the first_name field.
+func (f *ContactFilter) WhereFirstName(p entql.StringP) {
+	f.Where(p.Field(contact.FieldFirstName))
+}
+
+// WhereLastName applies the entql string predicate on the last_name field.
+func (f *ContactFilter) WhereLastName(p entql.StringP) {
+	f.Where(p.Field(contact.FieldLastName))
+}
+
+// WhereCompanyName applies the entql string predicate on the company_name field.
+func (f *ContactFilter) WhereCompanyName(p entql.StringP) {
+	f.Where(p.Field(contact.FieldCompanyName))
+}
+
+// WhereEmail applies the entql string predicate on the email field.
+func (f *ContactFilter) WhereEmail(p entql.StringP) {
+	f.Where(p.Field(contact.FieldEmail))
+}
+
+// WhereEmailKey applies the entql string predicate on the email_key field.
+func (f *ContactFilter) WhereEmailKey(p entql.StringP) {
+	f.Where(p.Field(contact.FieldEmailKey))
+}
+
+// WhereOwnerID applies the entql [16]byte predicate on the owner_id field.
+func (f *ContactFilter) WhereOwnerID(p entql.ValueP) {
+	f.Where(p.Field(contact.FieldOwnerID))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *ContactFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *ContactFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *ContactPhoneQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the ContactPhoneQuery builder.
+func (_q *ContactPhoneQuery) Filter() *ContactPhoneFilter {
+	return &ContactPhoneFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *ContactPhoneMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the ContactPhoneMutation builder.
+func (m *ContactPhoneMutation) Filter() *ContactPhoneFilter {
+	return &ContactPhoneFilter{config: m.config, predicateAdder: m}
+}
+
+// ContactPhoneFilter provides a generic filtering capability at runtime for ContactPhoneQuery.
+type ContactPhoneFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *ContactPhoneFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[3].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *ContactPhoneFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(contactphone.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *ContactPhoneFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(contactphone.FieldCompanyID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *ContactPhoneFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(contactphone.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *ContactPhoneFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(contactphone.FieldUpdatedAt))
+}
+
+// WhereContactID applies the entql [16]byte predicate on the contact_id field.
+func (f *ContactPhoneFilter) WhereContactID(p entql.ValueP) {
+	f.Where(p.Field(contactphone.FieldContactID))
+}
+
+// WhereNumber applies the entql string predicate on the number field.
+func (f *ContactPhoneFilter) WhereNumber(p entql.StringP) {
+	f.Where(p.Field(contactphone.FieldNumber))
+}
+
+// WhereNumberKey applies the entql string predicate on the number_key field.
+func (f *ContactPhoneFilter) WhereNumberKey(p entql.StringP) {
+	f.Where(p.Field(contactphone.FieldNumberKey))
+}
+
+// WhereType applies the entql string predicate on the type field.
+func (f *ContactPhoneFilter) WhereType(p entql.StringP) {
+	f.Where(p.Field(contactphone.FieldType))
+}
+
+// WhereIsPrimary applies the entql bool predicate on the is_primary field.
+func (f *ContactPhoneFilter) WhereIsPrimary(p entql.BoolP) {
+	f.Where(p.Field(contactphone.FieldIsPrimary))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *ContactPhoneFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *ContactPhoneFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
 		for _, p := range preds {
 			p(s)
 		}
@@ -551,7 +986,7 @@ type EventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[2].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -635,7 +1070,7 @@ type EventCounterFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EventCounterFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[3].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -699,7 +1134,7 @@ type ExternalRefFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ExternalRefFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -778,7 +1213,7 @@ type IdempotencyKeyFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *IdempotencyKeyFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -897,7 +1332,7 @@ type JobRunFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *JobRunFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -911,6 +1346,447 @@ func (f *JobRunFilter) WhereID(p entql.StringP) {
 // WhereLastRunAt applies the entql time.Time predicate on the last_run_at field.
 func (f *JobRunFilter) WhereLastRunAt(p entql.TimeP) {
 	f.Where(p.Field(jobrun.FieldLastRunAt))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *LeadQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the LeadQuery builder.
+func (_q *LeadQuery) Filter() *LeadFilter {
+	return &LeadFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *LeadMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the LeadMutation builder.
+func (m *LeadMutation) Filter() *LeadFilter {
+	return &LeadFilter{config: m.config, predicateAdder: m}
+}
+
+// LeadFilter provides a generic filtering capability at runtime for LeadQuery.
+type LeadFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *LeadFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *LeadFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(lead.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *LeadFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(lead.FieldCompanyID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *LeadFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(lead.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *LeadFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(lead.FieldUpdatedAt))
+}
+
+// WhereVersion applies the entql int64 predicate on the version field.
+func (f *LeadFilter) WhereVersion(p entql.Int64P) {
+	f.Where(p.Field(lead.FieldVersion))
+}
+
+// WhereExternalReferences applies the entql json.RawMessage predicate on the external_references field.
+func (f *LeadFilter) WhereExternalReferences(p entql.BytesP) {
+	f.Where(p.Field(lead.FieldExternalReferences))
+}
+
+// WhereFirstName applies the entql string predicate on the first_name field.
+func (f *LeadFilter) WhereFirstName(p entql.StringP) {
+	f.Where(p.Field(lead.FieldFirstName))
+}
+
+// WhereLastName applies the entql string predicate on the last_name field.
+func (f *LeadFilter) WhereLastName(p entql.StringP) {
+	f.Where(p.Field(lead.FieldLastName))
+}
+
+// WhereEmail applies the entql string predicate on the email field.
+func (f *LeadFilter) WhereEmail(p entql.StringP) {
+	f.Where(p.Field(lead.FieldEmail))
+}
+
+// WhereEmailKey applies the entql string predicate on the email_key field.
+func (f *LeadFilter) WhereEmailKey(p entql.StringP) {
+	f.Where(p.Field(lead.FieldEmailKey))
+}
+
+// WherePhone applies the entql string predicate on the phone field.
+func (f *LeadFilter) WherePhone(p entql.StringP) {
+	f.Where(p.Field(lead.FieldPhone))
+}
+
+// WherePhoneKey applies the entql string predicate on the phone_key field.
+func (f *LeadFilter) WherePhoneKey(p entql.StringP) {
+	f.Where(p.Field(lead.FieldPhoneKey))
+}
+
+// WhereSource applies the entql string predicate on the source field.
+func (f *LeadFilter) WhereSource(p entql.StringP) {
+	f.Where(p.Field(lead.FieldSource))
+}
+
+// WhereNotes applies the entql string predicate on the notes field.
+func (f *LeadFilter) WhereNotes(p entql.StringP) {
+	f.Where(p.Field(lead.FieldNotes))
+}
+
+// WhereAdditionalFields applies the entql json.RawMessage predicate on the additional_fields field.
+func (f *LeadFilter) WhereAdditionalFields(p entql.BytesP) {
+	f.Where(p.Field(lead.FieldAdditionalFields))
+}
+
+// WhereMetaURL applies the entql string predicate on the meta_url field.
+func (f *LeadFilter) WhereMetaURL(p entql.StringP) {
+	f.Where(p.Field(lead.FieldMetaURL))
+}
+
+// WhereStageID applies the entql [16]byte predicate on the stage_id field.
+func (f *LeadFilter) WhereStageID(p entql.ValueP) {
+	f.Where(p.Field(lead.FieldStageID))
+}
+
+// WhereOwnerID applies the entql [16]byte predicate on the owner_id field.
+func (f *LeadFilter) WhereOwnerID(p entql.ValueP) {
+	f.Where(p.Field(lead.FieldOwnerID))
+}
+
+// WhereConverted applies the entql bool predicate on the converted field.
+func (f *LeadFilter) WhereConverted(p entql.BoolP) {
+	f.Where(p.Field(lead.FieldConverted))
+}
+
+// WhereConvertedAt applies the entql time.Time predicate on the converted_at field.
+func (f *LeadFilter) WhereConvertedAt(p entql.TimeP) {
+	f.Where(p.Field(lead.FieldConvertedAt))
+}
+
+// WhereContactID applies the entql [16]byte predicate on the contact_id field.
+func (f *LeadFilter) WhereContactID(p entql.ValueP) {
+	f.Where(p.Field(lead.FieldContactID))
+}
+
+// WhereTest applies the entql bool predicate on the test field.
+func (f *LeadFilter) WhereTest(p entql.BoolP) {
+	f.Where(p.Field(lead.FieldTest))
+}
+
+// WhereSubmissions applies the entql int predicate on the submissions field.
+func (f *LeadFilter) WhereSubmissions(p entql.IntP) {
+	f.Where(p.Field(lead.FieldSubmissions))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *LeadFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *LeadFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *LeadAttachmentQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the LeadAttachmentQuery builder.
+func (_q *LeadAttachmentQuery) Filter() *LeadAttachmentFilter {
+	return &LeadAttachmentFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *LeadAttachmentMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the LeadAttachmentMutation builder.
+func (m *LeadAttachmentMutation) Filter() *LeadAttachmentFilter {
+	return &LeadAttachmentFilter{config: m.config, predicateAdder: m}
+}
+
+// LeadAttachmentFilter provides a generic filtering capability at runtime for LeadAttachmentQuery.
+type LeadAttachmentFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *LeadAttachmentFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *LeadAttachmentFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(leadattachment.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *LeadAttachmentFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(leadattachment.FieldCompanyID))
+}
+
+// WhereLeadID applies the entql [16]byte predicate on the lead_id field.
+func (f *LeadAttachmentFilter) WhereLeadID(p entql.ValueP) {
+	f.Where(p.Field(leadattachment.FieldLeadID))
+}
+
+// WhereContactID applies the entql [16]byte predicate on the contact_id field.
+func (f *LeadAttachmentFilter) WhereContactID(p entql.ValueP) {
+	f.Where(p.Field(leadattachment.FieldContactID))
+}
+
+// WhereFilename applies the entql string predicate on the filename field.
+func (f *LeadAttachmentFilter) WhereFilename(p entql.StringP) {
+	f.Where(p.Field(leadattachment.FieldFilename))
+}
+
+// WhereContentType applies the entql string predicate on the content_type field.
+func (f *LeadAttachmentFilter) WhereContentType(p entql.StringP) {
+	f.Where(p.Field(leadattachment.FieldContentType))
+}
+
+// WhereSize applies the entql int64 predicate on the size field.
+func (f *LeadAttachmentFilter) WhereSize(p entql.Int64P) {
+	f.Where(p.Field(leadattachment.FieldSize))
+}
+
+// WhereContent applies the entql []byte predicate on the content field.
+func (f *LeadAttachmentFilter) WhereContent(p entql.BytesP) {
+	f.Where(p.Field(leadattachment.FieldContent))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *LeadAttachmentFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(leadattachment.FieldCreatedAt))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *LeadAttachmentFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *LeadAttachmentFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *LeadStageQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the LeadStageQuery builder.
+func (_q *LeadStageQuery) Filter() *LeadStageFilter {
+	return &LeadStageFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *LeadStageMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the LeadStageMutation builder.
+func (m *LeadStageMutation) Filter() *LeadStageFilter {
+	return &LeadStageFilter{config: m.config, predicateAdder: m}
+}
+
+// LeadStageFilter provides a generic filtering capability at runtime for LeadStageQuery.
+type LeadStageFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *LeadStageFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *LeadStageFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(leadstage.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *LeadStageFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(leadstage.FieldCompanyID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *LeadStageFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(leadstage.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *LeadStageFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(leadstage.FieldUpdatedAt))
+}
+
+// WhereKey applies the entql string predicate on the key field.
+func (f *LeadStageFilter) WhereKey(p entql.StringP) {
+	f.Where(p.Field(leadstage.FieldKey))
+}
+
+// WhereName applies the entql string predicate on the name field.
+func (f *LeadStageFilter) WhereName(p entql.StringP) {
+	f.Where(p.Field(leadstage.FieldName))
+}
+
+// WhereColor applies the entql string predicate on the color field.
+func (f *LeadStageFilter) WhereColor(p entql.StringP) {
+	f.Where(p.Field(leadstage.FieldColor))
+}
+
+// WherePosition applies the entql int predicate on the position field.
+func (f *LeadStageFilter) WherePosition(p entql.IntP) {
+	f.Where(p.Field(leadstage.FieldPosition))
+}
+
+// WhereIsFinal applies the entql bool predicate on the is_final field.
+func (f *LeadStageFilter) WhereIsFinal(p entql.BoolP) {
+	f.Where(p.Field(leadstage.FieldIsFinal))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *LeadStageFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *LeadStageFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *LeadSubmissionQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the LeadSubmissionQuery builder.
+func (_q *LeadSubmissionQuery) Filter() *LeadSubmissionFilter {
+	return &LeadSubmissionFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *LeadSubmissionMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the LeadSubmissionMutation builder.
+func (m *LeadSubmissionMutation) Filter() *LeadSubmissionFilter {
+	return &LeadSubmissionFilter{config: m.config, predicateAdder: m}
+}
+
+// LeadSubmissionFilter provides a generic filtering capability at runtime for LeadSubmissionQuery.
+type LeadSubmissionFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *LeadSubmissionFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *LeadSubmissionFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(leadsubmission.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *LeadSubmissionFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(leadsubmission.FieldCompanyID))
+}
+
+// WhereLeadID applies the entql [16]byte predicate on the lead_id field.
+func (f *LeadSubmissionFilter) WhereLeadID(p entql.ValueP) {
+	f.Where(p.Field(leadsubmission.FieldLeadID))
+}
+
+// WhereReceivedAt applies the entql time.Time predicate on the received_at field.
+func (f *LeadSubmissionFilter) WhereReceivedAt(p entql.TimeP) {
+	f.Where(p.Field(leadsubmission.FieldReceivedAt))
+}
+
+// WhereChannel applies the entql string predicate on the channel field.
+func (f *LeadSubmissionFilter) WhereChannel(p entql.StringP) {
+	f.Where(p.Field(leadsubmission.FieldChannel))
+}
+
+// WhereOutcome applies the entql string predicate on the outcome field.
+func (f *LeadSubmissionFilter) WhereOutcome(p entql.StringP) {
+	f.Where(p.Field(leadsubmission.FieldOutcome))
+}
+
+// WhereCredentialID applies the entql [16]byte predicate on the credential_id field.
+func (f *LeadSubmissionFilter) WhereCredentialID(p entql.ValueP) {
+	f.Where(p.Field(leadsubmission.FieldCredentialID))
+}
+
+// WherePayload applies the entql json.RawMessage predicate on the payload field.
+func (f *LeadSubmissionFilter) WherePayload(p entql.BytesP) {
+	f.Where(p.Field(leadsubmission.FieldPayload))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *LeadSubmissionFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *LeadSubmissionFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
 }
 
 // addPredicate implements the predicateAdder interface.
@@ -942,7 +1818,7 @@ type UserFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UserFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

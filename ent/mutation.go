@@ -14,11 +14,17 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"github.com/brokerdesk/brokerdesk/ent/apikey"
 	"github.com/brokerdesk/brokerdesk/ent/company"
+	"github.com/brokerdesk/brokerdesk/ent/contact"
+	"github.com/brokerdesk/brokerdesk/ent/contactphone"
 	"github.com/brokerdesk/brokerdesk/ent/event"
 	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
 	"github.com/brokerdesk/brokerdesk/ent/externalref"
 	"github.com/brokerdesk/brokerdesk/ent/idempotencykey"
 	"github.com/brokerdesk/brokerdesk/ent/jobrun"
+	"github.com/brokerdesk/brokerdesk/ent/lead"
+	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
+	"github.com/brokerdesk/brokerdesk/ent/leadstage"
+	"github.com/brokerdesk/brokerdesk/ent/leadsubmission"
 	"github.com/brokerdesk/brokerdesk/ent/predicate"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 	"github.com/brokerdesk/brokerdesk/ent/user"
@@ -36,11 +42,17 @@ const (
 	// Node types.
 	TypeAPIKey         = "APIKey"
 	TypeCompany        = "Company"
+	TypeContact        = "Contact"
+	TypeContactPhone   = "ContactPhone"
 	TypeEvent          = "Event"
 	TypeEventCounter   = "EventCounter"
 	TypeExternalRef    = "ExternalRef"
 	TypeIdempotencyKey = "IdempotencyKey"
 	TypeJobRun         = "JobRun"
+	TypeLead           = "Lead"
+	TypeLeadAttachment = "LeadAttachment"
+	TypeLeadStage      = "LeadStage"
+	TypeLeadSubmission = "LeadSubmission"
 	TypeUser           = "User"
 )
 
@@ -1095,6 +1107,7 @@ type CompanyMutation struct {
 	appendfeatures      []string
 	status              *company.Status
 	sandbox             *bool
+	lead_rules          *schematype.LeadRules
 	clearedFields       map[string]struct{}
 	live_company        *uuid.UUID
 	clearedlive_company bool
@@ -1643,6 +1656,42 @@ func (m *CompanyMutation) ResetLiveCompanyID() {
 	delete(m.clearedFields, company.FieldLiveCompanyID)
 }
 
+// SetLeadRules sets the "lead_rules" field.
+func (m *CompanyMutation) SetLeadRules(sr schematype.LeadRules) {
+	m.lead_rules = &sr
+}
+
+// LeadRules returns the value of the "lead_rules" field in the mutation.
+func (m *CompanyMutation) LeadRules() (r schematype.LeadRules, exists bool) {
+	v := m.lead_rules
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLeadRules returns the old "lead_rules" field's value of the Company entity.
+// If the Company object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CompanyMutation) OldLeadRules(ctx context.Context) (v schematype.LeadRules, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLeadRules is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLeadRules requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLeadRules: %w", err)
+	}
+	return oldValue.LeadRules, nil
+}
+
+// ResetLeadRules resets all changes to the "lead_rules" field.
+func (m *CompanyMutation) ResetLeadRules() {
+	m.lead_rules = nil
+}
+
 // ClearLiveCompany clears the "live_company" edge to the Company entity.
 func (m *CompanyMutation) ClearLiveCompany() {
 	m.clearedlive_company = true
@@ -1743,7 +1792,7 @@ func (m *CompanyMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *CompanyMutation) Fields() []string {
-	fields := make([]string, 0, 10)
+	fields := make([]string, 0, 11)
 	if m.created_at != nil {
 		fields = append(fields, company.FieldCreatedAt)
 	}
@@ -1774,6 +1823,9 @@ func (m *CompanyMutation) Fields() []string {
 	if m.live_company != nil {
 		fields = append(fields, company.FieldLiveCompanyID)
 	}
+	if m.lead_rules != nil {
+		fields = append(fields, company.FieldLeadRules)
+	}
 	return fields
 }
 
@@ -1802,6 +1854,8 @@ func (m *CompanyMutation) Field(name string) (ent.Value, bool) {
 		return m.Sandbox()
 	case company.FieldLiveCompanyID:
 		return m.LiveCompanyID()
+	case company.FieldLeadRules:
+		return m.LeadRules()
 	}
 	return nil, false
 }
@@ -1831,6 +1885,8 @@ func (m *CompanyMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldSandbox(ctx)
 	case company.FieldLiveCompanyID:
 		return m.OldLiveCompanyID(ctx)
+	case company.FieldLeadRules:
+		return m.OldLeadRules(ctx)
 	}
 	return nil, fmt.Errorf("unknown Company field %s", name)
 }
@@ -1909,6 +1965,13 @@ func (m *CompanyMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetLiveCompanyID(v)
+		return nil
+	case company.FieldLeadRules:
+		v, ok := value.(schematype.LeadRules)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLeadRules(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Company field %s", name)
@@ -2025,6 +2088,9 @@ func (m *CompanyMutation) ResetField(name string) error {
 	case company.FieldLiveCompanyID:
 		m.ResetLiveCompanyID()
 		return nil
+	case company.FieldLeadRules:
+		m.ResetLeadRules()
+		return nil
 	}
 	return fmt.Errorf("unknown Company field %s", name)
 }
@@ -2119,6 +2185,1882 @@ func (m *CompanyMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Company edge %s", name)
+}
+
+// ContactMutation represents an operation that mutates the Contact nodes in the graph.
+type ContactMutation struct {
+	config
+	op                        Op
+	typ                       string
+	id                        *uuid.UUID
+	created_at                *time.Time
+	updated_at                *time.Time
+	version                   *int64
+	addversion                *int64
+	external_references       *[]schematype.ExternalRef
+	appendexternal_references []schematype.ExternalRef
+	_type                     *contact.Type
+	first_name                *string
+	last_name                 *string
+	company_name              *string
+	email                     *string
+	email_key                 *string
+	owner_id                  *uuid.UUID
+	clearedFields             map[string]struct{}
+	company                   *uuid.UUID
+	clearedcompany            bool
+	done                      bool
+	oldValue                  func(context.Context) (*Contact, error)
+	predicates                []predicate.Contact
+}
+
+var _ ent.Mutation = (*ContactMutation)(nil)
+
+// contactOption allows management of the mutation configuration using functional options.
+type contactOption func(*ContactMutation)
+
+// newContactMutation creates new mutation for the Contact entity.
+func newContactMutation(c config, op Op, opts ...contactOption) *ContactMutation {
+	m := &ContactMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeContact,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withContactID sets the ID field of the mutation.
+func withContactID(id uuid.UUID) contactOption {
+	return func(m *ContactMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Contact
+		)
+		m.oldValue = func(ctx context.Context) (*Contact, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Contact.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withContact sets the old Contact of the mutation.
+func withContact(node *Contact) contactOption {
+	return func(m *ContactMutation) {
+		m.oldValue = func(context.Context) (*Contact, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ContactMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ContactMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of Contact entities.
+func (m *ContactMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ContactMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ContactMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Contact.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *ContactMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *ContactMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the Contact entity.
+// If the Contact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *ContactMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *ContactMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *ContactMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Contact entity.
+// If the Contact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *ContactMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *ContactMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *ContactMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the Contact entity.
+// If the Contact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *ContactMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *ContactMutation) SetVersion(i int64) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *ContactMutation) Version() (r int64, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the Contact entity.
+// If the Contact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactMutation) OldVersion(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *ContactMutation) AddVersion(i int64) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *ContactMutation) AddedVersion() (r int64, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *ContactMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
+}
+
+// SetExternalReferences sets the "external_references" field.
+func (m *ContactMutation) SetExternalReferences(sr []schematype.ExternalRef) {
+	m.external_references = &sr
+	m.appendexternal_references = nil
+}
+
+// ExternalReferences returns the value of the "external_references" field in the mutation.
+func (m *ContactMutation) ExternalReferences() (r []schematype.ExternalRef, exists bool) {
+	v := m.external_references
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExternalReferences returns the old "external_references" field's value of the Contact entity.
+// If the Contact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactMutation) OldExternalReferences(ctx context.Context) (v []schematype.ExternalRef, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExternalReferences is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExternalReferences requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExternalReferences: %w", err)
+	}
+	return oldValue.ExternalReferences, nil
+}
+
+// AppendExternalReferences adds sr to the "external_references" field.
+func (m *ContactMutation) AppendExternalReferences(sr []schematype.ExternalRef) {
+	m.appendexternal_references = append(m.appendexternal_references, sr...)
+}
+
+// AppendedExternalReferences returns the list of values that were appended to the "external_references" field in this mutation.
+func (m *ContactMutation) AppendedExternalReferences() ([]schematype.ExternalRef, bool) {
+	if len(m.appendexternal_references) == 0 {
+		return nil, false
+	}
+	return m.appendexternal_references, true
+}
+
+// ClearExternalReferences clears the value of the "external_references" field.
+func (m *ContactMutation) ClearExternalReferences() {
+	m.external_references = nil
+	m.appendexternal_references = nil
+	m.clearedFields[contact.FieldExternalReferences] = struct{}{}
+}
+
+// ExternalReferencesCleared returns if the "external_references" field was cleared in this mutation.
+func (m *ContactMutation) ExternalReferencesCleared() bool {
+	_, ok := m.clearedFields[contact.FieldExternalReferences]
+	return ok
+}
+
+// ResetExternalReferences resets all changes to the "external_references" field.
+func (m *ContactMutation) ResetExternalReferences() {
+	m.external_references = nil
+	m.appendexternal_references = nil
+	delete(m.clearedFields, contact.FieldExternalReferences)
+}
+
+// SetType sets the "type" field.
+func (m *ContactMutation) SetType(c contact.Type) {
+	m._type = &c
+}
+
+// GetType returns the value of the "type" field in the mutation.
+func (m *ContactMutation) GetType() (r contact.Type, exists bool) {
+	v := m._type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldType returns the old "type" field's value of the Contact entity.
+// If the Contact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactMutation) OldType(ctx context.Context) (v contact.Type, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldType: %w", err)
+	}
+	return oldValue.Type, nil
+}
+
+// ResetType resets all changes to the "type" field.
+func (m *ContactMutation) ResetType() {
+	m._type = nil
+}
+
+// SetFirstName sets the "first_name" field.
+func (m *ContactMutation) SetFirstName(s string) {
+	m.first_name = &s
+}
+
+// FirstName returns the value of the "first_name" field in the mutation.
+func (m *ContactMutation) FirstName() (r string, exists bool) {
+	v := m.first_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFirstName returns the old "first_name" field's value of the Contact entity.
+// If the Contact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactMutation) OldFirstName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFirstName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFirstName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFirstName: %w", err)
+	}
+	return oldValue.FirstName, nil
+}
+
+// ResetFirstName resets all changes to the "first_name" field.
+func (m *ContactMutation) ResetFirstName() {
+	m.first_name = nil
+}
+
+// SetLastName sets the "last_name" field.
+func (m *ContactMutation) SetLastName(s string) {
+	m.last_name = &s
+}
+
+// LastName returns the value of the "last_name" field in the mutation.
+func (m *ContactMutation) LastName() (r string, exists bool) {
+	v := m.last_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLastName returns the old "last_name" field's value of the Contact entity.
+// If the Contact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactMutation) OldLastName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLastName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLastName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLastName: %w", err)
+	}
+	return oldValue.LastName, nil
+}
+
+// ResetLastName resets all changes to the "last_name" field.
+func (m *ContactMutation) ResetLastName() {
+	m.last_name = nil
+}
+
+// SetCompanyName sets the "company_name" field.
+func (m *ContactMutation) SetCompanyName(s string) {
+	m.company_name = &s
+}
+
+// CompanyName returns the value of the "company_name" field in the mutation.
+func (m *ContactMutation) CompanyName() (r string, exists bool) {
+	v := m.company_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyName returns the old "company_name" field's value of the Contact entity.
+// If the Contact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactMutation) OldCompanyName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyName: %w", err)
+	}
+	return oldValue.CompanyName, nil
+}
+
+// ResetCompanyName resets all changes to the "company_name" field.
+func (m *ContactMutation) ResetCompanyName() {
+	m.company_name = nil
+}
+
+// SetEmail sets the "email" field.
+func (m *ContactMutation) SetEmail(s string) {
+	m.email = &s
+}
+
+// Email returns the value of the "email" field in the mutation.
+func (m *ContactMutation) Email() (r string, exists bool) {
+	v := m.email
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEmail returns the old "email" field's value of the Contact entity.
+// If the Contact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactMutation) OldEmail(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEmail is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEmail requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEmail: %w", err)
+	}
+	return oldValue.Email, nil
+}
+
+// ClearEmail clears the value of the "email" field.
+func (m *ContactMutation) ClearEmail() {
+	m.email = nil
+	m.clearedFields[contact.FieldEmail] = struct{}{}
+}
+
+// EmailCleared returns if the "email" field was cleared in this mutation.
+func (m *ContactMutation) EmailCleared() bool {
+	_, ok := m.clearedFields[contact.FieldEmail]
+	return ok
+}
+
+// ResetEmail resets all changes to the "email" field.
+func (m *ContactMutation) ResetEmail() {
+	m.email = nil
+	delete(m.clearedFields, contact.FieldEmail)
+}
+
+// SetEmailKey sets the "email_key" field.
+func (m *ContactMutation) SetEmailKey(s string) {
+	m.email_key = &s
+}
+
+// EmailKey returns the value of the "email_key" field in the mutation.
+func (m *ContactMutation) EmailKey() (r string, exists bool) {
+	v := m.email_key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEmailKey returns the old "email_key" field's value of the Contact entity.
+// If the Contact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactMutation) OldEmailKey(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEmailKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEmailKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEmailKey: %w", err)
+	}
+	return oldValue.EmailKey, nil
+}
+
+// ClearEmailKey clears the value of the "email_key" field.
+func (m *ContactMutation) ClearEmailKey() {
+	m.email_key = nil
+	m.clearedFields[contact.FieldEmailKey] = struct{}{}
+}
+
+// EmailKeyCleared returns if the "email_key" field was cleared in this mutation.
+func (m *ContactMutation) EmailKeyCleared() bool {
+	_, ok := m.clearedFields[contact.FieldEmailKey]
+	return ok
+}
+
+// ResetEmailKey resets all changes to the "email_key" field.
+func (m *ContactMutation) ResetEmailKey() {
+	m.email_key = nil
+	delete(m.clearedFields, contact.FieldEmailKey)
+}
+
+// SetOwnerID sets the "owner_id" field.
+func (m *ContactMutation) SetOwnerID(u uuid.UUID) {
+	m.owner_id = &u
+}
+
+// OwnerID returns the value of the "owner_id" field in the mutation.
+func (m *ContactMutation) OwnerID() (r uuid.UUID, exists bool) {
+	v := m.owner_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOwnerID returns the old "owner_id" field's value of the Contact entity.
+// If the Contact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactMutation) OldOwnerID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOwnerID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOwnerID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOwnerID: %w", err)
+	}
+	return oldValue.OwnerID, nil
+}
+
+// ClearOwnerID clears the value of the "owner_id" field.
+func (m *ContactMutation) ClearOwnerID() {
+	m.owner_id = nil
+	m.clearedFields[contact.FieldOwnerID] = struct{}{}
+}
+
+// OwnerIDCleared returns if the "owner_id" field was cleared in this mutation.
+func (m *ContactMutation) OwnerIDCleared() bool {
+	_, ok := m.clearedFields[contact.FieldOwnerID]
+	return ok
+}
+
+// ResetOwnerID resets all changes to the "owner_id" field.
+func (m *ContactMutation) ResetOwnerID() {
+	m.owner_id = nil
+	delete(m.clearedFields, contact.FieldOwnerID)
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *ContactMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[contact.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *ContactMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *ContactMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *ContactMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// Where appends a list predicates to the ContactMutation builder.
+func (m *ContactMutation) Where(ps ...predicate.Contact) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ContactMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ContactMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Contact, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ContactMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ContactMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Contact).
+func (m *ContactMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ContactMutation) Fields() []string {
+	fields := make([]string, 0, 12)
+	if m.company != nil {
+		fields = append(fields, contact.FieldCompanyID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, contact.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, contact.FieldUpdatedAt)
+	}
+	if m.version != nil {
+		fields = append(fields, contact.FieldVersion)
+	}
+	if m.external_references != nil {
+		fields = append(fields, contact.FieldExternalReferences)
+	}
+	if m._type != nil {
+		fields = append(fields, contact.FieldType)
+	}
+	if m.first_name != nil {
+		fields = append(fields, contact.FieldFirstName)
+	}
+	if m.last_name != nil {
+		fields = append(fields, contact.FieldLastName)
+	}
+	if m.company_name != nil {
+		fields = append(fields, contact.FieldCompanyName)
+	}
+	if m.email != nil {
+		fields = append(fields, contact.FieldEmail)
+	}
+	if m.email_key != nil {
+		fields = append(fields, contact.FieldEmailKey)
+	}
+	if m.owner_id != nil {
+		fields = append(fields, contact.FieldOwnerID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ContactMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case contact.FieldCompanyID:
+		return m.CompanyID()
+	case contact.FieldCreatedAt:
+		return m.CreatedAt()
+	case contact.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case contact.FieldVersion:
+		return m.Version()
+	case contact.FieldExternalReferences:
+		return m.ExternalReferences()
+	case contact.FieldType:
+		return m.GetType()
+	case contact.FieldFirstName:
+		return m.FirstName()
+	case contact.FieldLastName:
+		return m.LastName()
+	case contact.FieldCompanyName:
+		return m.CompanyName()
+	case contact.FieldEmail:
+		return m.Email()
+	case contact.FieldEmailKey:
+		return m.EmailKey()
+	case contact.FieldOwnerID:
+		return m.OwnerID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ContactMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case contact.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case contact.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case contact.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case contact.FieldVersion:
+		return m.OldVersion(ctx)
+	case contact.FieldExternalReferences:
+		return m.OldExternalReferences(ctx)
+	case contact.FieldType:
+		return m.OldType(ctx)
+	case contact.FieldFirstName:
+		return m.OldFirstName(ctx)
+	case contact.FieldLastName:
+		return m.OldLastName(ctx)
+	case contact.FieldCompanyName:
+		return m.OldCompanyName(ctx)
+	case contact.FieldEmail:
+		return m.OldEmail(ctx)
+	case contact.FieldEmailKey:
+		return m.OldEmailKey(ctx)
+	case contact.FieldOwnerID:
+		return m.OldOwnerID(ctx)
+	}
+	return nil, fmt.Errorf("unknown Contact field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ContactMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case contact.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case contact.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case contact.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case contact.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
+		return nil
+	case contact.FieldExternalReferences:
+		v, ok := value.([]schematype.ExternalRef)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExternalReferences(v)
+		return nil
+	case contact.FieldType:
+		v, ok := value.(contact.Type)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetType(v)
+		return nil
+	case contact.FieldFirstName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFirstName(v)
+		return nil
+	case contact.FieldLastName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLastName(v)
+		return nil
+	case contact.FieldCompanyName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyName(v)
+		return nil
+	case contact.FieldEmail:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEmail(v)
+		return nil
+	case contact.FieldEmailKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEmailKey(v)
+		return nil
+	case contact.FieldOwnerID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOwnerID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Contact field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ContactMutation) AddedFields() []string {
+	var fields []string
+	if m.addversion != nil {
+		fields = append(fields, contact.FieldVersion)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ContactMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case contact.FieldVersion:
+		return m.AddedVersion()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ContactMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case contact.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Contact numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ContactMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(contact.FieldExternalReferences) {
+		fields = append(fields, contact.FieldExternalReferences)
+	}
+	if m.FieldCleared(contact.FieldEmail) {
+		fields = append(fields, contact.FieldEmail)
+	}
+	if m.FieldCleared(contact.FieldEmailKey) {
+		fields = append(fields, contact.FieldEmailKey)
+	}
+	if m.FieldCleared(contact.FieldOwnerID) {
+		fields = append(fields, contact.FieldOwnerID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ContactMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ContactMutation) ClearField(name string) error {
+	switch name {
+	case contact.FieldExternalReferences:
+		m.ClearExternalReferences()
+		return nil
+	case contact.FieldEmail:
+		m.ClearEmail()
+		return nil
+	case contact.FieldEmailKey:
+		m.ClearEmailKey()
+		return nil
+	case contact.FieldOwnerID:
+		m.ClearOwnerID()
+		return nil
+	}
+	return fmt.Errorf("unknown Contact nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ContactMutation) ResetField(name string) error {
+	switch name {
+	case contact.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case contact.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case contact.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case contact.FieldVersion:
+		m.ResetVersion()
+		return nil
+	case contact.FieldExternalReferences:
+		m.ResetExternalReferences()
+		return nil
+	case contact.FieldType:
+		m.ResetType()
+		return nil
+	case contact.FieldFirstName:
+		m.ResetFirstName()
+		return nil
+	case contact.FieldLastName:
+		m.ResetLastName()
+		return nil
+	case contact.FieldCompanyName:
+		m.ResetCompanyName()
+		return nil
+	case contact.FieldEmail:
+		m.ResetEmail()
+		return nil
+	case contact.FieldEmailKey:
+		m.ResetEmailKey()
+		return nil
+	case contact.FieldOwnerID:
+		m.ResetOwnerID()
+		return nil
+	}
+	return fmt.Errorf("unknown Contact field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ContactMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.company != nil {
+		edges = append(edges, contact.EdgeCompany)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ContactMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case contact.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ContactMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ContactMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ContactMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcompany {
+		edges = append(edges, contact.EdgeCompany)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ContactMutation) EdgeCleared(name string) bool {
+	switch name {
+	case contact.EdgeCompany:
+		return m.clearedcompany
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ContactMutation) ClearEdge(name string) error {
+	switch name {
+	case contact.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown Contact unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ContactMutation) ResetEdge(name string) error {
+	switch name {
+	case contact.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown Contact edge %s", name)
+}
+
+// ContactPhoneMutation represents an operation that mutates the ContactPhone nodes in the graph.
+type ContactPhoneMutation struct {
+	config
+	op             Op
+	typ            string
+	id             *uuid.UUID
+	created_at     *time.Time
+	updated_at     *time.Time
+	contact_id     *uuid.UUID
+	number         *string
+	number_key     *string
+	_type          *string
+	is_primary     *bool
+	clearedFields  map[string]struct{}
+	company        *uuid.UUID
+	clearedcompany bool
+	done           bool
+	oldValue       func(context.Context) (*ContactPhone, error)
+	predicates     []predicate.ContactPhone
+}
+
+var _ ent.Mutation = (*ContactPhoneMutation)(nil)
+
+// contactphoneOption allows management of the mutation configuration using functional options.
+type contactphoneOption func(*ContactPhoneMutation)
+
+// newContactPhoneMutation creates new mutation for the ContactPhone entity.
+func newContactPhoneMutation(c config, op Op, opts ...contactphoneOption) *ContactPhoneMutation {
+	m := &ContactPhoneMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeContactPhone,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withContactPhoneID sets the ID field of the mutation.
+func withContactPhoneID(id uuid.UUID) contactphoneOption {
+	return func(m *ContactPhoneMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ContactPhone
+		)
+		m.oldValue = func(ctx context.Context) (*ContactPhone, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ContactPhone.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withContactPhone sets the old ContactPhone of the mutation.
+func withContactPhone(node *ContactPhone) contactphoneOption {
+	return func(m *ContactPhoneMutation) {
+		m.oldValue = func(context.Context) (*ContactPhone, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ContactPhoneMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ContactPhoneMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of ContactPhone entities.
+func (m *ContactPhoneMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ContactPhoneMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ContactPhoneMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ContactPhone.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *ContactPhoneMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *ContactPhoneMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the ContactPhone entity.
+// If the ContactPhone object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactPhoneMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *ContactPhoneMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *ContactPhoneMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *ContactPhoneMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the ContactPhone entity.
+// If the ContactPhone object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactPhoneMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *ContactPhoneMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *ContactPhoneMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *ContactPhoneMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the ContactPhone entity.
+// If the ContactPhone object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactPhoneMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *ContactPhoneMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetContactID sets the "contact_id" field.
+func (m *ContactPhoneMutation) SetContactID(u uuid.UUID) {
+	m.contact_id = &u
+}
+
+// ContactID returns the value of the "contact_id" field in the mutation.
+func (m *ContactPhoneMutation) ContactID() (r uuid.UUID, exists bool) {
+	v := m.contact_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContactID returns the old "contact_id" field's value of the ContactPhone entity.
+// If the ContactPhone object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactPhoneMutation) OldContactID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContactID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContactID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContactID: %w", err)
+	}
+	return oldValue.ContactID, nil
+}
+
+// ResetContactID resets all changes to the "contact_id" field.
+func (m *ContactPhoneMutation) ResetContactID() {
+	m.contact_id = nil
+}
+
+// SetNumber sets the "number" field.
+func (m *ContactPhoneMutation) SetNumber(s string) {
+	m.number = &s
+}
+
+// Number returns the value of the "number" field in the mutation.
+func (m *ContactPhoneMutation) Number() (r string, exists bool) {
+	v := m.number
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldNumber returns the old "number" field's value of the ContactPhone entity.
+// If the ContactPhone object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactPhoneMutation) OldNumber(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldNumber is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldNumber requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldNumber: %w", err)
+	}
+	return oldValue.Number, nil
+}
+
+// ResetNumber resets all changes to the "number" field.
+func (m *ContactPhoneMutation) ResetNumber() {
+	m.number = nil
+}
+
+// SetNumberKey sets the "number_key" field.
+func (m *ContactPhoneMutation) SetNumberKey(s string) {
+	m.number_key = &s
+}
+
+// NumberKey returns the value of the "number_key" field in the mutation.
+func (m *ContactPhoneMutation) NumberKey() (r string, exists bool) {
+	v := m.number_key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldNumberKey returns the old "number_key" field's value of the ContactPhone entity.
+// If the ContactPhone object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactPhoneMutation) OldNumberKey(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldNumberKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldNumberKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldNumberKey: %w", err)
+	}
+	return oldValue.NumberKey, nil
+}
+
+// ResetNumberKey resets all changes to the "number_key" field.
+func (m *ContactPhoneMutation) ResetNumberKey() {
+	m.number_key = nil
+}
+
+// SetType sets the "type" field.
+func (m *ContactPhoneMutation) SetType(s string) {
+	m._type = &s
+}
+
+// GetType returns the value of the "type" field in the mutation.
+func (m *ContactPhoneMutation) GetType() (r string, exists bool) {
+	v := m._type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldType returns the old "type" field's value of the ContactPhone entity.
+// If the ContactPhone object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactPhoneMutation) OldType(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldType: %w", err)
+	}
+	return oldValue.Type, nil
+}
+
+// ResetType resets all changes to the "type" field.
+func (m *ContactPhoneMutation) ResetType() {
+	m._type = nil
+}
+
+// SetIsPrimary sets the "is_primary" field.
+func (m *ContactPhoneMutation) SetIsPrimary(b bool) {
+	m.is_primary = &b
+}
+
+// IsPrimary returns the value of the "is_primary" field in the mutation.
+func (m *ContactPhoneMutation) IsPrimary() (r bool, exists bool) {
+	v := m.is_primary
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIsPrimary returns the old "is_primary" field's value of the ContactPhone entity.
+// If the ContactPhone object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactPhoneMutation) OldIsPrimary(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIsPrimary is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIsPrimary requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIsPrimary: %w", err)
+	}
+	return oldValue.IsPrimary, nil
+}
+
+// ResetIsPrimary resets all changes to the "is_primary" field.
+func (m *ContactPhoneMutation) ResetIsPrimary() {
+	m.is_primary = nil
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *ContactPhoneMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[contactphone.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *ContactPhoneMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *ContactPhoneMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *ContactPhoneMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// Where appends a list predicates to the ContactPhoneMutation builder.
+func (m *ContactPhoneMutation) Where(ps ...predicate.ContactPhone) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ContactPhoneMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ContactPhoneMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ContactPhone, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ContactPhoneMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ContactPhoneMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ContactPhone).
+func (m *ContactPhoneMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ContactPhoneMutation) Fields() []string {
+	fields := make([]string, 0, 8)
+	if m.company != nil {
+		fields = append(fields, contactphone.FieldCompanyID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, contactphone.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, contactphone.FieldUpdatedAt)
+	}
+	if m.contact_id != nil {
+		fields = append(fields, contactphone.FieldContactID)
+	}
+	if m.number != nil {
+		fields = append(fields, contactphone.FieldNumber)
+	}
+	if m.number_key != nil {
+		fields = append(fields, contactphone.FieldNumberKey)
+	}
+	if m._type != nil {
+		fields = append(fields, contactphone.FieldType)
+	}
+	if m.is_primary != nil {
+		fields = append(fields, contactphone.FieldIsPrimary)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ContactPhoneMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case contactphone.FieldCompanyID:
+		return m.CompanyID()
+	case contactphone.FieldCreatedAt:
+		return m.CreatedAt()
+	case contactphone.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case contactphone.FieldContactID:
+		return m.ContactID()
+	case contactphone.FieldNumber:
+		return m.Number()
+	case contactphone.FieldNumberKey:
+		return m.NumberKey()
+	case contactphone.FieldType:
+		return m.GetType()
+	case contactphone.FieldIsPrimary:
+		return m.IsPrimary()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ContactPhoneMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case contactphone.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case contactphone.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case contactphone.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case contactphone.FieldContactID:
+		return m.OldContactID(ctx)
+	case contactphone.FieldNumber:
+		return m.OldNumber(ctx)
+	case contactphone.FieldNumberKey:
+		return m.OldNumberKey(ctx)
+	case contactphone.FieldType:
+		return m.OldType(ctx)
+	case contactphone.FieldIsPrimary:
+		return m.OldIsPrimary(ctx)
+	}
+	return nil, fmt.Errorf("unknown ContactPhone field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ContactPhoneMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case contactphone.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case contactphone.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case contactphone.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case contactphone.FieldContactID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContactID(v)
+		return nil
+	case contactphone.FieldNumber:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetNumber(v)
+		return nil
+	case contactphone.FieldNumberKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetNumberKey(v)
+		return nil
+	case contactphone.FieldType:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetType(v)
+		return nil
+	case contactphone.FieldIsPrimary:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIsPrimary(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ContactPhone field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ContactPhoneMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ContactPhoneMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ContactPhoneMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown ContactPhone numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ContactPhoneMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ContactPhoneMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ContactPhoneMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown ContactPhone nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ContactPhoneMutation) ResetField(name string) error {
+	switch name {
+	case contactphone.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case contactphone.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case contactphone.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case contactphone.FieldContactID:
+		m.ResetContactID()
+		return nil
+	case contactphone.FieldNumber:
+		m.ResetNumber()
+		return nil
+	case contactphone.FieldNumberKey:
+		m.ResetNumberKey()
+		return nil
+	case contactphone.FieldType:
+		m.ResetType()
+		return nil
+	case contactphone.FieldIsPrimary:
+		m.ResetIsPrimary()
+		return nil
+	}
+	return fmt.Errorf("unknown ContactPhone field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ContactPhoneMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.company != nil {
+		edges = append(edges, contactphone.EdgeCompany)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ContactPhoneMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case contactphone.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ContactPhoneMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ContactPhoneMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ContactPhoneMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcompany {
+		edges = append(edges, contactphone.EdgeCompany)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ContactPhoneMutation) EdgeCleared(name string) bool {
+	switch name {
+	case contactphone.EdgeCompany:
+		return m.clearedcompany
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ContactPhoneMutation) ClearEdge(name string) error {
+	switch name {
+	case contactphone.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown ContactPhone unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ContactPhoneMutation) ResetEdge(name string) error {
+	switch name {
+	case contactphone.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown ContactPhone edge %s", name)
 }
 
 // EventMutation represents an operation that mutates the Event nodes in the graph.
@@ -5391,6 +7333,4159 @@ func (m *JobRunMutation) ClearEdge(name string) error {
 // It returns an error if the edge is not defined in the schema.
 func (m *JobRunMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown JobRun edge %s", name)
+}
+
+// LeadMutation represents an operation that mutates the Lead nodes in the graph.
+type LeadMutation struct {
+	config
+	op                        Op
+	typ                       string
+	id                        *uuid.UUID
+	created_at                *time.Time
+	updated_at                *time.Time
+	version                   *int64
+	addversion                *int64
+	external_references       *[]schematype.ExternalRef
+	appendexternal_references []schematype.ExternalRef
+	first_name                *string
+	last_name                 *string
+	email                     *string
+	email_key                 *string
+	phone                     *string
+	phone_key                 *string
+	source                    *lead.Source
+	notes                     *string
+	additional_fields         *map[string]string
+	meta_url                  *string
+	stage_id                  *uuid.UUID
+	owner_id                  *uuid.UUID
+	converted                 *bool
+	converted_at              *time.Time
+	contact_id                *uuid.UUID
+	test                      *bool
+	submissions               *int
+	addsubmissions            *int
+	clearedFields             map[string]struct{}
+	company                   *uuid.UUID
+	clearedcompany            bool
+	done                      bool
+	oldValue                  func(context.Context) (*Lead, error)
+	predicates                []predicate.Lead
+}
+
+var _ ent.Mutation = (*LeadMutation)(nil)
+
+// leadOption allows management of the mutation configuration using functional options.
+type leadOption func(*LeadMutation)
+
+// newLeadMutation creates new mutation for the Lead entity.
+func newLeadMutation(c config, op Op, opts ...leadOption) *LeadMutation {
+	m := &LeadMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeLead,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withLeadID sets the ID field of the mutation.
+func withLeadID(id uuid.UUID) leadOption {
+	return func(m *LeadMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Lead
+		)
+		m.oldValue = func(ctx context.Context) (*Lead, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Lead.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withLead sets the old Lead of the mutation.
+func withLead(node *Lead) leadOption {
+	return func(m *LeadMutation) {
+		m.oldValue = func(context.Context) (*Lead, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m LeadMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m LeadMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of Lead entities.
+func (m *LeadMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *LeadMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *LeadMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Lead.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *LeadMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *LeadMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the Lead entity.
+// If the Lead object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *LeadMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *LeadMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *LeadMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Lead entity.
+// If the Lead object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *LeadMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *LeadMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *LeadMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the Lead entity.
+// If the Lead object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *LeadMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *LeadMutation) SetVersion(i int64) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *LeadMutation) Version() (r int64, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the Lead entity.
+// If the Lead object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadMutation) OldVersion(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *LeadMutation) AddVersion(i int64) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *LeadMutation) AddedVersion() (r int64, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *LeadMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
+}
+
+// SetExternalReferences sets the "external_references" field.
+func (m *LeadMutation) SetExternalReferences(sr []schematype.ExternalRef) {
+	m.external_references = &sr
+	m.appendexternal_references = nil
+}
+
+// ExternalReferences returns the value of the "external_references" field in the mutation.
+func (m *LeadMutation) ExternalReferences() (r []schematype.ExternalRef, exists bool) {
+	v := m.external_references
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExternalReferences returns the old "external_references" field's value of the Lead entity.
+// If the Lead object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadMutation) OldExternalReferences(ctx context.Context) (v []schematype.ExternalRef, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExternalReferences is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExternalReferences requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExternalReferences: %w", err)
+	}
+	return oldValue.ExternalReferences, nil
+}
+
+// AppendExternalReferences adds sr to the "external_references" field.
+func (m *LeadMutation) AppendExternalReferences(sr []schematype.ExternalRef) {
+	m.appendexternal_references = append(m.appendexternal_references, sr...)
+}
+
+// AppendedExternalReferences returns the list of values that were appended to the "external_references" field in this mutation.
+func (m *LeadMutation) AppendedExternalReferences() ([]schematype.ExternalRef, bool) {
+	if len(m.appendexternal_references) == 0 {
+		return nil, false
+	}
+	return m.appendexternal_references, true
+}
+
+// ClearExternalReferences clears the value of the "external_references" field.
+func (m *LeadMutation) ClearExternalReferences() {
+	m.external_references = nil
+	m.appendexternal_references = nil
+	m.clearedFields[lead.FieldExternalReferences] = struct{}{}
+}
+
+// ExternalReferencesCleared returns if the "external_references" field was cleared in this mutation.
+func (m *LeadMutation) ExternalReferencesCleared() bool {
+	_, ok := m.clearedFields[lead.FieldExternalReferences]
+	return ok
+}
+
+// ResetExternalReferences resets all changes to the "external_references" field.
+func (m *LeadMutation) ResetExternalReferences() {
+	m.external_references = nil
+	m.appendexternal_references = nil
+	delete(m.clearedFields, lead.FieldExternalReferences)
+}
+
+// SetFirstName sets the "first_name" field.
+func (m *LeadMutation) SetFirstName(s string) {
+	m.first_name = &s
+}
+
+// FirstName returns the value of the "first_name" field in the mutation.
+func (m *LeadMutation) FirstName() (r string, exists bool) {
+	v := m.first_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFirstName returns the old "first_name" field's value of the Lead entity.
+// If the Lead object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadMutation) OldFirstName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFirstName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFirstName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFirstName: %w", err)
+	}
+	return oldValue.FirstName, nil
+}
+
+// ResetFirstName resets all changes to the "first_name" field.
+func (m *LeadMutation) ResetFirstName() {
+	m.first_name = nil
+}
+
+// SetLastName sets the "last_name" field.
+func (m *LeadMutation) SetLastName(s string) {
+	m.last_name = &s
+}
+
+// LastName returns the value of the "last_name" field in the mutation.
+func (m *LeadMutation) LastName() (r string, exists bool) {
+	v := m.last_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLastName returns the old "last_name" field's value of the Lead entity.
+// If the Lead object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadMutation) OldLastName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLastName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLastName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLastName: %w", err)
+	}
+	return oldValue.LastName, nil
+}
+
+// ResetLastName resets all changes to the "last_name" field.
+func (m *LeadMutation) ResetLastName() {
+	m.last_name = nil
+}
+
+// SetEmail sets the "email" field.
+func (m *LeadMutation) SetEmail(s string) {
+	m.email = &s
+}
+
+// Email returns the value of the "email" field in the mutation.
+func (m *LeadMutation) Email() (r string, exists bool) {
+	v := m.email
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEmail returns the old "email" field's value of the Lead entity.
+// If the Lead object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadMutation) OldEmail(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEmail is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEmail requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEmail: %w", err)
+	}
+	return oldValue.Email, nil
+}
+
+// ClearEmail clears the value of the "email" field.
+func (m *LeadMutation) ClearEmail() {
+	m.email = nil
+	m.clearedFields[lead.FieldEmail] = struct{}{}
+}
+
+// EmailCleared returns if the "email" field was cleared in this mutation.
+func (m *LeadMutation) EmailCleared() bool {
+	_, ok := m.clearedFields[lead.FieldEmail]
+	return ok
+}
+
+// ResetEmail resets all changes to the "email" field.
+func (m *LeadMutation) ResetEmail() {
+	m.email = nil
+	delete(m.clearedFields, lead.FieldEmail)
+}
+
+// SetEmailKey sets the "email_key" field.
+func (m *LeadMutation) SetEmailKey(s string) {
+	m.email_key = &s
+}
+
+// EmailKey returns the value of the "email_key" field in the mutation.
+func (m *LeadMutation) EmailKey() (r string, exists bool) {
+	v := m.email_key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEmailKey returns the old "email_key" field's value of the Lead entity.
+// If the Lead object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadMutation) OldEmailKey(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEmailKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEmailKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEmailKey: %w", err)
+	}
+	return oldValue.EmailKey, nil
+}
+
+// ClearEmailKey clears the value of the "email_key" field.
+func (m *LeadMutation) ClearEmailKey() {
+	m.email_key = nil
+	m.clearedFields[lead.FieldEmailKey] = struct{}{}
+}
+
+// EmailKeyCleared returns if the "email_key" field was cleared in this mutation.
+func (m *LeadMutation) EmailKeyCleared() bool {
+	_, ok := m.clearedFields[lead.FieldEmailKey]
+	return ok
+}
+
+// ResetEmailKey resets all changes to the "email_key" field.
+func (m *LeadMutation) ResetEmailKey() {
+	m.email_key = nil
+	delete(m.clearedFields, lead.FieldEmailKey)
+}
+
+// SetPhone sets the "phone" field.
+func (m *LeadMutation) SetPhone(s string) {
+	m.phone = &s
+}
+
+// Phone returns the value of the "phone" field in the mutation.
+func (m *LeadMutation) Phone() (r string, exists bool) {
+	v := m.phone
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPhone returns the old "phone" field's value of the Lead entity.
+// If the Lead object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadMutation) OldPhone(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPhone is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPhone requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPhone: %w", err)
+	}
+	return oldValue.Phone, nil
+}
+
+// ClearPhone clears the value of the "phone" field.
+func (m *LeadMutation) ClearPhone() {
+	m.phone = nil
+	m.clearedFields[lead.FieldPhone] = struct{}{}
+}
+
+// PhoneCleared returns if the "phone" field was cleared in this mutation.
+func (m *LeadMutation) PhoneCleared() bool {
+	_, ok := m.clearedFields[lead.FieldPhone]
+	return ok
+}
+
+// ResetPhone resets all changes to the "phone" field.
+func (m *LeadMutation) ResetPhone() {
+	m.phone = nil
+	delete(m.clearedFields, lead.FieldPhone)
+}
+
+// SetPhoneKey sets the "phone_key" field.
+func (m *LeadMutation) SetPhoneKey(s string) {
+	m.phone_key = &s
+}
+
+// PhoneKey returns the value of the "phone_key" field in the mutation.
+func (m *LeadMutation) PhoneKey() (r string, exists bool) {
+	v := m.phone_key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPhoneKey returns the old "phone_key" field's value of the Lead entity.
+// If the Lead object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadMutation) OldPhoneKey(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPhoneKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPhoneKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPhoneKey: %w", err)
+	}
+	return oldValue.PhoneKey, nil
+}
+
+// ClearPhoneKey clears the value of the "phone_key" field.
+func (m *LeadMutation) ClearPhoneKey() {
+	m.phone_key = nil
+	m.clearedFields[lead.FieldPhoneKey] = struct{}{}
+}
+
+// PhoneKeyCleared returns if the "phone_key" field was cleared in this mutation.
+func (m *LeadMutation) PhoneKeyCleared() bool {
+	_, ok := m.clearedFields[lead.FieldPhoneKey]
+	return ok
+}
+
+// ResetPhoneKey resets all changes to the "phone_key" field.
+func (m *LeadMutation) ResetPhoneKey() {
+	m.phone_key = nil
+	delete(m.clearedFields, lead.FieldPhoneKey)
+}
+
+// SetSource sets the "source" field.
+func (m *LeadMutation) SetSource(l lead.Source) {
+	m.source = &l
+}
+
+// Source returns the value of the "source" field in the mutation.
+func (m *LeadMutation) Source() (r lead.Source, exists bool) {
+	v := m.source
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSource returns the old "source" field's value of the Lead entity.
+// If the Lead object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadMutation) OldSource(ctx context.Context) (v *lead.Source, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSource is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSource requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSource: %w", err)
+	}
+	return oldValue.Source, nil
+}
+
+// ClearSource clears the value of the "source" field.
+func (m *LeadMutation) ClearSource() {
+	m.source = nil
+	m.clearedFields[lead.FieldSource] = struct{}{}
+}
+
+// SourceCleared returns if the "source" field was cleared in this mutation.
+func (m *LeadMutation) SourceCleared() bool {
+	_, ok := m.clearedFields[lead.FieldSource]
+	return ok
+}
+
+// ResetSource resets all changes to the "source" field.
+func (m *LeadMutation) ResetSource() {
+	m.source = nil
+	delete(m.clearedFields, lead.FieldSource)
+}
+
+// SetNotes sets the "notes" field.
+func (m *LeadMutation) SetNotes(s string) {
+	m.notes = &s
+}
+
+// Notes returns the value of the "notes" field in the mutation.
+func (m *LeadMutation) Notes() (r string, exists bool) {
+	v := m.notes
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldNotes returns the old "notes" field's value of the Lead entity.
+// If the Lead object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadMutation) OldNotes(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldNotes is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldNotes requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldNotes: %w", err)
+	}
+	return oldValue.Notes, nil
+}
+
+// ResetNotes resets all changes to the "notes" field.
+func (m *LeadMutation) ResetNotes() {
+	m.notes = nil
+}
+
+// SetAdditionalFields sets the "additional_fields" field.
+func (m *LeadMutation) SetAdditionalFields(value map[string]string) {
+	m.additional_fields = &value
+}
+
+// AdditionalFields returns the value of the "additional_fields" field in the mutation.
+func (m *LeadMutation) AdditionalFields() (r map[string]string, exists bool) {
+	v := m.additional_fields
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAdditionalFields returns the old "additional_fields" field's value of the Lead entity.
+// If the Lead object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadMutation) OldAdditionalFields(ctx context.Context) (v map[string]string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAdditionalFields is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAdditionalFields requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAdditionalFields: %w", err)
+	}
+	return oldValue.AdditionalFields, nil
+}
+
+// ResetAdditionalFields resets all changes to the "additional_fields" field.
+func (m *LeadMutation) ResetAdditionalFields() {
+	m.additional_fields = nil
+}
+
+// SetMetaURL sets the "meta_url" field.
+func (m *LeadMutation) SetMetaURL(s string) {
+	m.meta_url = &s
+}
+
+// MetaURL returns the value of the "meta_url" field in the mutation.
+func (m *LeadMutation) MetaURL() (r string, exists bool) {
+	v := m.meta_url
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMetaURL returns the old "meta_url" field's value of the Lead entity.
+// If the Lead object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadMutation) OldMetaURL(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMetaURL is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMetaURL requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMetaURL: %w", err)
+	}
+	return oldValue.MetaURL, nil
+}
+
+// ClearMetaURL clears the value of the "meta_url" field.
+func (m *LeadMutation) ClearMetaURL() {
+	m.meta_url = nil
+	m.clearedFields[lead.FieldMetaURL] = struct{}{}
+}
+
+// MetaURLCleared returns if the "meta_url" field was cleared in this mutation.
+func (m *LeadMutation) MetaURLCleared() bool {
+	_, ok := m.clearedFields[lead.FieldMetaURL]
+	return ok
+}
+
+// ResetMetaURL resets all changes to the "meta_url" field.
+func (m *LeadMutation) ResetMetaURL() {
+	m.meta_url = nil
+	delete(m.clearedFields, lead.FieldMetaURL)
+}
+
+// SetStageID sets the "stage_id" field.
+func (m *LeadMutation) SetStageID(u uuid.UUID) {
+	m.stage_id = &u
+}
+
+// StageID returns the value of the "stage_id" field in the mutation.
+func (m *LeadMutation) StageID() (r uuid.UUID, exists bool) {
+	v := m.stage_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStageID returns the old "stage_id" field's value of the Lead entity.
+// If the Lead object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadMutation) OldStageID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStageID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStageID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStageID: %w", err)
+	}
+	return oldValue.StageID, nil
+}
+
+// ResetStageID resets all changes to the "stage_id" field.
+func (m *LeadMutation) ResetStageID() {
+	m.stage_id = nil
+}
+
+// SetOwnerID sets the "owner_id" field.
+func (m *LeadMutation) SetOwnerID(u uuid.UUID) {
+	m.owner_id = &u
+}
+
+// OwnerID returns the value of the "owner_id" field in the mutation.
+func (m *LeadMutation) OwnerID() (r uuid.UUID, exists bool) {
+	v := m.owner_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOwnerID returns the old "owner_id" field's value of the Lead entity.
+// If the Lead object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadMutation) OldOwnerID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOwnerID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOwnerID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOwnerID: %w", err)
+	}
+	return oldValue.OwnerID, nil
+}
+
+// ClearOwnerID clears the value of the "owner_id" field.
+func (m *LeadMutation) ClearOwnerID() {
+	m.owner_id = nil
+	m.clearedFields[lead.FieldOwnerID] = struct{}{}
+}
+
+// OwnerIDCleared returns if the "owner_id" field was cleared in this mutation.
+func (m *LeadMutation) OwnerIDCleared() bool {
+	_, ok := m.clearedFields[lead.FieldOwnerID]
+	return ok
+}
+
+// ResetOwnerID resets all changes to the "owner_id" field.
+func (m *LeadMutation) ResetOwnerID() {
+	m.owner_id = nil
+	delete(m.clearedFields, lead.FieldOwnerID)
+}
+
+// SetConverted sets the "converted" field.
+func (m *LeadMutation) SetConverted(b bool) {
+	m.converted = &b
+}
+
+// Converted returns the value of the "converted" field in the mutation.
+func (m *LeadMutation) Converted() (r bool, exists bool) {
+	v := m.converted
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldConverted returns the old "converted" field's value of the Lead entity.
+// If the Lead object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadMutation) OldConverted(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldConverted is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldConverted requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldConverted: %w", err)
+	}
+	return oldValue.Converted, nil
+}
+
+// ResetConverted resets all changes to the "converted" field.
+func (m *LeadMutation) ResetConverted() {
+	m.converted = nil
+}
+
+// SetConvertedAt sets the "converted_at" field.
+func (m *LeadMutation) SetConvertedAt(t time.Time) {
+	m.converted_at = &t
+}
+
+// ConvertedAt returns the value of the "converted_at" field in the mutation.
+func (m *LeadMutation) ConvertedAt() (r time.Time, exists bool) {
+	v := m.converted_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldConvertedAt returns the old "converted_at" field's value of the Lead entity.
+// If the Lead object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadMutation) OldConvertedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldConvertedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldConvertedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldConvertedAt: %w", err)
+	}
+	return oldValue.ConvertedAt, nil
+}
+
+// ClearConvertedAt clears the value of the "converted_at" field.
+func (m *LeadMutation) ClearConvertedAt() {
+	m.converted_at = nil
+	m.clearedFields[lead.FieldConvertedAt] = struct{}{}
+}
+
+// ConvertedAtCleared returns if the "converted_at" field was cleared in this mutation.
+func (m *LeadMutation) ConvertedAtCleared() bool {
+	_, ok := m.clearedFields[lead.FieldConvertedAt]
+	return ok
+}
+
+// ResetConvertedAt resets all changes to the "converted_at" field.
+func (m *LeadMutation) ResetConvertedAt() {
+	m.converted_at = nil
+	delete(m.clearedFields, lead.FieldConvertedAt)
+}
+
+// SetContactID sets the "contact_id" field.
+func (m *LeadMutation) SetContactID(u uuid.UUID) {
+	m.contact_id = &u
+}
+
+// ContactID returns the value of the "contact_id" field in the mutation.
+func (m *LeadMutation) ContactID() (r uuid.UUID, exists bool) {
+	v := m.contact_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContactID returns the old "contact_id" field's value of the Lead entity.
+// If the Lead object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadMutation) OldContactID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContactID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContactID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContactID: %w", err)
+	}
+	return oldValue.ContactID, nil
+}
+
+// ClearContactID clears the value of the "contact_id" field.
+func (m *LeadMutation) ClearContactID() {
+	m.contact_id = nil
+	m.clearedFields[lead.FieldContactID] = struct{}{}
+}
+
+// ContactIDCleared returns if the "contact_id" field was cleared in this mutation.
+func (m *LeadMutation) ContactIDCleared() bool {
+	_, ok := m.clearedFields[lead.FieldContactID]
+	return ok
+}
+
+// ResetContactID resets all changes to the "contact_id" field.
+func (m *LeadMutation) ResetContactID() {
+	m.contact_id = nil
+	delete(m.clearedFields, lead.FieldContactID)
+}
+
+// SetTest sets the "test" field.
+func (m *LeadMutation) SetTest(b bool) {
+	m.test = &b
+}
+
+// Test returns the value of the "test" field in the mutation.
+func (m *LeadMutation) Test() (r bool, exists bool) {
+	v := m.test
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTest returns the old "test" field's value of the Lead entity.
+// If the Lead object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadMutation) OldTest(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTest is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTest requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTest: %w", err)
+	}
+	return oldValue.Test, nil
+}
+
+// ResetTest resets all changes to the "test" field.
+func (m *LeadMutation) ResetTest() {
+	m.test = nil
+}
+
+// SetSubmissions sets the "submissions" field.
+func (m *LeadMutation) SetSubmissions(i int) {
+	m.submissions = &i
+	m.addsubmissions = nil
+}
+
+// Submissions returns the value of the "submissions" field in the mutation.
+func (m *LeadMutation) Submissions() (r int, exists bool) {
+	v := m.submissions
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSubmissions returns the old "submissions" field's value of the Lead entity.
+// If the Lead object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadMutation) OldSubmissions(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSubmissions is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSubmissions requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSubmissions: %w", err)
+	}
+	return oldValue.Submissions, nil
+}
+
+// AddSubmissions adds i to the "submissions" field.
+func (m *LeadMutation) AddSubmissions(i int) {
+	if m.addsubmissions != nil {
+		*m.addsubmissions += i
+	} else {
+		m.addsubmissions = &i
+	}
+}
+
+// AddedSubmissions returns the value that was added to the "submissions" field in this mutation.
+func (m *LeadMutation) AddedSubmissions() (r int, exists bool) {
+	v := m.addsubmissions
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetSubmissions resets all changes to the "submissions" field.
+func (m *LeadMutation) ResetSubmissions() {
+	m.submissions = nil
+	m.addsubmissions = nil
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *LeadMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[lead.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *LeadMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *LeadMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *LeadMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// Where appends a list predicates to the LeadMutation builder.
+func (m *LeadMutation) Where(ps ...predicate.Lead) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the LeadMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *LeadMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Lead, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *LeadMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *LeadMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Lead).
+func (m *LeadMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *LeadMutation) Fields() []string {
+	fields := make([]string, 0, 22)
+	if m.company != nil {
+		fields = append(fields, lead.FieldCompanyID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, lead.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, lead.FieldUpdatedAt)
+	}
+	if m.version != nil {
+		fields = append(fields, lead.FieldVersion)
+	}
+	if m.external_references != nil {
+		fields = append(fields, lead.FieldExternalReferences)
+	}
+	if m.first_name != nil {
+		fields = append(fields, lead.FieldFirstName)
+	}
+	if m.last_name != nil {
+		fields = append(fields, lead.FieldLastName)
+	}
+	if m.email != nil {
+		fields = append(fields, lead.FieldEmail)
+	}
+	if m.email_key != nil {
+		fields = append(fields, lead.FieldEmailKey)
+	}
+	if m.phone != nil {
+		fields = append(fields, lead.FieldPhone)
+	}
+	if m.phone_key != nil {
+		fields = append(fields, lead.FieldPhoneKey)
+	}
+	if m.source != nil {
+		fields = append(fields, lead.FieldSource)
+	}
+	if m.notes != nil {
+		fields = append(fields, lead.FieldNotes)
+	}
+	if m.additional_fields != nil {
+		fields = append(fields, lead.FieldAdditionalFields)
+	}
+	if m.meta_url != nil {
+		fields = append(fields, lead.FieldMetaURL)
+	}
+	if m.stage_id != nil {
+		fields = append(fields, lead.FieldStageID)
+	}
+	if m.owner_id != nil {
+		fields = append(fields, lead.FieldOwnerID)
+	}
+	if m.converted != nil {
+		fields = append(fields, lead.FieldConverted)
+	}
+	if m.converted_at != nil {
+		fields = append(fields, lead.FieldConvertedAt)
+	}
+	if m.contact_id != nil {
+		fields = append(fields, lead.FieldContactID)
+	}
+	if m.test != nil {
+		fields = append(fields, lead.FieldTest)
+	}
+	if m.submissions != nil {
+		fields = append(fields, lead.FieldSubmissions)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *LeadMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case lead.FieldCompanyID:
+		return m.CompanyID()
+	case lead.FieldCreatedAt:
+		return m.CreatedAt()
+	case lead.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case lead.FieldVersion:
+		return m.Version()
+	case lead.FieldExternalReferences:
+		return m.ExternalReferences()
+	case lead.FieldFirstName:
+		return m.FirstName()
+	case lead.FieldLastName:
+		return m.LastName()
+	case lead.FieldEmail:
+		return m.Email()
+	case lead.FieldEmailKey:
+		return m.EmailKey()
+	case lead.FieldPhone:
+		return m.Phone()
+	case lead.FieldPhoneKey:
+		return m.PhoneKey()
+	case lead.FieldSource:
+		return m.Source()
+	case lead.FieldNotes:
+		return m.Notes()
+	case lead.FieldAdditionalFields:
+		return m.AdditionalFields()
+	case lead.FieldMetaURL:
+		return m.MetaURL()
+	case lead.FieldStageID:
+		return m.StageID()
+	case lead.FieldOwnerID:
+		return m.OwnerID()
+	case lead.FieldConverted:
+		return m.Converted()
+	case lead.FieldConvertedAt:
+		return m.ConvertedAt()
+	case lead.FieldContactID:
+		return m.ContactID()
+	case lead.FieldTest:
+		return m.Test()
+	case lead.FieldSubmissions:
+		return m.Submissions()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *LeadMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case lead.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case lead.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case lead.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case lead.FieldVersion:
+		return m.OldVersion(ctx)
+	case lead.FieldExternalReferences:
+		return m.OldExternalReferences(ctx)
+	case lead.FieldFirstName:
+		return m.OldFirstName(ctx)
+	case lead.FieldLastName:
+		return m.OldLastName(ctx)
+	case lead.FieldEmail:
+		return m.OldEmail(ctx)
+	case lead.FieldEmailKey:
+		return m.OldEmailKey(ctx)
+	case lead.FieldPhone:
+		return m.OldPhone(ctx)
+	case lead.FieldPhoneKey:
+		return m.OldPhoneKey(ctx)
+	case lead.FieldSource:
+		return m.OldSource(ctx)
+	case lead.FieldNotes:
+		return m.OldNotes(ctx)
+	case lead.FieldAdditionalFields:
+		return m.OldAdditionalFields(ctx)
+	case lead.FieldMetaURL:
+		return m.OldMetaURL(ctx)
+	case lead.FieldStageID:
+		return m.OldStageID(ctx)
+	case lead.FieldOwnerID:
+		return m.OldOwnerID(ctx)
+	case lead.FieldConverted:
+		return m.OldConverted(ctx)
+	case lead.FieldConvertedAt:
+		return m.OldConvertedAt(ctx)
+	case lead.FieldContactID:
+		return m.OldContactID(ctx)
+	case lead.FieldTest:
+		return m.OldTest(ctx)
+	case lead.FieldSubmissions:
+		return m.OldSubmissions(ctx)
+	}
+	return nil, fmt.Errorf("unknown Lead field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *LeadMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case lead.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case lead.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case lead.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case lead.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
+		return nil
+	case lead.FieldExternalReferences:
+		v, ok := value.([]schematype.ExternalRef)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExternalReferences(v)
+		return nil
+	case lead.FieldFirstName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFirstName(v)
+		return nil
+	case lead.FieldLastName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLastName(v)
+		return nil
+	case lead.FieldEmail:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEmail(v)
+		return nil
+	case lead.FieldEmailKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEmailKey(v)
+		return nil
+	case lead.FieldPhone:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPhone(v)
+		return nil
+	case lead.FieldPhoneKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPhoneKey(v)
+		return nil
+	case lead.FieldSource:
+		v, ok := value.(lead.Source)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSource(v)
+		return nil
+	case lead.FieldNotes:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetNotes(v)
+		return nil
+	case lead.FieldAdditionalFields:
+		v, ok := value.(map[string]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAdditionalFields(v)
+		return nil
+	case lead.FieldMetaURL:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMetaURL(v)
+		return nil
+	case lead.FieldStageID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStageID(v)
+		return nil
+	case lead.FieldOwnerID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOwnerID(v)
+		return nil
+	case lead.FieldConverted:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetConverted(v)
+		return nil
+	case lead.FieldConvertedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetConvertedAt(v)
+		return nil
+	case lead.FieldContactID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContactID(v)
+		return nil
+	case lead.FieldTest:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTest(v)
+		return nil
+	case lead.FieldSubmissions:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSubmissions(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Lead field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *LeadMutation) AddedFields() []string {
+	var fields []string
+	if m.addversion != nil {
+		fields = append(fields, lead.FieldVersion)
+	}
+	if m.addsubmissions != nil {
+		fields = append(fields, lead.FieldSubmissions)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *LeadMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case lead.FieldVersion:
+		return m.AddedVersion()
+	case lead.FieldSubmissions:
+		return m.AddedSubmissions()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *LeadMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case lead.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
+	case lead.FieldSubmissions:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddSubmissions(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Lead numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *LeadMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(lead.FieldExternalReferences) {
+		fields = append(fields, lead.FieldExternalReferences)
+	}
+	if m.FieldCleared(lead.FieldEmail) {
+		fields = append(fields, lead.FieldEmail)
+	}
+	if m.FieldCleared(lead.FieldEmailKey) {
+		fields = append(fields, lead.FieldEmailKey)
+	}
+	if m.FieldCleared(lead.FieldPhone) {
+		fields = append(fields, lead.FieldPhone)
+	}
+	if m.FieldCleared(lead.FieldPhoneKey) {
+		fields = append(fields, lead.FieldPhoneKey)
+	}
+	if m.FieldCleared(lead.FieldSource) {
+		fields = append(fields, lead.FieldSource)
+	}
+	if m.FieldCleared(lead.FieldMetaURL) {
+		fields = append(fields, lead.FieldMetaURL)
+	}
+	if m.FieldCleared(lead.FieldOwnerID) {
+		fields = append(fields, lead.FieldOwnerID)
+	}
+	if m.FieldCleared(lead.FieldConvertedAt) {
+		fields = append(fields, lead.FieldConvertedAt)
+	}
+	if m.FieldCleared(lead.FieldContactID) {
+		fields = append(fields, lead.FieldContactID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *LeadMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *LeadMutation) ClearField(name string) error {
+	switch name {
+	case lead.FieldExternalReferences:
+		m.ClearExternalReferences()
+		return nil
+	case lead.FieldEmail:
+		m.ClearEmail()
+		return nil
+	case lead.FieldEmailKey:
+		m.ClearEmailKey()
+		return nil
+	case lead.FieldPhone:
+		m.ClearPhone()
+		return nil
+	case lead.FieldPhoneKey:
+		m.ClearPhoneKey()
+		return nil
+	case lead.FieldSource:
+		m.ClearSource()
+		return nil
+	case lead.FieldMetaURL:
+		m.ClearMetaURL()
+		return nil
+	case lead.FieldOwnerID:
+		m.ClearOwnerID()
+		return nil
+	case lead.FieldConvertedAt:
+		m.ClearConvertedAt()
+		return nil
+	case lead.FieldContactID:
+		m.ClearContactID()
+		return nil
+	}
+	return fmt.Errorf("unknown Lead nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *LeadMutation) ResetField(name string) error {
+	switch name {
+	case lead.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case lead.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case lead.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case lead.FieldVersion:
+		m.ResetVersion()
+		return nil
+	case lead.FieldExternalReferences:
+		m.ResetExternalReferences()
+		return nil
+	case lead.FieldFirstName:
+		m.ResetFirstName()
+		return nil
+	case lead.FieldLastName:
+		m.ResetLastName()
+		return nil
+	case lead.FieldEmail:
+		m.ResetEmail()
+		return nil
+	case lead.FieldEmailKey:
+		m.ResetEmailKey()
+		return nil
+	case lead.FieldPhone:
+		m.ResetPhone()
+		return nil
+	case lead.FieldPhoneKey:
+		m.ResetPhoneKey()
+		return nil
+	case lead.FieldSource:
+		m.ResetSource()
+		return nil
+	case lead.FieldNotes:
+		m.ResetNotes()
+		return nil
+	case lead.FieldAdditionalFields:
+		m.ResetAdditionalFields()
+		return nil
+	case lead.FieldMetaURL:
+		m.ResetMetaURL()
+		return nil
+	case lead.FieldStageID:
+		m.ResetStageID()
+		return nil
+	case lead.FieldOwnerID:
+		m.ResetOwnerID()
+		return nil
+	case lead.FieldConverted:
+		m.ResetConverted()
+		return nil
+	case lead.FieldConvertedAt:
+		m.ResetConvertedAt()
+		return nil
+	case lead.FieldContactID:
+		m.ResetContactID()
+		return nil
+	case lead.FieldTest:
+		m.ResetTest()
+		return nil
+	case lead.FieldSubmissions:
+		m.ResetSubmissions()
+		return nil
+	}
+	return fmt.Errorf("unknown Lead field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *LeadMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.company != nil {
+		edges = append(edges, lead.EdgeCompany)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *LeadMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case lead.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *LeadMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *LeadMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *LeadMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcompany {
+		edges = append(edges, lead.EdgeCompany)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *LeadMutation) EdgeCleared(name string) bool {
+	switch name {
+	case lead.EdgeCompany:
+		return m.clearedcompany
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *LeadMutation) ClearEdge(name string) error {
+	switch name {
+	case lead.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown Lead unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *LeadMutation) ResetEdge(name string) error {
+	switch name {
+	case lead.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown Lead edge %s", name)
+}
+
+// LeadAttachmentMutation represents an operation that mutates the LeadAttachment nodes in the graph.
+type LeadAttachmentMutation struct {
+	config
+	op             Op
+	typ            string
+	id             *uuid.UUID
+	lead_id        *uuid.UUID
+	contact_id     *uuid.UUID
+	filename       *string
+	content_type   *string
+	size           *int64
+	addsize        *int64
+	content        *[]byte
+	created_at     *time.Time
+	clearedFields  map[string]struct{}
+	company        *uuid.UUID
+	clearedcompany bool
+	done           bool
+	oldValue       func(context.Context) (*LeadAttachment, error)
+	predicates     []predicate.LeadAttachment
+}
+
+var _ ent.Mutation = (*LeadAttachmentMutation)(nil)
+
+// leadattachmentOption allows management of the mutation configuration using functional options.
+type leadattachmentOption func(*LeadAttachmentMutation)
+
+// newLeadAttachmentMutation creates new mutation for the LeadAttachment entity.
+func newLeadAttachmentMutation(c config, op Op, opts ...leadattachmentOption) *LeadAttachmentMutation {
+	m := &LeadAttachmentMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeLeadAttachment,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withLeadAttachmentID sets the ID field of the mutation.
+func withLeadAttachmentID(id uuid.UUID) leadattachmentOption {
+	return func(m *LeadAttachmentMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *LeadAttachment
+		)
+		m.oldValue = func(ctx context.Context) (*LeadAttachment, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().LeadAttachment.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withLeadAttachment sets the old LeadAttachment of the mutation.
+func withLeadAttachment(node *LeadAttachment) leadattachmentOption {
+	return func(m *LeadAttachmentMutation) {
+		m.oldValue = func(context.Context) (*LeadAttachment, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m LeadAttachmentMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m LeadAttachmentMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of LeadAttachment entities.
+func (m *LeadAttachmentMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *LeadAttachmentMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *LeadAttachmentMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().LeadAttachment.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *LeadAttachmentMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *LeadAttachmentMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the LeadAttachment entity.
+// If the LeadAttachment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadAttachmentMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *LeadAttachmentMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetLeadID sets the "lead_id" field.
+func (m *LeadAttachmentMutation) SetLeadID(u uuid.UUID) {
+	m.lead_id = &u
+}
+
+// LeadID returns the value of the "lead_id" field in the mutation.
+func (m *LeadAttachmentMutation) LeadID() (r uuid.UUID, exists bool) {
+	v := m.lead_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLeadID returns the old "lead_id" field's value of the LeadAttachment entity.
+// If the LeadAttachment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadAttachmentMutation) OldLeadID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLeadID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLeadID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLeadID: %w", err)
+	}
+	return oldValue.LeadID, nil
+}
+
+// ResetLeadID resets all changes to the "lead_id" field.
+func (m *LeadAttachmentMutation) ResetLeadID() {
+	m.lead_id = nil
+}
+
+// SetContactID sets the "contact_id" field.
+func (m *LeadAttachmentMutation) SetContactID(u uuid.UUID) {
+	m.contact_id = &u
+}
+
+// ContactID returns the value of the "contact_id" field in the mutation.
+func (m *LeadAttachmentMutation) ContactID() (r uuid.UUID, exists bool) {
+	v := m.contact_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContactID returns the old "contact_id" field's value of the LeadAttachment entity.
+// If the LeadAttachment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadAttachmentMutation) OldContactID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContactID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContactID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContactID: %w", err)
+	}
+	return oldValue.ContactID, nil
+}
+
+// ClearContactID clears the value of the "contact_id" field.
+func (m *LeadAttachmentMutation) ClearContactID() {
+	m.contact_id = nil
+	m.clearedFields[leadattachment.FieldContactID] = struct{}{}
+}
+
+// ContactIDCleared returns if the "contact_id" field was cleared in this mutation.
+func (m *LeadAttachmentMutation) ContactIDCleared() bool {
+	_, ok := m.clearedFields[leadattachment.FieldContactID]
+	return ok
+}
+
+// ResetContactID resets all changes to the "contact_id" field.
+func (m *LeadAttachmentMutation) ResetContactID() {
+	m.contact_id = nil
+	delete(m.clearedFields, leadattachment.FieldContactID)
+}
+
+// SetFilename sets the "filename" field.
+func (m *LeadAttachmentMutation) SetFilename(s string) {
+	m.filename = &s
+}
+
+// Filename returns the value of the "filename" field in the mutation.
+func (m *LeadAttachmentMutation) Filename() (r string, exists bool) {
+	v := m.filename
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFilename returns the old "filename" field's value of the LeadAttachment entity.
+// If the LeadAttachment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadAttachmentMutation) OldFilename(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFilename is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFilename requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFilename: %w", err)
+	}
+	return oldValue.Filename, nil
+}
+
+// ResetFilename resets all changes to the "filename" field.
+func (m *LeadAttachmentMutation) ResetFilename() {
+	m.filename = nil
+}
+
+// SetContentType sets the "content_type" field.
+func (m *LeadAttachmentMutation) SetContentType(s string) {
+	m.content_type = &s
+}
+
+// ContentType returns the value of the "content_type" field in the mutation.
+func (m *LeadAttachmentMutation) ContentType() (r string, exists bool) {
+	v := m.content_type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContentType returns the old "content_type" field's value of the LeadAttachment entity.
+// If the LeadAttachment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadAttachmentMutation) OldContentType(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContentType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContentType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContentType: %w", err)
+	}
+	return oldValue.ContentType, nil
+}
+
+// ResetContentType resets all changes to the "content_type" field.
+func (m *LeadAttachmentMutation) ResetContentType() {
+	m.content_type = nil
+}
+
+// SetSize sets the "size" field.
+func (m *LeadAttachmentMutation) SetSize(i int64) {
+	m.size = &i
+	m.addsize = nil
+}
+
+// Size returns the value of the "size" field in the mutation.
+func (m *LeadAttachmentMutation) Size() (r int64, exists bool) {
+	v := m.size
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSize returns the old "size" field's value of the LeadAttachment entity.
+// If the LeadAttachment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadAttachmentMutation) OldSize(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSize is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSize requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSize: %w", err)
+	}
+	return oldValue.Size, nil
+}
+
+// AddSize adds i to the "size" field.
+func (m *LeadAttachmentMutation) AddSize(i int64) {
+	if m.addsize != nil {
+		*m.addsize += i
+	} else {
+		m.addsize = &i
+	}
+}
+
+// AddedSize returns the value that was added to the "size" field in this mutation.
+func (m *LeadAttachmentMutation) AddedSize() (r int64, exists bool) {
+	v := m.addsize
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetSize resets all changes to the "size" field.
+func (m *LeadAttachmentMutation) ResetSize() {
+	m.size = nil
+	m.addsize = nil
+}
+
+// SetContent sets the "content" field.
+func (m *LeadAttachmentMutation) SetContent(b []byte) {
+	m.content = &b
+}
+
+// Content returns the value of the "content" field in the mutation.
+func (m *LeadAttachmentMutation) Content() (r []byte, exists bool) {
+	v := m.content
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContent returns the old "content" field's value of the LeadAttachment entity.
+// If the LeadAttachment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadAttachmentMutation) OldContent(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContent is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContent requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContent: %w", err)
+	}
+	return oldValue.Content, nil
+}
+
+// ResetContent resets all changes to the "content" field.
+func (m *LeadAttachmentMutation) ResetContent() {
+	m.content = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *LeadAttachmentMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *LeadAttachmentMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the LeadAttachment entity.
+// If the LeadAttachment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadAttachmentMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *LeadAttachmentMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *LeadAttachmentMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[leadattachment.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *LeadAttachmentMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *LeadAttachmentMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *LeadAttachmentMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// Where appends a list predicates to the LeadAttachmentMutation builder.
+func (m *LeadAttachmentMutation) Where(ps ...predicate.LeadAttachment) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the LeadAttachmentMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *LeadAttachmentMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.LeadAttachment, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *LeadAttachmentMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *LeadAttachmentMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (LeadAttachment).
+func (m *LeadAttachmentMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *LeadAttachmentMutation) Fields() []string {
+	fields := make([]string, 0, 8)
+	if m.company != nil {
+		fields = append(fields, leadattachment.FieldCompanyID)
+	}
+	if m.lead_id != nil {
+		fields = append(fields, leadattachment.FieldLeadID)
+	}
+	if m.contact_id != nil {
+		fields = append(fields, leadattachment.FieldContactID)
+	}
+	if m.filename != nil {
+		fields = append(fields, leadattachment.FieldFilename)
+	}
+	if m.content_type != nil {
+		fields = append(fields, leadattachment.FieldContentType)
+	}
+	if m.size != nil {
+		fields = append(fields, leadattachment.FieldSize)
+	}
+	if m.content != nil {
+		fields = append(fields, leadattachment.FieldContent)
+	}
+	if m.created_at != nil {
+		fields = append(fields, leadattachment.FieldCreatedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *LeadAttachmentMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case leadattachment.FieldCompanyID:
+		return m.CompanyID()
+	case leadattachment.FieldLeadID:
+		return m.LeadID()
+	case leadattachment.FieldContactID:
+		return m.ContactID()
+	case leadattachment.FieldFilename:
+		return m.Filename()
+	case leadattachment.FieldContentType:
+		return m.ContentType()
+	case leadattachment.FieldSize:
+		return m.Size()
+	case leadattachment.FieldContent:
+		return m.Content()
+	case leadattachment.FieldCreatedAt:
+		return m.CreatedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *LeadAttachmentMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case leadattachment.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case leadattachment.FieldLeadID:
+		return m.OldLeadID(ctx)
+	case leadattachment.FieldContactID:
+		return m.OldContactID(ctx)
+	case leadattachment.FieldFilename:
+		return m.OldFilename(ctx)
+	case leadattachment.FieldContentType:
+		return m.OldContentType(ctx)
+	case leadattachment.FieldSize:
+		return m.OldSize(ctx)
+	case leadattachment.FieldContent:
+		return m.OldContent(ctx)
+	case leadattachment.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown LeadAttachment field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *LeadAttachmentMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case leadattachment.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case leadattachment.FieldLeadID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLeadID(v)
+		return nil
+	case leadattachment.FieldContactID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContactID(v)
+		return nil
+	case leadattachment.FieldFilename:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFilename(v)
+		return nil
+	case leadattachment.FieldContentType:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContentType(v)
+		return nil
+	case leadattachment.FieldSize:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSize(v)
+		return nil
+	case leadattachment.FieldContent:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContent(v)
+		return nil
+	case leadattachment.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown LeadAttachment field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *LeadAttachmentMutation) AddedFields() []string {
+	var fields []string
+	if m.addsize != nil {
+		fields = append(fields, leadattachment.FieldSize)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *LeadAttachmentMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case leadattachment.FieldSize:
+		return m.AddedSize()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *LeadAttachmentMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case leadattachment.FieldSize:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddSize(v)
+		return nil
+	}
+	return fmt.Errorf("unknown LeadAttachment numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *LeadAttachmentMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(leadattachment.FieldContactID) {
+		fields = append(fields, leadattachment.FieldContactID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *LeadAttachmentMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *LeadAttachmentMutation) ClearField(name string) error {
+	switch name {
+	case leadattachment.FieldContactID:
+		m.ClearContactID()
+		return nil
+	}
+	return fmt.Errorf("unknown LeadAttachment nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *LeadAttachmentMutation) ResetField(name string) error {
+	switch name {
+	case leadattachment.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case leadattachment.FieldLeadID:
+		m.ResetLeadID()
+		return nil
+	case leadattachment.FieldContactID:
+		m.ResetContactID()
+		return nil
+	case leadattachment.FieldFilename:
+		m.ResetFilename()
+		return nil
+	case leadattachment.FieldContentType:
+		m.ResetContentType()
+		return nil
+	case leadattachment.FieldSize:
+		m.ResetSize()
+		return nil
+	case leadattachment.FieldContent:
+		m.ResetContent()
+		return nil
+	case leadattachment.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown LeadAttachment field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *LeadAttachmentMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.company != nil {
+		edges = append(edges, leadattachment.EdgeCompany)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *LeadAttachmentMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case leadattachment.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *LeadAttachmentMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *LeadAttachmentMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *LeadAttachmentMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcompany {
+		edges = append(edges, leadattachment.EdgeCompany)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *LeadAttachmentMutation) EdgeCleared(name string) bool {
+	switch name {
+	case leadattachment.EdgeCompany:
+		return m.clearedcompany
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *LeadAttachmentMutation) ClearEdge(name string) error {
+	switch name {
+	case leadattachment.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown LeadAttachment unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *LeadAttachmentMutation) ResetEdge(name string) error {
+	switch name {
+	case leadattachment.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown LeadAttachment edge %s", name)
+}
+
+// LeadStageMutation represents an operation that mutates the LeadStage nodes in the graph.
+type LeadStageMutation struct {
+	config
+	op             Op
+	typ            string
+	id             *uuid.UUID
+	created_at     *time.Time
+	updated_at     *time.Time
+	key            *string
+	name           *string
+	color          *string
+	position       *int
+	addposition    *int
+	is_final       *bool
+	clearedFields  map[string]struct{}
+	company        *uuid.UUID
+	clearedcompany bool
+	done           bool
+	oldValue       func(context.Context) (*LeadStage, error)
+	predicates     []predicate.LeadStage
+}
+
+var _ ent.Mutation = (*LeadStageMutation)(nil)
+
+// leadstageOption allows management of the mutation configuration using functional options.
+type leadstageOption func(*LeadStageMutation)
+
+// newLeadStageMutation creates new mutation for the LeadStage entity.
+func newLeadStageMutation(c config, op Op, opts ...leadstageOption) *LeadStageMutation {
+	m := &LeadStageMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeLeadStage,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withLeadStageID sets the ID field of the mutation.
+func withLeadStageID(id uuid.UUID) leadstageOption {
+	return func(m *LeadStageMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *LeadStage
+		)
+		m.oldValue = func(ctx context.Context) (*LeadStage, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().LeadStage.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withLeadStage sets the old LeadStage of the mutation.
+func withLeadStage(node *LeadStage) leadstageOption {
+	return func(m *LeadStageMutation) {
+		m.oldValue = func(context.Context) (*LeadStage, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m LeadStageMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m LeadStageMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of LeadStage entities.
+func (m *LeadStageMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *LeadStageMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *LeadStageMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().LeadStage.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *LeadStageMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *LeadStageMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the LeadStage entity.
+// If the LeadStage object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadStageMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *LeadStageMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *LeadStageMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *LeadStageMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the LeadStage entity.
+// If the LeadStage object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadStageMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *LeadStageMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *LeadStageMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *LeadStageMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the LeadStage entity.
+// If the LeadStage object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadStageMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *LeadStageMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetKey sets the "key" field.
+func (m *LeadStageMutation) SetKey(s string) {
+	m.key = &s
+}
+
+// Key returns the value of the "key" field in the mutation.
+func (m *LeadStageMutation) Key() (r string, exists bool) {
+	v := m.key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKey returns the old "key" field's value of the LeadStage entity.
+// If the LeadStage object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadStageMutation) OldKey(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKey: %w", err)
+	}
+	return oldValue.Key, nil
+}
+
+// ResetKey resets all changes to the "key" field.
+func (m *LeadStageMutation) ResetKey() {
+	m.key = nil
+}
+
+// SetName sets the "name" field.
+func (m *LeadStageMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *LeadStageMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the LeadStage entity.
+// If the LeadStage object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadStageMutation) OldName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *LeadStageMutation) ResetName() {
+	m.name = nil
+}
+
+// SetColor sets the "color" field.
+func (m *LeadStageMutation) SetColor(s string) {
+	m.color = &s
+}
+
+// Color returns the value of the "color" field in the mutation.
+func (m *LeadStageMutation) Color() (r string, exists bool) {
+	v := m.color
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldColor returns the old "color" field's value of the LeadStage entity.
+// If the LeadStage object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadStageMutation) OldColor(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldColor is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldColor requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldColor: %w", err)
+	}
+	return oldValue.Color, nil
+}
+
+// ResetColor resets all changes to the "color" field.
+func (m *LeadStageMutation) ResetColor() {
+	m.color = nil
+}
+
+// SetPosition sets the "position" field.
+func (m *LeadStageMutation) SetPosition(i int) {
+	m.position = &i
+	m.addposition = nil
+}
+
+// Position returns the value of the "position" field in the mutation.
+func (m *LeadStageMutation) Position() (r int, exists bool) {
+	v := m.position
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPosition returns the old "position" field's value of the LeadStage entity.
+// If the LeadStage object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadStageMutation) OldPosition(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPosition is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPosition requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPosition: %w", err)
+	}
+	return oldValue.Position, nil
+}
+
+// AddPosition adds i to the "position" field.
+func (m *LeadStageMutation) AddPosition(i int) {
+	if m.addposition != nil {
+		*m.addposition += i
+	} else {
+		m.addposition = &i
+	}
+}
+
+// AddedPosition returns the value that was added to the "position" field in this mutation.
+func (m *LeadStageMutation) AddedPosition() (r int, exists bool) {
+	v := m.addposition
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetPosition resets all changes to the "position" field.
+func (m *LeadStageMutation) ResetPosition() {
+	m.position = nil
+	m.addposition = nil
+}
+
+// SetIsFinal sets the "is_final" field.
+func (m *LeadStageMutation) SetIsFinal(b bool) {
+	m.is_final = &b
+}
+
+// IsFinal returns the value of the "is_final" field in the mutation.
+func (m *LeadStageMutation) IsFinal() (r bool, exists bool) {
+	v := m.is_final
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIsFinal returns the old "is_final" field's value of the LeadStage entity.
+// If the LeadStage object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadStageMutation) OldIsFinal(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIsFinal is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIsFinal requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIsFinal: %w", err)
+	}
+	return oldValue.IsFinal, nil
+}
+
+// ResetIsFinal resets all changes to the "is_final" field.
+func (m *LeadStageMutation) ResetIsFinal() {
+	m.is_final = nil
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *LeadStageMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[leadstage.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *LeadStageMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *LeadStageMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *LeadStageMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// Where appends a list predicates to the LeadStageMutation builder.
+func (m *LeadStageMutation) Where(ps ...predicate.LeadStage) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the LeadStageMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *LeadStageMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.LeadStage, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *LeadStageMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *LeadStageMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (LeadStage).
+func (m *LeadStageMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *LeadStageMutation) Fields() []string {
+	fields := make([]string, 0, 8)
+	if m.company != nil {
+		fields = append(fields, leadstage.FieldCompanyID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, leadstage.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, leadstage.FieldUpdatedAt)
+	}
+	if m.key != nil {
+		fields = append(fields, leadstage.FieldKey)
+	}
+	if m.name != nil {
+		fields = append(fields, leadstage.FieldName)
+	}
+	if m.color != nil {
+		fields = append(fields, leadstage.FieldColor)
+	}
+	if m.position != nil {
+		fields = append(fields, leadstage.FieldPosition)
+	}
+	if m.is_final != nil {
+		fields = append(fields, leadstage.FieldIsFinal)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *LeadStageMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case leadstage.FieldCompanyID:
+		return m.CompanyID()
+	case leadstage.FieldCreatedAt:
+		return m.CreatedAt()
+	case leadstage.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case leadstage.FieldKey:
+		return m.Key()
+	case leadstage.FieldName:
+		return m.Name()
+	case leadstage.FieldColor:
+		return m.Color()
+	case leadstage.FieldPosition:
+		return m.Position()
+	case leadstage.FieldIsFinal:
+		return m.IsFinal()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *LeadStageMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case leadstage.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case leadstage.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case leadstage.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case leadstage.FieldKey:
+		return m.OldKey(ctx)
+	case leadstage.FieldName:
+		return m.OldName(ctx)
+	case leadstage.FieldColor:
+		return m.OldColor(ctx)
+	case leadstage.FieldPosition:
+		return m.OldPosition(ctx)
+	case leadstage.FieldIsFinal:
+		return m.OldIsFinal(ctx)
+	}
+	return nil, fmt.Errorf("unknown LeadStage field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *LeadStageMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case leadstage.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case leadstage.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case leadstage.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case leadstage.FieldKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKey(v)
+		return nil
+	case leadstage.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	case leadstage.FieldColor:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetColor(v)
+		return nil
+	case leadstage.FieldPosition:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPosition(v)
+		return nil
+	case leadstage.FieldIsFinal:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIsFinal(v)
+		return nil
+	}
+	return fmt.Errorf("unknown LeadStage field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *LeadStageMutation) AddedFields() []string {
+	var fields []string
+	if m.addposition != nil {
+		fields = append(fields, leadstage.FieldPosition)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *LeadStageMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case leadstage.FieldPosition:
+		return m.AddedPosition()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *LeadStageMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case leadstage.FieldPosition:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPosition(v)
+		return nil
+	}
+	return fmt.Errorf("unknown LeadStage numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *LeadStageMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *LeadStageMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *LeadStageMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown LeadStage nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *LeadStageMutation) ResetField(name string) error {
+	switch name {
+	case leadstage.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case leadstage.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case leadstage.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case leadstage.FieldKey:
+		m.ResetKey()
+		return nil
+	case leadstage.FieldName:
+		m.ResetName()
+		return nil
+	case leadstage.FieldColor:
+		m.ResetColor()
+		return nil
+	case leadstage.FieldPosition:
+		m.ResetPosition()
+		return nil
+	case leadstage.FieldIsFinal:
+		m.ResetIsFinal()
+		return nil
+	}
+	return fmt.Errorf("unknown LeadStage field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *LeadStageMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.company != nil {
+		edges = append(edges, leadstage.EdgeCompany)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *LeadStageMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case leadstage.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *LeadStageMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *LeadStageMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *LeadStageMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcompany {
+		edges = append(edges, leadstage.EdgeCompany)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *LeadStageMutation) EdgeCleared(name string) bool {
+	switch name {
+	case leadstage.EdgeCompany:
+		return m.clearedcompany
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *LeadStageMutation) ClearEdge(name string) error {
+	switch name {
+	case leadstage.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown LeadStage unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *LeadStageMutation) ResetEdge(name string) error {
+	switch name {
+	case leadstage.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown LeadStage edge %s", name)
+}
+
+// LeadSubmissionMutation represents an operation that mutates the LeadSubmission nodes in the graph.
+type LeadSubmissionMutation struct {
+	config
+	op             Op
+	typ            string
+	id             *uuid.UUID
+	lead_id        *uuid.UUID
+	received_at    *time.Time
+	channel        *leadsubmission.Channel
+	outcome        *leadsubmission.Outcome
+	credential_id  *uuid.UUID
+	payload        *map[string]interface{}
+	clearedFields  map[string]struct{}
+	company        *uuid.UUID
+	clearedcompany bool
+	done           bool
+	oldValue       func(context.Context) (*LeadSubmission, error)
+	predicates     []predicate.LeadSubmission
+}
+
+var _ ent.Mutation = (*LeadSubmissionMutation)(nil)
+
+// leadsubmissionOption allows management of the mutation configuration using functional options.
+type leadsubmissionOption func(*LeadSubmissionMutation)
+
+// newLeadSubmissionMutation creates new mutation for the LeadSubmission entity.
+func newLeadSubmissionMutation(c config, op Op, opts ...leadsubmissionOption) *LeadSubmissionMutation {
+	m := &LeadSubmissionMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeLeadSubmission,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withLeadSubmissionID sets the ID field of the mutation.
+func withLeadSubmissionID(id uuid.UUID) leadsubmissionOption {
+	return func(m *LeadSubmissionMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *LeadSubmission
+		)
+		m.oldValue = func(ctx context.Context) (*LeadSubmission, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().LeadSubmission.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withLeadSubmission sets the old LeadSubmission of the mutation.
+func withLeadSubmission(node *LeadSubmission) leadsubmissionOption {
+	return func(m *LeadSubmissionMutation) {
+		m.oldValue = func(context.Context) (*LeadSubmission, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m LeadSubmissionMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m LeadSubmissionMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of LeadSubmission entities.
+func (m *LeadSubmissionMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *LeadSubmissionMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *LeadSubmissionMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().LeadSubmission.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *LeadSubmissionMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *LeadSubmissionMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the LeadSubmission entity.
+// If the LeadSubmission object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadSubmissionMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *LeadSubmissionMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetLeadID sets the "lead_id" field.
+func (m *LeadSubmissionMutation) SetLeadID(u uuid.UUID) {
+	m.lead_id = &u
+}
+
+// LeadID returns the value of the "lead_id" field in the mutation.
+func (m *LeadSubmissionMutation) LeadID() (r uuid.UUID, exists bool) {
+	v := m.lead_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLeadID returns the old "lead_id" field's value of the LeadSubmission entity.
+// If the LeadSubmission object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadSubmissionMutation) OldLeadID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLeadID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLeadID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLeadID: %w", err)
+	}
+	return oldValue.LeadID, nil
+}
+
+// ResetLeadID resets all changes to the "lead_id" field.
+func (m *LeadSubmissionMutation) ResetLeadID() {
+	m.lead_id = nil
+}
+
+// SetReceivedAt sets the "received_at" field.
+func (m *LeadSubmissionMutation) SetReceivedAt(t time.Time) {
+	m.received_at = &t
+}
+
+// ReceivedAt returns the value of the "received_at" field in the mutation.
+func (m *LeadSubmissionMutation) ReceivedAt() (r time.Time, exists bool) {
+	v := m.received_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReceivedAt returns the old "received_at" field's value of the LeadSubmission entity.
+// If the LeadSubmission object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadSubmissionMutation) OldReceivedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReceivedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReceivedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReceivedAt: %w", err)
+	}
+	return oldValue.ReceivedAt, nil
+}
+
+// ResetReceivedAt resets all changes to the "received_at" field.
+func (m *LeadSubmissionMutation) ResetReceivedAt() {
+	m.received_at = nil
+}
+
+// SetChannel sets the "channel" field.
+func (m *LeadSubmissionMutation) SetChannel(l leadsubmission.Channel) {
+	m.channel = &l
+}
+
+// Channel returns the value of the "channel" field in the mutation.
+func (m *LeadSubmissionMutation) Channel() (r leadsubmission.Channel, exists bool) {
+	v := m.channel
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldChannel returns the old "channel" field's value of the LeadSubmission entity.
+// If the LeadSubmission object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadSubmissionMutation) OldChannel(ctx context.Context) (v leadsubmission.Channel, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldChannel is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldChannel requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldChannel: %w", err)
+	}
+	return oldValue.Channel, nil
+}
+
+// ResetChannel resets all changes to the "channel" field.
+func (m *LeadSubmissionMutation) ResetChannel() {
+	m.channel = nil
+}
+
+// SetOutcome sets the "outcome" field.
+func (m *LeadSubmissionMutation) SetOutcome(l leadsubmission.Outcome) {
+	m.outcome = &l
+}
+
+// Outcome returns the value of the "outcome" field in the mutation.
+func (m *LeadSubmissionMutation) Outcome() (r leadsubmission.Outcome, exists bool) {
+	v := m.outcome
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOutcome returns the old "outcome" field's value of the LeadSubmission entity.
+// If the LeadSubmission object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadSubmissionMutation) OldOutcome(ctx context.Context) (v leadsubmission.Outcome, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOutcome is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOutcome requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOutcome: %w", err)
+	}
+	return oldValue.Outcome, nil
+}
+
+// ResetOutcome resets all changes to the "outcome" field.
+func (m *LeadSubmissionMutation) ResetOutcome() {
+	m.outcome = nil
+}
+
+// SetCredentialID sets the "credential_id" field.
+func (m *LeadSubmissionMutation) SetCredentialID(u uuid.UUID) {
+	m.credential_id = &u
+}
+
+// CredentialID returns the value of the "credential_id" field in the mutation.
+func (m *LeadSubmissionMutation) CredentialID() (r uuid.UUID, exists bool) {
+	v := m.credential_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCredentialID returns the old "credential_id" field's value of the LeadSubmission entity.
+// If the LeadSubmission object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadSubmissionMutation) OldCredentialID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCredentialID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCredentialID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCredentialID: %w", err)
+	}
+	return oldValue.CredentialID, nil
+}
+
+// ClearCredentialID clears the value of the "credential_id" field.
+func (m *LeadSubmissionMutation) ClearCredentialID() {
+	m.credential_id = nil
+	m.clearedFields[leadsubmission.FieldCredentialID] = struct{}{}
+}
+
+// CredentialIDCleared returns if the "credential_id" field was cleared in this mutation.
+func (m *LeadSubmissionMutation) CredentialIDCleared() bool {
+	_, ok := m.clearedFields[leadsubmission.FieldCredentialID]
+	return ok
+}
+
+// ResetCredentialID resets all changes to the "credential_id" field.
+func (m *LeadSubmissionMutation) ResetCredentialID() {
+	m.credential_id = nil
+	delete(m.clearedFields, leadsubmission.FieldCredentialID)
+}
+
+// SetPayload sets the "payload" field.
+func (m *LeadSubmissionMutation) SetPayload(value map[string]interface{}) {
+	m.payload = &value
+}
+
+// Payload returns the value of the "payload" field in the mutation.
+func (m *LeadSubmissionMutation) Payload() (r map[string]interface{}, exists bool) {
+	v := m.payload
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPayload returns the old "payload" field's value of the LeadSubmission entity.
+// If the LeadSubmission object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadSubmissionMutation) OldPayload(ctx context.Context) (v map[string]interface{}, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPayload is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPayload requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPayload: %w", err)
+	}
+	return oldValue.Payload, nil
+}
+
+// ResetPayload resets all changes to the "payload" field.
+func (m *LeadSubmissionMutation) ResetPayload() {
+	m.payload = nil
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *LeadSubmissionMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[leadsubmission.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *LeadSubmissionMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *LeadSubmissionMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *LeadSubmissionMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// Where appends a list predicates to the LeadSubmissionMutation builder.
+func (m *LeadSubmissionMutation) Where(ps ...predicate.LeadSubmission) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the LeadSubmissionMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *LeadSubmissionMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.LeadSubmission, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *LeadSubmissionMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *LeadSubmissionMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (LeadSubmission).
+func (m *LeadSubmissionMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *LeadSubmissionMutation) Fields() []string {
+	fields := make([]string, 0, 7)
+	if m.company != nil {
+		fields = append(fields, leadsubmission.FieldCompanyID)
+	}
+	if m.lead_id != nil {
+		fields = append(fields, leadsubmission.FieldLeadID)
+	}
+	if m.received_at != nil {
+		fields = append(fields, leadsubmission.FieldReceivedAt)
+	}
+	if m.channel != nil {
+		fields = append(fields, leadsubmission.FieldChannel)
+	}
+	if m.outcome != nil {
+		fields = append(fields, leadsubmission.FieldOutcome)
+	}
+	if m.credential_id != nil {
+		fields = append(fields, leadsubmission.FieldCredentialID)
+	}
+	if m.payload != nil {
+		fields = append(fields, leadsubmission.FieldPayload)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *LeadSubmissionMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case leadsubmission.FieldCompanyID:
+		return m.CompanyID()
+	case leadsubmission.FieldLeadID:
+		return m.LeadID()
+	case leadsubmission.FieldReceivedAt:
+		return m.ReceivedAt()
+	case leadsubmission.FieldChannel:
+		return m.Channel()
+	case leadsubmission.FieldOutcome:
+		return m.Outcome()
+	case leadsubmission.FieldCredentialID:
+		return m.CredentialID()
+	case leadsubmission.FieldPayload:
+		return m.Payload()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *LeadSubmissionMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case leadsubmission.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case leadsubmission.FieldLeadID:
+		return m.OldLeadID(ctx)
+	case leadsubmission.FieldReceivedAt:
+		return m.OldReceivedAt(ctx)
+	case leadsubmission.FieldChannel:
+		return m.OldChannel(ctx)
+	case leadsubmission.FieldOutcome:
+		return m.OldOutcome(ctx)
+	case leadsubmission.FieldCredentialID:
+		return m.OldCredentialID(ctx)
+	case leadsubmission.FieldPayload:
+		return m.OldPayload(ctx)
+	}
+	return nil, fmt.Errorf("unknown LeadSubmission field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *LeadSubmissionMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case leadsubmission.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case leadsubmission.FieldLeadID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLeadID(v)
+		return nil
+	case leadsubmission.FieldReceivedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReceivedAt(v)
+		return nil
+	case leadsubmission.FieldChannel:
+		v, ok := value.(leadsubmission.Channel)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetChannel(v)
+		return nil
+	case leadsubmission.FieldOutcome:
+		v, ok := value.(leadsubmission.Outcome)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOutcome(v)
+		return nil
+	case leadsubmission.FieldCredentialID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCredentialID(v)
+		return nil
+	case leadsubmission.FieldPayload:
+		v, ok := value.(map[string]interface{})
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPayload(v)
+		return nil
+	}
+	return fmt.Errorf("unknown LeadSubmission field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *LeadSubmissionMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *LeadSubmissionMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *LeadSubmissionMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown LeadSubmission numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *LeadSubmissionMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(leadsubmission.FieldCredentialID) {
+		fields = append(fields, leadsubmission.FieldCredentialID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *LeadSubmissionMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *LeadSubmissionMutation) ClearField(name string) error {
+	switch name {
+	case leadsubmission.FieldCredentialID:
+		m.ClearCredentialID()
+		return nil
+	}
+	return fmt.Errorf("unknown LeadSubmission nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *LeadSubmissionMutation) ResetField(name string) error {
+	switch name {
+	case leadsubmission.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case leadsubmission.FieldLeadID:
+		m.ResetLeadID()
+		return nil
+	case leadsubmission.FieldReceivedAt:
+		m.ResetReceivedAt()
+		return nil
+	case leadsubmission.FieldChannel:
+		m.ResetChannel()
+		return nil
+	case leadsubmission.FieldOutcome:
+		m.ResetOutcome()
+		return nil
+	case leadsubmission.FieldCredentialID:
+		m.ResetCredentialID()
+		return nil
+	case leadsubmission.FieldPayload:
+		m.ResetPayload()
+		return nil
+	}
+	return fmt.Errorf("unknown LeadSubmission field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *LeadSubmissionMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.company != nil {
+		edges = append(edges, leadsubmission.EdgeCompany)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *LeadSubmissionMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case leadsubmission.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *LeadSubmissionMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *LeadSubmissionMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *LeadSubmissionMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcompany {
+		edges = append(edges, leadsubmission.EdgeCompany)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *LeadSubmissionMutation) EdgeCleared(name string) bool {
+	switch name {
+	case leadsubmission.EdgeCompany:
+		return m.clearedcompany
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *LeadSubmissionMutation) ClearEdge(name string) error {
+	switch name {
+	case leadsubmission.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown LeadSubmission unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *LeadSubmissionMutation) ResetEdge(name string) error {
+	switch name {
+	case leadsubmission.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown LeadSubmission edge %s", name)
 }
 
 // UserMutation represents an operation that mutates the User nodes in the graph.

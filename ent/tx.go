@@ -18,6 +18,10 @@ type Tx struct {
 	APIKey *APIKeyClient
 	// Company is the client for interacting with the Company builders.
 	Company *CompanyClient
+	// Contact is the client for interacting with the Contact builders.
+	Contact *ContactClient
+	// ContactPhone is the client for interacting with the ContactPhone builders.
+	ContactPhone *ContactPhoneClient
 	// Event is the client for interacting with the Event builders.
 	Event *EventClient
 	// EventCounter is the client for interacting with the EventCounter builders.
@@ -28,6 +32,14 @@ type Tx struct {
 	IdempotencyKey *IdempotencyKeyClient
 	// JobRun is the client for interacting with the JobRun builders.
 	JobRun *JobRunClient
+	// Lead is the client for interacting with the Lead builders.
+	Lead *LeadClient
+	// LeadAttachment is the client for interacting with the LeadAttachment builders.
+	LeadAttachment *LeadAttachmentClient
+	// LeadStage is the client for interacting with the LeadStage builders.
+	LeadStage *LeadStageClient
+	// LeadSubmission is the client for interacting with the LeadSubmission builders.
+	LeadSubmission *LeadSubmissionClient
 	// User is the client for interacting with the User builders.
 	User *UserClient
 
@@ -163,11 +175,17 @@ func (tx *Tx) Client() *Client {
 func (tx *Tx) init() {
 	tx.APIKey = NewAPIKeyClient(tx.config)
 	tx.Company = NewCompanyClient(tx.config)
+	tx.Contact = NewContactClient(tx.config)
+	tx.ContactPhone = NewContactPhoneClient(tx.config)
 	tx.Event = NewEventClient(tx.config)
 	tx.EventCounter = NewEventCounterClient(tx.config)
 	tx.ExternalRef = NewExternalRefClient(tx.config)
 	tx.IdempotencyKey = NewIdempotencyKeyClient(tx.config)
 	tx.JobRun = NewJobRunClient(tx.config)
+	tx.Lead = NewLeadClient(tx.config)
+	tx.LeadAttachment = NewLeadAttachmentClient(tx.config)
+	tx.LeadStage = NewLeadStageClient(tx.config)
+	tx.LeadSubmission = NewLeadSubmissionClient(tx.config)
 	tx.User = NewUserClient(tx.config)
 }
 

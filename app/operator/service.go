@@ -89,6 +89,11 @@ func (s *Service) CreateCompany(ctx context.Context, name string, features []str
 		if err != nil {
 			return err
 		}
+		for _, co := range []uuid.UUID{live.ID, sb.ID} {
+			if err := createDefaultStages(ctx, db, co); err != nil {
+				return err
+			}
+		}
 		out = Company{ID: live.ID, SandboxID: sb.ID, Name: live.Name, Features: features, Status: string(live.Status)}
 		return nil
 	})
@@ -155,6 +160,26 @@ func (s *Service) ListCompanies(ctx context.Context) ([]Company, error) {
 		return nil
 	})
 	return out, err
+}
+
+// DefaultStages are the lead stages every company has: new (first) and converted (final).
+var DefaultStages = []struct {
+	Key, Name, Color string
+	Position         int
+	Final            bool
+}{
+	{"new", "Neu", "#3b82f6", 0, false},
+	{"converted", "Konvertiert", "#22c55e", 1000, true},
+}
+
+func createDefaultStages(ctx context.Context, db *ent.Client, companyID uuid.UUID) error {
+	for _, st := range DefaultStages {
+		if err := db.LeadStage.Create().SetCompanyID(companyID).SetKey(st.Key).SetName(st.Name).
+			SetColor(st.Color).SetPosition(st.Position).SetIsFinal(st.Final).Exec(ctx); err != nil {
+			return fmt.Errorf("default lead stage %s: %w", st.Key, err)
+		}
+	}
+	return nil
 }
 
 func liveCompany(ctx context.Context, db *ent.Client, id uuid.UUID) (*ent.Company, error) {

@@ -9,6 +9,7 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
+	"github.com/brokerdesk/brokerdesk/ent/schematype"
 	"github.com/google/uuid"
 )
 
@@ -37,6 +38,8 @@ const (
 	FieldSandbox = "sandbox"
 	// FieldLiveCompanyID holds the string denoting the live_company_id field in the database.
 	FieldLiveCompanyID = "live_company_id"
+	// FieldLeadRules holds the string denoting the lead_rules field in the database.
+	FieldLeadRules = "lead_rules"
 	// EdgeLiveCompany holds the string denoting the live_company edge name in mutations.
 	EdgeLiveCompany = "live_company"
 	// EdgeSandboxTwin holds the string denoting the sandbox_twin edge name in mutations.
@@ -66,6 +69,7 @@ var Columns = []string{
 	FieldStatus,
 	FieldSandbox,
 	FieldLiveCompanyID,
+	FieldLeadRules,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -100,6 +104,8 @@ var (
 	DefaultFeatures []string
 	// DefaultSandbox holds the default value on creation for the "sandbox" field.
 	DefaultSandbox bool
+	// DefaultLeadRules holds the default value on creation for the "lead_rules" field.
+	DefaultLeadRules schematype.LeadRules
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() uuid.UUID
 )

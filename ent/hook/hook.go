@@ -33,6 +33,30 @@ func (f CompanyFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, err
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.CompanyMutation", m)
 }
 
+// The ContactFunc type is an adapter to allow the use of ordinary
+// function as Contact mutator.
+type ContactFunc func(context.Context, *ent.ContactMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ContactFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ContactMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ContactMutation", m)
+}
+
+// The ContactPhoneFunc type is an adapter to allow the use of ordinary
+// function as ContactPhone mutator.
+type ContactPhoneFunc func(context.Context, *ent.ContactPhoneMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ContactPhoneFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ContactPhoneMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ContactPhoneMutation", m)
+}
+
 // The EventFunc type is an adapter to allow the use of ordinary
 // function as Event mutator.
 type EventFunc func(context.Context, *ent.EventMutation) (ent.Value, error)
@@ -91,6 +115,54 @@ func (f JobRunFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, erro
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.JobRunMutation", m)
+}
+
+// The LeadFunc type is an adapter to allow the use of ordinary
+// function as Lead mutator.
+type LeadFunc func(context.Context, *ent.LeadMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f LeadFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.LeadMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.LeadMutation", m)
+}
+
+// The LeadAttachmentFunc type is an adapter to allow the use of ordinary
+// function as LeadAttachment mutator.
+type LeadAttachmentFunc func(context.Context, *ent.LeadAttachmentMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f LeadAttachmentFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.LeadAttachmentMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.LeadAttachmentMutation", m)
+}
+
+// The LeadStageFunc type is an adapter to allow the use of ordinary
+// function as LeadStage mutator.
+type LeadStageFunc func(context.Context, *ent.LeadStageMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f LeadStageFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.LeadStageMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.LeadStageMutation", m)
+}
+
+// The LeadSubmissionFunc type is an adapter to allow the use of ordinary
+// function as LeadSubmission mutator.
+type LeadSubmissionFunc func(context.Context, *ent.LeadSubmissionMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f LeadSubmissionFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.LeadSubmissionMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.LeadSubmissionMutation", m)
 }
 
 // The UserFunc type is an adapter to allow the use of ordinary

@@ -10,11 +10,17 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/apikey"
 	"github.com/brokerdesk/brokerdesk/ent/company"
+	"github.com/brokerdesk/brokerdesk/ent/contact"
+	"github.com/brokerdesk/brokerdesk/ent/contactphone"
 	"github.com/brokerdesk/brokerdesk/ent/event"
 	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
 	"github.com/brokerdesk/brokerdesk/ent/externalref"
 	"github.com/brokerdesk/brokerdesk/ent/idempotencykey"
 	"github.com/brokerdesk/brokerdesk/ent/jobrun"
+	"github.com/brokerdesk/brokerdesk/ent/lead"
+	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
+	"github.com/brokerdesk/brokerdesk/ent/leadstage"
+	"github.com/brokerdesk/brokerdesk/ent/leadsubmission"
 	"github.com/brokerdesk/brokerdesk/ent/predicate"
 	"github.com/brokerdesk/brokerdesk/ent/user"
 )
@@ -127,6 +133,60 @@ func (f TraverseCompany) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.CompanyQuery", q)
+}
+
+// The ContactFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ContactFunc func(context.Context, *ent.ContactQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ContactFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ContactQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ContactQuery", q)
+}
+
+// The TraverseContact type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseContact func(context.Context, *ent.ContactQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseContact) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseContact) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ContactQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ContactQuery", q)
+}
+
+// The ContactPhoneFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ContactPhoneFunc func(context.Context, *ent.ContactPhoneQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ContactPhoneFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ContactPhoneQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ContactPhoneQuery", q)
+}
+
+// The TraverseContactPhone type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseContactPhone func(context.Context, *ent.ContactPhoneQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseContactPhone) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseContactPhone) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ContactPhoneQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ContactPhoneQuery", q)
 }
 
 // The EventFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -264,6 +324,114 @@ func (f TraverseJobRun) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.JobRunQuery", q)
 }
 
+// The LeadFunc type is an adapter to allow the use of ordinary function as a Querier.
+type LeadFunc func(context.Context, *ent.LeadQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f LeadFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.LeadQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.LeadQuery", q)
+}
+
+// The TraverseLead type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseLead func(context.Context, *ent.LeadQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseLead) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseLead) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.LeadQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.LeadQuery", q)
+}
+
+// The LeadAttachmentFunc type is an adapter to allow the use of ordinary function as a Querier.
+type LeadAttachmentFunc func(context.Context, *ent.LeadAttachmentQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f LeadAttachmentFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.LeadAttachmentQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.LeadAttachmentQuery", q)
+}
+
+// The TraverseLeadAttachment type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseLeadAttachment func(context.Context, *ent.LeadAttachmentQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseLeadAttachment) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseLeadAttachment) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.LeadAttachmentQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.LeadAttachmentQuery", q)
+}
+
+// The LeadStageFunc type is an adapter to allow the use of ordinary function as a Querier.
+type LeadStageFunc func(context.Context, *ent.LeadStageQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f LeadStageFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.LeadStageQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.LeadStageQuery", q)
+}
+
+// The TraverseLeadStage type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseLeadStage func(context.Context, *ent.LeadStageQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseLeadStage) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseLeadStage) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.LeadStageQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.LeadStageQuery", q)
+}
+
+// The LeadSubmissionFunc type is an adapter to allow the use of ordinary function as a Querier.
+type LeadSubmissionFunc func(context.Context, *ent.LeadSubmissionQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f LeadSubmissionFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.LeadSubmissionQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.LeadSubmissionQuery", q)
+}
+
+// The TraverseLeadSubmission type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseLeadSubmission func(context.Context, *ent.LeadSubmissionQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseLeadSubmission) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseLeadSubmission) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.LeadSubmissionQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.LeadSubmissionQuery", q)
+}
+
 // The UserFunc type is an adapter to allow the use of ordinary function as a Querier.
 type UserFunc func(context.Context, *ent.UserQuery) (ent.Value, error)
 
@@ -298,6 +466,10 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.APIKeyQuery, predicate.APIKey, apikey.OrderOption]{typ: ent.TypeAPIKey, tq: q}, nil
 	case *ent.CompanyQuery:
 		return &query[*ent.CompanyQuery, predicate.Company, company.OrderOption]{typ: ent.TypeCompany, tq: q}, nil
+	case *ent.ContactQuery:
+		return &query[*ent.ContactQuery, predicate.Contact, contact.OrderOption]{typ: ent.TypeContact, tq: q}, nil
+	case *ent.ContactPhoneQuery:
+		return &query[*ent.ContactPhoneQuery, predicate.ContactPhone, contactphone.OrderOption]{typ: ent.TypeContactPhone, tq: q}, nil
 	case *ent.EventQuery:
 		return &query[*ent.EventQuery, predicate.Event, event.OrderOption]{typ: ent.TypeEvent, tq: q}, nil
 	case *ent.EventCounterQuery:
@@ -308,6 +480,14 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.IdempotencyKeyQuery, predicate.IdempotencyKey, idempotencykey.OrderOption]{typ: ent.TypeIdempotencyKey, tq: q}, nil
 	case *ent.JobRunQuery:
 		return &query[*ent.JobRunQuery, predicate.JobRun, jobrun.OrderOption]{typ: ent.TypeJobRun, tq: q}, nil
+	case *ent.LeadQuery:
+		return &query[*ent.LeadQuery, predicate.Lead, lead.OrderOption]{typ: ent.TypeLead, tq: q}, nil
+	case *ent.LeadAttachmentQuery:
+		return &query[*ent.LeadAttachmentQuery, predicate.LeadAttachment, leadattachment.OrderOption]{typ: ent.TypeLeadAttachment, tq: q}, nil
+	case *ent.LeadStageQuery:
+		return &query[*ent.LeadStageQuery, predicate.LeadStage, leadstage.OrderOption]{typ: ent.TypeLeadStage, tq: q}, nil
+	case *ent.LeadSubmissionQuery:
+		return &query[*ent.LeadSubmissionQuery, predicate.LeadSubmission, leadsubmission.OrderOption]{typ: ent.TypeLeadSubmission, tq: q}, nil
 	case *ent.UserQuery:
 		return &query[*ent.UserQuery, predicate.User, user.OrderOption]{typ: ent.TypeUser, tq: q}, nil
 	default:

@@ -62,6 +62,7 @@ var (
 		{Name: "features", Type: field.TypeJSON},
 		{Name: "status", Type: field.TypeEnum, Enums: []string{"active", "inactive"}, Default: "active"},
 		{Name: "sandbox", Type: field.TypeBool, Default: false},
+		{Name: "lead_rules", Type: field.TypeJSON},
 		{Name: "live_company_id", Type: field.TypeUUID, Unique: true, Nullable: true},
 	}
 	// CompaniesTable holds the schema information for the "companies" table.
@@ -72,9 +73,99 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "companies_companies_sandbox_twin",
-				Columns:    []*schema.Column{CompaniesColumns[10]},
+				Columns:    []*schema.Column{CompaniesColumns[11]},
 				RefColumns: []*schema.Column{CompaniesColumns[0]},
 				OnDelete:   schema.SetNull,
+			},
+		},
+	}
+	// ContactsColumns holds the columns for the "contacts" table.
+	ContactsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "version", Type: field.TypeInt64, Default: 1},
+		{Name: "external_references", Type: field.TypeJSON, Nullable: true},
+		{Name: "type", Type: field.TypeEnum, Enums: []string{"private", "business"}},
+		{Name: "first_name", Type: field.TypeString, Size: 100, Default: ""},
+		{Name: "last_name", Type: field.TypeString, Size: 100, Default: ""},
+		{Name: "company_name", Type: field.TypeString, Size: 200, Default: ""},
+		{Name: "email", Type: field.TypeString, Nullable: true, Size: 255},
+		{Name: "email_key", Type: field.TypeString, Nullable: true, Size: 255},
+		{Name: "owner_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// ContactsTable holds the schema information for the "contacts" table.
+	ContactsTable = &schema.Table{
+		Name:       "contacts",
+		Columns:    ContactsColumns,
+		PrimaryKey: []*schema.Column{ContactsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "contacts_companies_company",
+				Columns:    []*schema.Column{ContactsColumns[12]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "contact_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{ContactsColumns[12]},
+			},
+			{
+				Name:    "contact_company_id_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{ContactsColumns[12], ContactsColumns[1], ContactsColumns[0]},
+			},
+			{
+				Name:    "contact_company_id_email_key",
+				Unique:  false,
+				Columns: []*schema.Column{ContactsColumns[12], ContactsColumns[10]},
+			},
+		},
+	}
+	// ContactPhonesColumns holds the columns for the "contact_phones" table.
+	ContactPhonesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "contact_id", Type: field.TypeUUID},
+		{Name: "number", Type: field.TypeString, Size: 50},
+		{Name: "number_key", Type: field.TypeString, Size: 50, Default: ""},
+		{Name: "type", Type: field.TypeString, Size: 20, Default: "other"},
+		{Name: "is_primary", Type: field.TypeBool, Default: false},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// ContactPhonesTable holds the schema information for the "contact_phones" table.
+	ContactPhonesTable = &schema.Table{
+		Name:       "contact_phones",
+		Columns:    ContactPhonesColumns,
+		PrimaryKey: []*schema.Column{ContactPhonesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "contact_phones_companies_company",
+				Columns:    []*schema.Column{ContactPhonesColumns[8]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "contactphone_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{ContactPhonesColumns[8]},
+			},
+			{
+				Name:    "contactphone_company_id_contact_id",
+				Unique:  false,
+				Columns: []*schema.Column{ContactPhonesColumns[8], ContactPhonesColumns[3]},
+			},
+			{
+				Name:    "contactphone_company_id_number_key",
+				Unique:  false,
+				Columns: []*schema.Column{ContactPhonesColumns[8], ContactPhonesColumns[5]},
 			},
 		},
 	}
@@ -250,6 +341,191 @@ var (
 		Columns:    JobRunsColumns,
 		PrimaryKey: []*schema.Column{JobRunsColumns[0]},
 	}
+	// LeadsColumns holds the columns for the "leads" table.
+	LeadsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "version", Type: field.TypeInt64, Default: 1},
+		{Name: "external_references", Type: field.TypeJSON, Nullable: true},
+		{Name: "first_name", Type: field.TypeString, Size: 100, Default: ""},
+		{Name: "last_name", Type: field.TypeString, Size: 100, Default: ""},
+		{Name: "email", Type: field.TypeString, Nullable: true, Size: 255},
+		{Name: "email_key", Type: field.TypeString, Nullable: true, Size: 255},
+		{Name: "phone", Type: field.TypeString, Nullable: true, Size: 50},
+		{Name: "phone_key", Type: field.TypeString, Nullable: true, Size: 50},
+		{Name: "source", Type: field.TypeEnum, Nullable: true, Enums: []string{"website", "referral", "phone", "event", "social_media", "advertisement", "partner", "landing_page", "registration", "other"}},
+		{Name: "notes", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "additional_fields", Type: field.TypeJSON},
+		{Name: "meta_url", Type: field.TypeString, Nullable: true, Size: 2048},
+		{Name: "stage_id", Type: field.TypeUUID},
+		{Name: "owner_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "converted", Type: field.TypeBool, Default: false},
+		{Name: "converted_at", Type: field.TypeTime, Nullable: true},
+		{Name: "contact_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "test", Type: field.TypeBool, Default: false},
+		{Name: "submissions", Type: field.TypeInt, Default: 0},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// LeadsTable holds the schema information for the "leads" table.
+	LeadsTable = &schema.Table{
+		Name:       "leads",
+		Columns:    LeadsColumns,
+		PrimaryKey: []*schema.Column{LeadsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "leads_companies_company",
+				Columns:    []*schema.Column{LeadsColumns[22]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "lead_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{LeadsColumns[22]},
+			},
+			{
+				Name:    "lead_company_id_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{LeadsColumns[22], LeadsColumns[1], LeadsColumns[0]},
+			},
+			{
+				Name:    "lead_company_id_updated_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{LeadsColumns[22], LeadsColumns[2], LeadsColumns[0]},
+			},
+			{
+				Name:    "lead_company_id_email_key",
+				Unique:  false,
+				Columns: []*schema.Column{LeadsColumns[22], LeadsColumns[8]},
+			},
+			{
+				Name:    "lead_company_id_phone_key",
+				Unique:  false,
+				Columns: []*schema.Column{LeadsColumns[22], LeadsColumns[10]},
+			},
+			{
+				Name:    "lead_company_id_stage_id",
+				Unique:  false,
+				Columns: []*schema.Column{LeadsColumns[22], LeadsColumns[15]},
+			},
+		},
+	}
+	// LeadAttachmentsColumns holds the columns for the "lead_attachments" table.
+	LeadAttachmentsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "lead_id", Type: field.TypeUUID},
+		{Name: "contact_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "filename", Type: field.TypeString, Size: 255},
+		{Name: "content_type", Type: field.TypeString, Size: 255},
+		{Name: "size", Type: field.TypeInt64},
+		{Name: "content", Type: field.TypeBytes},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// LeadAttachmentsTable holds the schema information for the "lead_attachments" table.
+	LeadAttachmentsTable = &schema.Table{
+		Name:       "lead_attachments",
+		Columns:    LeadAttachmentsColumns,
+		PrimaryKey: []*schema.Column{LeadAttachmentsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "lead_attachments_companies_company",
+				Columns:    []*schema.Column{LeadAttachmentsColumns[8]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "leadattachment_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{LeadAttachmentsColumns[8]},
+			},
+			{
+				Name:    "leadattachment_company_id_lead_id",
+				Unique:  false,
+				Columns: []*schema.Column{LeadAttachmentsColumns[8], LeadAttachmentsColumns[1]},
+			},
+		},
+	}
+	// LeadStagesColumns holds the columns for the "lead_stages" table.
+	LeadStagesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "key", Type: field.TypeString, Size: 100},
+		{Name: "name", Type: field.TypeString, Size: 100},
+		{Name: "color", Type: field.TypeString, Size: 20, Default: ""},
+		{Name: "position", Type: field.TypeInt, Default: 0},
+		{Name: "is_final", Type: field.TypeBool, Default: false},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// LeadStagesTable holds the schema information for the "lead_stages" table.
+	LeadStagesTable = &schema.Table{
+		Name:       "lead_stages",
+		Columns:    LeadStagesColumns,
+		PrimaryKey: []*schema.Column{LeadStagesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "lead_stages_companies_company",
+				Columns:    []*schema.Column{LeadStagesColumns[8]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "leadstage_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{LeadStagesColumns[8]},
+			},
+			{
+				Name:    "leadstage_company_id_key",
+				Unique:  true,
+				Columns: []*schema.Column{LeadStagesColumns[8], LeadStagesColumns[3]},
+			},
+		},
+	}
+	// LeadSubmissionsColumns holds the columns for the "lead_submissions" table.
+	LeadSubmissionsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "lead_id", Type: field.TypeUUID},
+		{Name: "received_at", Type: field.TypeTime},
+		{Name: "channel", Type: field.TypeEnum, Enums: []string{"legacy", "intake", "api"}},
+		{Name: "outcome", Type: field.TypeEnum, Enums: []string{"created", "updated"}},
+		{Name: "credential_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "payload", Type: field.TypeJSON},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// LeadSubmissionsTable holds the schema information for the "lead_submissions" table.
+	LeadSubmissionsTable = &schema.Table{
+		Name:       "lead_submissions",
+		Columns:    LeadSubmissionsColumns,
+		PrimaryKey: []*schema.Column{LeadSubmissionsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "lead_submissions_companies_company",
+				Columns:    []*schema.Column{LeadSubmissionsColumns[7]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "leadsubmission_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{LeadSubmissionsColumns[7]},
+			},
+			{
+				Name:    "leadsubmission_company_id_lead_id_received_at",
+				Unique:  false,
+				Columns: []*schema.Column{LeadSubmissionsColumns[7], LeadSubmissionsColumns[1], LeadSubmissionsColumns[2]},
+			},
+		},
+	}
 	// UsersColumns holds the columns for the "users" table.
 	UsersColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -299,11 +575,17 @@ var (
 	Tables = []*schema.Table{
 		APIKeysTable,
 		CompaniesTable,
+		ContactsTable,
+		ContactPhonesTable,
 		EventsTable,
 		EventCountersTable,
 		ExternalRefsTable,
 		IdempotencyKeysTable,
 		JobRunsTable,
+		LeadsTable,
+		LeadAttachmentsTable,
+		LeadStagesTable,
+		LeadSubmissionsTable,
 		UsersTable,
 	}
 )
@@ -311,9 +593,15 @@ var (
 func init() {
 	APIKeysTable.ForeignKeys[0].RefTable = CompaniesTable
 	CompaniesTable.ForeignKeys[0].RefTable = CompaniesTable
+	ContactsTable.ForeignKeys[0].RefTable = CompaniesTable
+	ContactPhonesTable.ForeignKeys[0].RefTable = CompaniesTable
 	EventsTable.ForeignKeys[0].RefTable = CompaniesTable
 	EventCountersTable.ForeignKeys[0].RefTable = CompaniesTable
 	ExternalRefsTable.ForeignKeys[0].RefTable = CompaniesTable
 	IdempotencyKeysTable.ForeignKeys[0].RefTable = CompaniesTable
+	LeadsTable.ForeignKeys[0].RefTable = CompaniesTable
+	LeadAttachmentsTable.ForeignKeys[0].RefTable = CompaniesTable
+	LeadStagesTable.ForeignKeys[0].RefTable = CompaniesTable
+	LeadSubmissionsTable.ForeignKeys[0].RefTable = CompaniesTable
 	UsersTable.ForeignKeys[0].RefTable = CompaniesTable
 }

@@ -12,6 +12,12 @@ type APIKey func(*sql.Selector)
 // Company is the predicate function for company builders.
 type Company func(*sql.Selector)
 
+// Contact is the predicate function for contact builders.
+type Contact func(*sql.Selector)
+
+// ContactPhone is the predicate function for contactphone builders.
+type ContactPhone func(*sql.Selector)
+
 // Event is the predicate function for event builders.
 type Event func(*sql.Selector)
 
@@ -26,6 +32,18 @@ type IdempotencyKey func(*sql.Selector)
 
 // JobRun is the predicate function for jobrun builders.
 type JobRun func(*sql.Selector)
+
+// Lead is the predicate function for lead builders.
+type Lead func(*sql.Selector)
+
+// LeadAttachment is the predicate function for leadattachment builders.
+type LeadAttachment func(*sql.Selector)
+
+// LeadStage is the predicate function for leadstage builders.
+type LeadStage func(*sql.Selector)
+
+// LeadSubmission is the predicate function for leadsubmission builders.
+type LeadSubmission func(*sql.Selector)
 
 // User is the predicate function for user builders.
 type User func(*sql.Selector)

@@ -159,6 +159,54 @@ func (f CompanyMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutatio
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.CompanyMutation", m)
 }
 
+// The ContactQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type ContactQueryRuleFunc func(context.Context, *ent.ContactQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f ContactQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ContactQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.ContactQuery", q)
+}
+
+// The ContactMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type ContactMutationRuleFunc func(context.Context, *ent.ContactMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f ContactMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.ContactMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ContactMutation", m)
+}
+
+// The ContactPhoneQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type ContactPhoneQueryRuleFunc func(context.Context, *ent.ContactPhoneQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f ContactPhoneQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ContactPhoneQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.ContactPhoneQuery", q)
+}
+
+// The ContactPhoneMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type ContactPhoneMutationRuleFunc func(context.Context, *ent.ContactPhoneMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f ContactPhoneMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.ContactPhoneMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ContactPhoneMutation", m)
+}
+
 // The EventQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type EventQueryRuleFunc func(context.Context, *ent.EventQuery) error
@@ -279,6 +327,102 @@ func (f JobRunMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.JobRunMutation", m)
 }
 
+// The LeadQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type LeadQueryRuleFunc func(context.Context, *ent.LeadQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f LeadQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.LeadQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.LeadQuery", q)
+}
+
+// The LeadMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type LeadMutationRuleFunc func(context.Context, *ent.LeadMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f LeadMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.LeadMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.LeadMutation", m)
+}
+
+// The LeadAttachmentQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type LeadAttachmentQueryRuleFunc func(context.Context, *ent.LeadAttachmentQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f LeadAttachmentQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.LeadAttachmentQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.LeadAttachmentQuery", q)
+}
+
+// The LeadAttachmentMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type LeadAttachmentMutationRuleFunc func(context.Context, *ent.LeadAttachmentMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f LeadAttachmentMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.LeadAttachmentMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.LeadAttachmentMutation", m)
+}
+
+// The LeadStageQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type LeadStageQueryRuleFunc func(context.Context, *ent.LeadStageQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f LeadStageQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.LeadStageQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.LeadStageQuery", q)
+}
+
+// The LeadStageMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type LeadStageMutationRuleFunc func(context.Context, *ent.LeadStageMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f LeadStageMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.LeadStageMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.LeadStageMutation", m)
+}
+
+// The LeadSubmissionQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type LeadSubmissionQueryRuleFunc func(context.Context, *ent.LeadSubmissionQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f LeadSubmissionQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.LeadSubmissionQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.LeadSubmissionQuery", q)
+}
+
+// The LeadSubmissionMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type LeadSubmissionMutationRuleFunc func(context.Context, *ent.LeadSubmissionMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f LeadSubmissionMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.LeadSubmissionMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.LeadSubmissionMutation", m)
+}
+
 // The UserQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type UserQueryRuleFunc func(context.Context, *ent.UserQuery) error
@@ -342,6 +486,10 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.CompanyQuery:
 		return q.Filter(), nil
+	case *ent.ContactQuery:
+		return q.Filter(), nil
+	case *ent.ContactPhoneQuery:
+		return q.Filter(), nil
 	case *ent.EventQuery:
 		return q.Filter(), nil
 	case *ent.EventCounterQuery:
@@ -351,6 +499,14 @@ func queryFilter(q ent.Query) (Filter, error) {
 	case *ent.IdempotencyKeyQuery:
 		return q.Filter(), nil
 	case *ent.JobRunQuery:
+		return q.Filter(), nil
+	case *ent.LeadQuery:
+		return q.Filter(), nil
+	case *ent.LeadAttachmentQuery:
+		return q.Filter(), nil
+	case *ent.LeadStageQuery:
+		return q.Filter(), nil
+	case *ent.LeadSubmissionQuery:
 		return q.Filter(), nil
 	case *ent.UserQuery:
 		return q.Filter(), nil
@@ -365,6 +521,10 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 		return m.Filter(), nil
 	case *ent.CompanyMutation:
 		return m.Filter(), nil
+	case *ent.ContactMutation:
+		return m.Filter(), nil
+	case *ent.ContactPhoneMutation:
+		return m.Filter(), nil
 	case *ent.EventMutation:
 		return m.Filter(), nil
 	case *ent.EventCounterMutation:
@@ -374,6 +534,14 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.IdempotencyKeyMutation:
 		return m.Filter(), nil
 	case *ent.JobRunMutation:
+		return m.Filter(), nil
+	case *ent.LeadMutation:
+		return m.Filter(), nil
+	case *ent.LeadAttachmentMutation:
+		return m.Filter(), nil
+	case *ent.LeadStageMutation:
+		return m.Filter(), nil
+	case *ent.LeadSubmissionMutation:
 		return m.Filter(), nil
 	case *ent.UserMutation:
 		return m.Filter(), nil

@@ -8,12 +8,19 @@ import (
 
 	"github.com/brokerdesk/brokerdesk/ent/apikey"
 	"github.com/brokerdesk/brokerdesk/ent/company"
+	"github.com/brokerdesk/brokerdesk/ent/contact"
+	"github.com/brokerdesk/brokerdesk/ent/contactphone"
 	"github.com/brokerdesk/brokerdesk/ent/event"
 	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
 	"github.com/brokerdesk/brokerdesk/ent/externalref"
 	"github.com/brokerdesk/brokerdesk/ent/idempotencykey"
 	"github.com/brokerdesk/brokerdesk/ent/jobrun"
+	"github.com/brokerdesk/brokerdesk/ent/lead"
+	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
+	"github.com/brokerdesk/brokerdesk/ent/leadstage"
+	"github.com/brokerdesk/brokerdesk/ent/leadsubmission"
 	"github.com/brokerdesk/brokerdesk/ent/schema"
+	"github.com/brokerdesk/brokerdesk/ent/schematype"
 	"github.com/brokerdesk/brokerdesk/ent/user"
 	"github.com/google/uuid"
 
@@ -155,10 +162,152 @@ func init() {
 	companyDescSandbox := companyFields[5].Descriptor()
 	// company.DefaultSandbox holds the default value on creation for the sandbox field.
 	company.DefaultSandbox = companyDescSandbox.Default.(bool)
+	// companyDescLeadRules is the schema descriptor for lead_rules field.
+	companyDescLeadRules := companyFields[7].Descriptor()
+	// company.DefaultLeadRules holds the default value on creation for the lead_rules field.
+	company.DefaultLeadRules = companyDescLeadRules.Default.(schematype.LeadRules)
 	// companyDescID is the schema descriptor for id field.
 	companyDescID := companyMixinFields0[0].Descriptor()
 	// company.DefaultID holds the default value on creation for the id field.
 	company.DefaultID = companyDescID.Default.(func() uuid.UUID)
+	contactMixin := schema.Contact{}.Mixin()
+	contact.Policy = privacy.NewPolicies(contactMixin[1], schema.Contact{})
+	contact.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := contact.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	contactMixinHooks1 := contactMixin[1].Hooks()
+	contactMixinHooks3 := contactMixin[3].Hooks()
+	contactMixinHooks4 := contactMixin[4].Hooks()
+
+	contact.Hooks[1] = contactMixinHooks1[0]
+
+	contact.Hooks[2] = contactMixinHooks3[0]
+
+	contact.Hooks[3] = contactMixinHooks4[0]
+	contactMixinFields0 := contactMixin[0].Fields()
+	_ = contactMixinFields0
+	contactMixinFields2 := contactMixin[2].Fields()
+	_ = contactMixinFields2
+	contactMixinFields3 := contactMixin[3].Fields()
+	_ = contactMixinFields3
+	contactFields := schema.Contact{}.Fields()
+	_ = contactFields
+	// contactDescCreatedAt is the schema descriptor for created_at field.
+	contactDescCreatedAt := contactMixinFields2[0].Descriptor()
+	// contact.DefaultCreatedAt holds the default value on creation for the created_at field.
+	contact.DefaultCreatedAt = contactDescCreatedAt.Default.(func() time.Time)
+	// contactDescUpdatedAt is the schema descriptor for updated_at field.
+	contactDescUpdatedAt := contactMixinFields2[1].Descriptor()
+	// contact.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	contact.DefaultUpdatedAt = contactDescUpdatedAt.Default.(func() time.Time)
+	// contact.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	contact.UpdateDefaultUpdatedAt = contactDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// contactDescVersion is the schema descriptor for version field.
+	contactDescVersion := contactMixinFields3[0].Descriptor()
+	// contact.DefaultVersion holds the default value on creation for the version field.
+	contact.DefaultVersion = contactDescVersion.Default.(int64)
+	// contactDescFirstName is the schema descriptor for first_name field.
+	contactDescFirstName := contactFields[1].Descriptor()
+	// contact.DefaultFirstName holds the default value on creation for the first_name field.
+	contact.DefaultFirstName = contactDescFirstName.Default.(string)
+	// contact.FirstNameValidator is a validator for the "first_name" field. It is called by the builders before save.
+	contact.FirstNameValidator = contactDescFirstName.Validators[0].(func(string) error)
+	// contactDescLastName is the schema descriptor for last_name field.
+	contactDescLastName := contactFields[2].Descriptor()
+	// contact.DefaultLastName holds the default value on creation for the last_name field.
+	contact.DefaultLastName = contactDescLastName.Default.(string)
+	// contact.LastNameValidator is a validator for the "last_name" field. It is called by the builders before save.
+	contact.LastNameValidator = contactDescLastName.Validators[0].(func(string) error)
+	// contactDescCompanyName is the schema descriptor for company_name field.
+	contactDescCompanyName := contactFields[3].Descriptor()
+	// contact.DefaultCompanyName holds the default value on creation for the company_name field.
+	contact.DefaultCompanyName = contactDescCompanyName.Default.(string)
+	// contact.CompanyNameValidator is a validator for the "company_name" field. It is called by the builders before save.
+	contact.CompanyNameValidator = contactDescCompanyName.Validators[0].(func(string) error)
+	// contactDescEmail is the schema descriptor for email field.
+	contactDescEmail := contactFields[4].Descriptor()
+	// contact.EmailValidator is a validator for the "email" field. It is called by the builders before save.
+	contact.EmailValidator = contactDescEmail.Validators[0].(func(string) error)
+	// contactDescEmailKey is the schema descriptor for email_key field.
+	contactDescEmailKey := contactFields[5].Descriptor()
+	// contact.EmailKeyValidator is a validator for the "email_key" field. It is called by the builders before save.
+	contact.EmailKeyValidator = contactDescEmailKey.Validators[0].(func(string) error)
+	// contactDescID is the schema descriptor for id field.
+	contactDescID := contactMixinFields0[0].Descriptor()
+	// contact.DefaultID holds the default value on creation for the id field.
+	contact.DefaultID = contactDescID.Default.(func() uuid.UUID)
+	contactphoneMixin := schema.ContactPhone{}.Mixin()
+	contactphone.Policy = privacy.NewPolicies(contactphoneMixin[1], schema.ContactPhone{})
+	contactphone.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := contactphone.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	contactphoneMixinHooks1 := contactphoneMixin[1].Hooks()
+
+	contactphone.Hooks[1] = contactphoneMixinHooks1[0]
+	contactphoneMixinFields0 := contactphoneMixin[0].Fields()
+	_ = contactphoneMixinFields0
+	contactphoneMixinFields2 := contactphoneMixin[2].Fields()
+	_ = contactphoneMixinFields2
+	contactphoneFields := schema.ContactPhone{}.Fields()
+	_ = contactphoneFields
+	// contactphoneDescCreatedAt is the schema descriptor for created_at field.
+	contactphoneDescCreatedAt := contactphoneMixinFields2[0].Descriptor()
+	// contactphone.DefaultCreatedAt holds the default value on creation for the created_at field.
+	contactphone.DefaultCreatedAt = contactphoneDescCreatedAt.Default.(func() time.Time)
+	// contactphoneDescUpdatedAt is the schema descriptor for updated_at field.
+	contactphoneDescUpdatedAt := contactphoneMixinFields2[1].Descriptor()
+	// contactphone.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	contactphone.DefaultUpdatedAt = contactphoneDescUpdatedAt.Default.(func() time.Time)
+	// contactphone.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	contactphone.UpdateDefaultUpdatedAt = contactphoneDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// contactphoneDescNumber is the schema descriptor for number field.
+	contactphoneDescNumber := contactphoneFields[1].Descriptor()
+	// contactphone.NumberValidator is a validator for the "number" field. It is called by the builders before save.
+	contactphone.NumberValidator = func() func(string) error {
+		validators := contactphoneDescNumber.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(number string) error {
+			for _, fn := range fns {
+				if err := fn(number); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// contactphoneDescNumberKey is the schema descriptor for number_key field.
+	contactphoneDescNumberKey := contactphoneFields[2].Descriptor()
+	// contactphone.DefaultNumberKey holds the default value on creation for the number_key field.
+	contactphone.DefaultNumberKey = contactphoneDescNumberKey.Default.(string)
+	// contactphone.NumberKeyValidator is a validator for the "number_key" field. It is called by the builders before save.
+	contactphone.NumberKeyValidator = contactphoneDescNumberKey.Validators[0].(func(string) error)
+	// contactphoneDescType is the schema descriptor for type field.
+	contactphoneDescType := contactphoneFields[3].Descriptor()
+	// contactphone.DefaultType holds the default value on creation for the type field.
+	contactphone.DefaultType = contactphoneDescType.Default.(string)
+	// contactphone.TypeValidator is a validator for the "type" field. It is called by the builders before save.
+	contactphone.TypeValidator = contactphoneDescType.Validators[0].(func(string) error)
+	// contactphoneDescIsPrimary is the schema descriptor for is_primary field.
+	contactphoneDescIsPrimary := contactphoneFields[4].Descriptor()
+	// contactphone.DefaultIsPrimary holds the default value on creation for the is_primary field.
+	contactphone.DefaultIsPrimary = contactphoneDescIsPrimary.Default.(bool)
+	// contactphoneDescID is the schema descriptor for id field.
+	contactphoneDescID := contactphoneMixinFields0[0].Descriptor()
+	// contactphone.DefaultID holds the default value on creation for the id field.
+	contactphone.DefaultID = contactphoneDescID.Default.(func() uuid.UUID)
 	eventMixin := schema.Event{}.Mixin()
 	event.Policy = privacy.NewPolicies(eventMixin[1], schema.Event{})
 	event.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -409,6 +558,278 @@ func init() {
 			return nil
 		}
 	}()
+	leadMixin := schema.Lead{}.Mixin()
+	lead.Policy = privacy.NewPolicies(leadMixin[1], schema.Lead{})
+	lead.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := lead.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	leadMixinHooks1 := leadMixin[1].Hooks()
+	leadMixinHooks3 := leadMixin[3].Hooks()
+	leadMixinHooks4 := leadMixin[4].Hooks()
+
+	lead.Hooks[1] = leadMixinHooks1[0]
+
+	lead.Hooks[2] = leadMixinHooks3[0]
+
+	lead.Hooks[3] = leadMixinHooks4[0]
+	leadMixinFields0 := leadMixin[0].Fields()
+	_ = leadMixinFields0
+	leadMixinFields2 := leadMixin[2].Fields()
+	_ = leadMixinFields2
+	leadMixinFields3 := leadMixin[3].Fields()
+	_ = leadMixinFields3
+	leadFields := schema.Lead{}.Fields()
+	_ = leadFields
+	// leadDescCreatedAt is the schema descriptor for created_at field.
+	leadDescCreatedAt := leadMixinFields2[0].Descriptor()
+	// lead.DefaultCreatedAt holds the default value on creation for the created_at field.
+	lead.DefaultCreatedAt = leadDescCreatedAt.Default.(func() time.Time)
+	// leadDescUpdatedAt is the schema descriptor for updated_at field.
+	leadDescUpdatedAt := leadMixinFields2[1].Descriptor()
+	// lead.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	lead.DefaultUpdatedAt = leadDescUpdatedAt.Default.(func() time.Time)
+	// lead.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	lead.UpdateDefaultUpdatedAt = leadDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// leadDescVersion is the schema descriptor for version field.
+	leadDescVersion := leadMixinFields3[0].Descriptor()
+	// lead.DefaultVersion holds the default value on creation for the version field.
+	lead.DefaultVersion = leadDescVersion.Default.(int64)
+	// leadDescFirstName is the schema descriptor for first_name field.
+	leadDescFirstName := leadFields[0].Descriptor()
+	// lead.DefaultFirstName holds the default value on creation for the first_name field.
+	lead.DefaultFirstName = leadDescFirstName.Default.(string)
+	// lead.FirstNameValidator is a validator for the "first_name" field. It is called by the builders before save.
+	lead.FirstNameValidator = leadDescFirstName.Validators[0].(func(string) error)
+	// leadDescLastName is the schema descriptor for last_name field.
+	leadDescLastName := leadFields[1].Descriptor()
+	// lead.DefaultLastName holds the default value on creation for the last_name field.
+	lead.DefaultLastName = leadDescLastName.Default.(string)
+	// lead.LastNameValidator is a validator for the "last_name" field. It is called by the builders before save.
+	lead.LastNameValidator = leadDescLastName.Validators[0].(func(string) error)
+	// leadDescEmail is the schema descriptor for email field.
+	leadDescEmail := leadFields[2].Descriptor()
+	// lead.EmailValidator is a validator for the "email" field. It is called by the builders before save.
+	lead.EmailValidator = leadDescEmail.Validators[0].(func(string) error)
+	// leadDescEmailKey is the schema descriptor for email_key field.
+	leadDescEmailKey := leadFields[3].Descriptor()
+	// lead.EmailKeyValidator is a validator for the "email_key" field. It is called by the builders before save.
+	lead.EmailKeyValidator = leadDescEmailKey.Validators[0].(func(string) error)
+	// leadDescPhone is the schema descriptor for phone field.
+	leadDescPhone := leadFields[4].Descriptor()
+	// lead.PhoneValidator is a validator for the "phone" field. It is called by the builders before save.
+	lead.PhoneValidator = leadDescPhone.Validators[0].(func(string) error)
+	// leadDescPhoneKey is the schema descriptor for phone_key field.
+	leadDescPhoneKey := leadFields[5].Descriptor()
+	// lead.PhoneKeyValidator is a validator for the "phone_key" field. It is called by the builders before save.
+	lead.PhoneKeyValidator = leadDescPhoneKey.Validators[0].(func(string) error)
+	// leadDescNotes is the schema descriptor for notes field.
+	leadDescNotes := leadFields[7].Descriptor()
+	// lead.DefaultNotes holds the default value on creation for the notes field.
+	lead.DefaultNotes = leadDescNotes.Default.(string)
+	// leadDescAdditionalFields is the schema descriptor for additional_fields field.
+	leadDescAdditionalFields := leadFields[8].Descriptor()
+	// lead.DefaultAdditionalFields holds the default value on creation for the additional_fields field.
+	lead.DefaultAdditionalFields = leadDescAdditionalFields.Default.(map[string]string)
+	// leadDescMetaURL is the schema descriptor for meta_url field.
+	leadDescMetaURL := leadFields[9].Descriptor()
+	// lead.MetaURLValidator is a validator for the "meta_url" field. It is called by the builders before save.
+	lead.MetaURLValidator = leadDescMetaURL.Validators[0].(func(string) error)
+	// leadDescConverted is the schema descriptor for converted field.
+	leadDescConverted := leadFields[12].Descriptor()
+	// lead.DefaultConverted holds the default value on creation for the converted field.
+	lead.DefaultConverted = leadDescConverted.Default.(bool)
+	// leadDescTest is the schema descriptor for test field.
+	leadDescTest := leadFields[15].Descriptor()
+	// lead.DefaultTest holds the default value on creation for the test field.
+	lead.DefaultTest = leadDescTest.Default.(bool)
+	// leadDescSubmissions is the schema descriptor for submissions field.
+	leadDescSubmissions := leadFields[16].Descriptor()
+	// lead.DefaultSubmissions holds the default value on creation for the submissions field.
+	lead.DefaultSubmissions = leadDescSubmissions.Default.(int)
+	// leadDescID is the schema descriptor for id field.
+	leadDescID := leadMixinFields0[0].Descriptor()
+	// lead.DefaultID holds the default value on creation for the id field.
+	lead.DefaultID = leadDescID.Default.(func() uuid.UUID)
+	leadattachmentMixin := schema.LeadAttachment{}.Mixin()
+	leadattachment.Policy = privacy.NewPolicies(leadattachmentMixin[1], schema.LeadAttachment{})
+	leadattachment.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := leadattachment.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	leadattachmentMixinHooks1 := leadattachmentMixin[1].Hooks()
+
+	leadattachment.Hooks[1] = leadattachmentMixinHooks1[0]
+	leadattachmentMixinFields0 := leadattachmentMixin[0].Fields()
+	_ = leadattachmentMixinFields0
+	leadattachmentFields := schema.LeadAttachment{}.Fields()
+	_ = leadattachmentFields
+	// leadattachmentDescFilename is the schema descriptor for filename field.
+	leadattachmentDescFilename := leadattachmentFields[2].Descriptor()
+	// leadattachment.FilenameValidator is a validator for the "filename" field. It is called by the builders before save.
+	leadattachment.FilenameValidator = func() func(string) error {
+		validators := leadattachmentDescFilename.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(filename string) error {
+			for _, fn := range fns {
+				if err := fn(filename); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// leadattachmentDescContentType is the schema descriptor for content_type field.
+	leadattachmentDescContentType := leadattachmentFields[3].Descriptor()
+	// leadattachment.ContentTypeValidator is a validator for the "content_type" field. It is called by the builders before save.
+	leadattachment.ContentTypeValidator = func() func(string) error {
+		validators := leadattachmentDescContentType.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(content_type string) error {
+			for _, fn := range fns {
+				if err := fn(content_type); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// leadattachmentDescSize is the schema descriptor for size field.
+	leadattachmentDescSize := leadattachmentFields[4].Descriptor()
+	// leadattachment.SizeValidator is a validator for the "size" field. It is called by the builders before save.
+	leadattachment.SizeValidator = leadattachmentDescSize.Validators[0].(func(int64) error)
+	// leadattachmentDescCreatedAt is the schema descriptor for created_at field.
+	leadattachmentDescCreatedAt := leadattachmentFields[6].Descriptor()
+	// leadattachment.DefaultCreatedAt holds the default value on creation for the created_at field.
+	leadattachment.DefaultCreatedAt = leadattachmentDescCreatedAt.Default.(func() time.Time)
+	// leadattachmentDescID is the schema descriptor for id field.
+	leadattachmentDescID := leadattachmentMixinFields0[0].Descriptor()
+	// leadattachment.DefaultID holds the default value on creation for the id field.
+	leadattachment.DefaultID = leadattachmentDescID.Default.(func() uuid.UUID)
+	leadstageMixin := schema.LeadStage{}.Mixin()
+	leadstage.Policy = privacy.NewPolicies(leadstageMixin[1], schema.LeadStage{})
+	leadstage.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := leadstage.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	leadstageMixinHooks1 := leadstageMixin[1].Hooks()
+
+	leadstage.Hooks[1] = leadstageMixinHooks1[0]
+	leadstageMixinFields0 := leadstageMixin[0].Fields()
+	_ = leadstageMixinFields0
+	leadstageMixinFields2 := leadstageMixin[2].Fields()
+	_ = leadstageMixinFields2
+	leadstageFields := schema.LeadStage{}.Fields()
+	_ = leadstageFields
+	// leadstageDescCreatedAt is the schema descriptor for created_at field.
+	leadstageDescCreatedAt := leadstageMixinFields2[0].Descriptor()
+	// leadstage.DefaultCreatedAt holds the default value on creation for the created_at field.
+	leadstage.DefaultCreatedAt = leadstageDescCreatedAt.Default.(func() time.Time)
+	// leadstageDescUpdatedAt is the schema descriptor for updated_at field.
+	leadstageDescUpdatedAt := leadstageMixinFields2[1].Descriptor()
+	// leadstage.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	leadstage.DefaultUpdatedAt = leadstageDescUpdatedAt.Default.(func() time.Time)
+	// leadstage.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	leadstage.UpdateDefaultUpdatedAt = leadstageDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// leadstageDescKey is the schema descriptor for key field.
+	leadstageDescKey := leadstageFields[0].Descriptor()
+	// leadstage.KeyValidator is a validator for the "key" field. It is called by the builders before save.
+	leadstage.KeyValidator = func() func(string) error {
+		validators := leadstageDescKey.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(key string) error {
+			for _, fn := range fns {
+				if err := fn(key); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// leadstageDescName is the schema descriptor for name field.
+	leadstageDescName := leadstageFields[1].Descriptor()
+	// leadstage.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	leadstage.NameValidator = func() func(string) error {
+		validators := leadstageDescName.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(name string) error {
+			for _, fn := range fns {
+				if err := fn(name); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// leadstageDescColor is the schema descriptor for color field.
+	leadstageDescColor := leadstageFields[2].Descriptor()
+	// leadstage.DefaultColor holds the default value on creation for the color field.
+	leadstage.DefaultColor = leadstageDescColor.Default.(string)
+	// leadstage.ColorValidator is a validator for the "color" field. It is called by the builders before save.
+	leadstage.ColorValidator = leadstageDescColor.Validators[0].(func(string) error)
+	// leadstageDescPosition is the schema descriptor for position field.
+	leadstageDescPosition := leadstageFields[3].Descriptor()
+	// leadstage.DefaultPosition holds the default value on creation for the position field.
+	leadstage.DefaultPosition = leadstageDescPosition.Default.(int)
+	// leadstage.PositionValidator is a validator for the "position" field. It is called by the builders before save.
+	leadstage.PositionValidator = leadstageDescPosition.Validators[0].(func(int) error)
+	// leadstageDescIsFinal is the schema descriptor for is_final field.
+	leadstageDescIsFinal := leadstageFields[4].Descriptor()
+	// leadstage.DefaultIsFinal holds the default value on creation for the is_final field.
+	leadstage.DefaultIsFinal = leadstageDescIsFinal.Default.(bool)
+	// leadstageDescID is the schema descriptor for id field.
+	leadstageDescID := leadstageMixinFields0[0].Descriptor()
+	// leadstage.DefaultID holds the default value on creation for the id field.
+	leadstage.DefaultID = leadstageDescID.Default.(func() uuid.UUID)
+	leadsubmissionMixin := schema.LeadSubmission{}.Mixin()
+	leadsubmission.Policy = privacy.NewPolicies(leadsubmissionMixin[1], schema.LeadSubmission{})
+	leadsubmission.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := leadsubmission.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	leadsubmissionMixinHooks1 := leadsubmissionMixin[1].Hooks()
+
+	leadsubmission.Hooks[1] = leadsubmissionMixinHooks1[0]
+	leadsubmissionMixinFields0 := leadsubmissionMixin[0].Fields()
+	_ = leadsubmissionMixinFields0
+	leadsubmissionFields := schema.LeadSubmission{}.Fields()
+	_ = leadsubmissionFields
+	// leadsubmissionDescReceivedAt is the schema descriptor for received_at field.
+	leadsubmissionDescReceivedAt := leadsubmissionFields[1].Descriptor()
+	// leadsubmission.DefaultReceivedAt holds the default value on creation for the received_at field.
+	leadsubmission.DefaultReceivedAt = leadsubmissionDescReceivedAt.Default.(func() time.Time)
+	// leadsubmissionDescID is the schema descriptor for id field.
+	leadsubmissionDescID := leadsubmissionMixinFields0[0].Descriptor()
+	// leadsubmission.DefaultID holds the default value on creation for the id field.
+	leadsubmission.DefaultID = leadsubmissionDescID.Default.(func() uuid.UUID)
 	userMixin := schema.User{}.Mixin()
 	user.Policy = privacy.NewPolicies(userMixin[1], schema.User{})
 	user.Hooks[0] = func(next ent.Mutator) ent.Mutator {

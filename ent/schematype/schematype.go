@@ -32,3 +32,13 @@ type Actor struct {
 	KeyPrefix    string `json:"keyPrefix,omitempty"`
 	UserID       string `json:"userId,omitempty"`
 }
+
+// LeadRules are a company's duplicate rules for the lead intake: a submission matching an open
+// (not converted) lead by one of the enabled keys updates that lead instead of creating one.
+type LeadRules struct {
+	MatchEmail bool `json:"matchEmail"` // normalised e-mail: trimmed, lower-cased
+	MatchPhone bool `json:"matchPhone"` // phone in E.164, German numbers without country code +49
+}
+
+// DefaultLeadRules match by e-mail and by phone.
+func DefaultLeadRules() LeadRules { return LeadRules{MatchEmail: true, MatchPhone: true} }
