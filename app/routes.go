@@ -38,7 +38,8 @@ func (s *Server) routes(pager *httpx.Pager, o options) {
 	users.NewHandler(pager).Mount(api)
 	events.NewHandler(pager, policy.Default()).Mount(api)
 	if o.testRoutes != nil {
-		o.testRoutes(v1, Middleware{Auth: auth.Secret(), Idempotent: idem.Middleware()})
+		o.testRoutes(v1, Middleware{Auth: auth.Secret(), RateLimit: s.limits.API.Middleware(ratelimit.CredentialKey),
+			Idempotent: idem.Middleware()})
 	}
 }
 

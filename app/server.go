@@ -50,6 +50,7 @@ func WithSQLTrace(f func(query string, args any)) Option { return func(o *option
 // Middleware are the shared route middlewares, handed to test routes.
 type Middleware struct {
 	Auth       fiber.Handler // secret key, pinned request transaction
+	RateLimit  fiber.Handler // the v1 quota per credential
 	Idempotent fiber.Handler // Idempotency-Key
 }
 
