@@ -38,4 +38,3 @@ func (APIKey) Fields() []ent.Field {
 func (APIKey) Indexes() []ent.Index {
 	return []ent.Index{index.Fields("hash").Unique()}
 }
-
