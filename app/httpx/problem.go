@@ -5,6 +5,7 @@ package httpx
 import (
 	"errors"
 	"net/http"
+	"sort"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -155,9 +156,40 @@ func ErrorHandler(c *fiber.Ctx, err error) error {
 		// The route's scope check passed but ent privacy denied: a missing company is a bug.
 		log.Warn().Err(err).Str("request_id", p.RequestID).Msg("privacy denied")
 	}
-	if p.Status == http.StatusUnauthorized {
+	switch p.Status {
+	case http.StatusUnauthorized:
 		c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="brokerdesk"`)
+	case http.StatusMethodNotAllowed:
+		c.Set(fiber.HeaderAllow, strings.Join(allowed(c), ", "))
 	}
 	c.Status(p.Status)
 	return c.JSON(p, ContentTypeProblem)
+}
+
+// allowed lists the methods the app serves on the request's path (RFC 9110: a 405 names them).
+func allowed(c *fiber.Ctx) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range c.App().GetRoutes(true) {
+		if !seen[r.Method] && r.Method != fiber.MethodHead && matchPath(r.Path, c.Path()) {
+			seen[r.Method] = true
+			out = append(out, r.Method)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// matchPath matches a Fiber route pattern ("/users/:userId") against a request path.
+func matchPath(pattern, path string) bool {
+	ps, xs := strings.Split(strings.Trim(pattern, "/"), "/"), strings.Split(strings.Trim(path, "/"), "/")
+	if len(ps) != len(xs) {
+		return false
+	}
+	for i, p := range ps {
+		if !strings.HasPrefix(p, ":") && p != xs[i] {
+			return false
+		}
+	}
+	return true
 }

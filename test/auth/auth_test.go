@@ -80,7 +80,12 @@ func TestAuth_Credentials(t *testing.T) {
 		{Name: "me needs no scope", Key: a.KeyWithScopes(t, "leads:read"), Path: "/me", Status: 200},
 		{Name: "unknown route", Key: a.Secret, Path: "/nothing-here", Status: 404, Problem: "route_not_found"},
 		{Name: "unknown route without key", Path: "/nothing-here", Status: 404, Problem: "route_not_found"},
-		{Name: "wrong method", Key: a.Secret, Method: "DELETE", Path: "/me", Status: 405, Problem: "method_not_allowed"},
+		{Name: "wrong method", Key: a.Secret, Method: "DELETE", Path: "/me", Status: 405, Problem: "method_not_allowed",
+			Check: func(t *testing.T, r *apitest.Response) {
+				if r.Header.Get("Allow") != "GET" {
+					t.Errorf("Allow %q, want GET", r.Header.Get("Allow"))
+				}
+			}},
 		{Name: "malformed JSON", Key: a.Secret, Method: "POST", Path: "/_test/echo", Body: `{"name":`, Status: 400, Problem: "malformed_json"},
 		{Name: "two JSON values", Key: a.Secret, Method: "POST", Path: "/_test/echo", Body: `{"name":"a"}{}`, Status: 400, Problem: "malformed_json"},
 		{Name: "wrong field type", Key: a.Secret, Method: "POST", Path: "/_test/echo", Body: `{"name":1}`, Status: 422, Problem: "validation_failed",
