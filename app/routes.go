@@ -9,6 +9,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/idempotency"
 	"github.com/brokerdesk/brokerdesk/app/openapi"
 	"github.com/brokerdesk/brokerdesk/app/ratelimit"
+	"github.com/brokerdesk/brokerdesk/app/sdk"
 	"github.com/brokerdesk/brokerdesk/app/users"
 	"github.com/brokerdesk/brokerdesk/policy"
 	"github.com/brokerdesk/brokerdesk/tenancy"
@@ -26,6 +27,7 @@ func (s *Server) routes(pager *httpx.Pager, o options) {
 		}
 		return c.JSON(fiber.Map{"status": "ok"})
 	})
+	sdk.Mount(s.App) // GET /sdk/v1/brokerdesk.js: the JavaScript SDK, outside the API prefix
 
 	auth := tenancy.NewAuthenticator(s.client)
 	idem := idempotency.New(s.side, o.now)

@@ -2,9 +2,11 @@ package openapi_test
 
 import (
 	"context"
-	_ "embed"
+	"embed"
 	"encoding/json"
 	"io"
+	"io/fs"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -24,6 +26,9 @@ import (
 
 //go:embed openapi.yaml
 var source []byte
+
+//go:embed areas/*.yaml
+var areaFiles embed.FS
 
 func TestOpenAPI_Document(t *testing.T) {
 	doc, err := openapi.Load()
@@ -72,11 +77,38 @@ func TestOpenAPI_Document(t *testing.T) {
 	}
 }
 
-// TestOpenAPI_JSON checks that the served JSON holds exactly what openapi.yaml says.
+// TestOpenAPI_JSON checks that the served JSON holds exactly what openapi.yaml and the area
+// files say.
 func TestOpenAPI_JSON(t *testing.T) {
-	var fromYAML any
+	var fromYAML map[string]any
 	if err := yaml.Unmarshal(source, &fromYAML); err != nil {
 		t.Fatalf("yaml: %v", err)
+	}
+	names, _ := fs.Glob(areaFiles, "areas/*.yaml")
+	for _, name := range names {
+		b, _ := areaFiles.ReadFile(name)
+		var area map[string]any
+		if err := yaml.Unmarshal(b, &area); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for key, val := range area {
+			switch v := val.(type) {
+			case []any: // tags
+				fromYAML[key] = append(fromYAML[key].([]any), v...)
+			case map[string]any: // paths, components.<kind>
+				for k, x := range v {
+					if key == "components" {
+						comps := fromYAML[key].(map[string]any)
+						if comps[k] == nil {
+							comps[k] = map[string]any{}
+						}
+						maps.Copy(comps[k].(map[string]any), x.(map[string]any))
+					} else {
+						fromYAML[key].(map[string]any)[k] = x
+					}
+				}
+			}
+		}
 	}
 	want, err := json.Marshal(fromYAML)
 	if err != nil {
