@@ -336,7 +336,13 @@
     if (res.status === 201) return { status: res.status, body: data || {} };
     var err = { status: res.status, violations: [] };
     if (data && typeof data === 'object') Object.keys(data).forEach(function (k) { err[k] = data[k]; });
-    if (!Array.isArray(err.violations)) err.violations = [];
+    if (!Array.isArray(err.violations)) {
+      // The v1 intake answers problems: their errors[] are the violations.
+      err.violations = Array.isArray(err.errors) ? err.errors.map(function (e) {
+        return { field: e.field, message: e.detail };
+      }) : [];
+    }
+    if (typeof err.error !== 'string' && typeof err.title === 'string') err.error = err.detail || err.title;
     if (typeof err.error !== 'string') err.error = res.statusText || 'HTTP ' + res.status;
     throw err;
   };
