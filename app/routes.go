@@ -4,9 +4,11 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/brokerdesk/brokerdesk/app/account"
+	"github.com/brokerdesk/brokerdesk/app/contacts"
 	"github.com/brokerdesk/brokerdesk/app/events"
 	"github.com/brokerdesk/brokerdesk/app/httpx"
 	"github.com/brokerdesk/brokerdesk/app/idempotency"
+	"github.com/brokerdesk/brokerdesk/app/leads"
 	"github.com/brokerdesk/brokerdesk/app/openapi"
 	"github.com/brokerdesk/brokerdesk/app/ratelimit"
 	"github.com/brokerdesk/brokerdesk/app/sdk"
@@ -39,6 +41,7 @@ func (s *Server) routes(pager *httpx.Pager, o options) {
 	account.NewHandler().Mount(api)
 	users.NewHandler(pager).Mount(api)
 	events.NewHandler(pager, policy.Default()).Mount(api)
+	leads.NewHandler(leads.NewService(events.NewService(), contacts.NewService(events.NewService()), o.now), pager, idem.Middleware()).Mount(api)
 	if o.testRoutes != nil {
 		o.testRoutes(v1, Middleware{Auth: auth.Secret(), RateLimit: s.limits.API.Middleware(ratelimit.CredentialKey),
 			Idempotent: idem.Middleware()})

@@ -1,0 +1,147 @@
+package leads
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/brokerdesk/brokerdesk/app/contacts"
+	"github.com/brokerdesk/brokerdesk/app/errs"
+	"github.com/brokerdesk/brokerdesk/ent"
+	"github.com/brokerdesk/brokerdesk/ent/schema"
+	"github.com/brokerdesk/brokerdesk/ent/schematype"
+)
+
+// Bounds of lead fields (characters; decisions.md "Leads").
+const (
+	MaxNotes           = 50000
+	MaxAdditional      = 50
+	MaxAdditionalKey   = 100
+	MaxAdditionalValue = 2000
+	MaxExternalRefs    = 20
+	MaxRefSource       = 100
+	MaxRefExternalID   = 255
+)
+
+// Input is LeadInput: the body of POST /leads and PUT /external/{source}/leads/{externalId};
+// PATCH merges its patch into the Input of the stored lead. A nil field was not given. Ids
+// are strings so that a malformed one is a 422 naming the field, not a 400 for the body.
+type Input struct {
+	FirstName          *string                  `json:"firstName,omitempty"`
+	LastName           *string                  `json:"lastName,omitempty"`
+	Email              *string                  `json:"email,omitempty"`
+	Phone              *string                  `json:"phone,omitempty"`
+	Source             *string                  `json:"source,omitempty"`
+	Notes              *string                  `json:"notes,omitempty"`
+	AdditionalFields   map[string]string        `json:"additionalFields,omitempty"`
+	OwnerID            *string                  `json:"ownerId,omitempty"`
+	StageID            *string                  `json:"stageId,omitempty"`
+	ExternalReferences []schematype.ExternalRef `json:"externalReferences,omitempty"`
+}
+
+// Validate checks the body of POST /leads and PUT /external/...: every invalid field is listed.
+func (in Input) Validate() error {
+	var v errs.Invalid
+	in.check(&v)
+	return v.Err()
+}
+
+func (in Input) check(v *errs.Invalid) {
+	contacts.CheckLen(v, "firstName", in.FirstName, contacts.MaxName)
+	contacts.CheckLen(v, "lastName", in.LastName, contacts.MaxName)
+	if in.Email == nil && in.Phone == nil {
+		v.Add("email", "email_or_phone_required", "give email or phone (or both)")
+		v.Add("phone", "email_or_phone_required", "give email or phone (or both)")
+	}
+	if in.Email != nil {
+		v.Check("email", contacts.ValidEmail(*in.Email), "invalid_email", "must be an e-mail address")
+		contacts.CheckLen(v, "email", in.Email, contacts.MaxEmail)
+	}
+	if in.Phone != nil {
+		_, ok := PhoneKey(*in.Phone)
+		v.Check("phone", ok, "invalid_phone", "must be a phone number")
+		contacts.CheckLen(v, "phone", in.Phone, contacts.MaxPhone)
+	}
+	if in.Source != nil {
+		v.Check("source", slices.Contains(schema.LeadSources, *in.Source), "invalid_enum",
+			"must be one of "+strings.Join(schema.LeadSources, ", "))
+	}
+	contacts.CheckLen(v, "notes", in.Notes, MaxNotes)
+	v.Check("additionalFields", len(in.AdditionalFields) <= MaxAdditional, "too_many",
+		fmt.Sprintf("at most %d fields", MaxAdditional))
+	for _, k := range sortedKeys(in.AdditionalFields) {
+		ok := strings.TrimSpace(k) != "" && utf8.RuneCountInString(k) <= MaxAdditionalKey
+		v.Check("additionalFields", ok && !strings.ContainsRune(k, 0), "invalid_key",
+			fmt.Sprintf("keys have 1 to %d characters", MaxAdditionalKey))
+		val := in.AdditionalFields[k]
+		contacts.CheckLen(v, "additionalFields."+k, &val, MaxAdditionalValue)
+	}
+	checkUUID(v, "ownerId", in.OwnerID)
+	checkUUID(v, "stageId", in.StageID)
+	checkRefs(v, in.ExternalReferences)
+}
+
+func checkUUID(v *errs.Invalid, field string, s *string) {
+	if s != nil {
+		_, err := uuid.Parse(*s)
+		v.Check(field, err == nil, "invalid_uuid", "must be a UUID")
+	}
+}
+
+func checkRefs(v *errs.Invalid, refs []schematype.ExternalRef) {
+	v.Check("externalReferences", len(refs) <= MaxExternalRefs, "too_many",
+		fmt.Sprintf("at most %d references", MaxExternalRefs))
+	seen := map[schematype.ExternalRef]bool{}
+	for i, r := range refs {
+		name := fmt.Sprintf("externalReferences.%d.", i)
+		v.Check(name+"source", r.Source != "" && utf8.RuneCountInString(r.Source) <= MaxRefSource, "invalid_length",
+			fmt.Sprintf("must have 1 to %d characters", MaxRefSource))
+		v.Check(name+"externalId", r.ExternalID != "" && utf8.RuneCountInString(r.ExternalID) <= MaxRefExternalID,
+			"invalid_length", fmt.Sprintf("must have 1 to %d characters", MaxRefExternalID))
+		contacts.CheckText(v, name+"source", r.Source)
+		contacts.CheckText(v, name+"externalId", r.ExternalID)
+		v.Check(name+"externalId", !seen[r], "duplicate_reference", "names the same reference as an earlier item")
+		seen[r] = true
+	}
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// patchInput is what PATCH /leads/{leadId} validates after merging: LeadInput where stageId
+// cannot be cleared (a lead always stands in a stage).
+type patchInput struct{ Input }
+
+// Validate checks the merged lead of a PATCH.
+func (in *patchInput) Validate() error {
+	var v errs.Invalid
+	in.check(&v)
+	v.Require("stageId", in.StageID != nil)
+	return v.Err()
+}
+
+// inputOf is the Input of a stored lead: what a PATCH merges into.
+func inputOf(l *ent.Lead) Input {
+	str := func(s string) *string { return &s }
+	in := Input{FirstName: str(l.FirstName), LastName: str(l.LastName), Email: l.Email, Phone: l.Phone,
+		Notes: str(l.Notes), StageID: str(l.StageID.String()), ExternalReferences: l.ExternalReferences}
+	if l.Source != nil {
+		in.Source = str(string(*l.Source))
+	}
+	if len(l.AdditionalFields) > 0 {
+		in.AdditionalFields = l.AdditionalFields
+	}
+	if l.OwnerID != nil {
+		in.OwnerID = str(l.OwnerID.String())
+	}
+	return in
+}

@@ -1,0 +1,390 @@
+package leads
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+
+	entsql "entgo.io/ent/dialect/sql"
+	"github.com/google/uuid"
+
+	"github.com/brokerdesk/brokerdesk/app/contacts"
+	"github.com/brokerdesk/brokerdesk/app/errs"
+	"github.com/brokerdesk/brokerdesk/app/events"
+	"github.com/brokerdesk/brokerdesk/ent"
+	"github.com/brokerdesk/brokerdesk/ent/externalref"
+	"github.com/brokerdesk/brokerdesk/ent/lead"
+	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
+	"github.com/brokerdesk/brokerdesk/ent/leadstage"
+	"github.com/brokerdesk/brokerdesk/ent/schematype"
+	"github.com/brokerdesk/brokerdesk/ent/user"
+	"github.com/brokerdesk/brokerdesk/tenancy"
+)
+
+// Stage keys every company has (operator.DefaultStages).
+const (
+	StageNew       = "new"
+	StageConverted = "converted"
+)
+
+// refResource is the resource name of leads in the external_refs lookup table.
+const refResource = "lead"
+
+// Service runs the lead use cases for the company pinned in ctx, each in the request's
+// transaction (tenancy.Client).
+type Service struct {
+	events   *events.Service
+	contacts *contacts.Service
+	now      func() time.Time
+}
+
+// NewService returns the service. now is the clock (time.Now outside tests).
+func NewService(ev *events.Service, ct *contacts.Service, now func() time.Time) *Service {
+	return &Service{events: ev, contacts: ct, now: now}
+}
+
+// Lead is a stored lead with its attachments (content not loaded).
+type Lead struct {
+	*ent.Lead
+	Attachments []*ent.LeadAttachment
+}
+
+// View is the Lead resource of l.
+func (l Lead) View() View { return NewView(l.Lead, l.Attachments) }
+
+// attachmentFields are the columns of an attachment without its content.
+var attachmentFields = []string{leadattachment.FieldID, leadattachment.FieldLeadID, leadattachment.FieldContactID,
+	leadattachment.FieldFilename, leadattachment.FieldContentType, leadattachment.FieldSize, leadattachment.FieldCreatedAt}
+
+// attachmentsOf loads the attachments of leads (without content), oldest first.
+func attachmentsOf(ctx context.Context, ids ...uuid.UUID) (map[uuid.UUID][]*ent.LeadAttachment, error) {
+	out := map[uuid.UUID][]*ent.LeadAttachment{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := tenancy.Client(ctx).LeadAttachment.Query().Where(leadattachment.LeadIDIn(ids...)).
+		Order(ent.Asc(leadattachment.FieldCreatedAt), ent.Asc(leadattachment.FieldID)).
+		Select(attachmentFields...).All(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("load lead attachments: %w", err)
+	}
+	for _, a := range rows {
+		out[a.LeadID] = append(out[a.LeadID], a)
+	}
+	return out, nil
+}
+
+func withAttachments(ctx context.Context, l *ent.Lead) (Lead, error) {
+	atts, err := attachmentsOf(ctx, l.ID)
+	if err != nil {
+		return Lead{}, err
+	}
+	return Lead{Lead: l, Attachments: atts[l.ID]}, nil
+}
+
+// Get reads one lead. Another company's lead is not found.
+func (s *Service) Get(ctx context.Context, id uuid.UUID) (Lead, error) {
+	l, err := tenancy.Client(ctx).Lead.Get(ctx, id)
+	if ent.IsNotFound(err) {
+		return Lead{}, errs.NotFound("lead %s not found", id)
+	}
+	if err != nil {
+		return Lead{}, fmt.Errorf("get lead %s: %w", id, err)
+	}
+	return withAttachments(ctx, l)
+}
+
+// Lock reads one lead and locks its row to the end of the transaction, so that a check of its
+// version (If-Match) or state holds until the change commits.
+func (s *Service) Lock(ctx context.Context, id uuid.UUID) (*ent.Lead, error) {
+	l, err := tenancy.Client(ctx).Lead.Query().Where(lead.ID(id)).ForUpdate().Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, errs.NotFound("lead %s not found", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("lock lead %s: %w", id, err)
+	}
+	return l, nil
+}
+
+// Create stores a lead (in the stage new unless in names one) and records lead.created.
+// Server-side creation never merges into a duplicate: that is the intake's job.
+func (s *Service) Create(ctx context.Context, in Input) (Lead, error) {
+	stage, owner, err := s.resolve(ctx, in, nil)
+	if err != nil {
+		return Lead{}, err
+	}
+	if err := refsFree(ctx, in.ExternalReferences, uuid.Nil); err != nil {
+		return Lead{}, err
+	}
+	q := tenancy.Client(ctx).Lead.Create().SetStageID(stage.ID).SetNillableOwnerID(owner)
+	applyData(q.Mutation(), in)
+	if len(in.ExternalReferences) > 0 {
+		q.SetExternalReferences(in.ExternalReferences)
+	}
+	l, err := q.Save(ctx)
+	if err != nil {
+		return Lead{}, fmt.Errorf("create lead: %w", err)
+	}
+	out := Lead{Lead: l}
+	if err := s.events.Record(ctx, "lead.created", out.View()); err != nil {
+		return Lead{}, err
+	}
+	return out, nil
+}
+
+// applyData writes the data fields of in (names, e-mail, phone, source, notes, additional
+// fields) to m; a nil field is cleared.
+func applyData(m *ent.LeadMutation, in Input) {
+	m.SetFirstName(trim(in.FirstName))
+	m.SetLastName(trim(in.LastName))
+	if in.Email != nil {
+		m.SetEmail(strings.TrimSpace(*in.Email))
+		m.SetEmailKey(EmailKey(*in.Email))
+	} else {
+		m.ClearEmail()
+		m.ClearEmailKey()
+	}
+	if in.Phone != nil {
+		key, _ := PhoneKey(*in.Phone)
+		m.SetPhone(strings.TrimSpace(*in.Phone))
+		m.SetPhoneKey(key)
+	} else {
+		m.ClearPhone()
+		m.ClearPhoneKey()
+	}
+	if in.Source != nil {
+		m.SetSource(lead.Source(*in.Source))
+	} else {
+		m.ClearSource()
+	}
+	m.SetNotes(deref(in.Notes))
+	af := in.AdditionalFields
+	if af == nil {
+		af = map[string]string{}
+	}
+	m.SetAdditionalFields(af)
+}
+
+func trim(s *string) string { return strings.TrimSpace(deref(s)) }
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// resolve checks the stage and owner in names and returns them: the stage in.StageID or, when
+// it is nil, the lead's current stage (cur) or the stage new. Unknown ids are 422 naming the
+// field; the stage converted is reached only by converting (422 conversion_required).
+func (s *Service) resolve(ctx context.Context, in Input, cur *ent.Lead) (*ent.LeadStage, *uuid.UUID, error) {
+	db := tenancy.Client(ctx)
+	var v errs.Invalid
+	var stage *ent.LeadStage
+	var err error
+	switch {
+	case in.StageID != nil:
+		stage, err = db.LeadStage.Query().Where(leadstage.ID(uuid.MustParse(*in.StageID))).Only(ctx)
+		if ent.IsNotFound(err) {
+			v.Add("stageId", "unknown_stage", "is not a lead stage of this company (see GET /lead-stages)")
+		}
+	case cur != nil:
+		stage, err = db.LeadStage.Get(ctx, cur.StageID)
+	default:
+		stage, err = db.LeadStage.Query().Where(leadstage.Key(StageNew)).Only(ctx)
+	}
+	if err != nil && !ent.IsNotFound(err) {
+		return nil, nil, fmt.Errorf("read lead stage: %w", err)
+	}
+	movesToConverted := stage != nil && stage.Key == StageConverted && (cur == nil || cur.StageID != stage.ID)
+	v.Check("stageId", !movesToConverted, "conversion_required",
+		"a lead reaches the stage converted only by POST /leads/{leadId}/convert")
+	var owner *uuid.UUID
+	if in.OwnerID != nil {
+		id := uuid.MustParse(*in.OwnerID)
+		ok, err := db.User.Query().Where(user.ID(id)).Exist(ctx)
+		if err != nil {
+			return nil, nil, fmt.Errorf("read lead owner: %w", err)
+		}
+		v.Check("ownerId", ok, "unknown_user", "is not a user of this company (see GET /users)")
+		owner = &id
+	}
+	if err := v.Err(); err != nil {
+		return nil, nil, err
+	}
+	return stage, owner, nil
+}
+
+// refsFree returns 409 external_reference_taken when another lead than self carries one of
+// refs. The unique index decides races; this gives the usual case a clear answer.
+func refsFree(ctx context.Context, refs []schematype.ExternalRef, self uuid.UUID) error {
+	for _, r := range refs {
+		taken, err := tenancy.Client(ctx).ExternalRef.Query().Where(externalref.Resource(refResource),
+			externalref.Source(r.Source), externalref.ExternalID(r.ExternalID), externalref.ResourceIDNEQ(self)).Exist(ctx)
+		if err != nil {
+			return fmt.Errorf("check external reference: %w", err)
+		}
+		if taken {
+			return errs.Conflict("external_reference_taken",
+				"another lead carries the external reference %s/%s", r.Source, r.ExternalID)
+		}
+	}
+	return nil
+}
+
+// Update replaces the writable fields of l (locked by Lock) with in, the merged LeadInput of a
+// PATCH, and records lead.updated. A patch that changes nothing changes neither version nor
+// updatedAt and records no event. A converted lead keeps its stage (409 lead_converted).
+func (s *Service) Update(ctx context.Context, l *ent.Lead, in Input) (Lead, error) {
+	if reflect.DeepEqual(normalized(inputOf(l)), normalized(in)) {
+		return withAttachments(ctx, l)
+	}
+	stage, owner, err := s.resolve(ctx, in, l)
+	if err != nil {
+		return Lead{}, err
+	}
+	if l.Converted && stage.ID != l.StageID {
+		return Lead{}, errs.Conflict("lead_converted", "lead %s is converted; it stays in the stage converted", l.ID)
+	}
+	if err := refsFree(ctx, in.ExternalReferences, l.ID); err != nil {
+		return Lead{}, err
+	}
+	u := l.Update().SetStageID(stage.ID)
+	applyData(u.Mutation(), in)
+	if owner != nil {
+		u.SetOwnerID(*owner)
+	} else {
+		u.ClearOwnerID()
+	}
+	if !reflect.DeepEqual(normalizedRefs(in.ExternalReferences), normalizedRefs(l.ExternalReferences)) {
+		if len(in.ExternalReferences) > 0 {
+			u.SetExternalReferences(in.ExternalReferences)
+		} else {
+			u.ClearExternalReferences()
+		}
+	}
+	saved, err := u.Save(ctx)
+	if err != nil {
+		return Lead{}, fmt.Errorf("update lead %s: %w", l.ID, err)
+	}
+	out, err := withAttachments(ctx, saved)
+	if err != nil {
+		return Lead{}, err
+	}
+	if err := s.events.Record(ctx, "lead.updated", out.View()); err != nil {
+		return Lead{}, err
+	}
+	return out, nil
+}
+
+// normalized is in as it would be stored, for telling whether a change changes anything.
+func normalized(in Input) Input {
+	t := func(s *string) *string {
+		if s == nil {
+			return nil
+		}
+		v := strings.TrimSpace(*s)
+		return &v
+	}
+	out := Input{FirstName: t(in.FirstName), LastName: t(in.LastName), Email: t(in.Email), Phone: t(in.Phone),
+		Source: in.Source, Notes: in.Notes, OwnerID: in.OwnerID, StageID: in.StageID,
+		ExternalReferences: normalizedRefs(in.ExternalReferences)}
+	if deref(out.FirstName) == "" {
+		out.FirstName = nil
+	}
+	if deref(out.LastName) == "" {
+		out.LastName = nil
+	}
+	if deref(out.Notes) == "" {
+		out.Notes = nil
+	}
+	if len(in.AdditionalFields) > 0 {
+		out.AdditionalFields = in.AdditionalFields
+	}
+	if out.OwnerID != nil {
+		id := uuid.MustParse(*out.OwnerID).String()
+		out.OwnerID = &id
+	}
+	if out.StageID != nil {
+		id := uuid.MustParse(*out.StageID).String()
+		out.StageID = &id
+	}
+	return out
+}
+
+func normalizedRefs(refs []schematype.ExternalRef) []schematype.ExternalRef {
+	if len(refs) == 0 {
+		return nil
+	}
+	return refs
+}
+
+// Delete removes l (locked by Lock) and records lead.deleted with the lead as it was. A lead
+// whose attachments a contact holds since its conversion is kept (409): deleting the lead
+// would delete the contact's files with it (the attachments' foreign key cascades).
+func (s *Service) Delete(ctx context.Context, l *ent.Lead) error {
+	full, err := withAttachments(ctx, l)
+	if err != nil {
+		return err
+	}
+	for _, a := range full.Attachments {
+		if a.ContactID != nil {
+			return errs.Conflict("attachments_held_by_contact",
+				"lead %s cannot be deleted: its attachments belong to contact %s since the conversion", l.ID, *a.ContactID)
+		}
+	}
+	if err := tenancy.Client(ctx).Lead.DeleteOne(l).Exec(ctx); err != nil {
+		return fmt.Errorf("delete lead %s: %w", l.ID, err)
+	}
+	return s.events.Record(ctx, "lead.deleted", full.View())
+}
+
+// MaxTestDelete is how many test leads one DELETE /leads?test=true removes; hasMore says
+// whether to call again.
+const MaxTestDelete = 500
+
+// DeleteTest removes up to MaxTestDelete test leads, oldest first, each with its lead.deleted
+// event, and reports how many and whether more remain. Test leads whose attachments a contact
+// holds are kept, as Delete keeps them.
+func (s *Service) DeleteTest(ctx context.Context) (int, bool, error) {
+	db := tenancy.Client(ctx)
+	rows, err := db.Lead.Query().Where(lead.Test(true), noHeldAttachments).
+		Order(ent.Asc(lead.FieldCreatedAt), ent.Asc(lead.FieldID)).Limit(MaxTestDelete + 1).ForUpdate().All(ctx)
+	if err != nil {
+		return 0, false, fmt.Errorf("find test leads: %w", err)
+	}
+	more := len(rows) > MaxTestDelete
+	if more {
+		rows = rows[:MaxTestDelete]
+	}
+	ids := make([]uuid.UUID, len(rows))
+	for i, l := range rows {
+		ids[i] = l.ID
+	}
+	atts, err := attachmentsOf(ctx, ids...)
+	if err != nil {
+		return 0, false, err
+	}
+	for _, l := range rows {
+		// One by one: DeleteOne runs the hook that frees the lead's external references.
+		if err := db.Lead.DeleteOne(l).Exec(ctx); err != nil {
+			return 0, false, fmt.Errorf("delete test lead %s: %w", l.ID, err)
+		}
+		if err := s.events.Record(ctx, "lead.deleted", NewView(l, atts[l.ID])); err != nil {
+			return 0, false, err
+		}
+	}
+	return len(rows), more, nil
+}
+
+// noHeldAttachments keeps leads none of whose attachments a contact holds.
+func noHeldAttachments(s *entsql.Selector) {
+	t := entsql.Table(leadattachment.Table)
+	s.Where(entsql.Not(entsql.Exists(entsql.Select(t.C(leadattachment.FieldID)).From(t).Where(entsql.And(
+		entsql.ColumnsEQ(t.C(leadattachment.FieldLeadID), s.C(lead.FieldID)),
+		entsql.NotNull(t.C(leadattachment.FieldContactID)),
+	)))))
+}
