@@ -23,7 +23,7 @@ func (Company) Mixin() []ent.Mixin {
 // Fields of Company.
 func (Company) Fields() []ent.Field {
 	return []ent.Field{
-		field.String("name").NotEmpty().MaxLen(200),
+		field.String("name").NotEmpty().MaxRuneLen(200),
 		field.JSON("address", schematype.Address{}).Optional(),
 		field.JSON("links", schematype.Links{}).Optional(),
 		field.Strings("features").Default([]string{}),

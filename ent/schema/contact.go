@@ -20,11 +20,11 @@ func (Contact) Mixin() []ent.Mixin {
 func (Contact) Fields() []ent.Field {
 	return []ent.Field{
 		field.Enum("type").Values("private", "business"),
-		field.String("first_name").Default("").MaxLen(100),
-		field.String("last_name").Default("").MaxLen(100),
-		field.String("company_name").Default("").MaxLen(200),
-		field.String("email").Optional().Nillable().MaxLen(255),
-		field.String("email_key").Optional().Nillable().MaxLen(255),
+		field.String("first_name").Default("").MaxRuneLen(100),
+		field.String("last_name").Default("").MaxRuneLen(100),
+		field.String("company_name").Default("").MaxRuneLen(200),
+		field.String("email").Optional().Nillable().MaxRuneLen(255),
+		field.String("email_key").Optional().Nillable().MaxRuneLen(255),
 		field.UUID("owner_id", uuid.UUID{}).Optional().Nillable(),
 	}
 }
@@ -49,10 +49,10 @@ func (ContactPhone) Mixin() []ent.Mixin {
 func (ContactPhone) Fields() []ent.Field {
 	return []ent.Field{
 		field.UUID("contact_id", uuid.UUID{}),
-		field.String("number").NotEmpty().MaxLen(50),
+		field.String("number").NotEmpty().MaxRuneLen(50),
 		// number_key is the number in E.164, for matching.
-		field.String("number_key").Default("").MaxLen(50),
-		field.String("type").Default("other").MaxLen(20),
+		field.String("number_key").Default("").MaxRuneLen(50),
+		field.String("type").Default("other").MaxRuneLen(20),
 		field.Bool("is_primary").Default(false),
 	}
 }

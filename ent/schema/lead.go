@@ -24,18 +24,18 @@ func (Lead) Mixin() []ent.Mixin {
 // Fields of Lead.
 func (Lead) Fields() []ent.Field {
 	return []ent.Field{
-		field.String("first_name").Default("").MaxLen(100),
-		field.String("last_name").Default("").MaxLen(100),
-		field.String("email").Optional().Nillable().MaxLen(255),
+		field.String("first_name").Default("").MaxRuneLen(100),
+		field.String("last_name").Default("").MaxRuneLen(100),
+		field.String("email").Optional().Nillable().MaxRuneLen(255),
 		// email_key is the e-mail trimmed and lower-cased: the duplicate key.
-		field.String("email_key").Optional().Nillable().MaxLen(255),
-		field.String("phone").Optional().Nillable().MaxLen(50),
+		field.String("email_key").Optional().Nillable().MaxRuneLen(255),
+		field.String("phone").Optional().Nillable().MaxRuneLen(50),
 		// phone_key is the phone in E.164 (German numbers without country code are +49).
-		field.String("phone_key").Optional().Nillable().MaxLen(50),
+		field.String("phone_key").Optional().Nillable().MaxRuneLen(50),
 		field.Enum("source").Values(LeadSources...).Optional().Nillable(),
 		field.Text("notes").Default(""),
 		field.JSON("additional_fields", map[string]string{}).Default(map[string]string{}),
-		field.String("meta_url").Optional().Nillable().MaxLen(2048),
+		field.String("meta_url").Optional().Nillable().MaxRuneLen(2048),
 		// stage_id and owner_id are kept inside the company by composite foreign keys
 		// (migrations/), not ent edges.
 		field.UUID("stage_id", uuid.UUID{}),
@@ -97,9 +97,9 @@ func (LeadStage) Mixin() []ent.Mixin {
 func (LeadStage) Fields() []ent.Field {
 	return []ent.Field{
 		// key is "new", "converted" or a slug of the name for company stages.
-		field.String("key").NotEmpty().MaxLen(100).Immutable(),
-		field.String("name").NotEmpty().MaxLen(100),
-		field.String("color").Default("").MaxLen(20),
+		field.String("key").NotEmpty().MaxRuneLen(100).Immutable(),
+		field.String("name").NotEmpty().MaxRuneLen(100),
+		field.String("color").Default("").MaxRuneLen(20),
 		field.Int("position").Default(0).Min(0),
 		field.Bool("is_final").Default(false),
 	}
@@ -123,8 +123,8 @@ func (LeadAttachment) Fields() []ent.Field {
 	return []ent.Field{
 		field.UUID("lead_id", uuid.UUID{}),
 		field.UUID("contact_id", uuid.UUID{}).Optional().Nillable(),
-		field.String("filename").NotEmpty().MaxLen(255),
-		field.String("content_type").NotEmpty().MaxLen(255),
+		field.String("filename").NotEmpty().MaxRuneLen(255),
+		field.String("content_type").NotEmpty().MaxRuneLen(255),
 		field.Int64("size").Min(0),
 		field.Bytes("content").Sensitive(),
 		field.Time("created_at").Default(time.Now).Immutable(),

@@ -19,9 +19,9 @@ func (User) Mixin() []ent.Mixin {
 func (User) Fields() []ent.Field {
 	return []ent.Field{
 		// email is stored trimmed and lower-cased (the service normalises it), unique per company.
-		field.String("email").NotEmpty().MaxLen(320),
-		field.String("first_name").Default("").MaxLen(100),
-		field.String("last_name").Default("").MaxLen(100),
+		field.String("email").NotEmpty().MaxRuneLen(320),
+		field.String("first_name").Default("").MaxRuneLen(100),
+		field.String("last_name").Default("").MaxRuneLen(100),
 		field.Enum("status").Values("active", "inactive", "suspended").Default("active"),
 		field.Enum("role").Values("admin", "manager", "agent").Default("agent"),
 	}
