@@ -8,6 +8,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/events"
 	"github.com/brokerdesk/brokerdesk/app/httpx"
 	"github.com/brokerdesk/brokerdesk/app/idempotency"
+	"github.com/brokerdesk/brokerdesk/app/intake"
 	"github.com/brokerdesk/brokerdesk/app/leads"
 	"github.com/brokerdesk/brokerdesk/app/openapi"
 	"github.com/brokerdesk/brokerdesk/app/ratelimit"
@@ -41,6 +42,7 @@ func (s *Server) routes(pager *httpx.Pager, o options) {
 	account.NewHandler().Mount(api)
 	users.NewHandler(pager).Mount(api)
 	events.NewHandler(pager, policy.Default()).Mount(api)
+	intake.NewHandler(auth, s.limits.Intake, intake.NewService(events.NewService(), o.now)).Mount(s.App, v1)
 	leads.NewHandler(leads.NewService(events.NewService(), contacts.NewService(events.NewService()), o.now), pager, idem.Middleware()).Mount(api)
 	if o.testRoutes != nil {
 		o.testRoutes(v1, Middleware{Auth: auth.Secret(), RateLimit: s.limits.API.Middleware(ratelimit.CredentialKey),
