@@ -103,9 +103,12 @@ func NewServer(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Opti
 		ErrorHandler:          httpx.ErrorHandler,
 		DisableStartupMessage: true,
 		BodyLimit:             10 << 20,
-		ReadTimeout:           30 * time.Second,
-		WriteTimeout:          60 * time.Second,
-		IdleTimeout:           120 * time.Second,
+		// Parse multipart bodies in the handler, so a broken one is answered in the shape of
+		// the endpoint it was sent to (the legacy intake has its own), not before routing.
+		DisablePreParseMultipartForm: true,
+		ReadTimeout:                  30 * time.Second,
+		WriteTimeout:                 60 * time.Second,
+		IdleTimeout:                  120 * time.Second,
 	})
 	s.App.Use(requestLog(log), recover.New())
 	s.routes(httpx.NewPager(cfg.Secret, o.now), o)
