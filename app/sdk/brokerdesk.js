@@ -88,19 +88,6 @@
   // chars counts code points, as the server counts runes.
   function chars(s) { return Array.from(s).length; }
 
-  // bytes is the UTF-8 length, which the database's column bounds count.
-  function bytes(s) {
-    var n = 0;
-    for (var i = 0; i < s.length; i++) {
-      var c = s.charCodeAt(i);
-      if (c < 0x80) n += 1;
-      else if (c < 0x800) n += 2;
-      else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) { n += 4; i++; }
-      else n += 3;
-    }
-    return n;
-  }
-
   // compare orders strings as Go's sort does (by code point, which is UTF-8 byte order).
   function compare(a, b) {
     var x = Array.from(a), y = Array.from(b);
@@ -229,20 +216,18 @@
         add('additionalFields', 'too_many_fields');
         return;
       }
+      var badName = false;
       names.sort(compare).forEach(function (k) {
-        if (!validFieldName(k)) add('additionalFields', 'invalid_field_name');
-        else if (chars(s.fields[k]) > MAX.fieldValue) add('additionalFields.' + k, 'too_long');
+        if (!validFieldName(k)) {
+          if (!badName) add('additionalFields', 'invalid_field_name'); // once, whatever the names
+          badName = true;
+        } else if (chars(s.fields[k]) > MAX.fieldValue) {
+          add('additionalFields.' + k, 'too_long');
+        }
       });
     });
     Object.keys(s.problems).filter(function (k) { return k.indexOf('additionalFields.') === 0; })
       .sort(compare).forEach(function (k) { add(k, s.problems[k]); });
-    if (out.length > 0) return out;
-    // The database bounds count bytes where ours count characters: a name in a multi-byte script
-    // can pass ours and be refused when stored, as the first such column (the server's storeError).
-    var stored = [['firstName', MAX.name], ['lastName', MAX.name], ['email', MAX.email], ['phone', MAX.phone]];
-    for (var i = 0; i < stored.length; i++) {
-      if (bytes(s[stored[i][0]]) > stored[i][1]) return [{ field: stored[i][0], code: 'too_long' }];
-    }
     return out;
   }
 
