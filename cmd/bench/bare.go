@@ -2,35 +2,69 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
-// authQuery is tenancy's credential lookup and pin, verbatim (tenancy/middleware.go).
-const authQuery = `SELECT key_id, key_prefix, key_hash, kind, env, scopes, allowed_domains,
+// The statements of the bare program, verbatim as the server sends them (tenancy's credential
+// lookup; the rest as ent writes them, captured with app.WithSQLTrace). The run checks them
+// against a trace of the server before it measures (trace.go), so they cannot fall behind.
+const (
+	// authQuery is tenancy's credential lookup and pin (tenancy/middleware.go).
+	authQuery = `SELECT key_id, key_prefix, key_hash, kind, env, scopes, allowed_domains,
 	company_id, live_company_id, sandbox, features, user_id, user_role,
 	set_config('app.company_id', company_id::text, true)
 FROM auth_credential($1)`
 
-// companyQuery is what ent sends for tx.Company.Get(ctx, id) under the FilterOwnCompany privacy
-// rule (captured with dialect.DebugWithContext): the id predicate twice, the filter's and Get's,
-// and LIMIT 2 from Only.
-const companyQuery = `SELECT "companies"."id", "companies"."created_at", "companies"."updated_at", "companies"."version", "companies"."name", "companies"."address", "companies"."links", "companies"."features", "companies"."status", "companies"."sandbox", "companies"."live_company_id" FROM "companies" WHERE "companies"."id" = $1 AND "companies"."id" = $2 LIMIT 2`
+	// companyQuery is tx.Company.Get(ctx, id) under the FilterOwnCompany privacy rule: the id
+	// predicate twice, the filter's and Get's, and LIMIT 2 from Only.
+	companyQuery = `SELECT "companies"."id", "companies"."created_at", "companies"."updated_at", "companies"."version", "companies"."name", "companies"."address", "companies"."links", "companies"."features", "companies"."status", "companies"."sandbox", "companies"."live_company_id", "companies"."lead_rules" FROM "companies" WHERE "companies"."id" = $1 AND "companies"."id" = $2 LIMIT 2`
+
+	// The intake (app/intake/service.go Submit).
+	lockQuery = `SELECT pg_advisory_xact_lock($1)`
+
+	leadColumns = `"leads"."id", "leads"."company_id", "leads"."created_at", "leads"."updated_at", "leads"."version", "leads"."external_references", "leads"."first_name", "leads"."last_name", "leads"."email", "leads"."email_key", "leads"."phone", "leads"."phone_key", "leads"."source", "leads"."notes", "leads"."additional_fields", "leads"."meta_url", "leads"."stage_id", "leads"."owner_id", "leads"."converted", "leads"."converted_at", "leads"."contact_id", "leads"."test", "leads"."submissions"`
+
+	findDuplicateQuery = `SELECT ` + leadColumns + ` FROM "leads" WHERE ((NOT "leads"."converted" AND NOT "leads"."test") AND ("leads"."email_key" = $1 OR "leads"."phone_key" = $2)) AND "leads"."company_id" = $3 ORDER BY "leads"."created_at", "leads"."id" FOR UPDATE`
+
+	stageQuery = `SELECT "lead_stages"."id", "lead_stages"."company_id", "lead_stages"."created_at", "lead_stages"."updated_at", "lead_stages"."key", "lead_stages"."name", "lead_stages"."color", "lead_stages"."position", "lead_stages"."is_final" FROM "lead_stages" WHERE "lead_stages"."key" = $1 AND "lead_stages"."company_id" = $2 LIMIT 2`
+
+	insertLeadQuery = `INSERT INTO "leads" ("created_at", "updated_at", "version", "first_name", "last_name", "email", "email_key", "phone", "phone_key", "source", "notes", "additional_fields", "meta_url", "stage_id", "owner_id", "converted", "test", "submissions", "company_id", "id") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`
+
+	// updateLeadQuery is the merge of a duplicate that has every field already: its notes get
+	// the submission's appended.
+	updateLeadQuery = `UPDATE "leads" SET "updated_at" = $1, "notes" = $2, "version" = COALESCE("leads"."version", 0) + $3, "submissions" = COALESCE("leads"."submissions", 0) + $4 WHERE "id" = $5 AND "leads"."company_id" = $6`
+
+	// reselectLeadQuery is ent reading the updated row back (UpdateOne.Save).
+	reselectLeadQuery = `SELECT "id", "company_id", "created_at", "updated_at", "version", "external_references", "first_name", "last_name", "email", "email_key", "phone", "phone_key", "source", "notes", "additional_fields", "meta_url", "stage_id", "owner_id", "converted", "converted_at", "contact_id", "test", "submissions" FROM "leads" WHERE "id" = $1`
+
+	attachmentsQuery = `SELECT "lead_attachments"."id", "lead_attachments"."lead_id", "lead_attachments"."filename", "lead_attachments"."content_type", "lead_attachments"."size", "lead_attachments"."created_at" FROM "lead_attachments" WHERE "lead_attachments"."lead_id" = $1 AND "lead_attachments"."company_id" = $2 ORDER BY "lead_attachments"."created_at", "lead_attachments"."id"`
+
+	insertSubmissionQuery = `INSERT INTO "lead_submissions" ("lead_id", "received_at", "channel", "outcome", "credential_id", "payload", "company_id", "id") VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
+
+	insertEventQuery = `INSERT INTO "events" ("type", "occurred_at", "data", "actor", "company_id", "id") VALUES ($1, $2, $3, $4, $5, $6)`
+)
 
 // bare is the bare pgx program: a pgxpool as the app role, as large as the server's, where one
-// "request" is the server's SQL for GET /me with a company-level key, round trip for round trip:
-// BEGIN; the credential lookup that pins the transaction; the company row; COMMIT. It scans the
-// rows but does no JSON, no HTTP and no ent.
+// "request" is the server's SQL for it, round trip for round trip, in one transaction (BEGIN
+// ... COMMIT, as the server's request transaction). It scans the rows it needs and encodes the
+// JSON it stores (with encoding/json, as any Go program would), but does no HTTP, no body
+// parsing, no validation and no ent. UUIDs travel as pgtype.UUID, which pgx encodes and decodes
+// in binary directly (a google/uuid value would go through driver.Valuer and text).
 type bare struct {
-	pool *pgxpool.Pool
-	hash []byte // the first key's, for check
+	pool   *pgxpool.Pool
+	berlin *time.Location
 }
 
 func newBare(ctx context.Context, fx fixture) (*bare, error) {
@@ -43,44 +77,109 @@ func newBare(ctx context.Context, fx fixture) (*bare, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &bare{pool: pool, hash: tenancy.HashKey(fx.key)}, nil
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return &bare{pool: pool, berlin: berlin}, nil
 }
 
 func (b *bare) close() { b.pool.Close() }
 
-func (b *bare) doer(l *lease) doer { return bareDoer{b, l} }
+// stmt is one statement sent: its text and number of arguments.
+type stmt struct {
+	sql  string
+	args int
+}
 
-// check runs one request and checks that it found the seeded company.
-func (b *bare) check(ctx context.Context, companyID string) error {
-	co, err := b.request(ctx, b.hash)
+// btx is the bare program's transaction; rec, when set, records the statements (for the check).
+type btx struct {
+	pgx.Tx
+	rec *[]stmt
+}
+
+func (t btx) record(sql string, args []any) {
+	if t.rec != nil {
+		*t.rec = append(*t.rec, stmt{sql, len(args)})
+	}
+}
+
+func (t btx) query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	t.record(sql, args)
+	return t.Query(ctx, sql, args...)
+}
+
+func (t btx) queryRow(ctx context.Context, sql string, args ...any) pgx.Row {
+	t.record(sql, args)
+	return t.QueryRow(ctx, sql, args...)
+}
+
+func (t btx) exec(ctx context.Context, sql string, args ...any) error {
+	t.record(sql, args)
+	_, err := t.Exec(ctx, sql, args...)
+	return err
+}
+
+// begin starts a request transaction; done commits it on success and rolls it back otherwise.
+func (b *bare) begin(ctx context.Context, rec *[]stmt) (btx, func(*error), error) {
+	tx, err := b.pool.Begin(ctx) // BEGIN
 	if err != nil {
-		return fmt.Errorf("bare request: %w", err)
+		return btx{}, nil, err
 	}
-	if co.id.String() != companyID {
-		return fmt.Errorf("bare request found company %s, want %s", co.id, companyID)
+	done := func(err *error) {
+		if *err != nil {
+			_ = tx.Rollback(ctx)
+			return
+		}
+		*err = tx.Commit(ctx) // COMMIT
 	}
-	return nil
+	return btx{Tx: tx, rec: rec}, done, nil
 }
 
-type bareDoer struct {
-	b     *bare
-	lease *lease
+// principal is what the bare program keeps of the credential lookup.
+type principal struct {
+	keyID, companyID, userID pgtype.UUID
+	prefix                   string
 }
 
-func (d bareDoer) do(ctx context.Context) (bool, error) {
-	k, _, err := d.lease.get(ctx)
+// auth is the credential lookup that pins the transaction (auth_credential + set_config).
+func (t btx) auth(ctx context.Context, hash []byte) (p principal, err error) {
+	rows, err := t.query(ctx, authQuery, hash)
 	if err != nil {
-		return false, err
+		return p, err
 	}
-	_, err = d.b.request(ctx, k.hash)
-	return err == nil, err
+	defer rows.Close()
+	var (
+		liveCompanyID                  pgtype.UUID
+		kind, env, pinned              string
+		userRole                       *string
+		stored, scopes, domains, feats []byte
+		sandbox                        bool
+	)
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return p, err
+		}
+		return p, errors.New("credential not found")
+	}
+	if err := rows.Scan(&p.keyID, &p.prefix, &stored, &kind, &env, &scopes, &domains,
+		&p.companyID, &liveCompanyID, &sandbox, &feats, &p.userID, &userRole, &pinned); err != nil {
+		return p, err
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return p, err
+	}
+	if subtle.ConstantTimeCompare(stored, hash) != 1 {
+		return p, errors.New("hash mismatch")
+	}
+	return p, nil
 }
-
-func (d bareDoer) close() { d.lease.close() }
 
 // companyRow holds the columns ent selects.
 type companyRow struct {
-	id                   uuid.UUID
+	id                   pgtype.UUID
 	createdAt, updatedAt time.Time
 	version              int64
 	name                 string
@@ -88,54 +187,301 @@ type companyRow struct {
 	features             []byte
 	status               string
 	sandbox              bool
-	liveCompanyID        uuid.NullUUID
+	liveCompanyID        pgtype.UUID
+	leadRules            []byte
 }
 
-func (b *bare) request(ctx context.Context, hash []byte) (co companyRow, err error) {
-	tx, err := b.pool.Begin(ctx) // BEGIN
+func (t btx) company(ctx context.Context, id pgtype.UUID) (co companyRow, err error) {
+	err = t.queryRow(ctx, companyQuery, id, id).Scan(&co.id, &co.createdAt, &co.updatedAt, &co.version, &co.name,
+		&co.address, &co.links, &co.features, &co.status, &co.sandbox, &co.liveCompanyID, &co.leadRules)
+	return co, err
+}
+
+// me is GET /me: BEGIN; the credential lookup; the company row; COMMIT.
+func (b *bare) me(ctx context.Context, hash []byte, rec *[]stmt) (co companyRow, err error) {
+	t, done, err := b.begin(ctx, rec)
 	if err != nil {
 		return co, err
 	}
-	defer func() {
-		if err != nil {
-			_ = tx.Rollback(ctx)
-		}
-	}()
-	rows, err := tx.Query(ctx, authQuery, hash)
+	defer done(&err)
+	p, err := t.auth(ctx, hash)
 	if err != nil {
 		return co, err
 	}
-	var (
-		keyID, companyID, liveCompanyID uuid.UUID
-		userID                          uuid.NullUUID
-		prefix, kind, env, pinned       string
-		userRole                        *string
-		stored, scopes, domains, feats  []byte
-		sandbox                         bool
-	)
-	if !rows.Next() {
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return co, err
-		}
-		return co, errors.New("credential not found")
+	return t.company(ctx, p.companyID)
+}
+
+func (b *bare) meDoer(l *lease) doer { return meDoer{b, l} }
+
+type meDoer struct {
+	b     *bare
+	lease *lease
+}
+
+func (d meDoer) do(ctx context.Context) (bool, error) {
+	k, _, err := d.lease.get(ctx)
+	if err != nil {
+		return false, err
 	}
-	if err := rows.Scan(&keyID, &prefix, &stored, &kind, &env, &scopes, &domains,
-		&companyID, &liveCompanyID, &sandbox, &feats, &userID, &userRole, &pinned); err != nil {
-		rows.Close()
-		return co, err
+	_, err = d.b.me(ctx, k.hash, nil)
+	return err == nil, err
+}
+
+func (d meDoer) close() { d.lease.close() }
+
+// leadRow holds the columns of a lead.
+type leadRow struct {
+	id, companyID        pgtype.UUID
+	createdAt, updatedAt time.Time
+	version              int64
+	externalRefs         []byte
+	firstName, lastName  string
+	email, emailKey      *string
+	phone, phoneKey      *string
+	source               *string
+	notes                string
+	additionalFields     []byte
+	metaURL              *string
+	stageID              pgtype.UUID
+	ownerID              pgtype.UUID
+	converted            bool
+	convertedAt          *time.Time
+	contactID            pgtype.UUID
+	test                 bool
+	submissions          int64
+}
+
+func (l *leadRow) targets() []any {
+	return []any{&l.id, &l.companyID, &l.createdAt, &l.updatedAt, &l.version, &l.externalRefs, &l.firstName,
+		&l.lastName, &l.email, &l.emailKey, &l.phone, &l.phoneKey, &l.source, &l.notes, &l.additionalFields,
+		&l.metaURL, &l.stageID, &l.ownerID, &l.converted, &l.convertedAt, &l.contactID, &l.test, &l.submissions}
+}
+
+// lockIDs are the advisory lock ids of a submission's identity keys, ascending: 64 bits of
+// SHA-256 over company, kind and key, as the intake computes them.
+func lockIDs(company [16]byte, email, phone string) []int64 {
+	var ids []int64
+	for _, k := range [][2]string{{"email", email}, {"phone", phone}} {
+		if k[1] == "" {
+			continue
+		}
+		h := sha256.New()
+		h.Write(company[:])
+		h.Write([]byte("\x00lead-identity\x00" + k[0] + "\x00" + k[1]))
+		ids = append(ids, int64(binary.BigEndian.Uint64(h.Sum(nil))))
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// payload is the submission as stored on lead_submissions (keys in the order encoding/json
+// writes the server's map).
+type payload struct {
+	AdditionalFields json.RawMessage `json:"additionalFields"`
+	Email            string          `json:"email"`
+	FirstName        string          `json:"firstName"`
+	LastName         string          `json:"lastName"`
+	MetaURL          string          `json:"metaUrl"`
+	Notes            string          `json:"notes"`
+	Phone            string          `json:"phone"`
+	Source           string          `json:"source"`
+	Test             bool            `json:"test"`
+}
+
+// leadView is the Lead resource as the event stores it (app/leads.View).
+type leadView struct {
+	ID                 pgtype.UUID     `json:"id"`
+	FirstName          string          `json:"firstName"`
+	LastName           string          `json:"lastName"`
+	Email              *string         `json:"email"`
+	Phone              *string         `json:"phone"`
+	Source             *string         `json:"source"`
+	Notes              string          `json:"notes"`
+	AdditionalFields   json.RawMessage `json:"additionalFields"`
+	MetaURL            *string         `json:"metaUrl"`
+	StageID            pgtype.UUID     `json:"stageId"`
+	OwnerID            pgtype.UUID     `json:"ownerId"` // null when not Valid
+	Converted          bool            `json:"converted"`
+	ConvertedAt        *time.Time      `json:"convertedAt"`
+	ContactID          pgtype.UUID     `json:"contactId"`
+	Test               bool            `json:"test"`
+	Submissions        int64           `json:"submissions"`
+	Attachments        []struct{}      `json:"attachments"`
+	ExternalReferences json.RawMessage `json:"externalReferences"`
+	CreatedAt          time.Time       `json:"createdAt"`
+	UpdatedAt          time.Time       `json:"updatedAt"`
+}
+
+func viewOf(l *leadRow) leadView {
+	v := leadView{ID: l.id, FirstName: l.firstName, LastName: l.lastName, Email: l.email, Phone: l.phone,
+		Source: l.source, Notes: l.notes, AdditionalFields: l.additionalFields, MetaURL: l.metaURL, StageID: l.stageID,
+		OwnerID: l.ownerID, Converted: l.converted, ConvertedAt: l.convertedAt, ContactID: l.contactID, Test: l.test,
+		Submissions: l.submissions, Attachments: []struct{}{}, ExternalReferences: l.externalRefs,
+		CreatedAt: l.createdAt, UpdatedAt: l.updatedAt}
+	if len(v.ExternalReferences) == 0 {
+		v.ExternalReferences = json.RawMessage(`[]`)
+	}
+	return v
+}
+
+type actor struct {
+	Type         string `json:"type"`
+	CredentialID string `json:"credentialId"`
+	KeyPrefix    string `json:"keyPrefix"`
+	UserID       string `json:"userId,omitempty"`
+}
+
+func newID() pgtype.UUID { return pgtype.UUID{Bytes: uuid.Must(uuid.NewV7()), Valid: true} }
+
+// intake is one submission of p to the legacy endpoint: BEGIN; the credential lookup; the
+// company (its duplicate rules); an advisory lock per identity key; the duplicate lookup (FOR
+// UPDATE); then for a new person the stage new and the lead insert, for a duplicate the merge
+// update and ent's read-back; the lead's attachments; the submission; the event; COMMIT (where
+// the deferred trigger numbers the event under the company's counter row lock).
+func (b *bare) intake(ctx context.Context, hash []byte, p person, rec *[]stmt) (outcome string, err error) {
+	t, done, err := b.begin(ctx, rec)
+	if err != nil {
+		return "", err
+	}
+	defer done(&err)
+	pr, err := t.auth(ctx, hash)
+	if err != nil {
+		return "", err
+	}
+	co, err := t.company(ctx, pr.companyID)
+	if err != nil {
+		return "", err
+	}
+	for _, id := range lockIDs(co.id.Bytes, p.emailKey, p.phoneKey) {
+		if err := t.exec(ctx, lockQuery, id); err != nil {
+			return "", err
+		}
+	}
+	rows, err := t.query(ctx, findDuplicateQuery, p.emailKey, p.phoneKey, co.id)
+	if err != nil {
+		return "", err
+	}
+	var found *leadRow
+	for rows.Next() {
+		var l leadRow
+		if err := rows.Scan(l.targets()...); err != nil {
+			rows.Close()
+			return "", err
+		}
+		if found == nil || (l.emailKey != nil && *l.emailKey == p.emailKey && (found.emailKey == nil || *found.emailKey != p.emailKey)) {
+			found = &l
+		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return co, err
+		return "", err
 	}
-	if subtle.ConstantTimeCompare(stored, hash) != 1 {
-		return co, errors.New("hash mismatch")
+	now := time.Now()
+	var l leadRow
+	if found == nil {
+		outcome = "created"
+		var st struct {
+			id, company          pgtype.UUID
+			createdAt, updatedAt time.Time
+			key, name, color     string
+			position             int64
+			final                bool
+		}
+		if err := t.queryRow(ctx, stageQuery, "new", co.id).Scan(&st.id, &st.company, &st.createdAt, &st.updatedAt,
+			&st.key, &st.name, &st.color, &st.position, &st.final); err != nil {
+			return "", err
+		}
+		email, emailKey, phone, phoneKey, source, meta := p.email, p.emailKey, p.phone, p.phoneKey, leadSource, leadMetaURL
+		l = leadRow{id: newID(), companyID: co.id, createdAt: time.Now(), version: 1, firstName: leadFirstName,
+			lastName: leadLastName, email: &email, emailKey: &emailKey, phone: &phone, phoneKey: &phoneKey,
+			source: &source, notes: leadNotes, additionalFields: []byte(leadFieldsJSON), metaURL: &meta,
+			stageID: st.id, ownerID: pr.userID, submissions: 1}
+		l.updatedAt = time.Now()
+		if err := t.exec(ctx, insertLeadQuery, l.createdAt, l.updatedAt, l.version, l.firstName, l.lastName, email,
+			emailKey, phone, phoneKey, source, l.notes, l.additionalFields, meta, l.stageID, pr.userID,
+			false, false, l.submissions, co.id, l.id); err != nil {
+			return "", err
+		}
+	} else {
+		outcome = "updated"
+		l = *found
+		if l.email == nil || l.phone == nil || l.source == nil || l.metaURL == nil || l.firstName == "" || l.lastName == "" {
+			return "", fmt.Errorf("bare: lead %s lacks fields; this program merges only complete leads", l.id)
+		}
+		notes := "--- " + now.In(b.berlin).Format("2006-01-02 15:04:05 -07:00") + " ---\n" + leadNotes
+		if l.notes != "" {
+			notes = l.notes + "\n\n" + notes
+		}
+		if err := t.exec(ctx, updateLeadQuery, time.Now(), notes, 1, 1, l.id, co.id); err != nil {
+			return "", err
+		}
+		if err := t.queryRow(ctx, reselectLeadQuery, l.id).Scan(l.targets()...); err != nil {
+			return "", err
+		}
 	}
-	err = tx.QueryRow(ctx, companyQuery, companyID, companyID).Scan(&co.id, &co.createdAt, &co.updatedAt,
-		&co.version, &co.name, &co.address, &co.links, &co.features, &co.status, &co.sandbox, &co.liveCompanyID)
+	arows, err := t.query(ctx, attachmentsQuery, l.id, co.id)
 	if err != nil {
-		return co, err
+		return "", err
 	}
-	return co, tx.Commit(ctx) // COMMIT
+	if arows.Next() {
+		arows.Close()
+		return "", errors.New("bare: the lead has attachments")
+	}
+	arows.Close()
+	if err := arows.Err(); err != nil {
+		return "", err
+	}
+	pl, err := json.Marshal(payload{AdditionalFields: json.RawMessage(leadFieldsJSON), Email: p.email,
+		FirstName: leadFirstName, LastName: leadLastName, MetaURL: leadMetaURL, Notes: leadNotes, Phone: p.phone,
+		Source: leadSource})
+	if err != nil {
+		return "", err
+	}
+	if err := t.exec(ctx, insertSubmissionQuery, l.id, now, "legacy", outcome, pr.keyID, pl, co.id, newID()); err != nil {
+		return "", err
+	}
+	data, err := json.Marshal(viewOf(&l))
+	if err != nil {
+		return "", err
+	}
+	a := actor{Type: "credential", CredentialID: pr.keyID.String(), KeyPrefix: pr.prefix}
+	if pr.userID.Valid {
+		a.UserID = pr.userID.String()
+	}
+	act, err := json.Marshal(a)
+	if err != nil {
+		return "", err
+	}
+	if err := t.exec(ctx, insertEventQuery, "lead."+outcome, time.Now(), data, act, co.id, newID()); err != nil {
+		return "", err
+	}
+	return outcome, nil
 }
+
+// intakeDoer returns the bare program's doers for intake load body: the same persons the server
+// side gets (a new one, or the next existing lead for dup). JSON and form bodies differ only
+// in what the server parses, so their bare requests are the same.
+func (b *bare) intakeDoer(body string) func(l *lease) doer {
+	want := "created"
+	if body == bodyDup {
+		want = "updated"
+	}
+	return func(l *lease) doer { return intakeDoer{b: b, body: body, want: want, lease: l} }
+}
+
+type intakeDoer struct {
+	b          *bare
+	body, want string
+	lease      *lease
+}
+
+func (d intakeDoer) do(ctx context.Context) (bool, error) {
+	k, _, err := d.lease.get(ctx)
+	if err != nil {
+		return false, err
+	}
+	out, err := d.b.intake(ctx, k.hash, nextPerson(d.body), nil)
+	return err == nil && out == d.want, err
+}
+
+func (d intakeDoer) close() { d.lease.close() }

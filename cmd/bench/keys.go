@@ -47,7 +47,8 @@ func (q quota) perKey() int {
 	return max(1, q.limit*9/10)
 }
 
-// benchKey is one company-level secret key of the seeded company.
+// benchKey is one key of the seeded company: a company-level secret key (GET /me) or a
+// publishable key of the bench user (the intake).
 type benchKey struct {
 	secret  string
 	hash    []byte
@@ -57,24 +58,41 @@ type benchKey struct {
 
 // keyPool hands out keys so that the load stays under the server's per-credential quota: a
 // worker leases a key for quota.perKey() requests, then takes the next; a key is leased again
-// only when its last lease ended more than a quota window ago. Both sides (the server's load
-// and the bare program) rotate over the same pool, so they send the same SQL with the same
-// spread of key hashes.
+// only when its last lease ended more than a quota window ago (for the intake's clock hour:
+// never within a run). Both sides (the server's load and the bare program) rotate over the
+// same pool, so they send the same SQL with the same spread of key hashes.
 type keyPool struct {
-	mu      sync.Mutex
-	keys    []*benchKey
-	next    int
-	q       quota
-	ops     *operator.Service
-	company uuid.UUID
-	late    int // keys created during a run because the pool ran dry
+	mu     sync.Mutex
+	keys   []*benchKey
+	next   int
+	q      quota
+	ops    *operator.Service
+	in     operator.NewKeyInput // what each key is created with (company, kind, env, user)
+	domain string               // the allowed domain of publishable keys
+	late   int                  // keys created during a run because the pool ran dry
+}
+
+// newSecretPool is a pool of company-level live secret keys of company.
+func newSecretPool(ops *operator.Service, company uuid.UUID) *keyPool {
+	return &keyPool{ops: ops, in: operator.NewKeyInput{CompanyID: company, Kind: tenancy.KindSecret, Env: tenancy.EnvLive}}
+}
+
+// newPublishablePool is a pool of live publishable keys of company bound to user, for pages on
+// domain (and its subdomains).
+func newPublishablePool(ops *operator.Service, company, user uuid.UUID, domain string) *keyPool {
+	return &keyPool{ops: ops, in: operator.NewKeyInput{CompanyID: company, UserID: &user, Kind: tenancy.KindPublishable,
+		Env: tenancy.EnvLive}, domain: domain}
 }
 
 func (p *keyPool) create(ctx context.Context) (*benchKey, error) {
-	k, err := p.ops.CreateKey(ctx, operator.NewKeyInput{CompanyID: p.company, Kind: tenancy.KindSecret,
-		Env: tenancy.EnvLive, Name: fmt.Sprintf("bench %d", len(p.keys)+1)})
+	in := p.in
+	in.Name = fmt.Sprintf("bench %s %d", in.Kind, len(p.keys)+1)
+	if p.domain != "" {
+		in.AllowedDomains = []string{p.domain} // CreateKey normalises the slice in place
+	}
+	k, err := p.ops.CreateKey(ctx, in)
 	if err != nil {
-		return nil, fmt.Errorf("create key: %w", err)
+		return nil, fmt.Errorf("create %s key: %w", in.Kind, err)
 	}
 	return &benchKey{secret: k.Secret, hash: tenancy.HashKey(k.Secret)}, nil
 }

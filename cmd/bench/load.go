@@ -17,12 +17,11 @@ import (
 )
 
 const (
-	mePath     = "/api/public/v1/me"
 	sideServer = "server"
 	sideBare   = "bare"
 )
 
-// doer makes one request (an HTTP GET /me, or the bare program's transaction) and reports
+// doer makes one request (an HTTP request, or the bare program's transaction) and reports
 // whether it succeeded with the expected answer. A transport or database error is err.
 type doer interface {
 	do(ctx context.Context) (ok bool, err error)
@@ -168,21 +167,33 @@ func sleep(ctx context.Context, d time.Duration) {
 
 func progressf(format string, args ...any) { progress(fmt.Sprintf(format, args...)) }
 
-func newHTTPDoer(kind, addr string, l *lease) doer {
-	if kind == "nethttp" {
-		return newNetHTTPDoer(addr, l)
-	}
-	return &rawDoer{addr: addr, lease: l}
+// reqSpec is the request the server side sends: method and path, the headers and body of one
+// request with key k (body nil for none; each call may build a new one, e.g. a new person), and
+// the status that counts as success.
+type reqSpec struct {
+	method, path string
+	want         int
+	headers      func(k *benchKey) [][2]string
+	body         func(dst []byte, k *benchKey) []byte
 }
 
-// rawDoer is a minimal HTTP/1.1 client on one keep-alive connection: it writes a fixed request
-// and reads the status line, the headers and a Content-Length body. It spends far less CPU per
+func newHTTPDoer(kind, addr string, spec reqSpec, l *lease) doer {
+	if kind == "nethttp" {
+		return newNetHTTPDoer(addr, spec, l)
+	}
+	return &rawDoer{addr: addr, spec: spec, lease: l}
+}
+
+// rawDoer is a minimal HTTP/1.1 client on one keep-alive connection: it writes the request and
+// reads the status line, the headers and a Content-Length body. It spends far less CPU per
 // request than net/http, which matters on a small machine where the load generator, the server
 // and PostgreSQL share the cores.
 type rawDoer struct {
 	addr  string
+	spec  reqSpec
 	lease *lease
 	req   []byte
+	body  []byte
 	conn  net.Conn
 	br    *bufio.Reader
 }
@@ -190,14 +201,11 @@ type rawDoer struct {
 var errChunked = errors.New("response without Content-Length")
 
 func (c *rawDoer) do(ctx context.Context) (bool, error) {
-	k, changed, err := c.lease.get(ctx)
+	k, _, err := c.lease.get(ctx)
 	if err != nil {
 		return false, err
 	}
-	if changed {
-		c.req = []byte("GET " + mePath + " HTTP/1.1\r\nHost: " + c.addr + "\r\nAuthorization: Bearer " + k.secret +
-			"\r\nAccept: application/json\r\nUser-Agent: brokerdesk-bench\r\n\r\n")
-	}
+	c.req = c.build(c.req[:0], k)
 	if c.conn == nil {
 		conn, err := net.Dial("tcp", c.addr)
 		if err != nil {
@@ -209,7 +217,32 @@ func (c *rawDoer) do(ctx context.Context) (bool, error) {
 	if err != nil || !keep {
 		c.closeConn()
 	}
-	return status == http.StatusOK, err
+	return status == c.spec.want, err
+}
+
+// build appends the request with key k to dst.
+func (c *rawDoer) build(dst []byte, k *benchKey) []byte {
+	dst = append(dst, c.spec.method...)
+	dst = append(dst, ' ')
+	dst = append(dst, c.spec.path...)
+	dst = append(dst, " HTTP/1.1\r\nHost: "...)
+	dst = append(dst, c.addr...)
+	dst = append(dst, "\r\n"...)
+	for _, h := range c.spec.headers(k) {
+		dst = append(dst, h[0]...)
+		dst = append(dst, ": "...)
+		dst = append(dst, h[1]...)
+		dst = append(dst, "\r\n"...)
+	}
+	dst = append(dst, "User-Agent: brokerdesk-bench\r\n"...)
+	if c.spec.body != nil {
+		c.body = c.spec.body(c.body[:0], k)
+		dst = append(dst, "Content-Length: "...)
+		dst = strconv.AppendInt(dst, int64(len(c.body)), 10)
+		dst = append(dst, "\r\n\r\n"...)
+		return append(dst, c.body...)
+	}
+	return append(dst, "\r\n"...)
 }
 
 func (c *rawDoer) roundTrip() (status int, keep bool, err error) {
@@ -278,12 +311,13 @@ func (c *rawDoer) closeConn() {
 type netHTTPDoer struct {
 	client *http.Client
 	url    string
+	spec   reqSpec
 	lease  *lease
 }
 
-func newNetHTTPDoer(addr string, l *lease) *netHTTPDoer {
+func newNetHTTPDoer(addr string, spec reqSpec, l *lease) *netHTTPDoer {
 	tr := &http.Transport{MaxIdleConnsPerHost: 1, MaxConnsPerHost: 1, DisableCompression: true}
-	return &netHTTPDoer{client: &http.Client{Transport: tr}, url: "http://" + addr + mePath, lease: l}
+	return &netHTTPDoer{client: &http.Client{Transport: tr}, url: "http://" + addr + spec.path, spec: spec, lease: l}
 }
 
 func (c *netHTTPDoer) do(ctx context.Context) (bool, error) {
@@ -291,18 +325,24 @@ func (c *netHTTPDoer) do(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.url, nil)
+	var body io.Reader
+	if c.spec.body != nil {
+		body = bytes.NewReader(c.spec.body(nil, k))
+	}
+	req, err := http.NewRequestWithContext(ctx, c.spec.method, c.url, body)
 	if err != nil {
 		return false, err
 	}
-	req.Header.Set("Authorization", "Bearer "+k.secret)
+	for _, h := range c.spec.headers(k) {
+		req.Header.Set(h[0], h[1])
+	}
 	resp, err := c.client.Do(req)
 	if err != nil {
 		return false, err
 	}
 	_, err = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
-	return resp.StatusCode == http.StatusOK, err
+	return resp.StatusCode == c.spec.want, err
 }
 
 func (c *netHTTPDoer) close() {

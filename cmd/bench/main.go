@@ -1,17 +1,27 @@
-// Command bench measures GET /api/public/v1/me on the real server beside a bare pgx program that
-// makes the same SQL round trips, in one run, and prints (or writes into docs/benchmarks.md) the
-// requests per second, p50 and p99 of both and their ratio.
+// Command bench measures endpoints of the real server beside a bare pgx program that makes the
+// same SQL round trips, in one run, and prints (or writes into docs/benchmarks.md) the requests
+// per second, p50 and p99 of both and their ratio:
 //
-//	go tool task bench -- [-duration 10s] [-concurrency 16] [-warmup 2s] [-rounds 2]
+//	go tool task bench -- [-suite me,intake] [-bodies json,form,dup] [-duration 10s]
+//	                      [-concurrency 16] [-warmup 2s] [-rounds 2]
 //	                      [-write docs/benchmarks.md] [-cpuprofile server.pprof]
+//
+// Suite me is GET /api/public/v1/me with company-level secret keys (section "GET /me vs bare
+// pgx"). Suite intake is POST /api/public/leads (the legacy intake) with publishable keys: a new
+// person per request as JSON (json) and as an urlencoded HTML form (form), and JSON duplicates of
+// open leads (dup) (section "Lead intake vs bare pgx").
 //
 // The database is BENCH_DATABASE_URL, else TEST_DATABASE_URL, else
 // postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable (an owner or superuser URL). The
-// run clones a fresh database from the migrated test template (test/pgtest), seeds one company
-// and company-level secret keys through operator.Service, and drops the database at the end.
-// The server limits requests per credential (it announces the quota in RateLimit-* headers), so
-// the load rotates over as many keys as keep each one under its quota; the bare program rotates
-// over the same keys (keys.go).
+// run clones a fresh database from the migrated test template (test/pgtest), seeds one company,
+// its user and its keys through operator.Service and the company's existing leads, and drops the
+// database at the end. The server limits requests per credential (it announces the quota in
+// RateLimit-* headers), so the load rotates over as many keys as keep each one under its quota;
+// the bare program rotates over the same keys (keys.go).
+//
+// Before measuring, the run checks that the bare program sends exactly the statements the
+// server sends: it serves one request of each kind on a server built with app.WithSQLTrace and
+// compares the statement texts (trace.go).
 //
 // The server runs in a subprocess (this binary re-executed in server mode: app.NewServer and
 // ServeListener on 127.0.0.1:0, exactly as `brokerdesk serve` builds it), so the load generator
@@ -27,6 +37,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -35,6 +46,7 @@ import (
 
 	"github.com/brokerdesk/brokerdesk/app"
 	"github.com/brokerdesk/brokerdesk/app/operator"
+	"github.com/brokerdesk/brokerdesk/app/ratelimit"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 	"github.com/brokerdesk/brokerdesk/test/pgtest"
@@ -42,11 +54,22 @@ import (
 
 const defaultAdminURL = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
 
-// benchSecret is the APP_SECRET of the benchmark server (GET /me seals no cursor; it only keeps
-// the server from warning about a generated secret).
+// benchSecret is the APP_SECRET of the benchmark server (no request here seals a cursor; it
+// only keeps the server from warning about a generated secret).
 const benchSecret = "bench-secret-bench-secret-0123456789abcdef"
 
+// Suites and intake bodies.
+const (
+	suiteMe     = "me"
+	suiteIntake = "intake"
+	bodyJSON    = "json"
+	bodyForm    = "form"
+	bodyDup     = "dup"
+)
+
 type options struct {
+	suites      []string
+	bodies      []string
 	duration    time.Duration
 	warmup      time.Duration
 	concurrency int
@@ -57,6 +80,8 @@ type options struct {
 	inproc      bool
 	client      string
 }
+
+func (o options) has(suite string) bool { return slices.Contains(o.suites, suite) }
 
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == childCommand {
@@ -70,12 +95,15 @@ func main() {
 
 func run(args []string) error {
 	var o options
+	var suites, bodies string
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.StringVar(&suites, "suite", "me,intake", "suites to run: me (GET /me), intake (POST /api/public/leads)")
+	fs.StringVar(&bodies, "bodies", "json,form,dup", "intake loads: json (new person, JSON), form (new person, urlencoded form), dup (JSON duplicate of an open lead)")
 	fs.DurationVar(&o.duration, "duration", 10*time.Second, "measured time of each run")
 	fs.DurationVar(&o.warmup, "warmup", 2*time.Second, "unmeasured load before each run")
 	fs.IntVar(&o.concurrency, "concurrency", 16, "concurrent keep-alive connections (server) or workers (bare)")
 	fs.IntVar(&o.rounds, "rounds", 2, "runs of each side, alternating the order; the better run of each is reported")
-	fs.StringVar(&o.write, "write", "", "write the results into this markdown file (section \""+sectionTitle+"\")")
+	fs.StringVar(&o.write, "write", "", "write the results into this markdown file (the sections of the suites run)")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the server process (all its runs) to this file")
 	fs.StringVar(&o.selfprofile, "benchcpuprofile", "", "write a CPU profile of the bench process (load generator and bare program) to this file")
 	fs.BoolVar(&o.inproc, "inproc", false, "run the server in the bench process instead of a subprocess")
@@ -85,6 +113,13 @@ func run(args []string) error {
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	var err error
+	if o.suites, err = list(suites, suiteMe, suiteIntake); err != nil {
+		return fmt.Errorf("-suite: %w", err)
+	}
+	if o.bodies, err = list(bodies, bodyJSON, bodyForm, bodyDup); err != nil {
+		return fmt.Errorf("-bodies: %w", err)
 	}
 	if o.concurrency < 1 || o.rounds < 1 || o.duration <= 0 || o.warmup < 0 {
 		return errors.New("-concurrency and -rounds must be positive, -duration positive, -warmup not negative")
@@ -97,18 +132,70 @@ func run(args []string) error {
 	return bench(ctx, o, args)
 }
 
-// fixture is the seeded database: one company and its company-level live secret keys.
+// list splits a comma-separated flag value and checks every element against allowed.
+func list(s string, allowed ...string) ([]string, error) {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v == "" {
+			continue
+		}
+		if !slices.Contains(allowed, v) {
+			return nil, fmt.Errorf("unknown %q (known: %s)", v, strings.Join(allowed, ", "))
+		}
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("empty")
+	}
+	return out, nil
+}
+
+// fixture is the seeded database: one company, its user, its key pools and its existing leads.
 type fixture struct {
 	ownerURL, appURL string
 	companyID        string
-	key              string // the first key, for the checks
-	keys             *keyPool
+	userID           string
+	secrets          *keyPool // company-level live secret keys (GET /me)
+	publishables     *keyPool // live publishable keys of the user (intake)
+	checkKey         string   // a publishable key outside the pool, for the checks
 	cfg              app.Config
 	pgVersion        string
+	pgSettings       string // the settings that matter here, as the server reports them
+	ops              *operator.Service
 	close            func()
 }
 
+// variant is one measured load: the server side's request and the bare program's equivalent.
+type variant struct {
+	suite, name string
+	label       string // in tables: "GET /me", "JSON, new person", ...
+	keys        *keyPool
+	spec        reqSpec
+	bare        func(l *lease) doer
+	est         float64 // requests/s the key pool is first sized for; then the fastest run so far
+}
+
+// Requests per second the key pools are first sized for: above what either side reaches here
+// (the bare side is the faster), so that no key is created while a run is measured.
+const (
+	estMe     = 8000
+	estIntake = 1500
+)
+
+// outcome is a variant's runs.
+type outcome struct {
+	v     *variant
+	runs  map[string][]result
+	order []string
+}
+
+func (x outcome) server() result { return best(x.runs[sideServer]) }
+func (x outcome) bare() result   { return best(x.runs[sideBare]) }
+
 func bench(ctx context.Context, o options, args []string) error {
+	load := readLoad()
 	admin := firstNonEmpty(os.Getenv("BENCH_DATABASE_URL"), os.Getenv("TEST_DATABASE_URL"), defaultAdminURL)
 	progress("preparing the database (template + clone)")
 	tpl, err := pgtest.Template(ctx, admin)
@@ -120,11 +207,19 @@ func bench(ctx context.Context, o options, args []string) error {
 		return fmt.Errorf("clone: %w", err)
 	}
 	defer drop()
-	fx, err := seed(ctx, ownerURL)
+	fx, err := seed(ctx, ownerURL, o)
 	if err != nil {
 		return err
 	}
 	defer fx.close()
+
+	// The statements of one request of each kind, from a traced server in this process; the
+	// bare program must send the same (checked once it runs).
+	progress("tracing the server's SQL of one request of each kind")
+	traces, err := traceServer(ctx, o, fx)
+	if err != nil {
+		return fmt.Errorf("trace: %w", err)
+	}
 
 	if o.selfprofile != "" {
 		stopProfile, err := startCPUProfile(o.selfprofile)
@@ -140,91 +235,116 @@ func bench(ctx context.Context, o options, args []string) error {
 		return err
 	}
 	defer srv.stop()
-	if fx.keys.q, err = checkServer(ctx, srv.addr, fx); err != nil {
-		return err
+	if o.has(suiteMe) {
+		if fx.secrets.q, err = checkMe(ctx, srv.addr, fx); err != nil {
+			return err
+		}
 	}
-	bare, err := newBare(ctx, fx)
+	if o.has(suiteIntake) {
+		if fx.publishables.q, err = checkIntake(ctx, srv.addr, fx); err != nil {
+			return err
+		}
+	}
+	bp, err := newBare(ctx, fx)
 	if err != nil {
 		return err
 	}
-	defer bare.close()
-	if err := bare.check(ctx, fx.companyID); err != nil {
+	defer bp.close()
+	if err := bp.check(ctx, o, fx, traces); err != nil {
 		return err
 	}
 
-	runs := map[string][]result{}
-	var order []string
-	est := 3000.0 // requests/s the key pool is first sized for; then the fastest run so far
-	for r := 0; r < o.rounds; r++ {
-		sides := []string{sideServer, sideBare}
-		if r%2 == 1 {
-			sides = []string{sideBare, sideServer}
+	variants := buildVariants(o, fx, srv.addr, bp)
+	var outs []outcome
+	for _, v := range variants {
+		x := outcome{v: v, runs: map[string][]result{}}
+		for r := 0; r < o.rounds; r++ {
+			sides := []string{sideServer, sideBare}
+			if r%2 == 1 {
+				sides = []string{sideBare, sideServer}
+			}
+			for _, side := range sides {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				if err := v.keys.ensure(ctx, v.keys.needed(v.est, o.warmup+o.duration, o.concurrency)); err != nil {
+					return err
+				}
+				progress(fmt.Sprintf("%s, round %d/%d: %s (%s warm-up + %s)", v.label, r+1, o.rounds, side, o.warmup, o.duration))
+				var res result
+				switch side {
+				case sideServer:
+					res, err = measure(ctx, o, srv.pid, func(int) (doer, error) {
+						return newHTTPDoer(o.client, srv.addr, v.spec, &lease{pool: v.keys}), nil
+					})
+				case sideBare:
+					res, err = measure(ctx, o, srv.pid, func(int) (doer, error) { return v.bare(&lease{pool: v.keys}), nil })
+				}
+				if err != nil {
+					return fmt.Errorf("%s, %s run: %w", v.label, side, err)
+				}
+				v.est = max(v.est, res.rps())
+				res.side, res.round = side, r+1
+				x.runs[side] = append(x.runs[side], res)
+				x.order = append(x.order, side)
+				progress("  " + res.summary())
+			}
 		}
-		for _, side := range sides {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if err := fx.keys.ensure(ctx, fx.keys.needed(est, o.warmup+o.duration, o.concurrency)); err != nil {
-				return err
-			}
-			progress(fmt.Sprintf("round %d/%d: %s (%s warm-up + %s)", r+1, o.rounds, side, o.warmup, o.duration))
-			var res result
-			switch side {
-			case sideServer:
-				res, err = measure(ctx, o, srv.pid, func(int) (doer, error) {
-					return newHTTPDoer(o.client, srv.addr, &lease{pool: fx.keys}), nil
-				})
-			case sideBare:
-				res, err = measure(ctx, o, srv.pid, func(int) (doer, error) { return bare.doer(&lease{pool: fx.keys}), nil })
-			}
-			if err != nil {
-				return fmt.Errorf("%s run: %w", side, err)
-			}
-			est = max(est, res.rps())
-			res.side, res.round = side, r+1
-			runs[side] = append(runs[side], res)
-			order = append(order, side)
-			progress("  " + res.summary())
-		}
+		outs = append(outs, x)
 	}
 	if err := srv.stop(); err != nil {
 		return fmt.Errorf("server: %w", err)
 	}
 
-	rep := report{
+	common := report{
 		opts:       o,
 		command:    commandLine(args),
-		machine:    machineInfo(fx.pgVersion),
-		server:     best(runs[sideServer]),
-		bare:       best(runs[sideBare]),
-		all:        runs,
-		order:      order,
+		machine:    machineInfo(fx.pgVersion, fx.pgSettings),
+		load:       load,
 		inproc:     o.inproc,
 		dbMaxConns: fx.cfg.DBMaxConns,
-		quota:      fx.keys.q,
-		keys:       len(fx.keys.keys),
-		lateKeys:   fx.keys.late,
 		limiter:    limiterBackend(fx),
 		when:       time.Now().UTC(),
 	}
-	md := rep.markdown()
+	var sections []section
+	for _, suite := range []string{suiteMe, suiteIntake} {
+		rep := common
+		for _, x := range outs {
+			if x.v.suite == suite {
+				rep.outs = append(rep.outs, x)
+			}
+		}
+		if len(rep.outs) == 0 {
+			continue
+		}
+		rep.suite = suite
+		rep.keys = rep.outs[0].v.keys
+		sections = append(sections, section{title: sectionTitle(suite), md: rep.markdown()})
+	}
 	fmt.Println()
-	fmt.Print(md)
+	for _, s := range sections {
+		fmt.Print(s.md)
+		fmt.Println()
+	}
 
 	bad := 0
-	for _, rs := range runs {
-		for _, r := range rs {
-			bad += r.non200 + r.errors
+	for _, x := range outs {
+		for _, rs := range x.runs {
+			for _, r := range rs {
+				bad += r.non200 + r.errors
+			}
 		}
 	}
 	if bad > 0 {
-		return fmt.Errorf("%d requests failed or answered other than 200: numbers not written", bad)
+		return fmt.Errorf("%d requests failed or answered other than expected: numbers not written", bad)
 	}
 	if o.write != "" {
-		if err := writeSection(o.write, md); err != nil {
-			return err
+		for _, s := range sections {
+			if err := writeSection(o.write, s.title, s.md); err != nil {
+				return err
+			}
+			progress("wrote section \"" + s.title + "\" of " + o.write)
 		}
-		progress("wrote section \"" + sectionTitle + "\" of " + o.write)
 	}
 	if o.cpuprofile != "" {
 		progress("server CPU profile: " + o.cpuprofile + " (go tool pprof -top " + o.cpuprofile + ")")
@@ -232,8 +352,26 @@ func bench(ctx context.Context, o options, args []string) error {
 	return nil
 }
 
-// seed creates the company and its key through the operator service, as the CLI does.
-func seed(ctx context.Context, ownerURL string) (fixture, error) {
+// buildVariants lists the loads of the suites chosen, in the order they run.
+func buildVariants(o options, fx fixture, addr string, bp *bare) []*variant {
+	var vs []*variant
+	if o.has(suiteMe) {
+		vs = append(vs, &variant{suite: suiteMe, name: suiteMe, label: "GET /me", keys: fx.secrets, spec: meSpec(),
+			bare: bp.meDoer, est: estMe})
+	}
+	if o.has(suiteIntake) {
+		for _, b := range o.bodies {
+			vs = append(vs, &variant{suite: suiteIntake, name: b, label: bodyLabel(b), keys: fx.publishables,
+				spec: intakeSpec(b), bare: bp.intakeDoer(b), est: estIntake})
+		}
+	}
+	return vs
+}
+
+// seed creates the company, its user and keys through the operator service, as the CLI does,
+// and the company's existing leads; then it analyses the database, so that the plans the
+// connections cache are made with statistics (autovacuum may be off, as on CI).
+func seed(ctx context.Context, ownerURL string, o options) (fixture, error) {
 	fx := fixture{ownerURL: ownerURL, appURL: pgtest.AppURL(ownerURL), close: func() {}}
 	owner, err := sql.Open("pgx", ownerURL)
 	if err != nil {
@@ -242,18 +380,56 @@ func seed(ctx context.Context, ownerURL string) (fixture, error) {
 	client := ent.NewClient(ent.Driver(tenancy.NewDriver(owner)))
 	fx.close = func() { _ = client.Close() }
 	ops := operator.New(client)
+	fx.ops = ops
+	progress("seeding the company, its user and keys")
 	co, err := ops.CreateCompany(ctx, "Bench Makler GmbH", []string{"leads"})
 	if err != nil {
 		return fx, fmt.Errorf("create company: %w", err)
 	}
-	fx.keys = &keyPool{ops: ops, company: co.ID}
-	k, err := fx.keys.create(ctx)
+	u, err := ops.CreateUser(ctx, operator.NewUser{CompanyID: co.ID, Email: "makler@bench.example.org",
+		FirstName: "Bench", LastName: "Makler", Role: "admin"})
+	if err != nil {
+		return fx, fmt.Errorf("create user: %w", err)
+	}
+	fx.companyID, fx.userID = co.ID.String(), u.ID.String()
+	fx.secrets = newSecretPool(ops, co.ID)
+	fx.publishables = newPublishablePool(ops, co.ID, u.ID, benchDomain)
+	k, err := fx.secrets.create(ctx)
 	if err != nil {
 		return fx, err
 	}
-	fx.keys.keys = append(fx.keys.keys, k)
-	fx.companyID, fx.key = co.ID.String(), k.secret
-	if err := owner.QueryRowContext(ctx, "SELECT version()").Scan(&fx.pgVersion); err != nil {
+	fx.secrets.keys = append(fx.secrets.keys, k)
+	ck, err := fx.publishables.create(ctx)
+	if err != nil {
+		return fx, err
+	}
+	fx.checkKey = ck.secret
+	// The first run's keys, before ANALYZE (later runs add theirs between runs), for the
+	// spec's quotas; the server's announced ones replace them before the first run.
+	fx.secrets.q = quota{limit: ratelimit.APILimit, window: ratelimit.APIPeriod}
+	fx.publishables.q = quota{limit: ratelimit.IntakeLimit, window: ratelimit.IntakePeriod}
+	for _, p := range []struct {
+		suite string
+		pool  *keyPool
+		est   float64
+	}{{suiteMe, fx.secrets, estMe}, {suiteIntake, fx.publishables, estIntake}} {
+		if o.has(p.suite) {
+			if err := p.pool.ensure(ctx, p.pool.needed(p.est, o.warmup+o.duration, o.concurrency)); err != nil {
+				return fx, err
+			}
+		}
+	}
+	progress(fmt.Sprintf("seeding %d existing leads", existingLeads))
+	if err := seedLeads(ctx, owner, co.ID, u.ID); err != nil {
+		return fx, fmt.Errorf("seed leads: %w", err)
+	}
+	if _, err := owner.ExecContext(ctx, "ANALYZE"); err != nil {
+		return fx, fmt.Errorf("analyze: %w", err)
+	}
+	if err := owner.QueryRowContext(ctx, `SELECT version(), concat_ws(', ',
+		'shared_buffers ' || current_setting('shared_buffers'), 'max_connections ' || current_setting('max_connections'),
+		'synchronous_commit ' || current_setting('synchronous_commit'), 'fsync ' || current_setting('fsync'),
+		'autovacuum ' || current_setting('autovacuum'))`).Scan(&fx.pgVersion, &fx.pgSettings); err != nil {
 		return fx, err
 	}
 	// The server's configuration as LoadConfig reads it, with the database of this run; the
@@ -300,4 +476,17 @@ func firstNonEmpty(s ...string) string {
 
 func progress(msg string) {
 	fmt.Fprintf(os.Stderr, "%s bench: %s\n", time.Now().Format("15:04:05"), msg)
+}
+
+// readLoad is /proc/loadavg's first three fields (1, 5, 15 minutes), or "" if unreadable.
+func readLoad() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " / ")
 }

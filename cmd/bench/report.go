@@ -14,30 +14,53 @@ import (
 	"time"
 )
 
-const sectionTitle = "## GET /me vs bare pgx"
+// Section titles of docs/benchmarks.md, by suite.
+const (
+	titleMe     = "## GET /me vs bare pgx"
+	titleIntake = "## Lead intake vs bare pgx"
+)
+
+func sectionTitle(suite string) string {
+	if suite == suiteIntake {
+		return titleIntake
+	}
+	return titleMe
+}
+
+// section is one measured section of docs/benchmarks.md.
+type section struct{ title, md string }
 
 // intro heads docs/benchmarks.md when -write creates it.
 const intro = `# Benchmarks
 
 Run them with ` + "`go tool task bench`" + `; flags go after ` + "`--`" + `, e.g.
-` + "`go tool task bench -- -duration 30s -concurrency 32`" + `. ` + "`-write docs/benchmarks.md`" + ` replaces
-the section of this file that the run measured with its numbers (the sections below are such
-output). ` + "`-cpuprofile server.pprof`" + ` also writes a CPU profile of the server process.
+` + "`go tool task bench -- -suite intake -bodies json,form -duration 30s`" + `. ` + "`-write docs/benchmarks.md`" + `
+replaces the sections of this file that the run measured with its numbers (the sections "GET /me
+vs bare pgx" and "Lead intake vs bare pgx" below are such output). ` + "`-cpuprofile server.pprof`" + ` also
+writes a CPU profile of the server process.
 
 A run needs a PostgreSQL server: BENCH_DATABASE_URL, else TEST_DATABASE_URL, else
 postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable (an owner or superuser URL). It clones
-a fresh database from the migrated test template (test/pgtest), seeds one company and its
-company-level secret keys through the operator service (as many as keep every key under the
-server's per-credential rate limit), and drops the database at the end.
+a fresh database from the migrated test template (test/pgtest), seeds one company, its user, its
+keys (as many as keep every key under the server's per-credential rate limit) through the
+operator service and 10,000 existing leads, analyses the database, and drops it at the end.
 
 What each benchmark measures:
 
 - **GET /me vs bare pgx**: requests per second and p50/p99 latency of ` + "`GET /api/public/v1/me`" + `
   on the real server (app.NewServer in a subprocess, LOG_LEVEL=warn), driven over N keep-alive
   connections, beside a bare pgx program that makes the same SQL round trips with the same
-  concurrency and pool size: BEGIN, the credential lookup that pins the transaction
-  (auth_credential + set_config), the company row as ent selects it, COMMIT. The ratio
-  server/bare is what the server costs above its SQL. Target: at least 50%.
+  concurrency and pool size. The ratio server/bare is what the server costs above its SQL.
+  Target: at least 50%.
+- **Lead intake vs bare pgx**: the same for ` + "`POST /api/public/leads`" + ` with publishable keys, a new
+  person per request, as JSON and as an urlencoded form (and JSON duplicates of open leads).
+  Target: at least 50%.
+- **Conventions: middleware chain and pagination**: the Go benchmarks in test/bench (written by
+  hand from their output).
+
+Before measuring, a run checks that the bare program sends exactly the server's statements: it
+serves one request of each kind on a server built with app.WithSQLTrace and compares the
+statement texts and argument counts.
 
 Absolute numbers depend on the machine, and on a small one the load generator, the server and
 PostgreSQL share the cores; compare the ratios measured within one run.
@@ -150,10 +173,11 @@ type machine struct {
 	kernel   string
 	goVer    string
 	pgVer    string
+	pgSet    string
 }
 
-func machineInfo(pgVersion string) machine {
-	m := machine{cpus: runtime.NumCPU(), goVer: runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH, pgVer: pgVersion}
+func machineInfo(pgVersion, pgSettings string) machine {
+	m := machine{cpus: runtime.NumCPU(), goVer: runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH, pgVer: pgVersion, pgSet: pgSettings}
 	if f, err := os.Open("/proc/cpuinfo"); err == nil {
 		sc := bufio.NewScanner(f)
 		for sc.Scan() {
@@ -174,101 +198,172 @@ func machineInfo(pgVersion string) machine {
 }
 
 type report struct {
-	opts           options
-	command        string
-	machine        machine
-	server, bare   result
-	all            map[string][]result
-	order          []string
-	inproc         bool
-	dbMaxConns     int
-	quota          quota
-	keys, lateKeys int
-	limiter        string
-	when           time.Time
+	opts       options
+	command    string
+	machine    machine
+	load       string // load average (1, 5, 15 min) when the run started
+	inproc     bool
+	dbMaxConns int
+	limiter    string
+	when       time.Time
+	suite      string
+	outs       []outcome
+	keys       *keyPool
 }
 
 func (r report) markdown() string {
 	var b strings.Builder
 	o := r.opts
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	ratio := r.server.rps() / r.bare.rps()
 	where := "a subprocess (this binary re-executed in server mode), so the load generator and the server do not share a Go scheduler"
 	if r.inproc {
 		where = "the bench process itself (-inproc)"
 	}
-	w("%s\n\n", sectionTitle)
-	w("`GET /api/public/v1/me` with a company-level secret key on the real server (app.NewServer + ServeListener on 127.0.0.1, LOG_LEVEL=warn) in %s, ", where)
-	w("driven over %d concurrent keep-alive connections (%s load generator), beside a bare pgx program with %d workers on a pgxpool as the app role of the server's size (DB_MAX_CONNS=%d) that makes the same SQL round trips per request: ", o.concurrency, clientName(o.client), o.concurrency, r.dbMaxConns)
-	w("BEGIN; the credential lookup that pins the transaction (`auth_credential` + `set_config`); the company row with the columns and predicates ent sends; COMMIT. ")
-	if r.quota.limit > 0 {
-		w("The server limits each credential to %d requests per %.0f s (RateLimit-Policy: %s; rate limiter in %s), so both sides rotate over one pool of company-level keys of the same company, at most %d requests per key and quota window: %d keys in all",
-			r.quota.limit, r.quota.window.Seconds(), r.quota.policy, r.limiter, r.quota.perKey(), r.keys)
-		if r.lateKeys > 0 {
-			w(", %d of them created during a run when the pool ran dry", r.lateKeys)
+	w("%s\n\n", sectionTitle(r.suite))
+	q := r.keys.q
+	quotaText := func(what string) {
+		if q.limit > 0 {
+			w("The server limits each %s to %d requests per %s (RateLimit-Policy: %s; rate limiter in %s), so both sides rotate over one pool of keys, at most %d requests per key and quota window: %d keys in all",
+				what, q.limit, fmtWindow(q), q.policy, r.limiter, q.perKey(), len(r.keys.keys))
+			if r.keys.late > 0 {
+				w(", %d of them created during a run when the pool ran dry", r.keys.late)
+			}
+			w(". ")
+		} else {
+			w("The server announced no rate limit; each worker uses its own key (%d keys). ", len(r.keys.keys))
 		}
-		w(". ")
-	} else {
-		w("The server announced no rate limit; each worker uses its own key (%d keys). ", r.keys)
 	}
-	w("Each run: %s warm-up, then %s measured. Each side ran %d times, in the order %s; the table shows the better run of each (by requests/s), all runs are listed below.\n\n",
-		o.warmup, o.duration, o.rounds, strings.Join(r.order, ", "))
+	switch r.suite {
+	case suiteMe:
+		w("`GET /api/public/v1/me` with a company-level secret key on the real server (app.NewServer + ServeListener on 127.0.0.1, LOG_LEVEL=warn) in %s, ", where)
+		w("driven over %d concurrent keep-alive connections (%s load generator), beside a bare pgx program with %d workers on a pgxpool as the app role of the server's size (DB_MAX_CONNS=%d) that makes the same SQL round trips per request: ", o.concurrency, clientName(o.client), o.concurrency, r.dbMaxConns)
+		w("BEGIN; the credential lookup that pins the transaction (`auth_credential`, plpgsql, so each connection caches its plan, + `set_config`); the company row with the columns and predicates ent sends; COMMIT (4 round trips). ")
+		w("The server also runs the v1 rate limiter (app/ratelimit) on every request, after authentication; with the memory store it costs CPU but no round trip, with REDIS_URL one Redis call. ")
+		quotaText("credential")
+	case suiteIntake:
+		w("`POST /api/public/leads` (the legacy intake; `POST /api/public/v1/leads/intake` runs the same chain and differs only in the shape of its answers) with live publishable keys of the company's user, on the real server (app.NewServer + ServeListener on 127.0.0.1, LOG_LEVEL=warn) in %s, ", where)
+		w("driven over %d concurrent keep-alive connections (%s load generator), from a page of %s (Origin; the keys allow %s). ", o.concurrency, clientName(o.client), benchOrigin, benchDomain)
+		w("Every submission carries firstName, lastName, email, phone, notes (with an umlaut), source, two additionalFields and _meta.url. ")
+		w("**JSON, new person**: `application/json` with X-API-Key, as the JavaScript SDK sends it; **urlencoded form, new person**: `application/x-www-form-urlencoded` with the key in `_key` and `additionalFields[name]`, as a plain HTML form posts it; a new person has a unique e-mail and phone, so every request creates a lead (the common case). ")
+		w("**JSON, duplicate of an open lead**: the JSON body for one of the company's first %s existing leads, round robin, so every request merges into that lead (its notes grow by one entry, and the old row version stays until vacuum removes it). ", fmtInt(dupPersons))
+		w("The company starts with %s open leads; the leads each run creates stay. ", fmtInt(existingLeads))
+		w("Beside it, a bare pgx program with %d workers on a pgxpool as the app role of the server's size (DB_MAX_CONNS=%d) makes the same SQL round trips per request, verbatim (checked statement by statement against a trace of the server before measuring): ", o.concurrency, r.dbMaxConns)
+		w("BEGIN; `auth_credential` + `set_config`; the company row (its duplicate rules); `pg_advisory_xact_lock` for the e-mail key and for the phone key; the duplicate lookup (`FOR UPDATE`); for a new person the stage `new` and `INSERT INTO leads`, for a duplicate the merge `UPDATE` and ent's read-back of the row; the lead's attachments; `INSERT INTO lead_submissions`; `INSERT INTO events`; COMMIT, where the deferred trigger numbers the event under the company's `event_counters` row lock (12 round trips either way, counting BEGIN and COMMIT). ")
+		w("It encodes the same JSON (submission payload, event data, actor) with encoding/json, but does no HTTP, no body parsing, no validation, no phone normalisation and no ent; JSON and form bodies differ only in what the server parses, so their bare runs do the same work. ")
+		quotaText("publishable key")
+	}
+	w("Each run: %s warm-up, then %s measured. Each side ran %d times per load, alternating which side goes first; the table shows the better run of each (by requests/s), all runs are listed below.\n\n",
+		o.warmup, o.duration, o.rounds)
 
 	w("| | requests/s | p50 | p99 |\n|---|---:|---:|---:|\n")
-	w("| server, GET /me | %s | %s | %s |\n", fmtRPS(r.server.rps()), fmtDur(r.server.quantile(.5)), fmtDur(r.server.quantile(.99)))
-	w("| bare pgx, same round trips | %s | %s | %s |\n", fmtRPS(r.bare.rps()), fmtDur(r.bare.quantile(.5)), fmtDur(r.bare.quantile(.99)))
-	w("| **server / bare** | **%.0f%%** | %.2f× | %.2f× |\n\n", 100*ratio,
-		ratioDur(r.server.quantile(.5), r.bare.quantile(.5)), ratioDur(r.server.quantile(.99), r.bare.quantile(.99)))
+	allMet := true
+	for _, x := range r.outs {
+		srv, bare := x.server(), x.bare()
+		ratio := srv.rps() / bare.rps()
+		allMet = allMet && ratio >= 0.5
+		suffix := ""
+		if len(r.outs) > 1 {
+			suffix = " (" + x.v.label + ")"
+		}
+		w("| server, %s | %s | %s | %s |\n", x.v.label, fmtRPS(srv.rps()), fmtDur(srv.quantile(.5)), fmtDur(srv.quantile(.99)))
+		w("| bare pgx, same round trips | %s | %s | %s |\n", fmtRPS(bare.rps()), fmtDur(bare.quantile(.5)), fmtDur(bare.quantile(.99)))
+		w("| **server / bare**%s | **%.0f%%** | %.2f× | %.2f× |\n", suffix, 100*ratio,
+			ratioDur(srv.quantile(.5), bare.quantile(.5)), ratioDur(srv.quantile(.99), bare.quantile(.99)))
+	}
+	w("\n")
 	verdict := "met"
-	if ratio < 0.5 {
+	if !allMet {
 		verdict = "**not met**"
 	}
 	non200, errs := 0, 0
-	for _, rs := range r.all {
-		for _, x := range rs {
-			non200 += x.non200
-			errs += x.errors
+	for _, x := range r.outs {
+		for _, rs := range x.runs {
+			for _, y := range rs {
+				non200 += y.non200
+				errs += y.errors
+			}
 		}
 	}
-	w("Target (server at least 50%% of bare): %s. Non-200 answers: %d; transport or database errors: %d (all runs, warm-up included).\n\n", verdict, non200, errs)
+	want := "200"
+	if r.suite == suiteIntake {
+		want = "201"
+	}
+	w("Target (server at least 50%% of bare): %s. Answers other than %s: %d; transport or database errors: %d (all runs, warm-up included).\n\n", verdict, want, non200, errs)
 
-	w("CPU time per request in the measured window of those two runs, from /proc (the machine has %d cores; PostgreSQL runs on it too):\n\n", r.machine.cpus)
+	w("CPU time per request in the measured window of the runs in the table, from /proc (the machine has %d cores; PostgreSQL runs on it too):\n\n", r.machine.cpus)
 	selfName := "bench process (load generator)"
 	if r.inproc {
 		selfName = "bench process (load generator + server)"
 	}
 	w("| | server process | %s | PostgreSQL (all its processes) | anything else | machine busy |\n|---|---:|---:|---:|---:|---:|\n", selfName)
-	for _, x := range []result{r.server, r.bare} {
-		label := "server, GET /me"
-		if x.side == sideBare {
-			label = "bare pgx (bench process = bare program)"
+	for _, x := range r.outs {
+		for _, y := range []result{x.server(), x.bare()} {
+			label := "server, " + x.v.label
+			if y.side == sideBare {
+				label = "bare pgx (bench process = bare program)"
+				if len(r.outs) > 1 {
+					label = "bare pgx, " + x.v.label
+				}
+			}
+			srv := y.cpu.perRequest(y.cpu.server)
+			if r.inproc {
+				srv = "–"
+			}
+			w("| %s | %s | %s | %s | %s | %.0f%% |\n", label, srv, y.cpu.perRequest(y.cpu.self), y.cpu.perRequest(y.cpu.postgres),
+				y.cpu.perRequest(y.cpu.other()), y.cpu.busyPercent())
 		}
-		srv := x.cpu.perRequest(x.cpu.server)
-		if r.inproc {
-			srv = "–"
-		}
-		w("| %s | %s | %s | %s | %s | %.0f%% |\n", label, srv, x.cpu.perRequest(x.cpu.self), x.cpu.perRequest(x.cpu.postgres),
-			x.cpu.perRequest(x.cpu.other()), x.cpu.busyPercent())
 	}
-	if !r.inproc && r.server.cpu.requests > 0 && r.bare.cpu.requests > 0 {
+	if !r.inproc {
 		perReq := func(u cpuUsage, d time.Duration) float64 { return float64(d.Microseconds()) / float64(u.requests) }
-		srv, bare := perReq(r.server.cpu, r.server.cpu.server), perReq(r.bare.cpu, r.bare.cpu.self)
-		w("\nPer request the server process spent %.0f µs of CPU where the bare program spent %.0f µs (%.1f×); PostgreSQL spent %.0f µs and %.0f µs, the same work on both sides, and with the cores saturated it bounds both.\n",
-			srv, bare, srv/bare, perReq(r.server.cpu, r.server.cpu.postgres), perReq(r.bare.cpu, r.bare.cpu.postgres))
+		for _, x := range r.outs {
+			s, bb := x.server(), x.bare()
+			if s.cpu.requests == 0 || bb.cpu.requests == 0 {
+				continue
+			}
+			srv, bare := perReq(s.cpu, s.cpu.server), perReq(bb.cpu, bb.cpu.self)
+			lead := "Per request"
+			if len(r.outs) > 1 {
+				lead = "For " + x.v.label + ", per request"
+			}
+			w("\n%s the server process spent %.0f µs of CPU where the bare program spent %.0f µs (%.1f×); PostgreSQL spent %.0f µs and %.0f µs on the same statements. ",
+				lead, srv, bare, srv/bare, perReq(s.cpu, s.cpu.postgres), perReq(bb.cpu, bb.cpu.postgres))
+			ts, tb := perReq(s.cpu, s.cpu.busy), perReq(bb.cpu, bb.cpu.busy)
+			w("With the cores busy (%.0f%% and %.0f%%), requests per second follow the machine's CPU time per request: %.0f µs on the server side (server, load generator, PostgreSQL, anything else) against %.0f µs on the bare side, which predicts a ratio of %.0f%% (measured: %.0f%%).\n",
+				s.cpu.busyPercent(), bb.cpu.busyPercent(), ts, tb, 100*tb/ts, 100*s.rps()/bb.rps())
+		}
 	}
-	w("\nAll runs:\n\n| # | side | requests/s | p50 | p99 | mean | max |\n|---:|---|---:|---:|---:|---:|---:|\n")
-	idx := map[string]int{}
-	for i, side := range r.order {
-		x := r.all[side][idx[side]]
-		idx[side]++
-		w("| %d | %s | %s | %s | %s | %s | %s |\n", i+1, side, fmtRPS(x.rps()), fmtDur(x.quantile(.5)), fmtDur(x.quantile(.99)),
-			fmtDur(x.mean()), fmtDur(x.quantile(1)))
+	w("\nAll runs, in the order they ran:\n\n| # | load | side | requests/s | p50 | p99 | mean | max |\n|---:|---|---|---:|---:|---:|---:|---:|\n")
+	n := 0
+	for _, x := range r.outs {
+		idx := map[string]int{}
+		for _, side := range x.order {
+			y := x.runs[side][idx[side]]
+			idx[side]++
+			n++
+			w("| %d | %s | %s | %s | %s | %s | %s | %s |\n", n, x.v.label, side, fmtRPS(y.rps()), fmtDur(y.quantile(.5)), fmtDur(y.quantile(.99)),
+				fmtDur(y.mean()), fmtDur(y.quantile(1)))
+		}
 	}
 	m := r.machine
-	w("\nMachine: %s, nproc %d, %s; %s; %s (same machine, default settings).\n\n", m.cpuModel, m.cpus, m.kernel, m.goVer, m.pgVer)
-	w("Command: `%s` (measured %s).\n", r.command, r.when.Format("2006-01-02 15:04 MST"))
+	w("\nMachine: %s, nproc %d, %s; %s; %s on the same machine (%s).", m.cpuModel, m.cpus, m.kernel, m.goVer, m.pgVer, m.pgSet)
+	if r.load != "" {
+		w(" Load average (1 / 5 / 15 min) when the run started: %s; the \"anything else\" column above is what other processes took during the measured windows.", r.load)
+	}
+	w("\n\nCommand: `%s` (measured %s).\n", r.command, r.when.Format("2006-01-02 15:04 MST"))
 	return b.String()
 }
+
+func fmtWindow(q quota) string {
+	switch {
+	case q.window == time.Hour:
+		return "clock hour"
+	case q.window%time.Hour == 0:
+		return fmt.Sprintf("%d h", q.window/time.Hour)
+	}
+	return fmt.Sprintf("%.0f s", q.window.Seconds())
+}
+
+func fmtInt(n int) string { return fmtRPS(float64(n)) }
 
 func clientName(c string) string {
 	if c == "nethttp" {
@@ -319,9 +414,9 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// writeSection replaces the section of path titled sectionTitle with md (which starts with the
-// title), or appends it; a missing file is created with the intro.
-func writeSection(path, md string) error {
+// writeSection replaces the section of path titled title with md (which starts with the title),
+// or appends it; a missing file is created with the intro.
+func writeSection(path, title, md string) error {
 	old, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -336,7 +431,7 @@ func writeSection(path, md string) error {
 	start, end := -1, len(lines)
 	for i, l := range lines {
 		t := strings.TrimRight(l, "\r\n")
-		if start < 0 && t == sectionTitle {
+		if start < 0 && t == title {
 			start = i
 		} else if start >= 0 && strings.HasPrefix(t, "## ") {
 			end = i

@@ -3,13 +3,11 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -195,33 +193,4 @@ func startInProcess(fx fixture, cpuprofile string) (*server, error) {
 		}
 		return stopErr
 	}}, nil
-}
-
-// checkServer asks GET /me once with net/http, checks that it names the seeded company and
-// returns the quota the server announces.
-func checkServer(ctx context.Context, addr string, fx fixture) (quota, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+mePath, nil)
-	if err != nil {
-		return quota{}, err
-	}
-	req.Header.Set("Authorization", "Bearer "+fx.key)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return quota{}, fmt.Errorf("GET /me: %w", err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		return quota{}, fmt.Errorf("GET /me: %d %s", resp.StatusCode, body)
-	}
-	var me struct {
-		Company struct {
-			ID string `json:"id"`
-		} `json:"company"`
-	}
-	if err := json.Unmarshal(body, &me); err != nil || me.Company.ID != fx.companyID {
-		return quota{}, fmt.Errorf("GET /me answered %s, want company %s", body, fx.companyID)
-	}
-	http.DefaultClient.CloseIdleConnections()
-	return quotaOf(resp.Header), nil
 }
