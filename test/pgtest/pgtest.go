@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"os"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -199,6 +200,7 @@ func Template(ctx context.Context, adminURL string) (string, error) {
 			return "", err
 		}
 	}
+	dropStaleTemplates(ctx, conn, name)
 	return name, nil
 }
 
@@ -218,3 +220,25 @@ const AppPassword = "brokerdesk_app_test"
 
 // AppURL returns the URL of database dbURL logging in as the app role.
 func AppURL(dbURL string) string { return WithUser(dbURL, migrations.RoleApp, AppPassword) }
+
+// dropStaleTemplates removes templates of earlier migration sets, so a developer's server does
+// not collect one per schema change. A template still being cloned is left alone (DROP fails).
+func dropStaleTemplates(ctx context.Context, conn *sql.Conn, keep string) {
+	rows, err := conn.QueryContext(ctx, "SELECT datname FROM pg_database WHERE datname LIKE 'bd\\_tpl\\_%' AND datname <> $1", keep)
+	if err != nil {
+		return
+	}
+	var stale []string
+	for rows.Next() {
+		var n string
+		if rows.Scan(&n) == nil && !strings.HasSuffix(n, "_build") {
+			stale = append(stale, n)
+		}
+	}
+	rows.Close()
+	for _, n := range stale {
+		if _, err := conn.ExecContext(ctx, "ALTER DATABASE "+n+" WITH is_template = false"); err == nil {
+			_, _ = conn.ExecContext(ctx, "DROP DATABASE IF EXISTS "+n)
+		}
+	}
+}
