@@ -9,9 +9,11 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/recover"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/rs/zerolog"
+	pgxuuid "github.com/vgarvardt/pgx-google-uuid/v5"
 
 	"github.com/brokerdesk/brokerdesk/app/httpx"
 	"github.com/brokerdesk/brokerdesk/app/maintenance"
@@ -76,6 +78,12 @@ func NewServer(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Opti
 		return nil, fmt.Errorf("APP_DATABASE_URL: %w", err)
 	}
 	pcfg.MaxConns = int32(cfg.DBMaxConns)
+	// Teach pgx google/uuid, so UUID arguments are encoded in binary directly instead of going
+	// through driver.Valuer and a failed binary attempt (~10% of the intake's CPU in a profile).
+	pcfg.AfterConnect = func(_ context.Context, conn *pgx.Conn) error {
+		pgxuuid.Register(conn.TypeMap())
+		return nil
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
 	if err != nil {
 		return nil, fmt.Errorf("connect: %w", err)
