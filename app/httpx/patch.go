@@ -32,8 +32,8 @@ func IfMatch(c *fiber.Ctx, version int64, required bool) error {
 		return nil
 	}
 	want := ETag(version)
-	for _, tag := range strings.Split(h, ",") {
-		if strings.TrimSpace(tag) == want {
+	for _, tag := range splitTags(h) {
+		if tag == want { // strong comparison: a weak tag never matches
 			return nil
 		}
 	}
@@ -118,3 +118,14 @@ func ApplyMergePatch(target, patch any) any {
 	}
 	return t
 }
+
+// splitTags splits an If-Match or If-None-Match list into trimmed entity tags.
+func splitTags(h string) []string {
+	parts := strings.Split(h, ",")
+	for i := range parts {
+		parts[i] = strings.TrimSpace(parts[i])
+	}
+	return parts
+}
+
+func trimWeak(tag string) string { return strings.TrimPrefix(tag, "W/") }

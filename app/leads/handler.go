@@ -1,7 +1,6 @@
 package leads
 
 import (
-	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -73,7 +72,7 @@ func (h *Handler) list(c *fiber.Ctx) error {
 		return err
 	}
 	return httpx.WritePage(c, page, rows, func(l Lead) []string {
-		return []string{l.CreatedAt.UTC().Format(time.RFC3339Nano), l.ID.String()}
+		return httpx.CreatedKey(l.CreatedAt, l.ID)
 	}, Lead.View)
 }
 

@@ -143,15 +143,12 @@ func (s *Service) List(ctx context.Context, f ListFilter, after []string, limit 
 	if f.Converted != nil {
 		q.Where(lead.Converted(*f.Converted))
 	}
-	if len(after) == 2 {
-		t, terr := time.Parse(time.RFC3339Nano, after[0])
-		id, ierr := uuid.Parse(after[1])
-		if terr != nil || ierr != nil {
-			return nil, errs.InvalidField("cursor", "invalid_cursor", "is not a cursor of this list")
-		}
-		q.Where(func(s *entsql.Selector) {
-			s.Where(entsql.CompositeGT([]string{s.C(lead.FieldCreatedAt), s.C(lead.FieldID)}, t, id))
-		})
+	keyset, err := httpx.AfterCreated(after)
+	if err != nil {
+		return nil, err
+	}
+	if keyset != nil {
+		q.Where(keyset)
 	}
 	rows, err := q.Order(ent.Asc(lead.FieldCreatedAt), ent.Asc(lead.FieldID)).Limit(limit + 1).All(ctx)
 	if err != nil {

@@ -12,11 +12,12 @@ import (
 	"fmt"
 	"io/fs"
 	"sort"
-	"strings"
 	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/gofiber/fiber/v2"
+
+	"github.com/brokerdesk/brokerdesk/app/httpx"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -76,23 +77,12 @@ func Mount(r fiber.Router) {
 	r.Get("/openapi.json", func(c *fiber.Ctx) error {
 		c.Set(fiber.HeaderETag, d.etag)
 		c.Set(fiber.HeaderCacheControl, "public, max-age=300")
-		if etagMatches(c.Get(fiber.HeaderIfNoneMatch), d.etag) {
+		if httpx.IfNoneMatch(c.Get(fiber.HeaderIfNoneMatch), d.etag) {
 			return c.SendStatus(fiber.StatusNotModified)
 		}
 		c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
 		return c.Send(d.json)
 	})
-}
-
-// etagMatches reports whether an If-None-Match header names etag (weak comparison, RFC 9110).
-func etagMatches(header, etag string) bool {
-	for _, t := range strings.Split(header, ",") {
-		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
-		if t == "*" || t == etag {
-			return true
-		}
-	}
-	return false
 }
 
 // assemble merges the area files into openapi.yaml and converts the result to JSON.

@@ -8,9 +8,10 @@ import (
 	"crypto/sha256"
 	_ "embed"
 	"encoding/base64"
-	"strings"
 
 	"github.com/gofiber/fiber/v2"
+
+	"github.com/brokerdesk/brokerdesk/app/httpx"
 )
 
 // Path is where the SDK is served, from the server root.
@@ -51,21 +52,10 @@ func Mount(r fiber.Router) {
 		c.Set(fiber.HeaderCacheControl, CacheControl)
 		c.Set(fiber.HeaderAccessControlAllowOrigin, "*")
 		c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
-		if etagMatches(c.Get(fiber.HeaderIfNoneMatch), etag) {
+		if httpx.IfNoneMatch(c.Get(fiber.HeaderIfNoneMatch), etag) {
 			return c.SendStatus(fiber.StatusNotModified)
 		}
 		c.Set(fiber.HeaderContentType, ContentType)
 		return c.Send(script)
 	})
-}
-
-// etagMatches reports whether an If-None-Match header names etag (weak comparison, RFC 9110).
-func etagMatches(header, etag string) bool {
-	for _, t := range strings.Split(header, ",") {
-		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
-		if t == "*" || t == etag {
-			return true
-		}
-	}
-	return false
 }

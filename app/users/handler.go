@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	entsql "entgo.io/ent/dialect/sql"
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
@@ -92,15 +91,12 @@ func (h *Handler) list(c *fiber.Ctx) error {
 	if email != "" {
 		q.Where(user.Email(email))
 	}
-	if page.HasCursor() && len(page.After) == 2 {
-		t, terr := time.Parse(time.RFC3339Nano, page.After[0])
-		id, ierr := uuid.Parse(page.After[1])
-		if terr != nil || ierr != nil {
-			return errs.InvalidField("cursor", "invalid_cursor", "is not a cursor of this list")
-		}
-		q.Where(func(s *entsql.Selector) {
-			s.Where(entsql.CompositeGT([]string{s.C(user.FieldCreatedAt), s.C(user.FieldID)}, t, id))
-		})
+	after, err := httpx.AfterCreated(page.After)
+	if err != nil {
+		return err
+	}
+	if after != nil {
+		q.Where(after)
 	}
 	rows, err := q.Order(ent.Asc(user.FieldCreatedAt), ent.Asc(user.FieldID)).Limit(page.Limit + 1).All(ctx)
 	if err != nil {
@@ -108,7 +104,7 @@ func (h *Handler) list(c *fiber.Ctx) error {
 	}
 	lang := httpx.Lang(c)
 	return httpx.WritePage(c, page, rows, func(u *ent.User) []string {
-		return []string{u.CreatedAt.UTC().Format(time.RFC3339Nano), u.ID.String()}
+		return httpx.CreatedKey(u.CreatedAt, u.ID)
 	}, func(u *ent.User) View { return NewView(u, lang) })
 }
 
