@@ -2,6 +2,7 @@ package apitest
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"sync/atomic"
 	"testing"
@@ -80,41 +81,45 @@ func (c *Company) UserKey(t testing.TB, u operator.User, scopes ...string) strin
 	return c.Key(t, operator.NewKeyInput{Kind: tenancy.KindSecret, Env: tenancy.EnvLive, UserID: &u.ID, Scopes: scopes}).Secret
 }
 
+// Pinned runs fn in a transaction of the app role pinned to company, as a request's would be
+// (RLS applies), and commits it when fn returns nil.
+func (e *Env) Pinned(ctx context.Context, company uuid.UUID, fn func(tx *sql.Tx) error) error {
+	tx, err := e.AppDB.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, "SELECT set_config('app.company_id', $1, true)", company.String()); err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
 // AppDBSetUserStatus changes a user's status directly in the database, pinned to companyID as
 // the app role (no operator command exists for it yet).
 func (e *Env) AppDBSetUserStatus(ctx context.Context, companyID, userID uuid.UUID, status string) (int64, error) {
-	tx, err := e.AppDB.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, err
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, "SELECT set_config('app.company_id', $1, true)", companyID.String()); err != nil {
-		return 0, err
-	}
-	res, err := tx.ExecContext(ctx, "UPDATE users SET status = $1 WHERE id = $2", status, userID)
-	if err != nil {
-		return 0, err
-	}
-	n, _ := res.RowsAffected()
-	return n, tx.Commit()
+	var n int64
+	err := e.Pinned(ctx, companyID, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, "UPDATE users SET status = $1 WHERE id = $2", status, userID)
+		if err == nil {
+			n, err = res.RowsAffected()
+		}
+		return err
+	})
+	return n, err
 }
 
 // InsertUsers adds n users to a company straight in the database (fast fixtures for paging),
 // pinned as the app role so RLS checks the rows. Their e-mails are prefix<i>@example.com.
 func (e *Env) InsertUsers(ctx context.Context, companyID uuid.UUID, prefix string, n int) error {
-	tx, err := e.AppDB.BeginTx(ctx, nil)
-	if err != nil {
+	return e.Pinned(ctx, companyID, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO users (id, company_id, email, first_name, last_name, status, role, version, created_at, updated_at)
+			SELECT gen_random_uuid(), $1, $2 || i || '@example.com', 'F', 'L', 'active', 'agent', 1,
+			       clock_timestamp(), clock_timestamp()
+			FROM generate_series(1, $3) AS i`, companyID, prefix, n)
 		return err
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, "SELECT set_config('app.company_id', $1, true)", companyID.String()); err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO users (id, company_id, email, first_name, last_name, status, role, version, created_at, updated_at)
-		SELECT gen_random_uuid(), $1, $2 || i || '@example.com', 'F', 'L', 'active', 'agent', 1,
-		       clock_timestamp(), clock_timestamp()
-		FROM generate_series(1, $3) AS i`, companyID, prefix, n); err != nil {
-		return err
-	}
-	return tx.Commit()
+	})
 }

@@ -5,6 +5,7 @@ package idempotency
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -79,16 +80,10 @@ func post(t *testing.T, env *apitest.Env, path, key, idem, body string) *apitest
 func countUsers(t *testing.T, env *apitest.Env, co *apitest.Company, email string) int {
 	t.Helper()
 	ctx := context.Background()
-	tx, err := env.AppDB.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, "SELECT set_config('app.company_id', $1, true)", co.ID.String()); err != nil {
-		t.Fatal(err)
-	}
 	var n int
-	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM users WHERE email = $1", email).Scan(&n); err != nil {
+	if err := env.Pinned(ctx, co.ID, func(tx *sql.Tx) error {
+		return tx.QueryRowContext(ctx, "SELECT count(*) FROM users WHERE email = $1", email).Scan(&n)
+	}); err != nil {
 		t.Fatal(err)
 	}
 	return n

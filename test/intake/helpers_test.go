@@ -283,17 +283,7 @@ type leadRow struct {
 // pinned runs f in a transaction of the app role pinned to company (RLS applies).
 func pinned(t testing.TB, env *apitest.Env, company uuid.UUID, fn func(tx *sql.Tx)) {
 	t.Helper()
-	ctx := context.Background()
-	tx, err := env.AppDB.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, "SELECT set_config('app.company_id', $1, true)", company.String()); err != nil {
-		t.Fatal(err)
-	}
-	fn(tx)
-	if err := tx.Commit(); err != nil {
+	if err := env.Pinned(context.Background(), company, func(tx *sql.Tx) error { fn(tx); return nil }); err != nil {
 		t.Fatal(err)
 	}
 }
