@@ -1,7 +1,6 @@
 package leads
 
 import (
-
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/brokerdesk/brokerdesk/app/errs"
