@@ -18,6 +18,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/brokerdesk/brokerdesk/app"
+	"github.com/brokerdesk/brokerdesk/app/devdb"
 	"github.com/brokerdesk/brokerdesk/app/errs"
 	"github.com/brokerdesk/brokerdesk/app/operator"
 	"github.com/brokerdesk/brokerdesk/ent"
@@ -72,7 +73,10 @@ func (e env) dev(ctx context.Context, args []string) (err error) {
 	// getenv is the environment with dev's defaults; ownerURL is filled in once the database runs.
 	ownerURL := e.getenv("DATABASE_URL")
 	external := ownerURL != ""
-	defaults := map[string]string{"LISTEN_ADDR": devListen, "LOG_FORMAT": "console", "APP_SECRET": secret}
+	// WEBHOOK_ALLOW_INSECURE: webhook endpoints on this machine (http://localhost:…) for trying
+	// deliveries out.
+	defaults := map[string]string{"LISTEN_ADDR": devListen, "LOG_FORMAT": "console", "APP_SECRET": secret,
+		"WEBHOOK_ALLOW_INSECURE": "true"}
 	if !external {
 		defaults["APP_DB_PASSWORD"] = devAppPasswd
 	}
@@ -100,7 +104,7 @@ func (e env) dev(ctx context.Context, args []string) (err error) {
 			source += " (" + u.Host + u.Path + ")"
 		}
 	} else {
-		db, err := startDevDB(ctx, dataDir, log)
+		db, err := devdb.Start(ctx, dataDir, log)
 		if err != nil {
 			return fmt.Errorf("dev: %w", err)
 		}

@@ -1,7 +1,9 @@
 // Package pgtest finds a PostgreSQL server for tests and gives each test package a fresh
 // database cloned from a migrated template. The server is the one TEST_DATABASE_URL names (an
-// owner or superuser URL), else a testcontainers PostgreSQL where a Docker engine runs; with
-// neither, Server fails and says what to set. Tests never skip for lack of a database.
+// owner or superuser URL), else a testcontainers PostgreSQL where a Docker engine runs, else a
+// private cluster under <module>/.data/test/ that the test binaries of a run share
+// (test/testsvc, started with the code of `brokerdesk dev`); with none of them, Server fails
+// and says what to install or set. Tests never skip for lack of a database.
 package pgtest
 
 import (
@@ -10,6 +12,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"net/url"
@@ -20,10 +23,11 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
-	"github.com/testcontainers/testcontainers-go"
-	tcpostgres "github.com/testcontainers/testcontainers-go/modules/postgres"
+	"github.com/rs/zerolog"
 
+	"github.com/brokerdesk/brokerdesk/app/devdb"
 	"github.com/brokerdesk/brokerdesk/migrations"
+	"github.com/brokerdesk/brokerdesk/test/testsvc"
 )
 
 var (
@@ -32,42 +36,89 @@ var (
 	serverErr  error
 )
 
+// errNoServer is what a machine with no way to a PostgreSQL gets.
+var errNoServer = errors.New("no PostgreSQL for tests: install PostgreSQL's server binaries (initdb, pg_ctl: " +
+	"apt-get install postgresql) for a private cluster, run a Docker engine for testcontainers, or set " +
+	"TEST_DATABASE_URL to an owner or superuser URL (e.g. postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable)")
+
 // Server returns an admin URL (database "postgres") of the test server. The first call in a
-// process may start a container; it lives as long as the process.
+// process may start a container, which lives as long as the process, or start (or join) the
+// private cluster, which outlives it.
 func Server(ctx context.Context) (string, error) {
 	serverOnce.Do(func() {
 		if u := os.Getenv("TEST_DATABASE_URL"); u != "" {
 			serverURL = u
 			return
 		}
-		serverURL, serverErr = startContainer(ctx)
-		if serverErr != nil {
-			serverErr = fmt.Errorf("no PostgreSQL for tests: set TEST_DATABASE_URL to an owner or superuser URL "+
-				"(e.g. postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable) or run a Docker engine "+
-				"for testcontainers (%v)", serverErr)
+		if devdb.DockerRunning(ctx) {
+			serverURL, serverErr = startContainer(ctx)
+			return
 		}
+		o, err := testsvc.DefaultOptions()
+		if err != nil {
+			serverErr = err
+			return
+		}
+		serverURL, serverErr = privateCluster(ctx, o)
 	})
 	return serverURL, serverErr
 }
 
-func startContainer(ctx context.Context) (u string, err error) {
-	defer func() { // testcontainers may panic while it looks for a Docker host
-		if r := recover(); r != nil {
-			err = fmt.Errorf("docker unavailable: %v", r)
-		}
-	}()
+func startContainer(ctx context.Context) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	if _, err := testcontainers.NewDockerProvider(); err != nil {
-		return "", fmt.Errorf("docker unavailable: %w", err)
-	}
-	ctr, err := tcpostgres.Run(ctx, "postgres:15-alpine",
-		tcpostgres.WithDatabase("postgres"), tcpostgres.WithUsername("postgres"), tcpostgres.WithPassword("postgres"),
-		tcpostgres.BasicWaitStrategies())
+	db, err := devdb.StartContainer(ctx)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("no PostgreSQL for tests: a Docker engine answers, but: %w", err)
 	}
-	return ctr.ConnectionString(ctx, "sslmode=disable")
+	return db.AdminURL, nil
+}
+
+// privateCluster starts or joins the private cluster of o.Dir. A cluster this process starts
+// is one no test can be using, so what killed test binaries left in it goes first.
+func privateCluster(ctx context.Context, o testsvc.Options) (string, error) {
+	log := zerolog.New(zerolog.ConsoleWriter{Out: os.Stderr}).With().Timestamp().Str("pid", fmt.Sprint(os.Getpid())).Logger()
+	s, err := testsvc.Postgres(ctx, o, log, dropLeftovers)
+	if errors.Is(err, testsvc.ErrNoBinaries) {
+		return "", errNoServer
+	}
+	if err != nil {
+		return "", fmt.Errorf("private test cluster under %s: %w", o.Dir, err)
+	}
+	return s.URL, nil
+}
+
+// dropLeftovers drops the package and dev databases (bd_t_*, bd_dev_*) of earlier runs that
+// ended before they could drop their own. Templates stay.
+func dropLeftovers(ctx context.Context, adminURL string) error {
+	db, err := sql.Open("pgx", adminURL)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	rows, err := db.QueryContext(ctx, `SELECT datname FROM pg_database WHERE datname LIKE 'bd\_t\_%' OR datname LIKE 'bd\_dev\_%'`)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			rows.Close()
+			return err
+		}
+		names = append(names, n)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, n := range names {
+		if _, err := db.ExecContext(ctx, "DROP DATABASE IF EXISTS "+n+" WITH (FORCE)"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // WithDatabase returns u pointing at database name.
@@ -154,7 +205,8 @@ func Template(ctx context.Context, adminURL string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	name := "bd_tpl_" + sum
+	prefix := "bd_tpl_" + checkoutTag() + "_"
+	name := prefix + sum
 	db, err := sql.Open("pgx", adminURL)
 	if err != nil {
 		return "", err
@@ -200,7 +252,7 @@ func Template(ctx context.Context, adminURL string) (string, error) {
 			return "", err
 		}
 	}
-	dropStaleTemplates(ctx, conn, name)
+	dropStaleTemplates(ctx, conn, prefix, name)
 	return name, nil
 }
 
@@ -221,10 +273,24 @@ const AppPassword = "brokerdesk_app_test"
 // AppURL returns the URL of database dbURL logging in as the app role.
 func AppURL(dbURL string) string { return WithUser(dbURL, migrations.RoleApp, AppPassword) }
 
-// dropStaleTemplates removes templates of earlier migration sets, so a developer's server does
-// not collect one per schema change. A template still being cloned is left alone (DROP fails).
-func dropStaleTemplates(ctx context.Context, conn *sql.Conn, keep string) {
-	rows, err := conn.QueryContext(ctx, "SELECT datname FROM pg_database WHERE datname LIKE 'bd\\_tpl\\_%' AND datname <> $1", keep)
+// checkoutTag names the checkout the tests run from (a hash of its module root), so two
+// checkouts sharing one server (git worktrees, a fresh clone beside the work tree) keep their
+// own templates and never drop each other's.
+func checkoutTag() string {
+	dir, err := testsvc.ModuleRoot()
+	if err != nil {
+		return "x"
+	}
+	h := sha256.Sum256([]byte(dir))
+	return hex.EncodeToString(h[:])[:6]
+}
+
+// dropStaleTemplates removes this checkout's templates of earlier migration sets, so a
+// developer's server does not collect one per schema change. A template still being cloned is
+// left alone (DROP fails).
+func dropStaleTemplates(ctx context.Context, conn *sql.Conn, prefix, keep string) {
+	like := strings.ReplaceAll(prefix, "_", "\\_") + "%"
+	rows, err := conn.QueryContext(ctx, "SELECT datname FROM pg_database WHERE datname LIKE $1 AND datname <> $2", like, keep)
 	if err != nil {
 		return
 	}

@@ -1,4 +1,9 @@
-package main
+// Package devdb starts the PostgreSQL server a developer's machine runs BrokerDesk on: a
+// private cluster made with the system's initdb/pg_ctl in a data directory of ours, or a
+// testcontainers PostgreSQL where only a Docker engine exists. `brokerdesk dev` runs on it, and
+// the test harness (test/testsvc) starts its own cluster with the same code when the
+// environment names no server.
+package devdb
 
 import (
 	"bytes"
@@ -26,11 +31,11 @@ import (
 	tcpostgres "github.com/testcontainers/testcontainers-go/modules/postgres"
 )
 
-// errNoPostgres is what dev says when it finds neither PostgreSQL binaries nor a Docker engine.
-var errNoPostgres = errors.New("no PostgreSQL: install postgresql (apt-get install postgresql) or start Docker, or set DATABASE_URL")
+// ErrNoPostgres is what Start says when it finds neither PostgreSQL binaries nor a Docker engine.
+var ErrNoPostgres = errors.New("no PostgreSQL: install postgresql (apt-get install postgresql) or start Docker, or set DATABASE_URL")
 
-// devDB is the PostgreSQL server dev runs on: a private cluster or a container.
-type devDB struct {
+// DB is the PostgreSQL server dev runs on: a private cluster or a container.
+type DB struct {
 	// AdminURL logs in as the superuser "postgres" to database "postgres".
 	AdminURL string
 	// Describe says in one line what the server is and where its data lives.
@@ -41,29 +46,42 @@ type devDB struct {
 	Stop func() error
 }
 
-// startDevDB starts the private cluster under dataDir, or a container when the PostgreSQL
+// Start starts the private cluster under dataDir, or a container when the PostgreSQL
 // binaries are missing and a Docker engine answers.
-func startDevDB(ctx context.Context, dataDir string, log zerolog.Logger) (*devDB, error) {
-	pgVersion, _ := os.ReadFile(filepath.Join(dataDir, "pg", "PG_VERSION"))
-	bin, err := findPGBin(strings.TrimSpace(string(pgVersion)))
+func Start(ctx context.Context, dataDir string, log zerolog.Logger) (*DB, error) {
+	c, err := Open(dataDir, log)
 	if err == nil {
-		c, err := newCluster(bin, dataDir, log)
-		if err != nil {
-			return nil, err
-		}
-		return c.start()
+		return c.Start()
 	}
-	if dockerRunning(ctx) {
+	if !errors.Is(err, ErrNoBinaries) {
+		return nil, err
+	}
+	if DockerRunning(ctx) {
 		log.Info().Msg("no initdb/pg_ctl found: starting PostgreSQL in Docker (testcontainers); its data is not kept")
-		return startContainer(ctx)
+		return StartContainer(ctx)
 	}
-	return nil, errNoPostgres
+	return nil, ErrNoPostgres
 }
 
-// findPGBin returns the directory holding initdb and pg_ctl: PATH first, else the highest
+// ErrNoBinaries is what Open says when it finds no initdb and pg_ctl.
+var ErrNoBinaries = errors.New("initdb and pg_ctl not found")
+
+// Open returns the private cluster of dataDir (data in dataDir/pg), running or not, with the
+// binaries that can open it: those of its PG_VERSION when it exists, else the newest found. It
+// starts nothing. The error is ErrNoBinaries when the machine has no PostgreSQL binaries.
+func Open(dataDir string, log zerolog.Logger) (*Cluster, error) {
+	pgVersion, _ := os.ReadFile(filepath.Join(dataDir, "pg", "PG_VERSION"))
+	bin, err := FindPGBin(strings.TrimSpace(string(pgVersion)))
+	if err != nil {
+		return nil, err
+	}
+	return NewCluster(bin, dataDir, log)
+}
+
+// FindPGBin returns the directory holding initdb and pg_ctl: PATH first, else the highest
 // /usr/lib/postgresql/*/bin (Debian keeps them off PATH). want, when set, is the major
 // version of an existing cluster, whose binaries win over newer ones that cannot open it.
-func findPGBin(want string) (string, error) {
+func FindPGBin(want string) (string, error) {
 	if want != "" {
 		if d := filepath.Join("/usr/lib/postgresql", want, "bin"); hasPGBin(d) {
 			return d, nil
@@ -81,7 +99,7 @@ func findPGBin(want string) (string, error) {
 			return d, nil
 		}
 	}
-	return "", errors.New("initdb and pg_ctl not found")
+	return "", ErrNoBinaries
 }
 
 // pgMajor reads the version out of /usr/lib/postgresql/VERSION/bin.
@@ -100,9 +118,12 @@ func hasPGBin(dir string) bool {
 	return true
 }
 
-// cluster is a private PostgreSQL cluster: data in pgDir, socket in sockDir, listening on
+// Cluster is a private PostgreSQL cluster: data in pgDir, socket in sockDir, listening on
 // 127.0.0.1:port only. As root it runs as the system user postgres (initdb refuses root).
-type cluster struct {
+type Cluster struct {
+	// Label names the cluster in log messages ("dev cluster" unless the caller sets it).
+	Label string
+
 	bin, dataDir        string
 	pgDir, sockDir, log string
 	port                int
@@ -113,14 +134,17 @@ type cluster struct {
 // maxSocketPath keeps sockDir/.s.PGSQL.NNNNN.lock within a Unix socket path (108 bytes).
 const maxSocketPath = 107 - len("/.s.PGSQL.65535.lock")
 
-func newCluster(bin, dataDir string, log zerolog.Logger) (*cluster, error) {
-	c := &cluster{bin: bin, dataDir: dataDir, logger: log,
+// NewCluster describes the cluster of dataDir run with the binaries in bin; it starts nothing.
+// As root it finds the user postgres and, when postgres cannot reach dataDir, a directory
+// under the system temp dir that holds the cluster instead.
+func NewCluster(bin, dataDir string, log zerolog.Logger) (*Cluster, error) {
+	c := &Cluster{Label: "dev cluster", bin: bin, dataDir: dataDir, logger: log,
 		pgDir: filepath.Join(dataDir, "pg"), sockDir: filepath.Join(dataDir, "pgsock"), log: filepath.Join(dataDir, "pg.log")}
 	if os.Geteuid() == 0 {
 		u, err := user.Lookup("postgres")
 		if err != nil {
 			return nil, errors.New("running as root, and initdb refuses root: there is no system user postgres to run " +
-				"PostgreSQL as (create it with useradd --system postgres, or run brokerdesk dev as a normal user)")
+				"PostgreSQL as (create it with useradd --system postgres, or run as a normal user)")
 		}
 		uid, _ := strconv.Atoi(u.Uid)
 		gid, _ := strconv.Atoi(u.Gid)
@@ -219,7 +243,7 @@ func fallbackDir(dataDir string) (string, error) {
 }
 
 // command builds a command of the PostgreSQL binaries, run as postgres when we are root.
-func (c *cluster) command(name string, args ...string) *exec.Cmd {
+func (c *Cluster) command(name string, args ...string) *exec.Cmd {
 	cmd := exec.Command(filepath.Join(c.bin, name), args...)
 	cmd.Dir = "/" // the working directory may not be reachable by postgres
 	for _, kv := range os.Environ() {
@@ -234,7 +258,7 @@ func (c *cluster) command(name string, args ...string) *exec.Cmd {
 }
 
 // runPG runs a PostgreSQL binary and returns its output in the error when it fails.
-func (c *cluster) runPG(name string, args ...string) error {
+func (c *Cluster) runPG(name string, args ...string) error {
 	cmd := c.command(name, args...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -245,7 +269,7 @@ func (c *cluster) runPG(name string, args ...string) error {
 }
 
 // ownDir creates dir (mode perm) and, as root, gives it and what it holds to postgres.
-func (c *cluster) ownDir(dir string, perm fs.FileMode) error {
+func (c *Cluster) ownDir(dir string, perm fs.FileMode) error {
 	if err := os.MkdirAll(dir, perm); err != nil {
 		return err
 	}
@@ -275,8 +299,8 @@ func (c *cluster) ownDir(dir string, perm fs.FileMode) error {
 	})
 }
 
-// start initialises the cluster if needed, starts it and creates nothing else.
-func (c *cluster) start() (*devDB, error) {
+// Start initialises the cluster if needed, starts it and creates nothing else.
+func (c *Cluster) Start() (*DB, error) {
 	if err := c.ownDir(c.pgDir, 0o700); err != nil {
 		return nil, err
 	}
@@ -288,9 +312,9 @@ func (c *cluster) start() (*devDB, error) {
 			return nil, err
 		}
 	}
-	if port, ok := c.running(); ok {
+	if port, ok := c.Running(); ok {
 		c.port = port
-		c.logger.Warn().Int("port", port).Msg("the dev cluster is running already (another brokerdesk dev?): using it and leaving it running")
+		c.logger.Warn().Int("port", port).Msg("the " + c.Label + " is running already (another brokerdesk dev?): using it and leaving it running")
 		return c.db(func() error { return nil }), nil
 	}
 	var err error
@@ -305,17 +329,34 @@ func (c *cluster) start() (*devDB, error) {
 	if err := c.runPG("pg_ctl", "start", "-D", c.pgDir, "-w", "-t", "60", "-l", c.log, "-o", opts); err != nil {
 		return nil, fmt.Errorf("start PostgreSQL (log: %s): %w%s", c.log, err, tail(c.log, 15))
 	}
-	return c.db(c.stop), nil
+	return c.db(c.Stop), nil
 }
 
-func (c *cluster) db(stop func() error) *devDB {
+// Attach returns the cluster when a postmaster serves it already, as a DB whose Stop does
+// nothing: whoever started it stops it.
+func (c *Cluster) Attach() (*DB, bool) {
+	port, ok := c.Running()
+	if !ok {
+		return nil, false
+	}
+	c.port = port
+	return c.db(func() error { return nil }), true
+}
+
+// PGDir is where the cluster's data lives.
+func (c *Cluster) PGDir() string { return c.pgDir }
+
+// Log is the server's log file.
+func (c *Cluster) Log() string { return c.log }
+
+func (c *Cluster) db(stop func() error) *DB {
 	u := url.URL{Scheme: "postgres", User: url.User("postgres"), Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(c.port)),
 		Path: "/postgres", RawQuery: "sslmode=disable"}
-	return &devDB{AdminURL: u.String(), Kept: true, Stop: stop,
+	return &DB{AdminURL: u.String(), Kept: true, Stop: stop,
 		Describe: fmt.Sprintf("private cluster in %s on 127.0.0.1:%d (log %s)", c.pgDir, c.port, c.log)}
 }
 
-func (c *cluster) initdb() error {
+func (c *Cluster) initdb() error {
 	entries, err := os.ReadDir(c.pgDir)
 	if err != nil {
 		return err
@@ -326,12 +367,39 @@ func (c *cluster) initdb() error {
 			return err
 		}
 	}
-	c.logger.Info().Str("data", c.pgDir).Msg("initdb: creating the dev cluster")
-	return c.runPG("initdb", "-D", c.pgDir, "--auth=trust", "-U", "postgres", "--encoding=UTF8", "--locale=C", "--no-sync")
+	loc := utf8Locale()
+	if loc == "" {
+		loc = "C"
+		c.logger.Warn().Msg("no UTF-8 locale (C.UTF-8, en_US.UTF-8) on this machine: the " + c.Label +
+			" uses locale C, where upper/lower and ILIKE leave umlauts alone")
+	}
+	c.logger.Info().Str("data", c.pgDir).Str("locale", loc).Msg("initdb: creating the " + c.Label)
+	return c.runPG("initdb", "-D", c.pgDir, "--auth=trust", "-U", "postgres", "--encoding=UTF8", "--locale="+loc, "--no-sync")
 }
 
-// running reports whether a postmaster serves pgDir already and on which port.
-func (c *cluster) running() (int, bool) {
+// utf8Locale names a UTF-8 locale of this machine for the cluster, C.UTF-8 first, or "" when
+// there is none. Under locale C PostgreSQL's upper/lower and ILIKE fold ASCII only, so a
+// search for "MÜLLER" would miss "Müller" here but not on the servers BrokerDesk runs on
+// (Debian's and the postgres images' clusters are UTF-8).
+func utf8Locale() string {
+	out, err := exec.Command("locale", "-a").Output()
+	if err != nil {
+		return ""
+	}
+	have := map[string]string{}
+	for _, l := range strings.Fields(string(out)) {
+		have[strings.ToLower(strings.ReplaceAll(l, "-", ""))] = l
+	}
+	for _, want := range []string{"c.utf8", "en_us.utf8"} {
+		if l, ok := have[want]; ok {
+			return l
+		}
+	}
+	return ""
+}
+
+// Running reports whether a postmaster serves pgDir already and on which port.
+func (c *Cluster) Running() (int, bool) {
 	if c.command("pg_ctl", "status", "-D", c.pgDir).Run() != nil {
 		return 0, false
 	}
@@ -349,7 +417,7 @@ func (c *cluster) running() (int, bool) {
 
 // pickPort reuses the port of the last run when it is free, else takes a free one, and
 // remembers it in DATA/pg.port.
-func (c *cluster) pickPort() (int, error) {
+func (c *Cluster) pickPort() (int, error) {
 	file := filepath.Join(c.dataDir, "pg.port")
 	if b, err := os.ReadFile(file); err == nil {
 		if p, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && p > 0 && portFree(p) {
@@ -375,7 +443,7 @@ func portFree(p int) bool {
 }
 
 // prepareLog creates the server log so that postgres (not root) can append to it.
-func (c *cluster) prepareLog() error {
+func (c *Cluster) prepareLog() error {
 	f, err := os.OpenFile(c.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
@@ -387,7 +455,8 @@ func (c *cluster) prepareLog() error {
 	return nil
 }
 
-func (c *cluster) stop() error {
+// Stop stops the postmaster (fast shutdown) and waits for it.
+func (c *Cluster) Stop() error {
 	c.logger.Info().Str("data", c.pgDir).Msg("stopping PostgreSQL")
 	if err := c.runPG("pg_ctl", "stop", "-D", c.pgDir, "-m", "fast", "-w", "-t", "60"); err != nil {
 		return fmt.Errorf("stop PostgreSQL: %w", err)
@@ -411,9 +480,9 @@ func tail(file string, n int) string {
 // shellQuote quotes s for the shell pg_ctl runs postgres through.
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
-// dockerRunning reports whether a Docker engine answers, quietly: testcontainers may panic or
+// DockerRunning reports whether a Docker engine answers, quietly: testcontainers may panic or
 // log while it looks for one.
-func dockerRunning(ctx context.Context) (ok bool) {
+func DockerRunning(ctx context.Context) (ok bool) {
 	defer func() {
 		if recover() != nil {
 			ok = false
@@ -428,8 +497,8 @@ func dockerRunning(ctx context.Context) (ok bool) {
 	return p.Health(ctx) == nil
 }
 
-// startContainer runs PostgreSQL 15 in a container that lives as long as this process.
-func startContainer(ctx context.Context) (db *devDB, err error) {
+// StartContainer runs PostgreSQL 15 in a container that lives as long as this process.
+func StartContainer(ctx context.Context) (db *DB, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("docker: %v", r)
@@ -446,6 +515,6 @@ func startContainer(ctx context.Context) (db *devDB, err error) {
 		_ = ctr.Terminate(context.Background())
 		return nil, err
 	}
-	return &devDB{AdminURL: u, Describe: "Docker container " + ctr.GetContainerID()[:12] + " (data is dropped on exit)",
+	return &DB{AdminURL: u, Describe: "Docker container " + ctr.GetContainerID()[:12] + " (data is dropped on exit)",
 		Stop: func() error { return ctr.Terminate(context.Background()) }}, nil
 }
