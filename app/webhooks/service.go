@@ -1,0 +1,312 @@
+package webhooks
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/riverqueue/river"
+
+	"github.com/brokerdesk/brokerdesk/app/errs"
+	"github.com/brokerdesk/brokerdesk/app/events"
+	"github.com/brokerdesk/brokerdesk/app/httpx"
+	"github.com/brokerdesk/brokerdesk/ent"
+	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
+	"github.com/brokerdesk/brokerdesk/ent/webhookcursor"
+	"github.com/brokerdesk/brokerdesk/ent/webhookdelivery"
+	"github.com/brokerdesk/brokerdesk/ent/webhookendpoint"
+	"github.com/brokerdesk/brokerdesk/tenancy"
+)
+
+// MaxEndpoints bounds a company's endpoints: every event is delivered once per endpoint.
+const MaxEndpoints = 20
+
+// LogRetention is how long the delivery log is kept and listed (spec: Limits).
+const LogRetention = 30 * 24 * time.Hour
+
+// maxConcurrentTests bounds test deliveries per process: each holds its request's transaction
+// open for up to Timeout while it waits for the receiver.
+const maxConcurrentTests = 4
+
+// Service runs the endpoint use cases for the company pinned in ctx, in the request's
+// transaction (tenancy.Client).
+type Service struct{ m *Module }
+
+func (s *Service) now() time.Time { return s.m.d.Now() }
+
+// Get reads one endpoint; another company's is not found.
+func (s *Service) Get(ctx context.Context, id uuid.UUID) (*ent.WebhookEndpoint, error) {
+	ep, err := tenancy.Client(ctx).WebhookEndpoint.Get(ctx, id)
+	if ent.IsNotFound(err) {
+		return nil, errs.NotFound("webhook endpoint %s not found", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get webhook endpoint %s: %w", id, err)
+	}
+	return ep, nil
+}
+
+// Lock reads one endpoint and locks it to the end of the transaction (If-Match, rotation).
+func (s *Service) Lock(ctx context.Context, id uuid.UUID) (*ent.WebhookEndpoint, error) {
+	ep, err := tenancy.Client(ctx).WebhookEndpoint.Query().Where(webhookendpoint.ID(id)).ForUpdate().Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, errs.NotFound("webhook endpoint %s not found", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("lock webhook endpoint %s: %w", id, err)
+	}
+	return ep, nil
+}
+
+// List pages the company's endpoints, oldest first.
+func (s *Service) List(ctx context.Context, after []string, limit int) ([]*ent.WebhookEndpoint, error) {
+	q := tenancy.Client(ctx).WebhookEndpoint.Query()
+	pred, err := httpx.AfterCreated(after)
+	if err != nil {
+		return nil, err
+	}
+	if pred != nil {
+		q.Where(pred)
+	}
+	return q.Order(ent.Asc(webhookendpoint.FieldCreatedAt), ent.Asc(webhookendpoint.FieldID)).Limit(limit + 1).All(ctx)
+}
+
+// checkTypes refuses event types the caller could never receive (its scopes, role, license):
+// such a subscription would stay silent. "*" means every type the credential may receive.
+func (s *Service) checkTypes(ctx context.Context, types []string) error {
+	p, ok := tenancy.PrincipalFrom(ctx)
+	if !ok {
+		return errs.Unauthenticated("missing_credential", "no credential")
+	}
+	var v errs.Invalid
+	for _, t := range types {
+		if t != AllEvents && s.m.d.Authz.Check(p, events.ScopeOf(t)) != nil {
+			v.Add("events", "event_type_forbidden", fmt.Sprintf("this credential may not receive %s (it needs %s)", t, events.ScopeOf(t)))
+		}
+	}
+	return v.Err()
+}
+
+// lastSeq is the company's newest event sequence number (0 before its first event).
+func lastSeq(ctx context.Context) (int64, error) {
+	c, err := tenancy.Client(ctx).EventCounter.Query().Select(eventcounter.FieldLastSeq).Only(ctx)
+	if ent.IsNotFound(err) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return c.LastSeq, nil
+}
+
+// Create registers an endpoint for the caller's credential and returns it with its secret (the
+// only time the secret is shown). It receives events committed from now on.
+func (s *Service) Create(ctx context.Context, in Input) (*ent.WebhookEndpoint, string, error) {
+	if err := in.validate(s.m.d.Guard); err != nil {
+		return nil, "", err
+	}
+	if err := s.checkTypes(ctx, in.Events); err != nil {
+		return nil, "", err
+	}
+	p, _ := tenancy.PrincipalFrom(ctx)
+	db := tenancy.Client(ctx)
+	n, err := db.WebhookEndpoint.Query().Count(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	if n >= MaxEndpoints {
+		return nil, "", errs.Conflict("endpoint_limit", "a company can register at most %d webhook endpoints", MaxEndpoints)
+	}
+	seq, err := lastSeq(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	key, secret := newSecret()
+	id := uuid.Must(uuid.NewV7())
+	ep, err := db.WebhookEndpoint.Create().SetID(id).SetURL(*in.URL).SetNillableDescription(in.Description).
+		SetEventTypes(in.Events).SetEnabled(in.Enabled == nil || *in.Enabled).
+		SetSecret(s.m.d.Sealer.Seal(p.CompanyID, id, key)).SetCredentialID(p.KeyID).SetStartSeq(seq).Save(ctx)
+	if err != nil {
+		return nil, "", fmt.Errorf("create webhook endpoint: %w", err)
+	}
+	if err := db.WebhookCursor.Create().SetDispatchedSeq(seq).
+		OnConflictColumns(webhookcursor.FieldCompanyID).DoNothing().Exec(ctx); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, "", fmt.Errorf("create webhook cursor: %w", err)
+	}
+	return ep, secret, nil
+}
+
+// Update applies a patched Input to cur (locked). A new url binds the endpoint to the caller's
+// credential: whoever points an endpoint somewhere decides with their own rights what it
+// receives (else a key with webhooks:write alone could redirect a wider key's events). Enabling
+// a disabled endpoint starts it at the newest event (no backlog of the disabled time) and clears
+// the server's reason. Nothing changed: no new version.
+func (s *Service) Update(ctx context.Context, cur *ent.WebhookEndpoint, in Input) (*ent.WebhookEndpoint, error) {
+	if err := in.validate(s.m.d.Guard); err != nil {
+		return nil, err
+	}
+	if !slices.Equal(in.Events, cur.EventTypes) {
+		if err := s.checkTypes(ctx, in.Events); err != nil {
+			return nil, err
+		}
+	}
+	enabled := in.Enabled == nil || *in.Enabled
+	u := cur.Update()
+	changed := false
+	if *in.URL != cur.URL {
+		p, _ := tenancy.PrincipalFrom(ctx)
+		u.SetURL(*in.URL).SetCredentialID(p.KeyID)
+		changed = true
+	}
+	if !slices.Equal(in.Events, cur.EventTypes) {
+		u.SetEventTypes(in.Events)
+		changed = true
+	}
+	if !equalPtr(in.Description, cur.Description) {
+		u.SetNillableDescription(in.Description)
+		if in.Description == nil {
+			u.ClearDescription()
+		}
+		changed = true
+	}
+	if enabled != cur.Enabled {
+		u.SetEnabled(enabled).ClearDisabledReason().ClearFailingSince()
+		if enabled {
+			seq, err := lastSeq(ctx)
+			if err != nil {
+				return nil, err
+			}
+			u.SetStartSeq(seq)
+		}
+		changed = true
+	}
+	if !changed {
+		return cur, nil
+	}
+	ep, err := u.Save(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("update webhook endpoint %s: %w", cur.ID, err)
+	}
+	return ep, nil
+}
+
+func equalPtr(a, b *string) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
+}
+
+// Delete removes the endpoint and its delivery log; queued jobs find it gone and stop.
+func (s *Service) Delete(ctx context.Context, ep *ent.WebhookEndpoint) error {
+	if err := tenancy.Client(ctx).WebhookEndpoint.DeleteOne(ep).Exec(ctx); err != nil {
+		return fmt.Errorf("delete webhook endpoint %s: %w", ep.ID, err)
+	}
+	return nil
+}
+
+// Rotate gives ep (locked) a new secret; the current one keeps signing for Overlap. A rotation
+// during an overlap drops the older secret at once: at most two secrets sign.
+func (s *Service) Rotate(ctx context.Context, ep *ent.WebhookEndpoint) (string, time.Time, error) {
+	key, secret := newSecret()
+	expires := s.now().Add(Overlap).UTC().Truncate(time.Microsecond)
+	_, err := ep.Update().SetSecret(s.m.d.Sealer.Seal(ep.CompanyID, ep.ID, key)).SetPreviousSecret(ep.Secret).
+		SetPreviousSecretExpiresAt(expires).Save(ctx)
+	if err != nil {
+		return "", time.Time{}, fmt.Errorf("rotate webhook secret %s: %w", ep.ID, err)
+	}
+	return secret, expires, nil
+}
+
+// Test sends a ping to ep now and logs it (one attempt, no retries). The ping is not an event of
+// the feed; its id is new each time.
+func (s *Service) Test(ctx context.Context, ep *ent.WebhookEndpoint) (*ent.WebhookDelivery, error) {
+	select {
+	case s.m.tests <- struct{}{}:
+		defer func() { <-s.m.tests }()
+	default:
+		return nil, errBusyTests
+	}
+	keys, err := signingKeys(s.m.d.Sealer, ep, s.now())
+	if err != nil {
+		return nil, err
+	}
+	id := uuid.Must(uuid.NewV7())
+	body, err := pingBody(id, ep.ID, s.now())
+	if err != nil {
+		return nil, err
+	}
+	res := s.m.sender.Send(ctx, ep.URL, id.String(), body, keys)
+	status := webhookdelivery.StatusFailed
+	if res.OK() {
+		status = webhookdelivery.StatusSucceeded
+	}
+	a := DeliveryArgs{CompanyID: ep.CompanyID, EndpointID: ep.ID, EventID: id, EventType: "ping"}
+	db := tenancy.Client(ctx)
+	if err := logAttempt(ctx, db, a, 1, status, res, 0); err != nil {
+		return nil, err
+	}
+	return db.WebhookDelivery.Query().Where(webhookdelivery.EndpointID(ep.ID), webhookdelivery.EventID(id)).Only(ctx)
+}
+
+// errBusyTests answers a test while maxConcurrentTests run in this process.
+var errBusyTests = errs.RateLimited("too many test deliveries are running; try again in a second")
+
+// Deliveries pages the delivery log of ep, newest first, of the last LogRetention; status
+// filters ("" for all).
+func (s *Service) Deliveries(ctx context.Context, ep *ent.WebhookEndpoint, status string, after []string, limit int) ([]*ent.WebhookDelivery, error) {
+	q := tenancy.Client(ctx).WebhookDelivery.Query().Where(webhookdelivery.EndpointID(ep.ID),
+		webhookdelivery.CreatedAtGTE(s.now().Add(-LogRetention)))
+	if status != "" {
+		q.Where(webhookdelivery.StatusEQ(webhookdelivery.Status(status)))
+	}
+	pred, err := httpx.BeforeCreated(after)
+	if err != nil {
+		return nil, err
+	}
+	if pred != nil {
+		q.Where(pred)
+	}
+	return q.Order(ent.Desc(webhookdelivery.FieldCreatedAt), ent.Desc(webhookdelivery.FieldID)).Limit(limit + 1).All(ctx)
+}
+
+// Retry queues one more attempt of the delivery id of ep (202): a pending log row and its job,
+// inserted in one transaction (river's InsertTx), so neither exists without the other. The
+// attempt fills the row. Retries are single attempts, as the automatic schedule is over.
+func (s *Service) Retry(ctx context.Context, ep *ent.WebhookEndpoint, id uuid.UUID) (DeliveryView, error) {
+	d, err := tenancy.Client(ctx).WebhookDelivery.Query().Where(webhookdelivery.ID(id), webhookdelivery.EndpointID(ep.ID)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return DeliveryView{}, errs.NotFound("delivery %s not found", id)
+	}
+	if err != nil {
+		return DeliveryView{}, err
+	}
+	if !ep.Enabled {
+		return DeliveryView{}, errs.Conflict("endpoint_disabled", "the endpoint is disabled; enable it before retrying a delivery")
+	}
+	tx, err := tenancy.BeginPgx(tenancy.WithCompany(ctx, ep.CompanyID), s.m.d.Pool)
+	if err != nil {
+		return DeliveryView{}, err
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // no-op after commit
+	now := s.now().UTC().Truncate(time.Microsecond)
+	rowID := uuid.Must(uuid.NewV7())
+	var attempt int
+	if err := tx.QueryRow(ctx, `INSERT INTO webhook_deliveries (id, company_id, created_at, updated_at, endpoint_id, event_id,
+			event_type, attempt, status)
+		SELECT $1, $2, $3, $3, $4, $5, $6, coalesce(max(attempt), 0) + 1, 'pending'
+		FROM webhook_deliveries WHERE company_id = $2 AND endpoint_id = $4 AND event_id = $5
+		RETURNING attempt`, rowID, ep.CompanyID, now, ep.ID, d.EventID, d.EventType).Scan(&attempt); err != nil {
+		return DeliveryView{}, fmt.Errorf("queue webhook retry: %w", err)
+	}
+	args := DeliveryArgs{CompanyID: ep.CompanyID, EndpointID: ep.ID, EventID: d.EventID, EventType: d.EventType, DeliveryID: &rowID}
+	if _, err := s.m.queue.InsertTx(ctx, tx, args, &river.InsertOpts{MaxAttempts: 1}); err != nil {
+		return DeliveryView{}, fmt.Errorf("queue webhook retry: %w", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return DeliveryView{}, err
+	}
+	return DeliveryView{ID: rowID, WebhookEndpointID: ep.ID, EventID: d.EventID, EventType: d.EventType,
+		Attempt: attempt, Status: string(webhookdelivery.StatusPending), CreatedAt: now, UpdatedAt: now}, nil
+}

@@ -1,0 +1,96 @@
+package tenancy
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+)
+
+// Background work (the webhook worker, the dispatcher) pins its transactions exactly as a
+// request does: WithPrincipal or WithCompany on the context, then a transaction begun on the
+// tenancy Driver (BeginTx sets app.company_id, and whatever else the Principal implies). The
+// two helpers here cover what a request gets from the auth middleware instead.
+
+// ErrCredentialInactive is returned by CredentialPrincipal for a credential that is unknown to
+// the pinned company, deactivated, deleted, or whose user or company is no longer active.
+var ErrCredentialInactive = errors.New("tenancy: credential inactive")
+
+// Querier runs a query in a pinned transaction (an *ent.Tx or *sql.Tx).
+type Querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// CredentialPrincipal loads the credential keyID as the caller it would be in a request: its
+// scopes, user and role, company and license, through webhook_credential (SECURITY DEFINER,
+// migrations/), which answers only for the company tx is pinned to and only while the
+// credential is active. Background work acting for a credential (a webhook endpoint's
+// deliveries) builds its context from this Principal, so the credential's rights are decided
+// anew each time, as for a request.
+func CredentialPrincipal(ctx context.Context, tx Querier, keyID uuid.UUID) (*Principal, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT key_id, key_prefix, kind, env, scopes, allowed_domains,
+		company_id, live_company_id, sandbox, features, user_id, user_role FROM webhook_credential($1)`, keyID)
+	if err != nil {
+		return nil, fmt.Errorf("load credential %s: %w", keyID, err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("load credential %s: %w", keyID, err)
+		}
+		return nil, ErrCredentialInactive
+	}
+	var (
+		p                      Principal
+		scopes, domains, feats []byte
+		userID                 uuid.NullUUID
+		userRole               sql.NullString
+	)
+	if err := rows.Scan(&p.KeyID, &p.KeyPrefix, &p.Kind, &p.Env, &scopes, &domains,
+		&p.CompanyID, &p.LiveCompanyID, &p.Sandbox, &feats, &userID, &userRole); err != nil {
+		return nil, fmt.Errorf("load credential %s: %w", keyID, err)
+	}
+	if err := errors.Join(json.Unmarshal(scopes, &p.Scopes), json.Unmarshal(domains, &p.AllowedDomains),
+		json.Unmarshal(feats, &p.Features)); err != nil {
+		return nil, fmt.Errorf("load credential %s: %w", keyID, err)
+	}
+	p.UserID = userID.UUID
+	p.UserRole = userRole.String
+	return &p, rows.Close()
+}
+
+// PgxBeginner begins pgx transactions (a *pgxpool.Pool).
+type PgxBeginner interface {
+	Begin(ctx context.Context) (pgx.Tx, error)
+}
+
+// BeginPgx begins a pgx transaction pinned to the company of ctx, for company-level background
+// work that must share a transaction with the job queue (river inserts jobs through pgx). It
+// sets only app.company_id: ctx must carry no user-bound Principal, whose visibility only
+// Driver.BeginTx applies; such work uses an ent transaction instead.
+func BeginPgx(ctx context.Context, db PgxBeginner) (pgx.Tx, error) {
+	id, ok := CompanyID(ctx)
+	if !ok {
+		return nil, ErrNoCompany
+	}
+	if p, ok := PrincipalFrom(ctx); ok && p.HasUser() {
+		return nil, errors.New("tenancy: BeginPgx cannot pin a user-bound credential")
+	}
+	tx, err := db.Begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// The pin of company-level work: the company, no user, every contact and lead visible (the
+	// settings the contacts visibility layer reads; the same values Driver.BeginTx sets for a
+	// company without a user-bound Principal).
+	if _, err := tx.Exec(ctx, `SELECT set_config('app.company_id', $1, true), set_config('app.user_id', '', true),
+		set_config('app.visibility', 'all', true)`, id.String()); err != nil {
+		_ = tx.Rollback(ctx)
+		return nil, fmt.Errorf("pin transaction: %w", err)
+	}
+	return tx, nil
+}
