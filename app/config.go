@@ -10,6 +10,8 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/brokerdesk/brokerdesk/app/jobs"
+	"github.com/brokerdesk/brokerdesk/app/webhooks"
 	"github.com/brokerdesk/brokerdesk/migrations"
 )
 
@@ -30,6 +32,15 @@ type Config struct {
 	SecretGenerated bool
 	DBMaxConns      int
 	ShutdownTimeout time.Duration
+
+	// Webhooks and the job queue (app/webhooks, app/jobs).
+	// WebhookAllowInsecure admits http:// endpoints and deliveries to loopback (dev, tests).
+	WebhookAllowInsecure bool
+	// WebhookSecretKeys seal the endpoints' signing secrets at rest; the first seals.
+	WebhookSecretKeys [][]byte
+	// WebhookSecretKeysDerived: WEBHOOK_SECRET_KEYS was unset, the key comes from APP_SECRET.
+	WebhookSecretKeysDerived bool
+	Jobs                     jobs.Config
 }
 
 // LoadConfig reads every variable once, with its default. README.md lists them.
@@ -70,6 +81,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		_, _ = rand.Read(cfg.Secret)
 		cfg.SecretGenerated = true
 	}
+	if err := loadJobs(&cfg, env); err != nil {
+		return cfg, err
+	}
 	cfg.AppDatabaseURL = getenv("APP_DATABASE_URL")
 	if cfg.AppDatabaseURL == "" && cfg.DatabaseURL != "" {
 		cfg.AppDatabaseURL, err = appURL(cfg.DatabaseURL, cfg.AppDBPassword)
@@ -78,6 +92,26 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// loadJobs reads the webhook and job queue variables.
+func loadJobs(cfg *Config, env func(k, def string) string) error {
+	var err error
+	if cfg.WebhookAllowInsecure, err = strconv.ParseBool(env("WEBHOOK_ALLOW_INSECURE", "false")); err != nil {
+		return fmt.Errorf("WEBHOOK_ALLOW_INSECURE must be true or false")
+	}
+	keys := env("WEBHOOK_SECRET_KEYS", "")
+	cfg.WebhookSecretKeysDerived = keys == ""
+	if cfg.WebhookSecretKeys, err = webhooks.ParseSealingKeys(keys, cfg.Secret); err != nil {
+		return fmt.Errorf("WEBHOOK_SECRET_KEYS: %w", err)
+	}
+	if cfg.Jobs.Workers, err = strconv.Atoi(env("WEBHOOK_WORKERS", "20")); err != nil || cfg.Jobs.Workers < 0 {
+		return fmt.Errorf("WEBHOOK_WORKERS must be a number of at least 0")
+	}
+	if cfg.Jobs.RescueAfter, err = time.ParseDuration(env("JOBS_RESCUE_AFTER", "2m")); err != nil || cfg.Jobs.RescueAfter <= jobs.JobTimeout {
+		return fmt.Errorf("JOBS_RESCUE_AFTER must be a duration above %s", jobs.JobTimeout)
+	}
+	return nil
 }
 
 // appURL is DATABASE_URL logging in as the app role instead of the owner.

@@ -12,14 +12,19 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/riverqueue/river"
 	"github.com/rs/zerolog"
 	pgxuuid "github.com/vgarvardt/pgx-google-uuid/v5"
 
+	"github.com/brokerdesk/brokerdesk/app/events"
 	"github.com/brokerdesk/brokerdesk/app/httpx"
+	"github.com/brokerdesk/brokerdesk/app/jobs"
 	"github.com/brokerdesk/brokerdesk/app/maintenance"
 	"github.com/brokerdesk/brokerdesk/app/ratelimit"
+	"github.com/brokerdesk/brokerdesk/app/webhooks"
 	"github.com/brokerdesk/brokerdesk/ent"
 	_ "github.com/brokerdesk/brokerdesk/ent/runtime" // registers schema hooks and privacy policies
+	"github.com/brokerdesk/brokerdesk/policy"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
@@ -35,6 +40,14 @@ type Server struct {
 	side     *ent.Client
 	limits   *ratelimit.Limits
 	log      zerolog.Logger
+	// jobsPool serves the job queue (river), the webhook dispatcher and deliveries, apart from
+	// requests so that slow receivers never hold a request's connection.
+	jobsPool  *pgxpool.Pool
+	jobsDB    *ent.Client
+	jobs      *jobs.Client
+	jobsCfg   jobs.Config
+	hooks     *webhooks.Module
+	stopRelay func()
 }
 
 // Option changes how NewServer builds the server.
@@ -44,6 +57,12 @@ type options struct {
 	testRoutes func(v1 fiber.Router, m Middleware)
 	now        func() time.Time
 	trace      func(query string, args any)
+	schedule   []time.Duration
+}
+
+// WithWebhookSchedule replaces the webhook retry schedule (tests that watch retries).
+func WithWebhookSchedule(waits ...time.Duration) Option {
+	return func(o *options) { o.schedule = waits }
 }
 
 // WithSQLTrace shows every SQL statement of request transactions to f (tests).
@@ -106,7 +125,11 @@ func NewServer(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Opti
 		sidePool.Close()
 		return nil, fmt.Errorf("REDIS_URL: %w", err)
 	}
-	s := &Server{pool: pool, client: client, sidePool: sidePool, side: side, limits: limits, log: log}
+	s := &Server{pool: pool, client: client, sidePool: sidePool, side: side, limits: limits, log: log, jobsCfg: cfg.Jobs}
+	if err := s.newJobs(ctx, cfg, pcfg, o); err != nil {
+		s.Close()
+		return nil, err
+	}
 	s.App = fiber.New(fiber.Config{
 		ErrorHandler:          httpx.ErrorHandler,
 		DisableStartupMessage: true,
@@ -123,13 +146,83 @@ func NewServer(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Opti
 	return s, nil
 }
 
-// Close releases the database pool.
+// Close releases the database pools.
 func (s *Server) Close() {
 	_ = s.client.Close()
 	_ = s.side.Close()
 	s.pool.Close()
 	s.sidePool.Close()
 	_ = s.limits.Close()
+	if s.jobsDB != nil {
+		_ = s.jobsDB.Close()
+	}
+	if s.jobsPool != nil {
+		s.jobsPool.Close()
+	}
+}
+
+// newJobs builds the job queue and the webhook module on a pool of their own: two connections
+// LISTEN (the relay, river's notifier), the rest serve river's fetches and completions and the
+// deliveries' short transactions (a delivery holds none while it waits for the receiver, so
+// half a connection per worker is plenty).
+func (s *Server) newJobs(ctx context.Context, cfg Config, pcfg *pgxpool.Config, o options) error {
+	jcfg := pcfg.Copy()
+	jcfg.MaxConns = int32(cfg.Jobs.Workers/2 + 4)
+	var err error
+	if s.jobsPool, err = pgxpool.NewWithConfig(ctx, jcfg); err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	sealer, err := webhooks.NewSealer(cfg.WebhookSecretKeys)
+	if err != nil {
+		return fmt.Errorf("WEBHOOK_SECRET_KEYS: %w", err)
+	}
+	s.jobsDB = ent.NewClient(ent.Driver(tenancy.NewDriver(stdlib.OpenDBFromPool(s.jobsPool))))
+	s.hooks = webhooks.New(webhooks.Deps{Pool: s.jobsPool, DB: s.jobsDB, Sealer: sealer,
+		Guard: webhooks.Guard{AllowLoopback: cfg.WebhookAllowInsecure}, Authz: policy.Default(),
+		Events: events.NewService(), Now: o.now, Log: s.log, Schedule: o.schedule})
+	workers := river.NewWorkers()
+	s.hooks.AddWorkers(workers)
+	maintenance.AddWorkers(workers, maintenance.NewPurger(s.pool, s.log))
+	periodic := append(s.hooks.PeriodicJobs(), maintenance.PeriodicJobs()...)
+	if s.jobs, err = jobs.NewClient(s.jobsPool, workers, periodic, cfg.Jobs, s.log); err != nil {
+		return fmt.Errorf("job queue: %w", err)
+	}
+	s.hooks.Bind(s.jobs)
+	return nil
+}
+
+// StartJobs starts this process's share of the background work: river's workers and periodic
+// jobs, and the webhook relay. It returns at once; StopJobs ends them. A process configured
+// with WEBHOOK_WORKERS=0 works no jobs.
+func (s *Server) StartJobs(ctx context.Context) error {
+	if s.jobsCfg.Workers == 0 {
+		return nil
+	}
+	if err := s.jobs.Start(ctx); err != nil {
+		return fmt.Errorf("start job queue: %w", err)
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { s.hooks.Relay().Run(rctx); close(done) }()
+	s.stopRelay = func() { cancel(); <-done }
+	return nil
+}
+
+// StopJobs stops fetching jobs and waits for the running ones (deliveries take at most about
+// 10 s) until ctx ends; then it cancels them, and river returns them to the queue for another
+// process: nothing is lost either way.
+func (s *Server) StopJobs(ctx context.Context) error {
+	if s.stopRelay == nil {
+		return nil
+	}
+	s.stopRelay()
+	s.stopRelay = nil
+	if err := s.jobs.Stop(ctx); err != nil {
+		hard, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return errors.Join(err, s.jobs.StopAndCancel(hard))
+	}
+	return nil
 }
 
 // Purger returns the background purge job on the server's pool (tests run it directly).
@@ -157,18 +250,25 @@ func Serve(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Option) 
 func (s *Server) ServeListener(ctx context.Context, ln net.Listener, grace time.Duration) error {
 	errc := make(chan error, 1)
 	go func() { errc <- s.App.Listener(ln) }()
-	jobs, stopJobs := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopJobs()
-	go maintenance.NewPurger(s.pool, s.log).Run(jobs)
+	if err := s.StartJobs(context.WithoutCancel(ctx)); err != nil {
+		_ = s.App.Shutdown()
+		return err
+	}
 	s.log.Info().Str("addr", ln.Addr().String()).Msg("serving")
 	select {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
 	}
-	s.log.Info().Msg("shutting down: finishing in-flight requests")
+	s.log.Info().Msg("shutting down: finishing in-flight requests and running jobs")
+	deadline := time.Now().Add(grace)
 	if err := s.App.ShutdownWithTimeout(grace); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
+	}
+	jctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	if err := s.StopJobs(jctx); err != nil {
+		s.log.Warn().Err(err).Msg("jobs did not finish in time; river hands them to another process")
 	}
 	return <-errc
 }

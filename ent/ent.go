@@ -26,6 +26,9 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/leadstage"
 	"github.com/brokerdesk/brokerdesk/ent/leadsubmission"
 	"github.com/brokerdesk/brokerdesk/ent/user"
+	"github.com/brokerdesk/brokerdesk/ent/webhookcursor"
+	"github.com/brokerdesk/brokerdesk/ent/webhookdelivery"
+	"github.com/brokerdesk/brokerdesk/ent/webhookendpoint"
 )
 
 // ent aliases to avoid import conflicts in user's code.
@@ -86,20 +89,23 @@ var (
 func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
-			apikey.Table:         apikey.ValidColumn,
-			company.Table:        company.ValidColumn,
-			contact.Table:        contact.ValidColumn,
-			contactphone.Table:   contactphone.ValidColumn,
-			event.Table:          event.ValidColumn,
-			eventcounter.Table:   eventcounter.ValidColumn,
-			externalref.Table:    externalref.ValidColumn,
-			idempotencykey.Table: idempotencykey.ValidColumn,
-			jobrun.Table:         jobrun.ValidColumn,
-			lead.Table:           lead.ValidColumn,
-			leadattachment.Table: leadattachment.ValidColumn,
-			leadstage.Table:      leadstage.ValidColumn,
-			leadsubmission.Table: leadsubmission.ValidColumn,
-			user.Table:           user.ValidColumn,
+			apikey.Table:          apikey.ValidColumn,
+			company.Table:         company.ValidColumn,
+			contact.Table:         contact.ValidColumn,
+			contactphone.Table:    contactphone.ValidColumn,
+			event.Table:           event.ValidColumn,
+			eventcounter.Table:    eventcounter.ValidColumn,
+			externalref.Table:     externalref.ValidColumn,
+			idempotencykey.Table:  idempotencykey.ValidColumn,
+			jobrun.Table:          jobrun.ValidColumn,
+			lead.Table:            lead.ValidColumn,
+			leadattachment.Table:  leadattachment.ValidColumn,
+			leadstage.Table:       leadstage.ValidColumn,
+			leadsubmission.Table:  leadsubmission.ValidColumn,
+			user.Table:            user.ValidColumn,
+			webhookcursor.Table:   webhookcursor.ValidColumn,
+			webhookdelivery.Table: webhookdelivery.ValidColumn,
+			webhookendpoint.Table: webhookendpoint.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

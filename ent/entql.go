@@ -18,6 +18,9 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/leadsubmission"
 	"github.com/brokerdesk/brokerdesk/ent/predicate"
 	"github.com/brokerdesk/brokerdesk/ent/user"
+	"github.com/brokerdesk/brokerdesk/ent/webhookcursor"
+	"github.com/brokerdesk/brokerdesk/ent/webhookdelivery"
+	"github.com/brokerdesk/brokerdesk/ent/webhookendpoint"
 
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
@@ -27,7 +30,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 14)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 17)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -248,6 +251,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			lead.FieldContactID:          {Type: field.TypeUUID, Column: lead.FieldContactID},
 			lead.FieldTest:               {Type: field.TypeBool, Column: lead.FieldTest},
 			lead.FieldSubmissions:        {Type: field.TypeInt, Column: lead.FieldSubmissions},
+			lead.FieldOrigin:             {Type: field.TypeEnum, Column: lead.FieldOrigin},
 		},
 	}
 	graph.Nodes[10] = &sqlgraph.Node{
@@ -333,6 +337,77 @@ var schemaGraph = func() *sqlgraph.Schema {
 			user.FieldLastName:           {Type: field.TypeString, Column: user.FieldLastName},
 			user.FieldStatus:             {Type: field.TypeEnum, Column: user.FieldStatus},
 			user.FieldRole:               {Type: field.TypeEnum, Column: user.FieldRole},
+		},
+	}
+	graph.Nodes[14] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   webhookcursor.Table,
+			Columns: webhookcursor.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: webhookcursor.FieldID,
+			},
+		},
+		Type: "WebhookCursor",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			webhookcursor.FieldCompanyID:     {Type: field.TypeUUID, Column: webhookcursor.FieldCompanyID},
+			webhookcursor.FieldDispatchedSeq: {Type: field.TypeInt64, Column: webhookcursor.FieldDispatchedSeq},
+			webhookcursor.FieldUpdatedAt:     {Type: field.TypeTime, Column: webhookcursor.FieldUpdatedAt},
+		},
+	}
+	graph.Nodes[15] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   webhookdelivery.Table,
+			Columns: webhookdelivery.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: webhookdelivery.FieldID,
+			},
+		},
+		Type: "WebhookDelivery",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			webhookdelivery.FieldCompanyID:     {Type: field.TypeUUID, Column: webhookdelivery.FieldCompanyID},
+			webhookdelivery.FieldCreatedAt:     {Type: field.TypeTime, Column: webhookdelivery.FieldCreatedAt},
+			webhookdelivery.FieldUpdatedAt:     {Type: field.TypeTime, Column: webhookdelivery.FieldUpdatedAt},
+			webhookdelivery.FieldEndpointID:    {Type: field.TypeUUID, Column: webhookdelivery.FieldEndpointID},
+			webhookdelivery.FieldEventID:       {Type: field.TypeUUID, Column: webhookdelivery.FieldEventID},
+			webhookdelivery.FieldEventType:     {Type: field.TypeString, Column: webhookdelivery.FieldEventType},
+			webhookdelivery.FieldAttempt:       {Type: field.TypeInt, Column: webhookdelivery.FieldAttempt},
+			webhookdelivery.FieldStatus:        {Type: field.TypeEnum, Column: webhookdelivery.FieldStatus},
+			webhookdelivery.FieldHTTPStatus:    {Type: field.TypeInt, Column: webhookdelivery.FieldHTTPStatus},
+			webhookdelivery.FieldResponseBody:  {Type: field.TypeString, Column: webhookdelivery.FieldResponseBody},
+			webhookdelivery.FieldDurationMs:    {Type: field.TypeInt, Column: webhookdelivery.FieldDurationMs},
+			webhookdelivery.FieldError:         {Type: field.TypeString, Column: webhookdelivery.FieldError},
+			webhookdelivery.FieldAttemptedAt:   {Type: field.TypeTime, Column: webhookdelivery.FieldAttemptedAt},
+			webhookdelivery.FieldNextAttemptAt: {Type: field.TypeTime, Column: webhookdelivery.FieldNextAttemptAt},
+		},
+	}
+	graph.Nodes[16] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   webhookendpoint.Table,
+			Columns: webhookendpoint.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: webhookendpoint.FieldID,
+			},
+		},
+		Type: "WebhookEndpoint",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			webhookendpoint.FieldCompanyID:               {Type: field.TypeUUID, Column: webhookendpoint.FieldCompanyID},
+			webhookendpoint.FieldCreatedAt:               {Type: field.TypeTime, Column: webhookendpoint.FieldCreatedAt},
+			webhookendpoint.FieldUpdatedAt:               {Type: field.TypeTime, Column: webhookendpoint.FieldUpdatedAt},
+			webhookendpoint.FieldVersion:                 {Type: field.TypeInt64, Column: webhookendpoint.FieldVersion},
+			webhookendpoint.FieldURL:                     {Type: field.TypeString, Column: webhookendpoint.FieldURL},
+			webhookendpoint.FieldDescription:             {Type: field.TypeString, Column: webhookendpoint.FieldDescription},
+			webhookendpoint.FieldEventTypes:              {Type: field.TypeJSON, Column: webhookendpoint.FieldEventTypes},
+			webhookendpoint.FieldEnabled:                 {Type: field.TypeBool, Column: webhookendpoint.FieldEnabled},
+			webhookendpoint.FieldDisabledReason:          {Type: field.TypeEnum, Column: webhookendpoint.FieldDisabledReason},
+			webhookendpoint.FieldSecret:                  {Type: field.TypeBytes, Column: webhookendpoint.FieldSecret},
+			webhookendpoint.FieldPreviousSecret:          {Type: field.TypeBytes, Column: webhookendpoint.FieldPreviousSecret},
+			webhookendpoint.FieldPreviousSecretExpiresAt: {Type: field.TypeTime, Column: webhookendpoint.FieldPreviousSecretExpiresAt},
+			webhookendpoint.FieldCredentialID:            {Type: field.TypeUUID, Column: webhookendpoint.FieldCredentialID},
+			webhookendpoint.FieldStartSeq:                {Type: field.TypeInt64, Column: webhookendpoint.FieldStartSeq},
+			webhookendpoint.FieldFailingSince:            {Type: field.TypeTime, Column: webhookendpoint.FieldFailingSince},
 		},
 	}
 	graph.MustAddE(
@@ -501,6 +576,42 @@ var schemaGraph = func() *sqlgraph.Schema {
 			Bidi:    false,
 		},
 		"User",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   webhookcursor.CompanyTable,
+			Columns: []string{webhookcursor.CompanyColumn},
+			Bidi:    false,
+		},
+		"WebhookCursor",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   webhookdelivery.CompanyTable,
+			Columns: []string{webhookdelivery.CompanyColumn},
+			Bidi:    false,
+		},
+		"WebhookDelivery",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   webhookendpoint.CompanyTable,
+			Columns: []string{webhookendpoint.CompanyColumn},
+			Bidi:    false,
+		},
+		"WebhookEndpoint",
 		"Company",
 	)
 	return graph
@@ -1498,6 +1609,11 @@ func (f *LeadFilter) WhereSubmissions(p entql.IntP) {
 	f.Where(p.Field(lead.FieldSubmissions))
 }
 
+// WhereOrigin applies the entql string predicate on the origin field.
+func (f *LeadFilter) WhereOrigin(p entql.StringP) {
+	f.Where(p.Field(lead.FieldOrigin))
+}
+
 // WhereHasCompany applies a predicate to check if query has an edge company.
 func (f *LeadFilter) WhereHasCompany() {
 	f.Where(entql.HasEdge("company"))
@@ -1886,6 +2002,328 @@ func (f *UserFilter) WhereHasCompany() {
 
 // WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
 func (f *UserFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *WebhookCursorQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the WebhookCursorQuery builder.
+func (_q *WebhookCursorQuery) Filter() *WebhookCursorFilter {
+	return &WebhookCursorFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *WebhookCursorMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the WebhookCursorMutation builder.
+func (m *WebhookCursorMutation) Filter() *WebhookCursorFilter {
+	return &WebhookCursorFilter{config: m.config, predicateAdder: m}
+}
+
+// WebhookCursorFilter provides a generic filtering capability at runtime for WebhookCursorQuery.
+type WebhookCursorFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *WebhookCursorFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *WebhookCursorFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(webhookcursor.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *WebhookCursorFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(webhookcursor.FieldCompanyID))
+}
+
+// WhereDispatchedSeq applies the entql int64 predicate on the dispatched_seq field.
+func (f *WebhookCursorFilter) WhereDispatchedSeq(p entql.Int64P) {
+	f.Where(p.Field(webhookcursor.FieldDispatchedSeq))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *WebhookCursorFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(webhookcursor.FieldUpdatedAt))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *WebhookCursorFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *WebhookCursorFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *WebhookDeliveryQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the WebhookDeliveryQuery builder.
+func (_q *WebhookDeliveryQuery) Filter() *WebhookDeliveryFilter {
+	return &WebhookDeliveryFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *WebhookDeliveryMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the WebhookDeliveryMutation builder.
+func (m *WebhookDeliveryMutation) Filter() *WebhookDeliveryFilter {
+	return &WebhookDeliveryFilter{config: m.config, predicateAdder: m}
+}
+
+// WebhookDeliveryFilter provides a generic filtering capability at runtime for WebhookDeliveryQuery.
+type WebhookDeliveryFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *WebhookDeliveryFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *WebhookDeliveryFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(webhookdelivery.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *WebhookDeliveryFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(webhookdelivery.FieldCompanyID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *WebhookDeliveryFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(webhookdelivery.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *WebhookDeliveryFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(webhookdelivery.FieldUpdatedAt))
+}
+
+// WhereEndpointID applies the entql [16]byte predicate on the endpoint_id field.
+func (f *WebhookDeliveryFilter) WhereEndpointID(p entql.ValueP) {
+	f.Where(p.Field(webhookdelivery.FieldEndpointID))
+}
+
+// WhereEventID applies the entql [16]byte predicate on the event_id field.
+func (f *WebhookDeliveryFilter) WhereEventID(p entql.ValueP) {
+	f.Where(p.Field(webhookdelivery.FieldEventID))
+}
+
+// WhereEventType applies the entql string predicate on the event_type field.
+func (f *WebhookDeliveryFilter) WhereEventType(p entql.StringP) {
+	f.Where(p.Field(webhookdelivery.FieldEventType))
+}
+
+// WhereAttempt applies the entql int predicate on the attempt field.
+func (f *WebhookDeliveryFilter) WhereAttempt(p entql.IntP) {
+	f.Where(p.Field(webhookdelivery.FieldAttempt))
+}
+
+// WhereStatus applies the entql string predicate on the status field.
+func (f *WebhookDeliveryFilter) WhereStatus(p entql.StringP) {
+	f.Where(p.Field(webhookdelivery.FieldStatus))
+}
+
+// WhereHTTPStatus applies the entql int predicate on the http_status field.
+func (f *WebhookDeliveryFilter) WhereHTTPStatus(p entql.IntP) {
+	f.Where(p.Field(webhookdelivery.FieldHTTPStatus))
+}
+
+// WhereResponseBody applies the entql string predicate on the response_body field.
+func (f *WebhookDeliveryFilter) WhereResponseBody(p entql.StringP) {
+	f.Where(p.Field(webhookdelivery.FieldResponseBody))
+}
+
+// WhereDurationMs applies the entql int predicate on the duration_ms field.
+func (f *WebhookDeliveryFilter) WhereDurationMs(p entql.IntP) {
+	f.Where(p.Field(webhookdelivery.FieldDurationMs))
+}
+
+// WhereError applies the entql string predicate on the error field.
+func (f *WebhookDeliveryFilter) WhereError(p entql.StringP) {
+	f.Where(p.Field(webhookdelivery.FieldError))
+}
+
+// WhereAttemptedAt applies the entql time.Time predicate on the attempted_at field.
+func (f *WebhookDeliveryFilter) WhereAttemptedAt(p entql.TimeP) {
+	f.Where(p.Field(webhookdelivery.FieldAttemptedAt))
+}
+
+// WhereNextAttemptAt applies the entql time.Time predicate on the next_attempt_at field.
+func (f *WebhookDeliveryFilter) WhereNextAttemptAt(p entql.TimeP) {
+	f.Where(p.Field(webhookdelivery.FieldNextAttemptAt))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *WebhookDeliveryFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *WebhookDeliveryFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *WebhookEndpointQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the WebhookEndpointQuery builder.
+func (_q *WebhookEndpointQuery) Filter() *WebhookEndpointFilter {
+	return &WebhookEndpointFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *WebhookEndpointMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the WebhookEndpointMutation builder.
+func (m *WebhookEndpointMutation) Filter() *WebhookEndpointFilter {
+	return &WebhookEndpointFilter{config: m.config, predicateAdder: m}
+}
+
+// WebhookEndpointFilter provides a generic filtering capability at runtime for WebhookEndpointQuery.
+type WebhookEndpointFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *WebhookEndpointFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *WebhookEndpointFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(webhookendpoint.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *WebhookEndpointFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(webhookendpoint.FieldCompanyID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *WebhookEndpointFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(webhookendpoint.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *WebhookEndpointFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(webhookendpoint.FieldUpdatedAt))
+}
+
+// WhereVersion applies the entql int64 predicate on the version field.
+func (f *WebhookEndpointFilter) WhereVersion(p entql.Int64P) {
+	f.Where(p.Field(webhookendpoint.FieldVersion))
+}
+
+// WhereURL applies the entql string predicate on the url field.
+func (f *WebhookEndpointFilter) WhereURL(p entql.StringP) {
+	f.Where(p.Field(webhookendpoint.FieldURL))
+}
+
+// WhereDescription applies the entql string predicate on the description field.
+func (f *WebhookEndpointFilter) WhereDescription(p entql.StringP) {
+	f.Where(p.Field(webhookendpoint.FieldDescription))
+}
+
+// WhereEventTypes applies the entql json.RawMessage predicate on the event_types field.
+func (f *WebhookEndpointFilter) WhereEventTypes(p entql.BytesP) {
+	f.Where(p.Field(webhookendpoint.FieldEventTypes))
+}
+
+// WhereEnabled applies the entql bool predicate on the enabled field.
+func (f *WebhookEndpointFilter) WhereEnabled(p entql.BoolP) {
+	f.Where(p.Field(webhookendpoint.FieldEnabled))
+}
+
+// WhereDisabledReason applies the entql string predicate on the disabled_reason field.
+func (f *WebhookEndpointFilter) WhereDisabledReason(p entql.StringP) {
+	f.Where(p.Field(webhookendpoint.FieldDisabledReason))
+}
+
+// WhereSecret applies the entql []byte predicate on the secret field.
+func (f *WebhookEndpointFilter) WhereSecret(p entql.BytesP) {
+	f.Where(p.Field(webhookendpoint.FieldSecret))
+}
+
+// WherePreviousSecret applies the entql []byte predicate on the previous_secret field.
+func (f *WebhookEndpointFilter) WherePreviousSecret(p entql.BytesP) {
+	f.Where(p.Field(webhookendpoint.FieldPreviousSecret))
+}
+
+// WherePreviousSecretExpiresAt applies the entql time.Time predicate on the previous_secret_expires_at field.
+func (f *WebhookEndpointFilter) WherePreviousSecretExpiresAt(p entql.TimeP) {
+	f.Where(p.Field(webhookendpoint.FieldPreviousSecretExpiresAt))
+}
+
+// WhereCredentialID applies the entql [16]byte predicate on the credential_id field.
+func (f *WebhookEndpointFilter) WhereCredentialID(p entql.ValueP) {
+	f.Where(p.Field(webhookendpoint.FieldCredentialID))
+}
+
+// WhereStartSeq applies the entql int64 predicate on the start_seq field.
+func (f *WebhookEndpointFilter) WhereStartSeq(p entql.Int64P) {
+	f.Where(p.Field(webhookendpoint.FieldStartSeq))
+}
+
+// WhereFailingSince applies the entql time.Time predicate on the failing_since field.
+func (f *WebhookEndpointFilter) WhereFailingSince(p entql.TimeP) {
+	f.Where(p.Field(webhookendpoint.FieldFailingSince))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *WebhookEndpointFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *WebhookEndpointFilter) WhereHasCompanyWith(preds ...predicate.Company) {
 	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
 		for _, p := range preds {
 			p(s)

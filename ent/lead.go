@@ -65,6 +65,8 @@ type Lead struct {
 	Test bool `json:"test,omitempty"`
 	// Submissions holds the value of the "submissions" field.
 	Submissions int `json:"submissions,omitempty"`
+	// Origin holds the value of the "origin" field.
+	Origin lead.Origin `json:"origin,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the LeadQuery when eager-loading is set.
 	Edges        LeadEdges `json:"edges"`
@@ -104,7 +106,7 @@ func (*Lead) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullBool)
 		case lead.FieldVersion, lead.FieldSubmissions:
 			values[i] = new(sql.NullInt64)
-		case lead.FieldFirstName, lead.FieldLastName, lead.FieldEmail, lead.FieldEmailKey, lead.FieldPhone, lead.FieldPhoneKey, lead.FieldSource, lead.FieldNotes, lead.FieldMetaURL:
+		case lead.FieldFirstName, lead.FieldLastName, lead.FieldEmail, lead.FieldEmailKey, lead.FieldPhone, lead.FieldPhoneKey, lead.FieldSource, lead.FieldNotes, lead.FieldMetaURL, lead.FieldOrigin:
 			values[i] = new(sql.NullString)
 		case lead.FieldCreatedAt, lead.FieldUpdatedAt, lead.FieldConvertedAt:
 			values[i] = new(sql.NullTime)
@@ -276,6 +278,12 @@ func (_m *Lead) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.Submissions = int(value.Int64)
 			}
+		case lead.FieldOrigin:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field origin", values[i])
+			} else if value.Valid {
+				_m.Origin = lead.Origin(value.String)
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -400,6 +408,9 @@ func (_m *Lead) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("submissions=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Submissions))
+	builder.WriteString(", ")
+	builder.WriteString("origin=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Origin))
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -302,6 +302,20 @@ func (_c *LeadCreate) SetNillableSubmissions(v *int) *LeadCreate {
 	return _c
 }
 
+// SetOrigin sets the "origin" field.
+func (_c *LeadCreate) SetOrigin(v lead.Origin) *LeadCreate {
+	_c.mutation.SetOrigin(v)
+	return _c
+}
+
+// SetNillableOrigin sets the "origin" field if the given value is not nil.
+func (_c *LeadCreate) SetNillableOrigin(v *lead.Origin) *LeadCreate {
+	if v != nil {
+		_c.SetOrigin(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *LeadCreate) SetID(v uuid.UUID) *LeadCreate {
 	_c.mutation.SetID(v)
@@ -404,6 +418,10 @@ func (_c *LeadCreate) defaults() error {
 		v := lead.DefaultSubmissions
 		_c.mutation.SetSubmissions(v)
 	}
+	if _, ok := _c.mutation.Origin(); !ok {
+		v := lead.DefaultOrigin
+		_c.mutation.SetOrigin(v)
+	}
 	if _, ok := _c.mutation.ID(); !ok {
 		if lead.DefaultID == nil {
 			return fmt.Errorf("ent: uninitialized lead.DefaultID (forgotten import ent/runtime?)")
@@ -491,6 +509,14 @@ func (_c *LeadCreate) check() error {
 	}
 	if _, ok := _c.mutation.Submissions(); !ok {
 		return &ValidationError{Name: "submissions", err: errors.New(`ent: missing required field "Lead.submissions"`)}
+	}
+	if _, ok := _c.mutation.Origin(); !ok {
+		return &ValidationError{Name: "origin", err: errors.New(`ent: missing required field "Lead.origin"`)}
+	}
+	if v, ok := _c.mutation.Origin(); ok {
+		if err := lead.OriginValidator(v); err != nil {
+			return &ValidationError{Name: "origin", err: fmt.Errorf(`ent: validator failed for field "Lead.origin": %w`, err)}
+		}
 	}
 	if len(_c.mutation.CompanyIDs()) == 0 {
 		return &ValidationError{Name: "company", err: errors.New(`ent: missing required edge "Lead.company"`)}
@@ -614,6 +640,10 @@ func (_c *LeadCreate) createSpec() (*Lead, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Submissions(); ok {
 		_spec.SetField(lead.FieldSubmissions, field.TypeInt, value)
 		_node.Submissions = value
+	}
+	if value, ok := _c.mutation.Origin(); ok {
+		_spec.SetField(lead.FieldOrigin, field.TypeEnum, value)
+		_node.Origin = value
 	}
 	if nodes := _c.mutation.CompanyIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -1018,6 +1048,9 @@ func (u *LeadUpsertOne) UpdateNewValues() *LeadUpsertOne {
 		}
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(lead.FieldCreatedAt)
+		}
+		if _, exists := u.create.mutation.Origin(); exists {
+			s.SetIgnore(lead.FieldOrigin)
 		}
 	}))
 	return u
@@ -1602,6 +1635,9 @@ func (u *LeadUpsertBulk) UpdateNewValues() *LeadUpsertBulk {
 			}
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(lead.FieldCreatedAt)
+			}
+			if _, exists := b.mutation.Origin(); exists {
+				s.SetIgnore(lead.FieldOrigin)
 			}
 		}
 	}))

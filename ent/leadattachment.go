@@ -22,7 +22,7 @@ type LeadAttachment struct {
 	// CompanyID holds the value of the "company_id" field.
 	CompanyID uuid.UUID `json:"company_id,omitempty"`
 	// LeadID holds the value of the "lead_id" field.
-	LeadID uuid.UUID `json:"lead_id,omitempty"`
+	LeadID *uuid.UUID `json:"lead_id,omitempty"`
 	// ContactID holds the value of the "contact_id" field.
 	ContactID *uuid.UUID `json:"contact_id,omitempty"`
 	// Filename holds the value of the "filename" field.
@@ -66,7 +66,7 @@ func (*LeadAttachment) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case leadattachment.FieldContactID:
+		case leadattachment.FieldLeadID, leadattachment.FieldContactID:
 			values[i] = &sql.NullScanner{S: new(uuid.UUID)}
 		case leadattachment.FieldContent:
 			values[i] = new([]byte)
@@ -76,7 +76,7 @@ func (*LeadAttachment) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullString)
 		case leadattachment.FieldCreatedAt:
 			values[i] = new(sql.NullTime)
-		case leadattachment.FieldID, leadattachment.FieldCompanyID, leadattachment.FieldLeadID:
+		case leadattachment.FieldID, leadattachment.FieldCompanyID:
 			values[i] = new(uuid.UUID)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -106,10 +106,11 @@ func (_m *LeadAttachment) assignValues(columns []string, values []any) error {
 				_m.CompanyID = *value
 			}
 		case leadattachment.FieldLeadID:
-			if value, ok := values[i].(*uuid.UUID); !ok {
+			if value, ok := values[i].(*sql.NullScanner); !ok {
 				return fmt.Errorf("unexpected type %T for field lead_id", values[i])
-			} else if value != nil {
-				_m.LeadID = *value
+			} else if value.Valid {
+				_m.LeadID = new(uuid.UUID)
+				*_m.LeadID = *value.S.(*uuid.UUID)
 			}
 		case leadattachment.FieldContactID:
 			if value, ok := values[i].(*sql.NullScanner); !ok {
@@ -192,8 +193,10 @@ func (_m *LeadAttachment) String() string {
 	builder.WriteString("company_id=")
 	builder.WriteString(fmt.Sprintf("%v", _m.CompanyID))
 	builder.WriteString(", ")
-	builder.WriteString("lead_id=")
-	builder.WriteString(fmt.Sprintf("%v", _m.LeadID))
+	if v := _m.LeadID; v != nil {
+		builder.WriteString("lead_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
 	builder.WriteString(", ")
 	if v := _m.ContactID; v != nil {
 		builder.WriteString("contact_id=")

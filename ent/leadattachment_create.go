@@ -37,6 +37,14 @@ func (_c *LeadAttachmentCreate) SetLeadID(v uuid.UUID) *LeadAttachmentCreate {
 	return _c
 }
 
+// SetNillableLeadID sets the "lead_id" field if the given value is not nil.
+func (_c *LeadAttachmentCreate) SetNillableLeadID(v *uuid.UUID) *LeadAttachmentCreate {
+	if v != nil {
+		_c.SetLeadID(*v)
+	}
+	return _c
+}
+
 // SetContactID sets the "contact_id" field.
 func (_c *LeadAttachmentCreate) SetContactID(v uuid.UUID) *LeadAttachmentCreate {
 	_c.mutation.SetContactID(v)
@@ -167,9 +175,6 @@ func (_c *LeadAttachmentCreate) check() error {
 	if _, ok := _c.mutation.CompanyID(); !ok {
 		return &ValidationError{Name: "company_id", err: errors.New(`ent: missing required field "LeadAttachment.company_id"`)}
 	}
-	if _, ok := _c.mutation.LeadID(); !ok {
-		return &ValidationError{Name: "lead_id", err: errors.New(`ent: missing required field "LeadAttachment.lead_id"`)}
-	}
 	if _, ok := _c.mutation.Filename(); !ok {
 		return &ValidationError{Name: "filename", err: errors.New(`ent: missing required field "LeadAttachment.filename"`)}
 	}
@@ -241,7 +246,7 @@ func (_c *LeadAttachmentCreate) createSpec() (*LeadAttachment, *sqlgraph.CreateS
 	}
 	if value, ok := _c.mutation.LeadID(); ok {
 		_spec.SetField(leadattachment.FieldLeadID, field.TypeUUID, value)
-		_node.LeadID = value
+		_node.LeadID = &value
 	}
 	if value, ok := _c.mutation.ContactID(); ok {
 		_spec.SetField(leadattachment.FieldContactID, field.TypeUUID, value)
@@ -345,6 +350,12 @@ func (u *LeadAttachmentUpsert) SetLeadID(v uuid.UUID) *LeadAttachmentUpsert {
 // UpdateLeadID sets the "lead_id" field to the value that was provided on create.
 func (u *LeadAttachmentUpsert) UpdateLeadID() *LeadAttachmentUpsert {
 	u.SetExcluded(leadattachment.FieldLeadID)
+	return u
+}
+
+// ClearLeadID clears the value of the "lead_id" field.
+func (u *LeadAttachmentUpsert) ClearLeadID() *LeadAttachmentUpsert {
+	u.SetNull(leadattachment.FieldLeadID)
 	return u
 }
 
@@ -485,6 +496,13 @@ func (u *LeadAttachmentUpsertOne) SetLeadID(v uuid.UUID) *LeadAttachmentUpsertOn
 func (u *LeadAttachmentUpsertOne) UpdateLeadID() *LeadAttachmentUpsertOne {
 	return u.Update(func(s *LeadAttachmentUpsert) {
 		s.UpdateLeadID()
+	})
+}
+
+// ClearLeadID clears the value of the "lead_id" field.
+func (u *LeadAttachmentUpsertOne) ClearLeadID() *LeadAttachmentUpsertOne {
+	return u.Update(func(s *LeadAttachmentUpsert) {
+		s.ClearLeadID()
 	})
 }
 
@@ -804,6 +822,13 @@ func (u *LeadAttachmentUpsertBulk) SetLeadID(v uuid.UUID) *LeadAttachmentUpsertB
 func (u *LeadAttachmentUpsertBulk) UpdateLeadID() *LeadAttachmentUpsertBulk {
 	return u.Update(func(s *LeadAttachmentUpsert) {
 		s.UpdateLeadID()
+	})
+}
+
+// ClearLeadID clears the value of the "lead_id" field.
+func (u *LeadAttachmentUpsertBulk) ClearLeadID() *LeadAttachmentUpsertBulk {
+	return u.Update(func(s *LeadAttachmentUpsert) {
+		s.ClearLeadID()
 	})
 }
 

@@ -42,6 +42,12 @@ func (_u *LeadAttachmentUpdate) SetNillableLeadID(v *uuid.UUID) *LeadAttachmentU
 	return _u
 }
 
+// ClearLeadID clears the value of the "lead_id" field.
+func (_u *LeadAttachmentUpdate) ClearLeadID() *LeadAttachmentUpdate {
+	_u.mutation.ClearLeadID()
+	return _u
+}
+
 // SetContactID sets the "contact_id" field.
 func (_u *LeadAttachmentUpdate) SetContactID(v uuid.UUID) *LeadAttachmentUpdate {
 	_u.mutation.SetContactID(v)
@@ -187,6 +193,9 @@ func (_u *LeadAttachmentUpdate) sqlSave(ctx context.Context) (_node int, err err
 	if value, ok := _u.mutation.LeadID(); ok {
 		_spec.SetField(leadattachment.FieldLeadID, field.TypeUUID, value)
 	}
+	if _u.mutation.LeadIDCleared() {
+		_spec.ClearField(leadattachment.FieldLeadID, field.TypeUUID)
+	}
 	if value, ok := _u.mutation.ContactID(); ok {
 		_spec.SetField(leadattachment.FieldContactID, field.TypeUUID, value)
 	}
@@ -239,6 +248,12 @@ func (_u *LeadAttachmentUpdateOne) SetNillableLeadID(v *uuid.UUID) *LeadAttachme
 	if v != nil {
 		_u.SetLeadID(*v)
 	}
+	return _u
+}
+
+// ClearLeadID clears the value of the "lead_id" field.
+func (_u *LeadAttachmentUpdateOne) ClearLeadID() *LeadAttachmentUpdateOne {
+	_u.mutation.ClearLeadID()
 	return _u
 }
 
@@ -416,6 +431,9 @@ func (_u *LeadAttachmentUpdateOne) sqlSave(ctx context.Context) (_node *LeadAtta
 	}
 	if value, ok := _u.mutation.LeadID(); ok {
 		_spec.SetField(leadattachment.FieldLeadID, field.TypeUUID, value)
+	}
+	if _u.mutation.LeadIDCleared() {
+		_spec.ClearField(leadattachment.FieldLeadID, field.TypeUUID)
 	}
 	if value, ok := _u.mutation.ContactID(); ok {
 		_spec.SetField(leadattachment.FieldContactID, field.TypeUUID, value)

@@ -18,7 +18,7 @@ import (
 )
 
 // HandWrittenPrefix names the constraints and indexes that hand-written migrations own (composite
-// tenant keys ent cannot model). The differ leaves them alone.
+// tenant keys and checks ent cannot model). The differ leaves them alone.
 const HandWrittenPrefix = "tenant_"
 
 // Diff writes the next migration file into dir: the difference between the ent schemas and the
@@ -92,6 +92,8 @@ func handWritten(c atlas.Change) bool {
 		return strings.HasPrefix(c.F.Symbol, HandWrittenPrefix)
 	case *atlas.DropIndex:
 		return strings.HasPrefix(c.I.Name, HandWrittenPrefix)
+	case *atlas.DropCheck:
+		return strings.HasPrefix(c.C.Name, HandWrittenPrefix)
 	}
 	return false
 }

@@ -80,7 +80,7 @@ func quoteLiteral(s string) string {
 	return string(append(out, '\''))
 }
 
-// Up creates the roles and applies every pending migration. It is safe to run twice and from
+// Up creates the roles and applies every pending migration, then river's (upRiver). It is safe to run twice and from
 // two processes at once: goose holds a PostgreSQL advisory lock while it migrates.
 func Up(ctx context.Context, db *sql.DB, appPassword string) ([]string, error) {
 	if err := EnsureRoles(ctx, db, appPassword); err != nil {
@@ -101,6 +101,9 @@ func Up(ctx context.Context, db *sql.DB, appPassword string) ([]string, error) {
 	applied := make([]string, 0, len(res))
 	for _, r := range res {
 		applied = append(applied, r.Source.Path)
+	}
+	if err := upRiver(ctx, db); err != nil {
+		return applied, err
 	}
 	return applied, nil
 }

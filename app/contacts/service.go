@@ -136,8 +136,8 @@ type MergeInput struct {
 }
 
 // Merge writes in into c (locked by Lock, with its phones) and returns the contact as it is
-// afterwards. contact.updated is not an event type yet (the contacts issue adds it with
-// PATCH /contacts), so a merge records no event of its own; lead.converted names the contact.
+// afterwards. A merge that changes the contact records contact.updated; one that changes
+// nothing records nothing.
 func (s *Service) Merge(ctx context.Context, c *ent.Contact, phones []*ent.ContactPhone, in MergeInput) (View, error) {
 	u := c.Update()
 	changed := false
@@ -170,6 +170,9 @@ func (s *Service) Merge(ctx context.Context, c *ent.Contact, phones []*ent.Conta
 		id := c.ID
 		if c, err = u.Save(ctx); err != nil {
 			return View{}, fmt.Errorf("merge into contact %s: %w", id, err)
+		}
+		if err := s.events.Record(ctx, "contact.updated", NewView(c, all)); err != nil {
+			return View{}, err
 		}
 	}
 	return NewView(c, all), nil

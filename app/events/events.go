@@ -25,12 +25,15 @@ type Type struct {
 var Types = []Type{
 	{"company.updated", "The company's data or licensed features changed; data is the Company.", "company:read"},
 	{"contact.created", "A contact was created (also by converting a lead); data is the Contact.", "contacts:read"},
+	{"contact.updated", "A contact changed (also by converting a lead into it); data is the Contact.", "contacts:read"},
 	{"lead.converted", "A lead was converted into a contact; data is the Lead.", "leads:read"},
 	{"lead.created", "A lead was created (intake, API or external upsert); data is the Lead.", "leads:read"},
 	{"lead.deleted", "A lead was deleted; data is the Lead as it was.", "leads:read"},
 	{"lead.updated", "A lead changed (a duplicate submission merged into it, a PATCH, a stage move); data is the Lead.", "leads:read"},
+	{"ping", "Sent by POST /webhook-endpoints/{id}/test to that endpoint only, never to the feed; data is {webhookEndpointId}.", "webhooks:read"},
 	{"user.created", "A user was added to the company; data is the User.", "users:read"},
 	{"user.updated", "A user's data, role or status changed; data is the User.", "users:read"},
+	{"webhook_endpoint.disabled", "The server disabled a webhook endpoint: its URL answered 410 Gone, or its deliveries failed for five days in a row; data is the WebhookEndpoint.", "webhooks:read"},
 }
 
 // Known reports whether t is an event type.

@@ -45,7 +45,8 @@ type View struct {
 	Actor      schematype.Actor `json:"actor"`
 }
 
-func newView(e *ent.Event) View {
+// NewView is the Event resource of e.
+func NewView(e *ent.Event) View {
 	return View{ID: e.ID, Type: e.Type, OccurredAt: e.OccurredAt, Data: e.Data, Actor: e.Actor}
 }
 
@@ -84,15 +85,11 @@ func (h *Handler) list(c *fiber.Ctx) error {
 		return err
 	}
 	ctx := c.UserContext()
-	p, _ := tenancy.PrincipalFrom(ctx)
-	var allowed []string
-	for _, t := range Types {
-		if (len(want) == 0 || contains(want, t.Type)) && h.authz.Check(p, t.Scope) == nil {
-			allowed = append(allowed, t.Type)
-		}
+	q, err := Visible(ctx, h.authz, want)
+	if err != nil {
+		return err
 	}
 	db := tenancy.Client(ctx)
-	q := db.Event.Query().Where(event.TypeIn(allowed...), event.SeqNotNil())
 	switch {
 	case page.HasCursor() && len(page.After) == 1:
 		seq, err := strconv.ParseInt(page.After[0], 10, 64)
@@ -124,14 +121,5 @@ func (h *Handler) list(c *fiber.Ctx) error {
 	}
 	return httpx.WritePage(c, page, rows, func(e *ent.Event) []string {
 		return []string{strconv.FormatInt(*e.Seq, 10)}
-	}, newView)
-}
-
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
+	}, NewView)
 }

@@ -18,6 +18,15 @@ func CreatedKey(createdAt time.Time, id uuid.UUID) []string {
 // (created_at, id) > (t, id), which an index on (company_id, created_at, id) serves. It returns
 // nil for a first page (after empty).
 func AfterCreated(after []string) (func(*entsql.Selector), error) {
+	return createdPredicate(after, entsql.CompositeGT)
+}
+
+// BeforeCreated is AfterCreated for lists ordered newest first: (created_at, id) < (t, id).
+func BeforeCreated(after []string) (func(*entsql.Selector), error) {
+	return createdPredicate(after, entsql.CompositeLT)
+}
+
+func createdPredicate(after []string, cmp func([]string, ...any) *entsql.Predicate) (func(*entsql.Selector), error) {
 	if len(after) == 0 {
 		return nil, nil
 	}
@@ -30,7 +39,7 @@ func AfterCreated(after []string) (func(*entsql.Selector), error) {
 		return nil, errs.InvalidField("cursor", "invalid_cursor", "is not a cursor of this list")
 	}
 	return func(s *entsql.Selector) {
-		s.Where(entsql.CompositeGT([]string{s.C("created_at"), s.C("id")}, t, id))
+		s.Where(cmp([]string{s.C("created_at"), s.C("id")}, t, id))
 	}, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
 	"github.com/rs/zerolog"
 
 	"github.com/brokerdesk/brokerdesk/app/errs"
@@ -148,6 +149,12 @@ func ErrorHandler(c *fiber.Ctx, err error) error {
 	p := ToProblem(err)
 	p.Instance = c.Path()
 	p.RequestID = RequestID(c)
+	if p.RequestID == "" {
+		// An error the server raised before any middleware ran (a body over the size limit):
+		// it gets an id all the same, so every answer carries X-Request-Id.
+		p.RequestID = uuid.NewString()
+		c.Set(RequestIDHeader, p.RequestID)
+	}
 	log := zerolog.Ctx(c.UserContext())
 	switch {
 	case p.Status >= 500:

@@ -50,7 +50,8 @@ const (
 )
 
 // storedHeaders are the response headers a replay repeats.
-var storedHeaders = []string{fiber.HeaderContentType, fiber.HeaderLocation, fiber.HeaderETag, fiber.HeaderContentLanguage}
+var storedHeaders = []string{fiber.HeaderContentType, fiber.HeaderLocation, fiber.HeaderETag, fiber.HeaderContentLanguage,
+	fiber.HeaderCacheControl}
 
 // Store keeps idempotency records in PostgreSQL, in the tenant's scope.
 type Store struct {

@@ -52,10 +52,11 @@ type Submission struct {
 
 // File is an uploaded file of a multipart submission.
 type File struct {
-	Field       string // the form field it came in
-	Filename    string
-	ContentType string
-	Content     []byte
+	Field        string // the form field it came in
+	Filename     string
+	ContentType  string // sniffed from Content (httpx.SniffType): what is stored and served
+	DeclaredType string // what the client claimed; kept in the submission record only
+	Content      []byte
 }
 
 // violation is one failing field, in a form that message turns into text in either language.
@@ -232,9 +233,33 @@ func normalizeSource(s string) string {
 	return s
 }
 
-// clean trims s and drops NUL characters, which PostgreSQL text and jsonb cannot hold.
-func clean(s string) string {
-	return strings.TrimSpace(strings.ReplaceAll(s, "\x00", ""))
+// clean trims a one-line value (a name, an e-mail address, a phone number, a field name) and
+// removes what a visitor cannot have meant and a broker must not be shown: C0 and C1 control
+// characters (NUL among them, which PostgreSQL text and jsonb cannot hold) and Unicode format
+// characters (category Cf: zero-width characters and bidi controls such as U+202E, which make
+// "Anna" display as something else). Tabs and line breaks become spaces.
+func clean(s string) string { return strings.TrimSpace(sanitize(s, false)) }
+
+// cleanText is clean for multi-line text (notes, additional field values): line breaks are kept,
+// as "\n" (CR LF and CR, which form posts send, become LF).
+func cleanText(s string) string { return strings.TrimSpace(sanitize(s, true)) }
+
+func sanitize(s string, lines bool) string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n' || r == '\r' || r == '\u2028' || r == '\u2029':
+			if lines {
+				return '\n'
+			}
+			return ' '
+		case r == '\t':
+			return ' '
+		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
+			return -1
+		}
+		return r
+	}, s)
 }
 
 // isTest reads _test: true, "true" and "1" mark a test lead; anything else does not.

@@ -221,7 +221,9 @@ func TestReadMultipartForm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.FirstName != "Jürgen" || len(s.Files) != 4 || s.Files[0].Filename != "Brief.pdf" || s.Files[0].ContentType != "application/pdf" {
+	// The stored type is sniffed: ten x are text, whatever the part claimed.
+	if s.FirstName != "Jürgen" || len(s.Files) != 4 || s.Files[0].Filename != "Brief.pdf" ||
+		s.Files[0].ContentType != "text/plain; charset=utf-8" || s.Files[0].DeclaredType != "application/pdf" {
 		t.Errorf("got %+v", s)
 	}
 	err = s.Validate(nil, "de")
@@ -300,5 +302,53 @@ func TestFileName(t *testing.T) {
 		if got := fileName(in); got != want {
 			t.Errorf("fileName(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestClean(t *testing.T) {
+	for _, c := range []struct{ in, line, text string }{
+		{"  Anna ", "Anna", "Anna"},
+		{"\u202eannA\u202c", "annA", "annA"},                                                      // bidi override and pop
+		{"An\u200bna\u200d", "Anna", "Anna"},                                                      // zero-width space and joiner
+		{"\ufeffAnna\u2066x\u2069", "Annax", "Annax"},                                             // BOM, isolates
+		{"An\x00na\x07\x1b[31m", "Anna[31m", "Anna[31m"},                                          // NUL, BEL, ESC
+		{"An\u0085na\u009b", "Anna", "Anna"},                                                      // C1 controls
+		{"Zeile 1\r\nZeile 2\rZeile 3\n", "Zeile 1 Zeile 2 Zeile 3", "Zeile 1\nZeile 2\nZeile 3"}, // line breaks
+		{"a\u2028b\u2029c", "a b c", "a\nb\nc"},
+		{"a\tb", "a b", "a b"},
+		{"Müller-Lüdenscheidt 😀", "Müller-Lüdenscheidt 😀", "Müller-Lüdenscheidt 😀"},
+	} {
+		if got := clean(c.in); got != c.line {
+			t.Errorf("clean(%q) = %q, want %q", c.in, got, c.line)
+		}
+		if got := cleanText(c.in); got != c.text {
+			t.Errorf("cleanText(%q) = %q, want %q", c.in, got, c.text)
+		}
+	}
+	if got := fileName("rechnung\u202efdp.exe"); got != "rechnungfdp.exe" {
+		t.Errorf("fileName with U+202E = %q", got)
+	}
+	s, err := readJSON([]byte(`{"firstName":"\u202eAnna","lastName":"B\u200berger","notes":"a\r\nb\u202e","additionalFields":{"x\u200b":"1\r\n2\u0007"}}`), "en")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.FirstName != "Anna" || s.LastName != "Berger" || s.Notes != "a\nb" || s.AdditionalFields["x"] != "1\n2" {
+		t.Errorf("JSON read %+v", s)
+	}
+	s, err = readURLEncoded([]byte("firstName=%E2%80%AEAnna&notes=a%0D%0Ab%E2%80%8B&additionalFields.x%E2%80%8B=%C2%85v"), "", "en")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.FirstName != "Anna" || s.Notes != "a\nb" || s.AdditionalFields["x"] != "v" {
+		t.Errorf("form read %+v", s)
+	}
+}
+
+func TestAddMissing(t *testing.T) {
+	got := addMissing(map[string]string{"interest": "BU", "budget": "100"},
+		map[string]string{"interest": "KV", "callback": "morgens", "empty": ""})
+	want := map[string]string{"interest": "BU", "budget": "100", "callback": "morgens"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
 	}
 }

@@ -11,12 +11,12 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/brokerdesk/brokerdesk/app/errs"
+	"github.com/brokerdesk/brokerdesk/app/httpx"
 )
 
 // Request-level error codes (400 in both shapes, 415 for a type or charset we do not read).
@@ -68,7 +68,11 @@ func readJSON(body []byte, lang string) (*Submission, error) {
 		switch v := m[field].(type) {
 		case nil:
 		case string:
-			*dst = clean(v)
+			if field == "notes" {
+				*dst = cleanText(v)
+			} else {
+				*dst = clean(v)
+			}
 		case json.Number:
 			if field == "phone" { // a phone number sent as a JSON number is still one
 				*dst = v.String()
@@ -115,7 +119,7 @@ func readJSON(body []byte, lang string) (*Submission, error) {
 			switch v := v.(type) {
 			case nil:
 			case string:
-				s.addField(k, clean(v))
+				s.addField(k, cleanText(v))
 			case json.Number:
 				s.addField(k, v.String())
 			case bool:
@@ -234,8 +238,8 @@ func readMultipartForm(mf *multipart.Form, lang string) (*Submission, error) {
 			if err != nil {
 				return nil, errs.BadRequest(codeMalformedForm, "%s", msgMalformedForm(lang))
 			}
-			s.Files = append(s.Files, File{Field: name, Filename: fileName(fh.Filename),
-				ContentType: contentType(fh.Header.Get(fiber.HeaderContentType)), Content: data})
+			s.Files = append(s.Files, File{Field: name, Filename: fileName(fh.Filename), ContentType: httpx.SniffType(data),
+				DeclaredType: contentType(fh.Header.Get(fiber.HeaderContentType)), Content: data})
 		}
 	}
 	return s, nil
@@ -261,7 +265,7 @@ func newForm() *form { return &form{s: &Submission{}, seen: map[string]bool{}} }
 
 func (f *form) set(name, v string) {
 	if name, ok := additionalName(name); ok {
-		name, v = clean(name), clean(v)
+		name, v = clean(name), cleanText(v)
 		key := "additionalFields." + name
 		if !f.seen[key] {
 			f.seen[key] = true
@@ -286,7 +290,7 @@ func (f *form) set(name, v string) {
 	case "phone":
 		s.Phone = clean(v)
 	case "notes":
-		s.Notes = clean(v)
+		s.Notes = cleanText(v)
 	case "source":
 		s.setSource(v)
 	case "_key":
@@ -338,20 +342,15 @@ func (s *Submission) setMetaURL(v string) {
 }
 
 // fileName keeps the last path element of what the browser sent (old browsers send
-// C:\fakepath\x.pdf), without control characters, at most 255 characters; "attachment" if
-// nothing is left.
+// C:\fakepath\x.pdf), cleaned as names are (no control or format characters), at most 255
+// characters; "attachment" if nothing is left.
 func fileName(raw string) string {
 	dec, _ := decoderFor("")
 	name, _ := dec([]byte(raw))
 	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
 		name = name[i+1:]
 	}
-	name = strings.TrimSpace(strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return -1
-		}
-		return r
-	}, name))
+	name = clean(name) // no controls, no bidi tricks ("rechnung\u202Efdp.exe")
 	if r := []rune(name); len(r) > 255 {
 		name = string(r[:255])
 	}
@@ -361,8 +360,9 @@ func fileName(raw string) string {
 	return name
 }
 
-// contentType keeps the media type the client sent, or application/octet-stream when it sent
-// none or something unusable.
+// contentType is the media type the client sent, or application/octet-stream when it sent none
+// or something unusable. It is kept in the submission record only: the stored type is sniffed
+// from the content (an uploader's claim is not trusted).
 func contentType(ct string) string {
 	ct = strings.TrimSpace(ct)
 	if _, _, err := mime.ParseMediaType(ct); err != nil || len(ct) > 255 || !utf8.ValidString(ct) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/brokerdesk/brokerdesk/app/events"
 	"github.com/brokerdesk/brokerdesk/app/httpx"
+	"github.com/brokerdesk/brokerdesk/app/identity"
 	"github.com/brokerdesk/brokerdesk/app/leads"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/lead"
@@ -51,15 +52,18 @@ type Result struct {
 }
 
 // Submit stores a validated submission in the request's transaction: it updates the company's
-// oldest open (not converted) lead of the same test flag that matches by normalised e-mail
-// (preferred) or phone, as the company's lead_rules enable them, or creates a lead in stage
-// new owned by the key's user. Every submission is kept as a LeadSubmission, files as
-// LeadAttachments, and lead.created or lead.updated is recorded.
+// oldest open (not converted) lead of the same test flag that arrived through the intake and is
+// the same person (identity.MatchedBy: an e-mail match, preferred, or a phone match where the
+// e-mail addresses and names do not disagree), as the company's lead_rules enable e-mail
+// and phone matching, or creates a lead in stage new owned by the key's user. Every submission
+// is kept as a LeadSubmission, files as LeadAttachments, and lead.created or lead.updated is
+// recorded. Leads made through the API are never merged into: the public key must not let
+// anyone append to them.
 //
 // Concurrent submissions of one person are serialised before the lookup by transaction-level
 // advisory locks on the company and each identity key, taken in ascending order (so two
 // submissions sharing both keys cannot deadlock): the second waits for the first to commit and
-// then finds its lead. The matched lead is also locked FOR UPDATE, so a submission matching it
+// then finds its lead. The candidates are also locked FOR UPDATE, so a submission matching one
 // through the other key cannot lose an update either.
 func (s *Service) Submit(ctx context.Context, in *Submission, channel leadsubmission.Channel) (Result, error) {
 	p, ok := tenancy.PrincipalFrom(ctx)
@@ -71,13 +75,8 @@ func (s *Service) Submit(ctx context.Context, in *Submission, channel leadsubmis
 	if err != nil {
 		return Result{}, fmt.Errorf("intake: company %s: %w", p.CompanyID, err)
 	}
-	var emailKey, phoneKey string
-	if in.Email != "" {
-		emailKey = leads.EmailKey(in.Email)
-	}
-	if in.Phone != "" {
-		phoneKey, _ = leads.PhoneKey(in.Phone)
-	}
+	who := identity.Of(in.Email, in.FirstName, in.LastName, in.Phone)
+	emailKey, phoneKey := who.EmailKey, who.PhoneKey()
 	var byEmail, byPhone string
 	if co.LeadRules.MatchEmail {
 		byEmail = emailKey
@@ -88,7 +87,7 @@ func (s *Service) Submit(ctx context.Context, in *Submission, channel leadsubmis
 	if err := lockIdentities(ctx, db, p.CompanyID, byEmail, byPhone); err != nil {
 		return Result{}, err
 	}
-	l, err := findOpen(ctx, db, in.Test, byEmail, byPhone)
+	l, err := findOpen(ctx, db, in.Test, who, byEmail, byPhone)
 	if err != nil {
 		return Result{}, err
 	}
@@ -142,8 +141,12 @@ func lockIdentities(ctx context.Context, db *ent.Client, company uuid.UUID, emai
 	return nil
 }
 
-// findOpen returns the lead a submission merges into, locked, or nil.
-func findOpen(ctx context.Context, db *ent.Client, test bool, email, phone string) (*ent.Lead, error) {
+// findOpen returns the lead a submission of person who merges into, locked, or nil: among the
+// company's open intake leads of the same test flag, the oldest that is the same person by
+// e-mail (when email, the e-mail key to match by, is set), else the oldest that is the same
+// person by phone (when phone is set). The rule sees the whole person also when a lead rule
+// turns one key off: two different e-mail addresses are two people whatever is matched by.
+func findOpen(ctx context.Context, db *ent.Client, test bool, who identity.Person, email, phone string) (*ent.Lead, error) {
 	var or []predicate.Lead
 	if email != "" {
 		or = append(or, lead.EmailKey(email))
@@ -154,20 +157,30 @@ func findOpen(ctx context.Context, db *ent.Client, test bool, email, phone strin
 	if len(or) == 0 {
 		return nil, nil
 	}
-	cands, err := db.Lead.Query().Where(lead.Converted(false), lead.Test(test), lead.Or(or...)).
+	cands, err := db.Lead.Query().Where(lead.Converted(false), lead.Test(test), lead.OriginEQ(lead.OriginIntake), lead.Or(or...)).
 		Order(lead.ByCreatedAt(), lead.ByID()).ForUpdate().All(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("intake: find duplicate: %w", err)
 	}
+	var byPhone *ent.Lead
 	for _, c := range cands {
-		if email != "" && c.EmailKey != nil && *c.EmailKey == email {
+		by := identity.MatchedBy(who, identity.Person{EmailKey: deref(c.EmailKey), PhoneKeys: []string{deref(c.PhoneKey)},
+			FirstName: c.FirstName, LastName: c.LastName})
+		if email != "" && slices.Contains(by, "email") {
 			return c, nil
 		}
+		if phone != "" && byPhone == nil && slices.Contains(by, "phone") {
+			byPhone = c
+		}
 	}
-	if len(cands) > 0 {
-		return cands[0], nil
+	return byPhone, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
 	}
-	return nil, nil
+	return *s
 }
 
 func (s *Service) create(ctx context.Context, db *ent.Client, p *tenancy.Principal, in *Submission, emailKey, phoneKey string) (*ent.Lead, error) {
@@ -177,7 +190,7 @@ func (s *Service) create(ctx context.Context, db *ent.Client, p *tenancy.Princip
 	}
 	c := db.Lead.Create().SetFirstName(in.FirstName).SetLastName(in.LastName).SetNotes(in.Notes).
 		SetAdditionalFields(nonEmpty(nil, in.AdditionalFields)).SetStageID(stage.ID).SetTest(in.Test).
-		SetSubmissions(1)
+		SetSubmissions(1).SetOrigin(lead.OriginIntake)
 	if in.Email != "" {
 		c.SetEmail(in.Email).SetEmailKey(emailKey)
 	}
@@ -204,8 +217,10 @@ func (s *Service) create(ctx context.Context, db *ent.Client, p *tenancy.Princip
 }
 
 // merge updates a duplicate: fields the lead lacks are filled (what it has is kept: the broker
-// may have corrected it), notes are appended under a timestamp line, additional fields are
-// merged name by name (the newer answer wins), and the submission count goes up.
+// may have corrected it, and a submission must not rewrite a lead), notes are appended under a
+// timestamp line, additional fields the lead lacks are added (an existing value is never
+// overwritten: the newer answer stays in the submission record), and the submission count goes
+// up.
 func merge(ctx context.Context, l *ent.Lead, in *Submission, emailKey, phoneKey string, now time.Time) (*ent.Lead, error) {
 	u := l.Update().AddSubmissions(1)
 	if l.FirstName == "" {
@@ -232,7 +247,7 @@ func merge(ctx context.Context, l *ent.Lead, in *Submission, emailKey, phoneKey 
 	if in.Notes != "" {
 		u.SetNotes(appendNote(l.Notes, in.Notes, now))
 	}
-	if f := nonEmpty(l.AdditionalFields, in.AdditionalFields); !maps.Equal(f, l.AdditionalFields) {
+	if f := addMissing(l.AdditionalFields, in.AdditionalFields); !maps.Equal(f, l.AdditionalFields) {
 		u.SetAdditionalFields(f)
 	}
 	l, err := u.Save(ctx)
@@ -250,6 +265,20 @@ func nonEmpty(base, add map[string]string) map[string]string {
 	}
 	for k, v := range add {
 		if v != "" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// addMissing is base with the non-empty values of add whose names base lacks (a new map).
+func addMissing(base, add map[string]string) map[string]string {
+	out := maps.Clone(base)
+	if out == nil {
+		out = map[string]string{}
+	}
+	for k, v := range add {
+		if _, ok := out[k]; !ok && v != "" {
 			out[k] = v
 		}
 	}
@@ -303,7 +332,8 @@ func (in *Submission) payload() map[string]any {
 	if len(in.Files) > 0 {
 		files := make([]map[string]any, len(in.Files))
 		for i, f := range in.Files {
-			files[i] = map[string]any{"field": f.Field, "filename": f.Filename, "contentType": f.ContentType, "size": len(f.Content)}
+			files[i] = map[string]any{"field": f.Field, "filename": f.Filename, "contentType": f.ContentType,
+				"declaredContentType": f.DeclaredType, "size": len(f.Content)}
 		}
 		m["attachments"] = files
 	}

@@ -3,7 +3,6 @@ package leads
 import (
 	"context"
 	"fmt"
-	"mime"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
@@ -11,12 +10,13 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/errs"
 	"github.com/brokerdesk/brokerdesk/app/httpx"
 	"github.com/brokerdesk/brokerdesk/ent"
+	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
 // Attachment reads one attachment of a lead with its content. It stays readable through the
-// lead after a conversion moved it to the contact.
+// lead after a conversion gave it to the contact, for as long as the lead exists.
 func (s *Service) Attachment(ctx context.Context, leadID, id uuid.UUID) (*ent.LeadAttachment, error) {
 	a, err := tenancy.Client(ctx).LeadAttachment.Query().
 		Where(leadattachment.ID(id), leadattachment.LeadID(leadID)).Only(ctx)
@@ -29,9 +29,30 @@ func (s *Service) Attachment(ctx context.Context, leadID, id uuid.UUID) (*ent.Le
 	return a, nil
 }
 
+// ContactAttachment reads one attachment a conversion gave to a contact, with its content: the
+// file's home once the lead is deleted. The contact is read first, so a contact the credential
+// may not see (another company's, or outside a user's visibility) is a 404 like a missing one.
+func (s *Service) ContactAttachment(ctx context.Context, contactID, id uuid.UUID) (*ent.LeadAttachment, error) {
+	db := tenancy.Client(ctx)
+	ok, err := db.Contact.Query().Where(contact.ID(contactID)).Exist(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read contact %s: %w", contactID, err)
+	}
+	if !ok {
+		return nil, errs.NotFound("contact %s not found", contactID)
+	}
+	a, err := db.LeadAttachment.Query().Where(leadattachment.ID(id), leadattachment.ContactID(contactID)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, errs.NotFound("attachment %s of contact %s not found", id, contactID)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read attachment %s: %w", id, err)
+	}
+	return a, nil
+}
+
 // content handles GET /leads/{leadId}/attachments/{attachmentId}/content: the file as stored,
-// with its content type (application/octet-stream when that is no media type) and always as a
-// download, never rendered by a browser.
+// as a download (httpx.SendFile), never rendered by a browser.
 func (h *Handler) content(c *fiber.Ctx) error {
 	leadID, err := httpx.UUIDParam(c, "leadId")
 	if err != nil {
@@ -45,16 +66,23 @@ func (h *Handler) content(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ct := fiber.MIMEOctetStream
-	if mt, params, err := mime.ParseMediaType(a.ContentType); err == nil {
-		ct = mime.FormatMediaType(mt, params)
+	return httpx.SendFile(c, a.Filename, a.Content)
+}
+
+// contactContent handles GET /contacts/{contactId}/attachments/{attachmentId}/content: a lead's
+// attachment that a conversion gave to the contact, also after the lead was deleted.
+func (h *Handler) contactContent(c *fiber.Ctx) error {
+	contactID, err := httpx.UUIDParam(c, "contactId")
+	if err != nil {
+		return err
 	}
-	disp := mime.FormatMediaType("attachment", map[string]string{"filename": a.Filename})
-	if disp == "" { // a name FormatMediaType cannot encode
-		disp = "attachment"
+	id, err := httpx.UUIDParam(c, "attachmentId")
+	if err != nil {
+		return err
 	}
-	c.Set(fiber.HeaderContentType, ct)
-	c.Set(fiber.HeaderContentDisposition, disp)
-	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
-	return c.Send(a.Content)
+	a, err := h.svc.ContactAttachment(c.UserContext(), contactID, id)
+	if err != nil {
+		return err
+	}
+	return httpx.SendFile(c, a.Filename, a.Content)
 }

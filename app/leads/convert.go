@@ -12,6 +12,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/contacts"
 	"github.com/brokerdesk/brokerdesk/app/errs"
 	"github.com/brokerdesk/brokerdesk/app/httpx"
+	"github.com/brokerdesk/brokerdesk/app/identity"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
 	"github.com/brokerdesk/brokerdesk/ent/leadstage"
@@ -121,11 +122,16 @@ func (s *Service) Convert(ctx context.Context, id uuid.UUID, in ConvertInput) (r
 				keys = append(keys, k)
 			}
 		}
-		dups, err := s.contacts.Duplicates(ctx, emails, keys, MaxDuplicates)
+		found, err := s.contacts.Duplicates(ctx, emails, keys, MaxDuplicates)
 		if err != nil {
 			return nil, nil, err
 		}
-		return nil, &DryRunResult{Duplicates: dups, Conflicts: conflicts}, nil
+		who := identity.Person{FirstName: deref(pick(o.FirstName, &l.FirstName)), LastName: deref(pick(o.LastName, &l.LastName))}
+		if len(emails) > 0 {
+			who.EmailKey = emails[0]
+		}
+		who.PhoneKeys = keys
+		return nil, &DryRunResult{Duplicates: samePerson(who, found), Conflicts: conflicts}, nil
 	}
 	if len(conflicts) > 0 {
 		fields := make([]string, len(conflicts))
@@ -178,6 +184,26 @@ func (s *Service) markConverted(ctx context.Context, l *ent.Lead, contactID uuid
 		return Lead{}, err
 	}
 	return out, nil
+}
+
+// samePerson keeps the contacts that are the person who by the one matching rule (identity), with
+// matchedBy as the rule says: a contact sharing only a phone number with the lead, but holding
+// another e-mail address or another name, is someone else (a household's landline).
+func samePerson(who identity.Person, found []contacts.Duplicate) []contacts.Duplicate {
+	out := []contacts.Duplicate{}
+	for _, d := range found {
+		c := d.Contact
+		numbers := make([]string, len(c.Phones))
+		for i, p := range c.Phones {
+			numbers[i] = p.Number
+		}
+		by := identity.MatchedBy(who, identity.Of(deref(c.Email), c.FirstName, c.LastName, numbers...))
+		if len(by) > 0 {
+			d.MatchedBy = by
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // overrideOwner checks overrides.ownerId: a user of the company, else 422.

@@ -16,6 +16,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/httpx"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/externalref"
+	"github.com/brokerdesk/brokerdesk/ent/lead"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
@@ -43,7 +44,7 @@ func (s *Service) Upsert(ctx context.Context, ref schematype.ExternalRef, in Inp
 		if err := checkRefCount(in.ExternalReferences); err != nil {
 			return Lead{}, false, err
 		}
-		l, err := s.Create(ctx, in)
+		l, err := s.create(ctx, in, lead.OriginExternal)
 		return l, true, err
 	}
 	if err != nil {

@@ -32,6 +32,7 @@ func (h *Handler) Mount(r fiber.Router) {
 	r.Delete("/leads/:leadId", policy.Require("leads:write"), h.delete)
 	r.Post("/leads/:leadId/convert", policy.Require("leads:write"), policy.Require("contacts:write"), h.convert)
 	r.Get("/leads/:leadId/attachments/:attachmentId/content", policy.Require("leads:read"), h.content)
+	r.Get("/contacts/:contactId/attachments/:attachmentId/content", policy.Require("contacts:read"), h.contactContent)
 	r.Put("/external/:source/leads/:externalId", policy.Require("leads:write"), h.upsert)
 	r.Get("/lead-stages", policy.Require("leads:read"), h.listStages)
 	r.Post("/lead-stages", requireFeature("leads"), policy.Require("admin:write"), h.createStage)

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	entsql "entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
 	"github.com/brokerdesk/brokerdesk/app/contacts"
@@ -71,7 +70,7 @@ func attachmentsOf(ctx context.Context, ids ...uuid.UUID) (map[uuid.UUID][]*ent.
 		return nil, fmt.Errorf("load lead attachments: %w", err)
 	}
 	for _, a := range rows {
-		out[a.LeadID] = append(out[a.LeadID], a)
+		out[*a.LeadID] = append(out[*a.LeadID], a) // LeadIDIn: never nil here
 	}
 	return out, nil
 }
@@ -112,6 +111,11 @@ func (s *Service) Lock(ctx context.Context, id uuid.UUID) (*ent.Lead, error) {
 // Create stores a lead (in the stage new unless in names one) and records lead.created.
 // Server-side creation never merges into a duplicate: that is the intake's job.
 func (s *Service) Create(ctx context.Context, in Input) (Lead, error) {
+	return s.create(ctx, in, lead.OriginAPI)
+}
+
+// create stores a lead that came to be through origin (api or external).
+func (s *Service) create(ctx context.Context, in Input, origin lead.Origin) (Lead, error) {
 	stage, owner, err := s.resolve(ctx, in, nil)
 	if err != nil {
 		return Lead{}, err
@@ -119,7 +123,7 @@ func (s *Service) Create(ctx context.Context, in Input) (Lead, error) {
 	if err := refsFree(ctx, in.ExternalReferences, uuid.Nil); err != nil {
 		return Lead{}, err
 	}
-	q := tenancy.Client(ctx).Lead.Create().SetStageID(stage.ID).SetNillableOwnerID(owner)
+	q := tenancy.Client(ctx).Lead.Create().SetStageID(stage.ID).SetNillableOwnerID(owner).SetOrigin(origin)
 	applyData(q.Mutation(), in)
 	if len(in.ExternalReferences) > 0 {
 		q.SetExternalReferences(in.ExternalReferences)
@@ -179,7 +183,8 @@ func deref(s *string) string {
 
 // resolve checks the stage and owner in names and returns them: the stage in.StageID or, when
 // it is nil, the lead's current stage (cur) or the stage new. Unknown ids are 422 naming the
-// field; the stage converted is reached only by converting (422 conversion_required).
+// field; an unconverted lead reaches the stage converted only by converting (422
+// conversion_required).
 func (s *Service) resolve(ctx context.Context, in Input, cur *ent.Lead) (*ent.LeadStage, *uuid.UUID, error) {
 	db := tenancy.Client(ctx)
 	var v errs.Invalid
@@ -199,7 +204,9 @@ func (s *Service) resolve(ctx context.Context, in Input, cur *ent.Lead) (*ent.Le
 	if err != nil && !ent.IsNotFound(err) {
 		return nil, nil, fmt.Errorf("read lead stage: %w", err)
 	}
-	movesToConverted := stage != nil && stage.Key == StageConverted && (cur == nil || cur.StageID != stage.ID)
+	// The stage converted means a contact exists for the lead: only convert puts an unconverted
+	// lead there (a converted lead may leave it and come back).
+	movesToConverted := stage != nil && stage.Key == StageConverted && (cur == nil || !cur.Converted)
 	v.Check("stageId", !movesToConverted, "conversion_required",
 		"a lead reaches the stage converted only by POST /leads/{leadId}/convert")
 	var owner *uuid.UUID
@@ -237,7 +244,8 @@ func refsFree(ctx context.Context, refs []schematype.ExternalRef, self uuid.UUID
 
 // Update replaces the writable fields of l (locked by Lock) with in, the merged LeadInput of a
 // PATCH, and records lead.updated. A patch that changes nothing changes neither version nor
-// updatedAt and records no event. A converted lead keeps its stage (409 lead_converted).
+// updatedAt and records no event. Any stage of the company may be given (the spec's "stage
+// exists"), except converted for a lead no conversion made a contact of (422).
 func (s *Service) Update(ctx context.Context, l *ent.Lead, in Input) (Lead, error) {
 	if reflect.DeepEqual(normalized(inputOf(l)), normalized(in)) {
 		return withAttachments(ctx, l)
@@ -245,9 +253,6 @@ func (s *Service) Update(ctx context.Context, l *ent.Lead, in Input) (Lead, erro
 	stage, owner, err := s.resolve(ctx, in, l)
 	if err != nil {
 		return Lead{}, err
-	}
-	if l.Converted && stage.ID != l.StageID {
-		return Lead{}, errs.Conflict("lead_converted", "lead %s is converted; it stays in the stage converted", l.ID)
 	}
 	if err := refsFree(ctx, in.ExternalReferences, l.ID); err != nil {
 		return Lead{}, err
@@ -322,19 +327,13 @@ func normalizedRefs(refs []schematype.ExternalRef) []schematype.ExternalRef {
 	return refs
 }
 
-// Delete removes l (locked by Lock) and records lead.deleted with the lead as it was. A lead
-// whose attachments a contact holds since its conversion is kept (409): deleting the lead
-// would delete the contact's files with it (the attachments' foreign key cascades).
+// Delete removes l (locked by Lock) and records lead.deleted with the lead as it was. Its
+// attachments go with it, except those a conversion gave to a contact: they stay the
+// contact's (the database clears their lead_id; migrations/…_lead_origin_attachments_keys.sql).
 func (s *Service) Delete(ctx context.Context, l *ent.Lead) error {
 	full, err := withAttachments(ctx, l)
 	if err != nil {
 		return err
-	}
-	for _, a := range full.Attachments {
-		if a.ContactID != nil {
-			return errs.Conflict("attachments_held_by_contact",
-				"lead %s cannot be deleted: its attachments belong to contact %s since the conversion", l.ID, *a.ContactID)
-		}
 	}
 	if err := tenancy.Client(ctx).Lead.DeleteOne(l).Exec(ctx); err != nil {
 		return fmt.Errorf("delete lead %s: %w", l.ID, err)
@@ -347,11 +346,11 @@ func (s *Service) Delete(ctx context.Context, l *ent.Lead) error {
 const MaxTestDelete = 500
 
 // DeleteTest removes up to MaxTestDelete test leads, oldest first, each with its lead.deleted
-// event, and reports how many and whether more remain. Test leads whose attachments a contact
-// holds are kept, as Delete keeps them.
+// event, and reports how many and whether more remain. Attachments a contact holds stay, as with
+// Delete.
 func (s *Service) DeleteTest(ctx context.Context) (int, bool, error) {
 	db := tenancy.Client(ctx)
-	rows, err := db.Lead.Query().Where(lead.Test(true), noHeldAttachments).
+	rows, err := db.Lead.Query().Where(lead.Test(true)).
 		Order(ent.Asc(lead.FieldCreatedAt), ent.Asc(lead.FieldID)).Limit(MaxTestDelete + 1).ForUpdate().All(ctx)
 	if err != nil {
 		return 0, false, fmt.Errorf("find test leads: %w", err)
@@ -378,13 +377,4 @@ func (s *Service) DeleteTest(ctx context.Context) (int, bool, error) {
 		}
 	}
 	return len(rows), more, nil
-}
-
-// noHeldAttachments keeps leads none of whose attachments a contact holds.
-func noHeldAttachments(s *entsql.Selector) {
-	t := entsql.Table(leadattachment.Table)
-	s.Where(entsql.Not(entsql.Exists(entsql.Select(t.C(leadattachment.FieldID)).From(t).Where(entsql.And(
-		entsql.ColumnsEQ(t.C(leadattachment.FieldLeadID), s.C(lead.FieldID)),
-		entsql.NotNull(t.C(leadattachment.FieldContactID)),
-	)))))
 }

@@ -1,5 +1,6 @@
-// Package maintenance runs the server's background jobs. They work across companies through
-// SECURITY DEFINER functions (migrations/), never by loosening the app role.
+// Package maintenance holds the server's periodic maintenance jobs (river jobs, app/jobs). They
+// work across companies through SECURITY DEFINER functions (migrations/), never by loosening
+// the app role.
 package maintenance
 
 import (
@@ -7,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
 	"github.com/rs/zerolog"
 )
 
@@ -41,23 +43,43 @@ func (p *Purger) RunOnce(ctx context.Context, every time.Duration) (Result, erro
 	return r, err
 }
 
-// Run checks every few minutes until ctx ends; the database makes sure that of all replicas
-// one purges per PurgeEvery.
-func (p *Purger) Run(ctx context.Context) {
-	t := time.NewTicker(checkEvery)
-	defer t.Stop()
-	for {
-		r, err := p.RunOnce(ctx, PurgeEvery)
-		switch {
-		case err != nil && ctx.Err() == nil:
-			p.log.Error().Err(err).Msg("purge failed")
-		case r.Ran:
-			p.log.Info().Int64("events", r.Events).Int64("idempotency_keys", r.IdempotencyKeys).Msg("purged")
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+// PurgeArgs is the periodic purge job. River enqueues it every checkEvery on one process (its
+// leader), and maintenance_purge itself lets it delete at most once per PurgeEvery, so however
+// many replicas run, one purges.
+type PurgeArgs struct{}
+
+// Kind names the job.
+func (PurgeArgs) Kind() string { return "maintenance_purge" }
+
+// InsertOpts keep one purge queued per period.
+func (PurgeArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: 3, UniqueOpts: river.UniqueOpts{ByPeriod: checkEvery}}
+}
+
+// PurgeWorker runs the purge job.
+type PurgeWorker struct {
+	river.WorkerDefaults[PurgeArgs]
+	p *Purger
+}
+
+// Work purges once.
+func (w *PurgeWorker) Work(ctx context.Context, _ *river.Job[PurgeArgs]) error {
+	r, err := w.p.RunOnce(ctx, PurgeEvery)
+	if err != nil {
+		return err
 	}
+	if r.Ran {
+		w.p.log.Info().Int64("events", r.Events).Int64("idempotency_keys", r.IdempotencyKeys).Msg("purged")
+	}
+	return nil
+}
+
+// AddWorkers registers the purge worker.
+func AddWorkers(w *river.Workers, p *Purger) { river.AddWorker(w, &PurgeWorker{p: p}) }
+
+// PeriodicJobs is the purge, every checkEvery, also at start.
+func PeriodicJobs() []*river.PeriodicJob {
+	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(checkEvery),
+		func() (river.JobArgs, *river.InsertOpts) { return PurgeArgs{}, nil },
+		&river.PeriodicJobOpts{RunOnStart: true, ID: "maintenance_purge"})}
 }

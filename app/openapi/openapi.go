@@ -132,8 +132,10 @@ func mergeArea(doc, frag *yaml.Node) error {
 		case "tags":
 			t := child(doc, "tags")
 			t.Content = append(t.Content, val.Content...)
+		case "webhooks": // OpenAPI 3.1: requests the API makes (webhook deliveries)
+			appendMapping(child(doc, "webhooks"), val)
 		default:
-			return fmt.Errorf("an area file may hold paths, components and tags, not %q", key)
+			return fmt.Errorf("an area file may hold paths, webhooks, components and tags, not %q", key)
 		}
 	}
 	return nil

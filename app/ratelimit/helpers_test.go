@@ -4,36 +4,30 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/brokerdesk/brokerdesk/test/testsvc"
 )
 
-const defaultTestRedisURL = "redis://127.0.0.1:6379/0"
-
-// newTestRedis returns a client of the Redis named by TEST_REDIS_URL (default
-// redis://127.0.0.1:6379/0). No Redis is a failure, never a skip.
+// newTestRedis returns a client of the tests' Redis (test/testsvc.RedisURL: TEST_REDIS_URL,
+// else 127.0.0.1:6379 when it answers, else a private redis-server). No Redis is a failure,
+// never a skip.
 func newTestRedis(tb testing.TB) *redis.Client {
 	tb.Helper()
-	url := os.Getenv("TEST_REDIS_URL")
-	if url == "" {
-		url = defaultTestRedisURL
+	url, err := testsvc.RedisURL(context.Background())
+	if err != nil {
+		tb.Fatal(err)
 	}
 	opt, err := redis.ParseURL(url)
 	if err != nil {
-		tb.Fatalf("TEST_REDIS_URL %q: %v", url, err)
+		tb.Fatalf("Redis URL %q: %v", url, err)
 	}
 	c := redis.NewClient(opt)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	if err := c.Ping(ctx).Err(); err != nil {
-		_ = c.Close()
-		tb.Fatalf("no Redis for the ratelimit tests at %s: %v; start Redis there or set TEST_REDIS_URL=redis://host:port/db", url, err)
-	}
 	tb.Cleanup(func() { _ = c.Close() })
 	return c
 }

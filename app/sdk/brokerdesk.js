@@ -82,8 +82,23 @@
   var SPACE = '[\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]';
   var TRIM = new RegExp('^' + SPACE + '+|' + SPACE + '+$', 'g');
 
-  // clean is the server's clean(): NUL characters dropped, white space trimmed.
-  function clean(s) { return String(s).split('\u0000').join('').replace(TRIM, ''); }
+  // FORMAT is Unicode's category Cf (zero-width characters, bidi controls such as U+202E,
+  // U+FEFF) as Go's unicode.Cf has it, astral ones as surrogate pairs (no u flag: ES2017).
+  var FORMAT = '[\\u00ad\\u0600-\\u0605\\u061c\\u06dd\\u070f\\u0890-\\u0891\\u08e2\\u180e\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u206f\\ufeff\\ufff9-\\ufffb]|\\ud804[\\udcbd\\udccd]|\\ud80d[\\udc30-\\udc3f]|\\ud82f[\\udca0-\\udca3]|\\ud834[\\udd73-\\udd7a]|\\udb40[\\udc01\\udc20-\\udc7f]';
+  // STRIP: the control characters (C0, C1) left after line breaks and tabs became text, and FORMAT.
+  var STRIP = new RegExp('[\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f]|' + FORMAT, 'g');
+
+  // sanitize is the server's: CR LF becomes LF; line breaks become LF in text (lines) and a
+  // space elsewhere, tabs a space; control and format characters are removed.
+  function sanitize(s, lines) {
+    return String(s).replace(/\r\n/g, '\n').replace(/[\n\r\u2028\u2029]/g, lines ? '\n' : ' ')
+      .replace(/\t/g, ' ').replace(STRIP, '');
+  }
+
+  // clean is the server's clean() (names, e-mail, phone, field names), cleanText its
+  // cleanText() (notes, additional field values): sanitized, white space trimmed.
+  function clean(s) { return sanitize(s, false).replace(TRIM, ''); }
+  function cleanText(s) { return sanitize(s, true).replace(TRIM, ''); }
 
   // chars counts code points, as the server counts runes.
   function chars(s) { return Array.from(s).length; }
@@ -156,7 +171,7 @@
     ['firstName', 'lastName', 'email', 'phone', 'notes'].forEach(function (f) {
       var v = m[f];
       if (v === undefined || v === null) return;
-      if (typeof v === 'string') s[f] = clean(v);
+      if (typeof v === 'string') s[f] = f === 'notes' ? cleanText(v) : clean(v);
       else if (typeof v === 'number' && f === 'phone') s[f] = JSON.stringify(v);
       else problem(f, 'invalid_type');
     });
@@ -172,7 +187,7 @@
         Object.keys(af).forEach(function (raw) {
           var k = clean(raw), v = af[raw];
           if (v === null) return;
-          if (typeof v === 'string') s.fields[k] = clean(v);
+          if (typeof v === 'string') s.fields[k] = cleanText(v);
           else if (typeof v === 'number' || typeof v === 'boolean') s.fields[k] = JSON.stringify(v);
           else if (validFieldName(k)) problem('additionalFields.' + k, 'invalid_type');
           else s.fields[k] = '';
@@ -344,7 +359,7 @@
         : k.indexOf('additionalFields[') === 0 && k.slice(-1) === ']' ? k.slice(17, -1) : null;
       if (name !== null) {
         name = clean(name);
-        v = clean(v);
+        v = cleanText(v);
         if (!(name in f.additionalFields)) f.additionalFields[name] = v;
         else if (v !== '') f.additionalFields[name] = (f.additionalFields[name] + ', ' + v).replace(/^, /, '');
         return;

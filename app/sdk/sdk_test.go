@@ -2,23 +2,32 @@ package sdk_test
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf16"
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/brokerdesk/brokerdesk/app/httpx"
 	"github.com/brokerdesk/brokerdesk/app/sdk"
 )
 
 func serve(t *testing.T, method string, h map[string]string) (*http.Response, []byte) {
 	t.Helper()
-	a := fiber.New()
+	return serveAt(t, method, sdk.Path, h)
+}
+
+func serveAt(t *testing.T, method, path string, h map[string]string) (*http.Response, []byte) {
+	t.Helper()
+	a := fiber.New(fiber.Config{ErrorHandler: httpx.ErrorHandler})
 	sdk.Mount(a)
-	req := httptest.NewRequest(method, sdk.Path, nil)
+	req := httptest.NewRequest(method, path, nil)
 	for k, v := range h {
 		req.Header.Set(k, v)
 	}
@@ -42,8 +51,11 @@ func TestSDK_Serve(t *testing.T) {
 	if got, want := resp.Header.Get("Content-Type"), "text/javascript; charset=utf-8"; got != want {
 		t.Errorf("content type %q, want %q", got, want)
 	}
-	if got, want := resp.Header.Get("Cache-Control"), "public, max-age=31536000, immutable"; got != want {
-		t.Errorf("cache control %q, want %q", got, want)
+	if got, want := resp.Header.Get("Cache-Control"), "public, max-age=300"; got != want {
+		t.Errorf("cache control %q, want %q (the alias: short, so fixes reach every site)", got, want)
+	}
+	if got, want := resp.Header.Get("Link"), "<"+sdk.Current().Path+`>; rel="canonical"`; got != want {
+		t.Errorf("Link %q, want %q", got, want)
 	}
 	if got := resp.Header.Get("X-Content-Type-Options"); got != "nosniff" {
 		t.Errorf("X-Content-Type-Options %q, want nosniff", got)
@@ -74,8 +86,8 @@ func TestSDK_NotModified(t *testing.T) {
 		if resp.Header.Get("ETag") != etag {
 			t.Errorf("If-None-Match %s: etag %q, want %q", inm, resp.Header.Get("ETag"), etag)
 		}
-		if resp.Header.Get("Cache-Control") != sdk.CacheControl {
-			t.Errorf("If-None-Match %s: cache control %q, want %q", inm, resp.Header.Get("Cache-Control"), sdk.CacheControl)
+		if resp.Header.Get("Cache-Control") != sdk.AliasCacheControl {
+			t.Errorf("If-None-Match %s: cache control %q, want %q", inm, resp.Header.Get("Cache-Control"), sdk.AliasCacheControl)
 		}
 	}
 	for _, inm := range []string{`"stale"`, "W/\"stale\"", etag[:len(etag)-2] + `"`} {
@@ -95,8 +107,51 @@ func TestSDK_Head(t *testing.T) {
 	}
 }
 
+// TestSDK_Releases: every release is served under its content hash, immutable, and the current
+// script is one of them.
+func TestSDK_Releases(t *testing.T) {
+	cur := sdk.Current()
+	rel, ok := sdk.Releases()[cur.Hash]
+	if !ok || !bytes.Equal(rel.Content, sdk.Script()) {
+		t.Fatalf("brokerdesk.js is not released: cp app/sdk/brokerdesk.js app/sdk/releases/brokerdesk.%s.js "+
+			"(and keep the older releases: pages pin them)", cur.Hash)
+	}
+	if len(sdk.Releases()) < 1 {
+		t.Fatal("no releases")
+	}
+	for hash, r := range sdk.Releases() {
+		if want := sdk.NewRelease(r.Content); hash != want.Hash || r.Path != "/sdk/v1/brokerdesk."+hash+".js" {
+			t.Errorf("release %s: its content hashes to %s (a release file never changes: add a new one)", hash, want.Hash)
+			continue
+		}
+		resp, body := serveAt(t, http.MethodGet, r.Path, nil)
+		if resp.StatusCode != 200 || !bytes.Equal(body, r.Content) {
+			t.Errorf("GET %s: %d with %d bytes", r.Path, resp.StatusCode, len(body))
+		}
+		if got := resp.Header.Get("Cache-Control"); got != sdk.CacheControl {
+			t.Errorf("GET %s: cache control %q, want %q", r.Path, got, sdk.CacheControl)
+		}
+		if resp.Header.Get("ETag") != r.ETag || resp.Header.Get("Content-Type") != sdk.ContentType ||
+			resp.Header.Get("X-Content-Type-Options") != "nosniff" || resp.Header.Get("Access-Control-Allow-Origin") != "*" {
+			t.Errorf("GET %s: headers %v", r.Path, resp.Header)
+		}
+		if resp, body := serveAt(t, http.MethodGet, r.Path, map[string]string{"If-None-Match": r.ETag}); resp.StatusCode != 304 || len(body) != 0 {
+			t.Errorf("GET %s with its ETag: %d", r.Path, resp.StatusCode)
+		}
+		if !strings.HasPrefix(r.Integrity, "sha384-") || len(r.Integrity) != len("sha384-")+64 {
+			t.Errorf("integrity %q", r.Integrity)
+		}
+	}
+	for _, p := range []string{"/sdk/v1/brokerdesk.000000000000.js", "/sdk/v1/brokerdesk." + cur.Hash[:11] + ".js",
+		"/sdk/v1/brokerdesk." + strings.ToUpper(cur.Hash) + ".js"} {
+		if resp, _ := serveAt(t, http.MethodGet, p, nil); resp.StatusCode != http.StatusNotFound {
+			t.Errorf("GET %s: status %d, want 404", p, resp.StatusCode)
+		}
+	}
+}
+
 func TestSDK_OtherPaths(t *testing.T) {
-	a := fiber.New()
+	a := fiber.New(fiber.Config{ErrorHandler: httpx.ErrorHandler})
 	sdk.Mount(a)
 	for _, p := range []string{"/sdk/brokerdesk.js", "/sdk/v2/brokerdesk.js", "/sdk/v1/brokerdesk.min.js"} {
 		resp, err := a.Test(httptest.NewRequest(http.MethodGet, p, nil), -1)
@@ -130,6 +185,65 @@ func TestSDK_ScriptSyntax(t *testing.T) {
 	if !strings.Contains(src, "'/api/public/leads'") {
 		t.Errorf("the default endpoint is not /api/public/leads")
 	}
+}
+
+// TestSDK_FormatCharacters: the SDK removes exactly the format characters the server removes
+// (Go's unicode.Cf), so its validate() agrees with the server on a name of nothing but them.
+func TestSDK_FormatCharacters(t *testing.T) {
+	want := "var FORMAT = '" + formatClass() + "';"
+	if !strings.Contains(string(sdk.Script()), want) {
+		t.Errorf("brokerdesk.js lacks\n%s\n(Go's Unicode tables changed: paste this line)", want)
+	}
+}
+
+// formatClass is Go's unicode.Cf as a JavaScript regular expression source (no u flag, so
+// ES2017 browsers read it): a class of the BMP ranges, then each astral range as its high
+// surrogate and a class of low surrogates.
+func formatClass() string {
+	var runes []rune
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if unicode.Is(unicode.Cf, r) {
+			runes = append(runes, r)
+		}
+	}
+	hex := func(r rune) string { return fmt.Sprintf(`\\u%04x`, r) }
+	var bmp strings.Builder
+	astral := map[rune]*strings.Builder{}
+	var highs []rune
+	for i := 0; i < len(runes); {
+		j := i
+		for j+1 < len(runes) && runes[j+1] == runes[j]+1 && (runes[j+1] > 0xffff) == (runes[i] > 0xffff) {
+			j++
+		}
+		lo, hi := runes[i], runes[j]
+		i = j + 1
+		if lo <= 0xffff {
+			bmp.WriteString(hex(lo))
+			if hi > lo {
+				bmp.WriteString("-" + hex(hi))
+			}
+			continue
+		}
+		for lo <= hi { // split the range where the high surrogate changes
+			h, l := utf16.EncodeRune(lo)
+			end := min(hi, lo+rune(0xdfff-l))
+			_, le := utf16.EncodeRune(end)
+			if astral[h] == nil {
+				astral[h] = &strings.Builder{}
+				highs = append(highs, h)
+			}
+			astral[h].WriteString(hex(l))
+			if end > lo {
+				astral[h].WriteString("-" + hex(le))
+			}
+			lo = end + 1
+		}
+	}
+	out := "[" + bmp.String() + "]"
+	for _, h := range highs {
+		out += "|" + hex(h) + "[" + astral[h].String() + "]"
+	}
+	return out
 }
 
 // example.html loads the versioned script and binds a form with the SDK.

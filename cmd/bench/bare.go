@@ -34,20 +34,22 @@ FROM auth_credential($1)`
 	// The intake (app/intake/service.go Submit).
 	lockQuery = `SELECT pg_advisory_xact_lock($1)`
 
-	leadColumns = `"leads"."id", "leads"."company_id", "leads"."created_at", "leads"."updated_at", "leads"."version", "leads"."external_references", "leads"."first_name", "leads"."last_name", "leads"."email", "leads"."email_key", "leads"."phone", "leads"."phone_key", "leads"."source", "leads"."notes", "leads"."additional_fields", "leads"."meta_url", "leads"."stage_id", "leads"."owner_id", "leads"."converted", "leads"."converted_at", "leads"."contact_id", "leads"."test", "leads"."submissions"`
+	leadColumns = `"leads"."id", "leads"."company_id", "leads"."created_at", "leads"."updated_at", "leads"."version", "leads"."external_references", "leads"."first_name", "leads"."last_name", "leads"."email", "leads"."email_key", "leads"."phone", "leads"."phone_key", "leads"."source", "leads"."notes", "leads"."additional_fields", "leads"."meta_url", "leads"."stage_id", "leads"."owner_id", "leads"."converted", "leads"."converted_at", "leads"."contact_id", "leads"."test", "leads"."submissions", "leads"."origin"`
 
-	findDuplicateQuery = `SELECT ` + leadColumns + ` FROM "leads" WHERE ((NOT "leads"."converted" AND NOT "leads"."test") AND ("leads"."email_key" = $1 OR "leads"."phone_key" = $2)) AND "leads"."company_id" = $3 ORDER BY "leads"."created_at", "leads"."id" FOR UPDATE`
+	// findDuplicateQuery: open intake leads of the test flag with the e-mail or the phone key
+	// (the intake then applies app/identity's rule to them in Go).
+	findDuplicateQuery = `SELECT ` + leadColumns + ` FROM "leads" WHERE (((NOT "leads"."converted" AND NOT "leads"."test") AND "leads"."origin" = $1) AND ("leads"."email_key" = $2 OR "leads"."phone_key" = $3)) AND "leads"."company_id" = $4 ORDER BY "leads"."created_at", "leads"."id" FOR UPDATE`
 
 	stageQuery = `SELECT "lead_stages"."id", "lead_stages"."company_id", "lead_stages"."created_at", "lead_stages"."updated_at", "lead_stages"."key", "lead_stages"."name", "lead_stages"."color", "lead_stages"."position", "lead_stages"."is_final" FROM "lead_stages" WHERE "lead_stages"."key" = $1 AND "lead_stages"."company_id" = $2 LIMIT 2`
 
-	insertLeadQuery = `INSERT INTO "leads" ("created_at", "updated_at", "version", "first_name", "last_name", "email", "email_key", "phone", "phone_key", "source", "notes", "additional_fields", "meta_url", "stage_id", "owner_id", "converted", "test", "submissions", "company_id", "id") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`
+	insertLeadQuery = `INSERT INTO "leads" ("created_at", "updated_at", "version", "first_name", "last_name", "email", "email_key", "phone", "phone_key", "source", "notes", "additional_fields", "meta_url", "stage_id", "owner_id", "converted", "test", "submissions", "origin", "company_id", "id") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`
 
 	// updateLeadQuery is the merge of a duplicate that has every field already: its notes get
 	// the submission's appended.
 	updateLeadQuery = `UPDATE "leads" SET "updated_at" = $1, "notes" = $2, "version" = COALESCE("leads"."version", 0) + $3, "submissions" = COALESCE("leads"."submissions", 0) + $4 WHERE "id" = $5 AND "leads"."company_id" = $6`
 
 	// reselectLeadQuery is ent reading the updated row back (UpdateOne.Save).
-	reselectLeadQuery = `SELECT "id", "company_id", "created_at", "updated_at", "version", "external_references", "first_name", "last_name", "email", "email_key", "phone", "phone_key", "source", "notes", "additional_fields", "meta_url", "stage_id", "owner_id", "converted", "converted_at", "contact_id", "test", "submissions" FROM "leads" WHERE "id" = $1`
+	reselectLeadQuery = `SELECT "id", "company_id", "created_at", "updated_at", "version", "external_references", "first_name", "last_name", "email", "email_key", "phone", "phone_key", "source", "notes", "additional_fields", "meta_url", "stage_id", "owner_id", "converted", "converted_at", "contact_id", "test", "submissions", "origin" FROM "leads" WHERE "id" = $1`
 
 	attachmentsQuery = `SELECT "lead_attachments"."id", "lead_attachments"."lead_id", "lead_attachments"."filename", "lead_attachments"."content_type", "lead_attachments"."size", "lead_attachments"."created_at" FROM "lead_attachments" WHERE "lead_attachments"."lead_id" = $1 AND "lead_attachments"."company_id" = $2 ORDER BY "lead_attachments"."created_at", "lead_attachments"."id"`
 
@@ -249,12 +251,13 @@ type leadRow struct {
 	contactID            pgtype.UUID
 	test                 bool
 	submissions          int64
+	origin               string
 }
 
 func (l *leadRow) targets() []any {
 	return []any{&l.id, &l.companyID, &l.createdAt, &l.updatedAt, &l.version, &l.externalRefs, &l.firstName,
 		&l.lastName, &l.email, &l.emailKey, &l.phone, &l.phoneKey, &l.source, &l.notes, &l.additionalFields,
-		&l.metaURL, &l.stageID, &l.ownerID, &l.converted, &l.convertedAt, &l.contactID, &l.test, &l.submissions}
+		&l.metaURL, &l.stageID, &l.ownerID, &l.converted, &l.convertedAt, &l.contactID, &l.test, &l.submissions, &l.origin}
 }
 
 // lockIDs are the advisory lock ids of a submission's identity keys, ascending: 64 bits of
@@ -357,7 +360,7 @@ func (b *bare) intake(ctx context.Context, hash []byte, p person, rec *[]stmt) (
 			return "", err
 		}
 	}
-	rows, err := t.query(ctx, findDuplicateQuery, p.emailKey, p.phoneKey, co.id)
+	rows, err := t.query(ctx, findDuplicateQuery, "intake", p.emailKey, p.phoneKey, co.id)
 	if err != nil {
 		return "", err
 	}
@@ -399,7 +402,7 @@ func (b *bare) intake(ctx context.Context, hash []byte, p person, rec *[]stmt) (
 		l.updatedAt = time.Now()
 		if err := t.exec(ctx, insertLeadQuery, l.createdAt, l.updatedAt, l.version, l.firstName, l.lastName, email,
 			emailKey, phone, phoneKey, source, l.notes, l.additionalFields, meta, l.stageID, pr.userID,
-			false, false, l.submissions, co.id, l.id); err != nil {
+			false, false, l.submissions, "intake", co.id, l.id); err != nil {
 			return "", err
 		}
 	} else {

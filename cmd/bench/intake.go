@@ -131,15 +131,15 @@ func intakeSpec(body string) reqSpec {
 	return s
 }
 
-// seedLeads gives the company existingLeads open leads in stage new, owned by the user, each
-// with the fields a submission carries (so that merging a duplicate only appends its notes).
+// seedLeads gives the company existingLeads open intake leads in stage new, owned by the user,
+// each with the fields a submission carries (so that merging a duplicate only appends its notes).
 func seedLeads(ctx context.Context, owner *sql.DB, company, user uuid.UUID) error {
 	_, err := owner.ExecContext(ctx, `
 INSERT INTO leads (id, company_id, created_at, updated_at, version, first_name, last_name, email, email_key,
-	phone, phone_key, source, notes, additional_fields, meta_url, stage_id, owner_id, converted, test, submissions)
+	phone, phone_key, source, notes, additional_fields, meta_url, stage_id, owner_id, converted, test, submissions, origin)
 SELECT gen_random_uuid(), $1, t, t, 1, $3, $4, 'bestand.' || i || '@example.org', 'bestand.' || i || '@example.org',
 	'+49 40 ' || (10000000 + i), '+4940' || (10000000 + i), $5, '', $6::jsonb, $7,
-	(SELECT id FROM lead_stages WHERE company_id = $1 AND key = 'new'), $2, false, false, 1
+	(SELECT id FROM lead_stages WHERE company_id = $1 AND key = 'new'), $2, false, false, 1, 'intake'
 FROM generate_series(1, $8::int) i, LATERAL (SELECT now() - (($8::int - i) || ' minutes')::interval AS t) ts`,
 		company, user, leadFirstName, leadLastName, leadSource, leadFieldsJSON, leadMetaURL, existingLeads)
 	return err

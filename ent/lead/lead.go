@@ -61,6 +61,8 @@ const (
 	FieldTest = "test"
 	// FieldSubmissions holds the string denoting the submissions field in the database.
 	FieldSubmissions = "submissions"
+	// FieldOrigin holds the string denoting the origin field in the database.
+	FieldOrigin = "origin"
 	// EdgeCompany holds the string denoting the company edge name in mutations.
 	EdgeCompany = "company"
 	// Table holds the table name of the lead in the database.
@@ -99,6 +101,7 @@ var Columns = []string{
 	FieldContactID,
 	FieldTest,
 	FieldSubmissions,
+	FieldOrigin,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -187,6 +190,33 @@ func SourceValidator(s Source) error {
 		return nil
 	default:
 		return fmt.Errorf("lead: invalid enum value for source field: %q", s)
+	}
+}
+
+// Origin defines the type for the "origin" enum field.
+type Origin string
+
+// OriginAPI is the default value of the Origin enum.
+const DefaultOrigin = OriginAPI
+
+// Origin values.
+const (
+	OriginAPI      Origin = "api"
+	OriginIntake   Origin = "intake"
+	OriginExternal Origin = "external"
+)
+
+func (o Origin) String() string {
+	return string(o)
+}
+
+// OriginValidator is a validator for the "origin" field enum values. It is called by the builders before save.
+func OriginValidator(o Origin) error {
+	switch o {
+	case OriginAPI, OriginIntake, OriginExternal:
+		return nil
+	default:
+		return fmt.Errorf("lead: invalid enum value for origin field: %q", o)
 	}
 }
 
@@ -296,6 +326,11 @@ func ByTest(opts ...sql.OrderTermOption) OrderOption {
 // BySubmissions orders the results by the submissions field.
 func BySubmissions(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldSubmissions, opts...).ToFunc()
+}
+
+// ByOrigin orders the results by the origin field.
+func ByOrigin(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldOrigin, opts...).ToFunc()
 }
 
 // ByCompanyField orders the results by company field.

@@ -1151,6 +1151,26 @@ func SubmissionsLTE(v int) predicate.Lead {
 	return predicate.Lead(sql.FieldLTE(FieldSubmissions, v))
 }
 
+// OriginEQ applies the EQ predicate on the "origin" field.
+func OriginEQ(v Origin) predicate.Lead {
+	return predicate.Lead(sql.FieldEQ(FieldOrigin, v))
+}
+
+// OriginNEQ applies the NEQ predicate on the "origin" field.
+func OriginNEQ(v Origin) predicate.Lead {
+	return predicate.Lead(sql.FieldNEQ(FieldOrigin, v))
+}
+
+// OriginIn applies the In predicate on the "origin" field.
+func OriginIn(vs ...Origin) predicate.Lead {
+	return predicate.Lead(sql.FieldIn(FieldOrigin, vs...))
+}
+
+// OriginNotIn applies the NotIn predicate on the "origin" field.
+func OriginNotIn(vs ...Origin) predicate.Lead {
+	return predicate.Lead(sql.FieldNotIn(FieldOrigin, vs...))
+}
+
 // HasCompany applies the HasEdge predicate on the "company" edge.
 func HasCompany() predicate.Lead {
 	return predicate.Lead(func(s *sql.Selector) {

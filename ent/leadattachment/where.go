@@ -156,6 +156,16 @@ func LeadIDLTE(v uuid.UUID) predicate.LeadAttachment {
 	return predicate.LeadAttachment(sql.FieldLTE(FieldLeadID, v))
 }
 
+// LeadIDIsNil applies the IsNil predicate on the "lead_id" field.
+func LeadIDIsNil() predicate.LeadAttachment {
+	return predicate.LeadAttachment(sql.FieldIsNull(FieldLeadID))
+}
+
+// LeadIDNotNil applies the NotNil predicate on the "lead_id" field.
+func LeadIDNotNil() predicate.LeadAttachment {
+	return predicate.LeadAttachment(sql.FieldNotNull(FieldLeadID))
+}
+
 // ContactIDEQ applies the EQ predicate on the "contact_id" field.
 func ContactIDEQ(v uuid.UUID) predicate.LeadAttachment {
 	return predicate.LeadAttachment(sql.FieldEQ(FieldContactID, v))

@@ -365,6 +365,7 @@ var (
 		{Name: "contact_id", Type: field.TypeUUID, Nullable: true},
 		{Name: "test", Type: field.TypeBool, Default: false},
 		{Name: "submissions", Type: field.TypeInt, Default: 0},
+		{Name: "origin", Type: field.TypeEnum, Enums: []string{"api", "intake", "external"}, Default: "api"},
 		{Name: "company_id", Type: field.TypeUUID},
 	}
 	// LeadsTable holds the schema information for the "leads" table.
@@ -375,7 +376,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "leads_companies_company",
-				Columns:    []*schema.Column{LeadsColumns[22]},
+				Columns:    []*schema.Column{LeadsColumns[23]},
 				RefColumns: []*schema.Column{CompaniesColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -384,39 +385,39 @@ var (
 			{
 				Name:    "lead_company_id",
 				Unique:  false,
-				Columns: []*schema.Column{LeadsColumns[22]},
+				Columns: []*schema.Column{LeadsColumns[23]},
 			},
 			{
 				Name:    "lead_company_id_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{LeadsColumns[22], LeadsColumns[1], LeadsColumns[0]},
+				Columns: []*schema.Column{LeadsColumns[23], LeadsColumns[1], LeadsColumns[0]},
 			},
 			{
 				Name:    "lead_company_id_updated_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{LeadsColumns[22], LeadsColumns[2], LeadsColumns[0]},
+				Columns: []*schema.Column{LeadsColumns[23], LeadsColumns[2], LeadsColumns[0]},
 			},
 			{
 				Name:    "lead_company_id_email_key",
 				Unique:  false,
-				Columns: []*schema.Column{LeadsColumns[22], LeadsColumns[8]},
+				Columns: []*schema.Column{LeadsColumns[23], LeadsColumns[8]},
 			},
 			{
 				Name:    "lead_company_id_phone_key",
 				Unique:  false,
-				Columns: []*schema.Column{LeadsColumns[22], LeadsColumns[10]},
+				Columns: []*schema.Column{LeadsColumns[23], LeadsColumns[10]},
 			},
 			{
 				Name:    "lead_company_id_stage_id",
 				Unique:  false,
-				Columns: []*schema.Column{LeadsColumns[22], LeadsColumns[15]},
+				Columns: []*schema.Column{LeadsColumns[23], LeadsColumns[15]},
 			},
 		},
 	}
 	// LeadAttachmentsColumns holds the columns for the "lead_attachments" table.
 	LeadAttachmentsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
-		{Name: "lead_id", Type: field.TypeUUID},
+		{Name: "lead_id", Type: field.TypeUUID, Nullable: true},
 		{Name: "contact_id", Type: field.TypeUUID, Nullable: true},
 		{Name: "filename", Type: field.TypeString, Size: 255},
 		{Name: "content_type", Type: field.TypeString, Size: 255},
@@ -448,6 +449,11 @@ var (
 				Name:    "leadattachment_company_id_lead_id",
 				Unique:  false,
 				Columns: []*schema.Column{LeadAttachmentsColumns[8], LeadAttachmentsColumns[1]},
+			},
+			{
+				Name:    "leadattachment_company_id_contact_id",
+				Unique:  false,
+				Columns: []*schema.Column{LeadAttachmentsColumns[8], LeadAttachmentsColumns[2]},
 			},
 		},
 	}
@@ -571,6 +577,138 @@ var (
 			},
 		},
 	}
+	// WebhookCursorsColumns holds the columns for the "webhook_cursors" table.
+	WebhookCursorsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "dispatched_seq", Type: field.TypeInt64, Default: 0},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// WebhookCursorsTable holds the schema information for the "webhook_cursors" table.
+	WebhookCursorsTable = &schema.Table{
+		Name:       "webhook_cursors",
+		Columns:    WebhookCursorsColumns,
+		PrimaryKey: []*schema.Column{WebhookCursorsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "webhook_cursors_companies_company",
+				Columns:    []*schema.Column{WebhookCursorsColumns[3]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "webhookcursor_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookCursorsColumns[3]},
+			},
+			{
+				Name:    "webhookcursor_company_unique",
+				Unique:  true,
+				Columns: []*schema.Column{WebhookCursorsColumns[3]},
+			},
+		},
+	}
+	// WebhookDeliveriesColumns holds the columns for the "webhook_deliveries" table.
+	WebhookDeliveriesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "endpoint_id", Type: field.TypeUUID},
+		{Name: "event_id", Type: field.TypeUUID},
+		{Name: "event_type", Type: field.TypeString, Size: 100},
+		{Name: "attempt", Type: field.TypeInt},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"succeeded", "failed", "pending"}},
+		{Name: "http_status", Type: field.TypeInt, Nullable: true},
+		{Name: "response_body", Type: field.TypeString, Nullable: true, Size: 1024},
+		{Name: "duration_ms", Type: field.TypeInt, Nullable: true},
+		{Name: "error", Type: field.TypeString, Nullable: true, Size: 1000},
+		{Name: "attempted_at", Type: field.TypeTime, Nullable: true},
+		{Name: "next_attempt_at", Type: field.TypeTime, Nullable: true},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// WebhookDeliveriesTable holds the schema information for the "webhook_deliveries" table.
+	WebhookDeliveriesTable = &schema.Table{
+		Name:       "webhook_deliveries",
+		Columns:    WebhookDeliveriesColumns,
+		PrimaryKey: []*schema.Column{WebhookDeliveriesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "webhook_deliveries_companies_company",
+				Columns:    []*schema.Column{WebhookDeliveriesColumns[14]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "webhookdelivery_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookDeliveriesColumns[14]},
+			},
+			{
+				Name:    "webhookdelivery_company_id_endpoint_id_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookDeliveriesColumns[14], WebhookDeliveriesColumns[3], WebhookDeliveriesColumns[1], WebhookDeliveriesColumns[0]},
+			},
+			{
+				Name:    "webhookdelivery_endpoint_id_event_id",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookDeliveriesColumns[3], WebhookDeliveriesColumns[4]},
+			},
+			{
+				Name:    "webhookdelivery_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookDeliveriesColumns[1]},
+			},
+		},
+	}
+	// WebhookEndpointsColumns holds the columns for the "webhook_endpoints" table.
+	WebhookEndpointsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "version", Type: field.TypeInt64, Default: 1},
+		{Name: "url", Type: field.TypeString, Size: 2048},
+		{Name: "description", Type: field.TypeString, Nullable: true, Size: 500},
+		{Name: "event_types", Type: field.TypeJSON},
+		{Name: "enabled", Type: field.TypeBool, Default: true},
+		{Name: "disabled_reason", Type: field.TypeEnum, Nullable: true, Enums: []string{"endpoint_gone", "failing"}},
+		{Name: "secret", Type: field.TypeBytes},
+		{Name: "previous_secret", Type: field.TypeBytes, Nullable: true},
+		{Name: "previous_secret_expires_at", Type: field.TypeTime, Nullable: true},
+		{Name: "credential_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "start_seq", Type: field.TypeInt64, Default: 0},
+		{Name: "failing_since", Type: field.TypeTime, Nullable: true},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// WebhookEndpointsTable holds the schema information for the "webhook_endpoints" table.
+	WebhookEndpointsTable = &schema.Table{
+		Name:       "webhook_endpoints",
+		Columns:    WebhookEndpointsColumns,
+		PrimaryKey: []*schema.Column{WebhookEndpointsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "webhook_endpoints_companies_company",
+				Columns:    []*schema.Column{WebhookEndpointsColumns[15]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "webhookendpoint_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookEndpointsColumns[15]},
+			},
+			{
+				Name:    "webhookendpoint_company_id_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookEndpointsColumns[15], WebhookEndpointsColumns[1], WebhookEndpointsColumns[0]},
+			},
+		},
+	}
 	// Tables holds all the tables in the schema.
 	Tables = []*schema.Table{
 		APIKeysTable,
@@ -587,6 +725,9 @@ var (
 		LeadStagesTable,
 		LeadSubmissionsTable,
 		UsersTable,
+		WebhookCursorsTable,
+		WebhookDeliveriesTable,
+		WebhookEndpointsTable,
 	}
 )
 
@@ -604,4 +745,7 @@ func init() {
 	LeadStagesTable.ForeignKeys[0].RefTable = CompaniesTable
 	LeadSubmissionsTable.ForeignKeys[0].RefTable = CompaniesTable
 	UsersTable.ForeignKeys[0].RefTable = CompaniesTable
+	WebhookCursorsTable.ForeignKeys[0].RefTable = CompaniesTable
+	WebhookDeliveriesTable.ForeignKeys[0].RefTable = CompaniesTable
+	WebhookEndpointsTable.ForeignKeys[0].RefTable = CompaniesTable
 }

@@ -45,6 +45,10 @@ func (Lead) Fields() []ent.Field {
 		field.UUID("contact_id", uuid.UUID{}).Optional().Nillable(),
 		field.Bool("test").Default(false),
 		field.Int("submissions").Default(0),
+		// origin is how the lead came to be: api (POST /leads), intake (a website submission) or
+		// external (PUT /external/...). The intake merges duplicates only into intake leads:
+		// holding the public key must not let anyone append to a lead a broker created.
+		field.Enum("origin").Values("api", "intake", "external").Default("api").Immutable(),
 	}
 }
 
@@ -110,7 +114,9 @@ func (LeadStage) Indexes() []ent.Index {
 	return []ent.Index{index.Fields("company_id", "key").Unique()}
 }
 
-// LeadAttachment is a file sent with a multipart intake. It moves to the contact on conversion.
+// LeadAttachment is a file sent with a multipart intake. It moves to the contact on conversion
+// and outlives the lead then: lead_id is cleared when the lead is deleted (migrations/), and an
+// attachment always belongs to a lead or a contact (a check constraint).
 type LeadAttachment struct{ ent.Schema }
 
 // Mixin of LeadAttachment.
@@ -121,7 +127,7 @@ func (LeadAttachment) Mixin() []ent.Mixin {
 // Fields of LeadAttachment.
 func (LeadAttachment) Fields() []ent.Field {
 	return []ent.Field{
-		field.UUID("lead_id", uuid.UUID{}),
+		field.UUID("lead_id", uuid.UUID{}).Optional().Nillable(),
 		field.UUID("contact_id", uuid.UUID{}).Optional().Nillable(),
 		field.String("filename").NotEmpty().MaxRuneLen(255),
 		field.String("content_type").NotEmpty().MaxRuneLen(255),
@@ -133,5 +139,5 @@ func (LeadAttachment) Fields() []ent.Field {
 
 // Indexes of LeadAttachment.
 func (LeadAttachment) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("company_id", "lead_id")}
+	return []ent.Index{index.Fields("company_id", "lead_id"), index.Fields("company_id", "contact_id")}
 }

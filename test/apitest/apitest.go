@@ -63,9 +63,18 @@ func Main(m *testing.M) int {
 		return 2
 	}
 	code := m.Run()
+	for _, f := range beforeDrop {
+		f()
+	}
 	pkgDB.drop()
 	return code
 }
+
+var beforeDrop []func()
+
+// BeforeDrop registers f to run after the package's tests and before its database is dropped:
+// background work that outlives one test (a server's job workers) stops there.
+func BeforeDrop(f func()) { beforeDrop = append(beforeDrop, f) }
 
 // Env is a test package's world.
 type Env struct {
@@ -118,6 +127,8 @@ func build(opts ...app.Option) (*Env, error) {
 			return TestSecret
 		case "LOG_LEVEL":
 			return "warn"
+		case "WEBHOOK_ALLOW_INSECURE": // test receivers listen on loopback
+			return "true"
 		}
 		return ""
 	})

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
+	"github.com/brokerdesk/brokerdesk/test/testsvc"
 )
 
 var (
@@ -40,24 +40,14 @@ func binary() (string, error) {
 	return binPath, binErr
 }
 
-// RedisURL returns the Redis of the tests: TEST_REDIS_URL, default redis://127.0.0.1:6379/0.
-// It fails the test, saying what to set, when Redis does not answer.
+// RedisURL returns the Redis of the tests (test/testsvc.RedisURL): TEST_REDIS_URL, else the
+// Redis on 127.0.0.1:6379 when it answers, else a private redis-server the run's test binaries
+// share. With none it fails the test, saying what to install.
 func RedisURL(t testing.TB) string {
 	t.Helper()
-	u := os.Getenv("TEST_REDIS_URL")
-	if u == "" {
-		u = "redis://127.0.0.1:6379/0"
-	}
-	opt, err := redis.ParseURL(u)
+	u, err := testsvc.RedisURL(context.Background())
 	if err != nil {
-		t.Fatalf("TEST_REDIS_URL: %v", err)
-	}
-	c := redis.NewClient(opt)
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	if err := c.Ping(ctx).Err(); err != nil {
-		t.Fatalf("no Redis at %s (%v): start Redis there or set TEST_REDIS_URL=redis://host:port/db", u, err)
+		t.Fatal(err)
 	}
 	return u
 }
@@ -66,6 +56,47 @@ func RedisURL(t testing.TB) string {
 // extra environment (e.g. REDIS_URL), and returns its base URL. The process gets SIGTERM at
 // cleanup.
 func (e *Env) StartProcess(t testing.TB, extra map[string]string) string {
+	t.Helper()
+	return e.StartServe(t, extra).URL
+}
+
+// Process is a `brokerdesk serve` started by StartServe.
+type Process struct {
+	URL  string
+	cmd  *exec.Cmd
+	out  *bytes.Buffer
+	mu   *sync.Mutex
+	done chan struct{}
+}
+
+// Kill ends the process with SIGKILL (no graceful shutdown) and waits for it.
+func (p *Process) Kill() {
+	_ = p.cmd.Process.Kill()
+	<-p.done
+}
+
+// Terminate sends SIGTERM (graceful shutdown) and waits until the process exits, at most
+// within timeout (then it is killed and Terminate reports false).
+func (p *Process) Terminate(timeout time.Duration) bool {
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+		return true
+	case <-time.After(timeout):
+		p.Kill()
+		return false
+	}
+}
+
+// Output is what the process wrote so far (stdout and stderr).
+func (p *Process) Output() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.out.String()
+}
+
+// StartServe is StartProcess returning the process, for tests that stop it themselves.
+func (e *Env) StartServe(t testing.TB, extra map[string]string) *Process {
 	t.Helper()
 	bin, err := binary()
 	if err != nil {
@@ -79,21 +110,22 @@ func (e *Env) StartProcess(t testing.TB, extra map[string]string) string {
 	ln.Close()
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(os.Environ(), "DATABASE_URL="+e.OwnerURL, "APP_DATABASE_URL="+e.AppURL,
-		"APP_SECRET="+TestSecret, "LISTEN_ADDR="+addr, "LOG_LEVEL=warn")
+		"APP_SECRET="+TestSecret, "LISTEN_ADDR="+addr, "LOG_LEVEL=warn",
+		"WEBHOOK_ALLOW_INSECURE=true")
 	for k, v := range extra {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	p := &Process{cmd: cmd, out: &bytes.Buffer{}, mu: &sync.Mutex{}, done: make(chan struct{})}
+	w := syncWriter{p.out, p.mu}
+	cmd.Stdout, cmd.Stderr = w, w
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	go func() { _ = cmd.Wait(); close(p.done) }()
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
 		select {
-		case <-done:
+		case <-p.done:
 		case <-time.After(10 * time.Second):
 			_ = cmd.Process.Kill()
 		}
@@ -104,11 +136,24 @@ func (e *Env) StartProcess(t testing.TB, extra map[string]string) string {
 		if r, err := http.Get(base + "/readyz"); err == nil {
 			r.Body.Close()
 			if r.StatusCode == 200 {
-				return base
+				p.URL = base
+				return p
 			}
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Fatalf("brokerdesk serve did not become ready:\n%s", out.String())
-	return ""
+	t.Fatalf("brokerdesk serve did not become ready:\n%s", p.Output())
+	return nil
+}
+
+// syncWriter lets the process write its output while a test reads it.
+type syncWriter struct {
+	b  *bytes.Buffer
+	mu *sync.Mutex
+}
+
+func (w syncWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
 }

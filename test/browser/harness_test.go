@@ -136,8 +136,10 @@ func run[T any](t *testing.T, tab context.Context, a chromedp.Action[T]) T {
 	return v
 }
 
-// serveAPI serves the package's server on a real listener at 127.0.0.1 and returns its base
-// URL; the server shuts down at cleanup.
+// serveAPI serves the package's server on a real listener at 127.0.0.1 and returns the base
+// URL of a proxy in front of it (apitest.Proxy, also at 127.0.0.1) that checks every request the
+// browser makes and every answer it gets against the OpenAPI document; both shut down at
+// cleanup.
 func serveAPI(t *testing.T, env *apitest.Env) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -165,7 +167,7 @@ func serveAPI(t *testing.T, env *apitest.Env) string {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	return base
+	return apitest.Proxy(t, base)
 }
 
 // servePages serves the website's pages on localhost (a different origin from the API's

@@ -381,7 +381,7 @@ func serverViolations(t *testing.T, apiBase, key, lang, body string) []violation
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-API-Key", key)
 	req.Header.Set("Accept-Language", lang)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := apitest.Client(t).Do(req) // checked against the OpenAPI document
 	if err != nil {
 		t.Fatalf("POST %s: %v", body, err)
 	}

@@ -20,6 +20,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/brokerdesk/brokerdesk/test/apitest"
+	"github.com/brokerdesk/brokerdesk/test/testsvc"
 )
 
 var (
@@ -36,7 +39,7 @@ func TestDev_RunTwice(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
 	defer cancel()
 	bin := buildBinary(ctx, t)
-	dataDir := filepath.Join(usableTempDir(t), "data")
+	dataDir := filepath.Join(testsvc.UsableTempDir(t), "data")
 
 	first := startDev(ctx, t, bin, dataDir)
 	if !strings.Contains(first.out, "seeded now") {
@@ -77,21 +80,6 @@ func buildBinary(ctx context.Context, t *testing.T) string {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin
-}
-
-// usableTempDir returns a temp dir the postgres user can reach: as root, dev runs PostgreSQL as
-// postgres, and t.TempDir makes its directories 0700.
-func usableTempDir(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	if os.Geteuid() == 0 {
-		for d, i := dir, 0; i < 2 && d != os.TempDir() && d != "/"; d, i = filepath.Dir(d), i+1 {
-			if err := os.Chmod(d, 0o755); err != nil {
-				t.Fatalf("chmod %s: %v", d, err)
-			}
-		}
-	}
-	return dir
 }
 
 func freeAddr(t *testing.T) string {
@@ -192,7 +180,7 @@ func (r *devRun) checkMe(t *testing.T) {
 	}{{"sk_live", false}, {"sk_test", true}} {
 		req, _ := http.NewRequest("GET", "http://"+r.addr+"/api/public/v1/me", nil)
 		req.Header.Set("Authorization", "Bearer "+r.keys[c.kind])
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := apitest.Client(t).Do(req) // checked against the OpenAPI document
 		if err != nil {
 			t.Fatalf("GET /me: %v\nstderr:\n%s", err, r.stderr.String())
 		}

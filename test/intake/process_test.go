@@ -158,21 +158,27 @@ func TestIntake_TooLarge(t *testing.T) {
 	env := apitest.New(t)
 	co := env.NewCompany(t)
 	base := env.StartProcess(t, nil)
+	problem := func(b []byte, h http.Header) bool {
+		return bytes.Contains(b, []byte(`"payload_too_large"`)) && strings.HasPrefix(h.Get("Content-Type"), "application/problem+json") &&
+			h.Get("X-Request-Id") != ""
+	}
 	for _, c := range []struct {
-		path  string
-		check func(body []byte, h http.Header) bool
+		method, path string
+		check        func(body []byte, h http.Header) bool
 	}{
-		{"/api/public/leads", func(b []byte, h http.Header) bool {
+		{"POST", "/api/public/leads", func(b []byte, h http.Header) bool {
 			return string(b) == `{"error":"Request Entity Too Large"}` && h.Get("Content-Type") == "application/json" &&
 				h.Get("Access-Control-Allow-Origin") == "*" && h.Get("X-Request-Id") != ""
 		}},
-		{"/api/public/v1/leads/intake", func(b []byte, h http.Header) bool {
-			return bytes.Contains(b, []byte(`"payload_too_large"`)) && strings.HasPrefix(h.Get("Content-Type"), "application/problem+json")
-		}},
+		{"POST", "/api/public/v1/leads/intake", problem},
+		// Any route: the server refuses the body before routing.
+		{"OPTIONS", "/api/public/v1/leads/intake", problem},
+		{"GET", "/healthz", problem},
+		{"GET", "/api/public/v1/openapi.json", problem},
 	} {
-		status, h, body := announce(t, base, c.path, co.Publishable, 11<<20)
+		status, h, body := announce(t, base, c.method, c.path, co.Publishable, 11<<20)
 		if status != 413 || !c.check(body, h) {
-			t.Errorf("%s: %d %v %s", c.path, status, h, body)
+			t.Errorf("%s %s: %d %v %s", c.method, c.path, status, h, body)
 		}
 	}
 	// fasthttp parses a multipart body while reading the request, before any route: a broken one
@@ -186,7 +192,7 @@ func TestIntake_TooLarge(t *testing.T) {
 
 // announce sends the head of a JSON POST declaring a body of size bytes and a few of them, and
 // reads the answer: a server refusing the size answers without reading further.
-func announce(t *testing.T, base, path, key string, size int) (int, http.Header, []byte) {
+func announce(t *testing.T, base, method, path, key string, size int) (int, http.Header, []byte) {
 	t.Helper()
 	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
 	if err != nil {
@@ -194,13 +200,20 @@ func announce(t *testing.T, base, path, key string, size int) (int, http.Header,
 	}
 	defer conn.Close()
 	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-	fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-API-Key: %s\r\n"+
-		"Origin: https://www.example.com\r\nContent-Length: %d\r\n\r\n{\"notes\":\"", path, key, size)
+	fmt.Fprintf(conn, "%s %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-API-Key: %s\r\n"+
+		"Origin: https://www.example.com\r\nContent-Length: %d\r\n\r\n{\"notes\":\"", method, path, key, size)
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
+	// The answer is checked against the OpenAPI document like any other (the body was never
+	// sent whole, so the request is described without it).
+	req, _ := http.NewRequest(method, base+path, nil)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-API-Key", key)
+	req.Header.Set("Origin", "https://www.example.com")
+	apitest.CheckHTTP(t, req, nil, resp, b)
 	return resp.StatusCode, resp.Header, b
 }

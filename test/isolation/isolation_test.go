@@ -22,7 +22,8 @@ func TestMain(m *testing.M) { os.Exit(apitest.Main(m)) }
 // tenantTables are the tables raw SQL is checked on; TestSchema_EveryTenantTableHasPolicy (test/schema)
 // makes sure no tenant table is missing from RLS.
 var tenantTables = []string{"users", "api_keys", "external_refs", "events", "event_counters", "idempotency_keys",
-	"leads", "lead_submissions", "lead_stages", "lead_attachments", "contacts", "contact_phones"}
+	"leads", "lead_submissions", "lead_stages", "lead_attachments", "contacts", "contact_phones",
+	"webhook_endpoints", "webhook_deliveries", "webhook_cursors"}
 
 // rawRoutes mounts test-only routes that run raw SQL inside the request's pinned transaction,
 // below the ent privacy layer.
@@ -142,6 +143,33 @@ func TestIsolation(t *testing.T) {
 						t.Errorf("A found B's user by e-mail: %s", r.Body)
 					}
 				}},
+		})
+	})
+
+	t.Run("another company's webhook endpoint answers 404", func(t *testing.T) {
+		r := env.Do(t, apitest.Request{Method: "POST", Path: "/webhook-endpoints", Key: b.Secret,
+			Body: map[string]any{"url": "https://hooks.example.com/b", "events": []string{"*"}}})
+		if r.Status != 201 {
+			t.Fatalf("create B's endpoint: %d %s", r.Status, r.Body)
+		}
+		var ep struct{ ID string }
+		r.Decode(t, &ep)
+		one := "/webhook-endpoints/" + ep.ID
+		env.Run(t, []apitest.Case{
+			{Name: "get", Key: a.Secret, Path: one, Status: 404, Problem: "not_found"},
+			{Name: "patch", Key: a.Secret, Method: "PATCH", Path: one, Body: map[string]any{"url": "https://evil.example.com"}, Status: 404},
+			{Name: "rotate", Key: a.Secret, Method: "POST", Path: one + "/rotate-secret", Status: 404},
+			{Name: "deliveries", Key: a.Secret, Path: one + "/deliveries", Status: 404},
+			{Name: "delete", Key: a.Secret, Method: "DELETE", Path: one, Status: 404},
+			{Name: "B's sandbox key", Key: b.TestSecret, Path: one, Status: 404},
+			{Name: "list", Key: a.Secret, Path: "/webhook-endpoints", Status: 200, Check: func(t *testing.T, r *apitest.Response) {
+				var page struct{ Data []any }
+				r.Decode(t, &page)
+				if len(page.Data) != 0 {
+					t.Errorf("A lists B's endpoints: %s", r.Body)
+				}
+			}},
+			{Name: "B still has it", Key: b.Secret, Path: one, Status: 200},
 		})
 	})
 

@@ -119,11 +119,17 @@ func TestLeads_Convert(t *testing.T) {
 			Status: 409, Problem: "lead_already_converted"},
 		{Name: "a dry run of a converted lead is 409 too", Key: a.Secret, Method: "POST", Path: path(anna.ID),
 			Body: `{"contactType":"private","dryRun":true}`, Status: 409, Problem: "lead_already_converted"},
-		{Name: "a converted lead stays converted", Key: a.Secret, Method: "PATCH", Path: "/leads/" + anna.ID,
-			Body: map[string]any{"stageId": stages["new"].ID}, Status: 409, Problem: "lead_converted"},
+		{Name: "a converted lead may leave the stage converted", Key: a.Secret, Method: "PATCH", Path: "/leads/" + anna.ID,
+			Body: map[string]any{"stageId": stages["new"].ID}, Status: 200, Check: func(t *testing.T, r *apitest.Response) {
+				var l lead
+				r.Decode(t, &l)
+				if l.StageID != stages["new"].ID || !l.Converted || l.ContactID == nil || *l.ContactID != c.ID {
+					t.Errorf("lead %+v: it moves, and stays converted with its contact", l)
+				}
+			}},
+		{Name: "and come back", Key: a.Secret, Method: "PATCH", Path: "/leads/" + anna.ID,
+			Body: map[string]any{"stageId": stages["converted"].ID}, Status: 200},
 		{Name: "its notes may change", Key: a.Secret, Method: "PATCH", Path: "/leads/" + anna.ID, Body: `{"notes":"customer now"}`, Status: 200},
-		{Name: "it cannot be deleted while the contact holds its files", Key: a.Secret, Method: "DELETE", Path: "/leads/" + anna.ID,
-			Status: 409, Problem: "attachments_held_by_contact"},
 		{Name: "dry run lists the duplicate", Key: a.Secret, Method: "POST", Path: path(schmidt.ID),
 			Body: `{"contactType":"private","dryRun":true}`, Status: 200, Check: func(t *testing.T, r *apitest.Response) {
 				var d dryRun
@@ -207,39 +213,131 @@ func TestLeads_Convert(t *testing.T) {
 			Body: map[string]any{"contactType": "private", "existingContactId": biz.ID}, Status: 409, Problem: "contact_type_mismatch"},
 	})
 
-	// Events: one contact.created per created contact (not for the merge), one lead.converted per lead.
+	// Events: one contact.created per created contact, contact.updated for the merge that changed
+	// the contact, one lead.converted per lead.
 	created := events(t, env, a.Secret, "contact.created")
+	updated := events(t, env, a.Secret, "contact.updated")
 	converted := events(t, env, a.Secret, "lead.converted")
 	if len(created) != 2 || created[0].Data["id"] != c.ID || len(converted) != 3 || converted[0].Data["contactId"] != c.ID {
 		t.Errorf("contact.created %d, lead.converted %d", len(created), len(converted))
+	}
+	if len(updated) != 1 || updated[0].Data["id"] != c.ID || updated[0].Data["lastName"] != "Berger-Schmidt" {
+		t.Errorf("contact.updated %+v", updated)
+	}
+	if got := events(t, env, a.KeyWithScopes(t, "events:read", "leads:read"), "contact.updated"); len(got) != 0 {
+		t.Errorf("a key without contacts:read sees %d contact.updated events", len(got))
 	}
 	if got := events(t, env, a.KeyWithScopes(t, "events:read", "leads:read"), "contact.created,lead.converted"); len(got) != 3 {
 		t.Errorf("a key without contacts:read sees %d events, want only the 3 lead.converted", len(got))
 	}
 
 	content := "/leads/" + anna.ID + "/attachments/"
+	onContact := "/contacts/" + c.ID + "/attachments/"
+	downloads := func(want []byte, ct, disposition string) func(t *testing.T, r *apitest.Response) {
+		return func(t *testing.T, r *apitest.Response) {
+			if string(r.Body) != string(want) || r.Header.Get("Content-Type") != ct ||
+				r.Header.Get("Content-Disposition") != disposition || r.Header.Get("X-Content-Type-Options") != "nosniff" {
+				t.Errorf("got %q %v", r.Body, r.Header)
+			}
+		}
+	}
+	pdfFile := downloads(pdf, "application/pdf", `attachment; filename="angebot.pdf"`)
+	// The stored type ("not a type") is not trusted: the type is sniffed from the bytes.
+	txtFile := downloads([]byte("hallo"), "text/plain; charset=utf-8", `attachment; filename="Uebersicht.txt"; filename*=UTF-8''%C3%9Cbersicht.txt`)
 	env.Run(t, []apitest.Case{
-		{Name: "downloads the file", Key: a.KeyWithScopes(t, "leads:read"), Path: content + att1 + "/content", Status: 200,
-			Check: func(t *testing.T, r *apitest.Response) {
-				if string(r.Body) != string(pdf) || r.Header.Get("Content-Type") != "application/pdf" ||
-					r.Header.Get("Content-Disposition") != "attachment; filename=angebot.pdf" ||
-					r.Header.Get("X-Content-Type-Options") != "nosniff" {
-					t.Errorf("got %q %v", r.Body, r.Header)
-				}
-			}},
-		{Name: "an unusable type is octet-stream, a non-ASCII name encoded", Key: a.Secret, Path: content + att2 + "/content",
-			Status: 200, Check: func(t *testing.T, r *apitest.Response) {
-				if r.Header.Get("Content-Type") != "application/octet-stream" ||
-					r.Header.Get("Content-Disposition") != "attachment; filename*=utf-8''%C3%9Cbersicht.txt" {
-					t.Errorf("headers %v", r.Header)
-				}
-			}},
+		{Name: "downloads the file", Key: a.KeyWithScopes(t, "leads:read"), Path: content + att1 + "/content", Status: 200, Check: pdfFile},
+		{Name: "a sniffed type, a non-ASCII name with an ASCII fallback", Key: a.Secret, Path: content + att2 + "/content",
+			Status: 200, Check: txtFile},
+		{Name: "the contact holds the file too", Key: a.KeyWithScopes(t, "contacts:read"), Path: onContact + att1 + "/content",
+			Status: 200, Check: pdfFile},
 		{Name: "another lead's path is 404", Key: a.Secret, Path: "/leads/" + schmidt.ID + "/attachments/" + att1 + "/content", Status: 404},
 		{Name: "other company is 404", Key: b.Secret, Path: content + att1 + "/content", Status: 404, Problem: "not_found"},
+		{Name: "sandbox key is 404", Key: a.TestSecret, Path: content + att1 + "/content", Status: 404, Problem: "not_found"},
 		{Name: "unknown attachment", Key: a.Secret, Path: content + uuid.NewString() + "/content", Status: 404},
 		{Name: "bad attachment id", Key: a.Secret, Path: content + "x/content", Status: 400, Problem: "invalid_id"},
 		{Name: "bad lead id", Key: a.Secret, Path: "/leads/x/attachments/" + att1 + "/content", Status: 400, Problem: "invalid_id"},
 		{Name: "scope missing", Key: a.KeyWithScopes(t, "contacts:read"), Path: content + att1 + "/content", Status: 403},
 		{Name: "no key", Path: content + att1 + "/content", Status: 401},
 	})
+
+	// Deleting the converted lead leaves the contact's files: they outlive the lead, where they
+	// belong now. An unconverted lead's files go with it.
+	plain := mustCreateLead(t, env, a.Secret, map[string]any{"lastName": "Plain", "email": "plain@example.com"})
+	plainAtt := addAttachment(t, env, a.ID, plain.ID, "weg.txt", "text/plain", []byte("weg"))
+	env.Run(t, []apitest.Case{
+		{Name: "a converted lead can be deleted", Key: a.Secret, Method: "DELETE", Path: "/leads/" + anna.ID, Status: 204},
+		{Name: "an unconverted lead with a file too", Key: a.Secret, Method: "DELETE", Path: "/leads/" + plain.ID, Status: 204},
+		{Name: "the lead's path is gone", Key: a.Secret, Path: content + att1 + "/content", Status: 404},
+		{Name: "the contact's path still serves the file", Key: a.Secret, Path: onContact + att1 + "/content", Status: 200, Check: pdfFile},
+		{Name: "both files", Key: a.Secret, Path: onContact + att2 + "/content", Status: 200, Check: txtFile},
+		{Name: "another contact's path is 404", Key: a.Secret, Path: "/contacts/" + biz.ID + "/attachments/" + att1 + "/content", Status: 404},
+		{Name: "other company is 404 on the contact's path", Key: b.Secret, Path: onContact + att1 + "/content", Status: 404, Problem: "not_found"},
+		{Name: "sandbox key is 404 on the contact's path", Key: a.TestSecret, Path: onContact + att1 + "/content", Status: 404},
+		{Name: "unknown contact", Key: a.Secret, Path: "/contacts/" + uuid.NewString() + "/attachments/" + att1 + "/content", Status: 404},
+		{Name: "unknown attachment of the contact", Key: a.Secret, Path: onContact + uuid.NewString() + "/content", Status: 404},
+		{Name: "bad contact id", Key: a.Secret, Path: "/contacts/x/attachments/" + att1 + "/content", Status: 400, Problem: "invalid_id"},
+		{Name: "bad attachment id on the contact's path", Key: a.Secret, Path: onContact + "x/content", Status: 400, Problem: "invalid_id"},
+		{Name: "contacts:read is needed", Key: a.KeyWithScopes(t, "leads:read"), Path: onContact + att1 + "/content", Status: 403,
+			Problem: "insufficient_scope"},
+		{Name: "no key on the contact's path", Path: onContact + att1 + "/content", Status: 401},
+	})
+	inCompany(t, env, a.ID, func(ctx context.Context, db *ent.Client) error {
+		held, err := db.LeadAttachment.Query().Where(leadattachment.ContactID(uuid.MustParse(c.ID)), leadattachment.LeadIDIsNil()).Count(ctx)
+		if err != nil {
+			return err
+		}
+		gone, err := db.LeadAttachment.Query().Where(leadattachment.ID(uuid.MustParse(plainAtt))).Exist(ctx)
+		if held != 2 || gone {
+			t.Errorf("%d files held by the contact without a lead (want 2); the plain lead's file still there: %v", held, gone)
+		}
+		return err
+	})
+	if d := events(t, env, a.Secret, "lead.deleted"); len(d) != 2 || len(d[0].Data["attachments"].([]any)) != 2 {
+		t.Errorf("lead.deleted %+v: the lead as it was, with its attachments", d)
+	}
+}
+
+// TestLeads_ConvertDuplicatesSamePerson: a dry run lists only contacts that are the lead's
+// person (app/identity): a contact that merely shares the household's landline is not one.
+func TestLeads_ConvertDuplicatesSamePerson(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a := env.NewCompany(t)
+	const landline = "+49 30 1234567"
+	anna := mustCreateLead(t, env, a.Secret, map[string]any{"firstName": "Anna", "lastName": "Berger",
+		"email": "anna.berger@example.com", "phone": landline})
+	c := mustConvert(t, env, a.Secret, anna.ID, `{"contactType":"private"}`).Contact
+	dups := func(want ...string) func(t *testing.T, r *apitest.Response) {
+		return func(t *testing.T, r *apitest.Response) {
+			var d dryRun
+			r.Decode(t, &d)
+			var got []string
+			for _, x := range d.Duplicates {
+				got = append(got, x.Contact.ID+":"+strings.Join(x.MatchedBy, ","))
+			}
+			if strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Errorf("duplicates %v, want %v", got, want)
+			}
+		}
+	}
+	for _, l := range []struct {
+		name string
+		lead map[string]any
+		want []string
+	}{
+		{"her husband: same landline, other name and e-mail", map[string]any{"firstName": "Paul", "lastName": "Schmidt",
+			"email": "paul@example.com", "phone": "030 1234567"}, nil},
+		{"her daughter: same landline and last name, no e-mail", map[string]any{"firstName": "Petra", "lastName": "Berger",
+			"phone": "030 1234567"}, nil},
+		{"someone of her name with another e-mail", map[string]any{"firstName": "Anna", "lastName": "Berger",
+			"email": "anna@other.example", "phone": "030 1234567"}, nil},
+		{"Anna without e-mail", map[string]any{"firstName": "anna", "lastName": "BERGER", "phone": "030 1234567"},
+			[]string{c.ID + ":phone"}},
+		{"Anna by e-mail with a new phone", map[string]any{"lastName": "Berger", "email": "Anna.Berger@example.com",
+			"phone": "0170 5556666"}, []string{c.ID + ":email"}},
+	} {
+		lead := mustCreateLead(t, env, a.Secret, l.lead)
+		env.Run(t, []apitest.Case{{Name: l.name, Key: a.Secret, Method: "POST", Path: "/leads/" + lead.ID + "/convert",
+			Body: `{"contactType":"private","dryRun":true}`, Status: 200, Check: dups(l.want...)}})
+	}
 }

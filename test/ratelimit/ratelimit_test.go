@@ -2,6 +2,7 @@
 package ratelimit
 
 import (
+	"io"
 	"net/http"
 	"os"
 	"strconv"
@@ -13,7 +14,15 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(apitest.Main(m)) }
 
-func get(t *testing.T, url, key string) *http.Response {
+// exchange is one request and its answer, kept to be checked against the OpenAPI document.
+type exchange struct {
+	req  *http.Request
+	resp *http.Response
+	body []byte
+}
+
+// do sends GET /me with key to the server at url.
+func do(t *testing.T, url, key string) exchange {
 	t.Helper()
 	req, _ := http.NewRequest("GET", url+"/api/public/v1/me", nil)
 	if key != "" {
@@ -23,8 +32,23 @@ func get(t *testing.T, url, key string) *http.Response {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.Body.Close()
-	return r
+	defer r.Body.Close()
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exchange{req, r, b}
+}
+
+// check validates the exchange against the OpenAPI document.
+func (x exchange) check(t *testing.T) { t.Helper(); apitest.CheckHTTP(t, x.req, nil, x.resp, x.body) }
+
+// get is do with the answer checked at once.
+func get(t *testing.T, url, key string) *http.Response {
+	t.Helper()
+	x := do(t, url, key)
+	x.check(t)
+	return x.resp
 }
 
 // TestRateLimit_TwoProcessesShareRedis: one credential gets exactly 600 requests per sliding
@@ -45,10 +69,20 @@ func TestRateLimit_TwoProcessesShareRedis(t *testing.T) {
 			t.Fatalf("401: %d remaining %q", r.StatusCode, r.Header.Get("RateLimit-Remaining"))
 		}
 	}
+	// All 601 requests of a must fit into the sliding minute: their answers are checked against
+	// the OpenAPI document after the last one (validation takes time on a busy machine).
+	var timed []exchange
+	defer func() {
+		for _, x := range timed {
+			x.check(t)
+		}
+	}()
 	// the first 100 in order, alternating processes: Remaining counts down from 599
 	for i := range 100 {
 		srv := []string{p1, p2}[i%2]
-		r := get(t, srv, a.Secret)
+		x := do(t, srv, a.Secret)
+		timed = append(timed, x)
+		r := x.resp
 		if r.StatusCode != 200 {
 			t.Fatalf("request %d: %d", i+1, r.StatusCode)
 		}
@@ -71,8 +105,10 @@ func TestRateLimit_TwoProcessesShareRedis(t *testing.T) {
 			defer wg.Done()
 			for i := range 60 {
 				srv := []string{p1, p2}[(w+i)%2]
-				r := get(t, srv, a.Secret)
+				x := do(t, srv, a.Secret)
+				r := x.resp
 				mu.Lock()
+				timed = append(timed, x)
 				switch r.StatusCode {
 				case 200:
 					ok++
@@ -93,7 +129,9 @@ func TestRateLimit_TwoProcessesShareRedis(t *testing.T) {
 	if n, err := strconv.Atoi(retryAfter); err != nil || n < 1 || n > 60 {
 		t.Errorf("Retry-After %q", retryAfter)
 	}
-	r := get(t, p2, a.Secret)
+	last := do(t, p2, a.Secret)
+	timed = append(timed, last)
+	r := last.resp
 	if r.StatusCode != 429 || r.Header.Get("RateLimit-Remaining") != "0" {
 		t.Errorf("601st: %d remaining %q", r.StatusCode, r.Header.Get("RateLimit-Remaining"))
 	}

@@ -206,3 +206,35 @@ func TestSchema_MigrateTwiceAndInParallel(t *testing.T) {
 		t.Errorf("second run: applied %v, err %v; want nothing", res, err)
 	}
 }
+
+// TestSchema_RiverQueue checks the job queue's tables: in their own schema (outside tenant RLS
+// and the ent drift check), the app role may work rows but not change the schema nor read
+// river's migration bookkeeping.
+func TestSchema_RiverQueue(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	db := open(t, env.AppURL)
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM pg_tables WHERE schemaname = $1 AND tablename IN ('river_job', 'river_leader', 'river_queue')`,
+		migrations.RiverSchema).Scan(&n); err != nil || n != 3 {
+		t.Fatalf("river tables in schema %s: %d (%v)", migrations.RiverSchema, n, err)
+	}
+	for _, q := range []struct {
+		sql  string
+		want bool
+	}{
+		{`SELECT has_table_privilege('river.river_job', 'INSERT, SELECT, UPDATE, DELETE')`, true},
+		{`SELECT has_table_privilege('river.river_job', 'TRUNCATE') OR has_table_privilege('river.river_job', 'TRIGGER')`, false},
+		{`SELECT has_table_privilege('river.river_migration', 'SELECT')`, false},
+		{`SELECT has_schema_privilege('river', 'CREATE')`, false},
+		{`SELECT EXISTS (SELECT FROM pg_tables WHERE schemaname = 'river' AND tableowner = current_user)`, false},
+	} {
+		var got bool
+		if err := db.QueryRow(q.sql).Scan(&got); err != nil {
+			t.Fatalf("%s: %v", q.sql, err)
+		}
+		if got != q.want {
+			t.Errorf("%s = %v, want %v", q.sql, got, q.want)
+		}
+	}
+}

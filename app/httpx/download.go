@@ -1,0 +1,102 @@
+package httpx
+
+import (
+	"net/http"
+	"strings"
+	"unicode"
+
+	"github.com/gofiber/fiber/v2"
+	"golang.org/x/text/unicode/norm"
+)
+
+// SniffType is the media type of a file by its content (the WHATWG sniffing algorithm of
+// net/http), never by what an uploader claimed: what we store and serve as a file's type.
+func SniffType(content []byte) string { return http.DetectContentType(content) }
+
+// SendFile answers a download of content named name: the type sniffed from the content,
+// Content-Disposition attachment (a browser saves it, never renders it on our origin) with the
+// name as RFC 6266 gives it, and X-Content-Type-Options nosniff.
+func SendFile(c *fiber.Ctx, name string, content []byte) error {
+	c.Set(fiber.HeaderContentType, SniffType(content))
+	c.Set(fiber.HeaderContentDisposition, AttachmentDisposition(name))
+	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
+	return c.Send(content)
+}
+
+// AttachmentDisposition is the Content-Disposition of a download named name (RFC 6266): an
+// ASCII filename every client reads (umlauts spelled out, other letters without their accents,
+// anything else "_") and, when that is not the name itself, filename* with the name in UTF-8
+// (RFC 8187), which current browsers prefer.
+//
+//	Übersicht März.pdf → attachment; filename="Uebersicht Maerz.pdf"; filename*=UTF-8''%C3%9Cbersicht%20M%C3%A4rz.pdf
+func AttachmentDisposition(name string) string {
+	name = norm.NFC.String(name)
+	fallback := asciiName(name)
+	out := `attachment; filename="` + fallback + `"`
+	if fallback != name && name != "" {
+		out += "; filename*=UTF-8''" + extValue(name)
+	}
+	return out
+}
+
+// asciiName is name in printable ASCII without '"' and '\' (so it needs no escaping in a
+// quoted string).
+func asciiName(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		switch r {
+		case 'ä':
+			b.WriteString("ae")
+		case 'ö':
+			b.WriteString("oe")
+		case 'ü':
+			b.WriteString("ue")
+		case 'Ä':
+			b.WriteString("Ae")
+		case 'Ö':
+			b.WriteString("Oe")
+		case 'Ü':
+			b.WriteString("Ue")
+		case 'ß':
+			b.WriteString("ss")
+		case '"', '\\':
+			b.WriteByte('_')
+		default:
+			switch {
+			case r >= 0x20 && r < 0x7f:
+				b.WriteRune(r)
+			case r < 0x80 || r == 0x7f:
+				b.WriteByte('_')
+			default:
+				// A letter with an accent becomes its base letter (é → e); the rest "_".
+				base := []rune(norm.NFD.String(string(r)))
+				if len(base) > 1 && base[0] < 0x80 && unicode.IsLetter(base[0]) {
+					b.WriteRune(base[0])
+				} else {
+					b.WriteByte('_')
+				}
+			}
+		}
+	}
+	if b.Len() == 0 {
+		return "download"
+	}
+	return b.String()
+}
+
+// extValue percent-encodes s as an RFC 8187 value: every byte outside attr-char.
+func extValue(s string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		if ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || strings.IndexByte("!#$&+-.^_`|~", ch) >= 0 {
+			b.WriteByte(ch)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hex[ch>>4])
+		b.WriteByte(hex[ch&15])
+	}
+	return b.String()
+}

@@ -1,0 +1,46 @@
+package httpx
+
+import (
+	"mime"
+	"testing"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+func TestAttachmentDisposition(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"angebot.pdf", `attachment; filename="angebot.pdf"`},
+		{"Übersicht März.pdf", `attachment; filename="Uebersicht Maerz.pdf"; filename*=UTF-8''%C3%9Cbersicht%20M%C3%A4rz.pdf`},
+		{"Straße.txt", `attachment; filename="Strasse.txt"; filename*=UTF-8''Stra%C3%9Fe.txt`},
+		{"U\u0308", `attachment; filename="Ue"; filename*=UTF-8''%C3%9C`}, // decomposed input is composed first
+		{"café.doc", `attachment; filename="cafe.doc"; filename*=UTF-8''caf%C3%A9.doc`},
+		{`a"b\c.txt`, `attachment; filename="a_b_c.txt"; filename*=UTF-8''a%22b%5Cc.txt`},
+		{"日本.pdf", `attachment; filename="__.pdf"; filename*=UTF-8''%E6%97%A5%E6%9C%AC.pdf`},
+		{"a;b=c.txt", `attachment; filename="a;b=c.txt"`},
+		{"", `attachment; filename="download"`},
+	} {
+		got := AttachmentDisposition(c.in)
+		if got != c.want {
+			t.Errorf("AttachmentDisposition(%q) = %s, want %s", c.in, got, c.want)
+			continue
+		}
+		// Go's own parser (RFC 2231/8187 aware) reads the original name back.
+		if _, params, err := mime.ParseMediaType(got); err != nil || (c.in != "" && params["filename"] != norm.NFC.String(c.in)) {
+			t.Errorf("%s parses as %q, %v", got, params["filename"], err)
+		}
+	}
+}
+
+func TestSniffType(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"%PDF-1.7 offer", "application/pdf"},
+		{"<html><script>alert(1)</script>", "text/html; charset=utf-8"},
+		{"hallo", "text/plain; charset=utf-8"},
+		{"\x00\x01\x02", "application/octet-stream"},
+		{"\x89PNG\r\n\x1a\n", "image/png"},
+	} {
+		if got := SniffType([]byte(c.in)); got != c.want {
+			t.Errorf("SniffType(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
