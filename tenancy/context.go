@@ -34,8 +34,34 @@ type Principal struct {
 	Scopes        []string
 	UserID        uuid.UUID // uuid.Nil for company-level keys
 	UserRole      string
+	// Visibility is which contacts and leads the credential sees: VisibilityAll or
+	// VisibilityOwnAndDelegated (policy.Visibility of the user's role; all without a user). The
+	// auth middleware sets it; empty on a user-bound Principal counts as own_and_delegated.
+	Visibility string
 	// AllowedDomains are the redirect/origin domains of a publishable key.
 	AllowedDomains []string
+}
+
+// Visibilities of a credential (issue 8). The request transaction carries them as
+// app.visibility; the RLS policies and ent/rule read them.
+const (
+	VisibilityAll             = "all"
+	VisibilityOwnAndDelegated = "own_and_delegated"
+)
+
+// VisibilityOf returns what the work of ctx may see of user-scoped rows (contacts, leads, and
+// what belongs to them): VisibilityAll and uuid.Nil for company-level credentials, operator
+// and background work pinned to a company only; for a user-bound credential its visibility
+// (own_and_delegated when unset: never all by omission) and its user.
+func VisibilityOf(ctx context.Context) (visibility string, userID uuid.UUID) {
+	p, ok := PrincipalFrom(ctx)
+	if !ok || !p.HasUser() {
+		return VisibilityAll, uuid.Nil
+	}
+	if p.Visibility == VisibilityAll {
+		return VisibilityAll, p.UserID
+	}
+	return VisibilityOwnAndDelegated, p.UserID
 }
 
 // HasUser reports whether the credential acts for one user.
