@@ -6,6 +6,8 @@ package tenancy
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/google/uuid"
@@ -130,4 +132,27 @@ func Client(ctx context.Context) *ent.Client {
 		panic("tenancy: no request transaction in context")
 	}
 	return c
+}
+
+// LiftVisibility runs fn with app.visibility 'all' in the request transaction of ctx and then
+// pins the credential's visibility again. It exists for one write only: handing a row the
+// caller may see to another owner (an agent assigns a contact or lead to a colleague, or
+// creates one for them). PostgreSQL checks the new row of an UPDATE with a WHERE clause, and of
+// an INSERT … RETURNING, against the SELECT policies, so the handover would be refused although
+// it is allowed. The caller must have read the row through the visibility layer first; the ent
+// rules still filter by the Principal of ctx meanwhile (fn's update matches the old row).
+func LiftVisibility(ctx context.Context, fn func() error) error {
+	vis, _ := VisibilityOf(ctx)
+	if vis == VisibilityAll {
+		return fn()
+	}
+	db := Client(ctx)
+	if _, err := db.ExecContext(ctx, "SELECT set_config('app.visibility', 'all', true)"); err != nil {
+		return fmt.Errorf("lift visibility: %w", err)
+	}
+	ferr := fn()
+	if _, err := db.ExecContext(ctx, "SELECT set_config('app.visibility', $1, true)", vis); err != nil {
+		return errors.Join(ferr, fmt.Errorf("restore visibility: %w", err))
+	}
+	return ferr
 }
