@@ -142,17 +142,25 @@ func (s *Service) Convert(ctx context.Context, id uuid.UUID, in ConvertInput) (r
 			"(a dry run shows both values)", existing.ID, strings.Join(fields, ", "))
 	}
 	var ct contacts.View
-	if existing != nil {
-		ct, err = s.contacts.Merge(ctx, existing, have, mergeInput(l, o, existing, owner, phones))
-	} else {
-		ct, err = s.contacts.Create(ctx, contacts.CreateInput{Type: *in.ContactType,
-			FirstName: deref(pick(o.FirstName, &l.FirstName)), LastName: deref(pick(o.LastName, &l.LastName)),
-			CompanyName: companyName(o), Email: pick(o.Email, l.Email), Phones: phones, OwnerID: owner})
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	out, err := s.markConverted(ctx, l, ct.ID)
+	var out Lead
+	// The lead and the existing contact were read through the visibility layer (Lock); the
+	// contact may go to another owner than the caller (the lead's), which is allowed: the
+	// writes run with the SQL visibility lifted (tenancy.LiftVisibility).
+	err = tenancy.LiftVisibility(ctx, func() error {
+		var err error
+		if existing != nil {
+			ct, err = s.contacts.Merge(ctx, existing, have, mergeInput(l, o, existing, owner, phones))
+		} else {
+			ct, err = s.contacts.Create(ctx, contacts.CreateInput{Type: *in.ContactType,
+				FirstName: deref(pick(o.FirstName, &l.FirstName)), LastName: deref(pick(o.LastName, &l.LastName)),
+				CompanyName: companyName(o), Email: pick(o.Email, l.Email), Phones: phones, OwnerID: owner})
+		}
+		if err != nil {
+			return err
+		}
+		out, err = s.markConverted(ctx, l, ct.ID)
+		return err
+	})
 	if err != nil {
 		return nil, nil, err
 	}

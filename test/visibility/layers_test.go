@@ -1,0 +1,116 @@
+package visibility
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/brokerdesk/brokerdesk/app"
+	"github.com/brokerdesk/brokerdesk/ent/privacy"
+	"github.com/brokerdesk/brokerdesk/tenancy"
+	"github.com/brokerdesk/brokerdesk/test/apitest"
+)
+
+// layerRoutes read leads through one layer at a time inside the request's pinned transaction:
+// raw SQL (row-level security only) and ent with the SQL visibility lifted (ent rules only).
+func layerRoutes(v1 fiber.Router, m app.Middleware) {
+	v1.Get("/_test/rls/:table", m.Auth, func(c *fiber.Ctx) error {
+		ctx := c.UserContext()
+		table := c.Params("table")
+		if !slices.Contains([]string{"leads", "events", "contacts", "lead_attachments", "contact_phones"}, table) {
+			return fiber.ErrNotFound
+		}
+		col := "id::text"
+		if table == "events" {
+			col = "coalesce(data->>'id', '')"
+		}
+		rows, err := tenancy.Client(ctx).QueryContext(ctx, "SELECT "+col+" FROM "+table)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		ids := []string{}
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			ids = append(ids, id)
+		}
+		return c.JSON(ids)
+	})
+	v1.Get("/_test/ent/leads", m.Auth, func(c *fiber.Ctx) error {
+		ctx := c.UserContext()
+		ids := []string{}
+		err := tenancy.LiftVisibility(ctx, func() error {
+			ls, err := tenancy.Client(ctx).Lead.Query().All(ctx)
+			for _, l := range ls {
+				ids = append(ids, l.ID.String())
+			}
+			if err != nil {
+				return err
+			}
+			es, err := tenancy.Client(ctx).Event.Query().All(ctx)
+			for _, e := range es {
+				ids = append(ids, "event:"+e.Type+":"+string(e.Data))
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		return c.JSON(ids)
+	})
+	// Privacy switched off: RLS alone, through ent.
+	v1.Get("/_test/bypass/leads", m.Auth, func(c *fiber.Ctx) error {
+		ctx := privacy.DecisionContext(c.UserContext(), privacy.Allow)
+		ls, err := tenancy.Client(ctx).Lead.Query().All(ctx)
+		if err != nil {
+			return err
+		}
+		ids := []string{}
+		for _, l := range ls {
+			ids = append(ids, l.ID.String())
+		}
+		return c.JSON(ids)
+	})
+}
+
+func TestVisibility_EachLayerAlone(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, app.WithTestRoutes(layerRoutes))
+	co := env.NewCompany(t)
+	agentA, agentB := env.NewUser(t, co, "agent"), env.NewUser(t, co, "agent")
+	keyA, keyB := co.UserKey(t, agentA), co.UserKey(t, agentB)
+	r := env.Do(t, apitest.Request{Method: "POST", Path: "/leads", Key: co.Secret,
+		Body: map[string]any{"lastName": "Schicht", "email": "s@example.com", "ownerId": agentA.ID}})
+	var l lead
+	r.Decode(t, &l)
+
+	get := func(t *testing.T, key, path string) []string {
+		t.Helper()
+		r := env.Do(t, apitest.Request{Path: path, Key: key})
+		if r.Status != 200 {
+			t.Fatalf("%s: %d %s", path, r.Status, r.Body)
+		}
+		var ids []string
+		r.Decode(t, &ids)
+		return ids
+	}
+	has := func(ids []string) bool {
+		return slices.ContainsFunc(ids, func(s string) bool { return s == l.ID || strings.Contains(s, l.ID) })
+	}
+	for _, path := range []string{"/_test/rls/leads", "/_test/rls/events", "/_test/ent/leads", "/_test/bypass/leads"} {
+		if !has(get(t, keyA, path)) {
+			t.Errorf("%s: A does not see its own lead", path)
+		}
+		if has(get(t, keyB, path)) {
+			t.Errorf("%s: B sees A's lead", path)
+		}
+		if !has(get(t, co.Secret, path)) {
+			t.Errorf("%s: the company key does not see the lead", path)
+		}
+	}
+}
