@@ -105,5 +105,22 @@ func Up(ctx context.Context, db *sql.DB, appPassword string) ([]string, error) {
 	if err := upRiver(ctx, db); err != nil {
 		return applied, err
 	}
+	if err := SecureDatabase(ctx, db); err != nil {
+		return applied, err
+	}
 	return applied, nil
+}
+
+// SecureDatabase revokes TEMPORARY on the current database from PUBLIC. The migration
+// 20261124010000_hardening does it once, but database privileges live in pg_database, not in
+// the database: a database created from a template or restored from a dump starts with the
+// default ACL (PUBLIC may create temporary objects) again. Up runs it every time, and so do the
+// tests for every database they clone. Temporary objects could shadow tables inside SECURITY
+// DEFINER functions that forgot to pin search_path; the app role needs none.
+func SecureDatabase(ctx context.Context, db *sql.DB) error {
+	if _, err := db.ExecContext(ctx,
+		`DO $$ BEGIN EXECUTE format('REVOKE TEMPORARY ON DATABASE %I FROM PUBLIC', current_database()); END $$`); err != nil {
+		return fmt.Errorf("revoke temporary: %w", err)
+	}
+	return nil
 }

@@ -84,6 +84,9 @@ type Env struct {
 	Server   *app.Server
 	Ops      *operator.Service
 	AppDB    *sql.DB
+	// OwnerDB connects as the owner; Operator takes the operator role on it for fixtures the
+	// app role may not write (users, api_keys).
+	OwnerDB *sql.DB
 }
 
 var (
@@ -144,6 +147,7 @@ func build(opts ...app.Option) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
+	e.OwnerDB = owner
 	e.Ops = operator.New(ent.NewClient(ent.Driver(tenancy.NewDriver(owner))))
 	if e.AppDB, err = sql.Open("pgx", e.AppURL); err != nil {
 		return nil, err
