@@ -107,6 +107,12 @@ func NewServer(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Opti
 	if err != nil {
 		return nil, fmt.Errorf("connect: %w", err)
 	}
+	// Row-level security holds only for a role that is no superuser, has no BYPASSRLS, owns no
+	// table and cannot become one that does: refuse to serve as anything else.
+	if err := tenancy.CheckRole(ctx, pool); err != nil {
+		pool.Close()
+		return nil, err
+	}
 	db := stdlib.OpenDBFromPool(pool)
 	drv := tenancy.NewDriver(db)
 	drv.Trace = o.trace
@@ -227,6 +233,9 @@ func (s *Server) StopJobs(ctx context.Context) error {
 
 // Purger returns the background purge job on the server's pool (tests run it directly).
 func (s *Server) Purger() *maintenance.Purger { return maintenance.NewPurger(s.pool, s.log) }
+
+// Pool is the request pool (connections as the app role); tests check its role.
+func (s *Server) Pool() *pgxpool.Pool { return s.pool }
 
 // Ready reports whether the database answers.
 func (s *Server) Ready(ctx context.Context) error { return s.pool.Ping(ctx) }
