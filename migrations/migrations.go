@@ -42,9 +42,13 @@ func EnsureRoles(ctx context.Context, db *sql.DB, appPassword string) error {
 		"GRANT " + RoleAuth + ", " + RoleOperator + " TO CURRENT_USER",
 	}
 	if appPassword != "" {
-		// ALTER ROLE takes no bind parameters; quote_literal does the escaping server-side.
-		stmts = append(stmts, fmt.Sprintf(`DO $$ BEGIN EXECUTE format('ALTER ROLE %s PASSWORD %%L', %s); END $$`,
-			RoleApp, quoteLiteral(appPassword)))
+		// ALTER ROLE takes no bind parameters: send a SCRAM-SHA-256 verifier computed here, so
+		// the password never appears in SQL text (statement logs, pg_stat_statements).
+		v, err := newScramVerifier(appPassword)
+		if err != nil {
+			return fmt.Errorf("ensure roles: %w", err)
+		}
+		stmts = append(stmts, "ALTER ROLE "+RoleApp+" PASSWORD '"+v+"'") // base64, '$', ':' and digits only
 	}
 	for _, s := range stmts {
 		if _, err := db.ExecContext(ctx, s); err != nil {
@@ -63,21 +67,6 @@ func createRole(name, opts string) string {
   END IF;
 EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
 END $$`, name, opts)
-}
-
-func quoteLiteral(s string) string {
-	out := []byte{'E', '\''}
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '\'':
-			out = append(out, '\'', '\'')
-		case '\\':
-			out = append(out, '\\', '\\')
-		default:
-			out = append(out, s[i])
-		}
-	}
-	return string(append(out, '\''))
 }
 
 // Up creates the roles and applies every pending migration, then river's (upRiver). It is safe to run twice and from

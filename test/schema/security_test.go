@@ -314,3 +314,18 @@ func isCode(err error, code string) bool {
 	var pe *pgconn.PgError
 	return errors.As(err, &pe) && pe.Code == code
 }
+
+// TestSchema_AppPasswordIsVerifier: migrate gives the app role a SCRAM-SHA-256 verifier it
+// computed, never the password in SQL text (the template was migrated with pgtest.AppPassword).
+func TestSchema_AppPasswordIsVerifier(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	var stored string
+	if err := open(t, env.OwnerURL).QueryRow(`SELECT coalesce(rolpassword, '') FROM pg_authid WHERE rolname = $1`,
+		migrations.RoleApp).Scan(&stored); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(stored, "SCRAM-SHA-256$4096:") {
+		t.Errorf("app role password stored as %.20q…, want a SCRAM-SHA-256 verifier", stored)
+	}
+}
