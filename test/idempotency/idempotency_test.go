@@ -68,6 +68,7 @@ func routes(v1 fiber.Router, m app.Middleware) {
 	}
 	v1.Post("/_test/users", m.Auth, m.Idempotent, create)
 	v1.Post("/_test/users-too", m.Auth, m.Idempotent, create)
+	v1.Post("/_test/things/:thingId/act", m.Auth, m.Idempotent, create)
 }
 
 func post(t *testing.T, env *apitest.Env, path, key, idem, body string) *apitest.Response {
@@ -163,6 +164,21 @@ func TestIdempotency_Rules(t *testing.T) {
 		r := post(t, env, "/_test/users", a.Secret, "k1", `{"email":"two@example.com"}`)
 		if r.Status != 422 || r.Problem(t).Code != "idempotency_key_reused" {
 			t.Errorf("%d %s", r.Status, r.Body)
+		}
+	})
+	t.Run("the same key on another resource of the route or another query is 422", func(t *testing.T) {
+		body := `{"email":"act@example.com"}`
+		if r := post(t, env, "/_test/things/1/act", a.Secret, "k-act", body); r.Status != 201 {
+			t.Fatalf("first action: %d %s", r.Status, r.Body)
+		}
+		for _, path := range []string{"/_test/things/2/act", "/_test/things/1/act?force=true"} {
+			r := post(t, env, path, a.Secret, "k-act", body)
+			if r.Status != 422 || r.Problem(t).Code != "idempotency_key_reused" {
+				t.Errorf("%s with the key of /_test/things/1/act: %d %s", path, r.Status, r.Body)
+			}
+		}
+		if r := post(t, env, "/_test/things/1/act", a.Secret, "k-act", body); r.Status != 201 || r.Header.Get("Idempotent-Replayed") != "true" {
+			t.Errorf("the same action again: %d, replayed %q", r.Status, r.Header.Get("Idempotent-Replayed"))
 		}
 	})
 	t.Run("keys are per credential, company and route", func(t *testing.T) {
