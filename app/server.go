@@ -39,6 +39,7 @@ type Server struct {
 	sidePool *pgxpool.Pool
 	side     *ent.Client
 	limits   *ratelimit.Limits
+	clients  ratelimit.Clients
 	log      zerolog.Logger
 	// jobsPool serves the job queue (river), the webhook dispatcher and deliveries, apart from
 	// requests so that slow receivers never hold a request's connection.
@@ -58,7 +59,11 @@ type options struct {
 	now        func() time.Time
 	trace      func(query string, args any)
 	schedule   []time.Duration
+	config     func(*Config)
 }
+
+// WithConfig changes the configuration before the server is built (tests of limits).
+func WithConfig(f func(*Config)) Option { return func(o *options) { o.config = f } }
 
 // WithWebhookSchedule replaces the webhook retry schedule (tests that watch retries).
 func WithWebhookSchedule(waits ...time.Duration) Option {
@@ -88,6 +93,9 @@ func NewServer(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Opti
 	o := options{now: time.Now}
 	for _, f := range opts {
 		f(&o)
+	}
+	if o.config != nil {
+		o.config(&cfg)
 	}
 	if cfg.AppDatabaseURL == "" {
 		return nil, errors.New("DATABASE_URL (or APP_DATABASE_URL) is not set")
@@ -125,13 +133,13 @@ func NewServer(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Opti
 		return nil, fmt.Errorf("connect: %w", err)
 	}
 	side := ent.NewClient(ent.Driver(tenancy.NewDriver(stdlib.OpenDBFromPool(sidePool))))
-	limits, err := ratelimit.New(cfg.RedisURL, ratelimit.Config{})
+	limits, err := ratelimit.New(cfg.RedisURL, cfg.Limits)
 	if err != nil {
 		pool.Close()
 		sidePool.Close()
 		return nil, fmt.Errorf("REDIS_URL: %w", err)
 	}
-	s := &Server{pool: pool, client: client, sidePool: sidePool, side: side, limits: limits, log: log, jobsCfg: cfg.Jobs}
+	s := &Server{clients: cfg.Clients, pool: pool, client: client, sidePool: sidePool, side: side, limits: limits, log: log, jobsCfg: cfg.Jobs}
 	if err := s.newJobs(ctx, cfg, pcfg, o); err != nil {
 		s.Close()
 		return nil, err

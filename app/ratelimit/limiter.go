@@ -73,8 +73,11 @@ func (l *Limiter) Store() Store { return l.store }
 // request (fail open, see the package comment): it logs one error line through zerolog.Ctx(ctx)
 // and returns a Degraded decision. Callers that shape their own 429 (the legacy lead intake) use
 // this with SetHeaders and RetryAfterSeconds; everything else uses Middleware.
-func (l *Limiter) Allow(ctx context.Context, key string) Decision {
-	d, err := l.store.Take(ctx, key, 1, l.rate)
+func (l *Limiter) Allow(ctx context.Context, key string) Decision { return l.AllowN(ctx, key, 1) }
+
+// AllowN is Allow for n units at once (bytes of a byte budget).
+func (l *Limiter) AllowN(ctx context.Context, key string, n int64) Decision {
+	d, err := l.store.Take(ctx, key, n, l.rate)
 	if err != nil {
 		zerolog.Ctx(ctx).Error().Err(err).Str("rate_limit_policy", l.policy).
 			Msg("rate limiter unavailable: request admitted without a limit")
@@ -117,6 +120,28 @@ func (l *Limiter) Middleware(key func(*fiber.Ctx) (string, bool)) fiber.Handler 
 			l.Refund(ctx, k, d)
 			d.Remaining = min(d.Remaining+1, d.Limit)
 			d.SetHeaders(c)
+		}
+		return err
+	}
+}
+
+// AuthGuard limits 401 and 403 answers per sender (key: Clients.Bucket): a sender that got the
+// limit's number of them within the window is answered 429 at once, before the chain (and so
+// before any database work), until the window ends. Only refusals count; a sender's good
+// requests are never held back by this. Mount it before authentication.
+func (l *Limiter) AuthGuard(key func(*fiber.Ctx) string) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		k := key(c)
+		ctx := c.UserContext()
+		d, err := l.store.Take(ctx, k, 0, l.rate) // report only
+		if err == nil && d.Remaining <= 0 {
+			d.Allowed, d.RetryAfter, d.policy, d.period = false, max(d.Reset, time.Second), l.policy, l.rate.Period
+			c.Set(fiber.HeaderRetryAfter, strconv.FormatInt(d.RetryAfterSeconds(), 10))
+			return errs.RateLimited("too many rejected credentials from this address; retry in %d s", d.RetryAfterSeconds())
+		}
+		err = c.Next()
+		if deniedAccess(c, err) {
+			l.Allow(ctx, k)
 		}
 		return err
 	}
