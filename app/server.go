@@ -115,12 +115,6 @@ func NewServer(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Opti
 	if err != nil {
 		return nil, fmt.Errorf("connect: %w", err)
 	}
-	// Row-level security holds only for a role that is no superuser, has no BYPASSRLS, owns no
-	// table and cannot become one that does: refuse to serve as anything else.
-	if err := tenancy.CheckRole(ctx, pool); err != nil {
-		pool.Close()
-		return nil, err
-	}
 	db := stdlib.OpenDBFromPool(pool)
 	drv := tenancy.NewDriver(db)
 	drv.Trace = o.trace
@@ -263,8 +257,14 @@ func Serve(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Option) 
 	return s.ServeListener(ctx, ln, cfg.ShutdownTimeout)
 }
 
-// ServeListener serves on ln until ctx ends, then shuts down gracefully.
+// ServeListener serves on ln until ctx ends, then shuts down gracefully. It refuses to start
+// when the request pool's role is one row-level security would not hold (tenancy.CheckRole):
+// a superuser, BYPASSRLS, a table owner, a member of the owner, auth or operator role.
 func (s *Server) ServeListener(ctx context.Context, ln net.Listener, grace time.Duration) error {
+	if err := tenancy.CheckRole(ctx, s.pool); err != nil {
+		ln.Close()
+		return err
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- s.App.Listener(ln) }()
 	if err := s.StartJobs(context.WithoutCancel(ctx)); err != nil {

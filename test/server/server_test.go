@@ -51,10 +51,21 @@ func TestServer_RefusesPrivilegedRole(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := env.Config
 			cfg.AppDatabaseURL = tc.url
+			cfg.Jobs.Workers = 0
 			s, err := app.NewServer(ctx, cfg, zerolog.Nop())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			defer cancel()
+			err = s.ServeListener(sctx, ln, time.Second)
 			if err == nil {
-				s.Close()
-				t.Fatalf("the server started as %s", tc.name)
+				t.Fatalf("the server served as %s", tc.name)
 			}
 			if !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("refusal %q does not say %q", err, tc.want)
