@@ -46,7 +46,7 @@ func (s *Server) routes(pager *httpx.Pager, o options) {
 	users.NewHandler(pager).Mount(api)
 	events.NewHandler(pager, policy.Default()).Mount(api)
 	intake.NewHandler(auth, intake.Limits{Key: s.limits.Intake, Sender: s.limits.IntakeSender, Attachments: s.limits.Attachments,
-		Failures: s.limits.AuthFailures, Clients: s.clients}, intake.NewService(events.NewService(), o.now)).Mount(s.App, v1)
+		Guard: guard, Clients: s.clients}, intake.NewService(events.NewService(), o.now)).Mount(s.App, v1)
 	leads.NewHandler(leads.NewService(events.NewService(), contacts.NewService(events.NewService()), o.now), pager, idem.Middleware()).Mount(api)
 	webhooks.NewHandler(s.hooks.Service(), pager, idem.Middleware()).Mount(api)
 	if o.testRoutes != nil {

@@ -45,8 +45,9 @@ type Limits struct {
 	Sender *ratelimit.Limiter
 	// Attachments bounds attachment bytes per company per day.
 	Attachments *ratelimit.Limiter
-	// Failures answers a sender with too many 401/403 answers 429 before any work.
-	Failures *ratelimit.Limiter
+	// Guard answers a sender with too many 401/403 answers 429 before any work (the one
+	// ratelimit.Limiter.AuthGuard of the server, shared with the v1 API).
+	Guard fiber.Handler
 	// Clients tells the sender (X-Forwarded-For only from trusted proxies).
 	Clients ratelimit.Clients
 }
@@ -64,7 +65,7 @@ func (h *Handler) Mount(app *fiber.App, v1 fiber.Router) {
 	// The app mounted here has no routes; it lends the legacy path its error shape.
 	app.Mount(LegacyPath, fiber.New(fiber.Config{ErrorHandler: legacyError}))
 	app.Options(LegacyPath, preflight)
-	guard := h.limits.Failures.AuthGuard(h.limits.Clients.Bucket)
+	guard := h.limits.Guard
 	// A key in X-API-Key is resolved before the body is parsed (a large multipart body costs
 	// nothing for an unknown key); only a form's _key needs the body first.
 	headerAuth, bodyAuth := h.auth.Publishable(headerKey), h.auth.Publishable(keyOf)

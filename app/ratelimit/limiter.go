@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -127,21 +129,45 @@ func (l *Limiter) Middleware(key func(*fiber.Ctx) (string, bool)) fiber.Handler 
 
 // AuthGuard limits 401 and 403 answers per sender (key: Clients.Bucket): a sender that got the
 // limit's number of them within the window is answered 429 at once, before the chain (and so
-// before any database work), until the window ends. Only refusals count; a sender's good
-// requests are never held back by this. Mount it before authentication.
+// before any database work), until the window ends. Only refusals count, in the shared store;
+// a good request costs no store round trip: the verdict "blocked until" is kept in this
+// process when a counted refusal finds the window full, so on N replicas a flooding sender gets
+// at most N refusals past the limit before every replica blocks it. Mount it before
+// authentication.
 func (l *Limiter) AuthGuard(key func(*fiber.Ctx) string) fiber.Handler {
+	var (
+		mu      sync.Mutex
+		blocked = map[string]time.Time{}
+	)
 	return func(c *fiber.Ctx) error {
 		k := key(c)
-		ctx := c.UserContext()
-		d, err := l.store.Take(ctx, k, 0, l.rate) // report only
-		if err == nil && d.Remaining <= 0 {
-			d.Allowed, d.RetryAfter, d.policy, d.period = false, max(d.Reset, time.Second), l.policy, l.rate.Period
-			c.Set(fiber.HeaderRetryAfter, strconv.FormatInt(d.RetryAfterSeconds(), 10))
-			return errs.RateLimited("too many rejected credentials from this address; retry in %d s", d.RetryAfterSeconds())
+		now := time.Now()
+		mu.Lock()
+		until, ok := blocked[k]
+		if ok && !now.Before(until) {
+			delete(blocked, k)
+			ok = false
 		}
-		err = c.Next()
+		mu.Unlock()
+		if ok {
+			wait := max(int64(until.Sub(now)+time.Second-1)/int64(time.Second), 1)
+			c.Set(fiber.HeaderRetryAfter, strconv.FormatInt(wait, 10))
+			return errs.RateLimited("too many rejected credentials from this address; retry in %d s", wait)
+		}
+		err := c.Next()
 		if deniedAccess(c, err) {
-			l.Allow(ctx, k)
+			if d := l.Allow(c.UserContext(), k); !d.Degraded && (!d.Allowed || d.Remaining == 0) {
+				mu.Lock()
+				if len(blocked) > 100_000 { // a flood from very many senders: forget the expired
+					for b, u := range blocked {
+						if !now.Before(u) {
+							delete(blocked, b)
+						}
+					}
+				}
+				blocked[strings.Clone(k)] = now.Add(max(d.Reset, time.Second))
+				mu.Unlock()
+			}
 		}
 		return err
 	}
