@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"github.com/ulule/limiter/v3"
 
 	"github.com/brokerdesk/brokerdesk/app/jobs"
+	"github.com/brokerdesk/brokerdesk/app/ratelimit"
 	"github.com/brokerdesk/brokerdesk/app/webhooks"
 	"github.com/brokerdesk/brokerdesk/migrations"
 )
@@ -41,6 +43,12 @@ type Config struct {
 	// WebhookSecretKeysDerived: WEBHOOK_SECRET_KEYS was unset, the key comes from APP_SECRET.
 	WebhookSecretKeysDerived bool
 	Jobs                     jobs.Config
+
+	// Limits beyond the spec's quotas (INTAKE_SENDER_LIMIT, AUTH_FAILURE_LIMIT,
+	// INTAKE_ATTACHMENT_MB_PER_DAY); zero fields take ratelimit's defaults.
+	Limits ratelimit.Config
+	// Clients tells a request's sender; X-Forwarded-For only from TRUSTED_PROXIES.
+	Clients ratelimit.Clients
 }
 
 // LoadConfig reads every variable once, with its default. README.md lists them.
@@ -84,6 +92,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	if err := loadJobs(&cfg, env); err != nil {
 		return cfg, err
 	}
+	if err := loadLimits(&cfg, env); err != nil {
+		return cfg, err
+	}
 	cfg.AppDatabaseURL = getenv("APP_DATABASE_URL")
 	if cfg.AppDatabaseURL == "" && cfg.DatabaseURL != "" {
 		cfg.AppDatabaseURL, err = appURL(cfg.DatabaseURL, cfg.AppDBPassword)
@@ -110,6 +121,32 @@ func loadJobs(cfg *Config, env func(k, def string) string) error {
 	}
 	if cfg.Jobs.RescueAfter, err = time.ParseDuration(env("JOBS_RESCUE_AFTER", "2m")); err != nil || cfg.Jobs.RescueAfter <= jobs.JobTimeout {
 		return fmt.Errorf("JOBS_RESCUE_AFTER must be a duration above %s", jobs.JobTimeout)
+	}
+	return nil
+}
+
+// loadLimits reads the sender and failure limits and the trusted proxies.
+func loadLimits(cfg *Config, env func(k, def string) string) error {
+	var err error
+	if cfg.Clients, err = ratelimit.ParseTrustedProxies(env("TRUSTED_PROXIES", "")); err != nil {
+		return fmt.Errorf("TRUSTED_PROXIES: %w", err)
+	}
+	for _, v := range []struct {
+		name string
+		def  int64
+		rate *limiter.Rate
+		per  time.Duration
+		unit int64
+	}{
+		{"INTAKE_SENDER_LIMIT", ratelimit.IntakeSenderLimit, &cfg.Limits.IntakeSender, ratelimit.IntakePeriod, 1},
+		{"AUTH_FAILURE_LIMIT", ratelimit.AuthFailureLimit, &cfg.Limits.AuthFailures, ratelimit.AuthFailurePeriod, 1},
+		{"INTAKE_ATTACHMENT_MB_PER_DAY", ratelimit.AttachmentMBPerDay, &cfg.Limits.AttachmentBytes, ratelimit.AttachmentPeriod, 1 << 20},
+	} {
+		n, err := strconv.ParseInt(env(v.name, strconv.FormatInt(v.def, 10)), 10, 64)
+		if err != nil || n < 1 || n > 1<<40/v.unit {
+			return fmt.Errorf("%s must be a positive integer", v.name)
+		}
+		*v.rate = limiter.Rate{Limit: n * v.unit, Period: v.per}
 	}
 	return nil
 }

@@ -40,12 +40,15 @@ func (s *Server) routes(pager *httpx.Pager, o options) {
 	openapi.Mount(v1) // public: the document needs no credential
 	// Every v1 route: authenticate (and pin), then count against the credential's quota; a
 	// request refused with 401 never reaches the limiter.
-	api := authed{Router: v1, mw: []fiber.Handler{auth.Secret(), s.limits.API.Middleware(ratelimit.CredentialKey)}}
+	// A sender with too many 401/403 answers gets 429 before authentication (no database work).
+	guard := s.limits.AuthFailures.AuthGuard(s.clients.Bucket)
+	api := authed{Router: v1, mw: []fiber.Handler{guard, auth.Secret(), s.limits.API.Middleware(ratelimit.CredentialKey)}}
 	account.NewHandler().Mount(api)
 	users.NewHandler(pager).Mount(api)
 	delegations.NewHandler(delegations.NewService(o.now)).Mount(api)
 	events.NewHandler(pager, policy.Default()).Mount(api)
-	intake.NewHandler(auth, s.limits.Intake, intake.NewService(events.NewService(), o.now)).Mount(s.App, v1)
+	intake.NewHandler(auth, intake.Limits{Key: s.limits.Intake, Sender: s.limits.IntakeSender, Attachments: s.limits.Attachments,
+		Guard: guard, Clients: s.clients}, intake.NewService(events.NewService(), o.now)).Mount(s.App, v1)
 	leads.NewHandler(leads.NewService(events.NewService(), contacts.NewService(events.NewService()), o.now), pager, idem.Middleware()).Mount(api)
 	webhooks.NewHandler(s.hooks.Service(), pager, idem.Middleware()).Mount(api)
 	if o.testRoutes != nil {

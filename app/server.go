@@ -39,6 +39,7 @@ type Server struct {
 	sidePool *pgxpool.Pool
 	side     *ent.Client
 	limits   *ratelimit.Limits
+	clients  ratelimit.Clients
 	log      zerolog.Logger
 	// jobsPool serves the job queue (river), the webhook dispatcher and deliveries, apart from
 	// requests so that slow receivers never hold a request's connection.
@@ -58,7 +59,11 @@ type options struct {
 	now        func() time.Time
 	trace      func(query string, args any)
 	schedule   []time.Duration
+	config     func(*Config)
 }
+
+// WithConfig changes the configuration before the server is built (tests of limits).
+func WithConfig(f func(*Config)) Option { return func(o *options) { o.config = f } }
 
 // WithWebhookSchedule replaces the webhook retry schedule (tests that watch retries).
 func WithWebhookSchedule(waits ...time.Duration) Option {
@@ -88,6 +93,9 @@ func NewServer(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Opti
 	o := options{now: time.Now}
 	for _, f := range opts {
 		f(&o)
+	}
+	if o.config != nil {
+		o.config(&cfg)
 	}
 	if cfg.AppDatabaseURL == "" {
 		return nil, errors.New("DATABASE_URL (or APP_DATABASE_URL) is not set")
@@ -119,13 +127,13 @@ func NewServer(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Opti
 		return nil, fmt.Errorf("connect: %w", err)
 	}
 	side := ent.NewClient(ent.Driver(tenancy.NewDriver(stdlib.OpenDBFromPool(sidePool))))
-	limits, err := ratelimit.New(cfg.RedisURL, ratelimit.Config{})
+	limits, err := ratelimit.New(cfg.RedisURL, cfg.Limits)
 	if err != nil {
 		pool.Close()
 		sidePool.Close()
 		return nil, fmt.Errorf("REDIS_URL: %w", err)
 	}
-	s := &Server{pool: pool, client: client, sidePool: sidePool, side: side, limits: limits, log: log, jobsCfg: cfg.Jobs}
+	s := &Server{clients: cfg.Clients, pool: pool, client: client, sidePool: sidePool, side: side, limits: limits, log: log, jobsCfg: cfg.Jobs}
 	if err := s.newJobs(ctx, cfg, pcfg, o); err != nil {
 		s.Close()
 		return nil, err
@@ -228,6 +236,9 @@ func (s *Server) StopJobs(ctx context.Context) error {
 // Purger returns the background purge job on the server's pool (tests run it directly).
 func (s *Server) Purger() *maintenance.Purger { return maintenance.NewPurger(s.pool, s.log) }
 
+// Pool is the request pool (connections as the app role); tests check its role.
+func (s *Server) Pool() *pgxpool.Pool { return s.pool }
+
 // Ready reports whether the database answers.
 func (s *Server) Ready(ctx context.Context) error { return s.pool.Ping(ctx) }
 
@@ -246,8 +257,14 @@ func Serve(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Option) 
 	return s.ServeListener(ctx, ln, cfg.ShutdownTimeout)
 }
 
-// ServeListener serves on ln until ctx ends, then shuts down gracefully.
+// ServeListener serves on ln until ctx ends, then shuts down gracefully. It refuses to start
+// when the request pool's role is one row-level security would not hold (tenancy.CheckRole):
+// a superuser, BYPASSRLS, a table owner, a member of the owner, auth or operator role.
 func (s *Server) ServeListener(ctx context.Context, ln net.Listener, grace time.Duration) error {
+	if err := tenancy.CheckRole(ctx, s.pool); err != nil {
+		ln.Close()
+		return err
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- s.App.Listener(ln) }()
 	if err := s.StartJobs(context.WithoutCancel(ctx)); err != nil {

@@ -42,9 +42,13 @@ func EnsureRoles(ctx context.Context, db *sql.DB, appPassword string) error {
 		"GRANT " + RoleAuth + ", " + RoleOperator + " TO CURRENT_USER",
 	}
 	if appPassword != "" {
-		// ALTER ROLE takes no bind parameters; quote_literal does the escaping server-side.
-		stmts = append(stmts, fmt.Sprintf(`DO $$ BEGIN EXECUTE format('ALTER ROLE %s PASSWORD %%L', %s); END $$`,
-			RoleApp, quoteLiteral(appPassword)))
+		// ALTER ROLE takes no bind parameters: send a SCRAM-SHA-256 verifier computed here, so
+		// the password never appears in SQL text (statement logs, pg_stat_statements).
+		v, err := newScramVerifier(appPassword)
+		if err != nil {
+			return fmt.Errorf("ensure roles: %w", err)
+		}
+		stmts = append(stmts, "ALTER ROLE "+RoleApp+" PASSWORD '"+v+"'") // base64, '$', ':' and digits only
 	}
 	for _, s := range stmts {
 		if _, err := db.ExecContext(ctx, s); err != nil {
@@ -63,21 +67,6 @@ func createRole(name, opts string) string {
   END IF;
 EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
 END $$`, name, opts)
-}
-
-func quoteLiteral(s string) string {
-	out := []byte{'E', '\''}
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '\'':
-			out = append(out, '\'', '\'')
-		case '\\':
-			out = append(out, '\\', '\\')
-		default:
-			out = append(out, s[i])
-		}
-	}
-	return string(append(out, '\''))
 }
 
 // Up creates the roles and applies every pending migration, then river's (upRiver). It is safe to run twice and from
@@ -105,5 +94,22 @@ func Up(ctx context.Context, db *sql.DB, appPassword string) ([]string, error) {
 	if err := upRiver(ctx, db); err != nil {
 		return applied, err
 	}
+	if err := SecureDatabase(ctx, db); err != nil {
+		return applied, err
+	}
 	return applied, nil
+}
+
+// SecureDatabase revokes TEMPORARY on the current database from PUBLIC. The migration
+// 20261124010000_hardening does it once, but database privileges live in pg_database, not in
+// the database: a database created from a template or restored from a dump starts with the
+// default ACL (PUBLIC may create temporary objects) again. Up runs it every time, and so do the
+// tests for every database they clone. Temporary objects could shadow tables inside SECURITY
+// DEFINER functions that forgot to pin search_path; the app role needs none.
+func SecureDatabase(ctx context.Context, db *sql.DB) error {
+	if _, err := db.ExecContext(ctx,
+		`DO $$ BEGIN EXECUTE format('REVOKE TEMPORARY ON DATABASE %I FROM PUBLIC', current_database()); END $$`); err != nil {
+		return fmt.Errorf("revoke temporary: %w", err)
+	}
+	return nil
 }

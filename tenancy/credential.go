@@ -58,8 +58,18 @@ func HashKey(key string) []byte {
 	return h[:]
 }
 
-// KindOf tells a key's kind from its prefix, or "" for anything that is not one of our keys.
+// KindOf tells a key's kind from its prefix, or "" for anything that is not one of our keys:
+// a wrong prefix, length or alphabet. A malformed key is refused before any database work.
 func KindOf(key string) string {
+	if len(key) != len(PrefixSecretLive)+keyLength {
+		return ""
+	}
+	for i := len(PrefixSecretLive); i < len(key); i++ {
+		c := key[i]
+		if !(c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z') {
+			return ""
+		}
+	}
 	switch {
 	case strings.HasPrefix(key, PrefixSecretLive), strings.HasPrefix(key, PrefixSecretTest):
 		return KindSecret

@@ -43,6 +43,17 @@ func (d *Driver) Exec(context.Context, string, any, any) error { return ErrNoTx 
 // Query refuses statements outside a transaction.
 func (d *Driver) Query(context.Context, string, any, any) error { return ErrNoTx }
 
+// ExecContext refuses statements outside a transaction (ent's generated client.ExecContext
+// would otherwise reach the pool unpinned, through the embedded driver).
+func (d *Driver) ExecContext(context.Context, string, ...any) (sql.Result, error) {
+	return nil, ErrNoTx
+}
+
+// QueryContext refuses statements outside a transaction.
+func (d *Driver) QueryContext(context.Context, string, ...any) (*sql.Rows, error) {
+	return nil, ErrNoTx
+}
+
 // Tx begins a pinned transaction.
 func (d *Driver) Tx(ctx context.Context) (dialect.Tx, error) { return d.BeginTx(ctx, nil) }
 

@@ -86,9 +86,18 @@ func (s *Store) Middleware() fiber.Handler {
 		if !ok {
 			return errs.Unauthenticated("missing_credential", "no credential")
 		}
-		sum := sha256.Sum256(append([]byte(c.Get(fiber.HeaderContentType)+"\n"), c.Body()...))
+		// The fingerprint covers the concrete path and query, not only the route pattern the key
+		// is scoped to: one key sent to POST /x/1/action and then /x/2/action is a reuse (422),
+		// never a replay of the first answer for the second resource.
+		h := sha256.New()
+		h.Write(c.Request().URI().PathOriginal())
+		h.Write([]byte{'?'})
+		h.Write(c.Request().URI().QueryString())
+		h.Write([]byte("\n" + c.Get(fiber.HeaderContentType) + "\n"))
+		h.Write(c.Body())
+		sum := h.Sum(nil)
 		scope := scope{company: p.CompanyID, credential: p.KeyID, method: c.Method(), route: c.Route().Path, key: key}
-		rec, out, err := s.reserve(ctx, scope, sum[:])
+		rec, out, err := s.reserve(ctx, scope, sum)
 		if err != nil {
 			return err
 		}

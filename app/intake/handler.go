@@ -31,15 +31,30 @@ const HeaderAPIKey = "X-API-Key"
 
 // Handler serves both intake endpoints. NewHandler builds it.
 type Handler struct {
-	auth    *tenancy.Authenticator
-	limiter *ratelimit.Limiter
-	svc     *Service
+	auth   *tenancy.Authenticator
+	limits Limits
+	svc    *Service
 }
 
-// NewHandler returns the handler: auth resolves publishable keys, limiter is the intake quota
-// (100 per key per clock hour; Redis-backed when REDIS_URL is set, so shared by replicas).
-func NewHandler(auth *tenancy.Authenticator, limiter *ratelimit.Limiter, svc *Service) *Handler {
-	return &Handler{auth: auth, limiter: limiter, svc: svc}
+// Limits are the intake's limiters (Redis-backed when REDIS_URL is set, so shared by replicas).
+type Limits struct {
+	// Key is the spec's quota: 100 valid submissions per key per clock hour.
+	Key *ratelimit.Limiter
+	// Sender counts every request per (key, sender), so one sender cannot use up the key's
+	// quota for everyone else.
+	Sender *ratelimit.Limiter
+	// Attachments bounds attachment bytes per company per day.
+	Attachments *ratelimit.Limiter
+	// Guard answers a sender with too many 401/403 answers 429 before any work (the one
+	// ratelimit.Limiter.AuthGuard of the server, shared with the v1 API).
+	Guard fiber.Handler
+	// Clients tells the sender (X-Forwarded-For only from trusted proxies).
+	Clients ratelimit.Clients
+}
+
+// NewHandler returns the handler: auth resolves publishable keys, limits bound the intake.
+func NewHandler(auth *tenancy.Authenticator, limits Limits, svc *Service) *Handler {
+	return &Handler{auth: auth, limits: limits, svc: svc}
 }
 
 // Mount registers the legacy endpoint on app and the v1 operation on v1 (the /api/public/v1
@@ -50,10 +65,54 @@ func (h *Handler) Mount(app *fiber.App, v1 fiber.Router) {
 	// The app mounted here has no routes; it lends the legacy path its error shape.
 	app.Mount(LegacyPath, fiber.New(fiber.Config{ErrorHandler: legacyError}))
 	app.Options(LegacyPath, preflight)
-	app.Post(LegacyPath, begin, readBody, h.auth.Publishable(keyOf), h.submit(leadsubmission.ChannelLegacy, legacyDone))
+	guard := h.limits.Guard
+	// A key in X-API-Key is resolved before the body is parsed (a large multipart body costs
+	// nothing for an unknown key); only a form's _key needs the body first.
+	headerAuth, bodyAuth := h.auth.Publishable(headerKey), h.auth.Publishable(keyOf)
+	app.Post(LegacyPath, begin, guard, h.keyFirst(headerAuth), readBody, h.keyAfter(bodyAuth),
+		h.submit(leadsubmission.ChannelLegacy, legacyDone))
 	v1.Options(V1Path, preflight)
-	v1.Post(V1Path, begin, v1Errors, readBody, h.auth.Publishable(keyOf), h.submit(leadsubmission.ChannelIntake, v1Done))
+	v1.Post(V1Path, begin, v1Errors, v1Challenge, guard, h.keyFirst(headerAuth), readBody, h.keyAfter(bodyAuth),
+		h.submit(leadsubmission.ChannelIntake, v1Done))
 }
+
+// keyFirst authenticates with the X-API-Key header when there is one; the rest of the chain
+// (body, submit) then runs inside the request transaction it begins.
+func (h *Handler) keyFirst(auth fiber.Handler) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if headerKey(c) == "" {
+			return c.Next()
+		}
+		return auth(c)
+	}
+}
+
+// keyAfter authenticates with the body's _key when keyFirst did not.
+func (h *Handler) keyAfter(auth fiber.Handler) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if _, ok := tenancy.PrincipalFrom(c.UserContext()); ok {
+			return c.Next()
+		}
+		return auth(c)
+	}
+}
+
+// v1Challenge names the intake's credential in a 401: a publishable key in X-API-Key (or the
+// form field _key), not a Bearer token (RFC 9110 §11.6.1: the challenge says how to
+// authenticate). The mapper sets the v1 API's Bearer challenge; this one replaces it.
+func v1Challenge(c *fiber.Ctx) error {
+	err := c.Next()
+	if errors.Is(err, errs.ErrUnauthenticated) {
+		defer c.Set(fiber.HeaderWWWAuthenticate, challenge)
+		return httpx.ErrorHandler(c, err)
+	}
+	return err
+}
+
+// challenge is the WWW-Authenticate of the intake's 401.
+const challenge = `APIKey realm="brokerdesk", header="` + HeaderAPIKey + `", form-field="_key"`
+
+func headerKey(c *fiber.Ctx) string { return strings.TrimSpace(c.Get(HeaderAPIKey)) }
 
 const (
 	langLocal       = "intake.lang"
@@ -111,7 +170,7 @@ func readBody(c *fiber.Ctx) error {
 
 // keyOf is the publishable key: X-API-Key, else the body's _key.
 func keyOf(c *fiber.Ctx) string {
-	if k := strings.TrimSpace(c.Get(HeaderAPIKey)); k != "" {
+	if k := headerKey(c); k != "" {
 		return k
 	}
 	if in, ok := c.Locals(submissionLocal).(*Submission); ok {
@@ -139,13 +198,30 @@ func (h *Handler) submit(channel leadsubmission.Channel, done func(*fiber.Ctx, O
 		if !originAllowed(c.Get(fiber.HeaderOrigin), p.AllowedDomains) {
 			return errs.Forbidden("origin_not_allowed", "%s", msgOriginNotAllowed(lang))
 		}
-		d := h.limiter.Allow(ctx, p.KeyID.String())
-		d.SetHeaders(c)
-		if !d.Allowed {
+		// Every request counts against its sender's bucket; only valid ones against the key's
+		// quota, so junk from one sender cannot block a brokerage's form for everyone.
+		if d := h.limits.Sender.Allow(ctx, p.KeyID.String()+"|"+h.limits.Clients.Bucket(c)); !d.Allowed {
+			d.SetHeaders(c)
 			return &rateLimited{err: d.Err(), retryAfter: d.RetryAfterSeconds()}
 		}
 		if err := in.Validate(p.AllowedDomains, lang); err != nil {
 			return err
+		}
+		d := h.limits.Key.Allow(ctx, p.KeyID.String())
+		d.SetHeaders(c)
+		if !d.Allowed {
+			return &rateLimited{err: d.Err(), retryAfter: d.RetryAfterSeconds()}
+		}
+		var size int64
+		for _, f := range in.Files {
+			size += int64(len(f.Content))
+		}
+		if size > 0 {
+			if ad := h.limits.Attachments.AllowN(ctx, p.CompanyID.String(), size); !ad.Allowed {
+				h.limits.Key.Refund(ctx, p.KeyID.String(), d)
+				ad.SetHeaders(c)
+				return &rateLimited{err: errs.RateLimited("%s", msgAttachmentQuota(lang)), retryAfter: ad.RetryAfterSeconds()}
+			}
 		}
 		res, err := h.svc.Submit(ctx, in, channel)
 		if err != nil {

@@ -115,3 +115,8 @@ func msgOriginNotAllowed(lang string) string {
 	return tr(lang, "Diese Herkunft (Origin) ist keine erlaubte Domain des Schlüssels",
 		"The Origin is not an allowed domain of this key")
 }
+
+func msgAttachmentQuota(lang string) string {
+	return tr(lang, "Das Tageskontingent für Dateianhänge dieses Maklerbüros ist ausgeschöpft",
+		"This brokerage's daily attachment allowance is used up")
+}

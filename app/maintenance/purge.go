@@ -12,7 +12,9 @@ import (
 	"github.com/rs/zerolog"
 )
 
-// Retention and cadence of the purge (spec: Limits).
+// Retention and cadence of the purge (spec: Limits). maintenance_purge() holds them as
+// constants of its own (migrations/20261124010000_hardening.sql), so that the role calling it
+// cannot choose them; these document them for Go.
 const (
 	EventRetention = 30 * 24 * time.Hour
 	PurgeEvery     = time.Hour
@@ -35,11 +37,11 @@ type Result struct {
 	IdempotencyKeys int64
 }
 
-// RunOnce purges if no replica did within every.
-func (p *Purger) RunOnce(ctx context.Context, every time.Duration) (Result, error) {
+// RunOnce purges if no replica did within PurgeEvery.
+func (p *Purger) RunOnce(ctx context.Context) (Result, error) {
 	var r Result
-	err := p.pool.QueryRow(ctx, "SELECT ran, events, idempotency_keys FROM maintenance_purge($1, $2)",
-		every, EventRetention).Scan(&r.Ran, &r.Events, &r.IdempotencyKeys)
+	err := p.pool.QueryRow(ctx, "SELECT ran, events, idempotency_keys FROM maintenance_purge()").
+		Scan(&r.Ran, &r.Events, &r.IdempotencyKeys)
 	return r, err
 }
 
@@ -64,7 +66,7 @@ type PurgeWorker struct {
 
 // Work purges once.
 func (w *PurgeWorker) Work(ctx context.Context, _ *river.Job[PurgeArgs]) error {
-	r, err := w.p.RunOnce(ctx, PurgeEvery)
+	r, err := w.p.RunOnce(ctx)
 	if err != nil {
 		return err
 	}

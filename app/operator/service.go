@@ -240,9 +240,19 @@ func (s *Service) CreateUser(ctx context.Context, in NewUser) (User, error) {
 			return err
 		}
 		var ids [2]uuid.UUID
+		liveID := uuid.Must(uuid.NewV7())
 		for i, co := range []uuid.UUID{live.ID, sb.ID} {
-			u, err := db.User.Create().SetCompanyID(co).SetEmail(email).SetFirstName(in.FirstName).
-				SetLastName(in.LastName).SetRole(user.Role(in.Role)).Save(ctx)
+			// The sandbox twin is a synthetic person (same role, so test keys bound to it act as
+			// the real user would): sandbox data is shared with integrators' test systems, which
+			// have no business with staff names and addresses.
+			id, mail, first, last := liveID, email, in.FirstName, in.LastName
+			if co == sb.ID {
+				id = uuid.Must(uuid.NewV7())
+				mail = "sandbox+" + liveID.String() + "@example.invalid"
+				first, last = "Sandbox", "User "+liveID.String()[:8]
+			}
+			u, err := db.User.Create().SetID(id).SetCompanyID(co).SetEmail(mail).SetFirstName(first).
+				SetLastName(last).SetRole(user.Role(in.Role)).Save(ctx)
 			if ent.IsConstraintError(err) {
 				return errs.Conflict("email_taken", "a user with e-mail %s exists in this company", email)
 			}

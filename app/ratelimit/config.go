@@ -19,6 +19,17 @@ const (
 	APIPolicy    = "default"
 	IntakePolicy = "intake"
 
+	// Limits of our own, beyond the spec's (docs/decisions.md "Hardening"): every intake request
+	// per (key, sender), 401/403 answers per sender, attachment bytes per company and day.
+	IntakeSenderLimit       = 20 // per IntakePeriod per (publishable key, client address or IPv6 /64)
+	AuthFailureLimit        = 60 // 401/403 answers per AuthFailurePeriod per client address
+	AuthFailurePeriod       = time.Minute
+	AttachmentMBPerDay      = 200 // intake attachment megabytes per company per UTC day
+	AttachmentPeriod        = 24 * time.Hour
+	IntakeSenderPolicy      = "intake-sender"
+	AuthFailurePolicy       = "auth-failures"
+	IntakeAttachmentsPolicy = "intake-attachments"
+
 	DefaultPrefix = "brokerdesk:ratelimit"
 )
 
@@ -28,6 +39,15 @@ type Config struct {
 	Intake  limiter.Rate  // default IntakeLimit per IntakePeriod
 	Prefix  string        // Redis key prefix, default DefaultPrefix; ":api" and ":intake" follow it
 	Timeout time.Duration // deadline of each Redis call, default DefaultTimeout
+	// IntakeSender counts every intake request per (key, sender); default IntakeSenderLimit
+	// per IntakePeriod (INTAKE_SENDER_LIMIT).
+	IntakeSender limiter.Rate
+	// AuthFailures counts 401 and 403 answers per sender; default AuthFailureLimit per
+	// AuthFailurePeriod (AUTH_FAILURE_LIMIT).
+	AuthFailures limiter.Rate
+	// AttachmentBytes bounds intake attachment bytes per company; default AttachmentMBPerDay
+	// MiB per AttachmentPeriod (INTAKE_ATTACHMENT_MB_PER_DAY).
+	AttachmentBytes limiter.Rate
 }
 
 // Limits are the server's two limiters and what they share.
@@ -36,6 +56,12 @@ type Limits struct {
 	API *Limiter
 	// Intake limits the lead intake per publishable key: fixed clock-hour window.
 	Intake *Limiter
+	// IntakeSender limits every intake request per (key, sender): fixed clock-hour window.
+	IntakeSender *Limiter
+	// AuthFailures counts 401/403 answers per sender (AuthGuard): fixed clock-minute window.
+	AuthFailures *Limiter
+	// Attachments counts intake attachment bytes per company: fixed UTC-day window.
+	Attachments *Limiter
 
 	client redis.UniversalClient // nil: memory stores
 }
@@ -50,6 +76,15 @@ func New(redisURL string, cfg Config) (*Limits, error) {
 	if cfg.Intake == (limiter.Rate{}) {
 		cfg.Intake = limiter.Rate{Limit: IntakeLimit, Period: IntakePeriod}
 	}
+	if cfg.IntakeSender == (limiter.Rate{}) {
+		cfg.IntakeSender = limiter.Rate{Limit: IntakeSenderLimit, Period: IntakePeriod}
+	}
+	if cfg.AuthFailures == (limiter.Rate{}) {
+		cfg.AuthFailures = limiter.Rate{Limit: AuthFailureLimit, Period: AuthFailurePeriod}
+	}
+	if cfg.AttachmentBytes == (limiter.Rate{}) {
+		cfg.AttachmentBytes = limiter.Rate{Limit: AttachmentMBPerDay << 20, Period: AttachmentPeriod}
+	}
 	if cfg.Prefix == "" {
 		cfg.Prefix = DefaultPrefix
 	}
@@ -62,10 +97,19 @@ func New(redisURL string, cfg Config) (*Limits, error) {
 	if err := checkRate(cfg.Intake, 0); err != nil {
 		return nil, fmt.Errorf("intake rate: %w", err)
 	}
+	for name, r := range map[string]limiter.Rate{"intake sender": cfg.IntakeSender, "auth failure": cfg.AuthFailures,
+		"attachment": cfg.AttachmentBytes} {
+		if err := checkRate(r, 0); err != nil {
+			return nil, fmt.Errorf("%s rate: %w", name, err)
+		}
+	}
 	if redisURL == "" {
 		return &Limits{
-			API:    NewLimiter(NewMemorySlidingStore(), cfg.API, APIPolicy),
-			Intake: NewLimiter(NewMemoryFixedStore(), cfg.Intake, IntakePolicy),
+			API:          NewLimiter(NewMemorySlidingStore(), cfg.API, APIPolicy),
+			Intake:       NewLimiter(NewMemoryFixedStore(), cfg.Intake, IntakePolicy),
+			IntakeSender: NewLimiter(NewMemoryFixedStore(), cfg.IntakeSender, IntakeSenderPolicy),
+			AuthFailures: NewLimiter(NewMemoryFixedStore(), cfg.AuthFailures, AuthFailurePolicy),
+			Attachments:  NewLimiter(NewMemoryFixedStore(), cfg.AttachmentBytes, IntakeAttachmentsPolicy),
 		}, nil
 	}
 	opt, err := redis.ParseURL(redisURL)
@@ -83,6 +127,12 @@ func New(redisURL string, cfg Config) (*Limits, error) {
 	return &Limits{
 		API:    NewLimiter(NewRedisSlidingStore(client, cfg.Prefix+":api", timeout), cfg.API, APIPolicy),
 		Intake: NewLimiter(NewRedisFixedStore(client, cfg.Prefix+":intake", timeout), cfg.Intake, IntakePolicy),
+		IntakeSender: NewLimiter(NewRedisFixedStore(client, cfg.Prefix+":intake-sender", timeout),
+			cfg.IntakeSender, IntakeSenderPolicy),
+		AuthFailures: NewLimiter(NewRedisFixedStore(client, cfg.Prefix+":auth-failures", timeout),
+			cfg.AuthFailures, AuthFailurePolicy),
+		Attachments: NewLimiter(NewRedisFixedStore(client, cfg.Prefix+":intake-attachments", timeout),
+			cfg.AttachmentBytes, IntakeAttachmentsPolicy),
 		client: client,
 	}, nil
 }

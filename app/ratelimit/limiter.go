@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -73,8 +75,11 @@ func (l *Limiter) Store() Store { return l.store }
 // request (fail open, see the package comment): it logs one error line through zerolog.Ctx(ctx)
 // and returns a Degraded decision. Callers that shape their own 429 (the legacy lead intake) use
 // this with SetHeaders and RetryAfterSeconds; everything else uses Middleware.
-func (l *Limiter) Allow(ctx context.Context, key string) Decision {
-	d, err := l.store.Take(ctx, key, 1, l.rate)
+func (l *Limiter) Allow(ctx context.Context, key string) Decision { return l.AllowN(ctx, key, 1) }
+
+// AllowN is Allow for n units at once (bytes of a byte budget).
+func (l *Limiter) AllowN(ctx context.Context, key string, n int64) Decision {
+	d, err := l.store.Take(ctx, key, n, l.rate)
 	if err != nil {
 		zerolog.Ctx(ctx).Error().Err(err).Str("rate_limit_policy", l.policy).
 			Msg("rate limiter unavailable: request admitted without a limit")
@@ -117,6 +122,52 @@ func (l *Limiter) Middleware(key func(*fiber.Ctx) (string, bool)) fiber.Handler 
 			l.Refund(ctx, k, d)
 			d.Remaining = min(d.Remaining+1, d.Limit)
 			d.SetHeaders(c)
+		}
+		return err
+	}
+}
+
+// AuthGuard limits 401 and 403 answers per sender (key: Clients.Bucket): a sender that got the
+// limit's number of them within the window is answered 429 at once, before the chain (and so
+// before any database work), until the window ends. Only refusals count, in the shared store;
+// a good request costs no store round trip: the verdict "blocked until" is kept in this
+// process when a counted refusal finds the window full, so on N replicas a flooding sender gets
+// at most N refusals past the limit before every replica blocks it. Mount it before
+// authentication.
+func (l *Limiter) AuthGuard(key func(*fiber.Ctx) string) fiber.Handler {
+	var (
+		mu      sync.Mutex
+		blocked = map[string]time.Time{}
+	)
+	return func(c *fiber.Ctx) error {
+		k := key(c)
+		now := time.Now()
+		mu.Lock()
+		until, ok := blocked[k]
+		if ok && !now.Before(until) {
+			delete(blocked, k)
+			ok = false
+		}
+		mu.Unlock()
+		if ok {
+			wait := max(int64(until.Sub(now)+time.Second-1)/int64(time.Second), 1)
+			c.Set(fiber.HeaderRetryAfter, strconv.FormatInt(wait, 10))
+			return errs.RateLimited("too many rejected credentials from this address; retry in %d s", wait)
+		}
+		err := c.Next()
+		if deniedAccess(c, err) {
+			if d := l.Allow(c.UserContext(), k); !d.Degraded && (!d.Allowed || d.Remaining == 0) {
+				mu.Lock()
+				if len(blocked) > 100_000 { // a flood from very many senders: forget the expired
+					for b, u := range blocked {
+						if !now.Before(u) {
+							delete(blocked, b)
+						}
+					}
+				}
+				blocked[strings.Clone(k)] = now.Add(max(d.Reset, time.Second))
+				mu.Unlock()
+			}
 		}
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/brokerdesk/brokerdesk/app/operator"
+	"github.com/brokerdesk/brokerdesk/migrations"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
@@ -99,11 +100,30 @@ func (e *Env) Pinned(ctx context.Context, company uuid.UUID, fn func(tx *sql.Tx)
 	return tx.Commit()
 }
 
-// AppDBSetUserStatus changes a user's status directly in the database, pinned to companyID as
-// the app role (no operator command exists for it yet).
+// Operator runs fn in a transaction of the operator role (SET LOCAL ROLE brokerdesk_operator on
+// the owner's connection, as operator commands do) pinned to company, and commits it when fn
+// returns nil. Fixtures the app role may not write (users, api_keys) go through it.
+func (e *Env) Operator(ctx context.Context, company uuid.UUID, fn func(tx *sql.Tx) error) error {
+	tx, err := e.OwnerDB.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, "SELECT set_config('role', $1, true), set_config('app.company_id', $2, true)",
+		migrations.RoleOperator, company.String()); err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// AppDBSetUserStatus changes a user's status directly in the database as the operator role
+// (no operator command exists for it yet; the app role may not write users).
 func (e *Env) AppDBSetUserStatus(ctx context.Context, companyID, userID uuid.UUID, status string) (int64, error) {
 	var n int64
-	err := e.Pinned(ctx, companyID, func(tx *sql.Tx) error {
+	err := e.Operator(ctx, companyID, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, "UPDATE users SET status = $1 WHERE id = $2", status, userID)
 		if err == nil {
 			n, err = res.RowsAffected()
@@ -114,9 +134,10 @@ func (e *Env) AppDBSetUserStatus(ctx context.Context, companyID, userID uuid.UUI
 }
 
 // InsertUsers adds n users to a company straight in the database (fast fixtures for paging),
-// pinned as the app role so RLS checks the rows. Their e-mails are prefix<i>@example.com.
+// as the operator role pinned to the company (the app role may not write users). Their e-mails
+// are prefix<i>@example.com.
 func (e *Env) InsertUsers(ctx context.Context, companyID uuid.UUID, prefix string, n int) error {
-	return e.Pinned(ctx, companyID, func(tx *sql.Tx) error {
+	return e.Operator(ctx, companyID, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO users (id, company_id, email, first_name, last_name, status, role, version, created_at, updated_at)
 			SELECT gen_random_uuid(), $1, $2 || i || '@example.com', 'F', 'L', 'active', 'agent', 1,
 			       clock_timestamp(), clock_timestamp()

@@ -111,7 +111,9 @@ func (e *Env) StartServe(t testing.TB, extra map[string]string) *Process {
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(os.Environ(), "DATABASE_URL="+e.OwnerURL, "APP_DATABASE_URL="+e.AppURL,
 		"APP_SECRET="+TestSecret, "LISTEN_ADDR="+addr, "LOG_LEVEL=warn",
-		"WEBHOOK_ALLOW_INSECURE=true")
+		"WEBHOOK_ALLOW_INSECURE=true",
+		// per-sender limits off, as in New (every test client is 127.0.0.1); extra may set them
+		"INTAKE_SENDER_LIMIT=1000000", "AUTH_FAILURE_LIMIT=1000000")
 	for k, v := range extra {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}

@@ -285,7 +285,7 @@ func TestEvents_Purge(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r, err := env.Server.Purger().RunOnce(ctx, time.Hour)
+			r, err := env.Server.Purger().RunOnce(ctx)
 			if err != nil {
 				t.Error(err)
 			}

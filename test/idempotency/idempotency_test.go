@@ -20,7 +20,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/errs"
 	"github.com/brokerdesk/brokerdesk/app/events"
 	"github.com/brokerdesk/brokerdesk/app/httpx"
-	"github.com/brokerdesk/brokerdesk/app/users"
+	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 	"github.com/brokerdesk/brokerdesk/test/apitest"
 )
@@ -37,8 +37,9 @@ func (in userInput) Validate() error {
 	return v.Err()
 }
 
-// routes: POST /_test/users creates a user and its event; "boom" in the e-mail fails after the
-// insert (500), "taken" answers 409 after the insert, "slow" holds the request.
+// routes: POST /_test/users creates a record (a contact: the app role may not write users) and
+// its event; "boom" in the e-mail fails after the insert (500), "taken" answers 409 after the
+// insert, "slow" holds the request.
 func routes(v1 fiber.Router, m app.Middleware) {
 	ev := events.NewService()
 	create := func(c *fiber.Ctx) error {
@@ -47,11 +48,12 @@ func routes(v1 fiber.Router, m app.Middleware) {
 			return err
 		}
 		ctx := c.UserContext()
-		u, err := tenancy.Client(ctx).User.Create().SetEmail(in.Email).Save(ctx)
+		u, err := tenancy.Client(ctx).Contact.Create().SetType(contact.TypePrivate).SetLastName("T").SetEmail(in.Email).Save(ctx)
 		if err != nil {
 			return err
 		}
-		if err := ev.Record(ctx, "user.created", users.NewView(u, "de")); err != nil {
+		view := fiber.Map{"id": u.ID, "email": in.Email}
+		if err := ev.Record(ctx, "contact.created", view); err != nil {
 			return err
 		}
 		switch {
@@ -62,10 +64,11 @@ func routes(v1 fiber.Router, m app.Middleware) {
 		case strings.Contains(in.Email, "slow"):
 			time.Sleep(300 * time.Millisecond)
 		}
-		return httpx.Created(c, "/api/public/v1/users/"+u.ID.String(), users.NewView(u, "de"), u.Version)
+		return httpx.Created(c, "/api/public/v1/contacts/"+u.ID.String(), view, u.Version)
 	}
 	v1.Post("/_test/users", m.Auth, m.Idempotent, create)
 	v1.Post("/_test/users-too", m.Auth, m.Idempotent, create)
+	v1.Post("/_test/things/:thingId/act", m.Auth, m.Idempotent, create)
 }
 
 func post(t *testing.T, env *apitest.Env, path, key, idem, body string) *apitest.Response {
@@ -82,7 +85,7 @@ func countUsers(t *testing.T, env *apitest.Env, co *apitest.Company, email strin
 	ctx := context.Background()
 	var n int
 	if err := env.Pinned(ctx, co.ID, func(tx *sql.Tx) error {
-		return tx.QueryRowContext(ctx, "SELECT count(*) FROM users WHERE email = $1", email).Scan(&n)
+		return tx.QueryRowContext(ctx, "SELECT count(*) FROM contacts WHERE email = $1", email).Scan(&n)
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -163,6 +166,21 @@ func TestIdempotency_Rules(t *testing.T) {
 			t.Errorf("%d %s", r.Status, r.Body)
 		}
 	})
+	t.Run("the same key on another resource of the route or another query is 422", func(t *testing.T) {
+		body := `{"email":"act@example.com"}`
+		if r := post(t, env, "/_test/things/1/act", a.Secret, "k-act", body); r.Status != 201 {
+			t.Fatalf("first action: %d %s", r.Status, r.Body)
+		}
+		for _, path := range []string{"/_test/things/2/act", "/_test/things/1/act?force=true"} {
+			r := post(t, env, path, a.Secret, "k-act", body)
+			if r.Status != 422 || r.Problem(t).Code != "idempotency_key_reused" {
+				t.Errorf("%s with the key of /_test/things/1/act: %d %s", path, r.Status, r.Body)
+			}
+		}
+		if r := post(t, env, "/_test/things/1/act", a.Secret, "k-act", body); r.Status != 201 || r.Header.Get("Idempotent-Replayed") != "true" {
+			t.Errorf("the same action again: %d, replayed %q", r.Status, r.Header.Get("Idempotent-Replayed"))
+		}
+	})
 	t.Run("keys are per credential, company and route", func(t *testing.T) {
 		for _, r := range []*apitest.Response{
 			post(t, env, "/_test/users", other, "k1", `{"email":"one-b@example.com"}`),
@@ -177,8 +195,11 @@ func TestIdempotency_Rules(t *testing.T) {
 	t.Run("without a key every request runs", func(t *testing.T) {
 		post(t, env, "/_test/users", a.Secret, "", `{"email":"nokey@example.com"}`)
 		r := post(t, env, "/_test/users", a.Secret, "", `{"email":"nokey@example.com"}`)
-		if r.Status != 409 {
-			t.Errorf("second create without key: %d", r.Status)
+		if r.Status != 201 || r.Header.Get("Idempotent-Replayed") != "" {
+			t.Errorf("second create without key: %d %s", r.Status, r.Header.Get("Idempotent-Replayed"))
+		}
+		if n := countUsers(t, env, a, "nokey@example.com"); n != 2 {
+			t.Errorf("%d records created without a key, want 2", n)
 		}
 	})
 	t.Run("validation failures are not stored", func(t *testing.T) {

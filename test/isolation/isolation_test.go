@@ -4,13 +4,16 @@ package isolation
 
 import (
 	"context"
+	"database/sql"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
 	"github.com/brokerdesk/brokerdesk/app"
+	"github.com/brokerdesk/brokerdesk/ent/leadstage"
 	"github.com/brokerdesk/brokerdesk/ent/privacy"
 	"github.com/brokerdesk/brokerdesk/ent/user"
 	"github.com/brokerdesk/brokerdesk/tenancy"
@@ -20,8 +23,9 @@ import (
 func TestMain(m *testing.M) { os.Exit(apitest.Main(m)) }
 
 // tenantTables are the tables raw SQL is checked on; TestSchema_EveryTenantTableHasPolicy (test/schema)
-// makes sure no tenant table is missing from RLS.
-var tenantTables = []string{"users", "api_keys", "external_refs", "events", "event_counters", "idempotency_keys",
+// makes sure no tenant table is missing from RLS. api_keys is not among them: the app role has no
+// privilege on it at all (test/schema appPrivileges; "the app role cannot read api_keys" below).
+var tenantTables = []string{"users", "external_refs", "events", "event_counters", "idempotency_keys",
 	"leads", "lead_submissions", "lead_stages", "lead_attachments", "contacts", "contact_phones",
 	"webhook_endpoints", "webhook_deliveries", "webhook_cursors", "delegations"}
 
@@ -70,18 +74,32 @@ func rawRoutes(v1 fiber.Router, m app.Middleware) {
 		}
 		return c.JSON(ids)
 	})
-	// A write aimed at another company from inside A's transaction, privacy bypassed.
+	// A write aimed at another company from inside A's transaction, privacy bypassed. Lead
+	// stages: a table the app role may update (it may not write users at all).
+	v1.Post("/_test/bypass/lead-stages/:companyId", m.Auth, func(c *fiber.Ctx) error {
+		ctx := privacy.DecisionContext(c.UserContext(), privacy.Allow)
+		other, err := uuid.Parse(c.Params("companyId"))
+		if err != nil {
+			return err
+		}
+		n, err := tenancy.Client(ctx).LeadStage.Update().Where(leadstage.CompanyID(other)).SetName("pwned").Save(ctx)
+		if err != nil {
+			return err
+		}
+		return c.JSON(fiber.Map{"updated": n})
+	})
+	// The app role may not write users, whatever the company (least privilege under RLS).
 	v1.Post("/_test/bypass/users/:companyId", m.Auth, func(c *fiber.Ctx) error {
 		ctx := privacy.DecisionContext(c.UserContext(), privacy.Allow)
 		other, err := uuid.Parse(c.Params("companyId"))
 		if err != nil {
 			return err
 		}
-		n, err := tenancy.Client(ctx).User.Update().Where(user.CompanyID(other)).SetFirstName("pwned").Save(ctx)
+		_, err = tenancy.Client(ctx).User.Update().Where(user.CompanyID(other)).SetFirstName("pwned").Save(ctx)
 		if err != nil {
-			return err
+			return fiber.NewError(fiber.StatusConflict, err.Error())
 		}
-		return c.JSON(fiber.Map{"updated": n})
+		return c.JSON(fiber.Map{"updated": 1})
 	})
 	v1.Post("/_test/raw-insert/:companyId", m.Auth, func(c *fiber.Ctx) error {
 		ctx := c.UserContext()
@@ -205,7 +223,7 @@ func TestIsolation(t *testing.T) {
 				t.Fatalf("%s: status %d: %s", table, r.Status, r.Body)
 			}
 			r.Decode(t, &ids)
-			if (table == "users" || table == "api_keys" || table == "lead_stages" || table == "events") && len(ids) == 0 {
+			if (table == "users" || table == "lead_stages" || table == "events") && len(ids) == 0 {
 				t.Errorf("%s: A sees no rows of its own", table)
 			}
 			for _, id := range ids {
@@ -228,9 +246,25 @@ func TestIsolation(t *testing.T) {
 			}
 		}
 		var res struct{ Updated int }
-		env.Do(t, apitest.Request{Method: "POST", Path: "/_test/bypass/users/" + b.ID.String(), Key: a.Secret}).Decode(t, &res)
+		env.Do(t, apitest.Request{Method: "POST", Path: "/_test/bypass/lead-stages/" + b.ID.String(), Key: a.Secret}).Decode(t, &res)
 		if res.Updated != 0 {
-			t.Errorf("A updated %d of B's users", res.Updated)
+			t.Errorf("A updated %d of B's lead stages", res.Updated)
+		}
+		var stages struct {
+			Data []struct{ Name string } `json:"data"`
+		}
+		env.Do(t, apitest.Request{Path: "/lead-stages", Key: b.Secret}).Decode(t, &stages)
+		if len(stages.Data) == 0 {
+			t.Error("B has no lead stages to probe")
+		}
+		for _, st := range stages.Data {
+			if st.Name == "pwned" {
+				t.Error("B's lead stage was changed from A's request")
+			}
+		}
+		if r := env.Do(t, apitest.Request{Method: "POST", Path: "/_test/bypass/users/" + b.ID.String(), Key: a.Secret}); r.Status != 409 ||
+			!strings.Contains(string(r.Body), "permission denied") {
+			t.Errorf("the app role wrote users: status %d: %s", r.Status, r.Body)
 		}
 		r := env.Do(t, apitest.Request{Method: "POST", Path: "/_test/raw-insert/" + b.ID.String(), Key: a.Secret})
 		if r.Status != 409 {
@@ -281,6 +315,17 @@ func TestIsolation(t *testing.T) {
 		}
 		if setting != "" {
 			t.Errorf("app.company_id outlived its transaction: %q", setting)
+		}
+	})
+
+	t.Run("the app role cannot read api_keys", func(t *testing.T) {
+		ctx := context.Background()
+		err := env.Pinned(ctx, a.ID, func(tx *sql.Tx) error {
+			var n int
+			return tx.QueryRowContext(ctx, "SELECT count(*) FROM api_keys").Scan(&n)
+		})
+		if err == nil || !strings.Contains(err.Error(), "permission denied") {
+			t.Errorf("the app role read api_keys: %v", err)
 		}
 	})
 

@@ -263,7 +263,20 @@ func Clone(ctx context.Context, adminURL, template, prefix string) (string, func
 		return "", nil, err
 	}
 	drop := func() { _ = exec(context.Background(), adminURL, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)") }
-	return WithDatabase(adminURL, name), drop, nil
+	u := WithDatabase(adminURL, name)
+	// The clone has the default database ACL, not the template's: revoke TEMPORARY again, as
+	// migrations.Up does on a real deployment.
+	db, err := sql.Open("pgx", u)
+	if err != nil {
+		drop()
+		return "", nil, err
+	}
+	defer db.Close()
+	if err := migrations.SecureDatabase(ctx, db); err != nil {
+		drop()
+		return "", nil, err
+	}
+	return u, drop, nil
 }
 
 // AppPassword is the password tests give the app role, so password-authenticating servers

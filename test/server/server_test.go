@@ -3,25 +3,97 @@ package server
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
+	"github.com/rs/zerolog"
 
 	"github.com/brokerdesk/brokerdesk/app"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/externalref"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
+	"github.com/brokerdesk/brokerdesk/migrations"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 	"github.com/brokerdesk/brokerdesk/test/apitest"
+	"github.com/brokerdesk/brokerdesk/test/pgtest"
 )
 
 func TestMain(m *testing.M) { os.Exit(apitest.Main(m)) }
+
+// TestServer_RefusesPrivilegedRole: the server will not serve as a role row-level security does
+// not hold (a superuser: the owner URL of the tests; a member of the operator role).
+func TestServer_RefusesPrivilegedRole(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	ctx := context.Background()
+	role := "bd_rolecheck_" + strings.ReplaceAll(uuid.NewString()[:8], "-", "")
+	for _, s := range []string{
+		"CREATE ROLE " + role + " LOGIN NOSUPERUSER NOBYPASSRLS PASSWORD '" + pgtest.AppPassword + "'",
+		"GRANT " + migrations.RoleOperator + " TO " + role,
+	} {
+		if _, err := env.OwnerDB.ExecContext(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { _, _ = env.OwnerDB.ExecContext(context.Background(), "DROP ROLE IF EXISTS "+role) })
+	for _, tc := range []struct{ name, url, want string }{
+		{"superuser", env.OwnerURL, "is a superuser"},
+		{"member of the operator role", pgtest.WithUser(env.OwnerURL, role, pgtest.AppPassword), "is a member of " + migrations.RoleOperator},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := env.Config
+			cfg.AppDatabaseURL = tc.url
+			cfg.Jobs.Workers = 0
+			s, err := app.NewServer(ctx, cfg, zerolog.Nop())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			defer cancel()
+			err = s.ServeListener(sctx, ln, time.Second)
+			if err == nil {
+				t.Fatalf("the server served as %s", tc.name)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("refusal %q does not say %q", err, tc.want)
+			}
+		})
+	}
+	if err := tenancy.CheckRole(ctx, env.Server.Pool()); err != nil {
+		t.Errorf("the app role is refused: %v", err)
+	}
+}
+
+// TestDriver_RefusesStatementsOutsideTransaction: ent's client-level Exec/Query(Context) would
+// reach the pool unpinned; the tenancy driver refuses them.
+func TestDriver_RefusesStatementsOutsideTransaction(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	ctx := tenancy.WithCompany(context.Background(), uuid.New())
+	client := ent.NewClient(ent.Driver(tenancy.NewDriver(env.AppDB)))
+	if _, err := client.ExecContext(ctx, "SELECT 1"); !errors.Is(err, tenancy.ErrNoTx) {
+		t.Errorf("ExecContext outside a transaction: %v, want ErrNoTx", err)
+	}
+	if _, err := client.QueryContext(ctx, "SELECT 1"); !errors.Is(err, tenancy.ErrNoTx) {
+		t.Errorf("QueryContext outside a transaction: %v, want ErrNoTx", err)
+	}
+	if _, err := client.User.Query().Count(ctx); !errors.Is(err, tenancy.ErrNoTx) {
+		t.Errorf("a query outside a transaction: %v, want ErrNoTx", err)
+	}
+}
 
 // TestServer_GracefulShutdown cancels the server's context while a request is in flight: the
 // request still gets its answer and Serve returns without error.
@@ -81,14 +153,15 @@ func TestServer_GracefulShutdown(t *testing.T) {
 }
 
 // TestExternalRefs checks ExternalRefMixin: references are unique per company, resource,
-// source and external id, follow updates and go with the record.
+// source and external id, follow updates and go with the record. Users carry them; the app role
+// may not write users, so this runs as the operator role, pinned to one company.
 func TestExternalRefs(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
 	a, b := env.NewCompany(t), env.NewCompany(t)
-	client := ent.NewClient(ent.Driver(tenancy.NewDriver(env.AppDB)))
+	client := ent.NewClient(ent.Driver(tenancy.NewDriver(env.OwnerDB)))
 	in := func(companyID uuid.UUID, f func(ctx context.Context, db *ent.Client) error) error {
-		ctx := tenancy.WithCompany(context.Background(), companyID)
+		ctx := tenancy.WithCompany(tenancy.WithOperator(context.Background()), companyID)
 		tx, err := client.Tx(ctx)
 		if err != nil {
 			return err

@@ -287,3 +287,24 @@ func TestUsers_Labels(t *testing.T) {
 		}
 	}
 }
+
+// TestUsers_SandboxTwinsAreSynthetic: a user's sandbox twin has a synthetic name and address,
+// never the real person's (sandbox data reaches integrators' test systems).
+func TestUsers_SandboxTwinsAreSynthetic(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	co := env.NewCompany(t)
+	u := env.NewUser(t, co, "agent")
+	var live, twin struct {
+		Email     string `json:"email"`
+		FirstName string `json:"firstName"`
+		LastName  string `json:"lastName"`
+		Role      string `json:"role"`
+	}
+	env.Do(t, apitest.Request{Path: "/users/" + u.ID.String(), Key: co.Secret}).Decode(t, &live)
+	env.Do(t, apitest.Request{Path: "/users/" + u.SandboxID.String(), Key: co.TestSecret}).Decode(t, &twin)
+	if twin.Email != "sandbox+"+u.ID.String()+"@example.invalid" || twin.FirstName != "Sandbox" ||
+		twin.LastName == live.LastName || twin.Role != live.Role {
+		t.Errorf("sandbox twin %+v of %+v", twin, live)
+	}
+}

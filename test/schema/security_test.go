@@ -1,0 +1,331 @@
+package schema
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/brokerdesk/brokerdesk/migrations"
+	"github.com/brokerdesk/brokerdesk/test/apitest"
+)
+
+// appPrivileges is everything the app role may do to a table, and why. A grant not listed here
+// (or a listed one gone) fails TestSchema_AppPrivileges: request work keeps only what it uses.
+// Column grants are written "UPDATE(col)".
+var appPrivileges = map[string]string{
+	// operator-only: activated and changed by the operator CLI
+	"public.companies": "SELECT",
+	// no endpoint writes users (the operator does)
+	"public.users": "SELECT",
+	// written by ExternalRefMixin on create/update/delete of a resource with references
+	"public.external_refs": "DELETE,INSERT,SELECT,UPDATE",
+	// the outbox: inserted in the change's transaction, numbered at commit, purged by
+	// maintenance_purge (SECURITY DEFINER) only
+	"public.events":         "INSERT,SELECT,UPDATE(seq)",
+	"public.event_counters": "INSERT,SELECT,UPDATE",
+	// a failed reservation is deleted so the client may retry
+	"public.idempotency_keys": "DELETE,INSERT,SELECT,UPDATE",
+	// DELETE /leads/{id} and the test-lead clean-up; attachments go with their lead (trigger)
+	"public.leads":            "DELETE,INSERT,SELECT,UPDATE",
+	"public.lead_attachments": "DELETE,INSERT,SELECT,UPDATE",
+	// submissions go with their lead by foreign-key cascade (runs as the owner)
+	"public.lead_submissions": "INSERT,SELECT,UPDATE",
+	// POST /lead-stages; the spec deletes none
+	"public.lead_stages": "INSERT,SELECT,UPDATE",
+	// the spec deletes contacts and phones (DELETE /contacts/{id}, /contacts/{id}/phones/{id})
+	"public.contacts":       "DELETE,INSERT,SELECT,UPDATE",
+	"public.contact_phones": "DELETE,INSERT,SELECT,UPDATE",
+	// DELETE /webhook-endpoints/{id}; the delivery log goes by cascade or webhook_purge
+	"public.webhook_endpoints":  "DELETE,INSERT,SELECT,UPDATE",
+	"public.webhook_deliveries": "INSERT,SELECT,UPDATE",
+	"public.webhook_cursors":    "INSERT,SELECT,UPDATE",
+	// the job queue (river) works its rows; no DDL, not its migration bookkeeping
+	"river.river_job":                 "DELETE,INSERT,SELECT,UPDATE",
+	"river.river_job_id_seq":          "USAGE",
+	"river.river_leader":              "DELETE,INSERT,SELECT,UPDATE",
+	"river.river_queue":               "DELETE,INSERT,SELECT,UPDATE",
+	"river.river_notification":        "DELETE,INSERT,SELECT,UPDATE",
+	"river.river_notification_id_seq": "USAGE",
+}
+
+// appDefinerFunctions are the SECURITY DEFINER functions the app role may call: each runs with
+// more rights than the app role has, so each is reviewed (search_path pinned, objects
+// schema-qualified, no parameter that widens what it does).
+var appDefinerFunctions = []string{
+	"auth_credential(bytea)",      // owner brokerdesk_auth: the credential of a key hash
+	"maintenance_purge()",         // owner brokerdesk_operator: retention fixed in the function
+	"webhook_credential(uuid)",    // owner brokerdesk_auth: a key of the pinned company only
+	"webhook_pending_companies()", // owner brokerdesk_operator: company ids only
+	"webhook_purge()",             // owner brokerdesk_operator: delivery log past 30 days
+}
+
+// TestSchema_AppPrivileges lists the app role's table and column grants and compares them with
+// appPrivileges.
+func TestSchema_AppPrivileges(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	db := open(t, env.OwnerURL)
+	rows, err := db.Query(`
+		SELECT n.nspname || '.' || c.relname, a.privilege_type
+		FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace, aclexplode(c.relacl) a
+		WHERE a.grantee = $1::regrole AND n.nspname NOT IN ('pg_catalog', 'information_schema')
+		UNION ALL
+		SELECT n.nspname || '.' || c.relname, a.privilege_type || '(' || att.attname || ')'
+		FROM pg_attribute att JOIN pg_class c ON c.oid = att.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace,
+		     aclexplode(att.attacl) a
+		WHERE a.grantee = $1::regrole AND n.nspname NOT IN ('pg_catalog', 'information_schema')`, migrations.RoleApp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	got := map[string][]string{}
+	for rows.Next() {
+		var rel, priv string
+		if err := rows.Scan(&rel, &priv); err != nil {
+			t.Fatal(err)
+		}
+		got[rel] = append(got[rel], priv)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, rel := range slices.Sorted(maps.Keys(got)) {
+		slices.Sort(got[rel])
+		have := strings.Join(slices.Compact(got[rel]), ",")
+		if want, ok := appPrivileges[rel]; !ok {
+			t.Errorf("app role holds %s on %s, which appPrivileges does not list: revoke it or list it with the reason", have, rel)
+		} else if have != want {
+			t.Errorf("app role holds %s on %s, appPrivileges says %s", have, rel, want)
+		}
+	}
+	for rel := range appPrivileges {
+		if _, ok := got[rel]; !ok {
+			t.Errorf("appPrivileges lists %s, but the app role holds nothing on it", rel)
+		}
+	}
+}
+
+// TestSchema_DefinerFunctions checks every SECURITY DEFINER function: search_path pinned and
+// ending in pg_temp (or empty), so that no temporary object shadows what it names; and the set
+// the app role may execute is appDefinerFunctions.
+func TestSchema_DefinerFunctions(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	db := open(t, env.OwnerURL)
+	rows, err := db.Query(`
+		SELECT p.oid::regprocedure::text, coalesce(array_to_string(p.proconfig, chr(10)), ''),
+		       has_function_privilege($1, p.oid, 'EXECUTE')
+		FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+		WHERE p.prosecdef AND n.nspname NOT IN ('pg_catalog', 'information_schema')`, migrations.RoleApp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var callable []string
+	seen := 0
+	for rows.Next() {
+		var fn, config string
+		var exec bool
+		if err := rows.Scan(&fn, &config, &exec); err != nil {
+			t.Fatal(err)
+		}
+		seen++
+		if exec {
+			callable = append(callable, fn)
+		}
+		path, ok := "", false
+		for _, kv := range strings.Split(config, "\n") {
+			if v, found := strings.CutPrefix(kv, "search_path="); found {
+				path, ok = v, true
+			}
+		}
+		if !ok {
+			t.Errorf("%s: SECURITY DEFINER without SET search_path", fn)
+			continue
+		}
+		parts := strings.Split(path, ",")
+		last := strings.Trim(strings.TrimSpace(parts[len(parts)-1]), `"`)
+		if last != "pg_temp" && last != "" {
+			t.Errorf("%s: search_path %q must end in pg_temp (or be empty): pg_temp is searched first otherwise", fn, path)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if seen < len(appDefinerFunctions) {
+		t.Errorf("found %d SECURITY DEFINER functions, want at least %d", seen, len(appDefinerFunctions))
+	}
+	slices.Sort(callable)
+	want := slices.Sorted(slices.Values(appDefinerFunctions))
+	if !slices.Equal(callable, want) {
+		t.Errorf("SECURITY DEFINER functions the app role may call: %v, want %v (appDefinerFunctions)", callable, want)
+	}
+}
+
+// TestSchema_NoTempNoCreate: the app role may create nothing, temporary or not; the auth and
+// operator roles (owners of SECURITY DEFINER functions) may create nothing in public.
+func TestSchema_NoTempNoCreate(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	app := open(t, env.AppURL)
+	var temp bool
+	if err := app.QueryRow(`SELECT has_database_privilege(current_database(), 'TEMPORARY')`).Scan(&temp); err != nil {
+		t.Fatal(err)
+	}
+	if temp {
+		t.Error("the app role may create temporary objects")
+	}
+	var schemas []string
+	rows, err := app.Query(`SELECT nspname FROM pg_namespace WHERE has_schema_privilege(oid, 'CREATE')`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var s string
+		_ = rows.Scan(&s)
+		schemas = append(schemas, s)
+	}
+	if len(schemas) > 0 {
+		t.Errorf("the app role may create objects in schemas %v", schemas)
+	}
+	if _, err := app.Exec(`CREATE TEMP TABLE job_runs (id text)`); !isCode(err, "42501") {
+		t.Errorf("CREATE TEMP TABLE as the app role: %v, want permission denied", err)
+	}
+	owner := open(t, env.OwnerURL)
+	for _, role := range []string{migrations.RoleAuth, migrations.RoleOperator, migrations.RoleApp} {
+		var create, dbTemp bool
+		if err := owner.QueryRow(`SELECT has_schema_privilege($1, 'public', 'CREATE'),
+			has_database_privilege($1, current_database(), 'TEMPORARY')`, role).Scan(&create, &dbTemp); err != nil {
+			t.Fatal(err)
+		}
+		if create || dbTemp {
+			t.Errorf("role %s: CREATE on public %v, TEMPORARY %v; want neither", role, create, dbTemp)
+		}
+	}
+}
+
+// TestSchema_PurgeTakesNoArguments: the app role calls the purge, but cannot choose what it
+// deletes ('0 seconds', '-100 years' deleted every company's events before).
+func TestSchema_PurgeTakesNoArguments(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	app := open(t, env.AppURL)
+	var ran bool
+	if _, err := app.Exec(`SELECT * FROM maintenance_purge('0 seconds', '-100 years')`); !isCode(err, "42883") {
+		t.Errorf("maintenance_purge(interval, interval) as the app role: %v, want undefined function", err)
+	}
+	if err := app.QueryRow(`SELECT ran FROM maintenance_purge()`).Scan(&ran); err != nil {
+		t.Errorf("maintenance_purge() as the app role: %v", err)
+	}
+}
+
+// TestSchema_DefinerExploitsFail replays the review's two exploits as the app role: a temporary
+// table job_runs with a trigger (ran as brokerdesk_operator inside maintenance_purge) and a
+// temporary view api_keys (ran as brokerdesk_auth inside auth_credential). The first layer, no
+// TEMPORARY for the app role, is TestSchema_NoTempNoCreate; here the app role is given TEMPORARY
+// inside a transaction that is rolled back, so the second layer, the pinned search_path, is
+// what has to hold. (On the schema before 20261124010000_hardening both calls fail with
+// "exploit ran as brokerdesk_operator" and "exploit ran as brokerdesk_auth".)
+func TestSchema_DefinerExploitsFail(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	co := env.NewCompany(t)
+	owner := open(t, env.OwnerURL)
+	evil := `CREATE FUNCTION pg_temp.evil() RETURNS %s LANGUAGE plpgsql AS $$
+		BEGIN RAISE EXCEPTION 'exploit ran as %%', current_user; END $$`
+	for _, tc := range []struct {
+		name  string
+		setup []string
+		call  string
+	}{
+		{
+			name: "temporary job_runs with a trigger, then maintenance_purge",
+			setup: []string{
+				`CREATE TEMP TABLE job_runs (id text PRIMARY KEY, last_run_at timestamptz)`,
+				`GRANT ALL ON pg_temp.job_runs TO PUBLIC`,
+				fmt.Sprintf(evil, "trigger"),
+				`CREATE TRIGGER evil BEFORE INSERT OR UPDATE ON pg_temp.job_runs FOR EACH ROW EXECUTE FUNCTION pg_temp.evil()`,
+			},
+			call: `SELECT ran FROM maintenance_purge()`,
+		},
+		{
+			name: "temporary view api_keys, then auth_credential",
+			setup: []string{
+				fmt.Sprintf(evil, "bytea"),
+				`CREATE TEMP VIEW api_keys AS SELECT gen_random_uuid() AS id, 'sk_live_x'::varchar AS prefix,
+					pg_temp.evil() AS hash, 'secret'::varchar AS kind, 'live'::varchar AS env, '[]'::jsonb AS scopes,
+					'[]'::jsonb AS allowed_domains, '` + co.ID.String() + `'::uuid AS company_id, NULL::uuid AS user_id,
+					'active'::varchar AS status`,
+				`GRANT SELECT ON pg_temp.api_keys TO PUBLIC`,
+			},
+			call: `SELECT key_id FROM auth_credential('\x00'::bytea)`,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			conn, err := owner.Conn(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			tx, err := conn.BeginTx(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tx.Rollback()
+			for _, s := range []string{
+				`DO $$ BEGIN EXECUTE format('GRANT TEMPORARY ON DATABASE %I TO ` + migrations.RoleApp + `', current_database()); END $$`,
+				`SET LOCAL ROLE ` + migrations.RoleApp,
+			} {
+				if _, err := tx.ExecContext(ctx, s); err != nil {
+					t.Fatalf("%s: %v", s, err)
+				}
+			}
+			for _, s := range tc.setup {
+				if _, err := tx.ExecContext(ctx, s); err != nil {
+					t.Fatalf("exploit setup as the app role: %s: %v", s, err)
+				}
+			}
+			rows, err := tx.QueryContext(ctx, tc.call)
+			if err == nil {
+				for rows.Next() {
+				}
+				err = rows.Err()
+				rows.Close()
+			}
+			if err != nil {
+				if strings.Contains(err.Error(), "exploit ran") {
+					t.Fatalf("the app role's code ran inside a SECURITY DEFINER function: %v", err)
+				}
+				t.Fatalf("%s: %v", tc.call, err)
+			}
+		})
+	}
+}
+
+func isCode(err error, code string) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == code
+}
+
+// TestSchema_AppPasswordIsVerifier: migrate gives the app role a SCRAM-SHA-256 verifier it
+// computed, never the password in SQL text (the template was migrated with pgtest.AppPassword).
+func TestSchema_AppPasswordIsVerifier(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	var stored string
+	if err := open(t, env.OwnerURL).QueryRow(`SELECT coalesce(rolpassword, '') FROM pg_authid WHERE rolname = $1`,
+		migrations.RoleApp).Scan(&stored); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(stored, "SCRAM-SHA-256$4096:") {
+		t.Errorf("app role password stored as %.20q…, want a SCRAM-SHA-256 verifier", stored)
+	}
+}
