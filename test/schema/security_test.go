@@ -41,6 +41,8 @@ var appPrivileges = map[string]string{
 	// the spec deletes contacts and phones (DELETE /contacts/{id}, /contacts/{id}/phones/{id})
 	"public.contacts":       "DELETE,INSERT,SELECT,UPDATE",
 	"public.contact_phones": "DELETE,INSERT,SELECT,UPDATE",
+	// POST and DELETE /users/{userId}/delegations; none is updated
+	"public.delegations": "DELETE,INSERT,SELECT",
 	// DELETE /webhook-endpoints/{id}; the delivery log goes by cascade or webhook_purge
 	"public.webhook_endpoints":  "DELETE,INSERT,SELECT,UPDATE",
 	"public.webhook_deliveries": "INSERT,SELECT,UPDATE",
