@@ -41,6 +41,9 @@ type Config struct {
 	// WebhookSecretKeysDerived: WEBHOOK_SECRET_KEYS was unset, the key comes from APP_SECRET.
 	WebhookSecretKeysDerived bool
 	Jobs                     jobs.Config
+
+	// Ops: outages, metrics, traces (config_ops.go).
+	Ops OpsConfig
 }
 
 // LoadConfig reads every variable once, with its default. README.md lists them.
@@ -82,6 +85,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		cfg.SecretGenerated = true
 	}
 	if err := loadJobs(&cfg, env); err != nil {
+		return cfg, err
+	}
+	if err := loadOps(&cfg.Ops, env); err != nil {
 		return cfg, err
 	}
 	cfg.AppDatabaseURL = getenv("APP_DATABASE_URL")

@@ -141,7 +141,7 @@ func NewServer(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Opti
 		WriteTimeout:                 60 * time.Second,
 		IdleTimeout:                  120 * time.Second,
 	})
-	s.App.Use(requestLog(log), recover.New())
+	s.App.Use(requestLog(log), recover.New(), retryTransient(cfg.Ops.DBRetryBudget))
 	s.routes(httpx.NewPager(cfg.Secret, o.now), o)
 	return s, nil
 }

@@ -113,7 +113,9 @@ func (l *Limiter) Middleware(key func(*fiber.Ctx) (string, bool)) fiber.Handler 
 			return d.Err()
 		}
 		err := c.Next()
-		if !d.Degraded && deniedAccess(c, err) {
+		// 401/403 do not count (spec); neither does a request a passing database failure
+		// rolled back: it runs again (and is counted then) or the client retries after 503.
+		if !d.Degraded && (deniedAccess(c, err) || tenancy.Classify(err) == tenancy.Transient) {
 			l.Refund(ctx, k, d)
 			d.Remaining = min(d.Remaining+1, d.Limit)
 			d.SetHeaders(c)
