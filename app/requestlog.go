@@ -39,7 +39,10 @@ func requestLog(base zerolog.Logger) fiber.Handler {
 		}
 		status := c.Response().StatusCode()
 		ev := l.Info()
-		if status >= 500 {
+		switch {
+		case status == fiber.StatusServiceUnavailable: // a passing outage, not a bug (app/httpx)
+			ev = l.Warn()
+		case status >= 500:
 			ev = l.Error()
 		}
 		if p, ok := c.Locals(tenancy.PrincipalLocal).(*tenancy.Principal); ok {

@@ -100,24 +100,34 @@ func New(t testing.TB, opts ...app.Option) *Env {
 		t.Fatalf("apitest: no database: call apitest.Main from TestMain")
 	}
 	if len(opts) > 0 {
-		e, err := build(opts...)
+		e, err := build(pkgDB.ownerURL, nil, opts...)
 		if err != nil {
 			t.Fatalf("apitest: %v", err)
 		}
 		t.Cleanup(e.Server.Close)
 		return e
 	}
-	envOnce.Do(func() { shared, envErr = build() })
+	envOnce.Do(func() { shared, envErr = build(pkgDB.ownerURL, nil) })
 	if envErr != nil {
 		t.Fatalf("apitest: %v", envErr)
 	}
 	return shared
 }
 
-func build(opts ...app.Option) (*Env, error) {
+// Open builds an Env on the database of ownerURL, outside the package database of Main: tests
+// that run their own PostgreSQL (test/faults restarts it). extra adds configuration variables
+// (REDIS_URL, DB_RETRY_BUDGET …). The caller closes Server.
+func Open(ownerURL string, extra map[string]string, opts ...app.Option) (*Env, error) {
+	return build(ownerURL, extra, opts...)
+}
+
+func build(ownerURL string, extra map[string]string, opts ...app.Option) (*Env, error) {
 	ctx := context.Background()
-	e := &Env{OwnerURL: pkgDB.ownerURL, AppURL: pgtest.AppURL(pkgDB.ownerURL)}
+	e := &Env{OwnerURL: ownerURL, AppURL: pgtest.AppURL(ownerURL)}
 	cfg, err := app.LoadConfig(func(k string) string {
+		if v, ok := extra[k]; ok {
+			return v
+		}
 		switch k {
 		case "DATABASE_URL":
 			return e.OwnerURL
