@@ -119,7 +119,7 @@ func NewServer(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Opti
 		return nil, fmt.Errorf("connect: %w", err)
 	}
 	side := ent.NewClient(ent.Driver(tenancy.NewDriver(stdlib.OpenDBFromPool(sidePool))))
-	limits, err := ratelimit.New(cfg.RedisURL, ratelimit.Config{})
+	limits, err := ratelimit.New(cfg.RedisURL, ratelimit.Config{Replicas: cfg.Ops.Replicas, Log: log})
 	if err != nil {
 		pool.Close()
 		sidePool.Close()
@@ -230,6 +230,29 @@ func (s *Server) Purger() *maintenance.Purger { return maintenance.NewPurger(s.p
 
 // Ready reports whether the database answers.
 func (s *Server) Ready(ctx context.Context) error { return s.pool.Ping(ctx) }
+
+// readyz answers GET /readyz: 503 when the database does not answer; 200 otherwise, with
+// Redis "degraded" while it does not answer (the limits are counted in memory meanwhile: the
+// server still serves, so a load balancer must keep sending traffic).
+func (s *Server) readyz(c *fiber.Ctx) error {
+	if err := s.Ready(c.UserContext()); err != nil {
+		return fiber.NewError(fiber.StatusServiceUnavailable, "database unavailable")
+	}
+	redis := "ok"
+	switch {
+	case s.limits.Backend() == "memory":
+		redis = "not_configured"
+	case s.limits.Degraded():
+		redis = "degraded"
+	default:
+		ctx, cancel := context.WithTimeout(c.UserContext(), 200*time.Millisecond)
+		defer cancel()
+		if s.limits.Ping(ctx) != nil {
+			redis = "degraded"
+		}
+	}
+	return c.JSON(fiber.Map{"status": "ok", "checks": fiber.Map{"database": "ok", "redis": redis}})
+}
 
 // Serve runs the server on cfg.ListenAddr until ctx ends, then lets in-flight requests finish
 // (up to cfg.ShutdownTimeout) before it returns.

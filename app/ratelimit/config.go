@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/rs/zerolog"
 	"github.com/ulule/limiter/v3"
 )
 
@@ -28,6 +29,16 @@ type Config struct {
 	Intake  limiter.Rate  // default IntakeLimit per IntakePeriod
 	Prefix  string        // Redis key prefix, default DefaultPrefix; ":api" and ":intake" follow it
 	Timeout time.Duration // deadline of each Redis call, default DefaultTimeout
+	// Replicas is the number of server processes sharing the quotas (REPLICAS, default 1):
+	// while Redis is unreachable each enforces Limit/Replicas (at least 1) in memory.
+	Replicas int
+	// Log receives the outage lines (start, every LogEvery, end).
+	Log zerolog.Logger
+	// Observe, when set, sees each decision: policy and outcome (allowed, limited, unlimited;
+	// suffixed _memory while counted in memory). Metrics use it.
+	Observe func(policy, outcome string)
+	// OnOutage, when set, is called when a Redis outage starts (true) and ends (false).
+	OnOutage func(down bool)
 }
 
 // Limits are the server's two limiters and what they share.
@@ -38,6 +49,7 @@ type Limits struct {
 	Intake *Limiter
 
 	client redis.UniversalClient // nil: memory stores
+	health *health               // nil: memory stores
 }
 
 // New builds the limiters: in Redis when redisURL is set (REDIS_URL; redis:// or rediss://), in
@@ -63,10 +75,12 @@ func New(redisURL string, cfg Config) (*Limits, error) {
 		return nil, fmt.Errorf("intake rate: %w", err)
 	}
 	if redisURL == "" {
-		return &Limits{
+		l := &Limits{
 			API:    NewLimiter(NewMemorySlidingStore(), cfg.API, APIPolicy),
 			Intake: NewLimiter(NewMemoryFixedStore(), cfg.Intake, IntakePolicy),
-		}, nil
+		}
+		l.API.observe, l.Intake.observe = cfg.Observe, cfg.Observe
+		return l, nil
 	}
 	opt, err := redis.ParseURL(redisURL)
 	if err != nil {
@@ -80,12 +94,25 @@ func New(redisURL string, cfg Config) (*Limits, error) {
 	opt.DialerRetries = 1
 	client := redis.NewClient(opt)
 	timeout := WithTimeout(cfg.Timeout)
-	return &Limits{
+	h := newHealth(cfg.Log)
+	h.onChange = cfg.OnOutage
+	l := &Limits{
 		API:    NewLimiter(NewRedisSlidingStore(client, cfg.Prefix+":api", timeout), cfg.API, APIPolicy),
 		Intake: NewLimiter(NewRedisFixedStore(client, cfg.Prefix+":intake", timeout), cfg.Intake, IntakePolicy),
 		client: client,
-	}, nil
+		health: h,
+	}
+	replicas := int64(max(cfg.Replicas, 1))
+	l.API.fallback, l.API.fallbackRate = NewMemorySlidingStore(), limiter.Rate{Limit: max(cfg.API.Limit/replicas, 1), Period: cfg.API.Period}
+	l.Intake.fallback, l.Intake.fallbackRate = NewMemoryFixedStore(), limiter.Rate{Limit: max(cfg.Intake.Limit/replicas, 1), Period: cfg.Intake.Period}
+	for _, lim := range []*Limiter{l.API, l.Intake} {
+		lim.health, lim.observe = h, cfg.Observe
+	}
+	return l, nil
 }
+
+// Degraded reports whether Redis is unreachable and the limits are counted in memory.
+func (l *Limits) Degraded() bool { return l.health != nil && l.health.down.Load() }
 
 // Backend is "redis" or "memory", for the startup log line.
 func (l *Limits) Backend() string {
