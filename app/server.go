@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/redis/go-redis/v9"
 	"github.com/riverqueue/river"
 	"github.com/rs/zerolog"
 	pgxuuid "github.com/vgarvardt/pgx-google-uuid/v5"
@@ -119,6 +120,9 @@ func NewServer(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Opti
 		return nil, fmt.Errorf("connect: %w", err)
 	}
 	side := ent.NewClient(ent.Driver(tenancy.NewDriver(stdlib.OpenDBFromPool(sidePool))))
+	// go-redis logs every failed dial on its own (global) logger; the limiter logs an outage
+	// itself, a bounded number of lines (app/ratelimit), so go-redis's are dropped.
+	redis.SetLogger(quietRedis{})
 	limits, err := ratelimit.New(cfg.RedisURL, ratelimit.Config{Replicas: cfg.Ops.Replicas, Log: log})
 	if err != nil {
 		pool.Close()
@@ -145,6 +149,11 @@ func NewServer(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Opti
 	s.routes(httpx.NewPager(cfg.Secret, o.now), o)
 	return s, nil
 }
+
+// quietRedis drops go-redis's internal log lines.
+type quietRedis struct{}
+
+func (quietRedis) Printf(context.Context, string, ...any) {}
 
 // Close releases the database pools.
 func (s *Server) Close() {

@@ -14,7 +14,8 @@ import (
 // down for about two seconds) under GET /me on 8 connections and the lead intake on 4: zero
 // 500s, every submission answered 201 or 503, and every 201 is in the database.
 func TestFaults_PostgresRestart(t *testing.T) {
-	env, err := apitest.Open(ownerURL, map[string]string{"DB_RETRY_BUDGET": "2s", "WEBHOOK_WORKERS": "0"})
+	env, err := apitest.Open(apitest.Setup{OwnerURL: ownerURL,
+		Env: map[string]string{"DB_RETRY_BUDGET": "2s", "WEBHOOK_WORKERS": "0"}})
 	if err != nil {
 		t.Fatal(err)
 	}
