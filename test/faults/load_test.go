@@ -89,6 +89,21 @@ func (y *tally) count(op string, status int) int {
 	return y.counts[op][status]
 }
 
+// answers counts the HTTP answers so far (transport errors excluded).
+func (y *tally) answers() int {
+	y.mu.Lock()
+	defer y.mu.Unlock()
+	n := 0
+	for _, m := range y.counts {
+		for s, c := range m {
+			if s > 0 {
+				n += c
+			}
+		}
+	}
+	return n
+}
+
 func (y *tally) String() string {
 	y.mu.Lock()
 	defer y.mu.Unlock()
