@@ -29,5 +29,8 @@ func loadOps(o *OpsConfig, env func(k, def string) string) error {
 		return fmt.Errorf("REPLICAS must be a positive integer")
 	}
 	o.MetricsAddr = env("METRICS_ADDR", "")
+	if o.MetricsAddr != "" && o.MetricsAddr == env("LISTEN_ADDR", ":8080") {
+		return fmt.Errorf("METRICS_ADDR must not be the public LISTEN_ADDR")
+	}
 	return nil
 }

@@ -24,7 +24,7 @@ func rerun(c *fiber.Ctx) bool { return c.Locals(rerunLocal) != nil }
 // starts clean; the request body is still in memory. A COMMIT whose outcome is unknown is never
 // run again (503 commit_outcome_unknown). Failures to begin the transaction are retried inside
 // tenancy already, without running any middleware twice.
-func retryTransient(budget time.Duration) fiber.Handler {
+func retryTransient(budget time.Duration, counted func()) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		if rerun(c) || budget <= 0 {
 			return c.Next()
@@ -39,6 +39,7 @@ func retryTransient(budget time.Duration) fiber.Handler {
 			c.Set(httpx.RequestIDHeader, id)
 			c.SetUserContext(ctx)
 			c.Locals(rerunLocal, true)
+			counted()
 			err = c.RestartRouting()
 			c.Locals(rerunLocal, nil)
 		}

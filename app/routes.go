@@ -30,6 +30,7 @@ func (s *Server) routes(pager *httpx.Pager, o options) {
 
 	auth := tenancy.NewAuthenticator(s.client)
 	idem := idempotency.New(s.side, o.now)
+	idem.OnReplay = s.metrics.Replay
 	v1 := s.App.Group(V1Prefix)
 	openapi.Mount(v1) // public: the document needs no credential
 	// Every v1 route: authenticate (and pin), then count against the credential's quota; a

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -21,6 +22,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/httpx"
 	"github.com/brokerdesk/brokerdesk/app/jobs"
 	"github.com/brokerdesk/brokerdesk/app/maintenance"
+	"github.com/brokerdesk/brokerdesk/app/metrics"
 	"github.com/brokerdesk/brokerdesk/app/ratelimit"
 	"github.com/brokerdesk/brokerdesk/app/webhooks"
 	"github.com/brokerdesk/brokerdesk/ent"
@@ -40,6 +42,7 @@ type Server struct {
 	sidePool *pgxpool.Pool
 	side     *ent.Client
 	limits   *ratelimit.Limits
+	metrics  *metrics.Metrics
 	log      zerolog.Logger
 	// jobsPool serves the job queue (river), the webhook dispatcher and deliveries, apart from
 	// requests so that slow receivers never hold a request's connection.
@@ -123,17 +126,21 @@ func NewServer(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Opti
 	// go-redis logs every failed dial on its own (global) logger; the limiter logs an outage
 	// itself, a bounded number of lines (app/ratelimit), so go-redis's are dropped.
 	redis.SetLogger(quietRedis{})
-	limits, err := ratelimit.New(cfg.RedisURL, ratelimit.Config{Replicas: cfg.Ops.Replicas, Log: log})
+	m := metrics.New()
+	limits, err := ratelimit.New(cfg.RedisURL, ratelimit.Config{Replicas: cfg.Ops.Replicas, Log: log,
+		Observe: m.RateLimit, OnOutage: m.RedisOutage})
 	if err != nil {
 		pool.Close()
 		sidePool.Close()
 		return nil, fmt.Errorf("REDIS_URL: %w", err)
 	}
-	s := &Server{pool: pool, client: client, sidePool: sidePool, side: side, limits: limits, log: log, jobsCfg: cfg.Jobs}
+	s := &Server{pool: pool, client: client, sidePool: sidePool, side: side, limits: limits, metrics: m, log: log, jobsCfg: cfg.Jobs}
 	if err := s.newJobs(ctx, cfg, pcfg, o); err != nil {
 		s.Close()
 		return nil, err
 	}
+	m.Pools(map[string]*pgxpool.Pool{"requests": pool, "side": sidePool, "jobs": s.jobsPool})
+	m.Queue(s.jobsPool)
 	s.App = fiber.New(fiber.Config{
 		ErrorHandler:          httpx.ErrorHandler,
 		DisableStartupMessage: true,
@@ -145,7 +152,7 @@ func NewServer(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Opti
 		WriteTimeout:                 60 * time.Second,
 		IdleTimeout:                  120 * time.Second,
 	})
-	s.App.Use(requestLog(log), recover.New(), retryTransient(cfg.Ops.DBRetryBudget))
+	s.App.Use(m.Middleware(rerun), requestLog(log), recover.New(), retryTransient(cfg.Ops.DBRetryBudget, m.Rerun))
 	s.routes(httpx.NewPager(cfg.Secret, o.now), o)
 	return s, nil
 }
@@ -234,6 +241,9 @@ func (s *Server) StopJobs(ctx context.Context) error {
 	return nil
 }
 
+// Metrics serves the Prometheus metrics (on METRICS_ADDR; tests scrape it directly).
+func (s *Server) Metrics() http.Handler { return s.metrics.Handler() }
+
 // Purger returns the background purge job on the server's pool (tests run it directly).
 func (s *Server) Purger() *maintenance.Purger { return maintenance.NewPurger(s.pool, s.log) }
 
@@ -275,7 +285,34 @@ func Serve(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Option) 
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
+	if cfg.Ops.MetricsAddr != "" {
+		stop, err := s.serveMetrics(cfg.Ops.MetricsAddr)
+		if err != nil {
+			_ = ln.Close()
+			return err
+		}
+		defer stop()
+	}
 	return s.ServeListener(ctx, ln, cfg.ShutdownTimeout)
+}
+
+// serveMetrics serves GET /metrics on addr, a listener of its own (never the public port), and
+// returns its stop.
+func (s *Server) serveMetrics(addr string) (func(), error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("METRICS_ADDR: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", s.metrics.Handler())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	s.log.Info().Str("addr", ln.Addr().String()).Msg("serving metrics")
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+	}, nil
 }
 
 // ServeListener serves on ln until ctx ends, then shuts down gracefully.

@@ -60,6 +60,8 @@ var storedHeaders = []string{fiber.HeaderContentType, fiber.HeaderLocation, fibe
 type Store struct {
 	client *ent.Client // the pinned driver over app-role connections
 	now    func() time.Time
+	// OnReplay, when set, is called for each response replayed (metrics).
+	OnReplay func()
 }
 
 // New returns the store.
@@ -97,6 +99,9 @@ func (s *Store) Middleware() fiber.Handler {
 		}
 		switch out {
 		case replay:
+			if s.OnReplay != nil {
+				s.OnReplay()
+			}
 			return writeReplay(c, rec)
 		case inUse:
 			return errs.Conflict("idempotency_key_in_use", "a request with this Idempotency-Key is still running; retry later")
