@@ -87,7 +87,9 @@ func (m *Metrics) Middleware(skip func(*fiber.Ctx) bool) fiber.Handler {
 }
 
 // RateLimit records one rate-limit decision (ratelimit.Config.Observe).
-func (m *Metrics) RateLimit(policy, outcome string) { m.rateLimit.WithLabelValues(policy, outcome).Inc() }
+func (m *Metrics) RateLimit(policy, outcome string) {
+	m.rateLimit.WithLabelValues(policy, outcome).Inc()
+}
 
 // RedisOutage records the start (true) and end of a Redis outage (ratelimit.Config.OnOutage).
 func (m *Metrics) RedisOutage(down bool) {
@@ -141,8 +143,12 @@ func (p poolCollector) Describe(ch chan<- *prometheus.Desc) {
 func (p poolCollector) Collect(ch chan<- prometheus.Metric) {
 	for name, pool := range p {
 		s := pool.Stat()
-		g := func(k string, v float64) { ch <- prometheus.MustNewConstMetric(poolDescs[k], prometheus.GaugeValue, v, name) }
-		c := func(k string, v float64) { ch <- prometheus.MustNewConstMetric(poolDescs[k], prometheus.CounterValue, v, name) }
+		g := func(k string, v float64) {
+			ch <- prometheus.MustNewConstMetric(poolDescs[k], prometheus.GaugeValue, v, name)
+		}
+		c := func(k string, v float64) {
+			ch <- prometheus.MustNewConstMetric(poolDescs[k], prometheus.CounterValue, v, name)
+		}
 		g("acquired_conns", float64(s.AcquiredConns()))
 		g("idle_conns", float64(s.IdleConns()))
 		g("total_conns", float64(s.TotalConns()))
@@ -155,7 +161,7 @@ func (p poolCollector) Collect(ch chan<- prometheus.Metric) {
 }
 
 var (
-	eventsRows = prometheus.NewDesc(Namespace+"_events_rows", "Rows in the events table (the outbox), from PostgreSQL's statistics.", nil, nil)
+	eventsRows  = prometheus.NewDesc(Namespace+"_events_rows", "Rows in the events table (the outbox), from PostgreSQL's statistics.", nil, nil)
 	webhookJobs = prometheus.NewDesc(Namespace+"_webhook_jobs_pending",
 		"Webhook deliveries not yet done (river jobs available, scheduled, retryable or running).", nil, nil)
 	webhookAge = prometheus.NewDesc(Namespace+"_webhook_oldest_pending_age_seconds",
