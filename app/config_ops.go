@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/brokerdesk/brokerdesk/app/tracing"
 )
 
 // OpsConfig is how the server behaves when PostgreSQL or Redis go away, and what it exposes to
@@ -18,6 +20,8 @@ type OpsConfig struct {
 	// MetricsAddr is the Prometheus listener (METRICS_ADDR, e.g. 127.0.0.1:9090; empty: off).
 	// It is never the public port.
 	MetricsAddr string
+	// Tracing: the OTEL_* variables ask for traces (app/tracing.Enabled); off by default.
+	Tracing bool
 }
 
 func loadOps(o *OpsConfig, env func(k, def string) string) error {
@@ -28,6 +32,7 @@ func loadOps(o *OpsConfig, env func(k, def string) string) error {
 	if o.Replicas, err = strconv.Atoi(env("REPLICAS", "1")); err != nil || o.Replicas < 1 {
 		return fmt.Errorf("REPLICAS must be a positive integer")
 	}
+	o.Tracing = tracing.Enabled(func(k string) string { return env(k, "") })
 	o.MetricsAddr = env("METRICS_ADDR", "")
 	if o.MetricsAddr != "" && o.MetricsAddr == env("LISTEN_ADDR", ":8080") {
 		return fmt.Errorf("METRICS_ADDR must not be the public LISTEN_ADDR")

@@ -24,6 +24,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/maintenance"
 	"github.com/brokerdesk/brokerdesk/app/metrics"
 	"github.com/brokerdesk/brokerdesk/app/ratelimit"
+	"github.com/brokerdesk/brokerdesk/app/tracing"
 	"github.com/brokerdesk/brokerdesk/app/webhooks"
 	"github.com/brokerdesk/brokerdesk/ent"
 	_ "github.com/brokerdesk/brokerdesk/ent/runtime" // registers schema hooks and privacy policies
@@ -43,6 +44,7 @@ type Server struct {
 	side     *ent.Client
 	limits   *ratelimit.Limits
 	metrics  *metrics.Metrics
+	tracing  *tracing.Tracing // nil: off
 	log      zerolog.Logger
 	// jobsPool serves the job queue (river), the webhook dispatcher and deliveries, apart from
 	// requests so that slow receivers never hold a request's connection.
@@ -62,7 +64,12 @@ type options struct {
 	now        func() time.Time
 	trace      func(query string, args any)
 	schedule   []time.Duration
+	tracing    *tracing.Tracing
 }
+
+// WithTracing traces requests and SQL statements through t (tests; serve configures tracing
+// from the OTEL_* variables).
+func WithTracing(t *tracing.Tracing) Option { return func(o *options) { o.tracing = t } }
 
 // WithWebhookSchedule replaces the webhook retry schedule (tests that watch retries).
 func WithWebhookSchedule(waits ...time.Duration) Option {
@@ -101,6 +108,15 @@ func NewServer(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Opti
 		return nil, fmt.Errorf("APP_DATABASE_URL: %w", err)
 	}
 	pcfg.MaxConns = int32(cfg.DBMaxConns)
+	tr := o.tracing
+	if tr == nil && cfg.Ops.Tracing {
+		if tr, err = tracing.NewOTLP(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if tr != nil {
+		pcfg.ConnConfig.Tracer = tr.PgxTracer() // copied into the side and jobs pools' configs
+	}
 	// Teach pgx google/uuid, so UUID arguments are encoded in binary directly instead of going
 	// through driver.Valuer and a failed binary attempt (~10% of the intake's CPU in a profile).
 	pcfg.AfterConnect = func(_ context.Context, conn *pgx.Conn) error {
@@ -134,7 +150,8 @@ func NewServer(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Opti
 		sidePool.Close()
 		return nil, fmt.Errorf("REDIS_URL: %w", err)
 	}
-	s := &Server{pool: pool, client: client, sidePool: sidePool, side: side, limits: limits, metrics: m, log: log, jobsCfg: cfg.Jobs}
+	s := &Server{pool: pool, client: client, sidePool: sidePool, side: side, limits: limits, metrics: m, tracing: tr,
+		log: log, jobsCfg: cfg.Jobs}
 	if err := s.newJobs(ctx, cfg, pcfg, o); err != nil {
 		s.Close()
 		return nil, err
@@ -152,6 +169,9 @@ func NewServer(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Opti
 		WriteTimeout:                 60 * time.Second,
 		IdleTimeout:                  120 * time.Second,
 	})
+	if tr != nil {
+		s.App.Use(tr.Middleware(httpx.RequestID, rerun))
+	}
 	s.App.Use(m.Middleware(rerun), requestLog(log), recover.New(), retryTransient(cfg.Ops.DBRetryBudget, m.Rerun))
 	s.routes(httpx.NewPager(cfg.Secret, o.now), o)
 	return s, nil
@@ -174,6 +194,11 @@ func (s *Server) Close() {
 	}
 	if s.jobsPool != nil {
 		s.jobsPool.Close()
+	}
+	if s.tracing != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = s.tracing.Shutdown(ctx) // flush the last spans
 	}
 }
 
