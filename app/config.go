@@ -49,6 +49,8 @@ type Config struct {
 	Limits ratelimit.Config
 	// Clients tells a request's sender; X-Forwarded-For only from TRUSTED_PROXIES.
 	Clients ratelimit.Clients
+	// Ops: outages, metrics, traces (config_ops.go).
+	Ops OpsConfig
 }
 
 // LoadConfig reads every variable once, with its default. README.md lists them.
@@ -93,6 +95,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		return cfg, err
 	}
 	if err := loadLimits(&cfg, env); err != nil {
+		return cfg, err
+	}
+	if err := loadOps(&cfg.Ops, env); err != nil {
 		return cfg, err
 	}
 	cfg.AppDatabaseURL = getenv("APP_DATABASE_URL")

@@ -19,6 +19,9 @@ var validRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{8,64}$`)
 // latency. It logs the path without the query string: queries can hold e-mail addresses.
 func requestLog(base zerolog.Logger) fiber.Handler {
 	return func(c *fiber.Ctx) error {
+		if rerun(c) { // the request runs again (retryTransient): logged once, by the first run
+			return c.Next()
+		}
 		start := time.Now()
 		id := c.Get(httpx.RequestIDHeader)
 		if !validRequestID.MatchString(id) {
@@ -36,7 +39,10 @@ func requestLog(base zerolog.Logger) fiber.Handler {
 		}
 		status := c.Response().StatusCode()
 		ev := l.Info()
-		if status >= 500 {
+		switch {
+		case status == fiber.StatusServiceUnavailable: // a passing outage, not a bug (app/httpx)
+			ev = l.Warn()
+		case status >= 500:
 			ev = l.Error()
 		}
 		if p, ok := c.Locals(tenancy.PrincipalLocal).(*tenancy.Principal); ok {

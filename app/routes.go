@@ -26,16 +26,12 @@ const V1Prefix = "/api/public/v1"
 // routes maps the whole API surface.
 func (s *Server) routes(pager *httpx.Pager, o options) {
 	s.App.Get("/healthz", func(c *fiber.Ctx) error { return c.JSON(fiber.Map{"status": "ok"}) })
-	s.App.Get("/readyz", func(c *fiber.Ctx) error {
-		if err := s.Ready(c.UserContext()); err != nil {
-			return fiber.NewError(fiber.StatusServiceUnavailable, "database unavailable")
-		}
-		return c.JSON(fiber.Map{"status": "ok"})
-	})
+	s.App.Get("/readyz", s.readyz)
 	sdk.Mount(s.App) // GET /sdk/v1/brokerdesk.js: the JavaScript SDK, outside the API prefix
 
 	auth := tenancy.NewAuthenticator(s.client, policy.Default().RolesSeeingAll())
 	idem := idempotency.New(s.side, o.now)
+	idem.OnReplay = s.metrics.Replay
 	v1 := s.App.Group(V1Prefix)
 	openapi.Mount(v1) // public: the document needs no credential
 	// Every v1 route: authenticate (and pin), then count against the credential's quota; a

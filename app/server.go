@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -12,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/redis/go-redis/v9"
 	"github.com/riverqueue/river"
 	"github.com/rs/zerolog"
 	pgxuuid "github.com/vgarvardt/pgx-google-uuid/v5"
@@ -20,7 +22,9 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/httpx"
 	"github.com/brokerdesk/brokerdesk/app/jobs"
 	"github.com/brokerdesk/brokerdesk/app/maintenance"
+	"github.com/brokerdesk/brokerdesk/app/metrics"
 	"github.com/brokerdesk/brokerdesk/app/ratelimit"
+	"github.com/brokerdesk/brokerdesk/app/tracing"
 	"github.com/brokerdesk/brokerdesk/app/webhooks"
 	"github.com/brokerdesk/brokerdesk/ent"
 	_ "github.com/brokerdesk/brokerdesk/ent/runtime" // registers schema hooks and privacy policies
@@ -40,6 +44,8 @@ type Server struct {
 	side     *ent.Client
 	limits   *ratelimit.Limits
 	clients  ratelimit.Clients
+	metrics  *metrics.Metrics
+	tracing  *tracing.Tracing // nil: off
 	log      zerolog.Logger
 	// jobsPool serves the job queue (river), the webhook dispatcher and deliveries, apart from
 	// requests so that slow receivers never hold a request's connection.
@@ -60,10 +66,15 @@ type options struct {
 	trace      func(query string, args any)
 	schedule   []time.Duration
 	config     func(*Config)
+	tracing    *tracing.Tracing
 }
 
 // WithConfig changes the configuration before the server is built (tests of limits).
 func WithConfig(f func(*Config)) Option { return func(o *options) { o.config = f } }
+
+// WithTracing traces requests and SQL statements through t (tests; serve configures tracing
+// from the OTEL_* variables).
+func WithTracing(t *tracing.Tracing) Option { return func(o *options) { o.tracing = t } }
 
 // WithWebhookSchedule replaces the webhook retry schedule (tests that watch retries).
 func WithWebhookSchedule(waits ...time.Duration) Option {
@@ -105,6 +116,15 @@ func NewServer(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Opti
 		return nil, fmt.Errorf("APP_DATABASE_URL: %w", err)
 	}
 	pcfg.MaxConns = int32(cfg.DBMaxConns)
+	tr := o.tracing
+	if tr == nil && cfg.Ops.Tracing {
+		if tr, err = tracing.NewOTLP(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if tr != nil {
+		pcfg.ConnConfig.Tracer = tr.PgxTracer() // copied into the side and jobs pools' configs
+	}
 	// Teach pgx google/uuid, so UUID arguments are encoded in binary directly instead of going
 	// through driver.Valuer and a failed binary attempt (~10% of the intake's CPU in a profile).
 	pcfg.AfterConnect = func(_ context.Context, conn *pgx.Conn) error {
@@ -127,17 +147,24 @@ func NewServer(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Opti
 		return nil, fmt.Errorf("connect: %w", err)
 	}
 	side := ent.NewClient(ent.Driver(tenancy.NewDriver(stdlib.OpenDBFromPool(sidePool))))
-	limits, err := ratelimit.New(cfg.RedisURL, cfg.Limits)
+	// go-redis logs every failed dial on its own (global) logger; the limiter logs an outage
+	// itself, a bounded number of lines (app/ratelimit), so go-redis's are dropped.
+	redis.SetLogger(quietRedis{})
+	m := metrics.New()
+	limits, err := ratelimit.New(cfg.RedisURL, limitsConfig(cfg, log, m))
 	if err != nil {
 		pool.Close()
 		sidePool.Close()
 		return nil, fmt.Errorf("REDIS_URL: %w", err)
 	}
-	s := &Server{clients: cfg.Clients, pool: pool, client: client, sidePool: sidePool, side: side, limits: limits, log: log, jobsCfg: cfg.Jobs}
+	s := &Server{clients: cfg.Clients, pool: pool, client: client, sidePool: sidePool, side: side, limits: limits, metrics: m, tracing: tr,
+		log: log, jobsCfg: cfg.Jobs}
 	if err := s.newJobs(ctx, cfg, pcfg, o); err != nil {
 		s.Close()
 		return nil, err
 	}
+	m.Pools(map[string]*pgxpool.Pool{"requests": pool, "side": sidePool, "jobs": s.jobsPool})
+	m.Queue(s.jobsPool)
 	s.App = fiber.New(fiber.Config{
 		ErrorHandler:          httpx.ErrorHandler,
 		DisableStartupMessage: true,
@@ -149,10 +176,18 @@ func NewServer(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Opti
 		WriteTimeout:                 60 * time.Second,
 		IdleTimeout:                  120 * time.Second,
 	})
-	s.App.Use(requestLog(log), recover.New())
+	if tr != nil {
+		s.App.Use(tr.Middleware(httpx.RequestID, rerun))
+	}
+	s.App.Use(m.Middleware(rerun), requestLog(log), recover.New(), retryTransient(cfg.Ops.DBRetryBudget, m.Rerun))
 	s.routes(httpx.NewPager(cfg.Secret, o.now), o)
 	return s, nil
 }
+
+// quietRedis drops go-redis's internal log lines.
+type quietRedis struct{}
+
+func (quietRedis) Printf(context.Context, string, ...any) {}
 
 // Close releases the database pools.
 func (s *Server) Close() {
@@ -166,6 +201,11 @@ func (s *Server) Close() {
 	}
 	if s.jobsPool != nil {
 		s.jobsPool.Close()
+	}
+	if s.tracing != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = s.tracing.Shutdown(ctx) // flush the last spans
 	}
 }
 
@@ -233,6 +273,9 @@ func (s *Server) StopJobs(ctx context.Context) error {
 	return nil
 }
 
+// Metrics serves the Prometheus metrics (on METRICS_ADDR; tests scrape it directly).
+func (s *Server) Metrics() http.Handler { return s.metrics.Handler() }
+
 // Purger returns the background purge job on the server's pool (tests run it directly).
 func (s *Server) Purger() *maintenance.Purger { return maintenance.NewPurger(s.pool, s.log) }
 
@@ -241,6 +284,29 @@ func (s *Server) Pool() *pgxpool.Pool { return s.pool }
 
 // Ready reports whether the database answers.
 func (s *Server) Ready(ctx context.Context) error { return s.pool.Ping(ctx) }
+
+// readyz answers GET /readyz: 503 when the database does not answer; 200 otherwise, with
+// Redis "degraded" while it does not answer (the limits are counted in memory meanwhile: the
+// server still serves, so a load balancer must keep sending traffic).
+func (s *Server) readyz(c *fiber.Ctx) error {
+	if err := s.Ready(c.UserContext()); err != nil {
+		return fiber.NewError(fiber.StatusServiceUnavailable, "database unavailable")
+	}
+	redis := "ok"
+	switch {
+	case s.limits.Backend() == "memory":
+		redis = "not_configured"
+	case s.limits.Degraded():
+		redis = "degraded"
+	default:
+		ctx, cancel := context.WithTimeout(c.UserContext(), 200*time.Millisecond)
+		defer cancel()
+		if s.limits.Ping(ctx) != nil {
+			redis = "degraded"
+		}
+	}
+	return c.JSON(fiber.Map{"status": "ok", "checks": fiber.Map{"database": "ok", "redis": redis}})
+}
 
 // Serve runs the server on cfg.ListenAddr until ctx ends, then lets in-flight requests finish
 // (up to cfg.ShutdownTimeout) before it returns.
@@ -254,7 +320,34 @@ func Serve(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Option) 
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
+	if cfg.Ops.MetricsAddr != "" {
+		stop, err := s.serveMetrics(cfg.Ops.MetricsAddr)
+		if err != nil {
+			_ = ln.Close()
+			return err
+		}
+		defer stop()
+	}
 	return s.ServeListener(ctx, ln, cfg.ShutdownTimeout)
+}
+
+// serveMetrics serves GET /metrics on addr, a listener of its own (never the public port), and
+// returns its stop.
+func (s *Server) serveMetrics(addr string) (func(), error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("METRICS_ADDR: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", s.metrics.Handler())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	s.log.Info().Str("addr", ln.Addr().String()).Msg("serving metrics")
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+	}, nil
 }
 
 // ServeListener serves on ln until ctx ends, then shuts down gracefully. It refuses to start
@@ -288,4 +381,12 @@ func (s *Server) ServeListener(ctx context.Context, ln net.Listener, grace time.
 		s.log.Warn().Err(err).Msg("jobs did not finish in time; river hands them to another process")
 	}
 	return <-errc
+}
+
+// limitsConfig is the limiters' configuration: the quotas from the environment (cfg.Limits),
+// the outage behaviour (REPLICAS) and the metrics that watch them.
+func limitsConfig(cfg Config, log zerolog.Logger, m *metrics.Metrics) ratelimit.Config {
+	lc := cfg.Limits
+	lc.Replicas, lc.Log, lc.Observe, lc.OnOutage = cfg.Ops.Replicas, log, m.RateLimit, m.RedisOutage
+	return lc
 }

@@ -83,9 +83,9 @@ func (a *Authenticator) Publishable(keyOf func(*fiber.Ctx) string) fiber.Handler
 // transaction's client in the context, and commits on success or rolls back on error or panic.
 func (a *Authenticator) run(c *fiber.Ctx, key, kind string) (err error) {
 	ctx := c.UserContext()
-	tx, err := a.client.BeginTx(withAuthPending(ctx), nil)
+	tx, p, err := a.begin(ctx, key)
 	if err != nil {
-		return fmt.Errorf("begin request transaction: %w", err)
+		return err
 	}
 	done := false
 	defer func() {
@@ -93,10 +93,6 @@ func (a *Authenticator) run(c *fiber.Ctx, key, kind string) (err error) {
 			_ = tx.Rollback()
 		}
 	}()
-	p, err := a.resolve(ctx, tx, key)
-	if err != nil {
-		return err
-	}
 	if p.Kind != kind {
 		return errInvalidKey()
 	}
@@ -110,9 +106,30 @@ func (a *Authenticator) run(c *fiber.Ctx, key, kind string) (err error) {
 	}
 	done = true
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit request transaction: %w", err)
+		return &commitError{err: err} // Classify: outcome unknown when the connection broke
 	}
 	return nil
+}
+
+// begin begins the request transaction and resolves the credential in it. Both happen before
+// any work of the request, so a passing failure (no connection, the server restarting) is
+// tried again within the retry deadline of ctx (WithRetryDeadline).
+func (a *Authenticator) begin(ctx context.Context, key string) (*ent.Tx, *Principal, error) {
+	for n := 0; ; n++ {
+		tx, err := a.client.BeginTx(withAuthPending(ctx), nil)
+		if err != nil {
+			err = fmt.Errorf("begin request transaction: %w", err)
+		} else {
+			var p *Principal
+			if p, err = a.resolve(ctx, tx, key); err == nil {
+				return tx, p, nil
+			}
+			_ = tx.Rollback()
+		}
+		if Classify(err) != Transient || !WaitRetry(ctx, n) {
+			return nil, nil, err
+		}
+	}
 }
 
 // authQuery resolves the credential and pins the transaction in one round trip: the company,

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -15,6 +16,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/errs"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/privacy"
+	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
 // ProblemBase is the prefix of every problem type URI; the rest names the kind.
@@ -36,7 +38,13 @@ const (
 	TypeRateLimited      = ProblemBase + "rate-limited"
 	TypeInternal         = ProblemBase + "internal"
 	TypeUnavailable      = ProblemBase + "unavailable"
+	TypeCommitUnknown    = ProblemBase + "commit-outcome-unknown"
 )
+
+// RetryAfterUnavailable is the Retry-After (seconds) of a 503 for a passing database failure:
+// the server already retried within its budget (DB_RETRY_BUDGET), so the blip is longer than
+// that; a second is enough for the pool to reconnect after a restart.
+const RetryAfterUnavailable = 1
 
 // ContentTypeProblem is the media type of every error body.
 const ContentTypeProblem = "application/problem+json"
@@ -101,6 +109,15 @@ func ToProblem(err error) Problem {
 		}
 		return Problem{Type: t.typ, Title: http.StatusText(fe.Code), Status: fe.Code, Detail: detail, Code: t.code}
 	}
+	switch tenancy.Classify(err) {
+	case tenancy.Transient:
+		return Problem{Type: TypeUnavailable, Title: "Service Unavailable", Status: http.StatusServiceUnavailable,
+			Detail: "the database is briefly unavailable; nothing was changed, retry the request", Code: "unavailable"}
+	case tenancy.CommitUnknown:
+		return Problem{Type: TypeCommitUnknown, Title: "Service Unavailable", Status: http.StatusServiceUnavailable,
+			Detail: "the connection to the database broke while the change was committed; it may or may not be stored: " +
+				"retry with the same Idempotency-Key, or read before writing again", Code: "commit_outcome_unknown"}
+	}
 	var inv *errs.Invalid
 	if errors.As(err, &inv) {
 		return Problem{Type: TypeValidation, Title: "Validation failed", Status: http.StatusUnprocessableEntity,
@@ -157,6 +174,9 @@ func ErrorHandler(c *fiber.Ctx, err error) error {
 	}
 	log := zerolog.Ctx(c.UserContext())
 	switch {
+	case p.Type == TypeUnavailable || p.Type == TypeCommitUnknown:
+		// A passing failure, not a bug: a warning, once, with what the client was told.
+		log.Warn().Err(err).Str("request_id", p.RequestID).Str("code", p.Code).Msg("database unavailable")
 	case p.Status >= 500:
 		log.Error().Err(err).Str("request_id", p.RequestID).Msg("internal error")
 	case errors.Is(err, privacy.Deny):
@@ -168,6 +188,10 @@ func ErrorHandler(c *fiber.Ctx, err error) error {
 		c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="brokerdesk"`)
 	case http.StatusMethodNotAllowed:
 		c.Set(fiber.HeaderAllow, strings.Join(allowed(c), ", "))
+	case http.StatusServiceUnavailable:
+		if len(c.Response().Header.Peek(fiber.HeaderRetryAfter)) == 0 {
+			c.Set(fiber.HeaderRetryAfter, strconv.Itoa(RetryAfterUnavailable))
+		}
 	}
 	c.Status(p.Status)
 	return c.JSON(p, ContentTypeProblem)

@@ -11,8 +11,11 @@
 //     crash cannot leave a change without its record or the reverse. A reservation whose
 //     request died is taken over after lockTTL.
 //   - Errors after execution began (404, 409, 500 …) are stored too and replayed. Nothing is
-//     stored when the request fails validation first (400, 415, 422): the reservation is
-//     released and a corrected retry with the same key runs.
+//     stored when the request fails validation first (400, 415, 422) or on a passing database
+//     failure that rolled it back (503 unavailable): the reservation is released and a retry
+//     with the same key runs. After 503 commit_outcome_unknown a retry with the same key gets
+//     the stored response when the COMMIT went through, and otherwise 409
+//     idempotency_key_in_use until the reservation lapses (lockTTL), then runs.
 //   - The same key with another body is 422 idempotency_key_reused.
 package idempotency
 
@@ -57,6 +60,8 @@ var storedHeaders = []string{fiber.HeaderContentType, fiber.HeaderLocation, fibe
 type Store struct {
 	client *ent.Client // the pinned driver over app-role connections
 	now    func() time.Time
+	// OnReplay, when set, is called for each response replayed (metrics).
+	OnReplay func()
 }
 
 // New returns the store.
@@ -103,6 +108,9 @@ func (s *Store) Middleware() fiber.Handler {
 		}
 		switch out {
 		case replay:
+			if s.OnReplay != nil {
+				s.OnReplay()
+			}
 			return writeReplay(c, rec)
 		case inUse:
 			return errs.Conflict("idempotency_key_in_use", "a request with this Idempotency-Key is still running; retry later")
@@ -225,8 +233,12 @@ func writeReplay(c *fiber.Ctx, rec *ent.IdempotencyKey) error {
 }
 
 // failedBeforeExecution: malformed or invalid requests, refused before the handler changed
-// anything. Their keys stay free.
+// anything, and requests whose transaction a passing database failure rolled back (they run
+// again, or the client retries after 503). Their keys stay free.
 func failedBeforeExecution(err error) bool {
+	if tenancy.Classify(err) == tenancy.Transient {
+		return true
+	}
 	var fe *fiber.Error
 	if errors.As(err, &fe) {
 		return fe.Code == http.StatusBadRequest || fe.Code == http.StatusUnsupportedMediaType ||

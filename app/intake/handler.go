@@ -225,6 +225,9 @@ func (h *Handler) submit(channel leadsubmission.Channel, done func(*fiber.Ctx, O
 		}
 		res, err := h.svc.Submit(ctx, in, channel)
 		if err != nil {
+			if tenancy.Classify(err) == tenancy.Transient {
+				h.limits.Key.Refund(ctx, p.KeyID.String(), d) // rolled back: it runs again or gets 503
+			}
 			return storeError(err, lang)
 		}
 		if target, ok := redirectURL(in.Redirect, p.AllowedDomains); ok {

@@ -95,6 +95,14 @@ func legacyError(c *fiber.Ctx, err error) error {
 		}
 		c.Set(fiber.HeaderRetryAfter, strconv.FormatInt(retry, 10))
 		body = legacyLimited{Error: legacyRateLimited, RetryAfter: retry}
+	case status == http.StatusServiceUnavailable:
+		retry := int64(httpx.RetryAfterUnavailable)
+		c.Set(fiber.HeaderRetryAfter, strconv.FormatInt(retry, 10))
+		zerolog.Ctx(c.UserContext()).Warn().Err(err).Str("request_id", id).Str("code", p.Code).Msg("database unavailable")
+		// The {error, retryAfter} shape of 429, with the problem's code: "unavailable" (nothing
+		// stored) or "commit_outcome_unknown" (the lead may be stored; a repeated submission
+		// merges into it as a duplicate).
+		body = legacyLimited{Error: p.Code, RetryAfter: retry}
 	case status >= http.StatusInternalServerError:
 		zerolog.Ctx(c.UserContext()).Error().Err(err).Str("request_id", id).Msg("internal error")
 		body = legacyMessage{Error: legacyInternal}

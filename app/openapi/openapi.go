@@ -109,11 +109,51 @@ func assemble() ([]byte, error) {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 	}
+	addUnavailable(child(root.Content[0], "paths"))
 	var buf bytes.Buffer
 	if err := writeJSON(&buf, &root); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// addUnavailable documents 503 on every operation that documents the generic 500
+// (InternalError) and no 503 of its own: any request that touches the database can meet a
+// passing database failure (README "Operations"), so every area gets it without repeating it.
+func addUnavailable(paths *yaml.Node) {
+	for i := 1; i < len(paths.Content); i += 2 {
+		item := paths.Content[i]
+		for j := 1; j < len(item.Content); j += 2 {
+			op := item.Content[j]
+			if op.Kind != yaml.MappingNode {
+				continue
+			}
+			rs := child(op, "responses")
+			r500 := lookup(rs, "500")
+			if r500 == nil || lookup(r500, "$ref") == nil || lookup(r500, "$ref").Value != "#/components/responses/InternalError" || lookup(rs, "503") != nil {
+				continue
+			}
+			rs.Content = append(rs.Content,
+				&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "503", Style: yaml.SingleQuotedStyle},
+				&yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Content: []*yaml.Node{
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "$ref"},
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "#/components/responses/Unavailable"},
+				}})
+		}
+	}
+}
+
+// lookup returns the value under key in mapping m, or nil.
+func lookup(m *yaml.Node, key string) *yaml.Node {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
 }
 
 // mergeArea appends an area's paths and components to the document's; a key defined twice is

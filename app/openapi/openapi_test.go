@@ -116,6 +116,16 @@ func TestOpenAPI_JSON(t *testing.T) {
 			}
 		}
 	}
+	// The one addition: 503 on every operation with the generic 500 (addUnavailable).
+	for _, item := range fromYAML["paths"].(map[string]any) {
+		for _, op := range item.(map[string]any) {
+			o, _ := op.(map[string]any) // also path-level parameters and servers: lists
+			rs, _ := o["responses"].(map[string]any)
+			if r, _ := rs["500"].(map[string]any); r["$ref"] == "#/components/responses/InternalError" && rs["503"] == nil {
+				rs["503"] = map[string]any{"$ref": "#/components/responses/Unavailable"}
+			}
+		}
+	}
 	want, err := json.Marshal(fromYAML)
 	if err != nil {
 		t.Fatalf("marshal: %v", err)

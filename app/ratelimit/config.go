@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/rs/zerolog"
 	"github.com/ulule/limiter/v3"
 )
 
@@ -48,6 +49,16 @@ type Config struct {
 	// AttachmentBytes bounds intake attachment bytes per company; default AttachmentMBPerDay
 	// MiB per AttachmentPeriod (INTAKE_ATTACHMENT_MB_PER_DAY).
 	AttachmentBytes limiter.Rate
+	// Replicas is the number of server processes sharing the quotas (REPLICAS, default 1):
+	// while Redis is unreachable each enforces Limit/Replicas (at least 1) in memory.
+	Replicas int
+	// Log receives the outage lines (start, every LogEvery, end).
+	Log zerolog.Logger
+	// Observe, when set, sees each decision: policy and outcome (allowed, limited, unlimited;
+	// suffixed _memory while counted in memory). Metrics use it.
+	Observe func(policy, outcome string)
+	// OnOutage, when set, is called when a Redis outage starts (true) and ends (false).
+	OnOutage func(down bool)
 }
 
 // Limits are the server's two limiters and what they share.
@@ -64,6 +75,7 @@ type Limits struct {
 	Attachments *Limiter
 
 	client redis.UniversalClient // nil: memory stores
+	health *health               // nil: memory stores
 }
 
 // New builds the limiters: in Redis when redisURL is set (REDIS_URL; redis:// or rediss://), in
@@ -104,13 +116,17 @@ func New(redisURL string, cfg Config) (*Limits, error) {
 		}
 	}
 	if redisURL == "" {
-		return &Limits{
+		l := &Limits{
 			API:          NewLimiter(NewMemorySlidingStore(), cfg.API, APIPolicy),
 			Intake:       NewLimiter(NewMemoryFixedStore(), cfg.Intake, IntakePolicy),
 			IntakeSender: NewLimiter(NewMemoryFixedStore(), cfg.IntakeSender, IntakeSenderPolicy),
 			AuthFailures: NewLimiter(NewMemoryFixedStore(), cfg.AuthFailures, AuthFailurePolicy),
 			Attachments:  NewLimiter(NewMemoryFixedStore(), cfg.AttachmentBytes, IntakeAttachmentsPolicy),
-		}, nil
+		}
+		for _, lim := range l.all() {
+			lim.observe = cfg.Observe
+		}
+		return l, nil
 	}
 	opt, err := redis.ParseURL(redisURL)
 	if err != nil {
@@ -124,7 +140,9 @@ func New(redisURL string, cfg Config) (*Limits, error) {
 	opt.DialerRetries = 1
 	client := redis.NewClient(opt)
 	timeout := WithTimeout(cfg.Timeout)
-	return &Limits{
+	h := newHealth(cfg.Log)
+	h.onChange = cfg.OnOutage
+	l := &Limits{
 		API:    NewLimiter(NewRedisSlidingStore(client, cfg.Prefix+":api", timeout), cfg.API, APIPolicy),
 		Intake: NewLimiter(NewRedisFixedStore(client, cfg.Prefix+":intake", timeout), cfg.Intake, IntakePolicy),
 		IntakeSender: NewLimiter(NewRedisFixedStore(client, cfg.Prefix+":intake-sender", timeout),
@@ -134,8 +152,24 @@ func New(redisURL string, cfg Config) (*Limits, error) {
 		Attachments: NewLimiter(NewRedisFixedStore(client, cfg.Prefix+":intake-attachments", timeout),
 			cfg.AttachmentBytes, IntakeAttachmentsPolicy),
 		client: client,
-	}, nil
+		health: h,
+	}
+	replicas := int64(max(cfg.Replicas, 1))
+	for _, lim := range l.all() {
+		lim.fallback, lim.fallbackRate = NewMemoryFixedStore(), limiter.Rate{Limit: max(lim.rate.Limit/replicas, 1), Period: lim.rate.Period}
+		lim.health, lim.observe = h, cfg.Observe
+	}
+	l.API.fallback = NewMemorySlidingStore()
+	return l, nil
 }
+
+// all are the limiters, for what applies to each.
+func (l *Limits) all() []*Limiter {
+	return []*Limiter{l.API, l.Intake, l.IntakeSender, l.AuthFailures, l.Attachments}
+}
+
+// Degraded reports whether Redis is unreachable and the limits are counted in memory.
+func (l *Limits) Degraded() bool { return l.health != nil && l.health.down.Load() }
 
 // Backend is "redis" or "memory", for the startup log line.
 func (l *Limits) Backend() string {

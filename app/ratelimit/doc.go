@@ -62,16 +62,21 @@
 // Requests the handler chain answers with 401 or 403 are refunded (api-anchors §0 item 8:
 // 401/403 responses do not consume quota).
 //
-// # Redis unreachable: fail open
+// # Redis unreachable: counted in memory per process
 //
-// When the store fails (Redis down, timeout), the request is admitted, uncounted and without
-// rate-limit headers (inventing numbers would be a lie the client might act on), and one error
-// line is logged through zerolog.Ctx with the policy name. The limiter protects capacity, not
-// data: authentication, scopes and tenancy still apply to every request, and failing closed
-// would turn a Redis outage into a full API outage (every v1 request passes the limiter).
-// Redis calls get a short deadline (WithTimeout, default 200 ms) so an outage costs each
-// request at most that much. A sustained outage is visible in the error logs and in readiness
-// checks through Limits.Ping.
+// When a Redis call fails (Redis down, timeout), the request is counted in this process's
+// memory instead, against the quota divided by Config.Replicas (REPLICAS, default 1; at least 1
+// per process), and the answer carries that count's rate-limit headers (RateLimit-Limit shows
+// the reduced quota). So N replicas together admit about the full quota while Redis is away;
+// with REPLICAS unset each admits the full quota. Availability wins over exactness: the limiter
+// protects capacity, not data, and failing closed would turn a Redis outage into an API outage.
+// The outage is logged once when it starts, at most every LogEvery (30 s) while it lasts and
+// once when it ends (never a line per request); during it one request per ProbeEvery (1 s)
+// tries Redis, the others go straight to memory, so a hung Redis delays one request a second by
+// the call's deadline (WithTimeout, default 200 ms). Limits.Degraded says whether an outage is
+// on (/readyz shows it). The in-memory counts start empty and are dropped when Redis answers
+// again, whose counts resume where they stood. A limiter built with NewLimiter on a store alone
+// (no fallback) still fails open: admitted, uncounted, without headers, one log line each.
 //
 // # Store choice
 //

@@ -33,6 +33,13 @@ type Limiter struct {
 	store  Store
 	rate   limiter.Rate
 	policy string
+
+	// While Redis is unreachable (health), requests are counted in fallback at fallbackRate:
+	// the quota divided by the number of replicas. Nil for memory limiters.
+	fallback     Store
+	fallbackRate limiter.Rate
+	health       *health
+	observe      func(policy, outcome string) // metrics hook; nil: none
 }
 
 // NewLimiter returns a limiter of rate over store. policy names the quota in RateLimit-Policy and
@@ -79,13 +86,51 @@ func (l *Limiter) Allow(ctx context.Context, key string) Decision { return l.All
 
 // AllowN is Allow for n units at once (bytes of a byte budget).
 func (l *Limiter) AllowN(ctx context.Context, key string, n int64) Decision {
+	d := l.allow(ctx, key, n)
+	if l.observe != nil {
+		outcome := "allowed"
+		switch {
+		case !d.Allowed:
+			outcome = "limited"
+		case d.Degraded:
+			outcome = "unlimited"
+		}
+		if d.Fallback {
+			outcome += "_memory"
+		}
+		l.observe(l.policy, outcome)
+	}
+	return d
+}
+
+func (l *Limiter) allow(ctx context.Context, key string, n int64) Decision {
+	if l.health != nil && l.health.skip() {
+		return l.fromFallback(ctx, key, n)
+	}
 	d, err := l.store.Take(ctx, key, n, l.rate)
 	if err != nil {
+		if l.fallback != nil {
+			l.health.failed(err)
+			return l.fromFallback(ctx, key, n)
+		}
 		zerolog.Ctx(ctx).Error().Err(err).Str("rate_limit_policy", l.policy).
 			Msg("rate limiter unavailable: request admitted without a limit")
 		return Decision{Allowed: true, Degraded: true, Limit: l.rate.Limit, policy: l.policy, period: l.rate.Period}
 	}
+	if l.health != nil {
+		l.health.ok()
+	}
 	d.policy, d.period = l.policy, l.rate.Period
+	return d
+}
+
+// fromFallback counts the request in this process's memory at the reduced rate.
+func (l *Limiter) fromFallback(ctx context.Context, key string, n int64) Decision {
+	d, err := l.fallback.Take(ctx, key, n, l.fallbackRate)
+	if err != nil { // memory stores fail only on a bad rate, which New rules out
+		return Decision{Allowed: true, Degraded: true, Fallback: true, Limit: l.fallbackRate.Limit, policy: l.policy, period: l.rate.Period}
+	}
+	d.Fallback, d.policy, d.period = true, l.policy, l.rate.Period
 	return d
 }
 
@@ -95,7 +140,11 @@ func (l *Limiter) Refund(ctx context.Context, key string, d Decision) {
 	if d.Degraded || !d.Allowed {
 		return
 	}
-	if err := l.store.Refund(ctx, key, l.rate, d); err != nil {
+	store, rate := l.store, l.rate
+	if d.Fallback {
+		store, rate = l.fallback, l.fallbackRate
+	}
+	if err := store.Refund(ctx, key, rate, d); err != nil {
 		zerolog.Ctx(ctx).Warn().Err(err).Str("rate_limit_policy", l.policy).Msg("rate limit refund failed")
 	}
 }
@@ -118,7 +167,9 @@ func (l *Limiter) Middleware(key func(*fiber.Ctx) (string, bool)) fiber.Handler 
 			return d.Err()
 		}
 		err := c.Next()
-		if !d.Degraded && deniedAccess(c, err) {
+		// 401/403 do not count (spec); neither does a request a passing database failure
+		// rolled back: it runs again (and is counted then) or the client retries after 503.
+		if !d.Degraded && (deniedAccess(c, err) || tenancy.Classify(err) == tenancy.Transient) {
 			l.Refund(ctx, k, d)
 			d.Remaining = min(d.Remaining+1, d.Limit)
 			d.SetHeaders(c)

@@ -64,6 +64,9 @@ type Decision struct {
 	// Degraded reports that the store failed and the request was admitted without counting: it
 	// carries no numbers, and SetHeaders writes none.
 	Degraded bool
+	// Fallback reports that Redis was unreachable and the request was counted in this process's
+	// memory, against the quota divided by REPLICAS; the numbers are that count's.
+	Fallback bool
 
 	policy string        // RateLimit-Policy name, set by Limiter
 	period time.Duration // set by Limiter

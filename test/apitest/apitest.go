@@ -103,24 +103,41 @@ func New(t testing.TB, opts ...app.Option) *Env {
 		t.Fatalf("apitest: no database: call apitest.Main from TestMain")
 	}
 	if len(opts) > 0 {
-		e, err := build(opts...)
+		e, err := build(pkgDB.ownerURL, nil, nil, opts...)
 		if err != nil {
 			t.Fatalf("apitest: %v", err)
 		}
 		t.Cleanup(e.Server.Close)
 		return e
 	}
-	envOnce.Do(func() { shared, envErr = build() })
+	envOnce.Do(func() { shared, envErr = build(pkgDB.ownerURL, nil, nil) })
 	if envErr != nil {
 		t.Fatalf("apitest: %v", envErr)
 	}
 	return shared
 }
 
-func build(opts ...app.Option) (*Env, error) {
+// Setup says where Open builds an Env.
+type Setup struct {
+	OwnerURL string            // the database (its owner or a superuser)
+	Env      map[string]string // more configuration variables (REDIS_URL, DB_RETRY_BUDGET …)
+	Log      io.Writer         // the server's log (JSON lines, level warn); nil: stderr
+}
+
+// Open builds an Env on the database of s.OwnerURL, outside the package database of Main: tests
+// that run their own PostgreSQL (test/faults restarts it) or read the server's log. The caller
+// closes Server.
+func Open(s Setup, opts ...app.Option) (*Env, error) {
+	return build(s.OwnerURL, s.Env, s.Log, opts...)
+}
+
+func build(ownerURL string, extra map[string]string, logTo io.Writer, opts ...app.Option) (*Env, error) {
 	ctx := context.Background()
-	e := &Env{OwnerURL: pkgDB.ownerURL, AppURL: pgtest.AppURL(pkgDB.ownerURL)}
+	e := &Env{OwnerURL: ownerURL, AppURL: pgtest.AppURL(ownerURL)}
 	cfg, err := app.LoadConfig(func(k string) string {
+		if v, ok := extra[k]; ok {
+			return v
+		}
 		switch k {
 		case "DATABASE_URL":
 			return e.OwnerURL
@@ -145,6 +162,9 @@ func build(opts ...app.Option) (*Env, error) {
 	}
 	e.Config = cfg
 	log := zerolog.New(zerolog.ConsoleWriter{Out: os.Stderr}).Level(zerolog.WarnLevel)
+	if logTo != nil {
+		log = zerolog.New(logTo).Level(zerolog.WarnLevel).With().Timestamp().Logger()
+	}
 	if e.Server, err = app.NewServer(ctx, cfg, log, opts...); err != nil {
 		return nil, err
 	}

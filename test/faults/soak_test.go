@@ -1,0 +1,218 @@
+//go:build soak
+
+package faults
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/http"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/brokerdesk/brokerdesk/tenancy"
+	"github.com/brokerdesk/brokerdesk/test/apitest"
+)
+
+// TestSoak runs mixed traffic (intake, GET /me, GET /leads, POST /leads with Idempotency-Key)
+// at about 80% of the rate measured in a calibration phase for SOAK_DURATION (default 10m) and
+// reports resident memory, goroutines, open files and database connections at start (after
+// warm-up) and end, and p50/p99 per minute. The server runs in this process, so the figures
+// include the load generator. go tool task soak.
+func TestSoak(t *testing.T) {
+	dur := 10 * time.Minute
+	if v := os.Getenv("SOAK_DURATION"); v != "" {
+		var err error
+		if dur, err = time.ParseDuration(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env, err := apitest.Open(apitest.Setup{OwnerURL: ownerURL, Env: map[string]string{"WEBHOOK_WORKERS": "0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := serve(t, env)
+	co := env.NewCompany(t)
+	secrets := newKeys(t, co, tenancy.KindSecret, 200, 550)
+	pubs := newKeys(t, co, tenancy.KindPublishable, 200, 95)
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	var seq atomic.Int64
+	one := func(ctx context.Context) (int, bool) {
+		n := seq.Add(1)
+		var req *http.Request
+		switch n % 4 {
+		case 0:
+			key, ok := pubs.next()
+			if !ok {
+				return 0, false
+			}
+			req, _ = http.NewRequestWithContext(ctx, "POST", base+"/api/public/v1/leads/intake",
+				strings.NewReader(fmt.Sprintf(`{"firstName":"Erika","lastName":"Soak","email":"soak%d@example.org"}`, n)))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("X-API-Key", key)
+			req.Header.Set("Origin", "https://example.com")
+		default:
+			key, ok := secrets.next()
+			if !ok {
+				return 0, false
+			}
+			switch n % 4 {
+			case 1:
+				req, _ = http.NewRequestWithContext(ctx, "GET", base+"/api/public/v1/me", nil)
+			case 2:
+				req, _ = http.NewRequestWithContext(ctx, "GET", base+"/api/public/v1/leads?limit=20", nil)
+			case 3:
+				req, _ = http.NewRequestWithContext(ctx, "POST", base+"/api/public/v1/leads",
+					strings.NewReader(fmt.Sprintf(`{"firstName":"Max","lastName":"Soak","email":"w%d@example.org"}`, n)))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Idempotency-Key", fmt.Sprintf("soak-%d", n))
+			}
+			req.Header.Set("Authorization", "Bearer "+key)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return 0, ctx.Err() == nil
+		}
+		resp.Body.Close()
+		return resp.StatusCode, true
+	}
+
+	// Calibrate: 16 closed-loop workers for 15 s give the maximum.
+	maxRate := drive(t, 15*time.Second, 16, 0, one, nil)
+	target := 0.8 * maxRate
+	t.Logf("maximum %.0f req/s; soak at %.0f req/s for %s", maxRate, target, dur)
+
+	warm := drive(t, 30*time.Second, 16, target, one, nil)
+	start := sample(t)
+	var minutes []string
+	drive(t, dur, 16, target, one, func(minute int, lat []time.Duration, statuses map[int]int) {
+		minutes = append(minutes, fmt.Sprintf("minute %d: %d requests, p50 %s, p99 %s, statuses %v", minute, len(lat),
+			pct(lat, 50), pct(lat, 99), statuses))
+	})
+	end := sample(t)
+	t.Logf("warm-up %.0f req/s", warm)
+	for _, m := range minutes {
+		t.Log(m)
+		if strings.Contains(m, " 500:") {
+			t.Errorf("500s: %s", m)
+		}
+	}
+	t.Logf("start: %s", start)
+	t.Logf("end:   %s", end)
+	if end.rss > start.rss*11/10 {
+		t.Errorf("resident memory grew %d → %d kB (> 10%%)", start.rss, end.rss)
+	}
+	if end.goroutines > start.goroutines*11/10+5 {
+		t.Errorf("goroutines grew %d → %d", start.goroutines, end.goroutines)
+	}
+	if end.fds > start.fds*11/10+5 {
+		t.Errorf("open files grew %d → %d", start.fds, end.fds)
+	}
+}
+
+type snapshot struct{ rss, goroutines, fds, dbConns int }
+
+func (s snapshot) String() string {
+	return fmt.Sprintf("RSS %d kB, goroutines %d, open files %d, database connections %d", s.rss, s.goroutines, s.fds, s.dbConns)
+}
+
+func sample(t *testing.T) snapshot {
+	runtime.GC()
+	var s snapshot
+	b, _ := os.ReadFile("/proc/self/status")
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+			fmt.Sscan(strings.TrimSpace(v), &s.rss)
+		}
+	}
+	s.goroutines = runtime.NumGoroutine()
+	fds, _ := os.ReadDir("/proc/self/fd")
+	s.fds = len(fds)
+	db, err := sql.Open("pgx", ownerURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.QueryRow("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND usename = 'brokerdesk_app'").Scan(&s.dbConns); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// drive sends one() from workers for d, paced to rate requests a second (0: as fast as they go),
+// calls perMinute with each minute's latencies and statuses, and returns the rate reached.
+func drive(t *testing.T, d time.Duration, workers int, rate float64, one func(context.Context) (int, bool),
+	perMinute func(int, []time.Duration, map[int]int)) float64 {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	var tick <-chan time.Time
+	if rate > 0 {
+		tk := time.NewTicker(time.Duration(float64(time.Second) / rate))
+		defer tk.Stop()
+		tick = tk.C
+	}
+	var mu sync.Mutex
+	var lat []time.Duration
+	statuses := map[int]int{}
+	minute, total := 1, 0
+	begin := time.Now()
+	flush := func() {
+		if perMinute != nil {
+			perMinute(minute, lat, statuses)
+		}
+		total += len(lat)
+		lat, statuses = nil, map[int]int{}
+		minute++
+	}
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				if tick != nil {
+					select {
+					case <-tick:
+					case <-ctx.Done():
+						return
+					}
+				}
+				s := time.Now()
+				status, ok := one(ctx)
+				if !ok {
+					return
+				}
+				if ctx.Err() != nil {
+					return
+				}
+				mu.Lock()
+				lat = append(lat, time.Since(s))
+				statuses[status]++
+				if time.Since(begin) >= time.Duration(minute)*time.Minute {
+					flush()
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if len(lat) > 0 {
+		flush()
+	}
+	return float64(total) / time.Since(begin).Seconds()
+}
+
+func pct(l []time.Duration, p int) time.Duration {
+	if len(l) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), l...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[(len(s)-1)*p/100].Round(100 * time.Microsecond)
+}
