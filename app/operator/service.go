@@ -248,7 +248,7 @@ func (s *Service) CreateUser(ctx context.Context, in NewUser) (User, error) {
 			id, mail, first, last := liveID, email, in.FirstName, in.LastName
 			if co == sb.ID {
 				id = uuid.Must(uuid.NewV7())
-				mail = "sandbox+" + liveID.String() + "@example.invalid"
+				mail = SandboxEmail(liveID)
 				first, last = "Sandbox", "User "+liveID.String()[:8]
 			}
 			u, err := db.User.Create().SetID(id).SetCompanyID(co).SetEmail(mail).SetFirstName(first).
@@ -269,6 +269,9 @@ func (s *Service) CreateUser(ctx context.Context, in NewUser) (User, error) {
 	})
 	return out, err
 }
+
+// SandboxEmail is the synthetic e-mail address of the sandbox twin of the live user liveID.
+func SandboxEmail(liveID uuid.UUID) string { return "sandbox+" + liveID.String() + "@example.invalid" }
 
 // Key is an issued key. Secret is set only when the key was just created.
 type Key struct {
@@ -355,7 +358,8 @@ func (s *Service) CreateKey(ctx context.Context, in NewKeyInput) (Key, error) {
 				return err
 			}
 			if target != live.ID { // the user's sandbox twin
-				if u, err = db.User.Query().Where(user.CompanyID(target), user.Email(u.Email)).Only(ctx); err != nil {
+				// twins made before synthetic sandbox users carry the live user's e-mail
+				if u, err = db.User.Query().Where(user.CompanyID(target), user.EmailIn(SandboxEmail(u.ID), u.Email)).Only(ctx); err != nil {
 					return fmt.Errorf("sandbox twin of user %s: %w", *in.UserID, err)
 				}
 			}
