@@ -42,12 +42,14 @@ type Server struct {
 	log      zerolog.Logger
 	// jobsPool serves the job queue (river), the webhook dispatcher and deliveries, apart from
 	// requests so that slow receivers never hold a request's connection.
-	jobsPool  *pgxpool.Pool
-	jobsDB    *ent.Client
-	jobs      *jobs.Client
-	jobsCfg   jobs.Config
-	hooks     *webhooks.Module
-	stopRelay func()
+	jobsPool *pgxpool.Pool
+	jobsDB   *ent.Client
+	jobs     *jobs.Client
+	jobsCfg  jobs.Config
+	hooks    *webhooks.Module
+	// oauthSecret (APP_SECRET) keys the OAuth tokens' HMAC and the login cookies.
+	oauthSecret []byte
+	stopRelay   func()
 }
 
 // Option changes how NewServer builds the server.
@@ -142,6 +144,7 @@ func NewServer(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Opti
 		IdleTimeout:                  120 * time.Second,
 	})
 	s.App.Use(requestLog(log), recover.New())
+	s.oauthSecret = cfg.Secret
 	s.routes(httpx.NewPager(cfg.Secret, o.now), o)
 	return s, nil
 }

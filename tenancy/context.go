@@ -17,6 +17,7 @@ import (
 const (
 	KindSecret      = "secret"
 	KindPublishable = "publishable"
+	KindOAuth       = "oauth" // an OAuth 2.0 access token (app/oauth), accepted where secret keys are
 	EnvLive         = "live"
 	EnvTest         = "test"
 )
@@ -36,6 +37,10 @@ type Principal struct {
 	UserRole      string
 	// AllowedDomains are the redirect/origin domains of a publishable key.
 	AllowedDomains []string
+	// ClientID and ClientName name the OAuth client of an access token (Kind KindOAuth);
+	// uuid.Nil for keys.
+	ClientID   uuid.UUID
+	ClientName string
 }
 
 // HasUser reports whether the credential acts for one user.
@@ -104,4 +109,19 @@ func Client(ctx context.Context) *ent.Client {
 		panic("tenancy: no request transaction in context")
 	}
 	return c
+}
+
+type oauthServerKey struct{}
+
+// WithOAuthServer marks ctx as work of the OAuth authorization server (app/oauth): its
+// transactions set app.oauth = 'server', which the oauth_server policies on the OAuth tables
+// require, and pin no company, for the server works before it knows one. No other path sets it.
+func WithOAuthServer(ctx context.Context) context.Context {
+	return context.WithValue(ctx, oauthServerKey{}, true)
+}
+
+// IsOAuthServer reports whether ctx is work of the authorization server.
+func IsOAuthServer(ctx context.Context) bool {
+	v, _ := ctx.Value(oauthServerKey{}).(bool)
+	return v
 }

@@ -68,6 +68,10 @@ func (d *Driver) BeginTx(ctx context.Context, opts *entsql.TxOptions) (dialect.T
 			[]any{migrations.RoleOperator, id.String()}
 	case IsOperator(ctx):
 		stmt, args = "SELECT set_config('role', $1, true)", []any{migrations.RoleOperator}
+	case IsOAuthServer(ctx) && pinned:
+		stmt, args = "SELECT set_config('app.oauth', 'server', true), set_config('app.company_id', $1, true)", []any{id.String()}
+	case IsOAuthServer(ctx):
+		stmt, args = "SELECT set_config('app.oauth', 'server', true)", nil
 	case pinned:
 		stmt, args = "SELECT set_config('app.company_id', $1, true)", []any{id.String()}
 	case ctx.Value(authPendingKey{}) != nil:

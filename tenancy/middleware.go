@@ -53,6 +53,9 @@ func (a *Authenticator) Secret() fiber.Handler {
 		case KindPublishable:
 			return errs.Unauthenticated("publishable_key_not_allowed", "publishable keys are accepted only by the lead intake")
 		default:
+			if sig, ok := accessTokenSignature(key); ok {
+				return a.run(c, sig, KindOAuth)
+			}
 			return errInvalidKey()
 		}
 		return a.run(c, key, KindSecret)
@@ -88,7 +91,11 @@ func (a *Authenticator) run(c *fiber.Ctx, key, kind string) (err error) {
 			_ = tx.Rollback()
 		}
 	}()
-	p, err := resolve(ctx, tx, key)
+	resolveFn := resolve
+	if kind == KindOAuth {
+		resolveFn = resolveToken
+	}
+	p, err := resolveFn(ctx, tx, key)
 	if err != nil {
 		return err
 	}
@@ -96,7 +103,13 @@ func (a *Authenticator) run(c *fiber.Ctx, key, kind string) (err error) {
 		return errInvalidKey()
 	}
 	ctx = WithClient(WithPrincipal(ctx, p), tx.Client())
-	l := zerolog.Ctx(ctx).With().Str("company_id", p.CompanyID.String()).Str("key_prefix", p.KeyPrefix).Logger()
+	lc := zerolog.Ctx(ctx).With().Str("company_id", p.CompanyID.String())
+	if p.ClientID != uuid.Nil {
+		lc = lc.Str("oauth_client_id", p.ClientID.String()).Str("token_id", p.KeyID.String())
+	} else {
+		lc = lc.Str("key_prefix", p.KeyPrefix)
+	}
+	l := lc.Logger()
 	ctx = l.WithContext(ctx)
 	c.SetUserContext(ctx)
 	c.Locals(PrincipalLocal, p)
@@ -155,6 +168,67 @@ func resolve(ctx context.Context, tx *ent.Tx, key string) (*Principal, error) {
 		json.Unmarshal(feats, &p.Features)); err != nil {
 		return nil, fmt.Errorf("resolve credential: %w", err)
 	}
+	p.UserID = userID.UUID
+	p.UserRole = userRole.String
+	return &p, nil
+}
+
+// AccessTokenPrefix starts every OAuth access token (fosite's HMAC strategy: prefix, key,
+// ".", signature). Only the signature's SHA-256 is stored.
+const AccessTokenPrefix = "ory_at_"
+
+// accessTokenSignature returns the signature part of what looks like an access token.
+func accessTokenSignature(tok string) (string, bool) {
+	rest, ok := strings.CutPrefix(tok, AccessTokenPrefix)
+	if !ok {
+		return "", false
+	}
+	_, sig, ok := strings.Cut(rest, ".")
+	return sig, ok && sig != ""
+}
+
+// tokenQuery resolves an OAuth access token and pins the transaction in one round trip, like
+// authQuery a key: auth_token (migrations/) is SECURITY DEFINER as auth_credential is.
+const tokenQuery = `SELECT key_id, key_hash, env, scopes, company_id, live_company_id, sandbox, features,
+	user_id, user_role, client_id, client_name, set_config('app.company_id', company_id::text, true)
+FROM auth_token($1)`
+
+// resolveToken is resolve for access tokens: sig is the token's signature.
+func resolveToken(ctx context.Context, tx *ent.Tx, sig string) (*Principal, error) {
+	hash := HashKey(sig)
+	rows, err := tx.QueryContext(ctx, tokenQuery, hash)
+	if err != nil {
+		return nil, fmt.Errorf("resolve token: %w", err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("resolve token: %w", err)
+		}
+		return nil, errInvalidKey()
+	}
+	var (
+		p             Principal
+		stored        []byte
+		scopes, feats []byte
+		userID        uuid.NullUUID
+		userRole      sql.NullString
+		pinned        string
+	)
+	if err := rows.Scan(&p.KeyID, &stored, &p.Env, &scopes, &p.CompanyID, &p.LiveCompanyID, &p.Sandbox,
+		&feats, &userID, &userRole, &p.ClientID, &p.ClientName, &pinned); err != nil {
+		return nil, fmt.Errorf("resolve token: %w", err)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, fmt.Errorf("resolve token: %w", err)
+	}
+	if subtle.ConstantTimeCompare(stored, hash) != 1 {
+		return nil, errInvalidKey()
+	}
+	if err := errors.Join(json.Unmarshal(scopes, &p.Scopes), json.Unmarshal(feats, &p.Features)); err != nil {
+		return nil, fmt.Errorf("resolve token: %w", err)
+	}
+	p.Kind = KindOAuth
 	p.UserID = userID.UUID
 	p.UserRole = userRole.String
 	return &p, nil

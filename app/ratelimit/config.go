@@ -19,6 +19,13 @@ const (
 	APIPolicy    = "default"
 	IntakePolicy = "intake"
 
+	// Failed sign-ins at the OAuth login form (app/oauth), fixed windows: per account and per
+	// client IP. Only failures count; a refused attempt is not checked at all.
+	LoginAccountLimit = 5
+	LoginIPLimit      = 20
+	LoginPeriod       = 15 * time.Minute
+	LoginPolicy       = "login"
+
 	DefaultPrefix = "brokerdesk:ratelimit"
 )
 
@@ -36,6 +43,9 @@ type Limits struct {
 	API *Limiter
 	// Intake limits the lead intake per publishable key: fixed clock-hour window.
 	Intake *Limiter
+	// LoginAccount and LoginIP count failed OAuth sign-ins per e-mail and per client IP.
+	LoginAccount *Limiter
+	LoginIP      *Limiter
 
 	client redis.UniversalClient // nil: memory stores
 }
@@ -64,8 +74,10 @@ func New(redisURL string, cfg Config) (*Limits, error) {
 	}
 	if redisURL == "" {
 		return &Limits{
-			API:    NewLimiter(NewMemorySlidingStore(), cfg.API, APIPolicy),
-			Intake: NewLimiter(NewMemoryFixedStore(), cfg.Intake, IntakePolicy),
+			API:          NewLimiter(NewMemorySlidingStore(), cfg.API, APIPolicy),
+			Intake:       NewLimiter(NewMemoryFixedStore(), cfg.Intake, IntakePolicy),
+			LoginAccount: NewLimiter(NewMemoryFixedStore(), limiter.Rate{Limit: LoginAccountLimit, Period: LoginPeriod}, LoginPolicy),
+			LoginIP:      NewLimiter(NewMemoryFixedStore(), limiter.Rate{Limit: LoginIPLimit, Period: LoginPeriod}, LoginPolicy),
 		}, nil
 	}
 	opt, err := redis.ParseURL(redisURL)
@@ -83,6 +95,10 @@ func New(redisURL string, cfg Config) (*Limits, error) {
 	return &Limits{
 		API:    NewLimiter(NewRedisSlidingStore(client, cfg.Prefix+":api", timeout), cfg.API, APIPolicy),
 		Intake: NewLimiter(NewRedisFixedStore(client, cfg.Prefix+":intake", timeout), cfg.Intake, IntakePolicy),
+		LoginAccount: NewLimiter(NewRedisFixedStore(client, cfg.Prefix+":login-account", timeout),
+			limiter.Rate{Limit: LoginAccountLimit, Period: LoginPeriod}, LoginPolicy),
+		LoginIP: NewLimiter(NewRedisFixedStore(client, cfg.Prefix+":login-ip", timeout),
+			limiter.Rate{Limit: LoginIPLimit, Period: LoginPeriod}, LoginPolicy),
 		client: client,
 	}, nil
 }

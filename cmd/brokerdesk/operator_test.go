@@ -12,8 +12,9 @@ import (
 
 // cli runs the brokerdesk command against a fresh migrated database.
 type cli struct {
-	t   *testing.T
-	env map[string]string
+	t     *testing.T
+	env   map[string]string
+	stdin string // what the next command reads from stdin
 }
 
 func newCLI(t *testing.T) *cli {
@@ -37,7 +38,7 @@ func newCLI(t *testing.T) *cli {
 
 func (c *cli) run(args ...string) (string, error) {
 	var out, errOut bytes.Buffer
-	err := run(context.Background(), args, func(k string) string { return c.env[k] }, &out, &errOut)
+	err := run(context.Background(), args, func(k string) string { return c.env[k] }, strings.NewReader(c.stdin), &out, &errOut)
 	return out.String() + errOut.String(), err
 }
 
@@ -132,7 +133,7 @@ func TestCLI_Operator(t *testing.T) {
 
 func TestCLI_NoDatabase(t *testing.T) {
 	var out bytes.Buffer
-	err := run(context.Background(), []string{"key", "list"}, func(string) string { return "" }, &out, &out)
+	err := run(context.Background(), []string{"key", "list"}, func(string) string { return "" }, strings.NewReader(""), &out, &out)
 	if err == nil || !strings.Contains(err.Error(), "DATABASE_URL") {
 		t.Errorf("err %v, want one naming DATABASE_URL", err)
 	}
