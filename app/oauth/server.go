@@ -177,12 +177,18 @@ func (s *Server) token(ctx context.Context, w http.ResponseWriter, r *http.Reque
 	switch {
 	case ar.GetGrantTypes().ExactOne("client_credentials"):
 		// a company-bound client acts at company level, with every scope it holds unless it
-		// asked for fewer
+		// asked for fewer (fosite checked those against the client's list)
+		if cl.c.CompanyID == nil || cl.c.Public {
+			s.provider.WriteAccessError(ctx, w, ar, fosite.ErrUnauthorizedClient.WithHint("Only a client bound to one company may use client credentials."))
+			return
+		}
 		sess.CompanyID = *cl.c.CompanyID
-		if len(ar.GetRequestedScopes()) == 0 {
-			for _, sc := range cl.c.Scopes {
-				ar.GrantScope(sc)
-			}
+		grant := ar.GetRequestedScopes()
+		if len(grant) == 0 {
+			grant = cl.c.Scopes
+		}
+		for _, sc := range grant {
+			ar.GrantScope(sc)
 		}
 	default:
 		// code exchange and refresh: the user must still be allowed to sign in
