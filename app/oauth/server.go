@@ -13,6 +13,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/ory/fosite"
@@ -191,6 +192,16 @@ func (s *Server) token(ctx context.Context, w http.ResponseWriter, r *http.Reque
 			ar.GrantScope(sc)
 		}
 	default:
+		if ar.GetGrantTypes().ExactOne("refresh_token") {
+			// a refresh may narrow the scopes, never widen them (RFC 6749 §6); fosite would
+			// silently keep the original ones
+			for _, sc := range strings.Fields(r.PostForm.Get("scope")) {
+				if !ar.GetGrantedScopes().Has(sc) {
+					s.provider.WriteAccessError(ctx, w, ar, fosite.ErrInvalidScope.WithHintf("The scope %q was not granted.", sc))
+					return
+				}
+			}
+		}
 		// code exchange and refresh: the user must still be allowed to sign in
 		if u, err := s.lookupUser(ctx, "", sess.UserID); err != nil || u == nil || !u.Active {
 			s.provider.WriteAccessError(ctx, w, ar, fosite.ErrInvalidGrant.WithHint("The user of this grant is inactive."))
