@@ -24,10 +24,15 @@ const PrincipalLocal = "principal"
 // transaction.
 type Authenticator struct {
 	client *ent.Client // over a pool of app-role connections, wrapped by Driver
+	seeAll []string    // roles whose visibility is all (policy.RolesSeeingAll)
 }
 
-// NewAuthenticator returns the middleware factory for client.
-func NewAuthenticator(client *ent.Client) *Authenticator { return &Authenticator{client: client} }
+// NewAuthenticator returns the middleware factory for client. seeAll lists the user roles that
+// see every contact (policy.Default().RolesSeeingAll()); any other role sees its own and
+// delegated ones.
+func NewAuthenticator(client *ent.Client, seeAll []string) *Authenticator {
+	return &Authenticator{client: client, seeAll: seeAll}
+}
 
 // errInvalidKey is the one answer for unknown, deactivated and deleted keys alike: telling them
 // apart would help someone guessing keys.
@@ -91,9 +96,9 @@ func (a *Authenticator) run(c *fiber.Ctx, key, kind string) (err error) {
 			_ = tx.Rollback()
 		}
 	}()
-	resolveFn := resolve
+	resolveFn := a.resolve
 	if kind == KindOAuth {
-		resolveFn = resolveToken
+		resolveFn = a.resolveToken
 	}
 	p, err := resolveFn(ctx, tx, key)
 	if err != nil {
@@ -123,17 +128,22 @@ func (a *Authenticator) run(c *fiber.Ctx, key, kind string) (err error) {
 	return nil
 }
 
-// authQuery resolves the credential and pins the transaction in one round trip.
+// authQuery resolves the credential and pins the transaction in one round trip: the company,
+// the acting user (” for company-level keys) and the visibility ($2: the roles that see all).
 // auth_credential is SECURITY DEFINER (migrations/): it reads keys of every company for the
 // app role, which itself cannot.
 const authQuery = `SELECT key_id, key_prefix, key_hash, kind, env, scopes, allowed_domains,
 	company_id, live_company_id, sandbox, features, user_id, user_role,
-	set_config('app.company_id', company_id::text, true)
+	set_config('app.company_id', company_id::text, true),
+	set_config('app.user_id', coalesce(user_id::text, ''), true),
+	set_config('app.visibility', CASE WHEN user_id IS NULL OR user_role = ANY($2::text[]) THEN 'all'
+		ELSE 'own_and_delegated' END, true)
 FROM auth_credential($1)`
 
-func resolve(ctx context.Context, tx *ent.Tx, key string) (*Principal, error) {
+func (a *Authenticator) resolve(ctx context.Context, tx *ent.Tx, key string) (*Principal, error) {
 	hash := HashKey(key)
-	rows, err := tx.QueryContext(ctx, authQuery, hash)
+	seeAll := "{" + strings.Join(a.seeAll, ",") + "}" // role names are identifiers: no quoting needed
+	rows, err := tx.QueryContext(ctx, authQuery, hash, seeAll)
 	if err != nil {
 		return nil, fmt.Errorf("resolve credential: %w", err)
 	}
@@ -150,10 +160,10 @@ func resolve(ctx context.Context, tx *ent.Tx, key string) (*Principal, error) {
 		scopes, domains, feats []byte
 		userID                 uuid.NullUUID
 		userRole               sql.NullString
-		pinned                 string
+		pinned, pinnedUser     string
 	)
 	if err := rows.Scan(&p.KeyID, &p.KeyPrefix, &stored, &p.Kind, &p.Env, &scopes, &domains,
-		&p.CompanyID, &p.LiveCompanyID, &p.Sandbox, &feats, &userID, &userRole, &pinned); err != nil {
+		&p.CompanyID, &p.LiveCompanyID, &p.Sandbox, &feats, &userID, &userRole, &pinned, &pinnedUser, &p.Visibility); err != nil {
 		return nil, fmt.Errorf("resolve credential: %w", err)
 	}
 	if err := rows.Close(); err != nil {
@@ -190,13 +200,19 @@ func accessTokenSignature(tok string) (string, bool) {
 // tokenQuery resolves an OAuth access token and pins the transaction in one round trip, like
 // authQuery a key: auth_token (migrations/) is SECURITY DEFINER as auth_credential is.
 const tokenQuery = `SELECT key_id, key_hash, env, scopes, company_id, live_company_id, sandbox, features,
-	user_id, user_role, client_id, client_name, set_config('app.company_id', company_id::text, true)
+	user_id, user_role, client_id, client_name,
+	set_config('app.company_id', company_id::text, true),
+	set_config('app.user_id', coalesce(user_id::text, ''), true),
+	set_config('app.visibility', CASE WHEN user_id IS NULL OR user_role = ANY($2::text[]) THEN 'all'
+		ELSE 'own_and_delegated' END, true)
 FROM auth_token($1)`
 
-// resolveToken is resolve for access tokens: sig is the token's signature.
-func resolveToken(ctx context.Context, tx *ent.Tx, sig string) (*Principal, error) {
+// resolveToken is resolve for access tokens: sig is the token's signature. A token issued
+// through a user's consent gets the user's visibility, exactly as a key bound to that user.
+func (a *Authenticator) resolveToken(ctx context.Context, tx *ent.Tx, sig string) (*Principal, error) {
 	hash := HashKey(sig)
-	rows, err := tx.QueryContext(ctx, tokenQuery, hash)
+	seeAll := "{" + strings.Join(a.seeAll, ",") + "}"
+	rows, err := tx.QueryContext(ctx, tokenQuery, hash, seeAll)
 	if err != nil {
 		return nil, fmt.Errorf("resolve token: %w", err)
 	}
@@ -214,9 +230,10 @@ func resolveToken(ctx context.Context, tx *ent.Tx, sig string) (*Principal, erro
 		userID        uuid.NullUUID
 		userRole      sql.NullString
 		pinned        string
+		pinnedUser    string
 	)
 	if err := rows.Scan(&p.KeyID, &stored, &p.Env, &scopes, &p.CompanyID, &p.LiveCompanyID, &p.Sandbox,
-		&feats, &userID, &userRole, &p.ClientID, &p.ClientName, &pinned); err != nil {
+		&feats, &userID, &userRole, &p.ClientID, &p.ClientName, &pinned, &pinnedUser, &p.Visibility); err != nil {
 		return nil, fmt.Errorf("resolve token: %w", err)
 	}
 	if err := rows.Close(); err != nil {

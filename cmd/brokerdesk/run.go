@@ -39,6 +39,9 @@ operator (DATABASE_URL must name the owner):
   oauth-client create --name N --redirect-uri U [--redirect-uri U2] --scopes a,b [--public] [--company ID] [--env live|test]
   oauth-client list
   oauth-client rotate-secret|disable|delete CLIENT-ID
+  delegation create --company ID --from USER-ID --to USER-ID [--until RFC3339]
+  delegation list --company ID --from USER-ID
+  delegation delete --company ID --from USER-ID DELEGATION-ID
 
 Operator commands print plain text, or JSON with --json.`
 
@@ -74,6 +77,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return e.oauthClient(ctx, args[1:])
 	case "key":
 		return e.key(ctx, args[1:])
+	case "delegation":
+		return e.delegation(ctx, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprintln(stdout, usage)
 		return nil
