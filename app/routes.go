@@ -2,6 +2,7 @@ package app
 
 import (
 	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/adaptor"
 
 	"github.com/brokerdesk/brokerdesk/app/account"
 	"github.com/brokerdesk/brokerdesk/app/contacts"
@@ -11,6 +12,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/idempotency"
 	"github.com/brokerdesk/brokerdesk/app/intake"
 	"github.com/brokerdesk/brokerdesk/app/leads"
+	"github.com/brokerdesk/brokerdesk/app/oauth"
 	"github.com/brokerdesk/brokerdesk/app/openapi"
 	"github.com/brokerdesk/brokerdesk/app/ratelimit"
 	"github.com/brokerdesk/brokerdesk/app/sdk"
@@ -28,6 +30,14 @@ func (s *Server) routes(pager *httpx.Pager, o options) {
 	s.App.Get("/healthz", func(c *fiber.Ctx) error { return c.JSON(fiber.Map{"status": "ok"}) })
 	s.App.Get("/readyz", s.readyz)
 	sdk.Mount(s.App) // GET /sdk/v1/brokerdesk.js: the JavaScript SDK, outside the API prefix
+	// The OAuth 2.0 authorization server (net/http, fosite): /oauth/* and its RFC 8414 metadata.
+	as := adaptor.HTTPHandler(oauth.NewServer(s.client, s.oauthSecret, s.limits, o.now).Handler())
+	s.App.Get(oauth.PathAuthorize, as)
+	s.App.Post(oauth.PathAuthorize, as)
+	s.App.Post(oauth.PathToken, as)
+	s.App.Post(oauth.PathRevoke, as)
+	s.App.Post(oauth.PathIntrospect, as)
+	s.App.Get(oauth.PathMetadata, as)
 
 	auth := tenancy.NewAuthenticator(s.client, policy.Default().RolesSeeingAll())
 	idem := idempotency.New(s.side, o.now)

@@ -49,12 +49,14 @@ type Server struct {
 	log      zerolog.Logger
 	// jobsPool serves the job queue (river), the webhook dispatcher and deliveries, apart from
 	// requests so that slow receivers never hold a request's connection.
-	jobsPool  *pgxpool.Pool
-	jobsDB    *ent.Client
-	jobs      *jobs.Client
-	jobsCfg   jobs.Config
-	hooks     *webhooks.Module
-	stopRelay func()
+	jobsPool *pgxpool.Pool
+	jobsDB   *ent.Client
+	jobs     *jobs.Client
+	jobsCfg  jobs.Config
+	hooks    *webhooks.Module
+	// oauthSecret (APP_SECRET) keys the OAuth tokens' HMAC and the login cookies.
+	oauthSecret []byte
+	stopRelay   func()
 }
 
 // Option changes how NewServer builds the server.
@@ -180,6 +182,7 @@ func NewServer(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Opti
 		s.App.Use(tr.Middleware(httpx.RequestID, rerun))
 	}
 	s.App.Use(m.Middleware(rerun), requestLog(log), recover.New(), retryTransient(cfg.Ops.DBRetryBudget, m.Rerun))
+	s.oauthSecret = cfg.Secret
 	s.routes(httpx.NewPager(cfg.Secret, o.now), o)
 	return s, nil
 }

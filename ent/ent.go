@@ -26,6 +26,9 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
 	"github.com/brokerdesk/brokerdesk/ent/leadstage"
 	"github.com/brokerdesk/brokerdesk/ent/leadsubmission"
+	"github.com/brokerdesk/brokerdesk/ent/oauthclient"
+	"github.com/brokerdesk/brokerdesk/ent/oauthconsent"
+	"github.com/brokerdesk/brokerdesk/ent/oauthtoken"
 	"github.com/brokerdesk/brokerdesk/ent/user"
 	"github.com/brokerdesk/brokerdesk/ent/webhookcursor"
 	"github.com/brokerdesk/brokerdesk/ent/webhookdelivery"
@@ -104,6 +107,9 @@ func checkColumn(t, c string) error {
 			leadattachment.Table:  leadattachment.ValidColumn,
 			leadstage.Table:       leadstage.ValidColumn,
 			leadsubmission.Table:  leadsubmission.ValidColumn,
+			oauthclient.Table:     oauthclient.ValidColumn,
+			oauthconsent.Table:    oauthconsent.ValidColumn,
+			oauthtoken.Table:      oauthtoken.ValidColumn,
 			user.Table:            user.ValidColumn,
 			webhookcursor.Table:   webhookcursor.ValidColumn,
 			webhookdelivery.Table: webhookdelivery.ValidColumn,

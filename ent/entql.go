@@ -17,6 +17,9 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
 	"github.com/brokerdesk/brokerdesk/ent/leadstage"
 	"github.com/brokerdesk/brokerdesk/ent/leadsubmission"
+	"github.com/brokerdesk/brokerdesk/ent/oauthclient"
+	"github.com/brokerdesk/brokerdesk/ent/oauthconsent"
+	"github.com/brokerdesk/brokerdesk/ent/oauthtoken"
 	"github.com/brokerdesk/brokerdesk/ent/predicate"
 	"github.com/brokerdesk/brokerdesk/ent/user"
 	"github.com/brokerdesk/brokerdesk/ent/webhookcursor"
@@ -31,7 +34,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 18)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 21)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -340,6 +343,75 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[14] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   oauthclient.Table,
+			Columns: oauthclient.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: oauthclient.FieldID,
+			},
+		},
+		Type: "OAuthClient",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			oauthclient.FieldCreatedAt:    {Type: field.TypeTime, Column: oauthclient.FieldCreatedAt},
+			oauthclient.FieldUpdatedAt:    {Type: field.TypeTime, Column: oauthclient.FieldUpdatedAt},
+			oauthclient.FieldCompanyID:    {Type: field.TypeUUID, Column: oauthclient.FieldCompanyID},
+			oauthclient.FieldName:         {Type: field.TypeString, Column: oauthclient.FieldName},
+			oauthclient.FieldSecretHash:   {Type: field.TypeBytes, Column: oauthclient.FieldSecretHash},
+			oauthclient.FieldRedirectUris: {Type: field.TypeJSON, Column: oauthclient.FieldRedirectUris},
+			oauthclient.FieldScopes:       {Type: field.TypeJSON, Column: oauthclient.FieldScopes},
+			oauthclient.FieldPublic:       {Type: field.TypeBool, Column: oauthclient.FieldPublic},
+			oauthclient.FieldEnv:          {Type: field.TypeEnum, Column: oauthclient.FieldEnv},
+			oauthclient.FieldStatus:       {Type: field.TypeEnum, Column: oauthclient.FieldStatus},
+		},
+	}
+	graph.Nodes[15] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   oauthconsent.Table,
+			Columns: oauthconsent.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: oauthconsent.FieldID,
+			},
+		},
+		Type: "OAuthConsent",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			oauthconsent.FieldCreatedAt: {Type: field.TypeTime, Column: oauthconsent.FieldCreatedAt},
+			oauthconsent.FieldUpdatedAt: {Type: field.TypeTime, Column: oauthconsent.FieldUpdatedAt},
+			oauthconsent.FieldCompanyID: {Type: field.TypeUUID, Column: oauthconsent.FieldCompanyID},
+			oauthconsent.FieldUserID:    {Type: field.TypeUUID, Column: oauthconsent.FieldUserID},
+			oauthconsent.FieldClientID:  {Type: field.TypeUUID, Column: oauthconsent.FieldClientID},
+			oauthconsent.FieldScopes:    {Type: field.TypeJSON, Column: oauthconsent.FieldScopes},
+		},
+	}
+	graph.Nodes[16] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   oauthtoken.Table,
+			Columns: oauthtoken.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: oauthtoken.FieldID,
+			},
+		},
+		Type: "OAuthToken",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			oauthtoken.FieldKind:            {Type: field.TypeEnum, Column: oauthtoken.FieldKind},
+			oauthtoken.FieldSignatureHash:   {Type: field.TypeBytes, Column: oauthtoken.FieldSignatureHash},
+			oauthtoken.FieldRequestID:       {Type: field.TypeString, Column: oauthtoken.FieldRequestID},
+			oauthtoken.FieldClientID:        {Type: field.TypeUUID, Column: oauthtoken.FieldClientID},
+			oauthtoken.FieldCompanyID:       {Type: field.TypeUUID, Column: oauthtoken.FieldCompanyID},
+			oauthtoken.FieldUserID:          {Type: field.TypeUUID, Column: oauthtoken.FieldUserID},
+			oauthtoken.FieldRequestedScopes: {Type: field.TypeJSON, Column: oauthtoken.FieldRequestedScopes},
+			oauthtoken.FieldGrantedScopes:   {Type: field.TypeJSON, Column: oauthtoken.FieldGrantedScopes},
+			oauthtoken.FieldForm:            {Type: field.TypeJSON, Column: oauthtoken.FieldForm},
+			oauthtoken.FieldSession:         {Type: field.TypeBytes, Column: oauthtoken.FieldSession},
+			oauthtoken.FieldRequestedAt:     {Type: field.TypeTime, Column: oauthtoken.FieldRequestedAt},
+			oauthtoken.FieldExpiresAt:       {Type: field.TypeTime, Column: oauthtoken.FieldExpiresAt},
+			oauthtoken.FieldActive:          {Type: field.TypeBool, Column: oauthtoken.FieldActive},
+			oauthtoken.FieldCreatedAt:       {Type: field.TypeTime, Column: oauthtoken.FieldCreatedAt},
+		},
+	}
+	graph.Nodes[17] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   user.Table,
 			Columns: user.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -359,9 +431,10 @@ var schemaGraph = func() *sqlgraph.Schema {
 			user.FieldLastName:           {Type: field.TypeString, Column: user.FieldLastName},
 			user.FieldStatus:             {Type: field.TypeEnum, Column: user.FieldStatus},
 			user.FieldRole:               {Type: field.TypeEnum, Column: user.FieldRole},
+			user.FieldPasswordHash:       {Type: field.TypeString, Column: user.FieldPasswordHash},
 		},
 	}
-	graph.Nodes[15] = &sqlgraph.Node{
+	graph.Nodes[18] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookcursor.Table,
 			Columns: webhookcursor.Columns,
@@ -377,7 +450,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookcursor.FieldUpdatedAt:     {Type: field.TypeTime, Column: webhookcursor.FieldUpdatedAt},
 		},
 	}
-	graph.Nodes[16] = &sqlgraph.Node{
+	graph.Nodes[19] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -404,7 +477,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldNextAttemptAt: {Type: field.TypeTime, Column: webhookdelivery.FieldNextAttemptAt},
 		},
 	}
-	graph.Nodes[17] = &sqlgraph.Node{
+	graph.Nodes[20] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookendpoint.Table,
 			Columns: webhookendpoint.Columns,
@@ -2086,6 +2159,276 @@ func (f *LeadSubmissionFilter) WhereHasCompanyWith(preds ...predicate.Company) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *OAuthClientQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the OAuthClientQuery builder.
+func (_q *OAuthClientQuery) Filter() *OAuthClientFilter {
+	return &OAuthClientFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *OAuthClientMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the OAuthClientMutation builder.
+func (m *OAuthClientMutation) Filter() *OAuthClientFilter {
+	return &OAuthClientFilter{config: m.config, predicateAdder: m}
+}
+
+// OAuthClientFilter provides a generic filtering capability at runtime for OAuthClientQuery.
+type OAuthClientFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *OAuthClientFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *OAuthClientFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(oauthclient.FieldID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *OAuthClientFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(oauthclient.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *OAuthClientFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(oauthclient.FieldUpdatedAt))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *OAuthClientFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(oauthclient.FieldCompanyID))
+}
+
+// WhereName applies the entql string predicate on the name field.
+func (f *OAuthClientFilter) WhereName(p entql.StringP) {
+	f.Where(p.Field(oauthclient.FieldName))
+}
+
+// WhereSecretHash applies the entql []byte predicate on the secret_hash field.
+func (f *OAuthClientFilter) WhereSecretHash(p entql.BytesP) {
+	f.Where(p.Field(oauthclient.FieldSecretHash))
+}
+
+// WhereRedirectUris applies the entql json.RawMessage predicate on the redirect_uris field.
+func (f *OAuthClientFilter) WhereRedirectUris(p entql.BytesP) {
+	f.Where(p.Field(oauthclient.FieldRedirectUris))
+}
+
+// WhereScopes applies the entql json.RawMessage predicate on the scopes field.
+func (f *OAuthClientFilter) WhereScopes(p entql.BytesP) {
+	f.Where(p.Field(oauthclient.FieldScopes))
+}
+
+// WherePublic applies the entql bool predicate on the public field.
+func (f *OAuthClientFilter) WherePublic(p entql.BoolP) {
+	f.Where(p.Field(oauthclient.FieldPublic))
+}
+
+// WhereEnv applies the entql string predicate on the env field.
+func (f *OAuthClientFilter) WhereEnv(p entql.StringP) {
+	f.Where(p.Field(oauthclient.FieldEnv))
+}
+
+// WhereStatus applies the entql string predicate on the status field.
+func (f *OAuthClientFilter) WhereStatus(p entql.StringP) {
+	f.Where(p.Field(oauthclient.FieldStatus))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *OAuthConsentQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the OAuthConsentQuery builder.
+func (_q *OAuthConsentQuery) Filter() *OAuthConsentFilter {
+	return &OAuthConsentFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *OAuthConsentMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the OAuthConsentMutation builder.
+func (m *OAuthConsentMutation) Filter() *OAuthConsentFilter {
+	return &OAuthConsentFilter{config: m.config, predicateAdder: m}
+}
+
+// OAuthConsentFilter provides a generic filtering capability at runtime for OAuthConsentQuery.
+type OAuthConsentFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *OAuthConsentFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *OAuthConsentFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(oauthconsent.FieldID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *OAuthConsentFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(oauthconsent.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *OAuthConsentFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(oauthconsent.FieldUpdatedAt))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *OAuthConsentFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(oauthconsent.FieldCompanyID))
+}
+
+// WhereUserID applies the entql [16]byte predicate on the user_id field.
+func (f *OAuthConsentFilter) WhereUserID(p entql.ValueP) {
+	f.Where(p.Field(oauthconsent.FieldUserID))
+}
+
+// WhereClientID applies the entql [16]byte predicate on the client_id field.
+func (f *OAuthConsentFilter) WhereClientID(p entql.ValueP) {
+	f.Where(p.Field(oauthconsent.FieldClientID))
+}
+
+// WhereScopes applies the entql json.RawMessage predicate on the scopes field.
+func (f *OAuthConsentFilter) WhereScopes(p entql.BytesP) {
+	f.Where(p.Field(oauthconsent.FieldScopes))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *OAuthTokenQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the OAuthTokenQuery builder.
+func (_q *OAuthTokenQuery) Filter() *OAuthTokenFilter {
+	return &OAuthTokenFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *OAuthTokenMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the OAuthTokenMutation builder.
+func (m *OAuthTokenMutation) Filter() *OAuthTokenFilter {
+	return &OAuthTokenFilter{config: m.config, predicateAdder: m}
+}
+
+// OAuthTokenFilter provides a generic filtering capability at runtime for OAuthTokenQuery.
+type OAuthTokenFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *OAuthTokenFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *OAuthTokenFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(oauthtoken.FieldID))
+}
+
+// WhereKind applies the entql string predicate on the kind field.
+func (f *OAuthTokenFilter) WhereKind(p entql.StringP) {
+	f.Where(p.Field(oauthtoken.FieldKind))
+}
+
+// WhereSignatureHash applies the entql []byte predicate on the signature_hash field.
+func (f *OAuthTokenFilter) WhereSignatureHash(p entql.BytesP) {
+	f.Where(p.Field(oauthtoken.FieldSignatureHash))
+}
+
+// WhereRequestID applies the entql string predicate on the request_id field.
+func (f *OAuthTokenFilter) WhereRequestID(p entql.StringP) {
+	f.Where(p.Field(oauthtoken.FieldRequestID))
+}
+
+// WhereClientID applies the entql [16]byte predicate on the client_id field.
+func (f *OAuthTokenFilter) WhereClientID(p entql.ValueP) {
+	f.Where(p.Field(oauthtoken.FieldClientID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *OAuthTokenFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(oauthtoken.FieldCompanyID))
+}
+
+// WhereUserID applies the entql [16]byte predicate on the user_id field.
+func (f *OAuthTokenFilter) WhereUserID(p entql.ValueP) {
+	f.Where(p.Field(oauthtoken.FieldUserID))
+}
+
+// WhereRequestedScopes applies the entql json.RawMessage predicate on the requested_scopes field.
+func (f *OAuthTokenFilter) WhereRequestedScopes(p entql.BytesP) {
+	f.Where(p.Field(oauthtoken.FieldRequestedScopes))
+}
+
+// WhereGrantedScopes applies the entql json.RawMessage predicate on the granted_scopes field.
+func (f *OAuthTokenFilter) WhereGrantedScopes(p entql.BytesP) {
+	f.Where(p.Field(oauthtoken.FieldGrantedScopes))
+}
+
+// WhereForm applies the entql json.RawMessage predicate on the form field.
+func (f *OAuthTokenFilter) WhereForm(p entql.BytesP) {
+	f.Where(p.Field(oauthtoken.FieldForm))
+}
+
+// WhereSession applies the entql []byte predicate on the session field.
+func (f *OAuthTokenFilter) WhereSession(p entql.BytesP) {
+	f.Where(p.Field(oauthtoken.FieldSession))
+}
+
+// WhereRequestedAt applies the entql time.Time predicate on the requested_at field.
+func (f *OAuthTokenFilter) WhereRequestedAt(p entql.TimeP) {
+	f.Where(p.Field(oauthtoken.FieldRequestedAt))
+}
+
+// WhereExpiresAt applies the entql time.Time predicate on the expires_at field.
+func (f *OAuthTokenFilter) WhereExpiresAt(p entql.TimeP) {
+	f.Where(p.Field(oauthtoken.FieldExpiresAt))
+}
+
+// WhereActive applies the entql bool predicate on the active field.
+func (f *OAuthTokenFilter) WhereActive(p entql.BoolP) {
+	f.Where(p.Field(oauthtoken.FieldActive))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *OAuthTokenFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(oauthtoken.FieldCreatedAt))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *UserQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -2114,7 +2457,7 @@ type UserFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UserFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2175,6 +2518,11 @@ func (f *UserFilter) WhereRole(p entql.StringP) {
 	f.Where(p.Field(user.FieldRole))
 }
 
+// WherePasswordHash applies the entql string predicate on the password_hash field.
+func (f *UserFilter) WherePasswordHash(p entql.StringP) {
+	f.Where(p.Field(user.FieldPasswordHash))
+}
+
 // WhereHasCompany applies a predicate to check if query has an edge company.
 func (f *UserFilter) WhereHasCompany() {
 	f.Where(entql.HasEdge("company"))
@@ -2218,7 +2566,7 @@ type WebhookCursorFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookCursorFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2287,7 +2635,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2411,7 +2759,7 @@ type WebhookEndpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookEndpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

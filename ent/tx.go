@@ -42,6 +42,12 @@ type Tx struct {
 	LeadStage *LeadStageClient
 	// LeadSubmission is the client for interacting with the LeadSubmission builders.
 	LeadSubmission *LeadSubmissionClient
+	// OAuthClient is the client for interacting with the OAuthClient builders.
+	OAuthClient *OAuthClientClient
+	// OAuthConsent is the client for interacting with the OAuthConsent builders.
+	OAuthConsent *OAuthConsentClient
+	// OAuthToken is the client for interacting with the OAuthToken builders.
+	OAuthToken *OAuthTokenClient
 	// User is the client for interacting with the User builders.
 	User *UserClient
 	// WebhookCursor is the client for interacting with the WebhookCursor builders.
@@ -195,6 +201,9 @@ func (tx *Tx) init() {
 	tx.LeadAttachment = NewLeadAttachmentClient(tx.config)
 	tx.LeadStage = NewLeadStageClient(tx.config)
 	tx.LeadSubmission = NewLeadSubmissionClient(tx.config)
+	tx.OAuthClient = NewOAuthClientClient(tx.config)
+	tx.OAuthConsent = NewOAuthConsentClient(tx.config)
+	tx.OAuthToken = NewOAuthTokenClient(tx.config)
 	tx.User = NewUserClient(tx.config)
 	tx.WebhookCursor = NewWebhookCursorClient(tx.config)
 	tx.WebhookDelivery = NewWebhookDeliveryClient(tx.config)

@@ -19,6 +19,7 @@ import (
 const (
 	KindSecret      = "secret"
 	KindPublishable = "publishable"
+	KindOAuth       = "oauth" // an OAuth 2.0 access token (app/oauth), accepted where secret keys are
 	EnvLive         = "live"
 	EnvTest         = "test"
 )
@@ -42,6 +43,10 @@ type Principal struct {
 	Visibility string
 	// AllowedDomains are the redirect/origin domains of a publishable key.
 	AllowedDomains []string
+	// ClientID and ClientName name the OAuth client of an access token (Kind KindOAuth);
+	// uuid.Nil for keys.
+	ClientID   uuid.UUID
+	ClientName string
 }
 
 // Visibilities of a credential (issue 8). The request transaction carries them as
@@ -132,6 +137,21 @@ func Client(ctx context.Context) *ent.Client {
 		panic("tenancy: no request transaction in context")
 	}
 	return c
+}
+
+type oauthServerKey struct{}
+
+// WithOAuthServer marks ctx as work of the OAuth authorization server (app/oauth): its
+// transactions set app.oauth = 'server', which the oauth_server policies on the OAuth tables
+// require, and pin no company, for the server works before it knows one. No other path sets it.
+func WithOAuthServer(ctx context.Context) context.Context {
+	return context.WithValue(ctx, oauthServerKey{}, true)
+}
+
+// IsOAuthServer reports whether ctx is work of the authorization server.
+func IsOAuthServer(ctx context.Context) bool {
+	v, _ := ctx.Value(oauthServerKey{}).(bool)
+	return v
 }
 
 // LiftVisibility runs fn with app.visibility 'all' in the request transaction of ctx and then

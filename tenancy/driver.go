@@ -80,6 +80,10 @@ func (d *Driver) BeginTx(ctx context.Context, opts *entsql.TxOptions) (dialect.T
 			[]any{migrations.RoleOperator, id.String()}
 	case IsOperator(ctx):
 		stmt, args = "SELECT set_config('role', $1, true)", []any{migrations.RoleOperator}
+	case IsOAuthServer(ctx) && pinned:
+		stmt, args = "SELECT set_config('app.oauth', 'server', true), set_config('app.company_id', $1, true)", []any{id.String()}
+	case IsOAuthServer(ctx):
+		stmt, args = "SELECT set_config('app.oauth', 'server', true)", nil
 	case pinned:
 		// The acting user and its visibility (issue 8): a Principal's, else company-level work
 		// that sees every contact.

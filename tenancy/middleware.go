@@ -58,6 +58,9 @@ func (a *Authenticator) Secret() fiber.Handler {
 		case KindPublishable:
 			return errs.Unauthenticated("publishable_key_not_allowed", "publishable keys are accepted only by the lead intake")
 		default:
+			if sig, ok := accessTokenSignature(key); ok {
+				return a.run(c, sig, KindOAuth)
+			}
 			return errInvalidKey()
 		}
 		return a.run(c, key, KindSecret)
@@ -83,7 +86,7 @@ func (a *Authenticator) Publishable(keyOf func(*fiber.Ctx) string) fiber.Handler
 // transaction's client in the context, and commits on success or rolls back on error or panic.
 func (a *Authenticator) run(c *fiber.Ctx, key, kind string) (err error) {
 	ctx := c.UserContext()
-	tx, p, err := a.begin(ctx, key)
+	tx, p, err := a.begin(ctx, key, kind)
 	if err != nil {
 		return err
 	}
@@ -97,7 +100,13 @@ func (a *Authenticator) run(c *fiber.Ctx, key, kind string) (err error) {
 		return errInvalidKey()
 	}
 	ctx = WithClient(WithPrincipal(ctx, p), tx.Client())
-	l := zerolog.Ctx(ctx).With().Str("company_id", p.CompanyID.String()).Str("key_prefix", p.KeyPrefix).Logger()
+	lc := zerolog.Ctx(ctx).With().Str("company_id", p.CompanyID.String())
+	if p.ClientID != uuid.Nil {
+		lc = lc.Str("oauth_client_id", p.ClientID.String()).Str("token_id", p.KeyID.String())
+	} else {
+		lc = lc.Str("key_prefix", p.KeyPrefix)
+	}
+	l := lc.Logger()
 	ctx = l.WithContext(ctx)
 	c.SetUserContext(ctx)
 	c.Locals(PrincipalLocal, p)
@@ -114,14 +123,18 @@ func (a *Authenticator) run(c *fiber.Ctx, key, kind string) (err error) {
 // begin begins the request transaction and resolves the credential in it. Both happen before
 // any work of the request, so a passing failure (no connection, the server restarting) is
 // tried again within the retry deadline of ctx (WithRetryDeadline).
-func (a *Authenticator) begin(ctx context.Context, key string) (*ent.Tx, *Principal, error) {
+func (a *Authenticator) begin(ctx context.Context, key, kind string) (*ent.Tx, *Principal, error) {
+	resolve := a.resolve
+	if kind == KindOAuth {
+		resolve = a.resolveToken
+	}
 	for n := 0; ; n++ {
 		tx, err := a.client.BeginTx(withAuthPending(ctx), nil)
 		if err != nil {
 			err = fmt.Errorf("begin request transaction: %w", err)
 		} else {
 			var p *Principal
-			if p, err = a.resolve(ctx, tx, key); err == nil {
+			if p, err = resolve(ctx, tx, key); err == nil {
 				return tx, p, nil
 			}
 			_ = tx.Rollback()
@@ -182,6 +195,74 @@ func (a *Authenticator) resolve(ctx context.Context, tx *ent.Tx, key string) (*P
 		json.Unmarshal(feats, &p.Features)); err != nil {
 		return nil, fmt.Errorf("resolve credential: %w", err)
 	}
+	p.UserID = userID.UUID
+	p.UserRole = userRole.String
+	return &p, nil
+}
+
+// AccessTokenPrefix starts every OAuth access token (fosite's HMAC strategy: prefix, key,
+// ".", signature). Only the signature's SHA-256 is stored.
+const AccessTokenPrefix = "ory_at_"
+
+// accessTokenSignature returns the signature part of what looks like an access token.
+func accessTokenSignature(tok string) (string, bool) {
+	rest, ok := strings.CutPrefix(tok, AccessTokenPrefix)
+	if !ok {
+		return "", false
+	}
+	_, sig, ok := strings.Cut(rest, ".")
+	return sig, ok && sig != ""
+}
+
+// tokenQuery resolves an OAuth access token and pins the transaction in one round trip, like
+// authQuery a key: auth_token (migrations/) is SECURITY DEFINER as auth_credential is.
+const tokenQuery = `SELECT key_id, key_hash, env, scopes, company_id, live_company_id, sandbox, features,
+	user_id, user_role, client_id, client_name,
+	set_config('app.company_id', company_id::text, true),
+	set_config('app.user_id', coalesce(user_id::text, ''), true),
+	set_config('app.visibility', CASE WHEN user_id IS NULL OR user_role = ANY($2::text[]) THEN 'all'
+		ELSE 'own_and_delegated' END, true)
+FROM auth_token($1)`
+
+// resolveToken is resolve for access tokens: sig is the token's signature. A token issued
+// through a user's consent gets the user's visibility, exactly as a key bound to that user.
+func (a *Authenticator) resolveToken(ctx context.Context, tx *ent.Tx, sig string) (*Principal, error) {
+	hash := HashKey(sig)
+	seeAll := "{" + strings.Join(a.seeAll, ",") + "}"
+	rows, err := tx.QueryContext(ctx, tokenQuery, hash, seeAll)
+	if err != nil {
+		return nil, fmt.Errorf("resolve token: %w", err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("resolve token: %w", err)
+		}
+		return nil, errInvalidKey()
+	}
+	var (
+		p             Principal
+		stored        []byte
+		scopes, feats []byte
+		userID        uuid.NullUUID
+		userRole      sql.NullString
+		pinned        string
+		pinnedUser    string
+	)
+	if err := rows.Scan(&p.KeyID, &stored, &p.Env, &scopes, &p.CompanyID, &p.LiveCompanyID, &p.Sandbox,
+		&feats, &userID, &userRole, &p.ClientID, &p.ClientName, &pinned, &pinnedUser, &p.Visibility); err != nil {
+		return nil, fmt.Errorf("resolve token: %w", err)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, fmt.Errorf("resolve token: %w", err)
+	}
+	if subtle.ConstantTimeCompare(stored, hash) != 1 {
+		return nil, errInvalidKey()
+	}
+	if err := errors.Join(json.Unmarshal(scopes, &p.Scopes), json.Unmarshal(feats, &p.Features)); err != nil {
+		return nil, fmt.Errorf("resolve token: %w", err)
+	}
+	p.Kind = KindOAuth
 	p.UserID = userID.UUID
 	p.UserRole = userRole.String
 	return &p, nil

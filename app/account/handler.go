@@ -55,6 +55,7 @@ func nonNil(s []string) []string {
 type MeView struct {
 	Company    MeCompany    `json:"company"`
 	User       *MeUser      `json:"user"`
+	Client     *MeClient    `json:"client"`
 	Credential MeCredential `json:"credential"`
 	Scopes     []string     `json:"scopes"`
 }
@@ -74,6 +75,12 @@ type MeUser struct {
 	FirstName string    `json:"firstName"`
 	LastName  string    `json:"lastName"`
 	Role      string    `json:"role"`
+}
+
+// MeClient is the OAuth client of an access token.
+type MeClient struct {
+	ID   uuid.UUID `json:"id"`
+	Name string    `json:"name"`
 }
 
 // MeCredential describes the credential without revealing it.
@@ -97,6 +104,9 @@ func (h *Handler) me(c *fiber.Ctx) error {
 		Company:    MeCompany{ID: co.ID, Name: co.Name, Sandbox: co.Sandbox, Features: nonNil(co.Features)},
 		Credential: MeCredential{ID: p.KeyID, Prefix: p.KeyPrefix, Kind: p.Kind, Env: p.Env},
 		Scopes:     expandScopes(p.Scopes),
+	}
+	if p.ClientID != uuid.Nil {
+		v.Client = &MeClient{ID: p.ClientID, Name: p.ClientName}
 	}
 	if p.HasUser() {
 		u, err := db.User.Get(ctx, p.UserID)

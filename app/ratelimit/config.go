@@ -30,6 +30,12 @@ const (
 	IntakeSenderPolicy      = "intake-sender"
 	AuthFailurePolicy       = "auth-failures"
 	IntakeAttachmentsPolicy = "intake-attachments"
+	// Failed sign-ins at the OAuth login form (app/oauth), fixed windows: per account and per
+	// client IP. Only failures count; a refused attempt is not checked at all.
+	LoginAccountLimit = 5
+	LoginIPLimit      = 20
+	LoginPeriod       = 15 * time.Minute
+	LoginPolicy       = "login"
 
 	DefaultPrefix = "brokerdesk:ratelimit"
 )
@@ -73,6 +79,9 @@ type Limits struct {
 	AuthFailures *Limiter
 	// Attachments counts intake attachment bytes per company: fixed UTC-day window.
 	Attachments *Limiter
+	// LoginAccount and LoginIP count failed OAuth sign-ins per e-mail and per client IP.
+	LoginAccount *Limiter
+	LoginIP      *Limiter
 
 	client redis.UniversalClient // nil: memory stores
 	health *health               // nil: memory stores
@@ -122,6 +131,8 @@ func New(redisURL string, cfg Config) (*Limits, error) {
 			IntakeSender: NewLimiter(NewMemoryFixedStore(), cfg.IntakeSender, IntakeSenderPolicy),
 			AuthFailures: NewLimiter(NewMemoryFixedStore(), cfg.AuthFailures, AuthFailurePolicy),
 			Attachments:  NewLimiter(NewMemoryFixedStore(), cfg.AttachmentBytes, IntakeAttachmentsPolicy),
+			LoginAccount: NewLimiter(NewMemoryFixedStore(), limiter.Rate{Limit: LoginAccountLimit, Period: LoginPeriod}, LoginPolicy),
+			LoginIP:      NewLimiter(NewMemoryFixedStore(), limiter.Rate{Limit: LoginIPLimit, Period: LoginPeriod}, LoginPolicy),
 		}
 		for _, lim := range l.all() {
 			lim.observe = cfg.Observe
@@ -151,6 +162,10 @@ func New(redisURL string, cfg Config) (*Limits, error) {
 			cfg.AuthFailures, AuthFailurePolicy),
 		Attachments: NewLimiter(NewRedisFixedStore(client, cfg.Prefix+":intake-attachments", timeout),
 			cfg.AttachmentBytes, IntakeAttachmentsPolicy),
+		LoginAccount: NewLimiter(NewRedisFixedStore(client, cfg.Prefix+":login-account", timeout),
+			limiter.Rate{Limit: LoginAccountLimit, Period: LoginPeriod}, LoginPolicy),
+		LoginIP: NewLimiter(NewRedisFixedStore(client, cfg.Prefix+":login-ip", timeout),
+			limiter.Rate{Limit: LoginIPLimit, Period: LoginPeriod}, LoginPolicy),
 		client: client,
 		health: h,
 	}
@@ -165,7 +180,7 @@ func New(redisURL string, cfg Config) (*Limits, error) {
 
 // all are the limiters, for what applies to each.
 func (l *Limits) all() []*Limiter {
-	return []*Limiter{l.API, l.Intake, l.IntakeSender, l.AuthFailures, l.Attachments}
+	return []*Limiter{l.API, l.Intake, l.IntakeSender, l.AuthFailures, l.Attachments, l.LoginAccount, l.LoginIP}
 }
 
 // Degraded reports whether Redis is unreachable and the limits are counted in memory.

@@ -1,6 +1,8 @@
 package ratelimit
 
 import (
+	"github.com/google/uuid"
+
 	"context"
 	"errors"
 	"fmt"
@@ -132,6 +134,18 @@ func (l *Limiter) fromFallback(ctx context.Context, key string, n int64) Decisio
 	}
 	d.Fallback, d.policy, d.period = true, l.policy, l.rate.Period
 	return d
+}
+
+// Exhausted reports whether key has no request left in the current window, without taking one
+// (the OAuth login checks it before a password is even compared). A failing store answers
+// false, like Allow fails open.
+func (l *Limiter) Exhausted(ctx context.Context, key string) bool {
+	d, err := l.store.Take(ctx, key, 0, l.rate)
+	if err != nil {
+		zerolog.Ctx(ctx).Error().Err(err).Str("rate_limit_policy", l.policy).Msg("rate limiter unavailable")
+		return false
+	}
+	return d.Remaining <= 0
 }
 
 // Refund takes back the request d admitted for key, for a request that must not count. A
@@ -290,6 +304,11 @@ func CredentialKey(c *fiber.Ctx) (string, bool) {
 	p, ok := tenancy.PrincipalFrom(c.UserContext())
 	if !ok || p == nil {
 		return "", false
+	}
+	if p.ClientID != uuid.Nil {
+		// OAuth: one quota per grant, the client and the user (or the company for client
+		// credentials), however many tokens it was issued
+		return "oauth:" + p.ClientID.String() + ":" + p.UserID.String() + ":" + p.CompanyID.String(), true
 	}
 	return p.KeyID.String(), true
 }

@@ -12,8 +12,9 @@ import (
 
 // cli runs the brokerdesk command against a fresh migrated database.
 type cli struct {
-	t   *testing.T
-	env map[string]string
+	t     *testing.T
+	env   map[string]string
+	stdin string // what the next command reads from stdin
 }
 
 func newCLI(t *testing.T) *cli {
@@ -37,7 +38,7 @@ func newCLI(t *testing.T) *cli {
 
 func (c *cli) run(args ...string) (string, error) {
 	var out, errOut bytes.Buffer
-	err := run(context.Background(), args, func(k string) string { return c.env[k] }, &out, &errOut)
+	err := run(context.Background(), args, func(k string) string { return c.env[k] }, strings.NewReader(c.stdin), &out, &errOut)
 	return out.String() + errOut.String(), err
 }
 
@@ -132,8 +133,83 @@ func TestCLI_Operator(t *testing.T) {
 
 func TestCLI_NoDatabase(t *testing.T) {
 	var out bytes.Buffer
-	err := run(context.Background(), []string{"key", "list"}, func(string) string { return "" }, &out, &out)
+	err := run(context.Background(), []string{"key", "list"}, func(string) string { return "" }, strings.NewReader(""), &out, &out)
 	if err == nil || !strings.Contains(err.Error(), "DATABASE_URL") {
 		t.Errorf("err %v, want one naming DATABASE_URL", err)
+	}
+}
+
+func TestCLI_OAuthClientsAndPasswords(t *testing.T) {
+	c := newCLI(t)
+	var co struct{ ID string }
+	c.json(&co, "company", "create", "--name", "OAuth GmbH")
+	var u struct{ ID, Email string }
+	c.json(&u, "user", "create", "--company", co.ID, "--email", "anna@example.de")
+
+	c.stdin = "a long enough password\n"
+	if out, err := c.run("user", "set-password", "--company", co.ID, "--user", "anna@example.de"); err != nil || !strings.Contains(out, "password set") {
+		t.Fatalf("set-password: %v %s", err, out)
+	}
+	c.stdin = "short\n"
+	if _, err := c.run("user", "set-password", "--company", co.ID, "--user", u.ID); err == nil || !strings.Contains(err.Error(), "at least 10") {
+		t.Errorf("short password: %v", err)
+	}
+
+	var cl struct {
+		ID, Name, Secret, Env, Status string
+		RedirectURIs                  []string
+		Public                        bool
+		CompanyID                     *string
+	}
+	c.json(&cl, "oauth-client", "create", "--name", "Partner", "--redirect-uri", "https://p.example/cb",
+		"--redirect-uri", "http://localhost:9000/cb", "--scopes", "contacts:read,leads:read")
+	if !strings.HasPrefix(cl.Secret, "bdcs_") || len(cl.RedirectURIs) != 2 || cl.CompanyID != nil || cl.Env != "live" {
+		t.Fatalf("client %+v", cl)
+	}
+	first := cl.Secret
+	out, err := c.run("oauth-client", "list")
+	if err != nil || !strings.Contains(out, cl.ID) || strings.Contains(out, first) {
+		t.Errorf("list shows the client without its secret: %v\n%s", err, out)
+	}
+	c.json(&cl, "oauth-client", "rotate-secret", cl.ID)
+	if cl.Secret == "" || cl.Secret == first {
+		t.Errorf("rotate-secret: %q", cl.Secret)
+	}
+	c.json(&cl, "oauth-client", "disable", cl.ID)
+	if cl.Status != "disabled" {
+		t.Errorf("disable: %q", cl.Status)
+	}
+	var pub struct {
+		Secret    string
+		Public    bool
+		CompanyID *string
+		Env       string
+	}
+	c.json(&pub, "oauth-client", "create", "--name", "SPA", "--redirect-uri", "https://spa.example/cb", "--scopes",
+		"contacts:read", "--public", "--company", co.ID, "--env", "test")
+	if pub.Secret != "" || !pub.Public || pub.CompanyID == nil || *pub.CompanyID != co.ID || pub.Env != "test" {
+		t.Errorf("public client %+v", pub)
+	}
+	if out, err := c.run("oauth-client", "delete", cl.ID); err != nil || !strings.Contains(out, "deleted") {
+		t.Errorf("delete: %v %s", err, out)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"oauth-client", "create", "--name", "X", "--scopes", "contacts:read"}, "at least one redirect URI"},
+		{[]string{"oauth-client", "create", "--name", "X", "--scopes", "contacts:read", "--redirect-uri", "http://evil.example/cb"}, "absolute https URI"},
+		{[]string{"oauth-client", "create", "--name", "X", "--scopes", "contacts:read", "--redirect-uri", "https://a.example/cb#x"}, "without fragment"},
+		{[]string{"oauth-client", "create", "--name", "X", "--scopes", "*", "--redirect-uri", "https://a.example/cb"}, "not a scope"},
+		{[]string{"oauth-client", "create", "--redirect-uri", "https://a.example/cb", "--scopes", "contacts:read"}, "name is required"},
+		{[]string{"oauth-client", "rotate-secret", "01a20000-0000-7000-8000-000000000000"}, "not found"},
+		{[]string{"oauth-client", "disable"}, "name one client"},
+		{[]string{"user", "set-password", "--company", co.ID, "--user", "nobody@example.de"}, "not found"},
+	} {
+		c.stdin = "a long enough password\n"
+		out, err := c.run(tc.args...)
+		if err == nil || !strings.Contains(err.Error()+out, tc.want) {
+			t.Errorf("%v: err %v, output %q; want an error saying %q", tc.args, err, out, tc.want)
+		}
 	}
 }

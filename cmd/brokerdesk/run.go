@@ -35,6 +35,10 @@ operator (DATABASE_URL must name the owner):
   key list [--company ID]
   key deactivate KEY-ID-OR-PREFIX
   key delete KEY-ID-OR-PREFIX
+  user set-password --company ID --user ID-OR-EMAIL        (password: first line of stdin)
+  oauth-client create --name N --redirect-uri U [--redirect-uri U2] --scopes a,b [--public] [--company ID] [--env live|test]
+  oauth-client list
+  oauth-client rotate-secret|disable|delete CLIENT-ID
   delegation create --company ID --from USER-ID --to USER-ID [--until RFC3339]
   delegation list --company ID --from USER-ID
   delegation delete --company ID --from USER-ID DELEGATION-ID
@@ -44,12 +48,13 @@ Operator commands print plain text, or JSON with --json.`
 // env is what every command gets: configuration source and output streams.
 type env struct {
 	getenv func(string) string
+	stdin  io.Reader // user set-password reads the password here
 	stdout io.Writer
 	stderr io.Writer
 }
 
-func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	e := env{getenv: getenv, stdout: stdout, stderr: stderr}
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	e := env{getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr}
 	if len(args) == 0 {
 		fmt.Fprintln(stderr, usage)
 		return fmt.Errorf("no command")
@@ -64,7 +69,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "company":
 		return e.company(ctx, args[1:])
 	case "user":
+		if len(args) > 1 && args[1] == "set-password" {
+			return e.setPassword(ctx, args[2:])
+		}
 		return e.user(ctx, args[1:])
+	case "oauth-client":
+		return e.oauthClient(ctx, args[1:])
 	case "key":
 		return e.key(ctx, args[1:])
 	case "delegation":

@@ -587,6 +587,90 @@ var (
 			},
 		},
 	}
+	// OauthClientsColumns holds the columns for the "oauth_clients" table.
+	OauthClientsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "company_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "name", Type: field.TypeString, Size: 200},
+		{Name: "secret_hash", Type: field.TypeBytes, Nullable: true},
+		{Name: "redirect_uris", Type: field.TypeJSON},
+		{Name: "scopes", Type: field.TypeJSON},
+		{Name: "public", Type: field.TypeBool, Default: false},
+		{Name: "env", Type: field.TypeEnum, Enums: []string{"live", "test"}, Default: "live"},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"active", "disabled"}, Default: "active"},
+	}
+	// OauthClientsTable holds the schema information for the "oauth_clients" table.
+	OauthClientsTable = &schema.Table{
+		Name:       "oauth_clients",
+		Columns:    OauthClientsColumns,
+		PrimaryKey: []*schema.Column{OauthClientsColumns[0]},
+	}
+	// OauthConsentsColumns holds the columns for the "oauth_consents" table.
+	OauthConsentsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "company_id", Type: field.TypeUUID},
+		{Name: "user_id", Type: field.TypeUUID},
+		{Name: "client_id", Type: field.TypeUUID},
+		{Name: "scopes", Type: field.TypeJSON},
+	}
+	// OauthConsentsTable holds the schema information for the "oauth_consents" table.
+	OauthConsentsTable = &schema.Table{
+		Name:       "oauth_consents",
+		Columns:    OauthConsentsColumns,
+		PrimaryKey: []*schema.Column{OauthConsentsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "oauthconsent_user_id_client_id",
+				Unique:  true,
+				Columns: []*schema.Column{OauthConsentsColumns[4], OauthConsentsColumns[5]},
+			},
+		},
+	}
+	// OauthTokensColumns holds the columns for the "oauth_tokens" table.
+	OauthTokensColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "kind", Type: field.TypeEnum, Enums: []string{"authorize_code", "pkce", "access_token", "refresh_token"}},
+		{Name: "signature_hash", Type: field.TypeBytes},
+		{Name: "request_id", Type: field.TypeString, Size: 100},
+		{Name: "client_id", Type: field.TypeUUID},
+		{Name: "company_id", Type: field.TypeUUID},
+		{Name: "user_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "requested_scopes", Type: field.TypeJSON},
+		{Name: "granted_scopes", Type: field.TypeJSON},
+		{Name: "form", Type: field.TypeJSON, Nullable: true},
+		{Name: "session", Type: field.TypeBytes},
+		{Name: "requested_at", Type: field.TypeTime},
+		{Name: "expires_at", Type: field.TypeTime},
+		{Name: "active", Type: field.TypeBool, Default: true},
+		{Name: "created_at", Type: field.TypeTime},
+	}
+	// OauthTokensTable holds the schema information for the "oauth_tokens" table.
+	OauthTokensTable = &schema.Table{
+		Name:       "oauth_tokens",
+		Columns:    OauthTokensColumns,
+		PrimaryKey: []*schema.Column{OauthTokensColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "oauthtoken_signature_hash_kind",
+				Unique:  true,
+				Columns: []*schema.Column{OauthTokensColumns[2], OauthTokensColumns[1]},
+			},
+			{
+				Name:    "oauthtoken_request_id",
+				Unique:  false,
+				Columns: []*schema.Column{OauthTokensColumns[3]},
+			},
+			{
+				Name:    "oauthtoken_client_id_user_id",
+				Unique:  false,
+				Columns: []*schema.Column{OauthTokensColumns[4], OauthTokensColumns[6]},
+			},
+		},
+	}
 	// UsersColumns holds the columns for the "users" table.
 	UsersColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -599,6 +683,7 @@ var (
 		{Name: "last_name", Type: field.TypeString, Size: 100, Default: ""},
 		{Name: "status", Type: field.TypeEnum, Enums: []string{"active", "inactive", "suspended"}, Default: "active"},
 		{Name: "role", Type: field.TypeEnum, Enums: []string{"admin", "manager", "agent"}, Default: "agent"},
+		{Name: "password_hash", Type: field.TypeString, Nullable: true},
 		{Name: "company_id", Type: field.TypeUUID},
 	}
 	// UsersTable holds the schema information for the "users" table.
@@ -609,7 +694,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "users_companies_company",
-				Columns:    []*schema.Column{UsersColumns[10]},
+				Columns:    []*schema.Column{UsersColumns[11]},
 				RefColumns: []*schema.Column{CompaniesColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -618,17 +703,17 @@ var (
 			{
 				Name:    "user_company_id",
 				Unique:  false,
-				Columns: []*schema.Column{UsersColumns[10]},
+				Columns: []*schema.Column{UsersColumns[11]},
 			},
 			{
 				Name:    "user_company_id_email",
 				Unique:  true,
-				Columns: []*schema.Column{UsersColumns[10], UsersColumns[5]},
+				Columns: []*schema.Column{UsersColumns[11], UsersColumns[5]},
 			},
 			{
 				Name:    "user_company_id_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{UsersColumns[10], UsersColumns[1], UsersColumns[0]},
+				Columns: []*schema.Column{UsersColumns[11], UsersColumns[1], UsersColumns[0]},
 			},
 		},
 	}
@@ -780,6 +865,9 @@ var (
 		LeadAttachmentsTable,
 		LeadStagesTable,
 		LeadSubmissionsTable,
+		OauthClientsTable,
+		OauthConsentsTable,
+		OauthTokensTable,
 		UsersTable,
 		WebhookCursorsTable,
 		WebhookDeliveriesTable,

@@ -48,6 +48,15 @@ type LeadStage func(*sql.Selector)
 // LeadSubmission is the predicate function for leadsubmission builders.
 type LeadSubmission func(*sql.Selector)
 
+// OAuthClient is the predicate function for oauthclient builders.
+type OAuthClient func(*sql.Selector)
+
+// OAuthConsent is the predicate function for oauthconsent builders.
+type OAuthConsent func(*sql.Selector)
+
+// OAuthToken is the predicate function for oauthtoken builders.
+type OAuthToken func(*sql.Selector)
+
 // User is the predicate function for user builders.
 type User func(*sql.Selector)
 

@@ -447,6 +447,78 @@ func (f LeadSubmissionMutationRuleFunc) EvalMutation(ctx context.Context, m ent.
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.LeadSubmissionMutation", m)
 }
 
+// The OAuthClientQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type OAuthClientQueryRuleFunc func(context.Context, *ent.OAuthClientQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f OAuthClientQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.OAuthClientQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.OAuthClientQuery", q)
+}
+
+// The OAuthClientMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type OAuthClientMutationRuleFunc func(context.Context, *ent.OAuthClientMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f OAuthClientMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.OAuthClientMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.OAuthClientMutation", m)
+}
+
+// The OAuthConsentQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type OAuthConsentQueryRuleFunc func(context.Context, *ent.OAuthConsentQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f OAuthConsentQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.OAuthConsentQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.OAuthConsentQuery", q)
+}
+
+// The OAuthConsentMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type OAuthConsentMutationRuleFunc func(context.Context, *ent.OAuthConsentMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f OAuthConsentMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.OAuthConsentMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.OAuthConsentMutation", m)
+}
+
+// The OAuthTokenQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type OAuthTokenQueryRuleFunc func(context.Context, *ent.OAuthTokenQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f OAuthTokenQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.OAuthTokenQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.OAuthTokenQuery", q)
+}
+
+// The OAuthTokenMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type OAuthTokenMutationRuleFunc func(context.Context, *ent.OAuthTokenMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f OAuthTokenMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.OAuthTokenMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.OAuthTokenMutation", m)
+}
+
 // The UserQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type UserQueryRuleFunc func(context.Context, *ent.UserQuery) error
@@ -606,6 +678,12 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.LeadSubmissionQuery:
 		return q.Filter(), nil
+	case *ent.OAuthClientQuery:
+		return q.Filter(), nil
+	case *ent.OAuthConsentQuery:
+		return q.Filter(), nil
+	case *ent.OAuthTokenQuery:
+		return q.Filter(), nil
 	case *ent.UserQuery:
 		return q.Filter(), nil
 	case *ent.WebhookCursorQuery:
@@ -648,6 +726,12 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.LeadStageMutation:
 		return m.Filter(), nil
 	case *ent.LeadSubmissionMutation:
+		return m.Filter(), nil
+	case *ent.OAuthClientMutation:
+		return m.Filter(), nil
+	case *ent.OAuthConsentMutation:
+		return m.Filter(), nil
+	case *ent.OAuthTokenMutation:
 		return m.Filter(), nil
 	case *ent.UserMutation:
 		return m.Filter(), nil

@@ -19,22 +19,24 @@ import (
 // every company and is still narrowed when it pinned one. It returns Skip, never Allow, so the
 // schema's own policy still runs (an Allow in a mixin would end the evaluation).
 func FilterByCompany() privacy.QueryMutationRule {
+	return privacy.FilterFunc(filterByCompany)
+}
+
+func filterByCompany(ctx context.Context, f privacy.Filter) error {
 	type companyFilter interface{ WhereCompanyID(entql.ValueP) }
-	return privacy.FilterFunc(func(ctx context.Context, f privacy.Filter) error {
-		id, ok := tenancy.CompanyID(ctx)
-		if !ok {
-			if tenancy.IsOperator(ctx) {
-				return privacy.Skip
-			}
-			return privacy.Denyf("no company in context")
+	id, ok := tenancy.CompanyID(ctx)
+	if !ok {
+		if tenancy.IsOperator(ctx) {
+			return privacy.Skip
 		}
-		cf, ok := f.(companyFilter)
-		if !ok {
-			return privacy.Denyf("unexpected filter type %T", f)
-		}
-		cf.WhereCompanyID(entql.ValueEQ(id))
-		return privacy.Skip
-	})
+		return privacy.Denyf("no company in context")
+	}
+	cf, ok := f.(companyFilter)
+	if !ok {
+		return privacy.Denyf("unexpected filter type %T", f)
+	}
+	cf.WhereCompanyID(entql.ValueEQ(id))
+	return privacy.Skip
 }
 
 // FilterOwnCompany narrows queries of the companies table to the pinned company itself.
@@ -65,5 +67,17 @@ func OperatorOnly() privacy.MutationRule {
 			return privacy.Skip
 		}
 		return privacy.Denyf("only the operator changes companies")
+	})
+}
+
+// OAuthServerOrCompany guards the OAuth tables: the authorization server (tenancy.WithOAuthServer)
+// and the operator reach every row, for it works before any company is known; everything else is
+// narrowed to the pinned company like tenant data, and denied without one.
+func OAuthServerOrCompany() privacy.QueryMutationRule {
+	return privacy.FilterFunc(func(ctx context.Context, f privacy.Filter) error {
+		if tenancy.IsOAuthServer(ctx) {
+			return privacy.Skip
+		}
+		return filterByCompany(ctx, f)
 	})
 }

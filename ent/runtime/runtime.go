@@ -20,6 +20,9 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
 	"github.com/brokerdesk/brokerdesk/ent/leadstage"
 	"github.com/brokerdesk/brokerdesk/ent/leadsubmission"
+	"github.com/brokerdesk/brokerdesk/ent/oauthclient"
+	"github.com/brokerdesk/brokerdesk/ent/oauthconsent"
+	"github.com/brokerdesk/brokerdesk/ent/oauthtoken"
 	"github.com/brokerdesk/brokerdesk/ent/schema"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 	"github.com/brokerdesk/brokerdesk/ent/user"
@@ -863,6 +866,156 @@ func init() {
 	leadsubmissionDescID := leadsubmissionMixinFields0[0].Descriptor()
 	// leadsubmission.DefaultID holds the default value on creation for the id field.
 	leadsubmission.DefaultID = leadsubmissionDescID.Default.(func() uuid.UUID)
+	oauthclientMixin := schema.OAuthClient{}.Mixin()
+	oauthclient.Policy = privacy.NewPolicies(schema.OAuthClient{})
+	oauthclient.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := oauthclient.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	oauthclientMixinFields0 := oauthclientMixin[0].Fields()
+	_ = oauthclientMixinFields0
+	oauthclientMixinFields1 := oauthclientMixin[1].Fields()
+	_ = oauthclientMixinFields1
+	oauthclientFields := schema.OAuthClient{}.Fields()
+	_ = oauthclientFields
+	// oauthclientDescCreatedAt is the schema descriptor for created_at field.
+	oauthclientDescCreatedAt := oauthclientMixinFields1[0].Descriptor()
+	// oauthclient.DefaultCreatedAt holds the default value on creation for the created_at field.
+	oauthclient.DefaultCreatedAt = oauthclientDescCreatedAt.Default.(func() time.Time)
+	// oauthclientDescUpdatedAt is the schema descriptor for updated_at field.
+	oauthclientDescUpdatedAt := oauthclientMixinFields1[1].Descriptor()
+	// oauthclient.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	oauthclient.DefaultUpdatedAt = oauthclientDescUpdatedAt.Default.(func() time.Time)
+	// oauthclient.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	oauthclient.UpdateDefaultUpdatedAt = oauthclientDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// oauthclientDescName is the schema descriptor for name field.
+	oauthclientDescName := oauthclientFields[1].Descriptor()
+	// oauthclient.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	oauthclient.NameValidator = func() func(string) error {
+		validators := oauthclientDescName.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(name string) error {
+			for _, fn := range fns {
+				if err := fn(name); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// oauthclientDescRedirectUris is the schema descriptor for redirect_uris field.
+	oauthclientDescRedirectUris := oauthclientFields[3].Descriptor()
+	// oauthclient.DefaultRedirectUris holds the default value on creation for the redirect_uris field.
+	oauthclient.DefaultRedirectUris = oauthclientDescRedirectUris.Default.([]string)
+	// oauthclientDescScopes is the schema descriptor for scopes field.
+	oauthclientDescScopes := oauthclientFields[4].Descriptor()
+	// oauthclient.DefaultScopes holds the default value on creation for the scopes field.
+	oauthclient.DefaultScopes = oauthclientDescScopes.Default.([]string)
+	// oauthclientDescPublic is the schema descriptor for public field.
+	oauthclientDescPublic := oauthclientFields[5].Descriptor()
+	// oauthclient.DefaultPublic holds the default value on creation for the public field.
+	oauthclient.DefaultPublic = oauthclientDescPublic.Default.(bool)
+	// oauthclientDescID is the schema descriptor for id field.
+	oauthclientDescID := oauthclientMixinFields0[0].Descriptor()
+	// oauthclient.DefaultID holds the default value on creation for the id field.
+	oauthclient.DefaultID = oauthclientDescID.Default.(func() uuid.UUID)
+	oauthconsentMixin := schema.OAuthConsent{}.Mixin()
+	oauthconsent.Policy = privacy.NewPolicies(schema.OAuthConsent{})
+	oauthconsent.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := oauthconsent.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	oauthconsentMixinFields0 := oauthconsentMixin[0].Fields()
+	_ = oauthconsentMixinFields0
+	oauthconsentMixinFields1 := oauthconsentMixin[1].Fields()
+	_ = oauthconsentMixinFields1
+	oauthconsentFields := schema.OAuthConsent{}.Fields()
+	_ = oauthconsentFields
+	// oauthconsentDescCreatedAt is the schema descriptor for created_at field.
+	oauthconsentDescCreatedAt := oauthconsentMixinFields1[0].Descriptor()
+	// oauthconsent.DefaultCreatedAt holds the default value on creation for the created_at field.
+	oauthconsent.DefaultCreatedAt = oauthconsentDescCreatedAt.Default.(func() time.Time)
+	// oauthconsentDescUpdatedAt is the schema descriptor for updated_at field.
+	oauthconsentDescUpdatedAt := oauthconsentMixinFields1[1].Descriptor()
+	// oauthconsent.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	oauthconsent.DefaultUpdatedAt = oauthconsentDescUpdatedAt.Default.(func() time.Time)
+	// oauthconsent.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	oauthconsent.UpdateDefaultUpdatedAt = oauthconsentDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// oauthconsentDescScopes is the schema descriptor for scopes field.
+	oauthconsentDescScopes := oauthconsentFields[3].Descriptor()
+	// oauthconsent.DefaultScopes holds the default value on creation for the scopes field.
+	oauthconsent.DefaultScopes = oauthconsentDescScopes.Default.([]string)
+	// oauthconsentDescID is the schema descriptor for id field.
+	oauthconsentDescID := oauthconsentMixinFields0[0].Descriptor()
+	// oauthconsent.DefaultID holds the default value on creation for the id field.
+	oauthconsent.DefaultID = oauthconsentDescID.Default.(func() uuid.UUID)
+	oauthtokenMixin := schema.OAuthToken{}.Mixin()
+	oauthtoken.Policy = privacy.NewPolicies(schema.OAuthToken{})
+	oauthtoken.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := oauthtoken.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	oauthtokenMixinFields0 := oauthtokenMixin[0].Fields()
+	_ = oauthtokenMixinFields0
+	oauthtokenFields := schema.OAuthToken{}.Fields()
+	_ = oauthtokenFields
+	// oauthtokenDescSignatureHash is the schema descriptor for signature_hash field.
+	oauthtokenDescSignatureHash := oauthtokenFields[1].Descriptor()
+	// oauthtoken.SignatureHashValidator is a validator for the "signature_hash" field. It is called by the builders before save.
+	oauthtoken.SignatureHashValidator = oauthtokenDescSignatureHash.Validators[0].(func([]byte) error)
+	// oauthtokenDescRequestID is the schema descriptor for request_id field.
+	oauthtokenDescRequestID := oauthtokenFields[2].Descriptor()
+	// oauthtoken.RequestIDValidator is a validator for the "request_id" field. It is called by the builders before save.
+	oauthtoken.RequestIDValidator = func() func(string) error {
+		validators := oauthtokenDescRequestID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(request_id string) error {
+			for _, fn := range fns {
+				if err := fn(request_id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// oauthtokenDescRequestedScopes is the schema descriptor for requested_scopes field.
+	oauthtokenDescRequestedScopes := oauthtokenFields[6].Descriptor()
+	// oauthtoken.DefaultRequestedScopes holds the default value on creation for the requested_scopes field.
+	oauthtoken.DefaultRequestedScopes = oauthtokenDescRequestedScopes.Default.([]string)
+	// oauthtokenDescGrantedScopes is the schema descriptor for granted_scopes field.
+	oauthtokenDescGrantedScopes := oauthtokenFields[7].Descriptor()
+	// oauthtoken.DefaultGrantedScopes holds the default value on creation for the granted_scopes field.
+	oauthtoken.DefaultGrantedScopes = oauthtokenDescGrantedScopes.Default.([]string)
+	// oauthtokenDescActive is the schema descriptor for active field.
+	oauthtokenDescActive := oauthtokenFields[12].Descriptor()
+	// oauthtoken.DefaultActive holds the default value on creation for the active field.
+	oauthtoken.DefaultActive = oauthtokenDescActive.Default.(bool)
+	// oauthtokenDescCreatedAt is the schema descriptor for created_at field.
+	oauthtokenDescCreatedAt := oauthtokenFields[13].Descriptor()
+	// oauthtoken.DefaultCreatedAt holds the default value on creation for the created_at field.
+	oauthtoken.DefaultCreatedAt = oauthtokenDescCreatedAt.Default.(func() time.Time)
+	// oauthtokenDescID is the schema descriptor for id field.
+	oauthtokenDescID := oauthtokenMixinFields0[0].Descriptor()
+	// oauthtoken.DefaultID holds the default value on creation for the id field.
+	oauthtoken.DefaultID = oauthtokenDescID.Default.(func() uuid.UUID)
 	userMixin := schema.User{}.Mixin()
 	user.Policy = privacy.NewPolicies(userMixin[1], schema.User{})
 	user.Hooks[0] = func(next ent.Mutator) ent.Mutator {

@@ -24,6 +24,9 @@ func (User) Fields() []ent.Field {
 		field.String("last_name").Default("").MaxRuneLen(100),
 		field.Enum("status").Values("active", "inactive", "suspended").Default("active"),
 		field.Enum("role").Values("admin", "manager", "agent").Default("agent"),
+		// password_hash is an argon2id PHC string (brokerdesk user set-password); the OAuth
+		// login reads it only through the SECURITY DEFINER function oauth_login_users.
+		field.String("password_hash").Optional().Nillable().Sensitive(),
 	}
 }
 

@@ -215,6 +215,41 @@ func TestIsolation(t *testing.T) {
 		}
 	})
 
+	t.Run("OAuth tokens are isolated as keys are", func(t *testing.T) {
+		aTok, bTok, aTestTok := a.OAuthToken(t, "live"), b.OAuthToken(t, "live"), a.OAuthToken(t, "test")
+		env.Run(t, []apitest.Case{
+			{Name: "B's user via A's token", Key: aTok, Path: "/users/" + bAgent.ID.String(), Status: 404, Problem: "not_found"},
+			{Name: "A's live user via A's sandbox token", Key: aTestTok, Path: "/users/" + aAgent.ID.String(), Status: 404, Problem: "not_found"},
+			{Name: "A's sandbox twin via A's live token", Key: aTok, Path: "/users/" + aAgent.SandboxID.String(), Status: 404, Problem: "not_found"},
+			{Name: "B's user via B's token", Key: bTok, Path: "/users/" + bAgent.ID.String(), Status: 200},
+			{Name: "A's sandbox user via A's sandbox token", Key: aTestTok, Path: "/users/" + aAgent.SandboxID.String(), Status: 200},
+			{Name: "A's token lists A's users only", Key: aTok, Path: "/users?limit=200", Status: 200,
+				Check: func(t *testing.T, r *apitest.Response) {
+					var page struct {
+						Data []struct {
+							ID uuid.UUID `json:"id"`
+						} `json:"data"`
+					}
+					r.Decode(t, &page)
+					if len(page.Data) != 2 || page.Data[0].ID != a.Admin.ID || page.Data[1].ID != aAgent.ID {
+						t.Errorf("A's token lists %s", r.Body)
+					}
+				}},
+		})
+		for _, tc := range []struct {
+			key  string
+			want uuid.UUID
+		}{{aTok, a.ID}, {bTok, b.ID}, {aTestTok, a.SandboxID}} {
+			var co struct {
+				ID uuid.UUID `json:"id"`
+			}
+			env.Do(t, apitest.Request{Path: "/company", Key: tc.key}).Decode(t, &co)
+			if co.ID != tc.want {
+				t.Errorf("/company with a token = %s, want %s", co.ID, tc.want)
+			}
+		}
+	})
+
 	t.Run("raw SQL in A's request transaction sees only A's rows", func(t *testing.T) {
 		for _, table := range append([]string{"companies"}, tenantTables...) {
 			var ids []string

@@ -1,0 +1,263 @@
+// Package oauth is the OAuth 2.0 authorization server for partner apps (ory/fosite): the
+// authorization code with PKCE for users (login and consent pages), client credentials for
+// company-bound clients, refresh with rotation and reuse detection, revocation (RFC 7009),
+// introspection (RFC 7662) and the RFC 8414 metadata. Its storage is ent, in the OAuth tables,
+// each request in one transaction marked tenancy.WithOAuthServer. API requests resolve access
+// tokens in tenancy's auth middleware, not here.
+package oauth
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/ory/fosite"
+	"github.com/ory/fosite/compose"
+	"github.com/rs/zerolog"
+
+	"github.com/brokerdesk/brokerdesk/app/ratelimit"
+	"github.com/brokerdesk/brokerdesk/ent"
+	"github.com/brokerdesk/brokerdesk/ent/oauthtoken"
+	"github.com/brokerdesk/brokerdesk/tenancy"
+)
+
+// Paths of the authorization server, published in the metadata.
+const (
+	PathAuthorize  = "/oauth/authorize"
+	PathToken      = "/oauth/token"
+	PathRevoke     = "/oauth/revoke"
+	PathIntrospect = "/oauth/introspect"
+	PathMetadata   = "/.well-known/oauth-authorization-server"
+)
+
+// Lifetimes (issue 9).
+const (
+	AccessTokenLifespan  = time.Hour
+	RefreshTokenLifespan = 30 * 24 * time.Hour
+	CodeLifespan         = 10 * time.Minute
+	sessionLifespan      = time.Hour
+)
+
+// Server is the authorization server.
+type Server struct {
+	client   *ent.Client // app-role pool (tenancy.Driver)
+	provider fosite.OAuth2Provider
+	store    *Store
+	secret   []byte // signs the login session and CSRF tokens
+	limits   *ratelimit.Limits
+	now      func() time.Time
+}
+
+// NewServer builds the server. secret is APP_SECRET: tokens' HMAC key and the cookie key derive
+// from it, so replicas sharing it accept each other's tokens.
+func NewServer(client *ent.Client, secret []byte, limits *ratelimit.Limits, now func() time.Time) *Server {
+	derive := func(label string) []byte {
+		m := hmac.New(sha256.New, secret)
+		m.Write([]byte("brokerdesk oauth " + label))
+		return m.Sum(nil)
+	}
+	store := &Store{lifespans: map[oauthtoken.Kind]time.Duration{
+		oauthtoken.KindAccessToken: AccessTokenLifespan, oauthtoken.KindRefreshToken: RefreshTokenLifespan,
+		oauthtoken.KindAuthorizeCode: CodeLifespan, oauthtoken.KindPkce: CodeLifespan,
+	}}
+	cfg := &fosite.Config{
+		AccessTokenLifespan:            AccessTokenLifespan,
+		RefreshTokenLifespan:           RefreshTokenLifespan,
+		AuthorizeCodeLifespan:          CodeLifespan,
+		GlobalSecret:                   derive("hmac"),
+		EnforcePKCE:                    true,
+		EnablePKCEPlainChallengeMethod: false,
+		ScopeStrategy:                  fosite.ExactScopeStrategy,
+		AudienceMatchingStrategy:       fosite.DefaultAudienceMatchingStrategy,
+		RefreshTokenScopes:             []string{}, // every code exchange gets a refresh token
+		ClientSecretsHasher:            secretHasher{},
+		SendDebugMessagesToClients:     false,
+	}
+	strategy := compose.NewOAuth2HMACStrategy(cfg)
+	provider := compose.Compose(cfg, store, strategy,
+		compose.OAuth2AuthorizeExplicitFactory,
+		compose.OAuth2ClientCredentialsGrantFactory,
+		compose.OAuth2RefreshTokenGrantFactory,
+		compose.OAuth2TokenIntrospectionFactory,
+		compose.OAuth2TokenRevocationFactory,
+		compose.OAuth2PKCEFactory,
+	)
+	return &Server{client: client, provider: provider, store: store, secret: derive("cookies"), limits: limits, now: now}
+}
+
+// Handler serves every path of the authorization server (net/http: fosite's API; app mounts it
+// through Fiber's adaptor).
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET "+PathAuthorize, s.inTx(s.authorize))
+	mux.HandleFunc("POST "+PathAuthorize, s.inTx(s.authorize))
+	mux.HandleFunc("POST "+PathToken, s.inTx(s.token))
+	mux.HandleFunc("POST "+PathRevoke, s.inTx(s.revoke))
+	mux.HandleFunc("POST "+PathIntrospect, s.inTx(s.introspect))
+	mux.HandleFunc("GET "+PathMetadata, s.metadata)
+	return mux
+}
+
+// bufferedWriter holds the response until the transaction committed: a token must not reach
+// the client unless it is stored.
+type bufferedWriter struct {
+	h      http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (b *bufferedWriter) Header() http.Header { return b.h }
+func (b *bufferedWriter) Write(p []byte) (int, error) {
+	if b.status == 0 {
+		b.status = http.StatusOK
+	}
+	return b.body.Write(p)
+}
+func (b *bufferedWriter) WriteHeader(code int) {
+	if b.status == 0 {
+		b.status = code
+	}
+}
+
+// inTx runs h in one transaction of the authorization server. It commits unless h answered
+// 5xx: error answers such as a replayed code's invalid_grant must keep the revocations they
+// made.
+func (s *Server) inTx(h func(ctx context.Context, w http.ResponseWriter, r *http.Request)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ctx := tenancy.WithOAuthServer(r.Context())
+		tx, err := s.client.Tx(ctx)
+		if err != nil {
+			zerolog.Ctx(ctx).Error().Err(err).Msg("oauth: begin transaction")
+			http.Error(w, "internal error", http.StatusInternalServerError)
+			return
+		}
+		ctx = tenancy.WithClient(ctx, tx.Client())
+		bw := &bufferedWriter{h: http.Header{}}
+		committed := false
+		defer func() {
+			if !committed {
+				_ = tx.Rollback()
+			}
+		}()
+		h(ctx, bw, r.WithContext(ctx))
+		if bw.status == 0 {
+			bw.status = http.StatusOK
+		}
+		if bw.status >= 500 {
+			_ = tx.Rollback()
+		} else if err := tx.Commit(); err != nil {
+			zerolog.Ctx(ctx).Error().Err(err).Msg("oauth: commit")
+			http.Error(w, "internal error", http.StatusInternalServerError)
+			committed = true
+			return
+		}
+		committed = true
+		for k, v := range bw.h {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(bw.status)
+		_, _ = w.Write(bw.body.Bytes())
+	}
+}
+
+// token handles POST /oauth/token: authorization_code (with the PKCE verifier), refresh_token
+// and client_credentials.
+func (s *Server) token(ctx context.Context, w http.ResponseWriter, r *http.Request) {
+	sess := &Session{}
+	ar, err := s.provider.NewAccessRequest(ctx, r, sess)
+	if err != nil {
+		s.provider.WriteAccessError(ctx, w, ar, err)
+		return
+	}
+	cl := ar.GetClient().(*Client)
+	switch {
+	case ar.GetGrantTypes().ExactOne("client_credentials"):
+		// a company-bound client acts at company level, with every scope it holds unless it
+		// asked for fewer (fosite checked those against the client's list)
+		if cl.c.CompanyID == nil || cl.c.Public {
+			s.provider.WriteAccessError(ctx, w, ar, fosite.ErrUnauthorizedClient.WithHint("Only a client bound to one company may use client credentials."))
+			return
+		}
+		sess.CompanyID = *cl.c.CompanyID
+		grant := ar.GetRequestedScopes()
+		if len(grant) == 0 {
+			grant = cl.c.Scopes
+		}
+		for _, sc := range grant {
+			ar.GrantScope(sc)
+		}
+	default:
+		if ar.GetGrantTypes().ExactOne("refresh_token") {
+			// a refresh may narrow the scopes, never widen them (RFC 6749 §6); fosite would
+			// silently keep the original ones
+			for _, sc := range strings.Fields(r.PostForm.Get("scope")) {
+				if !ar.GetGrantedScopes().Has(sc) {
+					s.provider.WriteAccessError(ctx, w, ar, fosite.ErrInvalidScope.WithHintf("The scope %q was not granted.", sc))
+					return
+				}
+			}
+		}
+		// code exchange and refresh: the user must still be allowed to sign in
+		if u, err := s.lookupUser(ctx, "", sess.UserID); err != nil || u == nil || !u.Active {
+			s.provider.WriteAccessError(ctx, w, ar, fosite.ErrInvalidGrant.WithHint("The user of this grant is inactive."))
+			return
+		}
+	}
+	resp, err := s.provider.NewAccessResponse(ctx, ar)
+	if err != nil {
+		s.provider.WriteAccessError(ctx, w, ar, err)
+		return
+	}
+	s.provider.WriteAccessResponse(ctx, w, ar, resp)
+}
+
+// revoke handles POST /oauth/revoke (RFC 7009): a token of either kind revokes its grant.
+func (s *Server) revoke(ctx context.Context, w http.ResponseWriter, r *http.Request) {
+	err := s.provider.NewRevocationRequest(ctx, r)
+	s.provider.WriteRevocationResponse(ctx, w, err)
+}
+
+// introspect handles POST /oauth/introspect (RFC 7662) for confidential clients, which
+// authenticate with HTTP Basic.
+func (s *Server) introspect(ctx context.Context, w http.ResponseWriter, r *http.Request) {
+	if _, _, ok := r.BasicAuth(); !ok {
+		s.provider.WriteIntrospectionError(ctx, w, fosite.ErrRequestUnauthorized.WithHint("Authenticate the client with HTTP Basic."))
+		return
+	}
+	ir, err := s.provider.NewIntrospectionRequest(ctx, r, &Session{})
+	if err != nil {
+		s.provider.WriteIntrospectionError(ctx, w, err)
+		return
+	}
+	s.provider.WriteIntrospectionResponse(ctx, w, ir)
+}
+
+// metadata handles GET /.well-known/oauth-authorization-server (RFC 8414).
+func (s *Server) metadata(w http.ResponseWriter, r *http.Request) {
+	base := issuer(r)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "public, max-age=3600")
+	fmt.Fprintf(w, `{"issuer":%q,"authorization_endpoint":%q,"token_endpoint":%q,"revocation_endpoint":%q,"introspection_endpoint":%q,`+
+		`"response_types_supported":["code"],"grant_types_supported":["authorization_code","refresh_token","client_credentials"],`+
+		`"code_challenge_methods_supported":["S256"],"token_endpoint_auth_methods_supported":["client_secret_basic","client_secret_post","none"],`+
+		`"revocation_endpoint_auth_methods_supported":["client_secret_basic","client_secret_post","none"],`+
+		`"introspection_endpoint_auth_methods_supported":["client_secret_basic"],"scopes_supported":%s,"ui_locales_supported":["de","en"]}`,
+		base, base+PathAuthorize, base+PathToken, base+PathRevoke, base+PathIntrospect, scopesJSON())
+}
+
+// issuer is the server's own origin as the request reached it.
+func issuer(r *http.Request) string {
+	scheme := "https"
+	if r.TLS == nil && (isLocal(r.Host) || r.Header.Get("X-Forwarded-Proto") == "") {
+		scheme = "http"
+	}
+	if p := r.Header.Get("X-Forwarded-Proto"); p == "https" || p == "http" {
+		scheme = p
+	}
+	return scheme + "://" + r.Host
+}
