@@ -47,6 +47,11 @@ var appPrivileges = map[string]string{
 	"public.webhook_endpoints":  "DELETE,INSERT,SELECT,UPDATE",
 	"public.webhook_deliveries": "INSERT,SELECT,UPDATE",
 	"public.webhook_cursors":    "INSERT,SELECT,UPDATE",
+	// OAuth (app/oauth): clients are registered by the operator; fosite's storage writes
+	// tokens (issue, rotate, revoke, delete on code replay) and remembered consents
+	"public.oauth_clients":  "SELECT",
+	"public.oauth_consents": "DELETE,INSERT,SELECT,UPDATE",
+	"public.oauth_tokens":   "DELETE,INSERT,SELECT,UPDATE",
 	// the job queue (river) works its rows; no DDL, not its migration bookkeeping
 	"river.river_job":                 "DELETE,INSERT,SELECT,UPDATE",
 	"river.river_job_id_seq":          "USAGE",
@@ -60,11 +65,13 @@ var appPrivileges = map[string]string{
 // more rights than the app role has, so each is reviewed (search_path pinned, objects
 // schema-qualified, no parameter that widens what it does).
 var appDefinerFunctions = []string{
-	"auth_credential(bytea)",      // owner brokerdesk_auth: the credential of a key hash
-	"maintenance_purge()",         // owner brokerdesk_operator: retention fixed in the function
-	"webhook_credential(uuid)",    // owner brokerdesk_auth: a key of the pinned company only
-	"webhook_pending_companies()", // owner brokerdesk_operator: company ids only
-	"webhook_purge()",             // owner brokerdesk_operator: delivery log past 30 days
+	"auth_credential(bytea)",       // owner brokerdesk_auth: the credential of a key hash
+	"maintenance_purge()",          // owner brokerdesk_operator: retention fixed in the function
+	"webhook_credential(uuid)",     // owner brokerdesk_auth: a key of the pinned company only
+	"webhook_pending_companies()",  // owner brokerdesk_operator: company ids only
+	"webhook_purge()",              // owner brokerdesk_operator: delivery log past 30 days
+	"auth_token(bytea)",            // owner brokerdesk_auth: the grant of an OAuth access-token hash
+	"oauth_login_users(text,uuid)", // owner brokerdesk_auth: sign-in candidates of one e-mail (argon2id hashes)
 }
 
 // TestSchema_AppPrivileges lists the app role's table and column grants and compares them with
