@@ -4,6 +4,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/brokerdesk/brokerdesk/app/account"
+	"github.com/brokerdesk/brokerdesk/app/appointments"
 	"github.com/brokerdesk/brokerdesk/app/contacts"
 	"github.com/brokerdesk/brokerdesk/app/events"
 	"github.com/brokerdesk/brokerdesk/app/httpx"
@@ -47,6 +48,7 @@ func (s *Server) routes(pager *httpx.Pager, o options) {
 	intake.NewHandler(auth, s.limits.Intake, intake.NewService(events.NewService(), o.now)).Mount(s.App, v1)
 	leads.NewHandler(leads.NewService(events.NewService(), contacts.NewService(events.NewService()), o.now), pager, idem.Middleware()).Mount(api)
 	webhooks.NewHandler(s.hooks.Service(), pager, idem.Middleware()).Mount(api)
+	appointments.NewHandler(appointments.NewService(events.NewService(), o.now), idem.Middleware()).Mount(api)
 	tasks.NewHandler(tasks.NewService(events.NewService(), o.now), pager, idem.Middleware()).Mount(api)
 	if o.testRoutes != nil {
 		o.testRoutes(v1, Middleware{Auth: auth.Secret(), RateLimit: s.limits.API.Middleware(ratelimit.CredentialKey),
