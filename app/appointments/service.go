@@ -430,6 +430,12 @@ func (s *Service) UpdateFollowing(ctx context.Context, a *ent.Appointment, occ t
 	if _, err := in.parse(); err != nil {
 		return Series{}, err
 	}
+	db := tenancy.Client(ctx)
+	xs, err := db.AppointmentException.Query().Where(appointmentexception.AppointmentID(a.ID),
+		appointmentexception.OccurrenceStartGTE(occ)).All(ctx)
+	if err != nil {
+		return Series{}, fmt.Errorf("read exceptions of %s: %w", a.ID, err)
+	}
 	if err := s.endBefore(ctx, a, occ); err != nil {
 		return Series{}, err
 	}
@@ -438,17 +444,9 @@ func (s *Service) UpdateFollowing(ctx context.Context, a *ent.Appointment, occ t
 	if err != nil {
 		return Series{}, err
 	}
-	// Later exceptions move to the new series where it still has their occurrence.
-	db := tenancy.Client(ctx)
-	xs, err := db.AppointmentException.Query().Where(appointmentexception.AppointmentID(a.ID),
-		appointmentexception.OccurrenceStartGTE(occ)).All(ctx)
-	if err != nil {
-		return Series{}, fmt.Errorf("read exceptions of %s: %w", a.ID, err)
-	}
+	// Later exceptions move to the new series where it still has their occurrence (endBefore
+	// dropped them from the old one).
 	for _, x := range xs {
-		if err := db.AppointmentException.DeleteOne(x).Exec(ctx); err != nil {
-			return Series{}, fmt.Errorf("move exception: %w", err)
-		}
 		if _, err := CheckOccurrence(ns.Appointment, x.OccurrenceStart); err != nil {
 			continue
 		}
