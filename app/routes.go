@@ -48,7 +48,9 @@ func (s *Server) routes(pager *httpx.Pager, o options) {
 	intake.NewHandler(auth, s.limits.Intake, intake.NewService(events.NewService(), o.now)).Mount(s.App, v1)
 	leads.NewHandler(leads.NewService(events.NewService(), contacts.NewService(events.NewService()), o.now), pager, idem.Middleware()).Mount(api)
 	webhooks.NewHandler(s.hooks.Service(), pager, idem.Middleware()).Mount(api)
-	appointments.NewHandler(appointments.NewService(events.NewService(), o.now), idem.Middleware()).Mount(api)
+	appts := appointments.NewHandler(appointments.NewService(events.NewService(), o.now), idem.Middleware())
+	appts.Mount(api)
+	appts.MountFeed(api, v1, auth.CalendarFeed(appointments.FeedToken))
 	tasks.NewHandler(tasks.NewService(events.NewService(), o.now), pager, idem.Middleware()).Mount(api)
 	if o.testRoutes != nil {
 		o.testRoutes(v1, Middleware{Auth: auth.Secret(), RateLimit: s.limits.API.Middleware(ratelimit.CredentialKey),
