@@ -6,6 +6,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/account"
 	"github.com/brokerdesk/brokerdesk/app/appointments"
 	"github.com/brokerdesk/brokerdesk/app/contacts"
+	"github.com/brokerdesk/brokerdesk/app/delegations"
 	"github.com/brokerdesk/brokerdesk/app/events"
 	"github.com/brokerdesk/brokerdesk/app/httpx"
 	"github.com/brokerdesk/brokerdesk/app/idempotency"
@@ -35,7 +36,7 @@ func (s *Server) routes(pager *httpx.Pager, o options) {
 	})
 	sdk.Mount(s.App) // GET /sdk/v1/brokerdesk.js: the JavaScript SDK, outside the API prefix
 
-	auth := tenancy.NewAuthenticator(s.client)
+	auth := tenancy.NewAuthenticator(s.client, policy.Default().RolesSeeingAll())
 	idem := idempotency.New(s.side, o.now)
 	v1 := s.App.Group(V1Prefix)
 	openapi.Mount(v1) // public: the document needs no credential
@@ -44,6 +45,7 @@ func (s *Server) routes(pager *httpx.Pager, o options) {
 	api := authed{Router: v1, mw: []fiber.Handler{auth.Secret(), s.limits.API.Middleware(ratelimit.CredentialKey)}}
 	account.NewHandler().Mount(api)
 	users.NewHandler(pager).Mount(api)
+	delegations.NewHandler(delegations.NewService(o.now)).Mount(api)
 	events.NewHandler(pager, policy.Default()).Mount(api)
 	intake.NewHandler(auth, s.limits.Intake, intake.NewService(events.NewService(), o.now)).Mount(s.App, v1)
 	leads.NewHandler(leads.NewService(events.NewService(), contacts.NewService(events.NewService()), o.now), pager, idem.Middleware()).Mount(api)

@@ -23,6 +23,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
+	"github.com/brokerdesk/brokerdesk/ent/delegation"
 	"github.com/brokerdesk/brokerdesk/ent/event"
 	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
 	"github.com/brokerdesk/brokerdesk/ent/externalref"
@@ -61,6 +62,8 @@ type Client struct {
 	Contact *ContactClient
 	// ContactPhone is the client for interacting with the ContactPhone builders.
 	ContactPhone *ContactPhoneClient
+	// Delegation is the client for interacting with the Delegation builders.
+	Delegation *DelegationClient
 	// Event is the client for interacting with the Event builders.
 	Event *EventClient
 	// EventCounter is the client for interacting with the EventCounter builders.
@@ -109,6 +112,7 @@ func (c *Client) init() {
 	c.Company = NewCompanyClient(c.config)
 	c.Contact = NewContactClient(c.config)
 	c.ContactPhone = NewContactPhoneClient(c.config)
+	c.Delegation = NewDelegationClient(c.config)
 	c.Event = NewEventClient(c.config)
 	c.EventCounter = NewEventCounterClient(c.config)
 	c.ExternalRef = NewExternalRefClient(c.config)
@@ -223,6 +227,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Company:              NewCompanyClient(cfg),
 		Contact:              NewContactClient(cfg),
 		ContactPhone:         NewContactPhoneClient(cfg),
+		Delegation:           NewDelegationClient(cfg),
 		Event:                NewEventClient(cfg),
 		EventCounter:         NewEventCounterClient(cfg),
 		ExternalRef:          NewExternalRefClient(cfg),
@@ -264,6 +269,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Company:              NewCompanyClient(cfg),
 		Contact:              NewContactClient(cfg),
 		ContactPhone:         NewContactPhoneClient(cfg),
+		Delegation:           NewDelegationClient(cfg),
 		Event:                NewEventClient(cfg),
 		EventCounter:         NewEventCounterClient(cfg),
 		ExternalRef:          NewExternalRefClient(cfg),
@@ -309,9 +315,9 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIKey, c.Appointment, c.AppointmentException, c.CalendarToken, c.Company,
-		c.Contact, c.ContactPhone, c.Event, c.EventCounter, c.ExternalRef,
-		c.IdempotencyKey, c.JobRun, c.Lead, c.LeadAttachment, c.LeadStage,
-		c.LeadSubmission, c.Task, c.TaskComment, c.User, c.WebhookCursor,
+		c.Contact, c.ContactPhone, c.Delegation, c.Event, c.EventCounter,
+		c.ExternalRef, c.IdempotencyKey, c.JobRun, c.Lead, c.LeadAttachment,
+		c.LeadStage, c.LeadSubmission, c.Task, c.TaskComment, c.User, c.WebhookCursor,
 		c.WebhookDelivery, c.WebhookEndpoint,
 	} {
 		n.Use(hooks...)
@@ -323,9 +329,9 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIKey, c.Appointment, c.AppointmentException, c.CalendarToken, c.Company,
-		c.Contact, c.ContactPhone, c.Event, c.EventCounter, c.ExternalRef,
-		c.IdempotencyKey, c.JobRun, c.Lead, c.LeadAttachment, c.LeadStage,
-		c.LeadSubmission, c.Task, c.TaskComment, c.User, c.WebhookCursor,
+		c.Contact, c.ContactPhone, c.Delegation, c.Event, c.EventCounter,
+		c.ExternalRef, c.IdempotencyKey, c.JobRun, c.Lead, c.LeadAttachment,
+		c.LeadStage, c.LeadSubmission, c.Task, c.TaskComment, c.User, c.WebhookCursor,
 		c.WebhookDelivery, c.WebhookEndpoint,
 	} {
 		n.Intercept(interceptors...)
@@ -349,6 +355,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Contact.mutate(ctx, m)
 	case *ContactPhoneMutation:
 		return c.ContactPhone.mutate(ctx, m)
+	case *DelegationMutation:
+		return c.Delegation.mutate(ctx, m)
 	case *EventMutation:
 		return c.Event.mutate(ctx, m)
 	case *EventCounterMutation:
@@ -1447,6 +1455,188 @@ func (c *ContactPhoneClient) mutate(ctx context.Context, m *ContactPhoneMutation
 		return (&ContactPhoneDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown ContactPhone mutation op: %q", m.Op())
+	}
+}
+
+// DelegationClient is a client for the Delegation schema.
+type DelegationClient struct {
+	config
+}
+
+// NewDelegationClient returns a client for the Delegation from the given config.
+func NewDelegationClient(c config) *DelegationClient {
+	return &DelegationClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `delegation.Hooks(f(g(h())))`.
+func (c *DelegationClient) Use(hooks ...Hook) {
+	c.hooks.Delegation = append(c.hooks.Delegation, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `delegation.Intercept(f(g(h())))`.
+func (c *DelegationClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Delegation = append(c.inters.Delegation, interceptors...)
+}
+
+// Create returns a builder for creating a Delegation entity.
+func (c *DelegationClient) Create() *DelegationCreate {
+	mutation := newDelegationMutation(c.config, OpCreate)
+	return &DelegationCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Delegation entities.
+func (c *DelegationClient) CreateBulk(builders ...*DelegationCreate) *DelegationCreateBulk {
+	return &DelegationCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *DelegationClient) MapCreateBulk(slice any, setFunc func(*DelegationCreate, int)) *DelegationCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &DelegationCreateBulk{err: fmt.Errorf("calling to DelegationClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*DelegationCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &DelegationCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Delegation.
+func (c *DelegationClient) Update() *DelegationUpdate {
+	mutation := newDelegationMutation(c.config, OpUpdate)
+	return &DelegationUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *DelegationClient) UpdateOne(_m *Delegation) *DelegationUpdateOne {
+	mutation := newDelegationMutation(c.config, OpUpdateOne, withDelegation(_m))
+	return &DelegationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *DelegationClient) UpdateOneID(id uuid.UUID) *DelegationUpdateOne {
+	mutation := newDelegationMutation(c.config, OpUpdateOne, withDelegationID(id))
+	return &DelegationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Delegation.
+func (c *DelegationClient) Delete() *DelegationDelete {
+	mutation := newDelegationMutation(c.config, OpDelete)
+	return &DelegationDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *DelegationClient) DeleteOne(_m *Delegation) *DelegationDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *DelegationClient) DeleteOneID(id uuid.UUID) *DelegationDeleteOne {
+	builder := c.Delete().Where(delegation.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &DelegationDeleteOne{builder}
+}
+
+// Query returns a query builder for Delegation.
+func (c *DelegationClient) Query() *DelegationQuery {
+	return &DelegationQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeDelegation},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Delegation entity by its id.
+func (c *DelegationClient) Get(ctx context.Context, id uuid.UUID) (*Delegation, error) {
+	return c.Query().Where(delegation.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *DelegationClient) GetX(ctx context.Context, id uuid.UUID) *Delegation {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a Delegation.
+func (c *DelegationClient) QueryCompany(_m *Delegation) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(delegation.Table, delegation.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, delegation.CompanyTable, delegation.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryDelegator queries the delegator edge of a Delegation.
+func (c *DelegationClient) QueryDelegator(_m *Delegation) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(delegation.Table, delegation.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, delegation.DelegatorTable, delegation.DelegatorColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryDelegate queries the delegate edge of a Delegation.
+func (c *DelegationClient) QueryDelegate(_m *Delegation) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(delegation.Table, delegation.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, delegation.DelegateTable, delegation.DelegateColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *DelegationClient) Hooks() []Hook {
+	hooks := c.hooks.Delegation
+	return append(hooks[:len(hooks):len(hooks)], delegation.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *DelegationClient) Interceptors() []Interceptor {
+	return c.inters.Delegation
+}
+
+func (c *DelegationClient) mutate(ctx context.Context, m *DelegationMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&DelegationCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&DelegationUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&DelegationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&DelegationDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Delegation mutation op: %q", m.Op())
 	}
 }
 
@@ -3687,15 +3877,15 @@ func (c *WebhookEndpointClient) mutate(ctx context.Context, m *WebhookEndpointMu
 type (
 	hooks struct {
 		APIKey, Appointment, AppointmentException, CalendarToken, Company, Contact,
-		ContactPhone, Event, EventCounter, ExternalRef, IdempotencyKey, JobRun, Lead,
-		LeadAttachment, LeadStage, LeadSubmission, Task, TaskComment, User,
-		WebhookCursor, WebhookDelivery, WebhookEndpoint []ent.Hook
+		ContactPhone, Delegation, Event, EventCounter, ExternalRef, IdempotencyKey,
+		JobRun, Lead, LeadAttachment, LeadStage, LeadSubmission, Task, TaskComment,
+		User, WebhookCursor, WebhookDelivery, WebhookEndpoint []ent.Hook
 	}
 	inters struct {
 		APIKey, Appointment, AppointmentException, CalendarToken, Company, Contact,
-		ContactPhone, Event, EventCounter, ExternalRef, IdempotencyKey, JobRun, Lead,
-		LeadAttachment, LeadStage, LeadSubmission, Task, TaskComment, User,
-		WebhookCursor, WebhookDelivery, WebhookEndpoint []ent.Interceptor
+		ContactPhone, Delegation, Event, EventCounter, ExternalRef, IdempotencyKey,
+		JobRun, Lead, LeadAttachment, LeadStage, LeadSubmission, Task, TaskComment,
+		User, WebhookCursor, WebhookDelivery, WebhookEndpoint []ent.Interceptor
 	}
 )
 

@@ -19,6 +19,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
+	"github.com/brokerdesk/brokerdesk/ent/delegation"
 	"github.com/brokerdesk/brokerdesk/ent/event"
 	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
 	"github.com/brokerdesk/brokerdesk/ent/externalref"
@@ -101,6 +102,7 @@ func checkColumn(t, c string) error {
 			company.Table:              company.ValidColumn,
 			contact.Table:              contact.ValidColumn,
 			contactphone.Table:         contactphone.ValidColumn,
+			delegation.Table:           delegation.ValidColumn,
 			event.Table:                event.ValidColumn,
 			eventcounter.Table:         eventcounter.ValidColumn,
 			externalref.Table:          externalref.ValidColumn,

@@ -33,6 +33,12 @@ type Event struct {
 	Actor schematype.Actor `json:"actor,omitempty"`
 	// Seq holds the value of the "seq" field.
 	Seq *int64 `json:"seq,omitempty"`
+	// ContactID holds the value of the "contact_id" field.
+	ContactID *uuid.UUID `json:"contact_id,omitempty"`
+	// OwnerID holds the value of the "owner_id" field.
+	OwnerID *uuid.UUID `json:"owner_id,omitempty"`
+	// UserScoped holds the value of the "user_scoped" field.
+	UserScoped bool `json:"user_scoped,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the EventQuery when eager-loading is set.
 	Edges        EventEdges `json:"edges"`
@@ -64,8 +70,12 @@ func (*Event) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
+		case event.FieldContactID, event.FieldOwnerID:
+			values[i] = &sql.NullScanner{S: new(uuid.UUID)}
 		case event.FieldData, event.FieldActor:
 			values[i] = new([]byte)
+		case event.FieldUserScoped:
+			values[i] = new(sql.NullBool)
 		case event.FieldSeq:
 			values[i] = new(sql.NullInt64)
 		case event.FieldType:
@@ -136,6 +146,26 @@ func (_m *Event) assignValues(columns []string, values []any) error {
 				_m.Seq = new(int64)
 				*_m.Seq = value.Int64
 			}
+		case event.FieldContactID:
+			if value, ok := values[i].(*sql.NullScanner); !ok {
+				return fmt.Errorf("unexpected type %T for field contact_id", values[i])
+			} else if value.Valid {
+				_m.ContactID = new(uuid.UUID)
+				*_m.ContactID = *value.S.(*uuid.UUID)
+			}
+		case event.FieldOwnerID:
+			if value, ok := values[i].(*sql.NullScanner); !ok {
+				return fmt.Errorf("unexpected type %T for field owner_id", values[i])
+			} else if value.Valid {
+				_m.OwnerID = new(uuid.UUID)
+				*_m.OwnerID = *value.S.(*uuid.UUID)
+			}
+		case event.FieldUserScoped:
+			if value, ok := values[i].(*sql.NullBool); !ok {
+				return fmt.Errorf("unexpected type %T for field user_scoped", values[i])
+			} else if value.Valid {
+				_m.UserScoped = value.Bool
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -196,6 +226,19 @@ func (_m *Event) String() string {
 		builder.WriteString("seq=")
 		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
+	builder.WriteString(", ")
+	if v := _m.ContactID; v != nil {
+		builder.WriteString("contact_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.OwnerID; v != nil {
+		builder.WriteString("owner_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	builder.WriteString("user_scoped=")
+	builder.WriteString(fmt.Sprintf("%v", _m.UserScoped))
 	builder.WriteByte(')')
 	return builder.String()
 }

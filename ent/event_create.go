@@ -79,6 +79,48 @@ func (_c *EventCreate) SetNillableSeq(v *int64) *EventCreate {
 	return _c
 }
 
+// SetContactID sets the "contact_id" field.
+func (_c *EventCreate) SetContactID(v uuid.UUID) *EventCreate {
+	_c.mutation.SetContactID(v)
+	return _c
+}
+
+// SetNillableContactID sets the "contact_id" field if the given value is not nil.
+func (_c *EventCreate) SetNillableContactID(v *uuid.UUID) *EventCreate {
+	if v != nil {
+		_c.SetContactID(*v)
+	}
+	return _c
+}
+
+// SetOwnerID sets the "owner_id" field.
+func (_c *EventCreate) SetOwnerID(v uuid.UUID) *EventCreate {
+	_c.mutation.SetOwnerID(v)
+	return _c
+}
+
+// SetNillableOwnerID sets the "owner_id" field if the given value is not nil.
+func (_c *EventCreate) SetNillableOwnerID(v *uuid.UUID) *EventCreate {
+	if v != nil {
+		_c.SetOwnerID(*v)
+	}
+	return _c
+}
+
+// SetUserScoped sets the "user_scoped" field.
+func (_c *EventCreate) SetUserScoped(v bool) *EventCreate {
+	_c.mutation.SetUserScoped(v)
+	return _c
+}
+
+// SetNillableUserScoped sets the "user_scoped" field if the given value is not nil.
+func (_c *EventCreate) SetNillableUserScoped(v *bool) *EventCreate {
+	if v != nil {
+		_c.SetUserScoped(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *EventCreate) SetID(v uuid.UUID) *EventCreate {
 	_c.mutation.SetID(v)
@@ -142,6 +184,10 @@ func (_c *EventCreate) defaults() error {
 		v := event.DefaultOccurredAt()
 		_c.mutation.SetOccurredAt(v)
 	}
+	if _, ok := _c.mutation.UserScoped(); !ok {
+		v := event.DefaultUserScoped
+		_c.mutation.SetUserScoped(v)
+	}
 	if _, ok := _c.mutation.ID(); !ok {
 		if event.DefaultID == nil {
 			return fmt.Errorf("ent: uninitialized event.DefaultID (forgotten import ent/runtime?)")
@@ -173,6 +219,9 @@ func (_c *EventCreate) check() error {
 	}
 	if _, ok := _c.mutation.Actor(); !ok {
 		return &ValidationError{Name: "actor", err: errors.New(`ent: missing required field "Event.actor"`)}
+	}
+	if _, ok := _c.mutation.UserScoped(); !ok {
+		return &ValidationError{Name: "user_scoped", err: errors.New(`ent: missing required field "Event.user_scoped"`)}
 	}
 	if len(_c.mutation.CompanyIDs()) == 0 {
 		return &ValidationError{Name: "company", err: errors.New(`ent: missing required edge "Event.company"`)}
@@ -232,6 +281,18 @@ func (_c *EventCreate) createSpec() (*Event, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Seq(); ok {
 		_spec.SetField(event.FieldSeq, field.TypeInt64, value)
 		_node.Seq = &value
+	}
+	if value, ok := _c.mutation.ContactID(); ok {
+		_spec.SetField(event.FieldContactID, field.TypeUUID, value)
+		_node.ContactID = &value
+	}
+	if value, ok := _c.mutation.OwnerID(); ok {
+		_spec.SetField(event.FieldOwnerID, field.TypeUUID, value)
+		_node.OwnerID = &value
+	}
+	if value, ok := _c.mutation.UserScoped(); ok {
+		_spec.SetField(event.FieldUserScoped, field.TypeBool, value)
+		_node.UserScoped = value
 	}
 	if nodes := _c.mutation.CompanyIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -357,6 +418,15 @@ func (u *EventUpsertOne) UpdateNewValues() *EventUpsertOne {
 		}
 		if _, exists := u.create.mutation.Actor(); exists {
 			s.SetIgnore(event.FieldActor)
+		}
+		if _, exists := u.create.mutation.ContactID(); exists {
+			s.SetIgnore(event.FieldContactID)
+		}
+		if _, exists := u.create.mutation.OwnerID(); exists {
+			s.SetIgnore(event.FieldOwnerID)
+		}
+		if _, exists := u.create.mutation.UserScoped(); exists {
+			s.SetIgnore(event.FieldUserScoped)
 		}
 	}))
 	return u
@@ -614,6 +684,15 @@ func (u *EventUpsertBulk) UpdateNewValues() *EventUpsertBulk {
 			}
 			if _, exists := b.mutation.Actor(); exists {
 				s.SetIgnore(event.FieldActor)
+			}
+			if _, exists := b.mutation.ContactID(); exists {
+				s.SetIgnore(event.FieldContactID)
+			}
+			if _, exists := b.mutation.OwnerID(); exists {
+				s.SetIgnore(event.FieldOwnerID)
+			}
+			if _, exists := b.mutation.UserScoped(); exists {
+				s.SetIgnore(event.FieldUserScoped)
 			}
 		}
 	}))

@@ -115,6 +115,12 @@ func (_u *EventUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if _u.mutation.SeqCleared() {
 		_spec.ClearField(event.FieldSeq, field.TypeInt64)
 	}
+	if _u.mutation.ContactIDCleared() {
+		_spec.ClearField(event.FieldContactID, field.TypeUUID)
+	}
+	if _u.mutation.OwnerIDCleared() {
+		_spec.ClearField(event.FieldOwnerID, field.TypeUUID)
+	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{event.Label}
@@ -252,6 +258,12 @@ func (_u *EventUpdateOne) sqlSave(ctx context.Context) (_node *Event, err error)
 	}
 	if _u.mutation.SeqCleared() {
 		_spec.ClearField(event.FieldSeq, field.TypeInt64)
+	}
+	if _u.mutation.ContactIDCleared() {
+		_spec.ClearField(event.FieldContactID, field.TypeUUID)
+	}
+	if _u.mutation.OwnerIDCleared() {
+		_spec.ClearField(event.FieldOwnerID, field.TypeUUID)
 	}
 	_node = &Event{config: _u.config}
 	_spec.Assign = _node.assignValues

@@ -19,6 +19,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
+	"github.com/brokerdesk/brokerdesk/ent/delegation"
 	"github.com/brokerdesk/brokerdesk/ent/event"
 	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
 	"github.com/brokerdesk/brokerdesk/ent/externalref"
@@ -55,6 +56,7 @@ const (
 	TypeCompany              = "Company"
 	TypeContact              = "Contact"
 	TypeContactPhone         = "ContactPhone"
+	TypeDelegation           = "Delegation"
 	TypeEvent                = "Event"
 	TypeEventCounter         = "EventCounter"
 	TypeExternalRef          = "ExternalRef"
@@ -7235,6 +7237,722 @@ func (m *ContactPhoneMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown ContactPhone edge %s", name)
 }
 
+// DelegationMutation represents an operation that mutates the Delegation nodes in the graph.
+type DelegationMutation struct {
+	config
+	op               Op
+	typ              string
+	id               *uuid.UUID
+	valid_until      *time.Time
+	created_at       *time.Time
+	clearedFields    map[string]struct{}
+	company          *uuid.UUID
+	clearedcompany   bool
+	delegator        *uuid.UUID
+	cleareddelegator bool
+	delegate         *uuid.UUID
+	cleareddelegate  bool
+	done             bool
+	oldValue         func(context.Context) (*Delegation, error)
+	predicates       []predicate.Delegation
+}
+
+var _ ent.Mutation = (*DelegationMutation)(nil)
+
+// delegationOption allows management of the mutation configuration using functional options.
+type delegationOption func(*DelegationMutation)
+
+// newDelegationMutation creates new mutation for the Delegation entity.
+func newDelegationMutation(c config, op Op, opts ...delegationOption) *DelegationMutation {
+	m := &DelegationMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeDelegation,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withDelegationID sets the ID field of the mutation.
+func withDelegationID(id uuid.UUID) delegationOption {
+	return func(m *DelegationMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Delegation
+		)
+		m.oldValue = func(ctx context.Context) (*Delegation, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Delegation.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withDelegation sets the old Delegation of the mutation.
+func withDelegation(node *Delegation) delegationOption {
+	return func(m *DelegationMutation) {
+		m.oldValue = func(context.Context) (*Delegation, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m DelegationMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m DelegationMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of Delegation entities.
+func (m *DelegationMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *DelegationMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *DelegationMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Delegation.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *DelegationMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *DelegationMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the Delegation entity.
+// If the Delegation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DelegationMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *DelegationMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetDelegatorID sets the "delegator_id" field.
+func (m *DelegationMutation) SetDelegatorID(u uuid.UUID) {
+	m.delegator = &u
+}
+
+// DelegatorID returns the value of the "delegator_id" field in the mutation.
+func (m *DelegationMutation) DelegatorID() (r uuid.UUID, exists bool) {
+	v := m.delegator
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDelegatorID returns the old "delegator_id" field's value of the Delegation entity.
+// If the Delegation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DelegationMutation) OldDelegatorID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDelegatorID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDelegatorID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDelegatorID: %w", err)
+	}
+	return oldValue.DelegatorID, nil
+}
+
+// ResetDelegatorID resets all changes to the "delegator_id" field.
+func (m *DelegationMutation) ResetDelegatorID() {
+	m.delegator = nil
+}
+
+// SetDelegateID sets the "delegate_id" field.
+func (m *DelegationMutation) SetDelegateID(u uuid.UUID) {
+	m.delegate = &u
+}
+
+// DelegateID returns the value of the "delegate_id" field in the mutation.
+func (m *DelegationMutation) DelegateID() (r uuid.UUID, exists bool) {
+	v := m.delegate
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDelegateID returns the old "delegate_id" field's value of the Delegation entity.
+// If the Delegation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DelegationMutation) OldDelegateID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDelegateID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDelegateID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDelegateID: %w", err)
+	}
+	return oldValue.DelegateID, nil
+}
+
+// ResetDelegateID resets all changes to the "delegate_id" field.
+func (m *DelegationMutation) ResetDelegateID() {
+	m.delegate = nil
+}
+
+// SetValidUntil sets the "valid_until" field.
+func (m *DelegationMutation) SetValidUntil(t time.Time) {
+	m.valid_until = &t
+}
+
+// ValidUntil returns the value of the "valid_until" field in the mutation.
+func (m *DelegationMutation) ValidUntil() (r time.Time, exists bool) {
+	v := m.valid_until
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldValidUntil returns the old "valid_until" field's value of the Delegation entity.
+// If the Delegation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DelegationMutation) OldValidUntil(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldValidUntil is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldValidUntil requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldValidUntil: %w", err)
+	}
+	return oldValue.ValidUntil, nil
+}
+
+// ClearValidUntil clears the value of the "valid_until" field.
+func (m *DelegationMutation) ClearValidUntil() {
+	m.valid_until = nil
+	m.clearedFields[delegation.FieldValidUntil] = struct{}{}
+}
+
+// ValidUntilCleared returns if the "valid_until" field was cleared in this mutation.
+func (m *DelegationMutation) ValidUntilCleared() bool {
+	_, ok := m.clearedFields[delegation.FieldValidUntil]
+	return ok
+}
+
+// ResetValidUntil resets all changes to the "valid_until" field.
+func (m *DelegationMutation) ResetValidUntil() {
+	m.valid_until = nil
+	delete(m.clearedFields, delegation.FieldValidUntil)
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *DelegationMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *DelegationMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Delegation entity.
+// If the Delegation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DelegationMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *DelegationMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *DelegationMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[delegation.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *DelegationMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *DelegationMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *DelegationMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// ClearDelegator clears the "delegator" edge to the User entity.
+func (m *DelegationMutation) ClearDelegator() {
+	m.cleareddelegator = true
+	m.clearedFields[delegation.FieldDelegatorID] = struct{}{}
+}
+
+// DelegatorCleared reports if the "delegator" edge to the User entity was cleared.
+func (m *DelegationMutation) DelegatorCleared() bool {
+	return m.cleareddelegator
+}
+
+// DelegatorIDs returns the "delegator" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// DelegatorID instead. It exists only for internal usage by the builders.
+func (m *DelegationMutation) DelegatorIDs() (ids []uuid.UUID) {
+	if id := m.delegator; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetDelegator resets all changes to the "delegator" edge.
+func (m *DelegationMutation) ResetDelegator() {
+	m.delegator = nil
+	m.cleareddelegator = false
+}
+
+// ClearDelegate clears the "delegate" edge to the User entity.
+func (m *DelegationMutation) ClearDelegate() {
+	m.cleareddelegate = true
+	m.clearedFields[delegation.FieldDelegateID] = struct{}{}
+}
+
+// DelegateCleared reports if the "delegate" edge to the User entity was cleared.
+func (m *DelegationMutation) DelegateCleared() bool {
+	return m.cleareddelegate
+}
+
+// DelegateIDs returns the "delegate" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// DelegateID instead. It exists only for internal usage by the builders.
+func (m *DelegationMutation) DelegateIDs() (ids []uuid.UUID) {
+	if id := m.delegate; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetDelegate resets all changes to the "delegate" edge.
+func (m *DelegationMutation) ResetDelegate() {
+	m.delegate = nil
+	m.cleareddelegate = false
+}
+
+// Where appends a list predicates to the DelegationMutation builder.
+func (m *DelegationMutation) Where(ps ...predicate.Delegation) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the DelegationMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *DelegationMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Delegation, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *DelegationMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *DelegationMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Delegation).
+func (m *DelegationMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *DelegationMutation) Fields() []string {
+	fields := make([]string, 0, 5)
+	if m.company != nil {
+		fields = append(fields, delegation.FieldCompanyID)
+	}
+	if m.delegator != nil {
+		fields = append(fields, delegation.FieldDelegatorID)
+	}
+	if m.delegate != nil {
+		fields = append(fields, delegation.FieldDelegateID)
+	}
+	if m.valid_until != nil {
+		fields = append(fields, delegation.FieldValidUntil)
+	}
+	if m.created_at != nil {
+		fields = append(fields, delegation.FieldCreatedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *DelegationMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case delegation.FieldCompanyID:
+		return m.CompanyID()
+	case delegation.FieldDelegatorID:
+		return m.DelegatorID()
+	case delegation.FieldDelegateID:
+		return m.DelegateID()
+	case delegation.FieldValidUntil:
+		return m.ValidUntil()
+	case delegation.FieldCreatedAt:
+		return m.CreatedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *DelegationMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case delegation.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case delegation.FieldDelegatorID:
+		return m.OldDelegatorID(ctx)
+	case delegation.FieldDelegateID:
+		return m.OldDelegateID(ctx)
+	case delegation.FieldValidUntil:
+		return m.OldValidUntil(ctx)
+	case delegation.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown Delegation field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *DelegationMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case delegation.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case delegation.FieldDelegatorID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDelegatorID(v)
+		return nil
+	case delegation.FieldDelegateID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDelegateID(v)
+		return nil
+	case delegation.FieldValidUntil:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetValidUntil(v)
+		return nil
+	case delegation.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Delegation field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *DelegationMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *DelegationMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *DelegationMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown Delegation numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *DelegationMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(delegation.FieldValidUntil) {
+		fields = append(fields, delegation.FieldValidUntil)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *DelegationMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *DelegationMutation) ClearField(name string) error {
+	switch name {
+	case delegation.FieldValidUntil:
+		m.ClearValidUntil()
+		return nil
+	}
+	return fmt.Errorf("unknown Delegation nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *DelegationMutation) ResetField(name string) error {
+	switch name {
+	case delegation.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case delegation.FieldDelegatorID:
+		m.ResetDelegatorID()
+		return nil
+	case delegation.FieldDelegateID:
+		m.ResetDelegateID()
+		return nil
+	case delegation.FieldValidUntil:
+		m.ResetValidUntil()
+		return nil
+	case delegation.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown Delegation field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *DelegationMutation) AddedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.company != nil {
+		edges = append(edges, delegation.EdgeCompany)
+	}
+	if m.delegator != nil {
+		edges = append(edges, delegation.EdgeDelegator)
+	}
+	if m.delegate != nil {
+		edges = append(edges, delegation.EdgeDelegate)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *DelegationMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case delegation.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	case delegation.EdgeDelegator:
+		if id := m.delegator; id != nil {
+			return []ent.Value{*id}
+		}
+	case delegation.EdgeDelegate:
+		if id := m.delegate; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *DelegationMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 3)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *DelegationMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *DelegationMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.clearedcompany {
+		edges = append(edges, delegation.EdgeCompany)
+	}
+	if m.cleareddelegator {
+		edges = append(edges, delegation.EdgeDelegator)
+	}
+	if m.cleareddelegate {
+		edges = append(edges, delegation.EdgeDelegate)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *DelegationMutation) EdgeCleared(name string) bool {
+	switch name {
+	case delegation.EdgeCompany:
+		return m.clearedcompany
+	case delegation.EdgeDelegator:
+		return m.cleareddelegator
+	case delegation.EdgeDelegate:
+		return m.cleareddelegate
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *DelegationMutation) ClearEdge(name string) error {
+	switch name {
+	case delegation.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	case delegation.EdgeDelegator:
+		m.ClearDelegator()
+		return nil
+	case delegation.EdgeDelegate:
+		m.ClearDelegate()
+		return nil
+	}
+	return fmt.Errorf("unknown Delegation unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *DelegationMutation) ResetEdge(name string) error {
+	switch name {
+	case delegation.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	case delegation.EdgeDelegator:
+		m.ResetDelegator()
+		return nil
+	case delegation.EdgeDelegate:
+		m.ResetDelegate()
+		return nil
+	}
+	return fmt.Errorf("unknown Delegation edge %s", name)
+}
+
 // EventMutation represents an operation that mutates the Event nodes in the graph.
 type EventMutation struct {
 	config
@@ -7248,6 +7966,9 @@ type EventMutation struct {
 	actor          *schematype.Actor
 	seq            *int64
 	addseq         *int64
+	contact_id     *uuid.UUID
+	owner_id       *uuid.UUID
+	user_scoped    *bool
 	clearedFields  map[string]struct{}
 	company        *uuid.UUID
 	clearedcompany bool
@@ -7625,6 +8346,140 @@ func (m *EventMutation) ResetSeq() {
 	delete(m.clearedFields, event.FieldSeq)
 }
 
+// SetContactID sets the "contact_id" field.
+func (m *EventMutation) SetContactID(u uuid.UUID) {
+	m.contact_id = &u
+}
+
+// ContactID returns the value of the "contact_id" field in the mutation.
+func (m *EventMutation) ContactID() (r uuid.UUID, exists bool) {
+	v := m.contact_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContactID returns the old "contact_id" field's value of the Event entity.
+// If the Event object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EventMutation) OldContactID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContactID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContactID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContactID: %w", err)
+	}
+	return oldValue.ContactID, nil
+}
+
+// ClearContactID clears the value of the "contact_id" field.
+func (m *EventMutation) ClearContactID() {
+	m.contact_id = nil
+	m.clearedFields[event.FieldContactID] = struct{}{}
+}
+
+// ContactIDCleared returns if the "contact_id" field was cleared in this mutation.
+func (m *EventMutation) ContactIDCleared() bool {
+	_, ok := m.clearedFields[event.FieldContactID]
+	return ok
+}
+
+// ResetContactID resets all changes to the "contact_id" field.
+func (m *EventMutation) ResetContactID() {
+	m.contact_id = nil
+	delete(m.clearedFields, event.FieldContactID)
+}
+
+// SetOwnerID sets the "owner_id" field.
+func (m *EventMutation) SetOwnerID(u uuid.UUID) {
+	m.owner_id = &u
+}
+
+// OwnerID returns the value of the "owner_id" field in the mutation.
+func (m *EventMutation) OwnerID() (r uuid.UUID, exists bool) {
+	v := m.owner_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOwnerID returns the old "owner_id" field's value of the Event entity.
+// If the Event object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EventMutation) OldOwnerID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOwnerID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOwnerID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOwnerID: %w", err)
+	}
+	return oldValue.OwnerID, nil
+}
+
+// ClearOwnerID clears the value of the "owner_id" field.
+func (m *EventMutation) ClearOwnerID() {
+	m.owner_id = nil
+	m.clearedFields[event.FieldOwnerID] = struct{}{}
+}
+
+// OwnerIDCleared returns if the "owner_id" field was cleared in this mutation.
+func (m *EventMutation) OwnerIDCleared() bool {
+	_, ok := m.clearedFields[event.FieldOwnerID]
+	return ok
+}
+
+// ResetOwnerID resets all changes to the "owner_id" field.
+func (m *EventMutation) ResetOwnerID() {
+	m.owner_id = nil
+	delete(m.clearedFields, event.FieldOwnerID)
+}
+
+// SetUserScoped sets the "user_scoped" field.
+func (m *EventMutation) SetUserScoped(b bool) {
+	m.user_scoped = &b
+}
+
+// UserScoped returns the value of the "user_scoped" field in the mutation.
+func (m *EventMutation) UserScoped() (r bool, exists bool) {
+	v := m.user_scoped
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserScoped returns the old "user_scoped" field's value of the Event entity.
+// If the Event object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EventMutation) OldUserScoped(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserScoped is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserScoped requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserScoped: %w", err)
+	}
+	return oldValue.UserScoped, nil
+}
+
+// ResetUserScoped resets all changes to the "user_scoped" field.
+func (m *EventMutation) ResetUserScoped() {
+	m.user_scoped = nil
+}
+
 // ClearCompany clears the "company" edge to the Company entity.
 func (m *EventMutation) ClearCompany() {
 	m.clearedcompany = true
@@ -7686,7 +8541,7 @@ func (m *EventMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *EventMutation) Fields() []string {
-	fields := make([]string, 0, 6)
+	fields := make([]string, 0, 9)
 	if m.company != nil {
 		fields = append(fields, event.FieldCompanyID)
 	}
@@ -7704,6 +8559,15 @@ func (m *EventMutation) Fields() []string {
 	}
 	if m.seq != nil {
 		fields = append(fields, event.FieldSeq)
+	}
+	if m.contact_id != nil {
+		fields = append(fields, event.FieldContactID)
+	}
+	if m.owner_id != nil {
+		fields = append(fields, event.FieldOwnerID)
+	}
+	if m.user_scoped != nil {
+		fields = append(fields, event.FieldUserScoped)
 	}
 	return fields
 }
@@ -7725,6 +8589,12 @@ func (m *EventMutation) Field(name string) (ent.Value, bool) {
 		return m.Actor()
 	case event.FieldSeq:
 		return m.Seq()
+	case event.FieldContactID:
+		return m.ContactID()
+	case event.FieldOwnerID:
+		return m.OwnerID()
+	case event.FieldUserScoped:
+		return m.UserScoped()
 	}
 	return nil, false
 }
@@ -7746,6 +8616,12 @@ func (m *EventMutation) OldField(ctx context.Context, name string) (ent.Value, e
 		return m.OldActor(ctx)
 	case event.FieldSeq:
 		return m.OldSeq(ctx)
+	case event.FieldContactID:
+		return m.OldContactID(ctx)
+	case event.FieldOwnerID:
+		return m.OldOwnerID(ctx)
+	case event.FieldUserScoped:
+		return m.OldUserScoped(ctx)
 	}
 	return nil, fmt.Errorf("unknown Event field %s", name)
 }
@@ -7797,6 +8673,27 @@ func (m *EventMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetSeq(v)
 		return nil
+	case event.FieldContactID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContactID(v)
+		return nil
+	case event.FieldOwnerID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOwnerID(v)
+		return nil
+	case event.FieldUserScoped:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserScoped(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Event field %s", name)
 }
@@ -7845,6 +8742,12 @@ func (m *EventMutation) ClearedFields() []string {
 	if m.FieldCleared(event.FieldSeq) {
 		fields = append(fields, event.FieldSeq)
 	}
+	if m.FieldCleared(event.FieldContactID) {
+		fields = append(fields, event.FieldContactID)
+	}
+	if m.FieldCleared(event.FieldOwnerID) {
+		fields = append(fields, event.FieldOwnerID)
+	}
 	return fields
 }
 
@@ -7861,6 +8764,12 @@ func (m *EventMutation) ClearField(name string) error {
 	switch name {
 	case event.FieldSeq:
 		m.ClearSeq()
+		return nil
+	case event.FieldContactID:
+		m.ClearContactID()
+		return nil
+	case event.FieldOwnerID:
+		m.ClearOwnerID()
 		return nil
 	}
 	return fmt.Errorf("unknown Event nullable field %s", name)
@@ -7887,6 +8796,15 @@ func (m *EventMutation) ResetField(name string) error {
 		return nil
 	case event.FieldSeq:
 		m.ResetSeq()
+		return nil
+	case event.FieldContactID:
+		m.ResetContactID()
+		return nil
+	case event.FieldOwnerID:
+		m.ResetOwnerID()
+		return nil
+	case event.FieldUserScoped:
+		m.ResetUserScoped()
 		return nil
 	}
 	return fmt.Errorf("unknown Event field %s", name)

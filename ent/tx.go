@@ -28,6 +28,8 @@ type Tx struct {
 	Contact *ContactClient
 	// ContactPhone is the client for interacting with the ContactPhone builders.
 	ContactPhone *ContactPhoneClient
+	// Delegation is the client for interacting with the Delegation builders.
+	Delegation *DelegationClient
 	// Event is the client for interacting with the Event builders.
 	Event *EventClient
 	// EventCounter is the client for interacting with the EventCounter builders.
@@ -196,6 +198,7 @@ func (tx *Tx) init() {
 	tx.Company = NewCompanyClient(tx.config)
 	tx.Contact = NewContactClient(tx.config)
 	tx.ContactPhone = NewContactPhoneClient(tx.config)
+	tx.Delegation = NewDelegationClient(tx.config)
 	tx.Event = NewEventClient(tx.config)
 	tx.EventCounter = NewEventCounterClient(tx.config)
 	tx.ExternalRef = NewExternalRefClient(tx.config)

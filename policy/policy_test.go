@@ -92,3 +92,27 @@ func TestPolicy_ScopesAndFeaturesKnown(t *testing.T) {
 		t.Error("features")
 	}
 }
+
+func TestPolicy_Visibility(t *testing.T) {
+	for role, want := range map[string]string{
+		"admin": tenancy.VisibilityAll, "manager": tenancy.VisibilityAll,
+		"agent": tenancy.VisibilityOwnAndDelegated, "intern": tenancy.VisibilityOwnAndDelegated,
+		"": tenancy.VisibilityOwnAndDelegated,
+	} {
+		if got := Visibility(role); got != want {
+			t.Errorf("Visibility(%q) = %q, want %q", role, got, want)
+		}
+	}
+	if got := Default().RolesSeeingAll(); !slices.Equal(got, []string{"admin", "manager"}) {
+		t.Errorf("RolesSeeingAll = %v", got)
+	}
+	// "visibility" is no scope: no credential can be granted it.
+	if ValidScope("visibility:all") {
+		t.Error("visibility:all must not be a scope")
+	}
+	p := &tenancy.Principal{}
+	Default().VisibilityOf(p)
+	if p.Visibility != tenancy.VisibilityAll {
+		t.Errorf("company credential: %q", p.Visibility)
+	}
+}

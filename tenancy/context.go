@@ -6,6 +6,8 @@ package tenancy
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/google/uuid"
@@ -34,8 +36,34 @@ type Principal struct {
 	Scopes        []string
 	UserID        uuid.UUID // uuid.Nil for company-level keys
 	UserRole      string
+	// Visibility is which contacts and leads the credential sees: VisibilityAll or
+	// VisibilityOwnAndDelegated (policy.Visibility of the user's role; all without a user). The
+	// auth middleware sets it; empty on a user-bound Principal counts as own_and_delegated.
+	Visibility string
 	// AllowedDomains are the redirect/origin domains of a publishable key.
 	AllowedDomains []string
+}
+
+// Visibilities of a credential (issue 8). The request transaction carries them as
+// app.visibility; the RLS policies and ent/rule read them.
+const (
+	VisibilityAll             = "all"
+	VisibilityOwnAndDelegated = "own_and_delegated"
+)
+
+// VisibilityOf returns what the work of ctx may see of user-scoped rows (contacts, leads, and
+// what belongs to them): VisibilityAll and uuid.Nil for company-level credentials, operator
+// and background work pinned to a company only; for a user-bound credential its visibility
+// (own_and_delegated when unset: never all by omission) and its user.
+func VisibilityOf(ctx context.Context) (visibility string, userID uuid.UUID) {
+	p, ok := PrincipalFrom(ctx)
+	if !ok || !p.HasUser() {
+		return VisibilityAll, uuid.Nil
+	}
+	if p.Visibility == VisibilityAll {
+		return VisibilityAll, p.UserID
+	}
+	return VisibilityOwnAndDelegated, p.UserID
 }
 
 // HasUser reports whether the credential acts for one user.
@@ -104,4 +132,27 @@ func Client(ctx context.Context) *ent.Client {
 		panic("tenancy: no request transaction in context")
 	}
 	return c
+}
+
+// LiftVisibility runs fn with app.visibility 'all' in the request transaction of ctx and then
+// pins the credential's visibility again. It exists for one write only: handing a row the
+// caller may see to another owner (an agent assigns a contact or lead to a colleague, or
+// creates one for them). PostgreSQL checks the new row of an UPDATE with a WHERE clause, and of
+// an INSERT … RETURNING, against the SELECT policies, so the handover would be refused although
+// it is allowed. The caller must have read the row through the visibility layer first; the ent
+// rules still filter by the Principal of ctx meanwhile (fn's update matches the old row).
+func LiftVisibility(ctx context.Context, fn func() error) error {
+	vis, _ := VisibilityOf(ctx)
+	if vis == VisibilityAll {
+		return fn()
+	}
+	db := Client(ctx)
+	if _, err := db.ExecContext(ctx, "SELECT set_config('app.visibility', 'all', true)"); err != nil {
+		return fmt.Errorf("lift visibility: %w", err)
+	}
+	ferr := fn()
+	if _, err := db.ExecContext(ctx, "SELECT set_config('app.visibility', $1, true)", vis); err != nil {
+		return errors.Join(ferr, fmt.Errorf("restore visibility: %w", err))
+	}
+	return ferr
 }

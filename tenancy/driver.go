@@ -8,6 +8,7 @@ import (
 
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
+	"github.com/google/uuid"
 
 	"github.com/brokerdesk/brokerdesk/migrations"
 )
@@ -69,7 +70,15 @@ func (d *Driver) BeginTx(ctx context.Context, opts *entsql.TxOptions) (dialect.T
 	case IsOperator(ctx):
 		stmt, args = "SELECT set_config('role', $1, true)", []any{migrations.RoleOperator}
 	case pinned:
-		stmt, args = "SELECT set_config('app.company_id', $1, true)", []any{id.String()}
+		// The acting user and its visibility (issue 8): a Principal's, else company-level work
+		// that sees every contact.
+		vis, user := VisibilityOf(ctx)
+		uid := ""
+		if user != uuid.Nil {
+			uid = user.String()
+		}
+		stmt, args = `SELECT set_config('app.company_id', $1, true), set_config('app.user_id', $2, true),
+			set_config('app.visibility', $3, true)`, []any{id.String(), uid, vis}
 	case ctx.Value(authPendingKey{}) != nil:
 		if d.Trace != nil {
 			return tracedTx{Tx: tx, trace: d.Trace}, nil

@@ -24,10 +24,15 @@ const PrincipalLocal = "principal"
 // transaction.
 type Authenticator struct {
 	client *ent.Client // over a pool of app-role connections, wrapped by Driver
+	seeAll []string    // roles whose visibility is all (policy.RolesSeeingAll)
 }
 
-// NewAuthenticator returns the middleware factory for client.
-func NewAuthenticator(client *ent.Client) *Authenticator { return &Authenticator{client: client} }
+// NewAuthenticator returns the middleware factory for client. seeAll lists the user roles that
+// see every contact (policy.Default().RolesSeeingAll()); any other role sees its own and
+// delegated ones.
+func NewAuthenticator(client *ent.Client, seeAll []string) *Authenticator {
+	return &Authenticator{client: client, seeAll: seeAll}
+}
 
 // errInvalidKey is the one answer for unknown, deactivated and deleted keys alike: telling them
 // apart would help someone guessing keys.
@@ -88,7 +93,7 @@ func (a *Authenticator) run(c *fiber.Ctx, key, kind string) (err error) {
 			_ = tx.Rollback()
 		}
 	}()
-	p, err := resolve(ctx, tx, key)
+	p, err := a.resolve(ctx, tx, key)
 	if err != nil {
 		return err
 	}
@@ -110,17 +115,22 @@ func (a *Authenticator) run(c *fiber.Ctx, key, kind string) (err error) {
 	return nil
 }
 
-// authQuery resolves the credential and pins the transaction in one round trip.
+// authQuery resolves the credential and pins the transaction in one round trip: the company,
+// the acting user (” for company-level keys) and the visibility ($2: the roles that see all).
 // auth_credential is SECURITY DEFINER (migrations/): it reads keys of every company for the
 // app role, which itself cannot.
 const authQuery = `SELECT key_id, key_prefix, key_hash, kind, env, scopes, allowed_domains,
 	company_id, live_company_id, sandbox, features, user_id, user_role,
-	set_config('app.company_id', company_id::text, true)
+	set_config('app.company_id', company_id::text, true),
+	set_config('app.user_id', coalesce(user_id::text, ''), true),
+	set_config('app.visibility', CASE WHEN user_id IS NULL OR user_role = ANY($2::text[]) THEN 'all'
+		ELSE 'own_and_delegated' END, true)
 FROM auth_credential($1)`
 
-func resolve(ctx context.Context, tx *ent.Tx, key string) (*Principal, error) {
+func (a *Authenticator) resolve(ctx context.Context, tx *ent.Tx, key string) (*Principal, error) {
 	hash := HashKey(key)
-	rows, err := tx.QueryContext(ctx, authQuery, hash)
+	seeAll := "{" + strings.Join(a.seeAll, ",") + "}" // role names are identifiers: no quoting needed
+	rows, err := tx.QueryContext(ctx, authQuery, hash, seeAll)
 	if err != nil {
 		return nil, fmt.Errorf("resolve credential: %w", err)
 	}
@@ -137,10 +147,10 @@ func resolve(ctx context.Context, tx *ent.Tx, key string) (*Principal, error) {
 		scopes, domains, feats []byte
 		userID                 uuid.NullUUID
 		userRole               sql.NullString
-		pinned                 string
+		pinned, pinnedUser     string
 	)
 	if err := rows.Scan(&p.KeyID, &p.KeyPrefix, &stored, &p.Kind, &p.Env, &scopes, &domains,
-		&p.CompanyID, &p.LiveCompanyID, &p.Sandbox, &feats, &userID, &userRole, &pinned); err != nil {
+		&p.CompanyID, &p.LiveCompanyID, &p.Sandbox, &feats, &userID, &userRole, &pinned, &pinnedUser, &p.Visibility); err != nil {
 		return nil, fmt.Errorf("resolve credential: %w", err)
 	}
 	if err := rows.Close(); err != nil {

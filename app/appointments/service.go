@@ -232,7 +232,13 @@ func (s *Service) UpdateAll(ctx context.Context, a *ent.Appointment, in Input) (
 	db := tenancy.Client(ctx)
 	q := db.Appointment.UpdateOne(a)
 	apply(q.Mutation(), in, p)
-	out, err := q.Save(ctx)
+	// A new owner or contact may hand the series to someone the caller does not see (it was
+	// read through the visibility layer): the write and ent's re-read may lift it.
+	var out *ent.Appointment
+	err = tenancy.LiftVisibility(ctx, func() (err error) {
+		out, err = q.Save(ctx)
+		return err
+	})
 	if err != nil {
 		return Series{}, fmt.Errorf("update appointment %s: %w", a.ID, err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/brokerdesk/brokerdesk/app/events"
 	"github.com/brokerdesk/brokerdesk/ent"
 )
 
@@ -96,4 +97,19 @@ type Occurrence struct {
 // OccurrencePage is the body of GET /appointments.
 type OccurrencePage struct {
 	Data []Occurrence `json:"data"`
+}
+
+// EventAbout makes appointment events user-scoped: about the contact, else owned by the owner
+// (or the creator when there is none).
+func (v View) EventAbout() events.About {
+	owner := v.OwnerID
+	if owner == nil {
+		owner = v.CreatorID
+	}
+	return events.About{ContactID: v.ContactID, OwnerID: owner, UserScoped: true}
+}
+
+// EventAbout: as the series'.
+func (o Occurrence) EventAbout() events.About {
+	return events.About{ContactID: o.ContactID, OwnerID: o.OwnerID, UserScoped: true}
 }

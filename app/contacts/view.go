@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/brokerdesk/brokerdesk/app/events"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 )
@@ -57,6 +58,12 @@ type PhoneView struct {
 	Number    string    `json:"number"`
 	Type      string    `json:"type"`
 	IsPrimary bool      `json:"isPrimary"`
+}
+
+// EventAbout makes contact events user-scoped by the contact and its owner at the time.
+func (v View) EventAbout() events.About {
+	id := v.ID
+	return events.About{ContactID: &id, OwnerID: v.OwnerID, UserScoped: true}
 }
 
 // NewView is the Contact resource of c with its phones.

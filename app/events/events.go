@@ -8,6 +8,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 	"github.com/brokerdesk/brokerdesk/tenancy"
@@ -67,18 +70,56 @@ type Service struct{}
 // NewService returns the service.
 func NewService() *Service { return &Service{} }
 
+// About is what an event concerns, for the visibility of user-bound credentials (issue 8): a
+// UserScoped event (about a contact or a lead) reaches a user-bound credential only when its
+// OwnerID (the owner at the time) or its ContactID (while the contact exists) is visible to it.
+type About struct {
+	ContactID  *uuid.UUID
+	OwnerID    *uuid.UUID
+	UserScoped bool
+}
+
+// Subject is implemented by resources whose events are user-scoped (contacts.View,
+// leads.View, and whatever belongs to a contact): Record asks the event's data.
+type Subject interface{ EventAbout() About }
+
 // Record writes an event of type typ whose data is the resource as the API returns it, in the
 // transaction of ctx (tenancy.Client), for the company ctx is pinned to. If the transaction
-// rolls back, the event goes with it.
+// rolls back, the event goes with it. When data is a Subject, the event records what it
+// concerns (see About); otherwise every credential with the type's scope receives it.
 func (s *Service) Record(ctx context.Context, typ string, data any) error {
+	var about About
+	if sub, ok := data.(Subject); ok {
+		about = sub.EventAbout()
+	}
+	return s.RecordAbout(ctx, typ, data, about)
+}
+
+// insertEvent has no RETURNING: the writer need not see its event (an agent who gives a
+// contact to a colleague records contact.updated it no longer may read), and RETURNING would
+// make row-level security check the new row against the SELECT policy.
+const insertEvent = `INSERT INTO events (id, company_id, type, occurred_at, data, actor, contact_id, owner_id, user_scoped)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
+
+// RecordAbout is Record with what the event concerns given explicitly.
+func (s *Service) RecordAbout(ctx context.Context, typ string, data any, about About) error {
 	if !Known(typ) {
 		return fmt.Errorf("record event: unknown type %q (add it to events.Types)", typ)
+	}
+	company, ok := tenancy.CompanyID(ctx)
+	if !ok {
+		return fmt.Errorf("record event %s: %w", typ, tenancy.ErrNoCompany)
 	}
 	raw, err := json.Marshal(data)
 	if err != nil {
 		return fmt.Errorf("record event %s: %w", typ, err)
 	}
-	_, err = tenancy.Client(ctx).Event.Create().SetType(typ).SetData(raw).SetActor(actor(ctx)).Save(ctx)
+	act, err := json.Marshal(actor(ctx))
+	if err != nil {
+		return fmt.Errorf("record event %s: %w", typ, err)
+	}
+	_, err = tenancy.Client(ctx).ExecContext(ctx, insertEvent, uuid.Must(uuid.NewV7()), company, typ,
+		time.Now(), raw, act, about.ContactID, about.OwnerID, about.UserScoped)
 	if err != nil {
 		return fmt.Errorf("record event %s: %w", typ, err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/brokerdesk/brokerdesk/app/events"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 )
@@ -42,6 +43,12 @@ type AttachmentView struct {
 	Filename    string    `json:"filename"`
 	ContentType string    `json:"contentType"`
 	Size        int64     `json:"size"`
+}
+
+// EventAbout makes lead events user-scoped by the lead's owner (and its contact once
+// converted).
+func (v View) EventAbout() events.About {
+	return events.About{ContactID: v.ContactID, OwnerID: v.OwnerID, UserScoped: true}
 }
 
 // NewView is the Lead resource of l with its attachments (content not loaded).

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/brokerdesk/brokerdesk/app/account"
+	"github.com/brokerdesk/brokerdesk/app/delegations"
 	"github.com/brokerdesk/brokerdesk/app/errs"
 	"github.com/brokerdesk/brokerdesk/app/events"
 	"github.com/brokerdesk/brokerdesk/app/users"
@@ -453,4 +454,40 @@ func uniq(s []string) []string {
 		}
 	}
 	return out
+}
+
+// CreateDelegation lets delegate see delegator's contacts and leads in company (live or
+// sandbox) until validUntil (nil: until deleted); the rules of POST /users/{id}/delegations.
+func (s *Service) CreateDelegation(ctx context.Context, company, delegator uuid.UUID, in delegations.CreateInput) (delegations.View, error) {
+	var out delegations.View
+	svc := delegations.NewService(nil)
+	err := s.tx(tenancy.WithCompany(ctx, company), func(ctx context.Context, _ *ent.Client) error {
+		d, err := svc.Create(ctx, delegator, in)
+		if err == nil {
+			out = delegations.NewView(d, svc.Now())
+		}
+		return err
+	})
+	return out, err
+}
+
+// ListDelegations lists the delegations delegator gave in company.
+func (s *Service) ListDelegations(ctx context.Context, company, delegator uuid.UUID) ([]delegations.View, error) {
+	var out []delegations.View
+	svc := delegations.NewService(nil)
+	err := s.tx(tenancy.WithCompany(ctx, company), func(ctx context.Context, _ *ent.Client) error {
+		ds, err := svc.List(ctx, delegator)
+		for _, d := range ds {
+			out = append(out, delegations.NewView(d, svc.Now()))
+		}
+		return err
+	})
+	return out, err
+}
+
+// DeleteDelegation removes delegation id of delegator in company.
+func (s *Service) DeleteDelegation(ctx context.Context, company, delegator, id uuid.UUID) error {
+	return s.tx(tenancy.WithCompany(ctx, company), func(ctx context.Context, _ *ent.Client) error {
+		return delegations.NewService(nil).Delete(ctx, delegator, id)
+	})
 }

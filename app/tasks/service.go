@@ -186,7 +186,13 @@ func (s *Service) Update(ctx context.Context, t *ent.Task, in Input) (*ent.Task,
 	case !isDone:
 		q.ClearCompletedAt()
 	}
-	out, err := q.Save(ctx)
+	// Reassigning may hand the task to someone the caller does not see: the row was read through
+	// the visibility layer above, so the write (and ent's re-read) may lift it.
+	var out *ent.Task
+	err := tenancy.LiftVisibility(ctx, func() (err error) {
+		out, err = q.Save(ctx)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("update task %s: %w", t.ID, err)
 	}

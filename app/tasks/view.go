@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/brokerdesk/brokerdesk/app/events"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 )
@@ -56,4 +57,20 @@ type CommentView struct {
 func NewCommentView(c *ent.TaskComment) CommentView {
 	return CommentView{ID: c.ID, TaskID: c.TaskID, ParentCommentID: c.ParentID, AuthorID: c.AuthorID,
 		Content: c.Content, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
+}
+
+// EventAbout makes task events user-scoped: about the contact, else owned by the assignee (or
+// the creator when there is none).
+func (v View) EventAbout() events.About {
+	owner := v.AssigneeID
+	if owner == nil {
+		owner = v.CreatorID
+	}
+	return events.About{ContactID: v.ContactID, OwnerID: owner, UserScoped: true}
+}
+
+// EventAbout: a comment's event is about its task, which the event does not carry; it is
+// scoped to its author so that it reaches no one who sees only other people's rows.
+func (v CommentView) EventAbout() events.About {
+	return events.About{OwnerID: v.AuthorID, UserScoped: true}
 }

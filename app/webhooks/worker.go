@@ -197,12 +197,10 @@ func (w *DeliveryWorker) prepare(ctx context.Context, a DeliveryArgs) (*ent.Webh
 
 // asCredential completes a credential's Principal with what a request derives from the user's
 // role besides the credential query, so that the transaction the worker pins as p filters
-// exactly as the credential's requests are filtered. This is the one place to wire it.
-// TODO(#8): with the contacts visibility layer, p.Visibility = authz.Visibility(p.UserRole) for
-// a user-bound p (tenancy treats an empty one as own_and_delegated, never as all).
+// exactly as the credential's requests are filtered (its visibility: all without a user, the
+// role's otherwise). This is the one place to wire it.
 func asCredential(authz *policy.Enforcer, p *tenancy.Principal) {
-	_ = authz
-	_ = p
+	authz.VisibilityOf(p)
 }
 
 // signingKeys opens the endpoint's current secret and, during the overlap, the previous one.

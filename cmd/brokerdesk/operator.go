@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/brokerdesk/brokerdesk/app/delegations"
 	"github.com/brokerdesk/brokerdesk/app/errs"
 	"github.com/brokerdesk/brokerdesk/app/operator"
 )
@@ -234,4 +236,88 @@ func (e env) key(ctx context.Context, args []string) error {
 		})
 	}
 	return fmt.Errorf("key: unknown subcommand %q", args[0])
+}
+
+// delegation handles `brokerdesk delegation create|list|delete`: who sees whose contacts.
+func (e env) delegation(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		return fmt.Errorf("delegation: want create, list or delete")
+	}
+	svc, done, err := e.operatorService()
+	if err != nil {
+		return err
+	}
+	defer done()
+	fs := e.flags("delegation " + args[0])
+	asJSON := fs.Bool("json", false, "print JSON")
+	companyID := fs.String("company", "", "company id (live or sandbox)")
+	from := fs.String("from", "", "delegating user id (whose contacts are shared)")
+	to := fs.String("to", "", "delegate user id (who sees them)")
+	until := fs.String("until", "", "end of the delegation, RFC 3339 (default: until deleted)")
+	pos, err := parse(fs, args[1:])
+	if err != nil {
+		return err
+	}
+	co, err := parseID("company", *companyID)
+	if err != nil {
+		return err
+	}
+	delegator, err := parseID("from", *from)
+	if err != nil {
+		return err
+	}
+	show := func(d delegations.View) func(io.Writer) {
+		return func(w io.Writer) {
+			end := "-"
+			if d.ValidUntil != nil {
+				end = d.ValidUntil.Format(time.RFC3339)
+			}
+			fmt.Fprintf(w, "%s  from %s  to %s  until %s  active %v\n", d.ID, d.DelegatorID, d.DelegateID, end, d.Active)
+		}
+	}
+	switch args[0] {
+	case "create":
+		delegate, err := parseID("to", *to)
+		if err != nil {
+			return err
+		}
+		in := delegations.CreateInput{DelegateID: &delegate}
+		if *until != "" {
+			t, err := time.Parse(time.RFC3339, *until)
+			if err != nil {
+				return fmt.Errorf("--until must be an RFC 3339 time")
+			}
+			in.ValidUntil = &t
+		}
+		d, err := svc.CreateDelegation(ctx, co, delegator, in)
+		if err != nil {
+			return explain(err)
+		}
+		return e.print(*asJSON, d, show(d))
+	case "list":
+		ds, err := svc.ListDelegations(ctx, co, delegator)
+		if err != nil {
+			return explain(err)
+		}
+		return e.print(*asJSON, ds, func(w io.Writer) {
+			for _, d := range ds {
+				show(d)(w)
+			}
+		})
+	case "delete":
+		if len(pos) != 1 {
+			return fmt.Errorf("delegation delete: name one delegation id")
+		}
+		id, err := uuid.Parse(pos[0])
+		if err != nil {
+			return fmt.Errorf("delegation delete: %q is not a delegation id", pos[0])
+		}
+		if err := svc.DeleteDelegation(ctx, co, delegator, id); err != nil {
+			return explain(err)
+		}
+		return e.print(*asJSON, map[string]string{"deleted": id.String()}, func(w io.Writer) {
+			fmt.Fprintf(w, "deleted %s\n", id)
+		})
+	}
+	return fmt.Errorf("delegation: unknown subcommand %q", args[0])
 }

@@ -35,6 +35,9 @@ operator (DATABASE_URL must name the owner):
   key list [--company ID]
   key deactivate KEY-ID-OR-PREFIX
   key delete KEY-ID-OR-PREFIX
+  delegation create --company ID --from USER-ID --to USER-ID [--until RFC3339]
+  delegation list --company ID --from USER-ID
+  delegation delete --company ID --from USER-ID DELEGATION-ID
 
 Operator commands print plain text, or JSON with --json.`
 
@@ -64,6 +67,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return e.user(ctx, args[1:])
 	case "key":
 		return e.key(ctx, args[1:])
+	case "delegation":
+		return e.delegation(ctx, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprintln(stdout, usage)
 		return nil

@@ -28,6 +28,12 @@ const (
 	FieldActor = "actor"
 	// FieldSeq holds the string denoting the seq field in the database.
 	FieldSeq = "seq"
+	// FieldContactID holds the string denoting the contact_id field in the database.
+	FieldContactID = "contact_id"
+	// FieldOwnerID holds the string denoting the owner_id field in the database.
+	FieldOwnerID = "owner_id"
+	// FieldUserScoped holds the string denoting the user_scoped field in the database.
+	FieldUserScoped = "user_scoped"
 	// EdgeCompany holds the string denoting the company edge name in mutations.
 	EdgeCompany = "company"
 	// Table holds the table name of the event in the database.
@@ -50,6 +56,9 @@ var Columns = []string{
 	FieldData,
 	FieldActor,
 	FieldSeq,
+	FieldContactID,
+	FieldOwnerID,
+	FieldUserScoped,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -74,6 +83,8 @@ var (
 	TypeValidator func(string) error
 	// DefaultOccurredAt holds the default value on creation for the "occurred_at" field.
 	DefaultOccurredAt func() time.Time
+	// DefaultUserScoped holds the default value on creation for the "user_scoped" field.
+	DefaultUserScoped bool
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() uuid.UUID
 )
@@ -104,6 +115,21 @@ func ByOccurredAt(opts ...sql.OrderTermOption) OrderOption {
 // BySeq orders the results by the seq field.
 func BySeq(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldSeq, opts...).ToFunc()
+}
+
+// ByContactID orders the results by the contact_id field.
+func ByContactID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldContactID, opts...).ToFunc()
+}
+
+// ByOwnerID orders the results by the owner_id field.
+func ByOwnerID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldOwnerID, opts...).ToFunc()
+}
+
+// ByUserScoped orders the results by the user_scoped field.
+func ByUserScoped(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldUserScoped, opts...).ToFunc()
 }
 
 // ByCompanyField orders the results by company field.

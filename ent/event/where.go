@@ -76,6 +76,21 @@ func Seq(v int64) predicate.Event {
 	return predicate.Event(sql.FieldEQ(FieldSeq, v))
 }
 
+// ContactID applies equality check predicate on the "contact_id" field. It's identical to ContactIDEQ.
+func ContactID(v uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldEQ(FieldContactID, v))
+}
+
+// OwnerID applies equality check predicate on the "owner_id" field. It's identical to OwnerIDEQ.
+func OwnerID(v uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldEQ(FieldOwnerID, v))
+}
+
+// UserScoped applies equality check predicate on the "user_scoped" field. It's identical to UserScopedEQ.
+func UserScoped(v bool) predicate.Event {
+	return predicate.Event(sql.FieldEQ(FieldUserScoped, v))
+}
+
 // CompanyIDEQ applies the EQ predicate on the "company_id" field.
 func CompanyIDEQ(v uuid.UUID) predicate.Event {
 	return predicate.Event(sql.FieldEQ(FieldCompanyID, v))
@@ -249,6 +264,116 @@ func SeqIsNil() predicate.Event {
 // SeqNotNil applies the NotNil predicate on the "seq" field.
 func SeqNotNil() predicate.Event {
 	return predicate.Event(sql.FieldNotNull(FieldSeq))
+}
+
+// ContactIDEQ applies the EQ predicate on the "contact_id" field.
+func ContactIDEQ(v uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldEQ(FieldContactID, v))
+}
+
+// ContactIDNEQ applies the NEQ predicate on the "contact_id" field.
+func ContactIDNEQ(v uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldNEQ(FieldContactID, v))
+}
+
+// ContactIDIn applies the In predicate on the "contact_id" field.
+func ContactIDIn(vs ...uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldIn(FieldContactID, vs...))
+}
+
+// ContactIDNotIn applies the NotIn predicate on the "contact_id" field.
+func ContactIDNotIn(vs ...uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldNotIn(FieldContactID, vs...))
+}
+
+// ContactIDGT applies the GT predicate on the "contact_id" field.
+func ContactIDGT(v uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldGT(FieldContactID, v))
+}
+
+// ContactIDGTE applies the GTE predicate on the "contact_id" field.
+func ContactIDGTE(v uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldGTE(FieldContactID, v))
+}
+
+// ContactIDLT applies the LT predicate on the "contact_id" field.
+func ContactIDLT(v uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldLT(FieldContactID, v))
+}
+
+// ContactIDLTE applies the LTE predicate on the "contact_id" field.
+func ContactIDLTE(v uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldLTE(FieldContactID, v))
+}
+
+// ContactIDIsNil applies the IsNil predicate on the "contact_id" field.
+func ContactIDIsNil() predicate.Event {
+	return predicate.Event(sql.FieldIsNull(FieldContactID))
+}
+
+// ContactIDNotNil applies the NotNil predicate on the "contact_id" field.
+func ContactIDNotNil() predicate.Event {
+	return predicate.Event(sql.FieldNotNull(FieldContactID))
+}
+
+// OwnerIDEQ applies the EQ predicate on the "owner_id" field.
+func OwnerIDEQ(v uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldEQ(FieldOwnerID, v))
+}
+
+// OwnerIDNEQ applies the NEQ predicate on the "owner_id" field.
+func OwnerIDNEQ(v uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldNEQ(FieldOwnerID, v))
+}
+
+// OwnerIDIn applies the In predicate on the "owner_id" field.
+func OwnerIDIn(vs ...uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldIn(FieldOwnerID, vs...))
+}
+
+// OwnerIDNotIn applies the NotIn predicate on the "owner_id" field.
+func OwnerIDNotIn(vs ...uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldNotIn(FieldOwnerID, vs...))
+}
+
+// OwnerIDGT applies the GT predicate on the "owner_id" field.
+func OwnerIDGT(v uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldGT(FieldOwnerID, v))
+}
+
+// OwnerIDGTE applies the GTE predicate on the "owner_id" field.
+func OwnerIDGTE(v uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldGTE(FieldOwnerID, v))
+}
+
+// OwnerIDLT applies the LT predicate on the "owner_id" field.
+func OwnerIDLT(v uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldLT(FieldOwnerID, v))
+}
+
+// OwnerIDLTE applies the LTE predicate on the "owner_id" field.
+func OwnerIDLTE(v uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldLTE(FieldOwnerID, v))
+}
+
+// OwnerIDIsNil applies the IsNil predicate on the "owner_id" field.
+func OwnerIDIsNil() predicate.Event {
+	return predicate.Event(sql.FieldIsNull(FieldOwnerID))
+}
+
+// OwnerIDNotNil applies the NotNil predicate on the "owner_id" field.
+func OwnerIDNotNil() predicate.Event {
+	return predicate.Event(sql.FieldNotNull(FieldOwnerID))
+}
+
+// UserScopedEQ applies the EQ predicate on the "user_scoped" field.
+func UserScopedEQ(v bool) predicate.Event {
+	return predicate.Event(sql.FieldEQ(FieldUserScoped, v))
+}
+
+// UserScopedNEQ applies the NEQ predicate on the "user_scoped" field.
+func UserScopedNEQ(v bool) predicate.Event {
+	return predicate.Event(sql.FieldNEQ(FieldUserScoped, v))
 }
 
 // HasCompany applies the HasEdge predicate on the "company" edge.

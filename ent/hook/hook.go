@@ -93,6 +93,18 @@ func (f ContactPhoneFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ContactPhoneMutation", m)
 }
 
+// The DelegationFunc type is an adapter to allow the use of ordinary
+// function as Delegation mutator.
+type DelegationFunc func(context.Context, *ent.DelegationMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f DelegationFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.DelegationMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.DelegationMutation", m)
+}
+
 // The EventFunc type is an adapter to allow the use of ordinary
 // function as Event mutator.
 type EventFunc func(context.Context, *ent.EventMutation) (ent.Value, error)

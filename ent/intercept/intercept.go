@@ -15,6 +15,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
+	"github.com/brokerdesk/brokerdesk/ent/delegation"
 	"github.com/brokerdesk/brokerdesk/ent/event"
 	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
 	"github.com/brokerdesk/brokerdesk/ent/externalref"
@@ -276,6 +277,33 @@ func (f TraverseContactPhone) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.ContactPhoneQuery", q)
+}
+
+// The DelegationFunc type is an adapter to allow the use of ordinary function as a Querier.
+type DelegationFunc func(context.Context, *ent.DelegationQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f DelegationFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.DelegationQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.DelegationQuery", q)
+}
+
+// The TraverseDelegation type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseDelegation func(context.Context, *ent.DelegationQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseDelegation) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseDelegation) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.DelegationQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.DelegationQuery", q)
 }
 
 // The EventFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -700,6 +728,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.ContactQuery, predicate.Contact, contact.OrderOption]{typ: ent.TypeContact, tq: q}, nil
 	case *ent.ContactPhoneQuery:
 		return &query[*ent.ContactPhoneQuery, predicate.ContactPhone, contactphone.OrderOption]{typ: ent.TypeContactPhone, tq: q}, nil
+	case *ent.DelegationQuery:
+		return &query[*ent.DelegationQuery, predicate.Delegation, delegation.OrderOption]{typ: ent.TypeDelegation, tq: q}, nil
 	case *ent.EventQuery:
 		return &query[*ent.EventQuery, predicate.Event, event.OrderOption]{typ: ent.TypeEvent, tq: q}, nil
 	case *ent.EventCounterQuery:

@@ -309,6 +309,58 @@ var (
 			},
 		},
 	}
+	// DelegationsColumns holds the columns for the "delegations" table.
+	DelegationsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "valid_until", Type: field.TypeTime, Nullable: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "company_id", Type: field.TypeUUID},
+		{Name: "delegator_id", Type: field.TypeUUID},
+		{Name: "delegate_id", Type: field.TypeUUID},
+	}
+	// DelegationsTable holds the schema information for the "delegations" table.
+	DelegationsTable = &schema.Table{
+		Name:       "delegations",
+		Columns:    DelegationsColumns,
+		PrimaryKey: []*schema.Column{DelegationsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "delegations_companies_company",
+				Columns:    []*schema.Column{DelegationsColumns[3]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+			{
+				Symbol:     "delegations_users_delegator",
+				Columns:    []*schema.Column{DelegationsColumns[4]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+			{
+				Symbol:     "delegations_users_delegate",
+				Columns:    []*schema.Column{DelegationsColumns[5]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "delegation_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{DelegationsColumns[3]},
+			},
+			{
+				Name:    "delegation_company_id_delegator_id_delegate_id",
+				Unique:  true,
+				Columns: []*schema.Column{DelegationsColumns[3], DelegationsColumns[4], DelegationsColumns[5]},
+			},
+			{
+				Name:    "delegation_company_id_delegate_id",
+				Unique:  false,
+				Columns: []*schema.Column{DelegationsColumns[3], DelegationsColumns[5]},
+			},
+		},
+	}
 	// EventsColumns holds the columns for the "events" table.
 	EventsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -317,6 +369,9 @@ var (
 		{Name: "data", Type: field.TypeJSON},
 		{Name: "actor", Type: field.TypeJSON},
 		{Name: "seq", Type: field.TypeInt64, Nullable: true},
+		{Name: "contact_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "owner_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "user_scoped", Type: field.TypeBool, Default: false},
 		{Name: "company_id", Type: field.TypeUUID},
 	}
 	// EventsTable holds the schema information for the "events" table.
@@ -327,7 +382,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "events_companies_company",
-				Columns:    []*schema.Column{EventsColumns[6]},
+				Columns:    []*schema.Column{EventsColumns[9]},
 				RefColumns: []*schema.Column{CompaniesColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -336,12 +391,12 @@ var (
 			{
 				Name:    "event_company_id",
 				Unique:  false,
-				Columns: []*schema.Column{EventsColumns[6]},
+				Columns: []*schema.Column{EventsColumns[9]},
 			},
 			{
 				Name:    "event_company_id_seq",
 				Unique:  true,
-				Columns: []*schema.Column{EventsColumns[6], EventsColumns[5]},
+				Columns: []*schema.Column{EventsColumns[9], EventsColumns[5]},
 			},
 			{
 				Name:    "event_occurred_at",
@@ -955,6 +1010,7 @@ var (
 		CompaniesTable,
 		ContactsTable,
 		ContactPhonesTable,
+		DelegationsTable,
 		EventsTable,
 		EventCountersTable,
 		ExternalRefsTable,
@@ -981,6 +1037,9 @@ func init() {
 	CompaniesTable.ForeignKeys[0].RefTable = CompaniesTable
 	ContactsTable.ForeignKeys[0].RefTable = CompaniesTable
 	ContactPhonesTable.ForeignKeys[0].RefTable = CompaniesTable
+	DelegationsTable.ForeignKeys[0].RefTable = CompaniesTable
+	DelegationsTable.ForeignKeys[1].RefTable = UsersTable
+	DelegationsTable.ForeignKeys[2].RefTable = UsersTable
 	EventsTable.ForeignKeys[0].RefTable = CompaniesTable
 	EventCountersTable.ForeignKeys[0].RefTable = CompaniesTable
 	ExternalRefsTable.ForeignKeys[0].RefTable = CompaniesTable

@@ -27,6 +27,9 @@ type Contact func(*sql.Selector)
 // ContactPhone is the predicate function for contactphone builders.
 type ContactPhone func(*sql.Selector)
 
+// Delegation is the predicate function for delegation builders.
+type Delegation func(*sql.Selector)
+
 // Event is the predicate function for event builders.
 type Event func(*sql.Selector)
 

@@ -279,6 +279,30 @@ func (f ContactPhoneMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mu
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ContactPhoneMutation", m)
 }
 
+// The DelegationQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type DelegationQueryRuleFunc func(context.Context, *ent.DelegationQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f DelegationQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.DelegationQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.DelegationQuery", q)
+}
+
+// The DelegationMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type DelegationMutationRuleFunc func(context.Context, *ent.DelegationMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f DelegationMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.DelegationMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.DelegationMutation", m)
+}
+
 // The EventQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type EventQueryRuleFunc func(context.Context, *ent.EventQuery) error
@@ -688,6 +712,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.ContactPhoneQuery:
 		return q.Filter(), nil
+	case *ent.DelegationQuery:
+		return q.Filter(), nil
 	case *ent.EventQuery:
 		return q.Filter(), nil
 	case *ent.EventCounterQuery:
@@ -738,6 +764,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.ContactMutation:
 		return m.Filter(), nil
 	case *ent.ContactPhoneMutation:
+		return m.Filter(), nil
+	case *ent.DelegationMutation:
 		return m.Filter(), nil
 	case *ent.EventMutation:
 		return m.Filter(), nil

@@ -13,6 +13,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
+	"github.com/brokerdesk/brokerdesk/ent/delegation"
 	"github.com/brokerdesk/brokerdesk/ent/event"
 	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
 	"github.com/brokerdesk/brokerdesk/ent/externalref"
@@ -341,7 +342,7 @@ func init() {
 	// company.DefaultID holds the default value on creation for the id field.
 	company.DefaultID = companyDescID.Default.(func() uuid.UUID)
 	contactMixin := schema.Contact{}.Mixin()
-	contact.Policy = privacy.NewPolicies(contactMixin[1], schema.Contact{})
+	contact.Policy = privacy.NewPolicies(contactMixin[1], contactMixin[2], schema.Contact{})
 	contact.Hooks[0] = func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
 			if err := contact.Policy.EvalMutation(ctx, m); err != nil {
@@ -351,34 +352,34 @@ func init() {
 		})
 	}
 	contactMixinHooks1 := contactMixin[1].Hooks()
-	contactMixinHooks3 := contactMixin[3].Hooks()
 	contactMixinHooks4 := contactMixin[4].Hooks()
+	contactMixinHooks5 := contactMixin[5].Hooks()
 
 	contact.Hooks[1] = contactMixinHooks1[0]
 
-	contact.Hooks[2] = contactMixinHooks3[0]
+	contact.Hooks[2] = contactMixinHooks4[0]
 
-	contact.Hooks[3] = contactMixinHooks4[0]
+	contact.Hooks[3] = contactMixinHooks5[0]
 	contactMixinFields0 := contactMixin[0].Fields()
 	_ = contactMixinFields0
-	contactMixinFields2 := contactMixin[2].Fields()
-	_ = contactMixinFields2
 	contactMixinFields3 := contactMixin[3].Fields()
 	_ = contactMixinFields3
+	contactMixinFields4 := contactMixin[4].Fields()
+	_ = contactMixinFields4
 	contactFields := schema.Contact{}.Fields()
 	_ = contactFields
 	// contactDescCreatedAt is the schema descriptor for created_at field.
-	contactDescCreatedAt := contactMixinFields2[0].Descriptor()
+	contactDescCreatedAt := contactMixinFields3[0].Descriptor()
 	// contact.DefaultCreatedAt holds the default value on creation for the created_at field.
 	contact.DefaultCreatedAt = contactDescCreatedAt.Default.(func() time.Time)
 	// contactDescUpdatedAt is the schema descriptor for updated_at field.
-	contactDescUpdatedAt := contactMixinFields2[1].Descriptor()
+	contactDescUpdatedAt := contactMixinFields3[1].Descriptor()
 	// contact.DefaultUpdatedAt holds the default value on creation for the updated_at field.
 	contact.DefaultUpdatedAt = contactDescUpdatedAt.Default.(func() time.Time)
 	// contact.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
 	contact.UpdateDefaultUpdatedAt = contactDescUpdatedAt.UpdateDefault.(func() time.Time)
 	// contactDescVersion is the schema descriptor for version field.
-	contactDescVersion := contactMixinFields3[0].Descriptor()
+	contactDescVersion := contactMixinFields4[0].Descriptor()
 	// contact.DefaultVersion holds the default value on creation for the version field.
 	contact.DefaultVersion = contactDescVersion.Default.(int64)
 	// contactDescFirstName is the schema descriptor for first_name field.
@@ -412,7 +413,7 @@ func init() {
 	// contact.DefaultID holds the default value on creation for the id field.
 	contact.DefaultID = contactDescID.Default.(func() uuid.UUID)
 	contactphoneMixin := schema.ContactPhone{}.Mixin()
-	contactphone.Policy = privacy.NewPolicies(contactphoneMixin[1], schema.ContactPhone{})
+	contactphone.Policy = privacy.NewPolicies(contactphoneMixin[1], contactphoneMixin[2], schema.ContactPhone{})
 	contactphone.Hooks[0] = func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
 			if err := contactphone.Policy.EvalMutation(ctx, m); err != nil {
@@ -426,16 +427,16 @@ func init() {
 	contactphone.Hooks[1] = contactphoneMixinHooks1[0]
 	contactphoneMixinFields0 := contactphoneMixin[0].Fields()
 	_ = contactphoneMixinFields0
-	contactphoneMixinFields2 := contactphoneMixin[2].Fields()
-	_ = contactphoneMixinFields2
+	contactphoneMixinFields3 := contactphoneMixin[3].Fields()
+	_ = contactphoneMixinFields3
 	contactphoneFields := schema.ContactPhone{}.Fields()
 	_ = contactphoneFields
 	// contactphoneDescCreatedAt is the schema descriptor for created_at field.
-	contactphoneDescCreatedAt := contactphoneMixinFields2[0].Descriptor()
+	contactphoneDescCreatedAt := contactphoneMixinFields3[0].Descriptor()
 	// contactphone.DefaultCreatedAt holds the default value on creation for the created_at field.
 	contactphone.DefaultCreatedAt = contactphoneDescCreatedAt.Default.(func() time.Time)
 	// contactphoneDescUpdatedAt is the schema descriptor for updated_at field.
-	contactphoneDescUpdatedAt := contactphoneMixinFields2[1].Descriptor()
+	contactphoneDescUpdatedAt := contactphoneMixinFields3[1].Descriptor()
 	// contactphone.DefaultUpdatedAt holds the default value on creation for the updated_at field.
 	contactphone.DefaultUpdatedAt = contactphoneDescUpdatedAt.Default.(func() time.Time)
 	// contactphone.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
@@ -478,6 +479,31 @@ func init() {
 	contactphoneDescID := contactphoneMixinFields0[0].Descriptor()
 	// contactphone.DefaultID holds the default value on creation for the id field.
 	contactphone.DefaultID = contactphoneDescID.Default.(func() uuid.UUID)
+	delegationMixin := schema.Delegation{}.Mixin()
+	delegation.Policy = privacy.NewPolicies(delegationMixin[1], schema.Delegation{})
+	delegation.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := delegation.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	delegationMixinHooks1 := delegationMixin[1].Hooks()
+
+	delegation.Hooks[1] = delegationMixinHooks1[0]
+	delegationMixinFields0 := delegationMixin[0].Fields()
+	_ = delegationMixinFields0
+	delegationFields := schema.Delegation{}.Fields()
+	_ = delegationFields
+	// delegationDescCreatedAt is the schema descriptor for created_at field.
+	delegationDescCreatedAt := delegationFields[3].Descriptor()
+	// delegation.DefaultCreatedAt holds the default value on creation for the created_at field.
+	delegation.DefaultCreatedAt = delegationDescCreatedAt.Default.(func() time.Time)
+	// delegationDescID is the schema descriptor for id field.
+	delegationDescID := delegationMixinFields0[0].Descriptor()
+	// delegation.DefaultID holds the default value on creation for the id field.
+	delegation.DefaultID = delegationDescID.Default.(func() uuid.UUID)
 	eventMixin := schema.Event{}.Mixin()
 	event.Policy = privacy.NewPolicies(eventMixin[1], schema.Event{})
 	event.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -517,6 +543,10 @@ func init() {
 	eventDescOccurredAt := eventFields[1].Descriptor()
 	// event.DefaultOccurredAt holds the default value on creation for the occurred_at field.
 	event.DefaultOccurredAt = eventDescOccurredAt.Default.(func() time.Time)
+	// eventDescUserScoped is the schema descriptor for user_scoped field.
+	eventDescUserScoped := eventFields[7].Descriptor()
+	// event.DefaultUserScoped holds the default value on creation for the user_scoped field.
+	event.DefaultUserScoped = eventDescUserScoped.Default.(bool)
 	// eventDescID is the schema descriptor for id field.
 	eventDescID := eventMixinFields0[0].Descriptor()
 	// event.DefaultID holds the default value on creation for the id field.
@@ -729,7 +759,7 @@ func init() {
 		}
 	}()
 	leadMixin := schema.Lead{}.Mixin()
-	lead.Policy = privacy.NewPolicies(leadMixin[1], schema.Lead{})
+	lead.Policy = privacy.NewPolicies(leadMixin[1], leadMixin[2], schema.Lead{})
 	lead.Hooks[0] = func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
 			if err := lead.Policy.EvalMutation(ctx, m); err != nil {
@@ -739,34 +769,34 @@ func init() {
 		})
 	}
 	leadMixinHooks1 := leadMixin[1].Hooks()
-	leadMixinHooks3 := leadMixin[3].Hooks()
 	leadMixinHooks4 := leadMixin[4].Hooks()
+	leadMixinHooks5 := leadMixin[5].Hooks()
 
 	lead.Hooks[1] = leadMixinHooks1[0]
 
-	lead.Hooks[2] = leadMixinHooks3[0]
+	lead.Hooks[2] = leadMixinHooks4[0]
 
-	lead.Hooks[3] = leadMixinHooks4[0]
+	lead.Hooks[3] = leadMixinHooks5[0]
 	leadMixinFields0 := leadMixin[0].Fields()
 	_ = leadMixinFields0
-	leadMixinFields2 := leadMixin[2].Fields()
-	_ = leadMixinFields2
 	leadMixinFields3 := leadMixin[3].Fields()
 	_ = leadMixinFields3
+	leadMixinFields4 := leadMixin[4].Fields()
+	_ = leadMixinFields4
 	leadFields := schema.Lead{}.Fields()
 	_ = leadFields
 	// leadDescCreatedAt is the schema descriptor for created_at field.
-	leadDescCreatedAt := leadMixinFields2[0].Descriptor()
+	leadDescCreatedAt := leadMixinFields3[0].Descriptor()
 	// lead.DefaultCreatedAt holds the default value on creation for the created_at field.
 	lead.DefaultCreatedAt = leadDescCreatedAt.Default.(func() time.Time)
 	// leadDescUpdatedAt is the schema descriptor for updated_at field.
-	leadDescUpdatedAt := leadMixinFields2[1].Descriptor()
+	leadDescUpdatedAt := leadMixinFields3[1].Descriptor()
 	// lead.DefaultUpdatedAt holds the default value on creation for the updated_at field.
 	lead.DefaultUpdatedAt = leadDescUpdatedAt.Default.(func() time.Time)
 	// lead.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
 	lead.UpdateDefaultUpdatedAt = leadDescUpdatedAt.UpdateDefault.(func() time.Time)
 	// leadDescVersion is the schema descriptor for version field.
-	leadDescVersion := leadMixinFields3[0].Descriptor()
+	leadDescVersion := leadMixinFields4[0].Descriptor()
 	// lead.DefaultVersion holds the default value on creation for the version field.
 	lead.DefaultVersion = leadDescVersion.Default.(int64)
 	// leadDescFirstName is the schema descriptor for first_name field.
@@ -826,7 +856,7 @@ func init() {
 	// lead.DefaultID holds the default value on creation for the id field.
 	lead.DefaultID = leadDescID.Default.(func() uuid.UUID)
 	leadattachmentMixin := schema.LeadAttachment{}.Mixin()
-	leadattachment.Policy = privacy.NewPolicies(leadattachmentMixin[1], schema.LeadAttachment{})
+	leadattachment.Policy = privacy.NewPolicies(leadattachmentMixin[1], leadattachmentMixin[2], schema.LeadAttachment{})
 	leadattachment.Hooks[0] = func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
 			if err := leadattachment.Policy.EvalMutation(ctx, m); err != nil {

@@ -7,6 +7,9 @@ import (
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 	"github.com/google/uuid"
+
+	"github.com/brokerdesk/brokerdesk/ent/privacy"
+	"github.com/brokerdesk/brokerdesk/ent/rule"
 )
 
 // AppointmentTypes are the allowed values of an appointment's type.
@@ -44,6 +47,13 @@ func (Appointment) Fields() []ent.Field {
 		// split_from is the series a "following" change split this one off.
 		field.UUID("split_from", uuid.UUID{}).Optional().Nillable().Immutable(),
 	}
+}
+
+// Policy of Appointment: one with a contact is visible when the contact is; one without to
+// its owner, its creator (and their delegates) and users who see everything.
+func (Appointment) Policy() ent.Policy {
+	r := rule.FilterVisibleContactElseOwners("contact_id", "owner_id", "creator_id")
+	return privacy.Policy{Query: privacy.QueryPolicy{r}, Mutation: privacy.MutationPolicy{r}}
 }
 
 // Indexes of Appointment.

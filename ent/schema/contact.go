@@ -13,7 +13,8 @@ type Contact struct{ ent.Schema }
 
 // Mixin of Contact.
 func (Contact) Mixin() []ent.Mixin {
-	return []ent.Mixin{IDMixin{}, TenantMixin{}, TimeMixin{}, VersionMixin{}, ExternalRefMixin{Resource: "contact"}}
+	return []ent.Mixin{IDMixin{}, TenantMixin{}, VisibleByOwner{Field: "owner_id"}, TimeMixin{}, VersionMixin{},
+		ExternalRefMixin{Resource: "contact"}}
 }
 
 // Fields of Contact.
@@ -42,7 +43,7 @@ type ContactPhone struct{ ent.Schema }
 
 // Mixin of ContactPhone.
 func (ContactPhone) Mixin() []ent.Mixin {
-	return []ent.Mixin{IDMixin{}, TenantMixin{}, TimeMixin{}}
+	return []ent.Mixin{IDMixin{}, TenantMixin{}, VisibleByContact{Field: "contact_id"}, TimeMixin{}}
 }
 
 // Fields of ContactPhone.

@@ -7,6 +7,10 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
+	"github.com/google/uuid"
+
+	"github.com/brokerdesk/brokerdesk/ent/privacy"
+	"github.com/brokerdesk/brokerdesk/ent/rule"
 
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 )
@@ -29,6 +33,21 @@ func (Event) Fields() []ent.Field {
 		field.JSON("data", json.RawMessage{}).Immutable(),
 		field.JSON("actor", schematype.Actor{}).Immutable(),
 		field.Int64("seq").Optional().Nillable(),
+		// What the event concerns, for the visibility of user-bound credentials (issue 8):
+		// user_scoped events (about a contact or lead) are visible when their owner at the time
+		// (owner_id) or their contact (contact_id, while it exists) is; the others to everyone
+		// who holds the type's scope. app/events sets them; no foreign keys: events outlive both.
+		field.UUID("contact_id", uuid.UUID{}).Optional().Nillable().Immutable(),
+		field.UUID("owner_id", uuid.UUID{}).Optional().Nillable().Immutable(),
+		field.Bool("user_scoped").Default(false).Immutable(),
+	}
+}
+
+// Policy of Event: the visibility of user-scoped events (the RLS policy event_visibility).
+func (Event) Policy() ent.Policy {
+	return privacy.Policy{
+		Query:    privacy.QueryPolicy{rule.FilterVisibleEvent()},
+		Mutation: privacy.MutationPolicy{rule.FilterVisibleEvent()},
 	}
 }
 

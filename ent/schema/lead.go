@@ -18,7 +18,8 @@ type Lead struct{ ent.Schema }
 
 // Mixin of Lead.
 func (Lead) Mixin() []ent.Mixin {
-	return []ent.Mixin{IDMixin{}, TenantMixin{}, TimeMixin{}, VersionMixin{}, ExternalRefMixin{Resource: "lead"}}
+	return []ent.Mixin{IDMixin{}, TenantMixin{}, VisibleByOwner{Field: "owner_id"}, TimeMixin{}, VersionMixin{},
+		ExternalRefMixin{Resource: "lead"}}
 }
 
 // Fields of Lead.
@@ -121,7 +122,7 @@ type LeadAttachment struct{ ent.Schema }
 
 // Mixin of LeadAttachment.
 func (LeadAttachment) Mixin() []ent.Mixin {
-	return []ent.Mixin{IDMixin{}, TenantMixin{}}
+	return []ent.Mixin{IDMixin{}, TenantMixin{}, VisibleByContact{Field: "contact_id"}}
 }
 
 // Fields of LeadAttachment.

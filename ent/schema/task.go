@@ -5,6 +5,9 @@ import (
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 	"github.com/google/uuid"
+
+	"github.com/brokerdesk/brokerdesk/ent/privacy"
+	"github.com/brokerdesk/brokerdesk/ent/rule"
 )
 
 // TaskPriorities and TaskStatuses are the allowed values of a task's priority and status.
@@ -38,6 +41,13 @@ func (Task) Fields() []ent.Field {
 		field.Enum("status").Values(TaskStatuses...).Default("open"),
 		field.Time("completed_at").Optional().Nillable(),
 	}
+}
+
+// Policy of Task: a task about a contact is visible when the contact is; one without a
+// contact to its assignee, its creator (and their delegates) and users who see everything.
+func (Task) Policy() ent.Policy {
+	r := rule.FilterVisibleContactElseOwners("contact_id", "assignee_id", "creator_id")
+	return privacy.Policy{Query: privacy.QueryPolicy{r}, Mutation: privacy.MutationPolicy{r}}
 }
 
 // Indexes of Task. The list's order (due_at nulls last, id) is served by an expression index

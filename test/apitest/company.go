@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -122,4 +123,28 @@ func (e *Env) InsertUsers(ctx context.Context, companyID uuid.UUID, prefix strin
 			FROM generate_series(1, $3) AS i`, companyID, prefix, n)
 		return err
 	})
+}
+
+// Delegate lets user to see the contacts and leads of user from in company (live or sandbox)
+// until validUntil (nil: until deleted), straight in the database as the app role pinned to
+// company, and returns the delegation's id. The endpoint /users/{id}/delegations does the same.
+func (e *Env) Delegate(t testing.TB, company, from, to uuid.UUID, validUntil *time.Time) uuid.UUID {
+	t.Helper()
+	id := uuid.Must(uuid.NewV7())
+	err := e.Pinned(context.Background(), company, func(tx *sql.Tx) error {
+		_, err := tx.Exec(`INSERT INTO delegations (id, company_id, delegator_id, delegate_id, valid_until, created_at)
+			VALUES ($1, $2, $3, $4, $5, now())`, id, company, from, to, validUntil)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("delegate: %v", err)
+	}
+	return id
+}
+
+// Delegate lets user to see from's contacts and leads in c (live) until validUntil (nil:
+// until deleted); see Env.Delegate.
+func (c *Company) Delegate(t testing.TB, from, to uuid.UUID, validUntil *time.Time) uuid.UUID {
+	t.Helper()
+	return c.env.Delegate(t, c.ID, from, to, validUntil)
 }

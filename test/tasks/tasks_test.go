@@ -392,7 +392,7 @@ func TestTasks_Comments(t *testing.T) {
 	env := apitest.New(t)
 	a, b := env.NewCompany(t), env.NewCompany(t)
 	agent := env.NewUser(t, a, "agent")
-	x := mustCreate(t, env, a.Secret, map[string]any{"title": "Schaden"})
+	x := mustCreate(t, env, a.Secret, map[string]any{"title": "Schaden", "assigneeId": agent.ID.String()})
 	y := mustCreate(t, env, a.Secret, map[string]any{"title": "Other"})
 	path := "/tasks/" + x.ID + "/comments"
 	post := func(key string, body any) comment {

@@ -1,0 +1,137 @@
+package rule
+
+import (
+	"context"
+
+	"entgo.io/ent/dialect/sql"
+
+	"github.com/brokerdesk/brokerdesk/ent"
+	"github.com/brokerdesk/brokerdesk/ent/intercept"
+	"github.com/brokerdesk/brokerdesk/ent/privacy"
+	"github.com/brokerdesk/brokerdesk/tenancy"
+)
+
+// The visibility rules (issue 8) narrow user-scoped rows to what the credential of ctx may see,
+// in SQL, the same decision as the RESTRICTIVE row-level security policies
+// (migrations/20261124030000_visibility.sql: app_visible_owner, app_contact_visible), so a bug
+// in either layer does not leak. Company-level credentials and background work see all: the
+// rules add nothing for them (tenancy.VisibilityOf).
+
+// FilterVisibleOwner narrows queries, updates and deletes to rows whose owner column field is
+// visible: owned by the acting user, or by a user who delegated to it (valid_until unset or in
+// the future). A NULL owner is visible to "all" only.
+func FilterVisibleOwner(field string) privacy.QueryMutationRule {
+	return visibilityRule(func(s *sql.Selector, user string) *sql.Predicate {
+		return visibleOwner(s.C(field), user)
+	})
+}
+
+// FilterVisibleContact narrows queries, updates and deletes to rows whose contact (column
+// field) is visible; a NULL contact does not restrict the row.
+func FilterVisibleContact(field string) privacy.QueryMutationRule {
+	return visibilityRule(func(s *sql.Selector, user string) *sql.Predicate {
+		return sql.Or(sql.IsNull(s.C(field)), visibleContact(s.C(field), user))
+	})
+}
+
+// FilterVisibleEvent narrows the event feed: an event that concerns nothing user-scoped
+// (user_scoped false) is visible; otherwise its owner at the time (owner_id) or its contact
+// (contact_id, while it exists) must be visible. The policy event_visibility says the same.
+func FilterVisibleEvent() privacy.QueryMutationRule {
+	return visibilityRule(func(s *sql.Selector, user string) *sql.Predicate {
+		return sql.Or(
+			sql.EQ(s.C("user_scoped"), false),
+			sql.And(sql.NotNull(s.C("owner_id")), visibleOwner(s.C("owner_id"), user)),
+			sql.And(sql.NotNull(s.C("contact_id")), visibleContact(s.C("contact_id"), user)),
+		)
+	})
+}
+
+// visibleOwner: col = user OR col IN (delegators of user with a valid delegation).
+func visibleOwner(col, user string) *sql.Predicate {
+	return sql.P(func(b *sql.Builder) { writeVisibleOwner(b, col, user) })
+}
+
+func writeVisibleOwner(b *sql.Builder, col, user string) {
+	b.WriteString("(").WriteString(col).WriteString(" = ").Arg(user).WriteString("::uuid OR ").
+		WriteString(col).WriteString(" IN (SELECT d.delegator_id FROM delegations d WHERE d.delegate_id = ").
+		Arg(user).WriteString("::uuid AND (d.valid_until IS NULL OR d.valid_until > now())))")
+}
+
+// visibleContact: col IN (contacts whose owner is visible).
+func visibleContact(col, user string) *sql.Predicate {
+	return sql.P(func(b *sql.Builder) {
+		b.WriteString(col).WriteString(" IN (SELECT c.id FROM contacts c WHERE ")
+		writeVisibleOwner(b, "c.owner_id", user)
+		b.WriteString(")")
+	})
+}
+
+type wherer interface{ WhereP(...func(*sql.Selector)) }
+
+func visibilityRule(pred func(s *sql.Selector, user string) *sql.Predicate) privacy.QueryMutationRule {
+	where := func(ctx context.Context) (func(*sql.Selector), bool) {
+		vis, user := tenancy.VisibilityOf(ctx)
+		if vis == tenancy.VisibilityAll {
+			return nil, false
+		}
+		u := user.String()
+		return func(s *sql.Selector) { s.Where(pred(s, u)) }, true
+	}
+	return ruleFuncs{
+		query: func(ctx context.Context, q ent.Query) error {
+			p, ok := where(ctx)
+			if !ok {
+				return privacy.Skip
+			}
+			iq, err := intercept.NewQuery(q)
+			if err != nil {
+				return privacy.Denyf("visibility: %v", err)
+			}
+			iq.WhereP(p)
+			return privacy.Skip
+		},
+		mutation: func(ctx context.Context, m ent.Mutation) error {
+			p, ok := where(ctx)
+			if !ok || m.Op().Is(ent.OpCreate) {
+				return privacy.Skip // a new row has no visibility to check before it exists
+			}
+			w, ok := m.(wherer)
+			if !ok {
+				return privacy.Denyf("visibility: unexpected mutation %T", m)
+			}
+			w.WhereP(p)
+			return privacy.Skip
+		},
+	}
+}
+
+type ruleFuncs struct {
+	query    func(context.Context, ent.Query) error
+	mutation func(context.Context, ent.Mutation) error
+}
+
+func (r ruleFuncs) EvalQuery(ctx context.Context, q ent.Query) error { return r.query(ctx, q) }
+
+func (r ruleFuncs) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	return r.mutation(ctx, m)
+}
+
+
+// FilterVisibleContactElseOwners narrows rows that may belong to a contact (tasks,
+// appointments): a row with a contact (column contact) is visible when the contact is; a row
+// without one when one of the owner columns (assignee, owner, creator) names a visible user.
+// The policies task_visibility and appointment_visibility say the same
+// (migrations/20261124050100_tasks_appointments_tenancy.sql).
+func FilterVisibleContactElseOwners(contact string, owners ...string) privacy.QueryMutationRule {
+	return visibilityRule(func(s *sql.Selector, user string) *sql.Predicate {
+		own := make([]*sql.Predicate, len(owners))
+		for i, o := range owners {
+			own[i] = visibleOwner(s.C(o), user)
+		}
+		return sql.Or(
+			sql.And(sql.NotNull(s.C(contact)), visibleContact(s.C(contact), user)),
+			sql.And(sql.IsNull(s.C(contact)), sql.Or(own...)),
+		)
+	})
+}
