@@ -117,7 +117,6 @@ func (r ruleFuncs) EvalMutation(ctx context.Context, m ent.Mutation) error {
 	return r.mutation(ctx, m)
 }
 
-
 // FilterVisibleContactElseOwners narrows rows that may belong to a contact (tasks,
 // appointments): a row with a contact (column contact) is visible when the contact is; a row
 // without one when one of the owner columns (assignee, owner, creator) names a visible user.
