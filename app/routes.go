@@ -5,6 +5,7 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/adaptor"
 
 	"github.com/brokerdesk/brokerdesk/app/account"
+	"github.com/brokerdesk/brokerdesk/app/appointments"
 	"github.com/brokerdesk/brokerdesk/app/contacts"
 	"github.com/brokerdesk/brokerdesk/app/delegations"
 	"github.com/brokerdesk/brokerdesk/app/events"
@@ -16,6 +17,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/openapi"
 	"github.com/brokerdesk/brokerdesk/app/ratelimit"
 	"github.com/brokerdesk/brokerdesk/app/sdk"
+	"github.com/brokerdesk/brokerdesk/app/tasks"
 	"github.com/brokerdesk/brokerdesk/app/users"
 	"github.com/brokerdesk/brokerdesk/app/webhooks"
 	"github.com/brokerdesk/brokerdesk/policy"
@@ -57,6 +59,10 @@ func (s *Server) routes(pager *httpx.Pager, o options) {
 		Guard: guard, Clients: s.clients}, intake.NewService(events.NewService(), o.now)).Mount(s.App, v1)
 	leads.NewHandler(leads.NewService(events.NewService(), contacts.NewService(events.NewService()), o.now), pager, idem.Middleware()).Mount(api)
 	webhooks.NewHandler(s.hooks.Service(), pager, idem.Middleware()).Mount(api)
+	appts := appointments.NewHandler(appointments.NewService(events.NewService(), o.now), idem.Middleware())
+	appts.Mount(api)
+	appts.MountFeed(api, v1, auth.CalendarFeed(appointments.FeedToken))
+	tasks.NewHandler(tasks.NewService(events.NewService(), o.now), pager, idem.Middleware()).Mount(api)
 	if o.testRoutes != nil {
 		o.testRoutes(v1, Middleware{Auth: auth.Secret(), RateLimit: s.limits.API.Middleware(ratelimit.CredentialKey),
 			Idempotent: idem.Middleware()})

@@ -17,6 +17,9 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/brokerdesk/brokerdesk/ent/apikey"
+	"github.com/brokerdesk/brokerdesk/ent/appointment"
+	"github.com/brokerdesk/brokerdesk/ent/appointmentexception"
+	"github.com/brokerdesk/brokerdesk/ent/calendartoken"
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
@@ -33,6 +36,8 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/oauthclient"
 	"github.com/brokerdesk/brokerdesk/ent/oauthconsent"
 	"github.com/brokerdesk/brokerdesk/ent/oauthtoken"
+	"github.com/brokerdesk/brokerdesk/ent/task"
+	"github.com/brokerdesk/brokerdesk/ent/taskcomment"
 	"github.com/brokerdesk/brokerdesk/ent/user"
 	"github.com/brokerdesk/brokerdesk/ent/webhookcursor"
 	"github.com/brokerdesk/brokerdesk/ent/webhookdelivery"
@@ -48,6 +53,12 @@ type Client struct {
 	Schema *migrate.Schema
 	// APIKey is the client for interacting with the APIKey builders.
 	APIKey *APIKeyClient
+	// Appointment is the client for interacting with the Appointment builders.
+	Appointment *AppointmentClient
+	// AppointmentException is the client for interacting with the AppointmentException builders.
+	AppointmentException *AppointmentExceptionClient
+	// CalendarToken is the client for interacting with the CalendarToken builders.
+	CalendarToken *CalendarTokenClient
 	// Company is the client for interacting with the Company builders.
 	Company *CompanyClient
 	// Contact is the client for interacting with the Contact builders.
@@ -80,6 +91,10 @@ type Client struct {
 	OAuthConsent *OAuthConsentClient
 	// OAuthToken is the client for interacting with the OAuthToken builders.
 	OAuthToken *OAuthTokenClient
+	// Task is the client for interacting with the Task builders.
+	Task *TaskClient
+	// TaskComment is the client for interacting with the TaskComment builders.
+	TaskComment *TaskCommentClient
 	// User is the client for interacting with the User builders.
 	User *UserClient
 	// WebhookCursor is the client for interacting with the WebhookCursor builders.
@@ -100,6 +115,9 @@ func NewClient(opts ...Option) *Client {
 func (c *Client) init() {
 	c.Schema = migrate.NewSchema(c.driver)
 	c.APIKey = NewAPIKeyClient(c.config)
+	c.Appointment = NewAppointmentClient(c.config)
+	c.AppointmentException = NewAppointmentExceptionClient(c.config)
+	c.CalendarToken = NewCalendarTokenClient(c.config)
 	c.Company = NewCompanyClient(c.config)
 	c.Contact = NewContactClient(c.config)
 	c.ContactPhone = NewContactPhoneClient(c.config)
@@ -116,6 +134,8 @@ func (c *Client) init() {
 	c.OAuthClient = NewOAuthClientClient(c.config)
 	c.OAuthConsent = NewOAuthConsentClient(c.config)
 	c.OAuthToken = NewOAuthTokenClient(c.config)
+	c.Task = NewTaskClient(c.config)
+	c.TaskComment = NewTaskCommentClient(c.config)
 	c.User = NewUserClient(c.config)
 	c.WebhookCursor = NewWebhookCursorClient(c.config)
 	c.WebhookDelivery = NewWebhookDeliveryClient(c.config)
@@ -210,29 +230,34 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 	cfg := c.config
 	cfg.driver = tx
 	return &Tx{
-		ctx:             ctx,
-		config:          cfg,
-		APIKey:          NewAPIKeyClient(cfg),
-		Company:         NewCompanyClient(cfg),
-		Contact:         NewContactClient(cfg),
-		ContactPhone:    NewContactPhoneClient(cfg),
-		Delegation:      NewDelegationClient(cfg),
-		Event:           NewEventClient(cfg),
-		EventCounter:    NewEventCounterClient(cfg),
-		ExternalRef:     NewExternalRefClient(cfg),
-		IdempotencyKey:  NewIdempotencyKeyClient(cfg),
-		JobRun:          NewJobRunClient(cfg),
-		Lead:            NewLeadClient(cfg),
-		LeadAttachment:  NewLeadAttachmentClient(cfg),
-		LeadStage:       NewLeadStageClient(cfg),
-		LeadSubmission:  NewLeadSubmissionClient(cfg),
-		OAuthClient:     NewOAuthClientClient(cfg),
-		OAuthConsent:    NewOAuthConsentClient(cfg),
-		OAuthToken:      NewOAuthTokenClient(cfg),
-		User:            NewUserClient(cfg),
-		WebhookCursor:   NewWebhookCursorClient(cfg),
-		WebhookDelivery: NewWebhookDeliveryClient(cfg),
-		WebhookEndpoint: NewWebhookEndpointClient(cfg),
+		ctx:                  ctx,
+		config:               cfg,
+		APIKey:               NewAPIKeyClient(cfg),
+		Appointment:          NewAppointmentClient(cfg),
+		AppointmentException: NewAppointmentExceptionClient(cfg),
+		CalendarToken:        NewCalendarTokenClient(cfg),
+		Company:              NewCompanyClient(cfg),
+		Contact:              NewContactClient(cfg),
+		ContactPhone:         NewContactPhoneClient(cfg),
+		Delegation:           NewDelegationClient(cfg),
+		Event:                NewEventClient(cfg),
+		EventCounter:         NewEventCounterClient(cfg),
+		ExternalRef:          NewExternalRefClient(cfg),
+		IdempotencyKey:       NewIdempotencyKeyClient(cfg),
+		JobRun:               NewJobRunClient(cfg),
+		Lead:                 NewLeadClient(cfg),
+		LeadAttachment:       NewLeadAttachmentClient(cfg),
+		LeadStage:            NewLeadStageClient(cfg),
+		LeadSubmission:       NewLeadSubmissionClient(cfg),
+		OAuthClient:          NewOAuthClientClient(cfg),
+		OAuthConsent:         NewOAuthConsentClient(cfg),
+		OAuthToken:           NewOAuthTokenClient(cfg),
+		Task:                 NewTaskClient(cfg),
+		TaskComment:          NewTaskCommentClient(cfg),
+		User:                 NewUserClient(cfg),
+		WebhookCursor:        NewWebhookCursorClient(cfg),
+		WebhookDelivery:      NewWebhookDeliveryClient(cfg),
+		WebhookEndpoint:      NewWebhookEndpointClient(cfg),
 	}, nil
 }
 
@@ -250,29 +275,34 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 	cfg := c.config
 	cfg.driver = &txDriver{tx: tx, drv: c.driver}
 	return &Tx{
-		ctx:             ctx,
-		config:          cfg,
-		APIKey:          NewAPIKeyClient(cfg),
-		Company:         NewCompanyClient(cfg),
-		Contact:         NewContactClient(cfg),
-		ContactPhone:    NewContactPhoneClient(cfg),
-		Delegation:      NewDelegationClient(cfg),
-		Event:           NewEventClient(cfg),
-		EventCounter:    NewEventCounterClient(cfg),
-		ExternalRef:     NewExternalRefClient(cfg),
-		IdempotencyKey:  NewIdempotencyKeyClient(cfg),
-		JobRun:          NewJobRunClient(cfg),
-		Lead:            NewLeadClient(cfg),
-		LeadAttachment:  NewLeadAttachmentClient(cfg),
-		LeadStage:       NewLeadStageClient(cfg),
-		LeadSubmission:  NewLeadSubmissionClient(cfg),
-		OAuthClient:     NewOAuthClientClient(cfg),
-		OAuthConsent:    NewOAuthConsentClient(cfg),
-		OAuthToken:      NewOAuthTokenClient(cfg),
-		User:            NewUserClient(cfg),
-		WebhookCursor:   NewWebhookCursorClient(cfg),
-		WebhookDelivery: NewWebhookDeliveryClient(cfg),
-		WebhookEndpoint: NewWebhookEndpointClient(cfg),
+		ctx:                  ctx,
+		config:               cfg,
+		APIKey:               NewAPIKeyClient(cfg),
+		Appointment:          NewAppointmentClient(cfg),
+		AppointmentException: NewAppointmentExceptionClient(cfg),
+		CalendarToken:        NewCalendarTokenClient(cfg),
+		Company:              NewCompanyClient(cfg),
+		Contact:              NewContactClient(cfg),
+		ContactPhone:         NewContactPhoneClient(cfg),
+		Delegation:           NewDelegationClient(cfg),
+		Event:                NewEventClient(cfg),
+		EventCounter:         NewEventCounterClient(cfg),
+		ExternalRef:          NewExternalRefClient(cfg),
+		IdempotencyKey:       NewIdempotencyKeyClient(cfg),
+		JobRun:               NewJobRunClient(cfg),
+		Lead:                 NewLeadClient(cfg),
+		LeadAttachment:       NewLeadAttachmentClient(cfg),
+		LeadStage:            NewLeadStageClient(cfg),
+		LeadSubmission:       NewLeadSubmissionClient(cfg),
+		OAuthClient:          NewOAuthClientClient(cfg),
+		OAuthConsent:         NewOAuthConsentClient(cfg),
+		OAuthToken:           NewOAuthTokenClient(cfg),
+		Task:                 NewTaskClient(cfg),
+		TaskComment:          NewTaskCommentClient(cfg),
+		User:                 NewUserClient(cfg),
+		WebhookCursor:        NewWebhookCursorClient(cfg),
+		WebhookDelivery:      NewWebhookDeliveryClient(cfg),
+		WebhookEndpoint:      NewWebhookEndpointClient(cfg),
 	}, nil
 }
 
@@ -302,10 +332,12 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.APIKey, c.Company, c.Contact, c.ContactPhone, c.Delegation, c.Event,
-		c.EventCounter, c.ExternalRef, c.IdempotencyKey, c.JobRun, c.Lead,
-		c.LeadAttachment, c.LeadStage, c.LeadSubmission, c.OAuthClient, c.OAuthConsent,
-		c.OAuthToken, c.User, c.WebhookCursor, c.WebhookDelivery, c.WebhookEndpoint,
+		c.APIKey, c.Appointment, c.AppointmentException, c.CalendarToken, c.Company,
+		c.Contact, c.ContactPhone, c.Delegation, c.Event, c.EventCounter,
+		c.ExternalRef, c.IdempotencyKey, c.JobRun, c.Lead, c.LeadAttachment,
+		c.LeadStage, c.LeadSubmission, c.OAuthClient, c.OAuthConsent, c.OAuthToken,
+		c.Task, c.TaskComment, c.User, c.WebhookCursor, c.WebhookDelivery,
+		c.WebhookEndpoint,
 	} {
 		n.Use(hooks...)
 	}
@@ -315,10 +347,12 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.APIKey, c.Company, c.Contact, c.ContactPhone, c.Delegation, c.Event,
-		c.EventCounter, c.ExternalRef, c.IdempotencyKey, c.JobRun, c.Lead,
-		c.LeadAttachment, c.LeadStage, c.LeadSubmission, c.OAuthClient, c.OAuthConsent,
-		c.OAuthToken, c.User, c.WebhookCursor, c.WebhookDelivery, c.WebhookEndpoint,
+		c.APIKey, c.Appointment, c.AppointmentException, c.CalendarToken, c.Company,
+		c.Contact, c.ContactPhone, c.Delegation, c.Event, c.EventCounter,
+		c.ExternalRef, c.IdempotencyKey, c.JobRun, c.Lead, c.LeadAttachment,
+		c.LeadStage, c.LeadSubmission, c.OAuthClient, c.OAuthConsent, c.OAuthToken,
+		c.Task, c.TaskComment, c.User, c.WebhookCursor, c.WebhookDelivery,
+		c.WebhookEndpoint,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -329,6 +363,12 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 	switch m := m.(type) {
 	case *APIKeyMutation:
 		return c.APIKey.mutate(ctx, m)
+	case *AppointmentMutation:
+		return c.Appointment.mutate(ctx, m)
+	case *AppointmentExceptionMutation:
+		return c.AppointmentException.mutate(ctx, m)
+	case *CalendarTokenMutation:
+		return c.CalendarToken.mutate(ctx, m)
 	case *CompanyMutation:
 		return c.Company.mutate(ctx, m)
 	case *ContactMutation:
@@ -361,6 +401,10 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.OAuthConsent.mutate(ctx, m)
 	case *OAuthTokenMutation:
 		return c.OAuthToken.mutate(ctx, m)
+	case *TaskMutation:
+		return c.Task.mutate(ctx, m)
+	case *TaskCommentMutation:
+		return c.TaskComment.mutate(ctx, m)
 	case *UserMutation:
 		return c.User.mutate(ctx, m)
 	case *WebhookCursorMutation:
@@ -521,6 +565,456 @@ func (c *APIKeyClient) mutate(ctx context.Context, m *APIKeyMutation) (Value, er
 		return (&APIKeyDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown APIKey mutation op: %q", m.Op())
+	}
+}
+
+// AppointmentClient is a client for the Appointment schema.
+type AppointmentClient struct {
+	config
+}
+
+// NewAppointmentClient returns a client for the Appointment from the given config.
+func NewAppointmentClient(c config) *AppointmentClient {
+	return &AppointmentClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `appointment.Hooks(f(g(h())))`.
+func (c *AppointmentClient) Use(hooks ...Hook) {
+	c.hooks.Appointment = append(c.hooks.Appointment, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `appointment.Intercept(f(g(h())))`.
+func (c *AppointmentClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Appointment = append(c.inters.Appointment, interceptors...)
+}
+
+// Create returns a builder for creating a Appointment entity.
+func (c *AppointmentClient) Create() *AppointmentCreate {
+	mutation := newAppointmentMutation(c.config, OpCreate)
+	return &AppointmentCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Appointment entities.
+func (c *AppointmentClient) CreateBulk(builders ...*AppointmentCreate) *AppointmentCreateBulk {
+	return &AppointmentCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *AppointmentClient) MapCreateBulk(slice any, setFunc func(*AppointmentCreate, int)) *AppointmentCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &AppointmentCreateBulk{err: fmt.Errorf("calling to AppointmentClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*AppointmentCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &AppointmentCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Appointment.
+func (c *AppointmentClient) Update() *AppointmentUpdate {
+	mutation := newAppointmentMutation(c.config, OpUpdate)
+	return &AppointmentUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *AppointmentClient) UpdateOne(_m *Appointment) *AppointmentUpdateOne {
+	mutation := newAppointmentMutation(c.config, OpUpdateOne, withAppointment(_m))
+	return &AppointmentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *AppointmentClient) UpdateOneID(id uuid.UUID) *AppointmentUpdateOne {
+	mutation := newAppointmentMutation(c.config, OpUpdateOne, withAppointmentID(id))
+	return &AppointmentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Appointment.
+func (c *AppointmentClient) Delete() *AppointmentDelete {
+	mutation := newAppointmentMutation(c.config, OpDelete)
+	return &AppointmentDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *AppointmentClient) DeleteOne(_m *Appointment) *AppointmentDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *AppointmentClient) DeleteOneID(id uuid.UUID) *AppointmentDeleteOne {
+	builder := c.Delete().Where(appointment.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &AppointmentDeleteOne{builder}
+}
+
+// Query returns a query builder for Appointment.
+func (c *AppointmentClient) Query() *AppointmentQuery {
+	return &AppointmentQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeAppointment},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Appointment entity by its id.
+func (c *AppointmentClient) Get(ctx context.Context, id uuid.UUID) (*Appointment, error) {
+	return c.Query().Where(appointment.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *AppointmentClient) GetX(ctx context.Context, id uuid.UUID) *Appointment {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a Appointment.
+func (c *AppointmentClient) QueryCompany(_m *Appointment) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(appointment.Table, appointment.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, appointment.CompanyTable, appointment.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *AppointmentClient) Hooks() []Hook {
+	hooks := c.hooks.Appointment
+	return append(hooks[:len(hooks):len(hooks)], appointment.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *AppointmentClient) Interceptors() []Interceptor {
+	return c.inters.Appointment
+}
+
+func (c *AppointmentClient) mutate(ctx context.Context, m *AppointmentMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&AppointmentCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&AppointmentUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&AppointmentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&AppointmentDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Appointment mutation op: %q", m.Op())
+	}
+}
+
+// AppointmentExceptionClient is a client for the AppointmentException schema.
+type AppointmentExceptionClient struct {
+	config
+}
+
+// NewAppointmentExceptionClient returns a client for the AppointmentException from the given config.
+func NewAppointmentExceptionClient(c config) *AppointmentExceptionClient {
+	return &AppointmentExceptionClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `appointmentexception.Hooks(f(g(h())))`.
+func (c *AppointmentExceptionClient) Use(hooks ...Hook) {
+	c.hooks.AppointmentException = append(c.hooks.AppointmentException, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `appointmentexception.Intercept(f(g(h())))`.
+func (c *AppointmentExceptionClient) Intercept(interceptors ...Interceptor) {
+	c.inters.AppointmentException = append(c.inters.AppointmentException, interceptors...)
+}
+
+// Create returns a builder for creating a AppointmentException entity.
+func (c *AppointmentExceptionClient) Create() *AppointmentExceptionCreate {
+	mutation := newAppointmentExceptionMutation(c.config, OpCreate)
+	return &AppointmentExceptionCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of AppointmentException entities.
+func (c *AppointmentExceptionClient) CreateBulk(builders ...*AppointmentExceptionCreate) *AppointmentExceptionCreateBulk {
+	return &AppointmentExceptionCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *AppointmentExceptionClient) MapCreateBulk(slice any, setFunc func(*AppointmentExceptionCreate, int)) *AppointmentExceptionCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &AppointmentExceptionCreateBulk{err: fmt.Errorf("calling to AppointmentExceptionClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*AppointmentExceptionCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &AppointmentExceptionCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for AppointmentException.
+func (c *AppointmentExceptionClient) Update() *AppointmentExceptionUpdate {
+	mutation := newAppointmentExceptionMutation(c.config, OpUpdate)
+	return &AppointmentExceptionUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *AppointmentExceptionClient) UpdateOne(_m *AppointmentException) *AppointmentExceptionUpdateOne {
+	mutation := newAppointmentExceptionMutation(c.config, OpUpdateOne, withAppointmentException(_m))
+	return &AppointmentExceptionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *AppointmentExceptionClient) UpdateOneID(id uuid.UUID) *AppointmentExceptionUpdateOne {
+	mutation := newAppointmentExceptionMutation(c.config, OpUpdateOne, withAppointmentExceptionID(id))
+	return &AppointmentExceptionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for AppointmentException.
+func (c *AppointmentExceptionClient) Delete() *AppointmentExceptionDelete {
+	mutation := newAppointmentExceptionMutation(c.config, OpDelete)
+	return &AppointmentExceptionDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *AppointmentExceptionClient) DeleteOne(_m *AppointmentException) *AppointmentExceptionDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *AppointmentExceptionClient) DeleteOneID(id uuid.UUID) *AppointmentExceptionDeleteOne {
+	builder := c.Delete().Where(appointmentexception.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &AppointmentExceptionDeleteOne{builder}
+}
+
+// Query returns a query builder for AppointmentException.
+func (c *AppointmentExceptionClient) Query() *AppointmentExceptionQuery {
+	return &AppointmentExceptionQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeAppointmentException},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a AppointmentException entity by its id.
+func (c *AppointmentExceptionClient) Get(ctx context.Context, id uuid.UUID) (*AppointmentException, error) {
+	return c.Query().Where(appointmentexception.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *AppointmentExceptionClient) GetX(ctx context.Context, id uuid.UUID) *AppointmentException {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a AppointmentException.
+func (c *AppointmentExceptionClient) QueryCompany(_m *AppointmentException) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(appointmentexception.Table, appointmentexception.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, appointmentexception.CompanyTable, appointmentexception.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *AppointmentExceptionClient) Hooks() []Hook {
+	hooks := c.hooks.AppointmentException
+	return append(hooks[:len(hooks):len(hooks)], appointmentexception.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *AppointmentExceptionClient) Interceptors() []Interceptor {
+	return c.inters.AppointmentException
+}
+
+func (c *AppointmentExceptionClient) mutate(ctx context.Context, m *AppointmentExceptionMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&AppointmentExceptionCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&AppointmentExceptionUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&AppointmentExceptionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&AppointmentExceptionDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown AppointmentException mutation op: %q", m.Op())
+	}
+}
+
+// CalendarTokenClient is a client for the CalendarToken schema.
+type CalendarTokenClient struct {
+	config
+}
+
+// NewCalendarTokenClient returns a client for the CalendarToken from the given config.
+func NewCalendarTokenClient(c config) *CalendarTokenClient {
+	return &CalendarTokenClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `calendartoken.Hooks(f(g(h())))`.
+func (c *CalendarTokenClient) Use(hooks ...Hook) {
+	c.hooks.CalendarToken = append(c.hooks.CalendarToken, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `calendartoken.Intercept(f(g(h())))`.
+func (c *CalendarTokenClient) Intercept(interceptors ...Interceptor) {
+	c.inters.CalendarToken = append(c.inters.CalendarToken, interceptors...)
+}
+
+// Create returns a builder for creating a CalendarToken entity.
+func (c *CalendarTokenClient) Create() *CalendarTokenCreate {
+	mutation := newCalendarTokenMutation(c.config, OpCreate)
+	return &CalendarTokenCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of CalendarToken entities.
+func (c *CalendarTokenClient) CreateBulk(builders ...*CalendarTokenCreate) *CalendarTokenCreateBulk {
+	return &CalendarTokenCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *CalendarTokenClient) MapCreateBulk(slice any, setFunc func(*CalendarTokenCreate, int)) *CalendarTokenCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &CalendarTokenCreateBulk{err: fmt.Errorf("calling to CalendarTokenClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*CalendarTokenCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &CalendarTokenCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for CalendarToken.
+func (c *CalendarTokenClient) Update() *CalendarTokenUpdate {
+	mutation := newCalendarTokenMutation(c.config, OpUpdate)
+	return &CalendarTokenUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *CalendarTokenClient) UpdateOne(_m *CalendarToken) *CalendarTokenUpdateOne {
+	mutation := newCalendarTokenMutation(c.config, OpUpdateOne, withCalendarToken(_m))
+	return &CalendarTokenUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *CalendarTokenClient) UpdateOneID(id uuid.UUID) *CalendarTokenUpdateOne {
+	mutation := newCalendarTokenMutation(c.config, OpUpdateOne, withCalendarTokenID(id))
+	return &CalendarTokenUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for CalendarToken.
+func (c *CalendarTokenClient) Delete() *CalendarTokenDelete {
+	mutation := newCalendarTokenMutation(c.config, OpDelete)
+	return &CalendarTokenDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *CalendarTokenClient) DeleteOne(_m *CalendarToken) *CalendarTokenDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *CalendarTokenClient) DeleteOneID(id uuid.UUID) *CalendarTokenDeleteOne {
+	builder := c.Delete().Where(calendartoken.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &CalendarTokenDeleteOne{builder}
+}
+
+// Query returns a query builder for CalendarToken.
+func (c *CalendarTokenClient) Query() *CalendarTokenQuery {
+	return &CalendarTokenQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeCalendarToken},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a CalendarToken entity by its id.
+func (c *CalendarTokenClient) Get(ctx context.Context, id uuid.UUID) (*CalendarToken, error) {
+	return c.Query().Where(calendartoken.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *CalendarTokenClient) GetX(ctx context.Context, id uuid.UUID) *CalendarToken {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a CalendarToken.
+func (c *CalendarTokenClient) QueryCompany(_m *CalendarToken) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(calendartoken.Table, calendartoken.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, calendartoken.CompanyTable, calendartoken.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *CalendarTokenClient) Hooks() []Hook {
+	hooks := c.hooks.CalendarToken
+	return append(hooks[:len(hooks):len(hooks)], calendartoken.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *CalendarTokenClient) Interceptors() []Interceptor {
+	return c.inters.CalendarToken
+}
+
+func (c *CalendarTokenClient) mutate(ctx context.Context, m *CalendarTokenMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&CalendarTokenCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&CalendarTokenUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&CalendarTokenUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&CalendarTokenDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown CalendarToken mutation op: %q", m.Op())
 	}
 }
 
@@ -2907,6 +3401,306 @@ func (c *OAuthTokenClient) mutate(ctx context.Context, m *OAuthTokenMutation) (V
 	}
 }
 
+// TaskClient is a client for the Task schema.
+type TaskClient struct {
+	config
+}
+
+// NewTaskClient returns a client for the Task from the given config.
+func NewTaskClient(c config) *TaskClient {
+	return &TaskClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `task.Hooks(f(g(h())))`.
+func (c *TaskClient) Use(hooks ...Hook) {
+	c.hooks.Task = append(c.hooks.Task, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `task.Intercept(f(g(h())))`.
+func (c *TaskClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Task = append(c.inters.Task, interceptors...)
+}
+
+// Create returns a builder for creating a Task entity.
+func (c *TaskClient) Create() *TaskCreate {
+	mutation := newTaskMutation(c.config, OpCreate)
+	return &TaskCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Task entities.
+func (c *TaskClient) CreateBulk(builders ...*TaskCreate) *TaskCreateBulk {
+	return &TaskCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *TaskClient) MapCreateBulk(slice any, setFunc func(*TaskCreate, int)) *TaskCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &TaskCreateBulk{err: fmt.Errorf("calling to TaskClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*TaskCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &TaskCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Task.
+func (c *TaskClient) Update() *TaskUpdate {
+	mutation := newTaskMutation(c.config, OpUpdate)
+	return &TaskUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *TaskClient) UpdateOne(_m *Task) *TaskUpdateOne {
+	mutation := newTaskMutation(c.config, OpUpdateOne, withTask(_m))
+	return &TaskUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *TaskClient) UpdateOneID(id uuid.UUID) *TaskUpdateOne {
+	mutation := newTaskMutation(c.config, OpUpdateOne, withTaskID(id))
+	return &TaskUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Task.
+func (c *TaskClient) Delete() *TaskDelete {
+	mutation := newTaskMutation(c.config, OpDelete)
+	return &TaskDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *TaskClient) DeleteOne(_m *Task) *TaskDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *TaskClient) DeleteOneID(id uuid.UUID) *TaskDeleteOne {
+	builder := c.Delete().Where(task.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &TaskDeleteOne{builder}
+}
+
+// Query returns a query builder for Task.
+func (c *TaskClient) Query() *TaskQuery {
+	return &TaskQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeTask},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Task entity by its id.
+func (c *TaskClient) Get(ctx context.Context, id uuid.UUID) (*Task, error) {
+	return c.Query().Where(task.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *TaskClient) GetX(ctx context.Context, id uuid.UUID) *Task {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a Task.
+func (c *TaskClient) QueryCompany(_m *Task) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(task.Table, task.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, task.CompanyTable, task.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *TaskClient) Hooks() []Hook {
+	hooks := c.hooks.Task
+	return append(hooks[:len(hooks):len(hooks)], task.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *TaskClient) Interceptors() []Interceptor {
+	return c.inters.Task
+}
+
+func (c *TaskClient) mutate(ctx context.Context, m *TaskMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&TaskCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&TaskUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&TaskUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&TaskDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Task mutation op: %q", m.Op())
+	}
+}
+
+// TaskCommentClient is a client for the TaskComment schema.
+type TaskCommentClient struct {
+	config
+}
+
+// NewTaskCommentClient returns a client for the TaskComment from the given config.
+func NewTaskCommentClient(c config) *TaskCommentClient {
+	return &TaskCommentClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `taskcomment.Hooks(f(g(h())))`.
+func (c *TaskCommentClient) Use(hooks ...Hook) {
+	c.hooks.TaskComment = append(c.hooks.TaskComment, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `taskcomment.Intercept(f(g(h())))`.
+func (c *TaskCommentClient) Intercept(interceptors ...Interceptor) {
+	c.inters.TaskComment = append(c.inters.TaskComment, interceptors...)
+}
+
+// Create returns a builder for creating a TaskComment entity.
+func (c *TaskCommentClient) Create() *TaskCommentCreate {
+	mutation := newTaskCommentMutation(c.config, OpCreate)
+	return &TaskCommentCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of TaskComment entities.
+func (c *TaskCommentClient) CreateBulk(builders ...*TaskCommentCreate) *TaskCommentCreateBulk {
+	return &TaskCommentCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *TaskCommentClient) MapCreateBulk(slice any, setFunc func(*TaskCommentCreate, int)) *TaskCommentCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &TaskCommentCreateBulk{err: fmt.Errorf("calling to TaskCommentClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*TaskCommentCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &TaskCommentCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for TaskComment.
+func (c *TaskCommentClient) Update() *TaskCommentUpdate {
+	mutation := newTaskCommentMutation(c.config, OpUpdate)
+	return &TaskCommentUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *TaskCommentClient) UpdateOne(_m *TaskComment) *TaskCommentUpdateOne {
+	mutation := newTaskCommentMutation(c.config, OpUpdateOne, withTaskComment(_m))
+	return &TaskCommentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *TaskCommentClient) UpdateOneID(id uuid.UUID) *TaskCommentUpdateOne {
+	mutation := newTaskCommentMutation(c.config, OpUpdateOne, withTaskCommentID(id))
+	return &TaskCommentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for TaskComment.
+func (c *TaskCommentClient) Delete() *TaskCommentDelete {
+	mutation := newTaskCommentMutation(c.config, OpDelete)
+	return &TaskCommentDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *TaskCommentClient) DeleteOne(_m *TaskComment) *TaskCommentDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *TaskCommentClient) DeleteOneID(id uuid.UUID) *TaskCommentDeleteOne {
+	builder := c.Delete().Where(taskcomment.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &TaskCommentDeleteOne{builder}
+}
+
+// Query returns a query builder for TaskComment.
+func (c *TaskCommentClient) Query() *TaskCommentQuery {
+	return &TaskCommentQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeTaskComment},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a TaskComment entity by its id.
+func (c *TaskCommentClient) Get(ctx context.Context, id uuid.UUID) (*TaskComment, error) {
+	return c.Query().Where(taskcomment.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *TaskCommentClient) GetX(ctx context.Context, id uuid.UUID) *TaskComment {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a TaskComment.
+func (c *TaskCommentClient) QueryCompany(_m *TaskComment) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(taskcomment.Table, taskcomment.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, taskcomment.CompanyTable, taskcomment.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *TaskCommentClient) Hooks() []Hook {
+	hooks := c.hooks.TaskComment
+	return append(hooks[:len(hooks):len(hooks)], taskcomment.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *TaskCommentClient) Interceptors() []Interceptor {
+	return c.inters.TaskComment
+}
+
+func (c *TaskCommentClient) mutate(ctx context.Context, m *TaskCommentMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&TaskCommentCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&TaskCommentUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&TaskCommentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&TaskCommentDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown TaskComment mutation op: %q", m.Op())
+	}
+}
+
 // UserClient is a client for the User schema.
 type UserClient struct {
 	config
@@ -3510,15 +4304,17 @@ func (c *WebhookEndpointClient) mutate(ctx context.Context, m *WebhookEndpointMu
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIKey, Company, Contact, ContactPhone, Delegation, Event, EventCounter,
-		ExternalRef, IdempotencyKey, JobRun, Lead, LeadAttachment, LeadStage,
-		LeadSubmission, OAuthClient, OAuthConsent, OAuthToken, User, WebhookCursor,
+		APIKey, Appointment, AppointmentException, CalendarToken, Company, Contact,
+		ContactPhone, Delegation, Event, EventCounter, ExternalRef, IdempotencyKey,
+		JobRun, Lead, LeadAttachment, LeadStage, LeadSubmission, OAuthClient,
+		OAuthConsent, OAuthToken, Task, TaskComment, User, WebhookCursor,
 		WebhookDelivery, WebhookEndpoint []ent.Hook
 	}
 	inters struct {
-		APIKey, Company, Contact, ContactPhone, Delegation, Event, EventCounter,
-		ExternalRef, IdempotencyKey, JobRun, Lead, LeadAttachment, LeadStage,
-		LeadSubmission, OAuthClient, OAuthConsent, OAuthToken, User, WebhookCursor,
+		APIKey, Appointment, AppointmentException, CalendarToken, Company, Contact,
+		ContactPhone, Delegation, Event, EventCounter, ExternalRef, IdempotencyKey,
+		JobRun, Lead, LeadAttachment, LeadStage, LeadSubmission, OAuthClient,
+		OAuthConsent, OAuthToken, Task, TaskComment, User, WebhookCursor,
 		WebhookDelivery, WebhookEndpoint []ent.Interceptor
 	}
 )

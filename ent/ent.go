@@ -13,6 +13,9 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/brokerdesk/brokerdesk/ent/apikey"
+	"github.com/brokerdesk/brokerdesk/ent/appointment"
+	"github.com/brokerdesk/brokerdesk/ent/appointmentexception"
+	"github.com/brokerdesk/brokerdesk/ent/calendartoken"
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
@@ -29,6 +32,8 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/oauthclient"
 	"github.com/brokerdesk/brokerdesk/ent/oauthconsent"
 	"github.com/brokerdesk/brokerdesk/ent/oauthtoken"
+	"github.com/brokerdesk/brokerdesk/ent/task"
+	"github.com/brokerdesk/brokerdesk/ent/taskcomment"
 	"github.com/brokerdesk/brokerdesk/ent/user"
 	"github.com/brokerdesk/brokerdesk/ent/webhookcursor"
 	"github.com/brokerdesk/brokerdesk/ent/webhookdelivery"
@@ -93,27 +98,32 @@ var (
 func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
-			apikey.Table:          apikey.ValidColumn,
-			company.Table:         company.ValidColumn,
-			contact.Table:         contact.ValidColumn,
-			contactphone.Table:    contactphone.ValidColumn,
-			delegation.Table:      delegation.ValidColumn,
-			event.Table:           event.ValidColumn,
-			eventcounter.Table:    eventcounter.ValidColumn,
-			externalref.Table:     externalref.ValidColumn,
-			idempotencykey.Table:  idempotencykey.ValidColumn,
-			jobrun.Table:          jobrun.ValidColumn,
-			lead.Table:            lead.ValidColumn,
-			leadattachment.Table:  leadattachment.ValidColumn,
-			leadstage.Table:       leadstage.ValidColumn,
-			leadsubmission.Table:  leadsubmission.ValidColumn,
-			oauthclient.Table:     oauthclient.ValidColumn,
-			oauthconsent.Table:    oauthconsent.ValidColumn,
-			oauthtoken.Table:      oauthtoken.ValidColumn,
-			user.Table:            user.ValidColumn,
-			webhookcursor.Table:   webhookcursor.ValidColumn,
-			webhookdelivery.Table: webhookdelivery.ValidColumn,
-			webhookendpoint.Table: webhookendpoint.ValidColumn,
+			apikey.Table:               apikey.ValidColumn,
+			appointment.Table:          appointment.ValidColumn,
+			appointmentexception.Table: appointmentexception.ValidColumn,
+			calendartoken.Table:        calendartoken.ValidColumn,
+			company.Table:              company.ValidColumn,
+			contact.Table:              contact.ValidColumn,
+			contactphone.Table:         contactphone.ValidColumn,
+			delegation.Table:           delegation.ValidColumn,
+			event.Table:                event.ValidColumn,
+			eventcounter.Table:         eventcounter.ValidColumn,
+			externalref.Table:          externalref.ValidColumn,
+			idempotencykey.Table:       idempotencykey.ValidColumn,
+			jobrun.Table:               jobrun.ValidColumn,
+			lead.Table:                 lead.ValidColumn,
+			leadattachment.Table:       leadattachment.ValidColumn,
+			leadstage.Table:            leadstage.ValidColumn,
+			leadsubmission.Table:       leadsubmission.ValidColumn,
+			oauthclient.Table:          oauthclient.ValidColumn,
+			oauthconsent.Table:         oauthconsent.ValidColumn,
+			oauthtoken.Table:           oauthtoken.ValidColumn,
+			task.Table:                 task.ValidColumn,
+			taskcomment.Table:          taskcomment.ValidColumn,
+			user.Table:                 user.ValidColumn,
+			webhookcursor.Table:        webhookcursor.ValidColumn,
+			webhookdelivery.Table:      webhookdelivery.ValidColumn,
+			webhookendpoint.Table:      webhookendpoint.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

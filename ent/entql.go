@@ -4,6 +4,9 @@ package ent
 
 import (
 	"github.com/brokerdesk/brokerdesk/ent/apikey"
+	"github.com/brokerdesk/brokerdesk/ent/appointment"
+	"github.com/brokerdesk/brokerdesk/ent/appointmentexception"
+	"github.com/brokerdesk/brokerdesk/ent/calendartoken"
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
@@ -21,6 +24,8 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/oauthconsent"
 	"github.com/brokerdesk/brokerdesk/ent/oauthtoken"
 	"github.com/brokerdesk/brokerdesk/ent/predicate"
+	"github.com/brokerdesk/brokerdesk/ent/task"
+	"github.com/brokerdesk/brokerdesk/ent/taskcomment"
 	"github.com/brokerdesk/brokerdesk/ent/user"
 	"github.com/brokerdesk/brokerdesk/ent/webhookcursor"
 	"github.com/brokerdesk/brokerdesk/ent/webhookdelivery"
@@ -34,7 +39,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 21)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 26)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -62,6 +67,80 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[1] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   appointment.Table,
+			Columns: appointment.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: appointment.FieldID,
+			},
+		},
+		Type: "Appointment",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			appointment.FieldCompanyID:   {Type: field.TypeUUID, Column: appointment.FieldCompanyID},
+			appointment.FieldCreatedAt:   {Type: field.TypeTime, Column: appointment.FieldCreatedAt},
+			appointment.FieldUpdatedAt:   {Type: field.TypeTime, Column: appointment.FieldUpdatedAt},
+			appointment.FieldVersion:     {Type: field.TypeInt64, Column: appointment.FieldVersion},
+			appointment.FieldTitle:       {Type: field.TypeString, Column: appointment.FieldTitle},
+			appointment.FieldDescription: {Type: field.TypeString, Column: appointment.FieldDescription},
+			appointment.FieldLocation:    {Type: field.TypeString, Column: appointment.FieldLocation},
+			appointment.FieldType:        {Type: field.TypeEnum, Column: appointment.FieldType},
+			appointment.FieldStartAt:     {Type: field.TypeTime, Column: appointment.FieldStartAt},
+			appointment.FieldEndAt:       {Type: field.TypeTime, Column: appointment.FieldEndAt},
+			appointment.FieldAllDay:      {Type: field.TypeBool, Column: appointment.FieldAllDay},
+			appointment.FieldTimeZone:    {Type: field.TypeString, Column: appointment.FieldTimeZone},
+			appointment.FieldRecurrence:  {Type: field.TypeString, Column: appointment.FieldRecurrence},
+			appointment.FieldSeriesEnd:   {Type: field.TypeTime, Column: appointment.FieldSeriesEnd},
+			appointment.FieldOwnerID:     {Type: field.TypeUUID, Column: appointment.FieldOwnerID},
+			appointment.FieldContactID:   {Type: field.TypeUUID, Column: appointment.FieldContactID},
+			appointment.FieldCreatorID:   {Type: field.TypeUUID, Column: appointment.FieldCreatorID},
+			appointment.FieldSplitFrom:   {Type: field.TypeUUID, Column: appointment.FieldSplitFrom},
+		},
+	}
+	graph.Nodes[2] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   appointmentexception.Table,
+			Columns: appointmentexception.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: appointmentexception.FieldID,
+			},
+		},
+		Type: "AppointmentException",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			appointmentexception.FieldCompanyID:       {Type: field.TypeUUID, Column: appointmentexception.FieldCompanyID},
+			appointmentexception.FieldCreatedAt:       {Type: field.TypeTime, Column: appointmentexception.FieldCreatedAt},
+			appointmentexception.FieldUpdatedAt:       {Type: field.TypeTime, Column: appointmentexception.FieldUpdatedAt},
+			appointmentexception.FieldAppointmentID:   {Type: field.TypeUUID, Column: appointmentexception.FieldAppointmentID},
+			appointmentexception.FieldOccurrenceStart: {Type: field.TypeTime, Column: appointmentexception.FieldOccurrenceStart},
+			appointmentexception.FieldCancelled:       {Type: field.TypeBool, Column: appointmentexception.FieldCancelled},
+			appointmentexception.FieldTitle:           {Type: field.TypeString, Column: appointmentexception.FieldTitle},
+			appointmentexception.FieldDescription:     {Type: field.TypeString, Column: appointmentexception.FieldDescription},
+			appointmentexception.FieldLocation:        {Type: field.TypeString, Column: appointmentexception.FieldLocation},
+			appointmentexception.FieldType:            {Type: field.TypeString, Column: appointmentexception.FieldType},
+			appointmentexception.FieldStartAt:         {Type: field.TypeTime, Column: appointmentexception.FieldStartAt},
+			appointmentexception.FieldEndAt:           {Type: field.TypeTime, Column: appointmentexception.FieldEndAt},
+		},
+	}
+	graph.Nodes[3] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   calendartoken.Table,
+			Columns: calendartoken.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: calendartoken.FieldID,
+			},
+		},
+		Type: "CalendarToken",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			calendartoken.FieldCompanyID: {Type: field.TypeUUID, Column: calendartoken.FieldCompanyID},
+			calendartoken.FieldUserID:    {Type: field.TypeUUID, Column: calendartoken.FieldUserID},
+			calendartoken.FieldTokenHash: {Type: field.TypeBytes, Column: calendartoken.FieldTokenHash},
+			calendartoken.FieldPrefix:    {Type: field.TypeString, Column: calendartoken.FieldPrefix},
+			calendartoken.FieldCreatedAt: {Type: field.TypeTime, Column: calendartoken.FieldCreatedAt},
+		},
+	}
+	graph.Nodes[4] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   company.Table,
 			Columns: company.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -84,7 +163,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			company.FieldLeadRules:     {Type: field.TypeJSON, Column: company.FieldLeadRules},
 		},
 	}
-	graph.Nodes[2] = &sqlgraph.Node{
+	graph.Nodes[5] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   contact.Table,
 			Columns: contact.Columns,
@@ -109,7 +188,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contact.FieldOwnerID:            {Type: field.TypeUUID, Column: contact.FieldOwnerID},
 		},
 	}
-	graph.Nodes[3] = &sqlgraph.Node{
+	graph.Nodes[6] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   contactphone.Table,
 			Columns: contactphone.Columns,
@@ -130,7 +209,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contactphone.FieldIsPrimary: {Type: field.TypeBool, Column: contactphone.FieldIsPrimary},
 		},
 	}
-	graph.Nodes[4] = &sqlgraph.Node{
+	graph.Nodes[7] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   delegation.Table,
 			Columns: delegation.Columns,
@@ -148,7 +227,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			delegation.FieldCreatedAt:   {Type: field.TypeTime, Column: delegation.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[5] = &sqlgraph.Node{
+	graph.Nodes[8] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   event.Table,
 			Columns: event.Columns,
@@ -170,7 +249,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			event.FieldUserScoped: {Type: field.TypeBool, Column: event.FieldUserScoped},
 		},
 	}
-	graph.Nodes[6] = &sqlgraph.Node{
+	graph.Nodes[9] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   eventcounter.Table,
 			Columns: eventcounter.Columns,
@@ -185,7 +264,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			eventcounter.FieldLastSeq:   {Type: field.TypeInt64, Column: eventcounter.FieldLastSeq},
 		},
 	}
-	graph.Nodes[7] = &sqlgraph.Node{
+	graph.Nodes[10] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   externalref.Table,
 			Columns: externalref.Columns,
@@ -203,7 +282,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			externalref.FieldExternalID: {Type: field.TypeString, Column: externalref.FieldExternalID},
 		},
 	}
-	graph.Nodes[8] = &sqlgraph.Node{
+	graph.Nodes[11] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   idempotencykey.Table,
 			Columns: idempotencykey.Columns,
@@ -229,7 +308,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			idempotencykey.FieldExpiresAt:       {Type: field.TypeTime, Column: idempotencykey.FieldExpiresAt},
 		},
 	}
-	graph.Nodes[9] = &sqlgraph.Node{
+	graph.Nodes[12] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   jobrun.Table,
 			Columns: jobrun.Columns,
@@ -243,7 +322,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			jobrun.FieldLastRunAt: {Type: field.TypeTime, Column: jobrun.FieldLastRunAt},
 		},
 	}
-	graph.Nodes[10] = &sqlgraph.Node{
+	graph.Nodes[13] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   lead.Table,
 			Columns: lead.Columns,
@@ -279,7 +358,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			lead.FieldOrigin:             {Type: field.TypeEnum, Column: lead.FieldOrigin},
 		},
 	}
-	graph.Nodes[11] = &sqlgraph.Node{
+	graph.Nodes[14] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadattachment.Table,
 			Columns: leadattachment.Columns,
@@ -300,7 +379,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadattachment.FieldCreatedAt:   {Type: field.TypeTime, Column: leadattachment.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[12] = &sqlgraph.Node{
+	graph.Nodes[15] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadstage.Table,
 			Columns: leadstage.Columns,
@@ -321,7 +400,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadstage.FieldIsFinal:   {Type: field.TypeBool, Column: leadstage.FieldIsFinal},
 		},
 	}
-	graph.Nodes[13] = &sqlgraph.Node{
+	graph.Nodes[16] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadsubmission.Table,
 			Columns: leadsubmission.Columns,
@@ -341,7 +420,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadsubmission.FieldPayload:      {Type: field.TypeJSON, Column: leadsubmission.FieldPayload},
 		},
 	}
-	graph.Nodes[14] = &sqlgraph.Node{
+	graph.Nodes[17] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   oauthclient.Table,
 			Columns: oauthclient.Columns,
@@ -364,7 +443,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			oauthclient.FieldStatus:       {Type: field.TypeEnum, Column: oauthclient.FieldStatus},
 		},
 	}
-	graph.Nodes[15] = &sqlgraph.Node{
+	graph.Nodes[18] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   oauthconsent.Table,
 			Columns: oauthconsent.Columns,
@@ -383,7 +462,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			oauthconsent.FieldScopes:    {Type: field.TypeJSON, Column: oauthconsent.FieldScopes},
 		},
 	}
-	graph.Nodes[16] = &sqlgraph.Node{
+	graph.Nodes[19] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   oauthtoken.Table,
 			Columns: oauthtoken.Columns,
@@ -410,7 +489,55 @@ var schemaGraph = func() *sqlgraph.Schema {
 			oauthtoken.FieldCreatedAt:       {Type: field.TypeTime, Column: oauthtoken.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[17] = &sqlgraph.Node{
+	graph.Nodes[20] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   task.Table,
+			Columns: task.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: task.FieldID,
+			},
+		},
+		Type: "Task",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			task.FieldCompanyID:          {Type: field.TypeUUID, Column: task.FieldCompanyID},
+			task.FieldCreatedAt:          {Type: field.TypeTime, Column: task.FieldCreatedAt},
+			task.FieldUpdatedAt:          {Type: field.TypeTime, Column: task.FieldUpdatedAt},
+			task.FieldVersion:            {Type: field.TypeInt64, Column: task.FieldVersion},
+			task.FieldExternalReferences: {Type: field.TypeJSON, Column: task.FieldExternalReferences},
+			task.FieldTitle:              {Type: field.TypeString, Column: task.FieldTitle},
+			task.FieldDescription:        {Type: field.TypeString, Column: task.FieldDescription},
+			task.FieldContactID:          {Type: field.TypeUUID, Column: task.FieldContactID},
+			task.FieldLeadID:             {Type: field.TypeUUID, Column: task.FieldLeadID},
+			task.FieldAssigneeID:         {Type: field.TypeUUID, Column: task.FieldAssigneeID},
+			task.FieldCreatorID:          {Type: field.TypeUUID, Column: task.FieldCreatorID},
+			task.FieldDueAt:              {Type: field.TypeTime, Column: task.FieldDueAt},
+			task.FieldPriority:           {Type: field.TypeEnum, Column: task.FieldPriority},
+			task.FieldStatus:             {Type: field.TypeEnum, Column: task.FieldStatus},
+			task.FieldCompletedAt:        {Type: field.TypeTime, Column: task.FieldCompletedAt},
+		},
+	}
+	graph.Nodes[21] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   taskcomment.Table,
+			Columns: taskcomment.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: taskcomment.FieldID,
+			},
+		},
+		Type: "TaskComment",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			taskcomment.FieldCompanyID: {Type: field.TypeUUID, Column: taskcomment.FieldCompanyID},
+			taskcomment.FieldCreatedAt: {Type: field.TypeTime, Column: taskcomment.FieldCreatedAt},
+			taskcomment.FieldUpdatedAt: {Type: field.TypeTime, Column: taskcomment.FieldUpdatedAt},
+			taskcomment.FieldTaskID:    {Type: field.TypeUUID, Column: taskcomment.FieldTaskID},
+			taskcomment.FieldParentID:  {Type: field.TypeUUID, Column: taskcomment.FieldParentID},
+			taskcomment.FieldAuthorID:  {Type: field.TypeUUID, Column: taskcomment.FieldAuthorID},
+			taskcomment.FieldContent:   {Type: field.TypeString, Column: taskcomment.FieldContent},
+		},
+	}
+	graph.Nodes[22] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   user.Table,
 			Columns: user.Columns,
@@ -434,7 +561,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			user.FieldPasswordHash:       {Type: field.TypeString, Column: user.FieldPasswordHash},
 		},
 	}
-	graph.Nodes[18] = &sqlgraph.Node{
+	graph.Nodes[23] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookcursor.Table,
 			Columns: webhookcursor.Columns,
@@ -450,7 +577,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookcursor.FieldUpdatedAt:     {Type: field.TypeTime, Column: webhookcursor.FieldUpdatedAt},
 		},
 	}
-	graph.Nodes[19] = &sqlgraph.Node{
+	graph.Nodes[24] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -477,7 +604,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldNextAttemptAt: {Type: field.TypeTime, Column: webhookdelivery.FieldNextAttemptAt},
 		},
 	}
-	graph.Nodes[20] = &sqlgraph.Node{
+	graph.Nodes[25] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookendpoint.Table,
 			Columns: webhookendpoint.Columns,
@@ -515,6 +642,42 @@ var schemaGraph = func() *sqlgraph.Schema {
 			Bidi:    false,
 		},
 		"APIKey",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   appointment.CompanyTable,
+			Columns: []string{appointment.CompanyColumn},
+			Bidi:    false,
+		},
+		"Appointment",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   appointmentexception.CompanyTable,
+			Columns: []string{appointmentexception.CompanyColumn},
+			Bidi:    false,
+		},
+		"AppointmentException",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   calendartoken.CompanyTable,
+			Columns: []string{calendartoken.CompanyColumn},
+			Bidi:    false,
+		},
+		"CalendarToken",
 		"Company",
 	)
 	graph.MustAddE(
@@ -702,6 +865,30 @@ var schemaGraph = func() *sqlgraph.Schema {
 		&sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
 			Inverse: false,
+			Table:   task.CompanyTable,
+			Columns: []string{task.CompanyColumn},
+			Bidi:    false,
+		},
+		"Task",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   taskcomment.CompanyTable,
+			Columns: []string{taskcomment.CompanyColumn},
+			Bidi:    false,
+		},
+		"TaskComment",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
 			Table:   user.CompanyTable,
 			Columns: []string{user.CompanyColumn},
 			Bidi:    false,
@@ -869,6 +1056,343 @@ func (f *APIKeyFilter) WhereHasCompanyWith(preds ...predicate.Company) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *AppointmentQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the AppointmentQuery builder.
+func (_q *AppointmentQuery) Filter() *AppointmentFilter {
+	return &AppointmentFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *AppointmentMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the AppointmentMutation builder.
+func (m *AppointmentMutation) Filter() *AppointmentFilter {
+	return &AppointmentFilter{config: m.config, predicateAdder: m}
+}
+
+// AppointmentFilter provides a generic filtering capability at runtime for AppointmentQuery.
+type AppointmentFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *AppointmentFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[1].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *AppointmentFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(appointment.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *AppointmentFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(appointment.FieldCompanyID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *AppointmentFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(appointment.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *AppointmentFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(appointment.FieldUpdatedAt))
+}
+
+// WhereVersion applies the entql int64 predicate on the version field.
+func (f *AppointmentFilter) WhereVersion(p entql.Int64P) {
+	f.Where(p.Field(appointment.FieldVersion))
+}
+
+// WhereTitle applies the entql string predicate on the title field.
+func (f *AppointmentFilter) WhereTitle(p entql.StringP) {
+	f.Where(p.Field(appointment.FieldTitle))
+}
+
+// WhereDescription applies the entql string predicate on the description field.
+func (f *AppointmentFilter) WhereDescription(p entql.StringP) {
+	f.Where(p.Field(appointment.FieldDescription))
+}
+
+// WhereLocation applies the entql string predicate on the location field.
+func (f *AppointmentFilter) WhereLocation(p entql.StringP) {
+	f.Where(p.Field(appointment.FieldLocation))
+}
+
+// WhereType applies the entql string predicate on the type field.
+func (f *AppointmentFilter) WhereType(p entql.StringP) {
+	f.Where(p.Field(appointment.FieldType))
+}
+
+// WhereStartAt applies the entql time.Time predicate on the start_at field.
+func (f *AppointmentFilter) WhereStartAt(p entql.TimeP) {
+	f.Where(p.Field(appointment.FieldStartAt))
+}
+
+// WhereEndAt applies the entql time.Time predicate on the end_at field.
+func (f *AppointmentFilter) WhereEndAt(p entql.TimeP) {
+	f.Where(p.Field(appointment.FieldEndAt))
+}
+
+// WhereAllDay applies the entql bool predicate on the all_day field.
+func (f *AppointmentFilter) WhereAllDay(p entql.BoolP) {
+	f.Where(p.Field(appointment.FieldAllDay))
+}
+
+// WhereTimeZone applies the entql string predicate on the time_zone field.
+func (f *AppointmentFilter) WhereTimeZone(p entql.StringP) {
+	f.Where(p.Field(appointment.FieldTimeZone))
+}
+
+// WhereRecurrence applies the entql string predicate on the recurrence field.
+func (f *AppointmentFilter) WhereRecurrence(p entql.StringP) {
+	f.Where(p.Field(appointment.FieldRecurrence))
+}
+
+// WhereSeriesEnd applies the entql time.Time predicate on the series_end field.
+func (f *AppointmentFilter) WhereSeriesEnd(p entql.TimeP) {
+	f.Where(p.Field(appointment.FieldSeriesEnd))
+}
+
+// WhereOwnerID applies the entql [16]byte predicate on the owner_id field.
+func (f *AppointmentFilter) WhereOwnerID(p entql.ValueP) {
+	f.Where(p.Field(appointment.FieldOwnerID))
+}
+
+// WhereContactID applies the entql [16]byte predicate on the contact_id field.
+func (f *AppointmentFilter) WhereContactID(p entql.ValueP) {
+	f.Where(p.Field(appointment.FieldContactID))
+}
+
+// WhereCreatorID applies the entql [16]byte predicate on the creator_id field.
+func (f *AppointmentFilter) WhereCreatorID(p entql.ValueP) {
+	f.Where(p.Field(appointment.FieldCreatorID))
+}
+
+// WhereSplitFrom applies the entql [16]byte predicate on the split_from field.
+func (f *AppointmentFilter) WhereSplitFrom(p entql.ValueP) {
+	f.Where(p.Field(appointment.FieldSplitFrom))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *AppointmentFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *AppointmentFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *AppointmentExceptionQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the AppointmentExceptionQuery builder.
+func (_q *AppointmentExceptionQuery) Filter() *AppointmentExceptionFilter {
+	return &AppointmentExceptionFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *AppointmentExceptionMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the AppointmentExceptionMutation builder.
+func (m *AppointmentExceptionMutation) Filter() *AppointmentExceptionFilter {
+	return &AppointmentExceptionFilter{config: m.config, predicateAdder: m}
+}
+
+// AppointmentExceptionFilter provides a generic filtering capability at runtime for AppointmentExceptionQuery.
+type AppointmentExceptionFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *AppointmentExceptionFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[2].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *AppointmentExceptionFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(appointmentexception.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *AppointmentExceptionFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(appointmentexception.FieldCompanyID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *AppointmentExceptionFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(appointmentexception.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *AppointmentExceptionFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(appointmentexception.FieldUpdatedAt))
+}
+
+// WhereAppointmentID applies the entql [16]byte predicate on the appointment_id field.
+func (f *AppointmentExceptionFilter) WhereAppointmentID(p entql.ValueP) {
+	f.Where(p.Field(appointmentexception.FieldAppointmentID))
+}
+
+// WhereOccurrenceStart applies the entql time.Time predicate on the occurrence_start field.
+func (f *AppointmentExceptionFilter) WhereOccurrenceStart(p entql.TimeP) {
+	f.Where(p.Field(appointmentexception.FieldOccurrenceStart))
+}
+
+// WhereCancelled applies the entql bool predicate on the cancelled field.
+func (f *AppointmentExceptionFilter) WhereCancelled(p entql.BoolP) {
+	f.Where(p.Field(appointmentexception.FieldCancelled))
+}
+
+// WhereTitle applies the entql string predicate on the title field.
+func (f *AppointmentExceptionFilter) WhereTitle(p entql.StringP) {
+	f.Where(p.Field(appointmentexception.FieldTitle))
+}
+
+// WhereDescription applies the entql string predicate on the description field.
+func (f *AppointmentExceptionFilter) WhereDescription(p entql.StringP) {
+	f.Where(p.Field(appointmentexception.FieldDescription))
+}
+
+// WhereLocation applies the entql string predicate on the location field.
+func (f *AppointmentExceptionFilter) WhereLocation(p entql.StringP) {
+	f.Where(p.Field(appointmentexception.FieldLocation))
+}
+
+// WhereType applies the entql string predicate on the type field.
+func (f *AppointmentExceptionFilter) WhereType(p entql.StringP) {
+	f.Where(p.Field(appointmentexception.FieldType))
+}
+
+// WhereStartAt applies the entql time.Time predicate on the start_at field.
+func (f *AppointmentExceptionFilter) WhereStartAt(p entql.TimeP) {
+	f.Where(p.Field(appointmentexception.FieldStartAt))
+}
+
+// WhereEndAt applies the entql time.Time predicate on the end_at field.
+func (f *AppointmentExceptionFilter) WhereEndAt(p entql.TimeP) {
+	f.Where(p.Field(appointmentexception.FieldEndAt))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *AppointmentExceptionFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *AppointmentExceptionFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *CalendarTokenQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the CalendarTokenQuery builder.
+func (_q *CalendarTokenQuery) Filter() *CalendarTokenFilter {
+	return &CalendarTokenFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *CalendarTokenMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the CalendarTokenMutation builder.
+func (m *CalendarTokenMutation) Filter() *CalendarTokenFilter {
+	return &CalendarTokenFilter{config: m.config, predicateAdder: m}
+}
+
+// CalendarTokenFilter provides a generic filtering capability at runtime for CalendarTokenQuery.
+type CalendarTokenFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *CalendarTokenFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[3].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *CalendarTokenFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(calendartoken.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *CalendarTokenFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(calendartoken.FieldCompanyID))
+}
+
+// WhereUserID applies the entql [16]byte predicate on the user_id field.
+func (f *CalendarTokenFilter) WhereUserID(p entql.ValueP) {
+	f.Where(p.Field(calendartoken.FieldUserID))
+}
+
+// WhereTokenHash applies the entql []byte predicate on the token_hash field.
+func (f *CalendarTokenFilter) WhereTokenHash(p entql.BytesP) {
+	f.Where(p.Field(calendartoken.FieldTokenHash))
+}
+
+// WherePrefix applies the entql string predicate on the prefix field.
+func (f *CalendarTokenFilter) WherePrefix(p entql.StringP) {
+	f.Where(p.Field(calendartoken.FieldPrefix))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *CalendarTokenFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(calendartoken.FieldCreatedAt))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *CalendarTokenFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *CalendarTokenFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *CompanyQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -897,7 +1421,7 @@ type CompanyFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CompanyFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[1].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1020,7 +1544,7 @@ type ContactFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ContactFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[2].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1134,7 +1658,7 @@ type ContactPhoneFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ContactPhoneFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[3].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1228,7 +1752,7 @@ type DelegationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *DelegationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1335,7 +1859,7 @@ type EventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1434,7 +1958,7 @@ type EventCounterFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EventCounterFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1498,7 +2022,7 @@ type ExternalRefFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ExternalRefFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1577,7 +2101,7 @@ type IdempotencyKeyFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *IdempotencyKeyFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1696,7 +2220,7 @@ type JobRunFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *JobRunFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1741,7 +2265,7 @@ type LeadFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1910,7 +2434,7 @@ type LeadAttachmentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadAttachmentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2004,7 +2528,7 @@ type LeadStageFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadStageFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2098,7 +2622,7 @@ type LeadSubmissionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadSubmissionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2187,7 +2711,7 @@ type OAuthClientFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OAuthClientFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2277,7 +2801,7 @@ type OAuthConsentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OAuthConsentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2347,7 +2871,7 @@ type OAuthTokenFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OAuthTokenFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2429,6 +2953,224 @@ func (f *OAuthTokenFilter) WhereCreatedAt(p entql.TimeP) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *TaskQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the TaskQuery builder.
+func (_q *TaskQuery) Filter() *TaskFilter {
+	return &TaskFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *TaskMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the TaskMutation builder.
+func (m *TaskMutation) Filter() *TaskFilter {
+	return &TaskFilter{config: m.config, predicateAdder: m}
+}
+
+// TaskFilter provides a generic filtering capability at runtime for TaskQuery.
+type TaskFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *TaskFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *TaskFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(task.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *TaskFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(task.FieldCompanyID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *TaskFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(task.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *TaskFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(task.FieldUpdatedAt))
+}
+
+// WhereVersion applies the entql int64 predicate on the version field.
+func (f *TaskFilter) WhereVersion(p entql.Int64P) {
+	f.Where(p.Field(task.FieldVersion))
+}
+
+// WhereExternalReferences applies the entql json.RawMessage predicate on the external_references field.
+func (f *TaskFilter) WhereExternalReferences(p entql.BytesP) {
+	f.Where(p.Field(task.FieldExternalReferences))
+}
+
+// WhereTitle applies the entql string predicate on the title field.
+func (f *TaskFilter) WhereTitle(p entql.StringP) {
+	f.Where(p.Field(task.FieldTitle))
+}
+
+// WhereDescription applies the entql string predicate on the description field.
+func (f *TaskFilter) WhereDescription(p entql.StringP) {
+	f.Where(p.Field(task.FieldDescription))
+}
+
+// WhereContactID applies the entql [16]byte predicate on the contact_id field.
+func (f *TaskFilter) WhereContactID(p entql.ValueP) {
+	f.Where(p.Field(task.FieldContactID))
+}
+
+// WhereLeadID applies the entql [16]byte predicate on the lead_id field.
+func (f *TaskFilter) WhereLeadID(p entql.ValueP) {
+	f.Where(p.Field(task.FieldLeadID))
+}
+
+// WhereAssigneeID applies the entql [16]byte predicate on the assignee_id field.
+func (f *TaskFilter) WhereAssigneeID(p entql.ValueP) {
+	f.Where(p.Field(task.FieldAssigneeID))
+}
+
+// WhereCreatorID applies the entql [16]byte predicate on the creator_id field.
+func (f *TaskFilter) WhereCreatorID(p entql.ValueP) {
+	f.Where(p.Field(task.FieldCreatorID))
+}
+
+// WhereDueAt applies the entql time.Time predicate on the due_at field.
+func (f *TaskFilter) WhereDueAt(p entql.TimeP) {
+	f.Where(p.Field(task.FieldDueAt))
+}
+
+// WherePriority applies the entql string predicate on the priority field.
+func (f *TaskFilter) WherePriority(p entql.StringP) {
+	f.Where(p.Field(task.FieldPriority))
+}
+
+// WhereStatus applies the entql string predicate on the status field.
+func (f *TaskFilter) WhereStatus(p entql.StringP) {
+	f.Where(p.Field(task.FieldStatus))
+}
+
+// WhereCompletedAt applies the entql time.Time predicate on the completed_at field.
+func (f *TaskFilter) WhereCompletedAt(p entql.TimeP) {
+	f.Where(p.Field(task.FieldCompletedAt))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *TaskFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *TaskFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *TaskCommentQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the TaskCommentQuery builder.
+func (_q *TaskCommentQuery) Filter() *TaskCommentFilter {
+	return &TaskCommentFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *TaskCommentMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the TaskCommentMutation builder.
+func (m *TaskCommentMutation) Filter() *TaskCommentFilter {
+	return &TaskCommentFilter{config: m.config, predicateAdder: m}
+}
+
+// TaskCommentFilter provides a generic filtering capability at runtime for TaskCommentQuery.
+type TaskCommentFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *TaskCommentFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *TaskCommentFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(taskcomment.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *TaskCommentFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(taskcomment.FieldCompanyID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *TaskCommentFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(taskcomment.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *TaskCommentFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(taskcomment.FieldUpdatedAt))
+}
+
+// WhereTaskID applies the entql [16]byte predicate on the task_id field.
+func (f *TaskCommentFilter) WhereTaskID(p entql.ValueP) {
+	f.Where(p.Field(taskcomment.FieldTaskID))
+}
+
+// WhereParentID applies the entql [16]byte predicate on the parent_id field.
+func (f *TaskCommentFilter) WhereParentID(p entql.ValueP) {
+	f.Where(p.Field(taskcomment.FieldParentID))
+}
+
+// WhereAuthorID applies the entql [16]byte predicate on the author_id field.
+func (f *TaskCommentFilter) WhereAuthorID(p entql.ValueP) {
+	f.Where(p.Field(taskcomment.FieldAuthorID))
+}
+
+// WhereContent applies the entql string predicate on the content field.
+func (f *TaskCommentFilter) WhereContent(p entql.StringP) {
+	f.Where(p.Field(taskcomment.FieldContent))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *TaskCommentFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *TaskCommentFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *UserQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -2457,7 +3199,7 @@ type UserFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UserFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2566,7 +3308,7 @@ type WebhookCursorFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookCursorFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2635,7 +3377,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2759,7 +3501,7 @@ type WebhookEndpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookEndpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

@@ -16,6 +16,12 @@ type Tx struct {
 	config
 	// APIKey is the client for interacting with the APIKey builders.
 	APIKey *APIKeyClient
+	// Appointment is the client for interacting with the Appointment builders.
+	Appointment *AppointmentClient
+	// AppointmentException is the client for interacting with the AppointmentException builders.
+	AppointmentException *AppointmentExceptionClient
+	// CalendarToken is the client for interacting with the CalendarToken builders.
+	CalendarToken *CalendarTokenClient
 	// Company is the client for interacting with the Company builders.
 	Company *CompanyClient
 	// Contact is the client for interacting with the Contact builders.
@@ -48,6 +54,10 @@ type Tx struct {
 	OAuthConsent *OAuthConsentClient
 	// OAuthToken is the client for interacting with the OAuthToken builders.
 	OAuthToken *OAuthTokenClient
+	// Task is the client for interacting with the Task builders.
+	Task *TaskClient
+	// TaskComment is the client for interacting with the TaskComment builders.
+	TaskComment *TaskCommentClient
 	// User is the client for interacting with the User builders.
 	User *UserClient
 	// WebhookCursor is the client for interacting with the WebhookCursor builders.
@@ -188,6 +198,9 @@ func (tx *Tx) Client() *Client {
 
 func (tx *Tx) init() {
 	tx.APIKey = NewAPIKeyClient(tx.config)
+	tx.Appointment = NewAppointmentClient(tx.config)
+	tx.AppointmentException = NewAppointmentExceptionClient(tx.config)
+	tx.CalendarToken = NewCalendarTokenClient(tx.config)
 	tx.Company = NewCompanyClient(tx.config)
 	tx.Contact = NewContactClient(tx.config)
 	tx.ContactPhone = NewContactPhoneClient(tx.config)
@@ -204,6 +217,8 @@ func (tx *Tx) init() {
 	tx.OAuthClient = NewOAuthClientClient(tx.config)
 	tx.OAuthConsent = NewOAuthConsentClient(tx.config)
 	tx.OAuthToken = NewOAuthTokenClient(tx.config)
+	tx.Task = NewTaskClient(tx.config)
+	tx.TaskComment = NewTaskCommentClient(tx.config)
 	tx.User = NewUserClient(tx.config)
 	tx.WebhookCursor = NewWebhookCursorClient(tx.config)
 	tx.WebhookDelivery = NewWebhookDeliveryClient(tx.config)

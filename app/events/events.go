@@ -26,6 +26,11 @@ type Type struct {
 // Types lists every event type the service emits. Record refuses a type missing here, so the
 // list GET /event-types serves cannot fall behind.
 var Types = []Type{
+	{"appointment.created", "An appointment or series was created (also the new series a \"following\" change splits off); data is the Appointment.", "appointments:read"},
+	{"appointment.deleted", "An appointment or series was deleted; data is the Appointment as it was.", "appointments:read"},
+	{"appointment.occurrence_cancelled", "One occurrence of a series was cancelled (DELETE with scope this); data is the Occurrence as it was.", "appointments:read"},
+	{"appointment.occurrence_updated", "One occurrence of a series was changed (PATCH with scope this); data is the Occurrence.", "appointments:read"},
+	{"appointment.updated", "An appointment or series changed (also a series a \"following\" change or delete ended early); data is the Appointment.", "appointments:read"},
 	{"company.updated", "The company's data or licensed features changed; data is the Company.", "company:read"},
 	{"contact.created", "A contact was created (also by converting a lead); data is the Contact.", "contacts:read"},
 	{"contact.updated", "A contact changed (also by converting a lead into it); data is the Contact.", "contacts:read"},
@@ -34,6 +39,11 @@ var Types = []Type{
 	{"lead.deleted", "A lead was deleted; data is the Lead as it was.", "leads:read"},
 	{"lead.updated", "A lead changed (a duplicate submission merged into it, a PATCH, a stage move); data is the Lead.", "leads:read"},
 	{"ping", "Sent by POST /webhook-endpoints/{id}/test to that endpoint only, never to the feed; data is {webhookEndpointId}.", "webhooks:read"},
+	{"task.completed", "A task's status became done (once per completion); data is the Task.", "tasks:read"},
+	{"task.created", "A task was created; data is the Task.", "tasks:read"},
+	{"task.deleted", "A task was deleted with its comments; data is the Task as it was.", "tasks:read"},
+	{"task.updated", "A task changed (also when it is completed); data is the Task.", "tasks:read"},
+	{"task_comment.created", "A comment was added to a task; data is the TaskComment.", "tasks:read"},
 	{"user.created", "A user was added to the company; data is the User.", "users:read"},
 	{"user.updated", "A user's data, role or status changed; data is the User.", "users:read"},
 	{"webhook_endpoint.disabled", "The server disabled a webhook endpoint: its URL answered 410 Gone, or its deliveries failed for five days in a row; data is the WebhookEndpoint.", "webhooks:read"},

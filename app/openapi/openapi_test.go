@@ -286,8 +286,8 @@ func TestOpenAPI_PathParams(t *testing.T) {
 					continue
 				}
 				// Our ids are UUIDs (the spec says so); a caller's own keys (external references,
-				// the source system) and the SDK's release hash are strings.
-				notID := m[1] == "source" || m[1] == "externalId" || m[1] == "hash"
+				// the source system), the SDK's release hash and calendar feed tokens are strings.
+				notID := m[1] == "source" || m[1] == "externalId" || m[1] == "hash" || m[1] == "token"
 				if !notID && p.Schema.Value.Format != "uuid" {
 					t.Errorf("%s %s: path parameter %s is not a documented uuid", method, path, m[1])
 				}

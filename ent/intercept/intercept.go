@@ -9,6 +9,9 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/apikey"
+	"github.com/brokerdesk/brokerdesk/ent/appointment"
+	"github.com/brokerdesk/brokerdesk/ent/appointmentexception"
+	"github.com/brokerdesk/brokerdesk/ent/calendartoken"
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
@@ -26,6 +29,8 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/oauthconsent"
 	"github.com/brokerdesk/brokerdesk/ent/oauthtoken"
 	"github.com/brokerdesk/brokerdesk/ent/predicate"
+	"github.com/brokerdesk/brokerdesk/ent/task"
+	"github.com/brokerdesk/brokerdesk/ent/taskcomment"
 	"github.com/brokerdesk/brokerdesk/ent/user"
 	"github.com/brokerdesk/brokerdesk/ent/webhookcursor"
 	"github.com/brokerdesk/brokerdesk/ent/webhookdelivery"
@@ -113,6 +118,87 @@ func (f TraverseAPIKey) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.APIKeyQuery", q)
+}
+
+// The AppointmentFunc type is an adapter to allow the use of ordinary function as a Querier.
+type AppointmentFunc func(context.Context, *ent.AppointmentQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f AppointmentFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.AppointmentQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.AppointmentQuery", q)
+}
+
+// The TraverseAppointment type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseAppointment func(context.Context, *ent.AppointmentQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseAppointment) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseAppointment) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.AppointmentQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.AppointmentQuery", q)
+}
+
+// The AppointmentExceptionFunc type is an adapter to allow the use of ordinary function as a Querier.
+type AppointmentExceptionFunc func(context.Context, *ent.AppointmentExceptionQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f AppointmentExceptionFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.AppointmentExceptionQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.AppointmentExceptionQuery", q)
+}
+
+// The TraverseAppointmentException type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseAppointmentException func(context.Context, *ent.AppointmentExceptionQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseAppointmentException) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseAppointmentException) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.AppointmentExceptionQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.AppointmentExceptionQuery", q)
+}
+
+// The CalendarTokenFunc type is an adapter to allow the use of ordinary function as a Querier.
+type CalendarTokenFunc func(context.Context, *ent.CalendarTokenQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f CalendarTokenFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.CalendarTokenQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.CalendarTokenQuery", q)
+}
+
+// The TraverseCalendarToken type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseCalendarToken func(context.Context, *ent.CalendarTokenQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseCalendarToken) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseCalendarToken) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.CalendarTokenQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.CalendarTokenQuery", q)
 }
 
 // The CompanyFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -547,6 +633,60 @@ func (f TraverseOAuthToken) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.OAuthTokenQuery", q)
 }
 
+// The TaskFunc type is an adapter to allow the use of ordinary function as a Querier.
+type TaskFunc func(context.Context, *ent.TaskQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f TaskFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.TaskQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.TaskQuery", q)
+}
+
+// The TraverseTask type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseTask func(context.Context, *ent.TaskQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseTask) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseTask) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.TaskQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.TaskQuery", q)
+}
+
+// The TaskCommentFunc type is an adapter to allow the use of ordinary function as a Querier.
+type TaskCommentFunc func(context.Context, *ent.TaskCommentQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f TaskCommentFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.TaskCommentQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.TaskCommentQuery", q)
+}
+
+// The TraverseTaskComment type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseTaskComment func(context.Context, *ent.TaskCommentQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseTaskComment) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseTaskComment) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.TaskCommentQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.TaskCommentQuery", q)
+}
+
 // The UserFunc type is an adapter to allow the use of ordinary function as a Querier.
 type UserFunc func(context.Context, *ent.UserQuery) (ent.Value, error)
 
@@ -660,6 +800,12 @@ func NewQuery(q ent.Query) (Query, error) {
 	switch q := q.(type) {
 	case *ent.APIKeyQuery:
 		return &query[*ent.APIKeyQuery, predicate.APIKey, apikey.OrderOption]{typ: ent.TypeAPIKey, tq: q}, nil
+	case *ent.AppointmentQuery:
+		return &query[*ent.AppointmentQuery, predicate.Appointment, appointment.OrderOption]{typ: ent.TypeAppointment, tq: q}, nil
+	case *ent.AppointmentExceptionQuery:
+		return &query[*ent.AppointmentExceptionQuery, predicate.AppointmentException, appointmentexception.OrderOption]{typ: ent.TypeAppointmentException, tq: q}, nil
+	case *ent.CalendarTokenQuery:
+		return &query[*ent.CalendarTokenQuery, predicate.CalendarToken, calendartoken.OrderOption]{typ: ent.TypeCalendarToken, tq: q}, nil
 	case *ent.CompanyQuery:
 		return &query[*ent.CompanyQuery, predicate.Company, company.OrderOption]{typ: ent.TypeCompany, tq: q}, nil
 	case *ent.ContactQuery:
@@ -692,6 +838,10 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.OAuthConsentQuery, predicate.OAuthConsent, oauthconsent.OrderOption]{typ: ent.TypeOAuthConsent, tq: q}, nil
 	case *ent.OAuthTokenQuery:
 		return &query[*ent.OAuthTokenQuery, predicate.OAuthToken, oauthtoken.OrderOption]{typ: ent.TypeOAuthToken, tq: q}, nil
+	case *ent.TaskQuery:
+		return &query[*ent.TaskQuery, predicate.Task, task.OrderOption]{typ: ent.TypeTask, tq: q}, nil
+	case *ent.TaskCommentQuery:
+		return &query[*ent.TaskCommentQuery, predicate.TaskComment, taskcomment.OrderOption]{typ: ent.TypeTaskComment, tq: q}, nil
 	case *ent.UserQuery:
 		return &query[*ent.UserQuery, predicate.User, user.OrderOption]{typ: ent.TypeUser, tq: q}, nil
 	case *ent.WebhookCursorQuery:

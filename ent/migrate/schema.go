@@ -50,6 +50,146 @@ var (
 			},
 		},
 	}
+	// AppointmentsColumns holds the columns for the "appointments" table.
+	AppointmentsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "version", Type: field.TypeInt64, Default: 1},
+		{Name: "title", Type: field.TypeString, Size: 500},
+		{Name: "description", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "location", Type: field.TypeString, Size: 500, Default: ""},
+		{Name: "type", Type: field.TypeEnum, Enums: []string{"meeting", "call", "video", "visit", "other"}, Default: "meeting"},
+		{Name: "start_at", Type: field.TypeTime},
+		{Name: "end_at", Type: field.TypeTime},
+		{Name: "all_day", Type: field.TypeBool, Default: false},
+		{Name: "time_zone", Type: field.TypeString, Size: 64, Default: "Europe/Berlin"},
+		{Name: "recurrence", Type: field.TypeString, Nullable: true, Size: 1000},
+		{Name: "series_end", Type: field.TypeTime, Nullable: true},
+		{Name: "owner_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "contact_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "creator_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "split_from", Type: field.TypeUUID, Nullable: true},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// AppointmentsTable holds the schema information for the "appointments" table.
+	AppointmentsTable = &schema.Table{
+		Name:       "appointments",
+		Columns:    AppointmentsColumns,
+		PrimaryKey: []*schema.Column{AppointmentsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "appointments_companies_company",
+				Columns:    []*schema.Column{AppointmentsColumns[18]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "appointment_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{AppointmentsColumns[18]},
+			},
+			{
+				Name:    "appointment_company_id_start_at_series_end",
+				Unique:  false,
+				Columns: []*schema.Column{AppointmentsColumns[18], AppointmentsColumns[8], AppointmentsColumns[13]},
+			},
+			{
+				Name:    "appointment_company_id_owner_id",
+				Unique:  false,
+				Columns: []*schema.Column{AppointmentsColumns[18], AppointmentsColumns[14]},
+			},
+			{
+				Name:    "appointment_company_id_contact_id",
+				Unique:  false,
+				Columns: []*schema.Column{AppointmentsColumns[18], AppointmentsColumns[15]},
+			},
+		},
+	}
+	// AppointmentExceptionsColumns holds the columns for the "appointment_exceptions" table.
+	AppointmentExceptionsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "appointment_id", Type: field.TypeUUID},
+		{Name: "occurrence_start", Type: field.TypeTime},
+		{Name: "cancelled", Type: field.TypeBool, Default: false},
+		{Name: "title", Type: field.TypeString, Nullable: true, Size: 500},
+		{Name: "description", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "location", Type: field.TypeString, Nullable: true, Size: 500},
+		{Name: "type", Type: field.TypeString, Nullable: true, Size: 20},
+		{Name: "start_at", Type: field.TypeTime, Nullable: true},
+		{Name: "end_at", Type: field.TypeTime, Nullable: true},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// AppointmentExceptionsTable holds the schema information for the "appointment_exceptions" table.
+	AppointmentExceptionsTable = &schema.Table{
+		Name:       "appointment_exceptions",
+		Columns:    AppointmentExceptionsColumns,
+		PrimaryKey: []*schema.Column{AppointmentExceptionsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "appointment_exceptions_companies_company",
+				Columns:    []*schema.Column{AppointmentExceptionsColumns[12]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "appointmentexception_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{AppointmentExceptionsColumns[12]},
+			},
+			{
+				Name:    "appointmentexception_company_id_appointment_id_occurrence_start",
+				Unique:  true,
+				Columns: []*schema.Column{AppointmentExceptionsColumns[12], AppointmentExceptionsColumns[3], AppointmentExceptionsColumns[4]},
+			},
+		},
+	}
+	// CalendarTokensColumns holds the columns for the "calendar_tokens" table.
+	CalendarTokensColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "user_id", Type: field.TypeUUID},
+		{Name: "token_hash", Type: field.TypeBytes},
+		{Name: "prefix", Type: field.TypeString, Size: 20},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// CalendarTokensTable holds the schema information for the "calendar_tokens" table.
+	CalendarTokensTable = &schema.Table{
+		Name:       "calendar_tokens",
+		Columns:    CalendarTokensColumns,
+		PrimaryKey: []*schema.Column{CalendarTokensColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "calendar_tokens_companies_company",
+				Columns:    []*schema.Column{CalendarTokensColumns[5]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "calendartoken_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{CalendarTokensColumns[5]},
+			},
+			{
+				Name:    "calendartoken_token_hash",
+				Unique:  true,
+				Columns: []*schema.Column{CalendarTokensColumns[2]},
+			},
+			{
+				Name:    "calendartoken_company_id_user_id",
+				Unique:  true,
+				Columns: []*schema.Column{CalendarTokensColumns[5], CalendarTokensColumns[1]},
+			},
+		},
+	}
 	// CompaniesColumns holds the columns for the "companies" table.
 	CompaniesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -671,6 +811,103 @@ var (
 			},
 		},
 	}
+	// TasksColumns holds the columns for the "tasks" table.
+	TasksColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "version", Type: field.TypeInt64, Default: 1},
+		{Name: "external_references", Type: field.TypeJSON, Nullable: true},
+		{Name: "title", Type: field.TypeString, Size: 500},
+		{Name: "description", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "contact_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "lead_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "assignee_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "creator_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "due_at", Type: field.TypeTime, Nullable: true},
+		{Name: "priority", Type: field.TypeEnum, Enums: []string{"low", "normal", "high", "urgent"}, Default: "normal"},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"open", "in_progress", "done"}, Default: "open"},
+		{Name: "completed_at", Type: field.TypeTime, Nullable: true},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// TasksTable holds the schema information for the "tasks" table.
+	TasksTable = &schema.Table{
+		Name:       "tasks",
+		Columns:    TasksColumns,
+		PrimaryKey: []*schema.Column{TasksColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "tasks_companies_company",
+				Columns:    []*schema.Column{TasksColumns[15]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "task_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{TasksColumns[15]},
+			},
+			{
+				Name:    "task_company_id_assignee_id",
+				Unique:  false,
+				Columns: []*schema.Column{TasksColumns[15], TasksColumns[9]},
+			},
+			{
+				Name:    "task_company_id_contact_id",
+				Unique:  false,
+				Columns: []*schema.Column{TasksColumns[15], TasksColumns[7]},
+			},
+			{
+				Name:    "task_company_id_lead_id",
+				Unique:  false,
+				Columns: []*schema.Column{TasksColumns[15], TasksColumns[8]},
+			},
+			{
+				Name:    "task_company_id_updated_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{TasksColumns[15], TasksColumns[2], TasksColumns[0]},
+			},
+		},
+	}
+	// TaskCommentsColumns holds the columns for the "task_comments" table.
+	TaskCommentsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "task_id", Type: field.TypeUUID},
+		{Name: "parent_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "author_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "content", Type: field.TypeString, Size: 2147483647},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// TaskCommentsTable holds the schema information for the "task_comments" table.
+	TaskCommentsTable = &schema.Table{
+		Name:       "task_comments",
+		Columns:    TaskCommentsColumns,
+		PrimaryKey: []*schema.Column{TaskCommentsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "task_comments_companies_company",
+				Columns:    []*schema.Column{TaskCommentsColumns[7]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "taskcomment_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{TaskCommentsColumns[7]},
+			},
+			{
+				Name:    "taskcomment_company_id_task_id_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{TaskCommentsColumns[7], TaskCommentsColumns[3], TaskCommentsColumns[1], TaskCommentsColumns[0]},
+			},
+		},
+	}
 	// UsersColumns holds the columns for the "users" table.
 	UsersColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -852,6 +1089,9 @@ var (
 	// Tables holds all the tables in the schema.
 	Tables = []*schema.Table{
 		APIKeysTable,
+		AppointmentsTable,
+		AppointmentExceptionsTable,
+		CalendarTokensTable,
 		CompaniesTable,
 		ContactsTable,
 		ContactPhonesTable,
@@ -868,6 +1108,8 @@ var (
 		OauthClientsTable,
 		OauthConsentsTable,
 		OauthTokensTable,
+		TasksTable,
+		TaskCommentsTable,
 		UsersTable,
 		WebhookCursorsTable,
 		WebhookDeliveriesTable,
@@ -877,6 +1119,9 @@ var (
 
 func init() {
 	APIKeysTable.ForeignKeys[0].RefTable = CompaniesTable
+	AppointmentsTable.ForeignKeys[0].RefTable = CompaniesTable
+	AppointmentExceptionsTable.ForeignKeys[0].RefTable = CompaniesTable
+	CalendarTokensTable.ForeignKeys[0].RefTable = CompaniesTable
 	CompaniesTable.ForeignKeys[0].RefTable = CompaniesTable
 	ContactsTable.ForeignKeys[0].RefTable = CompaniesTable
 	ContactPhonesTable.ForeignKeys[0].RefTable = CompaniesTable
@@ -891,6 +1136,8 @@ func init() {
 	LeadAttachmentsTable.ForeignKeys[0].RefTable = CompaniesTable
 	LeadStagesTable.ForeignKeys[0].RefTable = CompaniesTable
 	LeadSubmissionsTable.ForeignKeys[0].RefTable = CompaniesTable
+	TasksTable.ForeignKeys[0].RefTable = CompaniesTable
+	TaskCommentsTable.ForeignKeys[0].RefTable = CompaniesTable
 	UsersTable.ForeignKeys[0].RefTable = CompaniesTable
 	WebhookCursorsTable.ForeignKeys[0].RefTable = CompaniesTable
 	WebhookDeliveriesTable.ForeignKeys[0].RefTable = CompaniesTable

@@ -9,6 +9,15 @@ import (
 // APIKey is the predicate function for apikey builders.
 type APIKey func(*sql.Selector)
 
+// Appointment is the predicate function for appointment builders.
+type Appointment func(*sql.Selector)
+
+// AppointmentException is the predicate function for appointmentexception builders.
+type AppointmentException func(*sql.Selector)
+
+// CalendarToken is the predicate function for calendartoken builders.
+type CalendarToken func(*sql.Selector)
+
 // Company is the predicate function for company builders.
 type Company func(*sql.Selector)
 
@@ -56,6 +65,12 @@ type OAuthConsent func(*sql.Selector)
 
 // OAuthToken is the predicate function for oauthtoken builders.
 type OAuthToken func(*sql.Selector)
+
+// Task is the predicate function for task builders.
+type Task func(*sql.Selector)
+
+// TaskComment is the predicate function for taskcomment builders.
+type TaskComment func(*sql.Selector)
 
 // User is the predicate function for user builders.
 type User func(*sql.Selector)

@@ -135,6 +135,78 @@ func (f APIKeyMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.APIKeyMutation", m)
 }
 
+// The AppointmentQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type AppointmentQueryRuleFunc func(context.Context, *ent.AppointmentQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f AppointmentQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.AppointmentQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.AppointmentQuery", q)
+}
+
+// The AppointmentMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type AppointmentMutationRuleFunc func(context.Context, *ent.AppointmentMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f AppointmentMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.AppointmentMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.AppointmentMutation", m)
+}
+
+// The AppointmentExceptionQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type AppointmentExceptionQueryRuleFunc func(context.Context, *ent.AppointmentExceptionQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f AppointmentExceptionQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.AppointmentExceptionQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.AppointmentExceptionQuery", q)
+}
+
+// The AppointmentExceptionMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type AppointmentExceptionMutationRuleFunc func(context.Context, *ent.AppointmentExceptionMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f AppointmentExceptionMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.AppointmentExceptionMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.AppointmentExceptionMutation", m)
+}
+
+// The CalendarTokenQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type CalendarTokenQueryRuleFunc func(context.Context, *ent.CalendarTokenQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f CalendarTokenQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.CalendarTokenQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.CalendarTokenQuery", q)
+}
+
+// The CalendarTokenMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type CalendarTokenMutationRuleFunc func(context.Context, *ent.CalendarTokenMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f CalendarTokenMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.CalendarTokenMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.CalendarTokenMutation", m)
+}
+
 // The CompanyQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type CompanyQueryRuleFunc func(context.Context, *ent.CompanyQuery) error
@@ -519,6 +591,54 @@ func (f OAuthTokenMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Muta
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.OAuthTokenMutation", m)
 }
 
+// The TaskQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type TaskQueryRuleFunc func(context.Context, *ent.TaskQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f TaskQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.TaskQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.TaskQuery", q)
+}
+
+// The TaskMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type TaskMutationRuleFunc func(context.Context, *ent.TaskMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f TaskMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.TaskMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.TaskMutation", m)
+}
+
+// The TaskCommentQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type TaskCommentQueryRuleFunc func(context.Context, *ent.TaskCommentQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f TaskCommentQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.TaskCommentQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.TaskCommentQuery", q)
+}
+
+// The TaskCommentMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type TaskCommentMutationRuleFunc func(context.Context, *ent.TaskCommentMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f TaskCommentMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.TaskCommentMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.TaskCommentMutation", m)
+}
+
 // The UserQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type UserQueryRuleFunc func(context.Context, *ent.UserQuery) error
@@ -652,6 +772,12 @@ func queryFilter(q ent.Query) (Filter, error) {
 	switch q := q.(type) {
 	case *ent.APIKeyQuery:
 		return q.Filter(), nil
+	case *ent.AppointmentQuery:
+		return q.Filter(), nil
+	case *ent.AppointmentExceptionQuery:
+		return q.Filter(), nil
+	case *ent.CalendarTokenQuery:
+		return q.Filter(), nil
 	case *ent.CompanyQuery:
 		return q.Filter(), nil
 	case *ent.ContactQuery:
@@ -684,6 +810,10 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.OAuthTokenQuery:
 		return q.Filter(), nil
+	case *ent.TaskQuery:
+		return q.Filter(), nil
+	case *ent.TaskCommentQuery:
+		return q.Filter(), nil
 	case *ent.UserQuery:
 		return q.Filter(), nil
 	case *ent.WebhookCursorQuery:
@@ -700,6 +830,12 @@ func queryFilter(q ent.Query) (Filter, error) {
 func mutationFilter(m ent.Mutation) (Filter, error) {
 	switch m := m.(type) {
 	case *ent.APIKeyMutation:
+		return m.Filter(), nil
+	case *ent.AppointmentMutation:
+		return m.Filter(), nil
+	case *ent.AppointmentExceptionMutation:
+		return m.Filter(), nil
+	case *ent.CalendarTokenMutation:
 		return m.Filter(), nil
 	case *ent.CompanyMutation:
 		return m.Filter(), nil
@@ -732,6 +868,10 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.OAuthConsentMutation:
 		return m.Filter(), nil
 	case *ent.OAuthTokenMutation:
+		return m.Filter(), nil
+	case *ent.TaskMutation:
+		return m.Filter(), nil
+	case *ent.TaskCommentMutation:
 		return m.Filter(), nil
 	case *ent.UserMutation:
 		return m.Filter(), nil

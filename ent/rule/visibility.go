@@ -117,3 +117,20 @@ func (r ruleFuncs) EvalMutation(ctx context.Context, m ent.Mutation) error {
 	return r.mutation(ctx, m)
 }
 
+// FilterVisibleContactElseOwners narrows rows that may belong to a contact (tasks,
+// appointments): a row with a contact (column contact) is visible when the contact is; a row
+// without one when one of the owner columns (assignee, owner, creator) names a visible user.
+// The policies task_visibility and appointment_visibility say the same
+// (migrations/20261124050100_tasks_appointments_tenancy.sql).
+func FilterVisibleContactElseOwners(contact string, owners ...string) privacy.QueryMutationRule {
+	return visibilityRule(func(s *sql.Selector, user string) *sql.Predicate {
+		own := make([]*sql.Predicate, len(owners))
+		for i, o := range owners {
+			own[i] = visibleOwner(s.C(o), user)
+		}
+		return sql.Or(
+			sql.And(sql.NotNull(s.C(contact)), visibleContact(s.C(contact), user)),
+			sql.And(sql.IsNull(s.C(contact)), sql.Or(own...)),
+		)
+	})
+}

@@ -7,6 +7,9 @@ import (
 	"time"
 
 	"github.com/brokerdesk/brokerdesk/ent/apikey"
+	"github.com/brokerdesk/brokerdesk/ent/appointment"
+	"github.com/brokerdesk/brokerdesk/ent/appointmentexception"
+	"github.com/brokerdesk/brokerdesk/ent/calendartoken"
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
@@ -25,6 +28,8 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/oauthtoken"
 	"github.com/brokerdesk/brokerdesk/ent/schema"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
+	"github.com/brokerdesk/brokerdesk/ent/task"
+	"github.com/brokerdesk/brokerdesk/ent/taskcomment"
 	"github.com/brokerdesk/brokerdesk/ent/user"
 	"github.com/brokerdesk/brokerdesk/ent/webhookcursor"
 	"github.com/brokerdesk/brokerdesk/ent/webhookdelivery"
@@ -108,6 +113,168 @@ func init() {
 	apikeyDescID := apikeyMixinFields0[0].Descriptor()
 	// apikey.DefaultID holds the default value on creation for the id field.
 	apikey.DefaultID = apikeyDescID.Default.(func() uuid.UUID)
+	appointmentMixin := schema.Appointment{}.Mixin()
+	appointment.Policy = privacy.NewPolicies(appointmentMixin[1], schema.Appointment{})
+	appointment.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := appointment.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	appointmentMixinHooks1 := appointmentMixin[1].Hooks()
+	appointmentMixinHooks3 := appointmentMixin[3].Hooks()
+
+	appointment.Hooks[1] = appointmentMixinHooks1[0]
+
+	appointment.Hooks[2] = appointmentMixinHooks3[0]
+	appointmentMixinFields0 := appointmentMixin[0].Fields()
+	_ = appointmentMixinFields0
+	appointmentMixinFields2 := appointmentMixin[2].Fields()
+	_ = appointmentMixinFields2
+	appointmentMixinFields3 := appointmentMixin[3].Fields()
+	_ = appointmentMixinFields3
+	appointmentFields := schema.Appointment{}.Fields()
+	_ = appointmentFields
+	// appointmentDescCreatedAt is the schema descriptor for created_at field.
+	appointmentDescCreatedAt := appointmentMixinFields2[0].Descriptor()
+	// appointment.DefaultCreatedAt holds the default value on creation for the created_at field.
+	appointment.DefaultCreatedAt = appointmentDescCreatedAt.Default.(func() time.Time)
+	// appointmentDescUpdatedAt is the schema descriptor for updated_at field.
+	appointmentDescUpdatedAt := appointmentMixinFields2[1].Descriptor()
+	// appointment.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	appointment.DefaultUpdatedAt = appointmentDescUpdatedAt.Default.(func() time.Time)
+	// appointment.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	appointment.UpdateDefaultUpdatedAt = appointmentDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// appointmentDescVersion is the schema descriptor for version field.
+	appointmentDescVersion := appointmentMixinFields3[0].Descriptor()
+	// appointment.DefaultVersion holds the default value on creation for the version field.
+	appointment.DefaultVersion = appointmentDescVersion.Default.(int64)
+	// appointmentDescTitle is the schema descriptor for title field.
+	appointmentDescTitle := appointmentFields[0].Descriptor()
+	// appointment.TitleValidator is a validator for the "title" field. It is called by the builders before save.
+	appointment.TitleValidator = func() func(string) error {
+		validators := appointmentDescTitle.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(title string) error {
+			for _, fn := range fns {
+				if err := fn(title); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// appointmentDescDescription is the schema descriptor for description field.
+	appointmentDescDescription := appointmentFields[1].Descriptor()
+	// appointment.DefaultDescription holds the default value on creation for the description field.
+	appointment.DefaultDescription = appointmentDescDescription.Default.(string)
+	// appointmentDescLocation is the schema descriptor for location field.
+	appointmentDescLocation := appointmentFields[2].Descriptor()
+	// appointment.DefaultLocation holds the default value on creation for the location field.
+	appointment.DefaultLocation = appointmentDescLocation.Default.(string)
+	// appointment.LocationValidator is a validator for the "location" field. It is called by the builders before save.
+	appointment.LocationValidator = appointmentDescLocation.Validators[0].(func(string) error)
+	// appointmentDescAllDay is the schema descriptor for all_day field.
+	appointmentDescAllDay := appointmentFields[6].Descriptor()
+	// appointment.DefaultAllDay holds the default value on creation for the all_day field.
+	appointment.DefaultAllDay = appointmentDescAllDay.Default.(bool)
+	// appointmentDescTimeZone is the schema descriptor for time_zone field.
+	appointmentDescTimeZone := appointmentFields[7].Descriptor()
+	// appointment.DefaultTimeZone holds the default value on creation for the time_zone field.
+	appointment.DefaultTimeZone = appointmentDescTimeZone.Default.(string)
+	// appointment.TimeZoneValidator is a validator for the "time_zone" field. It is called by the builders before save.
+	appointment.TimeZoneValidator = appointmentDescTimeZone.Validators[0].(func(string) error)
+	// appointmentDescRecurrence is the schema descriptor for recurrence field.
+	appointmentDescRecurrence := appointmentFields[8].Descriptor()
+	// appointment.RecurrenceValidator is a validator for the "recurrence" field. It is called by the builders before save.
+	appointment.RecurrenceValidator = appointmentDescRecurrence.Validators[0].(func(string) error)
+	// appointmentDescID is the schema descriptor for id field.
+	appointmentDescID := appointmentMixinFields0[0].Descriptor()
+	// appointment.DefaultID holds the default value on creation for the id field.
+	appointment.DefaultID = appointmentDescID.Default.(func() uuid.UUID)
+	appointmentexceptionMixin := schema.AppointmentException{}.Mixin()
+	appointmentexception.Policy = privacy.NewPolicies(appointmentexceptionMixin[1], schema.AppointmentException{})
+	appointmentexception.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := appointmentexception.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	appointmentexceptionMixinHooks1 := appointmentexceptionMixin[1].Hooks()
+
+	appointmentexception.Hooks[1] = appointmentexceptionMixinHooks1[0]
+	appointmentexceptionMixinFields0 := appointmentexceptionMixin[0].Fields()
+	_ = appointmentexceptionMixinFields0
+	appointmentexceptionMixinFields2 := appointmentexceptionMixin[2].Fields()
+	_ = appointmentexceptionMixinFields2
+	appointmentexceptionFields := schema.AppointmentException{}.Fields()
+	_ = appointmentexceptionFields
+	// appointmentexceptionDescCreatedAt is the schema descriptor for created_at field.
+	appointmentexceptionDescCreatedAt := appointmentexceptionMixinFields2[0].Descriptor()
+	// appointmentexception.DefaultCreatedAt holds the default value on creation for the created_at field.
+	appointmentexception.DefaultCreatedAt = appointmentexceptionDescCreatedAt.Default.(func() time.Time)
+	// appointmentexceptionDescUpdatedAt is the schema descriptor for updated_at field.
+	appointmentexceptionDescUpdatedAt := appointmentexceptionMixinFields2[1].Descriptor()
+	// appointmentexception.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	appointmentexception.DefaultUpdatedAt = appointmentexceptionDescUpdatedAt.Default.(func() time.Time)
+	// appointmentexception.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	appointmentexception.UpdateDefaultUpdatedAt = appointmentexceptionDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// appointmentexceptionDescCancelled is the schema descriptor for cancelled field.
+	appointmentexceptionDescCancelled := appointmentexceptionFields[2].Descriptor()
+	// appointmentexception.DefaultCancelled holds the default value on creation for the cancelled field.
+	appointmentexception.DefaultCancelled = appointmentexceptionDescCancelled.Default.(bool)
+	// appointmentexceptionDescTitle is the schema descriptor for title field.
+	appointmentexceptionDescTitle := appointmentexceptionFields[3].Descriptor()
+	// appointmentexception.TitleValidator is a validator for the "title" field. It is called by the builders before save.
+	appointmentexception.TitleValidator = appointmentexceptionDescTitle.Validators[0].(func(string) error)
+	// appointmentexceptionDescLocation is the schema descriptor for location field.
+	appointmentexceptionDescLocation := appointmentexceptionFields[5].Descriptor()
+	// appointmentexception.LocationValidator is a validator for the "location" field. It is called by the builders before save.
+	appointmentexception.LocationValidator = appointmentexceptionDescLocation.Validators[0].(func(string) error)
+	// appointmentexceptionDescType is the schema descriptor for type field.
+	appointmentexceptionDescType := appointmentexceptionFields[6].Descriptor()
+	// appointmentexception.TypeValidator is a validator for the "type" field. It is called by the builders before save.
+	appointmentexception.TypeValidator = appointmentexceptionDescType.Validators[0].(func(string) error)
+	// appointmentexceptionDescID is the schema descriptor for id field.
+	appointmentexceptionDescID := appointmentexceptionMixinFields0[0].Descriptor()
+	// appointmentexception.DefaultID holds the default value on creation for the id field.
+	appointmentexception.DefaultID = appointmentexceptionDescID.Default.(func() uuid.UUID)
+	calendartokenMixin := schema.CalendarToken{}.Mixin()
+	calendartoken.Policy = privacy.NewPolicies(calendartokenMixin[1], schema.CalendarToken{})
+	calendartoken.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := calendartoken.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	calendartokenMixinHooks1 := calendartokenMixin[1].Hooks()
+
+	calendartoken.Hooks[1] = calendartokenMixinHooks1[0]
+	calendartokenMixinFields0 := calendartokenMixin[0].Fields()
+	_ = calendartokenMixinFields0
+	calendartokenFields := schema.CalendarToken{}.Fields()
+	_ = calendartokenFields
+	// calendartokenDescPrefix is the schema descriptor for prefix field.
+	calendartokenDescPrefix := calendartokenFields[2].Descriptor()
+	// calendartoken.PrefixValidator is a validator for the "prefix" field. It is called by the builders before save.
+	calendartoken.PrefixValidator = calendartokenDescPrefix.Validators[0].(func(string) error)
+	// calendartokenDescCreatedAt is the schema descriptor for created_at field.
+	calendartokenDescCreatedAt := calendartokenFields[3].Descriptor()
+	// calendartoken.DefaultCreatedAt holds the default value on creation for the created_at field.
+	calendartoken.DefaultCreatedAt = calendartokenDescCreatedAt.Default.(func() time.Time)
+	// calendartokenDescID is the schema descriptor for id field.
+	calendartokenDescID := calendartokenMixinFields0[0].Descriptor()
+	// calendartoken.DefaultID holds the default value on creation for the id field.
+	calendartoken.DefaultID = calendartokenDescID.Default.(func() uuid.UUID)
 	companyMixin := schema.Company{}.Mixin()
 	company.Policy = privacy.NewPolicies(schema.Company{})
 	company.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -1016,6 +1183,110 @@ func init() {
 	oauthtokenDescID := oauthtokenMixinFields0[0].Descriptor()
 	// oauthtoken.DefaultID holds the default value on creation for the id field.
 	oauthtoken.DefaultID = oauthtokenDescID.Default.(func() uuid.UUID)
+	taskMixin := schema.Task{}.Mixin()
+	task.Policy = privacy.NewPolicies(taskMixin[1], schema.Task{})
+	task.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := task.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	taskMixinHooks1 := taskMixin[1].Hooks()
+	taskMixinHooks3 := taskMixin[3].Hooks()
+	taskMixinHooks4 := taskMixin[4].Hooks()
+
+	task.Hooks[1] = taskMixinHooks1[0]
+
+	task.Hooks[2] = taskMixinHooks3[0]
+
+	task.Hooks[3] = taskMixinHooks4[0]
+	taskMixinFields0 := taskMixin[0].Fields()
+	_ = taskMixinFields0
+	taskMixinFields2 := taskMixin[2].Fields()
+	_ = taskMixinFields2
+	taskMixinFields3 := taskMixin[3].Fields()
+	_ = taskMixinFields3
+	taskFields := schema.Task{}.Fields()
+	_ = taskFields
+	// taskDescCreatedAt is the schema descriptor for created_at field.
+	taskDescCreatedAt := taskMixinFields2[0].Descriptor()
+	// task.DefaultCreatedAt holds the default value on creation for the created_at field.
+	task.DefaultCreatedAt = taskDescCreatedAt.Default.(func() time.Time)
+	// taskDescUpdatedAt is the schema descriptor for updated_at field.
+	taskDescUpdatedAt := taskMixinFields2[1].Descriptor()
+	// task.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	task.DefaultUpdatedAt = taskDescUpdatedAt.Default.(func() time.Time)
+	// task.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	task.UpdateDefaultUpdatedAt = taskDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// taskDescVersion is the schema descriptor for version field.
+	taskDescVersion := taskMixinFields3[0].Descriptor()
+	// task.DefaultVersion holds the default value on creation for the version field.
+	task.DefaultVersion = taskDescVersion.Default.(int64)
+	// taskDescTitle is the schema descriptor for title field.
+	taskDescTitle := taskFields[0].Descriptor()
+	// task.TitleValidator is a validator for the "title" field. It is called by the builders before save.
+	task.TitleValidator = func() func(string) error {
+		validators := taskDescTitle.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(title string) error {
+			for _, fn := range fns {
+				if err := fn(title); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// taskDescDescription is the schema descriptor for description field.
+	taskDescDescription := taskFields[1].Descriptor()
+	// task.DefaultDescription holds the default value on creation for the description field.
+	task.DefaultDescription = taskDescDescription.Default.(string)
+	// taskDescID is the schema descriptor for id field.
+	taskDescID := taskMixinFields0[0].Descriptor()
+	// task.DefaultID holds the default value on creation for the id field.
+	task.DefaultID = taskDescID.Default.(func() uuid.UUID)
+	taskcommentMixin := schema.TaskComment{}.Mixin()
+	taskcomment.Policy = privacy.NewPolicies(taskcommentMixin[1], schema.TaskComment{})
+	taskcomment.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := taskcomment.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	taskcommentMixinHooks1 := taskcommentMixin[1].Hooks()
+
+	taskcomment.Hooks[1] = taskcommentMixinHooks1[0]
+	taskcommentMixinFields0 := taskcommentMixin[0].Fields()
+	_ = taskcommentMixinFields0
+	taskcommentMixinFields2 := taskcommentMixin[2].Fields()
+	_ = taskcommentMixinFields2
+	taskcommentFields := schema.TaskComment{}.Fields()
+	_ = taskcommentFields
+	// taskcommentDescCreatedAt is the schema descriptor for created_at field.
+	taskcommentDescCreatedAt := taskcommentMixinFields2[0].Descriptor()
+	// taskcomment.DefaultCreatedAt holds the default value on creation for the created_at field.
+	taskcomment.DefaultCreatedAt = taskcommentDescCreatedAt.Default.(func() time.Time)
+	// taskcommentDescUpdatedAt is the schema descriptor for updated_at field.
+	taskcommentDescUpdatedAt := taskcommentMixinFields2[1].Descriptor()
+	// taskcomment.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	taskcomment.DefaultUpdatedAt = taskcommentDescUpdatedAt.Default.(func() time.Time)
+	// taskcomment.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	taskcomment.UpdateDefaultUpdatedAt = taskcommentDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// taskcommentDescContent is the schema descriptor for content field.
+	taskcommentDescContent := taskcommentFields[3].Descriptor()
+	// taskcomment.ContentValidator is a validator for the "content" field. It is called by the builders before save.
+	taskcomment.ContentValidator = taskcommentDescContent.Validators[0].(func(string) error)
+	// taskcommentDescID is the schema descriptor for id field.
+	taskcommentDescID := taskcommentMixinFields0[0].Descriptor()
+	// taskcomment.DefaultID holds the default value on creation for the id field.
+	taskcomment.DefaultID = taskcommentDescID.Default.(func() uuid.UUID)
 	userMixin := schema.User{}.Mixin()
 	user.Policy = privacy.NewPolicies(userMixin[1], schema.User{})
 	user.Hooks[0] = func(next ent.Mutator) ent.Mutator {

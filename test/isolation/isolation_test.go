@@ -27,7 +27,8 @@ func TestMain(m *testing.M) { os.Exit(apitest.Main(m)) }
 // privilege on it at all (test/schema appPrivileges; "the app role cannot read api_keys" below).
 var tenantTables = []string{"users", "external_refs", "events", "event_counters", "idempotency_keys",
 	"leads", "lead_submissions", "lead_stages", "lead_attachments", "contacts", "contact_phones",
-	"webhook_endpoints", "webhook_deliveries", "webhook_cursors", "delegations"}
+	"webhook_endpoints", "webhook_deliveries", "webhook_cursors", "delegations",
+	"tasks", "task_comments", "appointments", "appointment_exceptions", "calendar_tokens"}
 
 // rawRoutes mounts test-only routes that run raw SQL inside the request's pinned transaction,
 // below the ent privacy layer.

@@ -1,0 +1,115 @@
+// Package appointments serves /appointments: single and recurring appointments (RFC 5545
+// RRULE, expanded in the appointment's time zone), changes to one, the following or all
+// occurrences, and each user's iCalendar feed.
+package appointments
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/brokerdesk/brokerdesk/app/events"
+	"github.com/brokerdesk/brokerdesk/ent"
+)
+
+// View is the Appointment resource: a single appointment or a series master.
+type View struct {
+	ID          uuid.UUID       `json:"id"`
+	Title       string          `json:"title"`
+	Description string          `json:"description"`
+	Location    string          `json:"location"`
+	Type        string          `json:"type"`
+	StartAt     time.Time       `json:"startAt"`
+	EndAt       time.Time       `json:"endAt"`
+	AllDay      bool            `json:"allDay"`
+	TimeZone    string          `json:"timeZone"`
+	Recurrence  *string         `json:"recurrence"`
+	OwnerID     *uuid.UUID      `json:"ownerId"`
+	ContactID   *uuid.UUID      `json:"contactId"`
+	CreatorID   *uuid.UUID      `json:"creatorId"`
+	Exceptions  []ExceptionView `json:"exceptions"`
+	CreatedAt   time.Time       `json:"createdAt"`
+	UpdatedAt   time.Time       `json:"updatedAt"`
+}
+
+// ExceptionView is a changed or cancelled occurrence of a series; nil fields keep the series'.
+type ExceptionView struct {
+	OccurrenceStart time.Time  `json:"occurrenceStart"`
+	Cancelled       bool       `json:"cancelled"`
+	Title           *string    `json:"title"`
+	Description     *string    `json:"description"`
+	Location        *string    `json:"location"`
+	Type            *string    `json:"type"`
+	StartAt         *time.Time `json:"startAt"`
+	EndAt           *time.Time `json:"endAt"`
+}
+
+// Series is a stored appointment with its exceptions, ordered by occurrence.
+type Series struct {
+	*ent.Appointment
+	Exceptions []*ent.AppointmentException
+}
+
+// View is the Appointment resource of s; times are shown in the series' zone.
+func (s Series) View() View {
+	loc := location(s.Appointment)
+	a := s.Appointment
+	v := View{ID: a.ID, Title: a.Title, Description: a.Description, Location: a.Location, Type: string(a.Type),
+		StartAt: a.StartAt.In(loc), EndAt: a.EndAt.In(loc), AllDay: a.AllDay, TimeZone: a.TimeZone, Recurrence: a.Recurrence,
+		OwnerID: a.OwnerID, ContactID: a.ContactID, CreatorID: a.CreatorID, Exceptions: []ExceptionView{},
+		CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
+	for _, x := range s.Exceptions {
+		ev := ExceptionView{OccurrenceStart: x.OccurrenceStart.In(loc), Cancelled: x.Cancelled, Title: x.Title,
+			Description: x.Description, Location: x.Location, Type: x.Type}
+		if x.StartAt != nil {
+			t := x.StartAt.In(loc)
+			ev.StartAt = &t
+		}
+		if x.EndAt != nil {
+			t := x.EndAt.In(loc)
+			ev.EndAt = &t
+		}
+		v.Exceptions = append(v.Exceptions, ev)
+	}
+	return v
+}
+
+// Occurrence is one item of GET /appointments: a single appointment, or one occurrence of a
+// series with the series' id (id and seriesId) and its original start (occurrenceStart).
+type Occurrence struct {
+	ID              uuid.UUID  `json:"id"`
+	SeriesID        *uuid.UUID `json:"seriesId"`
+	OccurrenceStart *time.Time `json:"occurrenceStart"`
+	IsException     bool       `json:"isException"`
+	Title           string     `json:"title"`
+	Description     string     `json:"description"`
+	Location        string     `json:"location"`
+	Type            string     `json:"type"`
+	StartAt         time.Time  `json:"startAt"`
+	EndAt           time.Time  `json:"endAt"`
+	AllDay          bool       `json:"allDay"`
+	TimeZone        string     `json:"timeZone"`
+	Recurrence      *string    `json:"recurrence"`
+	OwnerID         *uuid.UUID `json:"ownerId"`
+	ContactID       *uuid.UUID `json:"contactId"`
+}
+
+// OccurrencePage is the body of GET /appointments.
+type OccurrencePage struct {
+	Data []Occurrence `json:"data"`
+}
+
+// EventAbout makes appointment events user-scoped: about the contact, else owned by the owner
+// (or the creator when there is none).
+func (v View) EventAbout() events.About {
+	owner := v.OwnerID
+	if owner == nil {
+		owner = v.CreatorID
+	}
+	return events.About{ContactID: v.ContactID, OwnerID: owner, UserScoped: true}
+}
+
+// EventAbout: as the series'.
+func (o Occurrence) EventAbout() events.About {
+	return events.About{ContactID: o.ContactID, OwnerID: o.OwnerID, UserScoped: true}
+}

@@ -1,0 +1,138 @@
+package tasks
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/brokerdesk/brokerdesk/app/contacts"
+	"github.com/brokerdesk/brokerdesk/app/errs"
+	"github.com/brokerdesk/brokerdesk/app/httpx"
+	"github.com/brokerdesk/brokerdesk/ent"
+	"github.com/brokerdesk/brokerdesk/ent/schema"
+	"github.com/brokerdesk/brokerdesk/ent/schematype"
+)
+
+// Bounds of task fields (characters; decisions.md "Tasks and appointments").
+const (
+	MaxTitle        = 500
+	MaxDescription  = 50000
+	MaxComment      = 10000
+	MaxExternalRefs = 20
+)
+
+// Input is TaskInput: the body of POST /tasks; PATCH merges its patch into the Input of the
+// stored task. Ids and times are strings so that a malformed one is a 422 naming the field.
+type Input struct {
+	Title              *string                  `json:"title,omitempty"`
+	Description        *string                  `json:"description,omitempty"`
+	ContactID          *string                  `json:"contactId,omitempty"`
+	LeadID             *string                  `json:"leadId,omitempty"`
+	AssigneeID         *string                  `json:"assigneeId,omitempty"`
+	DueAt              *string                  `json:"dueAt,omitempty"`
+	Priority           *string                  `json:"priority,omitempty"`
+	Status             *string                  `json:"status,omitempty"`
+	ExternalReferences []schematype.ExternalRef `json:"externalReferences,omitempty"`
+}
+
+// Validate checks a TaskInput: every invalid field is listed.
+func (in *Input) Validate() error {
+	var v errs.Invalid
+	if in.Title == nil || strings.TrimSpace(*in.Title) == "" {
+		v.Add("title", "required", "must not be empty")
+	}
+	contacts.CheckLen(&v, "title", in.Title, MaxTitle)
+	contacts.CheckLen(&v, "description", in.Description, MaxDescription)
+	checkUUID(&v, "contactId", in.ContactID)
+	checkUUID(&v, "leadId", in.LeadID)
+	checkUUID(&v, "assigneeId", in.AssigneeID)
+	if in.DueAt != nil {
+		_, ok := httpx.ParseTime(*in.DueAt)
+		v.Check("dueAt", ok, "invalid_datetime", "must be an RFC 3339 timestamp (without offset: Europe/Berlin)")
+	}
+	if in.Priority != nil {
+		v.Check("priority", slices.Contains(schema.TaskPriorities, *in.Priority), "invalid_enum",
+			"must be one of "+strings.Join(schema.TaskPriorities, ", "))
+	}
+	if in.Status != nil {
+		v.Check("status", slices.Contains(schema.TaskStatuses, *in.Status), "invalid_enum",
+			"must be one of "+strings.Join(schema.TaskStatuses, ", "))
+	}
+	v.Check("externalReferences", len(in.ExternalReferences) <= MaxExternalRefs, "too_many",
+		fmt.Sprintf("at most %d references", MaxExternalRefs))
+	seen := map[schematype.ExternalRef]bool{}
+	for i, r := range in.ExternalReferences {
+		name := fmt.Sprintf("externalReferences.%d.", i)
+		v.Check(name+"source", r.Source != "" && utf8.RuneCountInString(r.Source) <= 100, "invalid_length",
+			"must have 1 to 100 characters")
+		v.Check(name+"externalId", r.ExternalID != "" && utf8.RuneCountInString(r.ExternalID) <= 255,
+			"invalid_length", "must have 1 to 255 characters")
+		contacts.CheckText(&v, name+"source", r.Source)
+		contacts.CheckText(&v, name+"externalId", r.ExternalID)
+		v.Check(name+"externalId", !seen[r], "duplicate_reference", "names the same reference as an earlier item")
+		seen[r] = true
+	}
+	return v.Err()
+}
+
+func checkUUID(v *errs.Invalid, field string, s *string) {
+	if s != nil {
+		_, err := uuid.Parse(*s)
+		v.Check(field, err == nil, "invalid_uuid", "must be a UUID")
+	}
+}
+
+func parseID(s *string) *uuid.UUID {
+	if s == nil {
+		return nil
+	}
+	id := uuid.MustParse(*s) // validated
+	return &id
+}
+
+func dueOf(in Input) *time.Time {
+	if in.DueAt == nil {
+		return nil
+	}
+	t, _ := httpx.ParseTime(*in.DueAt) // validated
+	return &t
+}
+
+// inputOf is the Input of a stored task: what a PATCH merges into.
+func inputOf(t *ent.Task) Input {
+	str := func(s string) *string { return &s }
+	id := func(u *uuid.UUID) *string {
+		if u == nil {
+			return nil
+		}
+		return str(u.String())
+	}
+	in := Input{Title: str(t.Title), Description: str(t.Description), ContactID: id(t.ContactID), LeadID: id(t.LeadID),
+		AssigneeID: id(t.AssigneeID), Priority: str(string(t.Priority)), Status: str(string(t.Status)),
+		ExternalReferences: t.ExternalReferences}
+	if t.DueAt != nil {
+		in.DueAt = str(t.DueAt.UTC().Format(time.RFC3339Nano))
+	}
+	return in
+}
+
+// CommentInput is the body of POST /tasks/{taskId}/comments.
+type CommentInput struct {
+	Content         *string `json:"content"`
+	ParentCommentID *string `json:"parentCommentId,omitempty"`
+}
+
+// Validate checks a comment: content 1 to MaxComment characters, parentCommentId a UUID.
+func (in *CommentInput) Validate() error {
+	var v errs.Invalid
+	if in.Content == nil || strings.TrimSpace(*in.Content) == "" {
+		v.Add("content", "required", "must not be empty")
+	}
+	contacts.CheckLen(&v, "content", in.Content, MaxComment)
+	checkUUID(&v, "parentCommentId", in.ParentCommentID)
+	return v.Err()
+}

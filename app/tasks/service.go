@@ -1,0 +1,268 @@
+package tasks
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/brokerdesk/brokerdesk/app/errs"
+	"github.com/brokerdesk/brokerdesk/app/events"
+	"github.com/brokerdesk/brokerdesk/ent"
+	"github.com/brokerdesk/brokerdesk/ent/contact"
+	"github.com/brokerdesk/brokerdesk/ent/lead"
+	"github.com/brokerdesk/brokerdesk/ent/task"
+	"github.com/brokerdesk/brokerdesk/ent/taskcomment"
+	"github.com/brokerdesk/brokerdesk/ent/user"
+	"github.com/brokerdesk/brokerdesk/tenancy"
+)
+
+// Service runs the task use cases for the company pinned in ctx, in the request's transaction.
+type Service struct {
+	events *events.Service
+	now    func() time.Time
+}
+
+// NewService returns the service. now is the clock (time.Now outside tests).
+func NewService(ev *events.Service, now func() time.Time) *Service {
+	return &Service{events: ev, now: now}
+}
+
+// actingUser is the user of the credential in ctx, if it is user-bound.
+func actingUser(ctx context.Context) *uuid.UUID {
+	if p, ok := tenancy.PrincipalFrom(ctx); ok && p.HasUser() {
+		id := p.UserID
+		return &id
+	}
+	return nil
+}
+
+// Get reads one task. A task of another company (or one the caller may not see) is not found.
+func (s *Service) Get(ctx context.Context, id uuid.UUID) (*ent.Task, error) {
+	t, err := tenancy.Client(ctx).Task.Get(ctx, id)
+	if ent.IsNotFound(err) {
+		return nil, errs.NotFound("task %s not found", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get task %s: %w", id, err)
+	}
+	return t, nil
+}
+
+// Lock reads one task and locks its row to the end of the transaction.
+func (s *Service) Lock(ctx context.Context, id uuid.UUID) (*ent.Task, error) {
+	t, err := tenancy.Client(ctx).Task.Query().Where(task.ID(id)).ForUpdate().Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, errs.NotFound("task %s not found", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("lock task %s: %w", id, err)
+	}
+	return t, nil
+}
+
+// checkRefs answers 422 naming each of contactId, leadId and assigneeId that is not a record
+// of the company (visible to the caller).
+func checkRefs(ctx context.Context, in Input) error {
+	db := tenancy.Client(ctx)
+	var v errs.Invalid
+	if id := parseID(in.ContactID); id != nil {
+		ok, err := db.Contact.Query().Where(contact.ID(*id)).Exist(ctx)
+		if err != nil {
+			return fmt.Errorf("check task contact: %w", err)
+		}
+		v.Check("contactId", ok, "unknown_contact", "is not a contact of this company")
+	}
+	if id := parseID(in.LeadID); id != nil {
+		ok, err := db.Lead.Query().Where(lead.ID(*id)).Exist(ctx)
+		if err != nil {
+			return fmt.Errorf("check task lead: %w", err)
+		}
+		v.Check("leadId", ok, "unknown_lead", "is not a lead of this company")
+	}
+	if id := parseID(in.AssigneeID); id != nil {
+		ok, err := db.User.Query().Where(user.ID(*id)).Exist(ctx)
+		if err != nil {
+			return fmt.Errorf("check task assignee: %w", err)
+		}
+		v.Check("assigneeId", ok, "unknown_user", "is not a user of this company (see GET /users)")
+	}
+	return v.Err()
+}
+
+// apply writes the fields of in to m; a nil field is cleared or set to its default.
+func apply(m *ent.TaskMutation, in Input) {
+	m.SetTitle(strings.TrimSpace(*in.Title))
+	m.SetDescription(deref(in.Description))
+	if id := parseID(in.ContactID); id != nil {
+		m.SetContactID(*id)
+	} else {
+		m.ClearContactID()
+	}
+	if id := parseID(in.LeadID); id != nil {
+		m.SetLeadID(*id)
+	} else {
+		m.ClearLeadID()
+	}
+	if id := parseID(in.AssigneeID); id != nil {
+		m.SetAssigneeID(*id)
+	} else {
+		m.ClearAssigneeID()
+	}
+	if due := dueOf(in); due != nil {
+		m.SetDueAt(*due)
+	} else {
+		m.ClearDueAt()
+	}
+	m.SetPriority(task.Priority(orDefault(in.Priority, "normal")))
+	m.SetStatus(task.Status(orDefault(in.Status, "open")))
+	if in.ExternalReferences != nil {
+		m.SetExternalReferences(in.ExternalReferences)
+	} else {
+		m.ClearExternalReferences()
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func orDefault(s *string, def string) string {
+	if s == nil {
+		return def
+	}
+	return *s
+}
+
+// Create stores a task and records task.created (and task.completed when it is created done).
+// The creator is the credential's user.
+func (s *Service) Create(ctx context.Context, in Input) (*ent.Task, error) {
+	if err := checkRefs(ctx, in); err != nil {
+		return nil, err
+	}
+	q := tenancy.Client(ctx).Task.Create().SetNillableCreatorID(actingUser(ctx))
+	apply(q.Mutation(), in)
+	done := orDefault(in.Status, "open") == "done"
+	if done {
+		q.SetCompletedAt(s.now())
+	}
+	t, err := q.Save(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("create task: %w", err)
+	}
+	if err := s.events.Record(ctx, "task.created", NewView(t)); err != nil {
+		return nil, err
+	}
+	if done {
+		if err := s.events.Record(ctx, "task.completed", NewView(t)); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// Update replaces the writable fields of t (locked by Lock) with in, the merged TaskInput of a
+// PATCH, and records task.updated. Moving to done sets completedAt and records task.completed
+// once; leaving done clears completedAt. A patch that changes nothing records nothing.
+func (s *Service) Update(ctx context.Context, t *ent.Task, in Input) (*ent.Task, error) {
+	if reflect.DeepEqual(normalized(inputOf(t)), normalized(in)) {
+		return t, nil
+	}
+	if err := checkRefs(ctx, in); err != nil {
+		return nil, err
+	}
+	q := tenancy.Client(ctx).Task.UpdateOne(t)
+	apply(q.Mutation(), in)
+	wasDone, isDone := t.Status == task.StatusDone, orDefault(in.Status, "open") == "done"
+	switch {
+	case isDone && !wasDone:
+		q.SetCompletedAt(s.now())
+	case !isDone:
+		q.ClearCompletedAt()
+	}
+	// Reassigning may hand the task to someone the caller does not see: the row was read through
+	// the visibility layer above, so the write (and ent's re-read) may lift it.
+	var out *ent.Task
+	err := tenancy.LiftVisibility(ctx, func() (err error) {
+		out, err = q.Save(ctx)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("update task %s: %w", t.ID, err)
+	}
+	if err := s.events.Record(ctx, "task.updated", NewView(out)); err != nil {
+		return nil, err
+	}
+	if isDone && !wasDone {
+		if err := s.events.Record(ctx, "task.completed", NewView(out)); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// normalized makes two Inputs comparable: trimmed title, empty description as nil, times in
+// UTC, defaults filled in.
+func normalized(in Input) Input {
+	title := strings.TrimSpace(deref(in.Title))
+	in.Title = &title
+	if deref(in.Description) == "" {
+		in.Description = nil
+	}
+	if due := dueOf(in); due != nil {
+		s := due.UTC().Format(time.RFC3339Nano)
+		in.DueAt = &s
+	}
+	p, st := orDefault(in.Priority, "normal"), orDefault(in.Status, "open")
+	in.Priority, in.Status = &p, &st
+	if len(in.ExternalReferences) == 0 {
+		in.ExternalReferences = nil
+	}
+	return in
+}
+
+// Delete removes t with its comments and records task.deleted.
+func (s *Service) Delete(ctx context.Context, t *ent.Task) error {
+	db := tenancy.Client(ctx)
+	if _, err := db.TaskComment.Delete().Where(taskcomment.TaskID(t.ID)).Exec(ctx); err != nil {
+		return fmt.Errorf("delete comments of task %s: %w", t.ID, err)
+	}
+	if err := db.Task.DeleteOne(t).Exec(ctx); err != nil {
+		return fmt.Errorf("delete task %s: %w", t.ID, err)
+	}
+	return s.events.Record(ctx, "task.deleted", NewView(t))
+}
+
+// AddComment stores a comment on task id (which must be visible) and records
+// task_comment.created. A parent comment must belong to the same task (422 otherwise).
+func (s *Service) AddComment(ctx context.Context, taskID uuid.UUID, in CommentInput) (*ent.TaskComment, error) {
+	if _, err := s.Get(ctx, taskID); err != nil {
+		return nil, err
+	}
+	db := tenancy.Client(ctx)
+	q := db.TaskComment.Create().SetTaskID(taskID).SetContent(*in.Content).SetNillableAuthorID(actingUser(ctx))
+	if id := parseID(in.ParentCommentID); id != nil {
+		ok, err := db.TaskComment.Query().Where(taskcomment.ID(*id), taskcomment.TaskID(taskID)).Exist(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("check parent comment: %w", err)
+		}
+		if !ok {
+			return nil, errs.InvalidField("parentCommentId", "unknown_comment", "is not a comment of this task")
+		}
+		q.SetParentID(*id)
+	}
+	c, err := q.Save(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("add comment to task %s: %w", taskID, err)
+	}
+	if err := s.events.Record(ctx, "task_comment.created", NewCommentView(c)); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
