@@ -52,6 +52,14 @@ var appPrivileges = map[string]string{
 	"public.oauth_clients":  "SELECT",
 	"public.oauth_consents": "DELETE,INSERT,SELECT,UPDATE",
 	"public.oauth_tokens":   "DELETE,INSERT,SELECT,UPDATE",
+	// tasks and appointments (issue 11): the spec deletes tasks and appointments (comments go
+	// with their task); occurrence exceptions are rewritten by scoped edits; calendar tokens are
+	// replaced (delete + insert) and revoked
+	"public.tasks":                  "DELETE,INSERT,SELECT,UPDATE",
+	"public.task_comments":          "DELETE,INSERT,SELECT",
+	"public.appointments":           "DELETE,INSERT,SELECT,UPDATE",
+	"public.appointment_exceptions": "DELETE,INSERT,SELECT,UPDATE",
+	"public.calendar_tokens":        "DELETE,INSERT,SELECT",
 	// the job queue (river) works its rows; no DDL, not its migration bookkeeping
 	"river.river_job":                 "DELETE,INSERT,SELECT,UPDATE",
 	"river.river_job_id_seq":          "USAGE",
@@ -71,6 +79,7 @@ var appDefinerFunctions = []string{
 	"webhook_pending_companies()",  // owner brokerdesk_operator: company ids only
 	"webhook_purge()",              // owner brokerdesk_operator: delivery log past 30 days
 	"auth_token(bytea)",            // owner brokerdesk_auth: the grant of an OAuth access-token hash
+	"calendar_feed_user(bytea)",    // owner brokerdesk_auth: the user of a calendar-feed token hash
 	"oauth_login_users(text,uuid)", // owner brokerdesk_auth: sign-in candidates of one e-mail (argon2id hashes)
 }
 
