@@ -5,6 +5,7 @@ import (
 
 	"github.com/brokerdesk/brokerdesk/app/account"
 	"github.com/brokerdesk/brokerdesk/app/contacts"
+	"github.com/brokerdesk/brokerdesk/app/contracts"
 	"github.com/brokerdesk/brokerdesk/app/events"
 	"github.com/brokerdesk/brokerdesk/app/httpx"
 	"github.com/brokerdesk/brokerdesk/app/idempotency"
@@ -45,6 +46,7 @@ func (s *Server) routes(pager *httpx.Pager, o options) {
 	events.NewHandler(pager, policy.Default()).Mount(api)
 	intake.NewHandler(auth, s.limits.Intake, intake.NewService(events.NewService(), o.now)).Mount(s.App, v1)
 	leads.NewHandler(leads.NewService(events.NewService(), contacts.NewService(events.NewService()), o.now), pager, idem.Middleware()).Mount(api)
+	contracts.NewHandler(contracts.NewService(events.NewService()), pager, idem.Middleware()).Mount(api)
 	webhooks.NewHandler(s.hooks.Service(), pager, idem.Middleware()).Mount(api)
 	if o.testRoutes != nil {
 		o.testRoutes(v1, Middleware{Auth: auth.Secret(), RateLimit: s.limits.API.Middleware(ratelimit.CredentialKey),

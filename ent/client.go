@@ -20,10 +20,12 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
+	"github.com/brokerdesk/brokerdesk/ent/contract"
 	"github.com/brokerdesk/brokerdesk/ent/event"
 	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
 	"github.com/brokerdesk/brokerdesk/ent/externalref"
 	"github.com/brokerdesk/brokerdesk/ent/idempotencykey"
+	"github.com/brokerdesk/brokerdesk/ent/insurer"
 	"github.com/brokerdesk/brokerdesk/ent/jobrun"
 	"github.com/brokerdesk/brokerdesk/ent/lead"
 	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
@@ -50,6 +52,8 @@ type Client struct {
 	Contact *ContactClient
 	// ContactPhone is the client for interacting with the ContactPhone builders.
 	ContactPhone *ContactPhoneClient
+	// Contract is the client for interacting with the Contract builders.
+	Contract *ContractClient
 	// Event is the client for interacting with the Event builders.
 	Event *EventClient
 	// EventCounter is the client for interacting with the EventCounter builders.
@@ -58,6 +62,8 @@ type Client struct {
 	ExternalRef *ExternalRefClient
 	// IdempotencyKey is the client for interacting with the IdempotencyKey builders.
 	IdempotencyKey *IdempotencyKeyClient
+	// Insurer is the client for interacting with the Insurer builders.
+	Insurer *InsurerClient
 	// JobRun is the client for interacting with the JobRun builders.
 	JobRun *JobRunClient
 	// Lead is the client for interacting with the Lead builders.
@@ -91,10 +97,12 @@ func (c *Client) init() {
 	c.Company = NewCompanyClient(c.config)
 	c.Contact = NewContactClient(c.config)
 	c.ContactPhone = NewContactPhoneClient(c.config)
+	c.Contract = NewContractClient(c.config)
 	c.Event = NewEventClient(c.config)
 	c.EventCounter = NewEventCounterClient(c.config)
 	c.ExternalRef = NewExternalRefClient(c.config)
 	c.IdempotencyKey = NewIdempotencyKeyClient(c.config)
+	c.Insurer = NewInsurerClient(c.config)
 	c.JobRun = NewJobRunClient(c.config)
 	c.Lead = NewLeadClient(c.config)
 	c.LeadAttachment = NewLeadAttachmentClient(c.config)
@@ -200,10 +208,12 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Company:         NewCompanyClient(cfg),
 		Contact:         NewContactClient(cfg),
 		ContactPhone:    NewContactPhoneClient(cfg),
+		Contract:        NewContractClient(cfg),
 		Event:           NewEventClient(cfg),
 		EventCounter:    NewEventCounterClient(cfg),
 		ExternalRef:     NewExternalRefClient(cfg),
 		IdempotencyKey:  NewIdempotencyKeyClient(cfg),
+		Insurer:         NewInsurerClient(cfg),
 		JobRun:          NewJobRunClient(cfg),
 		Lead:            NewLeadClient(cfg),
 		LeadAttachment:  NewLeadAttachmentClient(cfg),
@@ -236,10 +246,12 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Company:         NewCompanyClient(cfg),
 		Contact:         NewContactClient(cfg),
 		ContactPhone:    NewContactPhoneClient(cfg),
+		Contract:        NewContractClient(cfg),
 		Event:           NewEventClient(cfg),
 		EventCounter:    NewEventCounterClient(cfg),
 		ExternalRef:     NewExternalRefClient(cfg),
 		IdempotencyKey:  NewIdempotencyKeyClient(cfg),
+		Insurer:         NewInsurerClient(cfg),
 		JobRun:          NewJobRunClient(cfg),
 		Lead:            NewLeadClient(cfg),
 		LeadAttachment:  NewLeadAttachmentClient(cfg),
@@ -278,10 +290,10 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.APIKey, c.Company, c.Contact, c.ContactPhone, c.Event, c.EventCounter,
-		c.ExternalRef, c.IdempotencyKey, c.JobRun, c.Lead, c.LeadAttachment,
-		c.LeadStage, c.LeadSubmission, c.User, c.WebhookCursor, c.WebhookDelivery,
-		c.WebhookEndpoint,
+		c.APIKey, c.Company, c.Contact, c.ContactPhone, c.Contract, c.Event,
+		c.EventCounter, c.ExternalRef, c.IdempotencyKey, c.Insurer, c.JobRun, c.Lead,
+		c.LeadAttachment, c.LeadStage, c.LeadSubmission, c.User, c.WebhookCursor,
+		c.WebhookDelivery, c.WebhookEndpoint,
 	} {
 		n.Use(hooks...)
 	}
@@ -291,10 +303,10 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.APIKey, c.Company, c.Contact, c.ContactPhone, c.Event, c.EventCounter,
-		c.ExternalRef, c.IdempotencyKey, c.JobRun, c.Lead, c.LeadAttachment,
-		c.LeadStage, c.LeadSubmission, c.User, c.WebhookCursor, c.WebhookDelivery,
-		c.WebhookEndpoint,
+		c.APIKey, c.Company, c.Contact, c.ContactPhone, c.Contract, c.Event,
+		c.EventCounter, c.ExternalRef, c.IdempotencyKey, c.Insurer, c.JobRun, c.Lead,
+		c.LeadAttachment, c.LeadStage, c.LeadSubmission, c.User, c.WebhookCursor,
+		c.WebhookDelivery, c.WebhookEndpoint,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -311,6 +323,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Contact.mutate(ctx, m)
 	case *ContactPhoneMutation:
 		return c.ContactPhone.mutate(ctx, m)
+	case *ContractMutation:
+		return c.Contract.mutate(ctx, m)
 	case *EventMutation:
 		return c.Event.mutate(ctx, m)
 	case *EventCounterMutation:
@@ -319,6 +333,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.ExternalRef.mutate(ctx, m)
 	case *IdempotencyKeyMutation:
 		return c.IdempotencyKey.mutate(ctx, m)
+	case *InsurerMutation:
+		return c.Insurer.mutate(ctx, m)
 	case *JobRunMutation:
 		return c.JobRun.mutate(ctx, m)
 	case *LeadMutation:
@@ -958,6 +974,156 @@ func (c *ContactPhoneClient) mutate(ctx context.Context, m *ContactPhoneMutation
 	}
 }
 
+// ContractClient is a client for the Contract schema.
+type ContractClient struct {
+	config
+}
+
+// NewContractClient returns a client for the Contract from the given config.
+func NewContractClient(c config) *ContractClient {
+	return &ContractClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `contract.Hooks(f(g(h())))`.
+func (c *ContractClient) Use(hooks ...Hook) {
+	c.hooks.Contract = append(c.hooks.Contract, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `contract.Intercept(f(g(h())))`.
+func (c *ContractClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Contract = append(c.inters.Contract, interceptors...)
+}
+
+// Create returns a builder for creating a Contract entity.
+func (c *ContractClient) Create() *ContractCreate {
+	mutation := newContractMutation(c.config, OpCreate)
+	return &ContractCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Contract entities.
+func (c *ContractClient) CreateBulk(builders ...*ContractCreate) *ContractCreateBulk {
+	return &ContractCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ContractClient) MapCreateBulk(slice any, setFunc func(*ContractCreate, int)) *ContractCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ContractCreateBulk{err: fmt.Errorf("calling to ContractClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ContractCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ContractCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Contract.
+func (c *ContractClient) Update() *ContractUpdate {
+	mutation := newContractMutation(c.config, OpUpdate)
+	return &ContractUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ContractClient) UpdateOne(_m *Contract) *ContractUpdateOne {
+	mutation := newContractMutation(c.config, OpUpdateOne, withContract(_m))
+	return &ContractUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ContractClient) UpdateOneID(id uuid.UUID) *ContractUpdateOne {
+	mutation := newContractMutation(c.config, OpUpdateOne, withContractID(id))
+	return &ContractUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Contract.
+func (c *ContractClient) Delete() *ContractDelete {
+	mutation := newContractMutation(c.config, OpDelete)
+	return &ContractDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ContractClient) DeleteOne(_m *Contract) *ContractDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ContractClient) DeleteOneID(id uuid.UUID) *ContractDeleteOne {
+	builder := c.Delete().Where(contract.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ContractDeleteOne{builder}
+}
+
+// Query returns a query builder for Contract.
+func (c *ContractClient) Query() *ContractQuery {
+	return &ContractQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeContract},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Contract entity by its id.
+func (c *ContractClient) Get(ctx context.Context, id uuid.UUID) (*Contract, error) {
+	return c.Query().Where(contract.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ContractClient) GetX(ctx context.Context, id uuid.UUID) *Contract {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a Contract.
+func (c *ContractClient) QueryCompany(_m *Contract) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(contract.Table, contract.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, contract.CompanyTable, contract.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ContractClient) Hooks() []Hook {
+	hooks := c.hooks.Contract
+	return append(hooks[:len(hooks):len(hooks)], contract.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *ContractClient) Interceptors() []Interceptor {
+	return c.inters.Contract
+}
+
+func (c *ContractClient) mutate(ctx context.Context, m *ContractMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ContractCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ContractUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ContractUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ContractDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Contract mutation op: %q", m.Op())
+	}
+}
+
 // EventClient is a client for the Event schema.
 type EventClient struct {
 	config
@@ -1555,6 +1721,139 @@ func (c *IdempotencyKeyClient) mutate(ctx context.Context, m *IdempotencyKeyMuta
 		return (&IdempotencyKeyDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown IdempotencyKey mutation op: %q", m.Op())
+	}
+}
+
+// InsurerClient is a client for the Insurer schema.
+type InsurerClient struct {
+	config
+}
+
+// NewInsurerClient returns a client for the Insurer from the given config.
+func NewInsurerClient(c config) *InsurerClient {
+	return &InsurerClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `insurer.Hooks(f(g(h())))`.
+func (c *InsurerClient) Use(hooks ...Hook) {
+	c.hooks.Insurer = append(c.hooks.Insurer, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `insurer.Intercept(f(g(h())))`.
+func (c *InsurerClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Insurer = append(c.inters.Insurer, interceptors...)
+}
+
+// Create returns a builder for creating a Insurer entity.
+func (c *InsurerClient) Create() *InsurerCreate {
+	mutation := newInsurerMutation(c.config, OpCreate)
+	return &InsurerCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Insurer entities.
+func (c *InsurerClient) CreateBulk(builders ...*InsurerCreate) *InsurerCreateBulk {
+	return &InsurerCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *InsurerClient) MapCreateBulk(slice any, setFunc func(*InsurerCreate, int)) *InsurerCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &InsurerCreateBulk{err: fmt.Errorf("calling to InsurerClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*InsurerCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &InsurerCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Insurer.
+func (c *InsurerClient) Update() *InsurerUpdate {
+	mutation := newInsurerMutation(c.config, OpUpdate)
+	return &InsurerUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *InsurerClient) UpdateOne(_m *Insurer) *InsurerUpdateOne {
+	mutation := newInsurerMutation(c.config, OpUpdateOne, withInsurer(_m))
+	return &InsurerUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *InsurerClient) UpdateOneID(id uuid.UUID) *InsurerUpdateOne {
+	mutation := newInsurerMutation(c.config, OpUpdateOne, withInsurerID(id))
+	return &InsurerUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Insurer.
+func (c *InsurerClient) Delete() *InsurerDelete {
+	mutation := newInsurerMutation(c.config, OpDelete)
+	return &InsurerDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *InsurerClient) DeleteOne(_m *Insurer) *InsurerDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *InsurerClient) DeleteOneID(id uuid.UUID) *InsurerDeleteOne {
+	builder := c.Delete().Where(insurer.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &InsurerDeleteOne{builder}
+}
+
+// Query returns a query builder for Insurer.
+func (c *InsurerClient) Query() *InsurerQuery {
+	return &InsurerQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeInsurer},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Insurer entity by its id.
+func (c *InsurerClient) Get(ctx context.Context, id uuid.UUID) (*Insurer, error) {
+	return c.Query().Where(insurer.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *InsurerClient) GetX(ctx context.Context, id uuid.UUID) *Insurer {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *InsurerClient) Hooks() []Hook {
+	return c.hooks.Insurer
+}
+
+// Interceptors returns the client interceptors.
+func (c *InsurerClient) Interceptors() []Interceptor {
+	return c.inters.Insurer
+}
+
+func (c *InsurerClient) mutate(ctx context.Context, m *InsurerMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&InsurerCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&InsurerUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&InsurerUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&InsurerDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Insurer mutation op: %q", m.Op())
 	}
 }
 
@@ -2894,14 +3193,16 @@ func (c *WebhookEndpointClient) mutate(ctx context.Context, m *WebhookEndpointMu
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIKey, Company, Contact, ContactPhone, Event, EventCounter, ExternalRef,
-		IdempotencyKey, JobRun, Lead, LeadAttachment, LeadStage, LeadSubmission, User,
-		WebhookCursor, WebhookDelivery, WebhookEndpoint []ent.Hook
+		APIKey, Company, Contact, ContactPhone, Contract, Event, EventCounter,
+		ExternalRef, IdempotencyKey, Insurer, JobRun, Lead, LeadAttachment, LeadStage,
+		LeadSubmission, User, WebhookCursor, WebhookDelivery,
+		WebhookEndpoint []ent.Hook
 	}
 	inters struct {
-		APIKey, Company, Contact, ContactPhone, Event, EventCounter, ExternalRef,
-		IdempotencyKey, JobRun, Lead, LeadAttachment, LeadStage, LeadSubmission, User,
-		WebhookCursor, WebhookDelivery, WebhookEndpoint []ent.Interceptor
+		APIKey, Company, Contact, ContactPhone, Contract, Event, EventCounter,
+		ExternalRef, IdempotencyKey, Insurer, JobRun, Lead, LeadAttachment, LeadStage,
+		LeadSubmission, User, WebhookCursor, WebhookDelivery,
+		WebhookEndpoint []ent.Interceptor
 	}
 )
 

@@ -16,10 +16,12 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
+	"github.com/brokerdesk/brokerdesk/ent/contract"
 	"github.com/brokerdesk/brokerdesk/ent/event"
 	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
 	"github.com/brokerdesk/brokerdesk/ent/externalref"
 	"github.com/brokerdesk/brokerdesk/ent/idempotencykey"
+	"github.com/brokerdesk/brokerdesk/ent/insurer"
 	"github.com/brokerdesk/brokerdesk/ent/jobrun"
 	"github.com/brokerdesk/brokerdesk/ent/lead"
 	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
@@ -93,10 +95,12 @@ func checkColumn(t, c string) error {
 			company.Table:         company.ValidColumn,
 			contact.Table:         contact.ValidColumn,
 			contactphone.Table:    contactphone.ValidColumn,
+			contract.Table:        contract.ValidColumn,
 			event.Table:           event.ValidColumn,
 			eventcounter.Table:    eventcounter.ValidColumn,
 			externalref.Table:     externalref.ValidColumn,
 			idempotencykey.Table:  idempotencykey.ValidColumn,
+			insurer.Table:         insurer.ValidColumn,
 			jobrun.Table:          jobrun.ValidColumn,
 			lead.Table:            lead.ValidColumn,
 			leadattachment.Table:  leadattachment.ValidColumn,

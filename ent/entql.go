@@ -7,10 +7,12 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
+	"github.com/brokerdesk/brokerdesk/ent/contract"
 	"github.com/brokerdesk/brokerdesk/ent/event"
 	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
 	"github.com/brokerdesk/brokerdesk/ent/externalref"
 	"github.com/brokerdesk/brokerdesk/ent/idempotencykey"
+	"github.com/brokerdesk/brokerdesk/ent/insurer"
 	"github.com/brokerdesk/brokerdesk/ent/jobrun"
 	"github.com/brokerdesk/brokerdesk/ent/lead"
 	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
@@ -30,7 +32,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 17)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 19)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -128,6 +130,39 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[4] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   contract.Table,
+			Columns: contract.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: contract.FieldID,
+			},
+		},
+		Type: "Contract",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			contract.FieldCompanyID:          {Type: field.TypeUUID, Column: contract.FieldCompanyID},
+			contract.FieldCreatedAt:          {Type: field.TypeTime, Column: contract.FieldCreatedAt},
+			contract.FieldUpdatedAt:          {Type: field.TypeTime, Column: contract.FieldUpdatedAt},
+			contract.FieldVersion:            {Type: field.TypeInt64, Column: contract.FieldVersion},
+			contract.FieldExternalReferences: {Type: field.TypeJSON, Column: contract.FieldExternalReferences},
+			contract.FieldContactID:          {Type: field.TypeUUID, Column: contract.FieldContactID},
+			contract.FieldInsurerID:          {Type: field.TypeUUID, Column: contract.FieldInsurerID},
+			contract.FieldPolicyNumber:       {Type: field.TypeString, Column: contract.FieldPolicyNumber},
+			contract.FieldType:               {Type: field.TypeString, Column: contract.FieldType},
+			contract.FieldStatus:             {Type: field.TypeEnum, Column: contract.FieldStatus},
+			contract.FieldStatusCode:         {Type: field.TypeString, Column: contract.FieldStatusCode},
+			contract.FieldStartDate:          {Type: field.TypeTime, Column: contract.FieldStartDate},
+			contract.FieldEndDate:            {Type: field.TypeTime, Column: contract.FieldEndDate},
+			contract.FieldMainRenewalDate:    {Type: field.TypeTime, Column: contract.FieldMainRenewalDate},
+			contract.FieldPremium:            {Type: field.TypeOther, Column: contract.FieldPremium},
+			contract.FieldPaymentFrequency:   {Type: field.TypeEnum, Column: contract.FieldPaymentFrequency},
+			contract.FieldAnnualPremium:      {Type: field.TypeOther, Column: contract.FieldAnnualPremium},
+			contract.FieldOwnerID:            {Type: field.TypeUUID, Column: contract.FieldOwnerID},
+			contract.FieldSource:             {Type: field.TypeJSON, Column: contract.FieldSource},
+			contract.FieldDetails:            {Type: field.TypeJSON, Column: contract.FieldDetails},
+		},
+	}
+	graph.Nodes[5] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   event.Table,
 			Columns: event.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -145,7 +180,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			event.FieldSeq:        {Type: field.TypeInt64, Column: event.FieldSeq},
 		},
 	}
-	graph.Nodes[5] = &sqlgraph.Node{
+	graph.Nodes[6] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   eventcounter.Table,
 			Columns: eventcounter.Columns,
@@ -160,7 +195,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			eventcounter.FieldLastSeq:   {Type: field.TypeInt64, Column: eventcounter.FieldLastSeq},
 		},
 	}
-	graph.Nodes[6] = &sqlgraph.Node{
+	graph.Nodes[7] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   externalref.Table,
 			Columns: externalref.Columns,
@@ -178,7 +213,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			externalref.FieldExternalID: {Type: field.TypeString, Column: externalref.FieldExternalID},
 		},
 	}
-	graph.Nodes[7] = &sqlgraph.Node{
+	graph.Nodes[8] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   idempotencykey.Table,
 			Columns: idempotencykey.Columns,
@@ -204,7 +239,23 @@ var schemaGraph = func() *sqlgraph.Schema {
 			idempotencykey.FieldExpiresAt:       {Type: field.TypeTime, Column: idempotencykey.FieldExpiresAt},
 		},
 	}
-	graph.Nodes[8] = &sqlgraph.Node{
+	graph.Nodes[9] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   insurer.Table,
+			Columns: insurer.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: insurer.FieldID,
+			},
+		},
+		Type: "Insurer",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			insurer.FieldVuNumber:  {Type: field.TypeString, Column: insurer.FieldVuNumber},
+			insurer.FieldName:      {Type: field.TypeString, Column: insurer.FieldName},
+			insurer.FieldCreatedAt: {Type: field.TypeTime, Column: insurer.FieldCreatedAt},
+		},
+	}
+	graph.Nodes[10] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   jobrun.Table,
 			Columns: jobrun.Columns,
@@ -218,7 +269,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			jobrun.FieldLastRunAt: {Type: field.TypeTime, Column: jobrun.FieldLastRunAt},
 		},
 	}
-	graph.Nodes[9] = &sqlgraph.Node{
+	graph.Nodes[11] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   lead.Table,
 			Columns: lead.Columns,
@@ -254,7 +305,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			lead.FieldOrigin:             {Type: field.TypeEnum, Column: lead.FieldOrigin},
 		},
 	}
-	graph.Nodes[10] = &sqlgraph.Node{
+	graph.Nodes[12] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadattachment.Table,
 			Columns: leadattachment.Columns,
@@ -275,7 +326,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadattachment.FieldCreatedAt:   {Type: field.TypeTime, Column: leadattachment.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[11] = &sqlgraph.Node{
+	graph.Nodes[13] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadstage.Table,
 			Columns: leadstage.Columns,
@@ -296,7 +347,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadstage.FieldIsFinal:   {Type: field.TypeBool, Column: leadstage.FieldIsFinal},
 		},
 	}
-	graph.Nodes[12] = &sqlgraph.Node{
+	graph.Nodes[14] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadsubmission.Table,
 			Columns: leadsubmission.Columns,
@@ -316,7 +367,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadsubmission.FieldPayload:      {Type: field.TypeJSON, Column: leadsubmission.FieldPayload},
 		},
 	}
-	graph.Nodes[13] = &sqlgraph.Node{
+	graph.Nodes[15] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   user.Table,
 			Columns: user.Columns,
@@ -339,7 +390,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			user.FieldRole:               {Type: field.TypeEnum, Column: user.FieldRole},
 		},
 	}
-	graph.Nodes[14] = &sqlgraph.Node{
+	graph.Nodes[16] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookcursor.Table,
 			Columns: webhookcursor.Columns,
@@ -355,7 +406,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookcursor.FieldUpdatedAt:     {Type: field.TypeTime, Column: webhookcursor.FieldUpdatedAt},
 		},
 	}
-	graph.Nodes[15] = &sqlgraph.Node{
+	graph.Nodes[17] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -382,7 +433,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldNextAttemptAt: {Type: field.TypeTime, Column: webhookdelivery.FieldNextAttemptAt},
 		},
 	}
-	graph.Nodes[16] = &sqlgraph.Node{
+	graph.Nodes[18] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookendpoint.Table,
 			Columns: webhookendpoint.Columns,
@@ -468,6 +519,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 			Bidi:    false,
 		},
 		"ContactPhone",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   contract.CompanyTable,
+			Columns: []string{contract.CompanyColumn},
+			Bidi:    false,
+		},
+		"Contract",
 		"Company",
 	)
 	graph.MustAddE(
@@ -1069,6 +1132,160 @@ func (f *ContactPhoneFilter) WhereHasCompanyWith(preds ...predicate.Company) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *ContractQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the ContractQuery builder.
+func (_q *ContractQuery) Filter() *ContractFilter {
+	return &ContractFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *ContractMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the ContractMutation builder.
+func (m *ContractMutation) Filter() *ContractFilter {
+	return &ContractFilter{config: m.config, predicateAdder: m}
+}
+
+// ContractFilter provides a generic filtering capability at runtime for ContractQuery.
+type ContractFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *ContractFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *ContractFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(contract.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *ContractFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(contract.FieldCompanyID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *ContractFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(contract.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *ContractFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(contract.FieldUpdatedAt))
+}
+
+// WhereVersion applies the entql int64 predicate on the version field.
+func (f *ContractFilter) WhereVersion(p entql.Int64P) {
+	f.Where(p.Field(contract.FieldVersion))
+}
+
+// WhereExternalReferences applies the entql json.RawMessage predicate on the external_references field.
+func (f *ContractFilter) WhereExternalReferences(p entql.BytesP) {
+	f.Where(p.Field(contract.FieldExternalReferences))
+}
+
+// WhereContactID applies the entql [16]byte predicate on the contact_id field.
+func (f *ContractFilter) WhereContactID(p entql.ValueP) {
+	f.Where(p.Field(contract.FieldContactID))
+}
+
+// WhereInsurerID applies the entql [16]byte predicate on the insurer_id field.
+func (f *ContractFilter) WhereInsurerID(p entql.ValueP) {
+	f.Where(p.Field(contract.FieldInsurerID))
+}
+
+// WherePolicyNumber applies the entql string predicate on the policy_number field.
+func (f *ContractFilter) WherePolicyNumber(p entql.StringP) {
+	f.Where(p.Field(contract.FieldPolicyNumber))
+}
+
+// WhereType applies the entql string predicate on the type field.
+func (f *ContractFilter) WhereType(p entql.StringP) {
+	f.Where(p.Field(contract.FieldType))
+}
+
+// WhereStatus applies the entql string predicate on the status field.
+func (f *ContractFilter) WhereStatus(p entql.StringP) {
+	f.Where(p.Field(contract.FieldStatus))
+}
+
+// WhereStatusCode applies the entql string predicate on the status_code field.
+func (f *ContractFilter) WhereStatusCode(p entql.StringP) {
+	f.Where(p.Field(contract.FieldStatusCode))
+}
+
+// WhereStartDate applies the entql time.Time predicate on the start_date field.
+func (f *ContractFilter) WhereStartDate(p entql.TimeP) {
+	f.Where(p.Field(contract.FieldStartDate))
+}
+
+// WhereEndDate applies the entql time.Time predicate on the end_date field.
+func (f *ContractFilter) WhereEndDate(p entql.TimeP) {
+	f.Where(p.Field(contract.FieldEndDate))
+}
+
+// WhereMainRenewalDate applies the entql time.Time predicate on the main_renewal_date field.
+func (f *ContractFilter) WhereMainRenewalDate(p entql.TimeP) {
+	f.Where(p.Field(contract.FieldMainRenewalDate))
+}
+
+// WherePremium applies the entql other predicate on the premium field.
+func (f *ContractFilter) WherePremium(p entql.OtherP) {
+	f.Where(p.Field(contract.FieldPremium))
+}
+
+// WherePaymentFrequency applies the entql string predicate on the payment_frequency field.
+func (f *ContractFilter) WherePaymentFrequency(p entql.StringP) {
+	f.Where(p.Field(contract.FieldPaymentFrequency))
+}
+
+// WhereAnnualPremium applies the entql other predicate on the annual_premium field.
+func (f *ContractFilter) WhereAnnualPremium(p entql.OtherP) {
+	f.Where(p.Field(contract.FieldAnnualPremium))
+}
+
+// WhereOwnerID applies the entql [16]byte predicate on the owner_id field.
+func (f *ContractFilter) WhereOwnerID(p entql.ValueP) {
+	f.Where(p.Field(contract.FieldOwnerID))
+}
+
+// WhereSource applies the entql json.RawMessage predicate on the source field.
+func (f *ContractFilter) WhereSource(p entql.BytesP) {
+	f.Where(p.Field(contract.FieldSource))
+}
+
+// WhereDetails applies the entql json.RawMessage predicate on the details field.
+func (f *ContractFilter) WhereDetails(p entql.BytesP) {
+	f.Where(p.Field(contract.FieldDetails))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *ContractFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *ContractFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *EventQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -1097,7 +1314,7 @@ type EventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1181,7 +1398,7 @@ type EventCounterFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EventCounterFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1245,7 +1462,7 @@ type ExternalRefFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ExternalRefFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1324,7 +1541,7 @@ type IdempotencyKeyFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *IdempotencyKeyFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1415,6 +1632,61 @@ func (f *IdempotencyKeyFilter) WhereHasCompanyWith(preds ...predicate.Company) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *InsurerQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the InsurerQuery builder.
+func (_q *InsurerQuery) Filter() *InsurerFilter {
+	return &InsurerFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *InsurerMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the InsurerMutation builder.
+func (m *InsurerMutation) Filter() *InsurerFilter {
+	return &InsurerFilter{config: m.config, predicateAdder: m}
+}
+
+// InsurerFilter provides a generic filtering capability at runtime for InsurerQuery.
+type InsurerFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *InsurerFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *InsurerFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(insurer.FieldID))
+}
+
+// WhereVuNumber applies the entql string predicate on the vu_number field.
+func (f *InsurerFilter) WhereVuNumber(p entql.StringP) {
+	f.Where(p.Field(insurer.FieldVuNumber))
+}
+
+// WhereName applies the entql string predicate on the name field.
+func (f *InsurerFilter) WhereName(p entql.StringP) {
+	f.Where(p.Field(insurer.FieldName))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *InsurerFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(insurer.FieldCreatedAt))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *JobRunQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -1443,7 +1715,7 @@ type JobRunFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *JobRunFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1488,7 +1760,7 @@ type LeadFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1657,7 +1929,7 @@ type LeadAttachmentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadAttachmentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1751,7 +2023,7 @@ type LeadStageFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadStageFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1845,7 +2117,7 @@ type LeadSubmissionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadSubmissionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1934,7 +2206,7 @@ type UserFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UserFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2038,7 +2310,7 @@ type WebhookCursorFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookCursorFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2107,7 +2379,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2231,7 +2503,7 @@ type WebhookEndpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookEndpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

@@ -22,6 +22,8 @@ type Tx struct {
 	Contact *ContactClient
 	// ContactPhone is the client for interacting with the ContactPhone builders.
 	ContactPhone *ContactPhoneClient
+	// Contract is the client for interacting with the Contract builders.
+	Contract *ContractClient
 	// Event is the client for interacting with the Event builders.
 	Event *EventClient
 	// EventCounter is the client for interacting with the EventCounter builders.
@@ -30,6 +32,8 @@ type Tx struct {
 	ExternalRef *ExternalRefClient
 	// IdempotencyKey is the client for interacting with the IdempotencyKey builders.
 	IdempotencyKey *IdempotencyKeyClient
+	// Insurer is the client for interacting with the Insurer builders.
+	Insurer *InsurerClient
 	// JobRun is the client for interacting with the JobRun builders.
 	JobRun *JobRunClient
 	// Lead is the client for interacting with the Lead builders.
@@ -183,10 +187,12 @@ func (tx *Tx) init() {
 	tx.Company = NewCompanyClient(tx.config)
 	tx.Contact = NewContactClient(tx.config)
 	tx.ContactPhone = NewContactPhoneClient(tx.config)
+	tx.Contract = NewContractClient(tx.config)
 	tx.Event = NewEventClient(tx.config)
 	tx.EventCounter = NewEventCounterClient(tx.config)
 	tx.ExternalRef = NewExternalRefClient(tx.config)
 	tx.IdempotencyKey = NewIdempotencyKeyClient(tx.config)
+	tx.Insurer = NewInsurerClient(tx.config)
 	tx.JobRun = NewJobRunClient(tx.config)
 	tx.Lead = NewLeadClient(tx.config)
 	tx.LeadAttachment = NewLeadAttachmentClient(tx.config)

@@ -12,10 +12,12 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
+	"github.com/brokerdesk/brokerdesk/ent/contract"
 	"github.com/brokerdesk/brokerdesk/ent/event"
 	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
 	"github.com/brokerdesk/brokerdesk/ent/externalref"
 	"github.com/brokerdesk/brokerdesk/ent/idempotencykey"
+	"github.com/brokerdesk/brokerdesk/ent/insurer"
 	"github.com/brokerdesk/brokerdesk/ent/jobrun"
 	"github.com/brokerdesk/brokerdesk/ent/lead"
 	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
@@ -192,6 +194,33 @@ func (f TraverseContactPhone) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.ContactPhoneQuery", q)
 }
 
+// The ContractFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ContractFunc func(context.Context, *ent.ContractQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ContractFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ContractQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ContractQuery", q)
+}
+
+// The TraverseContract type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseContract func(context.Context, *ent.ContractQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseContract) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseContract) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ContractQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ContractQuery", q)
+}
+
 // The EventFunc type is an adapter to allow the use of ordinary function as a Querier.
 type EventFunc func(context.Context, *ent.EventQuery) (ent.Value, error)
 
@@ -298,6 +327,33 @@ func (f TraverseIdempotencyKey) Traverse(ctx context.Context, q ent.Query) error
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.IdempotencyKeyQuery", q)
+}
+
+// The InsurerFunc type is an adapter to allow the use of ordinary function as a Querier.
+type InsurerFunc func(context.Context, *ent.InsurerQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f InsurerFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.InsurerQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.InsurerQuery", q)
+}
+
+// The TraverseInsurer type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseInsurer func(context.Context, *ent.InsurerQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseInsurer) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseInsurer) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.InsurerQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.InsurerQuery", q)
 }
 
 // The JobRunFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -554,6 +610,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.ContactQuery, predicate.Contact, contact.OrderOption]{typ: ent.TypeContact, tq: q}, nil
 	case *ent.ContactPhoneQuery:
 		return &query[*ent.ContactPhoneQuery, predicate.ContactPhone, contactphone.OrderOption]{typ: ent.TypeContactPhone, tq: q}, nil
+	case *ent.ContractQuery:
+		return &query[*ent.ContractQuery, predicate.Contract, contract.OrderOption]{typ: ent.TypeContract, tq: q}, nil
 	case *ent.EventQuery:
 		return &query[*ent.EventQuery, predicate.Event, event.OrderOption]{typ: ent.TypeEvent, tq: q}, nil
 	case *ent.EventCounterQuery:
@@ -562,6 +620,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.ExternalRefQuery, predicate.ExternalRef, externalref.OrderOption]{typ: ent.TypeExternalRef, tq: q}, nil
 	case *ent.IdempotencyKeyQuery:
 		return &query[*ent.IdempotencyKeyQuery, predicate.IdempotencyKey, idempotencykey.OrderOption]{typ: ent.TypeIdempotencyKey, tq: q}, nil
+	case *ent.InsurerQuery:
+		return &query[*ent.InsurerQuery, predicate.Insurer, insurer.OrderOption]{typ: ent.TypeInsurer, tq: q}, nil
 	case *ent.JobRunQuery:
 		return &query[*ent.JobRunQuery, predicate.JobRun, jobrun.OrderOption]{typ: ent.TypeJobRun, tq: q}, nil
 	case *ent.LeadQuery:

@@ -169,6 +169,71 @@ var (
 			},
 		},
 	}
+	// ContractsColumns holds the columns for the "contracts" table.
+	ContractsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "version", Type: field.TypeInt64, Default: 1},
+		{Name: "external_references", Type: field.TypeJSON, Nullable: true},
+		{Name: "contact_id", Type: field.TypeUUID},
+		{Name: "insurer_id", Type: field.TypeUUID},
+		{Name: "policy_number", Type: field.TypeString, Size: 50},
+		{Name: "type", Type: field.TypeString, Size: 3},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"active", "offer", "application", "suspended", "cancelled", "ended"}},
+		{Name: "status_code", Type: field.TypeString, Size: 2, Default: ""},
+		{Name: "start_date", Type: field.TypeTime, Nullable: true, SchemaType: map[string]string{"postgres": "date"}},
+		{Name: "end_date", Type: field.TypeTime, Nullable: true, SchemaType: map[string]string{"postgres": "date"}},
+		{Name: "main_renewal_date", Type: field.TypeTime, Nullable: true, SchemaType: map[string]string{"postgres": "date"}},
+		{Name: "premium", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(14,2)"}},
+		{Name: "payment_frequency", Type: field.TypeEnum, Nullable: true, Enums: []string{"monthly", "quarterly", "half-yearly", "yearly", "single"}},
+		{Name: "annual_premium", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(14,2)"}},
+		{Name: "owner_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "source", Type: field.TypeJSON, Nullable: true},
+		{Name: "details", Type: field.TypeJSON, Nullable: true},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// ContractsTable holds the schema information for the "contracts" table.
+	ContractsTable = &schema.Table{
+		Name:       "contracts",
+		Columns:    ContractsColumns,
+		PrimaryKey: []*schema.Column{ContractsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "contracts_companies_company",
+				Columns:    []*schema.Column{ContractsColumns[20]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "contract_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{ContractsColumns[20]},
+			},
+			{
+				Name:    "contract_company_id_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{ContractsColumns[20], ContractsColumns[1], ContractsColumns[0]},
+			},
+			{
+				Name:    "contract_company_id_updated_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{ContractsColumns[20], ContractsColumns[2], ContractsColumns[0]},
+			},
+			{
+				Name:    "contract_company_id_contact_id",
+				Unique:  false,
+				Columns: []*schema.Column{ContractsColumns[20], ContractsColumns[5]},
+			},
+			{
+				Name:    "contract_company_id_insurer_id_policy_number_type",
+				Unique:  true,
+				Columns: []*schema.Column{ContractsColumns[20], ContractsColumns[6], ContractsColumns[7], ContractsColumns[8]},
+			},
+		},
+	}
 	// EventsColumns holds the columns for the "events" table.
 	EventsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -327,6 +392,26 @@ var (
 				Name:    "idempotencykey_expires_at",
 				Unique:  false,
 				Columns: []*schema.Column{IdempotencyKeysColumns[12]},
+			},
+		},
+	}
+	// InsurersColumns holds the columns for the "insurers" table.
+	InsurersColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "vu_number", Type: field.TypeString, Size: 5},
+		{Name: "name", Type: field.TypeString, Size: 200},
+		{Name: "created_at", Type: field.TypeTime},
+	}
+	// InsurersTable holds the schema information for the "insurers" table.
+	InsurersTable = &schema.Table{
+		Name:       "insurers",
+		Columns:    InsurersColumns,
+		PrimaryKey: []*schema.Column{InsurersColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "insurer_vu_number",
+				Unique:  true,
+				Columns: []*schema.Column{InsurersColumns[1]},
 			},
 		},
 	}
@@ -715,10 +800,12 @@ var (
 		CompaniesTable,
 		ContactsTable,
 		ContactPhonesTable,
+		ContractsTable,
 		EventsTable,
 		EventCountersTable,
 		ExternalRefsTable,
 		IdempotencyKeysTable,
+		InsurersTable,
 		JobRunsTable,
 		LeadsTable,
 		LeadAttachmentsTable,
@@ -736,6 +823,7 @@ func init() {
 	CompaniesTable.ForeignKeys[0].RefTable = CompaniesTable
 	ContactsTable.ForeignKeys[0].RefTable = CompaniesTable
 	ContactPhonesTable.ForeignKeys[0].RefTable = CompaniesTable
+	ContractsTable.ForeignKeys[0].RefTable = CompaniesTable
 	EventsTable.ForeignKeys[0].RefTable = CompaniesTable
 	EventCountersTable.ForeignKeys[0].RefTable = CompaniesTable
 	ExternalRefsTable.ForeignKeys[0].RefTable = CompaniesTable

@@ -18,6 +18,9 @@ type Contact func(*sql.Selector)
 // ContactPhone is the predicate function for contactphone builders.
 type ContactPhone func(*sql.Selector)
 
+// Contract is the predicate function for contract builders.
+type Contract func(*sql.Selector)
+
 // Event is the predicate function for event builders.
 type Event func(*sql.Selector)
 
@@ -29,6 +32,9 @@ type ExternalRef func(*sql.Selector)
 
 // IdempotencyKey is the predicate function for idempotencykey builders.
 type IdempotencyKey func(*sql.Selector)
+
+// Insurer is the predicate function for insurer builders.
+type Insurer func(*sql.Selector)
 
 // JobRun is the predicate function for jobrun builders.
 type JobRun func(*sql.Selector)

@@ -207,6 +207,30 @@ func (f ContactPhoneMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mu
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ContactPhoneMutation", m)
 }
 
+// The ContractQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type ContractQueryRuleFunc func(context.Context, *ent.ContractQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f ContractQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ContractQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.ContractQuery", q)
+}
+
+// The ContractMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type ContractMutationRuleFunc func(context.Context, *ent.ContractMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f ContractMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.ContractMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ContractMutation", m)
+}
+
 // The EventQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type EventQueryRuleFunc func(context.Context, *ent.EventQuery) error
@@ -301,6 +325,30 @@ func (f IdempotencyKeyMutationRuleFunc) EvalMutation(ctx context.Context, m ent.
 		return f(ctx, m)
 	}
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.IdempotencyKeyMutation", m)
+}
+
+// The InsurerQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type InsurerQueryRuleFunc func(context.Context, *ent.InsurerQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f InsurerQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.InsurerQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.InsurerQuery", q)
+}
+
+// The InsurerMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type InsurerMutationRuleFunc func(context.Context, *ent.InsurerMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f InsurerMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.InsurerMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.InsurerMutation", m)
 }
 
 // The JobRunQueryRuleFunc type is an adapter to allow the use of ordinary
@@ -562,6 +610,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.ContactPhoneQuery:
 		return q.Filter(), nil
+	case *ent.ContractQuery:
+		return q.Filter(), nil
 	case *ent.EventQuery:
 		return q.Filter(), nil
 	case *ent.EventCounterQuery:
@@ -569,6 +619,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 	case *ent.ExternalRefQuery:
 		return q.Filter(), nil
 	case *ent.IdempotencyKeyQuery:
+		return q.Filter(), nil
+	case *ent.InsurerQuery:
 		return q.Filter(), nil
 	case *ent.JobRunQuery:
 		return q.Filter(), nil
@@ -603,6 +655,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 		return m.Filter(), nil
 	case *ent.ContactPhoneMutation:
 		return m.Filter(), nil
+	case *ent.ContractMutation:
+		return m.Filter(), nil
 	case *ent.EventMutation:
 		return m.Filter(), nil
 	case *ent.EventCounterMutation:
@@ -610,6 +664,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.ExternalRefMutation:
 		return m.Filter(), nil
 	case *ent.IdempotencyKeyMutation:
+		return m.Filter(), nil
+	case *ent.InsurerMutation:
 		return m.Filter(), nil
 	case *ent.JobRunMutation:
 		return m.Filter(), nil

@@ -10,10 +10,12 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
+	"github.com/brokerdesk/brokerdesk/ent/contract"
 	"github.com/brokerdesk/brokerdesk/ent/event"
 	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
 	"github.com/brokerdesk/brokerdesk/ent/externalref"
 	"github.com/brokerdesk/brokerdesk/ent/idempotencykey"
+	"github.com/brokerdesk/brokerdesk/ent/insurer"
 	"github.com/brokerdesk/brokerdesk/ent/jobrun"
 	"github.com/brokerdesk/brokerdesk/ent/lead"
 	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
@@ -311,6 +313,93 @@ func init() {
 	contactphoneDescID := contactphoneMixinFields0[0].Descriptor()
 	// contactphone.DefaultID holds the default value on creation for the id field.
 	contactphone.DefaultID = contactphoneDescID.Default.(func() uuid.UUID)
+	contractMixin := schema.Contract{}.Mixin()
+	contract.Policy = privacy.NewPolicies(contractMixin[1], schema.Contract{})
+	contract.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := contract.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	contractMixinHooks1 := contractMixin[1].Hooks()
+	contractMixinHooks3 := contractMixin[3].Hooks()
+	contractMixinHooks4 := contractMixin[4].Hooks()
+
+	contract.Hooks[1] = contractMixinHooks1[0]
+
+	contract.Hooks[2] = contractMixinHooks3[0]
+
+	contract.Hooks[3] = contractMixinHooks4[0]
+	contractMixinFields0 := contractMixin[0].Fields()
+	_ = contractMixinFields0
+	contractMixinFields2 := contractMixin[2].Fields()
+	_ = contractMixinFields2
+	contractMixinFields3 := contractMixin[3].Fields()
+	_ = contractMixinFields3
+	contractFields := schema.Contract{}.Fields()
+	_ = contractFields
+	// contractDescCreatedAt is the schema descriptor for created_at field.
+	contractDescCreatedAt := contractMixinFields2[0].Descriptor()
+	// contract.DefaultCreatedAt holds the default value on creation for the created_at field.
+	contract.DefaultCreatedAt = contractDescCreatedAt.Default.(func() time.Time)
+	// contractDescUpdatedAt is the schema descriptor for updated_at field.
+	contractDescUpdatedAt := contractMixinFields2[1].Descriptor()
+	// contract.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	contract.DefaultUpdatedAt = contractDescUpdatedAt.Default.(func() time.Time)
+	// contract.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	contract.UpdateDefaultUpdatedAt = contractDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// contractDescVersion is the schema descriptor for version field.
+	contractDescVersion := contractMixinFields3[0].Descriptor()
+	// contract.DefaultVersion holds the default value on creation for the version field.
+	contract.DefaultVersion = contractDescVersion.Default.(int64)
+	// contractDescPolicyNumber is the schema descriptor for policy_number field.
+	contractDescPolicyNumber := contractFields[2].Descriptor()
+	// contract.PolicyNumberValidator is a validator for the "policy_number" field. It is called by the builders before save.
+	contract.PolicyNumberValidator = func() func(string) error {
+		validators := contractDescPolicyNumber.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(policy_number string) error {
+			for _, fn := range fns {
+				if err := fn(policy_number); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// contractDescType is the schema descriptor for type field.
+	contractDescType := contractFields[3].Descriptor()
+	// contract.TypeValidator is a validator for the "type" field. It is called by the builders before save.
+	contract.TypeValidator = func() func(string) error {
+		validators := contractDescType.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(_type string) error {
+			for _, fn := range fns {
+				if err := fn(_type); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// contractDescStatusCode is the schema descriptor for status_code field.
+	contractDescStatusCode := contractFields[5].Descriptor()
+	// contract.DefaultStatusCode holds the default value on creation for the status_code field.
+	contract.DefaultStatusCode = contractDescStatusCode.Default.(string)
+	// contract.StatusCodeValidator is a validator for the "status_code" field. It is called by the builders before save.
+	contract.StatusCodeValidator = contractDescStatusCode.Validators[0].(func(string) error)
+	// contractDescID is the schema descriptor for id field.
+	contractDescID := contractMixinFields0[0].Descriptor()
+	// contract.DefaultID holds the default value on creation for the id field.
+	contract.DefaultID = contractDescID.Default.(func() uuid.UUID)
 	eventMixin := schema.Event{}.Mixin()
 	event.Policy = privacy.NewPolicies(eventMixin[1], schema.Event{})
 	event.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -537,6 +626,55 @@ func init() {
 	idempotencykeyDescID := idempotencykeyMixinFields0[0].Descriptor()
 	// idempotencykey.DefaultID holds the default value on creation for the id field.
 	idempotencykey.DefaultID = idempotencykeyDescID.Default.(func() uuid.UUID)
+	insurerMixin := schema.Insurer{}.Mixin()
+	insurerMixinFields0 := insurerMixin[0].Fields()
+	_ = insurerMixinFields0
+	insurerFields := schema.Insurer{}.Fields()
+	_ = insurerFields
+	// insurerDescVuNumber is the schema descriptor for vu_number field.
+	insurerDescVuNumber := insurerFields[0].Descriptor()
+	// insurer.VuNumberValidator is a validator for the "vu_number" field. It is called by the builders before save.
+	insurer.VuNumberValidator = func() func(string) error {
+		validators := insurerDescVuNumber.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(vu_number string) error {
+			for _, fn := range fns {
+				if err := fn(vu_number); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// insurerDescName is the schema descriptor for name field.
+	insurerDescName := insurerFields[1].Descriptor()
+	// insurer.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	insurer.NameValidator = func() func(string) error {
+		validators := insurerDescName.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(name string) error {
+			for _, fn := range fns {
+				if err := fn(name); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// insurerDescCreatedAt is the schema descriptor for created_at field.
+	insurerDescCreatedAt := insurerFields[2].Descriptor()
+	// insurer.DefaultCreatedAt holds the default value on creation for the created_at field.
+	insurer.DefaultCreatedAt = insurerDescCreatedAt.Default.(func() time.Time)
+	// insurerDescID is the schema descriptor for id field.
+	insurerDescID := insurerMixinFields0[0].Descriptor()
+	// insurer.DefaultID holds the default value on creation for the id field.
+	insurer.DefaultID = insurerDescID.Default.(func() uuid.UUID)
 	jobrunFields := schema.JobRun{}.Fields()
 	_ = jobrunFields
 	// jobrunDescLastRunAt is the schema descriptor for last_run_at field.
