@@ -10,7 +10,8 @@ ALTER TABLE contracts ADD CONSTRAINT tenant_contracts_contact
   FOREIGN KEY (company_id, contact_id) REFERENCES contacts (company_id, id) ON DELETE CASCADE;
 ALTER TABLE contracts ADD CONSTRAINT tenant_contracts_owner
   FOREIGN KEY (company_id, owner_id) REFERENCES users (company_id, id) ON DELETE SET NULL (owner_id);
-ALTER TABLE contracts ADD CONSTRAINT contracts_insurer
+-- The catalog is global: a plain key (the tenant_ prefix marks hand-written constraints).
+ALTER TABLE contracts ADD CONSTRAINT tenant_contracts_insurer
   FOREIGN KEY (insurer_id) REFERENCES insurers (id);
 
 REVOKE ALL ON insurers FROM PUBLIC;
@@ -57,7 +58,7 @@ GRANT EXECUTE ON FUNCTION insurer_ensure(text) TO brokerdesk_app;
 
 -- +goose Down
 DROP FUNCTION insurer_ensure(text);
-ALTER TABLE contracts DROP CONSTRAINT contracts_insurer;
+ALTER TABLE contracts DROP CONSTRAINT tenant_contracts_insurer;
 ALTER TABLE contracts DROP CONSTRAINT tenant_contracts_owner;
 ALTER TABLE contracts DROP CONSTRAINT tenant_contracts_contact;
 DROP INDEX tenant_contracts_company_id_id;
