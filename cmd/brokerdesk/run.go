@@ -35,6 +35,8 @@ operator (DATABASE_URL must name the owner):
   key list [--company ID]
   key deactivate KEY-ID-OR-PREFIX
   key delete KEY-ID-OR-PREFIX
+  insurer set --vu VU-NUMBER --name N   add or rename an entry of the insurer catalog
+  insurer list
 
 Operator commands print plain text, or JSON with --json.`
 
@@ -64,6 +66,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return e.user(ctx, args[1:])
 	case "key":
 		return e.key(ctx, args[1:])
+	case "insurer":
+		return e.insurer(ctx, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprintln(stdout, usage)
 		return nil

@@ -298,3 +298,21 @@ func TestContracts_ListAndExternal(t *testing.T) {
 				"type:unknown_type", "status:required")},
 	})
 }
+
+func TestContracts_OperatorAddsInsurers(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a := env.NewCompany(t)
+	vu := "7" + strings.ReplaceAll(uuid.NewString()[:4], "-", "0")
+	env.CLI(t, "insurer", "set", "--vu", vu, "--name", "Neue Versicherung AG")
+	if got := mustInsurer(t, env, a.Secret, vu); got.Name != "Neue Versicherung AG" {
+		t.Errorf("got %+v", got)
+	}
+	env.CLI(t, "insurer", "set", "--vu", vu, "--name", "Neue Versicherung AG (umbenannt)")
+	if got := mustInsurer(t, env, a.Secret, vu); got.Name != "Neue Versicherung AG (umbenannt)" {
+		t.Errorf("renamed: got %+v", got)
+	}
+	if out := env.CLI(t, "insurer", "list"); !strings.Contains(out, vu) {
+		t.Errorf("list: %s", out)
+	}
+}
