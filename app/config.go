@@ -10,6 +10,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/brokerdesk/brokerdesk/app/blobstore"
 	"github.com/brokerdesk/brokerdesk/app/jobs"
 	"github.com/brokerdesk/brokerdesk/app/webhooks"
 	"github.com/brokerdesk/brokerdesk/migrations"
@@ -41,6 +42,9 @@ type Config struct {
 	// WebhookSecretKeysDerived: WEBHOOK_SECRET_KEYS was unset, the key comes from APP_SECRET.
 	WebhookSecretKeysDerived bool
 	Jobs                     jobs.Config
+	// BlobURL is the blob storage of file contents (BLOB_URL): file:///dir or s3://bucket?….
+	// Unset: .data/blobs below the working directory.
+	BlobURL string
 }
 
 // LoadConfig reads every variable once, with its default. README.md lists them.
@@ -83,6 +87,11 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	if err := loadJobs(&cfg, env); err != nil {
 		return cfg, err
+	}
+	if cfg.BlobURL = getenv("BLOB_URL"); cfg.BlobURL == "" {
+		if cfg.BlobURL, err = blobstore.DefaultURL(); err != nil {
+			return cfg, fmt.Errorf("BLOB_URL: %w", err)
+		}
 	}
 	cfg.AppDatabaseURL = getenv("APP_DATABASE_URL")
 	if cfg.AppDatabaseURL == "" && cfg.DatabaseURL != "" {

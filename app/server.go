@@ -15,11 +15,15 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/rs/zerolog"
 	pgxuuid "github.com/vgarvardt/pgx-google-uuid/v5"
+	"gocloud.dev/blob"
 
+	"github.com/brokerdesk/brokerdesk/app/blobstore"
+	"github.com/brokerdesk/brokerdesk/app/contracts"
 	"github.com/brokerdesk/brokerdesk/app/events"
 	"github.com/brokerdesk/brokerdesk/app/httpx"
 	"github.com/brokerdesk/brokerdesk/app/jobs"
 	"github.com/brokerdesk/brokerdesk/app/maintenance"
+	"github.com/brokerdesk/brokerdesk/app/portfolio"
 	"github.com/brokerdesk/brokerdesk/app/ratelimit"
 	"github.com/brokerdesk/brokerdesk/app/webhooks"
 	"github.com/brokerdesk/brokerdesk/ent"
@@ -47,6 +51,8 @@ type Server struct {
 	jobs      *jobs.Client
 	jobsCfg   jobs.Config
 	hooks     *webhooks.Module
+	portfolio *portfolio.Module
+	bucket    *blob.Bucket
 	stopRelay func()
 }
 
@@ -159,6 +165,9 @@ func (s *Server) Close() {
 	if s.jobsPool != nil {
 		s.jobsPool.Close()
 	}
+	if s.bucket != nil {
+		_ = s.bucket.Close()
+	}
 }
 
 // newJobs builds the job queue and the webhook module on a pool of their own: two connections
@@ -182,12 +191,19 @@ func (s *Server) newJobs(ctx context.Context, cfg Config, pcfg *pgxpool.Config, 
 		Events: events.NewService(), Now: o.now, Log: s.log, Schedule: o.schedule})
 	workers := river.NewWorkers()
 	s.hooks.AddWorkers(workers)
+	if s.bucket, err = blobstore.Open(ctx, cfg.BlobURL); err != nil {
+		return fmt.Errorf("BLOB_URL: %w", err)
+	}
+	s.portfolio = portfolio.New(portfolio.Deps{Pool: s.jobsPool, DB: s.jobsDB, Bucket: s.bucket, Events: events.NewService(),
+		Contracts: contracts.NewService(events.NewService()), Now: o.now, Log: s.log})
+	s.portfolio.AddWorkers(workers)
 	maintenance.AddWorkers(workers, maintenance.NewPurger(s.pool, s.log))
 	periodic := append(s.hooks.PeriodicJobs(), maintenance.PeriodicJobs()...)
 	if s.jobs, err = jobs.NewClient(s.jobsPool, workers, periodic, cfg.Jobs, s.log); err != nil {
 		return fmt.Errorf("job queue: %w", err)
 	}
 	s.hooks.Bind(s.jobs)
+	s.portfolio.Bind(s.jobs)
 	return nil
 }
 

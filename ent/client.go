@@ -31,6 +31,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
 	"github.com/brokerdesk/brokerdesk/ent/leadstage"
 	"github.com/brokerdesk/brokerdesk/ent/leadsubmission"
+	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
 	"github.com/brokerdesk/brokerdesk/ent/user"
 	"github.com/brokerdesk/brokerdesk/ent/webhookcursor"
 	"github.com/brokerdesk/brokerdesk/ent/webhookdelivery"
@@ -74,6 +75,8 @@ type Client struct {
 	LeadStage *LeadStageClient
 	// LeadSubmission is the client for interacting with the LeadSubmission builders.
 	LeadSubmission *LeadSubmissionClient
+	// PortfolioTransfer is the client for interacting with the PortfolioTransfer builders.
+	PortfolioTransfer *PortfolioTransferClient
 	// User is the client for interacting with the User builders.
 	User *UserClient
 	// WebhookCursor is the client for interacting with the WebhookCursor builders.
@@ -108,6 +111,7 @@ func (c *Client) init() {
 	c.LeadAttachment = NewLeadAttachmentClient(c.config)
 	c.LeadStage = NewLeadStageClient(c.config)
 	c.LeadSubmission = NewLeadSubmissionClient(c.config)
+	c.PortfolioTransfer = NewPortfolioTransferClient(c.config)
 	c.User = NewUserClient(c.config)
 	c.WebhookCursor = NewWebhookCursorClient(c.config)
 	c.WebhookDelivery = NewWebhookDeliveryClient(c.config)
@@ -202,27 +206,28 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 	cfg := c.config
 	cfg.driver = tx
 	return &Tx{
-		ctx:             ctx,
-		config:          cfg,
-		APIKey:          NewAPIKeyClient(cfg),
-		Company:         NewCompanyClient(cfg),
-		Contact:         NewContactClient(cfg),
-		ContactPhone:    NewContactPhoneClient(cfg),
-		Contract:        NewContractClient(cfg),
-		Event:           NewEventClient(cfg),
-		EventCounter:    NewEventCounterClient(cfg),
-		ExternalRef:     NewExternalRefClient(cfg),
-		IdempotencyKey:  NewIdempotencyKeyClient(cfg),
-		Insurer:         NewInsurerClient(cfg),
-		JobRun:          NewJobRunClient(cfg),
-		Lead:            NewLeadClient(cfg),
-		LeadAttachment:  NewLeadAttachmentClient(cfg),
-		LeadStage:       NewLeadStageClient(cfg),
-		LeadSubmission:  NewLeadSubmissionClient(cfg),
-		User:            NewUserClient(cfg),
-		WebhookCursor:   NewWebhookCursorClient(cfg),
-		WebhookDelivery: NewWebhookDeliveryClient(cfg),
-		WebhookEndpoint: NewWebhookEndpointClient(cfg),
+		ctx:               ctx,
+		config:            cfg,
+		APIKey:            NewAPIKeyClient(cfg),
+		Company:           NewCompanyClient(cfg),
+		Contact:           NewContactClient(cfg),
+		ContactPhone:      NewContactPhoneClient(cfg),
+		Contract:          NewContractClient(cfg),
+		Event:             NewEventClient(cfg),
+		EventCounter:      NewEventCounterClient(cfg),
+		ExternalRef:       NewExternalRefClient(cfg),
+		IdempotencyKey:    NewIdempotencyKeyClient(cfg),
+		Insurer:           NewInsurerClient(cfg),
+		JobRun:            NewJobRunClient(cfg),
+		Lead:              NewLeadClient(cfg),
+		LeadAttachment:    NewLeadAttachmentClient(cfg),
+		LeadStage:         NewLeadStageClient(cfg),
+		LeadSubmission:    NewLeadSubmissionClient(cfg),
+		PortfolioTransfer: NewPortfolioTransferClient(cfg),
+		User:              NewUserClient(cfg),
+		WebhookCursor:     NewWebhookCursorClient(cfg),
+		WebhookDelivery:   NewWebhookDeliveryClient(cfg),
+		WebhookEndpoint:   NewWebhookEndpointClient(cfg),
 	}, nil
 }
 
@@ -240,27 +245,28 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 	cfg := c.config
 	cfg.driver = &txDriver{tx: tx, drv: c.driver}
 	return &Tx{
-		ctx:             ctx,
-		config:          cfg,
-		APIKey:          NewAPIKeyClient(cfg),
-		Company:         NewCompanyClient(cfg),
-		Contact:         NewContactClient(cfg),
-		ContactPhone:    NewContactPhoneClient(cfg),
-		Contract:        NewContractClient(cfg),
-		Event:           NewEventClient(cfg),
-		EventCounter:    NewEventCounterClient(cfg),
-		ExternalRef:     NewExternalRefClient(cfg),
-		IdempotencyKey:  NewIdempotencyKeyClient(cfg),
-		Insurer:         NewInsurerClient(cfg),
-		JobRun:          NewJobRunClient(cfg),
-		Lead:            NewLeadClient(cfg),
-		LeadAttachment:  NewLeadAttachmentClient(cfg),
-		LeadStage:       NewLeadStageClient(cfg),
-		LeadSubmission:  NewLeadSubmissionClient(cfg),
-		User:            NewUserClient(cfg),
-		WebhookCursor:   NewWebhookCursorClient(cfg),
-		WebhookDelivery: NewWebhookDeliveryClient(cfg),
-		WebhookEndpoint: NewWebhookEndpointClient(cfg),
+		ctx:               ctx,
+		config:            cfg,
+		APIKey:            NewAPIKeyClient(cfg),
+		Company:           NewCompanyClient(cfg),
+		Contact:           NewContactClient(cfg),
+		ContactPhone:      NewContactPhoneClient(cfg),
+		Contract:          NewContractClient(cfg),
+		Event:             NewEventClient(cfg),
+		EventCounter:      NewEventCounterClient(cfg),
+		ExternalRef:       NewExternalRefClient(cfg),
+		IdempotencyKey:    NewIdempotencyKeyClient(cfg),
+		Insurer:           NewInsurerClient(cfg),
+		JobRun:            NewJobRunClient(cfg),
+		Lead:              NewLeadClient(cfg),
+		LeadAttachment:    NewLeadAttachmentClient(cfg),
+		LeadStage:         NewLeadStageClient(cfg),
+		LeadSubmission:    NewLeadSubmissionClient(cfg),
+		PortfolioTransfer: NewPortfolioTransferClient(cfg),
+		User:              NewUserClient(cfg),
+		WebhookCursor:     NewWebhookCursorClient(cfg),
+		WebhookDelivery:   NewWebhookDeliveryClient(cfg),
+		WebhookEndpoint:   NewWebhookEndpointClient(cfg),
 	}, nil
 }
 
@@ -292,8 +298,8 @@ func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIKey, c.Company, c.Contact, c.ContactPhone, c.Contract, c.Event,
 		c.EventCounter, c.ExternalRef, c.IdempotencyKey, c.Insurer, c.JobRun, c.Lead,
-		c.LeadAttachment, c.LeadStage, c.LeadSubmission, c.User, c.WebhookCursor,
-		c.WebhookDelivery, c.WebhookEndpoint,
+		c.LeadAttachment, c.LeadStage, c.LeadSubmission, c.PortfolioTransfer, c.User,
+		c.WebhookCursor, c.WebhookDelivery, c.WebhookEndpoint,
 	} {
 		n.Use(hooks...)
 	}
@@ -305,8 +311,8 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIKey, c.Company, c.Contact, c.ContactPhone, c.Contract, c.Event,
 		c.EventCounter, c.ExternalRef, c.IdempotencyKey, c.Insurer, c.JobRun, c.Lead,
-		c.LeadAttachment, c.LeadStage, c.LeadSubmission, c.User, c.WebhookCursor,
-		c.WebhookDelivery, c.WebhookEndpoint,
+		c.LeadAttachment, c.LeadStage, c.LeadSubmission, c.PortfolioTransfer, c.User,
+		c.WebhookCursor, c.WebhookDelivery, c.WebhookEndpoint,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -345,6 +351,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.LeadStage.mutate(ctx, m)
 	case *LeadSubmissionMutation:
 		return c.LeadSubmission.mutate(ctx, m)
+	case *PortfolioTransferMutation:
+		return c.PortfolioTransfer.mutate(ctx, m)
 	case *UserMutation:
 		return c.User.mutate(ctx, m)
 	case *WebhookCursorMutation:
@@ -2590,6 +2598,156 @@ func (c *LeadSubmissionClient) mutate(ctx context.Context, m *LeadSubmissionMuta
 	}
 }
 
+// PortfolioTransferClient is a client for the PortfolioTransfer schema.
+type PortfolioTransferClient struct {
+	config
+}
+
+// NewPortfolioTransferClient returns a client for the PortfolioTransfer from the given config.
+func NewPortfolioTransferClient(c config) *PortfolioTransferClient {
+	return &PortfolioTransferClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `portfoliotransfer.Hooks(f(g(h())))`.
+func (c *PortfolioTransferClient) Use(hooks ...Hook) {
+	c.hooks.PortfolioTransfer = append(c.hooks.PortfolioTransfer, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `portfoliotransfer.Intercept(f(g(h())))`.
+func (c *PortfolioTransferClient) Intercept(interceptors ...Interceptor) {
+	c.inters.PortfolioTransfer = append(c.inters.PortfolioTransfer, interceptors...)
+}
+
+// Create returns a builder for creating a PortfolioTransfer entity.
+func (c *PortfolioTransferClient) Create() *PortfolioTransferCreate {
+	mutation := newPortfolioTransferMutation(c.config, OpCreate)
+	return &PortfolioTransferCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of PortfolioTransfer entities.
+func (c *PortfolioTransferClient) CreateBulk(builders ...*PortfolioTransferCreate) *PortfolioTransferCreateBulk {
+	return &PortfolioTransferCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *PortfolioTransferClient) MapCreateBulk(slice any, setFunc func(*PortfolioTransferCreate, int)) *PortfolioTransferCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &PortfolioTransferCreateBulk{err: fmt.Errorf("calling to PortfolioTransferClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*PortfolioTransferCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &PortfolioTransferCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for PortfolioTransfer.
+func (c *PortfolioTransferClient) Update() *PortfolioTransferUpdate {
+	mutation := newPortfolioTransferMutation(c.config, OpUpdate)
+	return &PortfolioTransferUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *PortfolioTransferClient) UpdateOne(_m *PortfolioTransfer) *PortfolioTransferUpdateOne {
+	mutation := newPortfolioTransferMutation(c.config, OpUpdateOne, withPortfolioTransfer(_m))
+	return &PortfolioTransferUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *PortfolioTransferClient) UpdateOneID(id uuid.UUID) *PortfolioTransferUpdateOne {
+	mutation := newPortfolioTransferMutation(c.config, OpUpdateOne, withPortfolioTransferID(id))
+	return &PortfolioTransferUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for PortfolioTransfer.
+func (c *PortfolioTransferClient) Delete() *PortfolioTransferDelete {
+	mutation := newPortfolioTransferMutation(c.config, OpDelete)
+	return &PortfolioTransferDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *PortfolioTransferClient) DeleteOne(_m *PortfolioTransfer) *PortfolioTransferDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *PortfolioTransferClient) DeleteOneID(id uuid.UUID) *PortfolioTransferDeleteOne {
+	builder := c.Delete().Where(portfoliotransfer.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &PortfolioTransferDeleteOne{builder}
+}
+
+// Query returns a query builder for PortfolioTransfer.
+func (c *PortfolioTransferClient) Query() *PortfolioTransferQuery {
+	return &PortfolioTransferQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypePortfolioTransfer},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a PortfolioTransfer entity by its id.
+func (c *PortfolioTransferClient) Get(ctx context.Context, id uuid.UUID) (*PortfolioTransfer, error) {
+	return c.Query().Where(portfoliotransfer.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *PortfolioTransferClient) GetX(ctx context.Context, id uuid.UUID) *PortfolioTransfer {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a PortfolioTransfer.
+func (c *PortfolioTransferClient) QueryCompany(_m *PortfolioTransfer) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(portfoliotransfer.Table, portfoliotransfer.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, portfoliotransfer.CompanyTable, portfoliotransfer.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *PortfolioTransferClient) Hooks() []Hook {
+	hooks := c.hooks.PortfolioTransfer
+	return append(hooks[:len(hooks):len(hooks)], portfoliotransfer.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *PortfolioTransferClient) Interceptors() []Interceptor {
+	return c.inters.PortfolioTransfer
+}
+
+func (c *PortfolioTransferClient) mutate(ctx context.Context, m *PortfolioTransferMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&PortfolioTransferCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&PortfolioTransferUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&PortfolioTransferUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&PortfolioTransferDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown PortfolioTransfer mutation op: %q", m.Op())
+	}
+}
+
 // UserClient is a client for the User schema.
 type UserClient struct {
 	config
@@ -3195,13 +3353,13 @@ type (
 	hooks struct {
 		APIKey, Company, Contact, ContactPhone, Contract, Event, EventCounter,
 		ExternalRef, IdempotencyKey, Insurer, JobRun, Lead, LeadAttachment, LeadStage,
-		LeadSubmission, User, WebhookCursor, WebhookDelivery,
+		LeadSubmission, PortfolioTransfer, User, WebhookCursor, WebhookDelivery,
 		WebhookEndpoint []ent.Hook
 	}
 	inters struct {
 		APIKey, Company, Contact, ContactPhone, Contract, Event, EventCounter,
 		ExternalRef, IdempotencyKey, Insurer, JobRun, Lead, LeadAttachment, LeadStage,
-		LeadSubmission, User, WebhookCursor, WebhookDelivery,
+		LeadSubmission, PortfolioTransfer, User, WebhookCursor, WebhookDelivery,
 		WebhookEndpoint []ent.Interceptor
 	}
 )

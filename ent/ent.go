@@ -27,6 +27,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
 	"github.com/brokerdesk/brokerdesk/ent/leadstage"
 	"github.com/brokerdesk/brokerdesk/ent/leadsubmission"
+	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
 	"github.com/brokerdesk/brokerdesk/ent/user"
 	"github.com/brokerdesk/brokerdesk/ent/webhookcursor"
 	"github.com/brokerdesk/brokerdesk/ent/webhookdelivery"
@@ -91,25 +92,26 @@ var (
 func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
-			apikey.Table:          apikey.ValidColumn,
-			company.Table:         company.ValidColumn,
-			contact.Table:         contact.ValidColumn,
-			contactphone.Table:    contactphone.ValidColumn,
-			contract.Table:        contract.ValidColumn,
-			event.Table:           event.ValidColumn,
-			eventcounter.Table:    eventcounter.ValidColumn,
-			externalref.Table:     externalref.ValidColumn,
-			idempotencykey.Table:  idempotencykey.ValidColumn,
-			insurer.Table:         insurer.ValidColumn,
-			jobrun.Table:          jobrun.ValidColumn,
-			lead.Table:            lead.ValidColumn,
-			leadattachment.Table:  leadattachment.ValidColumn,
-			leadstage.Table:       leadstage.ValidColumn,
-			leadsubmission.Table:  leadsubmission.ValidColumn,
-			user.Table:            user.ValidColumn,
-			webhookcursor.Table:   webhookcursor.ValidColumn,
-			webhookdelivery.Table: webhookdelivery.ValidColumn,
-			webhookendpoint.Table: webhookendpoint.ValidColumn,
+			apikey.Table:            apikey.ValidColumn,
+			company.Table:           company.ValidColumn,
+			contact.Table:           contact.ValidColumn,
+			contactphone.Table:      contactphone.ValidColumn,
+			contract.Table:          contract.ValidColumn,
+			event.Table:             event.ValidColumn,
+			eventcounter.Table:      eventcounter.ValidColumn,
+			externalref.Table:       externalref.ValidColumn,
+			idempotencykey.Table:    idempotencykey.ValidColumn,
+			insurer.Table:           insurer.ValidColumn,
+			jobrun.Table:            jobrun.ValidColumn,
+			lead.Table:              lead.ValidColumn,
+			leadattachment.Table:    leadattachment.ValidColumn,
+			leadstage.Table:         leadstage.ValidColumn,
+			leadsubmission.Table:    leadsubmission.ValidColumn,
+			portfoliotransfer.Table: portfoliotransfer.ValidColumn,
+			user.Table:              user.ValidColumn,
+			webhookcursor.Table:     webhookcursor.ValidColumn,
+			webhookdelivery.Table:   webhookdelivery.ValidColumn,
+			webhookendpoint.Table:   webhookendpoint.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

@@ -18,6 +18,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
 	"github.com/brokerdesk/brokerdesk/ent/leadstage"
 	"github.com/brokerdesk/brokerdesk/ent/leadsubmission"
+	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
 	"github.com/brokerdesk/brokerdesk/ent/predicate"
 	"github.com/brokerdesk/brokerdesk/ent/user"
 	"github.com/brokerdesk/brokerdesk/ent/webhookcursor"
@@ -32,7 +33,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 19)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 20)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -369,6 +370,42 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[15] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   portfoliotransfer.Table,
+			Columns: portfoliotransfer.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: portfoliotransfer.FieldID,
+			},
+		},
+		Type: "PortfolioTransfer",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			portfoliotransfer.FieldCompanyID:   {Type: field.TypeUUID, Column: portfoliotransfer.FieldCompanyID},
+			portfoliotransfer.FieldCreatedAt:   {Type: field.TypeTime, Column: portfoliotransfer.FieldCreatedAt},
+			portfoliotransfer.FieldUpdatedAt:   {Type: field.TypeTime, Column: portfoliotransfer.FieldUpdatedAt},
+			portfoliotransfer.FieldVersion:     {Type: field.TypeInt64, Column: portfoliotransfer.FieldVersion},
+			portfoliotransfer.FieldStatus:      {Type: field.TypeEnum, Column: portfoliotransfer.FieldStatus},
+			portfoliotransfer.FieldFormat:      {Type: field.TypeEnum, Column: portfoliotransfer.FieldFormat},
+			portfoliotransfer.FieldSource:      {Type: field.TypeString, Column: portfoliotransfer.FieldSource},
+			portfoliotransfer.FieldOwnerID:     {Type: field.TypeUUID, Column: portfoliotransfer.FieldOwnerID},
+			portfoliotransfer.FieldMappingID:   {Type: field.TypeUUID, Column: portfoliotransfer.FieldMappingID},
+			portfoliotransfer.FieldAutoCommit:  {Type: field.TypeBool, Column: portfoliotransfer.FieldAutoCommit},
+			portfoliotransfer.FieldWriteMode:   {Type: field.TypeEnum, Column: portfoliotransfer.FieldWriteMode},
+			portfoliotransfer.FieldEncoding:    {Type: field.TypeString, Column: portfoliotransfer.FieldEncoding},
+			portfoliotransfer.FieldFilename:    {Type: field.TypeString, Column: portfoliotransfer.FieldFilename},
+			portfoliotransfer.FieldSize:        {Type: field.TypeInt64, Column: portfoliotransfer.FieldSize},
+			portfoliotransfer.FieldSha256:      {Type: field.TypeString, Column: portfoliotransfer.FieldSha256},
+			portfoliotransfer.FieldBlobKey:     {Type: field.TypeString, Column: portfoliotransfer.FieldBlobKey},
+			portfoliotransfer.FieldSummary:     {Type: field.TypeJSON, Column: portfoliotransfer.FieldSummary},
+			portfoliotransfer.FieldIssues:      {Type: field.TypeJSON, Column: portfoliotransfer.FieldIssues},
+			portfoliotransfer.FieldCommitted:   {Type: field.TypeInt64, Column: portfoliotransfer.FieldCommitted},
+			portfoliotransfer.FieldProgress:    {Type: field.TypeJSON, Column: portfoliotransfer.FieldProgress},
+			portfoliotransfer.FieldError:       {Type: field.TypeString, Column: portfoliotransfer.FieldError},
+			portfoliotransfer.FieldValidatedAt: {Type: field.TypeTime, Column: portfoliotransfer.FieldValidatedAt},
+			portfoliotransfer.FieldCommittedAt: {Type: field.TypeTime, Column: portfoliotransfer.FieldCommittedAt},
+		},
+	}
+	graph.Nodes[16] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   user.Table,
 			Columns: user.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -390,7 +427,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			user.FieldRole:               {Type: field.TypeEnum, Column: user.FieldRole},
 		},
 	}
-	graph.Nodes[16] = &sqlgraph.Node{
+	graph.Nodes[17] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookcursor.Table,
 			Columns: webhookcursor.Columns,
@@ -406,7 +443,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookcursor.FieldUpdatedAt:     {Type: field.TypeTime, Column: webhookcursor.FieldUpdatedAt},
 		},
 	}
-	graph.Nodes[17] = &sqlgraph.Node{
+	graph.Nodes[18] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -433,7 +470,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldNextAttemptAt: {Type: field.TypeTime, Column: webhookdelivery.FieldNextAttemptAt},
 		},
 	}
-	graph.Nodes[18] = &sqlgraph.Node{
+	graph.Nodes[19] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookendpoint.Table,
 			Columns: webhookendpoint.Columns,
@@ -627,6 +664,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 			Bidi:    false,
 		},
 		"LeadSubmission",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   portfoliotransfer.CompanyTable,
+			Columns: []string{portfoliotransfer.CompanyColumn},
+			Bidi:    false,
+		},
+		"PortfolioTransfer",
 		"Company",
 	)
 	graph.MustAddE(
@@ -2178,6 +2227,175 @@ func (f *LeadSubmissionFilter) WhereHasCompanyWith(preds ...predicate.Company) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *PortfolioTransferQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the PortfolioTransferQuery builder.
+func (_q *PortfolioTransferQuery) Filter() *PortfolioTransferFilter {
+	return &PortfolioTransferFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *PortfolioTransferMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the PortfolioTransferMutation builder.
+func (m *PortfolioTransferMutation) Filter() *PortfolioTransferFilter {
+	return &PortfolioTransferFilter{config: m.config, predicateAdder: m}
+}
+
+// PortfolioTransferFilter provides a generic filtering capability at runtime for PortfolioTransferQuery.
+type PortfolioTransferFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *PortfolioTransferFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *PortfolioTransferFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(portfoliotransfer.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *PortfolioTransferFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(portfoliotransfer.FieldCompanyID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *PortfolioTransferFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(portfoliotransfer.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *PortfolioTransferFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(portfoliotransfer.FieldUpdatedAt))
+}
+
+// WhereVersion applies the entql int64 predicate on the version field.
+func (f *PortfolioTransferFilter) WhereVersion(p entql.Int64P) {
+	f.Where(p.Field(portfoliotransfer.FieldVersion))
+}
+
+// WhereStatus applies the entql string predicate on the status field.
+func (f *PortfolioTransferFilter) WhereStatus(p entql.StringP) {
+	f.Where(p.Field(portfoliotransfer.FieldStatus))
+}
+
+// WhereFormat applies the entql string predicate on the format field.
+func (f *PortfolioTransferFilter) WhereFormat(p entql.StringP) {
+	f.Where(p.Field(portfoliotransfer.FieldFormat))
+}
+
+// WhereSource applies the entql string predicate on the source field.
+func (f *PortfolioTransferFilter) WhereSource(p entql.StringP) {
+	f.Where(p.Field(portfoliotransfer.FieldSource))
+}
+
+// WhereOwnerID applies the entql [16]byte predicate on the owner_id field.
+func (f *PortfolioTransferFilter) WhereOwnerID(p entql.ValueP) {
+	f.Where(p.Field(portfoliotransfer.FieldOwnerID))
+}
+
+// WhereMappingID applies the entql [16]byte predicate on the mapping_id field.
+func (f *PortfolioTransferFilter) WhereMappingID(p entql.ValueP) {
+	f.Where(p.Field(portfoliotransfer.FieldMappingID))
+}
+
+// WhereAutoCommit applies the entql bool predicate on the auto_commit field.
+func (f *PortfolioTransferFilter) WhereAutoCommit(p entql.BoolP) {
+	f.Where(p.Field(portfoliotransfer.FieldAutoCommit))
+}
+
+// WhereWriteMode applies the entql string predicate on the write_mode field.
+func (f *PortfolioTransferFilter) WhereWriteMode(p entql.StringP) {
+	f.Where(p.Field(portfoliotransfer.FieldWriteMode))
+}
+
+// WhereEncoding applies the entql string predicate on the encoding field.
+func (f *PortfolioTransferFilter) WhereEncoding(p entql.StringP) {
+	f.Where(p.Field(portfoliotransfer.FieldEncoding))
+}
+
+// WhereFilename applies the entql string predicate on the filename field.
+func (f *PortfolioTransferFilter) WhereFilename(p entql.StringP) {
+	f.Where(p.Field(portfoliotransfer.FieldFilename))
+}
+
+// WhereSize applies the entql int64 predicate on the size field.
+func (f *PortfolioTransferFilter) WhereSize(p entql.Int64P) {
+	f.Where(p.Field(portfoliotransfer.FieldSize))
+}
+
+// WhereSha256 applies the entql string predicate on the sha256 field.
+func (f *PortfolioTransferFilter) WhereSha256(p entql.StringP) {
+	f.Where(p.Field(portfoliotransfer.FieldSha256))
+}
+
+// WhereBlobKey applies the entql string predicate on the blob_key field.
+func (f *PortfolioTransferFilter) WhereBlobKey(p entql.StringP) {
+	f.Where(p.Field(portfoliotransfer.FieldBlobKey))
+}
+
+// WhereSummary applies the entql json.RawMessage predicate on the summary field.
+func (f *PortfolioTransferFilter) WhereSummary(p entql.BytesP) {
+	f.Where(p.Field(portfoliotransfer.FieldSummary))
+}
+
+// WhereIssues applies the entql json.RawMessage predicate on the issues field.
+func (f *PortfolioTransferFilter) WhereIssues(p entql.BytesP) {
+	f.Where(p.Field(portfoliotransfer.FieldIssues))
+}
+
+// WhereCommitted applies the entql int64 predicate on the committed field.
+func (f *PortfolioTransferFilter) WhereCommitted(p entql.Int64P) {
+	f.Where(p.Field(portfoliotransfer.FieldCommitted))
+}
+
+// WhereProgress applies the entql json.RawMessage predicate on the progress field.
+func (f *PortfolioTransferFilter) WhereProgress(p entql.BytesP) {
+	f.Where(p.Field(portfoliotransfer.FieldProgress))
+}
+
+// WhereError applies the entql string predicate on the error field.
+func (f *PortfolioTransferFilter) WhereError(p entql.StringP) {
+	f.Where(p.Field(portfoliotransfer.FieldError))
+}
+
+// WhereValidatedAt applies the entql time.Time predicate on the validated_at field.
+func (f *PortfolioTransferFilter) WhereValidatedAt(p entql.TimeP) {
+	f.Where(p.Field(portfoliotransfer.FieldValidatedAt))
+}
+
+// WhereCommittedAt applies the entql time.Time predicate on the committed_at field.
+func (f *PortfolioTransferFilter) WhereCommittedAt(p entql.TimeP) {
+	f.Where(p.Field(portfoliotransfer.FieldCommittedAt))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *PortfolioTransferFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *PortfolioTransferFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *UserQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -2206,7 +2424,7 @@ type UserFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UserFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2310,7 +2528,7 @@ type WebhookCursorFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookCursorFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2379,7 +2597,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2503,7 +2721,7 @@ type WebhookEndpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookEndpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

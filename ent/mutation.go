@@ -27,6 +27,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
 	"github.com/brokerdesk/brokerdesk/ent/leadstage"
 	"github.com/brokerdesk/brokerdesk/ent/leadsubmission"
+	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
 	"github.com/brokerdesk/brokerdesk/ent/predicate"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 	"github.com/brokerdesk/brokerdesk/ent/user"
@@ -45,25 +46,26 @@ const (
 	OpUpdateOne = ent.OpUpdateOne
 
 	// Node types.
-	TypeAPIKey          = "APIKey"
-	TypeCompany         = "Company"
-	TypeContact         = "Contact"
-	TypeContactPhone    = "ContactPhone"
-	TypeContract        = "Contract"
-	TypeEvent           = "Event"
-	TypeEventCounter    = "EventCounter"
-	TypeExternalRef     = "ExternalRef"
-	TypeIdempotencyKey  = "IdempotencyKey"
-	TypeInsurer         = "Insurer"
-	TypeJobRun          = "JobRun"
-	TypeLead            = "Lead"
-	TypeLeadAttachment  = "LeadAttachment"
-	TypeLeadStage       = "LeadStage"
-	TypeLeadSubmission  = "LeadSubmission"
-	TypeUser            = "User"
-	TypeWebhookCursor   = "WebhookCursor"
-	TypeWebhookDelivery = "WebhookDelivery"
-	TypeWebhookEndpoint = "WebhookEndpoint"
+	TypeAPIKey            = "APIKey"
+	TypeCompany           = "Company"
+	TypeContact           = "Contact"
+	TypeContactPhone      = "ContactPhone"
+	TypeContract          = "Contract"
+	TypeEvent             = "Event"
+	TypeEventCounter      = "EventCounter"
+	TypeExternalRef       = "ExternalRef"
+	TypeIdempotencyKey    = "IdempotencyKey"
+	TypeInsurer           = "Insurer"
+	TypeJobRun            = "JobRun"
+	TypeLead              = "Lead"
+	TypeLeadAttachment    = "LeadAttachment"
+	TypeLeadStage         = "LeadStage"
+	TypeLeadSubmission    = "LeadSubmission"
+	TypePortfolioTransfer = "PortfolioTransfer"
+	TypeUser              = "User"
+	TypeWebhookCursor     = "WebhookCursor"
+	TypeWebhookDelivery   = "WebhookDelivery"
+	TypeWebhookEndpoint   = "WebhookEndpoint"
 )
 
 // APIKeyMutation represents an operation that mutates the APIKey nodes in the graph.
@@ -13684,6 +13686,1835 @@ func (m *LeadSubmissionMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown LeadSubmission edge %s", name)
+}
+
+// PortfolioTransferMutation represents an operation that mutates the PortfolioTransfer nodes in the graph.
+type PortfolioTransferMutation struct {
+	config
+	op             Op
+	typ            string
+	id             *uuid.UUID
+	created_at     *time.Time
+	updated_at     *time.Time
+	version        *int64
+	addversion     *int64
+	status         *portfoliotransfer.Status
+	format         *portfoliotransfer.Format
+	source         *string
+	owner_id       *uuid.UUID
+	mapping_id     *uuid.UUID
+	auto_commit    *bool
+	write_mode     *portfoliotransfer.WriteMode
+	encoding       *string
+	filename       *string
+	size           *int64
+	addsize        *int64
+	sha256         *string
+	blob_key       *string
+	summary        *map[string]interface{}
+	issues         *[]map[string]interface{}
+	appendissues   []map[string]interface{}
+	committed      *int64
+	addcommitted   *int64
+	progress       *map[string]int64
+	error          *string
+	validated_at   *time.Time
+	committed_at   *time.Time
+	clearedFields  map[string]struct{}
+	company        *uuid.UUID
+	clearedcompany bool
+	done           bool
+	oldValue       func(context.Context) (*PortfolioTransfer, error)
+	predicates     []predicate.PortfolioTransfer
+}
+
+var _ ent.Mutation = (*PortfolioTransferMutation)(nil)
+
+// portfoliotransferOption allows management of the mutation configuration using functional options.
+type portfoliotransferOption func(*PortfolioTransferMutation)
+
+// newPortfolioTransferMutation creates new mutation for the PortfolioTransfer entity.
+func newPortfolioTransferMutation(c config, op Op, opts ...portfoliotransferOption) *PortfolioTransferMutation {
+	m := &PortfolioTransferMutation{
+		config:        c,
+		op:            op,
+		typ:           TypePortfolioTransfer,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withPortfolioTransferID sets the ID field of the mutation.
+func withPortfolioTransferID(id uuid.UUID) portfoliotransferOption {
+	return func(m *PortfolioTransferMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *PortfolioTransfer
+		)
+		m.oldValue = func(ctx context.Context) (*PortfolioTransfer, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().PortfolioTransfer.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withPortfolioTransfer sets the old PortfolioTransfer of the mutation.
+func withPortfolioTransfer(node *PortfolioTransfer) portfoliotransferOption {
+	return func(m *PortfolioTransferMutation) {
+		m.oldValue = func(context.Context) (*PortfolioTransfer, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m PortfolioTransferMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m PortfolioTransferMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of PortfolioTransfer entities.
+func (m *PortfolioTransferMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *PortfolioTransferMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *PortfolioTransferMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().PortfolioTransfer.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *PortfolioTransferMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *PortfolioTransferMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *PortfolioTransferMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *PortfolioTransferMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *PortfolioTransferMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *PortfolioTransferMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *PortfolioTransferMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *PortfolioTransferMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *PortfolioTransferMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *PortfolioTransferMutation) SetVersion(i int64) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *PortfolioTransferMutation) Version() (r int64, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldVersion(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *PortfolioTransferMutation) AddVersion(i int64) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *PortfolioTransferMutation) AddedVersion() (r int64, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *PortfolioTransferMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *PortfolioTransferMutation) SetStatus(po portfoliotransfer.Status) {
+	m.status = &po
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *PortfolioTransferMutation) Status() (r portfoliotransfer.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldStatus(ctx context.Context) (v portfoliotransfer.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *PortfolioTransferMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetFormat sets the "format" field.
+func (m *PortfolioTransferMutation) SetFormat(po portfoliotransfer.Format) {
+	m.format = &po
+}
+
+// Format returns the value of the "format" field in the mutation.
+func (m *PortfolioTransferMutation) Format() (r portfoliotransfer.Format, exists bool) {
+	v := m.format
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFormat returns the old "format" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldFormat(ctx context.Context) (v portfoliotransfer.Format, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFormat is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFormat requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFormat: %w", err)
+	}
+	return oldValue.Format, nil
+}
+
+// ResetFormat resets all changes to the "format" field.
+func (m *PortfolioTransferMutation) ResetFormat() {
+	m.format = nil
+}
+
+// SetSource sets the "source" field.
+func (m *PortfolioTransferMutation) SetSource(s string) {
+	m.source = &s
+}
+
+// Source returns the value of the "source" field in the mutation.
+func (m *PortfolioTransferMutation) Source() (r string, exists bool) {
+	v := m.source
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSource returns the old "source" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldSource(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSource is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSource requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSource: %w", err)
+	}
+	return oldValue.Source, nil
+}
+
+// ResetSource resets all changes to the "source" field.
+func (m *PortfolioTransferMutation) ResetSource() {
+	m.source = nil
+}
+
+// SetOwnerID sets the "owner_id" field.
+func (m *PortfolioTransferMutation) SetOwnerID(u uuid.UUID) {
+	m.owner_id = &u
+}
+
+// OwnerID returns the value of the "owner_id" field in the mutation.
+func (m *PortfolioTransferMutation) OwnerID() (r uuid.UUID, exists bool) {
+	v := m.owner_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOwnerID returns the old "owner_id" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldOwnerID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOwnerID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOwnerID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOwnerID: %w", err)
+	}
+	return oldValue.OwnerID, nil
+}
+
+// ClearOwnerID clears the value of the "owner_id" field.
+func (m *PortfolioTransferMutation) ClearOwnerID() {
+	m.owner_id = nil
+	m.clearedFields[portfoliotransfer.FieldOwnerID] = struct{}{}
+}
+
+// OwnerIDCleared returns if the "owner_id" field was cleared in this mutation.
+func (m *PortfolioTransferMutation) OwnerIDCleared() bool {
+	_, ok := m.clearedFields[portfoliotransfer.FieldOwnerID]
+	return ok
+}
+
+// ResetOwnerID resets all changes to the "owner_id" field.
+func (m *PortfolioTransferMutation) ResetOwnerID() {
+	m.owner_id = nil
+	delete(m.clearedFields, portfoliotransfer.FieldOwnerID)
+}
+
+// SetMappingID sets the "mapping_id" field.
+func (m *PortfolioTransferMutation) SetMappingID(u uuid.UUID) {
+	m.mapping_id = &u
+}
+
+// MappingID returns the value of the "mapping_id" field in the mutation.
+func (m *PortfolioTransferMutation) MappingID() (r uuid.UUID, exists bool) {
+	v := m.mapping_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMappingID returns the old "mapping_id" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldMappingID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMappingID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMappingID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMappingID: %w", err)
+	}
+	return oldValue.MappingID, nil
+}
+
+// ClearMappingID clears the value of the "mapping_id" field.
+func (m *PortfolioTransferMutation) ClearMappingID() {
+	m.mapping_id = nil
+	m.clearedFields[portfoliotransfer.FieldMappingID] = struct{}{}
+}
+
+// MappingIDCleared returns if the "mapping_id" field was cleared in this mutation.
+func (m *PortfolioTransferMutation) MappingIDCleared() bool {
+	_, ok := m.clearedFields[portfoliotransfer.FieldMappingID]
+	return ok
+}
+
+// ResetMappingID resets all changes to the "mapping_id" field.
+func (m *PortfolioTransferMutation) ResetMappingID() {
+	m.mapping_id = nil
+	delete(m.clearedFields, portfoliotransfer.FieldMappingID)
+}
+
+// SetAutoCommit sets the "auto_commit" field.
+func (m *PortfolioTransferMutation) SetAutoCommit(b bool) {
+	m.auto_commit = &b
+}
+
+// AutoCommit returns the value of the "auto_commit" field in the mutation.
+func (m *PortfolioTransferMutation) AutoCommit() (r bool, exists bool) {
+	v := m.auto_commit
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAutoCommit returns the old "auto_commit" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldAutoCommit(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAutoCommit is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAutoCommit requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAutoCommit: %w", err)
+	}
+	return oldValue.AutoCommit, nil
+}
+
+// ResetAutoCommit resets all changes to the "auto_commit" field.
+func (m *PortfolioTransferMutation) ResetAutoCommit() {
+	m.auto_commit = nil
+}
+
+// SetWriteMode sets the "write_mode" field.
+func (m *PortfolioTransferMutation) SetWriteMode(pm portfoliotransfer.WriteMode) {
+	m.write_mode = &pm
+}
+
+// WriteMode returns the value of the "write_mode" field in the mutation.
+func (m *PortfolioTransferMutation) WriteMode() (r portfoliotransfer.WriteMode, exists bool) {
+	v := m.write_mode
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldWriteMode returns the old "write_mode" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldWriteMode(ctx context.Context) (v portfoliotransfer.WriteMode, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldWriteMode is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldWriteMode requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldWriteMode: %w", err)
+	}
+	return oldValue.WriteMode, nil
+}
+
+// ResetWriteMode resets all changes to the "write_mode" field.
+func (m *PortfolioTransferMutation) ResetWriteMode() {
+	m.write_mode = nil
+}
+
+// SetEncoding sets the "encoding" field.
+func (m *PortfolioTransferMutation) SetEncoding(s string) {
+	m.encoding = &s
+}
+
+// Encoding returns the value of the "encoding" field in the mutation.
+func (m *PortfolioTransferMutation) Encoding() (r string, exists bool) {
+	v := m.encoding
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEncoding returns the old "encoding" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldEncoding(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEncoding is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEncoding requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEncoding: %w", err)
+	}
+	return oldValue.Encoding, nil
+}
+
+// ResetEncoding resets all changes to the "encoding" field.
+func (m *PortfolioTransferMutation) ResetEncoding() {
+	m.encoding = nil
+}
+
+// SetFilename sets the "filename" field.
+func (m *PortfolioTransferMutation) SetFilename(s string) {
+	m.filename = &s
+}
+
+// Filename returns the value of the "filename" field in the mutation.
+func (m *PortfolioTransferMutation) Filename() (r string, exists bool) {
+	v := m.filename
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFilename returns the old "filename" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldFilename(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFilename is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFilename requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFilename: %w", err)
+	}
+	return oldValue.Filename, nil
+}
+
+// ResetFilename resets all changes to the "filename" field.
+func (m *PortfolioTransferMutation) ResetFilename() {
+	m.filename = nil
+}
+
+// SetSize sets the "size" field.
+func (m *PortfolioTransferMutation) SetSize(i int64) {
+	m.size = &i
+	m.addsize = nil
+}
+
+// Size returns the value of the "size" field in the mutation.
+func (m *PortfolioTransferMutation) Size() (r int64, exists bool) {
+	v := m.size
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSize returns the old "size" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldSize(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSize is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSize requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSize: %w", err)
+	}
+	return oldValue.Size, nil
+}
+
+// AddSize adds i to the "size" field.
+func (m *PortfolioTransferMutation) AddSize(i int64) {
+	if m.addsize != nil {
+		*m.addsize += i
+	} else {
+		m.addsize = &i
+	}
+}
+
+// AddedSize returns the value that was added to the "size" field in this mutation.
+func (m *PortfolioTransferMutation) AddedSize() (r int64, exists bool) {
+	v := m.addsize
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetSize resets all changes to the "size" field.
+func (m *PortfolioTransferMutation) ResetSize() {
+	m.size = nil
+	m.addsize = nil
+}
+
+// SetSha256 sets the "sha256" field.
+func (m *PortfolioTransferMutation) SetSha256(s string) {
+	m.sha256 = &s
+}
+
+// Sha256 returns the value of the "sha256" field in the mutation.
+func (m *PortfolioTransferMutation) Sha256() (r string, exists bool) {
+	v := m.sha256
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSha256 returns the old "sha256" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldSha256(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSha256 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSha256 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSha256: %w", err)
+	}
+	return oldValue.Sha256, nil
+}
+
+// ResetSha256 resets all changes to the "sha256" field.
+func (m *PortfolioTransferMutation) ResetSha256() {
+	m.sha256 = nil
+}
+
+// SetBlobKey sets the "blob_key" field.
+func (m *PortfolioTransferMutation) SetBlobKey(s string) {
+	m.blob_key = &s
+}
+
+// BlobKey returns the value of the "blob_key" field in the mutation.
+func (m *PortfolioTransferMutation) BlobKey() (r string, exists bool) {
+	v := m.blob_key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBlobKey returns the old "blob_key" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldBlobKey(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBlobKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBlobKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBlobKey: %w", err)
+	}
+	return oldValue.BlobKey, nil
+}
+
+// ResetBlobKey resets all changes to the "blob_key" field.
+func (m *PortfolioTransferMutation) ResetBlobKey() {
+	m.blob_key = nil
+}
+
+// SetSummary sets the "summary" field.
+func (m *PortfolioTransferMutation) SetSummary(value map[string]interface{}) {
+	m.summary = &value
+}
+
+// Summary returns the value of the "summary" field in the mutation.
+func (m *PortfolioTransferMutation) Summary() (r map[string]interface{}, exists bool) {
+	v := m.summary
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSummary returns the old "summary" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldSummary(ctx context.Context) (v map[string]interface{}, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSummary is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSummary requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSummary: %w", err)
+	}
+	return oldValue.Summary, nil
+}
+
+// ClearSummary clears the value of the "summary" field.
+func (m *PortfolioTransferMutation) ClearSummary() {
+	m.summary = nil
+	m.clearedFields[portfoliotransfer.FieldSummary] = struct{}{}
+}
+
+// SummaryCleared returns if the "summary" field was cleared in this mutation.
+func (m *PortfolioTransferMutation) SummaryCleared() bool {
+	_, ok := m.clearedFields[portfoliotransfer.FieldSummary]
+	return ok
+}
+
+// ResetSummary resets all changes to the "summary" field.
+func (m *PortfolioTransferMutation) ResetSummary() {
+	m.summary = nil
+	delete(m.clearedFields, portfoliotransfer.FieldSummary)
+}
+
+// SetIssues sets the "issues" field.
+func (m *PortfolioTransferMutation) SetIssues(value []map[string]interface{}) {
+	m.issues = &value
+	m.appendissues = nil
+}
+
+// Issues returns the value of the "issues" field in the mutation.
+func (m *PortfolioTransferMutation) Issues() (r []map[string]interface{}, exists bool) {
+	v := m.issues
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIssues returns the old "issues" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldIssues(ctx context.Context) (v []map[string]interface{}, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIssues is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIssues requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIssues: %w", err)
+	}
+	return oldValue.Issues, nil
+}
+
+// AppendIssues adds value to the "issues" field.
+func (m *PortfolioTransferMutation) AppendIssues(value []map[string]interface{}) {
+	m.appendissues = append(m.appendissues, value...)
+}
+
+// AppendedIssues returns the list of values that were appended to the "issues" field in this mutation.
+func (m *PortfolioTransferMutation) AppendedIssues() ([]map[string]interface{}, bool) {
+	if len(m.appendissues) == 0 {
+		return nil, false
+	}
+	return m.appendissues, true
+}
+
+// ClearIssues clears the value of the "issues" field.
+func (m *PortfolioTransferMutation) ClearIssues() {
+	m.issues = nil
+	m.appendissues = nil
+	m.clearedFields[portfoliotransfer.FieldIssues] = struct{}{}
+}
+
+// IssuesCleared returns if the "issues" field was cleared in this mutation.
+func (m *PortfolioTransferMutation) IssuesCleared() bool {
+	_, ok := m.clearedFields[portfoliotransfer.FieldIssues]
+	return ok
+}
+
+// ResetIssues resets all changes to the "issues" field.
+func (m *PortfolioTransferMutation) ResetIssues() {
+	m.issues = nil
+	m.appendissues = nil
+	delete(m.clearedFields, portfoliotransfer.FieldIssues)
+}
+
+// SetCommitted sets the "committed" field.
+func (m *PortfolioTransferMutation) SetCommitted(i int64) {
+	m.committed = &i
+	m.addcommitted = nil
+}
+
+// Committed returns the value of the "committed" field in the mutation.
+func (m *PortfolioTransferMutation) Committed() (r int64, exists bool) {
+	v := m.committed
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCommitted returns the old "committed" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldCommitted(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCommitted is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCommitted requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCommitted: %w", err)
+	}
+	return oldValue.Committed, nil
+}
+
+// AddCommitted adds i to the "committed" field.
+func (m *PortfolioTransferMutation) AddCommitted(i int64) {
+	if m.addcommitted != nil {
+		*m.addcommitted += i
+	} else {
+		m.addcommitted = &i
+	}
+}
+
+// AddedCommitted returns the value that was added to the "committed" field in this mutation.
+func (m *PortfolioTransferMutation) AddedCommitted() (r int64, exists bool) {
+	v := m.addcommitted
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetCommitted resets all changes to the "committed" field.
+func (m *PortfolioTransferMutation) ResetCommitted() {
+	m.committed = nil
+	m.addcommitted = nil
+}
+
+// SetProgress sets the "progress" field.
+func (m *PortfolioTransferMutation) SetProgress(value map[string]int64) {
+	m.progress = &value
+}
+
+// Progress returns the value of the "progress" field in the mutation.
+func (m *PortfolioTransferMutation) Progress() (r map[string]int64, exists bool) {
+	v := m.progress
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProgress returns the old "progress" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldProgress(ctx context.Context) (v map[string]int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProgress is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProgress requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProgress: %w", err)
+	}
+	return oldValue.Progress, nil
+}
+
+// ClearProgress clears the value of the "progress" field.
+func (m *PortfolioTransferMutation) ClearProgress() {
+	m.progress = nil
+	m.clearedFields[portfoliotransfer.FieldProgress] = struct{}{}
+}
+
+// ProgressCleared returns if the "progress" field was cleared in this mutation.
+func (m *PortfolioTransferMutation) ProgressCleared() bool {
+	_, ok := m.clearedFields[portfoliotransfer.FieldProgress]
+	return ok
+}
+
+// ResetProgress resets all changes to the "progress" field.
+func (m *PortfolioTransferMutation) ResetProgress() {
+	m.progress = nil
+	delete(m.clearedFields, portfoliotransfer.FieldProgress)
+}
+
+// SetError sets the "error" field.
+func (m *PortfolioTransferMutation) SetError(s string) {
+	m.error = &s
+}
+
+// Error returns the value of the "error" field in the mutation.
+func (m *PortfolioTransferMutation) Error() (r string, exists bool) {
+	v := m.error
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldError returns the old "error" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldError(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldError is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldError requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldError: %w", err)
+	}
+	return oldValue.Error, nil
+}
+
+// ResetError resets all changes to the "error" field.
+func (m *PortfolioTransferMutation) ResetError() {
+	m.error = nil
+}
+
+// SetValidatedAt sets the "validated_at" field.
+func (m *PortfolioTransferMutation) SetValidatedAt(t time.Time) {
+	m.validated_at = &t
+}
+
+// ValidatedAt returns the value of the "validated_at" field in the mutation.
+func (m *PortfolioTransferMutation) ValidatedAt() (r time.Time, exists bool) {
+	v := m.validated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldValidatedAt returns the old "validated_at" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldValidatedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldValidatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldValidatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldValidatedAt: %w", err)
+	}
+	return oldValue.ValidatedAt, nil
+}
+
+// ClearValidatedAt clears the value of the "validated_at" field.
+func (m *PortfolioTransferMutation) ClearValidatedAt() {
+	m.validated_at = nil
+	m.clearedFields[portfoliotransfer.FieldValidatedAt] = struct{}{}
+}
+
+// ValidatedAtCleared returns if the "validated_at" field was cleared in this mutation.
+func (m *PortfolioTransferMutation) ValidatedAtCleared() bool {
+	_, ok := m.clearedFields[portfoliotransfer.FieldValidatedAt]
+	return ok
+}
+
+// ResetValidatedAt resets all changes to the "validated_at" field.
+func (m *PortfolioTransferMutation) ResetValidatedAt() {
+	m.validated_at = nil
+	delete(m.clearedFields, portfoliotransfer.FieldValidatedAt)
+}
+
+// SetCommittedAt sets the "committed_at" field.
+func (m *PortfolioTransferMutation) SetCommittedAt(t time.Time) {
+	m.committed_at = &t
+}
+
+// CommittedAt returns the value of the "committed_at" field in the mutation.
+func (m *PortfolioTransferMutation) CommittedAt() (r time.Time, exists bool) {
+	v := m.committed_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCommittedAt returns the old "committed_at" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldCommittedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCommittedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCommittedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCommittedAt: %w", err)
+	}
+	return oldValue.CommittedAt, nil
+}
+
+// ClearCommittedAt clears the value of the "committed_at" field.
+func (m *PortfolioTransferMutation) ClearCommittedAt() {
+	m.committed_at = nil
+	m.clearedFields[portfoliotransfer.FieldCommittedAt] = struct{}{}
+}
+
+// CommittedAtCleared returns if the "committed_at" field was cleared in this mutation.
+func (m *PortfolioTransferMutation) CommittedAtCleared() bool {
+	_, ok := m.clearedFields[portfoliotransfer.FieldCommittedAt]
+	return ok
+}
+
+// ResetCommittedAt resets all changes to the "committed_at" field.
+func (m *PortfolioTransferMutation) ResetCommittedAt() {
+	m.committed_at = nil
+	delete(m.clearedFields, portfoliotransfer.FieldCommittedAt)
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *PortfolioTransferMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[portfoliotransfer.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *PortfolioTransferMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *PortfolioTransferMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *PortfolioTransferMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// Where appends a list predicates to the PortfolioTransferMutation builder.
+func (m *PortfolioTransferMutation) Where(ps ...predicate.PortfolioTransfer) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the PortfolioTransferMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *PortfolioTransferMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.PortfolioTransfer, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *PortfolioTransferMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *PortfolioTransferMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (PortfolioTransfer).
+func (m *PortfolioTransferMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *PortfolioTransferMutation) Fields() []string {
+	fields := make([]string, 0, 23)
+	if m.company != nil {
+		fields = append(fields, portfoliotransfer.FieldCompanyID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, portfoliotransfer.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, portfoliotransfer.FieldUpdatedAt)
+	}
+	if m.version != nil {
+		fields = append(fields, portfoliotransfer.FieldVersion)
+	}
+	if m.status != nil {
+		fields = append(fields, portfoliotransfer.FieldStatus)
+	}
+	if m.format != nil {
+		fields = append(fields, portfoliotransfer.FieldFormat)
+	}
+	if m.source != nil {
+		fields = append(fields, portfoliotransfer.FieldSource)
+	}
+	if m.owner_id != nil {
+		fields = append(fields, portfoliotransfer.FieldOwnerID)
+	}
+	if m.mapping_id != nil {
+		fields = append(fields, portfoliotransfer.FieldMappingID)
+	}
+	if m.auto_commit != nil {
+		fields = append(fields, portfoliotransfer.FieldAutoCommit)
+	}
+	if m.write_mode != nil {
+		fields = append(fields, portfoliotransfer.FieldWriteMode)
+	}
+	if m.encoding != nil {
+		fields = append(fields, portfoliotransfer.FieldEncoding)
+	}
+	if m.filename != nil {
+		fields = append(fields, portfoliotransfer.FieldFilename)
+	}
+	if m.size != nil {
+		fields = append(fields, portfoliotransfer.FieldSize)
+	}
+	if m.sha256 != nil {
+		fields = append(fields, portfoliotransfer.FieldSha256)
+	}
+	if m.blob_key != nil {
+		fields = append(fields, portfoliotransfer.FieldBlobKey)
+	}
+	if m.summary != nil {
+		fields = append(fields, portfoliotransfer.FieldSummary)
+	}
+	if m.issues != nil {
+		fields = append(fields, portfoliotransfer.FieldIssues)
+	}
+	if m.committed != nil {
+		fields = append(fields, portfoliotransfer.FieldCommitted)
+	}
+	if m.progress != nil {
+		fields = append(fields, portfoliotransfer.FieldProgress)
+	}
+	if m.error != nil {
+		fields = append(fields, portfoliotransfer.FieldError)
+	}
+	if m.validated_at != nil {
+		fields = append(fields, portfoliotransfer.FieldValidatedAt)
+	}
+	if m.committed_at != nil {
+		fields = append(fields, portfoliotransfer.FieldCommittedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *PortfolioTransferMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case portfoliotransfer.FieldCompanyID:
+		return m.CompanyID()
+	case portfoliotransfer.FieldCreatedAt:
+		return m.CreatedAt()
+	case portfoliotransfer.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case portfoliotransfer.FieldVersion:
+		return m.Version()
+	case portfoliotransfer.FieldStatus:
+		return m.Status()
+	case portfoliotransfer.FieldFormat:
+		return m.Format()
+	case portfoliotransfer.FieldSource:
+		return m.Source()
+	case portfoliotransfer.FieldOwnerID:
+		return m.OwnerID()
+	case portfoliotransfer.FieldMappingID:
+		return m.MappingID()
+	case portfoliotransfer.FieldAutoCommit:
+		return m.AutoCommit()
+	case portfoliotransfer.FieldWriteMode:
+		return m.WriteMode()
+	case portfoliotransfer.FieldEncoding:
+		return m.Encoding()
+	case portfoliotransfer.FieldFilename:
+		return m.Filename()
+	case portfoliotransfer.FieldSize:
+		return m.Size()
+	case portfoliotransfer.FieldSha256:
+		return m.Sha256()
+	case portfoliotransfer.FieldBlobKey:
+		return m.BlobKey()
+	case portfoliotransfer.FieldSummary:
+		return m.Summary()
+	case portfoliotransfer.FieldIssues:
+		return m.Issues()
+	case portfoliotransfer.FieldCommitted:
+		return m.Committed()
+	case portfoliotransfer.FieldProgress:
+		return m.Progress()
+	case portfoliotransfer.FieldError:
+		return m.Error()
+	case portfoliotransfer.FieldValidatedAt:
+		return m.ValidatedAt()
+	case portfoliotransfer.FieldCommittedAt:
+		return m.CommittedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *PortfolioTransferMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case portfoliotransfer.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case portfoliotransfer.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case portfoliotransfer.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case portfoliotransfer.FieldVersion:
+		return m.OldVersion(ctx)
+	case portfoliotransfer.FieldStatus:
+		return m.OldStatus(ctx)
+	case portfoliotransfer.FieldFormat:
+		return m.OldFormat(ctx)
+	case portfoliotransfer.FieldSource:
+		return m.OldSource(ctx)
+	case portfoliotransfer.FieldOwnerID:
+		return m.OldOwnerID(ctx)
+	case portfoliotransfer.FieldMappingID:
+		return m.OldMappingID(ctx)
+	case portfoliotransfer.FieldAutoCommit:
+		return m.OldAutoCommit(ctx)
+	case portfoliotransfer.FieldWriteMode:
+		return m.OldWriteMode(ctx)
+	case portfoliotransfer.FieldEncoding:
+		return m.OldEncoding(ctx)
+	case portfoliotransfer.FieldFilename:
+		return m.OldFilename(ctx)
+	case portfoliotransfer.FieldSize:
+		return m.OldSize(ctx)
+	case portfoliotransfer.FieldSha256:
+		return m.OldSha256(ctx)
+	case portfoliotransfer.FieldBlobKey:
+		return m.OldBlobKey(ctx)
+	case portfoliotransfer.FieldSummary:
+		return m.OldSummary(ctx)
+	case portfoliotransfer.FieldIssues:
+		return m.OldIssues(ctx)
+	case portfoliotransfer.FieldCommitted:
+		return m.OldCommitted(ctx)
+	case portfoliotransfer.FieldProgress:
+		return m.OldProgress(ctx)
+	case portfoliotransfer.FieldError:
+		return m.OldError(ctx)
+	case portfoliotransfer.FieldValidatedAt:
+		return m.OldValidatedAt(ctx)
+	case portfoliotransfer.FieldCommittedAt:
+		return m.OldCommittedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown PortfolioTransfer field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PortfolioTransferMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case portfoliotransfer.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case portfoliotransfer.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case portfoliotransfer.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case portfoliotransfer.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
+		return nil
+	case portfoliotransfer.FieldStatus:
+		v, ok := value.(portfoliotransfer.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case portfoliotransfer.FieldFormat:
+		v, ok := value.(portfoliotransfer.Format)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFormat(v)
+		return nil
+	case portfoliotransfer.FieldSource:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSource(v)
+		return nil
+	case portfoliotransfer.FieldOwnerID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOwnerID(v)
+		return nil
+	case portfoliotransfer.FieldMappingID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMappingID(v)
+		return nil
+	case portfoliotransfer.FieldAutoCommit:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAutoCommit(v)
+		return nil
+	case portfoliotransfer.FieldWriteMode:
+		v, ok := value.(portfoliotransfer.WriteMode)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetWriteMode(v)
+		return nil
+	case portfoliotransfer.FieldEncoding:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEncoding(v)
+		return nil
+	case portfoliotransfer.FieldFilename:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFilename(v)
+		return nil
+	case portfoliotransfer.FieldSize:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSize(v)
+		return nil
+	case portfoliotransfer.FieldSha256:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSha256(v)
+		return nil
+	case portfoliotransfer.FieldBlobKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBlobKey(v)
+		return nil
+	case portfoliotransfer.FieldSummary:
+		v, ok := value.(map[string]interface{})
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSummary(v)
+		return nil
+	case portfoliotransfer.FieldIssues:
+		v, ok := value.([]map[string]interface{})
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIssues(v)
+		return nil
+	case portfoliotransfer.FieldCommitted:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCommitted(v)
+		return nil
+	case portfoliotransfer.FieldProgress:
+		v, ok := value.(map[string]int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProgress(v)
+		return nil
+	case portfoliotransfer.FieldError:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetError(v)
+		return nil
+	case portfoliotransfer.FieldValidatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetValidatedAt(v)
+		return nil
+	case portfoliotransfer.FieldCommittedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCommittedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown PortfolioTransfer field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *PortfolioTransferMutation) AddedFields() []string {
+	var fields []string
+	if m.addversion != nil {
+		fields = append(fields, portfoliotransfer.FieldVersion)
+	}
+	if m.addsize != nil {
+		fields = append(fields, portfoliotransfer.FieldSize)
+	}
+	if m.addcommitted != nil {
+		fields = append(fields, portfoliotransfer.FieldCommitted)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *PortfolioTransferMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case portfoliotransfer.FieldVersion:
+		return m.AddedVersion()
+	case portfoliotransfer.FieldSize:
+		return m.AddedSize()
+	case portfoliotransfer.FieldCommitted:
+		return m.AddedCommitted()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PortfolioTransferMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case portfoliotransfer.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
+	case portfoliotransfer.FieldSize:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddSize(v)
+		return nil
+	case portfoliotransfer.FieldCommitted:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddCommitted(v)
+		return nil
+	}
+	return fmt.Errorf("unknown PortfolioTransfer numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *PortfolioTransferMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(portfoliotransfer.FieldOwnerID) {
+		fields = append(fields, portfoliotransfer.FieldOwnerID)
+	}
+	if m.FieldCleared(portfoliotransfer.FieldMappingID) {
+		fields = append(fields, portfoliotransfer.FieldMappingID)
+	}
+	if m.FieldCleared(portfoliotransfer.FieldSummary) {
+		fields = append(fields, portfoliotransfer.FieldSummary)
+	}
+	if m.FieldCleared(portfoliotransfer.FieldIssues) {
+		fields = append(fields, portfoliotransfer.FieldIssues)
+	}
+	if m.FieldCleared(portfoliotransfer.FieldProgress) {
+		fields = append(fields, portfoliotransfer.FieldProgress)
+	}
+	if m.FieldCleared(portfoliotransfer.FieldValidatedAt) {
+		fields = append(fields, portfoliotransfer.FieldValidatedAt)
+	}
+	if m.FieldCleared(portfoliotransfer.FieldCommittedAt) {
+		fields = append(fields, portfoliotransfer.FieldCommittedAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *PortfolioTransferMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *PortfolioTransferMutation) ClearField(name string) error {
+	switch name {
+	case portfoliotransfer.FieldOwnerID:
+		m.ClearOwnerID()
+		return nil
+	case portfoliotransfer.FieldMappingID:
+		m.ClearMappingID()
+		return nil
+	case portfoliotransfer.FieldSummary:
+		m.ClearSummary()
+		return nil
+	case portfoliotransfer.FieldIssues:
+		m.ClearIssues()
+		return nil
+	case portfoliotransfer.FieldProgress:
+		m.ClearProgress()
+		return nil
+	case portfoliotransfer.FieldValidatedAt:
+		m.ClearValidatedAt()
+		return nil
+	case portfoliotransfer.FieldCommittedAt:
+		m.ClearCommittedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown PortfolioTransfer nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *PortfolioTransferMutation) ResetField(name string) error {
+	switch name {
+	case portfoliotransfer.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case portfoliotransfer.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case portfoliotransfer.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case portfoliotransfer.FieldVersion:
+		m.ResetVersion()
+		return nil
+	case portfoliotransfer.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case portfoliotransfer.FieldFormat:
+		m.ResetFormat()
+		return nil
+	case portfoliotransfer.FieldSource:
+		m.ResetSource()
+		return nil
+	case portfoliotransfer.FieldOwnerID:
+		m.ResetOwnerID()
+		return nil
+	case portfoliotransfer.FieldMappingID:
+		m.ResetMappingID()
+		return nil
+	case portfoliotransfer.FieldAutoCommit:
+		m.ResetAutoCommit()
+		return nil
+	case portfoliotransfer.FieldWriteMode:
+		m.ResetWriteMode()
+		return nil
+	case portfoliotransfer.FieldEncoding:
+		m.ResetEncoding()
+		return nil
+	case portfoliotransfer.FieldFilename:
+		m.ResetFilename()
+		return nil
+	case portfoliotransfer.FieldSize:
+		m.ResetSize()
+		return nil
+	case portfoliotransfer.FieldSha256:
+		m.ResetSha256()
+		return nil
+	case portfoliotransfer.FieldBlobKey:
+		m.ResetBlobKey()
+		return nil
+	case portfoliotransfer.FieldSummary:
+		m.ResetSummary()
+		return nil
+	case portfoliotransfer.FieldIssues:
+		m.ResetIssues()
+		return nil
+	case portfoliotransfer.FieldCommitted:
+		m.ResetCommitted()
+		return nil
+	case portfoliotransfer.FieldProgress:
+		m.ResetProgress()
+		return nil
+	case portfoliotransfer.FieldError:
+		m.ResetError()
+		return nil
+	case portfoliotransfer.FieldValidatedAt:
+		m.ResetValidatedAt()
+		return nil
+	case portfoliotransfer.FieldCommittedAt:
+		m.ResetCommittedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown PortfolioTransfer field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *PortfolioTransferMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.company != nil {
+		edges = append(edges, portfoliotransfer.EdgeCompany)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *PortfolioTransferMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case portfoliotransfer.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *PortfolioTransferMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *PortfolioTransferMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *PortfolioTransferMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcompany {
+		edges = append(edges, portfoliotransfer.EdgeCompany)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *PortfolioTransferMutation) EdgeCleared(name string) bool {
+	switch name {
+	case portfoliotransfer.EdgeCompany:
+		return m.clearedcompany
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *PortfolioTransferMutation) ClearEdge(name string) error {
+	switch name {
+	case portfoliotransfer.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown PortfolioTransfer unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *PortfolioTransferMutation) ResetEdge(name string) error {
+	switch name {
+	case portfoliotransfer.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown PortfolioTransfer edge %s", name)
 }
 
 // UserMutation represents an operation that mutates the User nodes in the graph.

@@ -44,6 +44,8 @@ type Tx struct {
 	LeadStage *LeadStageClient
 	// LeadSubmission is the client for interacting with the LeadSubmission builders.
 	LeadSubmission *LeadSubmissionClient
+	// PortfolioTransfer is the client for interacting with the PortfolioTransfer builders.
+	PortfolioTransfer *PortfolioTransferClient
 	// User is the client for interacting with the User builders.
 	User *UserClient
 	// WebhookCursor is the client for interacting with the WebhookCursor builders.
@@ -198,6 +200,7 @@ func (tx *Tx) init() {
 	tx.LeadAttachment = NewLeadAttachmentClient(tx.config)
 	tx.LeadStage = NewLeadStageClient(tx.config)
 	tx.LeadSubmission = NewLeadSubmissionClient(tx.config)
+	tx.PortfolioTransfer = NewPortfolioTransferClient(tx.config)
 	tx.User = NewUserClient(tx.config)
 	tx.WebhookCursor = NewWebhookCursorClient(tx.config)
 	tx.WebhookDelivery = NewWebhookDeliveryClient(tx.config)

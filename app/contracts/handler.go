@@ -103,7 +103,7 @@ func (h *Handler) update(c *fiber.Ctx) error {
 	if err := httpx.IfMatch(c, cur.Version, false); err != nil {
 		return err
 	}
-	in := inputOf(cur)
+	in := InputOf(cur)
 	if err := httpx.MergePatch(c, &in); err != nil {
 		return err
 	}

@@ -137,8 +137,8 @@ func checkRefs(v *errs.Invalid, refs []schematype.ExternalRef) {
 	}
 }
 
-// inputOf is the Input of a stored contract: what a PATCH merges into.
-func inputOf(c *ent.Contract) Input {
+// InputOf is the Input of a stored contract: what a PATCH merges into.
+func InputOf(c *ent.Contract) Input {
 	str := func(s string) *string { return &s }
 	date := func(t *time.Time) *string {
 		if t == nil {

@@ -269,13 +269,18 @@ func normalized(in Input) Input {
 	return out
 }
 
+// Same reports whether writing in and x to c would change nothing: the fields of in, and the
+// details of x when given (an import's source alone is no change).
+func Same(c *ent.Contract, in Input, x Extra) bool {
+	return reflect.DeepEqual(normalized(InputOf(c)), normalized(in)) &&
+		(x.Details == nil || reflect.DeepEqual(jsonRound(x.Details), jsonRound(c.Details)))
+}
+
 // Update replaces the writable fields of c (locked by Lock) with in and records
 // contract.updated. A change that changes nothing changes neither version nor updatedAt and
 // records no event; x (import source, details) alone does not count as a change unless set.
 func (s *Service) Update(ctx context.Context, c *ent.Contract, in Input, x Extra) (Contract, bool, error) {
-	same := reflect.DeepEqual(normalized(inputOf(c)), normalized(in)) &&
-		(x.Details == nil || reflect.DeepEqual(jsonRound(x.Details), jsonRound(c.Details)))
-	if same {
+	if Same(c, in, x) {
 		out, err := withInsurer(ctx, c)
 		return out, false, err
 	}

@@ -189,6 +189,18 @@ func (f LeadSubmissionFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Val
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.LeadSubmissionMutation", m)
 }
 
+// The PortfolioTransferFunc type is an adapter to allow the use of ordinary
+// function as PortfolioTransfer mutator.
+type PortfolioTransferFunc func(context.Context, *ent.PortfolioTransferMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f PortfolioTransferFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.PortfolioTransferMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.PortfolioTransferMutation", m)
+}
+
 // The UserFunc type is an adapter to allow the use of ordinary
 // function as User mutator.
 type UserFunc func(context.Context, *ent.UserMutation) (ent.Value, error)

@@ -23,6 +23,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
 	"github.com/brokerdesk/brokerdesk/ent/leadstage"
 	"github.com/brokerdesk/brokerdesk/ent/leadsubmission"
+	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
 	"github.com/brokerdesk/brokerdesk/ent/predicate"
 	"github.com/brokerdesk/brokerdesk/ent/user"
 	"github.com/brokerdesk/brokerdesk/ent/webhookcursor"
@@ -491,6 +492,33 @@ func (f TraverseLeadSubmission) Traverse(ctx context.Context, q ent.Query) error
 	return fmt.Errorf("unexpected query type %T. expect *ent.LeadSubmissionQuery", q)
 }
 
+// The PortfolioTransferFunc type is an adapter to allow the use of ordinary function as a Querier.
+type PortfolioTransferFunc func(context.Context, *ent.PortfolioTransferQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f PortfolioTransferFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.PortfolioTransferQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.PortfolioTransferQuery", q)
+}
+
+// The TraversePortfolioTransfer type is an adapter to allow the use of ordinary function as Traverser.
+type TraversePortfolioTransfer func(context.Context, *ent.PortfolioTransferQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraversePortfolioTransfer) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraversePortfolioTransfer) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.PortfolioTransferQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.PortfolioTransferQuery", q)
+}
+
 // The UserFunc type is an adapter to allow the use of ordinary function as a Querier.
 type UserFunc func(context.Context, *ent.UserQuery) (ent.Value, error)
 
@@ -632,6 +660,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.LeadStageQuery, predicate.LeadStage, leadstage.OrderOption]{typ: ent.TypeLeadStage, tq: q}, nil
 	case *ent.LeadSubmissionQuery:
 		return &query[*ent.LeadSubmissionQuery, predicate.LeadSubmission, leadsubmission.OrderOption]{typ: ent.TypeLeadSubmission, tq: q}, nil
+	case *ent.PortfolioTransferQuery:
+		return &query[*ent.PortfolioTransferQuery, predicate.PortfolioTransfer, portfoliotransfer.OrderOption]{typ: ent.TypePortfolioTransfer, tq: q}, nil
 	case *ent.UserQuery:
 		return &query[*ent.UserQuery, predicate.User, user.OrderOption]{typ: ent.TypeUser, tq: q}, nil
 	case *ent.WebhookCursorQuery:

@@ -617,6 +617,64 @@ var (
 			},
 		},
 	}
+	// PortfolioTransfersColumns holds the columns for the "portfolio_transfers" table.
+	PortfolioTransfersColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "version", Type: field.TypeInt64, Default: 1},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"pending", "validating", "validated", "committing", "committed", "failed"}, Default: "pending"},
+		{Name: "format", Type: field.TypeEnum, Enums: []string{"gdv_vu_vermittler", "bipro_430_4", "csv"}},
+		{Name: "source", Type: field.TypeString, Size: 100},
+		{Name: "owner_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "mapping_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "auto_commit", Type: field.TypeBool, Default: false},
+		{Name: "write_mode", Type: field.TypeEnum, Enums: []string{"overwrite", "fill_empty_only"}, Default: "overwrite"},
+		{Name: "encoding", Type: field.TypeString, Size: 20, Default: ""},
+		{Name: "filename", Type: field.TypeString, Size: 255, Default: ""},
+		{Name: "size", Type: field.TypeInt64},
+		{Name: "sha256", Type: field.TypeString, Size: 64},
+		{Name: "blob_key", Type: field.TypeString, Size: 200},
+		{Name: "summary", Type: field.TypeJSON, Nullable: true},
+		{Name: "issues", Type: field.TypeJSON, Nullable: true},
+		{Name: "committed", Type: field.TypeInt64, Default: 0},
+		{Name: "progress", Type: field.TypeJSON, Nullable: true},
+		{Name: "error", Type: field.TypeString, Size: 2000, Default: ""},
+		{Name: "validated_at", Type: field.TypeTime, Nullable: true},
+		{Name: "committed_at", Type: field.TypeTime, Nullable: true},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// PortfolioTransfersTable holds the schema information for the "portfolio_transfers" table.
+	PortfolioTransfersTable = &schema.Table{
+		Name:       "portfolio_transfers",
+		Columns:    PortfolioTransfersColumns,
+		PrimaryKey: []*schema.Column{PortfolioTransfersColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "portfolio_transfers_companies_company",
+				Columns:    []*schema.Column{PortfolioTransfersColumns[23]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "portfoliotransfer_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{PortfolioTransfersColumns[23]},
+			},
+			{
+				Name:    "portfoliotransfer_company_id_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{PortfolioTransfersColumns[23], PortfolioTransfersColumns[1], PortfolioTransfersColumns[0]},
+			},
+			{
+				Name:    "portfoliotransfer_company_id_status",
+				Unique:  false,
+				Columns: []*schema.Column{PortfolioTransfersColumns[23], PortfolioTransfersColumns[4]},
+			},
+		},
+	}
 	// UsersColumns holds the columns for the "users" table.
 	UsersColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -811,6 +869,7 @@ var (
 		LeadAttachmentsTable,
 		LeadStagesTable,
 		LeadSubmissionsTable,
+		PortfolioTransfersTable,
 		UsersTable,
 		WebhookCursorsTable,
 		WebhookDeliveriesTable,
@@ -832,6 +891,7 @@ func init() {
 	LeadAttachmentsTable.ForeignKeys[0].RefTable = CompaniesTable
 	LeadStagesTable.ForeignKeys[0].RefTable = CompaniesTable
 	LeadSubmissionsTable.ForeignKeys[0].RefTable = CompaniesTable
+	PortfolioTransfersTable.ForeignKeys[0].RefTable = CompaniesTable
 	UsersTable.ForeignKeys[0].RefTable = CompaniesTable
 	WebhookCursorsTable.ForeignKeys[0].RefTable = CompaniesTable
 	WebhookDeliveriesTable.ForeignKeys[0].RefTable = CompaniesTable

@@ -51,6 +51,9 @@ type LeadStage func(*sql.Selector)
 // LeadSubmission is the predicate function for leadsubmission builders.
 type LeadSubmission func(*sql.Selector)
 
+// PortfolioTransfer is the predicate function for portfoliotransfer builders.
+type PortfolioTransfer func(*sql.Selector)
+
 // User is the predicate function for user builders.
 type User func(*sql.Selector)
 

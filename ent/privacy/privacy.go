@@ -471,6 +471,30 @@ func (f LeadSubmissionMutationRuleFunc) EvalMutation(ctx context.Context, m ent.
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.LeadSubmissionMutation", m)
 }
 
+// The PortfolioTransferQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type PortfolioTransferQueryRuleFunc func(context.Context, *ent.PortfolioTransferQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f PortfolioTransferQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.PortfolioTransferQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.PortfolioTransferQuery", q)
+}
+
+// The PortfolioTransferMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type PortfolioTransferMutationRuleFunc func(context.Context, *ent.PortfolioTransferMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f PortfolioTransferMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.PortfolioTransferMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.PortfolioTransferMutation", m)
+}
+
 // The UserQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type UserQueryRuleFunc func(context.Context, *ent.UserQuery) error
@@ -632,6 +656,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.LeadSubmissionQuery:
 		return q.Filter(), nil
+	case *ent.PortfolioTransferQuery:
+		return q.Filter(), nil
 	case *ent.UserQuery:
 		return q.Filter(), nil
 	case *ent.WebhookCursorQuery:
@@ -676,6 +702,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.LeadStageMutation:
 		return m.Filter(), nil
 	case *ent.LeadSubmissionMutation:
+		return m.Filter(), nil
+	case *ent.PortfolioTransferMutation:
 		return m.Filter(), nil
 	case *ent.UserMutation:
 		return m.Filter(), nil

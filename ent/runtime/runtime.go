@@ -21,6 +21,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
 	"github.com/brokerdesk/brokerdesk/ent/leadstage"
 	"github.com/brokerdesk/brokerdesk/ent/leadsubmission"
+	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
 	"github.com/brokerdesk/brokerdesk/ent/schema"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 	"github.com/brokerdesk/brokerdesk/ent/user"
@@ -971,6 +972,118 @@ func init() {
 	leadsubmissionDescID := leadsubmissionMixinFields0[0].Descriptor()
 	// leadsubmission.DefaultID holds the default value on creation for the id field.
 	leadsubmission.DefaultID = leadsubmissionDescID.Default.(func() uuid.UUID)
+	portfoliotransferMixin := schema.PortfolioTransfer{}.Mixin()
+	portfoliotransfer.Policy = privacy.NewPolicies(portfoliotransferMixin[1], schema.PortfolioTransfer{})
+	portfoliotransfer.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := portfoliotransfer.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	portfoliotransferMixinHooks1 := portfoliotransferMixin[1].Hooks()
+	portfoliotransferMixinHooks3 := portfoliotransferMixin[3].Hooks()
+
+	portfoliotransfer.Hooks[1] = portfoliotransferMixinHooks1[0]
+
+	portfoliotransfer.Hooks[2] = portfoliotransferMixinHooks3[0]
+	portfoliotransferMixinFields0 := portfoliotransferMixin[0].Fields()
+	_ = portfoliotransferMixinFields0
+	portfoliotransferMixinFields2 := portfoliotransferMixin[2].Fields()
+	_ = portfoliotransferMixinFields2
+	portfoliotransferMixinFields3 := portfoliotransferMixin[3].Fields()
+	_ = portfoliotransferMixinFields3
+	portfoliotransferFields := schema.PortfolioTransfer{}.Fields()
+	_ = portfoliotransferFields
+	// portfoliotransferDescCreatedAt is the schema descriptor for created_at field.
+	portfoliotransferDescCreatedAt := portfoliotransferMixinFields2[0].Descriptor()
+	// portfoliotransfer.DefaultCreatedAt holds the default value on creation for the created_at field.
+	portfoliotransfer.DefaultCreatedAt = portfoliotransferDescCreatedAt.Default.(func() time.Time)
+	// portfoliotransferDescUpdatedAt is the schema descriptor for updated_at field.
+	portfoliotransferDescUpdatedAt := portfoliotransferMixinFields2[1].Descriptor()
+	// portfoliotransfer.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	portfoliotransfer.DefaultUpdatedAt = portfoliotransferDescUpdatedAt.Default.(func() time.Time)
+	// portfoliotransfer.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	portfoliotransfer.UpdateDefaultUpdatedAt = portfoliotransferDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// portfoliotransferDescVersion is the schema descriptor for version field.
+	portfoliotransferDescVersion := portfoliotransferMixinFields3[0].Descriptor()
+	// portfoliotransfer.DefaultVersion holds the default value on creation for the version field.
+	portfoliotransfer.DefaultVersion = portfoliotransferDescVersion.Default.(int64)
+	// portfoliotransferDescSource is the schema descriptor for source field.
+	portfoliotransferDescSource := portfoliotransferFields[2].Descriptor()
+	// portfoliotransfer.SourceValidator is a validator for the "source" field. It is called by the builders before save.
+	portfoliotransfer.SourceValidator = func() func(string) error {
+		validators := portfoliotransferDescSource.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(source string) error {
+			for _, fn := range fns {
+				if err := fn(source); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// portfoliotransferDescAutoCommit is the schema descriptor for auto_commit field.
+	portfoliotransferDescAutoCommit := portfoliotransferFields[5].Descriptor()
+	// portfoliotransfer.DefaultAutoCommit holds the default value on creation for the auto_commit field.
+	portfoliotransfer.DefaultAutoCommit = portfoliotransferDescAutoCommit.Default.(bool)
+	// portfoliotransferDescEncoding is the schema descriptor for encoding field.
+	portfoliotransferDescEncoding := portfoliotransferFields[7].Descriptor()
+	// portfoliotransfer.DefaultEncoding holds the default value on creation for the encoding field.
+	portfoliotransfer.DefaultEncoding = portfoliotransferDescEncoding.Default.(string)
+	// portfoliotransfer.EncodingValidator is a validator for the "encoding" field. It is called by the builders before save.
+	portfoliotransfer.EncodingValidator = portfoliotransferDescEncoding.Validators[0].(func(string) error)
+	// portfoliotransferDescFilename is the schema descriptor for filename field.
+	portfoliotransferDescFilename := portfoliotransferFields[8].Descriptor()
+	// portfoliotransfer.DefaultFilename holds the default value on creation for the filename field.
+	portfoliotransfer.DefaultFilename = portfoliotransferDescFilename.Default.(string)
+	// portfoliotransfer.FilenameValidator is a validator for the "filename" field. It is called by the builders before save.
+	portfoliotransfer.FilenameValidator = portfoliotransferDescFilename.Validators[0].(func(string) error)
+	// portfoliotransferDescSize is the schema descriptor for size field.
+	portfoliotransferDescSize := portfoliotransferFields[9].Descriptor()
+	// portfoliotransfer.SizeValidator is a validator for the "size" field. It is called by the builders before save.
+	portfoliotransfer.SizeValidator = portfoliotransferDescSize.Validators[0].(func(int64) error)
+	// portfoliotransferDescSha256 is the schema descriptor for sha256 field.
+	portfoliotransferDescSha256 := portfoliotransferFields[10].Descriptor()
+	// portfoliotransfer.Sha256Validator is a validator for the "sha256" field. It is called by the builders before save.
+	portfoliotransfer.Sha256Validator = portfoliotransferDescSha256.Validators[0].(func(string) error)
+	// portfoliotransferDescBlobKey is the schema descriptor for blob_key field.
+	portfoliotransferDescBlobKey := portfoliotransferFields[11].Descriptor()
+	// portfoliotransfer.BlobKeyValidator is a validator for the "blob_key" field. It is called by the builders before save.
+	portfoliotransfer.BlobKeyValidator = func() func(string) error {
+		validators := portfoliotransferDescBlobKey.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(blob_key string) error {
+			for _, fn := range fns {
+				if err := fn(blob_key); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// portfoliotransferDescCommitted is the schema descriptor for committed field.
+	portfoliotransferDescCommitted := portfoliotransferFields[14].Descriptor()
+	// portfoliotransfer.DefaultCommitted holds the default value on creation for the committed field.
+	portfoliotransfer.DefaultCommitted = portfoliotransferDescCommitted.Default.(int64)
+	// portfoliotransferDescError is the schema descriptor for error field.
+	portfoliotransferDescError := portfoliotransferFields[16].Descriptor()
+	// portfoliotransfer.DefaultError holds the default value on creation for the error field.
+	portfoliotransfer.DefaultError = portfoliotransferDescError.Default.(string)
+	// portfoliotransfer.ErrorValidator is a validator for the "error" field. It is called by the builders before save.
+	portfoliotransfer.ErrorValidator = portfoliotransferDescError.Validators[0].(func(string) error)
+	// portfoliotransferDescID is the schema descriptor for id field.
+	portfoliotransferDescID := portfoliotransferMixinFields0[0].Descriptor()
+	// portfoliotransfer.DefaultID holds the default value on creation for the id field.
+	portfoliotransfer.DefaultID = portfoliotransferDescID.Default.(func() uuid.UUID)
 	userMixin := schema.User{}.Mixin()
 	user.Policy = privacy.NewPolicies(userMixin[1], schema.User{})
 	user.Hooks[0] = func(next ent.Mutator) ent.Mutator {

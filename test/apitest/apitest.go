@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -22,6 +23,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/brokerdesk/brokerdesk/app"
+	"github.com/brokerdesk/brokerdesk/app/blobstore"
 	"github.com/brokerdesk/brokerdesk/app/operator"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/tenancy"
@@ -67,6 +69,7 @@ func Main(m *testing.M) int {
 		f()
 	}
 	pkgDB.drop()
+	_ = os.RemoveAll(blobDir)
 	return code
 }
 
@@ -114,6 +117,9 @@ func New(t testing.TB, opts ...app.Option) *Env {
 	return shared
 }
 
+// blobDir holds the blobs of the test binary's servers.
+var blobDir = filepath.Join(os.TempDir(), fmt.Sprintf("brokerdesk-blobs-%d", os.Getpid()))
+
 func build(opts ...app.Option) (*Env, error) {
 	ctx := context.Background()
 	e := &Env{OwnerURL: pkgDB.ownerURL, AppURL: pgtest.AppURL(pkgDB.ownerURL)}
@@ -129,6 +135,8 @@ func build(opts ...app.Option) (*Env, error) {
 			return "warn"
 		case "WEBHOOK_ALLOW_INSECURE": // test receivers listen on loopback
 			return "true"
+		case "BLOB_URL": // a directory of the test binary, removed when it ends
+			return blobstore.FileURL(blobDir)
 		}
 		return ""
 	})
