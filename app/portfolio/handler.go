@@ -187,4 +187,3 @@ func uuidField(v *errs.Invalid, values map[string][]string, name string) *uuid.U
 	}
 	return &id
 }
-

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-
 	"github.com/brokerdesk/brokerdesk/app/errs"
 	"github.com/brokerdesk/brokerdesk/app/gdv"
 	"github.com/brokerdesk/brokerdesk/ent"
@@ -101,7 +100,7 @@ func (w *Worker) validate(ctx context.Context, t *ent.PortfolioTransfer) (*ent.P
 		"encoding": s.Encoding, "records": s.Records, "recordsBySatzart": s.RecordsBySatzart,
 		"packages": packages, "insurers": s.Insurers, "contracts": s.Contracts, "persons": s.Persons,
 		"personsByRole": s.PersonsByRole, "warnings": s.Warnings, "errors": s.Errors, "issuesByCode": s.IssuesByCode,
-		"issuesSuppressed": s.IssuesSuppressed + max(0, s.Warnings+s.Errors-int64(len(issues))-s.IssuesSuppressed),
+		"issuesSuppressed":  s.IssuesSuppressed + max(0, s.Warnings+s.Errors-int64(len(issues))-s.IssuesSuppressed),
 		"contractsToCreate": counts[actCreate], "contractsToUpdate": counts[actUpdate],
 		"contractsUnchanged": counts[actUnchanged], "contractsSkipped": counts[actSkip], "skippedByReason": reasons,
 		"personsToCreate": personsNew, "personsMatched": personsMatched,
@@ -219,4 +218,3 @@ func (w *Worker) commit(ctx context.Context, t *ent.PortfolioTransfer) (bool, er
 	})
 	return err == nil, err
 }
-

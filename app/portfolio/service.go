@@ -174,4 +174,3 @@ func (s *Service) Commit(ctx context.Context, id uuid.UUID) (*ent.PortfolioTrans
 	t, err = s.Get(ctx, id)
 	return t, true, err
 }
-

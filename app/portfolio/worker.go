@@ -46,7 +46,9 @@ type Worker struct {
 // minute); a commit run stops itself after SliceTime.
 func (w *Worker) Timeout(*river.Job[Args]) time.Duration { return 10 * time.Minute }
 
-func tenancyCtx(ctx context.Context, tx *ent.Tx) context.Context { return tenancy.WithClient(ctx, tx.Client()) }
+func tenancyCtx(ctx context.Context, tx *ent.Tx) context.Context {
+	return tenancy.WithClient(ctx, tx.Client())
+}
 
 // Work runs the next step of the transfer.
 func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {

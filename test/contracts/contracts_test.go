@@ -198,10 +198,10 @@ func TestContracts_CRUD(t *testing.T) {
 		{Name: "bad id", Key: a.Secret, Method: "GET", Path: "/contracts/nope", Status: 400, Problem: "invalid_id"},
 		{Name: "patch with a stale ETag", Key: a.Secret, Method: "PATCH", Path: "/contracts/" + first.ID,
 			Header: map[string]string{"If-Match": `"7"`, "Content-Type": "application/merge-patch+json"},
-			Body: `{"status":"cancelled"}`, Status: 412, Problem: "etag_mismatch"},
+			Body:   `{"status":"cancelled"}`, Status: 412, Problem: "etag_mismatch"},
 		{Name: "patch cancels and clears the premium", Key: a.Secret, Method: "PATCH", Path: "/contracts/" + first.ID,
 			Header: map[string]string{"If-Match": `"1"`, "Content-Type": "application/merge-patch+json"},
-			Body: `{"status":"cancelled","endDate":"2026-12-31","premium":null}`, Status: 200,
+			Body:   `{"status":"cancelled","endDate":"2026-12-31","premium":null}`, Status: 200,
 			Check: func(t *testing.T, r *apitest.Response) {
 				var c contract
 				r.Decode(t, &c)
