@@ -195,7 +195,8 @@ func (s *Server) newJobs(ctx context.Context, cfg Config, pcfg *pgxpool.Config, 
 		return fmt.Errorf("BLOB_URL: %w", err)
 	}
 	s.portfolio = portfolio.New(portfolio.Deps{Pool: s.jobsPool, DB: s.jobsDB, Bucket: s.bucket, Events: events.NewService(),
-		Contracts: contracts.NewService(events.NewService()), Now: o.now, Log: s.log})
+		Contracts: contracts.NewService(events.NewService()), Now: o.now, Log: s.log,
+		BatchSize: cfg.PortfolioBatchSize})
 	s.portfolio.AddWorkers(workers)
 	maintenance.AddWorkers(workers, maintenance.NewPurger(s.pool, s.log))
 	periodic := append(s.hooks.PeriodicJobs(), maintenance.PeriodicJobs()...)

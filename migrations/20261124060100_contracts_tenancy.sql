@@ -47,7 +47,7 @@ BEGIN
     RETURN v_id;
   END IF;
   INSERT INTO public.insurers (id, vu_number, name, created_at)
-  VALUES (public.gen_random_uuid(), p_vu_number, 'VU ' || p_vu_number, now())
+  VALUES (pg_catalog.gen_random_uuid(), p_vu_number, 'VU ' || p_vu_number, pg_catalog.now())
   ON CONFLICT (vu_number) DO NOTHING;
   SELECT id INTO v_id FROM public.insurers WHERE vu_number = p_vu_number;
   RETURN v_id;
