@@ -165,7 +165,7 @@ func (s *Service) Commit(ctx context.Context, id uuid.UUID) (*ent.PortfolioTrans
 	if err != nil {
 		return nil, false, fmt.Errorf("commit portfolio transfer %s: %w", id, err)
 	}
-	if _, err := s.m.queue.InsertTx(ctx, tx, Args{CompanyID: t.CompanyID, TransferID: id}, nil); err != nil {
+	if _, err := s.m.queue.InsertTx(ctx, tx, Args{CompanyID: t.CompanyID, TransferID: id, Commit: true}, nil); err != nil {
 		return nil, false, fmt.Errorf("queue portfolio commit: %w", err)
 	}
 	if err := tx.Commit(ctx); err != nil {

@@ -22,6 +22,10 @@ import (
 type Args struct {
 	CompanyID  uuid.UUID `json:"companyId"`
 	TransferID uuid.UUID `json:"transferId"`
+	// Commit marks the job of POST …/commit: its runs are short (SliceTime), so its timeout is
+	// too, and river rescues it soon after a crash. River does not rescue a job before its own
+	// timeout has passed.
+	Commit bool `json:"commit,omitempty"`
 }
 
 // Kind is the job kind.
@@ -44,7 +48,12 @@ type Worker struct {
 
 // Timeout bounds one run: validation reads the whole file (bounded memory, about 1 GB a
 // minute); a commit run stops itself after SliceTime.
-func (w *Worker) Timeout(*river.Job[Args]) time.Duration { return 10 * time.Minute }
+func (w *Worker) Timeout(job *river.Job[Args]) time.Duration {
+	if job.Args.Commit {
+		return 2 * w.m.d.SliceTime
+	}
+	return 10 * time.Minute
+}
 
 func tenancyCtx(ctx context.Context, tx *ent.Tx) context.Context {
 	return tenancy.WithClient(ctx, tx.Client())

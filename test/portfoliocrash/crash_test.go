@@ -49,12 +49,25 @@ func TestPortfolio_CommitSurvivesKill(t *testing.T) {
 		_ = json.Unmarshal(b, &tr)
 		return resp.StatusCode, tr
 	}
-	body, ct := multipartBody(t, map[string]string{"format": "gdv_vu_vermittler", "autoCommit": "true"}, "bestand.gdv", file.Bytes())
+	body, ct := multipartBody(t, map[string]string{"format": "gdv_vu_vermittler"}, "bestand.gdv", file.Bytes())
 	status, tr := do(first.URL, "POST", "/portfolio-transfers", body, ct)
 	if status != 202 {
 		t.Fatalf("upload: %d", status)
 	}
 	deadline := time.Now().Add(60 * time.Second)
+	for {
+		_, cur := do(first.URL, "GET", "/portfolio-transfers/"+tr.ID, nil, "")
+		if cur.Status == "validated" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not validated: %+v", cur)
+		}
+		time.Sleep(150 * time.Millisecond)
+	}
+	if status, _ := do(first.URL, "POST", "/portfolio-transfers/"+tr.ID+"/commit", nil, ""); status != 202 {
+		t.Fatalf("commit: %d", status)
+	}
 	for {
 		code, cur := do(first.URL, "GET", "/portfolio-transfers/"+tr.ID, nil, "")
 		if cur.Status == "committing" && cur.Progress.Done >= 200 {
