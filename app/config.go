@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/ulule/limiter/v3"
 
+	"github.com/brokerdesk/brokerdesk/app/blobstore"
 	"github.com/brokerdesk/brokerdesk/app/jobs"
 	"github.com/brokerdesk/brokerdesk/app/ratelimit"
 	"github.com/brokerdesk/brokerdesk/app/webhooks"
@@ -51,6 +52,12 @@ type Config struct {
 	Clients ratelimit.Clients
 	// Ops: outages, metrics, traces (config_ops.go).
 	Ops OpsConfig
+	// BlobURL is the blob storage of file contents (BLOB_URL): file:///dir or s3://bucket?….
+	// Unset: .data/blobs below the working directory.
+	BlobURL string
+	// PortfolioBatchSize is how many contracts one commit transaction of a portfolio transfer
+	// writes (PORTFOLIO_BATCH_SIZE, default 500).
+	PortfolioBatchSize int
 }
 
 // LoadConfig reads every variable once, with its default. README.md lists them.
@@ -99,6 +106,14 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	if err := loadOps(&cfg.Ops, env); err != nil {
 		return cfg, err
+	}
+	if cfg.BlobURL = getenv("BLOB_URL"); cfg.BlobURL == "" {
+		if cfg.BlobURL, err = blobstore.DefaultURL(); err != nil {
+			return cfg, fmt.Errorf("BLOB_URL: %w", err)
+		}
+	}
+	if cfg.PortfolioBatchSize, err = strconv.Atoi(env("PORTFOLIO_BATCH_SIZE", "500")); err != nil || cfg.PortfolioBatchSize < 1 {
+		return cfg, fmt.Errorf("PORTFOLIO_BATCH_SIZE must be a positive integer")
 	}
 	cfg.AppDatabaseURL = getenv("APP_DATABASE_URL")
 	if cfg.AppDatabaseURL == "" && cfg.DatabaseURL != "" {

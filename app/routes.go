@@ -7,6 +7,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/account"
 	"github.com/brokerdesk/brokerdesk/app/appointments"
 	"github.com/brokerdesk/brokerdesk/app/contacts"
+	"github.com/brokerdesk/brokerdesk/app/contracts"
 	"github.com/brokerdesk/brokerdesk/app/delegations"
 	"github.com/brokerdesk/brokerdesk/app/events"
 	"github.com/brokerdesk/brokerdesk/app/httpx"
@@ -15,6 +16,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/leads"
 	"github.com/brokerdesk/brokerdesk/app/oauth"
 	"github.com/brokerdesk/brokerdesk/app/openapi"
+	"github.com/brokerdesk/brokerdesk/app/portfolio"
 	"github.com/brokerdesk/brokerdesk/app/ratelimit"
 	"github.com/brokerdesk/brokerdesk/app/sdk"
 	"github.com/brokerdesk/brokerdesk/app/tasks"
@@ -58,6 +60,8 @@ func (s *Server) routes(pager *httpx.Pager, o options) {
 	intake.NewHandler(auth, intake.Limits{Key: s.limits.Intake, Sender: s.limits.IntakeSender, Attachments: s.limits.Attachments,
 		Guard: guard, Clients: s.clients}, intake.NewService(events.NewService(), o.now)).Mount(s.App, v1)
 	leads.NewHandler(leads.NewService(events.NewService(), contacts.NewService(events.NewService()), o.now), pager, idem.Middleware()).Mount(api)
+	contracts.NewHandler(contracts.NewService(events.NewService()), pager, idem.Middleware()).Mount(api)
+	portfolio.NewHandler(s.portfolio.Service(), pager, idem.Middleware()).Mount(api)
 	webhooks.NewHandler(s.hooks.Service(), pager, idem.Middleware()).Mount(api)
 	appts := appointments.NewHandler(appointments.NewService(events.NewService(), o.now), idem.Middleware())
 	appts.Mount(api)

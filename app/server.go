@@ -17,12 +17,16 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/rs/zerolog"
 	pgxuuid "github.com/vgarvardt/pgx-google-uuid/v5"
+	"gocloud.dev/blob"
 
+	"github.com/brokerdesk/brokerdesk/app/blobstore"
+	"github.com/brokerdesk/brokerdesk/app/contracts"
 	"github.com/brokerdesk/brokerdesk/app/events"
 	"github.com/brokerdesk/brokerdesk/app/httpx"
 	"github.com/brokerdesk/brokerdesk/app/jobs"
 	"github.com/brokerdesk/brokerdesk/app/maintenance"
 	"github.com/brokerdesk/brokerdesk/app/metrics"
+	"github.com/brokerdesk/brokerdesk/app/portfolio"
 	"github.com/brokerdesk/brokerdesk/app/ratelimit"
 	"github.com/brokerdesk/brokerdesk/app/tracing"
 	"github.com/brokerdesk/brokerdesk/app/webhooks"
@@ -57,6 +61,8 @@ type Server struct {
 	// oauthSecret (APP_SECRET) keys the OAuth tokens' HMAC and the login cookies.
 	oauthSecret []byte
 	stopRelay   func()
+	portfolio   *portfolio.Module
+	bucket      *blob.Bucket
 }
 
 // Option changes how NewServer builds the server.
@@ -210,6 +216,9 @@ func (s *Server) Close() {
 		defer cancel()
 		_ = s.tracing.Shutdown(ctx) // flush the last spans
 	}
+	if s.bucket != nil {
+		_ = s.bucket.Close()
+	}
 }
 
 // newJobs builds the job queue and the webhook module on a pool of their own: two connections
@@ -233,12 +242,20 @@ func (s *Server) newJobs(ctx context.Context, cfg Config, pcfg *pgxpool.Config, 
 		Events: events.NewService(), Now: o.now, Log: s.log, Schedule: o.schedule})
 	workers := river.NewWorkers()
 	s.hooks.AddWorkers(workers)
+	if s.bucket, err = blobstore.Open(ctx, cfg.BlobURL); err != nil {
+		return fmt.Errorf("BLOB_URL: %w", err)
+	}
+	s.portfolio = portfolio.New(portfolio.Deps{Pool: s.jobsPool, DB: s.jobsDB, Bucket: s.bucket, Events: events.NewService(),
+		Contracts: contracts.NewService(events.NewService()), Now: o.now, Log: s.log,
+		BatchSize: cfg.PortfolioBatchSize})
+	s.portfolio.AddWorkers(workers)
 	maintenance.AddWorkers(workers, maintenance.NewPurger(s.pool, s.log))
 	periodic := append(s.hooks.PeriodicJobs(), maintenance.PeriodicJobs()...)
 	if s.jobs, err = jobs.NewClient(s.jobsPool, workers, periodic, cfg.Jobs, s.log); err != nil {
 		return fmt.Errorf("job queue: %w", err)
 	}
 	s.hooks.Bind(s.jobs)
+	s.portfolio.Bind(s.jobs)
 	return nil
 }
 

@@ -23,11 +23,13 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
+	"github.com/brokerdesk/brokerdesk/ent/contract"
 	"github.com/brokerdesk/brokerdesk/ent/delegation"
 	"github.com/brokerdesk/brokerdesk/ent/event"
 	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
 	"github.com/brokerdesk/brokerdesk/ent/externalref"
 	"github.com/brokerdesk/brokerdesk/ent/idempotencykey"
+	"github.com/brokerdesk/brokerdesk/ent/insurer"
 	"github.com/brokerdesk/brokerdesk/ent/jobrun"
 	"github.com/brokerdesk/brokerdesk/ent/lead"
 	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
@@ -36,6 +38,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/oauthclient"
 	"github.com/brokerdesk/brokerdesk/ent/oauthconsent"
 	"github.com/brokerdesk/brokerdesk/ent/oauthtoken"
+	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
 	"github.com/brokerdesk/brokerdesk/ent/task"
 	"github.com/brokerdesk/brokerdesk/ent/taskcomment"
 	"github.com/brokerdesk/brokerdesk/ent/user"
@@ -65,6 +68,8 @@ type Client struct {
 	Contact *ContactClient
 	// ContactPhone is the client for interacting with the ContactPhone builders.
 	ContactPhone *ContactPhoneClient
+	// Contract is the client for interacting with the Contract builders.
+	Contract *ContractClient
 	// Delegation is the client for interacting with the Delegation builders.
 	Delegation *DelegationClient
 	// Event is the client for interacting with the Event builders.
@@ -75,6 +80,8 @@ type Client struct {
 	ExternalRef *ExternalRefClient
 	// IdempotencyKey is the client for interacting with the IdempotencyKey builders.
 	IdempotencyKey *IdempotencyKeyClient
+	// Insurer is the client for interacting with the Insurer builders.
+	Insurer *InsurerClient
 	// JobRun is the client for interacting with the JobRun builders.
 	JobRun *JobRunClient
 	// Lead is the client for interacting with the Lead builders.
@@ -91,6 +98,8 @@ type Client struct {
 	OAuthConsent *OAuthConsentClient
 	// OAuthToken is the client for interacting with the OAuthToken builders.
 	OAuthToken *OAuthTokenClient
+	// PortfolioTransfer is the client for interacting with the PortfolioTransfer builders.
+	PortfolioTransfer *PortfolioTransferClient
 	// Task is the client for interacting with the Task builders.
 	Task *TaskClient
 	// TaskComment is the client for interacting with the TaskComment builders.
@@ -121,11 +130,13 @@ func (c *Client) init() {
 	c.Company = NewCompanyClient(c.config)
 	c.Contact = NewContactClient(c.config)
 	c.ContactPhone = NewContactPhoneClient(c.config)
+	c.Contract = NewContractClient(c.config)
 	c.Delegation = NewDelegationClient(c.config)
 	c.Event = NewEventClient(c.config)
 	c.EventCounter = NewEventCounterClient(c.config)
 	c.ExternalRef = NewExternalRefClient(c.config)
 	c.IdempotencyKey = NewIdempotencyKeyClient(c.config)
+	c.Insurer = NewInsurerClient(c.config)
 	c.JobRun = NewJobRunClient(c.config)
 	c.Lead = NewLeadClient(c.config)
 	c.LeadAttachment = NewLeadAttachmentClient(c.config)
@@ -134,6 +145,7 @@ func (c *Client) init() {
 	c.OAuthClient = NewOAuthClientClient(c.config)
 	c.OAuthConsent = NewOAuthConsentClient(c.config)
 	c.OAuthToken = NewOAuthTokenClient(c.config)
+	c.PortfolioTransfer = NewPortfolioTransferClient(c.config)
 	c.Task = NewTaskClient(c.config)
 	c.TaskComment = NewTaskCommentClient(c.config)
 	c.User = NewUserClient(c.config)
@@ -239,11 +251,13 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Company:              NewCompanyClient(cfg),
 		Contact:              NewContactClient(cfg),
 		ContactPhone:         NewContactPhoneClient(cfg),
+		Contract:             NewContractClient(cfg),
 		Delegation:           NewDelegationClient(cfg),
 		Event:                NewEventClient(cfg),
 		EventCounter:         NewEventCounterClient(cfg),
 		ExternalRef:          NewExternalRefClient(cfg),
 		IdempotencyKey:       NewIdempotencyKeyClient(cfg),
+		Insurer:              NewInsurerClient(cfg),
 		JobRun:               NewJobRunClient(cfg),
 		Lead:                 NewLeadClient(cfg),
 		LeadAttachment:       NewLeadAttachmentClient(cfg),
@@ -252,6 +266,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		OAuthClient:          NewOAuthClientClient(cfg),
 		OAuthConsent:         NewOAuthConsentClient(cfg),
 		OAuthToken:           NewOAuthTokenClient(cfg),
+		PortfolioTransfer:    NewPortfolioTransferClient(cfg),
 		Task:                 NewTaskClient(cfg),
 		TaskComment:          NewTaskCommentClient(cfg),
 		User:                 NewUserClient(cfg),
@@ -284,11 +299,13 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Company:              NewCompanyClient(cfg),
 		Contact:              NewContactClient(cfg),
 		ContactPhone:         NewContactPhoneClient(cfg),
+		Contract:             NewContractClient(cfg),
 		Delegation:           NewDelegationClient(cfg),
 		Event:                NewEventClient(cfg),
 		EventCounter:         NewEventCounterClient(cfg),
 		ExternalRef:          NewExternalRefClient(cfg),
 		IdempotencyKey:       NewIdempotencyKeyClient(cfg),
+		Insurer:              NewInsurerClient(cfg),
 		JobRun:               NewJobRunClient(cfg),
 		Lead:                 NewLeadClient(cfg),
 		LeadAttachment:       NewLeadAttachmentClient(cfg),
@@ -297,6 +314,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		OAuthClient:          NewOAuthClientClient(cfg),
 		OAuthConsent:         NewOAuthConsentClient(cfg),
 		OAuthToken:           NewOAuthTokenClient(cfg),
+		PortfolioTransfer:    NewPortfolioTransferClient(cfg),
 		Task:                 NewTaskClient(cfg),
 		TaskComment:          NewTaskCommentClient(cfg),
 		User:                 NewUserClient(cfg),
@@ -333,11 +351,11 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIKey, c.Appointment, c.AppointmentException, c.CalendarToken, c.Company,
-		c.Contact, c.ContactPhone, c.Delegation, c.Event, c.EventCounter,
-		c.ExternalRef, c.IdempotencyKey, c.JobRun, c.Lead, c.LeadAttachment,
+		c.Contact, c.ContactPhone, c.Contract, c.Delegation, c.Event, c.EventCounter,
+		c.ExternalRef, c.IdempotencyKey, c.Insurer, c.JobRun, c.Lead, c.LeadAttachment,
 		c.LeadStage, c.LeadSubmission, c.OAuthClient, c.OAuthConsent, c.OAuthToken,
-		c.Task, c.TaskComment, c.User, c.WebhookCursor, c.WebhookDelivery,
-		c.WebhookEndpoint,
+		c.PortfolioTransfer, c.Task, c.TaskComment, c.User, c.WebhookCursor,
+		c.WebhookDelivery, c.WebhookEndpoint,
 	} {
 		n.Use(hooks...)
 	}
@@ -348,11 +366,11 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIKey, c.Appointment, c.AppointmentException, c.CalendarToken, c.Company,
-		c.Contact, c.ContactPhone, c.Delegation, c.Event, c.EventCounter,
-		c.ExternalRef, c.IdempotencyKey, c.JobRun, c.Lead, c.LeadAttachment,
+		c.Contact, c.ContactPhone, c.Contract, c.Delegation, c.Event, c.EventCounter,
+		c.ExternalRef, c.IdempotencyKey, c.Insurer, c.JobRun, c.Lead, c.LeadAttachment,
 		c.LeadStage, c.LeadSubmission, c.OAuthClient, c.OAuthConsent, c.OAuthToken,
-		c.Task, c.TaskComment, c.User, c.WebhookCursor, c.WebhookDelivery,
-		c.WebhookEndpoint,
+		c.PortfolioTransfer, c.Task, c.TaskComment, c.User, c.WebhookCursor,
+		c.WebhookDelivery, c.WebhookEndpoint,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -375,6 +393,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Contact.mutate(ctx, m)
 	case *ContactPhoneMutation:
 		return c.ContactPhone.mutate(ctx, m)
+	case *ContractMutation:
+		return c.Contract.mutate(ctx, m)
 	case *DelegationMutation:
 		return c.Delegation.mutate(ctx, m)
 	case *EventMutation:
@@ -385,6 +405,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.ExternalRef.mutate(ctx, m)
 	case *IdempotencyKeyMutation:
 		return c.IdempotencyKey.mutate(ctx, m)
+	case *InsurerMutation:
+		return c.Insurer.mutate(ctx, m)
 	case *JobRunMutation:
 		return c.JobRun.mutate(ctx, m)
 	case *LeadMutation:
@@ -401,6 +423,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.OAuthConsent.mutate(ctx, m)
 	case *OAuthTokenMutation:
 		return c.OAuthToken.mutate(ctx, m)
+	case *PortfolioTransferMutation:
+		return c.PortfolioTransfer.mutate(ctx, m)
 	case *TaskMutation:
 		return c.Task.mutate(ctx, m)
 	case *TaskCommentMutation:
@@ -1484,6 +1508,156 @@ func (c *ContactPhoneClient) mutate(ctx context.Context, m *ContactPhoneMutation
 	}
 }
 
+// ContractClient is a client for the Contract schema.
+type ContractClient struct {
+	config
+}
+
+// NewContractClient returns a client for the Contract from the given config.
+func NewContractClient(c config) *ContractClient {
+	return &ContractClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `contract.Hooks(f(g(h())))`.
+func (c *ContractClient) Use(hooks ...Hook) {
+	c.hooks.Contract = append(c.hooks.Contract, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `contract.Intercept(f(g(h())))`.
+func (c *ContractClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Contract = append(c.inters.Contract, interceptors...)
+}
+
+// Create returns a builder for creating a Contract entity.
+func (c *ContractClient) Create() *ContractCreate {
+	mutation := newContractMutation(c.config, OpCreate)
+	return &ContractCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Contract entities.
+func (c *ContractClient) CreateBulk(builders ...*ContractCreate) *ContractCreateBulk {
+	return &ContractCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ContractClient) MapCreateBulk(slice any, setFunc func(*ContractCreate, int)) *ContractCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ContractCreateBulk{err: fmt.Errorf("calling to ContractClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ContractCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ContractCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Contract.
+func (c *ContractClient) Update() *ContractUpdate {
+	mutation := newContractMutation(c.config, OpUpdate)
+	return &ContractUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ContractClient) UpdateOne(_m *Contract) *ContractUpdateOne {
+	mutation := newContractMutation(c.config, OpUpdateOne, withContract(_m))
+	return &ContractUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ContractClient) UpdateOneID(id uuid.UUID) *ContractUpdateOne {
+	mutation := newContractMutation(c.config, OpUpdateOne, withContractID(id))
+	return &ContractUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Contract.
+func (c *ContractClient) Delete() *ContractDelete {
+	mutation := newContractMutation(c.config, OpDelete)
+	return &ContractDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ContractClient) DeleteOne(_m *Contract) *ContractDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ContractClient) DeleteOneID(id uuid.UUID) *ContractDeleteOne {
+	builder := c.Delete().Where(contract.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ContractDeleteOne{builder}
+}
+
+// Query returns a query builder for Contract.
+func (c *ContractClient) Query() *ContractQuery {
+	return &ContractQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeContract},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Contract entity by its id.
+func (c *ContractClient) Get(ctx context.Context, id uuid.UUID) (*Contract, error) {
+	return c.Query().Where(contract.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ContractClient) GetX(ctx context.Context, id uuid.UUID) *Contract {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a Contract.
+func (c *ContractClient) QueryCompany(_m *Contract) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(contract.Table, contract.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, contract.CompanyTable, contract.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ContractClient) Hooks() []Hook {
+	hooks := c.hooks.Contract
+	return append(hooks[:len(hooks):len(hooks)], contract.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *ContractClient) Interceptors() []Interceptor {
+	return c.inters.Contract
+}
+
+func (c *ContractClient) mutate(ctx context.Context, m *ContractMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ContractCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ContractUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ContractUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ContractDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Contract mutation op: %q", m.Op())
+	}
+}
+
 // DelegationClient is a client for the Delegation schema.
 type DelegationClient struct {
 	config
@@ -2263,6 +2437,139 @@ func (c *IdempotencyKeyClient) mutate(ctx context.Context, m *IdempotencyKeyMuta
 		return (&IdempotencyKeyDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown IdempotencyKey mutation op: %q", m.Op())
+	}
+}
+
+// InsurerClient is a client for the Insurer schema.
+type InsurerClient struct {
+	config
+}
+
+// NewInsurerClient returns a client for the Insurer from the given config.
+func NewInsurerClient(c config) *InsurerClient {
+	return &InsurerClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `insurer.Hooks(f(g(h())))`.
+func (c *InsurerClient) Use(hooks ...Hook) {
+	c.hooks.Insurer = append(c.hooks.Insurer, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `insurer.Intercept(f(g(h())))`.
+func (c *InsurerClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Insurer = append(c.inters.Insurer, interceptors...)
+}
+
+// Create returns a builder for creating a Insurer entity.
+func (c *InsurerClient) Create() *InsurerCreate {
+	mutation := newInsurerMutation(c.config, OpCreate)
+	return &InsurerCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Insurer entities.
+func (c *InsurerClient) CreateBulk(builders ...*InsurerCreate) *InsurerCreateBulk {
+	return &InsurerCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *InsurerClient) MapCreateBulk(slice any, setFunc func(*InsurerCreate, int)) *InsurerCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &InsurerCreateBulk{err: fmt.Errorf("calling to InsurerClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*InsurerCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &InsurerCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Insurer.
+func (c *InsurerClient) Update() *InsurerUpdate {
+	mutation := newInsurerMutation(c.config, OpUpdate)
+	return &InsurerUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *InsurerClient) UpdateOne(_m *Insurer) *InsurerUpdateOne {
+	mutation := newInsurerMutation(c.config, OpUpdateOne, withInsurer(_m))
+	return &InsurerUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *InsurerClient) UpdateOneID(id uuid.UUID) *InsurerUpdateOne {
+	mutation := newInsurerMutation(c.config, OpUpdateOne, withInsurerID(id))
+	return &InsurerUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Insurer.
+func (c *InsurerClient) Delete() *InsurerDelete {
+	mutation := newInsurerMutation(c.config, OpDelete)
+	return &InsurerDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *InsurerClient) DeleteOne(_m *Insurer) *InsurerDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *InsurerClient) DeleteOneID(id uuid.UUID) *InsurerDeleteOne {
+	builder := c.Delete().Where(insurer.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &InsurerDeleteOne{builder}
+}
+
+// Query returns a query builder for Insurer.
+func (c *InsurerClient) Query() *InsurerQuery {
+	return &InsurerQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeInsurer},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Insurer entity by its id.
+func (c *InsurerClient) Get(ctx context.Context, id uuid.UUID) (*Insurer, error) {
+	return c.Query().Where(insurer.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *InsurerClient) GetX(ctx context.Context, id uuid.UUID) *Insurer {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *InsurerClient) Hooks() []Hook {
+	return c.hooks.Insurer
+}
+
+// Interceptors returns the client interceptors.
+func (c *InsurerClient) Interceptors() []Interceptor {
+	return c.inters.Insurer
+}
+
+func (c *InsurerClient) mutate(ctx context.Context, m *InsurerMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&InsurerCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&InsurerUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&InsurerUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&InsurerDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Insurer mutation op: %q", m.Op())
 	}
 }
 
@@ -3401,6 +3708,156 @@ func (c *OAuthTokenClient) mutate(ctx context.Context, m *OAuthTokenMutation) (V
 	}
 }
 
+// PortfolioTransferClient is a client for the PortfolioTransfer schema.
+type PortfolioTransferClient struct {
+	config
+}
+
+// NewPortfolioTransferClient returns a client for the PortfolioTransfer from the given config.
+func NewPortfolioTransferClient(c config) *PortfolioTransferClient {
+	return &PortfolioTransferClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `portfoliotransfer.Hooks(f(g(h())))`.
+func (c *PortfolioTransferClient) Use(hooks ...Hook) {
+	c.hooks.PortfolioTransfer = append(c.hooks.PortfolioTransfer, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `portfoliotransfer.Intercept(f(g(h())))`.
+func (c *PortfolioTransferClient) Intercept(interceptors ...Interceptor) {
+	c.inters.PortfolioTransfer = append(c.inters.PortfolioTransfer, interceptors...)
+}
+
+// Create returns a builder for creating a PortfolioTransfer entity.
+func (c *PortfolioTransferClient) Create() *PortfolioTransferCreate {
+	mutation := newPortfolioTransferMutation(c.config, OpCreate)
+	return &PortfolioTransferCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of PortfolioTransfer entities.
+func (c *PortfolioTransferClient) CreateBulk(builders ...*PortfolioTransferCreate) *PortfolioTransferCreateBulk {
+	return &PortfolioTransferCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *PortfolioTransferClient) MapCreateBulk(slice any, setFunc func(*PortfolioTransferCreate, int)) *PortfolioTransferCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &PortfolioTransferCreateBulk{err: fmt.Errorf("calling to PortfolioTransferClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*PortfolioTransferCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &PortfolioTransferCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for PortfolioTransfer.
+func (c *PortfolioTransferClient) Update() *PortfolioTransferUpdate {
+	mutation := newPortfolioTransferMutation(c.config, OpUpdate)
+	return &PortfolioTransferUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *PortfolioTransferClient) UpdateOne(_m *PortfolioTransfer) *PortfolioTransferUpdateOne {
+	mutation := newPortfolioTransferMutation(c.config, OpUpdateOne, withPortfolioTransfer(_m))
+	return &PortfolioTransferUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *PortfolioTransferClient) UpdateOneID(id uuid.UUID) *PortfolioTransferUpdateOne {
+	mutation := newPortfolioTransferMutation(c.config, OpUpdateOne, withPortfolioTransferID(id))
+	return &PortfolioTransferUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for PortfolioTransfer.
+func (c *PortfolioTransferClient) Delete() *PortfolioTransferDelete {
+	mutation := newPortfolioTransferMutation(c.config, OpDelete)
+	return &PortfolioTransferDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *PortfolioTransferClient) DeleteOne(_m *PortfolioTransfer) *PortfolioTransferDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *PortfolioTransferClient) DeleteOneID(id uuid.UUID) *PortfolioTransferDeleteOne {
+	builder := c.Delete().Where(portfoliotransfer.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &PortfolioTransferDeleteOne{builder}
+}
+
+// Query returns a query builder for PortfolioTransfer.
+func (c *PortfolioTransferClient) Query() *PortfolioTransferQuery {
+	return &PortfolioTransferQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypePortfolioTransfer},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a PortfolioTransfer entity by its id.
+func (c *PortfolioTransferClient) Get(ctx context.Context, id uuid.UUID) (*PortfolioTransfer, error) {
+	return c.Query().Where(portfoliotransfer.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *PortfolioTransferClient) GetX(ctx context.Context, id uuid.UUID) *PortfolioTransfer {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a PortfolioTransfer.
+func (c *PortfolioTransferClient) QueryCompany(_m *PortfolioTransfer) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(portfoliotransfer.Table, portfoliotransfer.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, portfoliotransfer.CompanyTable, portfoliotransfer.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *PortfolioTransferClient) Hooks() []Hook {
+	hooks := c.hooks.PortfolioTransfer
+	return append(hooks[:len(hooks):len(hooks)], portfoliotransfer.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *PortfolioTransferClient) Interceptors() []Interceptor {
+	return c.inters.PortfolioTransfer
+}
+
+func (c *PortfolioTransferClient) mutate(ctx context.Context, m *PortfolioTransferMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&PortfolioTransferCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&PortfolioTransferUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&PortfolioTransferUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&PortfolioTransferDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown PortfolioTransfer mutation op: %q", m.Op())
+	}
+}
+
 // TaskClient is a client for the Task schema.
 type TaskClient struct {
 	config
@@ -4305,17 +4762,18 @@ func (c *WebhookEndpointClient) mutate(ctx context.Context, m *WebhookEndpointMu
 type (
 	hooks struct {
 		APIKey, Appointment, AppointmentException, CalendarToken, Company, Contact,
-		ContactPhone, Delegation, Event, EventCounter, ExternalRef, IdempotencyKey,
-		JobRun, Lead, LeadAttachment, LeadStage, LeadSubmission, OAuthClient,
-		OAuthConsent, OAuthToken, Task, TaskComment, User, WebhookCursor,
-		WebhookDelivery, WebhookEndpoint []ent.Hook
+		ContactPhone, Contract, Delegation, Event, EventCounter, ExternalRef,
+		IdempotencyKey, Insurer, JobRun, Lead, LeadAttachment, LeadStage,
+		LeadSubmission, OAuthClient, OAuthConsent, OAuthToken, PortfolioTransfer, Task,
+		TaskComment, User, WebhookCursor, WebhookDelivery, WebhookEndpoint []ent.Hook
 	}
 	inters struct {
 		APIKey, Appointment, AppointmentException, CalendarToken, Company, Contact,
-		ContactPhone, Delegation, Event, EventCounter, ExternalRef, IdempotencyKey,
-		JobRun, Lead, LeadAttachment, LeadStage, LeadSubmission, OAuthClient,
-		OAuthConsent, OAuthToken, Task, TaskComment, User, WebhookCursor,
-		WebhookDelivery, WebhookEndpoint []ent.Interceptor
+		ContactPhone, Contract, Delegation, Event, EventCounter, ExternalRef,
+		IdempotencyKey, Insurer, JobRun, Lead, LeadAttachment, LeadStage,
+		LeadSubmission, OAuthClient, OAuthConsent, OAuthToken, PortfolioTransfer, Task,
+		TaskComment, User, WebhookCursor, WebhookDelivery,
+		WebhookEndpoint []ent.Interceptor
 	}
 )
 

@@ -19,11 +19,13 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
+	"github.com/brokerdesk/brokerdesk/ent/contract"
 	"github.com/brokerdesk/brokerdesk/ent/delegation"
 	"github.com/brokerdesk/brokerdesk/ent/event"
 	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
 	"github.com/brokerdesk/brokerdesk/ent/externalref"
 	"github.com/brokerdesk/brokerdesk/ent/idempotencykey"
+	"github.com/brokerdesk/brokerdesk/ent/insurer"
 	"github.com/brokerdesk/brokerdesk/ent/jobrun"
 	"github.com/brokerdesk/brokerdesk/ent/lead"
 	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
@@ -32,6 +34,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/oauthclient"
 	"github.com/brokerdesk/brokerdesk/ent/oauthconsent"
 	"github.com/brokerdesk/brokerdesk/ent/oauthtoken"
+	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
 	"github.com/brokerdesk/brokerdesk/ent/task"
 	"github.com/brokerdesk/brokerdesk/ent/taskcomment"
 	"github.com/brokerdesk/brokerdesk/ent/user"
@@ -105,11 +108,13 @@ func checkColumn(t, c string) error {
 			company.Table:              company.ValidColumn,
 			contact.Table:              contact.ValidColumn,
 			contactphone.Table:         contactphone.ValidColumn,
+			contract.Table:             contract.ValidColumn,
 			delegation.Table:           delegation.ValidColumn,
 			event.Table:                event.ValidColumn,
 			eventcounter.Table:         eventcounter.ValidColumn,
 			externalref.Table:          externalref.ValidColumn,
 			idempotencykey.Table:       idempotencykey.ValidColumn,
+			insurer.Table:              insurer.ValidColumn,
 			jobrun.Table:               jobrun.ValidColumn,
 			lead.Table:                 lead.ValidColumn,
 			leadattachment.Table:       leadattachment.ValidColumn,
@@ -118,6 +123,7 @@ func checkColumn(t, c string) error {
 			oauthclient.Table:          oauthclient.ValidColumn,
 			oauthconsent.Table:         oauthconsent.ValidColumn,
 			oauthtoken.Table:           oauthtoken.ValidColumn,
+			portfoliotransfer.Table:    portfoliotransfer.ValidColumn,
 			task.Table:                 task.ValidColumn,
 			taskcomment.Table:          taskcomment.ValidColumn,
 			user.Table:                 user.ValidColumn,

@@ -10,11 +10,13 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
+	"github.com/brokerdesk/brokerdesk/ent/contract"
 	"github.com/brokerdesk/brokerdesk/ent/delegation"
 	"github.com/brokerdesk/brokerdesk/ent/event"
 	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
 	"github.com/brokerdesk/brokerdesk/ent/externalref"
 	"github.com/brokerdesk/brokerdesk/ent/idempotencykey"
+	"github.com/brokerdesk/brokerdesk/ent/insurer"
 	"github.com/brokerdesk/brokerdesk/ent/jobrun"
 	"github.com/brokerdesk/brokerdesk/ent/lead"
 	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
@@ -23,6 +25,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/oauthclient"
 	"github.com/brokerdesk/brokerdesk/ent/oauthconsent"
 	"github.com/brokerdesk/brokerdesk/ent/oauthtoken"
+	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
 	"github.com/brokerdesk/brokerdesk/ent/predicate"
 	"github.com/brokerdesk/brokerdesk/ent/task"
 	"github.com/brokerdesk/brokerdesk/ent/taskcomment"
@@ -39,7 +42,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 26)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 29)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -211,6 +214,39 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[7] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   contract.Table,
+			Columns: contract.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: contract.FieldID,
+			},
+		},
+		Type: "Contract",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			contract.FieldCompanyID:          {Type: field.TypeUUID, Column: contract.FieldCompanyID},
+			contract.FieldCreatedAt:          {Type: field.TypeTime, Column: contract.FieldCreatedAt},
+			contract.FieldUpdatedAt:          {Type: field.TypeTime, Column: contract.FieldUpdatedAt},
+			contract.FieldVersion:            {Type: field.TypeInt64, Column: contract.FieldVersion},
+			contract.FieldExternalReferences: {Type: field.TypeJSON, Column: contract.FieldExternalReferences},
+			contract.FieldContactID:          {Type: field.TypeUUID, Column: contract.FieldContactID},
+			contract.FieldInsurerID:          {Type: field.TypeUUID, Column: contract.FieldInsurerID},
+			contract.FieldPolicyNumber:       {Type: field.TypeString, Column: contract.FieldPolicyNumber},
+			contract.FieldType:               {Type: field.TypeString, Column: contract.FieldType},
+			contract.FieldStatus:             {Type: field.TypeEnum, Column: contract.FieldStatus},
+			contract.FieldStatusCode:         {Type: field.TypeString, Column: contract.FieldStatusCode},
+			contract.FieldStartDate:          {Type: field.TypeTime, Column: contract.FieldStartDate},
+			contract.FieldEndDate:            {Type: field.TypeTime, Column: contract.FieldEndDate},
+			contract.FieldMainRenewalDate:    {Type: field.TypeTime, Column: contract.FieldMainRenewalDate},
+			contract.FieldPremium:            {Type: field.TypeOther, Column: contract.FieldPremium},
+			contract.FieldPaymentFrequency:   {Type: field.TypeEnum, Column: contract.FieldPaymentFrequency},
+			contract.FieldAnnualPremium:      {Type: field.TypeOther, Column: contract.FieldAnnualPremium},
+			contract.FieldOwnerID:            {Type: field.TypeUUID, Column: contract.FieldOwnerID},
+			contract.FieldSource:             {Type: field.TypeJSON, Column: contract.FieldSource},
+			contract.FieldDetails:            {Type: field.TypeJSON, Column: contract.FieldDetails},
+		},
+	}
+	graph.Nodes[8] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   delegation.Table,
 			Columns: delegation.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -227,7 +263,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			delegation.FieldCreatedAt:   {Type: field.TypeTime, Column: delegation.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[8] = &sqlgraph.Node{
+	graph.Nodes[9] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   event.Table,
 			Columns: event.Columns,
@@ -249,7 +285,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			event.FieldUserScoped: {Type: field.TypeBool, Column: event.FieldUserScoped},
 		},
 	}
-	graph.Nodes[9] = &sqlgraph.Node{
+	graph.Nodes[10] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   eventcounter.Table,
 			Columns: eventcounter.Columns,
@@ -264,7 +300,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			eventcounter.FieldLastSeq:   {Type: field.TypeInt64, Column: eventcounter.FieldLastSeq},
 		},
 	}
-	graph.Nodes[10] = &sqlgraph.Node{
+	graph.Nodes[11] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   externalref.Table,
 			Columns: externalref.Columns,
@@ -282,7 +318,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			externalref.FieldExternalID: {Type: field.TypeString, Column: externalref.FieldExternalID},
 		},
 	}
-	graph.Nodes[11] = &sqlgraph.Node{
+	graph.Nodes[12] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   idempotencykey.Table,
 			Columns: idempotencykey.Columns,
@@ -308,7 +344,23 @@ var schemaGraph = func() *sqlgraph.Schema {
 			idempotencykey.FieldExpiresAt:       {Type: field.TypeTime, Column: idempotencykey.FieldExpiresAt},
 		},
 	}
-	graph.Nodes[12] = &sqlgraph.Node{
+	graph.Nodes[13] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   insurer.Table,
+			Columns: insurer.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: insurer.FieldID,
+			},
+		},
+		Type: "Insurer",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			insurer.FieldVuNumber:  {Type: field.TypeString, Column: insurer.FieldVuNumber},
+			insurer.FieldName:      {Type: field.TypeString, Column: insurer.FieldName},
+			insurer.FieldCreatedAt: {Type: field.TypeTime, Column: insurer.FieldCreatedAt},
+		},
+	}
+	graph.Nodes[14] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   jobrun.Table,
 			Columns: jobrun.Columns,
@@ -322,7 +374,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			jobrun.FieldLastRunAt: {Type: field.TypeTime, Column: jobrun.FieldLastRunAt},
 		},
 	}
-	graph.Nodes[13] = &sqlgraph.Node{
+	graph.Nodes[15] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   lead.Table,
 			Columns: lead.Columns,
@@ -358,7 +410,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			lead.FieldOrigin:             {Type: field.TypeEnum, Column: lead.FieldOrigin},
 		},
 	}
-	graph.Nodes[14] = &sqlgraph.Node{
+	graph.Nodes[16] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadattachment.Table,
 			Columns: leadattachment.Columns,
@@ -379,7 +431,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadattachment.FieldCreatedAt:   {Type: field.TypeTime, Column: leadattachment.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[15] = &sqlgraph.Node{
+	graph.Nodes[17] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadstage.Table,
 			Columns: leadstage.Columns,
@@ -400,7 +452,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadstage.FieldIsFinal:   {Type: field.TypeBool, Column: leadstage.FieldIsFinal},
 		},
 	}
-	graph.Nodes[16] = &sqlgraph.Node{
+	graph.Nodes[18] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadsubmission.Table,
 			Columns: leadsubmission.Columns,
@@ -420,7 +472,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadsubmission.FieldPayload:      {Type: field.TypeJSON, Column: leadsubmission.FieldPayload},
 		},
 	}
-	graph.Nodes[17] = &sqlgraph.Node{
+	graph.Nodes[19] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   oauthclient.Table,
 			Columns: oauthclient.Columns,
@@ -443,7 +495,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			oauthclient.FieldStatus:       {Type: field.TypeEnum, Column: oauthclient.FieldStatus},
 		},
 	}
-	graph.Nodes[18] = &sqlgraph.Node{
+	graph.Nodes[20] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   oauthconsent.Table,
 			Columns: oauthconsent.Columns,
@@ -462,7 +514,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			oauthconsent.FieldScopes:    {Type: field.TypeJSON, Column: oauthconsent.FieldScopes},
 		},
 	}
-	graph.Nodes[19] = &sqlgraph.Node{
+	graph.Nodes[21] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   oauthtoken.Table,
 			Columns: oauthtoken.Columns,
@@ -489,7 +541,43 @@ var schemaGraph = func() *sqlgraph.Schema {
 			oauthtoken.FieldCreatedAt:       {Type: field.TypeTime, Column: oauthtoken.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[20] = &sqlgraph.Node{
+	graph.Nodes[22] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   portfoliotransfer.Table,
+			Columns: portfoliotransfer.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: portfoliotransfer.FieldID,
+			},
+		},
+		Type: "PortfolioTransfer",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			portfoliotransfer.FieldCompanyID:   {Type: field.TypeUUID, Column: portfoliotransfer.FieldCompanyID},
+			portfoliotransfer.FieldCreatedAt:   {Type: field.TypeTime, Column: portfoliotransfer.FieldCreatedAt},
+			portfoliotransfer.FieldUpdatedAt:   {Type: field.TypeTime, Column: portfoliotransfer.FieldUpdatedAt},
+			portfoliotransfer.FieldVersion:     {Type: field.TypeInt64, Column: portfoliotransfer.FieldVersion},
+			portfoliotransfer.FieldStatus:      {Type: field.TypeEnum, Column: portfoliotransfer.FieldStatus},
+			portfoliotransfer.FieldFormat:      {Type: field.TypeEnum, Column: portfoliotransfer.FieldFormat},
+			portfoliotransfer.FieldSource:      {Type: field.TypeString, Column: portfoliotransfer.FieldSource},
+			portfoliotransfer.FieldOwnerID:     {Type: field.TypeUUID, Column: portfoliotransfer.FieldOwnerID},
+			portfoliotransfer.FieldMappingID:   {Type: field.TypeUUID, Column: portfoliotransfer.FieldMappingID},
+			portfoliotransfer.FieldAutoCommit:  {Type: field.TypeBool, Column: portfoliotransfer.FieldAutoCommit},
+			portfoliotransfer.FieldWriteMode:   {Type: field.TypeEnum, Column: portfoliotransfer.FieldWriteMode},
+			portfoliotransfer.FieldEncoding:    {Type: field.TypeString, Column: portfoliotransfer.FieldEncoding},
+			portfoliotransfer.FieldFilename:    {Type: field.TypeString, Column: portfoliotransfer.FieldFilename},
+			portfoliotransfer.FieldSize:        {Type: field.TypeInt64, Column: portfoliotransfer.FieldSize},
+			portfoliotransfer.FieldSha256:      {Type: field.TypeString, Column: portfoliotransfer.FieldSha256},
+			portfoliotransfer.FieldBlobKey:     {Type: field.TypeString, Column: portfoliotransfer.FieldBlobKey},
+			portfoliotransfer.FieldSummary:     {Type: field.TypeJSON, Column: portfoliotransfer.FieldSummary},
+			portfoliotransfer.FieldIssues:      {Type: field.TypeJSON, Column: portfoliotransfer.FieldIssues},
+			portfoliotransfer.FieldCommitted:   {Type: field.TypeInt64, Column: portfoliotransfer.FieldCommitted},
+			portfoliotransfer.FieldProgress:    {Type: field.TypeJSON, Column: portfoliotransfer.FieldProgress},
+			portfoliotransfer.FieldError:       {Type: field.TypeString, Column: portfoliotransfer.FieldError},
+			portfoliotransfer.FieldValidatedAt: {Type: field.TypeTime, Column: portfoliotransfer.FieldValidatedAt},
+			portfoliotransfer.FieldCommittedAt: {Type: field.TypeTime, Column: portfoliotransfer.FieldCommittedAt},
+		},
+	}
+	graph.Nodes[23] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   task.Table,
 			Columns: task.Columns,
@@ -517,7 +605,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			task.FieldCompletedAt:        {Type: field.TypeTime, Column: task.FieldCompletedAt},
 		},
 	}
-	graph.Nodes[21] = &sqlgraph.Node{
+	graph.Nodes[24] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   taskcomment.Table,
 			Columns: taskcomment.Columns,
@@ -537,7 +625,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			taskcomment.FieldContent:   {Type: field.TypeString, Column: taskcomment.FieldContent},
 		},
 	}
-	graph.Nodes[22] = &sqlgraph.Node{
+	graph.Nodes[25] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   user.Table,
 			Columns: user.Columns,
@@ -561,7 +649,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			user.FieldPasswordHash:       {Type: field.TypeString, Column: user.FieldPasswordHash},
 		},
 	}
-	graph.Nodes[23] = &sqlgraph.Node{
+	graph.Nodes[26] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookcursor.Table,
 			Columns: webhookcursor.Columns,
@@ -577,7 +665,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookcursor.FieldUpdatedAt:     {Type: field.TypeTime, Column: webhookcursor.FieldUpdatedAt},
 		},
 	}
-	graph.Nodes[24] = &sqlgraph.Node{
+	graph.Nodes[27] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -604,7 +692,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldNextAttemptAt: {Type: field.TypeTime, Column: webhookdelivery.FieldNextAttemptAt},
 		},
 	}
-	graph.Nodes[25] = &sqlgraph.Node{
+	graph.Nodes[28] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookendpoint.Table,
 			Columns: webhookendpoint.Columns,
@@ -726,6 +814,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 			Bidi:    false,
 		},
 		"ContactPhone",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   contract.CompanyTable,
+			Columns: []string{contract.CompanyColumn},
+			Bidi:    false,
+		},
+		"Contract",
 		"Company",
 	)
 	graph.MustAddE(
@@ -858,6 +958,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 			Bidi:    false,
 		},
 		"LeadSubmission",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   portfoliotransfer.CompanyTable,
+			Columns: []string{portfoliotransfer.CompanyColumn},
+			Bidi:    false,
+		},
+		"PortfolioTransfer",
 		"Company",
 	)
 	graph.MustAddE(
@@ -1724,6 +1836,160 @@ func (f *ContactPhoneFilter) WhereHasCompanyWith(preds ...predicate.Company) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *ContractQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the ContractQuery builder.
+func (_q *ContractQuery) Filter() *ContractFilter {
+	return &ContractFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *ContractMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the ContractMutation builder.
+func (m *ContractMutation) Filter() *ContractFilter {
+	return &ContractFilter{config: m.config, predicateAdder: m}
+}
+
+// ContractFilter provides a generic filtering capability at runtime for ContractQuery.
+type ContractFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *ContractFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *ContractFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(contract.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *ContractFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(contract.FieldCompanyID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *ContractFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(contract.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *ContractFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(contract.FieldUpdatedAt))
+}
+
+// WhereVersion applies the entql int64 predicate on the version field.
+func (f *ContractFilter) WhereVersion(p entql.Int64P) {
+	f.Where(p.Field(contract.FieldVersion))
+}
+
+// WhereExternalReferences applies the entql json.RawMessage predicate on the external_references field.
+func (f *ContractFilter) WhereExternalReferences(p entql.BytesP) {
+	f.Where(p.Field(contract.FieldExternalReferences))
+}
+
+// WhereContactID applies the entql [16]byte predicate on the contact_id field.
+func (f *ContractFilter) WhereContactID(p entql.ValueP) {
+	f.Where(p.Field(contract.FieldContactID))
+}
+
+// WhereInsurerID applies the entql [16]byte predicate on the insurer_id field.
+func (f *ContractFilter) WhereInsurerID(p entql.ValueP) {
+	f.Where(p.Field(contract.FieldInsurerID))
+}
+
+// WherePolicyNumber applies the entql string predicate on the policy_number field.
+func (f *ContractFilter) WherePolicyNumber(p entql.StringP) {
+	f.Where(p.Field(contract.FieldPolicyNumber))
+}
+
+// WhereType applies the entql string predicate on the type field.
+func (f *ContractFilter) WhereType(p entql.StringP) {
+	f.Where(p.Field(contract.FieldType))
+}
+
+// WhereStatus applies the entql string predicate on the status field.
+func (f *ContractFilter) WhereStatus(p entql.StringP) {
+	f.Where(p.Field(contract.FieldStatus))
+}
+
+// WhereStatusCode applies the entql string predicate on the status_code field.
+func (f *ContractFilter) WhereStatusCode(p entql.StringP) {
+	f.Where(p.Field(contract.FieldStatusCode))
+}
+
+// WhereStartDate applies the entql time.Time predicate on the start_date field.
+func (f *ContractFilter) WhereStartDate(p entql.TimeP) {
+	f.Where(p.Field(contract.FieldStartDate))
+}
+
+// WhereEndDate applies the entql time.Time predicate on the end_date field.
+func (f *ContractFilter) WhereEndDate(p entql.TimeP) {
+	f.Where(p.Field(contract.FieldEndDate))
+}
+
+// WhereMainRenewalDate applies the entql time.Time predicate on the main_renewal_date field.
+func (f *ContractFilter) WhereMainRenewalDate(p entql.TimeP) {
+	f.Where(p.Field(contract.FieldMainRenewalDate))
+}
+
+// WherePremium applies the entql other predicate on the premium field.
+func (f *ContractFilter) WherePremium(p entql.OtherP) {
+	f.Where(p.Field(contract.FieldPremium))
+}
+
+// WherePaymentFrequency applies the entql string predicate on the payment_frequency field.
+func (f *ContractFilter) WherePaymentFrequency(p entql.StringP) {
+	f.Where(p.Field(contract.FieldPaymentFrequency))
+}
+
+// WhereAnnualPremium applies the entql other predicate on the annual_premium field.
+func (f *ContractFilter) WhereAnnualPremium(p entql.OtherP) {
+	f.Where(p.Field(contract.FieldAnnualPremium))
+}
+
+// WhereOwnerID applies the entql [16]byte predicate on the owner_id field.
+func (f *ContractFilter) WhereOwnerID(p entql.ValueP) {
+	f.Where(p.Field(contract.FieldOwnerID))
+}
+
+// WhereSource applies the entql json.RawMessage predicate on the source field.
+func (f *ContractFilter) WhereSource(p entql.BytesP) {
+	f.Where(p.Field(contract.FieldSource))
+}
+
+// WhereDetails applies the entql json.RawMessage predicate on the details field.
+func (f *ContractFilter) WhereDetails(p entql.BytesP) {
+	f.Where(p.Field(contract.FieldDetails))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *ContractFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *ContractFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *DelegationQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -1752,7 +2018,7 @@ type DelegationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *DelegationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1859,7 +2125,7 @@ type EventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1958,7 +2224,7 @@ type EventCounterFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EventCounterFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2022,7 +2288,7 @@ type ExternalRefFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ExternalRefFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2101,7 +2367,7 @@ type IdempotencyKeyFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *IdempotencyKeyFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2192,6 +2458,61 @@ func (f *IdempotencyKeyFilter) WhereHasCompanyWith(preds ...predicate.Company) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *InsurerQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the InsurerQuery builder.
+func (_q *InsurerQuery) Filter() *InsurerFilter {
+	return &InsurerFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *InsurerMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the InsurerMutation builder.
+func (m *InsurerMutation) Filter() *InsurerFilter {
+	return &InsurerFilter{config: m.config, predicateAdder: m}
+}
+
+// InsurerFilter provides a generic filtering capability at runtime for InsurerQuery.
+type InsurerFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *InsurerFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *InsurerFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(insurer.FieldID))
+}
+
+// WhereVuNumber applies the entql string predicate on the vu_number field.
+func (f *InsurerFilter) WhereVuNumber(p entql.StringP) {
+	f.Where(p.Field(insurer.FieldVuNumber))
+}
+
+// WhereName applies the entql string predicate on the name field.
+func (f *InsurerFilter) WhereName(p entql.StringP) {
+	f.Where(p.Field(insurer.FieldName))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *InsurerFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(insurer.FieldCreatedAt))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *JobRunQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -2220,7 +2541,7 @@ type JobRunFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *JobRunFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2265,7 +2586,7 @@ type LeadFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2434,7 +2755,7 @@ type LeadAttachmentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadAttachmentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2528,7 +2849,7 @@ type LeadStageFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadStageFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2622,7 +2943,7 @@ type LeadSubmissionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadSubmissionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2711,7 +3032,7 @@ type OAuthClientFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OAuthClientFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2801,7 +3122,7 @@ type OAuthConsentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OAuthConsentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2871,7 +3192,7 @@ type OAuthTokenFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OAuthTokenFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2953,6 +3274,175 @@ func (f *OAuthTokenFilter) WhereCreatedAt(p entql.TimeP) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *PortfolioTransferQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the PortfolioTransferQuery builder.
+func (_q *PortfolioTransferQuery) Filter() *PortfolioTransferFilter {
+	return &PortfolioTransferFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *PortfolioTransferMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the PortfolioTransferMutation builder.
+func (m *PortfolioTransferMutation) Filter() *PortfolioTransferFilter {
+	return &PortfolioTransferFilter{config: m.config, predicateAdder: m}
+}
+
+// PortfolioTransferFilter provides a generic filtering capability at runtime for PortfolioTransferQuery.
+type PortfolioTransferFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *PortfolioTransferFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *PortfolioTransferFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(portfoliotransfer.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *PortfolioTransferFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(portfoliotransfer.FieldCompanyID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *PortfolioTransferFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(portfoliotransfer.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *PortfolioTransferFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(portfoliotransfer.FieldUpdatedAt))
+}
+
+// WhereVersion applies the entql int64 predicate on the version field.
+func (f *PortfolioTransferFilter) WhereVersion(p entql.Int64P) {
+	f.Where(p.Field(portfoliotransfer.FieldVersion))
+}
+
+// WhereStatus applies the entql string predicate on the status field.
+func (f *PortfolioTransferFilter) WhereStatus(p entql.StringP) {
+	f.Where(p.Field(portfoliotransfer.FieldStatus))
+}
+
+// WhereFormat applies the entql string predicate on the format field.
+func (f *PortfolioTransferFilter) WhereFormat(p entql.StringP) {
+	f.Where(p.Field(portfoliotransfer.FieldFormat))
+}
+
+// WhereSource applies the entql string predicate on the source field.
+func (f *PortfolioTransferFilter) WhereSource(p entql.StringP) {
+	f.Where(p.Field(portfoliotransfer.FieldSource))
+}
+
+// WhereOwnerID applies the entql [16]byte predicate on the owner_id field.
+func (f *PortfolioTransferFilter) WhereOwnerID(p entql.ValueP) {
+	f.Where(p.Field(portfoliotransfer.FieldOwnerID))
+}
+
+// WhereMappingID applies the entql [16]byte predicate on the mapping_id field.
+func (f *PortfolioTransferFilter) WhereMappingID(p entql.ValueP) {
+	f.Where(p.Field(portfoliotransfer.FieldMappingID))
+}
+
+// WhereAutoCommit applies the entql bool predicate on the auto_commit field.
+func (f *PortfolioTransferFilter) WhereAutoCommit(p entql.BoolP) {
+	f.Where(p.Field(portfoliotransfer.FieldAutoCommit))
+}
+
+// WhereWriteMode applies the entql string predicate on the write_mode field.
+func (f *PortfolioTransferFilter) WhereWriteMode(p entql.StringP) {
+	f.Where(p.Field(portfoliotransfer.FieldWriteMode))
+}
+
+// WhereEncoding applies the entql string predicate on the encoding field.
+func (f *PortfolioTransferFilter) WhereEncoding(p entql.StringP) {
+	f.Where(p.Field(portfoliotransfer.FieldEncoding))
+}
+
+// WhereFilename applies the entql string predicate on the filename field.
+func (f *PortfolioTransferFilter) WhereFilename(p entql.StringP) {
+	f.Where(p.Field(portfoliotransfer.FieldFilename))
+}
+
+// WhereSize applies the entql int64 predicate on the size field.
+func (f *PortfolioTransferFilter) WhereSize(p entql.Int64P) {
+	f.Where(p.Field(portfoliotransfer.FieldSize))
+}
+
+// WhereSha256 applies the entql string predicate on the sha256 field.
+func (f *PortfolioTransferFilter) WhereSha256(p entql.StringP) {
+	f.Where(p.Field(portfoliotransfer.FieldSha256))
+}
+
+// WhereBlobKey applies the entql string predicate on the blob_key field.
+func (f *PortfolioTransferFilter) WhereBlobKey(p entql.StringP) {
+	f.Where(p.Field(portfoliotransfer.FieldBlobKey))
+}
+
+// WhereSummary applies the entql json.RawMessage predicate on the summary field.
+func (f *PortfolioTransferFilter) WhereSummary(p entql.BytesP) {
+	f.Where(p.Field(portfoliotransfer.FieldSummary))
+}
+
+// WhereIssues applies the entql json.RawMessage predicate on the issues field.
+func (f *PortfolioTransferFilter) WhereIssues(p entql.BytesP) {
+	f.Where(p.Field(portfoliotransfer.FieldIssues))
+}
+
+// WhereCommitted applies the entql int64 predicate on the committed field.
+func (f *PortfolioTransferFilter) WhereCommitted(p entql.Int64P) {
+	f.Where(p.Field(portfoliotransfer.FieldCommitted))
+}
+
+// WhereProgress applies the entql json.RawMessage predicate on the progress field.
+func (f *PortfolioTransferFilter) WhereProgress(p entql.BytesP) {
+	f.Where(p.Field(portfoliotransfer.FieldProgress))
+}
+
+// WhereError applies the entql string predicate on the error field.
+func (f *PortfolioTransferFilter) WhereError(p entql.StringP) {
+	f.Where(p.Field(portfoliotransfer.FieldError))
+}
+
+// WhereValidatedAt applies the entql time.Time predicate on the validated_at field.
+func (f *PortfolioTransferFilter) WhereValidatedAt(p entql.TimeP) {
+	f.Where(p.Field(portfoliotransfer.FieldValidatedAt))
+}
+
+// WhereCommittedAt applies the entql time.Time predicate on the committed_at field.
+func (f *PortfolioTransferFilter) WhereCommittedAt(p entql.TimeP) {
+	f.Where(p.Field(portfoliotransfer.FieldCommittedAt))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *PortfolioTransferFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *PortfolioTransferFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *TaskQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -2981,7 +3471,7 @@ type TaskFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TaskFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3110,7 +3600,7 @@ type TaskCommentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TaskCommentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3199,7 +3689,7 @@ type UserFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UserFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3308,7 +3798,7 @@ type WebhookCursorFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookCursorFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3377,7 +3867,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3501,7 +3991,7 @@ type WebhookEndpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookEndpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

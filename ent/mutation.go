@@ -19,11 +19,13 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
+	"github.com/brokerdesk/brokerdesk/ent/contract"
 	"github.com/brokerdesk/brokerdesk/ent/delegation"
 	"github.com/brokerdesk/brokerdesk/ent/event"
 	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
 	"github.com/brokerdesk/brokerdesk/ent/externalref"
 	"github.com/brokerdesk/brokerdesk/ent/idempotencykey"
+	"github.com/brokerdesk/brokerdesk/ent/insurer"
 	"github.com/brokerdesk/brokerdesk/ent/jobrun"
 	"github.com/brokerdesk/brokerdesk/ent/lead"
 	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
@@ -32,6 +34,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/oauthclient"
 	"github.com/brokerdesk/brokerdesk/ent/oauthconsent"
 	"github.com/brokerdesk/brokerdesk/ent/oauthtoken"
+	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
 	"github.com/brokerdesk/brokerdesk/ent/predicate"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 	"github.com/brokerdesk/brokerdesk/ent/task"
@@ -59,11 +62,13 @@ const (
 	TypeCompany              = "Company"
 	TypeContact              = "Contact"
 	TypeContactPhone         = "ContactPhone"
+	TypeContract             = "Contract"
 	TypeDelegation           = "Delegation"
 	TypeEvent                = "Event"
 	TypeEventCounter         = "EventCounter"
 	TypeExternalRef          = "ExternalRef"
 	TypeIdempotencyKey       = "IdempotencyKey"
+	TypeInsurer              = "Insurer"
 	TypeJobRun               = "JobRun"
 	TypeLead                 = "Lead"
 	TypeLeadAttachment       = "LeadAttachment"
@@ -72,6 +77,7 @@ const (
 	TypeOAuthClient          = "OAuthClient"
 	TypeOAuthConsent         = "OAuthConsent"
 	TypeOAuthToken           = "OAuthToken"
+	TypePortfolioTransfer    = "PortfolioTransfer"
 	TypeTask                 = "Task"
 	TypeTaskComment          = "TaskComment"
 	TypeUser                 = "User"
@@ -7243,6 +7249,1681 @@ func (m *ContactPhoneMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown ContactPhone edge %s", name)
 }
 
+// ContractMutation represents an operation that mutates the Contract nodes in the graph.
+type ContractMutation struct {
+	config
+	op                        Op
+	typ                       string
+	id                        *uuid.UUID
+	created_at                *time.Time
+	updated_at                *time.Time
+	version                   *int64
+	addversion                *int64
+	external_references       *[]schematype.ExternalRef
+	appendexternal_references []schematype.ExternalRef
+	contact_id                *uuid.UUID
+	insurer_id                *uuid.UUID
+	policy_number             *string
+	_type                     *string
+	status                    *contract.Status
+	status_code               *string
+	start_date                *time.Time
+	end_date                  *time.Time
+	main_renewal_date         *time.Time
+	premium                   *schematype.Money
+	payment_frequency         *contract.PaymentFrequency
+	annual_premium            *schematype.Money
+	owner_id                  *uuid.UUID
+	source                    **schematype.ImportSource
+	details                   *[]map[string]interface{}
+	appenddetails             []map[string]interface{}
+	clearedFields             map[string]struct{}
+	company                   *uuid.UUID
+	clearedcompany            bool
+	done                      bool
+	oldValue                  func(context.Context) (*Contract, error)
+	predicates                []predicate.Contract
+}
+
+var _ ent.Mutation = (*ContractMutation)(nil)
+
+// contractOption allows management of the mutation configuration using functional options.
+type contractOption func(*ContractMutation)
+
+// newContractMutation creates new mutation for the Contract entity.
+func newContractMutation(c config, op Op, opts ...contractOption) *ContractMutation {
+	m := &ContractMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeContract,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withContractID sets the ID field of the mutation.
+func withContractID(id uuid.UUID) contractOption {
+	return func(m *ContractMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Contract
+		)
+		m.oldValue = func(ctx context.Context) (*Contract, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Contract.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withContract sets the old Contract of the mutation.
+func withContract(node *Contract) contractOption {
+	return func(m *ContractMutation) {
+		m.oldValue = func(context.Context) (*Contract, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ContractMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ContractMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of Contract entities.
+func (m *ContractMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ContractMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ContractMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Contract.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *ContractMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *ContractMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *ContractMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *ContractMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *ContractMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *ContractMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *ContractMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *ContractMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *ContractMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *ContractMutation) SetVersion(i int64) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *ContractMutation) Version() (r int64, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldVersion(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *ContractMutation) AddVersion(i int64) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *ContractMutation) AddedVersion() (r int64, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *ContractMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
+}
+
+// SetExternalReferences sets the "external_references" field.
+func (m *ContractMutation) SetExternalReferences(sr []schematype.ExternalRef) {
+	m.external_references = &sr
+	m.appendexternal_references = nil
+}
+
+// ExternalReferences returns the value of the "external_references" field in the mutation.
+func (m *ContractMutation) ExternalReferences() (r []schematype.ExternalRef, exists bool) {
+	v := m.external_references
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExternalReferences returns the old "external_references" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldExternalReferences(ctx context.Context) (v []schematype.ExternalRef, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExternalReferences is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExternalReferences requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExternalReferences: %w", err)
+	}
+	return oldValue.ExternalReferences, nil
+}
+
+// AppendExternalReferences adds sr to the "external_references" field.
+func (m *ContractMutation) AppendExternalReferences(sr []schematype.ExternalRef) {
+	m.appendexternal_references = append(m.appendexternal_references, sr...)
+}
+
+// AppendedExternalReferences returns the list of values that were appended to the "external_references" field in this mutation.
+func (m *ContractMutation) AppendedExternalReferences() ([]schematype.ExternalRef, bool) {
+	if len(m.appendexternal_references) == 0 {
+		return nil, false
+	}
+	return m.appendexternal_references, true
+}
+
+// ClearExternalReferences clears the value of the "external_references" field.
+func (m *ContractMutation) ClearExternalReferences() {
+	m.external_references = nil
+	m.appendexternal_references = nil
+	m.clearedFields[contract.FieldExternalReferences] = struct{}{}
+}
+
+// ExternalReferencesCleared returns if the "external_references" field was cleared in this mutation.
+func (m *ContractMutation) ExternalReferencesCleared() bool {
+	_, ok := m.clearedFields[contract.FieldExternalReferences]
+	return ok
+}
+
+// ResetExternalReferences resets all changes to the "external_references" field.
+func (m *ContractMutation) ResetExternalReferences() {
+	m.external_references = nil
+	m.appendexternal_references = nil
+	delete(m.clearedFields, contract.FieldExternalReferences)
+}
+
+// SetContactID sets the "contact_id" field.
+func (m *ContractMutation) SetContactID(u uuid.UUID) {
+	m.contact_id = &u
+}
+
+// ContactID returns the value of the "contact_id" field in the mutation.
+func (m *ContractMutation) ContactID() (r uuid.UUID, exists bool) {
+	v := m.contact_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContactID returns the old "contact_id" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldContactID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContactID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContactID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContactID: %w", err)
+	}
+	return oldValue.ContactID, nil
+}
+
+// ResetContactID resets all changes to the "contact_id" field.
+func (m *ContractMutation) ResetContactID() {
+	m.contact_id = nil
+}
+
+// SetInsurerID sets the "insurer_id" field.
+func (m *ContractMutation) SetInsurerID(u uuid.UUID) {
+	m.insurer_id = &u
+}
+
+// InsurerID returns the value of the "insurer_id" field in the mutation.
+func (m *ContractMutation) InsurerID() (r uuid.UUID, exists bool) {
+	v := m.insurer_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldInsurerID returns the old "insurer_id" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldInsurerID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldInsurerID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldInsurerID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldInsurerID: %w", err)
+	}
+	return oldValue.InsurerID, nil
+}
+
+// ResetInsurerID resets all changes to the "insurer_id" field.
+func (m *ContractMutation) ResetInsurerID() {
+	m.insurer_id = nil
+}
+
+// SetPolicyNumber sets the "policy_number" field.
+func (m *ContractMutation) SetPolicyNumber(s string) {
+	m.policy_number = &s
+}
+
+// PolicyNumber returns the value of the "policy_number" field in the mutation.
+func (m *ContractMutation) PolicyNumber() (r string, exists bool) {
+	v := m.policy_number
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPolicyNumber returns the old "policy_number" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldPolicyNumber(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPolicyNumber is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPolicyNumber requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPolicyNumber: %w", err)
+	}
+	return oldValue.PolicyNumber, nil
+}
+
+// ResetPolicyNumber resets all changes to the "policy_number" field.
+func (m *ContractMutation) ResetPolicyNumber() {
+	m.policy_number = nil
+}
+
+// SetType sets the "type" field.
+func (m *ContractMutation) SetType(s string) {
+	m._type = &s
+}
+
+// GetType returns the value of the "type" field in the mutation.
+func (m *ContractMutation) GetType() (r string, exists bool) {
+	v := m._type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldType returns the old "type" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldType(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldType: %w", err)
+	}
+	return oldValue.Type, nil
+}
+
+// ResetType resets all changes to the "type" field.
+func (m *ContractMutation) ResetType() {
+	m._type = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *ContractMutation) SetStatus(c contract.Status) {
+	m.status = &c
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *ContractMutation) Status() (r contract.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldStatus(ctx context.Context) (v contract.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *ContractMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetStatusCode sets the "status_code" field.
+func (m *ContractMutation) SetStatusCode(s string) {
+	m.status_code = &s
+}
+
+// StatusCode returns the value of the "status_code" field in the mutation.
+func (m *ContractMutation) StatusCode() (r string, exists bool) {
+	v := m.status_code
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatusCode returns the old "status_code" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldStatusCode(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatusCode is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatusCode requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatusCode: %w", err)
+	}
+	return oldValue.StatusCode, nil
+}
+
+// ResetStatusCode resets all changes to the "status_code" field.
+func (m *ContractMutation) ResetStatusCode() {
+	m.status_code = nil
+}
+
+// SetStartDate sets the "start_date" field.
+func (m *ContractMutation) SetStartDate(t time.Time) {
+	m.start_date = &t
+}
+
+// StartDate returns the value of the "start_date" field in the mutation.
+func (m *ContractMutation) StartDate() (r time.Time, exists bool) {
+	v := m.start_date
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStartDate returns the old "start_date" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldStartDate(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStartDate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStartDate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStartDate: %w", err)
+	}
+	return oldValue.StartDate, nil
+}
+
+// ClearStartDate clears the value of the "start_date" field.
+func (m *ContractMutation) ClearStartDate() {
+	m.start_date = nil
+	m.clearedFields[contract.FieldStartDate] = struct{}{}
+}
+
+// StartDateCleared returns if the "start_date" field was cleared in this mutation.
+func (m *ContractMutation) StartDateCleared() bool {
+	_, ok := m.clearedFields[contract.FieldStartDate]
+	return ok
+}
+
+// ResetStartDate resets all changes to the "start_date" field.
+func (m *ContractMutation) ResetStartDate() {
+	m.start_date = nil
+	delete(m.clearedFields, contract.FieldStartDate)
+}
+
+// SetEndDate sets the "end_date" field.
+func (m *ContractMutation) SetEndDate(t time.Time) {
+	m.end_date = &t
+}
+
+// EndDate returns the value of the "end_date" field in the mutation.
+func (m *ContractMutation) EndDate() (r time.Time, exists bool) {
+	v := m.end_date
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEndDate returns the old "end_date" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldEndDate(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEndDate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEndDate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEndDate: %w", err)
+	}
+	return oldValue.EndDate, nil
+}
+
+// ClearEndDate clears the value of the "end_date" field.
+func (m *ContractMutation) ClearEndDate() {
+	m.end_date = nil
+	m.clearedFields[contract.FieldEndDate] = struct{}{}
+}
+
+// EndDateCleared returns if the "end_date" field was cleared in this mutation.
+func (m *ContractMutation) EndDateCleared() bool {
+	_, ok := m.clearedFields[contract.FieldEndDate]
+	return ok
+}
+
+// ResetEndDate resets all changes to the "end_date" field.
+func (m *ContractMutation) ResetEndDate() {
+	m.end_date = nil
+	delete(m.clearedFields, contract.FieldEndDate)
+}
+
+// SetMainRenewalDate sets the "main_renewal_date" field.
+func (m *ContractMutation) SetMainRenewalDate(t time.Time) {
+	m.main_renewal_date = &t
+}
+
+// MainRenewalDate returns the value of the "main_renewal_date" field in the mutation.
+func (m *ContractMutation) MainRenewalDate() (r time.Time, exists bool) {
+	v := m.main_renewal_date
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMainRenewalDate returns the old "main_renewal_date" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldMainRenewalDate(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMainRenewalDate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMainRenewalDate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMainRenewalDate: %w", err)
+	}
+	return oldValue.MainRenewalDate, nil
+}
+
+// ClearMainRenewalDate clears the value of the "main_renewal_date" field.
+func (m *ContractMutation) ClearMainRenewalDate() {
+	m.main_renewal_date = nil
+	m.clearedFields[contract.FieldMainRenewalDate] = struct{}{}
+}
+
+// MainRenewalDateCleared returns if the "main_renewal_date" field was cleared in this mutation.
+func (m *ContractMutation) MainRenewalDateCleared() bool {
+	_, ok := m.clearedFields[contract.FieldMainRenewalDate]
+	return ok
+}
+
+// ResetMainRenewalDate resets all changes to the "main_renewal_date" field.
+func (m *ContractMutation) ResetMainRenewalDate() {
+	m.main_renewal_date = nil
+	delete(m.clearedFields, contract.FieldMainRenewalDate)
+}
+
+// SetPremium sets the "premium" field.
+func (m *ContractMutation) SetPremium(s schematype.Money) {
+	m.premium = &s
+}
+
+// Premium returns the value of the "premium" field in the mutation.
+func (m *ContractMutation) Premium() (r schematype.Money, exists bool) {
+	v := m.premium
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPremium returns the old "premium" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldPremium(ctx context.Context) (v *schematype.Money, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPremium is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPremium requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPremium: %w", err)
+	}
+	return oldValue.Premium, nil
+}
+
+// ClearPremium clears the value of the "premium" field.
+func (m *ContractMutation) ClearPremium() {
+	m.premium = nil
+	m.clearedFields[contract.FieldPremium] = struct{}{}
+}
+
+// PremiumCleared returns if the "premium" field was cleared in this mutation.
+func (m *ContractMutation) PremiumCleared() bool {
+	_, ok := m.clearedFields[contract.FieldPremium]
+	return ok
+}
+
+// ResetPremium resets all changes to the "premium" field.
+func (m *ContractMutation) ResetPremium() {
+	m.premium = nil
+	delete(m.clearedFields, contract.FieldPremium)
+}
+
+// SetPaymentFrequency sets the "payment_frequency" field.
+func (m *ContractMutation) SetPaymentFrequency(cf contract.PaymentFrequency) {
+	m.payment_frequency = &cf
+}
+
+// PaymentFrequency returns the value of the "payment_frequency" field in the mutation.
+func (m *ContractMutation) PaymentFrequency() (r contract.PaymentFrequency, exists bool) {
+	v := m.payment_frequency
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPaymentFrequency returns the old "payment_frequency" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldPaymentFrequency(ctx context.Context) (v *contract.PaymentFrequency, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPaymentFrequency is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPaymentFrequency requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPaymentFrequency: %w", err)
+	}
+	return oldValue.PaymentFrequency, nil
+}
+
+// ClearPaymentFrequency clears the value of the "payment_frequency" field.
+func (m *ContractMutation) ClearPaymentFrequency() {
+	m.payment_frequency = nil
+	m.clearedFields[contract.FieldPaymentFrequency] = struct{}{}
+}
+
+// PaymentFrequencyCleared returns if the "payment_frequency" field was cleared in this mutation.
+func (m *ContractMutation) PaymentFrequencyCleared() bool {
+	_, ok := m.clearedFields[contract.FieldPaymentFrequency]
+	return ok
+}
+
+// ResetPaymentFrequency resets all changes to the "payment_frequency" field.
+func (m *ContractMutation) ResetPaymentFrequency() {
+	m.payment_frequency = nil
+	delete(m.clearedFields, contract.FieldPaymentFrequency)
+}
+
+// SetAnnualPremium sets the "annual_premium" field.
+func (m *ContractMutation) SetAnnualPremium(s schematype.Money) {
+	m.annual_premium = &s
+}
+
+// AnnualPremium returns the value of the "annual_premium" field in the mutation.
+func (m *ContractMutation) AnnualPremium() (r schematype.Money, exists bool) {
+	v := m.annual_premium
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAnnualPremium returns the old "annual_premium" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldAnnualPremium(ctx context.Context) (v *schematype.Money, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAnnualPremium is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAnnualPremium requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAnnualPremium: %w", err)
+	}
+	return oldValue.AnnualPremium, nil
+}
+
+// ClearAnnualPremium clears the value of the "annual_premium" field.
+func (m *ContractMutation) ClearAnnualPremium() {
+	m.annual_premium = nil
+	m.clearedFields[contract.FieldAnnualPremium] = struct{}{}
+}
+
+// AnnualPremiumCleared returns if the "annual_premium" field was cleared in this mutation.
+func (m *ContractMutation) AnnualPremiumCleared() bool {
+	_, ok := m.clearedFields[contract.FieldAnnualPremium]
+	return ok
+}
+
+// ResetAnnualPremium resets all changes to the "annual_premium" field.
+func (m *ContractMutation) ResetAnnualPremium() {
+	m.annual_premium = nil
+	delete(m.clearedFields, contract.FieldAnnualPremium)
+}
+
+// SetOwnerID sets the "owner_id" field.
+func (m *ContractMutation) SetOwnerID(u uuid.UUID) {
+	m.owner_id = &u
+}
+
+// OwnerID returns the value of the "owner_id" field in the mutation.
+func (m *ContractMutation) OwnerID() (r uuid.UUID, exists bool) {
+	v := m.owner_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOwnerID returns the old "owner_id" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldOwnerID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOwnerID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOwnerID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOwnerID: %w", err)
+	}
+	return oldValue.OwnerID, nil
+}
+
+// ClearOwnerID clears the value of the "owner_id" field.
+func (m *ContractMutation) ClearOwnerID() {
+	m.owner_id = nil
+	m.clearedFields[contract.FieldOwnerID] = struct{}{}
+}
+
+// OwnerIDCleared returns if the "owner_id" field was cleared in this mutation.
+func (m *ContractMutation) OwnerIDCleared() bool {
+	_, ok := m.clearedFields[contract.FieldOwnerID]
+	return ok
+}
+
+// ResetOwnerID resets all changes to the "owner_id" field.
+func (m *ContractMutation) ResetOwnerID() {
+	m.owner_id = nil
+	delete(m.clearedFields, contract.FieldOwnerID)
+}
+
+// SetSource sets the "source" field.
+func (m *ContractMutation) SetSource(ss *schematype.ImportSource) {
+	m.source = &ss
+}
+
+// Source returns the value of the "source" field in the mutation.
+func (m *ContractMutation) Source() (r *schematype.ImportSource, exists bool) {
+	v := m.source
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSource returns the old "source" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldSource(ctx context.Context) (v *schematype.ImportSource, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSource is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSource requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSource: %w", err)
+	}
+	return oldValue.Source, nil
+}
+
+// ClearSource clears the value of the "source" field.
+func (m *ContractMutation) ClearSource() {
+	m.source = nil
+	m.clearedFields[contract.FieldSource] = struct{}{}
+}
+
+// SourceCleared returns if the "source" field was cleared in this mutation.
+func (m *ContractMutation) SourceCleared() bool {
+	_, ok := m.clearedFields[contract.FieldSource]
+	return ok
+}
+
+// ResetSource resets all changes to the "source" field.
+func (m *ContractMutation) ResetSource() {
+	m.source = nil
+	delete(m.clearedFields, contract.FieldSource)
+}
+
+// SetDetails sets the "details" field.
+func (m *ContractMutation) SetDetails(value []map[string]interface{}) {
+	m.details = &value
+	m.appenddetails = nil
+}
+
+// Details returns the value of the "details" field in the mutation.
+func (m *ContractMutation) Details() (r []map[string]interface{}, exists bool) {
+	v := m.details
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDetails returns the old "details" field's value of the Contract entity.
+// If the Contract object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractMutation) OldDetails(ctx context.Context) (v []map[string]interface{}, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDetails is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDetails requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDetails: %w", err)
+	}
+	return oldValue.Details, nil
+}
+
+// AppendDetails adds value to the "details" field.
+func (m *ContractMutation) AppendDetails(value []map[string]interface{}) {
+	m.appenddetails = append(m.appenddetails, value...)
+}
+
+// AppendedDetails returns the list of values that were appended to the "details" field in this mutation.
+func (m *ContractMutation) AppendedDetails() ([]map[string]interface{}, bool) {
+	if len(m.appenddetails) == 0 {
+		return nil, false
+	}
+	return m.appenddetails, true
+}
+
+// ClearDetails clears the value of the "details" field.
+func (m *ContractMutation) ClearDetails() {
+	m.details = nil
+	m.appenddetails = nil
+	m.clearedFields[contract.FieldDetails] = struct{}{}
+}
+
+// DetailsCleared returns if the "details" field was cleared in this mutation.
+func (m *ContractMutation) DetailsCleared() bool {
+	_, ok := m.clearedFields[contract.FieldDetails]
+	return ok
+}
+
+// ResetDetails resets all changes to the "details" field.
+func (m *ContractMutation) ResetDetails() {
+	m.details = nil
+	m.appenddetails = nil
+	delete(m.clearedFields, contract.FieldDetails)
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *ContractMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[contract.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *ContractMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *ContractMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *ContractMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// Where appends a list predicates to the ContractMutation builder.
+func (m *ContractMutation) Where(ps ...predicate.Contract) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ContractMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ContractMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Contract, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ContractMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ContractMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Contract).
+func (m *ContractMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ContractMutation) Fields() []string {
+	fields := make([]string, 0, 20)
+	if m.company != nil {
+		fields = append(fields, contract.FieldCompanyID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, contract.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, contract.FieldUpdatedAt)
+	}
+	if m.version != nil {
+		fields = append(fields, contract.FieldVersion)
+	}
+	if m.external_references != nil {
+		fields = append(fields, contract.FieldExternalReferences)
+	}
+	if m.contact_id != nil {
+		fields = append(fields, contract.FieldContactID)
+	}
+	if m.insurer_id != nil {
+		fields = append(fields, contract.FieldInsurerID)
+	}
+	if m.policy_number != nil {
+		fields = append(fields, contract.FieldPolicyNumber)
+	}
+	if m._type != nil {
+		fields = append(fields, contract.FieldType)
+	}
+	if m.status != nil {
+		fields = append(fields, contract.FieldStatus)
+	}
+	if m.status_code != nil {
+		fields = append(fields, contract.FieldStatusCode)
+	}
+	if m.start_date != nil {
+		fields = append(fields, contract.FieldStartDate)
+	}
+	if m.end_date != nil {
+		fields = append(fields, contract.FieldEndDate)
+	}
+	if m.main_renewal_date != nil {
+		fields = append(fields, contract.FieldMainRenewalDate)
+	}
+	if m.premium != nil {
+		fields = append(fields, contract.FieldPremium)
+	}
+	if m.payment_frequency != nil {
+		fields = append(fields, contract.FieldPaymentFrequency)
+	}
+	if m.annual_premium != nil {
+		fields = append(fields, contract.FieldAnnualPremium)
+	}
+	if m.owner_id != nil {
+		fields = append(fields, contract.FieldOwnerID)
+	}
+	if m.source != nil {
+		fields = append(fields, contract.FieldSource)
+	}
+	if m.details != nil {
+		fields = append(fields, contract.FieldDetails)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ContractMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case contract.FieldCompanyID:
+		return m.CompanyID()
+	case contract.FieldCreatedAt:
+		return m.CreatedAt()
+	case contract.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case contract.FieldVersion:
+		return m.Version()
+	case contract.FieldExternalReferences:
+		return m.ExternalReferences()
+	case contract.FieldContactID:
+		return m.ContactID()
+	case contract.FieldInsurerID:
+		return m.InsurerID()
+	case contract.FieldPolicyNumber:
+		return m.PolicyNumber()
+	case contract.FieldType:
+		return m.GetType()
+	case contract.FieldStatus:
+		return m.Status()
+	case contract.FieldStatusCode:
+		return m.StatusCode()
+	case contract.FieldStartDate:
+		return m.StartDate()
+	case contract.FieldEndDate:
+		return m.EndDate()
+	case contract.FieldMainRenewalDate:
+		return m.MainRenewalDate()
+	case contract.FieldPremium:
+		return m.Premium()
+	case contract.FieldPaymentFrequency:
+		return m.PaymentFrequency()
+	case contract.FieldAnnualPremium:
+		return m.AnnualPremium()
+	case contract.FieldOwnerID:
+		return m.OwnerID()
+	case contract.FieldSource:
+		return m.Source()
+	case contract.FieldDetails:
+		return m.Details()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ContractMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case contract.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case contract.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case contract.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case contract.FieldVersion:
+		return m.OldVersion(ctx)
+	case contract.FieldExternalReferences:
+		return m.OldExternalReferences(ctx)
+	case contract.FieldContactID:
+		return m.OldContactID(ctx)
+	case contract.FieldInsurerID:
+		return m.OldInsurerID(ctx)
+	case contract.FieldPolicyNumber:
+		return m.OldPolicyNumber(ctx)
+	case contract.FieldType:
+		return m.OldType(ctx)
+	case contract.FieldStatus:
+		return m.OldStatus(ctx)
+	case contract.FieldStatusCode:
+		return m.OldStatusCode(ctx)
+	case contract.FieldStartDate:
+		return m.OldStartDate(ctx)
+	case contract.FieldEndDate:
+		return m.OldEndDate(ctx)
+	case contract.FieldMainRenewalDate:
+		return m.OldMainRenewalDate(ctx)
+	case contract.FieldPremium:
+		return m.OldPremium(ctx)
+	case contract.FieldPaymentFrequency:
+		return m.OldPaymentFrequency(ctx)
+	case contract.FieldAnnualPremium:
+		return m.OldAnnualPremium(ctx)
+	case contract.FieldOwnerID:
+		return m.OldOwnerID(ctx)
+	case contract.FieldSource:
+		return m.OldSource(ctx)
+	case contract.FieldDetails:
+		return m.OldDetails(ctx)
+	}
+	return nil, fmt.Errorf("unknown Contract field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ContractMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case contract.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case contract.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case contract.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case contract.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
+		return nil
+	case contract.FieldExternalReferences:
+		v, ok := value.([]schematype.ExternalRef)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExternalReferences(v)
+		return nil
+	case contract.FieldContactID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContactID(v)
+		return nil
+	case contract.FieldInsurerID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetInsurerID(v)
+		return nil
+	case contract.FieldPolicyNumber:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPolicyNumber(v)
+		return nil
+	case contract.FieldType:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetType(v)
+		return nil
+	case contract.FieldStatus:
+		v, ok := value.(contract.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case contract.FieldStatusCode:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatusCode(v)
+		return nil
+	case contract.FieldStartDate:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStartDate(v)
+		return nil
+	case contract.FieldEndDate:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEndDate(v)
+		return nil
+	case contract.FieldMainRenewalDate:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMainRenewalDate(v)
+		return nil
+	case contract.FieldPremium:
+		v, ok := value.(schematype.Money)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPremium(v)
+		return nil
+	case contract.FieldPaymentFrequency:
+		v, ok := value.(contract.PaymentFrequency)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPaymentFrequency(v)
+		return nil
+	case contract.FieldAnnualPremium:
+		v, ok := value.(schematype.Money)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAnnualPremium(v)
+		return nil
+	case contract.FieldOwnerID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOwnerID(v)
+		return nil
+	case contract.FieldSource:
+		v, ok := value.(*schematype.ImportSource)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSource(v)
+		return nil
+	case contract.FieldDetails:
+		v, ok := value.([]map[string]interface{})
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDetails(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Contract field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ContractMutation) AddedFields() []string {
+	var fields []string
+	if m.addversion != nil {
+		fields = append(fields, contract.FieldVersion)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ContractMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case contract.FieldVersion:
+		return m.AddedVersion()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ContractMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case contract.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Contract numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ContractMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(contract.FieldExternalReferences) {
+		fields = append(fields, contract.FieldExternalReferences)
+	}
+	if m.FieldCleared(contract.FieldStartDate) {
+		fields = append(fields, contract.FieldStartDate)
+	}
+	if m.FieldCleared(contract.FieldEndDate) {
+		fields = append(fields, contract.FieldEndDate)
+	}
+	if m.FieldCleared(contract.FieldMainRenewalDate) {
+		fields = append(fields, contract.FieldMainRenewalDate)
+	}
+	if m.FieldCleared(contract.FieldPremium) {
+		fields = append(fields, contract.FieldPremium)
+	}
+	if m.FieldCleared(contract.FieldPaymentFrequency) {
+		fields = append(fields, contract.FieldPaymentFrequency)
+	}
+	if m.FieldCleared(contract.FieldAnnualPremium) {
+		fields = append(fields, contract.FieldAnnualPremium)
+	}
+	if m.FieldCleared(contract.FieldOwnerID) {
+		fields = append(fields, contract.FieldOwnerID)
+	}
+	if m.FieldCleared(contract.FieldSource) {
+		fields = append(fields, contract.FieldSource)
+	}
+	if m.FieldCleared(contract.FieldDetails) {
+		fields = append(fields, contract.FieldDetails)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ContractMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ContractMutation) ClearField(name string) error {
+	switch name {
+	case contract.FieldExternalReferences:
+		m.ClearExternalReferences()
+		return nil
+	case contract.FieldStartDate:
+		m.ClearStartDate()
+		return nil
+	case contract.FieldEndDate:
+		m.ClearEndDate()
+		return nil
+	case contract.FieldMainRenewalDate:
+		m.ClearMainRenewalDate()
+		return nil
+	case contract.FieldPremium:
+		m.ClearPremium()
+		return nil
+	case contract.FieldPaymentFrequency:
+		m.ClearPaymentFrequency()
+		return nil
+	case contract.FieldAnnualPremium:
+		m.ClearAnnualPremium()
+		return nil
+	case contract.FieldOwnerID:
+		m.ClearOwnerID()
+		return nil
+	case contract.FieldSource:
+		m.ClearSource()
+		return nil
+	case contract.FieldDetails:
+		m.ClearDetails()
+		return nil
+	}
+	return fmt.Errorf("unknown Contract nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ContractMutation) ResetField(name string) error {
+	switch name {
+	case contract.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case contract.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case contract.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case contract.FieldVersion:
+		m.ResetVersion()
+		return nil
+	case contract.FieldExternalReferences:
+		m.ResetExternalReferences()
+		return nil
+	case contract.FieldContactID:
+		m.ResetContactID()
+		return nil
+	case contract.FieldInsurerID:
+		m.ResetInsurerID()
+		return nil
+	case contract.FieldPolicyNumber:
+		m.ResetPolicyNumber()
+		return nil
+	case contract.FieldType:
+		m.ResetType()
+		return nil
+	case contract.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case contract.FieldStatusCode:
+		m.ResetStatusCode()
+		return nil
+	case contract.FieldStartDate:
+		m.ResetStartDate()
+		return nil
+	case contract.FieldEndDate:
+		m.ResetEndDate()
+		return nil
+	case contract.FieldMainRenewalDate:
+		m.ResetMainRenewalDate()
+		return nil
+	case contract.FieldPremium:
+		m.ResetPremium()
+		return nil
+	case contract.FieldPaymentFrequency:
+		m.ResetPaymentFrequency()
+		return nil
+	case contract.FieldAnnualPremium:
+		m.ResetAnnualPremium()
+		return nil
+	case contract.FieldOwnerID:
+		m.ResetOwnerID()
+		return nil
+	case contract.FieldSource:
+		m.ResetSource()
+		return nil
+	case contract.FieldDetails:
+		m.ResetDetails()
+		return nil
+	}
+	return fmt.Errorf("unknown Contract field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ContractMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.company != nil {
+		edges = append(edges, contract.EdgeCompany)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ContractMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case contract.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ContractMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ContractMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ContractMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcompany {
+		edges = append(edges, contract.EdgeCompany)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ContractMutation) EdgeCleared(name string) bool {
+	switch name {
+	case contract.EdgeCompany:
+		return m.clearedcompany
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ContractMutation) ClearEdge(name string) error {
+	switch name {
+	case contract.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown Contract unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ContractMutation) ResetEdge(name string) error {
+	switch name {
+	case contract.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown Contract edge %s", name)
+}
+
 // DelegationMutation represents an operation that mutates the Delegation nodes in the graph.
 type DelegationMutation struct {
 	config
@@ -11097,6 +12778,446 @@ func (m *IdempotencyKeyMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown IdempotencyKey edge %s", name)
+}
+
+// InsurerMutation represents an operation that mutates the Insurer nodes in the graph.
+type InsurerMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *uuid.UUID
+	vu_number     *string
+	name          *string
+	created_at    *time.Time
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*Insurer, error)
+	predicates    []predicate.Insurer
+}
+
+var _ ent.Mutation = (*InsurerMutation)(nil)
+
+// insurerOption allows management of the mutation configuration using functional options.
+type insurerOption func(*InsurerMutation)
+
+// newInsurerMutation creates new mutation for the Insurer entity.
+func newInsurerMutation(c config, op Op, opts ...insurerOption) *InsurerMutation {
+	m := &InsurerMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeInsurer,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withInsurerID sets the ID field of the mutation.
+func withInsurerID(id uuid.UUID) insurerOption {
+	return func(m *InsurerMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Insurer
+		)
+		m.oldValue = func(ctx context.Context) (*Insurer, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Insurer.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withInsurer sets the old Insurer of the mutation.
+func withInsurer(node *Insurer) insurerOption {
+	return func(m *InsurerMutation) {
+		m.oldValue = func(context.Context) (*Insurer, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m InsurerMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m InsurerMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of Insurer entities.
+func (m *InsurerMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *InsurerMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *InsurerMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Insurer.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetVuNumber sets the "vu_number" field.
+func (m *InsurerMutation) SetVuNumber(s string) {
+	m.vu_number = &s
+}
+
+// VuNumber returns the value of the "vu_number" field in the mutation.
+func (m *InsurerMutation) VuNumber() (r string, exists bool) {
+	v := m.vu_number
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVuNumber returns the old "vu_number" field's value of the Insurer entity.
+// If the Insurer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InsurerMutation) OldVuNumber(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVuNumber is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVuNumber requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVuNumber: %w", err)
+	}
+	return oldValue.VuNumber, nil
+}
+
+// ResetVuNumber resets all changes to the "vu_number" field.
+func (m *InsurerMutation) ResetVuNumber() {
+	m.vu_number = nil
+}
+
+// SetName sets the "name" field.
+func (m *InsurerMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *InsurerMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the Insurer entity.
+// If the Insurer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InsurerMutation) OldName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *InsurerMutation) ResetName() {
+	m.name = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *InsurerMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *InsurerMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Insurer entity.
+// If the Insurer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InsurerMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *InsurerMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// Where appends a list predicates to the InsurerMutation builder.
+func (m *InsurerMutation) Where(ps ...predicate.Insurer) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the InsurerMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *InsurerMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Insurer, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *InsurerMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *InsurerMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Insurer).
+func (m *InsurerMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *InsurerMutation) Fields() []string {
+	fields := make([]string, 0, 3)
+	if m.vu_number != nil {
+		fields = append(fields, insurer.FieldVuNumber)
+	}
+	if m.name != nil {
+		fields = append(fields, insurer.FieldName)
+	}
+	if m.created_at != nil {
+		fields = append(fields, insurer.FieldCreatedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *InsurerMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case insurer.FieldVuNumber:
+		return m.VuNumber()
+	case insurer.FieldName:
+		return m.Name()
+	case insurer.FieldCreatedAt:
+		return m.CreatedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *InsurerMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case insurer.FieldVuNumber:
+		return m.OldVuNumber(ctx)
+	case insurer.FieldName:
+		return m.OldName(ctx)
+	case insurer.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown Insurer field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *InsurerMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case insurer.FieldVuNumber:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVuNumber(v)
+		return nil
+	case insurer.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	case insurer.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Insurer field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *InsurerMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *InsurerMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *InsurerMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown Insurer numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *InsurerMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *InsurerMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *InsurerMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown Insurer nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *InsurerMutation) ResetField(name string) error {
+	switch name {
+	case insurer.FieldVuNumber:
+		m.ResetVuNumber()
+		return nil
+	case insurer.FieldName:
+		m.ResetName()
+		return nil
+	case insurer.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown Insurer field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *InsurerMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *InsurerMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *InsurerMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *InsurerMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *InsurerMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *InsurerMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *InsurerMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown Insurer unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *InsurerMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown Insurer edge %s", name)
 }
 
 // JobRunMutation represents an operation that mutates the JobRun nodes in the graph.
@@ -18271,6 +20392,1835 @@ func (m *OAuthTokenMutation) ClearEdge(name string) error {
 // It returns an error if the edge is not defined in the schema.
 func (m *OAuthTokenMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown OAuthToken edge %s", name)
+}
+
+// PortfolioTransferMutation represents an operation that mutates the PortfolioTransfer nodes in the graph.
+type PortfolioTransferMutation struct {
+	config
+	op             Op
+	typ            string
+	id             *uuid.UUID
+	created_at     *time.Time
+	updated_at     *time.Time
+	version        *int64
+	addversion     *int64
+	status         *portfoliotransfer.Status
+	format         *portfoliotransfer.Format
+	source         *string
+	owner_id       *uuid.UUID
+	mapping_id     *uuid.UUID
+	auto_commit    *bool
+	write_mode     *portfoliotransfer.WriteMode
+	encoding       *string
+	filename       *string
+	size           *int64
+	addsize        *int64
+	sha256         *string
+	blob_key       *string
+	summary        *map[string]interface{}
+	issues         *[]map[string]interface{}
+	appendissues   []map[string]interface{}
+	committed      *int64
+	addcommitted   *int64
+	progress       *map[string]int64
+	error          *string
+	validated_at   *time.Time
+	committed_at   *time.Time
+	clearedFields  map[string]struct{}
+	company        *uuid.UUID
+	clearedcompany bool
+	done           bool
+	oldValue       func(context.Context) (*PortfolioTransfer, error)
+	predicates     []predicate.PortfolioTransfer
+}
+
+var _ ent.Mutation = (*PortfolioTransferMutation)(nil)
+
+// portfoliotransferOption allows management of the mutation configuration using functional options.
+type portfoliotransferOption func(*PortfolioTransferMutation)
+
+// newPortfolioTransferMutation creates new mutation for the PortfolioTransfer entity.
+func newPortfolioTransferMutation(c config, op Op, opts ...portfoliotransferOption) *PortfolioTransferMutation {
+	m := &PortfolioTransferMutation{
+		config:        c,
+		op:            op,
+		typ:           TypePortfolioTransfer,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withPortfolioTransferID sets the ID field of the mutation.
+func withPortfolioTransferID(id uuid.UUID) portfoliotransferOption {
+	return func(m *PortfolioTransferMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *PortfolioTransfer
+		)
+		m.oldValue = func(ctx context.Context) (*PortfolioTransfer, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().PortfolioTransfer.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withPortfolioTransfer sets the old PortfolioTransfer of the mutation.
+func withPortfolioTransfer(node *PortfolioTransfer) portfoliotransferOption {
+	return func(m *PortfolioTransferMutation) {
+		m.oldValue = func(context.Context) (*PortfolioTransfer, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m PortfolioTransferMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m PortfolioTransferMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of PortfolioTransfer entities.
+func (m *PortfolioTransferMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *PortfolioTransferMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *PortfolioTransferMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().PortfolioTransfer.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *PortfolioTransferMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *PortfolioTransferMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *PortfolioTransferMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *PortfolioTransferMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *PortfolioTransferMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *PortfolioTransferMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *PortfolioTransferMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *PortfolioTransferMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *PortfolioTransferMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *PortfolioTransferMutation) SetVersion(i int64) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *PortfolioTransferMutation) Version() (r int64, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldVersion(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *PortfolioTransferMutation) AddVersion(i int64) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *PortfolioTransferMutation) AddedVersion() (r int64, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *PortfolioTransferMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *PortfolioTransferMutation) SetStatus(po portfoliotransfer.Status) {
+	m.status = &po
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *PortfolioTransferMutation) Status() (r portfoliotransfer.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldStatus(ctx context.Context) (v portfoliotransfer.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *PortfolioTransferMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetFormat sets the "format" field.
+func (m *PortfolioTransferMutation) SetFormat(po portfoliotransfer.Format) {
+	m.format = &po
+}
+
+// Format returns the value of the "format" field in the mutation.
+func (m *PortfolioTransferMutation) Format() (r portfoliotransfer.Format, exists bool) {
+	v := m.format
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFormat returns the old "format" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldFormat(ctx context.Context) (v portfoliotransfer.Format, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFormat is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFormat requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFormat: %w", err)
+	}
+	return oldValue.Format, nil
+}
+
+// ResetFormat resets all changes to the "format" field.
+func (m *PortfolioTransferMutation) ResetFormat() {
+	m.format = nil
+}
+
+// SetSource sets the "source" field.
+func (m *PortfolioTransferMutation) SetSource(s string) {
+	m.source = &s
+}
+
+// Source returns the value of the "source" field in the mutation.
+func (m *PortfolioTransferMutation) Source() (r string, exists bool) {
+	v := m.source
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSource returns the old "source" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldSource(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSource is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSource requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSource: %w", err)
+	}
+	return oldValue.Source, nil
+}
+
+// ResetSource resets all changes to the "source" field.
+func (m *PortfolioTransferMutation) ResetSource() {
+	m.source = nil
+}
+
+// SetOwnerID sets the "owner_id" field.
+func (m *PortfolioTransferMutation) SetOwnerID(u uuid.UUID) {
+	m.owner_id = &u
+}
+
+// OwnerID returns the value of the "owner_id" field in the mutation.
+func (m *PortfolioTransferMutation) OwnerID() (r uuid.UUID, exists bool) {
+	v := m.owner_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOwnerID returns the old "owner_id" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldOwnerID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOwnerID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOwnerID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOwnerID: %w", err)
+	}
+	return oldValue.OwnerID, nil
+}
+
+// ClearOwnerID clears the value of the "owner_id" field.
+func (m *PortfolioTransferMutation) ClearOwnerID() {
+	m.owner_id = nil
+	m.clearedFields[portfoliotransfer.FieldOwnerID] = struct{}{}
+}
+
+// OwnerIDCleared returns if the "owner_id" field was cleared in this mutation.
+func (m *PortfolioTransferMutation) OwnerIDCleared() bool {
+	_, ok := m.clearedFields[portfoliotransfer.FieldOwnerID]
+	return ok
+}
+
+// ResetOwnerID resets all changes to the "owner_id" field.
+func (m *PortfolioTransferMutation) ResetOwnerID() {
+	m.owner_id = nil
+	delete(m.clearedFields, portfoliotransfer.FieldOwnerID)
+}
+
+// SetMappingID sets the "mapping_id" field.
+func (m *PortfolioTransferMutation) SetMappingID(u uuid.UUID) {
+	m.mapping_id = &u
+}
+
+// MappingID returns the value of the "mapping_id" field in the mutation.
+func (m *PortfolioTransferMutation) MappingID() (r uuid.UUID, exists bool) {
+	v := m.mapping_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMappingID returns the old "mapping_id" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldMappingID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMappingID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMappingID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMappingID: %w", err)
+	}
+	return oldValue.MappingID, nil
+}
+
+// ClearMappingID clears the value of the "mapping_id" field.
+func (m *PortfolioTransferMutation) ClearMappingID() {
+	m.mapping_id = nil
+	m.clearedFields[portfoliotransfer.FieldMappingID] = struct{}{}
+}
+
+// MappingIDCleared returns if the "mapping_id" field was cleared in this mutation.
+func (m *PortfolioTransferMutation) MappingIDCleared() bool {
+	_, ok := m.clearedFields[portfoliotransfer.FieldMappingID]
+	return ok
+}
+
+// ResetMappingID resets all changes to the "mapping_id" field.
+func (m *PortfolioTransferMutation) ResetMappingID() {
+	m.mapping_id = nil
+	delete(m.clearedFields, portfoliotransfer.FieldMappingID)
+}
+
+// SetAutoCommit sets the "auto_commit" field.
+func (m *PortfolioTransferMutation) SetAutoCommit(b bool) {
+	m.auto_commit = &b
+}
+
+// AutoCommit returns the value of the "auto_commit" field in the mutation.
+func (m *PortfolioTransferMutation) AutoCommit() (r bool, exists bool) {
+	v := m.auto_commit
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAutoCommit returns the old "auto_commit" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldAutoCommit(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAutoCommit is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAutoCommit requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAutoCommit: %w", err)
+	}
+	return oldValue.AutoCommit, nil
+}
+
+// ResetAutoCommit resets all changes to the "auto_commit" field.
+func (m *PortfolioTransferMutation) ResetAutoCommit() {
+	m.auto_commit = nil
+}
+
+// SetWriteMode sets the "write_mode" field.
+func (m *PortfolioTransferMutation) SetWriteMode(pm portfoliotransfer.WriteMode) {
+	m.write_mode = &pm
+}
+
+// WriteMode returns the value of the "write_mode" field in the mutation.
+func (m *PortfolioTransferMutation) WriteMode() (r portfoliotransfer.WriteMode, exists bool) {
+	v := m.write_mode
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldWriteMode returns the old "write_mode" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldWriteMode(ctx context.Context) (v portfoliotransfer.WriteMode, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldWriteMode is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldWriteMode requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldWriteMode: %w", err)
+	}
+	return oldValue.WriteMode, nil
+}
+
+// ResetWriteMode resets all changes to the "write_mode" field.
+func (m *PortfolioTransferMutation) ResetWriteMode() {
+	m.write_mode = nil
+}
+
+// SetEncoding sets the "encoding" field.
+func (m *PortfolioTransferMutation) SetEncoding(s string) {
+	m.encoding = &s
+}
+
+// Encoding returns the value of the "encoding" field in the mutation.
+func (m *PortfolioTransferMutation) Encoding() (r string, exists bool) {
+	v := m.encoding
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEncoding returns the old "encoding" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldEncoding(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEncoding is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEncoding requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEncoding: %w", err)
+	}
+	return oldValue.Encoding, nil
+}
+
+// ResetEncoding resets all changes to the "encoding" field.
+func (m *PortfolioTransferMutation) ResetEncoding() {
+	m.encoding = nil
+}
+
+// SetFilename sets the "filename" field.
+func (m *PortfolioTransferMutation) SetFilename(s string) {
+	m.filename = &s
+}
+
+// Filename returns the value of the "filename" field in the mutation.
+func (m *PortfolioTransferMutation) Filename() (r string, exists bool) {
+	v := m.filename
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFilename returns the old "filename" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldFilename(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFilename is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFilename requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFilename: %w", err)
+	}
+	return oldValue.Filename, nil
+}
+
+// ResetFilename resets all changes to the "filename" field.
+func (m *PortfolioTransferMutation) ResetFilename() {
+	m.filename = nil
+}
+
+// SetSize sets the "size" field.
+func (m *PortfolioTransferMutation) SetSize(i int64) {
+	m.size = &i
+	m.addsize = nil
+}
+
+// Size returns the value of the "size" field in the mutation.
+func (m *PortfolioTransferMutation) Size() (r int64, exists bool) {
+	v := m.size
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSize returns the old "size" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldSize(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSize is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSize requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSize: %w", err)
+	}
+	return oldValue.Size, nil
+}
+
+// AddSize adds i to the "size" field.
+func (m *PortfolioTransferMutation) AddSize(i int64) {
+	if m.addsize != nil {
+		*m.addsize += i
+	} else {
+		m.addsize = &i
+	}
+}
+
+// AddedSize returns the value that was added to the "size" field in this mutation.
+func (m *PortfolioTransferMutation) AddedSize() (r int64, exists bool) {
+	v := m.addsize
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetSize resets all changes to the "size" field.
+func (m *PortfolioTransferMutation) ResetSize() {
+	m.size = nil
+	m.addsize = nil
+}
+
+// SetSha256 sets the "sha256" field.
+func (m *PortfolioTransferMutation) SetSha256(s string) {
+	m.sha256 = &s
+}
+
+// Sha256 returns the value of the "sha256" field in the mutation.
+func (m *PortfolioTransferMutation) Sha256() (r string, exists bool) {
+	v := m.sha256
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSha256 returns the old "sha256" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldSha256(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSha256 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSha256 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSha256: %w", err)
+	}
+	return oldValue.Sha256, nil
+}
+
+// ResetSha256 resets all changes to the "sha256" field.
+func (m *PortfolioTransferMutation) ResetSha256() {
+	m.sha256 = nil
+}
+
+// SetBlobKey sets the "blob_key" field.
+func (m *PortfolioTransferMutation) SetBlobKey(s string) {
+	m.blob_key = &s
+}
+
+// BlobKey returns the value of the "blob_key" field in the mutation.
+func (m *PortfolioTransferMutation) BlobKey() (r string, exists bool) {
+	v := m.blob_key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBlobKey returns the old "blob_key" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldBlobKey(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBlobKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBlobKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBlobKey: %w", err)
+	}
+	return oldValue.BlobKey, nil
+}
+
+// ResetBlobKey resets all changes to the "blob_key" field.
+func (m *PortfolioTransferMutation) ResetBlobKey() {
+	m.blob_key = nil
+}
+
+// SetSummary sets the "summary" field.
+func (m *PortfolioTransferMutation) SetSummary(value map[string]interface{}) {
+	m.summary = &value
+}
+
+// Summary returns the value of the "summary" field in the mutation.
+func (m *PortfolioTransferMutation) Summary() (r map[string]interface{}, exists bool) {
+	v := m.summary
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSummary returns the old "summary" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldSummary(ctx context.Context) (v map[string]interface{}, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSummary is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSummary requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSummary: %w", err)
+	}
+	return oldValue.Summary, nil
+}
+
+// ClearSummary clears the value of the "summary" field.
+func (m *PortfolioTransferMutation) ClearSummary() {
+	m.summary = nil
+	m.clearedFields[portfoliotransfer.FieldSummary] = struct{}{}
+}
+
+// SummaryCleared returns if the "summary" field was cleared in this mutation.
+func (m *PortfolioTransferMutation) SummaryCleared() bool {
+	_, ok := m.clearedFields[portfoliotransfer.FieldSummary]
+	return ok
+}
+
+// ResetSummary resets all changes to the "summary" field.
+func (m *PortfolioTransferMutation) ResetSummary() {
+	m.summary = nil
+	delete(m.clearedFields, portfoliotransfer.FieldSummary)
+}
+
+// SetIssues sets the "issues" field.
+func (m *PortfolioTransferMutation) SetIssues(value []map[string]interface{}) {
+	m.issues = &value
+	m.appendissues = nil
+}
+
+// Issues returns the value of the "issues" field in the mutation.
+func (m *PortfolioTransferMutation) Issues() (r []map[string]interface{}, exists bool) {
+	v := m.issues
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIssues returns the old "issues" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldIssues(ctx context.Context) (v []map[string]interface{}, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIssues is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIssues requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIssues: %w", err)
+	}
+	return oldValue.Issues, nil
+}
+
+// AppendIssues adds value to the "issues" field.
+func (m *PortfolioTransferMutation) AppendIssues(value []map[string]interface{}) {
+	m.appendissues = append(m.appendissues, value...)
+}
+
+// AppendedIssues returns the list of values that were appended to the "issues" field in this mutation.
+func (m *PortfolioTransferMutation) AppendedIssues() ([]map[string]interface{}, bool) {
+	if len(m.appendissues) == 0 {
+		return nil, false
+	}
+	return m.appendissues, true
+}
+
+// ClearIssues clears the value of the "issues" field.
+func (m *PortfolioTransferMutation) ClearIssues() {
+	m.issues = nil
+	m.appendissues = nil
+	m.clearedFields[portfoliotransfer.FieldIssues] = struct{}{}
+}
+
+// IssuesCleared returns if the "issues" field was cleared in this mutation.
+func (m *PortfolioTransferMutation) IssuesCleared() bool {
+	_, ok := m.clearedFields[portfoliotransfer.FieldIssues]
+	return ok
+}
+
+// ResetIssues resets all changes to the "issues" field.
+func (m *PortfolioTransferMutation) ResetIssues() {
+	m.issues = nil
+	m.appendissues = nil
+	delete(m.clearedFields, portfoliotransfer.FieldIssues)
+}
+
+// SetCommitted sets the "committed" field.
+func (m *PortfolioTransferMutation) SetCommitted(i int64) {
+	m.committed = &i
+	m.addcommitted = nil
+}
+
+// Committed returns the value of the "committed" field in the mutation.
+func (m *PortfolioTransferMutation) Committed() (r int64, exists bool) {
+	v := m.committed
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCommitted returns the old "committed" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldCommitted(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCommitted is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCommitted requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCommitted: %w", err)
+	}
+	return oldValue.Committed, nil
+}
+
+// AddCommitted adds i to the "committed" field.
+func (m *PortfolioTransferMutation) AddCommitted(i int64) {
+	if m.addcommitted != nil {
+		*m.addcommitted += i
+	} else {
+		m.addcommitted = &i
+	}
+}
+
+// AddedCommitted returns the value that was added to the "committed" field in this mutation.
+func (m *PortfolioTransferMutation) AddedCommitted() (r int64, exists bool) {
+	v := m.addcommitted
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetCommitted resets all changes to the "committed" field.
+func (m *PortfolioTransferMutation) ResetCommitted() {
+	m.committed = nil
+	m.addcommitted = nil
+}
+
+// SetProgress sets the "progress" field.
+func (m *PortfolioTransferMutation) SetProgress(value map[string]int64) {
+	m.progress = &value
+}
+
+// Progress returns the value of the "progress" field in the mutation.
+func (m *PortfolioTransferMutation) Progress() (r map[string]int64, exists bool) {
+	v := m.progress
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProgress returns the old "progress" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldProgress(ctx context.Context) (v map[string]int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProgress is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProgress requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProgress: %w", err)
+	}
+	return oldValue.Progress, nil
+}
+
+// ClearProgress clears the value of the "progress" field.
+func (m *PortfolioTransferMutation) ClearProgress() {
+	m.progress = nil
+	m.clearedFields[portfoliotransfer.FieldProgress] = struct{}{}
+}
+
+// ProgressCleared returns if the "progress" field was cleared in this mutation.
+func (m *PortfolioTransferMutation) ProgressCleared() bool {
+	_, ok := m.clearedFields[portfoliotransfer.FieldProgress]
+	return ok
+}
+
+// ResetProgress resets all changes to the "progress" field.
+func (m *PortfolioTransferMutation) ResetProgress() {
+	m.progress = nil
+	delete(m.clearedFields, portfoliotransfer.FieldProgress)
+}
+
+// SetError sets the "error" field.
+func (m *PortfolioTransferMutation) SetError(s string) {
+	m.error = &s
+}
+
+// Error returns the value of the "error" field in the mutation.
+func (m *PortfolioTransferMutation) Error() (r string, exists bool) {
+	v := m.error
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldError returns the old "error" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldError(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldError is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldError requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldError: %w", err)
+	}
+	return oldValue.Error, nil
+}
+
+// ResetError resets all changes to the "error" field.
+func (m *PortfolioTransferMutation) ResetError() {
+	m.error = nil
+}
+
+// SetValidatedAt sets the "validated_at" field.
+func (m *PortfolioTransferMutation) SetValidatedAt(t time.Time) {
+	m.validated_at = &t
+}
+
+// ValidatedAt returns the value of the "validated_at" field in the mutation.
+func (m *PortfolioTransferMutation) ValidatedAt() (r time.Time, exists bool) {
+	v := m.validated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldValidatedAt returns the old "validated_at" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldValidatedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldValidatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldValidatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldValidatedAt: %w", err)
+	}
+	return oldValue.ValidatedAt, nil
+}
+
+// ClearValidatedAt clears the value of the "validated_at" field.
+func (m *PortfolioTransferMutation) ClearValidatedAt() {
+	m.validated_at = nil
+	m.clearedFields[portfoliotransfer.FieldValidatedAt] = struct{}{}
+}
+
+// ValidatedAtCleared returns if the "validated_at" field was cleared in this mutation.
+func (m *PortfolioTransferMutation) ValidatedAtCleared() bool {
+	_, ok := m.clearedFields[portfoliotransfer.FieldValidatedAt]
+	return ok
+}
+
+// ResetValidatedAt resets all changes to the "validated_at" field.
+func (m *PortfolioTransferMutation) ResetValidatedAt() {
+	m.validated_at = nil
+	delete(m.clearedFields, portfoliotransfer.FieldValidatedAt)
+}
+
+// SetCommittedAt sets the "committed_at" field.
+func (m *PortfolioTransferMutation) SetCommittedAt(t time.Time) {
+	m.committed_at = &t
+}
+
+// CommittedAt returns the value of the "committed_at" field in the mutation.
+func (m *PortfolioTransferMutation) CommittedAt() (r time.Time, exists bool) {
+	v := m.committed_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCommittedAt returns the old "committed_at" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldCommittedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCommittedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCommittedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCommittedAt: %w", err)
+	}
+	return oldValue.CommittedAt, nil
+}
+
+// ClearCommittedAt clears the value of the "committed_at" field.
+func (m *PortfolioTransferMutation) ClearCommittedAt() {
+	m.committed_at = nil
+	m.clearedFields[portfoliotransfer.FieldCommittedAt] = struct{}{}
+}
+
+// CommittedAtCleared returns if the "committed_at" field was cleared in this mutation.
+func (m *PortfolioTransferMutation) CommittedAtCleared() bool {
+	_, ok := m.clearedFields[portfoliotransfer.FieldCommittedAt]
+	return ok
+}
+
+// ResetCommittedAt resets all changes to the "committed_at" field.
+func (m *PortfolioTransferMutation) ResetCommittedAt() {
+	m.committed_at = nil
+	delete(m.clearedFields, portfoliotransfer.FieldCommittedAt)
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *PortfolioTransferMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[portfoliotransfer.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *PortfolioTransferMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *PortfolioTransferMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *PortfolioTransferMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// Where appends a list predicates to the PortfolioTransferMutation builder.
+func (m *PortfolioTransferMutation) Where(ps ...predicate.PortfolioTransfer) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the PortfolioTransferMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *PortfolioTransferMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.PortfolioTransfer, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *PortfolioTransferMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *PortfolioTransferMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (PortfolioTransfer).
+func (m *PortfolioTransferMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *PortfolioTransferMutation) Fields() []string {
+	fields := make([]string, 0, 23)
+	if m.company != nil {
+		fields = append(fields, portfoliotransfer.FieldCompanyID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, portfoliotransfer.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, portfoliotransfer.FieldUpdatedAt)
+	}
+	if m.version != nil {
+		fields = append(fields, portfoliotransfer.FieldVersion)
+	}
+	if m.status != nil {
+		fields = append(fields, portfoliotransfer.FieldStatus)
+	}
+	if m.format != nil {
+		fields = append(fields, portfoliotransfer.FieldFormat)
+	}
+	if m.source != nil {
+		fields = append(fields, portfoliotransfer.FieldSource)
+	}
+	if m.owner_id != nil {
+		fields = append(fields, portfoliotransfer.FieldOwnerID)
+	}
+	if m.mapping_id != nil {
+		fields = append(fields, portfoliotransfer.FieldMappingID)
+	}
+	if m.auto_commit != nil {
+		fields = append(fields, portfoliotransfer.FieldAutoCommit)
+	}
+	if m.write_mode != nil {
+		fields = append(fields, portfoliotransfer.FieldWriteMode)
+	}
+	if m.encoding != nil {
+		fields = append(fields, portfoliotransfer.FieldEncoding)
+	}
+	if m.filename != nil {
+		fields = append(fields, portfoliotransfer.FieldFilename)
+	}
+	if m.size != nil {
+		fields = append(fields, portfoliotransfer.FieldSize)
+	}
+	if m.sha256 != nil {
+		fields = append(fields, portfoliotransfer.FieldSha256)
+	}
+	if m.blob_key != nil {
+		fields = append(fields, portfoliotransfer.FieldBlobKey)
+	}
+	if m.summary != nil {
+		fields = append(fields, portfoliotransfer.FieldSummary)
+	}
+	if m.issues != nil {
+		fields = append(fields, portfoliotransfer.FieldIssues)
+	}
+	if m.committed != nil {
+		fields = append(fields, portfoliotransfer.FieldCommitted)
+	}
+	if m.progress != nil {
+		fields = append(fields, portfoliotransfer.FieldProgress)
+	}
+	if m.error != nil {
+		fields = append(fields, portfoliotransfer.FieldError)
+	}
+	if m.validated_at != nil {
+		fields = append(fields, portfoliotransfer.FieldValidatedAt)
+	}
+	if m.committed_at != nil {
+		fields = append(fields, portfoliotransfer.FieldCommittedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *PortfolioTransferMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case portfoliotransfer.FieldCompanyID:
+		return m.CompanyID()
+	case portfoliotransfer.FieldCreatedAt:
+		return m.CreatedAt()
+	case portfoliotransfer.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case portfoliotransfer.FieldVersion:
+		return m.Version()
+	case portfoliotransfer.FieldStatus:
+		return m.Status()
+	case portfoliotransfer.FieldFormat:
+		return m.Format()
+	case portfoliotransfer.FieldSource:
+		return m.Source()
+	case portfoliotransfer.FieldOwnerID:
+		return m.OwnerID()
+	case portfoliotransfer.FieldMappingID:
+		return m.MappingID()
+	case portfoliotransfer.FieldAutoCommit:
+		return m.AutoCommit()
+	case portfoliotransfer.FieldWriteMode:
+		return m.WriteMode()
+	case portfoliotransfer.FieldEncoding:
+		return m.Encoding()
+	case portfoliotransfer.FieldFilename:
+		return m.Filename()
+	case portfoliotransfer.FieldSize:
+		return m.Size()
+	case portfoliotransfer.FieldSha256:
+		return m.Sha256()
+	case portfoliotransfer.FieldBlobKey:
+		return m.BlobKey()
+	case portfoliotransfer.FieldSummary:
+		return m.Summary()
+	case portfoliotransfer.FieldIssues:
+		return m.Issues()
+	case portfoliotransfer.FieldCommitted:
+		return m.Committed()
+	case portfoliotransfer.FieldProgress:
+		return m.Progress()
+	case portfoliotransfer.FieldError:
+		return m.Error()
+	case portfoliotransfer.FieldValidatedAt:
+		return m.ValidatedAt()
+	case portfoliotransfer.FieldCommittedAt:
+		return m.CommittedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *PortfolioTransferMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case portfoliotransfer.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case portfoliotransfer.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case portfoliotransfer.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case portfoliotransfer.FieldVersion:
+		return m.OldVersion(ctx)
+	case portfoliotransfer.FieldStatus:
+		return m.OldStatus(ctx)
+	case portfoliotransfer.FieldFormat:
+		return m.OldFormat(ctx)
+	case portfoliotransfer.FieldSource:
+		return m.OldSource(ctx)
+	case portfoliotransfer.FieldOwnerID:
+		return m.OldOwnerID(ctx)
+	case portfoliotransfer.FieldMappingID:
+		return m.OldMappingID(ctx)
+	case portfoliotransfer.FieldAutoCommit:
+		return m.OldAutoCommit(ctx)
+	case portfoliotransfer.FieldWriteMode:
+		return m.OldWriteMode(ctx)
+	case portfoliotransfer.FieldEncoding:
+		return m.OldEncoding(ctx)
+	case portfoliotransfer.FieldFilename:
+		return m.OldFilename(ctx)
+	case portfoliotransfer.FieldSize:
+		return m.OldSize(ctx)
+	case portfoliotransfer.FieldSha256:
+		return m.OldSha256(ctx)
+	case portfoliotransfer.FieldBlobKey:
+		return m.OldBlobKey(ctx)
+	case portfoliotransfer.FieldSummary:
+		return m.OldSummary(ctx)
+	case portfoliotransfer.FieldIssues:
+		return m.OldIssues(ctx)
+	case portfoliotransfer.FieldCommitted:
+		return m.OldCommitted(ctx)
+	case portfoliotransfer.FieldProgress:
+		return m.OldProgress(ctx)
+	case portfoliotransfer.FieldError:
+		return m.OldError(ctx)
+	case portfoliotransfer.FieldValidatedAt:
+		return m.OldValidatedAt(ctx)
+	case portfoliotransfer.FieldCommittedAt:
+		return m.OldCommittedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown PortfolioTransfer field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PortfolioTransferMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case portfoliotransfer.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case portfoliotransfer.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case portfoliotransfer.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case portfoliotransfer.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
+		return nil
+	case portfoliotransfer.FieldStatus:
+		v, ok := value.(portfoliotransfer.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case portfoliotransfer.FieldFormat:
+		v, ok := value.(portfoliotransfer.Format)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFormat(v)
+		return nil
+	case portfoliotransfer.FieldSource:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSource(v)
+		return nil
+	case portfoliotransfer.FieldOwnerID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOwnerID(v)
+		return nil
+	case portfoliotransfer.FieldMappingID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMappingID(v)
+		return nil
+	case portfoliotransfer.FieldAutoCommit:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAutoCommit(v)
+		return nil
+	case portfoliotransfer.FieldWriteMode:
+		v, ok := value.(portfoliotransfer.WriteMode)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetWriteMode(v)
+		return nil
+	case portfoliotransfer.FieldEncoding:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEncoding(v)
+		return nil
+	case portfoliotransfer.FieldFilename:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFilename(v)
+		return nil
+	case portfoliotransfer.FieldSize:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSize(v)
+		return nil
+	case portfoliotransfer.FieldSha256:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSha256(v)
+		return nil
+	case portfoliotransfer.FieldBlobKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBlobKey(v)
+		return nil
+	case portfoliotransfer.FieldSummary:
+		v, ok := value.(map[string]interface{})
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSummary(v)
+		return nil
+	case portfoliotransfer.FieldIssues:
+		v, ok := value.([]map[string]interface{})
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIssues(v)
+		return nil
+	case portfoliotransfer.FieldCommitted:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCommitted(v)
+		return nil
+	case portfoliotransfer.FieldProgress:
+		v, ok := value.(map[string]int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProgress(v)
+		return nil
+	case portfoliotransfer.FieldError:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetError(v)
+		return nil
+	case portfoliotransfer.FieldValidatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetValidatedAt(v)
+		return nil
+	case portfoliotransfer.FieldCommittedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCommittedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown PortfolioTransfer field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *PortfolioTransferMutation) AddedFields() []string {
+	var fields []string
+	if m.addversion != nil {
+		fields = append(fields, portfoliotransfer.FieldVersion)
+	}
+	if m.addsize != nil {
+		fields = append(fields, portfoliotransfer.FieldSize)
+	}
+	if m.addcommitted != nil {
+		fields = append(fields, portfoliotransfer.FieldCommitted)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *PortfolioTransferMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case portfoliotransfer.FieldVersion:
+		return m.AddedVersion()
+	case portfoliotransfer.FieldSize:
+		return m.AddedSize()
+	case portfoliotransfer.FieldCommitted:
+		return m.AddedCommitted()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PortfolioTransferMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case portfoliotransfer.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
+	case portfoliotransfer.FieldSize:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddSize(v)
+		return nil
+	case portfoliotransfer.FieldCommitted:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddCommitted(v)
+		return nil
+	}
+	return fmt.Errorf("unknown PortfolioTransfer numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *PortfolioTransferMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(portfoliotransfer.FieldOwnerID) {
+		fields = append(fields, portfoliotransfer.FieldOwnerID)
+	}
+	if m.FieldCleared(portfoliotransfer.FieldMappingID) {
+		fields = append(fields, portfoliotransfer.FieldMappingID)
+	}
+	if m.FieldCleared(portfoliotransfer.FieldSummary) {
+		fields = append(fields, portfoliotransfer.FieldSummary)
+	}
+	if m.FieldCleared(portfoliotransfer.FieldIssues) {
+		fields = append(fields, portfoliotransfer.FieldIssues)
+	}
+	if m.FieldCleared(portfoliotransfer.FieldProgress) {
+		fields = append(fields, portfoliotransfer.FieldProgress)
+	}
+	if m.FieldCleared(portfoliotransfer.FieldValidatedAt) {
+		fields = append(fields, portfoliotransfer.FieldValidatedAt)
+	}
+	if m.FieldCleared(portfoliotransfer.FieldCommittedAt) {
+		fields = append(fields, portfoliotransfer.FieldCommittedAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *PortfolioTransferMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *PortfolioTransferMutation) ClearField(name string) error {
+	switch name {
+	case portfoliotransfer.FieldOwnerID:
+		m.ClearOwnerID()
+		return nil
+	case portfoliotransfer.FieldMappingID:
+		m.ClearMappingID()
+		return nil
+	case portfoliotransfer.FieldSummary:
+		m.ClearSummary()
+		return nil
+	case portfoliotransfer.FieldIssues:
+		m.ClearIssues()
+		return nil
+	case portfoliotransfer.FieldProgress:
+		m.ClearProgress()
+		return nil
+	case portfoliotransfer.FieldValidatedAt:
+		m.ClearValidatedAt()
+		return nil
+	case portfoliotransfer.FieldCommittedAt:
+		m.ClearCommittedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown PortfolioTransfer nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *PortfolioTransferMutation) ResetField(name string) error {
+	switch name {
+	case portfoliotransfer.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case portfoliotransfer.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case portfoliotransfer.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case portfoliotransfer.FieldVersion:
+		m.ResetVersion()
+		return nil
+	case portfoliotransfer.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case portfoliotransfer.FieldFormat:
+		m.ResetFormat()
+		return nil
+	case portfoliotransfer.FieldSource:
+		m.ResetSource()
+		return nil
+	case portfoliotransfer.FieldOwnerID:
+		m.ResetOwnerID()
+		return nil
+	case portfoliotransfer.FieldMappingID:
+		m.ResetMappingID()
+		return nil
+	case portfoliotransfer.FieldAutoCommit:
+		m.ResetAutoCommit()
+		return nil
+	case portfoliotransfer.FieldWriteMode:
+		m.ResetWriteMode()
+		return nil
+	case portfoliotransfer.FieldEncoding:
+		m.ResetEncoding()
+		return nil
+	case portfoliotransfer.FieldFilename:
+		m.ResetFilename()
+		return nil
+	case portfoliotransfer.FieldSize:
+		m.ResetSize()
+		return nil
+	case portfoliotransfer.FieldSha256:
+		m.ResetSha256()
+		return nil
+	case portfoliotransfer.FieldBlobKey:
+		m.ResetBlobKey()
+		return nil
+	case portfoliotransfer.FieldSummary:
+		m.ResetSummary()
+		return nil
+	case portfoliotransfer.FieldIssues:
+		m.ResetIssues()
+		return nil
+	case portfoliotransfer.FieldCommitted:
+		m.ResetCommitted()
+		return nil
+	case portfoliotransfer.FieldProgress:
+		m.ResetProgress()
+		return nil
+	case portfoliotransfer.FieldError:
+		m.ResetError()
+		return nil
+	case portfoliotransfer.FieldValidatedAt:
+		m.ResetValidatedAt()
+		return nil
+	case portfoliotransfer.FieldCommittedAt:
+		m.ResetCommittedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown PortfolioTransfer field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *PortfolioTransferMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.company != nil {
+		edges = append(edges, portfoliotransfer.EdgeCompany)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *PortfolioTransferMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case portfoliotransfer.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *PortfolioTransferMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *PortfolioTransferMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *PortfolioTransferMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcompany {
+		edges = append(edges, portfoliotransfer.EdgeCompany)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *PortfolioTransferMutation) EdgeCleared(name string) bool {
+	switch name {
+	case portfoliotransfer.EdgeCompany:
+		return m.clearedcompany
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *PortfolioTransferMutation) ClearEdge(name string) error {
+	switch name {
+	case portfoliotransfer.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown PortfolioTransfer unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *PortfolioTransferMutation) ResetEdge(name string) error {
+	switch name {
+	case portfoliotransfer.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown PortfolioTransfer edge %s", name)
 }
 
 // TaskMutation represents an operation that mutates the Task nodes in the graph.

@@ -28,6 +28,8 @@ type Tx struct {
 	Contact *ContactClient
 	// ContactPhone is the client for interacting with the ContactPhone builders.
 	ContactPhone *ContactPhoneClient
+	// Contract is the client for interacting with the Contract builders.
+	Contract *ContractClient
 	// Delegation is the client for interacting with the Delegation builders.
 	Delegation *DelegationClient
 	// Event is the client for interacting with the Event builders.
@@ -38,6 +40,8 @@ type Tx struct {
 	ExternalRef *ExternalRefClient
 	// IdempotencyKey is the client for interacting with the IdempotencyKey builders.
 	IdempotencyKey *IdempotencyKeyClient
+	// Insurer is the client for interacting with the Insurer builders.
+	Insurer *InsurerClient
 	// JobRun is the client for interacting with the JobRun builders.
 	JobRun *JobRunClient
 	// Lead is the client for interacting with the Lead builders.
@@ -54,6 +58,8 @@ type Tx struct {
 	OAuthConsent *OAuthConsentClient
 	// OAuthToken is the client for interacting with the OAuthToken builders.
 	OAuthToken *OAuthTokenClient
+	// PortfolioTransfer is the client for interacting with the PortfolioTransfer builders.
+	PortfolioTransfer *PortfolioTransferClient
 	// Task is the client for interacting with the Task builders.
 	Task *TaskClient
 	// TaskComment is the client for interacting with the TaskComment builders.
@@ -204,11 +210,13 @@ func (tx *Tx) init() {
 	tx.Company = NewCompanyClient(tx.config)
 	tx.Contact = NewContactClient(tx.config)
 	tx.ContactPhone = NewContactPhoneClient(tx.config)
+	tx.Contract = NewContractClient(tx.config)
 	tx.Delegation = NewDelegationClient(tx.config)
 	tx.Event = NewEventClient(tx.config)
 	tx.EventCounter = NewEventCounterClient(tx.config)
 	tx.ExternalRef = NewExternalRefClient(tx.config)
 	tx.IdempotencyKey = NewIdempotencyKeyClient(tx.config)
+	tx.Insurer = NewInsurerClient(tx.config)
 	tx.JobRun = NewJobRunClient(tx.config)
 	tx.Lead = NewLeadClient(tx.config)
 	tx.LeadAttachment = NewLeadAttachmentClient(tx.config)
@@ -217,6 +225,7 @@ func (tx *Tx) init() {
 	tx.OAuthClient = NewOAuthClientClient(tx.config)
 	tx.OAuthConsent = NewOAuthConsentClient(tx.config)
 	tx.OAuthToken = NewOAuthTokenClient(tx.config)
+	tx.PortfolioTransfer = NewPortfolioTransferClient(tx.config)
 	tx.Task = NewTaskClient(tx.config)
 	tx.TaskComment = NewTaskCommentClient(tx.config)
 	tx.User = NewUserClient(tx.config)

@@ -27,6 +27,9 @@ const (
 	// QueueWebhooks runs webhook deliveries, apart so that slow receivers never delay
 	// maintenance.
 	QueueWebhooks = "webhooks"
+	// QueuePortfolio runs portfolio transfers (validation, commit): long runs, two at a time
+	// per process, apart from deliveries.
+	QueuePortfolio = "portfolio"
 )
 
 // Config is the queue's part of the server configuration.
@@ -69,8 +72,9 @@ func NewClient(pool *pgxpool.Pool, workers *river.Workers, periodic []*river.Per
 	}
 	if cfg.Workers > 0 {
 		rc.Queues = map[string]river.QueueConfig{
-			QueueDefault:  {MaxWorkers: 2},
-			QueueWebhooks: {MaxWorkers: cfg.Workers},
+			QueueDefault:   {MaxWorkers: 2},
+			QueueWebhooks:  {MaxWorkers: cfg.Workers},
+			QueuePortfolio: {MaxWorkers: 2},
 		}
 		rc.PeriodicJobs = periodic
 	}

@@ -321,3 +321,41 @@ func (e env) delegation(ctx context.Context, args []string) error {
 	}
 	return fmt.Errorf("delegation: unknown subcommand %q", args[0])
 }
+
+// insurer runs `insurer set` and `insurer list`: the platform's insurer catalog.
+func (e env) insurer(ctx context.Context, args []string) error {
+	if len(args) == 0 || (args[0] != "set" && args[0] != "list") {
+		return fmt.Errorf("insurer: want set or list")
+	}
+	svc, done, err := e.operatorService()
+	if err != nil {
+		return err
+	}
+	defer done()
+	fs := e.flags("insurer " + args[0])
+	asJSON := fs.Bool("json", false, "print JSON")
+	vu := fs.String("vu", "", "GDV VU number")
+	name := fs.String("name", "", "insurer name")
+	if _, err := parse(fs, args[1:]); err != nil {
+		return err
+	}
+	if args[0] == "list" {
+		rows, err := svc.ListInsurers(ctx)
+		if err != nil {
+			return explain(err)
+		}
+		return e.print(*asJSON, rows, func(w io.Writer) {
+			for _, r := range rows {
+				fmt.Fprintf(w, "%-5s  %s\n", r.VUNumber, r.Name)
+			}
+		})
+	}
+	if *vu == "" || *name == "" {
+		return fmt.Errorf("insurer set: --vu and --name are required")
+	}
+	ins, err := svc.SetInsurer(ctx, *vu, *name)
+	if err != nil {
+		return explain(err)
+	}
+	return e.print(*asJSON, ins, func(w io.Writer) { fmt.Fprintf(w, "insurer %s  %s\n", ins.VUNumber, ins.Name) })
+}

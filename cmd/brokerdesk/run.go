@@ -42,6 +42,8 @@ operator (DATABASE_URL must name the owner):
   delegation create --company ID --from USER-ID --to USER-ID [--until RFC3339]
   delegation list --company ID --from USER-ID
   delegation delete --company ID --from USER-ID DELEGATION-ID
+  insurer set --vu VU-NUMBER --name N   add or rename an entry of the insurer catalog
+  insurer list
 
 Operator commands print plain text, or JSON with --json.`
 
@@ -79,6 +81,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return e.key(ctx, args[1:])
 	case "delegation":
 		return e.delegation(ctx, args[1:])
+	case "insurer":
+		return e.insurer(ctx, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprintln(stdout, usage)
 		return nil

@@ -93,6 +93,18 @@ func (f ContactPhoneFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ContactPhoneMutation", m)
 }
 
+// The ContractFunc type is an adapter to allow the use of ordinary
+// function as Contract mutator.
+type ContractFunc func(context.Context, *ent.ContractMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ContractFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ContractMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ContractMutation", m)
+}
+
 // The DelegationFunc type is an adapter to allow the use of ordinary
 // function as Delegation mutator.
 type DelegationFunc func(context.Context, *ent.DelegationMutation) (ent.Value, error)
@@ -151,6 +163,18 @@ func (f IdempotencyKeyFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Val
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.IdempotencyKeyMutation", m)
+}
+
+// The InsurerFunc type is an adapter to allow the use of ordinary
+// function as Insurer mutator.
+type InsurerFunc func(context.Context, *ent.InsurerMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f InsurerFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.InsurerMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.InsurerMutation", m)
 }
 
 // The JobRunFunc type is an adapter to allow the use of ordinary
@@ -247,6 +271,18 @@ func (f OAuthTokenFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, 
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.OAuthTokenMutation", m)
+}
+
+// The PortfolioTransferFunc type is an adapter to allow the use of ordinary
+// function as PortfolioTransfer mutator.
+type PortfolioTransferFunc func(context.Context, *ent.PortfolioTransferMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f PortfolioTransferFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.PortfolioTransferMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.PortfolioTransferMutation", m)
 }
 
 // The TaskFunc type is an adapter to allow the use of ordinary

@@ -15,11 +15,13 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
+	"github.com/brokerdesk/brokerdesk/ent/contract"
 	"github.com/brokerdesk/brokerdesk/ent/delegation"
 	"github.com/brokerdesk/brokerdesk/ent/event"
 	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
 	"github.com/brokerdesk/brokerdesk/ent/externalref"
 	"github.com/brokerdesk/brokerdesk/ent/idempotencykey"
+	"github.com/brokerdesk/brokerdesk/ent/insurer"
 	"github.com/brokerdesk/brokerdesk/ent/jobrun"
 	"github.com/brokerdesk/brokerdesk/ent/lead"
 	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
@@ -28,6 +30,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/oauthclient"
 	"github.com/brokerdesk/brokerdesk/ent/oauthconsent"
 	"github.com/brokerdesk/brokerdesk/ent/oauthtoken"
+	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
 	"github.com/brokerdesk/brokerdesk/ent/predicate"
 	"github.com/brokerdesk/brokerdesk/ent/task"
 	"github.com/brokerdesk/brokerdesk/ent/taskcomment"
@@ -282,6 +285,33 @@ func (f TraverseContactPhone) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.ContactPhoneQuery", q)
 }
 
+// The ContractFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ContractFunc func(context.Context, *ent.ContractQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ContractFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ContractQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ContractQuery", q)
+}
+
+// The TraverseContract type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseContract func(context.Context, *ent.ContractQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseContract) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseContract) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ContractQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ContractQuery", q)
+}
+
 // The DelegationFunc type is an adapter to allow the use of ordinary function as a Querier.
 type DelegationFunc func(context.Context, *ent.DelegationQuery) (ent.Value, error)
 
@@ -415,6 +445,33 @@ func (f TraverseIdempotencyKey) Traverse(ctx context.Context, q ent.Query) error
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.IdempotencyKeyQuery", q)
+}
+
+// The InsurerFunc type is an adapter to allow the use of ordinary function as a Querier.
+type InsurerFunc func(context.Context, *ent.InsurerQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f InsurerFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.InsurerQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.InsurerQuery", q)
+}
+
+// The TraverseInsurer type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseInsurer func(context.Context, *ent.InsurerQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseInsurer) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseInsurer) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.InsurerQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.InsurerQuery", q)
 }
 
 // The JobRunFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -633,6 +690,33 @@ func (f TraverseOAuthToken) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.OAuthTokenQuery", q)
 }
 
+// The PortfolioTransferFunc type is an adapter to allow the use of ordinary function as a Querier.
+type PortfolioTransferFunc func(context.Context, *ent.PortfolioTransferQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f PortfolioTransferFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.PortfolioTransferQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.PortfolioTransferQuery", q)
+}
+
+// The TraversePortfolioTransfer type is an adapter to allow the use of ordinary function as Traverser.
+type TraversePortfolioTransfer func(context.Context, *ent.PortfolioTransferQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraversePortfolioTransfer) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraversePortfolioTransfer) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.PortfolioTransferQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.PortfolioTransferQuery", q)
+}
+
 // The TaskFunc type is an adapter to allow the use of ordinary function as a Querier.
 type TaskFunc func(context.Context, *ent.TaskQuery) (ent.Value, error)
 
@@ -812,6 +896,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.ContactQuery, predicate.Contact, contact.OrderOption]{typ: ent.TypeContact, tq: q}, nil
 	case *ent.ContactPhoneQuery:
 		return &query[*ent.ContactPhoneQuery, predicate.ContactPhone, contactphone.OrderOption]{typ: ent.TypeContactPhone, tq: q}, nil
+	case *ent.ContractQuery:
+		return &query[*ent.ContractQuery, predicate.Contract, contract.OrderOption]{typ: ent.TypeContract, tq: q}, nil
 	case *ent.DelegationQuery:
 		return &query[*ent.DelegationQuery, predicate.Delegation, delegation.OrderOption]{typ: ent.TypeDelegation, tq: q}, nil
 	case *ent.EventQuery:
@@ -822,6 +908,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.ExternalRefQuery, predicate.ExternalRef, externalref.OrderOption]{typ: ent.TypeExternalRef, tq: q}, nil
 	case *ent.IdempotencyKeyQuery:
 		return &query[*ent.IdempotencyKeyQuery, predicate.IdempotencyKey, idempotencykey.OrderOption]{typ: ent.TypeIdempotencyKey, tq: q}, nil
+	case *ent.InsurerQuery:
+		return &query[*ent.InsurerQuery, predicate.Insurer, insurer.OrderOption]{typ: ent.TypeInsurer, tq: q}, nil
 	case *ent.JobRunQuery:
 		return &query[*ent.JobRunQuery, predicate.JobRun, jobrun.OrderOption]{typ: ent.TypeJobRun, tq: q}, nil
 	case *ent.LeadQuery:
@@ -838,6 +926,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.OAuthConsentQuery, predicate.OAuthConsent, oauthconsent.OrderOption]{typ: ent.TypeOAuthConsent, tq: q}, nil
 	case *ent.OAuthTokenQuery:
 		return &query[*ent.OAuthTokenQuery, predicate.OAuthToken, oauthtoken.OrderOption]{typ: ent.TypeOAuthToken, tq: q}, nil
+	case *ent.PortfolioTransferQuery:
+		return &query[*ent.PortfolioTransferQuery, predicate.PortfolioTransfer, portfoliotransfer.OrderOption]{typ: ent.TypePortfolioTransfer, tq: q}, nil
 	case *ent.TaskQuery:
 		return &query[*ent.TaskQuery, predicate.Task, task.OrderOption]{typ: ent.TypeTask, tq: q}, nil
 	case *ent.TaskCommentQuery:

@@ -309,6 +309,71 @@ var (
 			},
 		},
 	}
+	// ContractsColumns holds the columns for the "contracts" table.
+	ContractsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "version", Type: field.TypeInt64, Default: 1},
+		{Name: "external_references", Type: field.TypeJSON, Nullable: true},
+		{Name: "contact_id", Type: field.TypeUUID},
+		{Name: "insurer_id", Type: field.TypeUUID},
+		{Name: "policy_number", Type: field.TypeString, Size: 50},
+		{Name: "type", Type: field.TypeString, Size: 3},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"active", "offer", "application", "suspended", "cancelled", "ended"}},
+		{Name: "status_code", Type: field.TypeString, Size: 2, Default: ""},
+		{Name: "start_date", Type: field.TypeTime, Nullable: true, SchemaType: map[string]string{"postgres": "date"}},
+		{Name: "end_date", Type: field.TypeTime, Nullable: true, SchemaType: map[string]string{"postgres": "date"}},
+		{Name: "main_renewal_date", Type: field.TypeTime, Nullable: true, SchemaType: map[string]string{"postgres": "date"}},
+		{Name: "premium", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(14,2)"}},
+		{Name: "payment_frequency", Type: field.TypeEnum, Nullable: true, Enums: []string{"monthly", "quarterly", "half-yearly", "yearly", "single"}},
+		{Name: "annual_premium", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(14,2)"}},
+		{Name: "owner_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "source", Type: field.TypeJSON, Nullable: true},
+		{Name: "details", Type: field.TypeJSON, Nullable: true},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// ContractsTable holds the schema information for the "contracts" table.
+	ContractsTable = &schema.Table{
+		Name:       "contracts",
+		Columns:    ContractsColumns,
+		PrimaryKey: []*schema.Column{ContractsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "contracts_companies_company",
+				Columns:    []*schema.Column{ContractsColumns[20]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "contract_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{ContractsColumns[20]},
+			},
+			{
+				Name:    "contract_company_id_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{ContractsColumns[20], ContractsColumns[1], ContractsColumns[0]},
+			},
+			{
+				Name:    "contract_company_id_updated_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{ContractsColumns[20], ContractsColumns[2], ContractsColumns[0]},
+			},
+			{
+				Name:    "contract_company_id_contact_id",
+				Unique:  false,
+				Columns: []*schema.Column{ContractsColumns[20], ContractsColumns[5]},
+			},
+			{
+				Name:    "contract_company_id_insurer_id_policy_number_type",
+				Unique:  true,
+				Columns: []*schema.Column{ContractsColumns[20], ContractsColumns[6], ContractsColumns[7], ContractsColumns[8]},
+			},
+		},
+	}
 	// DelegationsColumns holds the columns for the "delegations" table.
 	DelegationsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -522,6 +587,26 @@ var (
 				Name:    "idempotencykey_expires_at",
 				Unique:  false,
 				Columns: []*schema.Column{IdempotencyKeysColumns[12]},
+			},
+		},
+	}
+	// InsurersColumns holds the columns for the "insurers" table.
+	InsurersColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "vu_number", Type: field.TypeString, Size: 5},
+		{Name: "name", Type: field.TypeString, Size: 200},
+		{Name: "created_at", Type: field.TypeTime},
+	}
+	// InsurersTable holds the schema information for the "insurers" table.
+	InsurersTable = &schema.Table{
+		Name:       "insurers",
+		Columns:    InsurersColumns,
+		PrimaryKey: []*schema.Column{InsurersColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "insurer_vu_number",
+				Unique:  true,
+				Columns: []*schema.Column{InsurersColumns[1]},
 			},
 		},
 	}
@@ -811,6 +896,64 @@ var (
 			},
 		},
 	}
+	// PortfolioTransfersColumns holds the columns for the "portfolio_transfers" table.
+	PortfolioTransfersColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "version", Type: field.TypeInt64, Default: 1},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"pending", "validating", "validated", "committing", "committed", "failed"}, Default: "pending"},
+		{Name: "format", Type: field.TypeEnum, Enums: []string{"gdv_vu_vermittler", "bipro_430_4", "csv"}},
+		{Name: "source", Type: field.TypeString, Size: 100},
+		{Name: "owner_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "mapping_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "auto_commit", Type: field.TypeBool, Default: false},
+		{Name: "write_mode", Type: field.TypeEnum, Enums: []string{"overwrite", "fill_empty_only"}, Default: "overwrite"},
+		{Name: "encoding", Type: field.TypeString, Size: 20, Default: ""},
+		{Name: "filename", Type: field.TypeString, Size: 255, Default: ""},
+		{Name: "size", Type: field.TypeInt64},
+		{Name: "sha256", Type: field.TypeString, Size: 64},
+		{Name: "blob_key", Type: field.TypeString, Size: 200},
+		{Name: "summary", Type: field.TypeJSON, Nullable: true},
+		{Name: "issues", Type: field.TypeJSON, Nullable: true},
+		{Name: "committed", Type: field.TypeInt64, Default: 0},
+		{Name: "progress", Type: field.TypeJSON, Nullable: true},
+		{Name: "error", Type: field.TypeString, Size: 2000, Default: ""},
+		{Name: "validated_at", Type: field.TypeTime, Nullable: true},
+		{Name: "committed_at", Type: field.TypeTime, Nullable: true},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// PortfolioTransfersTable holds the schema information for the "portfolio_transfers" table.
+	PortfolioTransfersTable = &schema.Table{
+		Name:       "portfolio_transfers",
+		Columns:    PortfolioTransfersColumns,
+		PrimaryKey: []*schema.Column{PortfolioTransfersColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "portfolio_transfers_companies_company",
+				Columns:    []*schema.Column{PortfolioTransfersColumns[23]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "portfoliotransfer_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{PortfolioTransfersColumns[23]},
+			},
+			{
+				Name:    "portfoliotransfer_company_id_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{PortfolioTransfersColumns[23], PortfolioTransfersColumns[1], PortfolioTransfersColumns[0]},
+			},
+			{
+				Name:    "portfoliotransfer_company_id_status",
+				Unique:  false,
+				Columns: []*schema.Column{PortfolioTransfersColumns[23], PortfolioTransfersColumns[4]},
+			},
+		},
+	}
 	// TasksColumns holds the columns for the "tasks" table.
 	TasksColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -1095,11 +1238,13 @@ var (
 		CompaniesTable,
 		ContactsTable,
 		ContactPhonesTable,
+		ContractsTable,
 		DelegationsTable,
 		EventsTable,
 		EventCountersTable,
 		ExternalRefsTable,
 		IdempotencyKeysTable,
+		InsurersTable,
 		JobRunsTable,
 		LeadsTable,
 		LeadAttachmentsTable,
@@ -1108,6 +1253,7 @@ var (
 		OauthClientsTable,
 		OauthConsentsTable,
 		OauthTokensTable,
+		PortfolioTransfersTable,
 		TasksTable,
 		TaskCommentsTable,
 		UsersTable,
@@ -1125,6 +1271,7 @@ func init() {
 	CompaniesTable.ForeignKeys[0].RefTable = CompaniesTable
 	ContactsTable.ForeignKeys[0].RefTable = CompaniesTable
 	ContactPhonesTable.ForeignKeys[0].RefTable = CompaniesTable
+	ContractsTable.ForeignKeys[0].RefTable = CompaniesTable
 	DelegationsTable.ForeignKeys[0].RefTable = CompaniesTable
 	DelegationsTable.ForeignKeys[1].RefTable = UsersTable
 	DelegationsTable.ForeignKeys[2].RefTable = UsersTable
@@ -1136,6 +1283,7 @@ func init() {
 	LeadAttachmentsTable.ForeignKeys[0].RefTable = CompaniesTable
 	LeadStagesTable.ForeignKeys[0].RefTable = CompaniesTable
 	LeadSubmissionsTable.ForeignKeys[0].RefTable = CompaniesTable
+	PortfolioTransfersTable.ForeignKeys[0].RefTable = CompaniesTable
 	TasksTable.ForeignKeys[0].RefTable = CompaniesTable
 	TaskCommentsTable.ForeignKeys[0].RefTable = CompaniesTable
 	UsersTable.ForeignKeys[0].RefTable = CompaniesTable

@@ -27,6 +27,9 @@ type Contact func(*sql.Selector)
 // ContactPhone is the predicate function for contactphone builders.
 type ContactPhone func(*sql.Selector)
 
+// Contract is the predicate function for contract builders.
+type Contract func(*sql.Selector)
+
 // Delegation is the predicate function for delegation builders.
 type Delegation func(*sql.Selector)
 
@@ -41,6 +44,9 @@ type ExternalRef func(*sql.Selector)
 
 // IdempotencyKey is the predicate function for idempotencykey builders.
 type IdempotencyKey func(*sql.Selector)
+
+// Insurer is the predicate function for insurer builders.
+type Insurer func(*sql.Selector)
 
 // JobRun is the predicate function for jobrun builders.
 type JobRun func(*sql.Selector)
@@ -65,6 +71,9 @@ type OAuthConsent func(*sql.Selector)
 
 // OAuthToken is the predicate function for oauthtoken builders.
 type OAuthToken func(*sql.Selector)
+
+// PortfolioTransfer is the predicate function for portfoliotransfer builders.
+type PortfolioTransfer func(*sql.Selector)
 
 // Task is the predicate function for task builders.
 type Task func(*sql.Selector)

@@ -279,6 +279,30 @@ func (f ContactPhoneMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mu
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ContactPhoneMutation", m)
 }
 
+// The ContractQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type ContractQueryRuleFunc func(context.Context, *ent.ContractQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f ContractQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ContractQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.ContractQuery", q)
+}
+
+// The ContractMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type ContractMutationRuleFunc func(context.Context, *ent.ContractMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f ContractMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.ContractMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ContractMutation", m)
+}
+
 // The DelegationQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type DelegationQueryRuleFunc func(context.Context, *ent.DelegationQuery) error
@@ -397,6 +421,30 @@ func (f IdempotencyKeyMutationRuleFunc) EvalMutation(ctx context.Context, m ent.
 		return f(ctx, m)
 	}
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.IdempotencyKeyMutation", m)
+}
+
+// The InsurerQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type InsurerQueryRuleFunc func(context.Context, *ent.InsurerQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f InsurerQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.InsurerQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.InsurerQuery", q)
+}
+
+// The InsurerMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type InsurerMutationRuleFunc func(context.Context, *ent.InsurerMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f InsurerMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.InsurerMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.InsurerMutation", m)
 }
 
 // The JobRunQueryRuleFunc type is an adapter to allow the use of ordinary
@@ -589,6 +637,30 @@ func (f OAuthTokenMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Muta
 		return f(ctx, m)
 	}
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.OAuthTokenMutation", m)
+}
+
+// The PortfolioTransferQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type PortfolioTransferQueryRuleFunc func(context.Context, *ent.PortfolioTransferQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f PortfolioTransferQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.PortfolioTransferQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.PortfolioTransferQuery", q)
+}
+
+// The PortfolioTransferMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type PortfolioTransferMutationRuleFunc func(context.Context, *ent.PortfolioTransferMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f PortfolioTransferMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.PortfolioTransferMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.PortfolioTransferMutation", m)
 }
 
 // The TaskQueryRuleFunc type is an adapter to allow the use of ordinary
@@ -784,6 +856,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.ContactPhoneQuery:
 		return q.Filter(), nil
+	case *ent.ContractQuery:
+		return q.Filter(), nil
 	case *ent.DelegationQuery:
 		return q.Filter(), nil
 	case *ent.EventQuery:
@@ -793,6 +867,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 	case *ent.ExternalRefQuery:
 		return q.Filter(), nil
 	case *ent.IdempotencyKeyQuery:
+		return q.Filter(), nil
+	case *ent.InsurerQuery:
 		return q.Filter(), nil
 	case *ent.JobRunQuery:
 		return q.Filter(), nil
@@ -809,6 +885,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 	case *ent.OAuthConsentQuery:
 		return q.Filter(), nil
 	case *ent.OAuthTokenQuery:
+		return q.Filter(), nil
+	case *ent.PortfolioTransferQuery:
 		return q.Filter(), nil
 	case *ent.TaskQuery:
 		return q.Filter(), nil
@@ -843,6 +921,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 		return m.Filter(), nil
 	case *ent.ContactPhoneMutation:
 		return m.Filter(), nil
+	case *ent.ContractMutation:
+		return m.Filter(), nil
 	case *ent.DelegationMutation:
 		return m.Filter(), nil
 	case *ent.EventMutation:
@@ -852,6 +932,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.ExternalRefMutation:
 		return m.Filter(), nil
 	case *ent.IdempotencyKeyMutation:
+		return m.Filter(), nil
+	case *ent.InsurerMutation:
 		return m.Filter(), nil
 	case *ent.JobRunMutation:
 		return m.Filter(), nil
@@ -868,6 +950,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.OAuthConsentMutation:
 		return m.Filter(), nil
 	case *ent.OAuthTokenMutation:
+		return m.Filter(), nil
+	case *ent.PortfolioTransferMutation:
 		return m.Filter(), nil
 	case *ent.TaskMutation:
 		return m.Filter(), nil

@@ -13,11 +13,13 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
+	"github.com/brokerdesk/brokerdesk/ent/contract"
 	"github.com/brokerdesk/brokerdesk/ent/delegation"
 	"github.com/brokerdesk/brokerdesk/ent/event"
 	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
 	"github.com/brokerdesk/brokerdesk/ent/externalref"
 	"github.com/brokerdesk/brokerdesk/ent/idempotencykey"
+	"github.com/brokerdesk/brokerdesk/ent/insurer"
 	"github.com/brokerdesk/brokerdesk/ent/jobrun"
 	"github.com/brokerdesk/brokerdesk/ent/lead"
 	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
@@ -26,6 +28,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/oauthclient"
 	"github.com/brokerdesk/brokerdesk/ent/oauthconsent"
 	"github.com/brokerdesk/brokerdesk/ent/oauthtoken"
+	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
 	"github.com/brokerdesk/brokerdesk/ent/schema"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 	"github.com/brokerdesk/brokerdesk/ent/task"
@@ -482,6 +485,93 @@ func init() {
 	contactphoneDescID := contactphoneMixinFields0[0].Descriptor()
 	// contactphone.DefaultID holds the default value on creation for the id field.
 	contactphone.DefaultID = contactphoneDescID.Default.(func() uuid.UUID)
+	contractMixin := schema.Contract{}.Mixin()
+	contract.Policy = privacy.NewPolicies(contractMixin[1], schema.Contract{})
+	contract.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := contract.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	contractMixinHooks1 := contractMixin[1].Hooks()
+	contractMixinHooks3 := contractMixin[3].Hooks()
+	contractMixinHooks4 := contractMixin[4].Hooks()
+
+	contract.Hooks[1] = contractMixinHooks1[0]
+
+	contract.Hooks[2] = contractMixinHooks3[0]
+
+	contract.Hooks[3] = contractMixinHooks4[0]
+	contractMixinFields0 := contractMixin[0].Fields()
+	_ = contractMixinFields0
+	contractMixinFields2 := contractMixin[2].Fields()
+	_ = contractMixinFields2
+	contractMixinFields3 := contractMixin[3].Fields()
+	_ = contractMixinFields3
+	contractFields := schema.Contract{}.Fields()
+	_ = contractFields
+	// contractDescCreatedAt is the schema descriptor for created_at field.
+	contractDescCreatedAt := contractMixinFields2[0].Descriptor()
+	// contract.DefaultCreatedAt holds the default value on creation for the created_at field.
+	contract.DefaultCreatedAt = contractDescCreatedAt.Default.(func() time.Time)
+	// contractDescUpdatedAt is the schema descriptor for updated_at field.
+	contractDescUpdatedAt := contractMixinFields2[1].Descriptor()
+	// contract.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	contract.DefaultUpdatedAt = contractDescUpdatedAt.Default.(func() time.Time)
+	// contract.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	contract.UpdateDefaultUpdatedAt = contractDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// contractDescVersion is the schema descriptor for version field.
+	contractDescVersion := contractMixinFields3[0].Descriptor()
+	// contract.DefaultVersion holds the default value on creation for the version field.
+	contract.DefaultVersion = contractDescVersion.Default.(int64)
+	// contractDescPolicyNumber is the schema descriptor for policy_number field.
+	contractDescPolicyNumber := contractFields[2].Descriptor()
+	// contract.PolicyNumberValidator is a validator for the "policy_number" field. It is called by the builders before save.
+	contract.PolicyNumberValidator = func() func(string) error {
+		validators := contractDescPolicyNumber.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(policy_number string) error {
+			for _, fn := range fns {
+				if err := fn(policy_number); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// contractDescType is the schema descriptor for type field.
+	contractDescType := contractFields[3].Descriptor()
+	// contract.TypeValidator is a validator for the "type" field. It is called by the builders before save.
+	contract.TypeValidator = func() func(string) error {
+		validators := contractDescType.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(_type string) error {
+			for _, fn := range fns {
+				if err := fn(_type); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// contractDescStatusCode is the schema descriptor for status_code field.
+	contractDescStatusCode := contractFields[5].Descriptor()
+	// contract.DefaultStatusCode holds the default value on creation for the status_code field.
+	contract.DefaultStatusCode = contractDescStatusCode.Default.(string)
+	// contract.StatusCodeValidator is a validator for the "status_code" field. It is called by the builders before save.
+	contract.StatusCodeValidator = contractDescStatusCode.Validators[0].(func(string) error)
+	// contractDescID is the schema descriptor for id field.
+	contractDescID := contractMixinFields0[0].Descriptor()
+	// contract.DefaultID holds the default value on creation for the id field.
+	contract.DefaultID = contractDescID.Default.(func() uuid.UUID)
 	delegationMixin := schema.Delegation{}.Mixin()
 	delegation.Policy = privacy.NewPolicies(delegationMixin[1], schema.Delegation{})
 	delegation.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -737,6 +827,55 @@ func init() {
 	idempotencykeyDescID := idempotencykeyMixinFields0[0].Descriptor()
 	// idempotencykey.DefaultID holds the default value on creation for the id field.
 	idempotencykey.DefaultID = idempotencykeyDescID.Default.(func() uuid.UUID)
+	insurerMixin := schema.Insurer{}.Mixin()
+	insurerMixinFields0 := insurerMixin[0].Fields()
+	_ = insurerMixinFields0
+	insurerFields := schema.Insurer{}.Fields()
+	_ = insurerFields
+	// insurerDescVuNumber is the schema descriptor for vu_number field.
+	insurerDescVuNumber := insurerFields[0].Descriptor()
+	// insurer.VuNumberValidator is a validator for the "vu_number" field. It is called by the builders before save.
+	insurer.VuNumberValidator = func() func(string) error {
+		validators := insurerDescVuNumber.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(vu_number string) error {
+			for _, fn := range fns {
+				if err := fn(vu_number); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// insurerDescName is the schema descriptor for name field.
+	insurerDescName := insurerFields[1].Descriptor()
+	// insurer.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	insurer.NameValidator = func() func(string) error {
+		validators := insurerDescName.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(name string) error {
+			for _, fn := range fns {
+				if err := fn(name); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// insurerDescCreatedAt is the schema descriptor for created_at field.
+	insurerDescCreatedAt := insurerFields[2].Descriptor()
+	// insurer.DefaultCreatedAt holds the default value on creation for the created_at field.
+	insurer.DefaultCreatedAt = insurerDescCreatedAt.Default.(func() time.Time)
+	// insurerDescID is the schema descriptor for id field.
+	insurerDescID := insurerMixinFields0[0].Descriptor()
+	// insurer.DefaultID holds the default value on creation for the id field.
+	insurer.DefaultID = insurerDescID.Default.(func() uuid.UUID)
 	jobrunFields := schema.JobRun{}.Fields()
 	_ = jobrunFields
 	// jobrunDescLastRunAt is the schema descriptor for last_run_at field.
@@ -1183,6 +1322,118 @@ func init() {
 	oauthtokenDescID := oauthtokenMixinFields0[0].Descriptor()
 	// oauthtoken.DefaultID holds the default value on creation for the id field.
 	oauthtoken.DefaultID = oauthtokenDescID.Default.(func() uuid.UUID)
+	portfoliotransferMixin := schema.PortfolioTransfer{}.Mixin()
+	portfoliotransfer.Policy = privacy.NewPolicies(portfoliotransferMixin[1], schema.PortfolioTransfer{})
+	portfoliotransfer.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := portfoliotransfer.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	portfoliotransferMixinHooks1 := portfoliotransferMixin[1].Hooks()
+	portfoliotransferMixinHooks3 := portfoliotransferMixin[3].Hooks()
+
+	portfoliotransfer.Hooks[1] = portfoliotransferMixinHooks1[0]
+
+	portfoliotransfer.Hooks[2] = portfoliotransferMixinHooks3[0]
+	portfoliotransferMixinFields0 := portfoliotransferMixin[0].Fields()
+	_ = portfoliotransferMixinFields0
+	portfoliotransferMixinFields2 := portfoliotransferMixin[2].Fields()
+	_ = portfoliotransferMixinFields2
+	portfoliotransferMixinFields3 := portfoliotransferMixin[3].Fields()
+	_ = portfoliotransferMixinFields3
+	portfoliotransferFields := schema.PortfolioTransfer{}.Fields()
+	_ = portfoliotransferFields
+	// portfoliotransferDescCreatedAt is the schema descriptor for created_at field.
+	portfoliotransferDescCreatedAt := portfoliotransferMixinFields2[0].Descriptor()
+	// portfoliotransfer.DefaultCreatedAt holds the default value on creation for the created_at field.
+	portfoliotransfer.DefaultCreatedAt = portfoliotransferDescCreatedAt.Default.(func() time.Time)
+	// portfoliotransferDescUpdatedAt is the schema descriptor for updated_at field.
+	portfoliotransferDescUpdatedAt := portfoliotransferMixinFields2[1].Descriptor()
+	// portfoliotransfer.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	portfoliotransfer.DefaultUpdatedAt = portfoliotransferDescUpdatedAt.Default.(func() time.Time)
+	// portfoliotransfer.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	portfoliotransfer.UpdateDefaultUpdatedAt = portfoliotransferDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// portfoliotransferDescVersion is the schema descriptor for version field.
+	portfoliotransferDescVersion := portfoliotransferMixinFields3[0].Descriptor()
+	// portfoliotransfer.DefaultVersion holds the default value on creation for the version field.
+	portfoliotransfer.DefaultVersion = portfoliotransferDescVersion.Default.(int64)
+	// portfoliotransferDescSource is the schema descriptor for source field.
+	portfoliotransferDescSource := portfoliotransferFields[2].Descriptor()
+	// portfoliotransfer.SourceValidator is a validator for the "source" field. It is called by the builders before save.
+	portfoliotransfer.SourceValidator = func() func(string) error {
+		validators := portfoliotransferDescSource.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(source string) error {
+			for _, fn := range fns {
+				if err := fn(source); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// portfoliotransferDescAutoCommit is the schema descriptor for auto_commit field.
+	portfoliotransferDescAutoCommit := portfoliotransferFields[5].Descriptor()
+	// portfoliotransfer.DefaultAutoCommit holds the default value on creation for the auto_commit field.
+	portfoliotransfer.DefaultAutoCommit = portfoliotransferDescAutoCommit.Default.(bool)
+	// portfoliotransferDescEncoding is the schema descriptor for encoding field.
+	portfoliotransferDescEncoding := portfoliotransferFields[7].Descriptor()
+	// portfoliotransfer.DefaultEncoding holds the default value on creation for the encoding field.
+	portfoliotransfer.DefaultEncoding = portfoliotransferDescEncoding.Default.(string)
+	// portfoliotransfer.EncodingValidator is a validator for the "encoding" field. It is called by the builders before save.
+	portfoliotransfer.EncodingValidator = portfoliotransferDescEncoding.Validators[0].(func(string) error)
+	// portfoliotransferDescFilename is the schema descriptor for filename field.
+	portfoliotransferDescFilename := portfoliotransferFields[8].Descriptor()
+	// portfoliotransfer.DefaultFilename holds the default value on creation for the filename field.
+	portfoliotransfer.DefaultFilename = portfoliotransferDescFilename.Default.(string)
+	// portfoliotransfer.FilenameValidator is a validator for the "filename" field. It is called by the builders before save.
+	portfoliotransfer.FilenameValidator = portfoliotransferDescFilename.Validators[0].(func(string) error)
+	// portfoliotransferDescSize is the schema descriptor for size field.
+	portfoliotransferDescSize := portfoliotransferFields[9].Descriptor()
+	// portfoliotransfer.SizeValidator is a validator for the "size" field. It is called by the builders before save.
+	portfoliotransfer.SizeValidator = portfoliotransferDescSize.Validators[0].(func(int64) error)
+	// portfoliotransferDescSha256 is the schema descriptor for sha256 field.
+	portfoliotransferDescSha256 := portfoliotransferFields[10].Descriptor()
+	// portfoliotransfer.Sha256Validator is a validator for the "sha256" field. It is called by the builders before save.
+	portfoliotransfer.Sha256Validator = portfoliotransferDescSha256.Validators[0].(func(string) error)
+	// portfoliotransferDescBlobKey is the schema descriptor for blob_key field.
+	portfoliotransferDescBlobKey := portfoliotransferFields[11].Descriptor()
+	// portfoliotransfer.BlobKeyValidator is a validator for the "blob_key" field. It is called by the builders before save.
+	portfoliotransfer.BlobKeyValidator = func() func(string) error {
+		validators := portfoliotransferDescBlobKey.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(blob_key string) error {
+			for _, fn := range fns {
+				if err := fn(blob_key); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// portfoliotransferDescCommitted is the schema descriptor for committed field.
+	portfoliotransferDescCommitted := portfoliotransferFields[14].Descriptor()
+	// portfoliotransfer.DefaultCommitted holds the default value on creation for the committed field.
+	portfoliotransfer.DefaultCommitted = portfoliotransferDescCommitted.Default.(int64)
+	// portfoliotransferDescError is the schema descriptor for error field.
+	portfoliotransferDescError := portfoliotransferFields[16].Descriptor()
+	// portfoliotransfer.DefaultError holds the default value on creation for the error field.
+	portfoliotransfer.DefaultError = portfoliotransferDescError.Default.(string)
+	// portfoliotransfer.ErrorValidator is a validator for the "error" field. It is called by the builders before save.
+	portfoliotransfer.ErrorValidator = portfoliotransferDescError.Validators[0].(func(string) error)
+	// portfoliotransferDescID is the schema descriptor for id field.
+	portfoliotransferDescID := portfoliotransferMixinFields0[0].Descriptor()
+	// portfoliotransfer.DefaultID holds the default value on creation for the id field.
+	portfoliotransfer.DefaultID = portfoliotransferDescID.Default.(func() uuid.UUID)
 	taskMixin := schema.Task{}.Mixin()
 	task.Policy = privacy.NewPolicies(taskMixin[1], schema.Task{})
 	task.Hooks[0] = func(next ent.Mutator) ent.Mutator {

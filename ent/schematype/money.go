@@ -90,3 +90,9 @@ func (m *Money) Scan(src any) error {
 	*m = Money{d: d.Round(2)}
 	return nil
 }
+
+// Decimal returns the amount as a decimal.
+func (m Money) Decimal() decimal.Decimal { return m.d }
+
+// MoneyOf returns d rounded to cents (half away from zero).
+func MoneyOf(d decimal.Decimal) Money { return Money{d: d.Round(2)} }

@@ -2,6 +2,8 @@
 // so the schema -> hook -> ent -> schema import cycle cannot form.
 package schematype
 
+import "time"
+
 // ExternalRef identifies a record in a caller's own system: source is the caller's system key.
 type ExternalRef struct {
 	Source     string `json:"source"`
@@ -42,3 +44,13 @@ type LeadRules struct {
 
 // DefaultLeadRules match by e-mail and by phone.
 func DefaultLeadRules() LeadRules { return LeadRules{MatchEmail: true, MatchPhone: true} }
+
+// ImportSource names the import that last wrote a record: the portfolio transfer, its format,
+// the source key of its external references and where in the file the record stood.
+type ImportSource struct {
+	TransferID string    `json:"transferId"`
+	Format     string    `json:"format"`
+	Source     string    `json:"source,omitempty"`
+	Line       int64     `json:"line,omitempty"`
+	ImportedAt time.Time `json:"importedAt"`
+}

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -22,6 +23,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/brokerdesk/brokerdesk/app"
+	"github.com/brokerdesk/brokerdesk/app/blobstore"
 	"github.com/brokerdesk/brokerdesk/app/operator"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/tenancy"
@@ -67,6 +69,7 @@ func Main(m *testing.M) int {
 		f()
 	}
 	pkgDB.drop()
+	_ = os.RemoveAll(blobDir)
 	return code
 }
 
@@ -131,6 +134,9 @@ func Open(s Setup, opts ...app.Option) (*Env, error) {
 	return build(s.OwnerURL, s.Env, s.Log, opts...)
 }
 
+// blobDir holds the blobs of the test binary's servers.
+var blobDir = filepath.Join(os.TempDir(), fmt.Sprintf("brokerdesk-blobs-%d", os.Getpid()))
+
 func build(ownerURL string, extra map[string]string, logTo io.Writer, opts ...app.Option) (*Env, error) {
 	ctx := context.Background()
 	e := &Env{OwnerURL: ownerURL, AppURL: pgtest.AppURL(ownerURL)}
@@ -149,6 +155,8 @@ func build(ownerURL string, extra map[string]string, logTo io.Writer, opts ...ap
 			return "warn"
 		case "WEBHOOK_ALLOW_INSECURE": // test receivers listen on loopback
 			return "true"
+		case "BLOB_URL": // a directory of the test binary, removed when it ends
+			return blobstore.FileURL(blobDir)
 		// Every test client is 127.0.0.1: per-sender limits at their defaults would couple the
 		// tests of a package (one suite's 401s blocking another's). The tests of these limits
 		// set them with app.WithConfig.

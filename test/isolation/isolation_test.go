@@ -28,7 +28,8 @@ func TestMain(m *testing.M) { os.Exit(apitest.Main(m)) }
 var tenantTables = []string{"users", "external_refs", "events", "event_counters", "idempotency_keys",
 	"leads", "lead_submissions", "lead_stages", "lead_attachments", "contacts", "contact_phones",
 	"webhook_endpoints", "webhook_deliveries", "webhook_cursors", "delegations",
-	"tasks", "task_comments", "appointments", "appointment_exceptions", "calendar_tokens"}
+	"tasks", "task_comments", "appointments", "appointment_exceptions", "calendar_tokens",
+	"contracts", "portfolio_transfers"}
 
 // rawRoutes mounts test-only routes that run raw SQL inside the request's pinned transaction,
 // below the ent privacy layer.
@@ -188,6 +189,42 @@ func TestIsolation(t *testing.T) {
 					t.Errorf("A lists B's endpoints: %s", r.Body)
 				}
 			}},
+			{Name: "B still has it", Key: b.Secret, Path: one, Status: 200},
+		})
+	})
+
+	t.Run("another company's contracts answer 404", func(t *testing.T) {
+		contact := uuid.Must(uuid.NewV7())
+		if err := env.Pinned(context.Background(), b.ID, func(tx *sql.Tx) error {
+			_, err := tx.Exec(`INSERT INTO contacts (id, company_id, type, first_name, last_name, company_name, created_at, updated_at, version)
+				VALUES ($1, $2, 'private', 'B', 'Kunde', '', now(), now(), 1)`, contact, b.ID)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		var ins struct{ Data []struct{ ID string } }
+		env.Do(t, apitest.Request{Path: "/insurers?vuNumber=5501", Key: b.Secret}).Decode(t, &ins)
+		body := map[string]any{"contactId": contact.String(), "insurerId": ins.Data[0].ID, "policyNumber": "B-1",
+			"type": "020", "status": "active"}
+		r := env.Do(t, apitest.Request{Method: "POST", Path: "/contracts", Key: b.Secret, Body: body})
+		var ct struct{ ID string }
+		r.Decode(t, &ct)
+		one := "/contracts/" + ct.ID
+		env.Run(t, []apitest.Case{
+			{Name: "get", Key: a.Secret, Path: one, Status: 404, Problem: "not_found"},
+			{Name: "patch", Key: a.Secret, Method: "PATCH", Path: one, Body: map[string]any{"status": "ended"}, Status: 404},
+			{Name: "delete", Key: a.Secret, Method: "DELETE", Path: one, Status: 404},
+			{Name: "B's sandbox key", Key: b.TestSecret, Path: one, Status: 404},
+			{Name: "A cannot file a contract under B's contact", Key: a.Secret, Method: "POST", Path: "/contracts", Body: body,
+				Status: 422},
+			{Name: "A's external upsert does not reach B's contract", Key: a.Secret, Method: "PUT",
+				Path: "/external/ams/contracts/B-1", Body: body, Status: 422},
+			{Name: "list by B's contact", Key: a.Secret, Path: "/contracts?contactId=" + contact.String(), Status: 200,
+				Check: func(t *testing.T, r *apitest.Response) {
+					if strings.Contains(string(r.Body), ct.ID) {
+						t.Errorf("A's list shows B's contract")
+					}
+				}},
 			{Name: "B still has it", Key: b.Secret, Path: one, Status: 200},
 		})
 	})

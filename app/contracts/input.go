@@ -1,0 +1,171 @@
+package contracts
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+
+	"github.com/brokerdesk/brokerdesk/app/contacts"
+	"github.com/brokerdesk/brokerdesk/app/errs"
+	"github.com/brokerdesk/brokerdesk/app/gdv"
+	"github.com/brokerdesk/brokerdesk/ent"
+	"github.com/brokerdesk/brokerdesk/ent/schema"
+	"github.com/brokerdesk/brokerdesk/ent/schematype"
+)
+
+// Bounds of contract fields (characters; decisions.md "Contracts").
+const (
+	MaxPolicyNumber  = 50
+	MaxExternalRefs  = 20
+	MaxRefSource     = 100
+	MaxRefExternalID = 255
+	// MaxPremium is the largest premium numeric(14,2) stores with room for ×12.
+	MaxPremium = "9999999999.99"
+)
+
+const dateLayout = "2006-01-02"
+
+// Input is ContractInput: the body of POST /contracts and PUT /external/{source}/contracts/
+// {externalId}; PATCH merges its patch into the Input of the stored contract. Ids, dates and
+// amounts are strings so that a malformed one is a 422 naming the field.
+type Input struct {
+	ContactID          *string                  `json:"contactId,omitempty"`
+	InsurerID          *string                  `json:"insurerId,omitempty"`
+	PolicyNumber       *string                  `json:"policyNumber,omitempty"`
+	Type               *string                  `json:"type,omitempty"`
+	Status             *string                  `json:"status,omitempty"`
+	StatusCode         *string                  `json:"statusCode,omitempty"`
+	StartDate          *string                  `json:"startDate,omitempty"`
+	EndDate            *string                  `json:"endDate,omitempty"`
+	MainRenewalDate    *string                  `json:"mainRenewalDate,omitempty"`
+	Premium            *string                  `json:"premium,omitempty"`
+	PaymentFrequency   *string                  `json:"paymentFrequency,omitempty"`
+	OwnerID            *string                  `json:"ownerId,omitempty"`
+	ExternalReferences []schematype.ExternalRef `json:"externalReferences,omitempty"`
+}
+
+// Validate checks a contract body: every invalid field is listed.
+func (in Input) Validate() error {
+	var v errs.Invalid
+	in.check(&v)
+	return v.Err()
+}
+
+func (in Input) check(v *errs.Invalid) {
+	checkUUID(v, "contactId", in.ContactID, true)
+	checkUUID(v, "insurerId", in.InsurerID, true)
+	checkUUID(v, "ownerId", in.OwnerID, false)
+	v.Require("policyNumber", in.PolicyNumber != nil)
+	if in.PolicyNumber != nil {
+		v.Check("policyNumber", strings.TrimSpace(*in.PolicyNumber) != "", "required", "must not be empty")
+		contacts.CheckLen(v, "policyNumber", in.PolicyNumber, MaxPolicyNumber)
+	}
+	v.Require("type", in.Type != nil)
+	if in.Type != nil {
+		_, known := gdv.Sparte(*in.Type)
+		v.Check("type", known, "unknown_type", "is not a contract type (see GET /contract-types)")
+	}
+	v.Require("status", in.Status != nil)
+	if in.Status != nil {
+		v.Check("status", slices.Contains(schema.ContractStatuses, *in.Status), "invalid_enum",
+			"must be one of "+strings.Join(schema.ContractStatuses, ", "))
+	}
+	if in.StatusCode != nil {
+		ok := utf8.RuneCountInString(*in.StatusCode) <= 2 && strings.Trim(*in.StatusCode, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ") == ""
+		v.Check("statusCode", ok, "invalid_code", "is a GDV Vertragsstatus: at most 2 digits or capital letters")
+	}
+	for _, d := range []struct {
+		name string
+		s    *string
+	}{{"startDate", in.StartDate}, {"endDate", in.EndDate}, {"mainRenewalDate", in.MainRenewalDate}} {
+		if d.s != nil {
+			_, err := time.Parse(dateLayout, *d.s)
+			v.Check(d.name, err == nil, "invalid_date", "must be a date YYYY-MM-DD")
+		}
+	}
+	if in.StartDate != nil && in.EndDate != nil && *in.EndDate < *in.StartDate {
+		v.Add("endDate", "before_start", "must not be before startDate")
+	}
+	if in.Premium != nil {
+		m, err := schematype.ParseMoney(*in.Premium)
+		switch {
+		case err != nil:
+			v.Add("premium", "invalid_decimal", `must be a decimal string with at most two fraction digits, like "411.41"`)
+		case m.Decimal().IsNegative():
+			v.Add("premium", "negative", "must not be negative")
+		case m.Decimal().GreaterThan(decimal.RequireFromString(MaxPremium)):
+			v.Add("premium", "too_large", "at most "+MaxPremium)
+		}
+	}
+	if in.PaymentFrequency != nil {
+		v.Check("paymentFrequency", slices.Contains(schema.PaymentFrequencies, *in.PaymentFrequency), "invalid_enum",
+			"must be one of "+strings.Join(schema.PaymentFrequencies, ", "))
+	}
+	checkRefs(v, in.ExternalReferences)
+}
+
+func checkUUID(v *errs.Invalid, field string, s *string, required bool) {
+	if s == nil {
+		if required {
+			v.Add(field, "required", "is required")
+		}
+		return
+	}
+	_, err := uuid.Parse(*s)
+	v.Check(field, err == nil, "invalid_uuid", "must be a UUID")
+}
+
+func checkRefs(v *errs.Invalid, refs []schematype.ExternalRef) {
+	v.Check("externalReferences", len(refs) <= MaxExternalRefs, "too_many",
+		fmt.Sprintf("at most %d references", MaxExternalRefs))
+	seen := map[schematype.ExternalRef]bool{}
+	for i, r := range refs {
+		name := fmt.Sprintf("externalReferences.%d.", i)
+		v.Check(name+"source", r.Source != "" && utf8.RuneCountInString(r.Source) <= MaxRefSource, "invalid_length",
+			fmt.Sprintf("must have 1 to %d characters", MaxRefSource))
+		v.Check(name+"externalId", r.ExternalID != "" && utf8.RuneCountInString(r.ExternalID) <= MaxRefExternalID,
+			"invalid_length", fmt.Sprintf("must have 1 to %d characters", MaxRefExternalID))
+		contacts.CheckText(v, name+"source", r.Source)
+		contacts.CheckText(v, name+"externalId", r.ExternalID)
+		v.Check(name+"externalId", !seen[r], "duplicate_reference", "names the same reference as an earlier item")
+		seen[r] = true
+	}
+}
+
+// InputOf is the Input of a stored contract: what a PATCH merges into.
+func InputOf(c *ent.Contract) Input {
+	str := func(s string) *string { return &s }
+	date := func(t *time.Time) *string {
+		if t == nil {
+			return nil
+		}
+		return str(t.Format(dateLayout))
+	}
+	in := Input{ContactID: str(c.ContactID.String()), InsurerID: str(c.InsurerID.String()),
+		PolicyNumber: str(c.PolicyNumber), Type: str(c.Type), Status: str(string(c.Status)),
+		StartDate: date(c.StartDate), EndDate: date(c.EndDate), MainRenewalDate: date(c.MainRenewalDate),
+		ExternalReferences: c.ExternalReferences}
+	if c.StatusCode != "" {
+		in.StatusCode = str(c.StatusCode)
+	}
+	if c.Premium != nil {
+		in.Premium = str(c.Premium.String())
+	}
+	if c.PaymentFrequency != nil {
+		in.PaymentFrequency = str(string(*c.PaymentFrequency))
+	}
+	if c.OwnerID != nil {
+		in.OwnerID = str(c.OwnerID.String())
+	}
+	return in
+}
+
+func invalidRefs() error {
+	return errs.InvalidField("externalReferences", "too_many",
+		fmt.Sprintf("at most %d references, the one in the path included", MaxExternalRefs))
+}

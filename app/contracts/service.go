@@ -1,0 +1,336 @@
+package contracts
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+
+	"github.com/brokerdesk/brokerdesk/app/errs"
+	"github.com/brokerdesk/brokerdesk/app/events"
+	"github.com/brokerdesk/brokerdesk/ent"
+	"github.com/brokerdesk/brokerdesk/ent/contact"
+	"github.com/brokerdesk/brokerdesk/ent/contract"
+	"github.com/brokerdesk/brokerdesk/ent/externalref"
+	"github.com/brokerdesk/brokerdesk/ent/insurer"
+	"github.com/brokerdesk/brokerdesk/ent/schematype"
+	"github.com/brokerdesk/brokerdesk/ent/user"
+	"github.com/brokerdesk/brokerdesk/tenancy"
+)
+
+// RefResource is the resource name of contracts in the external_refs lookup table.
+const RefResource = "contract"
+
+// Service runs the contract use cases for the company pinned in ctx, each in the caller's
+// transaction (tenancy.Client). Portfolio transfers write through it too.
+type Service struct{ events *events.Service }
+
+// NewService returns the service.
+func NewService(ev *events.Service) *Service { return &Service{events: ev} }
+
+// PaymentsPerYear is how many payments a year a frequency makes; 0 for single (and unknown):
+// a single premium has no annual amount.
+func PaymentsPerYear(freq string) int64 {
+	switch freq {
+	case "monthly":
+		return 12
+	case "quarterly":
+		return 4
+	case "half-yearly":
+		return 2
+	case "yearly":
+		return 1
+	}
+	return 0
+}
+
+// AnnualPremium is premium × payments a year; nil without premium, frequency or for single.
+func AnnualPremium(premium *schematype.Money, freq *string) *schematype.Money {
+	if premium == nil || freq == nil || PaymentsPerYear(*freq) == 0 {
+		return nil
+	}
+	m := schematype.MoneyOf(premium.Decimal().Mul(decimal.NewFromInt(PaymentsPerYear(*freq))))
+	return &m
+}
+
+// withInsurer loads the insurer of c.
+func withInsurer(ctx context.Context, c *ent.Contract) (Contract, error) {
+	ins, err := tenancy.Client(ctx).Insurer.Get(ctx, c.InsurerID)
+	if err != nil {
+		return Contract{}, fmt.Errorf("read insurer of contract %s: %w", c.ID, err)
+	}
+	return Contract{Contract: c, Insurer: ins}, nil
+}
+
+// Get reads one contract. Another company's contract is not found.
+func (s *Service) Get(ctx context.Context, id uuid.UUID) (Contract, error) {
+	c, err := tenancy.Client(ctx).Contract.Get(ctx, id)
+	if ent.IsNotFound(err) {
+		return Contract{}, errs.NotFound("contract %s not found", id)
+	}
+	if err != nil {
+		return Contract{}, fmt.Errorf("get contract %s: %w", id, err)
+	}
+	return withInsurer(ctx, c)
+}
+
+// Lock reads one contract and locks its row to the end of the transaction.
+func (s *Service) Lock(ctx context.Context, id uuid.UUID) (*ent.Contract, error) {
+	c, err := tenancy.Client(ctx).Contract.Query().Where(contract.ID(id)).ForUpdate().Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, errs.NotFound("contract %s not found", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("lock contract %s: %w", id, err)
+	}
+	return c, nil
+}
+
+// Extra is what an import writes beside the fields of Input.
+type Extra struct {
+	Source  *schematype.ImportSource
+	Details []map[string]any
+}
+
+// Create stores a contract and records contract.created.
+func (s *Service) Create(ctx context.Context, in Input, x Extra) (Contract, error) {
+	if err := s.resolve(ctx, in); err != nil {
+		return Contract{}, err
+	}
+	if err := refsFree(ctx, in.ExternalReferences, uuid.Nil); err != nil {
+		return Contract{}, err
+	}
+	if err := s.keyFree(ctx, in, uuid.Nil); err != nil {
+		return Contract{}, err
+	}
+	q := tenancy.Client(ctx).Contract.Create().SetContactID(uuid.MustParse(*in.ContactID))
+	apply(q.Mutation(), in)
+	if len(in.ExternalReferences) > 0 {
+		q.SetExternalReferences(in.ExternalReferences)
+	}
+	if x.Source != nil {
+		q.SetSource(x.Source)
+	}
+	if x.Details != nil {
+		q.SetDetails(x.Details)
+	}
+	c, err := q.Save(ctx)
+	if err != nil {
+		return Contract{}, fmt.Errorf("create contract: %w", err)
+	}
+	out, err := withInsurer(ctx, c)
+	if err != nil {
+		return Contract{}, err
+	}
+	if err := s.events.Record(ctx, "contract.created", out.View()); err != nil {
+		return Contract{}, err
+	}
+	return out, nil
+}
+
+// apply writes the fields of in (validated) to m; nil optional fields are cleared.
+func apply(m *ent.ContractMutation, in Input) {
+	m.SetContactID(uuid.MustParse(*in.ContactID))
+	m.SetInsurerID(uuid.MustParse(*in.InsurerID))
+	m.SetPolicyNumber(strings.TrimSpace(*in.PolicyNumber))
+	m.SetType(*in.Type)
+	m.SetStatus(contract.Status(*in.Status))
+	m.SetStatusCode(deref(in.StatusCode))
+	setDate := func(s *string, set func(time.Time), clear func()) {
+		if s == nil {
+			clear()
+			return
+		}
+		t, _ := time.Parse(dateLayout, *s)
+		set(t)
+	}
+	setDate(in.StartDate, m.SetStartDate, m.ClearStartDate)
+	setDate(in.EndDate, m.SetEndDate, m.ClearEndDate)
+	setDate(in.MainRenewalDate, m.SetMainRenewalDate, m.ClearMainRenewalDate)
+	var premium *schematype.Money
+	if in.Premium != nil {
+		p, _ := schematype.ParseMoney(*in.Premium)
+		premium = &p
+		m.SetPremium(p)
+	} else {
+		m.ClearPremium()
+	}
+	if in.PaymentFrequency != nil {
+		m.SetPaymentFrequency(contract.PaymentFrequency(*in.PaymentFrequency))
+	} else {
+		m.ClearPaymentFrequency()
+	}
+	if a := AnnualPremium(premium, in.PaymentFrequency); a != nil {
+		m.SetAnnualPremium(*a)
+	} else {
+		m.ClearAnnualPremium()
+	}
+	if in.OwnerID != nil {
+		m.SetOwnerID(uuid.MustParse(*in.OwnerID))
+	} else {
+		m.ClearOwnerID()
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// resolve checks that the contact, insurer and owner in names exist (422 naming the field).
+func (s *Service) resolve(ctx context.Context, in Input) error {
+	db := tenancy.Client(ctx)
+	var v errs.Invalid
+	ok, err := db.Contact.Query().Where(contact.ID(uuid.MustParse(*in.ContactID))).Exist(ctx)
+	if err != nil {
+		return fmt.Errorf("read contract contact: %w", err)
+	}
+	v.Check("contactId", ok, "unknown_contact", "is not a contact of this company")
+	ok, err = db.Insurer.Query().Where(insurer.ID(uuid.MustParse(*in.InsurerID))).Exist(ctx)
+	if err != nil {
+		return fmt.Errorf("read contract insurer: %w", err)
+	}
+	v.Check("insurerId", ok, "unknown_insurer", "is not an insurer of the catalog (see GET /insurers)")
+	if in.OwnerID != nil {
+		ok, err := db.User.Query().Where(user.ID(uuid.MustParse(*in.OwnerID))).Exist(ctx)
+		if err != nil {
+			return fmt.Errorf("read contract owner: %w", err)
+		}
+		v.Check("ownerId", ok, "unknown_user", "is not a user of this company (see GET /users)")
+	}
+	return v.Err()
+}
+
+// keyFree returns 409 contract_exists when another contract than self has in's insurer,
+// policy number and type. The unique index decides races; this gives the usual case a clear
+// answer.
+func (s *Service) keyFree(ctx context.Context, in Input, self uuid.UUID) error {
+	taken, err := tenancy.Client(ctx).Contract.Query().Where(contract.InsurerID(uuid.MustParse(*in.InsurerID)),
+		contract.PolicyNumber(strings.TrimSpace(*in.PolicyNumber)), contract.Type(*in.Type), contract.IDNEQ(self)).Exist(ctx)
+	if err != nil {
+		return fmt.Errorf("check contract key: %w", err)
+	}
+	if taken {
+		return errs.Conflict("contract_exists",
+			"a contract with this insurer, policy number and type exists already")
+	}
+	return nil
+}
+
+// refsFree returns 409 external_reference_taken when another contract than self carries one
+// of refs.
+func refsFree(ctx context.Context, refs []schematype.ExternalRef, self uuid.UUID) error {
+	for _, r := range refs {
+		taken, err := tenancy.Client(ctx).ExternalRef.Query().Where(externalref.Resource(RefResource),
+			externalref.Source(r.Source), externalref.ExternalID(r.ExternalID), externalref.ResourceIDNEQ(self)).Exist(ctx)
+		if err != nil {
+			return fmt.Errorf("check external reference: %w", err)
+		}
+		if taken {
+			return errs.Conflict("external_reference_taken",
+				"another contract carries the external reference %s/%s", r.Source, r.ExternalID)
+		}
+	}
+	return nil
+}
+
+// normalized is in as it would be stored, for telling whether a change changes anything.
+func normalized(in Input) Input {
+	out := in
+	if in.PolicyNumber != nil {
+		p := strings.TrimSpace(*in.PolicyNumber)
+		out.PolicyNumber = &p
+	}
+	ids := func(s *string) *string {
+		if s == nil {
+			return nil
+		}
+		id := uuid.MustParse(*s).String()
+		return &id
+	}
+	out.ContactID, out.InsurerID, out.OwnerID = ids(in.ContactID), ids(in.InsurerID), ids(in.OwnerID)
+	if in.Premium != nil {
+		p, _ := schematype.ParseMoney(*in.Premium)
+		ps := p.String()
+		out.Premium = &ps
+	}
+	if in.StatusCode != nil && *in.StatusCode == "" {
+		out.StatusCode = nil
+	}
+	if len(in.ExternalReferences) == 0 {
+		out.ExternalReferences = nil
+	}
+	return out
+}
+
+// Same reports whether writing in and x to c would change nothing: the fields of in, and the
+// details of x when given (an import's source alone is no change).
+func Same(c *ent.Contract, in Input, x Extra) bool {
+	return reflect.DeepEqual(normalized(InputOf(c)), normalized(in)) &&
+		(x.Details == nil || reflect.DeepEqual(jsonRound(x.Details), jsonRound(c.Details)))
+}
+
+// Update replaces the writable fields of c (locked by Lock) with in and records
+// contract.updated. A change that changes nothing changes neither version nor updatedAt and
+// records no event; x (import source, details) alone does not count as a change unless set.
+func (s *Service) Update(ctx context.Context, c *ent.Contract, in Input, x Extra) (Contract, bool, error) {
+	if Same(c, in, x) {
+		out, err := withInsurer(ctx, c)
+		return out, false, err
+	}
+	if err := s.resolve(ctx, in); err != nil {
+		return Contract{}, false, err
+	}
+	if err := refsFree(ctx, in.ExternalReferences, c.ID); err != nil {
+		return Contract{}, false, err
+	}
+	if err := s.keyFree(ctx, in, c.ID); err != nil {
+		return Contract{}, false, err
+	}
+	u := c.Update()
+	apply(u.Mutation(), in)
+	if !reflect.DeepEqual(normalized(Input{ExternalReferences: in.ExternalReferences}).ExternalReferences,
+		normalized(Input{ExternalReferences: c.ExternalReferences}).ExternalReferences) {
+		if len(in.ExternalReferences) > 0 {
+			u.SetExternalReferences(in.ExternalReferences)
+		} else {
+			u.ClearExternalReferences()
+		}
+	}
+	if x.Source != nil {
+		u.SetSource(x.Source)
+	}
+	if x.Details != nil {
+		u.SetDetails(x.Details)
+	}
+	saved, err := u.Save(ctx)
+	if err != nil {
+		return Contract{}, false, fmt.Errorf("update contract %s: %w", c.ID, err)
+	}
+	out, err := withInsurer(ctx, saved)
+	if err != nil {
+		return Contract{}, false, err
+	}
+	if err := s.events.Record(ctx, "contract.updated", out.View()); err != nil {
+		return Contract{}, false, err
+	}
+	return out, true, nil
+}
+
+// Delete removes c (locked by Lock) and records contract.deleted with the contract as it was.
+func (s *Service) Delete(ctx context.Context, c *ent.Contract) error {
+	full, err := withInsurer(ctx, c)
+	if err != nil {
+		return err
+	}
+	if err := tenancy.Client(ctx).Contract.DeleteOne(c).Exec(ctx); err != nil {
+		return fmt.Errorf("delete contract %s: %w", c.ID, err)
+	}
+	return s.events.Record(ctx, "contract.deleted", full.View())
+}

@@ -1,0 +1,189 @@
+package portfolio
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"github.com/brokerdesk/brokerdesk/app/errs"
+	"github.com/brokerdesk/brokerdesk/app/gdv"
+	"github.com/brokerdesk/brokerdesk/app/httpx"
+	"github.com/brokerdesk/brokerdesk/ent"
+	"github.com/brokerdesk/brokerdesk/policy"
+)
+
+// Formats are the portfolio formats of the spec.
+var Formats = []string{"gdv_vu_vermittler", "bipro_430_4", "csv"}
+
+// WriteModes say what an import does to values a record has already.
+var WriteModes = []string{"overwrite", "fill_empty_only"}
+
+var statuses = []string{"pending", "validating", "validated", "committing", "committed", "failed"}
+
+// Handler serves /portfolio-transfers.
+type Handler struct {
+	svc   *Service
+	pager *httpx.Pager
+	idem  fiber.Handler
+}
+
+// NewHandler builds the handler.
+func NewHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler) *Handler {
+	return &Handler{svc: svc, pager: pager, idem: idem}
+}
+
+// Mount registers the routes.
+func (h *Handler) Mount(r fiber.Router) {
+	r.Get("/portfolio-transfers", policy.Require("portfolio:read"), h.list)
+	r.Post("/portfolio-transfers", policy.Require("portfolio:write"), h.idem, h.create)
+	r.Get("/portfolio-transfers/:transferId", policy.Require("portfolio:read"), h.get)
+	r.Post("/portfolio-transfers/:transferId/commit", policy.Require("portfolio:write"), h.commit)
+}
+
+// list handles GET /portfolio-transfers: Paged, oldest first; query status.
+func (h *Handler) list(c *fiber.Ctx) error {
+	var v errs.Invalid
+	status := strings.Clone(c.Query("status"))
+	v.Check("status", status == "" || slices.Contains(statuses, status), "invalid_enum",
+		"must be one of "+strings.Join(statuses, ", "))
+	page, err := h.pager.Parse(c, "portfolio-transfers&status="+status)
+	if perr, ok := err.(*errs.Invalid); ok {
+		v.Errors = append(v.Errors, perr.Errors...)
+	} else if err != nil {
+		return err
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	rows, err := h.svc.List(c.UserContext(), status, page.After, page.Limit)
+	if err != nil {
+		return err
+	}
+	return httpx.WritePage(c, page, rows, func(t *ent.PortfolioTransfer) []string {
+		return httpx.CreatedKey(t.CreatedAt, t.ID)
+	}, NewView)
+}
+
+// get handles GET /portfolio-transfers/{transferId}.
+func (h *Handler) get(c *fiber.Ctx) error {
+	id, err := httpx.UUIDParam(c, "transferId")
+	if err != nil {
+		return err
+	}
+	t, err := h.svc.Get(c.UserContext(), id)
+	if err != nil {
+		return err
+	}
+	return httpx.OK(c, NewView(t), t.Version)
+}
+
+// commit handles POST /portfolio-transfers/{transferId}/commit: 202 with the transfer
+// (committing, or committed already); 409 before validation.
+func (h *Handler) commit(c *fiber.Ctx) error {
+	id, err := httpx.UUIDParam(c, "transferId")
+	if err != nil {
+		return err
+	}
+	t, _, err := h.svc.Commit(c.UserContext(), id)
+	if err != nil {
+		return err
+	}
+	c.Set(fiber.HeaderETag, httpx.ETag(t.Version))
+	return c.Status(fiber.StatusAccepted).JSON(NewView(t))
+}
+
+// create handles POST /portfolio-transfers (multipart/form-data): 202 with the pending transfer.
+func (h *Handler) create(c *fiber.Ctx) error {
+	if !strings.HasPrefix(strings.ToLower(c.Get(fiber.HeaderContentType)), fiber.MIMEMultipartForm) {
+		return fiber.NewError(fiber.StatusUnsupportedMediaType, "send the file as multipart/form-data")
+	}
+	form, err := c.MultipartForm()
+	if err != nil {
+		return errs.BadRequest("malformed_multipart", "the body is not valid multipart/form-data")
+	}
+	val := func(name string) (string, bool) {
+		vs := form.Value[name]
+		if len(vs) == 0 {
+			return "", false
+		}
+		return strings.Clone(vs[0]), true
+	}
+	var v errs.Invalid
+	for name := range form.Value {
+		if !slices.Contains([]string{"format", "source", "ownerId", "mappingId", "autoCommit", "writeMode", "encoding"}, name) {
+			v.Add(name, "unknown_field", "is not a field of this request")
+		}
+	}
+	in := NewTransfer{WriteMode: "overwrite"}
+	format, ok := val("format")
+	v.Check("format", ok, "required", "is required")
+	if ok {
+		v.Check("format", slices.Contains(Formats, format), "invalid_enum", "must be one of "+strings.Join(Formats, ", "))
+	}
+	in.Format = format
+	in.Source = format
+	if s, ok := val("source"); ok {
+		v.Check("source", strings.TrimSpace(s) != "" && utf8.RuneCountInString(s) <= 100 && !strings.ContainsRune(s, 0),
+			"invalid_length", "must have 1 to 100 characters")
+		in.Source = strings.TrimSpace(s)
+	}
+	in.OwnerID = uuidField(&v, form.Value, "ownerId")
+	in.MappingID = uuidField(&v, form.Value, "mappingId")
+	if format == "csv" {
+		v.Check("mappingId", in.MappingID != nil, "required", "is required for csv")
+		if in.MappingID != nil {
+			v.Add("mappingId", "unknown_mapping", "is not a mapping of this company")
+		}
+	}
+	if s, ok := val("autoCommit"); ok {
+		v.Check("autoCommit", s == "true" || s == "false", "invalid_boolean", "must be true or false")
+		in.AutoCommit = s == "true"
+	}
+	if s, ok := val("writeMode"); ok {
+		v.Check("writeMode", slices.Contains(WriteModes, s), "invalid_enum", "must be one of "+strings.Join(WriteModes, ", "))
+		in.WriteMode = s
+	}
+	if s, ok := val("encoding"); ok && s != "auto" {
+		v.Check("encoding", slices.Contains(gdv.Encodings(), strings.ToLower(s)), "invalid_enum",
+			"must be auto or one of "+strings.Join(gdv.Encodings(), ", "))
+		in.Encoding = strings.ToLower(s)
+	}
+	files := form.File["file"]
+	v.Check("file", len(files) == 1, "required", "send exactly one file")
+	if err := v.Err(); err != nil {
+		return err
+	}
+	in.Filename = strings.Clone(files[0].Filename)
+	if utf8.RuneCountInString(in.Filename) > 255 {
+		in.Filename = string([]rune(in.Filename)[:255])
+	}
+	f, err := files[0].Open()
+	if err != nil {
+		return fmt.Errorf("open uploaded file: %w", err)
+	}
+	defer f.Close()
+	t, err := h.svc.Create(c.UserContext(), in, f)
+	if err != nil {
+		return err
+	}
+	c.Set(fiber.HeaderLocation, "/api/public/v1/portfolio-transfers/"+t.ID.String())
+	c.Set(fiber.HeaderETag, httpx.ETag(1))
+	return c.Status(fiber.StatusAccepted).JSON(t)
+}
+
+func uuidField(v *errs.Invalid, values map[string][]string, name string) *uuid.UUID {
+	vs := values[name]
+	if len(vs) == 0 {
+		return nil
+	}
+	id, err := uuid.Parse(vs[0])
+	v.Check(name, err == nil, "invalid_uuid", "must be a UUID")
+	if err != nil {
+		return nil
+	}
+	return &id
+}

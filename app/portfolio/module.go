@@ -1,0 +1,77 @@
+// Package portfolio serves /portfolio-transfers: a portfolio file (GDV VU-Vermittler, BiPRO
+// 430.4) stored in blob storage, validated by a background job into a summary and issues, and
+// committed, on request or at once (autoCommit), in batches that survive a crash of the
+// process: each batch commits its contracts and the transfer's progress in one transaction.
+package portfolio
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/rs/zerolog"
+	"gocloud.dev/blob"
+
+	"github.com/brokerdesk/brokerdesk/app/contracts"
+	"github.com/brokerdesk/brokerdesk/app/events"
+	"github.com/brokerdesk/brokerdesk/app/jobs"
+	"github.com/brokerdesk/brokerdesk/ent"
+)
+
+// Deps are what the module needs.
+type Deps struct {
+	Pool      *pgxpool.Pool // the job pool: transfers are inserted with their job in one pgx transaction
+	DB        *ent.Client   // ent on the job pool, for the workers' transactions
+	Bucket    *blob.Bucket
+	Events    *events.Service
+	Contracts *contracts.Service
+	Now       func() time.Time
+	Log       zerolog.Logger
+	// BatchSize is how many contracts one commit transaction writes (default 500).
+	BatchSize int
+	// SliceTime bounds one run of a commit job; it then snoozes and continues in a fresh run,
+	// so no run comes near the job timeout or river's rescue (default 15 s).
+	SliceTime time.Duration
+}
+
+// Module holds the service and the worker, which share the queue.
+type Module struct {
+	d     Deps
+	queue *jobs.Client
+}
+
+// New builds the module. Bind gives it the queue before it serves or works.
+func New(d Deps) *Module {
+	if d.BatchSize <= 0 {
+		d.BatchSize = 500
+	}
+	if d.SliceTime <= 0 {
+		d.SliceTime = 15 * time.Second
+	}
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	return &Module{d: d}
+}
+
+// AddWorkers registers the transfer worker.
+func (m *Module) AddWorkers(w *river.Workers) { river.AddWorker(w, &Worker{m: m}) }
+
+// Bind attaches the queue client.
+func (m *Module) Bind(q *jobs.Client) { m.queue = q }
+
+// Service returns the API service.
+func (m *Module) Service() *Service { return &Service{m: m} }
+
+func withTx(ctx context.Context, db *ent.Client, f func(ctx context.Context, tx *ent.Tx) error) error {
+	tx, err := db.Tx(ctx)
+	if err != nil {
+		return err
+	}
+	if err := f(tenancyCtx(ctx, tx), tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}

@@ -1,0 +1,176 @@
+package portfolio
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/brokerdesk/brokerdesk/app/blobstore"
+	"github.com/brokerdesk/brokerdesk/app/errs"
+	"github.com/brokerdesk/brokerdesk/app/httpx"
+	"github.com/brokerdesk/brokerdesk/ent"
+	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
+	"github.com/brokerdesk/brokerdesk/ent/user"
+	"github.com/brokerdesk/brokerdesk/tenancy"
+)
+
+// Service runs the transfer use cases of the API.
+type Service struct{ m *Module }
+
+// NewTransfer is a validated upload.
+type NewTransfer struct {
+	Format     string
+	Source     string
+	OwnerID    *uuid.UUID
+	MappingID  *uuid.UUID
+	AutoCommit bool
+	WriteMode  string
+	Encoding   string
+	Filename   string
+}
+
+// Create stores the file in blob storage, then the transfer row and its validation job in one
+// transaction: a transfer never waits for a job that does not exist. A crash between the blob
+// and the row leaves a blob without row; it is named by the transfer id and removed with the
+// company's orphans (TODO(#12): the orphan sweep job of documents).
+func (s *Service) Create(ctx context.Context, in NewTransfer, file io.Reader) (View, error) {
+	company, ok := tenancy.CompanyID(ctx)
+	if !ok {
+		return View{}, tenancy.ErrNoCompany
+	}
+	if in.OwnerID != nil {
+		ok, err := tenancy.Client(ctx).User.Query().Where(user.ID(*in.OwnerID)).Exist(ctx)
+		if err != nil {
+			return View{}, fmt.Errorf("read transfer owner: %w", err)
+		}
+		if !ok {
+			return View{}, errs.InvalidField("ownerId", "unknown_user", "is not a user of this company (see GET /users)")
+		}
+	}
+	key := blobstore.NewKey("portfolio", company)
+	w, err := s.m.d.Bucket.NewWriter(ctx, key, nil)
+	if err != nil {
+		return View{}, fmt.Errorf("store portfolio file: %w", err)
+	}
+	h := sha256.New()
+	size, err := io.Copy(io.MultiWriter(w, h), file)
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return View{}, fmt.Errorf("store portfolio file: %w", err)
+	}
+	if size == 0 {
+		_ = s.m.d.Bucket.Delete(ctx, key)
+		return View{}, errs.InvalidField("file", "empty", "the file is empty")
+	}
+	id := uuid.Must(uuid.NewV7())
+	now := s.m.d.Now().UTC().Truncate(time.Microsecond)
+	tx, err := tenancy.BeginPgx(tenancy.WithCompany(context.WithoutCancel(ctx), company), s.m.d.Pool)
+	if err != nil {
+		return View{}, err
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // no-op after commit
+	_, err = tx.Exec(ctx, `INSERT INTO portfolio_transfers (id, company_id, created_at, updated_at, version, status, format,
+			source, owner_id, mapping_id, auto_commit, write_mode, encoding, filename, size, sha256, blob_key, committed, error)
+		VALUES ($1, $2, $3, $3, 1, 'pending', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 0, '')`,
+		id, company, now, in.Format, in.Source, in.OwnerID, in.MappingID, in.AutoCommit, in.WriteMode, in.Encoding,
+		in.Filename, size, hex.EncodeToString(h.Sum(nil)), key)
+	if err != nil {
+		_ = s.m.d.Bucket.Delete(ctx, key)
+		return View{}, fmt.Errorf("store portfolio transfer: %w", err)
+	}
+	if _, err := s.m.queue.InsertTx(ctx, tx, Args{CompanyID: company, TransferID: id}, nil); err != nil {
+		return View{}, fmt.Errorf("queue portfolio transfer: %w", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		_ = s.m.d.Bucket.Delete(ctx, key)
+		return View{}, err
+	}
+	t, err := tenancy.Client(ctx).PortfolioTransfer.Get(ctx, id)
+	if err != nil {
+		// The request's transaction began before the insert committed (read committed sees it
+		// from the next statement on); a failure here is a database error.
+		return View{}, fmt.Errorf("read portfolio transfer %s: %w", id, err)
+	}
+	return NewView(t), nil
+}
+
+// Get reads one transfer. Another company's transfer is not found.
+func (s *Service) Get(ctx context.Context, id uuid.UUID) (*ent.PortfolioTransfer, error) {
+	t, err := tenancy.Client(ctx).PortfolioTransfer.Get(ctx, id)
+	if ent.IsNotFound(err) {
+		return nil, errs.NotFound("portfolio transfer %s not found", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get portfolio transfer %s: %w", id, err)
+	}
+	return t, nil
+}
+
+// List returns up to limit+1 transfers, oldest first, optionally of one status.
+func (s *Service) List(ctx context.Context, status string, after []string, limit int) ([]*ent.PortfolioTransfer, error) {
+	q := tenancy.Client(ctx).PortfolioTransfer.Query()
+	if status != "" {
+		q.Where(portfoliotransfer.StatusEQ(portfoliotransfer.Status(status)))
+	}
+	keyset, err := httpx.AfterCreated(after)
+	if err != nil {
+		return nil, err
+	}
+	if keyset != nil {
+		q.Where(keyset)
+	}
+	rows, err := q.Order(ent.Asc(portfoliotransfer.FieldCreatedAt), ent.Asc(portfoliotransfer.FieldID)).Limit(limit + 1).All(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list portfolio transfers: %w", err)
+	}
+	return rows, nil
+}
+
+// Commit starts the commit of a validated transfer: it becomes committing and its job is
+// queued, in one transaction. Idempotent: a transfer committing or committed already is
+// returned as it is. A transfer not validated yet (pending, validating) or failed is 409.
+func (s *Service) Commit(ctx context.Context, id uuid.UUID) (*ent.PortfolioTransfer, bool, error) {
+	t, err := s.Get(ctx, id)
+	if err != nil {
+		return nil, false, err
+	}
+	switch t.Status {
+	case portfoliotransfer.StatusCommitting, portfoliotransfer.StatusCommitted:
+		return t, false, nil
+	case portfoliotransfer.StatusValidated:
+	default:
+		return nil, false, errs.Conflict("transfer_not_validated",
+			"the transfer is %s: only a validated transfer can be committed", t.Status)
+	}
+	tx, err := tenancy.BeginPgx(tenancy.WithCompany(context.WithoutCancel(ctx), t.CompanyID), s.m.d.Pool)
+	if err != nil {
+		return nil, false, err
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // no-op after commit
+	var moved bool
+	err = tx.QueryRow(ctx, `UPDATE portfolio_transfers SET status = 'committing', version = version + 1, updated_at = now()
+		WHERE id = $1 AND status = 'validated' RETURNING true`, id).Scan(&moved)
+	if errors.Is(err, pgx.ErrNoRows) { // a concurrent commit request won
+		return t, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("commit portfolio transfer %s: %w", id, err)
+	}
+	if _, err := s.m.queue.InsertTx(ctx, tx, Args{CompanyID: t.CompanyID, TransferID: id, Commit: true}, nil); err != nil {
+		return nil, false, fmt.Errorf("queue portfolio commit: %w", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, false, err
+	}
+	t, err = s.Get(ctx, id)
+	return t, true, err
+}

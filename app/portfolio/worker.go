@@ -1,0 +1,166 @@
+package portfolio
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/riverqueue/river"
+
+	"github.com/brokerdesk/brokerdesk/app/bipro"
+	"github.com/brokerdesk/brokerdesk/app/gdv"
+	"github.com/brokerdesk/brokerdesk/app/jobs"
+	"github.com/brokerdesk/brokerdesk/ent"
+	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
+	"github.com/brokerdesk/brokerdesk/tenancy"
+)
+
+// Args name the transfer a job works on: ids only, never data.
+type Args struct {
+	CompanyID  uuid.UUID `json:"companyId"`
+	TransferID uuid.UUID `json:"transferId"`
+	// Commit marks the job of POST …/commit: its runs are short (SliceTime), so its timeout is
+	// too, and river rescues it soon after a crash. River does not rescue a job before its own
+	// timeout has passed.
+	Commit bool `json:"commit,omitempty"`
+}
+
+// Kind is the job kind.
+func (Args) Kind() string { return "portfolio_transfer" }
+
+// InsertOpts puts transfers on their own queue, apart from webhooks and maintenance.
+func (Args) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: jobs.QueuePortfolio, MaxAttempts: 25}
+}
+
+// Worker validates a pending transfer and commits a committing one (or a validated one with
+// autoCommit). Every step is safe to repeat: validation writes its result once at the end,
+// each commit batch writes its contracts and the progress in one transaction under the
+// transfer's row lock, so a run killed at any point (kill -9) is taken up by river (rescue,
+// retry) and continues after the last committed batch, never writing a contract twice.
+type Worker struct {
+	river.WorkerDefaults[Args]
+	m *Module
+}
+
+// Timeout bounds one run: validation reads the whole file (bounded memory, about 1 GB a
+// minute); a commit run stops itself after SliceTime.
+func (w *Worker) Timeout(job *river.Job[Args]) time.Duration {
+	if job.Args.Commit {
+		return 2 * w.m.d.SliceTime
+	}
+	return 10 * time.Minute
+}
+
+func tenancyCtx(ctx context.Context, tx *ent.Tx) context.Context {
+	return tenancy.WithClient(ctx, tx.Client())
+}
+
+// Work runs the next step of the transfer.
+func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
+	ctx = tenancy.WithCompany(ctx, job.Args.CompanyID)
+	var t *ent.PortfolioTransfer
+	err := withTx(ctx, w.m.d.DB, func(ctx context.Context, tx *ent.Tx) error {
+		var err error
+		t, err = tx.PortfolioTransfer.Get(ctx, job.Args.TransferID)
+		return err
+	})
+	if ent.IsNotFound(err) {
+		return river.JobCancel(fmt.Errorf("portfolio transfer %s is gone", job.Args.TransferID))
+	}
+	if err != nil {
+		return err
+	}
+	switch t.Status {
+	case portfoliotransfer.StatusPending, portfoliotransfer.StatusValidating:
+		if t, err = w.validate(ctx, t); err != nil || t.Status != portfoliotransfer.StatusCommitting {
+			return err
+		}
+		fallthrough
+	case portfoliotransfer.StatusCommitting:
+		done, err := w.commit(ctx, t)
+		if err != nil {
+			return err
+		}
+		if !done {
+			return river.JobSnooze(time.Millisecond) // continue in a fresh run
+		}
+	}
+	return nil
+}
+
+// open returns the format's reader on the stored file and a function that releases it.
+func (w *Worker) open(ctx context.Context, t *ent.PortfolioTransfer) (gdv.Source, func(), error) {
+	r, err := w.m.d.Bucket.NewReader(ctx, t.BlobKey, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open portfolio file: %w", err)
+	}
+	opt := gdv.Options{Encoding: t.Encoding}
+	switch t.Format {
+	case portfoliotransfer.FormatGdvVuVermittler:
+		rd, err := gdv.NewReader(r, opt)
+		if err != nil {
+			r.Close()
+			return nil, nil, err
+		}
+		return rd, func() { r.Close() }, nil
+	case portfoliotransfer.FormatBipro4304:
+		sh, err := bipro.Open(r, bipro.Options{})
+		if err != nil {
+			r.Close()
+			return nil, nil, err
+		}
+		return sh.Reader(opt), func() { sh.Close(); r.Close() }, nil
+	}
+	r.Close()
+	return nil, nil, &gdv.FormatError{Code: "format_not_available", Detail: "format " + string(t.Format) + " is not read yet"}
+}
+
+// fail marks the transfer failed: the file is no portfolio file of its format at all.
+func (w *Worker) fail(ctx context.Context, t *ent.PortfolioTransfer, cause error) (*ent.PortfolioTransfer, error) {
+	var out *ent.PortfolioTransfer
+	code := "unreadable"
+	var fe *gdv.FormatError
+	if errors.As(cause, &fe) && fe.Code != "" {
+		code = fe.Code
+	}
+	err := withTx(ctx, w.m.d.DB, func(ctx context.Context, tx *ent.Tx) error {
+		var err error
+		out, err = tx.PortfolioTransfer.UpdateOne(t).SetStatus(portfoliotransfer.StatusFailed).
+			SetError(code + ": " + cause.Error()).Save(ctx)
+		return err
+	})
+	return out, err
+}
+
+// each runs f for every contract of the file in order, with its 0-based index.
+func each(src gdv.Source, f func(i int64, c *gdv.Contract) error, issue func(*gdv.Issue), pkg func(*gdv.Package)) error {
+	var i int64
+	for {
+		ev, err := src.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		switch ev.Kind {
+		case gdv.KindContract:
+			if err := f(i, ev.Contract); err != nil {
+				return err
+			}
+			i++
+		case gdv.KindIssue:
+			if issue != nil {
+				issue(ev.Issue)
+			}
+		case gdv.KindPackageEnd:
+			if pkg != nil {
+				pkg(ev.Package)
+			}
+		}
+	}
+}
