@@ -60,6 +60,11 @@ var appPrivileges = map[string]string{
 	"public.appointments":           "DELETE,INSERT,SELECT,UPDATE",
 	"public.appointment_exceptions": "DELETE,INSERT,SELECT,UPDATE",
 	"public.calendar_tokens":        "DELETE,INSERT,SELECT",
+	// contracts (DELETE /contracts/{id}); the insurer catalog is the operator's, read here;
+	// portfolio transfers are created, validated and committed, never deleted by the API
+	"public.contracts":           "DELETE,INSERT,SELECT,UPDATE",
+	"public.insurers":            "SELECT",
+	"public.portfolio_transfers": "INSERT,SELECT,UPDATE",
 	// the job queue (river) works its rows; no DDL, not its migration bookkeeping
 	"river.river_job":                 "DELETE,INSERT,SELECT,UPDATE",
 	"river.river_job_id_seq":          "USAGE",
@@ -80,6 +85,7 @@ var appDefinerFunctions = []string{
 	"webhook_purge()",              // owner brokerdesk_operator: delivery log past 30 days
 	"auth_token(bytea)",            // owner brokerdesk_auth: the grant of an OAuth access-token hash
 	"calendar_feed_user(bytea)",    // owner brokerdesk_auth: the user of a calendar-feed token hash
+	"insurer_ensure(text)",         // owner brokerdesk_operator: adds "VU <n>" to the platform catalog, never a name
 	"oauth_login_users(text,uuid)", // owner brokerdesk_auth: sign-in candidates of one e-mail (argon2id hashes)
 }
 
