@@ -47,6 +47,7 @@ func (s *Server) routes(pager *httpx.Pager, o options) {
 	events.NewHandler(pager, policy.Default()).Mount(api)
 	intake.NewHandler(auth, s.limits.Intake, intake.NewService(events.NewService(), o.now)).Mount(s.App, v1)
 	leads.NewHandler(leads.NewService(events.NewService(), contacts.NewService(events.NewService()), o.now), pager, idem.Middleware()).Mount(api)
+	contacts.NewSubHandler(contacts.NewService(events.NewService()), pager).Mount(api)
 	webhooks.NewHandler(s.hooks.Service(), pager, idem.Middleware()).Mount(api)
 	if o.testRoutes != nil {
 		o.testRoutes(v1, Middleware{Auth: auth.Secret(), RateLimit: s.limits.API.Middleware(ratelimit.CredentialKey),

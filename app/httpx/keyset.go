@@ -26,7 +26,17 @@ func BeforeCreated(after []string) (func(*entsql.Selector), error) {
 	return createdPredicate(after, entsql.CompositeLT)
 }
 
+// BeforeTime is BeforeCreated for lists ordered newest first by another timestamp column
+// (column, id), e.g. a timeline by occurred_at; the cursor key is CreatedKey(t, id).
+func BeforeTime(column string, after []string) (func(*entsql.Selector), error) {
+	return timePredicate(column, after, entsql.CompositeLT)
+}
+
 func createdPredicate(after []string, cmp func([]string, ...any) *entsql.Predicate) (func(*entsql.Selector), error) {
+	return timePredicate("created_at", after, cmp)
+}
+
+func timePredicate(column string, after []string, cmp func([]string, ...any) *entsql.Predicate) (func(*entsql.Selector), error) {
 	if len(after) == 0 {
 		return nil, nil
 	}
@@ -39,7 +49,7 @@ func createdPredicate(after []string, cmp func([]string, ...any) *entsql.Predica
 		return nil, errs.InvalidField("cursor", "invalid_cursor", "is not a cursor of this list")
 	}
 	return func(s *entsql.Selector) {
-		s.Where(cmp([]string{s.C("created_at"), s.C("id")}, t, id))
+		s.Where(cmp([]string{s.C(column), s.C("id")}, t, id))
 	}, nil
 }
 

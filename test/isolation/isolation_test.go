@@ -23,7 +23,8 @@ func TestMain(m *testing.M) { os.Exit(apitest.Main(m)) }
 // makes sure no tenant table is missing from RLS.
 var tenantTables = []string{"users", "api_keys", "external_refs", "events", "event_counters", "idempotency_keys",
 	"leads", "lead_submissions", "lead_stages", "lead_attachments", "contacts", "contact_phones",
-	"webhook_endpoints", "webhook_deliveries", "webhook_cursors", "delegations"}
+	"webhook_endpoints", "webhook_deliveries", "webhook_cursors", "delegations",
+	"contact_relationships", "contact_finances", "contact_activities"}
 
 // rawRoutes mounts test-only routes that run raw SQL inside the request's pinned transaction,
 // below the ent privacy layer.
