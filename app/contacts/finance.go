@@ -39,45 +39,77 @@ var (
 // FinanceBody is the body of PUT /contacts/{contactId}/finance: a list present replaces the
 // stored one, an omitted list stays, an empty list clears.
 type FinanceBody struct {
-	Income      *[]schematype.FinanceItem `json:"income"`
-	Expenses    *[]schematype.FinanceItem `json:"expenses"`
-	Assets      *[]schematype.FinanceItem `json:"assets"`
-	Liabilities *[]schematype.FinanceItem `json:"liabilities"`
-	RealEstate  *[]schematype.FinanceItem `json:"realEstate"`
+	Income      *[]FinanceItemInput `json:"income"`
+	Expenses    *[]FinanceItemInput `json:"expenses"`
+	Assets      *[]FinanceItemInput `json:"assets"`
+	Liabilities *[]FinanceItemInput `json:"liabilities"`
+	RealEstate  *[]FinanceItemInput `json:"realEstate"`
+	lists       map[string][]schematype.FinanceItem
+}
+
+// FinanceItemInput is one entry as sent: amounts are decimal strings, read by Validate so that
+// a bad one is a 422 naming its field.
+type FinanceItemInput struct {
+	Type           string  `json:"type"`
+	Description    string  `json:"description"`
+	Amount         *string `json:"amount"`
+	Interval       string  `json:"interval"`
+	MonthlyPayment *string `json:"monthlyPayment"`
+}
+
+func money(v *errs.Invalid, field string, s *string, required bool) *schematype.Money {
+	if s == nil {
+		if required {
+			v.Require(field, false)
+		}
+		return nil
+	}
+	m, err := schematype.ParseMoney(*s)
+	if err != nil {
+		v.Add(field, "invalid_money", "must be a decimal string in EUR with at most two fraction digits, like \"1234.50\"")
+		return nil
+	}
+	v.Check(field, m.Sign() >= 0, "negative", "must not be negative")
+	return &m
 }
 
 // Validate checks every item: a type of its list, an amount not negative, an interval for
 // income and expenses (default monthly) and none elsewhere, monthlyPayment only on liabilities.
 func (in *FinanceBody) Validate() error {
 	var v errs.Invalid
-	check := func(list string, items *[]schematype.FinanceItem, flow bool) {
+	in.lists = map[string][]schematype.FinanceItem{}
+	check := func(list string, items *[]FinanceItemInput, flow bool) {
 		if items == nil {
 			return
 		}
 		v.Check(list, len(*items) <= MaxFinanceItems, "too_many", fmt.Sprintf("at most %d entries", MaxFinanceItems))
-		for i := range *items {
-			it := &(*items)[i]
+		out := make([]schematype.FinanceItem, 0, len(*items))
+		for i, it := range *items {
 			name := fmt.Sprintf("%s.%d.", list, i)
 			v.Check(name+"type", slices.Contains(FinanceTypes[list], it.Type), "invalid_enum",
 				"must be one of "+strings.Join(FinanceTypes[list], ", "))
-			it.Description = strings.TrimSpace(it.Description)
-			CheckLen(&v, name+"description", &it.Description, MaxFinanceDescription)
-			v.Check(name+"amount", it.Amount.Sign() >= 0, "negative", "must not be negative")
+			item := schematype.FinanceItem{Type: it.Type, Description: strings.TrimSpace(it.Description), Interval: it.Interval}
+			CheckLen(&v, name+"description", &item.Description, MaxFinanceDescription)
+			if m := money(&v, name+"amount", it.Amount, true); m != nil {
+				item.Amount = *m
+			}
 			if flow {
-				if it.Interval == "" {
-					it.Interval = "monthly"
+				if item.Interval == "" {
+					item.Interval = "monthly"
 				}
-				_, ok := FinanceIntervals[it.Interval]
+				_, ok := FinanceIntervals[item.Interval]
 				v.Check(name+"interval", ok, "invalid_enum", "must be one of monthly, quarterly, half_yearly, yearly")
 			} else {
 				v.Check(name+"interval", it.Interval == "", "not_applicable", "only income and expenses have an interval")
 			}
 			if list == "liabilities" {
-				v.Check(name+"monthlyPayment", it.MonthlyPayment == nil || it.MonthlyPayment.Sign() >= 0, "negative", "must not be negative")
+				item.MonthlyPayment = money(&v, name+"monthlyPayment", it.MonthlyPayment, false)
 			} else {
 				v.Check(name+"monthlyPayment", it.MonthlyPayment == nil, "not_applicable", "only liabilities have a monthly payment")
 			}
+			out = append(out, item)
 		}
+		in.lists[list] = out
 	}
 	check("income", in.Income, true)
 	check("expenses", in.Expenses, true)
@@ -250,12 +282,10 @@ func (s *Service) PutFinance(ctx context.Context, contactID uuid.UUID, cur *ent.
 }
 
 func setLists[Q any](in FinanceBody, income, expenses, assets, liabilities, realEstate func([]schematype.FinanceItem) Q) {
-	for _, l := range []struct {
-		v   *[]schematype.FinanceItem
-		set func([]schematype.FinanceItem) Q
-	}{{in.Income, income}, {in.Expenses, expenses}, {in.Assets, assets}, {in.Liabilities, liabilities}, {in.RealEstate, realEstate}} {
-		if l.v != nil {
-			l.set(orEmpty(*l.v))
+	for name, set := range map[string]func([]schematype.FinanceItem) Q{"income": income, "expenses": expenses,
+		"assets": assets, "liabilities": liabilities, "realEstate": realEstate} {
+		if l, ok := in.lists[name]; ok {
+			set(orEmpty(l))
 		}
 	}
 }
