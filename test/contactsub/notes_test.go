@@ -46,7 +46,7 @@ func TestContactSub_Notes(t *testing.T) {
 		{Name: "content blank", Key: a.Secret, Method: "POST", Path: base, Body: map[string]any{"content": " \n "}, Status: 422},
 		{Name: "bad occurredAt", Key: a.Secret, Method: "POST", Path: base, Body: map[string]any{"content": "x", "occurredAt": "gestern"}, Status: 422},
 		{Name: "external reference taken", Key: a.Secret, Method: "POST", Path: base,
-			Body: map[string]any{"content": "x", "externalReferences": []map[string]any{{"source": "crm", "externalId": "n-1"}}},
+			Body:   map[string]any{"content": "x", "externalReferences": []map[string]any{{"source": "crm", "externalId": "n-1"}}},
 			Status: 409, Problem: "external_reference_taken"},
 		{Name: "other company adds", Key: b.Secret, Method: "POST", Path: base, Body: map[string]any{"content": "x"}, Status: 404},
 		{Name: "other company reads", Key: b.Secret, Path: loc, Status: 404},
