@@ -95,6 +95,9 @@ func (s *Service) UpdatePhone(ctx context.Context, contactID, phoneID uuid.UUID,
 		return PhoneView{}, errs.NotFound("phone %s not found", phoneID)
 	}
 	cur := phones[i]
+	if in.Number == nil && in.Type == nil && in.IsPrimary == nil {
+		return NewPhoneView(cur), nil // nothing to change: no new version, no event
+	}
 	db := tenancy.Client(ctx)
 	u := db.ContactPhone.UpdateOneID(phoneID)
 	if in.Number != nil {
