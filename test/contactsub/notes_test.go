@@ -114,3 +114,47 @@ func TestContactSub_Notes(t *testing.T) {
 		t.Errorf("%d note events, want 3 created, 1 updated, 1 deleted", len(ev.Data))
 	}
 }
+
+// TestContactSub_ActivitiesWalk: a walk through the timeline while notes are added returns
+// every entry that existed at its start exactly once (new ones sort before the cursor).
+func TestContactSub_ActivitiesWalk(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	co := env.NewCompany(t)
+	ada := insertContact(t, env, co.ID, "private", "Lovelace", nil)
+	want := map[string]bool{}
+	for range 7 {
+		var a activity
+		must(t, do(t, env, "POST", "/contacts/"+ada+"/notes", co.Secret, map[string]any{"content": "n",
+			"occurredAt": time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC).Format(time.RFC3339)}), 201).Decode(t, &a) // equal times: id breaks ties
+		want[a.ID] = true
+	}
+	seen := map[string]int{}
+	cursor := ""
+	for page := 0; page < 10; page++ {
+		var p struct {
+			Data       []activity
+			Pagination struct {
+				NextCursor string
+				HasMore    bool
+			}
+		}
+		must(t, do(t, env, "GET", "/contacts/"+ada+"/activities?limit=2&cursor="+cursor, co.Secret, nil), 200).Decode(t, &p)
+		for _, a := range p.Data {
+			seen[a.ID]++
+		}
+		must(t, do(t, env, "POST", "/contacts/"+ada+"/notes", co.Secret, map[string]any{"content": "während"}), 201)
+		cursor = p.Pagination.NextCursor
+		if !p.Pagination.HasMore {
+			break
+		}
+	}
+	for id := range want {
+		if seen[id] != 1 {
+			t.Errorf("note %s seen %d times", id, seen[id])
+		}
+	}
+	if len(seen) != len(want) {
+		t.Errorf("the walk saw %d entries, want the %d that existed", len(seen), len(want))
+	}
+}
