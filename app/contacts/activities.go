@@ -156,7 +156,7 @@ func (s *Service) RecordActivity(ctx context.Context, contactID uuid.UUID, event
 }
 
 // Activities returns up to limit+1 entries of the contact's timeline of the kinds given (all
-// when empty), newest first by (occurredAt, id), after the sort key after. 404 for a contact the
+// when empty), newest first by (occurredAt, id), after the sort key after (an httpx.Keyset). 404 for a contact the
 // credential cannot see.
 func (s *Service) Activities(ctx context.Context, contactID uuid.UUID, kinds []string, after []string, limit int) ([]Activity, error) {
 	if _, err := visibleContact(ctx, contactID); err != nil {
@@ -170,7 +170,7 @@ func (s *Service) Activities(ctx context.Context, contactID uuid.UUID, kinds []s
 		}
 		q.Where(contactactivity.KindIn(ks...))
 	}
-	keyset, err := httpx.BeforeTime(contactactivity.FieldOccurredAt, after)
+	keyset, err := httpx.Keyset{Column: contactactivity.FieldOccurredAt, Desc: true, Time: true}.After(after)
 	if err != nil {
 		return nil, err
 	}

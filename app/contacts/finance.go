@@ -57,7 +57,7 @@ type FinanceItemInput struct {
 	MonthlyPayment *string `json:"monthlyPayment"`
 }
 
-func money(v *errs.Invalid, field string, s *string, required bool) *schematype.Money {
+func parseAmount(v *errs.Invalid, field string, s *string, required bool) *schematype.Money {
 	if s == nil {
 		if required {
 			v.Require(field, false)
@@ -90,7 +90,7 @@ func (in *FinanceBody) Validate() error {
 				"must be one of "+strings.Join(FinanceTypes[list], ", "))
 			item := schematype.FinanceItem{Type: it.Type, Description: strings.TrimSpace(it.Description), Interval: it.Interval}
 			CheckLen(&v, name+"description", &item.Description, MaxFinanceDescription)
-			if m := money(&v, name+"amount", it.Amount, true); m != nil {
+			if m := parseAmount(&v, name+"amount", it.Amount, true); m != nil {
 				item.Amount = *m
 			}
 			if flow {
@@ -103,7 +103,7 @@ func (in *FinanceBody) Validate() error {
 				v.Check(name+"interval", it.Interval == "", "not_applicable", "only income and expenses have an interval")
 			}
 			if list == "liabilities" {
-				item.MonthlyPayment = money(&v, name+"monthlyPayment", it.MonthlyPayment, false)
+				item.MonthlyPayment = parseAmount(&v, name+"monthlyPayment", it.MonthlyPayment, false)
 			} else {
 				v.Check(name+"monthlyPayment", it.MonthlyPayment == nil, "not_applicable", "only liabilities have a monthly payment")
 			}
@@ -184,7 +184,7 @@ func monthly(items []schematype.FinanceItem) schematype.Money {
 	return yearly.Div(12)
 }
 
-func sum(items []schematype.FinanceItem, f func(schematype.FinanceItem) schematype.Money) schematype.Money {
+func sumItems(items []schematype.FinanceItem, f func(schematype.FinanceItem) schematype.Money) schematype.Money {
 	var s schematype.Money
 	for _, it := range items {
 		s = s.Add(f(it))
@@ -197,16 +197,16 @@ func financeTotals(f Finance) FinanceTotals {
 	var t FinanceTotals
 	t.MonthlyIncome = monthly(f.Income)
 	t.MonthlyExpenses = monthly(f.Expenses)
-	t.MonthlyLiabilityPayments = sum(f.Liabilities, func(it schematype.FinanceItem) schematype.Money {
+	t.MonthlyLiabilityPayments = sumItems(f.Liabilities, func(it schematype.FinanceItem) schematype.Money {
 		if it.MonthlyPayment == nil {
 			return schematype.Money{}
 		}
 		return *it.MonthlyPayment
 	})
 	t.MonthlySurplus = t.MonthlyIncome.Sub(t.MonthlyExpenses).Sub(t.MonthlyLiabilityPayments)
-	t.Assets = sum(f.Assets, amount)
-	t.RealEstate = sum(f.RealEstate, amount)
-	t.Liabilities = sum(f.Liabilities, amount)
+	t.Assets = sumItems(f.Assets, amount)
+	t.RealEstate = sumItems(f.RealEstate, amount)
+	t.Liabilities = sumItems(f.Liabilities, amount)
 	t.NetWorth = t.Assets.Add(t.RealEstate).Sub(t.Liabilities)
 	return t
 }
