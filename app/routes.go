@@ -62,6 +62,7 @@ func (s *Server) routes(pager *httpx.Pager, o options) {
 	leads.NewHandler(leads.NewService(events.NewService(), contacts.NewService(events.NewService()), o.now), pager, idem.Middleware()).Mount(api)
 	contracts.NewHandler(contracts.NewService(events.NewService()), pager, idem.Middleware()).Mount(api)
 	portfolio.NewHandler(s.portfolio.Service(), pager, idem.Middleware()).Mount(api)
+	contacts.NewSubHandler(contacts.NewService(events.NewService()), pager).Mount(api)
 	webhooks.NewHandler(s.hooks.Service(), pager, idem.Middleware()).Mount(api)
 	appts := appointments.NewHandler(appointments.NewService(events.NewService(), o.now), idem.Middleware())
 	appts.Mount(api)

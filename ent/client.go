@@ -22,7 +22,10 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/calendartoken"
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
+	"github.com/brokerdesk/brokerdesk/ent/contactactivity"
+	"github.com/brokerdesk/brokerdesk/ent/contactfinance"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
+	"github.com/brokerdesk/brokerdesk/ent/contactrelationship"
 	"github.com/brokerdesk/brokerdesk/ent/contract"
 	"github.com/brokerdesk/brokerdesk/ent/delegation"
 	"github.com/brokerdesk/brokerdesk/ent/event"
@@ -66,8 +69,14 @@ type Client struct {
 	Company *CompanyClient
 	// Contact is the client for interacting with the Contact builders.
 	Contact *ContactClient
+	// ContactActivity is the client for interacting with the ContactActivity builders.
+	ContactActivity *ContactActivityClient
+	// ContactFinance is the client for interacting with the ContactFinance builders.
+	ContactFinance *ContactFinanceClient
 	// ContactPhone is the client for interacting with the ContactPhone builders.
 	ContactPhone *ContactPhoneClient
+	// ContactRelationship is the client for interacting with the ContactRelationship builders.
+	ContactRelationship *ContactRelationshipClient
 	// Contract is the client for interacting with the Contract builders.
 	Contract *ContractClient
 	// Delegation is the client for interacting with the Delegation builders.
@@ -129,7 +138,10 @@ func (c *Client) init() {
 	c.CalendarToken = NewCalendarTokenClient(c.config)
 	c.Company = NewCompanyClient(c.config)
 	c.Contact = NewContactClient(c.config)
+	c.ContactActivity = NewContactActivityClient(c.config)
+	c.ContactFinance = NewContactFinanceClient(c.config)
 	c.ContactPhone = NewContactPhoneClient(c.config)
+	c.ContactRelationship = NewContactRelationshipClient(c.config)
 	c.Contract = NewContractClient(c.config)
 	c.Delegation = NewDelegationClient(c.config)
 	c.Event = NewEventClient(c.config)
@@ -250,7 +262,10 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		CalendarToken:        NewCalendarTokenClient(cfg),
 		Company:              NewCompanyClient(cfg),
 		Contact:              NewContactClient(cfg),
+		ContactActivity:      NewContactActivityClient(cfg),
+		ContactFinance:       NewContactFinanceClient(cfg),
 		ContactPhone:         NewContactPhoneClient(cfg),
+		ContactRelationship:  NewContactRelationshipClient(cfg),
 		Contract:             NewContractClient(cfg),
 		Delegation:           NewDelegationClient(cfg),
 		Event:                NewEventClient(cfg),
@@ -298,7 +313,10 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		CalendarToken:        NewCalendarTokenClient(cfg),
 		Company:              NewCompanyClient(cfg),
 		Contact:              NewContactClient(cfg),
+		ContactActivity:      NewContactActivityClient(cfg),
+		ContactFinance:       NewContactFinanceClient(cfg),
 		ContactPhone:         NewContactPhoneClient(cfg),
+		ContactRelationship:  NewContactRelationshipClient(cfg),
 		Contract:             NewContractClient(cfg),
 		Delegation:           NewDelegationClient(cfg),
 		Event:                NewEventClient(cfg),
@@ -351,7 +369,8 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIKey, c.Appointment, c.AppointmentException, c.CalendarToken, c.Company,
-		c.Contact, c.ContactPhone, c.Contract, c.Delegation, c.Event, c.EventCounter,
+		c.Contact, c.ContactActivity, c.ContactFinance, c.ContactPhone,
+		c.ContactRelationship, c.Contract, c.Delegation, c.Event, c.EventCounter,
 		c.ExternalRef, c.IdempotencyKey, c.Insurer, c.JobRun, c.Lead, c.LeadAttachment,
 		c.LeadStage, c.LeadSubmission, c.OAuthClient, c.OAuthConsent, c.OAuthToken,
 		c.PortfolioTransfer, c.Task, c.TaskComment, c.User, c.WebhookCursor,
@@ -366,7 +385,8 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIKey, c.Appointment, c.AppointmentException, c.CalendarToken, c.Company,
-		c.Contact, c.ContactPhone, c.Contract, c.Delegation, c.Event, c.EventCounter,
+		c.Contact, c.ContactActivity, c.ContactFinance, c.ContactPhone,
+		c.ContactRelationship, c.Contract, c.Delegation, c.Event, c.EventCounter,
 		c.ExternalRef, c.IdempotencyKey, c.Insurer, c.JobRun, c.Lead, c.LeadAttachment,
 		c.LeadStage, c.LeadSubmission, c.OAuthClient, c.OAuthConsent, c.OAuthToken,
 		c.PortfolioTransfer, c.Task, c.TaskComment, c.User, c.WebhookCursor,
@@ -391,8 +411,14 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Company.mutate(ctx, m)
 	case *ContactMutation:
 		return c.Contact.mutate(ctx, m)
+	case *ContactActivityMutation:
+		return c.ContactActivity.mutate(ctx, m)
+	case *ContactFinanceMutation:
+		return c.ContactFinance.mutate(ctx, m)
 	case *ContactPhoneMutation:
 		return c.ContactPhone.mutate(ctx, m)
+	case *ContactRelationshipMutation:
+		return c.ContactRelationship.mutate(ctx, m)
 	case *ContractMutation:
 		return c.Contract.mutate(ctx, m)
 	case *DelegationMutation:
@@ -1358,6 +1384,306 @@ func (c *ContactClient) mutate(ctx context.Context, m *ContactMutation) (Value, 
 	}
 }
 
+// ContactActivityClient is a client for the ContactActivity schema.
+type ContactActivityClient struct {
+	config
+}
+
+// NewContactActivityClient returns a client for the ContactActivity from the given config.
+func NewContactActivityClient(c config) *ContactActivityClient {
+	return &ContactActivityClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `contactactivity.Hooks(f(g(h())))`.
+func (c *ContactActivityClient) Use(hooks ...Hook) {
+	c.hooks.ContactActivity = append(c.hooks.ContactActivity, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `contactactivity.Intercept(f(g(h())))`.
+func (c *ContactActivityClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ContactActivity = append(c.inters.ContactActivity, interceptors...)
+}
+
+// Create returns a builder for creating a ContactActivity entity.
+func (c *ContactActivityClient) Create() *ContactActivityCreate {
+	mutation := newContactActivityMutation(c.config, OpCreate)
+	return &ContactActivityCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ContactActivity entities.
+func (c *ContactActivityClient) CreateBulk(builders ...*ContactActivityCreate) *ContactActivityCreateBulk {
+	return &ContactActivityCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ContactActivityClient) MapCreateBulk(slice any, setFunc func(*ContactActivityCreate, int)) *ContactActivityCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ContactActivityCreateBulk{err: fmt.Errorf("calling to ContactActivityClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ContactActivityCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ContactActivityCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ContactActivity.
+func (c *ContactActivityClient) Update() *ContactActivityUpdate {
+	mutation := newContactActivityMutation(c.config, OpUpdate)
+	return &ContactActivityUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ContactActivityClient) UpdateOne(_m *ContactActivity) *ContactActivityUpdateOne {
+	mutation := newContactActivityMutation(c.config, OpUpdateOne, withContactActivity(_m))
+	return &ContactActivityUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ContactActivityClient) UpdateOneID(id uuid.UUID) *ContactActivityUpdateOne {
+	mutation := newContactActivityMutation(c.config, OpUpdateOne, withContactActivityID(id))
+	return &ContactActivityUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ContactActivity.
+func (c *ContactActivityClient) Delete() *ContactActivityDelete {
+	mutation := newContactActivityMutation(c.config, OpDelete)
+	return &ContactActivityDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ContactActivityClient) DeleteOne(_m *ContactActivity) *ContactActivityDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ContactActivityClient) DeleteOneID(id uuid.UUID) *ContactActivityDeleteOne {
+	builder := c.Delete().Where(contactactivity.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ContactActivityDeleteOne{builder}
+}
+
+// Query returns a query builder for ContactActivity.
+func (c *ContactActivityClient) Query() *ContactActivityQuery {
+	return &ContactActivityQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeContactActivity},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ContactActivity entity by its id.
+func (c *ContactActivityClient) Get(ctx context.Context, id uuid.UUID) (*ContactActivity, error) {
+	return c.Query().Where(contactactivity.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ContactActivityClient) GetX(ctx context.Context, id uuid.UUID) *ContactActivity {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a ContactActivity.
+func (c *ContactActivityClient) QueryCompany(_m *ContactActivity) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(contactactivity.Table, contactactivity.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, contactactivity.CompanyTable, contactactivity.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ContactActivityClient) Hooks() []Hook {
+	hooks := c.hooks.ContactActivity
+	return append(hooks[:len(hooks):len(hooks)], contactactivity.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *ContactActivityClient) Interceptors() []Interceptor {
+	return c.inters.ContactActivity
+}
+
+func (c *ContactActivityClient) mutate(ctx context.Context, m *ContactActivityMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ContactActivityCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ContactActivityUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ContactActivityUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ContactActivityDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ContactActivity mutation op: %q", m.Op())
+	}
+}
+
+// ContactFinanceClient is a client for the ContactFinance schema.
+type ContactFinanceClient struct {
+	config
+}
+
+// NewContactFinanceClient returns a client for the ContactFinance from the given config.
+func NewContactFinanceClient(c config) *ContactFinanceClient {
+	return &ContactFinanceClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `contactfinance.Hooks(f(g(h())))`.
+func (c *ContactFinanceClient) Use(hooks ...Hook) {
+	c.hooks.ContactFinance = append(c.hooks.ContactFinance, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `contactfinance.Intercept(f(g(h())))`.
+func (c *ContactFinanceClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ContactFinance = append(c.inters.ContactFinance, interceptors...)
+}
+
+// Create returns a builder for creating a ContactFinance entity.
+func (c *ContactFinanceClient) Create() *ContactFinanceCreate {
+	mutation := newContactFinanceMutation(c.config, OpCreate)
+	return &ContactFinanceCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ContactFinance entities.
+func (c *ContactFinanceClient) CreateBulk(builders ...*ContactFinanceCreate) *ContactFinanceCreateBulk {
+	return &ContactFinanceCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ContactFinanceClient) MapCreateBulk(slice any, setFunc func(*ContactFinanceCreate, int)) *ContactFinanceCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ContactFinanceCreateBulk{err: fmt.Errorf("calling to ContactFinanceClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ContactFinanceCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ContactFinanceCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ContactFinance.
+func (c *ContactFinanceClient) Update() *ContactFinanceUpdate {
+	mutation := newContactFinanceMutation(c.config, OpUpdate)
+	return &ContactFinanceUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ContactFinanceClient) UpdateOne(_m *ContactFinance) *ContactFinanceUpdateOne {
+	mutation := newContactFinanceMutation(c.config, OpUpdateOne, withContactFinance(_m))
+	return &ContactFinanceUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ContactFinanceClient) UpdateOneID(id uuid.UUID) *ContactFinanceUpdateOne {
+	mutation := newContactFinanceMutation(c.config, OpUpdateOne, withContactFinanceID(id))
+	return &ContactFinanceUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ContactFinance.
+func (c *ContactFinanceClient) Delete() *ContactFinanceDelete {
+	mutation := newContactFinanceMutation(c.config, OpDelete)
+	return &ContactFinanceDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ContactFinanceClient) DeleteOne(_m *ContactFinance) *ContactFinanceDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ContactFinanceClient) DeleteOneID(id uuid.UUID) *ContactFinanceDeleteOne {
+	builder := c.Delete().Where(contactfinance.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ContactFinanceDeleteOne{builder}
+}
+
+// Query returns a query builder for ContactFinance.
+func (c *ContactFinanceClient) Query() *ContactFinanceQuery {
+	return &ContactFinanceQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeContactFinance},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ContactFinance entity by its id.
+func (c *ContactFinanceClient) Get(ctx context.Context, id uuid.UUID) (*ContactFinance, error) {
+	return c.Query().Where(contactfinance.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ContactFinanceClient) GetX(ctx context.Context, id uuid.UUID) *ContactFinance {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a ContactFinance.
+func (c *ContactFinanceClient) QueryCompany(_m *ContactFinance) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(contactfinance.Table, contactfinance.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, contactfinance.CompanyTable, contactfinance.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ContactFinanceClient) Hooks() []Hook {
+	hooks := c.hooks.ContactFinance
+	return append(hooks[:len(hooks):len(hooks)], contactfinance.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *ContactFinanceClient) Interceptors() []Interceptor {
+	return c.inters.ContactFinance
+}
+
+func (c *ContactFinanceClient) mutate(ctx context.Context, m *ContactFinanceMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ContactFinanceCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ContactFinanceUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ContactFinanceUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ContactFinanceDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ContactFinance mutation op: %q", m.Op())
+	}
+}
+
 // ContactPhoneClient is a client for the ContactPhone schema.
 type ContactPhoneClient struct {
 	config
@@ -1505,6 +1831,156 @@ func (c *ContactPhoneClient) mutate(ctx context.Context, m *ContactPhoneMutation
 		return (&ContactPhoneDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown ContactPhone mutation op: %q", m.Op())
+	}
+}
+
+// ContactRelationshipClient is a client for the ContactRelationship schema.
+type ContactRelationshipClient struct {
+	config
+}
+
+// NewContactRelationshipClient returns a client for the ContactRelationship from the given config.
+func NewContactRelationshipClient(c config) *ContactRelationshipClient {
+	return &ContactRelationshipClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `contactrelationship.Hooks(f(g(h())))`.
+func (c *ContactRelationshipClient) Use(hooks ...Hook) {
+	c.hooks.ContactRelationship = append(c.hooks.ContactRelationship, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `contactrelationship.Intercept(f(g(h())))`.
+func (c *ContactRelationshipClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ContactRelationship = append(c.inters.ContactRelationship, interceptors...)
+}
+
+// Create returns a builder for creating a ContactRelationship entity.
+func (c *ContactRelationshipClient) Create() *ContactRelationshipCreate {
+	mutation := newContactRelationshipMutation(c.config, OpCreate)
+	return &ContactRelationshipCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ContactRelationship entities.
+func (c *ContactRelationshipClient) CreateBulk(builders ...*ContactRelationshipCreate) *ContactRelationshipCreateBulk {
+	return &ContactRelationshipCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ContactRelationshipClient) MapCreateBulk(slice any, setFunc func(*ContactRelationshipCreate, int)) *ContactRelationshipCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ContactRelationshipCreateBulk{err: fmt.Errorf("calling to ContactRelationshipClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ContactRelationshipCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ContactRelationshipCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ContactRelationship.
+func (c *ContactRelationshipClient) Update() *ContactRelationshipUpdate {
+	mutation := newContactRelationshipMutation(c.config, OpUpdate)
+	return &ContactRelationshipUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ContactRelationshipClient) UpdateOne(_m *ContactRelationship) *ContactRelationshipUpdateOne {
+	mutation := newContactRelationshipMutation(c.config, OpUpdateOne, withContactRelationship(_m))
+	return &ContactRelationshipUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ContactRelationshipClient) UpdateOneID(id uuid.UUID) *ContactRelationshipUpdateOne {
+	mutation := newContactRelationshipMutation(c.config, OpUpdateOne, withContactRelationshipID(id))
+	return &ContactRelationshipUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ContactRelationship.
+func (c *ContactRelationshipClient) Delete() *ContactRelationshipDelete {
+	mutation := newContactRelationshipMutation(c.config, OpDelete)
+	return &ContactRelationshipDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ContactRelationshipClient) DeleteOne(_m *ContactRelationship) *ContactRelationshipDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ContactRelationshipClient) DeleteOneID(id uuid.UUID) *ContactRelationshipDeleteOne {
+	builder := c.Delete().Where(contactrelationship.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ContactRelationshipDeleteOne{builder}
+}
+
+// Query returns a query builder for ContactRelationship.
+func (c *ContactRelationshipClient) Query() *ContactRelationshipQuery {
+	return &ContactRelationshipQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeContactRelationship},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ContactRelationship entity by its id.
+func (c *ContactRelationshipClient) Get(ctx context.Context, id uuid.UUID) (*ContactRelationship, error) {
+	return c.Query().Where(contactrelationship.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ContactRelationshipClient) GetX(ctx context.Context, id uuid.UUID) *ContactRelationship {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a ContactRelationship.
+func (c *ContactRelationshipClient) QueryCompany(_m *ContactRelationship) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(contactrelationship.Table, contactrelationship.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, contactrelationship.CompanyTable, contactrelationship.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ContactRelationshipClient) Hooks() []Hook {
+	hooks := c.hooks.ContactRelationship
+	return append(hooks[:len(hooks):len(hooks)], contactrelationship.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *ContactRelationshipClient) Interceptors() []Interceptor {
+	return c.inters.ContactRelationship
+}
+
+func (c *ContactRelationshipClient) mutate(ctx context.Context, m *ContactRelationshipMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ContactRelationshipCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ContactRelationshipUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ContactRelationshipUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ContactRelationshipDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ContactRelationship mutation op: %q", m.Op())
 	}
 }
 
@@ -4762,18 +5238,19 @@ func (c *WebhookEndpointClient) mutate(ctx context.Context, m *WebhookEndpointMu
 type (
 	hooks struct {
 		APIKey, Appointment, AppointmentException, CalendarToken, Company, Contact,
-		ContactPhone, Contract, Delegation, Event, EventCounter, ExternalRef,
-		IdempotencyKey, Insurer, JobRun, Lead, LeadAttachment, LeadStage,
-		LeadSubmission, OAuthClient, OAuthConsent, OAuthToken, PortfolioTransfer, Task,
-		TaskComment, User, WebhookCursor, WebhookDelivery, WebhookEndpoint []ent.Hook
+		ContactActivity, ContactFinance, ContactPhone, ContactRelationship, Contract,
+		Delegation, Event, EventCounter, ExternalRef, IdempotencyKey, Insurer, JobRun,
+		Lead, LeadAttachment, LeadStage, LeadSubmission, OAuthClient, OAuthConsent,
+		OAuthToken, PortfolioTransfer, Task, TaskComment, User, WebhookCursor,
+		WebhookDelivery, WebhookEndpoint []ent.Hook
 	}
 	inters struct {
 		APIKey, Appointment, AppointmentException, CalendarToken, Company, Contact,
-		ContactPhone, Contract, Delegation, Event, EventCounter, ExternalRef,
-		IdempotencyKey, Insurer, JobRun, Lead, LeadAttachment, LeadStage,
-		LeadSubmission, OAuthClient, OAuthConsent, OAuthToken, PortfolioTransfer, Task,
-		TaskComment, User, WebhookCursor, WebhookDelivery,
-		WebhookEndpoint []ent.Interceptor
+		ContactActivity, ContactFinance, ContactPhone, ContactRelationship, Contract,
+		Delegation, Event, EventCounter, ExternalRef, IdempotencyKey, Insurer, JobRun,
+		Lead, LeadAttachment, LeadStage, LeadSubmission, OAuthClient, OAuthConsent,
+		OAuthToken, PortfolioTransfer, Task, TaskComment, User, WebhookCursor,
+		WebhookDelivery, WebhookEndpoint []ent.Interceptor
 	}
 )
 

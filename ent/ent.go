@@ -18,7 +18,10 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/calendartoken"
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
+	"github.com/brokerdesk/brokerdesk/ent/contactactivity"
+	"github.com/brokerdesk/brokerdesk/ent/contactfinance"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
+	"github.com/brokerdesk/brokerdesk/ent/contactrelationship"
 	"github.com/brokerdesk/brokerdesk/ent/contract"
 	"github.com/brokerdesk/brokerdesk/ent/delegation"
 	"github.com/brokerdesk/brokerdesk/ent/event"
@@ -107,7 +110,10 @@ func checkColumn(t, c string) error {
 			calendartoken.Table:        calendartoken.ValidColumn,
 			company.Table:              company.ValidColumn,
 			contact.Table:              contact.ValidColumn,
+			contactactivity.Table:      contactactivity.ValidColumn,
+			contactfinance.Table:       contactfinance.ValidColumn,
 			contactphone.Table:         contactphone.ValidColumn,
+			contactrelationship.Table:  contactrelationship.ValidColumn,
 			contract.Table:             contract.ValidColumn,
 			delegation.Table:           delegation.ValidColumn,
 			event.Table:                event.ValidColumn,

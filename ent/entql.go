@@ -9,7 +9,10 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/calendartoken"
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
+	"github.com/brokerdesk/brokerdesk/ent/contactactivity"
+	"github.com/brokerdesk/brokerdesk/ent/contactfinance"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
+	"github.com/brokerdesk/brokerdesk/ent/contactrelationship"
 	"github.com/brokerdesk/brokerdesk/ent/contract"
 	"github.com/brokerdesk/brokerdesk/ent/delegation"
 	"github.com/brokerdesk/brokerdesk/ent/event"
@@ -42,7 +45,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 29)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 32)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -193,6 +196,53 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[6] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   contactactivity.Table,
+			Columns: contactactivity.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: contactactivity.FieldID,
+			},
+		},
+		Type: "ContactActivity",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			contactactivity.FieldCompanyID:          {Type: field.TypeUUID, Column: contactactivity.FieldCompanyID},
+			contactactivity.FieldCreatedAt:          {Type: field.TypeTime, Column: contactactivity.FieldCreatedAt},
+			contactactivity.FieldUpdatedAt:          {Type: field.TypeTime, Column: contactactivity.FieldUpdatedAt},
+			contactactivity.FieldVersion:            {Type: field.TypeInt64, Column: contactactivity.FieldVersion},
+			contactactivity.FieldExternalReferences: {Type: field.TypeJSON, Column: contactactivity.FieldExternalReferences},
+			contactactivity.FieldContactID:          {Type: field.TypeUUID, Column: contactactivity.FieldContactID},
+			contactactivity.FieldKind:               {Type: field.TypeEnum, Column: contactactivity.FieldKind},
+			contactactivity.FieldEvent:              {Type: field.TypeString, Column: contactactivity.FieldEvent},
+			contactactivity.FieldContent:            {Type: field.TypeString, Column: contactactivity.FieldContent},
+			contactactivity.FieldOccurredAt:         {Type: field.TypeTime, Column: contactactivity.FieldOccurredAt},
+			contactactivity.FieldAuthorID:           {Type: field.TypeUUID, Column: contactactivity.FieldAuthorID},
+		},
+	}
+	graph.Nodes[7] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   contactfinance.Table,
+			Columns: contactfinance.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: contactfinance.FieldID,
+			},
+		},
+		Type: "ContactFinance",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			contactfinance.FieldCompanyID:   {Type: field.TypeUUID, Column: contactfinance.FieldCompanyID},
+			contactfinance.FieldCreatedAt:   {Type: field.TypeTime, Column: contactfinance.FieldCreatedAt},
+			contactfinance.FieldUpdatedAt:   {Type: field.TypeTime, Column: contactfinance.FieldUpdatedAt},
+			contactfinance.FieldVersion:     {Type: field.TypeInt64, Column: contactfinance.FieldVersion},
+			contactfinance.FieldContactID:   {Type: field.TypeUUID, Column: contactfinance.FieldContactID},
+			contactfinance.FieldIncome:      {Type: field.TypeJSON, Column: contactfinance.FieldIncome},
+			contactfinance.FieldExpenses:    {Type: field.TypeJSON, Column: contactfinance.FieldExpenses},
+			contactfinance.FieldAssets:      {Type: field.TypeJSON, Column: contactfinance.FieldAssets},
+			contactfinance.FieldLiabilities: {Type: field.TypeJSON, Column: contactfinance.FieldLiabilities},
+			contactfinance.FieldRealEstate:  {Type: field.TypeJSON, Column: contactfinance.FieldRealEstate},
+		},
+	}
+	graph.Nodes[8] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   contactphone.Table,
 			Columns: contactphone.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -212,7 +262,28 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contactphone.FieldIsPrimary: {Type: field.TypeBool, Column: contactphone.FieldIsPrimary},
 		},
 	}
-	graph.Nodes[7] = &sqlgraph.Node{
+	graph.Nodes[9] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   contactrelationship.Table,
+			Columns: contactrelationship.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: contactrelationship.FieldID,
+			},
+		},
+		Type: "ContactRelationship",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			contactrelationship.FieldCompanyID:        {Type: field.TypeUUID, Column: contactrelationship.FieldCompanyID},
+			contactrelationship.FieldCreatedAt:        {Type: field.TypeTime, Column: contactrelationship.FieldCreatedAt},
+			contactrelationship.FieldUpdatedAt:        {Type: field.TypeTime, Column: contactrelationship.FieldUpdatedAt},
+			contactrelationship.FieldContactID:        {Type: field.TypeUUID, Column: contactrelationship.FieldContactID},
+			contactrelationship.FieldRelatedContactID: {Type: field.TypeUUID, Column: contactrelationship.FieldRelatedContactID},
+			contactrelationship.FieldRole:             {Type: field.TypeEnum, Column: contactrelationship.FieldRole},
+			contactrelationship.FieldPosition:         {Type: field.TypeString, Column: contactrelationship.FieldPosition},
+			contactrelationship.FieldPairID:           {Type: field.TypeUUID, Column: contactrelationship.FieldPairID},
+		},
+	}
+	graph.Nodes[10] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   contract.Table,
 			Columns: contract.Columns,
@@ -245,7 +316,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contract.FieldDetails:            {Type: field.TypeJSON, Column: contract.FieldDetails},
 		},
 	}
-	graph.Nodes[8] = &sqlgraph.Node{
+	graph.Nodes[11] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   delegation.Table,
 			Columns: delegation.Columns,
@@ -263,7 +334,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			delegation.FieldCreatedAt:   {Type: field.TypeTime, Column: delegation.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[9] = &sqlgraph.Node{
+	graph.Nodes[12] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   event.Table,
 			Columns: event.Columns,
@@ -285,7 +356,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			event.FieldUserScoped: {Type: field.TypeBool, Column: event.FieldUserScoped},
 		},
 	}
-	graph.Nodes[10] = &sqlgraph.Node{
+	graph.Nodes[13] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   eventcounter.Table,
 			Columns: eventcounter.Columns,
@@ -300,7 +371,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			eventcounter.FieldLastSeq:   {Type: field.TypeInt64, Column: eventcounter.FieldLastSeq},
 		},
 	}
-	graph.Nodes[11] = &sqlgraph.Node{
+	graph.Nodes[14] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   externalref.Table,
 			Columns: externalref.Columns,
@@ -318,7 +389,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			externalref.FieldExternalID: {Type: field.TypeString, Column: externalref.FieldExternalID},
 		},
 	}
-	graph.Nodes[12] = &sqlgraph.Node{
+	graph.Nodes[15] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   idempotencykey.Table,
 			Columns: idempotencykey.Columns,
@@ -344,7 +415,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			idempotencykey.FieldExpiresAt:       {Type: field.TypeTime, Column: idempotencykey.FieldExpiresAt},
 		},
 	}
-	graph.Nodes[13] = &sqlgraph.Node{
+	graph.Nodes[16] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   insurer.Table,
 			Columns: insurer.Columns,
@@ -360,7 +431,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			insurer.FieldCreatedAt: {Type: field.TypeTime, Column: insurer.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[14] = &sqlgraph.Node{
+	graph.Nodes[17] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   jobrun.Table,
 			Columns: jobrun.Columns,
@@ -374,7 +445,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			jobrun.FieldLastRunAt: {Type: field.TypeTime, Column: jobrun.FieldLastRunAt},
 		},
 	}
-	graph.Nodes[15] = &sqlgraph.Node{
+	graph.Nodes[18] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   lead.Table,
 			Columns: lead.Columns,
@@ -410,7 +481,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			lead.FieldOrigin:             {Type: field.TypeEnum, Column: lead.FieldOrigin},
 		},
 	}
-	graph.Nodes[16] = &sqlgraph.Node{
+	graph.Nodes[19] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadattachment.Table,
 			Columns: leadattachment.Columns,
@@ -431,7 +502,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadattachment.FieldCreatedAt:   {Type: field.TypeTime, Column: leadattachment.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[17] = &sqlgraph.Node{
+	graph.Nodes[20] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadstage.Table,
 			Columns: leadstage.Columns,
@@ -452,7 +523,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadstage.FieldIsFinal:   {Type: field.TypeBool, Column: leadstage.FieldIsFinal},
 		},
 	}
-	graph.Nodes[18] = &sqlgraph.Node{
+	graph.Nodes[21] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadsubmission.Table,
 			Columns: leadsubmission.Columns,
@@ -472,7 +543,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadsubmission.FieldPayload:      {Type: field.TypeJSON, Column: leadsubmission.FieldPayload},
 		},
 	}
-	graph.Nodes[19] = &sqlgraph.Node{
+	graph.Nodes[22] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   oauthclient.Table,
 			Columns: oauthclient.Columns,
@@ -495,7 +566,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			oauthclient.FieldStatus:       {Type: field.TypeEnum, Column: oauthclient.FieldStatus},
 		},
 	}
-	graph.Nodes[20] = &sqlgraph.Node{
+	graph.Nodes[23] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   oauthconsent.Table,
 			Columns: oauthconsent.Columns,
@@ -514,7 +585,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			oauthconsent.FieldScopes:    {Type: field.TypeJSON, Column: oauthconsent.FieldScopes},
 		},
 	}
-	graph.Nodes[21] = &sqlgraph.Node{
+	graph.Nodes[24] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   oauthtoken.Table,
 			Columns: oauthtoken.Columns,
@@ -541,7 +612,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			oauthtoken.FieldCreatedAt:       {Type: field.TypeTime, Column: oauthtoken.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[22] = &sqlgraph.Node{
+	graph.Nodes[25] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   portfoliotransfer.Table,
 			Columns: portfoliotransfer.Columns,
@@ -577,7 +648,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			portfoliotransfer.FieldCommittedAt: {Type: field.TypeTime, Column: portfoliotransfer.FieldCommittedAt},
 		},
 	}
-	graph.Nodes[23] = &sqlgraph.Node{
+	graph.Nodes[26] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   task.Table,
 			Columns: task.Columns,
@@ -605,7 +676,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			task.FieldCompletedAt:        {Type: field.TypeTime, Column: task.FieldCompletedAt},
 		},
 	}
-	graph.Nodes[24] = &sqlgraph.Node{
+	graph.Nodes[27] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   taskcomment.Table,
 			Columns: taskcomment.Columns,
@@ -625,7 +696,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			taskcomment.FieldContent:   {Type: field.TypeString, Column: taskcomment.FieldContent},
 		},
 	}
-	graph.Nodes[25] = &sqlgraph.Node{
+	graph.Nodes[28] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   user.Table,
 			Columns: user.Columns,
@@ -649,7 +720,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			user.FieldPasswordHash:       {Type: field.TypeString, Column: user.FieldPasswordHash},
 		},
 	}
-	graph.Nodes[26] = &sqlgraph.Node{
+	graph.Nodes[29] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookcursor.Table,
 			Columns: webhookcursor.Columns,
@@ -665,7 +736,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookcursor.FieldUpdatedAt:     {Type: field.TypeTime, Column: webhookcursor.FieldUpdatedAt},
 		},
 	}
-	graph.Nodes[27] = &sqlgraph.Node{
+	graph.Nodes[30] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -692,7 +763,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldNextAttemptAt: {Type: field.TypeTime, Column: webhookdelivery.FieldNextAttemptAt},
 		},
 	}
-	graph.Nodes[28] = &sqlgraph.Node{
+	graph.Nodes[31] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookendpoint.Table,
 			Columns: webhookendpoint.Columns,
@@ -809,11 +880,47 @@ var schemaGraph = func() *sqlgraph.Schema {
 		&sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
 			Inverse: false,
+			Table:   contactactivity.CompanyTable,
+			Columns: []string{contactactivity.CompanyColumn},
+			Bidi:    false,
+		},
+		"ContactActivity",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   contactfinance.CompanyTable,
+			Columns: []string{contactfinance.CompanyColumn},
+			Bidi:    false,
+		},
+		"ContactFinance",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
 			Table:   contactphone.CompanyTable,
 			Columns: []string{contactphone.CompanyColumn},
 			Bidi:    false,
 		},
 		"ContactPhone",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   contactrelationship.CompanyTable,
+			Columns: []string{contactrelationship.CompanyColumn},
+			Bidi:    false,
+		},
+		"ContactRelationship",
 		"Company",
 	)
 	graph.MustAddE(
@@ -1742,6 +1849,219 @@ func (f *ContactFilter) WhereHasCompanyWith(preds ...predicate.Company) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *ContactActivityQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the ContactActivityQuery builder.
+func (_q *ContactActivityQuery) Filter() *ContactActivityFilter {
+	return &ContactActivityFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *ContactActivityMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the ContactActivityMutation builder.
+func (m *ContactActivityMutation) Filter() *ContactActivityFilter {
+	return &ContactActivityFilter{config: m.config, predicateAdder: m}
+}
+
+// ContactActivityFilter provides a generic filtering capability at runtime for ContactActivityQuery.
+type ContactActivityFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *ContactActivityFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *ContactActivityFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(contactactivity.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *ContactActivityFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(contactactivity.FieldCompanyID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *ContactActivityFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(contactactivity.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *ContactActivityFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(contactactivity.FieldUpdatedAt))
+}
+
+// WhereVersion applies the entql int64 predicate on the version field.
+func (f *ContactActivityFilter) WhereVersion(p entql.Int64P) {
+	f.Where(p.Field(contactactivity.FieldVersion))
+}
+
+// WhereExternalReferences applies the entql json.RawMessage predicate on the external_references field.
+func (f *ContactActivityFilter) WhereExternalReferences(p entql.BytesP) {
+	f.Where(p.Field(contactactivity.FieldExternalReferences))
+}
+
+// WhereContactID applies the entql [16]byte predicate on the contact_id field.
+func (f *ContactActivityFilter) WhereContactID(p entql.ValueP) {
+	f.Where(p.Field(contactactivity.FieldContactID))
+}
+
+// WhereKind applies the entql string predicate on the kind field.
+func (f *ContactActivityFilter) WhereKind(p entql.StringP) {
+	f.Where(p.Field(contactactivity.FieldKind))
+}
+
+// WhereEvent applies the entql string predicate on the event field.
+func (f *ContactActivityFilter) WhereEvent(p entql.StringP) {
+	f.Where(p.Field(contactactivity.FieldEvent))
+}
+
+// WhereContent applies the entql string predicate on the content field.
+func (f *ContactActivityFilter) WhereContent(p entql.StringP) {
+	f.Where(p.Field(contactactivity.FieldContent))
+}
+
+// WhereOccurredAt applies the entql time.Time predicate on the occurred_at field.
+func (f *ContactActivityFilter) WhereOccurredAt(p entql.TimeP) {
+	f.Where(p.Field(contactactivity.FieldOccurredAt))
+}
+
+// WhereAuthorID applies the entql [16]byte predicate on the author_id field.
+func (f *ContactActivityFilter) WhereAuthorID(p entql.ValueP) {
+	f.Where(p.Field(contactactivity.FieldAuthorID))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *ContactActivityFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *ContactActivityFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *ContactFinanceQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the ContactFinanceQuery builder.
+func (_q *ContactFinanceQuery) Filter() *ContactFinanceFilter {
+	return &ContactFinanceFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *ContactFinanceMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the ContactFinanceMutation builder.
+func (m *ContactFinanceMutation) Filter() *ContactFinanceFilter {
+	return &ContactFinanceFilter{config: m.config, predicateAdder: m}
+}
+
+// ContactFinanceFilter provides a generic filtering capability at runtime for ContactFinanceQuery.
+type ContactFinanceFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *ContactFinanceFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *ContactFinanceFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(contactfinance.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *ContactFinanceFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(contactfinance.FieldCompanyID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *ContactFinanceFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(contactfinance.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *ContactFinanceFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(contactfinance.FieldUpdatedAt))
+}
+
+// WhereVersion applies the entql int64 predicate on the version field.
+func (f *ContactFinanceFilter) WhereVersion(p entql.Int64P) {
+	f.Where(p.Field(contactfinance.FieldVersion))
+}
+
+// WhereContactID applies the entql [16]byte predicate on the contact_id field.
+func (f *ContactFinanceFilter) WhereContactID(p entql.ValueP) {
+	f.Where(p.Field(contactfinance.FieldContactID))
+}
+
+// WhereIncome applies the entql json.RawMessage predicate on the income field.
+func (f *ContactFinanceFilter) WhereIncome(p entql.BytesP) {
+	f.Where(p.Field(contactfinance.FieldIncome))
+}
+
+// WhereExpenses applies the entql json.RawMessage predicate on the expenses field.
+func (f *ContactFinanceFilter) WhereExpenses(p entql.BytesP) {
+	f.Where(p.Field(contactfinance.FieldExpenses))
+}
+
+// WhereAssets applies the entql json.RawMessage predicate on the assets field.
+func (f *ContactFinanceFilter) WhereAssets(p entql.BytesP) {
+	f.Where(p.Field(contactfinance.FieldAssets))
+}
+
+// WhereLiabilities applies the entql json.RawMessage predicate on the liabilities field.
+func (f *ContactFinanceFilter) WhereLiabilities(p entql.BytesP) {
+	f.Where(p.Field(contactfinance.FieldLiabilities))
+}
+
+// WhereRealEstate applies the entql json.RawMessage predicate on the real_estate field.
+func (f *ContactFinanceFilter) WhereRealEstate(p entql.BytesP) {
+	f.Where(p.Field(contactfinance.FieldRealEstate))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *ContactFinanceFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *ContactFinanceFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *ContactPhoneQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -1770,7 +2090,7 @@ type ContactPhoneFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ContactPhoneFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1836,6 +2156,100 @@ func (f *ContactPhoneFilter) WhereHasCompanyWith(preds ...predicate.Company) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *ContactRelationshipQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the ContactRelationshipQuery builder.
+func (_q *ContactRelationshipQuery) Filter() *ContactRelationshipFilter {
+	return &ContactRelationshipFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *ContactRelationshipMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the ContactRelationshipMutation builder.
+func (m *ContactRelationshipMutation) Filter() *ContactRelationshipFilter {
+	return &ContactRelationshipFilter{config: m.config, predicateAdder: m}
+}
+
+// ContactRelationshipFilter provides a generic filtering capability at runtime for ContactRelationshipQuery.
+type ContactRelationshipFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *ContactRelationshipFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *ContactRelationshipFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(contactrelationship.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *ContactRelationshipFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(contactrelationship.FieldCompanyID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *ContactRelationshipFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(contactrelationship.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *ContactRelationshipFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(contactrelationship.FieldUpdatedAt))
+}
+
+// WhereContactID applies the entql [16]byte predicate on the contact_id field.
+func (f *ContactRelationshipFilter) WhereContactID(p entql.ValueP) {
+	f.Where(p.Field(contactrelationship.FieldContactID))
+}
+
+// WhereRelatedContactID applies the entql [16]byte predicate on the related_contact_id field.
+func (f *ContactRelationshipFilter) WhereRelatedContactID(p entql.ValueP) {
+	f.Where(p.Field(contactrelationship.FieldRelatedContactID))
+}
+
+// WhereRole applies the entql string predicate on the role field.
+func (f *ContactRelationshipFilter) WhereRole(p entql.StringP) {
+	f.Where(p.Field(contactrelationship.FieldRole))
+}
+
+// WherePosition applies the entql string predicate on the position field.
+func (f *ContactRelationshipFilter) WherePosition(p entql.StringP) {
+	f.Where(p.Field(contactrelationship.FieldPosition))
+}
+
+// WherePairID applies the entql [16]byte predicate on the pair_id field.
+func (f *ContactRelationshipFilter) WherePairID(p entql.ValueP) {
+	f.Where(p.Field(contactrelationship.FieldPairID))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *ContactRelationshipFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *ContactRelationshipFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *ContractQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -1864,7 +2278,7 @@ type ContractFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ContractFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2018,7 +2432,7 @@ type DelegationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *DelegationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2125,7 +2539,7 @@ type EventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2224,7 +2638,7 @@ type EventCounterFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EventCounterFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2288,7 +2702,7 @@ type ExternalRefFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ExternalRefFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2367,7 +2781,7 @@ type IdempotencyKeyFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *IdempotencyKeyFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2486,7 +2900,7 @@ type InsurerFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *InsurerFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2541,7 +2955,7 @@ type JobRunFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *JobRunFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2586,7 +3000,7 @@ type LeadFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2755,7 +3169,7 @@ type LeadAttachmentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadAttachmentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2849,7 +3263,7 @@ type LeadStageFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadStageFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2943,7 +3357,7 @@ type LeadSubmissionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadSubmissionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3032,7 +3446,7 @@ type OAuthClientFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OAuthClientFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3122,7 +3536,7 @@ type OAuthConsentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OAuthConsentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3192,7 +3606,7 @@ type OAuthTokenFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OAuthTokenFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3302,7 +3716,7 @@ type PortfolioTransferFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PortfolioTransferFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3471,7 +3885,7 @@ type TaskFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TaskFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3600,7 +4014,7 @@ type TaskCommentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TaskCommentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3689,7 +4103,7 @@ type UserFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UserFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3798,7 +4212,7 @@ type WebhookCursorFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookCursorFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3867,7 +4281,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3991,7 +4405,7 @@ type WebhookEndpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookEndpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

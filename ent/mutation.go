@@ -18,7 +18,10 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/calendartoken"
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
+	"github.com/brokerdesk/brokerdesk/ent/contactactivity"
+	"github.com/brokerdesk/brokerdesk/ent/contactfinance"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
+	"github.com/brokerdesk/brokerdesk/ent/contactrelationship"
 	"github.com/brokerdesk/brokerdesk/ent/contract"
 	"github.com/brokerdesk/brokerdesk/ent/delegation"
 	"github.com/brokerdesk/brokerdesk/ent/event"
@@ -61,7 +64,10 @@ const (
 	TypeCalendarToken        = "CalendarToken"
 	TypeCompany              = "Company"
 	TypeContact              = "Contact"
+	TypeContactActivity      = "ContactActivity"
+	TypeContactFinance       = "ContactFinance"
 	TypeContactPhone         = "ContactPhone"
+	TypeContactRelationship  = "ContactRelationship"
 	TypeContract             = "Contract"
 	TypeDelegation           = "Delegation"
 	TypeEvent                = "Event"
@@ -6485,6 +6491,2014 @@ func (m *ContactMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown Contact edge %s", name)
 }
 
+// ContactActivityMutation represents an operation that mutates the ContactActivity nodes in the graph.
+type ContactActivityMutation struct {
+	config
+	op                        Op
+	typ                       string
+	id                        *uuid.UUID
+	created_at                *time.Time
+	updated_at                *time.Time
+	version                   *int64
+	addversion                *int64
+	external_references       *[]schematype.ExternalRef
+	appendexternal_references []schematype.ExternalRef
+	contact_id                *uuid.UUID
+	kind                      *contactactivity.Kind
+	event                     *string
+	content                   *string
+	occurred_at               *time.Time
+	author_id                 *uuid.UUID
+	clearedFields             map[string]struct{}
+	company                   *uuid.UUID
+	clearedcompany            bool
+	done                      bool
+	oldValue                  func(context.Context) (*ContactActivity, error)
+	predicates                []predicate.ContactActivity
+}
+
+var _ ent.Mutation = (*ContactActivityMutation)(nil)
+
+// contactactivityOption allows management of the mutation configuration using functional options.
+type contactactivityOption func(*ContactActivityMutation)
+
+// newContactActivityMutation creates new mutation for the ContactActivity entity.
+func newContactActivityMutation(c config, op Op, opts ...contactactivityOption) *ContactActivityMutation {
+	m := &ContactActivityMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeContactActivity,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withContactActivityID sets the ID field of the mutation.
+func withContactActivityID(id uuid.UUID) contactactivityOption {
+	return func(m *ContactActivityMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ContactActivity
+		)
+		m.oldValue = func(ctx context.Context) (*ContactActivity, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ContactActivity.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withContactActivity sets the old ContactActivity of the mutation.
+func withContactActivity(node *ContactActivity) contactactivityOption {
+	return func(m *ContactActivityMutation) {
+		m.oldValue = func(context.Context) (*ContactActivity, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ContactActivityMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ContactActivityMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of ContactActivity entities.
+func (m *ContactActivityMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ContactActivityMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ContactActivityMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ContactActivity.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *ContactActivityMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *ContactActivityMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the ContactActivity entity.
+// If the ContactActivity object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactActivityMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *ContactActivityMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *ContactActivityMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *ContactActivityMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the ContactActivity entity.
+// If the ContactActivity object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactActivityMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *ContactActivityMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *ContactActivityMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *ContactActivityMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the ContactActivity entity.
+// If the ContactActivity object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactActivityMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *ContactActivityMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *ContactActivityMutation) SetVersion(i int64) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *ContactActivityMutation) Version() (r int64, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the ContactActivity entity.
+// If the ContactActivity object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactActivityMutation) OldVersion(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *ContactActivityMutation) AddVersion(i int64) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *ContactActivityMutation) AddedVersion() (r int64, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *ContactActivityMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
+}
+
+// SetExternalReferences sets the "external_references" field.
+func (m *ContactActivityMutation) SetExternalReferences(sr []schematype.ExternalRef) {
+	m.external_references = &sr
+	m.appendexternal_references = nil
+}
+
+// ExternalReferences returns the value of the "external_references" field in the mutation.
+func (m *ContactActivityMutation) ExternalReferences() (r []schematype.ExternalRef, exists bool) {
+	v := m.external_references
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExternalReferences returns the old "external_references" field's value of the ContactActivity entity.
+// If the ContactActivity object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactActivityMutation) OldExternalReferences(ctx context.Context) (v []schematype.ExternalRef, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExternalReferences is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExternalReferences requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExternalReferences: %w", err)
+	}
+	return oldValue.ExternalReferences, nil
+}
+
+// AppendExternalReferences adds sr to the "external_references" field.
+func (m *ContactActivityMutation) AppendExternalReferences(sr []schematype.ExternalRef) {
+	m.appendexternal_references = append(m.appendexternal_references, sr...)
+}
+
+// AppendedExternalReferences returns the list of values that were appended to the "external_references" field in this mutation.
+func (m *ContactActivityMutation) AppendedExternalReferences() ([]schematype.ExternalRef, bool) {
+	if len(m.appendexternal_references) == 0 {
+		return nil, false
+	}
+	return m.appendexternal_references, true
+}
+
+// ClearExternalReferences clears the value of the "external_references" field.
+func (m *ContactActivityMutation) ClearExternalReferences() {
+	m.external_references = nil
+	m.appendexternal_references = nil
+	m.clearedFields[contactactivity.FieldExternalReferences] = struct{}{}
+}
+
+// ExternalReferencesCleared returns if the "external_references" field was cleared in this mutation.
+func (m *ContactActivityMutation) ExternalReferencesCleared() bool {
+	_, ok := m.clearedFields[contactactivity.FieldExternalReferences]
+	return ok
+}
+
+// ResetExternalReferences resets all changes to the "external_references" field.
+func (m *ContactActivityMutation) ResetExternalReferences() {
+	m.external_references = nil
+	m.appendexternal_references = nil
+	delete(m.clearedFields, contactactivity.FieldExternalReferences)
+}
+
+// SetContactID sets the "contact_id" field.
+func (m *ContactActivityMutation) SetContactID(u uuid.UUID) {
+	m.contact_id = &u
+}
+
+// ContactID returns the value of the "contact_id" field in the mutation.
+func (m *ContactActivityMutation) ContactID() (r uuid.UUID, exists bool) {
+	v := m.contact_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContactID returns the old "contact_id" field's value of the ContactActivity entity.
+// If the ContactActivity object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactActivityMutation) OldContactID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContactID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContactID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContactID: %w", err)
+	}
+	return oldValue.ContactID, nil
+}
+
+// ResetContactID resets all changes to the "contact_id" field.
+func (m *ContactActivityMutation) ResetContactID() {
+	m.contact_id = nil
+}
+
+// SetKind sets the "kind" field.
+func (m *ContactActivityMutation) SetKind(c contactactivity.Kind) {
+	m.kind = &c
+}
+
+// Kind returns the value of the "kind" field in the mutation.
+func (m *ContactActivityMutation) Kind() (r contactactivity.Kind, exists bool) {
+	v := m.kind
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKind returns the old "kind" field's value of the ContactActivity entity.
+// If the ContactActivity object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactActivityMutation) OldKind(ctx context.Context) (v contactactivity.Kind, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKind is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKind requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKind: %w", err)
+	}
+	return oldValue.Kind, nil
+}
+
+// ResetKind resets all changes to the "kind" field.
+func (m *ContactActivityMutation) ResetKind() {
+	m.kind = nil
+}
+
+// SetEvent sets the "event" field.
+func (m *ContactActivityMutation) SetEvent(s string) {
+	m.event = &s
+}
+
+// Event returns the value of the "event" field in the mutation.
+func (m *ContactActivityMutation) Event() (r string, exists bool) {
+	v := m.event
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEvent returns the old "event" field's value of the ContactActivity entity.
+// If the ContactActivity object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactActivityMutation) OldEvent(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEvent is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEvent requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEvent: %w", err)
+	}
+	return oldValue.Event, nil
+}
+
+// ResetEvent resets all changes to the "event" field.
+func (m *ContactActivityMutation) ResetEvent() {
+	m.event = nil
+}
+
+// SetContent sets the "content" field.
+func (m *ContactActivityMutation) SetContent(s string) {
+	m.content = &s
+}
+
+// Content returns the value of the "content" field in the mutation.
+func (m *ContactActivityMutation) Content() (r string, exists bool) {
+	v := m.content
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContent returns the old "content" field's value of the ContactActivity entity.
+// If the ContactActivity object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactActivityMutation) OldContent(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContent is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContent requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContent: %w", err)
+	}
+	return oldValue.Content, nil
+}
+
+// ResetContent resets all changes to the "content" field.
+func (m *ContactActivityMutation) ResetContent() {
+	m.content = nil
+}
+
+// SetOccurredAt sets the "occurred_at" field.
+func (m *ContactActivityMutation) SetOccurredAt(t time.Time) {
+	m.occurred_at = &t
+}
+
+// OccurredAt returns the value of the "occurred_at" field in the mutation.
+func (m *ContactActivityMutation) OccurredAt() (r time.Time, exists bool) {
+	v := m.occurred_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOccurredAt returns the old "occurred_at" field's value of the ContactActivity entity.
+// If the ContactActivity object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactActivityMutation) OldOccurredAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOccurredAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOccurredAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOccurredAt: %w", err)
+	}
+	return oldValue.OccurredAt, nil
+}
+
+// ResetOccurredAt resets all changes to the "occurred_at" field.
+func (m *ContactActivityMutation) ResetOccurredAt() {
+	m.occurred_at = nil
+}
+
+// SetAuthorID sets the "author_id" field.
+func (m *ContactActivityMutation) SetAuthorID(u uuid.UUID) {
+	m.author_id = &u
+}
+
+// AuthorID returns the value of the "author_id" field in the mutation.
+func (m *ContactActivityMutation) AuthorID() (r uuid.UUID, exists bool) {
+	v := m.author_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAuthorID returns the old "author_id" field's value of the ContactActivity entity.
+// If the ContactActivity object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactActivityMutation) OldAuthorID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAuthorID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAuthorID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAuthorID: %w", err)
+	}
+	return oldValue.AuthorID, nil
+}
+
+// ClearAuthorID clears the value of the "author_id" field.
+func (m *ContactActivityMutation) ClearAuthorID() {
+	m.author_id = nil
+	m.clearedFields[contactactivity.FieldAuthorID] = struct{}{}
+}
+
+// AuthorIDCleared returns if the "author_id" field was cleared in this mutation.
+func (m *ContactActivityMutation) AuthorIDCleared() bool {
+	_, ok := m.clearedFields[contactactivity.FieldAuthorID]
+	return ok
+}
+
+// ResetAuthorID resets all changes to the "author_id" field.
+func (m *ContactActivityMutation) ResetAuthorID() {
+	m.author_id = nil
+	delete(m.clearedFields, contactactivity.FieldAuthorID)
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *ContactActivityMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[contactactivity.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *ContactActivityMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *ContactActivityMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *ContactActivityMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// Where appends a list predicates to the ContactActivityMutation builder.
+func (m *ContactActivityMutation) Where(ps ...predicate.ContactActivity) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ContactActivityMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ContactActivityMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ContactActivity, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ContactActivityMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ContactActivityMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ContactActivity).
+func (m *ContactActivityMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ContactActivityMutation) Fields() []string {
+	fields := make([]string, 0, 11)
+	if m.company != nil {
+		fields = append(fields, contactactivity.FieldCompanyID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, contactactivity.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, contactactivity.FieldUpdatedAt)
+	}
+	if m.version != nil {
+		fields = append(fields, contactactivity.FieldVersion)
+	}
+	if m.external_references != nil {
+		fields = append(fields, contactactivity.FieldExternalReferences)
+	}
+	if m.contact_id != nil {
+		fields = append(fields, contactactivity.FieldContactID)
+	}
+	if m.kind != nil {
+		fields = append(fields, contactactivity.FieldKind)
+	}
+	if m.event != nil {
+		fields = append(fields, contactactivity.FieldEvent)
+	}
+	if m.content != nil {
+		fields = append(fields, contactactivity.FieldContent)
+	}
+	if m.occurred_at != nil {
+		fields = append(fields, contactactivity.FieldOccurredAt)
+	}
+	if m.author_id != nil {
+		fields = append(fields, contactactivity.FieldAuthorID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ContactActivityMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case contactactivity.FieldCompanyID:
+		return m.CompanyID()
+	case contactactivity.FieldCreatedAt:
+		return m.CreatedAt()
+	case contactactivity.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case contactactivity.FieldVersion:
+		return m.Version()
+	case contactactivity.FieldExternalReferences:
+		return m.ExternalReferences()
+	case contactactivity.FieldContactID:
+		return m.ContactID()
+	case contactactivity.FieldKind:
+		return m.Kind()
+	case contactactivity.FieldEvent:
+		return m.Event()
+	case contactactivity.FieldContent:
+		return m.Content()
+	case contactactivity.FieldOccurredAt:
+		return m.OccurredAt()
+	case contactactivity.FieldAuthorID:
+		return m.AuthorID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ContactActivityMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case contactactivity.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case contactactivity.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case contactactivity.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case contactactivity.FieldVersion:
+		return m.OldVersion(ctx)
+	case contactactivity.FieldExternalReferences:
+		return m.OldExternalReferences(ctx)
+	case contactactivity.FieldContactID:
+		return m.OldContactID(ctx)
+	case contactactivity.FieldKind:
+		return m.OldKind(ctx)
+	case contactactivity.FieldEvent:
+		return m.OldEvent(ctx)
+	case contactactivity.FieldContent:
+		return m.OldContent(ctx)
+	case contactactivity.FieldOccurredAt:
+		return m.OldOccurredAt(ctx)
+	case contactactivity.FieldAuthorID:
+		return m.OldAuthorID(ctx)
+	}
+	return nil, fmt.Errorf("unknown ContactActivity field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ContactActivityMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case contactactivity.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case contactactivity.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case contactactivity.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case contactactivity.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
+		return nil
+	case contactactivity.FieldExternalReferences:
+		v, ok := value.([]schematype.ExternalRef)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExternalReferences(v)
+		return nil
+	case contactactivity.FieldContactID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContactID(v)
+		return nil
+	case contactactivity.FieldKind:
+		v, ok := value.(contactactivity.Kind)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKind(v)
+		return nil
+	case contactactivity.FieldEvent:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEvent(v)
+		return nil
+	case contactactivity.FieldContent:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContent(v)
+		return nil
+	case contactactivity.FieldOccurredAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOccurredAt(v)
+		return nil
+	case contactactivity.FieldAuthorID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAuthorID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ContactActivity field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ContactActivityMutation) AddedFields() []string {
+	var fields []string
+	if m.addversion != nil {
+		fields = append(fields, contactactivity.FieldVersion)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ContactActivityMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case contactactivity.FieldVersion:
+		return m.AddedVersion()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ContactActivityMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case contactactivity.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ContactActivity numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ContactActivityMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(contactactivity.FieldExternalReferences) {
+		fields = append(fields, contactactivity.FieldExternalReferences)
+	}
+	if m.FieldCleared(contactactivity.FieldAuthorID) {
+		fields = append(fields, contactactivity.FieldAuthorID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ContactActivityMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ContactActivityMutation) ClearField(name string) error {
+	switch name {
+	case contactactivity.FieldExternalReferences:
+		m.ClearExternalReferences()
+		return nil
+	case contactactivity.FieldAuthorID:
+		m.ClearAuthorID()
+		return nil
+	}
+	return fmt.Errorf("unknown ContactActivity nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ContactActivityMutation) ResetField(name string) error {
+	switch name {
+	case contactactivity.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case contactactivity.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case contactactivity.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case contactactivity.FieldVersion:
+		m.ResetVersion()
+		return nil
+	case contactactivity.FieldExternalReferences:
+		m.ResetExternalReferences()
+		return nil
+	case contactactivity.FieldContactID:
+		m.ResetContactID()
+		return nil
+	case contactactivity.FieldKind:
+		m.ResetKind()
+		return nil
+	case contactactivity.FieldEvent:
+		m.ResetEvent()
+		return nil
+	case contactactivity.FieldContent:
+		m.ResetContent()
+		return nil
+	case contactactivity.FieldOccurredAt:
+		m.ResetOccurredAt()
+		return nil
+	case contactactivity.FieldAuthorID:
+		m.ResetAuthorID()
+		return nil
+	}
+	return fmt.Errorf("unknown ContactActivity field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ContactActivityMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.company != nil {
+		edges = append(edges, contactactivity.EdgeCompany)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ContactActivityMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case contactactivity.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ContactActivityMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ContactActivityMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ContactActivityMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcompany {
+		edges = append(edges, contactactivity.EdgeCompany)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ContactActivityMutation) EdgeCleared(name string) bool {
+	switch name {
+	case contactactivity.EdgeCompany:
+		return m.clearedcompany
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ContactActivityMutation) ClearEdge(name string) error {
+	switch name {
+	case contactactivity.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown ContactActivity unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ContactActivityMutation) ResetEdge(name string) error {
+	switch name {
+	case contactactivity.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown ContactActivity edge %s", name)
+}
+
+// ContactFinanceMutation represents an operation that mutates the ContactFinance nodes in the graph.
+type ContactFinanceMutation struct {
+	config
+	op                Op
+	typ               string
+	id                *uuid.UUID
+	created_at        *time.Time
+	updated_at        *time.Time
+	version           *int64
+	addversion        *int64
+	contact_id        *uuid.UUID
+	income            *[]schematype.FinanceItem
+	appendincome      []schematype.FinanceItem
+	expenses          *[]schematype.FinanceItem
+	appendexpenses    []schematype.FinanceItem
+	assets            *[]schematype.FinanceItem
+	appendassets      []schematype.FinanceItem
+	liabilities       *[]schematype.FinanceItem
+	appendliabilities []schematype.FinanceItem
+	real_estate       *[]schematype.FinanceItem
+	appendreal_estate []schematype.FinanceItem
+	clearedFields     map[string]struct{}
+	company           *uuid.UUID
+	clearedcompany    bool
+	done              bool
+	oldValue          func(context.Context) (*ContactFinance, error)
+	predicates        []predicate.ContactFinance
+}
+
+var _ ent.Mutation = (*ContactFinanceMutation)(nil)
+
+// contactfinanceOption allows management of the mutation configuration using functional options.
+type contactfinanceOption func(*ContactFinanceMutation)
+
+// newContactFinanceMutation creates new mutation for the ContactFinance entity.
+func newContactFinanceMutation(c config, op Op, opts ...contactfinanceOption) *ContactFinanceMutation {
+	m := &ContactFinanceMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeContactFinance,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withContactFinanceID sets the ID field of the mutation.
+func withContactFinanceID(id uuid.UUID) contactfinanceOption {
+	return func(m *ContactFinanceMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ContactFinance
+		)
+		m.oldValue = func(ctx context.Context) (*ContactFinance, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ContactFinance.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withContactFinance sets the old ContactFinance of the mutation.
+func withContactFinance(node *ContactFinance) contactfinanceOption {
+	return func(m *ContactFinanceMutation) {
+		m.oldValue = func(context.Context) (*ContactFinance, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ContactFinanceMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ContactFinanceMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of ContactFinance entities.
+func (m *ContactFinanceMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ContactFinanceMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ContactFinanceMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ContactFinance.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *ContactFinanceMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *ContactFinanceMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the ContactFinance entity.
+// If the ContactFinance object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactFinanceMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *ContactFinanceMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *ContactFinanceMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *ContactFinanceMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the ContactFinance entity.
+// If the ContactFinance object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactFinanceMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *ContactFinanceMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *ContactFinanceMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *ContactFinanceMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the ContactFinance entity.
+// If the ContactFinance object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactFinanceMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *ContactFinanceMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *ContactFinanceMutation) SetVersion(i int64) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *ContactFinanceMutation) Version() (r int64, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the ContactFinance entity.
+// If the ContactFinance object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactFinanceMutation) OldVersion(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *ContactFinanceMutation) AddVersion(i int64) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *ContactFinanceMutation) AddedVersion() (r int64, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *ContactFinanceMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
+}
+
+// SetContactID sets the "contact_id" field.
+func (m *ContactFinanceMutation) SetContactID(u uuid.UUID) {
+	m.contact_id = &u
+}
+
+// ContactID returns the value of the "contact_id" field in the mutation.
+func (m *ContactFinanceMutation) ContactID() (r uuid.UUID, exists bool) {
+	v := m.contact_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContactID returns the old "contact_id" field's value of the ContactFinance entity.
+// If the ContactFinance object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactFinanceMutation) OldContactID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContactID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContactID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContactID: %w", err)
+	}
+	return oldValue.ContactID, nil
+}
+
+// ResetContactID resets all changes to the "contact_id" field.
+func (m *ContactFinanceMutation) ResetContactID() {
+	m.contact_id = nil
+}
+
+// SetIncome sets the "income" field.
+func (m *ContactFinanceMutation) SetIncome(si []schematype.FinanceItem) {
+	m.income = &si
+	m.appendincome = nil
+}
+
+// Income returns the value of the "income" field in the mutation.
+func (m *ContactFinanceMutation) Income() (r []schematype.FinanceItem, exists bool) {
+	v := m.income
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIncome returns the old "income" field's value of the ContactFinance entity.
+// If the ContactFinance object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactFinanceMutation) OldIncome(ctx context.Context) (v []schematype.FinanceItem, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIncome is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIncome requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIncome: %w", err)
+	}
+	return oldValue.Income, nil
+}
+
+// AppendIncome adds si to the "income" field.
+func (m *ContactFinanceMutation) AppendIncome(si []schematype.FinanceItem) {
+	m.appendincome = append(m.appendincome, si...)
+}
+
+// AppendedIncome returns the list of values that were appended to the "income" field in this mutation.
+func (m *ContactFinanceMutation) AppendedIncome() ([]schematype.FinanceItem, bool) {
+	if len(m.appendincome) == 0 {
+		return nil, false
+	}
+	return m.appendincome, true
+}
+
+// ResetIncome resets all changes to the "income" field.
+func (m *ContactFinanceMutation) ResetIncome() {
+	m.income = nil
+	m.appendincome = nil
+}
+
+// SetExpenses sets the "expenses" field.
+func (m *ContactFinanceMutation) SetExpenses(si []schematype.FinanceItem) {
+	m.expenses = &si
+	m.appendexpenses = nil
+}
+
+// Expenses returns the value of the "expenses" field in the mutation.
+func (m *ContactFinanceMutation) Expenses() (r []schematype.FinanceItem, exists bool) {
+	v := m.expenses
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExpenses returns the old "expenses" field's value of the ContactFinance entity.
+// If the ContactFinance object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactFinanceMutation) OldExpenses(ctx context.Context) (v []schematype.FinanceItem, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExpenses is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExpenses requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExpenses: %w", err)
+	}
+	return oldValue.Expenses, nil
+}
+
+// AppendExpenses adds si to the "expenses" field.
+func (m *ContactFinanceMutation) AppendExpenses(si []schematype.FinanceItem) {
+	m.appendexpenses = append(m.appendexpenses, si...)
+}
+
+// AppendedExpenses returns the list of values that were appended to the "expenses" field in this mutation.
+func (m *ContactFinanceMutation) AppendedExpenses() ([]schematype.FinanceItem, bool) {
+	if len(m.appendexpenses) == 0 {
+		return nil, false
+	}
+	return m.appendexpenses, true
+}
+
+// ResetExpenses resets all changes to the "expenses" field.
+func (m *ContactFinanceMutation) ResetExpenses() {
+	m.expenses = nil
+	m.appendexpenses = nil
+}
+
+// SetAssets sets the "assets" field.
+func (m *ContactFinanceMutation) SetAssets(si []schematype.FinanceItem) {
+	m.assets = &si
+	m.appendassets = nil
+}
+
+// Assets returns the value of the "assets" field in the mutation.
+func (m *ContactFinanceMutation) Assets() (r []schematype.FinanceItem, exists bool) {
+	v := m.assets
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAssets returns the old "assets" field's value of the ContactFinance entity.
+// If the ContactFinance object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactFinanceMutation) OldAssets(ctx context.Context) (v []schematype.FinanceItem, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAssets is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAssets requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAssets: %w", err)
+	}
+	return oldValue.Assets, nil
+}
+
+// AppendAssets adds si to the "assets" field.
+func (m *ContactFinanceMutation) AppendAssets(si []schematype.FinanceItem) {
+	m.appendassets = append(m.appendassets, si...)
+}
+
+// AppendedAssets returns the list of values that were appended to the "assets" field in this mutation.
+func (m *ContactFinanceMutation) AppendedAssets() ([]schematype.FinanceItem, bool) {
+	if len(m.appendassets) == 0 {
+		return nil, false
+	}
+	return m.appendassets, true
+}
+
+// ResetAssets resets all changes to the "assets" field.
+func (m *ContactFinanceMutation) ResetAssets() {
+	m.assets = nil
+	m.appendassets = nil
+}
+
+// SetLiabilities sets the "liabilities" field.
+func (m *ContactFinanceMutation) SetLiabilities(si []schematype.FinanceItem) {
+	m.liabilities = &si
+	m.appendliabilities = nil
+}
+
+// Liabilities returns the value of the "liabilities" field in the mutation.
+func (m *ContactFinanceMutation) Liabilities() (r []schematype.FinanceItem, exists bool) {
+	v := m.liabilities
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLiabilities returns the old "liabilities" field's value of the ContactFinance entity.
+// If the ContactFinance object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactFinanceMutation) OldLiabilities(ctx context.Context) (v []schematype.FinanceItem, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLiabilities is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLiabilities requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLiabilities: %w", err)
+	}
+	return oldValue.Liabilities, nil
+}
+
+// AppendLiabilities adds si to the "liabilities" field.
+func (m *ContactFinanceMutation) AppendLiabilities(si []schematype.FinanceItem) {
+	m.appendliabilities = append(m.appendliabilities, si...)
+}
+
+// AppendedLiabilities returns the list of values that were appended to the "liabilities" field in this mutation.
+func (m *ContactFinanceMutation) AppendedLiabilities() ([]schematype.FinanceItem, bool) {
+	if len(m.appendliabilities) == 0 {
+		return nil, false
+	}
+	return m.appendliabilities, true
+}
+
+// ResetLiabilities resets all changes to the "liabilities" field.
+func (m *ContactFinanceMutation) ResetLiabilities() {
+	m.liabilities = nil
+	m.appendliabilities = nil
+}
+
+// SetRealEstate sets the "real_estate" field.
+func (m *ContactFinanceMutation) SetRealEstate(si []schematype.FinanceItem) {
+	m.real_estate = &si
+	m.appendreal_estate = nil
+}
+
+// RealEstate returns the value of the "real_estate" field in the mutation.
+func (m *ContactFinanceMutation) RealEstate() (r []schematype.FinanceItem, exists bool) {
+	v := m.real_estate
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRealEstate returns the old "real_estate" field's value of the ContactFinance entity.
+// If the ContactFinance object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactFinanceMutation) OldRealEstate(ctx context.Context) (v []schematype.FinanceItem, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRealEstate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRealEstate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRealEstate: %w", err)
+	}
+	return oldValue.RealEstate, nil
+}
+
+// AppendRealEstate adds si to the "real_estate" field.
+func (m *ContactFinanceMutation) AppendRealEstate(si []schematype.FinanceItem) {
+	m.appendreal_estate = append(m.appendreal_estate, si...)
+}
+
+// AppendedRealEstate returns the list of values that were appended to the "real_estate" field in this mutation.
+func (m *ContactFinanceMutation) AppendedRealEstate() ([]schematype.FinanceItem, bool) {
+	if len(m.appendreal_estate) == 0 {
+		return nil, false
+	}
+	return m.appendreal_estate, true
+}
+
+// ResetRealEstate resets all changes to the "real_estate" field.
+func (m *ContactFinanceMutation) ResetRealEstate() {
+	m.real_estate = nil
+	m.appendreal_estate = nil
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *ContactFinanceMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[contactfinance.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *ContactFinanceMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *ContactFinanceMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *ContactFinanceMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// Where appends a list predicates to the ContactFinanceMutation builder.
+func (m *ContactFinanceMutation) Where(ps ...predicate.ContactFinance) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ContactFinanceMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ContactFinanceMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ContactFinance, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ContactFinanceMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ContactFinanceMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ContactFinance).
+func (m *ContactFinanceMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ContactFinanceMutation) Fields() []string {
+	fields := make([]string, 0, 10)
+	if m.company != nil {
+		fields = append(fields, contactfinance.FieldCompanyID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, contactfinance.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, contactfinance.FieldUpdatedAt)
+	}
+	if m.version != nil {
+		fields = append(fields, contactfinance.FieldVersion)
+	}
+	if m.contact_id != nil {
+		fields = append(fields, contactfinance.FieldContactID)
+	}
+	if m.income != nil {
+		fields = append(fields, contactfinance.FieldIncome)
+	}
+	if m.expenses != nil {
+		fields = append(fields, contactfinance.FieldExpenses)
+	}
+	if m.assets != nil {
+		fields = append(fields, contactfinance.FieldAssets)
+	}
+	if m.liabilities != nil {
+		fields = append(fields, contactfinance.FieldLiabilities)
+	}
+	if m.real_estate != nil {
+		fields = append(fields, contactfinance.FieldRealEstate)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ContactFinanceMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case contactfinance.FieldCompanyID:
+		return m.CompanyID()
+	case contactfinance.FieldCreatedAt:
+		return m.CreatedAt()
+	case contactfinance.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case contactfinance.FieldVersion:
+		return m.Version()
+	case contactfinance.FieldContactID:
+		return m.ContactID()
+	case contactfinance.FieldIncome:
+		return m.Income()
+	case contactfinance.FieldExpenses:
+		return m.Expenses()
+	case contactfinance.FieldAssets:
+		return m.Assets()
+	case contactfinance.FieldLiabilities:
+		return m.Liabilities()
+	case contactfinance.FieldRealEstate:
+		return m.RealEstate()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ContactFinanceMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case contactfinance.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case contactfinance.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case contactfinance.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case contactfinance.FieldVersion:
+		return m.OldVersion(ctx)
+	case contactfinance.FieldContactID:
+		return m.OldContactID(ctx)
+	case contactfinance.FieldIncome:
+		return m.OldIncome(ctx)
+	case contactfinance.FieldExpenses:
+		return m.OldExpenses(ctx)
+	case contactfinance.FieldAssets:
+		return m.OldAssets(ctx)
+	case contactfinance.FieldLiabilities:
+		return m.OldLiabilities(ctx)
+	case contactfinance.FieldRealEstate:
+		return m.OldRealEstate(ctx)
+	}
+	return nil, fmt.Errorf("unknown ContactFinance field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ContactFinanceMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case contactfinance.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case contactfinance.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case contactfinance.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case contactfinance.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
+		return nil
+	case contactfinance.FieldContactID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContactID(v)
+		return nil
+	case contactfinance.FieldIncome:
+		v, ok := value.([]schematype.FinanceItem)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIncome(v)
+		return nil
+	case contactfinance.FieldExpenses:
+		v, ok := value.([]schematype.FinanceItem)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExpenses(v)
+		return nil
+	case contactfinance.FieldAssets:
+		v, ok := value.([]schematype.FinanceItem)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAssets(v)
+		return nil
+	case contactfinance.FieldLiabilities:
+		v, ok := value.([]schematype.FinanceItem)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLiabilities(v)
+		return nil
+	case contactfinance.FieldRealEstate:
+		v, ok := value.([]schematype.FinanceItem)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRealEstate(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ContactFinance field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ContactFinanceMutation) AddedFields() []string {
+	var fields []string
+	if m.addversion != nil {
+		fields = append(fields, contactfinance.FieldVersion)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ContactFinanceMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case contactfinance.FieldVersion:
+		return m.AddedVersion()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ContactFinanceMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case contactfinance.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ContactFinance numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ContactFinanceMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ContactFinanceMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ContactFinanceMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown ContactFinance nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ContactFinanceMutation) ResetField(name string) error {
+	switch name {
+	case contactfinance.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case contactfinance.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case contactfinance.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case contactfinance.FieldVersion:
+		m.ResetVersion()
+		return nil
+	case contactfinance.FieldContactID:
+		m.ResetContactID()
+		return nil
+	case contactfinance.FieldIncome:
+		m.ResetIncome()
+		return nil
+	case contactfinance.FieldExpenses:
+		m.ResetExpenses()
+		return nil
+	case contactfinance.FieldAssets:
+		m.ResetAssets()
+		return nil
+	case contactfinance.FieldLiabilities:
+		m.ResetLiabilities()
+		return nil
+	case contactfinance.FieldRealEstate:
+		m.ResetRealEstate()
+		return nil
+	}
+	return fmt.Errorf("unknown ContactFinance field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ContactFinanceMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.company != nil {
+		edges = append(edges, contactfinance.EdgeCompany)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ContactFinanceMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case contactfinance.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ContactFinanceMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ContactFinanceMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ContactFinanceMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcompany {
+		edges = append(edges, contactfinance.EdgeCompany)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ContactFinanceMutation) EdgeCleared(name string) bool {
+	switch name {
+	case contactfinance.EdgeCompany:
+		return m.clearedcompany
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ContactFinanceMutation) ClearEdge(name string) error {
+	switch name {
+	case contactfinance.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown ContactFinance unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ContactFinanceMutation) ResetEdge(name string) error {
+	switch name {
+	case contactfinance.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown ContactFinance edge %s", name)
+}
+
 // ContactPhoneMutation represents an operation that mutates the ContactPhone nodes in the graph.
 type ContactPhoneMutation struct {
 	config
@@ -7247,6 +9261,770 @@ func (m *ContactPhoneMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown ContactPhone edge %s", name)
+}
+
+// ContactRelationshipMutation represents an operation that mutates the ContactRelationship nodes in the graph.
+type ContactRelationshipMutation struct {
+	config
+	op                 Op
+	typ                string
+	id                 *uuid.UUID
+	created_at         *time.Time
+	updated_at         *time.Time
+	contact_id         *uuid.UUID
+	related_contact_id *uuid.UUID
+	role               *contactrelationship.Role
+	position           *string
+	pair_id            *uuid.UUID
+	clearedFields      map[string]struct{}
+	company            *uuid.UUID
+	clearedcompany     bool
+	done               bool
+	oldValue           func(context.Context) (*ContactRelationship, error)
+	predicates         []predicate.ContactRelationship
+}
+
+var _ ent.Mutation = (*ContactRelationshipMutation)(nil)
+
+// contactrelationshipOption allows management of the mutation configuration using functional options.
+type contactrelationshipOption func(*ContactRelationshipMutation)
+
+// newContactRelationshipMutation creates new mutation for the ContactRelationship entity.
+func newContactRelationshipMutation(c config, op Op, opts ...contactrelationshipOption) *ContactRelationshipMutation {
+	m := &ContactRelationshipMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeContactRelationship,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withContactRelationshipID sets the ID field of the mutation.
+func withContactRelationshipID(id uuid.UUID) contactrelationshipOption {
+	return func(m *ContactRelationshipMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ContactRelationship
+		)
+		m.oldValue = func(ctx context.Context) (*ContactRelationship, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ContactRelationship.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withContactRelationship sets the old ContactRelationship of the mutation.
+func withContactRelationship(node *ContactRelationship) contactrelationshipOption {
+	return func(m *ContactRelationshipMutation) {
+		m.oldValue = func(context.Context) (*ContactRelationship, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ContactRelationshipMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ContactRelationshipMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of ContactRelationship entities.
+func (m *ContactRelationshipMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ContactRelationshipMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ContactRelationshipMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ContactRelationship.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *ContactRelationshipMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *ContactRelationshipMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the ContactRelationship entity.
+// If the ContactRelationship object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactRelationshipMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *ContactRelationshipMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *ContactRelationshipMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *ContactRelationshipMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the ContactRelationship entity.
+// If the ContactRelationship object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactRelationshipMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *ContactRelationshipMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *ContactRelationshipMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *ContactRelationshipMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the ContactRelationship entity.
+// If the ContactRelationship object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactRelationshipMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *ContactRelationshipMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetContactID sets the "contact_id" field.
+func (m *ContactRelationshipMutation) SetContactID(u uuid.UUID) {
+	m.contact_id = &u
+}
+
+// ContactID returns the value of the "contact_id" field in the mutation.
+func (m *ContactRelationshipMutation) ContactID() (r uuid.UUID, exists bool) {
+	v := m.contact_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContactID returns the old "contact_id" field's value of the ContactRelationship entity.
+// If the ContactRelationship object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactRelationshipMutation) OldContactID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContactID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContactID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContactID: %w", err)
+	}
+	return oldValue.ContactID, nil
+}
+
+// ResetContactID resets all changes to the "contact_id" field.
+func (m *ContactRelationshipMutation) ResetContactID() {
+	m.contact_id = nil
+}
+
+// SetRelatedContactID sets the "related_contact_id" field.
+func (m *ContactRelationshipMutation) SetRelatedContactID(u uuid.UUID) {
+	m.related_contact_id = &u
+}
+
+// RelatedContactID returns the value of the "related_contact_id" field in the mutation.
+func (m *ContactRelationshipMutation) RelatedContactID() (r uuid.UUID, exists bool) {
+	v := m.related_contact_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRelatedContactID returns the old "related_contact_id" field's value of the ContactRelationship entity.
+// If the ContactRelationship object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactRelationshipMutation) OldRelatedContactID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRelatedContactID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRelatedContactID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRelatedContactID: %w", err)
+	}
+	return oldValue.RelatedContactID, nil
+}
+
+// ResetRelatedContactID resets all changes to the "related_contact_id" field.
+func (m *ContactRelationshipMutation) ResetRelatedContactID() {
+	m.related_contact_id = nil
+}
+
+// SetRole sets the "role" field.
+func (m *ContactRelationshipMutation) SetRole(c contactrelationship.Role) {
+	m.role = &c
+}
+
+// Role returns the value of the "role" field in the mutation.
+func (m *ContactRelationshipMutation) Role() (r contactrelationship.Role, exists bool) {
+	v := m.role
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRole returns the old "role" field's value of the ContactRelationship entity.
+// If the ContactRelationship object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactRelationshipMutation) OldRole(ctx context.Context) (v contactrelationship.Role, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRole is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRole requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRole: %w", err)
+	}
+	return oldValue.Role, nil
+}
+
+// ResetRole resets all changes to the "role" field.
+func (m *ContactRelationshipMutation) ResetRole() {
+	m.role = nil
+}
+
+// SetPosition sets the "position" field.
+func (m *ContactRelationshipMutation) SetPosition(s string) {
+	m.position = &s
+}
+
+// Position returns the value of the "position" field in the mutation.
+func (m *ContactRelationshipMutation) Position() (r string, exists bool) {
+	v := m.position
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPosition returns the old "position" field's value of the ContactRelationship entity.
+// If the ContactRelationship object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactRelationshipMutation) OldPosition(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPosition is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPosition requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPosition: %w", err)
+	}
+	return oldValue.Position, nil
+}
+
+// ResetPosition resets all changes to the "position" field.
+func (m *ContactRelationshipMutation) ResetPosition() {
+	m.position = nil
+}
+
+// SetPairID sets the "pair_id" field.
+func (m *ContactRelationshipMutation) SetPairID(u uuid.UUID) {
+	m.pair_id = &u
+}
+
+// PairID returns the value of the "pair_id" field in the mutation.
+func (m *ContactRelationshipMutation) PairID() (r uuid.UUID, exists bool) {
+	v := m.pair_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPairID returns the old "pair_id" field's value of the ContactRelationship entity.
+// If the ContactRelationship object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactRelationshipMutation) OldPairID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPairID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPairID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPairID: %w", err)
+	}
+	return oldValue.PairID, nil
+}
+
+// ResetPairID resets all changes to the "pair_id" field.
+func (m *ContactRelationshipMutation) ResetPairID() {
+	m.pair_id = nil
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *ContactRelationshipMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[contactrelationship.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *ContactRelationshipMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *ContactRelationshipMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *ContactRelationshipMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// Where appends a list predicates to the ContactRelationshipMutation builder.
+func (m *ContactRelationshipMutation) Where(ps ...predicate.ContactRelationship) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ContactRelationshipMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ContactRelationshipMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ContactRelationship, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ContactRelationshipMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ContactRelationshipMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ContactRelationship).
+func (m *ContactRelationshipMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ContactRelationshipMutation) Fields() []string {
+	fields := make([]string, 0, 8)
+	if m.company != nil {
+		fields = append(fields, contactrelationship.FieldCompanyID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, contactrelationship.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, contactrelationship.FieldUpdatedAt)
+	}
+	if m.contact_id != nil {
+		fields = append(fields, contactrelationship.FieldContactID)
+	}
+	if m.related_contact_id != nil {
+		fields = append(fields, contactrelationship.FieldRelatedContactID)
+	}
+	if m.role != nil {
+		fields = append(fields, contactrelationship.FieldRole)
+	}
+	if m.position != nil {
+		fields = append(fields, contactrelationship.FieldPosition)
+	}
+	if m.pair_id != nil {
+		fields = append(fields, contactrelationship.FieldPairID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ContactRelationshipMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case contactrelationship.FieldCompanyID:
+		return m.CompanyID()
+	case contactrelationship.FieldCreatedAt:
+		return m.CreatedAt()
+	case contactrelationship.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case contactrelationship.FieldContactID:
+		return m.ContactID()
+	case contactrelationship.FieldRelatedContactID:
+		return m.RelatedContactID()
+	case contactrelationship.FieldRole:
+		return m.Role()
+	case contactrelationship.FieldPosition:
+		return m.Position()
+	case contactrelationship.FieldPairID:
+		return m.PairID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ContactRelationshipMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case contactrelationship.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case contactrelationship.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case contactrelationship.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case contactrelationship.FieldContactID:
+		return m.OldContactID(ctx)
+	case contactrelationship.FieldRelatedContactID:
+		return m.OldRelatedContactID(ctx)
+	case contactrelationship.FieldRole:
+		return m.OldRole(ctx)
+	case contactrelationship.FieldPosition:
+		return m.OldPosition(ctx)
+	case contactrelationship.FieldPairID:
+		return m.OldPairID(ctx)
+	}
+	return nil, fmt.Errorf("unknown ContactRelationship field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ContactRelationshipMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case contactrelationship.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case contactrelationship.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case contactrelationship.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case contactrelationship.FieldContactID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContactID(v)
+		return nil
+	case contactrelationship.FieldRelatedContactID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRelatedContactID(v)
+		return nil
+	case contactrelationship.FieldRole:
+		v, ok := value.(contactrelationship.Role)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRole(v)
+		return nil
+	case contactrelationship.FieldPosition:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPosition(v)
+		return nil
+	case contactrelationship.FieldPairID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPairID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ContactRelationship field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ContactRelationshipMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ContactRelationshipMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ContactRelationshipMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown ContactRelationship numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ContactRelationshipMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ContactRelationshipMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ContactRelationshipMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown ContactRelationship nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ContactRelationshipMutation) ResetField(name string) error {
+	switch name {
+	case contactrelationship.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case contactrelationship.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case contactrelationship.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case contactrelationship.FieldContactID:
+		m.ResetContactID()
+		return nil
+	case contactrelationship.FieldRelatedContactID:
+		m.ResetRelatedContactID()
+		return nil
+	case contactrelationship.FieldRole:
+		m.ResetRole()
+		return nil
+	case contactrelationship.FieldPosition:
+		m.ResetPosition()
+		return nil
+	case contactrelationship.FieldPairID:
+		m.ResetPairID()
+		return nil
+	}
+	return fmt.Errorf("unknown ContactRelationship field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ContactRelationshipMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.company != nil {
+		edges = append(edges, contactrelationship.EdgeCompany)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ContactRelationshipMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case contactrelationship.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ContactRelationshipMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ContactRelationshipMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ContactRelationshipMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcompany {
+		edges = append(edges, contactrelationship.EdgeCompany)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ContactRelationshipMutation) EdgeCleared(name string) bool {
+	switch name {
+	case contactrelationship.EdgeCompany:
+		return m.clearedcompany
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ContactRelationshipMutation) ClearEdge(name string) error {
+	switch name {
+	case contactrelationship.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown ContactRelationship unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ContactRelationshipMutation) ResetEdge(name string) error {
+	switch name {
+	case contactrelationship.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown ContactRelationship edge %s", name)
 }
 
 // ContractMutation represents an operation that mutates the Contract nodes in the graph.

@@ -26,8 +26,14 @@ type Tx struct {
 	Company *CompanyClient
 	// Contact is the client for interacting with the Contact builders.
 	Contact *ContactClient
+	// ContactActivity is the client for interacting with the ContactActivity builders.
+	ContactActivity *ContactActivityClient
+	// ContactFinance is the client for interacting with the ContactFinance builders.
+	ContactFinance *ContactFinanceClient
 	// ContactPhone is the client for interacting with the ContactPhone builders.
 	ContactPhone *ContactPhoneClient
+	// ContactRelationship is the client for interacting with the ContactRelationship builders.
+	ContactRelationship *ContactRelationshipClient
 	// Contract is the client for interacting with the Contract builders.
 	Contract *ContractClient
 	// Delegation is the client for interacting with the Delegation builders.
@@ -209,7 +215,10 @@ func (tx *Tx) init() {
 	tx.CalendarToken = NewCalendarTokenClient(tx.config)
 	tx.Company = NewCompanyClient(tx.config)
 	tx.Contact = NewContactClient(tx.config)
+	tx.ContactActivity = NewContactActivityClient(tx.config)
+	tx.ContactFinance = NewContactFinanceClient(tx.config)
 	tx.ContactPhone = NewContactPhoneClient(tx.config)
+	tx.ContactRelationship = NewContactRelationshipClient(tx.config)
 	tx.Contract = NewContractClient(tx.config)
 	tx.Delegation = NewDelegationClient(tx.config)
 	tx.Event = NewEventClient(tx.config)

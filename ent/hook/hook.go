@@ -81,6 +81,30 @@ func (f ContactFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, err
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ContactMutation", m)
 }
 
+// The ContactActivityFunc type is an adapter to allow the use of ordinary
+// function as ContactActivity mutator.
+type ContactActivityFunc func(context.Context, *ent.ContactActivityMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ContactActivityFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ContactActivityMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ContactActivityMutation", m)
+}
+
+// The ContactFinanceFunc type is an adapter to allow the use of ordinary
+// function as ContactFinance mutator.
+type ContactFinanceFunc func(context.Context, *ent.ContactFinanceMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ContactFinanceFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ContactFinanceMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ContactFinanceMutation", m)
+}
+
 // The ContactPhoneFunc type is an adapter to allow the use of ordinary
 // function as ContactPhone mutator.
 type ContactPhoneFunc func(context.Context, *ent.ContactPhoneMutation) (ent.Value, error)
@@ -91,6 +115,18 @@ func (f ContactPhoneFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ContactPhoneMutation", m)
+}
+
+// The ContactRelationshipFunc type is an adapter to allow the use of ordinary
+// function as ContactRelationship mutator.
+type ContactRelationshipFunc func(context.Context, *ent.ContactRelationshipMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ContactRelationshipFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ContactRelationshipMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ContactRelationshipMutation", m)
 }
 
 // The ContractFunc type is an adapter to allow the use of ordinary

@@ -14,7 +14,10 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/calendartoken"
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
+	"github.com/brokerdesk/brokerdesk/ent/contactactivity"
+	"github.com/brokerdesk/brokerdesk/ent/contactfinance"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
+	"github.com/brokerdesk/brokerdesk/ent/contactrelationship"
 	"github.com/brokerdesk/brokerdesk/ent/contract"
 	"github.com/brokerdesk/brokerdesk/ent/delegation"
 	"github.com/brokerdesk/brokerdesk/ent/event"
@@ -258,6 +261,60 @@ func (f TraverseContact) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.ContactQuery", q)
 }
 
+// The ContactActivityFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ContactActivityFunc func(context.Context, *ent.ContactActivityQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ContactActivityFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ContactActivityQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ContactActivityQuery", q)
+}
+
+// The TraverseContactActivity type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseContactActivity func(context.Context, *ent.ContactActivityQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseContactActivity) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseContactActivity) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ContactActivityQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ContactActivityQuery", q)
+}
+
+// The ContactFinanceFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ContactFinanceFunc func(context.Context, *ent.ContactFinanceQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ContactFinanceFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ContactFinanceQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ContactFinanceQuery", q)
+}
+
+// The TraverseContactFinance type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseContactFinance func(context.Context, *ent.ContactFinanceQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseContactFinance) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseContactFinance) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ContactFinanceQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ContactFinanceQuery", q)
+}
+
 // The ContactPhoneFunc type is an adapter to allow the use of ordinary function as a Querier.
 type ContactPhoneFunc func(context.Context, *ent.ContactPhoneQuery) (ent.Value, error)
 
@@ -283,6 +340,33 @@ func (f TraverseContactPhone) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.ContactPhoneQuery", q)
+}
+
+// The ContactRelationshipFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ContactRelationshipFunc func(context.Context, *ent.ContactRelationshipQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ContactRelationshipFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ContactRelationshipQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ContactRelationshipQuery", q)
+}
+
+// The TraverseContactRelationship type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseContactRelationship func(context.Context, *ent.ContactRelationshipQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseContactRelationship) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseContactRelationship) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ContactRelationshipQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ContactRelationshipQuery", q)
 }
 
 // The ContractFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -894,8 +978,14 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.CompanyQuery, predicate.Company, company.OrderOption]{typ: ent.TypeCompany, tq: q}, nil
 	case *ent.ContactQuery:
 		return &query[*ent.ContactQuery, predicate.Contact, contact.OrderOption]{typ: ent.TypeContact, tq: q}, nil
+	case *ent.ContactActivityQuery:
+		return &query[*ent.ContactActivityQuery, predicate.ContactActivity, contactactivity.OrderOption]{typ: ent.TypeContactActivity, tq: q}, nil
+	case *ent.ContactFinanceQuery:
+		return &query[*ent.ContactFinanceQuery, predicate.ContactFinance, contactfinance.OrderOption]{typ: ent.TypeContactFinance, tq: q}, nil
 	case *ent.ContactPhoneQuery:
 		return &query[*ent.ContactPhoneQuery, predicate.ContactPhone, contactphone.OrderOption]{typ: ent.TypeContactPhone, tq: q}, nil
+	case *ent.ContactRelationshipQuery:
+		return &query[*ent.ContactRelationshipQuery, predicate.ContactRelationship, contactrelationship.OrderOption]{typ: ent.TypeContactRelationship, tq: q}, nil
 	case *ent.ContractQuery:
 		return &query[*ent.ContractQuery, predicate.Contract, contract.OrderOption]{typ: ent.TypeContract, tq: q}, nil
 	case *ent.DelegationQuery:

@@ -266,6 +266,87 @@ var (
 			},
 		},
 	}
+	// ContactActivitiesColumns holds the columns for the "contact_activities" table.
+	ContactActivitiesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "version", Type: field.TypeInt64, Default: 1},
+		{Name: "external_references", Type: field.TypeJSON, Nullable: true},
+		{Name: "contact_id", Type: field.TypeUUID},
+		{Name: "kind", Type: field.TypeEnum, Enums: []string{"note", "email", "system"}},
+		{Name: "event", Type: field.TypeString, Size: 100, Default: ""},
+		{Name: "content", Type: field.TypeString, Size: 50000, Default: ""},
+		{Name: "occurred_at", Type: field.TypeTime},
+		{Name: "author_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// ContactActivitiesTable holds the schema information for the "contact_activities" table.
+	ContactActivitiesTable = &schema.Table{
+		Name:       "contact_activities",
+		Columns:    ContactActivitiesColumns,
+		PrimaryKey: []*schema.Column{ContactActivitiesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "contact_activities_companies_company",
+				Columns:    []*schema.Column{ContactActivitiesColumns[11]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "contactactivity_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{ContactActivitiesColumns[11]},
+			},
+			{
+				Name:    "contactactivity_company_id_contact_id_occurred_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{ContactActivitiesColumns[11], ContactActivitiesColumns[5], ContactActivitiesColumns[9], ContactActivitiesColumns[0]},
+			},
+		},
+	}
+	// ContactFinancesColumns holds the columns for the "contact_finances" table.
+	ContactFinancesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "version", Type: field.TypeInt64, Default: 1},
+		{Name: "contact_id", Type: field.TypeUUID},
+		{Name: "income", Type: field.TypeJSON},
+		{Name: "expenses", Type: field.TypeJSON},
+		{Name: "assets", Type: field.TypeJSON},
+		{Name: "liabilities", Type: field.TypeJSON},
+		{Name: "real_estate", Type: field.TypeJSON},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// ContactFinancesTable holds the schema information for the "contact_finances" table.
+	ContactFinancesTable = &schema.Table{
+		Name:       "contact_finances",
+		Columns:    ContactFinancesColumns,
+		PrimaryKey: []*schema.Column{ContactFinancesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "contact_finances_companies_company",
+				Columns:    []*schema.Column{ContactFinancesColumns[10]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "contactfinance_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{ContactFinancesColumns[10]},
+			},
+			{
+				Name:    "contactfinance_company_id_contact_id",
+				Unique:  true,
+				Columns: []*schema.Column{ContactFinancesColumns[10], ContactFinancesColumns[4]},
+			},
+		},
+	}
 	// ContactPhonesColumns holds the columns for the "contact_phones" table.
 	ContactPhonesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -306,6 +387,54 @@ var (
 				Name:    "contactphone_company_id_number_key",
 				Unique:  false,
 				Columns: []*schema.Column{ContactPhonesColumns[8], ContactPhonesColumns[5]},
+			},
+		},
+	}
+	// ContactRelationshipsColumns holds the columns for the "contact_relationships" table.
+	ContactRelationshipsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "contact_id", Type: field.TypeUUID},
+		{Name: "related_contact_id", Type: field.TypeUUID},
+		{Name: "role", Type: field.TypeEnum, Enums: []string{"partner", "parent", "child", "employer", "employee"}},
+		{Name: "position", Type: field.TypeString, Size: 150, Default: ""},
+		{Name: "pair_id", Type: field.TypeUUID},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// ContactRelationshipsTable holds the schema information for the "contact_relationships" table.
+	ContactRelationshipsTable = &schema.Table{
+		Name:       "contact_relationships",
+		Columns:    ContactRelationshipsColumns,
+		PrimaryKey: []*schema.Column{ContactRelationshipsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "contact_relationships_companies_company",
+				Columns:    []*schema.Column{ContactRelationshipsColumns[8]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "contactrelationship_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{ContactRelationshipsColumns[8]},
+			},
+			{
+				Name:    "contactrelationship_company_id_contact_id_related_contact_id_role",
+				Unique:  true,
+				Columns: []*schema.Column{ContactRelationshipsColumns[8], ContactRelationshipsColumns[3], ContactRelationshipsColumns[4], ContactRelationshipsColumns[5]},
+			},
+			{
+				Name:    "contactrelationship_company_id_related_contact_id",
+				Unique:  false,
+				Columns: []*schema.Column{ContactRelationshipsColumns[8], ContactRelationshipsColumns[4]},
+			},
+			{
+				Name:    "contactrelationship_company_id_pair_id",
+				Unique:  false,
+				Columns: []*schema.Column{ContactRelationshipsColumns[8], ContactRelationshipsColumns[7]},
 			},
 		},
 	}
@@ -1237,7 +1366,10 @@ var (
 		CalendarTokensTable,
 		CompaniesTable,
 		ContactsTable,
+		ContactActivitiesTable,
+		ContactFinancesTable,
 		ContactPhonesTable,
+		ContactRelationshipsTable,
 		ContractsTable,
 		DelegationsTable,
 		EventsTable,
@@ -1270,7 +1402,10 @@ func init() {
 	CalendarTokensTable.ForeignKeys[0].RefTable = CompaniesTable
 	CompaniesTable.ForeignKeys[0].RefTable = CompaniesTable
 	ContactsTable.ForeignKeys[0].RefTable = CompaniesTable
+	ContactActivitiesTable.ForeignKeys[0].RefTable = CompaniesTable
+	ContactFinancesTable.ForeignKeys[0].RefTable = CompaniesTable
 	ContactPhonesTable.ForeignKeys[0].RefTable = CompaniesTable
+	ContactRelationshipsTable.ForeignKeys[0].RefTable = CompaniesTable
 	ContractsTable.ForeignKeys[0].RefTable = CompaniesTable
 	DelegationsTable.ForeignKeys[0].RefTable = CompaniesTable
 	DelegationsTable.ForeignKeys[1].RefTable = UsersTable

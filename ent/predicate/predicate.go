@@ -24,8 +24,17 @@ type Company func(*sql.Selector)
 // Contact is the predicate function for contact builders.
 type Contact func(*sql.Selector)
 
+// ContactActivity is the predicate function for contactactivity builders.
+type ContactActivity func(*sql.Selector)
+
+// ContactFinance is the predicate function for contactfinance builders.
+type ContactFinance func(*sql.Selector)
+
 // ContactPhone is the predicate function for contactphone builders.
 type ContactPhone func(*sql.Selector)
+
+// ContactRelationship is the predicate function for contactrelationship builders.
+type ContactRelationship func(*sql.Selector)
 
 // Contract is the predicate function for contract builders.
 type Contract func(*sql.Selector)

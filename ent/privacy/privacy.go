@@ -255,6 +255,54 @@ func (f ContactMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutatio
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ContactMutation", m)
 }
 
+// The ContactActivityQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type ContactActivityQueryRuleFunc func(context.Context, *ent.ContactActivityQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f ContactActivityQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ContactActivityQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.ContactActivityQuery", q)
+}
+
+// The ContactActivityMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type ContactActivityMutationRuleFunc func(context.Context, *ent.ContactActivityMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f ContactActivityMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.ContactActivityMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ContactActivityMutation", m)
+}
+
+// The ContactFinanceQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type ContactFinanceQueryRuleFunc func(context.Context, *ent.ContactFinanceQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f ContactFinanceQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ContactFinanceQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.ContactFinanceQuery", q)
+}
+
+// The ContactFinanceMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type ContactFinanceMutationRuleFunc func(context.Context, *ent.ContactFinanceMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f ContactFinanceMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.ContactFinanceMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ContactFinanceMutation", m)
+}
+
 // The ContactPhoneQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type ContactPhoneQueryRuleFunc func(context.Context, *ent.ContactPhoneQuery) error
@@ -277,6 +325,30 @@ func (f ContactPhoneMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mu
 		return f(ctx, m)
 	}
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ContactPhoneMutation", m)
+}
+
+// The ContactRelationshipQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type ContactRelationshipQueryRuleFunc func(context.Context, *ent.ContactRelationshipQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f ContactRelationshipQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ContactRelationshipQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.ContactRelationshipQuery", q)
+}
+
+// The ContactRelationshipMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type ContactRelationshipMutationRuleFunc func(context.Context, *ent.ContactRelationshipMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f ContactRelationshipMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.ContactRelationshipMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ContactRelationshipMutation", m)
 }
 
 // The ContractQueryRuleFunc type is an adapter to allow the use of ordinary
@@ -854,7 +926,13 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.ContactQuery:
 		return q.Filter(), nil
+	case *ent.ContactActivityQuery:
+		return q.Filter(), nil
+	case *ent.ContactFinanceQuery:
+		return q.Filter(), nil
 	case *ent.ContactPhoneQuery:
+		return q.Filter(), nil
+	case *ent.ContactRelationshipQuery:
 		return q.Filter(), nil
 	case *ent.ContractQuery:
 		return q.Filter(), nil
@@ -919,7 +997,13 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 		return m.Filter(), nil
 	case *ent.ContactMutation:
 		return m.Filter(), nil
+	case *ent.ContactActivityMutation:
+		return m.Filter(), nil
+	case *ent.ContactFinanceMutation:
+		return m.Filter(), nil
 	case *ent.ContactPhoneMutation:
+		return m.Filter(), nil
+	case *ent.ContactRelationshipMutation:
 		return m.Filter(), nil
 	case *ent.ContractMutation:
 		return m.Filter(), nil

@@ -12,7 +12,10 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/calendartoken"
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
+	"github.com/brokerdesk/brokerdesk/ent/contactactivity"
+	"github.com/brokerdesk/brokerdesk/ent/contactfinance"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
+	"github.com/brokerdesk/brokerdesk/ent/contactrelationship"
 	"github.com/brokerdesk/brokerdesk/ent/contract"
 	"github.com/brokerdesk/brokerdesk/ent/delegation"
 	"github.com/brokerdesk/brokerdesk/ent/event"
@@ -418,6 +421,129 @@ func init() {
 	contactDescID := contactMixinFields0[0].Descriptor()
 	// contact.DefaultID holds the default value on creation for the id field.
 	contact.DefaultID = contactDescID.Default.(func() uuid.UUID)
+	contactactivityMixin := schema.ContactActivity{}.Mixin()
+	contactactivity.Policy = privacy.NewPolicies(contactactivityMixin[1], contactactivityMixin[2], schema.ContactActivity{})
+	contactactivity.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := contactactivity.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	contactactivityMixinHooks1 := contactactivityMixin[1].Hooks()
+	contactactivityMixinHooks4 := contactactivityMixin[4].Hooks()
+	contactactivityMixinHooks5 := contactactivityMixin[5].Hooks()
+
+	contactactivity.Hooks[1] = contactactivityMixinHooks1[0]
+
+	contactactivity.Hooks[2] = contactactivityMixinHooks4[0]
+
+	contactactivity.Hooks[3] = contactactivityMixinHooks5[0]
+	contactactivityMixinFields0 := contactactivityMixin[0].Fields()
+	_ = contactactivityMixinFields0
+	contactactivityMixinFields3 := contactactivityMixin[3].Fields()
+	_ = contactactivityMixinFields3
+	contactactivityMixinFields4 := contactactivityMixin[4].Fields()
+	_ = contactactivityMixinFields4
+	contactactivityFields := schema.ContactActivity{}.Fields()
+	_ = contactactivityFields
+	// contactactivityDescCreatedAt is the schema descriptor for created_at field.
+	contactactivityDescCreatedAt := contactactivityMixinFields3[0].Descriptor()
+	// contactactivity.DefaultCreatedAt holds the default value on creation for the created_at field.
+	contactactivity.DefaultCreatedAt = contactactivityDescCreatedAt.Default.(func() time.Time)
+	// contactactivityDescUpdatedAt is the schema descriptor for updated_at field.
+	contactactivityDescUpdatedAt := contactactivityMixinFields3[1].Descriptor()
+	// contactactivity.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	contactactivity.DefaultUpdatedAt = contactactivityDescUpdatedAt.Default.(func() time.Time)
+	// contactactivity.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	contactactivity.UpdateDefaultUpdatedAt = contactactivityDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// contactactivityDescVersion is the schema descriptor for version field.
+	contactactivityDescVersion := contactactivityMixinFields4[0].Descriptor()
+	// contactactivity.DefaultVersion holds the default value on creation for the version field.
+	contactactivity.DefaultVersion = contactactivityDescVersion.Default.(int64)
+	// contactactivityDescEvent is the schema descriptor for event field.
+	contactactivityDescEvent := contactactivityFields[2].Descriptor()
+	// contactactivity.DefaultEvent holds the default value on creation for the event field.
+	contactactivity.DefaultEvent = contactactivityDescEvent.Default.(string)
+	// contactactivity.EventValidator is a validator for the "event" field. It is called by the builders before save.
+	contactactivity.EventValidator = contactactivityDescEvent.Validators[0].(func(string) error)
+	// contactactivityDescContent is the schema descriptor for content field.
+	contactactivityDescContent := contactactivityFields[3].Descriptor()
+	// contactactivity.DefaultContent holds the default value on creation for the content field.
+	contactactivity.DefaultContent = contactactivityDescContent.Default.(string)
+	// contactactivity.ContentValidator is a validator for the "content" field. It is called by the builders before save.
+	contactactivity.ContentValidator = contactactivityDescContent.Validators[0].(func(string) error)
+	// contactactivityDescOccurredAt is the schema descriptor for occurred_at field.
+	contactactivityDescOccurredAt := contactactivityFields[4].Descriptor()
+	// contactactivity.DefaultOccurredAt holds the default value on creation for the occurred_at field.
+	contactactivity.DefaultOccurredAt = contactactivityDescOccurredAt.Default.(func() time.Time)
+	// contactactivityDescID is the schema descriptor for id field.
+	contactactivityDescID := contactactivityMixinFields0[0].Descriptor()
+	// contactactivity.DefaultID holds the default value on creation for the id field.
+	contactactivity.DefaultID = contactactivityDescID.Default.(func() uuid.UUID)
+	contactfinanceMixin := schema.ContactFinance{}.Mixin()
+	contactfinance.Policy = privacy.NewPolicies(contactfinanceMixin[1], contactfinanceMixin[2], schema.ContactFinance{})
+	contactfinance.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := contactfinance.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	contactfinanceMixinHooks1 := contactfinanceMixin[1].Hooks()
+	contactfinanceMixinHooks4 := contactfinanceMixin[4].Hooks()
+
+	contactfinance.Hooks[1] = contactfinanceMixinHooks1[0]
+
+	contactfinance.Hooks[2] = contactfinanceMixinHooks4[0]
+	contactfinanceMixinFields0 := contactfinanceMixin[0].Fields()
+	_ = contactfinanceMixinFields0
+	contactfinanceMixinFields3 := contactfinanceMixin[3].Fields()
+	_ = contactfinanceMixinFields3
+	contactfinanceMixinFields4 := contactfinanceMixin[4].Fields()
+	_ = contactfinanceMixinFields4
+	contactfinanceFields := schema.ContactFinance{}.Fields()
+	_ = contactfinanceFields
+	// contactfinanceDescCreatedAt is the schema descriptor for created_at field.
+	contactfinanceDescCreatedAt := contactfinanceMixinFields3[0].Descriptor()
+	// contactfinance.DefaultCreatedAt holds the default value on creation for the created_at field.
+	contactfinance.DefaultCreatedAt = contactfinanceDescCreatedAt.Default.(func() time.Time)
+	// contactfinanceDescUpdatedAt is the schema descriptor for updated_at field.
+	contactfinanceDescUpdatedAt := contactfinanceMixinFields3[1].Descriptor()
+	// contactfinance.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	contactfinance.DefaultUpdatedAt = contactfinanceDescUpdatedAt.Default.(func() time.Time)
+	// contactfinance.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	contactfinance.UpdateDefaultUpdatedAt = contactfinanceDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// contactfinanceDescVersion is the schema descriptor for version field.
+	contactfinanceDescVersion := contactfinanceMixinFields4[0].Descriptor()
+	// contactfinance.DefaultVersion holds the default value on creation for the version field.
+	contactfinance.DefaultVersion = contactfinanceDescVersion.Default.(int64)
+	// contactfinanceDescIncome is the schema descriptor for income field.
+	contactfinanceDescIncome := contactfinanceFields[1].Descriptor()
+	// contactfinance.DefaultIncome holds the default value on creation for the income field.
+	contactfinance.DefaultIncome = contactfinanceDescIncome.Default.([]schematype.FinanceItem)
+	// contactfinanceDescExpenses is the schema descriptor for expenses field.
+	contactfinanceDescExpenses := contactfinanceFields[2].Descriptor()
+	// contactfinance.DefaultExpenses holds the default value on creation for the expenses field.
+	contactfinance.DefaultExpenses = contactfinanceDescExpenses.Default.([]schematype.FinanceItem)
+	// contactfinanceDescAssets is the schema descriptor for assets field.
+	contactfinanceDescAssets := contactfinanceFields[3].Descriptor()
+	// contactfinance.DefaultAssets holds the default value on creation for the assets field.
+	contactfinance.DefaultAssets = contactfinanceDescAssets.Default.([]schematype.FinanceItem)
+	// contactfinanceDescLiabilities is the schema descriptor for liabilities field.
+	contactfinanceDescLiabilities := contactfinanceFields[4].Descriptor()
+	// contactfinance.DefaultLiabilities holds the default value on creation for the liabilities field.
+	contactfinance.DefaultLiabilities = contactfinanceDescLiabilities.Default.([]schematype.FinanceItem)
+	// contactfinanceDescRealEstate is the schema descriptor for real_estate field.
+	contactfinanceDescRealEstate := contactfinanceFields[5].Descriptor()
+	// contactfinance.DefaultRealEstate holds the default value on creation for the real_estate field.
+	contactfinance.DefaultRealEstate = contactfinanceDescRealEstate.Default.([]schematype.FinanceItem)
+	// contactfinanceDescID is the schema descriptor for id field.
+	contactfinanceDescID := contactfinanceMixinFields0[0].Descriptor()
+	// contactfinance.DefaultID holds the default value on creation for the id field.
+	contactfinance.DefaultID = contactfinanceDescID.Default.(func() uuid.UUID)
 	contactphoneMixin := schema.ContactPhone{}.Mixin()
 	contactphone.Policy = privacy.NewPolicies(contactphoneMixin[1], contactphoneMixin[2], schema.ContactPhone{})
 	contactphone.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -485,6 +611,45 @@ func init() {
 	contactphoneDescID := contactphoneMixinFields0[0].Descriptor()
 	// contactphone.DefaultID holds the default value on creation for the id field.
 	contactphone.DefaultID = contactphoneDescID.Default.(func() uuid.UUID)
+	contactrelationshipMixin := schema.ContactRelationship{}.Mixin()
+	contactrelationship.Policy = privacy.NewPolicies(contactrelationshipMixin[1], contactrelationshipMixin[2], contactrelationshipMixin[3], schema.ContactRelationship{})
+	contactrelationship.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := contactrelationship.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	contactrelationshipMixinHooks1 := contactrelationshipMixin[1].Hooks()
+
+	contactrelationship.Hooks[1] = contactrelationshipMixinHooks1[0]
+	contactrelationshipMixinFields0 := contactrelationshipMixin[0].Fields()
+	_ = contactrelationshipMixinFields0
+	contactrelationshipMixinFields4 := contactrelationshipMixin[4].Fields()
+	_ = contactrelationshipMixinFields4
+	contactrelationshipFields := schema.ContactRelationship{}.Fields()
+	_ = contactrelationshipFields
+	// contactrelationshipDescCreatedAt is the schema descriptor for created_at field.
+	contactrelationshipDescCreatedAt := contactrelationshipMixinFields4[0].Descriptor()
+	// contactrelationship.DefaultCreatedAt holds the default value on creation for the created_at field.
+	contactrelationship.DefaultCreatedAt = contactrelationshipDescCreatedAt.Default.(func() time.Time)
+	// contactrelationshipDescUpdatedAt is the schema descriptor for updated_at field.
+	contactrelationshipDescUpdatedAt := contactrelationshipMixinFields4[1].Descriptor()
+	// contactrelationship.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	contactrelationship.DefaultUpdatedAt = contactrelationshipDescUpdatedAt.Default.(func() time.Time)
+	// contactrelationship.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	contactrelationship.UpdateDefaultUpdatedAt = contactrelationshipDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// contactrelationshipDescPosition is the schema descriptor for position field.
+	contactrelationshipDescPosition := contactrelationshipFields[3].Descriptor()
+	// contactrelationship.DefaultPosition holds the default value on creation for the position field.
+	contactrelationship.DefaultPosition = contactrelationshipDescPosition.Default.(string)
+	// contactrelationship.PositionValidator is a validator for the "position" field. It is called by the builders before save.
+	contactrelationship.PositionValidator = contactrelationshipDescPosition.Validators[0].(func(string) error)
+	// contactrelationshipDescID is the schema descriptor for id field.
+	contactrelationshipDescID := contactrelationshipMixinFields0[0].Descriptor()
+	// contactrelationship.DefaultID holds the default value on creation for the id field.
+	contactrelationship.DefaultID = contactrelationshipDescID.Default.(func() uuid.UUID)
 	contractMixin := schema.Contract{}.Mixin()
 	contract.Policy = privacy.NewPolicies(contractMixin[1], schema.Contract{})
 	contract.Hooks[0] = func(next ent.Mutator) ent.Mutator {

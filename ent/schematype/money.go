@@ -45,6 +45,15 @@ func (m Money) String() string { return m.d.StringFixed(2) }
 // Add returns m + o, exactly.
 func (m Money) Add(o Money) Money { return Money{d: m.d.Add(o.d)} }
 
+// Sub returns m - o, exactly.
+func (m Money) Sub(o Money) Money { return Money{d: m.d.Sub(o.d)} }
+
+// Sign is -1, 0 or 1 as m is negative, zero or positive.
+func (m Money) Sign() int { return m.d.Sign() }
+
+// Div returns m / n rounded half away from zero to cents (n > 0): a yearly amount as monthly.
+func (m Money) Div(n int64) Money { return Money{d: m.d.DivRound(decimal.NewFromInt(n), 2)} }
+
 // Equal reports whether the amounts are equal.
 func (m Money) Equal(o Money) bool { return m.d.Equal(o.d) }
 

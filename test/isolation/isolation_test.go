@@ -29,7 +29,7 @@ var tenantTables = []string{"users", "external_refs", "events", "event_counters"
 	"leads", "lead_submissions", "lead_stages", "lead_attachments", "contacts", "contact_phones",
 	"webhook_endpoints", "webhook_deliveries", "webhook_cursors", "delegations",
 	"tasks", "task_comments", "appointments", "appointment_exceptions", "calendar_tokens",
-	"contracts", "portfolio_transfers"}
+	"contracts", "portfolio_transfers", "contact_relationships", "contact_finances", "contact_activities"}
 
 // rawRoutes mounts test-only routes that run raw SQL inside the request's pinned transaction,
 // below the ent privacy layer.

@@ -1,0 +1,92 @@
+package contactsub
+
+import (
+	"testing"
+
+	"github.com/brokerdesk/brokerdesk/test/apitest"
+)
+
+type finance struct {
+	Income []struct {
+		Type     string `json:"type"`
+		Amount   string `json:"amount"`
+		Interval string `json:"interval"`
+	} `json:"income"`
+	Assets      []any             `json:"assets"`
+	Liabilities []any             `json:"liabilities"`
+	Totals      map[string]string `json:"totals"`
+	UpdatedAt   *string           `json:"updatedAt"`
+}
+
+func TestContactSub_Finance(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a, b := env.NewCompany(t), env.NewCompany(t)
+	ada := insertContact(t, env, a.ID, "private", "Lovelace", nil)
+	firm := insertContact(t, env, a.ID, "business", "Engines GmbH", nil)
+	path := "/contacts/" + ada + "/finance"
+
+	var empty finance
+	r := must(t, do(t, env, "GET", path, a.Secret, nil), 200)
+	r.Decode(t, &empty)
+	if empty.UpdatedAt != nil || empty.Totals["netWorth"] != "0.00" || len(empty.Income) != 0 || r.Header.Get("ETag") != "" {
+		t.Errorf("finances before the first write: %s", r.Body)
+	}
+	body := map[string]any{
+		"income": []map[string]any{
+			{"type": "salary", "amount": "3000", "description": "Netto"},
+			{"type": "other", "amount": "1200.00", "interval": "yearly"},
+			{"type": "rental", "amount": "100.01", "interval": "quarterly"},
+		},
+		"expenses":    []map[string]any{{"type": "rent", "amount": "1100.50"}},
+		"assets":      []map[string]any{{"type": "securities", "amount": "25000"}},
+		"liabilities": []map[string]any{{"type": "mortgage", "amount": "180000", "monthlyPayment": "950"}},
+		"realEstate":  []map[string]any{{"type": "owner_occupied", "amount": "400000"}},
+	}
+	var f finance
+	r = must(t, do(t, env, "PUT", path, a.Secret, body), 200)
+	r.Decode(t, &f)
+	etag := r.Header.Get("ETag")
+	want := map[string]string{"monthlyIncome": "3133.34", "monthlyExpenses": "1100.50", "monthlyLiabilityPayments": "950.00",
+		"monthlySurplus": "1082.84", "assets": "25000.00", "realEstate": "400000.00", "liabilities": "180000.00", "netWorth": "245000.00"}
+	for k, v := range want {
+		if f.Totals[k] != v {
+			t.Errorf("totals.%s = %q, want %q", k, f.Totals[k], v)
+		}
+	}
+	if f.Income[0].Interval != "monthly" || f.Income[0].Amount != "3000.00" {
+		t.Errorf("income[0] %+v: want interval monthly, amount 3000.00", f.Income[0])
+	}
+	// Present lists replace, omitted lists stay, empty lists clear.
+	r = must(t, do(t, env, "PUT", path, a.Secret, map[string]any{"assets": []any{}}), 200)
+	r.Decode(t, &f)
+	if len(f.Income) != 3 || len(f.Assets) != 0 || len(f.Liabilities) != 1 || f.Totals["netWorth"] != "220000.00" {
+		t.Errorf("after clearing assets: %s", r.Body)
+	}
+	env.Run(t, []apitest.Case{
+		{Name: "business contact reads", Key: a.Secret, Path: "/contacts/" + firm + "/finance", Status: 422, Problem: ""},
+		{Name: "business contact writes", Key: a.Secret, Method: "PUT", Path: "/contacts/" + firm + "/finance", Body: map[string]any{}, Status: 422},
+		{Name: "negative amount", Key: a.Secret, Method: "PUT", Path: path,
+			Body: map[string]any{"income": []map[string]any{{"type": "salary", "amount": "-1"}}}, Status: 422},
+		{Name: "type of another list", Key: a.Secret, Method: "PUT", Path: path,
+			Body: map[string]any{"income": []map[string]any{{"type": "mortgage", "amount": "1"}}}, Status: 422},
+		{Name: "interval on an asset", Key: a.Secret, Method: "PUT", Path: path,
+			Body: map[string]any{"assets": []map[string]any{{"type": "cash", "amount": "1", "interval": "monthly"}}}, Status: 422},
+		{Name: "monthly payment on income", Key: a.Secret, Method: "PUT", Path: path,
+			Body: map[string]any{"income": []map[string]any{{"type": "salary", "amount": "1", "monthlyPayment": "1"}}}, Status: 422},
+		{Name: "three fraction digits", Key: a.Secret, Method: "PUT", Path: path,
+			Body: map[string]any{"income": []map[string]any{{"type": "salary", "amount": "1.001"}}}, Status: 422},
+		{Name: "amount as a number", Key: a.Secret, Method: "PUT", Path: path,
+			Body: map[string]any{"income": []map[string]any{{"type": "salary", "amount": 1}}}, Status: 422},
+		{Name: "stale If-Match", Key: a.Secret, Method: "PUT", Path: path, Header: map[string]string{"If-Match": `"1"`},
+			Body: map[string]any{"assets": []any{}}, Status: 412, Problem: "etag_mismatch"},
+		{Name: "If-Match of an older version", Key: a.Secret, Method: "PUT", Path: path, Header: map[string]string{"If-Match": etag},
+			Body: map[string]any{}, Status: 412},
+		{Name: "other company reads", Key: b.Secret, Path: path, Status: 404},
+		{Name: "other company writes", Key: b.Secret, Method: "PUT", Path: path, Body: map[string]any{"assets": []any{}}, Status: 404},
+		{Name: "unknown contact", Key: a.Secret, Path: "/contacts/" + a.ID.String() + "/finance", Status: 404},
+	})
+	if n := count(t, env, a.ID, `SELECT count(*) FROM contact_finances WHERE contact_id = $1 AND jsonb_array_length(income) = 3`, ada); n != 1 {
+		t.Errorf("a refused PUT changed the finances")
+	}
+}
