@@ -65,6 +65,11 @@ var appPrivileges = map[string]string{
 	"public.contracts":           "DELETE,INSERT,SELECT,UPDATE",
 	"public.insurers":            "SELECT",
 	"public.portfolio_transfers": "INSERT,SELECT,UPDATE",
+	// contact sub-resources (issue 8): relationships and notes are deleted by the API; the
+	// household finance is replaced by PUT
+	"public.contact_relationships": "DELETE,INSERT,SELECT,UPDATE",
+	"public.contact_finances":      "DELETE,INSERT,SELECT,UPDATE",
+	"public.contact_activities":    "DELETE,INSERT,SELECT,UPDATE",
 	// the job queue (river) works its rows; no DDL, not its migration bookkeeping
 	"river.river_job":                 "DELETE,INSERT,SELECT,UPDATE",
 	"river.river_job_id_seq":          "USAGE",
