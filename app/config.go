@@ -4,6 +4,7 @@ package app
 import (
 	"crypto/rand"
 	"fmt"
+	"github.com/brokerdesk/brokerdesk/app/datakeys"
 	"net/url"
 	"strconv"
 	"time"
@@ -41,6 +42,9 @@ type Config struct {
 	// WebhookSecretKeysDerived: WEBHOOK_SECRET_KEYS was unset, the key comes from APP_SECRET.
 	WebhookSecretKeysDerived bool
 	Jobs                     jobs.Config
+	// DataKeys seal the sensitive contact groups at rest (DATA_KEYS "kid:base64key,...", the
+	// first seals). Unset: one key derived from APP_SECRET with the id "app".
+	DataKeys *datakeys.Keyring
 }
 
 // LoadConfig reads every variable once, with its default. README.md lists them.
@@ -83,6 +87,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	if err := loadJobs(&cfg, env); err != nil {
 		return cfg, err
+	}
+	if cfg.DataKeys, err = datakeys.FromConfig(getenv("DATA_KEYS"), cfg.Secret); err != nil {
+		return cfg, fmt.Errorf("DATA_KEYS: %w", err)
 	}
 	cfg.AppDatabaseURL = getenv("APP_DATABASE_URL")
 	if cfg.AppDatabaseURL == "" && cfg.DatabaseURL != "" {

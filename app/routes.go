@@ -46,7 +46,9 @@ func (s *Server) routes(pager *httpx.Pager, o options) {
 	delegations.NewHandler(delegations.NewService(o.now)).Mount(api)
 	events.NewHandler(pager, policy.Default()).Mount(api)
 	intake.NewHandler(auth, s.limits.Intake, intake.NewService(events.NewService(), o.now)).Mount(s.App, v1)
-	leads.NewHandler(leads.NewService(events.NewService(), contacts.NewService(events.NewService()), o.now), pager, idem.Middleware()).Mount(api)
+	contactSvc := contacts.NewService(events.NewService(), s.dataKeys, o.now)
+	contacts.NewHandler(contactSvc, pager, idem.Middleware()).Mount(api)
+	leads.NewHandler(leads.NewService(events.NewService(), contactSvc, o.now), pager, idem.Middleware()).Mount(api)
 	webhooks.NewHandler(s.hooks.Service(), pager, idem.Middleware()).Mount(api)
 	if o.testRoutes != nil {
 		o.testRoutes(v1, Middleware{Auth: auth.Secret(), RateLimit: s.limits.API.Middleware(ratelimit.CredentialKey),

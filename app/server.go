@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/brokerdesk/brokerdesk/app/datakeys"
 	"net"
 	"time"
 
@@ -48,6 +49,8 @@ type Server struct {
 	jobsCfg   jobs.Config
 	hooks     *webhooks.Module
 	stopRelay func()
+	// dataKeys seal the sensitive contact groups (DATA_KEYS).
+	dataKeys *datakeys.Keyring
 }
 
 // Option changes how NewServer builds the server.
@@ -125,7 +128,8 @@ func NewServer(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Opti
 		sidePool.Close()
 		return nil, fmt.Errorf("REDIS_URL: %w", err)
 	}
-	s := &Server{pool: pool, client: client, sidePool: sidePool, side: side, limits: limits, log: log, jobsCfg: cfg.Jobs}
+	s := &Server{pool: pool, client: client, sidePool: sidePool, side: side, limits: limits, log: log, jobsCfg: cfg.Jobs,
+		dataKeys: cfg.DataKeys}
 	if err := s.newJobs(ctx, cfg, pcfg, o); err != nil {
 		s.Close()
 		return nil, err

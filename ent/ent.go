@@ -16,6 +16,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
+	"github.com/brokerdesk/brokerdesk/ent/customfielddefinition"
 	"github.com/brokerdesk/brokerdesk/ent/delegation"
 	"github.com/brokerdesk/brokerdesk/ent/event"
 	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
@@ -90,24 +91,25 @@ var (
 func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
-			apikey.Table:          apikey.ValidColumn,
-			company.Table:         company.ValidColumn,
-			contact.Table:         contact.ValidColumn,
-			contactphone.Table:    contactphone.ValidColumn,
-			delegation.Table:      delegation.ValidColumn,
-			event.Table:           event.ValidColumn,
-			eventcounter.Table:    eventcounter.ValidColumn,
-			externalref.Table:     externalref.ValidColumn,
-			idempotencykey.Table:  idempotencykey.ValidColumn,
-			jobrun.Table:          jobrun.ValidColumn,
-			lead.Table:            lead.ValidColumn,
-			leadattachment.Table:  leadattachment.ValidColumn,
-			leadstage.Table:       leadstage.ValidColumn,
-			leadsubmission.Table:  leadsubmission.ValidColumn,
-			user.Table:            user.ValidColumn,
-			webhookcursor.Table:   webhookcursor.ValidColumn,
-			webhookdelivery.Table: webhookdelivery.ValidColumn,
-			webhookendpoint.Table: webhookendpoint.ValidColumn,
+			apikey.Table:                apikey.ValidColumn,
+			company.Table:               company.ValidColumn,
+			contact.Table:               contact.ValidColumn,
+			contactphone.Table:          contactphone.ValidColumn,
+			customfielddefinition.Table: customfielddefinition.ValidColumn,
+			delegation.Table:            delegation.ValidColumn,
+			event.Table:                 event.ValidColumn,
+			eventcounter.Table:          eventcounter.ValidColumn,
+			externalref.Table:           externalref.ValidColumn,
+			idempotencykey.Table:        idempotencykey.ValidColumn,
+			jobrun.Table:                jobrun.ValidColumn,
+			lead.Table:                  lead.ValidColumn,
+			leadattachment.Table:        leadattachment.ValidColumn,
+			leadstage.Table:             leadstage.ValidColumn,
+			leadsubmission.Table:        leadsubmission.ValidColumn,
+			user.Table:                  user.ValidColumn,
+			webhookcursor.Table:         webhookcursor.ValidColumn,
+			webhookdelivery.Table:       webhookdelivery.ValidColumn,
+			webhookendpoint.Table:       webhookendpoint.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

@@ -7,6 +7,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
+	"github.com/brokerdesk/brokerdesk/ent/customfielddefinition"
 	"github.com/brokerdesk/brokerdesk/ent/delegation"
 	"github.com/brokerdesk/brokerdesk/ent/event"
 	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
@@ -31,7 +32,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 18)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 19)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -104,6 +105,13 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contact.FieldEmail:              {Type: field.TypeString, Column: contact.FieldEmail},
 			contact.FieldEmailKey:           {Type: field.TypeString, Column: contact.FieldEmailKey},
 			contact.FieldOwnerID:            {Type: field.TypeUUID, Column: contact.FieldOwnerID},
+			contact.FieldTags:               {Type: field.TypeJSON, Column: contact.FieldTags},
+			contact.FieldLabels:             {Type: field.TypeJSON, Column: contact.FieldLabels},
+			contact.FieldCustomFields:       {Type: field.TypeJSON, Column: contact.FieldCustomFields},
+			contact.FieldGroups:             {Type: field.TypeJSON, Column: contact.FieldGroups},
+			contact.FieldSensitive:          {Type: field.TypeJSON, Column: contact.FieldSensitive},
+			contact.FieldSearchText:         {Type: field.TypeString, Column: contact.FieldSearchText},
+			contact.FieldSortName:           {Type: field.TypeString, Column: contact.FieldSortName},
 		},
 	}
 	graph.Nodes[3] = &sqlgraph.Node{
@@ -129,6 +137,27 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[4] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   customfielddefinition.Table,
+			Columns: customfielddefinition.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: customfielddefinition.FieldID,
+			},
+		},
+		Type: "CustomFieldDefinition",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			customfielddefinition.FieldCompanyID: {Type: field.TypeUUID, Column: customfielddefinition.FieldCompanyID},
+			customfielddefinition.FieldCreatedAt: {Type: field.TypeTime, Column: customfielddefinition.FieldCreatedAt},
+			customfielddefinition.FieldUpdatedAt: {Type: field.TypeTime, Column: customfielddefinition.FieldUpdatedAt},
+			customfielddefinition.FieldKey:       {Type: field.TypeString, Column: customfielddefinition.FieldKey},
+			customfielddefinition.FieldLabel:     {Type: field.TypeString, Column: customfielddefinition.FieldLabel},
+			customfielddefinition.FieldDataType:  {Type: field.TypeEnum, Column: customfielddefinition.FieldDataType},
+			customfielddefinition.FieldOptions:   {Type: field.TypeJSON, Column: customfielddefinition.FieldOptions},
+			customfielddefinition.FieldPosition:  {Type: field.TypeInt, Column: customfielddefinition.FieldPosition},
+		},
+	}
+	graph.Nodes[5] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   delegation.Table,
 			Columns: delegation.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -145,7 +174,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			delegation.FieldCreatedAt:   {Type: field.TypeTime, Column: delegation.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[5] = &sqlgraph.Node{
+	graph.Nodes[6] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   event.Table,
 			Columns: event.Columns,
@@ -167,7 +196,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			event.FieldUserScoped: {Type: field.TypeBool, Column: event.FieldUserScoped},
 		},
 	}
-	graph.Nodes[6] = &sqlgraph.Node{
+	graph.Nodes[7] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   eventcounter.Table,
 			Columns: eventcounter.Columns,
@@ -182,7 +211,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			eventcounter.FieldLastSeq:   {Type: field.TypeInt64, Column: eventcounter.FieldLastSeq},
 		},
 	}
-	graph.Nodes[7] = &sqlgraph.Node{
+	graph.Nodes[8] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   externalref.Table,
 			Columns: externalref.Columns,
@@ -200,7 +229,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			externalref.FieldExternalID: {Type: field.TypeString, Column: externalref.FieldExternalID},
 		},
 	}
-	graph.Nodes[8] = &sqlgraph.Node{
+	graph.Nodes[9] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   idempotencykey.Table,
 			Columns: idempotencykey.Columns,
@@ -226,7 +255,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			idempotencykey.FieldExpiresAt:       {Type: field.TypeTime, Column: idempotencykey.FieldExpiresAt},
 		},
 	}
-	graph.Nodes[9] = &sqlgraph.Node{
+	graph.Nodes[10] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   jobrun.Table,
 			Columns: jobrun.Columns,
@@ -240,7 +269,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			jobrun.FieldLastRunAt: {Type: field.TypeTime, Column: jobrun.FieldLastRunAt},
 		},
 	}
-	graph.Nodes[10] = &sqlgraph.Node{
+	graph.Nodes[11] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   lead.Table,
 			Columns: lead.Columns,
@@ -276,7 +305,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			lead.FieldOrigin:             {Type: field.TypeEnum, Column: lead.FieldOrigin},
 		},
 	}
-	graph.Nodes[11] = &sqlgraph.Node{
+	graph.Nodes[12] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadattachment.Table,
 			Columns: leadattachment.Columns,
@@ -297,7 +326,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadattachment.FieldCreatedAt:   {Type: field.TypeTime, Column: leadattachment.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[12] = &sqlgraph.Node{
+	graph.Nodes[13] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadstage.Table,
 			Columns: leadstage.Columns,
@@ -318,7 +347,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadstage.FieldIsFinal:   {Type: field.TypeBool, Column: leadstage.FieldIsFinal},
 		},
 	}
-	graph.Nodes[13] = &sqlgraph.Node{
+	graph.Nodes[14] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadsubmission.Table,
 			Columns: leadsubmission.Columns,
@@ -338,7 +367,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadsubmission.FieldPayload:      {Type: field.TypeJSON, Column: leadsubmission.FieldPayload},
 		},
 	}
-	graph.Nodes[14] = &sqlgraph.Node{
+	graph.Nodes[15] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   user.Table,
 			Columns: user.Columns,
@@ -361,7 +390,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			user.FieldRole:               {Type: field.TypeEnum, Column: user.FieldRole},
 		},
 	}
-	graph.Nodes[15] = &sqlgraph.Node{
+	graph.Nodes[16] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookcursor.Table,
 			Columns: webhookcursor.Columns,
@@ -377,7 +406,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookcursor.FieldUpdatedAt:     {Type: field.TypeTime, Column: webhookcursor.FieldUpdatedAt},
 		},
 	}
-	graph.Nodes[16] = &sqlgraph.Node{
+	graph.Nodes[17] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -404,7 +433,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldNextAttemptAt: {Type: field.TypeTime, Column: webhookdelivery.FieldNextAttemptAt},
 		},
 	}
-	graph.Nodes[17] = &sqlgraph.Node{
+	graph.Nodes[18] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookendpoint.Table,
 			Columns: webhookendpoint.Columns,
@@ -490,6 +519,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 			Bidi:    false,
 		},
 		"ContactPhone",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   customfielddefinition.CompanyTable,
+			Columns: []string{customfielddefinition.CompanyColumn},
+			Bidi:    false,
+		},
+		"CustomFieldDefinition",
 		"Company",
 	)
 	graph.MustAddE(
@@ -1018,6 +1059,41 @@ func (f *ContactFilter) WhereOwnerID(p entql.ValueP) {
 	f.Where(p.Field(contact.FieldOwnerID))
 }
 
+// WhereTags applies the entql json.RawMessage predicate on the tags field.
+func (f *ContactFilter) WhereTags(p entql.BytesP) {
+	f.Where(p.Field(contact.FieldTags))
+}
+
+// WhereLabels applies the entql json.RawMessage predicate on the labels field.
+func (f *ContactFilter) WhereLabels(p entql.BytesP) {
+	f.Where(p.Field(contact.FieldLabels))
+}
+
+// WhereCustomFields applies the entql json.RawMessage predicate on the custom_fields field.
+func (f *ContactFilter) WhereCustomFields(p entql.BytesP) {
+	f.Where(p.Field(contact.FieldCustomFields))
+}
+
+// WhereGroups applies the entql json.RawMessage predicate on the groups field.
+func (f *ContactFilter) WhereGroups(p entql.BytesP) {
+	f.Where(p.Field(contact.FieldGroups))
+}
+
+// WhereSensitive applies the entql json.RawMessage predicate on the sensitive field.
+func (f *ContactFilter) WhereSensitive(p entql.BytesP) {
+	f.Where(p.Field(contact.FieldSensitive))
+}
+
+// WhereSearchText applies the entql string predicate on the search_text field.
+func (f *ContactFilter) WhereSearchText(p entql.StringP) {
+	f.Where(p.Field(contact.FieldSearchText))
+}
+
+// WhereSortName applies the entql string predicate on the sort_name field.
+func (f *ContactFilter) WhereSortName(p entql.StringP) {
+	f.Where(p.Field(contact.FieldSortName))
+}
+
 // WhereHasCompany applies a predicate to check if query has an edge company.
 func (f *ContactFilter) WhereHasCompany() {
 	f.Where(entql.HasEdge("company"))
@@ -1127,6 +1203,100 @@ func (f *ContactPhoneFilter) WhereHasCompanyWith(preds ...predicate.Company) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *CustomFieldDefinitionQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the CustomFieldDefinitionQuery builder.
+func (_q *CustomFieldDefinitionQuery) Filter() *CustomFieldDefinitionFilter {
+	return &CustomFieldDefinitionFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *CustomFieldDefinitionMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the CustomFieldDefinitionMutation builder.
+func (m *CustomFieldDefinitionMutation) Filter() *CustomFieldDefinitionFilter {
+	return &CustomFieldDefinitionFilter{config: m.config, predicateAdder: m}
+}
+
+// CustomFieldDefinitionFilter provides a generic filtering capability at runtime for CustomFieldDefinitionQuery.
+type CustomFieldDefinitionFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *CustomFieldDefinitionFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *CustomFieldDefinitionFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(customfielddefinition.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *CustomFieldDefinitionFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(customfielddefinition.FieldCompanyID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *CustomFieldDefinitionFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(customfielddefinition.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *CustomFieldDefinitionFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(customfielddefinition.FieldUpdatedAt))
+}
+
+// WhereKey applies the entql string predicate on the key field.
+func (f *CustomFieldDefinitionFilter) WhereKey(p entql.StringP) {
+	f.Where(p.Field(customfielddefinition.FieldKey))
+}
+
+// WhereLabel applies the entql string predicate on the label field.
+func (f *CustomFieldDefinitionFilter) WhereLabel(p entql.StringP) {
+	f.Where(p.Field(customfielddefinition.FieldLabel))
+}
+
+// WhereDataType applies the entql string predicate on the data_type field.
+func (f *CustomFieldDefinitionFilter) WhereDataType(p entql.StringP) {
+	f.Where(p.Field(customfielddefinition.FieldDataType))
+}
+
+// WhereOptions applies the entql json.RawMessage predicate on the options field.
+func (f *CustomFieldDefinitionFilter) WhereOptions(p entql.BytesP) {
+	f.Where(p.Field(customfielddefinition.FieldOptions))
+}
+
+// WherePosition applies the entql int predicate on the position field.
+func (f *CustomFieldDefinitionFilter) WherePosition(p entql.IntP) {
+	f.Where(p.Field(customfielddefinition.FieldPosition))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *CustomFieldDefinitionFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *CustomFieldDefinitionFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *DelegationQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -1155,7 +1325,7 @@ type DelegationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *DelegationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1262,7 +1432,7 @@ type EventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1361,7 +1531,7 @@ type EventCounterFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EventCounterFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1425,7 +1595,7 @@ type ExternalRefFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ExternalRefFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1504,7 +1674,7 @@ type IdempotencyKeyFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *IdempotencyKeyFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1623,7 +1793,7 @@ type JobRunFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *JobRunFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1668,7 +1838,7 @@ type LeadFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1837,7 +2007,7 @@ type LeadAttachmentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadAttachmentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1931,7 +2101,7 @@ type LeadStageFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadStageFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2025,7 +2195,7 @@ type LeadSubmissionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadSubmissionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2114,7 +2284,7 @@ type UserFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UserFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2218,7 +2388,7 @@ type WebhookCursorFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookCursorFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2287,7 +2457,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2411,7 +2581,7 @@ type WebhookEndpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookEndpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

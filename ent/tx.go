@@ -22,6 +22,8 @@ type Tx struct {
 	Contact *ContactClient
 	// ContactPhone is the client for interacting with the ContactPhone builders.
 	ContactPhone *ContactPhoneClient
+	// CustomFieldDefinition is the client for interacting with the CustomFieldDefinition builders.
+	CustomFieldDefinition *CustomFieldDefinitionClient
 	// Delegation is the client for interacting with the Delegation builders.
 	Delegation *DelegationClient
 	// Event is the client for interacting with the Event builders.
@@ -185,6 +187,7 @@ func (tx *Tx) init() {
 	tx.Company = NewCompanyClient(tx.config)
 	tx.Contact = NewContactClient(tx.config)
 	tx.ContactPhone = NewContactPhoneClient(tx.config)
+	tx.CustomFieldDefinition = NewCustomFieldDefinitionClient(tx.config)
 	tx.Delegation = NewDelegationClient(tx.config)
 	tx.Event = NewEventClient(tx.config)
 	tx.EventCounter = NewEventCounterClient(tx.config)

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/brokerdesk/brokerdesk/app/datakeys"
 
 	"github.com/brokerdesk/brokerdesk/app/errs"
 	"github.com/brokerdesk/brokerdesk/app/events"
@@ -18,10 +21,16 @@ import (
 )
 
 // Service creates, reads, matches and merges contacts of the company pinned in ctx.
-type Service struct{ events *events.Service }
+type Service struct {
+	events *events.Service
+	keys   *datakeys.Keyring
+	now    func() time.Time
+}
 
-// NewService returns the service.
-func NewService(ev *events.Service) *Service { return &Service{events: ev} }
+// NewService returns the service. keys seal the sensitive groups; now is the clock.
+func NewService(ev *events.Service, keys *datakeys.Keyring, now func() time.Time) *Service {
+	return &Service{events: ev, keys: keys, now: now}
+}
 
 // Phone is a phone number to store; Type is one of PhoneTypes.
 type Phone struct {
@@ -55,6 +64,8 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (View, error) {
 	if in.Email != nil {
 		q.SetEmail(strings.TrimSpace(*in.Email)).SetEmailKey(EmailKey(*in.Email))
 	}
+	q.SetSearchText(searchText(in.FirstName, in.LastName, in.CompanyName, deref(in.Email), nil, nil)).
+		SetSortName(sortName(in.Type, in.FirstName, in.LastName, in.CompanyName))
 	c, err := q.Save(ctx)
 	if err != nil {
 		return View{}, fmt.Errorf("create contact: %w", err)
@@ -164,6 +175,23 @@ func (s *Service) Merge(ctx context.Context, c *ent.Contact, phones []*ent.Conta
 	all, err := s.addPhones(ctx, c.ID, phones, in.Phones)
 	if err != nil {
 		return View{}, err
+	}
+	if changed {
+		first, last, company, email := c.FirstName, c.LastName, c.CompanyName, deref(c.Email)
+		if v, ok := u.Mutation().FirstName(); ok {
+			first = v
+		}
+		if v, ok := u.Mutation().LastName(); ok {
+			last = v
+		}
+		if v, ok := u.Mutation().CompanyName(); ok {
+			company = v
+		}
+		if v, ok := u.Mutation().Email(); ok {
+			email = v
+		}
+		u.SetSearchText(searchText(first, last, company, email, c.Groups, c.Tags)).
+			SetSortName(sortName(string(c.Type), first, last, company))
 	}
 	if changed || len(all) != len(phones) {
 		// A new phone changes the contact too: its version (ETag) and updatedAt move.

@@ -27,8 +27,9 @@ type Type struct {
 // list GET /event-types serves cannot fall behind.
 var Types = []Type{
 	{"company.updated", "The company's data or licensed features changed; data is the Company.", "company:read"},
-	{"contact.created", "A contact was created (also by converting a lead); data is the Contact.", "contacts:read"},
-	{"contact.updated", "A contact changed (also by converting a lead into it); data is the Contact.", "contacts:read"},
+	{"contact.created", "A contact was created (also by converting a lead); data is the Contact (without sensitive groups).", "contacts:read"},
+	{"contact.deleted", "A contact was deleted with everything of it; data is the Contact as it was (without sensitive groups).", "contacts:read"},
+	{"contact.updated", "A contact changed (also by converting a lead into it); data is the Contact (without sensitive groups).", "contacts:read"},
 	{"lead.converted", "A lead was converted into a contact; data is the Lead.", "leads:read"},
 	{"lead.created", "A lead was created (intake, API or external upsert); data is the Lead.", "leads:read"},
 	{"lead.deleted", "A lead was deleted; data is the Lead as it was.", "leads:read"},

@@ -27,19 +27,67 @@ func BeforeCreated(after []string) (func(*entsql.Selector), error) {
 }
 
 func createdPredicate(after []string, cmp func([]string, ...any) *entsql.Predicate) (func(*entsql.Selector), error) {
+	return Keyset{Column: "created_at", Time: true}.predicate(after, cmp)
+}
+
+// Keyset is the order of a list by (Column, id), ascending or Desc, for lists with more than
+// one sort (GET /contacts?sort=): Key is a row's cursor key, After the predicate that continues
+// past it, Order the ORDER BY. Time says Column holds timestamps (else text).
+type Keyset struct {
+	Column string
+	Desc   bool
+	Time   bool
+}
+
+// Key is the cursor key of a row whose Column holds v (a time.Time or a string).
+func (k Keyset) Key(v any, id uuid.UUID) []string {
+	if t, ok := v.(time.Time); ok {
+		return CreatedKey(t, id)
+	}
+	return []string{v.(string), id.String()}
+}
+
+// After is the keyset predicate past the cursor key after (nil for a first page).
+func (k Keyset) After(after []string) (func(*entsql.Selector), error) {
+	if k.Desc {
+		return k.predicate(after, entsql.CompositeLT)
+	}
+	return k.predicate(after, entsql.CompositeGT)
+}
+
+// Order orders a query by (Column, id) in the keyset's direction.
+func (k Keyset) Order() func(*entsql.Selector) {
+	return func(s *entsql.Selector) {
+		if k.Desc {
+			s.OrderBy(entsql.Desc(s.C(k.Column)), entsql.Desc(s.C("id")))
+		} else {
+			s.OrderBy(entsql.Asc(s.C(k.Column)), entsql.Asc(s.C("id")))
+		}
+	}
+}
+
+func (k Keyset) predicate(after []string, cmp func([]string, ...any) *entsql.Predicate) (func(*entsql.Selector), error) {
 	if len(after) == 0 {
 		return nil, nil
 	}
+	bad := errs.InvalidField("cursor", "invalid_cursor", "is not a cursor of this list")
 	if len(after) != 2 {
-		return nil, errs.InvalidField("cursor", "invalid_cursor", "is not a cursor of this list")
+		return nil, bad
 	}
-	t, terr := time.Parse(time.RFC3339Nano, after[0])
-	id, ierr := uuid.Parse(after[1])
-	if terr != nil || ierr != nil {
-		return nil, errs.InvalidField("cursor", "invalid_cursor", "is not a cursor of this list")
+	id, err := uuid.Parse(after[1])
+	if err != nil {
+		return nil, bad
+	}
+	var v any = after[0]
+	if k.Time {
+		t, err := time.Parse(time.RFC3339Nano, after[0])
+		if err != nil {
+			return nil, bad
+		}
+		v = t
 	}
 	return func(s *entsql.Selector) {
-		s.Where(cmp([]string{s.C("created_at"), s.C("id")}, t, id))
+		s.Where(cmp([]string{s.C(k.Column), s.C("id")}, v, id))
 	}, nil
 }
 

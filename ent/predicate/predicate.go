@@ -18,6 +18,9 @@ type Contact func(*sql.Selector)
 // ContactPhone is the predicate function for contactphone builders.
 type ContactPhone func(*sql.Selector)
 
+// CustomFieldDefinition is the predicate function for customfielddefinition builders.
+type CustomFieldDefinition func(*sql.Selector)
+
 // Delegation is the predicate function for delegation builders.
 type Delegation func(*sql.Selector)
 

@@ -42,3 +42,14 @@ type LeadRules struct {
 
 // DefaultLeadRules match by e-mail and by phone.
 func DefaultLeadRules() LeadRules { return LeadRules{MatchEmail: true, MatchPhone: true} }
+
+// Sealed is one value encrypted at rest with AES-GCM (app/datakeys): the id of the key that
+// sealed it beside the ciphertext (nonce first), so keys can rotate value by value.
+type Sealed struct {
+	KeyID string `json:"kid"`
+	Data  []byte `json:"ct"`
+}
+
+// ContactGroups are the non-sensitive field groups of a contact by group name, each a map of
+// field key to value as the catalog (GET /contact-fields) types it.
+type ContactGroups map[string]map[string]any
