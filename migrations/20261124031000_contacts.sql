@@ -2,6 +2,8 @@
 -- (edited: the jsonb columns got defaults so that existing contacts take them)
 -- modify "contacts" table
 ALTER TABLE "contacts" ADD COLUMN "tags" jsonb NOT NULL DEFAULT '[]', ADD COLUMN "labels" jsonb NOT NULL DEFAULT '[]', ADD COLUMN "custom_fields" jsonb NOT NULL DEFAULT '{}', ADD COLUMN "groups" jsonb NOT NULL DEFAULT '{}', ADD COLUMN "sensitive" jsonb NOT NULL DEFAULT '{}', ADD COLUMN "search_text" text NOT NULL DEFAULT '', ADD COLUMN "sort_name" character varying NOT NULL DEFAULT '';
+-- (edited) the defaults filled existing rows; ent writes every value itself
+ALTER TABLE "contacts" ALTER COLUMN "tags" DROP DEFAULT, ALTER COLUMN "labels" DROP DEFAULT, ALTER COLUMN "custom_fields" DROP DEFAULT, ALTER COLUMN "groups" DROP DEFAULT, ALTER COLUMN "sensitive" DROP DEFAULT;
 -- create index "contact_company_id_sort_name_id" to table: "contacts"
 CREATE INDEX "contact_company_id_sort_name_id" ON "contacts" ("company_id", "sort_name", "id");
 -- create index "contact_company_id_updated_at_id" to table: "contacts"

@@ -359,9 +359,11 @@ func (s *Service) CreateDoc(ctx context.Context, d Doc) (*ent.Contact, []*ent.Co
 // and records nothing. A new owner may make the contact invisible to the caller: allowed, and
 // the answer still shows it.
 func (s *Service) Update(ctx context.Context, c *ent.Contact, phones []*ent.ContactPhone, d Doc) (*ent.Contact, error) {
+	if d.Type != string(c.Type) {
+		return nil, errs.InvalidField("type", "immutable", "the type of a contact cannot change")
+	}
 	var v errs.Invalid
 	groups := d.check(&v, false, s.now())
-	v.Check("type", d.Type == string(c.Type), "immutable", "the type of a contact cannot change")
 	if err := v.Err(); err != nil {
 		return nil, err
 	}

@@ -29,7 +29,9 @@ var (
 	reDecimal = regexp.MustCompile(`^-?[0-9]{1,12}(\.[0-9]{1,2})?$`)
 )
 
-func compact(s string) string { return strings.ToUpper(strings.ReplaceAll(strings.TrimSpace(s), " ", "")) }
+func compact(s string) string {
+	return strings.ToUpper(strings.ReplaceAll(strings.TrimSpace(s), " ", ""))
+}
 
 // ValidIBAN checks an IBAN (spaces allowed): shape, the country's length and the ISO 7064
 // MOD 97-10 checksum.
