@@ -108,9 +108,15 @@ func FromConfig(list string, appSecret []byte) (*Keyring, error) {
 	if strings.TrimSpace(list) != "" {
 		return Parse(list)
 	}
+	return Parse(Derived(appSecret))
+}
+
+// Derived is the DATA_KEYS entry ("app:base64key") derived from the APP_SECRET, which is used
+// when DATA_KEYS is unset; list it behind a new key to rotate away from it.
+func Derived(appSecret []byte) string {
 	mac := hmac.New(sha256.New, appSecret)
 	mac.Write([]byte("brokerdesk data keys v1"))
-	return Parse("app:" + base64.StdEncoding.EncodeToString(mac.Sum(nil)))
+	return "app:" + base64.StdEncoding.EncodeToString(mac.Sum(nil))
 }
 
 // IDs lists the key ids, current first.

@@ -38,6 +38,7 @@ operator (DATABASE_URL must name the owner):
   delegation create --company ID --from USER-ID --to USER-ID [--until RFC3339]
   delegation list --company ID --from USER-ID
   delegation delete --company ID --from USER-ID DELEGATION-ID
+  keys rotate-data [--batch N]   re-seal sensitive contact data with the first key of DATA_KEYS
 
 Operator commands print plain text, or JSON with --json.`
 
@@ -69,6 +70,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return e.key(ctx, args[1:])
 	case "delegation":
 		return e.delegation(ctx, args[1:])
+	case "keys":
+		return e.keys(ctx, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprintln(stdout, usage)
 		return nil
