@@ -31,9 +31,12 @@ func NewHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler) *Handler {
 func (h *Handler) Mount(r fiber.Router) {
 	r.Get("/contacts", policy.Require("contacts:read"), h.list)
 	r.Post("/contacts", policy.Require("contacts:write"), h.idem, h.create)
+	r.Post("/contacts/match", policy.Require("contacts:read"), h.match)
 	r.Get("/contacts/:contactId", policy.Require("contacts:read"), h.get)
 	r.Patch("/contacts/:contactId", policy.Require("contacts:write"), h.update)
 	r.Delete("/contacts/:contactId", policy.Require("contacts:write"), h.delete)
+	r.Get("/external/:source/contacts/:externalId", policy.Require("contacts:read"), h.getExternal)
+	r.Put("/external/:source/contacts/:externalId", policy.Require("contacts:write"), h.putExternal)
 	r.Get("/contact-fields", policy.Require("contacts:read"), h.fields)
 	r.Get("/custom-fields", policy.Require("contacts:read"), h.listCustom)
 	r.Post("/custom-fields", policy.Require("admin:write"), h.createCustom)

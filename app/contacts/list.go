@@ -199,12 +199,14 @@ func (s *Service) List(ctx context.Context, f ListFilter, after []string, limit 
 
 // hasPhone: the contact has a phone whose E.164 key is key.
 func hasPhone(key string) func(*entsql.Selector) {
-	return func(s *entsql.Selector) {
-		t := entsql.Table(contactphone.Table)
-		s.Where(entsql.Exists(entsql.Select(t.C(contactphone.FieldID)).From(t).Where(entsql.And(
-			entsql.ColumnsEQ(t.C(contactphone.FieldContactID), s.C(contact.FieldID)),
-			entsql.EQ(t.C(contactphone.FieldNumberKey), key)))))
-	}
+	return func(s *entsql.Selector) { s.Where(phonePredicate(s, key)) }
+}
+
+func phonePredicate(s *entsql.Selector, key string) *entsql.Predicate {
+	t := entsql.Table(contactphone.Table)
+	return entsql.Exists(entsql.Select(t.C(contactphone.FieldID)).From(t).Where(entsql.And(
+		entsql.ColumnsEQ(t.C(contactphone.FieldContactID), s.C(contact.FieldID)),
+		entsql.EQ(t.C(contactphone.FieldNumberKey), key))))
 }
 
 // search matches term (lower case) inside search_text (names, company name, e-mail, city,
