@@ -102,7 +102,7 @@ func TestContacts_Match(t *testing.T) {
 			}},
 		{Name: "empty body", Key: a.Secret, Method: "POST", Path: "/contacts/match", Status: 422, Body: `{}`},
 		{Name: "bad values", Key: a.Secret, Method: "POST", Path: "/contacts/match", Status: 422,
-			Body: map[string]any{"email": "x", "dateOfBirth": "12.04.1985", "phone": "1"},
+			Body:  map[string]any{"email": "x", "dateOfBirth": "12.04.1985", "phone": "1"},
 			Check: fields("email:invalid_email", "dateOfBirth:invalid_date", "phone:invalid_phone")},
 	})
 }
