@@ -32,6 +32,7 @@ func (h *Handler) Mount(r fiber.Router) {
 	r.Get("/contacts", policy.Require("contacts:read"), h.list)
 	r.Post("/contacts", policy.Require("contacts:write"), h.idem, h.create)
 	r.Post("/contacts/match", policy.Require("contacts:read"), h.match)
+	r.Post("/contacts/bulk", policy.Require("contacts:write"), h.idem, h.bulk)
 	r.Get("/contacts/:contactId", policy.Require("contacts:read"), h.get)
 	r.Patch("/contacts/:contactId", policy.Require("contacts:write"), h.update)
 	r.Delete("/contacts/:contactId", policy.Require("contacts:write"), h.delete)

@@ -106,3 +106,66 @@ func TestContacts_Match(t *testing.T) {
 			Check: fields("email:invalid_email", "dateOfBirth:invalid_date", "phone:invalid_phone")},
 	})
 }
+
+func TestContacts_Bulk(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a := env.NewCompany(t)
+	agentA, agentB := env.NewUser(t, a, "agent"), env.NewUser(t, a, "agent")
+	ref := func(id string) map[string]string { return map[string]string{"source": "ams", "externalId": id} }
+	if r := env.Do(t, apitest.Request{Method: "PUT", Path: "/external/ams/contacts/B-hidden", Key: a.UserKey(t, agentA),
+		Body: map[string]any{"type": "private", "firstName": "H", "lastName": "Idden"}}); r.Status != 201 {
+		t.Fatalf("seed: %d %s", r.Status, r.Body)
+	}
+	type result struct {
+		Data []struct {
+			Index  int
+			Status string
+			ID     *string
+			Error  *struct {
+				Status int
+				Code   string
+				Errors []struct{ Field, Code string }
+			}
+		}
+	}
+	env.Run(t, []apitest.Case{
+		{Name: "items are independent and in order", Key: a.UserKey(t, agentB), Method: "POST", Path: "/contacts/bulk", Status: 200,
+			Body: map[string]any{"items": []map[string]any{
+				{"externalReference": ref("B-1"), "type": "private", "firstName": "Eins", "lastName": "X"},
+				{"externalReference": ref("B-2"), "type": "private", "firstName": "Zwei"},
+				{"externalReference": ref("B-1"), "type": "private", "lastName": "Y"},
+				{"externalReference": ref("B-hidden"), "type": "private", "firstName": "Take", "lastName": "Over"},
+				{"type": "private", "firstName": "No", "lastName": "Ref"},
+			}},
+			Check: func(t *testing.T, r *apitest.Response) {
+				var got result
+				r.Decode(t, &got)
+				want := []string{"created", "failed", "updated", "failed", "failed"}
+				for i, d := range got.Data {
+					if d.Index != i || d.Status != want[i] {
+						t.Errorf("item %d: %+v, want %s", i, d, want[i])
+					}
+				}
+				if len(got.Data) != 5 || got.Data[1].Error.Status != 422 || got.Data[3].Error.Status != 404 || got.Data[4].Error.Errors[0].Field != "externalReference" {
+					t.Errorf("got %s", r.Body)
+				}
+				if *got.Data[0].ID != *got.Data[2].ID {
+					t.Errorf("B-1 twice: %s", r.Body)
+				}
+			}},
+		{Name: "the failed item left nothing", Key: a.Secret, Path: "/external/ams/contacts/B-2", Status: 404},
+		{Name: "the update landed", Key: a.Secret, Path: "/external/ams/contacts/B-1", Status: 200, Check: func(t *testing.T, r *apitest.Response) {
+			if c := decode(t, r); c.FirstName != "Eins" || c.LastName != "Y" {
+				t.Errorf("got %s", r.Body)
+			}
+		}},
+		{Name: "the hidden contact is untouched", Key: a.Secret, Path: "/external/ams/contacts/B-hidden", Status: 200, Check: func(t *testing.T, r *apitest.Response) {
+			if c := decode(t, r); c.FirstName != "H" {
+				t.Errorf("got %s", r.Body)
+			}
+		}},
+		{Name: "no items", Key: a.Secret, Method: "POST", Path: "/contacts/bulk", Status: 422, Body: `{"items":[]}`, Check: fields("items:invalid_length")},
+		{Name: "read scope", Key: a.KeyWithScopes(t, "contacts:read"), Method: "POST", Path: "/contacts/bulk", Status: 403, Body: `{"items":[{}]}`},
+	})
+}
