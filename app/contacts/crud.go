@@ -462,3 +462,9 @@ func (s *Service) Delete(ctx context.Context, c *ent.Contact, phones []*ent.Cont
 	}
 	return s.events.Record(ctx, "contact.deleted", NewView(c, phones))
 }
+
+// DefaultOwner is the owner a new contact gets when none is given: the acting user, or for a
+// company-level credential the company's oldest active admin (nil when it has none).
+func (s *Service) DefaultOwner(ctx context.Context) (*uuid.UUID, error) {
+	return s.checkOwner(ctx, nil, true)
+}

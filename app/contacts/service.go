@@ -144,6 +144,9 @@ type MergeInput struct {
 	Email       *string
 	Phones      []Phone
 	OwnerID     *uuid.UUID
+	// Touch records contact.updated (and moves version and updatedAt) even when no field
+	// changes: a lead converted into the contact changes it (its attachments move there).
+	Touch bool
 }
 
 // Merge writes in into c (locked by Lock, with its phones) and returns the contact as it is
@@ -193,7 +196,7 @@ func (s *Service) Merge(ctx context.Context, c *ent.Contact, phones []*ent.Conta
 		u.SetSearchText(searchText(first, last, company, email, c.Groups, c.Tags)).
 			SetSortName(sortName(string(c.Type), first, last, company))
 	}
-	if changed || len(all) != len(phones) {
+	if changed || len(all) != len(phones) || in.Touch {
 		// A new phone changes the contact too: its version (ETag) and updatedAt move.
 		id := c.ID
 		if c, err = u.Save(ctx); err != nil {
