@@ -340,6 +340,18 @@ func TestIsolation_Contacts(t *testing.T) {
 			Body: map[string]any{"key": "secret", "label": "A", "dataType": "string"}},
 		{Name: "B's external reference is free in A", Key: a.Secret, Method: "POST", Path: "/contacts", Status: 201,
 			Body: map[string]any{"type": "private", "firstName": "A", "lastName": "A", "externalReferences": []map[string]string{{"source": "ams", "externalId": "B-1"}}}},
+		{Name: "match", Key: a.Secret, Method: "POST", Path: "/contacts/match", Body: map[string]any{"email": "bea@example.com", "lastName": "Fremd"},
+			Status: 200, Check: absent},
+		{Name: "B's external reference via A finds A's own contact", Key: a.Secret, Path: "/external/ams/contacts/B-1", Status: 200, Check: absent},
+		{Name: "B's external reference via A's sandbox", Key: a.TestSecret, Path: "/external/ams/contacts/B-1", Status: 404},
+		{Name: "bulk with B's reference updates A's own contact", Key: a.Secret, Method: "POST", Path: "/contacts/bulk", Status: 200,
+			Body: map[string]any{"items": []map[string]any{{"externalReference": map[string]string{"source": "ams", "externalId": "B-1"},
+				"type": "private", "firstName": "A", "lastName": "Own"}}}, Check: absent},
 		{Name: "B still has it", Key: b.Secret, Path: one, Status: 200},
+		{Name: "B's contact unchanged", Key: b.Secret, Path: "/external/ams/contacts/B-1", Status: 200, Check: func(t *testing.T, r *apitest.Response) {
+			if !strings.Contains(string(r.Body), "Fremd") {
+				t.Errorf("got %s", r.Body)
+			}
+		}},
 	})
 }

@@ -31,7 +31,7 @@ func TestVisibility_Contacts(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	ofA := w.createContact(t, w.co.Secret, map[string]any{"type": "private", "firstName": "Geheim", "lastName": "Vertraulich",
-		"ownerId": w.agentA.ID, "email": "geheim@example.com"})
+		"ownerId": w.agentA.ID, "email": "geheim@example.com", "externalReferences": []map[string]string{{"source": "ams", "externalId": "GEHEIM"}}})
 	ofAdmin := w.createContact(t, w.co.Secret, map[string]any{"type": "private", "firstName": "Chef", "lastName": "Sache"})
 	seesAdmins := map[string]bool{"admin user key": true, "manager key": true, "company key": true}
 
@@ -62,6 +62,25 @@ func TestVisibility_Contacts(t *testing.T) {
 				}
 				if strings.Contains(string(r.Body), ofA.ID) != w.seesA[name] || strings.Contains(string(r.Body), "Geheim") != w.seesA[name] {
 					t.Errorf("list %s has A's contact: %v, want %v", q, strings.Contains(string(r.Body), ofA.ID), w.seesA[name])
+				}
+			}
+			m := w.env.Do(t, apitest.Request{Method: "POST", Path: "/contacts/match", Key: key, Body: map[string]any{"email": "geheim@example.com"}})
+			if m.Status != 200 || strings.Contains(string(m.Body), ofA.ID) != w.seesA[name] {
+				t.Errorf("match: %d, has A's contact %v, want %v", m.Status, strings.Contains(string(m.Body), ofA.ID), w.seesA[name])
+			}
+			if r := w.env.Do(t, apitest.Request{Path: "/external/ams/contacts/GEHEIM", Key: key}); r.Status != want {
+				t.Errorf("GET by external reference: %d, want %d", r.Status, want)
+			}
+			if want == 404 && name != "other company's key" && !strings.Contains(name, "sandbox") {
+				// An upsert must not take over the contact it may not see: 404, alone and in bulk.
+				if r := w.env.Do(t, apitest.Request{Method: "PUT", Path: "/external/ams/contacts/GEHEIM", Key: key,
+					Body: map[string]any{"type": "private", "firstName": "X", "lastName": "Y"}}); r.Status != 404 || strings.Contains(string(r.Body), "Geheim") {
+					t.Errorf("PUT by external reference: %d %s", r.Status, r.Body)
+				}
+				b := w.env.Do(t, apitest.Request{Method: "POST", Path: "/contacts/bulk", Key: key, Body: map[string]any{"items": []map[string]any{
+					{"externalReference": map[string]string{"source": "ams", "externalId": "GEHEIM"}, "type": "private", "firstName": "X"}}}})
+				if b.Status != 200 || !strings.Contains(string(b.Body), `"status":404`) || strings.Contains(string(b.Body), ofA.ID) {
+					t.Errorf("bulk: %d %s", b.Status, b.Body)
 				}
 			}
 			evs := w.eventSubjects(t, key, "contact.created")
