@@ -4,6 +4,7 @@ package app
 import (
 	"crypto/rand"
 	"fmt"
+	"github.com/brokerdesk/brokerdesk/app/datakeys"
 	"net/url"
 	"strconv"
 	"time"
@@ -58,6 +59,9 @@ type Config struct {
 	// PortfolioBatchSize is how many contracts one commit transaction of a portfolio transfer
 	// writes (PORTFOLIO_BATCH_SIZE, default 500).
 	PortfolioBatchSize int
+	// DataKeys seal the sensitive contact groups at rest (DATA_KEYS "kid:base64key,...", the
+	// first seals). Unset: one key derived from APP_SECRET with the id "app".
+	DataKeys *datakeys.Keyring
 }
 
 // LoadConfig reads every variable once, with its default. README.md lists them.
@@ -114,6 +118,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	if cfg.PortfolioBatchSize, err = strconv.Atoi(env("PORTFOLIO_BATCH_SIZE", "500")); err != nil || cfg.PortfolioBatchSize < 1 {
 		return cfg, fmt.Errorf("PORTFOLIO_BATCH_SIZE must be a positive integer")
+	}
+	if cfg.DataKeys, err = datakeys.FromConfig(getenv("DATA_KEYS"), cfg.Secret); err != nil {
+		return cfg, fmt.Errorf("DATA_KEYS: %w", err)
 	}
 	cfg.AppDatabaseURL = getenv("APP_DATABASE_URL")
 	if cfg.AppDatabaseURL == "" && cfg.DatabaseURL != "" {

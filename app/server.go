@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/brokerdesk/brokerdesk/app/datakeys"
 	"net"
 	"net/http"
 	"time"
@@ -63,6 +64,8 @@ type Server struct {
 	stopRelay   func()
 	portfolio   *portfolio.Module
 	bucket      *blob.Bucket
+	// dataKeys seal the sensitive contact groups (DATA_KEYS).
+	dataKeys *datakeys.Keyring
 }
 
 // Option changes how NewServer builds the server.
@@ -166,7 +169,7 @@ func NewServer(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Opti
 		return nil, fmt.Errorf("REDIS_URL: %w", err)
 	}
 	s := &Server{clients: cfg.Clients, pool: pool, client: client, sidePool: sidePool, side: side, limits: limits, metrics: m, tracing: tr,
-		log: log, jobsCfg: cfg.Jobs}
+		log: log, jobsCfg: cfg.Jobs, dataKeys: cfg.DataKeys}
 	if err := s.newJobs(ctx, cfg, pcfg, o); err != nil {
 		s.Close()
 		return nil, err

@@ -27,6 +27,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
 	"github.com/brokerdesk/brokerdesk/ent/contactrelationship"
 	"github.com/brokerdesk/brokerdesk/ent/contract"
+	"github.com/brokerdesk/brokerdesk/ent/customfielddefinition"
 	"github.com/brokerdesk/brokerdesk/ent/delegation"
 	"github.com/brokerdesk/brokerdesk/ent/event"
 	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
@@ -79,6 +80,8 @@ type Client struct {
 	ContactRelationship *ContactRelationshipClient
 	// Contract is the client for interacting with the Contract builders.
 	Contract *ContractClient
+	// CustomFieldDefinition is the client for interacting with the CustomFieldDefinition builders.
+	CustomFieldDefinition *CustomFieldDefinitionClient
 	// Delegation is the client for interacting with the Delegation builders.
 	Delegation *DelegationClient
 	// Event is the client for interacting with the Event builders.
@@ -143,6 +146,7 @@ func (c *Client) init() {
 	c.ContactPhone = NewContactPhoneClient(c.config)
 	c.ContactRelationship = NewContactRelationshipClient(c.config)
 	c.Contract = NewContractClient(c.config)
+	c.CustomFieldDefinition = NewCustomFieldDefinitionClient(c.config)
 	c.Delegation = NewDelegationClient(c.config)
 	c.Event = NewEventClient(c.config)
 	c.EventCounter = NewEventCounterClient(c.config)
@@ -254,40 +258,41 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 	cfg := c.config
 	cfg.driver = tx
 	return &Tx{
-		ctx:                  ctx,
-		config:               cfg,
-		APIKey:               NewAPIKeyClient(cfg),
-		Appointment:          NewAppointmentClient(cfg),
-		AppointmentException: NewAppointmentExceptionClient(cfg),
-		CalendarToken:        NewCalendarTokenClient(cfg),
-		Company:              NewCompanyClient(cfg),
-		Contact:              NewContactClient(cfg),
-		ContactActivity:      NewContactActivityClient(cfg),
-		ContactFinance:       NewContactFinanceClient(cfg),
-		ContactPhone:         NewContactPhoneClient(cfg),
-		ContactRelationship:  NewContactRelationshipClient(cfg),
-		Contract:             NewContractClient(cfg),
-		Delegation:           NewDelegationClient(cfg),
-		Event:                NewEventClient(cfg),
-		EventCounter:         NewEventCounterClient(cfg),
-		ExternalRef:          NewExternalRefClient(cfg),
-		IdempotencyKey:       NewIdempotencyKeyClient(cfg),
-		Insurer:              NewInsurerClient(cfg),
-		JobRun:               NewJobRunClient(cfg),
-		Lead:                 NewLeadClient(cfg),
-		LeadAttachment:       NewLeadAttachmentClient(cfg),
-		LeadStage:            NewLeadStageClient(cfg),
-		LeadSubmission:       NewLeadSubmissionClient(cfg),
-		OAuthClient:          NewOAuthClientClient(cfg),
-		OAuthConsent:         NewOAuthConsentClient(cfg),
-		OAuthToken:           NewOAuthTokenClient(cfg),
-		PortfolioTransfer:    NewPortfolioTransferClient(cfg),
-		Task:                 NewTaskClient(cfg),
-		TaskComment:          NewTaskCommentClient(cfg),
-		User:                 NewUserClient(cfg),
-		WebhookCursor:        NewWebhookCursorClient(cfg),
-		WebhookDelivery:      NewWebhookDeliveryClient(cfg),
-		WebhookEndpoint:      NewWebhookEndpointClient(cfg),
+		ctx:                   ctx,
+		config:                cfg,
+		APIKey:                NewAPIKeyClient(cfg),
+		Appointment:           NewAppointmentClient(cfg),
+		AppointmentException:  NewAppointmentExceptionClient(cfg),
+		CalendarToken:         NewCalendarTokenClient(cfg),
+		Company:               NewCompanyClient(cfg),
+		Contact:               NewContactClient(cfg),
+		ContactActivity:       NewContactActivityClient(cfg),
+		ContactFinance:        NewContactFinanceClient(cfg),
+		ContactPhone:          NewContactPhoneClient(cfg),
+		ContactRelationship:   NewContactRelationshipClient(cfg),
+		Contract:              NewContractClient(cfg),
+		CustomFieldDefinition: NewCustomFieldDefinitionClient(cfg),
+		Delegation:            NewDelegationClient(cfg),
+		Event:                 NewEventClient(cfg),
+		EventCounter:          NewEventCounterClient(cfg),
+		ExternalRef:           NewExternalRefClient(cfg),
+		IdempotencyKey:        NewIdempotencyKeyClient(cfg),
+		Insurer:               NewInsurerClient(cfg),
+		JobRun:                NewJobRunClient(cfg),
+		Lead:                  NewLeadClient(cfg),
+		LeadAttachment:        NewLeadAttachmentClient(cfg),
+		LeadStage:             NewLeadStageClient(cfg),
+		LeadSubmission:        NewLeadSubmissionClient(cfg),
+		OAuthClient:           NewOAuthClientClient(cfg),
+		OAuthConsent:          NewOAuthConsentClient(cfg),
+		OAuthToken:            NewOAuthTokenClient(cfg),
+		PortfolioTransfer:     NewPortfolioTransferClient(cfg),
+		Task:                  NewTaskClient(cfg),
+		TaskComment:           NewTaskCommentClient(cfg),
+		User:                  NewUserClient(cfg),
+		WebhookCursor:         NewWebhookCursorClient(cfg),
+		WebhookDelivery:       NewWebhookDeliveryClient(cfg),
+		WebhookEndpoint:       NewWebhookEndpointClient(cfg),
 	}, nil
 }
 
@@ -305,40 +310,41 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 	cfg := c.config
 	cfg.driver = &txDriver{tx: tx, drv: c.driver}
 	return &Tx{
-		ctx:                  ctx,
-		config:               cfg,
-		APIKey:               NewAPIKeyClient(cfg),
-		Appointment:          NewAppointmentClient(cfg),
-		AppointmentException: NewAppointmentExceptionClient(cfg),
-		CalendarToken:        NewCalendarTokenClient(cfg),
-		Company:              NewCompanyClient(cfg),
-		Contact:              NewContactClient(cfg),
-		ContactActivity:      NewContactActivityClient(cfg),
-		ContactFinance:       NewContactFinanceClient(cfg),
-		ContactPhone:         NewContactPhoneClient(cfg),
-		ContactRelationship:  NewContactRelationshipClient(cfg),
-		Contract:             NewContractClient(cfg),
-		Delegation:           NewDelegationClient(cfg),
-		Event:                NewEventClient(cfg),
-		EventCounter:         NewEventCounterClient(cfg),
-		ExternalRef:          NewExternalRefClient(cfg),
-		IdempotencyKey:       NewIdempotencyKeyClient(cfg),
-		Insurer:              NewInsurerClient(cfg),
-		JobRun:               NewJobRunClient(cfg),
-		Lead:                 NewLeadClient(cfg),
-		LeadAttachment:       NewLeadAttachmentClient(cfg),
-		LeadStage:            NewLeadStageClient(cfg),
-		LeadSubmission:       NewLeadSubmissionClient(cfg),
-		OAuthClient:          NewOAuthClientClient(cfg),
-		OAuthConsent:         NewOAuthConsentClient(cfg),
-		OAuthToken:           NewOAuthTokenClient(cfg),
-		PortfolioTransfer:    NewPortfolioTransferClient(cfg),
-		Task:                 NewTaskClient(cfg),
-		TaskComment:          NewTaskCommentClient(cfg),
-		User:                 NewUserClient(cfg),
-		WebhookCursor:        NewWebhookCursorClient(cfg),
-		WebhookDelivery:      NewWebhookDeliveryClient(cfg),
-		WebhookEndpoint:      NewWebhookEndpointClient(cfg),
+		ctx:                   ctx,
+		config:                cfg,
+		APIKey:                NewAPIKeyClient(cfg),
+		Appointment:           NewAppointmentClient(cfg),
+		AppointmentException:  NewAppointmentExceptionClient(cfg),
+		CalendarToken:         NewCalendarTokenClient(cfg),
+		Company:               NewCompanyClient(cfg),
+		Contact:               NewContactClient(cfg),
+		ContactActivity:       NewContactActivityClient(cfg),
+		ContactFinance:        NewContactFinanceClient(cfg),
+		ContactPhone:          NewContactPhoneClient(cfg),
+		ContactRelationship:   NewContactRelationshipClient(cfg),
+		Contract:              NewContractClient(cfg),
+		CustomFieldDefinition: NewCustomFieldDefinitionClient(cfg),
+		Delegation:            NewDelegationClient(cfg),
+		Event:                 NewEventClient(cfg),
+		EventCounter:          NewEventCounterClient(cfg),
+		ExternalRef:           NewExternalRefClient(cfg),
+		IdempotencyKey:        NewIdempotencyKeyClient(cfg),
+		Insurer:               NewInsurerClient(cfg),
+		JobRun:                NewJobRunClient(cfg),
+		Lead:                  NewLeadClient(cfg),
+		LeadAttachment:        NewLeadAttachmentClient(cfg),
+		LeadStage:             NewLeadStageClient(cfg),
+		LeadSubmission:        NewLeadSubmissionClient(cfg),
+		OAuthClient:           NewOAuthClientClient(cfg),
+		OAuthConsent:          NewOAuthConsentClient(cfg),
+		OAuthToken:            NewOAuthTokenClient(cfg),
+		PortfolioTransfer:     NewPortfolioTransferClient(cfg),
+		Task:                  NewTaskClient(cfg),
+		TaskComment:           NewTaskCommentClient(cfg),
+		User:                  NewUserClient(cfg),
+		WebhookCursor:         NewWebhookCursorClient(cfg),
+		WebhookDelivery:       NewWebhookDeliveryClient(cfg),
+		WebhookEndpoint:       NewWebhookEndpointClient(cfg),
 	}, nil
 }
 
@@ -370,11 +376,11 @@ func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIKey, c.Appointment, c.AppointmentException, c.CalendarToken, c.Company,
 		c.Contact, c.ContactActivity, c.ContactFinance, c.ContactPhone,
-		c.ContactRelationship, c.Contract, c.Delegation, c.Event, c.EventCounter,
-		c.ExternalRef, c.IdempotencyKey, c.Insurer, c.JobRun, c.Lead, c.LeadAttachment,
-		c.LeadStage, c.LeadSubmission, c.OAuthClient, c.OAuthConsent, c.OAuthToken,
-		c.PortfolioTransfer, c.Task, c.TaskComment, c.User, c.WebhookCursor,
-		c.WebhookDelivery, c.WebhookEndpoint,
+		c.ContactRelationship, c.Contract, c.CustomFieldDefinition, c.Delegation,
+		c.Event, c.EventCounter, c.ExternalRef, c.IdempotencyKey, c.Insurer, c.JobRun,
+		c.Lead, c.LeadAttachment, c.LeadStage, c.LeadSubmission, c.OAuthClient,
+		c.OAuthConsent, c.OAuthToken, c.PortfolioTransfer, c.Task, c.TaskComment,
+		c.User, c.WebhookCursor, c.WebhookDelivery, c.WebhookEndpoint,
 	} {
 		n.Use(hooks...)
 	}
@@ -386,11 +392,11 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIKey, c.Appointment, c.AppointmentException, c.CalendarToken, c.Company,
 		c.Contact, c.ContactActivity, c.ContactFinance, c.ContactPhone,
-		c.ContactRelationship, c.Contract, c.Delegation, c.Event, c.EventCounter,
-		c.ExternalRef, c.IdempotencyKey, c.Insurer, c.JobRun, c.Lead, c.LeadAttachment,
-		c.LeadStage, c.LeadSubmission, c.OAuthClient, c.OAuthConsent, c.OAuthToken,
-		c.PortfolioTransfer, c.Task, c.TaskComment, c.User, c.WebhookCursor,
-		c.WebhookDelivery, c.WebhookEndpoint,
+		c.ContactRelationship, c.Contract, c.CustomFieldDefinition, c.Delegation,
+		c.Event, c.EventCounter, c.ExternalRef, c.IdempotencyKey, c.Insurer, c.JobRun,
+		c.Lead, c.LeadAttachment, c.LeadStage, c.LeadSubmission, c.OAuthClient,
+		c.OAuthConsent, c.OAuthToken, c.PortfolioTransfer, c.Task, c.TaskComment,
+		c.User, c.WebhookCursor, c.WebhookDelivery, c.WebhookEndpoint,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -421,6 +427,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.ContactRelationship.mutate(ctx, m)
 	case *ContractMutation:
 		return c.Contract.mutate(ctx, m)
+	case *CustomFieldDefinitionMutation:
+		return c.CustomFieldDefinition.mutate(ctx, m)
 	case *DelegationMutation:
 		return c.Delegation.mutate(ctx, m)
 	case *EventMutation:
@@ -2131,6 +2139,156 @@ func (c *ContractClient) mutate(ctx context.Context, m *ContractMutation) (Value
 		return (&ContractDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Contract mutation op: %q", m.Op())
+	}
+}
+
+// CustomFieldDefinitionClient is a client for the CustomFieldDefinition schema.
+type CustomFieldDefinitionClient struct {
+	config
+}
+
+// NewCustomFieldDefinitionClient returns a client for the CustomFieldDefinition from the given config.
+func NewCustomFieldDefinitionClient(c config) *CustomFieldDefinitionClient {
+	return &CustomFieldDefinitionClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `customfielddefinition.Hooks(f(g(h())))`.
+func (c *CustomFieldDefinitionClient) Use(hooks ...Hook) {
+	c.hooks.CustomFieldDefinition = append(c.hooks.CustomFieldDefinition, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `customfielddefinition.Intercept(f(g(h())))`.
+func (c *CustomFieldDefinitionClient) Intercept(interceptors ...Interceptor) {
+	c.inters.CustomFieldDefinition = append(c.inters.CustomFieldDefinition, interceptors...)
+}
+
+// Create returns a builder for creating a CustomFieldDefinition entity.
+func (c *CustomFieldDefinitionClient) Create() *CustomFieldDefinitionCreate {
+	mutation := newCustomFieldDefinitionMutation(c.config, OpCreate)
+	return &CustomFieldDefinitionCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of CustomFieldDefinition entities.
+func (c *CustomFieldDefinitionClient) CreateBulk(builders ...*CustomFieldDefinitionCreate) *CustomFieldDefinitionCreateBulk {
+	return &CustomFieldDefinitionCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *CustomFieldDefinitionClient) MapCreateBulk(slice any, setFunc func(*CustomFieldDefinitionCreate, int)) *CustomFieldDefinitionCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &CustomFieldDefinitionCreateBulk{err: fmt.Errorf("calling to CustomFieldDefinitionClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*CustomFieldDefinitionCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &CustomFieldDefinitionCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for CustomFieldDefinition.
+func (c *CustomFieldDefinitionClient) Update() *CustomFieldDefinitionUpdate {
+	mutation := newCustomFieldDefinitionMutation(c.config, OpUpdate)
+	return &CustomFieldDefinitionUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *CustomFieldDefinitionClient) UpdateOne(_m *CustomFieldDefinition) *CustomFieldDefinitionUpdateOne {
+	mutation := newCustomFieldDefinitionMutation(c.config, OpUpdateOne, withCustomFieldDefinition(_m))
+	return &CustomFieldDefinitionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *CustomFieldDefinitionClient) UpdateOneID(id uuid.UUID) *CustomFieldDefinitionUpdateOne {
+	mutation := newCustomFieldDefinitionMutation(c.config, OpUpdateOne, withCustomFieldDefinitionID(id))
+	return &CustomFieldDefinitionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for CustomFieldDefinition.
+func (c *CustomFieldDefinitionClient) Delete() *CustomFieldDefinitionDelete {
+	mutation := newCustomFieldDefinitionMutation(c.config, OpDelete)
+	return &CustomFieldDefinitionDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *CustomFieldDefinitionClient) DeleteOne(_m *CustomFieldDefinition) *CustomFieldDefinitionDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *CustomFieldDefinitionClient) DeleteOneID(id uuid.UUID) *CustomFieldDefinitionDeleteOne {
+	builder := c.Delete().Where(customfielddefinition.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &CustomFieldDefinitionDeleteOne{builder}
+}
+
+// Query returns a query builder for CustomFieldDefinition.
+func (c *CustomFieldDefinitionClient) Query() *CustomFieldDefinitionQuery {
+	return &CustomFieldDefinitionQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeCustomFieldDefinition},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a CustomFieldDefinition entity by its id.
+func (c *CustomFieldDefinitionClient) Get(ctx context.Context, id uuid.UUID) (*CustomFieldDefinition, error) {
+	return c.Query().Where(customfielddefinition.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *CustomFieldDefinitionClient) GetX(ctx context.Context, id uuid.UUID) *CustomFieldDefinition {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a CustomFieldDefinition.
+func (c *CustomFieldDefinitionClient) QueryCompany(_m *CustomFieldDefinition) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(customfielddefinition.Table, customfielddefinition.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, customfielddefinition.CompanyTable, customfielddefinition.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *CustomFieldDefinitionClient) Hooks() []Hook {
+	hooks := c.hooks.CustomFieldDefinition
+	return append(hooks[:len(hooks):len(hooks)], customfielddefinition.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *CustomFieldDefinitionClient) Interceptors() []Interceptor {
+	return c.inters.CustomFieldDefinition
+}
+
+func (c *CustomFieldDefinitionClient) mutate(ctx context.Context, m *CustomFieldDefinitionMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&CustomFieldDefinitionCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&CustomFieldDefinitionUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&CustomFieldDefinitionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&CustomFieldDefinitionDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown CustomFieldDefinition mutation op: %q", m.Op())
 	}
 }
 
@@ -5239,18 +5397,19 @@ type (
 	hooks struct {
 		APIKey, Appointment, AppointmentException, CalendarToken, Company, Contact,
 		ContactActivity, ContactFinance, ContactPhone, ContactRelationship, Contract,
-		Delegation, Event, EventCounter, ExternalRef, IdempotencyKey, Insurer, JobRun,
-		Lead, LeadAttachment, LeadStage, LeadSubmission, OAuthClient, OAuthConsent,
-		OAuthToken, PortfolioTransfer, Task, TaskComment, User, WebhookCursor,
-		WebhookDelivery, WebhookEndpoint []ent.Hook
+		CustomFieldDefinition, Delegation, Event, EventCounter, ExternalRef,
+		IdempotencyKey, Insurer, JobRun, Lead, LeadAttachment, LeadStage,
+		LeadSubmission, OAuthClient, OAuthConsent, OAuthToken, PortfolioTransfer, Task,
+		TaskComment, User, WebhookCursor, WebhookDelivery, WebhookEndpoint []ent.Hook
 	}
 	inters struct {
 		APIKey, Appointment, AppointmentException, CalendarToken, Company, Contact,
 		ContactActivity, ContactFinance, ContactPhone, ContactRelationship, Contract,
-		Delegation, Event, EventCounter, ExternalRef, IdempotencyKey, Insurer, JobRun,
-		Lead, LeadAttachment, LeadStage, LeadSubmission, OAuthClient, OAuthConsent,
-		OAuthToken, PortfolioTransfer, Task, TaskComment, User, WebhookCursor,
-		WebhookDelivery, WebhookEndpoint []ent.Interceptor
+		CustomFieldDefinition, Delegation, Event, EventCounter, ExternalRef,
+		IdempotencyKey, Insurer, JobRun, Lead, LeadAttachment, LeadStage,
+		LeadSubmission, OAuthClient, OAuthConsent, OAuthToken, PortfolioTransfer, Task,
+		TaskComment, User, WebhookCursor, WebhookDelivery,
+		WebhookEndpoint []ent.Interceptor
 	}
 )
 

@@ -45,6 +45,20 @@ type Contact struct {
 	EmailKey *string `json:"email_key,omitempty"`
 	// OwnerID holds the value of the "owner_id" field.
 	OwnerID *uuid.UUID `json:"owner_id,omitempty"`
+	// Tags holds the value of the "tags" field.
+	Tags []string `json:"tags,omitempty"`
+	// Labels holds the value of the "labels" field.
+	Labels []string `json:"labels,omitempty"`
+	// CustomFields holds the value of the "custom_fields" field.
+	CustomFields map[string]interface{} `json:"custom_fields,omitempty"`
+	// Groups holds the value of the "groups" field.
+	Groups schematype.ContactGroups `json:"groups,omitempty"`
+	// Sensitive holds the value of the "sensitive" field.
+	Sensitive map[string]schematype.Sealed `json:"sensitive,omitempty"`
+	// SearchText holds the value of the "search_text" field.
+	SearchText string `json:"search_text,omitempty"`
+	// SortName holds the value of the "sort_name" field.
+	SortName string `json:"sort_name,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the ContactQuery when eager-loading is set.
 	Edges        ContactEdges `json:"edges"`
@@ -78,11 +92,11 @@ func (*Contact) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case contact.FieldOwnerID:
 			values[i] = &sql.NullScanner{S: new(uuid.UUID)}
-		case contact.FieldExternalReferences:
+		case contact.FieldExternalReferences, contact.FieldTags, contact.FieldLabels, contact.FieldCustomFields, contact.FieldGroups, contact.FieldSensitive:
 			values[i] = new([]byte)
 		case contact.FieldVersion:
 			values[i] = new(sql.NullInt64)
-		case contact.FieldType, contact.FieldFirstName, contact.FieldLastName, contact.FieldCompanyName, contact.FieldEmail, contact.FieldEmailKey:
+		case contact.FieldType, contact.FieldFirstName, contact.FieldLastName, contact.FieldCompanyName, contact.FieldEmail, contact.FieldEmailKey, contact.FieldSearchText, contact.FieldSortName:
 			values[i] = new(sql.NullString)
 		case contact.FieldCreatedAt, contact.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -186,6 +200,58 @@ func (_m *Contact) assignValues(columns []string, values []any) error {
 				_m.OwnerID = new(uuid.UUID)
 				*_m.OwnerID = *value.S.(*uuid.UUID)
 			}
+		case contact.FieldTags:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field tags", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.Tags); err != nil {
+					return fmt.Errorf("unmarshal field tags: %w", err)
+				}
+			}
+		case contact.FieldLabels:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field labels", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.Labels); err != nil {
+					return fmt.Errorf("unmarshal field labels: %w", err)
+				}
+			}
+		case contact.FieldCustomFields:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field custom_fields", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.CustomFields); err != nil {
+					return fmt.Errorf("unmarshal field custom_fields: %w", err)
+				}
+			}
+		case contact.FieldGroups:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field groups", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.Groups); err != nil {
+					return fmt.Errorf("unmarshal field groups: %w", err)
+				}
+			}
+		case contact.FieldSensitive:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field sensitive", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.Sensitive); err != nil {
+					return fmt.Errorf("unmarshal field sensitive: %w", err)
+				}
+			}
+		case contact.FieldSearchText:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field search_text", values[i])
+			} else if value.Valid {
+				_m.SearchText = value.String
+			}
+		case contact.FieldSortName:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field sort_name", values[i])
+			} else if value.Valid {
+				_m.SortName = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -268,6 +334,27 @@ func (_m *Contact) String() string {
 		builder.WriteString("owner_id=")
 		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
+	builder.WriteString(", ")
+	builder.WriteString("tags=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Tags))
+	builder.WriteString(", ")
+	builder.WriteString("labels=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Labels))
+	builder.WriteString(", ")
+	builder.WriteString("custom_fields=")
+	builder.WriteString(fmt.Sprintf("%v", _m.CustomFields))
+	builder.WriteString(", ")
+	builder.WriteString("groups=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Groups))
+	builder.WriteString(", ")
+	builder.WriteString("sensitive=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Sensitive))
+	builder.WriteString(", ")
+	builder.WriteString("search_text=")
+	builder.WriteString(_m.SearchText)
+	builder.WriteString(", ")
+	builder.WriteString("sort_name=")
+	builder.WriteString(_m.SortName)
 	builder.WriteByte(')')
 	return builder.String()
 }

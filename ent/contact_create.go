@@ -170,6 +170,64 @@ func (_c *ContactCreate) SetNillableOwnerID(v *uuid.UUID) *ContactCreate {
 	return _c
 }
 
+// SetTags sets the "tags" field.
+func (_c *ContactCreate) SetTags(v []string) *ContactCreate {
+	_c.mutation.SetTags(v)
+	return _c
+}
+
+// SetLabels sets the "labels" field.
+func (_c *ContactCreate) SetLabels(v []string) *ContactCreate {
+	_c.mutation.SetLabels(v)
+	return _c
+}
+
+// SetCustomFields sets the "custom_fields" field.
+func (_c *ContactCreate) SetCustomFields(v map[string]interface{}) *ContactCreate {
+	_c.mutation.SetCustomFields(v)
+	return _c
+}
+
+// SetGroups sets the "groups" field.
+func (_c *ContactCreate) SetGroups(v schematype.ContactGroups) *ContactCreate {
+	_c.mutation.SetGroups(v)
+	return _c
+}
+
+// SetSensitive sets the "sensitive" field.
+func (_c *ContactCreate) SetSensitive(v map[string]schematype.Sealed) *ContactCreate {
+	_c.mutation.SetSensitive(v)
+	return _c
+}
+
+// SetSearchText sets the "search_text" field.
+func (_c *ContactCreate) SetSearchText(v string) *ContactCreate {
+	_c.mutation.SetSearchText(v)
+	return _c
+}
+
+// SetNillableSearchText sets the "search_text" field if the given value is not nil.
+func (_c *ContactCreate) SetNillableSearchText(v *string) *ContactCreate {
+	if v != nil {
+		_c.SetSearchText(*v)
+	}
+	return _c
+}
+
+// SetSortName sets the "sort_name" field.
+func (_c *ContactCreate) SetSortName(v string) *ContactCreate {
+	_c.mutation.SetSortName(v)
+	return _c
+}
+
+// SetNillableSortName sets the "sort_name" field if the given value is not nil.
+func (_c *ContactCreate) SetNillableSortName(v *string) *ContactCreate {
+	if v != nil {
+		_c.SetSortName(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *ContactCreate) SetID(v uuid.UUID) *ContactCreate {
 	_c.mutation.SetID(v)
@@ -256,6 +314,34 @@ func (_c *ContactCreate) defaults() error {
 		v := contact.DefaultCompanyName
 		_c.mutation.SetCompanyName(v)
 	}
+	if _, ok := _c.mutation.Tags(); !ok {
+		v := contact.DefaultTags
+		_c.mutation.SetTags(v)
+	}
+	if _, ok := _c.mutation.Labels(); !ok {
+		v := contact.DefaultLabels
+		_c.mutation.SetLabels(v)
+	}
+	if _, ok := _c.mutation.CustomFields(); !ok {
+		v := contact.DefaultCustomFields
+		_c.mutation.SetCustomFields(v)
+	}
+	if _, ok := _c.mutation.Groups(); !ok {
+		v := contact.DefaultGroups
+		_c.mutation.SetGroups(v)
+	}
+	if _, ok := _c.mutation.Sensitive(); !ok {
+		v := contact.DefaultSensitive
+		_c.mutation.SetSensitive(v)
+	}
+	if _, ok := _c.mutation.SearchText(); !ok {
+		v := contact.DefaultSearchText
+		_c.mutation.SetSearchText(v)
+	}
+	if _, ok := _c.mutation.SortName(); !ok {
+		v := contact.DefaultSortName
+		_c.mutation.SetSortName(v)
+	}
 	if _, ok := _c.mutation.ID(); !ok {
 		if contact.DefaultID == nil {
 			return fmt.Errorf("ent: uninitialized contact.DefaultID (forgotten import ent/runtime?)")
@@ -320,6 +406,32 @@ func (_c *ContactCreate) check() error {
 	if v, ok := _c.mutation.EmailKey(); ok {
 		if err := contact.EmailKeyValidator(v); err != nil {
 			return &ValidationError{Name: "email_key", err: fmt.Errorf(`ent: validator failed for field "Contact.email_key": %w`, err)}
+		}
+	}
+	if _, ok := _c.mutation.Tags(); !ok {
+		return &ValidationError{Name: "tags", err: errors.New(`ent: missing required field "Contact.tags"`)}
+	}
+	if _, ok := _c.mutation.Labels(); !ok {
+		return &ValidationError{Name: "labels", err: errors.New(`ent: missing required field "Contact.labels"`)}
+	}
+	if _, ok := _c.mutation.CustomFields(); !ok {
+		return &ValidationError{Name: "custom_fields", err: errors.New(`ent: missing required field "Contact.custom_fields"`)}
+	}
+	if _, ok := _c.mutation.Groups(); !ok {
+		return &ValidationError{Name: "groups", err: errors.New(`ent: missing required field "Contact.groups"`)}
+	}
+	if _, ok := _c.mutation.Sensitive(); !ok {
+		return &ValidationError{Name: "sensitive", err: errors.New(`ent: missing required field "Contact.sensitive"`)}
+	}
+	if _, ok := _c.mutation.SearchText(); !ok {
+		return &ValidationError{Name: "search_text", err: errors.New(`ent: missing required field "Contact.search_text"`)}
+	}
+	if _, ok := _c.mutation.SortName(); !ok {
+		return &ValidationError{Name: "sort_name", err: errors.New(`ent: missing required field "Contact.sort_name"`)}
+	}
+	if v, ok := _c.mutation.SortName(); ok {
+		if err := contact.SortNameValidator(v); err != nil {
+			return &ValidationError{Name: "sort_name", err: fmt.Errorf(`ent: validator failed for field "Contact.sort_name": %w`, err)}
 		}
 	}
 	if len(_c.mutation.CompanyIDs()) == 0 {
@@ -404,6 +516,34 @@ func (_c *ContactCreate) createSpec() (*Contact, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.OwnerID(); ok {
 		_spec.SetField(contact.FieldOwnerID, field.TypeUUID, value)
 		_node.OwnerID = &value
+	}
+	if value, ok := _c.mutation.Tags(); ok {
+		_spec.SetField(contact.FieldTags, field.TypeJSON, value)
+		_node.Tags = value
+	}
+	if value, ok := _c.mutation.Labels(); ok {
+		_spec.SetField(contact.FieldLabels, field.TypeJSON, value)
+		_node.Labels = value
+	}
+	if value, ok := _c.mutation.CustomFields(); ok {
+		_spec.SetField(contact.FieldCustomFields, field.TypeJSON, value)
+		_node.CustomFields = value
+	}
+	if value, ok := _c.mutation.Groups(); ok {
+		_spec.SetField(contact.FieldGroups, field.TypeJSON, value)
+		_node.Groups = value
+	}
+	if value, ok := _c.mutation.Sensitive(); ok {
+		_spec.SetField(contact.FieldSensitive, field.TypeJSON, value)
+		_node.Sensitive = value
+	}
+	if value, ok := _c.mutation.SearchText(); ok {
+		_spec.SetField(contact.FieldSearchText, field.TypeString, value)
+		_node.SearchText = value
+	}
+	if value, ok := _c.mutation.SortName(); ok {
+		_spec.SetField(contact.FieldSortName, field.TypeString, value)
+		_node.SortName = value
 	}
 	if nodes := _c.mutation.CompanyIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -621,6 +761,90 @@ func (u *ContactUpsert) UpdateOwnerID() *ContactUpsert {
 // ClearOwnerID clears the value of the "owner_id" field.
 func (u *ContactUpsert) ClearOwnerID() *ContactUpsert {
 	u.SetNull(contact.FieldOwnerID)
+	return u
+}
+
+// SetTags sets the "tags" field.
+func (u *ContactUpsert) SetTags(v []string) *ContactUpsert {
+	u.Set(contact.FieldTags, v)
+	return u
+}
+
+// UpdateTags sets the "tags" field to the value that was provided on create.
+func (u *ContactUpsert) UpdateTags() *ContactUpsert {
+	u.SetExcluded(contact.FieldTags)
+	return u
+}
+
+// SetLabels sets the "labels" field.
+func (u *ContactUpsert) SetLabels(v []string) *ContactUpsert {
+	u.Set(contact.FieldLabels, v)
+	return u
+}
+
+// UpdateLabels sets the "labels" field to the value that was provided on create.
+func (u *ContactUpsert) UpdateLabels() *ContactUpsert {
+	u.SetExcluded(contact.FieldLabels)
+	return u
+}
+
+// SetCustomFields sets the "custom_fields" field.
+func (u *ContactUpsert) SetCustomFields(v map[string]interface{}) *ContactUpsert {
+	u.Set(contact.FieldCustomFields, v)
+	return u
+}
+
+// UpdateCustomFields sets the "custom_fields" field to the value that was provided on create.
+func (u *ContactUpsert) UpdateCustomFields() *ContactUpsert {
+	u.SetExcluded(contact.FieldCustomFields)
+	return u
+}
+
+// SetGroups sets the "groups" field.
+func (u *ContactUpsert) SetGroups(v schematype.ContactGroups) *ContactUpsert {
+	u.Set(contact.FieldGroups, v)
+	return u
+}
+
+// UpdateGroups sets the "groups" field to the value that was provided on create.
+func (u *ContactUpsert) UpdateGroups() *ContactUpsert {
+	u.SetExcluded(contact.FieldGroups)
+	return u
+}
+
+// SetSensitive sets the "sensitive" field.
+func (u *ContactUpsert) SetSensitive(v map[string]schematype.Sealed) *ContactUpsert {
+	u.Set(contact.FieldSensitive, v)
+	return u
+}
+
+// UpdateSensitive sets the "sensitive" field to the value that was provided on create.
+func (u *ContactUpsert) UpdateSensitive() *ContactUpsert {
+	u.SetExcluded(contact.FieldSensitive)
+	return u
+}
+
+// SetSearchText sets the "search_text" field.
+func (u *ContactUpsert) SetSearchText(v string) *ContactUpsert {
+	u.Set(contact.FieldSearchText, v)
+	return u
+}
+
+// UpdateSearchText sets the "search_text" field to the value that was provided on create.
+func (u *ContactUpsert) UpdateSearchText() *ContactUpsert {
+	u.SetExcluded(contact.FieldSearchText)
+	return u
+}
+
+// SetSortName sets the "sort_name" field.
+func (u *ContactUpsert) SetSortName(v string) *ContactUpsert {
+	u.Set(contact.FieldSortName, v)
+	return u
+}
+
+// UpdateSortName sets the "sort_name" field to the value that was provided on create.
+func (u *ContactUpsert) UpdateSortName() *ContactUpsert {
+	u.SetExcluded(contact.FieldSortName)
 	return u
 }
 
@@ -850,6 +1074,104 @@ func (u *ContactUpsertOne) UpdateOwnerID() *ContactUpsertOne {
 func (u *ContactUpsertOne) ClearOwnerID() *ContactUpsertOne {
 	return u.Update(func(s *ContactUpsert) {
 		s.ClearOwnerID()
+	})
+}
+
+// SetTags sets the "tags" field.
+func (u *ContactUpsertOne) SetTags(v []string) *ContactUpsertOne {
+	return u.Update(func(s *ContactUpsert) {
+		s.SetTags(v)
+	})
+}
+
+// UpdateTags sets the "tags" field to the value that was provided on create.
+func (u *ContactUpsertOne) UpdateTags() *ContactUpsertOne {
+	return u.Update(func(s *ContactUpsert) {
+		s.UpdateTags()
+	})
+}
+
+// SetLabels sets the "labels" field.
+func (u *ContactUpsertOne) SetLabels(v []string) *ContactUpsertOne {
+	return u.Update(func(s *ContactUpsert) {
+		s.SetLabels(v)
+	})
+}
+
+// UpdateLabels sets the "labels" field to the value that was provided on create.
+func (u *ContactUpsertOne) UpdateLabels() *ContactUpsertOne {
+	return u.Update(func(s *ContactUpsert) {
+		s.UpdateLabels()
+	})
+}
+
+// SetCustomFields sets the "custom_fields" field.
+func (u *ContactUpsertOne) SetCustomFields(v map[string]interface{}) *ContactUpsertOne {
+	return u.Update(func(s *ContactUpsert) {
+		s.SetCustomFields(v)
+	})
+}
+
+// UpdateCustomFields sets the "custom_fields" field to the value that was provided on create.
+func (u *ContactUpsertOne) UpdateCustomFields() *ContactUpsertOne {
+	return u.Update(func(s *ContactUpsert) {
+		s.UpdateCustomFields()
+	})
+}
+
+// SetGroups sets the "groups" field.
+func (u *ContactUpsertOne) SetGroups(v schematype.ContactGroups) *ContactUpsertOne {
+	return u.Update(func(s *ContactUpsert) {
+		s.SetGroups(v)
+	})
+}
+
+// UpdateGroups sets the "groups" field to the value that was provided on create.
+func (u *ContactUpsertOne) UpdateGroups() *ContactUpsertOne {
+	return u.Update(func(s *ContactUpsert) {
+		s.UpdateGroups()
+	})
+}
+
+// SetSensitive sets the "sensitive" field.
+func (u *ContactUpsertOne) SetSensitive(v map[string]schematype.Sealed) *ContactUpsertOne {
+	return u.Update(func(s *ContactUpsert) {
+		s.SetSensitive(v)
+	})
+}
+
+// UpdateSensitive sets the "sensitive" field to the value that was provided on create.
+func (u *ContactUpsertOne) UpdateSensitive() *ContactUpsertOne {
+	return u.Update(func(s *ContactUpsert) {
+		s.UpdateSensitive()
+	})
+}
+
+// SetSearchText sets the "search_text" field.
+func (u *ContactUpsertOne) SetSearchText(v string) *ContactUpsertOne {
+	return u.Update(func(s *ContactUpsert) {
+		s.SetSearchText(v)
+	})
+}
+
+// UpdateSearchText sets the "search_text" field to the value that was provided on create.
+func (u *ContactUpsertOne) UpdateSearchText() *ContactUpsertOne {
+	return u.Update(func(s *ContactUpsert) {
+		s.UpdateSearchText()
+	})
+}
+
+// SetSortName sets the "sort_name" field.
+func (u *ContactUpsertOne) SetSortName(v string) *ContactUpsertOne {
+	return u.Update(func(s *ContactUpsert) {
+		s.SetSortName(v)
+	})
+}
+
+// UpdateSortName sets the "sort_name" field to the value that was provided on create.
+func (u *ContactUpsertOne) UpdateSortName() *ContactUpsertOne {
+	return u.Update(func(s *ContactUpsert) {
+		s.UpdateSortName()
 	})
 }
 
@@ -1246,6 +1568,104 @@ func (u *ContactUpsertBulk) UpdateOwnerID() *ContactUpsertBulk {
 func (u *ContactUpsertBulk) ClearOwnerID() *ContactUpsertBulk {
 	return u.Update(func(s *ContactUpsert) {
 		s.ClearOwnerID()
+	})
+}
+
+// SetTags sets the "tags" field.
+func (u *ContactUpsertBulk) SetTags(v []string) *ContactUpsertBulk {
+	return u.Update(func(s *ContactUpsert) {
+		s.SetTags(v)
+	})
+}
+
+// UpdateTags sets the "tags" field to the value that was provided on create.
+func (u *ContactUpsertBulk) UpdateTags() *ContactUpsertBulk {
+	return u.Update(func(s *ContactUpsert) {
+		s.UpdateTags()
+	})
+}
+
+// SetLabels sets the "labels" field.
+func (u *ContactUpsertBulk) SetLabels(v []string) *ContactUpsertBulk {
+	return u.Update(func(s *ContactUpsert) {
+		s.SetLabels(v)
+	})
+}
+
+// UpdateLabels sets the "labels" field to the value that was provided on create.
+func (u *ContactUpsertBulk) UpdateLabels() *ContactUpsertBulk {
+	return u.Update(func(s *ContactUpsert) {
+		s.UpdateLabels()
+	})
+}
+
+// SetCustomFields sets the "custom_fields" field.
+func (u *ContactUpsertBulk) SetCustomFields(v map[string]interface{}) *ContactUpsertBulk {
+	return u.Update(func(s *ContactUpsert) {
+		s.SetCustomFields(v)
+	})
+}
+
+// UpdateCustomFields sets the "custom_fields" field to the value that was provided on create.
+func (u *ContactUpsertBulk) UpdateCustomFields() *ContactUpsertBulk {
+	return u.Update(func(s *ContactUpsert) {
+		s.UpdateCustomFields()
+	})
+}
+
+// SetGroups sets the "groups" field.
+func (u *ContactUpsertBulk) SetGroups(v schematype.ContactGroups) *ContactUpsertBulk {
+	return u.Update(func(s *ContactUpsert) {
+		s.SetGroups(v)
+	})
+}
+
+// UpdateGroups sets the "groups" field to the value that was provided on create.
+func (u *ContactUpsertBulk) UpdateGroups() *ContactUpsertBulk {
+	return u.Update(func(s *ContactUpsert) {
+		s.UpdateGroups()
+	})
+}
+
+// SetSensitive sets the "sensitive" field.
+func (u *ContactUpsertBulk) SetSensitive(v map[string]schematype.Sealed) *ContactUpsertBulk {
+	return u.Update(func(s *ContactUpsert) {
+		s.SetSensitive(v)
+	})
+}
+
+// UpdateSensitive sets the "sensitive" field to the value that was provided on create.
+func (u *ContactUpsertBulk) UpdateSensitive() *ContactUpsertBulk {
+	return u.Update(func(s *ContactUpsert) {
+		s.UpdateSensitive()
+	})
+}
+
+// SetSearchText sets the "search_text" field.
+func (u *ContactUpsertBulk) SetSearchText(v string) *ContactUpsertBulk {
+	return u.Update(func(s *ContactUpsert) {
+		s.SetSearchText(v)
+	})
+}
+
+// UpdateSearchText sets the "search_text" field to the value that was provided on create.
+func (u *ContactUpsertBulk) UpdateSearchText() *ContactUpsertBulk {
+	return u.Update(func(s *ContactUpsert) {
+		s.UpdateSearchText()
+	})
+}
+
+// SetSortName sets the "sort_name" field.
+func (u *ContactUpsertBulk) SetSortName(v string) *ContactUpsertBulk {
+	return u.Update(func(s *ContactUpsert) {
+		s.SetSortName(v)
+	})
+}
+
+// UpdateSortName sets the "sort_name" field to the value that was provided on create.
+func (u *ContactUpsertBulk) UpdateSortName() *ContactUpsertBulk {
+	return u.Update(func(s *ContactUpsert) {
+		s.UpdateSortName()
 	})
 }
 

@@ -192,6 +192,76 @@ func (_u *ContactUpdate) ClearOwnerID() *ContactUpdate {
 	return _u
 }
 
+// SetTags sets the "tags" field.
+func (_u *ContactUpdate) SetTags(v []string) *ContactUpdate {
+	_u.mutation.SetTags(v)
+	return _u
+}
+
+// AppendTags appends value to the "tags" field.
+func (_u *ContactUpdate) AppendTags(v []string) *ContactUpdate {
+	_u.mutation.AppendTags(v)
+	return _u
+}
+
+// SetLabels sets the "labels" field.
+func (_u *ContactUpdate) SetLabels(v []string) *ContactUpdate {
+	_u.mutation.SetLabels(v)
+	return _u
+}
+
+// AppendLabels appends value to the "labels" field.
+func (_u *ContactUpdate) AppendLabels(v []string) *ContactUpdate {
+	_u.mutation.AppendLabels(v)
+	return _u
+}
+
+// SetCustomFields sets the "custom_fields" field.
+func (_u *ContactUpdate) SetCustomFields(v map[string]interface{}) *ContactUpdate {
+	_u.mutation.SetCustomFields(v)
+	return _u
+}
+
+// SetGroups sets the "groups" field.
+func (_u *ContactUpdate) SetGroups(v schematype.ContactGroups) *ContactUpdate {
+	_u.mutation.SetGroups(v)
+	return _u
+}
+
+// SetSensitive sets the "sensitive" field.
+func (_u *ContactUpdate) SetSensitive(v map[string]schematype.Sealed) *ContactUpdate {
+	_u.mutation.SetSensitive(v)
+	return _u
+}
+
+// SetSearchText sets the "search_text" field.
+func (_u *ContactUpdate) SetSearchText(v string) *ContactUpdate {
+	_u.mutation.SetSearchText(v)
+	return _u
+}
+
+// SetNillableSearchText sets the "search_text" field if the given value is not nil.
+func (_u *ContactUpdate) SetNillableSearchText(v *string) *ContactUpdate {
+	if v != nil {
+		_u.SetSearchText(*v)
+	}
+	return _u
+}
+
+// SetSortName sets the "sort_name" field.
+func (_u *ContactUpdate) SetSortName(v string) *ContactUpdate {
+	_u.mutation.SetSortName(v)
+	return _u
+}
+
+// SetNillableSortName sets the "sort_name" field if the given value is not nil.
+func (_u *ContactUpdate) SetNillableSortName(v *string) *ContactUpdate {
+	if v != nil {
+		_u.SetSortName(*v)
+	}
+	return _u
+}
+
 // Mutation returns the ContactMutation object of the builder.
 func (_u *ContactUpdate) Mutation() *ContactMutation {
 	return _u.mutation
@@ -271,6 +341,11 @@ func (_u *ContactUpdate) check() error {
 			return &ValidationError{Name: "email_key", err: fmt.Errorf(`ent: validator failed for field "Contact.email_key": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.SortName(); ok {
+		if err := contact.SortNameValidator(v); err != nil {
+			return &ValidationError{Name: "sort_name", err: fmt.Errorf(`ent: validator failed for field "Contact.sort_name": %w`, err)}
+		}
+	}
 	if _u.mutation.CompanyCleared() && len(_u.mutation.CompanyIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "Contact.company"`)
 	}
@@ -338,6 +413,37 @@ func (_u *ContactUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.OwnerIDCleared() {
 		_spec.ClearField(contact.FieldOwnerID, field.TypeUUID)
+	}
+	if value, ok := _u.mutation.Tags(); ok {
+		_spec.SetField(contact.FieldTags, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedTags(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, contact.FieldTags, value)
+		})
+	}
+	if value, ok := _u.mutation.Labels(); ok {
+		_spec.SetField(contact.FieldLabels, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedLabels(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, contact.FieldLabels, value)
+		})
+	}
+	if value, ok := _u.mutation.CustomFields(); ok {
+		_spec.SetField(contact.FieldCustomFields, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.Groups(); ok {
+		_spec.SetField(contact.FieldGroups, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.Sensitive(); ok {
+		_spec.SetField(contact.FieldSensitive, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.SearchText(); ok {
+		_spec.SetField(contact.FieldSearchText, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.SortName(); ok {
+		_spec.SetField(contact.FieldSortName, field.TypeString, value)
 	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -520,6 +626,76 @@ func (_u *ContactUpdateOne) ClearOwnerID() *ContactUpdateOne {
 	return _u
 }
 
+// SetTags sets the "tags" field.
+func (_u *ContactUpdateOne) SetTags(v []string) *ContactUpdateOne {
+	_u.mutation.SetTags(v)
+	return _u
+}
+
+// AppendTags appends value to the "tags" field.
+func (_u *ContactUpdateOne) AppendTags(v []string) *ContactUpdateOne {
+	_u.mutation.AppendTags(v)
+	return _u
+}
+
+// SetLabels sets the "labels" field.
+func (_u *ContactUpdateOne) SetLabels(v []string) *ContactUpdateOne {
+	_u.mutation.SetLabels(v)
+	return _u
+}
+
+// AppendLabels appends value to the "labels" field.
+func (_u *ContactUpdateOne) AppendLabels(v []string) *ContactUpdateOne {
+	_u.mutation.AppendLabels(v)
+	return _u
+}
+
+// SetCustomFields sets the "custom_fields" field.
+func (_u *ContactUpdateOne) SetCustomFields(v map[string]interface{}) *ContactUpdateOne {
+	_u.mutation.SetCustomFields(v)
+	return _u
+}
+
+// SetGroups sets the "groups" field.
+func (_u *ContactUpdateOne) SetGroups(v schematype.ContactGroups) *ContactUpdateOne {
+	_u.mutation.SetGroups(v)
+	return _u
+}
+
+// SetSensitive sets the "sensitive" field.
+func (_u *ContactUpdateOne) SetSensitive(v map[string]schematype.Sealed) *ContactUpdateOne {
+	_u.mutation.SetSensitive(v)
+	return _u
+}
+
+// SetSearchText sets the "search_text" field.
+func (_u *ContactUpdateOne) SetSearchText(v string) *ContactUpdateOne {
+	_u.mutation.SetSearchText(v)
+	return _u
+}
+
+// SetNillableSearchText sets the "search_text" field if the given value is not nil.
+func (_u *ContactUpdateOne) SetNillableSearchText(v *string) *ContactUpdateOne {
+	if v != nil {
+		_u.SetSearchText(*v)
+	}
+	return _u
+}
+
+// SetSortName sets the "sort_name" field.
+func (_u *ContactUpdateOne) SetSortName(v string) *ContactUpdateOne {
+	_u.mutation.SetSortName(v)
+	return _u
+}
+
+// SetNillableSortName sets the "sort_name" field if the given value is not nil.
+func (_u *ContactUpdateOne) SetNillableSortName(v *string) *ContactUpdateOne {
+	if v != nil {
+		_u.SetSortName(*v)
+	}
+	return _u
+}
+
 // Mutation returns the ContactMutation object of the builder.
 func (_u *ContactUpdateOne) Mutation() *ContactMutation {
 	return _u.mutation
@@ -612,6 +788,11 @@ func (_u *ContactUpdateOne) check() error {
 			return &ValidationError{Name: "email_key", err: fmt.Errorf(`ent: validator failed for field "Contact.email_key": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.SortName(); ok {
+		if err := contact.SortNameValidator(v); err != nil {
+			return &ValidationError{Name: "sort_name", err: fmt.Errorf(`ent: validator failed for field "Contact.sort_name": %w`, err)}
+		}
+	}
 	if _u.mutation.CompanyCleared() && len(_u.mutation.CompanyIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "Contact.company"`)
 	}
@@ -696,6 +877,37 @@ func (_u *ContactUpdateOne) sqlSave(ctx context.Context) (_node *Contact, err er
 	}
 	if _u.mutation.OwnerIDCleared() {
 		_spec.ClearField(contact.FieldOwnerID, field.TypeUUID)
+	}
+	if value, ok := _u.mutation.Tags(); ok {
+		_spec.SetField(contact.FieldTags, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedTags(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, contact.FieldTags, value)
+		})
+	}
+	if value, ok := _u.mutation.Labels(); ok {
+		_spec.SetField(contact.FieldLabels, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedLabels(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, contact.FieldLabels, value)
+		})
+	}
+	if value, ok := _u.mutation.CustomFields(); ok {
+		_spec.SetField(contact.FieldCustomFields, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.Groups(); ok {
+		_spec.SetField(contact.FieldGroups, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.Sensitive(); ok {
+		_spec.SetField(contact.FieldSensitive, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.SearchText(); ok {
+		_spec.SetField(contact.FieldSearchText, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.SortName(); ok {
+		_spec.SetField(contact.FieldSortName, field.TypeString, value)
 	}
 	_node = &Contact{config: _u.config}
 	_spec.Assign = _node.assignValues

@@ -23,6 +23,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
 	"github.com/brokerdesk/brokerdesk/ent/contactrelationship"
 	"github.com/brokerdesk/brokerdesk/ent/contract"
+	"github.com/brokerdesk/brokerdesk/ent/customfielddefinition"
 	"github.com/brokerdesk/brokerdesk/ent/delegation"
 	"github.com/brokerdesk/brokerdesk/ent/event"
 	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
@@ -58,38 +59,39 @@ const (
 	OpUpdateOne = ent.OpUpdateOne
 
 	// Node types.
-	TypeAPIKey               = "APIKey"
-	TypeAppointment          = "Appointment"
-	TypeAppointmentException = "AppointmentException"
-	TypeCalendarToken        = "CalendarToken"
-	TypeCompany              = "Company"
-	TypeContact              = "Contact"
-	TypeContactActivity      = "ContactActivity"
-	TypeContactFinance       = "ContactFinance"
-	TypeContactPhone         = "ContactPhone"
-	TypeContactRelationship  = "ContactRelationship"
-	TypeContract             = "Contract"
-	TypeDelegation           = "Delegation"
-	TypeEvent                = "Event"
-	TypeEventCounter         = "EventCounter"
-	TypeExternalRef          = "ExternalRef"
-	TypeIdempotencyKey       = "IdempotencyKey"
-	TypeInsurer              = "Insurer"
-	TypeJobRun               = "JobRun"
-	TypeLead                 = "Lead"
-	TypeLeadAttachment       = "LeadAttachment"
-	TypeLeadStage            = "LeadStage"
-	TypeLeadSubmission       = "LeadSubmission"
-	TypeOAuthClient          = "OAuthClient"
-	TypeOAuthConsent         = "OAuthConsent"
-	TypeOAuthToken           = "OAuthToken"
-	TypePortfolioTransfer    = "PortfolioTransfer"
-	TypeTask                 = "Task"
-	TypeTaskComment          = "TaskComment"
-	TypeUser                 = "User"
-	TypeWebhookCursor        = "WebhookCursor"
-	TypeWebhookDelivery      = "WebhookDelivery"
-	TypeWebhookEndpoint      = "WebhookEndpoint"
+	TypeAPIKey                = "APIKey"
+	TypeAppointment           = "Appointment"
+	TypeAppointmentException  = "AppointmentException"
+	TypeCalendarToken         = "CalendarToken"
+	TypeCompany               = "Company"
+	TypeContact               = "Contact"
+	TypeContactActivity       = "ContactActivity"
+	TypeContactFinance        = "ContactFinance"
+	TypeContactPhone          = "ContactPhone"
+	TypeContactRelationship   = "ContactRelationship"
+	TypeContract              = "Contract"
+	TypeCustomFieldDefinition = "CustomFieldDefinition"
+	TypeDelegation            = "Delegation"
+	TypeEvent                 = "Event"
+	TypeEventCounter          = "EventCounter"
+	TypeExternalRef           = "ExternalRef"
+	TypeIdempotencyKey        = "IdempotencyKey"
+	TypeInsurer               = "Insurer"
+	TypeJobRun                = "JobRun"
+	TypeLead                  = "Lead"
+	TypeLeadAttachment        = "LeadAttachment"
+	TypeLeadStage             = "LeadStage"
+	TypeLeadSubmission        = "LeadSubmission"
+	TypeOAuthClient           = "OAuthClient"
+	TypeOAuthConsent          = "OAuthConsent"
+	TypeOAuthToken            = "OAuthToken"
+	TypePortfolioTransfer     = "PortfolioTransfer"
+	TypeTask                  = "Task"
+	TypeTaskComment           = "TaskComment"
+	TypeUser                  = "User"
+	TypeWebhookCursor         = "WebhookCursor"
+	TypeWebhookDelivery       = "WebhookDelivery"
+	TypeWebhookEndpoint       = "WebhookEndpoint"
 )
 
 // APIKeyMutation represents an operation that mutates the APIKey nodes in the graph.
@@ -5398,6 +5400,15 @@ type ContactMutation struct {
 	email                     *string
 	email_key                 *string
 	owner_id                  *uuid.UUID
+	tags                      *[]string
+	appendtags                []string
+	labels                    *[]string
+	appendlabels              []string
+	custom_fields             *map[string]interface{}
+	groups                    *schematype.ContactGroups
+	sensitive                 *map[string]schematype.Sealed
+	search_text               *string
+	sort_name                 *string
 	clearedFields             map[string]struct{}
 	company                   *uuid.UUID
 	clearedcompany            bool
@@ -6030,6 +6041,288 @@ func (m *ContactMutation) ResetOwnerID() {
 	delete(m.clearedFields, contact.FieldOwnerID)
 }
 
+// SetTags sets the "tags" field.
+func (m *ContactMutation) SetTags(s []string) {
+	m.tags = &s
+	m.appendtags = nil
+}
+
+// Tags returns the value of the "tags" field in the mutation.
+func (m *ContactMutation) Tags() (r []string, exists bool) {
+	v := m.tags
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTags returns the old "tags" field's value of the Contact entity.
+// If the Contact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactMutation) OldTags(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTags is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTags requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTags: %w", err)
+	}
+	return oldValue.Tags, nil
+}
+
+// AppendTags adds s to the "tags" field.
+func (m *ContactMutation) AppendTags(s []string) {
+	m.appendtags = append(m.appendtags, s...)
+}
+
+// AppendedTags returns the list of values that were appended to the "tags" field in this mutation.
+func (m *ContactMutation) AppendedTags() ([]string, bool) {
+	if len(m.appendtags) == 0 {
+		return nil, false
+	}
+	return m.appendtags, true
+}
+
+// ResetTags resets all changes to the "tags" field.
+func (m *ContactMutation) ResetTags() {
+	m.tags = nil
+	m.appendtags = nil
+}
+
+// SetLabels sets the "labels" field.
+func (m *ContactMutation) SetLabels(s []string) {
+	m.labels = &s
+	m.appendlabels = nil
+}
+
+// Labels returns the value of the "labels" field in the mutation.
+func (m *ContactMutation) Labels() (r []string, exists bool) {
+	v := m.labels
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLabels returns the old "labels" field's value of the Contact entity.
+// If the Contact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactMutation) OldLabels(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLabels is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLabels requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLabels: %w", err)
+	}
+	return oldValue.Labels, nil
+}
+
+// AppendLabels adds s to the "labels" field.
+func (m *ContactMutation) AppendLabels(s []string) {
+	m.appendlabels = append(m.appendlabels, s...)
+}
+
+// AppendedLabels returns the list of values that were appended to the "labels" field in this mutation.
+func (m *ContactMutation) AppendedLabels() ([]string, bool) {
+	if len(m.appendlabels) == 0 {
+		return nil, false
+	}
+	return m.appendlabels, true
+}
+
+// ResetLabels resets all changes to the "labels" field.
+func (m *ContactMutation) ResetLabels() {
+	m.labels = nil
+	m.appendlabels = nil
+}
+
+// SetCustomFields sets the "custom_fields" field.
+func (m *ContactMutation) SetCustomFields(value map[string]interface{}) {
+	m.custom_fields = &value
+}
+
+// CustomFields returns the value of the "custom_fields" field in the mutation.
+func (m *ContactMutation) CustomFields() (r map[string]interface{}, exists bool) {
+	v := m.custom_fields
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCustomFields returns the old "custom_fields" field's value of the Contact entity.
+// If the Contact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactMutation) OldCustomFields(ctx context.Context) (v map[string]interface{}, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCustomFields is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCustomFields requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCustomFields: %w", err)
+	}
+	return oldValue.CustomFields, nil
+}
+
+// ResetCustomFields resets all changes to the "custom_fields" field.
+func (m *ContactMutation) ResetCustomFields() {
+	m.custom_fields = nil
+}
+
+// SetGroups sets the "groups" field.
+func (m *ContactMutation) SetGroups(sg schematype.ContactGroups) {
+	m.groups = &sg
+}
+
+// Groups returns the value of the "groups" field in the mutation.
+func (m *ContactMutation) Groups() (r schematype.ContactGroups, exists bool) {
+	v := m.groups
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldGroups returns the old "groups" field's value of the Contact entity.
+// If the Contact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactMutation) OldGroups(ctx context.Context) (v schematype.ContactGroups, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldGroups is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldGroups requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldGroups: %w", err)
+	}
+	return oldValue.Groups, nil
+}
+
+// ResetGroups resets all changes to the "groups" field.
+func (m *ContactMutation) ResetGroups() {
+	m.groups = nil
+}
+
+// SetSensitive sets the "sensitive" field.
+func (m *ContactMutation) SetSensitive(value map[string]schematype.Sealed) {
+	m.sensitive = &value
+}
+
+// Sensitive returns the value of the "sensitive" field in the mutation.
+func (m *ContactMutation) Sensitive() (r map[string]schematype.Sealed, exists bool) {
+	v := m.sensitive
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSensitive returns the old "sensitive" field's value of the Contact entity.
+// If the Contact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactMutation) OldSensitive(ctx context.Context) (v map[string]schematype.Sealed, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSensitive is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSensitive requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSensitive: %w", err)
+	}
+	return oldValue.Sensitive, nil
+}
+
+// ResetSensitive resets all changes to the "sensitive" field.
+func (m *ContactMutation) ResetSensitive() {
+	m.sensitive = nil
+}
+
+// SetSearchText sets the "search_text" field.
+func (m *ContactMutation) SetSearchText(s string) {
+	m.search_text = &s
+}
+
+// SearchText returns the value of the "search_text" field in the mutation.
+func (m *ContactMutation) SearchText() (r string, exists bool) {
+	v := m.search_text
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSearchText returns the old "search_text" field's value of the Contact entity.
+// If the Contact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactMutation) OldSearchText(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSearchText is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSearchText requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSearchText: %w", err)
+	}
+	return oldValue.SearchText, nil
+}
+
+// ResetSearchText resets all changes to the "search_text" field.
+func (m *ContactMutation) ResetSearchText() {
+	m.search_text = nil
+}
+
+// SetSortName sets the "sort_name" field.
+func (m *ContactMutation) SetSortName(s string) {
+	m.sort_name = &s
+}
+
+// SortName returns the value of the "sort_name" field in the mutation.
+func (m *ContactMutation) SortName() (r string, exists bool) {
+	v := m.sort_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSortName returns the old "sort_name" field's value of the Contact entity.
+// If the Contact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactMutation) OldSortName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSortName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSortName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSortName: %w", err)
+	}
+	return oldValue.SortName, nil
+}
+
+// ResetSortName resets all changes to the "sort_name" field.
+func (m *ContactMutation) ResetSortName() {
+	m.sort_name = nil
+}
+
 // ClearCompany clears the "company" edge to the Company entity.
 func (m *ContactMutation) ClearCompany() {
 	m.clearedcompany = true
@@ -6091,7 +6384,7 @@ func (m *ContactMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ContactMutation) Fields() []string {
-	fields := make([]string, 0, 12)
+	fields := make([]string, 0, 19)
 	if m.company != nil {
 		fields = append(fields, contact.FieldCompanyID)
 	}
@@ -6128,6 +6421,27 @@ func (m *ContactMutation) Fields() []string {
 	if m.owner_id != nil {
 		fields = append(fields, contact.FieldOwnerID)
 	}
+	if m.tags != nil {
+		fields = append(fields, contact.FieldTags)
+	}
+	if m.labels != nil {
+		fields = append(fields, contact.FieldLabels)
+	}
+	if m.custom_fields != nil {
+		fields = append(fields, contact.FieldCustomFields)
+	}
+	if m.groups != nil {
+		fields = append(fields, contact.FieldGroups)
+	}
+	if m.sensitive != nil {
+		fields = append(fields, contact.FieldSensitive)
+	}
+	if m.search_text != nil {
+		fields = append(fields, contact.FieldSearchText)
+	}
+	if m.sort_name != nil {
+		fields = append(fields, contact.FieldSortName)
+	}
 	return fields
 }
 
@@ -6160,6 +6474,20 @@ func (m *ContactMutation) Field(name string) (ent.Value, bool) {
 		return m.EmailKey()
 	case contact.FieldOwnerID:
 		return m.OwnerID()
+	case contact.FieldTags:
+		return m.Tags()
+	case contact.FieldLabels:
+		return m.Labels()
+	case contact.FieldCustomFields:
+		return m.CustomFields()
+	case contact.FieldGroups:
+		return m.Groups()
+	case contact.FieldSensitive:
+		return m.Sensitive()
+	case contact.FieldSearchText:
+		return m.SearchText()
+	case contact.FieldSortName:
+		return m.SortName()
 	}
 	return nil, false
 }
@@ -6193,6 +6521,20 @@ func (m *ContactMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldEmailKey(ctx)
 	case contact.FieldOwnerID:
 		return m.OldOwnerID(ctx)
+	case contact.FieldTags:
+		return m.OldTags(ctx)
+	case contact.FieldLabels:
+		return m.OldLabels(ctx)
+	case contact.FieldCustomFields:
+		return m.OldCustomFields(ctx)
+	case contact.FieldGroups:
+		return m.OldGroups(ctx)
+	case contact.FieldSensitive:
+		return m.OldSensitive(ctx)
+	case contact.FieldSearchText:
+		return m.OldSearchText(ctx)
+	case contact.FieldSortName:
+		return m.OldSortName(ctx)
 	}
 	return nil, fmt.Errorf("unknown Contact field %s", name)
 }
@@ -6285,6 +6627,55 @@ func (m *ContactMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetOwnerID(v)
+		return nil
+	case contact.FieldTags:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTags(v)
+		return nil
+	case contact.FieldLabels:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLabels(v)
+		return nil
+	case contact.FieldCustomFields:
+		v, ok := value.(map[string]interface{})
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCustomFields(v)
+		return nil
+	case contact.FieldGroups:
+		v, ok := value.(schematype.ContactGroups)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetGroups(v)
+		return nil
+	case contact.FieldSensitive:
+		v, ok := value.(map[string]schematype.Sealed)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSensitive(v)
+		return nil
+	case contact.FieldSearchText:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSearchText(v)
+		return nil
+	case contact.FieldSortName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSortName(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Contact field %s", name)
@@ -6412,6 +6803,27 @@ func (m *ContactMutation) ResetField(name string) error {
 		return nil
 	case contact.FieldOwnerID:
 		m.ResetOwnerID()
+		return nil
+	case contact.FieldTags:
+		m.ResetTags()
+		return nil
+	case contact.FieldLabels:
+		m.ResetLabels()
+		return nil
+	case contact.FieldCustomFields:
+		m.ResetCustomFields()
+		return nil
+	case contact.FieldGroups:
+		m.ResetGroups()
+		return nil
+	case contact.FieldSensitive:
+		m.ResetSensitive()
+		return nil
+	case contact.FieldSearchText:
+		m.ResetSearchText()
+		return nil
+	case contact.FieldSortName:
+		m.ResetSortName()
 		return nil
 	}
 	return fmt.Errorf("unknown Contact field %s", name)
@@ -11700,6 +12112,822 @@ func (m *ContractMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Contract edge %s", name)
+}
+
+// CustomFieldDefinitionMutation represents an operation that mutates the CustomFieldDefinition nodes in the graph.
+type CustomFieldDefinitionMutation struct {
+	config
+	op             Op
+	typ            string
+	id             *uuid.UUID
+	created_at     *time.Time
+	updated_at     *time.Time
+	key            *string
+	label          *string
+	data_type      *customfielddefinition.DataType
+	options        *[]string
+	appendoptions  []string
+	position       *int
+	addposition    *int
+	clearedFields  map[string]struct{}
+	company        *uuid.UUID
+	clearedcompany bool
+	done           bool
+	oldValue       func(context.Context) (*CustomFieldDefinition, error)
+	predicates     []predicate.CustomFieldDefinition
+}
+
+var _ ent.Mutation = (*CustomFieldDefinitionMutation)(nil)
+
+// customfielddefinitionOption allows management of the mutation configuration using functional options.
+type customfielddefinitionOption func(*CustomFieldDefinitionMutation)
+
+// newCustomFieldDefinitionMutation creates new mutation for the CustomFieldDefinition entity.
+func newCustomFieldDefinitionMutation(c config, op Op, opts ...customfielddefinitionOption) *CustomFieldDefinitionMutation {
+	m := &CustomFieldDefinitionMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeCustomFieldDefinition,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withCustomFieldDefinitionID sets the ID field of the mutation.
+func withCustomFieldDefinitionID(id uuid.UUID) customfielddefinitionOption {
+	return func(m *CustomFieldDefinitionMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *CustomFieldDefinition
+		)
+		m.oldValue = func(ctx context.Context) (*CustomFieldDefinition, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().CustomFieldDefinition.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withCustomFieldDefinition sets the old CustomFieldDefinition of the mutation.
+func withCustomFieldDefinition(node *CustomFieldDefinition) customfielddefinitionOption {
+	return func(m *CustomFieldDefinitionMutation) {
+		m.oldValue = func(context.Context) (*CustomFieldDefinition, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m CustomFieldDefinitionMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m CustomFieldDefinitionMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of CustomFieldDefinition entities.
+func (m *CustomFieldDefinitionMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *CustomFieldDefinitionMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *CustomFieldDefinitionMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().CustomFieldDefinition.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *CustomFieldDefinitionMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *CustomFieldDefinitionMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the CustomFieldDefinition entity.
+// If the CustomFieldDefinition object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CustomFieldDefinitionMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *CustomFieldDefinitionMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *CustomFieldDefinitionMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *CustomFieldDefinitionMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the CustomFieldDefinition entity.
+// If the CustomFieldDefinition object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CustomFieldDefinitionMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *CustomFieldDefinitionMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *CustomFieldDefinitionMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *CustomFieldDefinitionMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the CustomFieldDefinition entity.
+// If the CustomFieldDefinition object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CustomFieldDefinitionMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *CustomFieldDefinitionMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetKey sets the "key" field.
+func (m *CustomFieldDefinitionMutation) SetKey(s string) {
+	m.key = &s
+}
+
+// Key returns the value of the "key" field in the mutation.
+func (m *CustomFieldDefinitionMutation) Key() (r string, exists bool) {
+	v := m.key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKey returns the old "key" field's value of the CustomFieldDefinition entity.
+// If the CustomFieldDefinition object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CustomFieldDefinitionMutation) OldKey(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKey: %w", err)
+	}
+	return oldValue.Key, nil
+}
+
+// ResetKey resets all changes to the "key" field.
+func (m *CustomFieldDefinitionMutation) ResetKey() {
+	m.key = nil
+}
+
+// SetLabel sets the "label" field.
+func (m *CustomFieldDefinitionMutation) SetLabel(s string) {
+	m.label = &s
+}
+
+// Label returns the value of the "label" field in the mutation.
+func (m *CustomFieldDefinitionMutation) Label() (r string, exists bool) {
+	v := m.label
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLabel returns the old "label" field's value of the CustomFieldDefinition entity.
+// If the CustomFieldDefinition object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CustomFieldDefinitionMutation) OldLabel(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLabel is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLabel requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLabel: %w", err)
+	}
+	return oldValue.Label, nil
+}
+
+// ResetLabel resets all changes to the "label" field.
+func (m *CustomFieldDefinitionMutation) ResetLabel() {
+	m.label = nil
+}
+
+// SetDataType sets the "data_type" field.
+func (m *CustomFieldDefinitionMutation) SetDataType(ct customfielddefinition.DataType) {
+	m.data_type = &ct
+}
+
+// DataType returns the value of the "data_type" field in the mutation.
+func (m *CustomFieldDefinitionMutation) DataType() (r customfielddefinition.DataType, exists bool) {
+	v := m.data_type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDataType returns the old "data_type" field's value of the CustomFieldDefinition entity.
+// If the CustomFieldDefinition object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CustomFieldDefinitionMutation) OldDataType(ctx context.Context) (v customfielddefinition.DataType, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDataType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDataType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDataType: %w", err)
+	}
+	return oldValue.DataType, nil
+}
+
+// ResetDataType resets all changes to the "data_type" field.
+func (m *CustomFieldDefinitionMutation) ResetDataType() {
+	m.data_type = nil
+}
+
+// SetOptions sets the "options" field.
+func (m *CustomFieldDefinitionMutation) SetOptions(s []string) {
+	m.options = &s
+	m.appendoptions = nil
+}
+
+// Options returns the value of the "options" field in the mutation.
+func (m *CustomFieldDefinitionMutation) Options() (r []string, exists bool) {
+	v := m.options
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOptions returns the old "options" field's value of the CustomFieldDefinition entity.
+// If the CustomFieldDefinition object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CustomFieldDefinitionMutation) OldOptions(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOptions is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOptions requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOptions: %w", err)
+	}
+	return oldValue.Options, nil
+}
+
+// AppendOptions adds s to the "options" field.
+func (m *CustomFieldDefinitionMutation) AppendOptions(s []string) {
+	m.appendoptions = append(m.appendoptions, s...)
+}
+
+// AppendedOptions returns the list of values that were appended to the "options" field in this mutation.
+func (m *CustomFieldDefinitionMutation) AppendedOptions() ([]string, bool) {
+	if len(m.appendoptions) == 0 {
+		return nil, false
+	}
+	return m.appendoptions, true
+}
+
+// ResetOptions resets all changes to the "options" field.
+func (m *CustomFieldDefinitionMutation) ResetOptions() {
+	m.options = nil
+	m.appendoptions = nil
+}
+
+// SetPosition sets the "position" field.
+func (m *CustomFieldDefinitionMutation) SetPosition(i int) {
+	m.position = &i
+	m.addposition = nil
+}
+
+// Position returns the value of the "position" field in the mutation.
+func (m *CustomFieldDefinitionMutation) Position() (r int, exists bool) {
+	v := m.position
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPosition returns the old "position" field's value of the CustomFieldDefinition entity.
+// If the CustomFieldDefinition object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CustomFieldDefinitionMutation) OldPosition(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPosition is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPosition requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPosition: %w", err)
+	}
+	return oldValue.Position, nil
+}
+
+// AddPosition adds i to the "position" field.
+func (m *CustomFieldDefinitionMutation) AddPosition(i int) {
+	if m.addposition != nil {
+		*m.addposition += i
+	} else {
+		m.addposition = &i
+	}
+}
+
+// AddedPosition returns the value that was added to the "position" field in this mutation.
+func (m *CustomFieldDefinitionMutation) AddedPosition() (r int, exists bool) {
+	v := m.addposition
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetPosition resets all changes to the "position" field.
+func (m *CustomFieldDefinitionMutation) ResetPosition() {
+	m.position = nil
+	m.addposition = nil
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *CustomFieldDefinitionMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[customfielddefinition.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *CustomFieldDefinitionMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *CustomFieldDefinitionMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *CustomFieldDefinitionMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// Where appends a list predicates to the CustomFieldDefinitionMutation builder.
+func (m *CustomFieldDefinitionMutation) Where(ps ...predicate.CustomFieldDefinition) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the CustomFieldDefinitionMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *CustomFieldDefinitionMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.CustomFieldDefinition, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *CustomFieldDefinitionMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *CustomFieldDefinitionMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (CustomFieldDefinition).
+func (m *CustomFieldDefinitionMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *CustomFieldDefinitionMutation) Fields() []string {
+	fields := make([]string, 0, 8)
+	if m.company != nil {
+		fields = append(fields, customfielddefinition.FieldCompanyID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, customfielddefinition.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, customfielddefinition.FieldUpdatedAt)
+	}
+	if m.key != nil {
+		fields = append(fields, customfielddefinition.FieldKey)
+	}
+	if m.label != nil {
+		fields = append(fields, customfielddefinition.FieldLabel)
+	}
+	if m.data_type != nil {
+		fields = append(fields, customfielddefinition.FieldDataType)
+	}
+	if m.options != nil {
+		fields = append(fields, customfielddefinition.FieldOptions)
+	}
+	if m.position != nil {
+		fields = append(fields, customfielddefinition.FieldPosition)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *CustomFieldDefinitionMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case customfielddefinition.FieldCompanyID:
+		return m.CompanyID()
+	case customfielddefinition.FieldCreatedAt:
+		return m.CreatedAt()
+	case customfielddefinition.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case customfielddefinition.FieldKey:
+		return m.Key()
+	case customfielddefinition.FieldLabel:
+		return m.Label()
+	case customfielddefinition.FieldDataType:
+		return m.DataType()
+	case customfielddefinition.FieldOptions:
+		return m.Options()
+	case customfielddefinition.FieldPosition:
+		return m.Position()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *CustomFieldDefinitionMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case customfielddefinition.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case customfielddefinition.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case customfielddefinition.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case customfielddefinition.FieldKey:
+		return m.OldKey(ctx)
+	case customfielddefinition.FieldLabel:
+		return m.OldLabel(ctx)
+	case customfielddefinition.FieldDataType:
+		return m.OldDataType(ctx)
+	case customfielddefinition.FieldOptions:
+		return m.OldOptions(ctx)
+	case customfielddefinition.FieldPosition:
+		return m.OldPosition(ctx)
+	}
+	return nil, fmt.Errorf("unknown CustomFieldDefinition field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *CustomFieldDefinitionMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case customfielddefinition.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case customfielddefinition.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case customfielddefinition.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case customfielddefinition.FieldKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKey(v)
+		return nil
+	case customfielddefinition.FieldLabel:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLabel(v)
+		return nil
+	case customfielddefinition.FieldDataType:
+		v, ok := value.(customfielddefinition.DataType)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDataType(v)
+		return nil
+	case customfielddefinition.FieldOptions:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOptions(v)
+		return nil
+	case customfielddefinition.FieldPosition:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPosition(v)
+		return nil
+	}
+	return fmt.Errorf("unknown CustomFieldDefinition field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *CustomFieldDefinitionMutation) AddedFields() []string {
+	var fields []string
+	if m.addposition != nil {
+		fields = append(fields, customfielddefinition.FieldPosition)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *CustomFieldDefinitionMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case customfielddefinition.FieldPosition:
+		return m.AddedPosition()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *CustomFieldDefinitionMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case customfielddefinition.FieldPosition:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPosition(v)
+		return nil
+	}
+	return fmt.Errorf("unknown CustomFieldDefinition numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *CustomFieldDefinitionMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *CustomFieldDefinitionMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *CustomFieldDefinitionMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown CustomFieldDefinition nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *CustomFieldDefinitionMutation) ResetField(name string) error {
+	switch name {
+	case customfielddefinition.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case customfielddefinition.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case customfielddefinition.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case customfielddefinition.FieldKey:
+		m.ResetKey()
+		return nil
+	case customfielddefinition.FieldLabel:
+		m.ResetLabel()
+		return nil
+	case customfielddefinition.FieldDataType:
+		m.ResetDataType()
+		return nil
+	case customfielddefinition.FieldOptions:
+		m.ResetOptions()
+		return nil
+	case customfielddefinition.FieldPosition:
+		m.ResetPosition()
+		return nil
+	}
+	return fmt.Errorf("unknown CustomFieldDefinition field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *CustomFieldDefinitionMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.company != nil {
+		edges = append(edges, customfielddefinition.EdgeCompany)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *CustomFieldDefinitionMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case customfielddefinition.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *CustomFieldDefinitionMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *CustomFieldDefinitionMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *CustomFieldDefinitionMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcompany {
+		edges = append(edges, customfielddefinition.EdgeCompany)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *CustomFieldDefinitionMutation) EdgeCleared(name string) bool {
+	switch name {
+	case customfielddefinition.EdgeCompany:
+		return m.clearedcompany
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *CustomFieldDefinitionMutation) ClearEdge(name string) error {
+	switch name {
+	case customfielddefinition.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown CustomFieldDefinition unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *CustomFieldDefinitionMutation) ResetEdge(name string) error {
+	switch name {
+	case customfielddefinition.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown CustomFieldDefinition edge %s", name)
 }
 
 // DelegationMutation represents an operation that mutates the Delegation nodes in the graph.

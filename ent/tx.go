@@ -36,6 +36,8 @@ type Tx struct {
 	ContactRelationship *ContactRelationshipClient
 	// Contract is the client for interacting with the Contract builders.
 	Contract *ContractClient
+	// CustomFieldDefinition is the client for interacting with the CustomFieldDefinition builders.
+	CustomFieldDefinition *CustomFieldDefinitionClient
 	// Delegation is the client for interacting with the Delegation builders.
 	Delegation *DelegationClient
 	// Event is the client for interacting with the Event builders.
@@ -220,6 +222,7 @@ func (tx *Tx) init() {
 	tx.ContactPhone = NewContactPhoneClient(tx.config)
 	tx.ContactRelationship = NewContactRelationshipClient(tx.config)
 	tx.Contract = NewContractClient(tx.config)
+	tx.CustomFieldDefinition = NewCustomFieldDefinitionClient(tx.config)
 	tx.Delegation = NewDelegationClient(tx.config)
 	tx.Event = NewEventClient(tx.config)
 	tx.EventCounter = NewEventCounterClient(tx.config)

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/brokerdesk/brokerdesk/app/errs"
+	"github.com/brokerdesk/brokerdesk/ent/schematype"
 )
 
 // Field bounds (characters).
@@ -103,4 +104,29 @@ func ValidEmail(s string) bool {
 	s = strings.TrimSpace(s)
 	a, err := mail.ParseAddress(s)
 	return err == nil && a.Address == s
+}
+
+// Bounds of external references (shared with leads).
+const (
+	MaxExternalRefs  = 20
+	MaxRefSource     = 100
+	MaxRefExternalID = 255
+)
+
+// CheckRefs adds every invalid external reference of refs to v.
+func CheckRefs(v *errs.Invalid, refs []schematype.ExternalRef) {
+	v.Check("externalReferences", len(refs) <= MaxExternalRefs, "too_many",
+		fmt.Sprintf("at most %d references", MaxExternalRefs))
+	seen := map[schematype.ExternalRef]bool{}
+	for i, r := range refs {
+		name := fmt.Sprintf("externalReferences.%d.", i)
+		v.Check(name+"source", r.Source != "" && utf8.RuneCountInString(r.Source) <= MaxRefSource, "invalid_length",
+			fmt.Sprintf("must have 1 to %d characters", MaxRefSource))
+		v.Check(name+"externalId", r.ExternalID != "" && utf8.RuneCountInString(r.ExternalID) <= MaxRefExternalID,
+			"invalid_length", fmt.Sprintf("must have 1 to %d characters", MaxRefExternalID))
+		CheckText(v, name+"source", r.Source)
+		CheckText(v, name+"externalId", r.ExternalID)
+		v.Check(name+"externalId", !seen[r], "duplicate_reference", "names the same reference as an earlier item")
+		seen[r] = true
+	}
 }

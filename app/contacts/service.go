@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/brokerdesk/brokerdesk/app/datakeys"
 
 	"github.com/brokerdesk/brokerdesk/app/errs"
 	"github.com/brokerdesk/brokerdesk/app/events"
@@ -18,10 +21,16 @@ import (
 )
 
 // Service creates, reads, matches and merges contacts of the company pinned in ctx.
-type Service struct{ events *events.Service }
+type Service struct {
+	events *events.Service
+	keys   *datakeys.Keyring
+	now    func() time.Time
+}
 
-// NewService returns the service.
-func NewService(ev *events.Service) *Service { return &Service{events: ev} }
+// NewService returns the service. keys seal the sensitive groups; now is the clock.
+func NewService(ev *events.Service, keys *datakeys.Keyring, now func() time.Time) *Service {
+	return &Service{events: ev, keys: keys, now: now}
+}
 
 // Phone is a phone number to store; Type is one of PhoneTypes.
 type Phone struct {
@@ -55,6 +64,8 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (View, error) {
 	if in.Email != nil {
 		q.SetEmail(strings.TrimSpace(*in.Email)).SetEmailKey(EmailKey(*in.Email))
 	}
+	q.SetSearchText(searchText(in.FirstName, in.LastName, in.CompanyName, deref(in.Email), nil, nil)).
+		SetSortName(sortName(in.Type, in.FirstName, in.LastName, in.CompanyName))
 	c, err := q.Save(ctx)
 	if err != nil {
 		return View{}, fmt.Errorf("create contact: %w", err)
@@ -133,6 +144,9 @@ type MergeInput struct {
 	Email       *string
 	Phones      []Phone
 	OwnerID     *uuid.UUID
+	// Touch records contact.updated (and moves version and updatedAt) even when no field
+	// changes: a lead converted into the contact changes it (its attachments move there).
+	Touch bool
 }
 
 // Merge writes in into c (locked by Lock, with its phones) and returns the contact as it is
@@ -165,7 +179,24 @@ func (s *Service) Merge(ctx context.Context, c *ent.Contact, phones []*ent.Conta
 	if err != nil {
 		return View{}, err
 	}
-	if changed || len(all) != len(phones) {
+	if changed {
+		first, last, company, email := c.FirstName, c.LastName, c.CompanyName, deref(c.Email)
+		if v, ok := u.Mutation().FirstName(); ok {
+			first = v
+		}
+		if v, ok := u.Mutation().LastName(); ok {
+			last = v
+		}
+		if v, ok := u.Mutation().CompanyName(); ok {
+			company = v
+		}
+		if v, ok := u.Mutation().Email(); ok {
+			email = v
+		}
+		u.SetSearchText(searchText(first, last, company, email, c.Groups, c.Tags)).
+			SetSortName(sortName(string(c.Type), first, last, company))
+	}
+	if changed || len(all) != len(phones) || in.Touch {
 		// A new phone changes the contact too: its version (ETag) and updatedAt move.
 		id := c.ID
 		if c, err = u.Save(ctx); err != nil {

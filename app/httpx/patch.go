@@ -48,16 +48,27 @@ func IfMatch(c *fiber.Ctx, version int64, required bool) error {
 // object; a server-owned field anywhere at the top level is 422 read_only_field. Validate runs
 // on the result when current has it.
 func MergePatch(c *fiber.Ctx, current any) error {
+	patch, err := ReadMergePatch(c)
+	if err != nil {
+		return err
+	}
+	return ApplyPatch(current, patch)
+}
+
+// ReadMergePatch reads the body of a PATCH as MergePatch does (content type, a JSON object,
+// no server-owned field) without applying it, for resources that rewrite the patch first
+// (writeMode fill_empty_only). Numbers stay json.Number.
+func ReadMergePatch(c *fiber.Ctx) (map[string]any, error) {
 	ct := strings.ToLower(strings.TrimSpace(strings.SplitN(c.Get(fiber.HeaderContentType), ";", 2)[0]))
 	if ct != "application/merge-patch+json" && ct != fiber.MIMEApplicationJSON {
 		c.Set("Accept-Patch", "application/merge-patch+json")
-		return fiber.NewError(fiber.StatusUnsupportedMediaType, "send the patch as application/merge-patch+json")
+		return nil, fiber.NewError(fiber.StatusUnsupportedMediaType, "send the patch as application/merge-patch+json")
 	}
 	var patch map[string]any
 	dec := json.NewDecoder(bytes.NewReader(c.Body()))
 	dec.UseNumber()
 	if err := dec.Decode(&patch); err != nil || patch == nil {
-		return errs.BadRequest("malformed_json", "the body must be a JSON object (a merge patch)")
+		return nil, errs.BadRequest("malformed_json", "the body must be a JSON object (a merge patch)")
 	}
 	var v errs.Invalid
 	for _, f := range ServerOwned {
@@ -65,9 +76,12 @@ func MergePatch(c *fiber.Ctx, current any) error {
 			v.Add(f, "read_only_field", "is set by the server and cannot be patched")
 		}
 	}
-	if err := v.Err(); err != nil {
-		return err
-	}
+	return patch, v.Err()
+}
+
+// ApplyPatch applies patch (from ReadMergePatch) to current, decodes the result back into
+// current (unknown fields are 422) and runs its Validate when it has one.
+func ApplyPatch(current any, patch map[string]any) error {
 	doc, err := json.Marshal(current)
 	if err != nil {
 		return err

@@ -148,3 +148,42 @@ func NameKey(name string) string {
 	}
 	return b.String()
 }
+
+// legalForms are the spelled-out German legal forms and their short forms, longest first.
+var legalForms = [][2]string{
+	{"gesellschaft mit beschraenkter haftung und compagnie kommanditgesellschaft", "gmbh & co kg"},
+	{"unternehmergesellschaft haftungsbeschraenkt", "ug"},
+	{"ug haftungsbeschraenkt", "ug"},
+	{"gesellschaft mit beschraenkter haftung", "gmbh"},
+	{"gesellschaft buergerlichen rechts", "gbr"},
+	{"kommanditgesellschaft auf aktien", "kgaa"},
+	{"eingetragener kaufmann", "ek"},
+	{"eingetragene kauffrau", "ek"},
+	{"offene handelsgesellschaft", "ohg"},
+	{"kommanditgesellschaft", "kg"},
+	{"aktiengesellschaft", "ag"},
+	{"eingetragener verein", "ev"},
+	{"eingetragene genossenschaft", "eg"},
+}
+
+// CompanyKey is the comparison key of a company name: NameKey, punctuation (. , ( ) and "&"
+// spaced) dropped, and a spelled-out legal form replaced by its short form, so "Müller GmbH",
+// "mueller gmbh" and "Müller Gesellschaft mit beschränkter Haftung" agree, as do "Schmidt e.K."
+// and "Schmidt eingetragener Kaufmann".
+func CompanyKey(name string) string {
+	s := NameKey(strings.Map(func(r rune) rune {
+		switch r {
+		case '.', ',', '(', ')', '"', '\'':
+			return -1
+		case '&', '+', '/':
+			return ' '
+		}
+		return r
+	}, name))
+	for _, lf := range legalForms {
+		s = strings.ReplaceAll(s, lf[0], lf[1])
+	}
+	s = strings.ReplaceAll(s, "&", " ")
+	s = strings.ReplaceAll(s, "co kg", "cokg")
+	return strings.Join(strings.Fields(s), " ")
+}

@@ -100,3 +100,20 @@ func TestKeys(t *testing.T) {
 		}
 	}
 }
+
+func TestCompanyKey(t *testing.T) {
+	for _, tc := range [][2]string{
+		{"Müller GmbH", "Mueller Gesellschaft mit beschränkter Haftung"},
+		{"Schmidt e.K.", "schmidt eingetragener Kaufmann"},
+		{"Bau AG", "BAU Aktiengesellschaft"},
+		{"Alpha GmbH & Co. KG", "alpha gmbh & co kg"},
+		{"Nord UG (haftungsbeschränkt)", "Nord Unternehmergesellschaft (haftungsbeschränkt)"},
+	} {
+		if a, b := CompanyKey(tc[0]), CompanyKey(tc[1]); a != b {
+			t.Errorf("CompanyKey(%q) = %q, CompanyKey(%q) = %q", tc[0], a, tc[1], b)
+		}
+	}
+	if CompanyKey("Müller GmbH") == CompanyKey("Müller AG") {
+		t.Error("GmbH and AG agree")
+	}
+}

@@ -92,6 +92,12 @@ func (s *Service) Convert(ctx context.Context, id uuid.UUID, in ConvertInput) (r
 	if owner == nil {
 		owner = l.OwnerID
 	}
+	if owner == nil && in.ExistingContactID == nil {
+		// Neither overrides nor the lead name one: the acting user, else the company admin.
+		if owner, err = s.contacts.DefaultOwner(ctx); err != nil {
+			return nil, nil, err
+		}
+	}
 	phones := leadPhones(l, o)
 	var existing *ent.Contact
 	var have []*ent.ContactPhone
@@ -109,7 +115,7 @@ func (s *Service) Convert(ctx context.Context, id uuid.UUID, in ConvertInput) (r
 				existing.ID, existing.Type, *in.ContactType)
 		}
 		conflicts = conflictsWith(l, o, existing)
-	} else if err := checkNewContact(l, o, *in.ContactType); err != nil {
+	} else if err := checkNewContact(l, o, *in.ContactType, in.DryRun); err != nil {
 		return nil, nil, err
 	}
 	if in.DryRun {
@@ -250,9 +256,14 @@ func leadPhones(l *ent.Lead, o *contacts.Fields) []contacts.Phone {
 
 // checkNewContact checks that the new contact has what its type needs: a private one a last
 // name, a business one a company name (which a lead never has).
-func checkNewContact(l *ent.Lead, o *contacts.Fields, typ string) error {
+//
+// A private contact needs a first name too, except in a dry run: a dry run looks for the
+// duplicates the lead may be merged into, where no first name is needed.
+func checkNewContact(l *ent.Lead, o *contacts.Fields, typ string, dryRun bool) error {
 	var v errs.Invalid
 	if typ == contacts.TypePrivate {
+		v.Check("overrides.firstName", dryRun || strings.TrimSpace(deref(pick(o.FirstName, &l.FirstName))) != "", "required",
+			"the lead has no first name; give overrides.firstName")
 		v.Check("overrides.lastName", strings.TrimSpace(deref(pick(o.LastName, &l.LastName))) != "", "required",
 			"the lead has no last name; give overrides.lastName")
 	} else {
@@ -306,7 +317,7 @@ func mergeInput(l *ent.Lead, o *contacts.Fields, c *ent.Contact, owner *uuid.UUI
 		}
 		return nil
 	}
-	in := contacts.MergeInput{
+	in := contacts.MergeInput{Touch: true,
 		FirstName: fill(o.FirstName, l.FirstName, c.FirstName),
 		LastName:  fill(o.LastName, l.LastName, c.LastName),
 		Email:     fill(o.Email, deref(l.Email), deref(c.Email)),

@@ -21,9 +21,9 @@ const (
 	MaxAdditional      = 50
 	MaxAdditionalKey   = 100
 	MaxAdditionalValue = 2000
-	MaxExternalRefs    = 20
-	MaxRefSource       = 100
-	MaxRefExternalID   = 255
+	MaxExternalRefs    = contacts.MaxExternalRefs
+	MaxRefSource       = contacts.MaxRefSource
+	MaxRefExternalID   = contacts.MaxRefExternalID
 )
 
 // Input is LeadInput: the body of POST /leads and PUT /external/{source}/leads/{externalId};
@@ -91,22 +91,7 @@ func checkUUID(v *errs.Invalid, field string, s *string) {
 	}
 }
 
-func checkRefs(v *errs.Invalid, refs []schematype.ExternalRef) {
-	v.Check("externalReferences", len(refs) <= MaxExternalRefs, "too_many",
-		fmt.Sprintf("at most %d references", MaxExternalRefs))
-	seen := map[schematype.ExternalRef]bool{}
-	for i, r := range refs {
-		name := fmt.Sprintf("externalReferences.%d.", i)
-		v.Check(name+"source", r.Source != "" && utf8.RuneCountInString(r.Source) <= MaxRefSource, "invalid_length",
-			fmt.Sprintf("must have 1 to %d characters", MaxRefSource))
-		v.Check(name+"externalId", r.ExternalID != "" && utf8.RuneCountInString(r.ExternalID) <= MaxRefExternalID,
-			"invalid_length", fmt.Sprintf("must have 1 to %d characters", MaxRefExternalID))
-		contacts.CheckText(v, name+"source", r.Source)
-		contacts.CheckText(v, name+"externalId", r.ExternalID)
-		v.Check(name+"externalId", !seen[r], "duplicate_reference", "names the same reference as an earlier item")
-		seen[r] = true
-	}
-}
+func checkRefs(v *errs.Invalid, refs []schematype.ExternalRef) { contacts.CheckRefs(v, refs) }
 
 func sortedKeys(m map[string]string) []string {
 	keys := make([]string, 0, len(m))

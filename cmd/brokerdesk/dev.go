@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/brokerdesk/brokerdesk/app/datakeys"
 	"net"
 	"net/url"
 	"os"
@@ -76,7 +77,7 @@ func (e env) dev(ctx context.Context, args []string) (err error) {
 	// WEBHOOK_ALLOW_INSECURE: webhook endpoints on this machine (http://localhost:…) for trying
 	// deliveries out.
 	defaults := map[string]string{"LISTEN_ADDR": devListen, "LOG_FORMAT": "console", "APP_SECRET": secret,
-		"WEBHOOK_ALLOW_INSECURE": "true"}
+		"WEBHOOK_ALLOW_INSECURE": "true", "DATA_KEYS": datakeys.DemoKeys}
 	if !external {
 		defaults["APP_DB_PASSWORD"] = devAppPasswd
 	}

@@ -9,6 +9,7 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
+	"github.com/brokerdesk/brokerdesk/ent/schematype"
 	"github.com/google/uuid"
 )
 
@@ -41,6 +42,20 @@ const (
 	FieldEmailKey = "email_key"
 	// FieldOwnerID holds the string denoting the owner_id field in the database.
 	FieldOwnerID = "owner_id"
+	// FieldTags holds the string denoting the tags field in the database.
+	FieldTags = "tags"
+	// FieldLabels holds the string denoting the labels field in the database.
+	FieldLabels = "labels"
+	// FieldCustomFields holds the string denoting the custom_fields field in the database.
+	FieldCustomFields = "custom_fields"
+	// FieldGroups holds the string denoting the groups field in the database.
+	FieldGroups = "groups"
+	// FieldSensitive holds the string denoting the sensitive field in the database.
+	FieldSensitive = "sensitive"
+	// FieldSearchText holds the string denoting the search_text field in the database.
+	FieldSearchText = "search_text"
+	// FieldSortName holds the string denoting the sort_name field in the database.
+	FieldSortName = "sort_name"
 	// EdgeCompany holds the string denoting the company edge name in mutations.
 	EdgeCompany = "company"
 	// Table holds the table name of the contact in the database.
@@ -69,6 +84,13 @@ var Columns = []string{
 	FieldEmail,
 	FieldEmailKey,
 	FieldOwnerID,
+	FieldTags,
+	FieldLabels,
+	FieldCustomFields,
+	FieldGroups,
+	FieldSensitive,
+	FieldSearchText,
+	FieldSortName,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -113,6 +135,22 @@ var (
 	EmailValidator func(string) error
 	// EmailKeyValidator is a validator for the "email_key" field. It is called by the builders before save.
 	EmailKeyValidator func(string) error
+	// DefaultTags holds the default value on creation for the "tags" field.
+	DefaultTags []string
+	// DefaultLabels holds the default value on creation for the "labels" field.
+	DefaultLabels []string
+	// DefaultCustomFields holds the default value on creation for the "custom_fields" field.
+	DefaultCustomFields map[string]interface{}
+	// DefaultGroups holds the default value on creation for the "groups" field.
+	DefaultGroups schematype.ContactGroups
+	// DefaultSensitive holds the default value on creation for the "sensitive" field.
+	DefaultSensitive map[string]schematype.Sealed
+	// DefaultSearchText holds the default value on creation for the "search_text" field.
+	DefaultSearchText string
+	// DefaultSortName holds the default value on creation for the "sort_name" field.
+	DefaultSortName string
+	// SortNameValidator is a validator for the "sort_name" field. It is called by the builders before save.
+	SortNameValidator func(string) error
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() uuid.UUID
 )
@@ -201,6 +239,16 @@ func ByEmailKey(opts ...sql.OrderTermOption) OrderOption {
 // ByOwnerID orders the results by the owner_id field.
 func ByOwnerID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldOwnerID, opts...).ToFunc()
+}
+
+// BySearchText orders the results by the search_text field.
+func BySearchText(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldSearchText, opts...).ToFunc()
+}
+
+// BySortName orders the results by the sort_name field.
+func BySortName(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldSortName, opts...).ToFunc()
 }
 
 // ByCompanyField orders the results by company field.

@@ -106,6 +106,16 @@ func OwnerID(v uuid.UUID) predicate.Contact {
 	return predicate.Contact(sql.FieldEQ(FieldOwnerID, v))
 }
 
+// SearchText applies equality check predicate on the "search_text" field. It's identical to SearchTextEQ.
+func SearchText(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldEQ(FieldSearchText, v))
+}
+
+// SortName applies equality check predicate on the "sort_name" field. It's identical to SortNameEQ.
+func SortName(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldEQ(FieldSortName, v))
+}
+
 // CompanyIDEQ applies the EQ predicate on the "company_id" field.
 func CompanyIDEQ(v uuid.UUID) predicate.Contact {
 	return predicate.Contact(sql.FieldEQ(FieldCompanyID, v))
@@ -669,6 +679,136 @@ func OwnerIDIsNil() predicate.Contact {
 // OwnerIDNotNil applies the NotNil predicate on the "owner_id" field.
 func OwnerIDNotNil() predicate.Contact {
 	return predicate.Contact(sql.FieldNotNull(FieldOwnerID))
+}
+
+// SearchTextEQ applies the EQ predicate on the "search_text" field.
+func SearchTextEQ(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldEQ(FieldSearchText, v))
+}
+
+// SearchTextNEQ applies the NEQ predicate on the "search_text" field.
+func SearchTextNEQ(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldNEQ(FieldSearchText, v))
+}
+
+// SearchTextIn applies the In predicate on the "search_text" field.
+func SearchTextIn(vs ...string) predicate.Contact {
+	return predicate.Contact(sql.FieldIn(FieldSearchText, vs...))
+}
+
+// SearchTextNotIn applies the NotIn predicate on the "search_text" field.
+func SearchTextNotIn(vs ...string) predicate.Contact {
+	return predicate.Contact(sql.FieldNotIn(FieldSearchText, vs...))
+}
+
+// SearchTextGT applies the GT predicate on the "search_text" field.
+func SearchTextGT(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldGT(FieldSearchText, v))
+}
+
+// SearchTextGTE applies the GTE predicate on the "search_text" field.
+func SearchTextGTE(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldGTE(FieldSearchText, v))
+}
+
+// SearchTextLT applies the LT predicate on the "search_text" field.
+func SearchTextLT(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldLT(FieldSearchText, v))
+}
+
+// SearchTextLTE applies the LTE predicate on the "search_text" field.
+func SearchTextLTE(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldLTE(FieldSearchText, v))
+}
+
+// SearchTextContains applies the Contains predicate on the "search_text" field.
+func SearchTextContains(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldContains(FieldSearchText, v))
+}
+
+// SearchTextHasPrefix applies the HasPrefix predicate on the "search_text" field.
+func SearchTextHasPrefix(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldHasPrefix(FieldSearchText, v))
+}
+
+// SearchTextHasSuffix applies the HasSuffix predicate on the "search_text" field.
+func SearchTextHasSuffix(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldHasSuffix(FieldSearchText, v))
+}
+
+// SearchTextEqualFold applies the EqualFold predicate on the "search_text" field.
+func SearchTextEqualFold(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldEqualFold(FieldSearchText, v))
+}
+
+// SearchTextContainsFold applies the ContainsFold predicate on the "search_text" field.
+func SearchTextContainsFold(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldContainsFold(FieldSearchText, v))
+}
+
+// SortNameEQ applies the EQ predicate on the "sort_name" field.
+func SortNameEQ(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldEQ(FieldSortName, v))
+}
+
+// SortNameNEQ applies the NEQ predicate on the "sort_name" field.
+func SortNameNEQ(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldNEQ(FieldSortName, v))
+}
+
+// SortNameIn applies the In predicate on the "sort_name" field.
+func SortNameIn(vs ...string) predicate.Contact {
+	return predicate.Contact(sql.FieldIn(FieldSortName, vs...))
+}
+
+// SortNameNotIn applies the NotIn predicate on the "sort_name" field.
+func SortNameNotIn(vs ...string) predicate.Contact {
+	return predicate.Contact(sql.FieldNotIn(FieldSortName, vs...))
+}
+
+// SortNameGT applies the GT predicate on the "sort_name" field.
+func SortNameGT(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldGT(FieldSortName, v))
+}
+
+// SortNameGTE applies the GTE predicate on the "sort_name" field.
+func SortNameGTE(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldGTE(FieldSortName, v))
+}
+
+// SortNameLT applies the LT predicate on the "sort_name" field.
+func SortNameLT(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldLT(FieldSortName, v))
+}
+
+// SortNameLTE applies the LTE predicate on the "sort_name" field.
+func SortNameLTE(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldLTE(FieldSortName, v))
+}
+
+// SortNameContains applies the Contains predicate on the "sort_name" field.
+func SortNameContains(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldContains(FieldSortName, v))
+}
+
+// SortNameHasPrefix applies the HasPrefix predicate on the "sort_name" field.
+func SortNameHasPrefix(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldHasPrefix(FieldSortName, v))
+}
+
+// SortNameHasSuffix applies the HasSuffix predicate on the "sort_name" field.
+func SortNameHasSuffix(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldHasSuffix(FieldSortName, v))
+}
+
+// SortNameEqualFold applies the EqualFold predicate on the "sort_name" field.
+func SortNameEqualFold(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldEqualFold(FieldSortName, v))
+}
+
+// SortNameContainsFold applies the ContainsFold predicate on the "sort_name" field.
+func SortNameContainsFold(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldContainsFold(FieldSortName, v))
 }
 
 // HasCompany applies the HasEdge predicate on the "company" edge.

@@ -141,6 +141,18 @@ func (f ContractFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, er
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ContractMutation", m)
 }
 
+// The CustomFieldDefinitionFunc type is an adapter to allow the use of ordinary
+// function as CustomFieldDefinition mutator.
+type CustomFieldDefinitionFunc func(context.Context, *ent.CustomFieldDefinitionMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f CustomFieldDefinitionFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.CustomFieldDefinitionMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.CustomFieldDefinitionMutation", m)
+}
+
 // The DelegationFunc type is an adapter to allow the use of ordinary
 // function as Delegation mutator.
 type DelegationFunc func(context.Context, *ent.DelegationMutation) (ent.Value, error)

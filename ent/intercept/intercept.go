@@ -19,6 +19,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
 	"github.com/brokerdesk/brokerdesk/ent/contactrelationship"
 	"github.com/brokerdesk/brokerdesk/ent/contract"
+	"github.com/brokerdesk/brokerdesk/ent/customfielddefinition"
 	"github.com/brokerdesk/brokerdesk/ent/delegation"
 	"github.com/brokerdesk/brokerdesk/ent/event"
 	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
@@ -394,6 +395,33 @@ func (f TraverseContract) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.ContractQuery", q)
+}
+
+// The CustomFieldDefinitionFunc type is an adapter to allow the use of ordinary function as a Querier.
+type CustomFieldDefinitionFunc func(context.Context, *ent.CustomFieldDefinitionQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f CustomFieldDefinitionFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.CustomFieldDefinitionQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.CustomFieldDefinitionQuery", q)
+}
+
+// The TraverseCustomFieldDefinition type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseCustomFieldDefinition func(context.Context, *ent.CustomFieldDefinitionQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseCustomFieldDefinition) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseCustomFieldDefinition) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.CustomFieldDefinitionQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.CustomFieldDefinitionQuery", q)
 }
 
 // The DelegationFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -988,6 +1016,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.ContactRelationshipQuery, predicate.ContactRelationship, contactrelationship.OrderOption]{typ: ent.TypeContactRelationship, tq: q}, nil
 	case *ent.ContractQuery:
 		return &query[*ent.ContractQuery, predicate.Contract, contract.OrderOption]{typ: ent.TypeContract, tq: q}, nil
+	case *ent.CustomFieldDefinitionQuery:
+		return &query[*ent.CustomFieldDefinitionQuery, predicate.CustomFieldDefinition, customfielddefinition.OrderOption]{typ: ent.TypeCustomFieldDefinition, tq: q}, nil
 	case *ent.DelegationQuery:
 		return &query[*ent.DelegationQuery, predicate.Delegation, delegation.OrderOption]{typ: ent.TypeDelegation, tq: q}, nil
 	case *ent.EventQuery:

@@ -233,6 +233,13 @@ var (
 		{Name: "email", Type: field.TypeString, Nullable: true, Size: 255},
 		{Name: "email_key", Type: field.TypeString, Nullable: true, Size: 255},
 		{Name: "owner_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "tags", Type: field.TypeJSON},
+		{Name: "labels", Type: field.TypeJSON},
+		{Name: "custom_fields", Type: field.TypeJSON},
+		{Name: "groups", Type: field.TypeJSON},
+		{Name: "sensitive", Type: field.TypeJSON},
+		{Name: "search_text", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "sort_name", Type: field.TypeString, Size: 420, Default: ""},
 		{Name: "company_id", Type: field.TypeUUID},
 	}
 	// ContactsTable holds the schema information for the "contacts" table.
@@ -243,7 +250,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "contacts_companies_company",
-				Columns:    []*schema.Column{ContactsColumns[12]},
+				Columns:    []*schema.Column{ContactsColumns[19]},
 				RefColumns: []*schema.Column{CompaniesColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -252,17 +259,27 @@ var (
 			{
 				Name:    "contact_company_id",
 				Unique:  false,
-				Columns: []*schema.Column{ContactsColumns[12]},
+				Columns: []*schema.Column{ContactsColumns[19]},
 			},
 			{
 				Name:    "contact_company_id_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{ContactsColumns[12], ContactsColumns[1], ContactsColumns[0]},
+				Columns: []*schema.Column{ContactsColumns[19], ContactsColumns[1], ContactsColumns[0]},
 			},
 			{
 				Name:    "contact_company_id_email_key",
 				Unique:  false,
-				Columns: []*schema.Column{ContactsColumns[12], ContactsColumns[10]},
+				Columns: []*schema.Column{ContactsColumns[19], ContactsColumns[10]},
+			},
+			{
+				Name:    "contact_company_id_updated_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{ContactsColumns[19], ContactsColumns[2], ContactsColumns[0]},
+			},
+			{
+				Name:    "contact_company_id_sort_name_id",
+				Unique:  false,
+				Columns: []*schema.Column{ContactsColumns[19], ContactsColumns[18], ContactsColumns[0]},
 			},
 		},
 	}
@@ -500,6 +517,44 @@ var (
 				Name:    "contract_company_id_insurer_id_policy_number_type",
 				Unique:  true,
 				Columns: []*schema.Column{ContractsColumns[20], ContractsColumns[6], ContractsColumns[7], ContractsColumns[8]},
+			},
+		},
+	}
+	// CustomFieldDefinitionsColumns holds the columns for the "custom_field_definitions" table.
+	CustomFieldDefinitionsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "key", Type: field.TypeString, Size: 50},
+		{Name: "label", Type: field.TypeString, Size: 100},
+		{Name: "data_type", Type: field.TypeEnum, Enums: []string{"string", "number", "boolean", "date", "enum"}},
+		{Name: "options", Type: field.TypeJSON},
+		{Name: "position", Type: field.TypeInt, Default: 0},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// CustomFieldDefinitionsTable holds the schema information for the "custom_field_definitions" table.
+	CustomFieldDefinitionsTable = &schema.Table{
+		Name:       "custom_field_definitions",
+		Columns:    CustomFieldDefinitionsColumns,
+		PrimaryKey: []*schema.Column{CustomFieldDefinitionsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "custom_field_definitions_companies_company",
+				Columns:    []*schema.Column{CustomFieldDefinitionsColumns[8]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "customfielddefinition_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{CustomFieldDefinitionsColumns[8]},
+			},
+			{
+				Name:    "customfielddefinition_company_id_key",
+				Unique:  true,
+				Columns: []*schema.Column{CustomFieldDefinitionsColumns[8], CustomFieldDefinitionsColumns[3]},
 			},
 		},
 	}
@@ -1371,6 +1426,7 @@ var (
 		ContactPhonesTable,
 		ContactRelationshipsTable,
 		ContractsTable,
+		CustomFieldDefinitionsTable,
 		DelegationsTable,
 		EventsTable,
 		EventCountersTable,
@@ -1407,6 +1463,7 @@ func init() {
 	ContactPhonesTable.ForeignKeys[0].RefTable = CompaniesTable
 	ContactRelationshipsTable.ForeignKeys[0].RefTable = CompaniesTable
 	ContractsTable.ForeignKeys[0].RefTable = CompaniesTable
+	CustomFieldDefinitionsTable.ForeignKeys[0].RefTable = CompaniesTable
 	DelegationsTable.ForeignKeys[0].RefTable = CompaniesTable
 	DelegationsTable.ForeignKeys[1].RefTable = UsersTable
 	DelegationsTable.ForeignKeys[2].RefTable = UsersTable

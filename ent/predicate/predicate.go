@@ -39,6 +39,9 @@ type ContactRelationship func(*sql.Selector)
 // Contract is the predicate function for contract builders.
 type Contract func(*sql.Selector)
 
+// CustomFieldDefinition is the predicate function for customfielddefinition builders.
+type CustomFieldDefinition func(*sql.Selector)
+
 // Delegation is the predicate function for delegation builders.
 type Delegation func(*sql.Selector)
 

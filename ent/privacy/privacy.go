@@ -375,6 +375,30 @@ func (f ContractMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutati
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ContractMutation", m)
 }
 
+// The CustomFieldDefinitionQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type CustomFieldDefinitionQueryRuleFunc func(context.Context, *ent.CustomFieldDefinitionQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f CustomFieldDefinitionQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.CustomFieldDefinitionQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.CustomFieldDefinitionQuery", q)
+}
+
+// The CustomFieldDefinitionMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type CustomFieldDefinitionMutationRuleFunc func(context.Context, *ent.CustomFieldDefinitionMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f CustomFieldDefinitionMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.CustomFieldDefinitionMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.CustomFieldDefinitionMutation", m)
+}
+
 // The DelegationQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type DelegationQueryRuleFunc func(context.Context, *ent.DelegationQuery) error
@@ -936,6 +960,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.ContractQuery:
 		return q.Filter(), nil
+	case *ent.CustomFieldDefinitionQuery:
+		return q.Filter(), nil
 	case *ent.DelegationQuery:
 		return q.Filter(), nil
 	case *ent.EventQuery:
@@ -1006,6 +1032,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.ContactRelationshipMutation:
 		return m.Filter(), nil
 	case *ent.ContractMutation:
+		return m.Filter(), nil
+	case *ent.CustomFieldDefinitionMutation:
 		return m.Filter(), nil
 	case *ent.DelegationMutation:
 		return m.Filter(), nil

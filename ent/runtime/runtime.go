@@ -17,6 +17,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
 	"github.com/brokerdesk/brokerdesk/ent/contactrelationship"
 	"github.com/brokerdesk/brokerdesk/ent/contract"
+	"github.com/brokerdesk/brokerdesk/ent/customfielddefinition"
 	"github.com/brokerdesk/brokerdesk/ent/delegation"
 	"github.com/brokerdesk/brokerdesk/ent/event"
 	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
@@ -417,6 +418,36 @@ func init() {
 	contactDescEmailKey := contactFields[5].Descriptor()
 	// contact.EmailKeyValidator is a validator for the "email_key" field. It is called by the builders before save.
 	contact.EmailKeyValidator = contactDescEmailKey.Validators[0].(func(string) error)
+	// contactDescTags is the schema descriptor for tags field.
+	contactDescTags := contactFields[7].Descriptor()
+	// contact.DefaultTags holds the default value on creation for the tags field.
+	contact.DefaultTags = contactDescTags.Default.([]string)
+	// contactDescLabels is the schema descriptor for labels field.
+	contactDescLabels := contactFields[8].Descriptor()
+	// contact.DefaultLabels holds the default value on creation for the labels field.
+	contact.DefaultLabels = contactDescLabels.Default.([]string)
+	// contactDescCustomFields is the schema descriptor for custom_fields field.
+	contactDescCustomFields := contactFields[9].Descriptor()
+	// contact.DefaultCustomFields holds the default value on creation for the custom_fields field.
+	contact.DefaultCustomFields = contactDescCustomFields.Default.(map[string]interface{})
+	// contactDescGroups is the schema descriptor for groups field.
+	contactDescGroups := contactFields[10].Descriptor()
+	// contact.DefaultGroups holds the default value on creation for the groups field.
+	contact.DefaultGroups = contactDescGroups.Default.(schematype.ContactGroups)
+	// contactDescSensitive is the schema descriptor for sensitive field.
+	contactDescSensitive := contactFields[11].Descriptor()
+	// contact.DefaultSensitive holds the default value on creation for the sensitive field.
+	contact.DefaultSensitive = contactDescSensitive.Default.(map[string]schematype.Sealed)
+	// contactDescSearchText is the schema descriptor for search_text field.
+	contactDescSearchText := contactFields[12].Descriptor()
+	// contact.DefaultSearchText holds the default value on creation for the search_text field.
+	contact.DefaultSearchText = contactDescSearchText.Default.(string)
+	// contactDescSortName is the schema descriptor for sort_name field.
+	contactDescSortName := contactFields[13].Descriptor()
+	// contact.DefaultSortName holds the default value on creation for the sort_name field.
+	contact.DefaultSortName = contactDescSortName.Default.(string)
+	// contact.SortNameValidator is a validator for the "sort_name" field. It is called by the builders before save.
+	contact.SortNameValidator = contactDescSortName.Validators[0].(func(string) error)
 	// contactDescID is the schema descriptor for id field.
 	contactDescID := contactMixinFields0[0].Descriptor()
 	// contact.DefaultID holds the default value on creation for the id field.
@@ -737,6 +768,83 @@ func init() {
 	contractDescID := contractMixinFields0[0].Descriptor()
 	// contract.DefaultID holds the default value on creation for the id field.
 	contract.DefaultID = contractDescID.Default.(func() uuid.UUID)
+	customfielddefinitionMixin := schema.CustomFieldDefinition{}.Mixin()
+	customfielddefinition.Policy = privacy.NewPolicies(customfielddefinitionMixin[1], schema.CustomFieldDefinition{})
+	customfielddefinition.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := customfielddefinition.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	customfielddefinitionMixinHooks1 := customfielddefinitionMixin[1].Hooks()
+
+	customfielddefinition.Hooks[1] = customfielddefinitionMixinHooks1[0]
+	customfielddefinitionMixinFields0 := customfielddefinitionMixin[0].Fields()
+	_ = customfielddefinitionMixinFields0
+	customfielddefinitionMixinFields2 := customfielddefinitionMixin[2].Fields()
+	_ = customfielddefinitionMixinFields2
+	customfielddefinitionFields := schema.CustomFieldDefinition{}.Fields()
+	_ = customfielddefinitionFields
+	// customfielddefinitionDescCreatedAt is the schema descriptor for created_at field.
+	customfielddefinitionDescCreatedAt := customfielddefinitionMixinFields2[0].Descriptor()
+	// customfielddefinition.DefaultCreatedAt holds the default value on creation for the created_at field.
+	customfielddefinition.DefaultCreatedAt = customfielddefinitionDescCreatedAt.Default.(func() time.Time)
+	// customfielddefinitionDescUpdatedAt is the schema descriptor for updated_at field.
+	customfielddefinitionDescUpdatedAt := customfielddefinitionMixinFields2[1].Descriptor()
+	// customfielddefinition.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	customfielddefinition.DefaultUpdatedAt = customfielddefinitionDescUpdatedAt.Default.(func() time.Time)
+	// customfielddefinition.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	customfielddefinition.UpdateDefaultUpdatedAt = customfielddefinitionDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// customfielddefinitionDescKey is the schema descriptor for key field.
+	customfielddefinitionDescKey := customfielddefinitionFields[0].Descriptor()
+	// customfielddefinition.KeyValidator is a validator for the "key" field. It is called by the builders before save.
+	customfielddefinition.KeyValidator = func() func(string) error {
+		validators := customfielddefinitionDescKey.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(key string) error {
+			for _, fn := range fns {
+				if err := fn(key); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// customfielddefinitionDescLabel is the schema descriptor for label field.
+	customfielddefinitionDescLabel := customfielddefinitionFields[1].Descriptor()
+	// customfielddefinition.LabelValidator is a validator for the "label" field. It is called by the builders before save.
+	customfielddefinition.LabelValidator = func() func(string) error {
+		validators := customfielddefinitionDescLabel.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(label string) error {
+			for _, fn := range fns {
+				if err := fn(label); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// customfielddefinitionDescOptions is the schema descriptor for options field.
+	customfielddefinitionDescOptions := customfielddefinitionFields[3].Descriptor()
+	// customfielddefinition.DefaultOptions holds the default value on creation for the options field.
+	customfielddefinition.DefaultOptions = customfielddefinitionDescOptions.Default.([]string)
+	// customfielddefinitionDescPosition is the schema descriptor for position field.
+	customfielddefinitionDescPosition := customfielddefinitionFields[4].Descriptor()
+	// customfielddefinition.DefaultPosition holds the default value on creation for the position field.
+	customfielddefinition.DefaultPosition = customfielddefinitionDescPosition.Default.(int)
+	// customfielddefinitionDescID is the schema descriptor for id field.
+	customfielddefinitionDescID := customfielddefinitionMixinFields0[0].Descriptor()
+	// customfielddefinition.DefaultID holds the default value on creation for the id field.
+	customfielddefinition.DefaultID = customfielddefinitionDescID.Default.(func() uuid.UUID)
 	delegationMixin := schema.Delegation{}.Mixin()
 	delegation.Policy = privacy.NewPolicies(delegationMixin[1], schema.Delegation{})
 	delegation.Hooks[0] = func(next ent.Mutator) ent.Mutator {

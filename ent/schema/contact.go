@@ -5,6 +5,8 @@ import (
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 	"github.com/google/uuid"
+
+	"github.com/brokerdesk/brokerdesk/ent/schematype"
 )
 
 // Contact is a person or business the brokerage advises. This is the minimal shape lead
@@ -27,6 +29,17 @@ func (Contact) Fields() []ent.Field {
 		field.String("email").Optional().Nillable().MaxRuneLen(255),
 		field.String("email_key").Optional().Nillable().MaxRuneLen(255),
 		field.UUID("owner_id", uuid.UUID{}).Optional().Nillable(),
+		field.Strings("tags").Default([]string{}),
+		field.Strings("labels").Default([]string{}),
+		field.JSON("custom_fields", map[string]any{}).Default(map[string]any{}),
+		// groups holds the non-sensitive field groups (address, personal, ...), sensitive the
+		// sensitive ones (identity, health, bank, income), each sealed on its own with its key id.
+		field.JSON("groups", schematype.ContactGroups{}).Default(schematype.ContactGroups{}),
+		field.JSON("sensitive", map[string]schematype.Sealed{}).Default(map[string]schematype.Sealed{}),
+		// search_text is what q searches (lower-case: names, company name, e-mail, city, street,
+		// profession, tags), served by a pg_trgm GIN index; sort_name is the key of sort=name.
+		field.Text("search_text").Default(""),
+		field.String("sort_name").Default("").MaxRuneLen(420),
 	}
 }
 
@@ -35,6 +48,8 @@ func (Contact) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("company_id", "created_at", "id"),
 		index.Fields("company_id", "email_key"),
+		index.Fields("company_id", "updated_at", "id"),
+		index.Fields("company_id", "sort_name", "id"),
 	}
 }
 
@@ -64,4 +79,29 @@ func (ContactPhone) Indexes() []ent.Index {
 		index.Fields("company_id", "contact_id"),
 		index.Fields("company_id", "number_key"),
 	}
+}
+
+// CustomFieldDefinition is a company-specific contact field, addressed by key (at most 10 per
+// company); contacts hold their values in custom_fields.
+type CustomFieldDefinition struct{ ent.Schema }
+
+// Mixin of CustomFieldDefinition.
+func (CustomFieldDefinition) Mixin() []ent.Mixin {
+	return []ent.Mixin{IDMixin{}, TenantMixin{}, TimeMixin{}}
+}
+
+// Fields of CustomFieldDefinition.
+func (CustomFieldDefinition) Fields() []ent.Field {
+	return []ent.Field{
+		field.String("key").NotEmpty().MaxRuneLen(50).Immutable(),
+		field.String("label").NotEmpty().MaxRuneLen(100),
+		field.Enum("data_type").Values("string", "number", "boolean", "date", "enum"),
+		field.Strings("options").Default([]string{}),
+		field.Int("position").Default(0),
+	}
+}
+
+// Indexes of CustomFieldDefinition.
+func (CustomFieldDefinition) Indexes() []ent.Index {
+	return []ent.Index{index.Fields("company_id", "key").Unique()}
 }

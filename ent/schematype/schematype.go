@@ -54,3 +54,14 @@ type ImportSource struct {
 	Line       int64     `json:"line,omitempty"`
 	ImportedAt time.Time `json:"importedAt"`
 }
+
+// Sealed is one value encrypted at rest with AES-GCM (app/datakeys): the id of the key that
+// sealed it beside the ciphertext (nonce first), so keys can rotate value by value.
+type Sealed struct {
+	KeyID string `json:"kid"`
+	Data  []byte `json:"ct"`
+}
+
+// ContactGroups are the non-sensitive field groups of a contact by group name, each a map of
+// field key to value as the catalog (GET /contact-fields) types it.
+type ContactGroups map[string]map[string]any

@@ -29,7 +29,8 @@ var tenantTables = []string{"users", "external_refs", "events", "event_counters"
 	"leads", "lead_submissions", "lead_stages", "lead_attachments", "contacts", "contact_phones",
 	"webhook_endpoints", "webhook_deliveries", "webhook_cursors", "delegations",
 	"tasks", "task_comments", "appointments", "appointment_exceptions", "calendar_tokens",
-	"contracts", "portfolio_transfers", "contact_relationships", "contact_finances", "contact_activities"}
+	"contracts", "portfolio_transfers", "contact_relationships", "contact_finances", "contact_activities",
+	"custom_field_definitions"}
 
 // rawRoutes mounts test-only routes that run raw SQL inside the request's pinned transaction,
 // below the ent privacy layer.
@@ -415,5 +416,60 @@ func TestIsolation(t *testing.T) {
 		if _, err := tx.ExecContext(ctx, "UPDATE companies SET name = 'x'"); err == nil {
 			t.Error("the app role updated companies")
 		}
+	})
+}
+
+// TestIsolation_Contacts: another company's contact and custom fields are 404 or absent on
+// every contacts endpoint, for live and sandbox keys.
+func TestIsolation_Contacts(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a, b := env.NewCompany(t), env.NewCompany(t)
+	r := env.Do(t, apitest.Request{Method: "POST", Path: "/contacts", Key: b.Secret,
+		Body: map[string]any{"type": "private", "firstName": "Bea", "lastName": "Fremd", "email": "bea@example.com",
+			"externalReferences": []map[string]string{{"source": "ams", "externalId": "B-1"}}}})
+	if r.Status != 201 {
+		t.Fatalf("create: %d %s", r.Status, r.Body)
+	}
+	var c struct{ ID string }
+	r.Decode(t, &c)
+	if r := env.Do(t, apitest.Request{Method: "POST", Path: "/custom-fields", Key: b.Secret,
+		Body: map[string]any{"key": "secret", "label": "B only", "dataType": "string"}}); r.Status != 201 {
+		t.Fatalf("custom field: %d %s", r.Status, r.Body)
+	}
+	one := "/contacts/" + c.ID
+	h := map[string]string{"If-Match": "*", "Content-Type": "application/merge-patch+json"}
+	absent := func(t *testing.T, r *apitest.Response) {
+		if strings.Contains(string(r.Body), c.ID) || strings.Contains(string(r.Body), "Fremd") || strings.Contains(string(r.Body), "B only") {
+			t.Errorf("B's data in A's answer: %s", r.Body)
+		}
+	}
+	env.Run(t, []apitest.Case{
+		{Name: "get", Key: a.Secret, Path: one, Status: 404, Problem: "not_found"},
+		{Name: "get via A's sandbox", Key: a.TestSecret, Path: one, Status: 404},
+		{Name: "get via B's sandbox", Key: b.TestSecret, Path: one, Status: 404},
+		{Name: "patch", Key: a.Secret, Method: "PATCH", Path: one, Header: h, Body: map[string]any{"firstName": "X"}, Status: 404},
+		{Name: "delete", Key: a.Secret, Method: "DELETE", Path: one, Header: map[string]string{"If-Match": "*"}, Status: 404},
+		{Name: "list", Key: a.Secret, Path: "/contacts?limit=200", Status: 200, Check: absent},
+		{Name: "search", Key: a.Secret, Path: "/contacts?q=fremd", Status: 200, Check: absent},
+		{Name: "email filter", Key: a.Secret, Path: "/contacts?email=bea@example.com", Status: 200, Check: absent},
+		{Name: "custom fields", Key: a.Secret, Path: "/custom-fields", Status: 200, Check: absent},
+		{Name: "B's custom field key is free in A", Key: a.Secret, Method: "POST", Path: "/custom-fields", Status: 201,
+			Body: map[string]any{"key": "secret", "label": "A", "dataType": "string"}},
+		{Name: "B's external reference is free in A", Key: a.Secret, Method: "POST", Path: "/contacts", Status: 201,
+			Body: map[string]any{"type": "private", "firstName": "A", "lastName": "A", "externalReferences": []map[string]string{{"source": "ams", "externalId": "B-1"}}}},
+		{Name: "match", Key: a.Secret, Method: "POST", Path: "/contacts/match", Body: map[string]any{"email": "bea@example.com", "lastName": "Fremd"},
+			Status: 200, Check: absent},
+		{Name: "B's external reference via A finds A's own contact", Key: a.Secret, Path: "/external/ams/contacts/B-1", Status: 200, Check: absent},
+		{Name: "B's external reference via A's sandbox", Key: a.TestSecret, Path: "/external/ams/contacts/B-1", Status: 404},
+		{Name: "bulk with B's reference updates A's own contact", Key: a.Secret, Method: "POST", Path: "/contacts/bulk", Status: 200,
+			Body: map[string]any{"items": []map[string]any{{"externalReference": map[string]string{"source": "ams", "externalId": "B-1"},
+				"type": "private", "firstName": "A", "lastName": "Own"}}}, Check: absent},
+		{Name: "B still has it", Key: b.Secret, Path: one, Status: 200},
+		{Name: "B's contact unchanged", Key: b.Secret, Path: "/external/ams/contacts/B-1", Status: 200, Check: func(t *testing.T, r *apitest.Response) {
+			if !strings.Contains(string(r.Body), "Fremd") {
+				t.Errorf("got %s", r.Body)
+			}
+		}},
 	})
 }

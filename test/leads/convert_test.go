@@ -110,7 +110,7 @@ func TestLeads_Convert(t *testing.T) {
 		"email": "ANNA.BERGER@example.com", "phone": "+49 170 1234567", "source": "event"})
 	business := mustCreateLead(t, env, a.Secret, map[string]any{"firstName": "Carl", "email": "carl@example.com"})
 	noName := mustCreateLead(t, env, a.Secret, map[string]any{"phone": "030 1234567"})
-	bLead := mustCreateLead(t, env, b.Secret, map[string]any{"email": "b@example.com", "lastName": "B"})
+	bLead := mustCreateLead(t, env, b.Secret, map[string]any{"email": "b@example.com", "firstName": "Bo", "lastName": "B"})
 	bContact := mustConvert(t, env, b.Secret, bLead.ID, `{"contactType":"private"}`).Contact
 	path := func(id string) string { return "/leads/" + id + "/convert" }
 
@@ -164,8 +164,8 @@ func TestLeads_Convert(t *testing.T) {
 		{Name: "another company's contact is unknown", Key: a.Secret, Method: "POST", Path: path(schmidt.ID),
 			Body: map[string]any{"contactType": "private", "existingContactId": bContact.ID}, Status: 422,
 			Check: fields("existingContactId:unknown_contact")},
-		{Name: "a private contact needs a last name", Key: a.Secret, Method: "POST", Path: path(noName.ID),
-			Body: `{"contactType":"private"}`, Status: 422, Check: fields("overrides.lastName:required")},
+		{Name: "a private contact needs first and last name", Key: a.Secret, Method: "POST", Path: path(noName.ID),
+			Body: `{"contactType":"private"}`, Status: 422, Check: fields("overrides.firstName:required", "overrides.lastName:required")},
 		{Name: "a business contact needs a company name", Key: a.Secret, Method: "POST", Path: path(business.ID),
 			Body: `{"contactType":"business"}`, Status: 422, Check: fields("overrides.business.companyName:required")},
 		{Name: "every bad field is listed", Key: a.Secret, Method: "POST", Path: path(business.ID), Status: 422,

@@ -1,0 +1,403 @@
+package contacts
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"reflect"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/brokerdesk/brokerdesk/app/errs"
+	"github.com/brokerdesk/brokerdesk/ent"
+	"github.com/brokerdesk/brokerdesk/ent/contact"
+	"github.com/brokerdesk/brokerdesk/ent/externalref"
+	"github.com/brokerdesk/brokerdesk/ent/schematype"
+	"github.com/brokerdesk/brokerdesk/ent/user"
+	"github.com/brokerdesk/brokerdesk/tenancy"
+)
+
+// refResource is the resource name of contacts in the external_refs lookup table.
+const refResource = "contact"
+
+// DocOf is the writable document of c: what a PATCH merges into, sensitive groups decrypted.
+func (s *Service) DocOf(c *ent.Contact) (Doc, error) {
+	d := Doc{Type: string(c.Type), Email: c.Email, Tags: c.Tags, Labels: c.Labels,
+		ExternalReferences: c.ExternalReferences}
+	if c.FirstName != "" {
+		d.FirstName = &c.FirstName
+	}
+	if c.LastName != "" {
+		d.LastName = &c.LastName
+	}
+	if c.OwnerID != nil {
+		o := c.OwnerID.String()
+		d.OwnerID = &o
+	}
+	if len(c.CustomFields) > 0 {
+		d.CustomFields = maps.Clone(c.CustomFields)
+	}
+	gs := map[string]map[string]any{}
+	cat := FieldCatalog()
+	for _, g := range cat.GroupNames() {
+		var vals map[string]any
+		if cat.Sensitive(g) {
+			var err error
+			if vals, err = s.open(c, g); err != nil {
+				return Doc{}, err
+			}
+		} else {
+			vals = groupOf(c, g)
+		}
+		if g == "business" && c.CompanyName == "" {
+			delete(vals, "companyName")
+		}
+		if len(vals) > 0 {
+			gs[g] = vals
+		}
+	}
+	d.SetGroups(gs)
+	return d, nil
+}
+
+// Get reads one contact with its phones. Another company's contact, or one the credential may
+// not see, is not found.
+func (s *Service) Get(ctx context.Context, id uuid.UUID) (*ent.Contact, []*ent.ContactPhone, error) {
+	c, err := tenancy.Client(ctx).Contact.Get(ctx, id)
+	if ent.IsNotFound(err) {
+		return nil, nil, errs.NotFound("contact %s not found", id)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("get contact %s: %w", id, err)
+	}
+	phones, err := s.phonesOf(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, phones[id], nil
+}
+
+// row is every stored column a Doc decides.
+type row struct {
+	first, last, company string
+	email                *string
+	owner                *uuid.UUID
+	tags, labels         []string
+	custom               map[string]any
+	groups               schematype.ContactGroups
+	sensitive            map[string]schematype.Sealed
+	refs                 []schematype.ExternalRef
+}
+
+// rowOf turns a checked document (groups cleaned by check) into columns.
+func (s *Service) rowOf(id, company uuid.UUID, d Doc, groups map[string]map[string]any, owner *uuid.UUID) (row, error) {
+	r := row{first: strings.TrimSpace(deref(d.FirstName)), last: strings.TrimSpace(deref(d.LastName)),
+		owner: owner, tags: cleanTags(d.Tags), labels: d.Labels, custom: d.CustomFields, refs: d.ExternalReferences,
+		groups: schematype.ContactGroups{}}
+	if r.labels == nil {
+		r.labels = []string{}
+	}
+	if r.custom == nil {
+		r.custom = map[string]any{}
+	}
+	if d.Email != nil {
+		e := strings.TrimSpace(*d.Email)
+		r.email = &e
+	}
+	cat := FieldCatalog()
+	for g, vals := range groups {
+		if cat.Sensitive(g) {
+			continue
+		}
+		vals = maps.Clone(vals)
+		if g == "business" {
+			r.company, _ = vals["companyName"].(string)
+			delete(vals, "companyName")
+		}
+		if len(vals) > 0 {
+			r.groups[g] = vals
+		}
+	}
+	var err error
+	r.sensitive, err = s.seal(id, company, groups)
+	return r, err
+}
+
+// apply writes r to m.
+func (r row) apply(m *ent.ContactMutation, typ string) {
+	m.SetFirstName(r.first)
+	m.SetLastName(r.last)
+	m.SetCompanyName(strings.TrimSpace(r.company))
+	if r.email != nil {
+		m.SetEmail(*r.email)
+		m.SetEmailKey(EmailKey(*r.email))
+	} else {
+		m.ClearEmail()
+		m.ClearEmailKey()
+	}
+	if r.owner != nil {
+		m.SetOwnerID(*r.owner)
+	} else {
+		m.ClearOwnerID()
+	}
+	m.SetTags(r.tags)
+	m.SetLabels(r.labels)
+	m.SetCustomFields(r.custom)
+	m.SetGroups(r.groups)
+	m.SetSensitive(r.sensitive)
+	m.SetSearchText(searchText(r.first, r.last, r.company, deref(r.email), r.groups, r.tags))
+	m.SetSortName(sortName(typ, r.first, r.last, r.company))
+}
+
+// searchText is what q searches, lower case.
+func searchText(first, last, company, email string, groups schematype.ContactGroups, tags []string) string {
+	parts := []string{first, last, company, email}
+	str := func(g, k string) string { v, _ := groups[g][k].(string); return v }
+	parts = append(parts, str("address", "street"), str("address", "city"), str("profession", "profession"))
+	parts = append(parts, tags...)
+	var b strings.Builder
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p != "" {
+			b.WriteString(strings.ToLower(p))
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// sortName is the key of sort=name: the company name of a business, else "last first".
+func sortName(typ, first, last, company string) string {
+	if typ == TypeBusiness {
+		return strings.ToLower(strings.TrimSpace(company))
+	}
+	return strings.ToLower(strings.TrimSpace(strings.TrimSpace(last) + " " + strings.TrimSpace(first)))
+}
+
+// checkOwner returns the owner a contact gets: the given one (a user of the company, else 422
+// unknown_user), or for a new contact without one the acting user, or for a company-level
+// credential the company's first admin.
+func (s *Service) checkOwner(ctx context.Context, given *uuid.UUID, create bool) (*uuid.UUID, error) {
+	db := tenancy.Client(ctx)
+	if given != nil {
+		ok, err := db.User.Query().Where(user.ID(*given)).Exist(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("read contact owner: %w", err)
+		}
+		if !ok {
+			return nil, errs.InvalidField("ownerId", "unknown_user", "is not a user of this company")
+		}
+		return given, nil
+	}
+	if !create {
+		return nil, nil
+	}
+	if p, ok := tenancy.PrincipalFrom(ctx); ok && p.HasUser() {
+		id := p.UserID
+		return &id, nil
+	}
+	admin, err := db.User.Query().Where(user.RoleEQ(user.RoleAdmin), user.StatusEQ(user.StatusActive)).
+		Order(ent.Asc(user.FieldCreatedAt), ent.Asc(user.FieldID)).First(ctx)
+	if ent.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find company admin: %w", err)
+	}
+	return &admin.ID, nil
+}
+
+// refsFree refuses external references another contact of the company carries (409). Contacts
+// the caller cannot see count too: a reference is the company's, not the user's, and saying
+// "taken" names no data of the other contact.
+func refsFree(ctx context.Context, refs []schematype.ExternalRef, self uuid.UUID) error {
+	for _, r := range refs {
+		var taken bool
+		err := tenancy.LiftVisibility(ctx, func() (err error) {
+			taken, err = tenancy.Client(ctx).ExternalRef.Query().Where(externalref.Resource(refResource),
+				externalref.Source(r.Source), externalref.ExternalID(r.ExternalID), externalref.ResourceIDNEQ(self)).Exist(ctx)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("check external reference: %w", err)
+		}
+		if taken {
+			return errs.Conflict("external_reference_taken",
+				"another contact carries the external reference %s/%s", r.Source, r.ExternalID)
+		}
+	}
+	return nil
+}
+
+// CreateDoc validates and stores a new contact with its phones and records contact.created.
+func (s *Service) CreateDoc(ctx context.Context, d Doc) (*ent.Contact, []*ent.ContactPhone, error) {
+	var v errs.Invalid
+	groups := d.check(&v, true, s.now())
+	if d.WriteMode != nil {
+		v.Add("writeMode", "not_allowed", "applies to updates only")
+	}
+	if err := v.Err(); err != nil {
+		return nil, nil, err
+	}
+	if err := s.checkCustom(ctx, d.CustomFields); err != nil {
+		return nil, nil, err
+	}
+	owner, err := s.checkOwner(ctx, d.ownerID(), true)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := refsFree(ctx, d.ExternalReferences, uuid.Nil); err != nil {
+		return nil, nil, err
+	}
+	company, _ := tenancy.CompanyID(ctx)
+	id := uuid.Must(uuid.NewV7())
+	r, err := s.rowOf(id, company, d, groups, owner)
+	if err != nil {
+		return nil, nil, err
+	}
+	q := tenancy.Client(ctx).Contact.Create().SetID(id).SetType(contact.Type(d.Type))
+	r.apply(q.Mutation(), d.Type)
+	if len(r.refs) > 0 {
+		q.SetExternalReferences(r.refs)
+	}
+	var c *ent.Contact
+	// A contact created for another owner need not be visible to its creator (an agent's key).
+	err = tenancy.LiftVisibility(ctx, func() (err error) {
+		if c, err = q.Save(ctx); err != nil {
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("create contact: %w", err)
+	}
+	phones := make([]Phone, len(d.Phones))
+	for i, p := range d.Phones {
+		phones[i] = Phone{Number: p.Number, Type: deref(p.Type), IsPrimary: p.IsPrimary}
+	}
+	var stored []*ent.ContactPhone
+	err = tenancy.LiftVisibility(ctx, func() (err error) { stored, err = s.addPhones(ctx, c.ID, nil, phones); return err })
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := s.events.Record(ctx, "contact.created", NewView(c, stored)); err != nil {
+		return nil, nil, err
+	}
+	return c, stored, nil
+}
+
+// Update writes d, the merged document of a PATCH (or an upsert), into c (locked by Lock) and
+// records contact.updated. A write that changes nothing changes neither version nor updatedAt
+// and records nothing. A new owner may make the contact invisible to the caller: allowed, and
+// the answer still shows it.
+func (s *Service) Update(ctx context.Context, c *ent.Contact, phones []*ent.ContactPhone, d Doc) (*ent.Contact, error) {
+	if d.Type != string(c.Type) {
+		return nil, errs.InvalidField("type", "immutable", "the type of a contact cannot change")
+	}
+	var v errs.Invalid
+	groups := d.check(&v, false, s.now())
+	if err := v.Err(); err != nil {
+		return nil, err
+	}
+	if err := s.checkCustom(ctx, d.CustomFields); err != nil {
+		return nil, err
+	}
+	owner := d.ownerID()
+	if owner != nil && (c.OwnerID == nil || *owner != *c.OwnerID) {
+		if _, err := s.checkOwner(ctx, owner, false); err != nil {
+			return nil, err
+		}
+	}
+	if err := refsFree(ctx, d.ExternalReferences, c.ID); err != nil {
+		return nil, err
+	}
+	r, err := s.rowOf(c.ID, c.CompanyID, d, groups, owner)
+	if err != nil {
+		return nil, err
+	}
+	if s.same(c, r) {
+		return c, nil
+	}
+	u := c.Update()
+	r.apply(u.Mutation(), string(c.Type))
+	if !reflect.DeepEqual(nonNil(r.refs), nonNil(c.ExternalReferences)) {
+		if len(r.refs) > 0 {
+			u.SetExternalReferences(r.refs)
+		} else {
+			u.ClearExternalReferences()
+		}
+	}
+	var saved *ent.Contact
+	err = tenancy.LiftVisibility(ctx, func() (err error) { saved, err = u.Save(ctx); return err })
+	if err != nil {
+		return nil, fmt.Errorf("update contact %s: %w", c.ID, err)
+	}
+	if err := s.events.Record(ctx, "contact.updated", NewView(saved, phones)); err != nil {
+		return nil, err
+	}
+	return saved, nil
+}
+
+// same reports whether r stores what c holds (sealed values compare by content).
+func (s *Service) same(c *ent.Contact, r row) bool {
+	if c.FirstName != r.first || c.LastName != r.last || c.CompanyName != strings.TrimSpace(r.company) ||
+		deref(c.Email) != deref(r.email) || (c.Email == nil) != (r.email == nil) ||
+		!reflect.DeepEqual(c.OwnerID, r.owner) || !reflect.DeepEqual(nonNil(c.Tags), nonNil(r.tags)) ||
+		!reflect.DeepEqual(nonNil(c.Labels), nonNil(r.labels)) || !jsonEqual(c.CustomFields, r.custom) ||
+		!jsonEqual(c.Groups, r.groups) || !reflect.DeepEqual(nonNil(c.ExternalReferences), nonNil(r.refs)) ||
+		len(c.Sensitive) != len(r.sensitive) {
+		return false
+	}
+	for g := range r.sensitive {
+		old, err := s.open(c, g)
+		if err != nil {
+			return false
+		}
+		plain, _ := s.keys.Open(r.sensitive[g], aad(c.ID, c.CompanyID, g))
+		var now map[string]any
+		_ = json.Unmarshal(plain, &now)
+		if !jsonEqual(old, now) {
+			return false
+		}
+	}
+	return true
+}
+
+func jsonEqual(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	var xa, ya any
+	_ = json.Unmarshal(x, &xa)
+	_ = json.Unmarshal(y, &ya)
+	if m, ok := xa.(map[string]any); ok && len(m) == 0 {
+		xa = nil
+	}
+	if m, ok := ya.(map[string]any); ok && len(m) == 0 {
+		ya = nil
+	}
+	return reflect.DeepEqual(xa, ya)
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// Delete removes c (locked by Lock) and everything of it (phones, and through the database's
+// cascades every row that belongs to the contact) and records contact.deleted with the contact
+// as it was (without sensitive groups).
+func (s *Service) Delete(ctx context.Context, c *ent.Contact, phones []*ent.ContactPhone) error {
+	if err := tenancy.Client(ctx).Contact.DeleteOne(c).Exec(ctx); err != nil {
+		return fmt.Errorf("delete contact %s: %w", c.ID, err)
+	}
+	return s.events.Record(ctx, "contact.deleted", NewView(c, phones))
+}
+
+// DefaultOwner is the owner a new contact gets when none is given: the acting user, or for a
+// company-level credential the company's oldest active admin (nil when it has none).
+func (s *Service) DefaultOwner(ctx context.Context) (*uuid.UUID, error) {
+	return s.checkOwner(ctx, nil, true)
+}

@@ -1,0 +1,236 @@
+package contacts
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	entsql "entgo.io/ent/dialect/sql"
+	"entgo.io/ent/dialect/sql/sqljson"
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"github.com/brokerdesk/brokerdesk/app/errs"
+	"github.com/brokerdesk/brokerdesk/app/httpx"
+	"github.com/brokerdesk/brokerdesk/ent"
+	"github.com/brokerdesk/brokerdesk/ent/contact"
+	"github.com/brokerdesk/brokerdesk/ent/contactphone"
+	"github.com/brokerdesk/brokerdesk/tenancy"
+)
+
+// Search bounds (characters).
+const (
+	MinSearch = 2
+	MaxSearch = 100
+)
+
+// Sorts maps the spec's sort values to their keyset (default -createdAt).
+var Sorts = map[string]httpx.Keyset{
+	"createdAt":  {Column: contact.FieldCreatedAt, Time: true},
+	"-createdAt": {Column: contact.FieldCreatedAt, Time: true, Desc: true},
+	"updatedAt":  {Column: contact.FieldUpdatedAt, Time: true},
+	"-updatedAt": {Column: contact.FieldUpdatedAt, Time: true, Desc: true},
+	"name":       {Column: contact.FieldSortName},
+	"-name":      {Column: contact.FieldSortName, Desc: true},
+}
+
+// SortNames lists the sort values in the spec's order.
+var SortNames = []string{"name", "-name", "createdAt", "-createdAt", "updatedAt", "-updatedAt"}
+
+// ListFilter narrows GET /contacts. Empty fields do not filter.
+type ListFilter struct {
+	UpdatedSince *time.Time
+	Search       string
+	Type         string
+	EmailKey     string
+	PhoneKey     string
+	Tags         []string
+	Labels       []string
+	OwnerID      *uuid.UUID
+	Sort         string
+}
+
+// ParseListFilter reads the query of GET /contacts; every bad parameter is listed. binding
+// names the list and its filters for the cursor.
+func ParseListFilter(c *fiber.Ctx, v *errs.Invalid) (f ListFilter, binding string) {
+	if s := c.Query("updatedSince"); s != "" {
+		t, ok := httpx.ParseTime(s)
+		v.Check("updatedSince", ok, "invalid_datetime", "must be an RFC 3339 timestamp (without offset: Europe/Berlin)")
+		if ok {
+			f.UpdatedSince = &t
+		}
+	}
+	raw := c.Query("q")
+	f.Search = strings.ToLower(strings.TrimSpace(raw))
+	if raw != "" {
+		n := utf8.RuneCountInString(f.Search)
+		v.Check("q", n >= MinSearch, "too_short", fmt.Sprintf("needs at least %d characters", MinSearch))
+		v.Check("q", n <= MaxSearch, "too_long", fmt.Sprintf("at most %d characters", MaxSearch))
+		CheckText(v, "q", f.Search)
+	}
+	if s := c.Query("type"); s != "" {
+		v.Check("type", s == TypePrivate || s == TypeBusiness, "invalid_enum", "must be private or business")
+		f.Type = strings.Clone(s)
+	}
+	if s := c.Query("email"); s != "" {
+		f.EmailKey = EmailKey(s)
+	}
+	if s := c.Query("phone"); s != "" {
+		key, ok := PhoneKey(s)
+		v.Check("phone", ok, "invalid_phone", "must be a phone number")
+		f.PhoneKey = key
+	}
+	f.Tags = splitList(c.Query("tag"))
+	f.Labels = splitList(c.Query("label"))
+	colors := FieldCatalog().LabelColors
+	for _, l := range f.Labels {
+		v.Check("label", slices.Contains(colors, l), "invalid_enum", "must list colours of "+strings.Join(colors, ", "))
+	}
+	if s := c.Query("ownerId"); s != "" {
+		id, err := uuid.Parse(s)
+		v.Check("ownerId", err == nil, "invalid_uuid", "must be a UUID")
+		if err == nil {
+			f.OwnerID = &id
+		}
+	}
+	f.Sort = c.Query("sort", "-createdAt")
+	if _, ok := Sorts[f.Sort]; !ok {
+		v.Add("sort", "invalid_enum", "must be one of "+strings.Join(SortNames, ", "))
+		f.Sort = "-createdAt"
+	}
+	parts := []string{"contacts", "sort=" + f.Sort}
+	if f.UpdatedSince != nil {
+		parts = append(parts, "updatedSince="+f.UpdatedSince.UTC().Format(time.RFC3339Nano))
+	}
+	owner := ""
+	if f.OwnerID != nil {
+		owner = f.OwnerID.String()
+	}
+	parts = append(parts, "q="+f.Search, "type="+f.Type, "email="+f.EmailKey, "phone="+f.PhoneKey,
+		"tag="+strings.Join(f.Tags, ","), "label="+strings.Join(f.Labels, ","), "ownerId="+owner)
+	return f, strings.Join(parts, "&")
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Row is a contact of a list with its phones.
+type Row struct {
+	*ent.Contact
+	Phones []*ent.ContactPhone
+}
+
+// Key is the cursor key of r in the order of sort.
+func (r Row) Key(sort string) []string {
+	k := Sorts[sort]
+	switch k.Column {
+	case contact.FieldUpdatedAt:
+		return k.Key(r.UpdatedAt, r.ID)
+	case contact.FieldSortName:
+		return k.Key(r.SortName, r.ID)
+	}
+	return k.Key(r.CreatedAt, r.ID)
+}
+
+// List returns up to limit+1 contacts matching f in the order of f.Sort, after the cursor key
+// after (empty for the first page). Invisible contacts are not there (RLS and ent rules).
+func (s *Service) List(ctx context.Context, f ListFilter, after []string, limit int) ([]Row, error) {
+	q := tenancy.Client(ctx).Contact.Query()
+	if f.UpdatedSince != nil {
+		q.Where(contact.UpdatedAtGTE(*f.UpdatedSince))
+	}
+	if f.Search != "" {
+		q.Where(search(f.Search))
+	}
+	if f.Type != "" {
+		q.Where(contact.TypeEQ(contact.Type(f.Type)))
+	}
+	if f.EmailKey != "" {
+		q.Where(contact.EmailKey(f.EmailKey))
+	}
+	if f.PhoneKey != "" {
+		q.Where(hasPhone(f.PhoneKey))
+	}
+	if len(f.Tags) > 0 {
+		q.Where(func(s *entsql.Selector) { s.Where(sqljson.ValueContains(contact.FieldTags, f.Tags)) })
+	}
+	if len(f.Labels) > 0 {
+		q.Where(func(s *entsql.Selector) { s.Where(sqljson.ValueContains(contact.FieldLabels, f.Labels)) })
+	}
+	if f.OwnerID != nil {
+		q.Where(contact.OwnerID(*f.OwnerID))
+	}
+	k := Sorts[f.Sort]
+	keyset, err := k.After(after)
+	if err != nil {
+		return nil, err
+	}
+	if keyset != nil {
+		q.Where(keyset)
+	}
+	rows, err := q.Order(k.Order()).Limit(limit + 1).All(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list contacts: %w", err)
+	}
+	ids := make([]uuid.UUID, len(rows))
+	for i, c := range rows {
+		ids[i] = c.ID
+	}
+	phones, err := s.phonesOf(ctx, ids...)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Row, len(rows))
+	for i, c := range rows {
+		out[i] = Row{Contact: c, Phones: phones[c.ID]}
+	}
+	return out, nil
+}
+
+// hasPhone: the contact has a phone whose E.164 key is key.
+func hasPhone(key string) func(*entsql.Selector) {
+	return func(s *entsql.Selector) { s.Where(phonePredicate(s, key)) }
+}
+
+func phonePredicate(s *entsql.Selector, key string) *entsql.Predicate {
+	t := entsql.Table(contactphone.Table)
+	return entsql.Exists(entsql.Select(t.C(contactphone.FieldID)).From(t).Where(entsql.And(
+		entsql.ColumnsEQ(t.C(contactphone.FieldContactID), s.C(contact.FieldID)),
+		entsql.EQ(t.C(contactphone.FieldNumberKey), key))))
+}
+
+// search matches term (lower case) inside search_text (names, company name, e-mail, city,
+// street, profession, tags) through the pg_trgm index, or, when term looks like a phone
+// number, a phone with the same E.164 number.
+func search(term string) func(*entsql.Selector) {
+	return func(s *entsql.Selector) {
+		preds := []*entsql.Predicate{entsql.P(func(b *entsql.Builder) {
+			b.WriteString(s.C(contact.FieldSearchText) + " LIKE ")
+			b.Arg("%" + escapeLike(term) + "%")
+		})}
+		if strings.Trim(term, "0123456789 +-/().") == "" {
+			if key, ok := PhoneKey(term); ok {
+				t := entsql.Table(contactphone.Table)
+				preds = append(preds, entsql.Exists(entsql.Select(t.C(contactphone.FieldID)).From(t).Where(entsql.And(
+					entsql.ColumnsEQ(t.C(contactphone.FieldContactID), s.C(contact.FieldID)),
+					entsql.EQ(t.C(contactphone.FieldNumberKey), key)))))
+			}
+		}
+		s.Where(entsql.Or(preds...))
+	}
+}
+
+// escapeLike escapes the LIKE wildcards of s (PostgreSQL's default escape character is \).
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
