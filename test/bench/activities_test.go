@@ -29,13 +29,13 @@ func BenchmarkActivitiesPage(b *testing.B) {
 	x := uuid.Must(uuid.NewV7())
 	err := env.Pinned(ctx, co.ID, func(tx *sql.Tx) error {
 		for i, a := range agents {
-			if _, err := tx.Exec(`INSERT INTO contacts (id, company_id, type, first_name, last_name, company_name, owner_id, version, created_at, updated_at)
-				SELECT gen_random_uuid(), $1, 'private', 'F', 'L' || n, '', $2, 1, now(), now() FROM generate_series(1, 100) n`, co.ID, a.ID); err != nil {
+			if _, err := tx.Exec(`INSERT INTO contacts (tags, labels, custom_fields, groups, sensitive, sort_name, search_text, id, company_id, type, first_name, last_name, company_name, owner_id, version, created_at, updated_at)
+				SELECT '[]', '[]', '{}', '{}', '{}', '', '', gen_random_uuid(), $1, 'private', 'F', 'L' || n, '', $2, 1, now(), now() FROM generate_series(1, 100) n`, co.ID, a.ID); err != nil {
 				return err
 			}
 			if i == 0 {
-				if _, err := tx.Exec(`INSERT INTO contacts (id, company_id, type, first_name, last_name, company_name, owner_id, version, created_at, updated_at)
-					VALUES ($1, $2, 'private', 'X', 'X', '', $3, 1, now(), now())`, x, co.ID, a.ID); err != nil {
+				if _, err := tx.Exec(`INSERT INTO contacts (tags, labels, custom_fields, groups, sensitive, sort_name, search_text, id, company_id, type, first_name, last_name, company_name, owner_id, version, created_at, updated_at)
+					VALUES ('[]', '[]', '{}', '{}', '{}', '', '', $1, $2, 'private', 'X', 'X', '', $3, 1, now(), now())`, x, co.ID, a.ID); err != nil {
 					return err
 				}
 			}

@@ -26,8 +26,8 @@ func insertContact(t testing.TB, env *apitest.Env, company uuid.UUID, typ, name 
 		first, last, firm = "", "", name
 	}
 	err := env.Pinned(context.Background(), company, func(tx *sql.Tx) error {
-		_, err := tx.Exec(`INSERT INTO contacts (id, company_id, type, first_name, last_name, company_name, owner_id, version, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, 1, now(), now())`, id, company, typ, first, last, firm, owner)
+		_, err := tx.Exec(`INSERT INTO contacts (tags, labels, custom_fields, groups, sensitive, sort_name, search_text, id, company_id, type, first_name, last_name, company_name, owner_id, version, created_at, updated_at)
+			VALUES ('[]', '[]', '{}', '{}', '{}', '', '', $1, $2, $3, $4, $5, $6, $7, 1, now(), now())`, id, company, typ, first, last, firm, owner)
 		return err
 	})
 	if err != nil {

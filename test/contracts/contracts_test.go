@@ -46,8 +46,8 @@ func mustContact(t *testing.T, env *apitest.Env, company uuid.UUID, last string)
 	t.Helper()
 	id := uuid.Must(uuid.NewV7())
 	err := env.Pinned(context.Background(), company, func(tx *sql.Tx) error {
-		_, err := tx.Exec(`INSERT INTO contacts (id, company_id, type, first_name, last_name, company_name, created_at, updated_at, version)
-			VALUES ($1, $2, 'private', 'Erika', $3, '', now(), now(), 1)`, id, company, last)
+		_, err := tx.Exec(`INSERT INTO contacts (tags, labels, custom_fields, groups, sensitive, sort_name, search_text, id, company_id, type, first_name, last_name, company_name, created_at, updated_at, version)
+			VALUES ('[]', '[]', '{}', '{}', '{}', '', '', $1, $2, 'private', 'Erika', $3, '', now(), now(), 1)`, id, company, last)
 		return err
 	})
 	if err != nil {

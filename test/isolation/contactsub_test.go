@@ -19,8 +19,8 @@ func TestIsolation_ContactSubResources(t *testing.T) {
 	insert := func(company uuid.UUID, last string) string {
 		id := uuid.Must(uuid.NewV7())
 		err := env.Pinned(context.Background(), company, func(tx *sql.Tx) error {
-			_, err := tx.Exec(`INSERT INTO contacts (id, company_id, type, first_name, last_name, company_name, version, created_at, updated_at)
-				VALUES ($1, $2, 'private', 'B', $3, '', 1, now(), now())`, id, company, last)
+			_, err := tx.Exec(`INSERT INTO contacts (tags, labels, custom_fields, groups, sensitive, sort_name, search_text, id, company_id, type, first_name, last_name, company_name, version, created_at, updated_at)
+				VALUES ('[]', '[]', '{}', '{}', '{}', '', '', $1, $2, 'private', 'B', $3, '', 1, now(), now())`, id, company, last)
 			return err
 		})
 		if err != nil {

@@ -197,8 +197,8 @@ func TestIsolation(t *testing.T) {
 	t.Run("another company's contracts answer 404", func(t *testing.T) {
 		contact := uuid.Must(uuid.NewV7())
 		if err := env.Pinned(context.Background(), b.ID, func(tx *sql.Tx) error {
-			_, err := tx.Exec(`INSERT INTO contacts (id, company_id, type, first_name, last_name, company_name, created_at, updated_at, version)
-				VALUES ($1, $2, 'private', 'B', 'Kunde', '', now(), now(), 1)`, contact, b.ID)
+			_, err := tx.Exec(`INSERT INTO contacts (tags, labels, custom_fields, groups, sensitive, sort_name, search_text, id, company_id, type, first_name, last_name, company_name, created_at, updated_at, version)
+				VALUES ('[]', '[]', '{}', '{}', '{}', '', '', $1, $2, 'private', 'B', 'Kunde', '', now(), now(), 1)`, contact, b.ID)
 			return err
 		}); err != nil {
 			t.Fatal(err)

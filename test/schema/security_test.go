@@ -70,6 +70,8 @@ var appPrivileges = map[string]string{
 	"public.contact_relationships": "DELETE,INSERT,SELECT,UPDATE",
 	"public.contact_finances":      "DELETE,INSERT,SELECT,UPDATE",
 	"public.contact_activities":    "DELETE,INSERT,SELECT,UPDATE",
+	// POST /custom-fields defines a company's fields (at most 10)
+	"public.custom_field_definitions": "DELETE,INSERT,SELECT,UPDATE",
 	// the job queue (river) works its rows; no DDL, not its migration bookkeeping
 	"river.river_job":                 "DELETE,INSERT,SELECT,UPDATE",
 	"river.river_job_id_seq":          "USAGE",
