@@ -131,8 +131,10 @@ func (s *Service) replacePhones(ctx context.Context, c *ent.Contact, in []PhoneI
 	return s.addPhones(ctx, c.ID, nil, phones)
 }
 
-// pathRef reads the path parameters source and externalId (percent-decoded, copied).
-func pathRef(c *fiber.Ctx) (schematype.ExternalRef, *errs.Invalid) {
+// PathRef reads the path parameters source and externalId of an external upsert (percent-decoded,
+// copied out of Fiber's buffers); errors name them path.source and path.externalId. Contacts,
+// leads and contracts share it.
+func PathRef(c *fiber.Ctx) (schematype.ExternalRef, *errs.Invalid) {
 	var v errs.Invalid
 	get := func(name, field string, max int) string {
 		s, err := url.PathUnescape(c.Params(name))
@@ -151,7 +153,7 @@ func pathRef(c *fiber.Ctx) (schematype.ExternalRef, *errs.Invalid) {
 
 // getExternal handles GET /external/{source}/contacts/{externalId}.
 func (h *Handler) getExternal(c *fiber.Ctx) error {
-	ref, perr := pathRef(c)
+	ref, perr := PathRef(c)
 	if perr != nil {
 		return perr
 	}
@@ -172,7 +174,7 @@ func (h *Handler) getExternal(c *fiber.Ctx) error {
 
 // putExternal handles PUT /external/{source}/contacts/{externalId}: 201 created, 200 updated.
 func (h *Handler) putExternal(c *fiber.Ctx) error {
-	ref, perr := pathRef(c)
+	ref, perr := PathRef(c)
 	if perr != nil {
 		return perr
 	}

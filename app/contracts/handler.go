@@ -1,16 +1,14 @@
 package contracts
 
 import (
-	"fmt"
-	"net/url"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/brokerdesk/brokerdesk/app/contacts"
 	"github.com/brokerdesk/brokerdesk/app/errs"
 	"github.com/brokerdesk/brokerdesk/app/httpx"
-	"github.com/brokerdesk/brokerdesk/ent/schematype"
 	"github.com/brokerdesk/brokerdesk/policy"
 )
 
@@ -154,7 +152,7 @@ func (h *Handler) types(c *fiber.Ctx) error {
 
 // upsert handles PUT /external/{source}/contracts/{externalId}: 201 created, 200 updated.
 func (h *Handler) upsert(c *fiber.Ctx) error {
-	ref, perr := pathRef(c)
+	ref, perr := contacts.PathRef(c)
 	var in Input
 	err := httpx.Decode(c, &in)
 	inv, invalid := err.(*errs.Invalid)
@@ -177,22 +175,4 @@ func (h *Handler) upsert(c *fiber.Ctx) error {
 		return httpx.Created(c, location(ct), ct.View(), ct.Version)
 	}
 	return httpx.OK(c, ct.View(), ct.Version)
-}
-
-// pathRef reads the path parameters source and externalId (percent-decoded, copied).
-func pathRef(c *fiber.Ctx) (schematype.ExternalRef, *errs.Invalid) {
-	var v errs.Invalid
-	get := func(name, field string, max int) string {
-		s, err := url.PathUnescape(c.Params(name))
-		ok := err == nil && strings.TrimSpace(s) != "" && utf8.RuneCountInString(s) <= max
-		v.Check(field, ok, "invalid_length", fmt.Sprintf("must have 1 to %d characters", max))
-		v.Check(field, !strings.ContainsRune(s, 0), "invalid_character", "must not contain NUL characters")
-		return strings.Clone(s)
-	}
-	ref := schematype.ExternalRef{Source: get("source", "path.source", MaxRefSource),
-		ExternalID: get("externalId", "path.externalId", MaxRefExternalID)}
-	if len(v.Errors) > 0 {
-		return ref, &v
-	}
-	return ref, nil
 }

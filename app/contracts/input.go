@@ -21,9 +21,9 @@ import (
 // Bounds of contract fields (characters; decisions.md "Contracts").
 const (
 	MaxPolicyNumber  = 50
-	MaxExternalRefs  = 20
-	MaxRefSource     = 100
-	MaxRefExternalID = 255
+	MaxExternalRefs  = contacts.MaxExternalRefs
+	MaxRefSource     = contacts.MaxRefSource
+	MaxRefExternalID = contacts.MaxRefExternalID
 	// MaxPremium is the largest premium numeric(14,2) stores with room for ×12.
 	MaxPremium = "9999999999.99"
 )
@@ -106,7 +106,7 @@ func (in Input) check(v *errs.Invalid) {
 		v.Check("paymentFrequency", slices.Contains(schema.PaymentFrequencies, *in.PaymentFrequency), "invalid_enum",
 			"must be one of "+strings.Join(schema.PaymentFrequencies, ", "))
 	}
-	checkRefs(v, in.ExternalReferences)
+	contacts.CheckRefs(v, in.ExternalReferences)
 }
 
 func checkUUID(v *errs.Invalid, field string, s *string, required bool) {
@@ -118,23 +118,6 @@ func checkUUID(v *errs.Invalid, field string, s *string, required bool) {
 	}
 	_, err := uuid.Parse(*s)
 	v.Check(field, err == nil, "invalid_uuid", "must be a UUID")
-}
-
-func checkRefs(v *errs.Invalid, refs []schematype.ExternalRef) {
-	v.Check("externalReferences", len(refs) <= MaxExternalRefs, "too_many",
-		fmt.Sprintf("at most %d references", MaxExternalRefs))
-	seen := map[schematype.ExternalRef]bool{}
-	for i, r := range refs {
-		name := fmt.Sprintf("externalReferences.%d.", i)
-		v.Check(name+"source", r.Source != "" && utf8.RuneCountInString(r.Source) <= MaxRefSource, "invalid_length",
-			fmt.Sprintf("must have 1 to %d characters", MaxRefSource))
-		v.Check(name+"externalId", r.ExternalID != "" && utf8.RuneCountInString(r.ExternalID) <= MaxRefExternalID,
-			"invalid_length", fmt.Sprintf("must have 1 to %d characters", MaxRefExternalID))
-		contacts.CheckText(v, name+"source", r.Source)
-		contacts.CheckText(v, name+"externalId", r.ExternalID)
-		v.Check(name+"externalId", !seen[r], "duplicate_reference", "names the same reference as an earlier item")
-		seen[r] = true
-	}
 }
 
 // InputOf is the Input of a stored contract: what a PATCH merges into.
