@@ -48,10 +48,10 @@ func TestContactSub_Visibility(t *testing.T) {
 	cx := "/contacts/" + x
 	must(t, do(t, env, "POST", cx+"/relationships", co.Secret, map[string]any{"relatedContactId": y, "role": "partner"}), 201)
 	must(t, do(t, env, "POST", cx+"/relationships", co.Secret, map[string]any{"relatedContactId": z, "role": "employer", "position": "Sekretär"}), 201)
-	must(t, do(t, env, "PUT", cx+"/finance", co.Secret, map[string]any{"income": []map[string]any{{"type": "salary", "amount": "4711"}}}), 200)
+	must(t, do(t, env, "PUT", cx+"/finance", co.Secret, map[string]any{"income": []map[string]any{{"type": "salary", "amount": "4711.89"}}}), 200)
 	var shared activity
 	must(t, do(t, env, "POST", cx+"/notes", co.Secret, map[string]any{"content": "streng vertraulich"}), 201).Decode(t, &shared)
-	secrets := []string{"Geheimnisvoll", "streng vertraulich", "4711", "Partnerin"}
+	secrets := []string{"Geheimnisvoll", "streng vertraulich", "4711.89", "Partnerin"}
 
 	i := 0
 	for name, key := range keys {
