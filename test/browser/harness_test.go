@@ -110,8 +110,9 @@ func newTab(t *testing.T, browser context.Context) (context.Context, *requestLog
 }
 
 // stepTimeout bounds one browser step: a page that never shows what a step waits for fails
-// the test in seconds, with what the tab shows.
-const stepTimeout = 15 * time.Second
+// the test with what the tab shows. Generous, because a 2-core machine running other builds
+// took 18 s for one form step (load 37); it only matters when a step fails.
+const stepTimeout = 60 * time.Second
 
 // do runs steps in tab, failing the test with the tab's address and text on an error.
 func do(t *testing.T, tab context.Context, steps ...chromedp.Action[chromedp.Void]) {

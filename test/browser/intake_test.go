@@ -104,7 +104,7 @@ func TestBrowser_LeadIntake(t *testing.T) {
 	apiBase := serveAPI(t, env)
 	siteBase := site(t, apiBase, key)
 
-	ctx, cancel := context.WithTimeout(context.Background(), 75*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	browser := newBrowser(t, ctx)
 

@@ -107,7 +107,7 @@ func TestBrowser_OAuth(t *testing.T) {
 		Scopes:   []string{"contacts:read"},
 		Endpoint: oauth2.Endpoint{AuthURL: apiBase + "/oauth/authorize", TokenURL: apiBase + "/oauth/token", AuthStyle: oauth2.AuthStyleInHeader}}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	browser := newBrowser(t, ctx)
 	tab, _ := newTab(t, browser)
