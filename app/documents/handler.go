@@ -63,7 +63,7 @@ func (h *Handler) upload(c *fiber.Ctx, in NewDocument) error {
 	}
 	form, err := c.MultipartForm()
 	if err != nil {
-		return errs.BadRequest("malformed_multipart", "the body is not valid multipart/form-data")
+		return errs.BadRequest("bad_request", "the body is not valid multipart/form-data")
 	}
 	var v errs.Invalid
 	for name := range form.Value {

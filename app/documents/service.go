@@ -34,9 +34,10 @@ import (
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
-// MaxSize is the largest document, in bytes (10 MiB, the server's body limit: a larger upload
-// is refused before it reaches the handler, in the same 413 problem shape).
-const MaxSize = 10 << 20
+// MaxSize is the largest document, in bytes: 10 MB. The server's body limit (10 MiB) leaves
+// room for the multipart envelope; a body over it is refused before any route, in the same 413
+// problem shape.
+const MaxSize = 10_000_000
 
 // BlobPrefix is where document blobs live in the bucket: BlobPrefix/<company>/<random>.
 const BlobPrefix = "documents"
@@ -125,7 +126,7 @@ func (s *Service) Create(ctx context.Context, in NewDocument, file io.Reader) (V
 		return View{}, fmt.Errorf("read uploaded file: %w", err)
 	}
 	if len(content) > MaxSize {
-		return View{}, errs.TooLarge("document_too_large", "a document has at most %d bytes (10 MiB)", MaxSize)
+		return View{}, errs.TooLarge("payload_too_large", "a document has at most %d bytes (10 MB)", MaxSize)
 	}
 	if len(content) == 0 {
 		return View{}, errs.InvalidField("file", "empty", "the file is empty")
