@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
-	"github.com/google/uuid"
 
 	"github.com/brokerdesk/brokerdesk/app/errs"
 	"github.com/brokerdesk/brokerdesk/app/httpx"
@@ -121,8 +120,8 @@ func (l *lazyFile) Read(p []byte) (int, error) {
 func (h *Handler) list(c *fiber.Ctx) error {
 	var v errs.Invalid
 	var f Filter
-	f.ContactID = queryUUID(c, &v, "contactId")
-	f.ContractID = queryUUID(c, &v, "contractId")
+	f.ContactID = httpx.QueryUUID(c, &v, "contactId")
+	f.ContractID = httpx.QueryUUID(c, &v, "contractId")
 	f.Type = strings.Clone(c.Query("type"))
 	v.Check("type", f.Type == "" || slices.Contains(Types, f.Type), "invalid_enum", "must be one of "+strings.Join(Types, ", "))
 	binding := "documents&contactId=" + c.Query("contactId") + "&contractId=" + c.Query("contractId") + "&type=" + f.Type
@@ -142,19 +141,6 @@ func (h *Handler) list(c *fiber.Ctx) error {
 	return httpx.WritePage(c, page, rows, func(d *ent.Document) []string {
 		return httpx.CreatedKey(d.CreatedAt, d.ID)
 	}, NewView)
-}
-
-func queryUUID(c *fiber.Ctx, v *errs.Invalid, name string) *uuid.UUID {
-	s := c.Query(name)
-	if s == "" {
-		return nil
-	}
-	id, err := uuid.Parse(s)
-	v.Check(name, err == nil, "invalid_uuid", "must be a UUID")
-	if err != nil {
-		return nil
-	}
-	return &id
 }
 
 // get handles GET /documents/{documentId}: the metadata.
