@@ -332,12 +332,14 @@ func TestDocuments_Contract(t *testing.T) {
 	})
 	// The contract moves to another contact: its document follows (visibility with it).
 	if r := env.Do(t, apitest.Request{Method: "PATCH", Path: "/contracts/" + contract, Key: a.Secret,
-		Header: map[string]string{"Content-Type": "application/merge-patch+json"}, Body: map[string]any{"contactId": other}}); r.Status == 200 {
-		var got document
-		env.Do(t, apitest.Request{Path: "/documents/" + d.ID, Key: a.Secret}).Decode(t, &got)
-		if got.ContactID != other {
-			t.Errorf("document's contact %s after the contract moved to %s", got.ContactID, other)
-		}
+		Header: map[string]string{"Content-Type": "application/merge-patch+json", "If-Match": "*"},
+		Body:   map[string]any{"contactId": other}}); r.Status != 200 {
+		t.Fatalf("move the contract: %d %s", r.Status, r.Body)
+	}
+	var moved document
+	env.Do(t, apitest.Request{Path: "/documents/" + d.ID, Key: a.Secret}).Decode(t, &moved)
+	if moved.ContactID != other {
+		t.Errorf("document's contact %s after the contract moved to %s", moved.ContactID, other)
 	}
 	if r := env.Do(t, apitest.Request{Method: "DELETE", Path: "/contracts/" + contract, Key: a.Secret}); r.Status != 204 {
 		t.Fatalf("delete contract: %d %s", r.Status, r.Body)
