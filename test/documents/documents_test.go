@@ -192,6 +192,10 @@ func TestDocuments_UploadAndDownload(t *testing.T) {
 	if _, err := os.Stat(stored); !os.IsNotExist(err) {
 		t.Errorf("blob of the deleted document: %v", err)
 	}
+	ev := env.Do(t, apitest.Request{Path: "/events?limit=100&types=document.created,document.deleted", Key: a.Secret})
+	if ev.Status != 200 || strings.Count(string(ev.Body), d.ID) != 2 || !strings.Contains(string(ev.Body), `"document.deleted"`) {
+		t.Errorf("events: %d %s", ev.Status, ev.Body)
+	}
 }
 
 func TestDocuments_UploadErrors(t *testing.T) {
