@@ -43,6 +43,8 @@ require (
 	golang.org/x/text v0.43.0
 )
 
+require github.com/gabriel-vasile/mimetype v1.4.16 // indirect
+
 require (
 	github.com/aws/aws-sdk-go-v2/feature/s3/transfermanager v0.4.3 // indirect
 	github.com/google/wire v0.7.0 // indirect

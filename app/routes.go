@@ -9,6 +9,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/contacts"
 	"github.com/brokerdesk/brokerdesk/app/contracts"
 	"github.com/brokerdesk/brokerdesk/app/delegations"
+	"github.com/brokerdesk/brokerdesk/app/documents"
 	"github.com/brokerdesk/brokerdesk/app/events"
 	"github.com/brokerdesk/brokerdesk/app/httpx"
 	"github.com/brokerdesk/brokerdesk/app/idempotency"
@@ -64,6 +65,9 @@ func (s *Server) routes(pager *httpx.Pager, o options) {
 	contacts.NewSubHandler(contactSvc, pager).Mount(api)
 	leads.NewHandler(leads.NewService(events.NewService(), contactSvc, o.now), pager, idem.Middleware()).Mount(api)
 	contracts.NewHandler(contracts.NewService(events.NewService()), pager, idem.Middleware()).Mount(api)
+	docs := documents.NewService(events.NewService(), s.bucket)
+	contactSvc.OnDelete(docs.ContactDeleting)
+	documents.NewHandler(docs, pager, idem.Middleware()).Mount(api)
 	portfolio.NewHandler(s.portfolio.Service(), pager, idem.Middleware()).Mount(api)
 	webhooks.NewHandler(s.hooks.Service(), pager, idem.Middleware()).Mount(api)
 	appts := appointments.NewHandler(appointments.NewService(events.NewService(), o.now), idem.Middleware())

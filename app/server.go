@@ -22,6 +22,7 @@ import (
 
 	"github.com/brokerdesk/brokerdesk/app/blobstore"
 	"github.com/brokerdesk/brokerdesk/app/contracts"
+	"github.com/brokerdesk/brokerdesk/app/documents"
 	"github.com/brokerdesk/brokerdesk/app/events"
 	"github.com/brokerdesk/brokerdesk/app/httpx"
 	"github.com/brokerdesk/brokerdesk/app/jobs"
@@ -253,7 +254,9 @@ func (s *Server) newJobs(ctx context.Context, cfg Config, pcfg *pgxpool.Config, 
 		BatchSize: cfg.PortfolioBatchSize})
 	s.portfolio.AddWorkers(workers)
 	maintenance.AddWorkers(workers, maintenance.NewPurger(s.pool, s.log))
+	documents.AddWorkers(workers, documents.NewSweeper(s.jobsPool, s.bucket, o.now, s.log))
 	periodic := append(s.hooks.PeriodicJobs(), maintenance.PeriodicJobs()...)
+	periodic = append(periodic, documents.PeriodicJobs()...)
 	if s.jobs, err = jobs.NewClient(s.jobsPool, workers, periodic, cfg.Jobs, s.log); err != nil {
 		return fmt.Errorf("job queue: %w", err)
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/contract"
 	"github.com/brokerdesk/brokerdesk/ent/customfielddefinition"
 	"github.com/brokerdesk/brokerdesk/ent/delegation"
+	"github.com/brokerdesk/brokerdesk/ent/document"
 	"github.com/brokerdesk/brokerdesk/ent/event"
 	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
 	"github.com/brokerdesk/brokerdesk/ent/externalref"
@@ -84,6 +85,8 @@ type Client struct {
 	CustomFieldDefinition *CustomFieldDefinitionClient
 	// Delegation is the client for interacting with the Delegation builders.
 	Delegation *DelegationClient
+	// Document is the client for interacting with the Document builders.
+	Document *DocumentClient
 	// Event is the client for interacting with the Event builders.
 	Event *EventClient
 	// EventCounter is the client for interacting with the EventCounter builders.
@@ -148,6 +151,7 @@ func (c *Client) init() {
 	c.Contract = NewContractClient(c.config)
 	c.CustomFieldDefinition = NewCustomFieldDefinitionClient(c.config)
 	c.Delegation = NewDelegationClient(c.config)
+	c.Document = NewDocumentClient(c.config)
 	c.Event = NewEventClient(c.config)
 	c.EventCounter = NewEventCounterClient(c.config)
 	c.ExternalRef = NewExternalRefClient(c.config)
@@ -273,6 +277,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Contract:              NewContractClient(cfg),
 		CustomFieldDefinition: NewCustomFieldDefinitionClient(cfg),
 		Delegation:            NewDelegationClient(cfg),
+		Document:              NewDocumentClient(cfg),
 		Event:                 NewEventClient(cfg),
 		EventCounter:          NewEventCounterClient(cfg),
 		ExternalRef:           NewExternalRefClient(cfg),
@@ -325,6 +330,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Contract:              NewContractClient(cfg),
 		CustomFieldDefinition: NewCustomFieldDefinitionClient(cfg),
 		Delegation:            NewDelegationClient(cfg),
+		Document:              NewDocumentClient(cfg),
 		Event:                 NewEventClient(cfg),
 		EventCounter:          NewEventCounterClient(cfg),
 		ExternalRef:           NewExternalRefClient(cfg),
@@ -377,10 +383,10 @@ func (c *Client) Use(hooks ...Hook) {
 		c.APIKey, c.Appointment, c.AppointmentException, c.CalendarToken, c.Company,
 		c.Contact, c.ContactActivity, c.ContactFinance, c.ContactPhone,
 		c.ContactRelationship, c.Contract, c.CustomFieldDefinition, c.Delegation,
-		c.Event, c.EventCounter, c.ExternalRef, c.IdempotencyKey, c.Insurer, c.JobRun,
-		c.Lead, c.LeadAttachment, c.LeadStage, c.LeadSubmission, c.OAuthClient,
-		c.OAuthConsent, c.OAuthToken, c.PortfolioTransfer, c.Task, c.TaskComment,
-		c.User, c.WebhookCursor, c.WebhookDelivery, c.WebhookEndpoint,
+		c.Document, c.Event, c.EventCounter, c.ExternalRef, c.IdempotencyKey,
+		c.Insurer, c.JobRun, c.Lead, c.LeadAttachment, c.LeadStage, c.LeadSubmission,
+		c.OAuthClient, c.OAuthConsent, c.OAuthToken, c.PortfolioTransfer, c.Task,
+		c.TaskComment, c.User, c.WebhookCursor, c.WebhookDelivery, c.WebhookEndpoint,
 	} {
 		n.Use(hooks...)
 	}
@@ -393,10 +399,10 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.APIKey, c.Appointment, c.AppointmentException, c.CalendarToken, c.Company,
 		c.Contact, c.ContactActivity, c.ContactFinance, c.ContactPhone,
 		c.ContactRelationship, c.Contract, c.CustomFieldDefinition, c.Delegation,
-		c.Event, c.EventCounter, c.ExternalRef, c.IdempotencyKey, c.Insurer, c.JobRun,
-		c.Lead, c.LeadAttachment, c.LeadStage, c.LeadSubmission, c.OAuthClient,
-		c.OAuthConsent, c.OAuthToken, c.PortfolioTransfer, c.Task, c.TaskComment,
-		c.User, c.WebhookCursor, c.WebhookDelivery, c.WebhookEndpoint,
+		c.Document, c.Event, c.EventCounter, c.ExternalRef, c.IdempotencyKey,
+		c.Insurer, c.JobRun, c.Lead, c.LeadAttachment, c.LeadStage, c.LeadSubmission,
+		c.OAuthClient, c.OAuthConsent, c.OAuthToken, c.PortfolioTransfer, c.Task,
+		c.TaskComment, c.User, c.WebhookCursor, c.WebhookDelivery, c.WebhookEndpoint,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -431,6 +437,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.CustomFieldDefinition.mutate(ctx, m)
 	case *DelegationMutation:
 		return c.Delegation.mutate(ctx, m)
+	case *DocumentMutation:
+		return c.Document.mutate(ctx, m)
 	case *EventMutation:
 		return c.Event.mutate(ctx, m)
 	case *EventCounterMutation:
@@ -2471,6 +2479,156 @@ func (c *DelegationClient) mutate(ctx context.Context, m *DelegationMutation) (V
 		return (&DelegationDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Delegation mutation op: %q", m.Op())
+	}
+}
+
+// DocumentClient is a client for the Document schema.
+type DocumentClient struct {
+	config
+}
+
+// NewDocumentClient returns a client for the Document from the given config.
+func NewDocumentClient(c config) *DocumentClient {
+	return &DocumentClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `document.Hooks(f(g(h())))`.
+func (c *DocumentClient) Use(hooks ...Hook) {
+	c.hooks.Document = append(c.hooks.Document, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `document.Intercept(f(g(h())))`.
+func (c *DocumentClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Document = append(c.inters.Document, interceptors...)
+}
+
+// Create returns a builder for creating a Document entity.
+func (c *DocumentClient) Create() *DocumentCreate {
+	mutation := newDocumentMutation(c.config, OpCreate)
+	return &DocumentCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Document entities.
+func (c *DocumentClient) CreateBulk(builders ...*DocumentCreate) *DocumentCreateBulk {
+	return &DocumentCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *DocumentClient) MapCreateBulk(slice any, setFunc func(*DocumentCreate, int)) *DocumentCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &DocumentCreateBulk{err: fmt.Errorf("calling to DocumentClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*DocumentCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &DocumentCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Document.
+func (c *DocumentClient) Update() *DocumentUpdate {
+	mutation := newDocumentMutation(c.config, OpUpdate)
+	return &DocumentUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *DocumentClient) UpdateOne(_m *Document) *DocumentUpdateOne {
+	mutation := newDocumentMutation(c.config, OpUpdateOne, withDocument(_m))
+	return &DocumentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *DocumentClient) UpdateOneID(id uuid.UUID) *DocumentUpdateOne {
+	mutation := newDocumentMutation(c.config, OpUpdateOne, withDocumentID(id))
+	return &DocumentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Document.
+func (c *DocumentClient) Delete() *DocumentDelete {
+	mutation := newDocumentMutation(c.config, OpDelete)
+	return &DocumentDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *DocumentClient) DeleteOne(_m *Document) *DocumentDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *DocumentClient) DeleteOneID(id uuid.UUID) *DocumentDeleteOne {
+	builder := c.Delete().Where(document.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &DocumentDeleteOne{builder}
+}
+
+// Query returns a query builder for Document.
+func (c *DocumentClient) Query() *DocumentQuery {
+	return &DocumentQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeDocument},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Document entity by its id.
+func (c *DocumentClient) Get(ctx context.Context, id uuid.UUID) (*Document, error) {
+	return c.Query().Where(document.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *DocumentClient) GetX(ctx context.Context, id uuid.UUID) *Document {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a Document.
+func (c *DocumentClient) QueryCompany(_m *Document) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(document.Table, document.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, document.CompanyTable, document.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *DocumentClient) Hooks() []Hook {
+	hooks := c.hooks.Document
+	return append(hooks[:len(hooks):len(hooks)], document.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *DocumentClient) Interceptors() []Interceptor {
+	return c.inters.Document
+}
+
+func (c *DocumentClient) mutate(ctx context.Context, m *DocumentMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&DocumentCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&DocumentUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&DocumentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&DocumentDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Document mutation op: %q", m.Op())
 	}
 }
 
@@ -5397,7 +5555,7 @@ type (
 	hooks struct {
 		APIKey, Appointment, AppointmentException, CalendarToken, Company, Contact,
 		ContactActivity, ContactFinance, ContactPhone, ContactRelationship, Contract,
-		CustomFieldDefinition, Delegation, Event, EventCounter, ExternalRef,
+		CustomFieldDefinition, Delegation, Document, Event, EventCounter, ExternalRef,
 		IdempotencyKey, Insurer, JobRun, Lead, LeadAttachment, LeadStage,
 		LeadSubmission, OAuthClient, OAuthConsent, OAuthToken, PortfolioTransfer, Task,
 		TaskComment, User, WebhookCursor, WebhookDelivery, WebhookEndpoint []ent.Hook
@@ -5405,7 +5563,7 @@ type (
 	inters struct {
 		APIKey, Appointment, AppointmentException, CalendarToken, Company, Contact,
 		ContactActivity, ContactFinance, ContactPhone, ContactRelationship, Contract,
-		CustomFieldDefinition, Delegation, Event, EventCounter, ExternalRef,
+		CustomFieldDefinition, Delegation, Document, Event, EventCounter, ExternalRef,
 		IdempotencyKey, Insurer, JobRun, Lead, LeadAttachment, LeadStage,
 		LeadSubmission, OAuthClient, OAuthConsent, OAuthToken, PortfolioTransfer, Task,
 		TaskComment, User, WebhookCursor, WebhookDelivery,

@@ -25,6 +25,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/contract"
 	"github.com/brokerdesk/brokerdesk/ent/customfielddefinition"
 	"github.com/brokerdesk/brokerdesk/ent/delegation"
+	"github.com/brokerdesk/brokerdesk/ent/document"
 	"github.com/brokerdesk/brokerdesk/ent/event"
 	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
 	"github.com/brokerdesk/brokerdesk/ent/externalref"
@@ -118,6 +119,7 @@ func checkColumn(t, c string) error {
 			contract.Table:              contract.ValidColumn,
 			customfielddefinition.Table: customfielddefinition.ValidColumn,
 			delegation.Table:            delegation.ValidColumn,
+			document.Table:              document.ValidColumn,
 			event.Table:                 event.ValidColumn,
 			eventcounter.Table:          eventcounter.ValidColumn,
 			externalref.Table:           externalref.ValidColumn,

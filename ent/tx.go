@@ -40,6 +40,8 @@ type Tx struct {
 	CustomFieldDefinition *CustomFieldDefinitionClient
 	// Delegation is the client for interacting with the Delegation builders.
 	Delegation *DelegationClient
+	// Document is the client for interacting with the Document builders.
+	Document *DocumentClient
 	// Event is the client for interacting with the Event builders.
 	Event *EventClient
 	// EventCounter is the client for interacting with the EventCounter builders.
@@ -224,6 +226,7 @@ func (tx *Tx) init() {
 	tx.Contract = NewContractClient(tx.config)
 	tx.CustomFieldDefinition = NewCustomFieldDefinitionClient(tx.config)
 	tx.Delegation = NewDelegationClient(tx.config)
+	tx.Document = NewDocumentClient(tx.config)
 	tx.Event = NewEventClient(tx.config)
 	tx.EventCounter = NewEventCounterClient(tx.config)
 	tx.ExternalRef = NewExternalRefClient(tx.config)

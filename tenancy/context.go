@@ -128,6 +128,55 @@ func WithClient(ctx context.Context, c *ent.Client) context.Context {
 	return context.WithValue(ctx, clientKey, c)
 }
 
+type txKey struct{}
+
+// WithTx stores the request's transaction and its ent client (WithClient), so that work may
+// run something once the transaction has ended (AfterCommit, AfterRollback).
+func WithTx(ctx context.Context, tx *ent.Tx) context.Context {
+	return WithClient(context.WithValue(ctx, txKey{}, tx), tx.Client())
+}
+
+// AfterCommit runs fn once the request transaction of ctx has committed, never when it rolls
+// back or its COMMIT fails (then the outcome may be unknown). It is for effects outside the
+// database that must follow only what was stored: removing the blobs of deleted documents.
+// Without a transaction stored by WithTx it returns an error, so the effect is never lost
+// silently.
+func AfterCommit(ctx context.Context, fn func()) error {
+	tx, ok := ctx.Value(txKey{}).(*ent.Tx)
+	if !ok {
+		return errors.New("tenancy: AfterCommit outside a request transaction")
+	}
+	tx.OnCommit(func(next ent.Committer) ent.Committer {
+		return ent.CommitFunc(func(ctx context.Context, tx *ent.Tx) error {
+			err := next.Commit(ctx, tx)
+			if err == nil {
+				fn()
+			}
+			return err
+		})
+	})
+	return nil
+}
+
+// AfterRollback runs fn once the request transaction of ctx has rolled back (an error, a
+// panic, a retried request): undoing effects outside the database that only a commit would
+// have kept, such as a blob written for a row that is gone. Without a transaction stored by
+// WithTx it returns an error.
+func AfterRollback(ctx context.Context, fn func()) error {
+	tx, ok := ctx.Value(txKey{}).(*ent.Tx)
+	if !ok {
+		return errors.New("tenancy: AfterRollback outside a request transaction")
+	}
+	tx.OnRollback(func(next ent.Rollbacker) ent.Rollbacker {
+		return ent.RollbackFunc(func(ctx context.Context, tx *ent.Tx) error {
+			err := next.Rollback(ctx, tx)
+			fn()
+			return err
+		})
+	})
+	return nil
+}
+
 // Client returns the ent client bound to the request's pinned transaction. Handlers and services
 // use only this; none touches the pool. It panics when called outside a request transaction,
 // which is a programming error that tests catch at once.

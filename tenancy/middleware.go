@@ -99,7 +99,7 @@ func (a *Authenticator) run(c *fiber.Ctx, key, kind string) (err error) {
 	if p.Kind != kind {
 		return errInvalidKey()
 	}
-	ctx = WithClient(WithPrincipal(ctx, p), tx.Client())
+	ctx = WithTx(WithPrincipal(ctx, p), tx)
 	lc := zerolog.Ctx(ctx).With().Str("company_id", p.CompanyID.String())
 	if p.ClientID != uuid.Nil {
 		lc = lc.Str("oauth_client_id", p.ClientID.String()).Str("token_id", p.KeyID.String())

@@ -390,6 +390,11 @@ func nonNil[T any](s []T) []T {
 // cascades every row that belongs to the contact) and records contact.deleted with the contact
 // as it was (without sensitive groups).
 func (s *Service) Delete(ctx context.Context, c *ent.Contact, phones []*ent.ContactPhone) error {
+	for _, fn := range s.onDelete {
+		if err := fn(ctx, c.ID); err != nil {
+			return err
+		}
+	}
 	if err := tenancy.Client(ctx).Contact.DeleteOne(c).Exec(ctx); err != nil {
 		return fmt.Errorf("delete contact %s: %w", c.ID, err)
 	}

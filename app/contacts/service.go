@@ -22,9 +22,17 @@ import (
 
 // Service creates, reads, matches and merges contacts of the company pinned in ctx.
 type Service struct {
-	events *events.Service
-	keys   *datakeys.Keyring
-	now    func() time.Time
+	events   *events.Service
+	keys     *datakeys.Keyring
+	now      func() time.Time
+	onDelete []func(ctx context.Context, contactID uuid.UUID) error
+}
+
+// OnDelete adds fn to what Delete runs in the deleting transaction before the contact goes:
+// areas whose rows go with the contact by foreign key but that keep something outside the
+// database (documents' blobs) collect it there. Call it while wiring, before serving.
+func (s *Service) OnDelete(fn func(ctx context.Context, contactID uuid.UUID) error) {
+	s.onDelete = append(s.onDelete, fn)
 }
 
 // NewService returns the service. keys seal the sensitive groups; now is the clock.

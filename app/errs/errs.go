@@ -18,6 +18,9 @@ var (
 	ErrInvalid         = errors.New("invalid")
 	ErrBadRequest      = errors.New("bad request")
 	ErrRateLimited     = errors.New("rate limited")
+	ErrTooLarge        = errors.New("too large")
+	ErrUnsupported     = errors.New("unsupported media type")
+	ErrStorage         = errors.New("storage failed")
 )
 
 // E is an error of one kind with a stable machine code and a detail that is safe to show.
@@ -64,6 +67,22 @@ func BadRequest(code, format string, args ...any) error {
 // RateLimited is a request over its quota (429); the limiter sets Retry-After.
 func RateLimited(format string, args ...any) error {
 	return newE(ErrRateLimited, "rate_limited", format, args...)
+}
+
+// TooLarge is a request body or file over its size limit (413).
+func TooLarge(code, format string, args ...any) error {
+	return newE(ErrTooLarge, code, format, args...)
+}
+
+// Unsupported is content of a type the endpoint does not take (415), judged by the content.
+func Unsupported(code, format string, args ...any) error {
+	return newE(ErrUnsupported, code, format, args...)
+}
+
+// Storage is stored content that cannot be served as it was stored (502): blob storage lost
+// it or returned other bytes. The request changed nothing; the server logs it as an error.
+func Storage(code, format string, args ...any) error {
+	return newE(ErrStorage, code, format, args...)
 }
 
 // FieldError is one invalid field of a 422.

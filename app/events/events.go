@@ -38,6 +38,8 @@ var Types = []Type{
 	{"contract.created", "A contract was created (API, external upsert or portfolio transfer); data is the Contract.", "contracts:read"},
 	{"contract.deleted", "A contract was deleted (also with its contact); data is the Contract as it was.", "contracts:read"},
 	{"contract.updated", "A contract changed (PATCH, external upsert or portfolio transfer); data is the Contract.", "contracts:read"},
+	{"document.created", "A document was uploaded to a contact or contract; data is the Document.", "documents:read"},
+	{"document.deleted", "A document was deleted (DELETE /documents/{documentId}; with its contact, contact.deleted says it); data is the Document as it was.", "documents:read"},
 	{"lead.converted", "A lead was converted into a contact; data is the Lead.", "leads:read"},
 	{"lead.created", "A lead was created (intake, API or external upsert); data is the Lead.", "leads:read"},
 	{"lead.deleted", "A lead was deleted; data is the Lead as it was.", "leads:read"},

@@ -17,10 +17,47 @@ func SniffType(content []byte) string { return http.DetectContentType(content) }
 // Content-Disposition attachment (a browser saves it, never renders it on our origin) with the
 // name as RFC 6266 gives it, and X-Content-Type-Options nosniff.
 func SendFile(c *fiber.Ctx, name string, content []byte) error {
-	c.Set(fiber.HeaderContentType, SniffType(content))
+	return SendFileAs(c, name, SniffType(content), content)
+}
+
+// SendFileAs is SendFile with a type sniffed before (when the file was stored).
+func SendFileAs(c *fiber.Ctx, name, contentType string, content []byte) error {
+	c.Set(fiber.HeaderContentType, contentType)
 	c.Set(fiber.HeaderContentDisposition, AttachmentDisposition(name))
 	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
 	return c.Send(content)
+}
+
+// MaxFilenameLen is the longest file name kept, in characters.
+const MaxFilenameLen = 255
+
+// CleanFilename is the name to store for an uploaded file: the last path element of what the
+// client sent (old browsers send C:\fakepath\x.pdf), without C0/C1 control characters and
+// Unicode format characters (zero-width characters, bidi controls that make
+// "rechnung\u202Efdp.exe" display as "rechnungexe.pdf"), tabs and line breaks as spaces, trimmed,
+// NFC, at most MaxFilenameLen characters; fallback when nothing is left.
+func CleanFilename(raw, fallback string) string {
+	name := raw
+	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+		name = name[i+1:]
+	}
+	name = strings.Map(func(r rune) rune {
+		switch {
+		case r == '\t' || r == '\n' || r == '\r' || r == '\u2028' || r == '\u2029':
+			return ' '
+		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
+			return -1
+		}
+		return r
+	}, name)
+	name = norm.NFC.String(strings.TrimSpace(name))
+	if r := []rune(name); len(r) > MaxFilenameLen {
+		name = strings.TrimSpace(string(r[:MaxFilenameLen]))
+	}
+	if name == "" || name == "." || name == ".." {
+		return fallback
+	}
+	return name
 }
 
 // AttachmentDisposition is the Content-Disposition of a download named name (RFC 6266): an

@@ -2,6 +2,7 @@ package httpx
 
 import (
 	"mime"
+	"strings"
 	"testing"
 
 	"golang.org/x/text/unicode/norm"
@@ -41,6 +42,24 @@ func TestSniffType(t *testing.T) {
 	} {
 		if got := SniffType([]byte(c.in)); got != c.want {
 			t.Errorf("SniffType(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestCleanFilename(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"Übersicht März.pdf", "Übersicht März.pdf"},
+		{"U\u0308bersicht.pdf", "Übersicht.pdf"}, // NFD as macOS sends it → NFC
+		{`C:\fakepath\x.pdf`, "x.pdf"},
+		{"../../etc/passwd", "passwd"},
+		{"rechnung\u202Efdp.exe", "rechnungfdp.exe"},
+		{"a\x00b\tc\nd.txt", "ab c d.txt"},
+		{"  \u200B ", "fallback"},
+		{"..", "fallback"},
+		{strings.Repeat("ä", 300), strings.Repeat("ä", MaxFilenameLen)},
+	} {
+		if got := CleanFilename(c.in, "fallback"); got != c.want {
+			t.Errorf("CleanFilename(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }

@@ -38,6 +38,7 @@ const (
 	TypeRateLimited      = ProblemBase + "rate-limited"
 	TypeInternal         = ProblemBase + "internal"
 	TypeUnavailable      = ProblemBase + "unavailable"
+	TypeStorage          = ProblemBase + "storage-failed"
 	TypeCommitUnknown    = ProblemBase + "commit-outcome-unknown"
 )
 
@@ -78,6 +79,9 @@ var kinds = []kind{
 	{errs.ErrPreconditionReq, http.StatusPreconditionRequired, TypePreconditionReq},
 	{errs.ErrInvalid, http.StatusUnprocessableEntity, TypeValidation},
 	{errs.ErrRateLimited, http.StatusTooManyRequests, TypeRateLimited},
+	{errs.ErrTooLarge, http.StatusRequestEntityTooLarge, TypeTooLarge},
+	{errs.ErrUnsupported, http.StatusUnsupportedMediaType, TypeUnsupportedMedia},
+	{errs.ErrStorage, http.StatusBadGateway, TypeStorage},
 }
 
 // fiberTypes maps the statuses Fiber itself produces (routing, body limits) to problem types.

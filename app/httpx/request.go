@@ -87,3 +87,18 @@ func UUIDParam(c *fiber.Ctx, name string) (uuid.UUID, error) {
 	}
 	return id, nil
 }
+
+// QueryUUID reads query parameter name as a UUID filter: nil when absent; anything else than
+// a UUID is added to v as invalid_uuid (422 with the other invalid parameters).
+func QueryUUID(c *fiber.Ctx, v *errs.Invalid, name string) *uuid.UUID {
+	s := c.Query(name)
+	if s == "" {
+		return nil
+	}
+	id, err := uuid.Parse(s)
+	v.Check(name, err == nil, "invalid_uuid", "must be a UUID")
+	if err != nil {
+		return nil
+	}
+	return &id
+}

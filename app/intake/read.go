@@ -341,23 +341,12 @@ func (s *Submission) setMetaURL(v string) {
 	s.MetaURL = v
 }
 
-// fileName keeps the last path element of what the browser sent (old browsers send
-// C:\fakepath\x.pdf), cleaned as names are (no control or format characters), at most 255
-// characters; "attachment" if nothing is left.
+// fileName is the attachment's name as httpx.CleanFilename keeps it, after decoding what the
+// browser sent; "attachment" if nothing is left.
 func fileName(raw string) string {
 	dec, _ := decoderFor("")
 	name, _ := dec([]byte(raw))
-	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
-		name = name[i+1:]
-	}
-	name = clean(name) // no controls, no bidi tricks ("rechnung\u202Efdp.exe")
-	if r := []rune(name); len(r) > 255 {
-		name = string(r[:255])
-	}
-	if name == "" || name == "." || name == ".." {
-		return "attachment"
-	}
-	return name
+	return httpx.CleanFilename(name, "attachment")
 }
 
 // contentType is the media type the client sent, or application/octet-stream when it sent none

@@ -21,6 +21,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/contract"
 	"github.com/brokerdesk/brokerdesk/ent/customfielddefinition"
 	"github.com/brokerdesk/brokerdesk/ent/delegation"
+	"github.com/brokerdesk/brokerdesk/ent/document"
 	"github.com/brokerdesk/brokerdesk/ent/event"
 	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
 	"github.com/brokerdesk/brokerdesk/ent/externalref"
@@ -449,6 +450,33 @@ func (f TraverseDelegation) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.DelegationQuery", q)
+}
+
+// The DocumentFunc type is an adapter to allow the use of ordinary function as a Querier.
+type DocumentFunc func(context.Context, *ent.DocumentQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f DocumentFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.DocumentQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.DocumentQuery", q)
+}
+
+// The TraverseDocument type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseDocument func(context.Context, *ent.DocumentQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseDocument) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseDocument) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.DocumentQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.DocumentQuery", q)
 }
 
 // The EventFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -1020,6 +1048,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.CustomFieldDefinitionQuery, predicate.CustomFieldDefinition, customfielddefinition.OrderOption]{typ: ent.TypeCustomFieldDefinition, tq: q}, nil
 	case *ent.DelegationQuery:
 		return &query[*ent.DelegationQuery, predicate.Delegation, delegation.OrderOption]{typ: ent.TypeDelegation, tq: q}, nil
+	case *ent.DocumentQuery:
+		return &query[*ent.DocumentQuery, predicate.Document, document.OrderOption]{typ: ent.TypeDocument, tq: q}, nil
 	case *ent.EventQuery:
 		return &query[*ent.EventQuery, predicate.Event, event.OrderOption]{typ: ent.TypeEvent, tq: q}, nil
 	case *ent.EventCounterQuery:

@@ -610,6 +610,58 @@ var (
 			},
 		},
 	}
+	// DocumentsColumns holds the columns for the "documents" table.
+	DocumentsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "version", Type: field.TypeInt64, Default: 1},
+		{Name: "contact_id", Type: field.TypeUUID},
+		{Name: "contract_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "type", Type: field.TypeEnum, Enums: []string{"advice_documentation", "policy", "application", "offer", "invoice", "correspondence", "identification", "other"}, Default: "other"},
+		{Name: "filename", Type: field.TypeString, Size: 255},
+		{Name: "content_type", Type: field.TypeString, Size: 255},
+		{Name: "size", Type: field.TypeInt64},
+		{Name: "sha256", Type: field.TypeString, Size: 64},
+		{Name: "blob_key", Type: field.TypeString, Size: 300},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// DocumentsTable holds the schema information for the "documents" table.
+	DocumentsTable = &schema.Table{
+		Name:       "documents",
+		Columns:    DocumentsColumns,
+		PrimaryKey: []*schema.Column{DocumentsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "documents_companies_company",
+				Columns:    []*schema.Column{DocumentsColumns[12]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "document_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{DocumentsColumns[12]},
+			},
+			{
+				Name:    "document_company_id_contact_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{DocumentsColumns[12], DocumentsColumns[4], DocumentsColumns[1]},
+			},
+			{
+				Name:    "document_company_id_contract_id",
+				Unique:  false,
+				Columns: []*schema.Column{DocumentsColumns[12], DocumentsColumns[5]},
+			},
+			{
+				Name:    "document_blob_key",
+				Unique:  true,
+				Columns: []*schema.Column{DocumentsColumns[11]},
+			},
+		},
+	}
 	// EventsColumns holds the columns for the "events" table.
 	EventsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -1428,6 +1480,7 @@ var (
 		ContractsTable,
 		CustomFieldDefinitionsTable,
 		DelegationsTable,
+		DocumentsTable,
 		EventsTable,
 		EventCountersTable,
 		ExternalRefsTable,
@@ -1467,6 +1520,7 @@ func init() {
 	DelegationsTable.ForeignKeys[0].RefTable = CompaniesTable
 	DelegationsTable.ForeignKeys[1].RefTable = UsersTable
 	DelegationsTable.ForeignKeys[2].RefTable = UsersTable
+	DocumentsTable.ForeignKeys[0].RefTable = CompaniesTable
 	EventsTable.ForeignKeys[0].RefTable = CompaniesTable
 	EventCountersTable.ForeignKeys[0].RefTable = CompaniesTable
 	ExternalRefsTable.ForeignKeys[0].RefTable = CompaniesTable

@@ -45,6 +45,9 @@ type CustomFieldDefinition func(*sql.Selector)
 // Delegation is the predicate function for delegation builders.
 type Delegation func(*sql.Selector)
 
+// Document is the predicate function for document builders.
+type Document func(*sql.Selector)
+
 // Event is the predicate function for event builders.
 type Event func(*sql.Selector)
 

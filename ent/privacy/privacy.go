@@ -423,6 +423,30 @@ func (f DelegationMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Muta
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.DelegationMutation", m)
 }
 
+// The DocumentQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type DocumentQueryRuleFunc func(context.Context, *ent.DocumentQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f DocumentQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.DocumentQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.DocumentQuery", q)
+}
+
+// The DocumentMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type DocumentMutationRuleFunc func(context.Context, *ent.DocumentMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f DocumentMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.DocumentMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.DocumentMutation", m)
+}
+
 // The EventQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type EventQueryRuleFunc func(context.Context, *ent.EventQuery) error
@@ -964,6 +988,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.DelegationQuery:
 		return q.Filter(), nil
+	case *ent.DocumentQuery:
+		return q.Filter(), nil
 	case *ent.EventQuery:
 		return q.Filter(), nil
 	case *ent.EventCounterQuery:
@@ -1036,6 +1062,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.CustomFieldDefinitionMutation:
 		return m.Filter(), nil
 	case *ent.DelegationMutation:
+		return m.Filter(), nil
+	case *ent.DocumentMutation:
 		return m.Filter(), nil
 	case *ent.EventMutation:
 		return m.Filter(), nil

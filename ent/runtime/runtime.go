@@ -19,6 +19,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/contract"
 	"github.com/brokerdesk/brokerdesk/ent/customfielddefinition"
 	"github.com/brokerdesk/brokerdesk/ent/delegation"
+	"github.com/brokerdesk/brokerdesk/ent/document"
 	"github.com/brokerdesk/brokerdesk/ent/event"
 	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
 	"github.com/brokerdesk/brokerdesk/ent/externalref"
@@ -870,6 +871,124 @@ func init() {
 	delegationDescID := delegationMixinFields0[0].Descriptor()
 	// delegation.DefaultID holds the default value on creation for the id field.
 	delegation.DefaultID = delegationDescID.Default.(func() uuid.UUID)
+	documentMixin := schema.Document{}.Mixin()
+	document.Policy = privacy.NewPolicies(documentMixin[1], documentMixin[2], schema.Document{})
+	document.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := document.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	documentMixinHooks1 := documentMixin[1].Hooks()
+	documentMixinHooks4 := documentMixin[4].Hooks()
+
+	document.Hooks[1] = documentMixinHooks1[0]
+
+	document.Hooks[2] = documentMixinHooks4[0]
+	documentMixinFields0 := documentMixin[0].Fields()
+	_ = documentMixinFields0
+	documentMixinFields3 := documentMixin[3].Fields()
+	_ = documentMixinFields3
+	documentMixinFields4 := documentMixin[4].Fields()
+	_ = documentMixinFields4
+	documentFields := schema.Document{}.Fields()
+	_ = documentFields
+	// documentDescCreatedAt is the schema descriptor for created_at field.
+	documentDescCreatedAt := documentMixinFields3[0].Descriptor()
+	// document.DefaultCreatedAt holds the default value on creation for the created_at field.
+	document.DefaultCreatedAt = documentDescCreatedAt.Default.(func() time.Time)
+	// documentDescUpdatedAt is the schema descriptor for updated_at field.
+	documentDescUpdatedAt := documentMixinFields3[1].Descriptor()
+	// document.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	document.DefaultUpdatedAt = documentDescUpdatedAt.Default.(func() time.Time)
+	// document.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	document.UpdateDefaultUpdatedAt = documentDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// documentDescVersion is the schema descriptor for version field.
+	documentDescVersion := documentMixinFields4[0].Descriptor()
+	// document.DefaultVersion holds the default value on creation for the version field.
+	document.DefaultVersion = documentDescVersion.Default.(int64)
+	// documentDescFilename is the schema descriptor for filename field.
+	documentDescFilename := documentFields[3].Descriptor()
+	// document.FilenameValidator is a validator for the "filename" field. It is called by the builders before save.
+	document.FilenameValidator = func() func(string) error {
+		validators := documentDescFilename.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(filename string) error {
+			for _, fn := range fns {
+				if err := fn(filename); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// documentDescContentType is the schema descriptor for content_type field.
+	documentDescContentType := documentFields[4].Descriptor()
+	// document.ContentTypeValidator is a validator for the "content_type" field. It is called by the builders before save.
+	document.ContentTypeValidator = func() func(string) error {
+		validators := documentDescContentType.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(content_type string) error {
+			for _, fn := range fns {
+				if err := fn(content_type); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// documentDescSize is the schema descriptor for size field.
+	documentDescSize := documentFields[5].Descriptor()
+	// document.SizeValidator is a validator for the "size" field. It is called by the builders before save.
+	document.SizeValidator = documentDescSize.Validators[0].(func(int64) error)
+	// documentDescSha256 is the schema descriptor for sha256 field.
+	documentDescSha256 := documentFields[6].Descriptor()
+	// document.Sha256Validator is a validator for the "sha256" field. It is called by the builders before save.
+	document.Sha256Validator = func() func(string) error {
+		validators := documentDescSha256.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(sha256 string) error {
+			for _, fn := range fns {
+				if err := fn(sha256); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// documentDescBlobKey is the schema descriptor for blob_key field.
+	documentDescBlobKey := documentFields[7].Descriptor()
+	// document.BlobKeyValidator is a validator for the "blob_key" field. It is called by the builders before save.
+	document.BlobKeyValidator = func() func(string) error {
+		validators := documentDescBlobKey.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(blob_key string) error {
+			for _, fn := range fns {
+				if err := fn(blob_key); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// documentDescID is the schema descriptor for id field.
+	documentDescID := documentMixinFields0[0].Descriptor()
+	// document.DefaultID holds the default value on creation for the id field.
+	document.DefaultID = documentDescID.Default.(func() uuid.UUID)
 	eventMixin := schema.Event{}.Mixin()
 	event.Policy = privacy.NewPolicies(eventMixin[1], schema.Event{})
 	event.Hooks[0] = func(next ent.Mutator) ent.Mutator {

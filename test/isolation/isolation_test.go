@@ -3,8 +3,10 @@
 package isolation
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"mime/multipart"
 	"os"
 	"strings"
 	"testing"
@@ -29,7 +31,7 @@ var tenantTables = []string{"users", "external_refs", "events", "event_counters"
 	"leads", "lead_submissions", "lead_stages", "lead_attachments", "contacts", "contact_phones",
 	"webhook_endpoints", "webhook_deliveries", "webhook_cursors", "delegations",
 	"tasks", "task_comments", "appointments", "appointment_exceptions", "calendar_tokens",
-	"contracts", "portfolio_transfers", "contact_relationships", "contact_finances", "contact_activities",
+	"contracts", "portfolio_transfers", "documents", "contact_relationships", "contact_finances", "contact_activities",
 	"custom_field_definitions"}
 
 // rawRoutes mounts test-only routes that run raw SQL inside the request's pinned transaction,
@@ -227,6 +229,46 @@ func TestIsolation(t *testing.T) {
 					}
 				}},
 			{Name: "B still has it", Key: b.Secret, Path: one, Status: 200},
+		})
+	})
+
+	t.Run("another company's documents answer 404", func(t *testing.T) {
+		contact := uuid.Must(uuid.NewV7())
+		if err := env.Pinned(context.Background(), b.ID, func(tx *sql.Tx) error {
+			_, err := tx.Exec(`INSERT INTO contacts (tags, labels, custom_fields, groups, sensitive, sort_name, search_text, id, company_id, type, first_name, last_name, company_name, created_at, updated_at, version)
+				VALUES ('[]', '[]', '{}', '{}', '{}', '', '', $1, $2, 'private', 'B', 'Akte', '', now(), now(), 1)`, contact, b.ID)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		mw := multipart.NewWriter(&buf)
+		fw, _ := mw.CreateFormFile("file", "B.pdf")
+		_, _ = fw.Write([]byte("%PDF-1.4\n%%EOF\n"))
+		_ = mw.Close()
+		multi := map[string]string{"Content-Type": mw.FormDataContentType()}
+		r := env.Do(t, apitest.Request{Method: "POST", Path: "/contacts/" + contact.String() + "/documents", Key: b.Secret,
+			Body: buf.Bytes(), Header: multi})
+		if r.Status != 201 {
+			t.Fatalf("upload: %d %s", r.Status, r.Body)
+		}
+		var doc struct{ ID string }
+		r.Decode(t, &doc)
+		one := "/documents/" + doc.ID
+		env.Run(t, []apitest.Case{
+			{Name: "get", Key: a.Secret, Path: one, Status: 404, Problem: "not_found"},
+			{Name: "content", Key: a.Secret, Path: one + "/content", Status: 404, Problem: "not_found"},
+			{Name: "delete", Key: a.Secret, Method: "DELETE", Path: one, Status: 404},
+			{Name: "B's sandbox key", Key: b.TestSecret, Path: one, Status: 404},
+			{Name: "A cannot upload to B's contact", Key: a.Secret, Method: "POST", Path: "/contacts/" + contact.String() + "/documents",
+				Body: buf.Bytes(), Header: multi, Status: 404},
+			{Name: "list by B's contact", Key: a.Secret, Path: "/documents?contactId=" + contact.String(), Status: 200,
+				Check: func(t *testing.T, r *apitest.Response) {
+					if strings.Contains(string(r.Body), doc.ID) {
+						t.Errorf("A's list shows B's document")
+					}
+				}},
+			{Name: "B still has it", Key: b.Secret, Path: one + "/content", Status: 200},
 		})
 	})
 

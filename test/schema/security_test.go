@@ -62,7 +62,9 @@ var appPrivileges = map[string]string{
 	"public.calendar_tokens":        "DELETE,INSERT,SELECT",
 	// contracts (DELETE /contracts/{id}); the insurer catalog is the operator's, read here;
 	// portfolio transfers are created, validated and committed, never deleted by the API
-	"public.contracts":           "DELETE,INSERT,SELECT,UPDATE",
+	"public.contracts": "DELETE,INSERT,SELECT,UPDATE",
+	// documents are uploaded, read and deleted, never changed (a new upload replaces one)
+	"public.documents":           "DELETE,INSERT,SELECT",
 	"public.insurers":            "SELECT",
 	"public.portfolio_transfers": "INSERT,SELECT,UPDATE",
 	// contact sub-resources (issue 8): relationships and notes are deleted by the API; the

@@ -1,0 +1,197 @@
+package documents
+
+import (
+	"fmt"
+	"mime/multipart"
+	"slices"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/brokerdesk/brokerdesk/app/errs"
+	"github.com/brokerdesk/brokerdesk/app/httpx"
+	"github.com/brokerdesk/brokerdesk/ent"
+	"github.com/brokerdesk/brokerdesk/policy"
+)
+
+// Handler serves the document endpoints.
+type Handler struct {
+	svc   *Service
+	pager *httpx.Pager
+	idem  fiber.Handler
+}
+
+// NewHandler builds the handler.
+func NewHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler) *Handler {
+	return &Handler{svc: svc, pager: pager, idem: idem}
+}
+
+// Mount registers the routes.
+func (h *Handler) Mount(r fiber.Router) {
+	r.Post("/contacts/:contactId/documents", policy.Require("documents:write"), h.idem, h.uploadToContact)
+	r.Post("/contracts/:contractId/documents", policy.Require("documents:write"), h.idem, h.uploadToContract)
+	r.Get("/documents", policy.Require("documents:read"), h.list)
+	r.Get("/documents/:documentId", policy.Require("documents:read"), h.get)
+	r.Get("/documents/:documentId/content", policy.Require("documents:read"), h.content)
+	r.Delete("/documents/:documentId", policy.Require("documents:write"), h.delete)
+}
+
+// uploadToContact handles POST /contacts/{contactId}/documents (multipart/form-data).
+func (h *Handler) uploadToContact(c *fiber.Ctx) error {
+	id, err := httpx.UUIDParam(c, "contactId")
+	if err != nil {
+		return err
+	}
+	return h.upload(c, NewDocument{ContactID: id})
+}
+
+// uploadToContract handles POST /contracts/{contractId}/documents (multipart/form-data): the
+// document belongs to the contract's contact as well.
+func (h *Handler) uploadToContract(c *fiber.Ctx) error {
+	id, err := httpx.UUIDParam(c, "contractId")
+	if err != nil {
+		return err
+	}
+	return h.upload(c, NewDocument{ContractID: &id})
+}
+
+// upload reads the form (a part file, optional field type) and answers 201 with the Document.
+func (h *Handler) upload(c *fiber.Ctx, in NewDocument) error {
+	if !strings.HasPrefix(strings.ToLower(c.Get(fiber.HeaderContentType)), fiber.MIMEMultipartForm) {
+		return errs.Unsupported("unsupported_media_type", "send the file as multipart/form-data")
+	}
+	form, err := c.MultipartForm()
+	if err != nil {
+		return errs.BadRequest("bad_request", "the body is not valid multipart/form-data")
+	}
+	var v errs.Invalid
+	for name := range form.Value {
+		if name != "type" {
+			v.Add(name, "unknown_field", "is not a field of this request")
+		}
+	}
+	in.Type = "other"
+	if vs := form.Value["type"]; len(vs) > 0 {
+		in.Type = strings.Clone(vs[0])
+		v.Check("type", slices.Contains(Types, in.Type), "invalid_enum", "must be one of "+strings.Join(Types, ", "))
+	}
+	files := form.File["file"]
+	v.Check("file", len(files) == 1, "required", "send exactly one file in the part file")
+	for name := range form.File {
+		if name != "file" {
+			v.Add(name, "unknown_field", "is not a field of this request")
+		}
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	in.Filename = httpx.CleanFilename(strings.Clone(files[0].Filename), "document")
+	d, err := h.svc.Create(c.UserContext(), in, fileOf(files[0]))
+	if err != nil {
+		return err
+	}
+	return httpx.Created(c, "/api/public/v1/documents/"+d.ID.String(), d, 1)
+}
+
+// fileOf opens an uploaded part lazily, so the service checks the contact before reading.
+func fileOf(fh *multipart.FileHeader) *lazyFile { return &lazyFile{fh: fh} }
+
+type lazyFile struct {
+	fh *multipart.FileHeader
+	f  multipart.File
+}
+
+func (l *lazyFile) Read(p []byte) (int, error) {
+	if l.f == nil {
+		f, err := l.fh.Open()
+		if err != nil {
+			return 0, fmt.Errorf("open uploaded file: %w", err)
+		}
+		l.f = f
+	}
+	n, err := l.f.Read(p)
+	if err != nil {
+		_ = l.f.Close()
+	}
+	return n, err
+}
+
+// list handles GET /documents: paged, oldest first; filters contactId, contractId, type.
+func (h *Handler) list(c *fiber.Ctx) error {
+	var v errs.Invalid
+	var f Filter
+	f.ContactID = httpx.QueryUUID(c, &v, "contactId")
+	f.ContractID = httpx.QueryUUID(c, &v, "contractId")
+	f.Type = strings.Clone(c.Query("type"))
+	v.Check("type", f.Type == "" || slices.Contains(Types, f.Type), "invalid_enum", "must be one of "+strings.Join(Types, ", "))
+	binding := "documents&contactId=" + c.Query("contactId") + "&contractId=" + c.Query("contractId") + "&type=" + f.Type
+	page, err := h.pager.Parse(c, binding)
+	if perr, ok := err.(*errs.Invalid); ok {
+		v.Errors = append(v.Errors, perr.Errors...)
+	} else if err != nil {
+		return err
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	rows, err := h.svc.List(c.UserContext(), f, page.After, page.Limit)
+	if err != nil {
+		return err
+	}
+	return httpx.WritePage(c, page, rows, func(d *ent.Document) []string {
+		return httpx.CreatedKey(d.CreatedAt, d.ID)
+	}, NewView)
+}
+
+// get handles GET /documents/{documentId}: the metadata.
+func (h *Handler) get(c *fiber.Ctx) error {
+	id, err := httpx.UUIDParam(c, "documentId")
+	if err != nil {
+		return err
+	}
+	d, err := h.svc.Get(c.UserContext(), id)
+	if err != nil {
+		return err
+	}
+	return httpx.OK(c, NewView(d), d.Version)
+}
+
+// content handles GET /documents/{documentId}/content: the bytes as uploaded (sha256 checked),
+// with the type sniffed at upload, as a download (RFC 6266 Content-Disposition, nosniff).
+func (h *Handler) content(c *fiber.Ctx) error {
+	id, err := httpx.UUIDParam(c, "documentId")
+	if err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	d, err := h.svc.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	content, err := h.svc.Content(ctx, d)
+	if err != nil {
+		return err
+	}
+	c.Set(fiber.HeaderETag, `"`+d.Sha256+`"`)
+	return httpx.SendFileAs(c, d.Filename, d.ContentType, content)
+}
+
+// delete handles DELETE /documents/{documentId}; If-Match optional.
+func (h *Handler) delete(c *fiber.Ctx) error {
+	id, err := httpx.UUIDParam(c, "documentId")
+	if err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	d, err := h.svc.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	if err := httpx.IfMatch(c, d.Version, false); err != nil {
+		return err
+	}
+	if err := h.svc.Delete(ctx, d); err != nil {
+		return err
+	}
+	return httpx.NoContent(c)
+}

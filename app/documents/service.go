@@ -1,0 +1,288 @@
+// Package documents serves /documents: the files of a contact or of one of its contracts. The
+// metadata is a row of the company's documents table, the content a blob in blob storage
+// (app/blobstore) under a key the server chooses. The blob is written before the row and
+// removed when the request's transaction rolls back; a deleted document's blob (also with its
+// contact) is removed after the commit; Sweeper removes what a crash left between the two.
+package documents
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gabriel-vasile/mimetype"
+	"github.com/google/uuid"
+	"github.com/rs/zerolog"
+	"gocloud.dev/blob"
+	"gocloud.dev/gcerrors"
+
+	"github.com/brokerdesk/brokerdesk/app/blobstore"
+	"github.com/brokerdesk/brokerdesk/app/errs"
+	"github.com/brokerdesk/brokerdesk/app/events"
+	"github.com/brokerdesk/brokerdesk/app/httpx"
+	"github.com/brokerdesk/brokerdesk/ent"
+	"github.com/brokerdesk/brokerdesk/ent/contact"
+	"github.com/brokerdesk/brokerdesk/ent/document"
+	"github.com/brokerdesk/brokerdesk/ent/schema"
+	"github.com/brokerdesk/brokerdesk/tenancy"
+)
+
+// MaxSize is the largest document, in bytes: 10 MB. The server's body limit (10 MiB) leaves
+// room for the multipart envelope; a body over it is refused before any route, in the same 413
+// problem shape.
+const MaxSize = 10_000_000
+
+// BlobPrefix is where document blobs live in the bucket: BlobPrefix/<company>/<random>.
+const BlobPrefix = "documents"
+
+// Types are the document types (schema.DocumentTypes).
+var Types = schema.DocumentTypes
+
+// AllowedTypes are the media types a document may have, sniffed from its content: what a
+// brokerage files (PDF, scans and photos, office documents, text, e-mails). Not allowed, among
+// others: executables and scripts, HTML and SVG (active content), archives (their content
+// cannot be judged), and anything unrecognised (application/octet-stream).
+var AllowedTypes = []string{
+	"application/pdf",
+	"image/jpeg", "image/png", "image/gif", "image/webp", "image/tiff", "image/heic", "image/heif", "image/bmp",
+	"text/plain", "text/csv", "text/rtf", "application/rtf", "text/xml", "application/xml",
+	"application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+	"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+	"application/vnd.openxmlformats-officedocument.presentationml.presentation",
+	"application/msword", "application/vnd.ms-excel", "application/vnd.ms-powerpoint",
+	"application/vnd.oasis.opendocument.text", "application/vnd.oasis.opendocument.spreadsheet",
+	"application/vnd.oasis.opendocument.presentation",
+	"message/rfc822", "application/vnd.ms-outlook",
+}
+
+// Sniff is the media type of content by its bytes (github.com/gabriel-vasile/mimetype: unlike
+// net/http's sniffer it tells office formats and e-mails from plain ZIP and OLE files and
+// recognises executables), with parameters ("text/plain; charset=utf-8").
+func Sniff(content []byte) string { return mimetype.Detect(content).String() }
+
+// Allowed reports whether a sniffed media type may be stored.
+func Allowed(mediaType string) bool {
+	base, _, _ := strings.Cut(mediaType, ";")
+	return slices.Contains(AllowedTypes, strings.TrimSpace(base))
+}
+
+// Service runs the document use cases.
+type Service struct {
+	events *events.Service
+	bucket *blob.Bucket
+}
+
+// NewService returns the service storing contents in bucket.
+func NewService(ev *events.Service, bucket *blob.Bucket) *Service {
+	return &Service{events: ev, bucket: bucket}
+}
+
+// NewDocument is a validated upload: to the contact ContactID, or (ContractID set) to a
+// contract, whose contact it then belongs to.
+type NewDocument struct {
+	ContactID  uuid.UUID
+	ContractID *uuid.UUID
+	Type       string
+	Filename   string
+}
+
+// Create stores content as a document. Order: the blob first, then the row and the event in
+// the request's transaction; when that transaction rolls back the blob is removed, and a crash
+// in between leaves a blob without row that Sweeper removes. A row never exists without its
+// blob.
+func (s *Service) Create(ctx context.Context, in NewDocument, file io.Reader) (View, error) {
+	company, ok := tenancy.CompanyID(ctx)
+	if !ok {
+		return View{}, tenancy.ErrNoCompany
+	}
+	db := tenancy.Client(ctx)
+	if in.ContractID != nil {
+		ct, err := db.Contract.Get(ctx, *in.ContractID)
+		if ent.IsNotFound(err) {
+			return View{}, errs.NotFound("contract %s not found", *in.ContractID)
+		}
+		if err != nil {
+			return View{}, fmt.Errorf("read contract %s: %w", *in.ContractID, err)
+		}
+		in.ContactID = ct.ContactID
+	}
+	owner, err := s.contactOwner(ctx, in.ContactID)
+	if err != nil {
+		if in.ContractID != nil && errors.Is(err, errs.ErrNotFound) {
+			// The contract's contact is not visible to the credential: so is the contract.
+			return View{}, errs.NotFound("contract %s not found", *in.ContractID)
+		}
+		return View{}, err
+	}
+	content, err := io.ReadAll(io.LimitReader(file, MaxSize+1))
+	if err != nil {
+		return View{}, fmt.Errorf("read uploaded file: %w", err)
+	}
+	if len(content) > MaxSize {
+		return View{}, errs.TooLarge("payload_too_large", "a document has at most %d bytes (10 MB)", MaxSize)
+	}
+	if len(content) == 0 {
+		return View{}, errs.InvalidField("file", "empty", "the file is empty")
+	}
+	mediaType := Sniff(content)
+	if !Allowed(mediaType) {
+		return View{}, errs.Unsupported("document_type_not_allowed",
+			"the content is %s, which is not a document type this API stores (see the Document schema)", mediaType)
+	}
+	sum := sha256.Sum256(content)
+	key := blobstore.NewKey(BlobPrefix, company)
+	if err := s.bucket.WriteAll(ctx, key, content, &blob.WriterOptions{ContentType: mediaType}); err != nil {
+		return View{}, fmt.Errorf("store document content: %w", err)
+	}
+	if err := tenancy.AfterRollback(ctx, func() { s.removeBlobs(ctx, key) }); err != nil {
+		s.removeBlobs(ctx, key)
+		return View{}, err
+	}
+	d, err := db.Document.Create().
+		SetContactID(in.ContactID).
+		SetNillableContractID(in.ContractID).
+		SetType(document.Type(in.Type)).
+		SetFilename(in.Filename).
+		SetContentType(mediaType).
+		SetSize(int64(len(content))).
+		SetSha256(hex.EncodeToString(sum[:])).
+		SetBlobKey(key).
+		Save(ctx)
+	if err != nil {
+		return View{}, fmt.Errorf("store document: %w", err)
+	}
+	v := newView(d, owner)
+	if err := s.events.Record(ctx, "document.created", v); err != nil {
+		return View{}, err
+	}
+	return v, nil
+}
+
+// contactOwner reads the owner of a contact the credential may see; a contact it may not see
+// (another company's, outside a user's visibility) is not found.
+func (s *Service) contactOwner(ctx context.Context, id uuid.UUID) (*uuid.UUID, error) {
+	c, err := tenancy.Client(ctx).Contact.Query().Where(contact.ID(id)).Select(contact.FieldOwnerID).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, errs.NotFound("contact %s not found", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read contact %s: %w", id, err)
+	}
+	return c.OwnerID, nil
+}
+
+// Get reads one document. Another company's, or one of a contact the credential may not see,
+// is not found.
+func (s *Service) Get(ctx context.Context, id uuid.UUID) (*ent.Document, error) {
+	d, err := tenancy.Client(ctx).Document.Get(ctx, id)
+	if ent.IsNotFound(err) {
+		return nil, errs.NotFound("document %s not found", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get document %s: %w", id, err)
+	}
+	return d, nil
+}
+
+// Filter narrows a list.
+type Filter struct {
+	ContactID  *uuid.UUID
+	ContractID *uuid.UUID
+	Type       string
+}
+
+// List returns up to limit+1 documents, oldest first.
+func (s *Service) List(ctx context.Context, f Filter, after []string, limit int) ([]*ent.Document, error) {
+	q := tenancy.Client(ctx).Document.Query()
+	if f.ContactID != nil {
+		q.Where(document.ContactID(*f.ContactID))
+	}
+	if f.ContractID != nil {
+		q.Where(document.ContractID(*f.ContractID))
+	}
+	if f.Type != "" {
+		q.Where(document.TypeEQ(document.Type(f.Type)))
+	}
+	keyset, err := httpx.AfterCreated(after)
+	if err != nil {
+		return nil, err
+	}
+	if keyset != nil {
+		q.Where(keyset)
+	}
+	rows, err := q.Order(ent.Asc(document.FieldCreatedAt), ent.Asc(document.FieldID)).Limit(limit + 1).All(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list documents: %w", err)
+	}
+	return rows, nil
+}
+
+// Content reads a document's content and checks it against the stored size and sha256. A blob
+// that is gone or differs is a storage failure (502 content_missing / content_corrupted, logged
+// as an error): the API never serves bytes other than those uploaded.
+func (s *Service) Content(ctx context.Context, d *ent.Document) ([]byte, error) {
+	content, err := s.bucket.ReadAll(ctx, d.BlobKey)
+	if gcerrors.Code(err) == gcerrors.NotFound {
+		zerolog.Ctx(ctx).Error().Str("document_id", d.ID.String()).Str("blob_key", d.BlobKey).Msg("document content missing")
+		return nil, errs.Storage("content_missing", "the content of document %s is missing from storage", d.ID)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read document content %s: %w", d.ID, err)
+	}
+	sum := sha256.Sum256(content)
+	if int64(len(content)) != d.Size || !bytes.Equal([]byte(hex.EncodeToString(sum[:])), []byte(d.Sha256)) {
+		zerolog.Ctx(ctx).Error().Str("document_id", d.ID.String()).Str("blob_key", d.BlobKey).
+			Str("sha256_stored", d.Sha256).Str("sha256_read", hex.EncodeToString(sum[:])).Msg("document content corrupted")
+		return nil, errs.Storage("content_corrupted", "the stored content of document %s does not match its sha256", d.ID)
+	}
+	return content, nil
+}
+
+// Delete deletes a document; its blob is removed once the deletion committed.
+func (s *Service) Delete(ctx context.Context, d *ent.Document) error {
+	owner, err := s.contactOwner(ctx, d.ContactID)
+	if err != nil {
+		return err
+	}
+	if err := tenancy.Client(ctx).Document.DeleteOne(d).Exec(ctx); err != nil {
+		return fmt.Errorf("delete document %s: %w", d.ID, err)
+	}
+	if err := tenancy.AfterCommit(ctx, func() { s.removeBlobs(ctx, d.BlobKey) }); err != nil {
+		return err
+	}
+	return s.events.Record(ctx, "document.deleted", newView(d, owner))
+}
+
+// ContactDeleting is called in the transaction that deletes contact id (contacts.Service
+// OnDelete): its documents go with it by the foreign key, their blobs are removed once the
+// deletion committed. No document.deleted events: contact.deleted says the contact went with
+// everything of it.
+func (s *Service) ContactDeleting(ctx context.Context, id uuid.UUID) error {
+	keys, err := tenancy.Client(ctx).Document.Query().Where(document.ContactID(id)).Select(document.FieldBlobKey).Strings(ctx)
+	if err != nil {
+		return fmt.Errorf("read documents of contact %s: %w", id, err)
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	return tenancy.AfterCommit(ctx, func() { s.removeBlobs(ctx, keys...) })
+}
+
+// removeBlobs deletes blobs after the request ended one way or the other; a failure is logged
+// and left to Sweeper (the blob has no row, so it is an orphan).
+func (s *Service) removeBlobs(ctx context.Context, keys ...string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	for _, k := range keys {
+		if err := s.bucket.Delete(ctx, k); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+			zerolog.Ctx(ctx).Warn().Err(err).Str("blob_key", k).Msg("remove document blob (the orphan sweep retries)")
+		}
+	}
+}
