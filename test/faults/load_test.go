@@ -39,11 +39,22 @@ type keys struct {
 	list   []string
 	perKey int64
 	n      atomic.Int64
+	// cycle: after the last key, next starts again at the first. Only for a sliding window of
+	// period P, and only when one pass over all keys takes longer than P (the soak checks that
+	// no 429 comes back); fixed clock windows (the intake's hour) need keys enough instead (add).
+	cycle bool
 }
 
 func newKeys(t *testing.T, co *apitest.Company, kind string, n int, perKey int64) *keys {
 	t.Helper()
 	k := &keys{perKey: perKey}
+	k.add(t, co, kind, n)
+	return k
+}
+
+// add issues n more keys; never while a load uses k.
+func (k *keys) add(t *testing.T, co *apitest.Company, kind string, n int) {
+	t.Helper()
 	for range n {
 		in := operator.NewKeyInput{Kind: kind, Env: tenancy.EnvLive}
 		if kind == tenancy.KindPublishable {
@@ -51,12 +62,17 @@ func newKeys(t *testing.T, co *apitest.Company, kind string, n int, perKey int64
 		}
 		k.list = append(k.list, co.Key(t, in).Secret)
 	}
-	return k
 }
+
+// left is how many requests the keys still serve (without cycling).
+func (k *keys) left() int64 { return max(0, int64(len(k.list))*k.perKey-k.n.Load()) }
 
 // next is the key of the next request, or false when every key used its share.
 func (k *keys) next() (string, bool) {
 	i := (k.n.Add(1) - 1) / k.perKey
+	if k.cycle {
+		i %= int64(len(k.list))
+	}
 	if i >= int64(len(k.list)) {
 		return "", false
 	}
