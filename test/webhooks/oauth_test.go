@@ -28,6 +28,16 @@ func lastNames(t *testing.T, got []received) []string {
 	return names
 }
 
+// ownedLead creates a lead of owner with key.
+func ownedLead(t *testing.T, env *apitest.Env, key, last, owner string) {
+	t.Helper()
+	r := env.Do(t, apitest.Request{Method: "POST", Path: "/leads", Key: key,
+		Body: map[string]any{"firstName": "Anna", "lastName": last, "email": last + "@example.com", "ownerId": owner}})
+	if r.Status != 201 {
+		t.Fatalf("create lead: %d %s", r.Status, r.Body)
+	}
+}
+
 // TestWebhooks_OAuthUserGrant: an endpoint created with a user's access token (authorization
 // code flow) remembers the client and the user, delivers what that user may see (decided at
 // delivery: demoted to agent, a colleague's lead is no longer delivered), long after the token
@@ -50,14 +60,7 @@ func TestWebhooks_OAuthUserGrant(t *testing.T) {
 	if allEP.OAuthClientID != nil || allEP.CredentialID == nil {
 		t.Fatalf("key endpoint credential: key %v, client %v", allEP.CredentialID, allEP.OAuthClientID)
 	}
-	lead := func(last, owner string) {
-		t.Helper()
-		r := env.Do(t, apitest.Request{Method: "POST", Path: "/leads", Key: co.Secret,
-			Body: map[string]any{"firstName": "Anna", "lastName": last, "email": last + "@example.com", "ownerId": owner}})
-		if r.Status != 201 {
-			t.Fatalf("create lead: %d %s", r.Status, r.Body)
-		}
-	}
+	lead := func(last, owner string) { t.Helper(); ownedLead(t, env, co.Secret, last, owner) }
 	lead("Kollege", other.ID.String()) // a manager sees it
 	rcv.waitFor(t, 30*time.Second, "the colleague's lead while a manager", atLeast(1))
 	if err := env.Operator(context.Background(), co.ID, func(tx *sql.Tx) error {
@@ -95,14 +98,7 @@ func TestWebhooks_OAuthClientCredentials(t *testing.T) {
 	if ep.OAuthClientID == nil {
 		t.Fatalf("endpoint without its client: %+v", ep)
 	}
-	lead := func(last string) {
-		t.Helper()
-		r := env.Do(t, apitest.Request{Method: "POST", Path: "/leads", Key: co.Secret,
-			Body: map[string]any{"firstName": "Anna", "lastName": last, "email": last + "@example.com", "ownerId": agent.ID.String()}})
-		if r.Status != 201 {
-			t.Fatalf("create lead: %d %s", r.Status, r.Body)
-		}
-	}
+	lead := func(last string) { t.Helper(); ownedLead(t, env, co.Secret, last, agent.ID.String()) }
 	lead("Agentur")
 	rcv.waitFor(t, 30*time.Second, "the agent's lead", atLeast(1))
 
@@ -116,6 +112,33 @@ func TestWebhooks_OAuthClientCredentials(t *testing.T) {
 	time.Sleep(time.Second)
 	if names := lastNames(t, rcv.requests()); len(names) != 1 || names[0] != "Agentur" {
 		t.Fatalf("the disabled client's endpoint got %v, want [Agentur]", names)
+	}
+	assertDisabled(t, env, co.Secret, ep.ID, "credential_inactive")
+}
+
+// TestWebhooks_OAuthInactiveUser: the endpoint of a user's grant stops (disabled) once the user
+// is set inactive, although the grant's tokens were not revoked.
+func TestWebhooks_OAuthInactiveUser(t *testing.T) {
+	t.Parallel()
+	env := setup(t)
+	co := env.NewCompany(t)
+	u := env.NewUser(t, co, "manager")
+	g := co.UserOAuthToken(t, u, "webhooks:write", "leads:read")
+	rcv := newReceiver(t)
+	ep := create(t, env, g.AccessToken, map[string]any{"url": rcv.URL, "events": []string{"lead.created"}})
+	all := newReceiver(t)
+	create(t, env, co.Secret, map[string]any{"url": all.URL, "events": []string{"lead.created"}})
+	if err := env.Operator(context.Background(), co.ID, func(tx *sql.Tx) error {
+		_, err := tx.Exec(`UPDATE users SET status = 'inactive' WHERE id = $1`, u.ID)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ownedLead(t, env, co.Secret, "Inaktiv", co.Admin.ID.String()) // a manager would see it
+	all.waitFor(t, 30*time.Second, "the company endpoint's delivery", atLeast(1))
+	time.Sleep(time.Second)
+	if n := len(rcv.requests()); n != 0 {
+		t.Fatalf("the inactive user's endpoint got %d deliveries", n)
 	}
 	assertDisabled(t, env, co.Secret, ep.ID, "credential_inactive")
 }
