@@ -3,6 +3,7 @@ package app
 import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/adaptor"
+	"github.com/rs/zerolog"
 
 	"github.com/brokerdesk/brokerdesk/app/account"
 	"github.com/brokerdesk/brokerdesk/app/appointments"
@@ -36,7 +37,11 @@ func (s *Server) routes(pager *httpx.Pager, o options) {
 	s.App.Get("/readyz", s.readyz)
 	sdk.Mount(s.App) // GET /sdk/v1/brokerdesk.js: the JavaScript SDK, outside the API prefix
 	// The OAuth 2.0 authorization server (net/http, fosite): /oauth/* and its RFC 8414 metadata.
-	as := adaptor.HTTPHandler(oauth.NewServer(s.client, s.oauthSecret, s.limits, o.now).Handler())
+	oas := adaptor.HTTPHandler(oauth.NewServer(s.client, s.oauthSecret, s.limits, o.now).Handler())
+	as := func(c *fiber.Ctx) error { // its log lines carry the request id, as the API's do
+		c.Context().SetUserValue(oauth.LoggerKey{}, zerolog.Ctx(c.UserContext()))
+		return oas(c)
+	}
 	s.App.Get(oauth.PathAuthorize, as)
 	s.App.Post(oauth.PathAuthorize, as)
 	s.App.Post(oauth.PathToken, as)

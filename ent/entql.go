@@ -842,6 +842,8 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookendpoint.FieldPreviousSecret:          {Type: field.TypeBytes, Column: webhookendpoint.FieldPreviousSecret},
 			webhookendpoint.FieldPreviousSecretExpiresAt: {Type: field.TypeTime, Column: webhookendpoint.FieldPreviousSecretExpiresAt},
 			webhookendpoint.FieldCredentialID:            {Type: field.TypeUUID, Column: webhookendpoint.FieldCredentialID},
+			webhookendpoint.FieldOauthClientID:           {Type: field.TypeUUID, Column: webhookendpoint.FieldOauthClientID},
+			webhookendpoint.FieldOauthUserID:             {Type: field.TypeUUID, Column: webhookendpoint.FieldOauthUserID},
 			webhookendpoint.FieldStartSeq:                {Type: field.TypeInt64, Column: webhookendpoint.FieldStartSeq},
 			webhookendpoint.FieldFailingSince:            {Type: field.TypeTime, Column: webhookendpoint.FieldFailingSince},
 		},
@@ -4801,6 +4803,16 @@ func (f *WebhookEndpointFilter) WherePreviousSecretExpiresAt(p entql.TimeP) {
 // WhereCredentialID applies the entql [16]byte predicate on the credential_id field.
 func (f *WebhookEndpointFilter) WhereCredentialID(p entql.ValueP) {
 	f.Where(p.Field(webhookendpoint.FieldCredentialID))
+}
+
+// WhereOauthClientID applies the entql [16]byte predicate on the oauth_client_id field.
+func (f *WebhookEndpointFilter) WhereOauthClientID(p entql.ValueP) {
+	f.Where(p.Field(webhookendpoint.FieldOauthClientID))
+}
+
+// WhereOauthUserID applies the entql [16]byte predicate on the oauth_user_id field.
+func (f *WebhookEndpointFilter) WhereOauthUserID(p entql.ValueP) {
+	f.Where(p.Field(webhookendpoint.FieldOauthUserID))
 }
 
 // WhereStartSeq applies the entql int64 predicate on the start_seq field.

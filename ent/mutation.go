@@ -32263,6 +32263,8 @@ type WebhookEndpointMutation struct {
 	previous_secret            *[]byte
 	previous_secret_expires_at *time.Time
 	credential_id              *uuid.UUID
+	oauth_client_id            *uuid.UUID
+	oauth_user_id              *uuid.UUID
 	start_seq                  *int64
 	addstart_seq               *int64
 	failing_since              *time.Time
@@ -32946,6 +32948,104 @@ func (m *WebhookEndpointMutation) ResetCredentialID() {
 	delete(m.clearedFields, webhookendpoint.FieldCredentialID)
 }
 
+// SetOauthClientID sets the "oauth_client_id" field.
+func (m *WebhookEndpointMutation) SetOauthClientID(u uuid.UUID) {
+	m.oauth_client_id = &u
+}
+
+// OauthClientID returns the value of the "oauth_client_id" field in the mutation.
+func (m *WebhookEndpointMutation) OauthClientID() (r uuid.UUID, exists bool) {
+	v := m.oauth_client_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOauthClientID returns the old "oauth_client_id" field's value of the WebhookEndpoint entity.
+// If the WebhookEndpoint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookEndpointMutation) OldOauthClientID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOauthClientID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOauthClientID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOauthClientID: %w", err)
+	}
+	return oldValue.OauthClientID, nil
+}
+
+// ClearOauthClientID clears the value of the "oauth_client_id" field.
+func (m *WebhookEndpointMutation) ClearOauthClientID() {
+	m.oauth_client_id = nil
+	m.clearedFields[webhookendpoint.FieldOauthClientID] = struct{}{}
+}
+
+// OauthClientIDCleared returns if the "oauth_client_id" field was cleared in this mutation.
+func (m *WebhookEndpointMutation) OauthClientIDCleared() bool {
+	_, ok := m.clearedFields[webhookendpoint.FieldOauthClientID]
+	return ok
+}
+
+// ResetOauthClientID resets all changes to the "oauth_client_id" field.
+func (m *WebhookEndpointMutation) ResetOauthClientID() {
+	m.oauth_client_id = nil
+	delete(m.clearedFields, webhookendpoint.FieldOauthClientID)
+}
+
+// SetOauthUserID sets the "oauth_user_id" field.
+func (m *WebhookEndpointMutation) SetOauthUserID(u uuid.UUID) {
+	m.oauth_user_id = &u
+}
+
+// OauthUserID returns the value of the "oauth_user_id" field in the mutation.
+func (m *WebhookEndpointMutation) OauthUserID() (r uuid.UUID, exists bool) {
+	v := m.oauth_user_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOauthUserID returns the old "oauth_user_id" field's value of the WebhookEndpoint entity.
+// If the WebhookEndpoint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookEndpointMutation) OldOauthUserID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOauthUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOauthUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOauthUserID: %w", err)
+	}
+	return oldValue.OauthUserID, nil
+}
+
+// ClearOauthUserID clears the value of the "oauth_user_id" field.
+func (m *WebhookEndpointMutation) ClearOauthUserID() {
+	m.oauth_user_id = nil
+	m.clearedFields[webhookendpoint.FieldOauthUserID] = struct{}{}
+}
+
+// OauthUserIDCleared returns if the "oauth_user_id" field was cleared in this mutation.
+func (m *WebhookEndpointMutation) OauthUserIDCleared() bool {
+	_, ok := m.clearedFields[webhookendpoint.FieldOauthUserID]
+	return ok
+}
+
+// ResetOauthUserID resets all changes to the "oauth_user_id" field.
+func (m *WebhookEndpointMutation) ResetOauthUserID() {
+	m.oauth_user_id = nil
+	delete(m.clearedFields, webhookendpoint.FieldOauthUserID)
+}
+
 // SetStartSeq sets the "start_seq" field.
 func (m *WebhookEndpointMutation) SetStartSeq(i int64) {
 	m.start_seq = &i
@@ -33112,7 +33212,7 @@ func (m *WebhookEndpointMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *WebhookEndpointMutation) Fields() []string {
-	fields := make([]string, 0, 15)
+	fields := make([]string, 0, 17)
 	if m.company != nil {
 		fields = append(fields, webhookendpoint.FieldCompanyID)
 	}
@@ -33151,6 +33251,12 @@ func (m *WebhookEndpointMutation) Fields() []string {
 	}
 	if m.credential_id != nil {
 		fields = append(fields, webhookendpoint.FieldCredentialID)
+	}
+	if m.oauth_client_id != nil {
+		fields = append(fields, webhookendpoint.FieldOauthClientID)
+	}
+	if m.oauth_user_id != nil {
+		fields = append(fields, webhookendpoint.FieldOauthUserID)
 	}
 	if m.start_seq != nil {
 		fields = append(fields, webhookendpoint.FieldStartSeq)
@@ -33192,6 +33298,10 @@ func (m *WebhookEndpointMutation) Field(name string) (ent.Value, bool) {
 		return m.PreviousSecretExpiresAt()
 	case webhookendpoint.FieldCredentialID:
 		return m.CredentialID()
+	case webhookendpoint.FieldOauthClientID:
+		return m.OauthClientID()
+	case webhookendpoint.FieldOauthUserID:
+		return m.OauthUserID()
 	case webhookendpoint.FieldStartSeq:
 		return m.StartSeq()
 	case webhookendpoint.FieldFailingSince:
@@ -33231,6 +33341,10 @@ func (m *WebhookEndpointMutation) OldField(ctx context.Context, name string) (en
 		return m.OldPreviousSecretExpiresAt(ctx)
 	case webhookendpoint.FieldCredentialID:
 		return m.OldCredentialID(ctx)
+	case webhookendpoint.FieldOauthClientID:
+		return m.OldOauthClientID(ctx)
+	case webhookendpoint.FieldOauthUserID:
+		return m.OldOauthUserID(ctx)
 	case webhookendpoint.FieldStartSeq:
 		return m.OldStartSeq(ctx)
 	case webhookendpoint.FieldFailingSince:
@@ -33335,6 +33449,20 @@ func (m *WebhookEndpointMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetCredentialID(v)
 		return nil
+	case webhookendpoint.FieldOauthClientID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOauthClientID(v)
+		return nil
+	case webhookendpoint.FieldOauthUserID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOauthUserID(v)
+		return nil
 	case webhookendpoint.FieldStartSeq:
 		v, ok := value.(int64)
 		if !ok {
@@ -33421,6 +33549,12 @@ func (m *WebhookEndpointMutation) ClearedFields() []string {
 	if m.FieldCleared(webhookendpoint.FieldCredentialID) {
 		fields = append(fields, webhookendpoint.FieldCredentialID)
 	}
+	if m.FieldCleared(webhookendpoint.FieldOauthClientID) {
+		fields = append(fields, webhookendpoint.FieldOauthClientID)
+	}
+	if m.FieldCleared(webhookendpoint.FieldOauthUserID) {
+		fields = append(fields, webhookendpoint.FieldOauthUserID)
+	}
 	if m.FieldCleared(webhookendpoint.FieldFailingSince) {
 		fields = append(fields, webhookendpoint.FieldFailingSince)
 	}
@@ -33452,6 +33586,12 @@ func (m *WebhookEndpointMutation) ClearField(name string) error {
 		return nil
 	case webhookendpoint.FieldCredentialID:
 		m.ClearCredentialID()
+		return nil
+	case webhookendpoint.FieldOauthClientID:
+		m.ClearOauthClientID()
+		return nil
+	case webhookendpoint.FieldOauthUserID:
+		m.ClearOauthUserID()
 		return nil
 	case webhookendpoint.FieldFailingSince:
 		m.ClearFailingSince()
@@ -33502,6 +33642,12 @@ func (m *WebhookEndpointMutation) ResetField(name string) error {
 		return nil
 	case webhookendpoint.FieldCredentialID:
 		m.ResetCredentialID()
+		return nil
+	case webhookendpoint.FieldOauthClientID:
+		m.ResetOauthClientID()
+		return nil
+	case webhookendpoint.FieldOauthUserID:
+		m.ResetOauthUserID()
 		return nil
 	case webhookendpoint.FieldStartSeq:
 		m.ResetStartSeq()

@@ -46,6 +46,10 @@ type WebhookEndpoint struct {
 	PreviousSecretExpiresAt *time.Time `json:"previous_secret_expires_at,omitempty"`
 	// CredentialID holds the value of the "credential_id" field.
 	CredentialID *uuid.UUID `json:"credential_id,omitempty"`
+	// OauthClientID holds the value of the "oauth_client_id" field.
+	OauthClientID *uuid.UUID `json:"oauth_client_id,omitempty"`
+	// OauthUserID holds the value of the "oauth_user_id" field.
+	OauthUserID *uuid.UUID `json:"oauth_user_id,omitempty"`
 	// StartSeq holds the value of the "start_seq" field.
 	StartSeq int64 `json:"start_seq,omitempty"`
 	// FailingSince holds the value of the "failing_since" field.
@@ -81,7 +85,7 @@ func (*WebhookEndpoint) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case webhookendpoint.FieldCredentialID:
+		case webhookendpoint.FieldCredentialID, webhookendpoint.FieldOauthClientID, webhookendpoint.FieldOauthUserID:
 			values[i] = &sql.NullScanner{S: new(uuid.UUID)}
 		case webhookendpoint.FieldEventTypes, webhookendpoint.FieldSecret, webhookendpoint.FieldPreviousSecret:
 			values[i] = new([]byte)
@@ -200,6 +204,20 @@ func (_m *WebhookEndpoint) assignValues(columns []string, values []any) error {
 				_m.CredentialID = new(uuid.UUID)
 				*_m.CredentialID = *value.S.(*uuid.UUID)
 			}
+		case webhookendpoint.FieldOauthClientID:
+			if value, ok := values[i].(*sql.NullScanner); !ok {
+				return fmt.Errorf("unexpected type %T for field oauth_client_id", values[i])
+			} else if value.Valid {
+				_m.OauthClientID = new(uuid.UUID)
+				*_m.OauthClientID = *value.S.(*uuid.UUID)
+			}
+		case webhookendpoint.FieldOauthUserID:
+			if value, ok := values[i].(*sql.NullScanner); !ok {
+				return fmt.Errorf("unexpected type %T for field oauth_user_id", values[i])
+			} else if value.Valid {
+				_m.OauthUserID = new(uuid.UUID)
+				*_m.OauthUserID = *value.S.(*uuid.UUID)
+			}
 		case webhookendpoint.FieldStartSeq:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for field start_seq", values[i])
@@ -296,6 +314,16 @@ func (_m *WebhookEndpoint) String() string {
 	builder.WriteString(", ")
 	if v := _m.CredentialID; v != nil {
 		builder.WriteString("credential_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.OauthClientID; v != nil {
+		builder.WriteString("oauth_client_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.OauthUserID; v != nil {
+		builder.WriteString("oauth_user_id=")
 		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
 	builder.WriteString(", ")

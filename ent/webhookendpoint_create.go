@@ -167,6 +167,34 @@ func (_c *WebhookEndpointCreate) SetNillableCredentialID(v *uuid.UUID) *WebhookE
 	return _c
 }
 
+// SetOauthClientID sets the "oauth_client_id" field.
+func (_c *WebhookEndpointCreate) SetOauthClientID(v uuid.UUID) *WebhookEndpointCreate {
+	_c.mutation.SetOauthClientID(v)
+	return _c
+}
+
+// SetNillableOauthClientID sets the "oauth_client_id" field if the given value is not nil.
+func (_c *WebhookEndpointCreate) SetNillableOauthClientID(v *uuid.UUID) *WebhookEndpointCreate {
+	if v != nil {
+		_c.SetOauthClientID(*v)
+	}
+	return _c
+}
+
+// SetOauthUserID sets the "oauth_user_id" field.
+func (_c *WebhookEndpointCreate) SetOauthUserID(v uuid.UUID) *WebhookEndpointCreate {
+	_c.mutation.SetOauthUserID(v)
+	return _c
+}
+
+// SetNillableOauthUserID sets the "oauth_user_id" field if the given value is not nil.
+func (_c *WebhookEndpointCreate) SetNillableOauthUserID(v *uuid.UUID) *WebhookEndpointCreate {
+	if v != nil {
+		_c.SetOauthUserID(*v)
+	}
+	return _c
+}
+
 // SetStartSeq sets the "start_seq" field.
 func (_c *WebhookEndpointCreate) SetStartSeq(v int64) *WebhookEndpointCreate {
 	_c.mutation.SetStartSeq(v)
@@ -423,6 +451,14 @@ func (_c *WebhookEndpointCreate) createSpec() (*WebhookEndpoint, *sqlgraph.Creat
 		_spec.SetField(webhookendpoint.FieldCredentialID, field.TypeUUID, value)
 		_node.CredentialID = &value
 	}
+	if value, ok := _c.mutation.OauthClientID(); ok {
+		_spec.SetField(webhookendpoint.FieldOauthClientID, field.TypeUUID, value)
+		_node.OauthClientID = &value
+	}
+	if value, ok := _c.mutation.OauthUserID(); ok {
+		_spec.SetField(webhookendpoint.FieldOauthUserID, field.TypeUUID, value)
+		_node.OauthUserID = &value
+	}
 	if value, ok := _c.mutation.StartSeq(); ok {
 		_spec.SetField(webhookendpoint.FieldStartSeq, field.TypeInt64, value)
 		_node.StartSeq = value
@@ -665,6 +701,42 @@ func (u *WebhookEndpointUpsert) UpdateCredentialID() *WebhookEndpointUpsert {
 // ClearCredentialID clears the value of the "credential_id" field.
 func (u *WebhookEndpointUpsert) ClearCredentialID() *WebhookEndpointUpsert {
 	u.SetNull(webhookendpoint.FieldCredentialID)
+	return u
+}
+
+// SetOauthClientID sets the "oauth_client_id" field.
+func (u *WebhookEndpointUpsert) SetOauthClientID(v uuid.UUID) *WebhookEndpointUpsert {
+	u.Set(webhookendpoint.FieldOauthClientID, v)
+	return u
+}
+
+// UpdateOauthClientID sets the "oauth_client_id" field to the value that was provided on create.
+func (u *WebhookEndpointUpsert) UpdateOauthClientID() *WebhookEndpointUpsert {
+	u.SetExcluded(webhookendpoint.FieldOauthClientID)
+	return u
+}
+
+// ClearOauthClientID clears the value of the "oauth_client_id" field.
+func (u *WebhookEndpointUpsert) ClearOauthClientID() *WebhookEndpointUpsert {
+	u.SetNull(webhookendpoint.FieldOauthClientID)
+	return u
+}
+
+// SetOauthUserID sets the "oauth_user_id" field.
+func (u *WebhookEndpointUpsert) SetOauthUserID(v uuid.UUID) *WebhookEndpointUpsert {
+	u.Set(webhookendpoint.FieldOauthUserID, v)
+	return u
+}
+
+// UpdateOauthUserID sets the "oauth_user_id" field to the value that was provided on create.
+func (u *WebhookEndpointUpsert) UpdateOauthUserID() *WebhookEndpointUpsert {
+	u.SetExcluded(webhookendpoint.FieldOauthUserID)
+	return u
+}
+
+// ClearOauthUserID clears the value of the "oauth_user_id" field.
+func (u *WebhookEndpointUpsert) ClearOauthUserID() *WebhookEndpointUpsert {
+	u.SetNull(webhookendpoint.FieldOauthUserID)
 	return u
 }
 
@@ -951,6 +1023,48 @@ func (u *WebhookEndpointUpsertOne) UpdateCredentialID() *WebhookEndpointUpsertOn
 func (u *WebhookEndpointUpsertOne) ClearCredentialID() *WebhookEndpointUpsertOne {
 	return u.Update(func(s *WebhookEndpointUpsert) {
 		s.ClearCredentialID()
+	})
+}
+
+// SetOauthClientID sets the "oauth_client_id" field.
+func (u *WebhookEndpointUpsertOne) SetOauthClientID(v uuid.UUID) *WebhookEndpointUpsertOne {
+	return u.Update(func(s *WebhookEndpointUpsert) {
+		s.SetOauthClientID(v)
+	})
+}
+
+// UpdateOauthClientID sets the "oauth_client_id" field to the value that was provided on create.
+func (u *WebhookEndpointUpsertOne) UpdateOauthClientID() *WebhookEndpointUpsertOne {
+	return u.Update(func(s *WebhookEndpointUpsert) {
+		s.UpdateOauthClientID()
+	})
+}
+
+// ClearOauthClientID clears the value of the "oauth_client_id" field.
+func (u *WebhookEndpointUpsertOne) ClearOauthClientID() *WebhookEndpointUpsertOne {
+	return u.Update(func(s *WebhookEndpointUpsert) {
+		s.ClearOauthClientID()
+	})
+}
+
+// SetOauthUserID sets the "oauth_user_id" field.
+func (u *WebhookEndpointUpsertOne) SetOauthUserID(v uuid.UUID) *WebhookEndpointUpsertOne {
+	return u.Update(func(s *WebhookEndpointUpsert) {
+		s.SetOauthUserID(v)
+	})
+}
+
+// UpdateOauthUserID sets the "oauth_user_id" field to the value that was provided on create.
+func (u *WebhookEndpointUpsertOne) UpdateOauthUserID() *WebhookEndpointUpsertOne {
+	return u.Update(func(s *WebhookEndpointUpsert) {
+		s.UpdateOauthUserID()
+	})
+}
+
+// ClearOauthUserID clears the value of the "oauth_user_id" field.
+func (u *WebhookEndpointUpsertOne) ClearOauthUserID() *WebhookEndpointUpsertOne {
+	return u.Update(func(s *WebhookEndpointUpsert) {
+		s.ClearOauthUserID()
 	})
 }
 
@@ -1410,6 +1524,48 @@ func (u *WebhookEndpointUpsertBulk) UpdateCredentialID() *WebhookEndpointUpsertB
 func (u *WebhookEndpointUpsertBulk) ClearCredentialID() *WebhookEndpointUpsertBulk {
 	return u.Update(func(s *WebhookEndpointUpsert) {
 		s.ClearCredentialID()
+	})
+}
+
+// SetOauthClientID sets the "oauth_client_id" field.
+func (u *WebhookEndpointUpsertBulk) SetOauthClientID(v uuid.UUID) *WebhookEndpointUpsertBulk {
+	return u.Update(func(s *WebhookEndpointUpsert) {
+		s.SetOauthClientID(v)
+	})
+}
+
+// UpdateOauthClientID sets the "oauth_client_id" field to the value that was provided on create.
+func (u *WebhookEndpointUpsertBulk) UpdateOauthClientID() *WebhookEndpointUpsertBulk {
+	return u.Update(func(s *WebhookEndpointUpsert) {
+		s.UpdateOauthClientID()
+	})
+}
+
+// ClearOauthClientID clears the value of the "oauth_client_id" field.
+func (u *WebhookEndpointUpsertBulk) ClearOauthClientID() *WebhookEndpointUpsertBulk {
+	return u.Update(func(s *WebhookEndpointUpsert) {
+		s.ClearOauthClientID()
+	})
+}
+
+// SetOauthUserID sets the "oauth_user_id" field.
+func (u *WebhookEndpointUpsertBulk) SetOauthUserID(v uuid.UUID) *WebhookEndpointUpsertBulk {
+	return u.Update(func(s *WebhookEndpointUpsert) {
+		s.SetOauthUserID(v)
+	})
+}
+
+// UpdateOauthUserID sets the "oauth_user_id" field to the value that was provided on create.
+func (u *WebhookEndpointUpsertBulk) UpdateOauthUserID() *WebhookEndpointUpsertBulk {
+	return u.Update(func(s *WebhookEndpointUpsert) {
+		s.UpdateOauthUserID()
+	})
+}
+
+// ClearOauthUserID clears the value of the "oauth_user_id" field.
+func (u *WebhookEndpointUpsertBulk) ClearOauthUserID() *WebhookEndpointUpsertBulk {
+	return u.Update(func(s *WebhookEndpointUpsert) {
+		s.ClearOauthUserID()
 	})
 }
 

@@ -195,6 +195,46 @@ func (_u *WebhookEndpointUpdate) ClearCredentialID() *WebhookEndpointUpdate {
 	return _u
 }
 
+// SetOauthClientID sets the "oauth_client_id" field.
+func (_u *WebhookEndpointUpdate) SetOauthClientID(v uuid.UUID) *WebhookEndpointUpdate {
+	_u.mutation.SetOauthClientID(v)
+	return _u
+}
+
+// SetNillableOauthClientID sets the "oauth_client_id" field if the given value is not nil.
+func (_u *WebhookEndpointUpdate) SetNillableOauthClientID(v *uuid.UUID) *WebhookEndpointUpdate {
+	if v != nil {
+		_u.SetOauthClientID(*v)
+	}
+	return _u
+}
+
+// ClearOauthClientID clears the value of the "oauth_client_id" field.
+func (_u *WebhookEndpointUpdate) ClearOauthClientID() *WebhookEndpointUpdate {
+	_u.mutation.ClearOauthClientID()
+	return _u
+}
+
+// SetOauthUserID sets the "oauth_user_id" field.
+func (_u *WebhookEndpointUpdate) SetOauthUserID(v uuid.UUID) *WebhookEndpointUpdate {
+	_u.mutation.SetOauthUserID(v)
+	return _u
+}
+
+// SetNillableOauthUserID sets the "oauth_user_id" field if the given value is not nil.
+func (_u *WebhookEndpointUpdate) SetNillableOauthUserID(v *uuid.UUID) *WebhookEndpointUpdate {
+	if v != nil {
+		_u.SetOauthUserID(*v)
+	}
+	return _u
+}
+
+// ClearOauthUserID clears the value of the "oauth_user_id" field.
+func (_u *WebhookEndpointUpdate) ClearOauthUserID() *WebhookEndpointUpdate {
+	_u.mutation.ClearOauthUserID()
+	return _u
+}
+
 // SetStartSeq sets the "start_seq" field.
 func (_u *WebhookEndpointUpdate) SetStartSeq(v int64) *WebhookEndpointUpdate {
 	_u.mutation.ResetStartSeq()
@@ -378,6 +418,18 @@ func (_u *WebhookEndpointUpdate) sqlSave(ctx context.Context) (_node int, err er
 	}
 	if _u.mutation.CredentialIDCleared() {
 		_spec.ClearField(webhookendpoint.FieldCredentialID, field.TypeUUID)
+	}
+	if value, ok := _u.mutation.OauthClientID(); ok {
+		_spec.SetField(webhookendpoint.FieldOauthClientID, field.TypeUUID, value)
+	}
+	if _u.mutation.OauthClientIDCleared() {
+		_spec.ClearField(webhookendpoint.FieldOauthClientID, field.TypeUUID)
+	}
+	if value, ok := _u.mutation.OauthUserID(); ok {
+		_spec.SetField(webhookendpoint.FieldOauthUserID, field.TypeUUID, value)
+	}
+	if _u.mutation.OauthUserIDCleared() {
+		_spec.ClearField(webhookendpoint.FieldOauthUserID, field.TypeUUID)
 	}
 	if value, ok := _u.mutation.StartSeq(); ok {
 		_spec.SetField(webhookendpoint.FieldStartSeq, field.TypeInt64, value)
@@ -573,6 +625,46 @@ func (_u *WebhookEndpointUpdateOne) SetNillableCredentialID(v *uuid.UUID) *Webho
 // ClearCredentialID clears the value of the "credential_id" field.
 func (_u *WebhookEndpointUpdateOne) ClearCredentialID() *WebhookEndpointUpdateOne {
 	_u.mutation.ClearCredentialID()
+	return _u
+}
+
+// SetOauthClientID sets the "oauth_client_id" field.
+func (_u *WebhookEndpointUpdateOne) SetOauthClientID(v uuid.UUID) *WebhookEndpointUpdateOne {
+	_u.mutation.SetOauthClientID(v)
+	return _u
+}
+
+// SetNillableOauthClientID sets the "oauth_client_id" field if the given value is not nil.
+func (_u *WebhookEndpointUpdateOne) SetNillableOauthClientID(v *uuid.UUID) *WebhookEndpointUpdateOne {
+	if v != nil {
+		_u.SetOauthClientID(*v)
+	}
+	return _u
+}
+
+// ClearOauthClientID clears the value of the "oauth_client_id" field.
+func (_u *WebhookEndpointUpdateOne) ClearOauthClientID() *WebhookEndpointUpdateOne {
+	_u.mutation.ClearOauthClientID()
+	return _u
+}
+
+// SetOauthUserID sets the "oauth_user_id" field.
+func (_u *WebhookEndpointUpdateOne) SetOauthUserID(v uuid.UUID) *WebhookEndpointUpdateOne {
+	_u.mutation.SetOauthUserID(v)
+	return _u
+}
+
+// SetNillableOauthUserID sets the "oauth_user_id" field if the given value is not nil.
+func (_u *WebhookEndpointUpdateOne) SetNillableOauthUserID(v *uuid.UUID) *WebhookEndpointUpdateOne {
+	if v != nil {
+		_u.SetOauthUserID(*v)
+	}
+	return _u
+}
+
+// ClearOauthUserID clears the value of the "oauth_user_id" field.
+func (_u *WebhookEndpointUpdateOne) ClearOauthUserID() *WebhookEndpointUpdateOne {
+	_u.mutation.ClearOauthUserID()
 	return _u
 }
 
@@ -789,6 +881,18 @@ func (_u *WebhookEndpointUpdateOne) sqlSave(ctx context.Context) (_node *Webhook
 	}
 	if _u.mutation.CredentialIDCleared() {
 		_spec.ClearField(webhookendpoint.FieldCredentialID, field.TypeUUID)
+	}
+	if value, ok := _u.mutation.OauthClientID(); ok {
+		_spec.SetField(webhookendpoint.FieldOauthClientID, field.TypeUUID, value)
+	}
+	if _u.mutation.OauthClientIDCleared() {
+		_spec.ClearField(webhookendpoint.FieldOauthClientID, field.TypeUUID)
+	}
+	if value, ok := _u.mutation.OauthUserID(); ok {
+		_spec.SetField(webhookendpoint.FieldOauthUserID, field.TypeUUID, value)
+	}
+	if _u.mutation.OauthUserIDCleared() {
+		_spec.ClearField(webhookendpoint.FieldOauthUserID, field.TypeUUID)
 	}
 	if value, ok := _u.mutation.StartSeq(); ok {
 		_spec.SetField(webhookendpoint.FieldStartSeq, field.TypeInt64, value)

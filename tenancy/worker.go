@@ -32,34 +32,57 @@ type Querier interface {
 // deliveries) builds its context from this Principal, so the credential's rights are decided
 // anew each time, as for a request.
 func CredentialPrincipal(ctx context.Context, tx Querier, keyID uuid.UUID) (*Principal, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT key_id, key_prefix, kind, env, scopes, allowed_domains,
-		company_id, live_company_id, sandbox, features, user_id, user_role FROM webhook_credential($1)`, keyID)
+	return loadCredential(ctx, tx, `SELECT key_id, key_prefix, kind, env, scopes, allowed_domains,
+		company_id, live_company_id, sandbox, features, user_id, user_role, NULL::uuid, ''::text
+		FROM webhook_credential($1)`, keyID)
+}
+
+// OAuthCredentialPrincipal is CredentialPrincipal for an OAuth client's authorization: the
+// user's grant to the client (user given), or the company-bound client's client credentials
+// (user nil), through webhook_oauth_credential (migrations/). ErrCredentialInactive once the
+// client is disabled, the user inactive, or no grant of the client for the user is still live
+// (revoked, expired).
+func OAuthCredentialPrincipal(ctx context.Context, tx Querier, client uuid.UUID, user *uuid.UUID) (*Principal, error) {
+	var u any
+	if user != nil {
+		u = *user
+	}
+	return loadCredential(ctx, tx, `SELECT key_id, key_prefix, kind, env, scopes, allowed_domains,
+		company_id, live_company_id, sandbox, features, user_id, user_role, client_id, client_name
+		FROM webhook_oauth_credential($1, $2)`, client, u)
+}
+
+func loadCredential(ctx context.Context, tx Querier, query string, args ...any) (*Principal, error) {
+	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, fmt.Errorf("load credential %s: %w", keyID, err)
+		return nil, fmt.Errorf("load credential %v: %w", args[0], err)
 	}
 	defer rows.Close()
 	if !rows.Next() {
 		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("load credential %s: %w", keyID, err)
+			return nil, fmt.Errorf("load credential %v: %w", args[0], err)
 		}
 		return nil, ErrCredentialInactive
 	}
 	var (
 		p                      Principal
 		scopes, domains, feats []byte
-		userID                 uuid.NullUUID
-		userRole               sql.NullString
+		keyID, userID, client  uuid.NullUUID
+		userRole, clientName   sql.NullString
 	)
-	if err := rows.Scan(&p.KeyID, &p.KeyPrefix, &p.Kind, &p.Env, &scopes, &domains,
-		&p.CompanyID, &p.LiveCompanyID, &p.Sandbox, &feats, &userID, &userRole); err != nil {
-		return nil, fmt.Errorf("load credential %s: %w", keyID, err)
+	if err := rows.Scan(&keyID, &p.KeyPrefix, &p.Kind, &p.Env, &scopes, &domains,
+		&p.CompanyID, &p.LiveCompanyID, &p.Sandbox, &feats, &userID, &userRole, &client, &clientName); err != nil {
+		return nil, fmt.Errorf("load credential %v: %w", args[0], err)
 	}
 	if err := errors.Join(json.Unmarshal(scopes, &p.Scopes), json.Unmarshal(domains, &p.AllowedDomains),
 		json.Unmarshal(feats, &p.Features)); err != nil {
-		return nil, fmt.Errorf("load credential %s: %w", keyID, err)
+		return nil, fmt.Errorf("load credential %v: %w", args[0], err)
 	}
+	p.KeyID = keyID.UUID
 	p.UserID = userID.UUID
 	p.UserRole = userRole.String
+	p.ClientID = client.UUID
+	p.ClientName = clientName.String
 	return &p, rows.Close()
 }
 

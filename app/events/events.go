@@ -47,6 +47,7 @@ var Types = []Type{
 	{"note.created", "A note was added to a contact's timeline; data is the Activity.", "activities:read"},
 	{"note.deleted", "A note was deleted; data is the Activity as it was.", "activities:read"},
 	{"note.updated", "A note's content changed; data is the Activity.", "activities:read"},
+	{"oauth_grant.revoked", "A partner app's grant (its access and refresh tokens) was revoked: by the app (RFC 7009), or because a used authorization code or rotated refresh token came back; data is the OAuthGrant. Recorded in the live company, also for test clients.", "company:read"},
 	{"ping", "Sent by POST /webhook-endpoints/{id}/test to that endpoint only, never to the feed; data is {webhookEndpointId}.", "webhooks:read"},
 	{"relationship.created", "Two contacts were related (POST /contacts/{contactId}/relationships); data is the ContactRelationship seen from the contact it was created on.", "contacts:read"},
 	{"relationship.deleted", "A relationship between two contacts was removed (both directions); data is the ContactRelationship as it was, seen from the contact it was deleted on.", "contacts:read"},
@@ -57,7 +58,7 @@ var Types = []Type{
 	{"task_comment.created", "A comment was added to a task; data is the TaskComment.", "tasks:read"},
 	{"user.created", "A user was added to the company; data is the User.", "users:read"},
 	{"user.updated", "A user's data, role or status changed; data is the User.", "users:read"},
-	{"webhook_endpoint.disabled", "The server disabled a webhook endpoint: its URL answered 410 Gone, or its deliveries failed for five days in a row; data is the WebhookEndpoint.", "webhooks:read"},
+	{"webhook_endpoint.disabled", "The server disabled a webhook endpoint: its URL answered 410 Gone, its deliveries failed for five days in a row, or its credential was no longer active at a delivery (disabledReason credential_inactive); data is the WebhookEndpoint.", "webhooks:read"},
 }
 
 // Known reports whether t is an event type.

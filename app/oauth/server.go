@@ -11,8 +11,13 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"math"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -100,8 +105,18 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST "+PathRevoke, s.inTx(s.revoke))
 	mux.HandleFunc("POST "+PathIntrospect, s.inTx(s.introspect))
 	mux.HandleFunc("GET "+PathMetadata, s.metadata)
-	return mux
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if l, ok := r.Context().Value(LoggerKey{}).(*zerolog.Logger); ok {
+			r = r.WithContext(l.WithContext(r.Context()))
+		}
+		mux.ServeHTTP(w, r)
+	})
 }
+
+// LoggerKey is where the mounting Fiber handler leaves the request's logger (the one carrying
+// request_id, app's request-log middleware) for Handler: Fiber's net/http adaptor passes no
+// user context along.
+type LoggerKey struct{}
 
 // bufferedWriter holds the response until the transaction committed: a token must not reach
 // the client unless it is stored.
@@ -168,8 +183,27 @@ func (s *Server) inTx(h func(ctx context.Context, w http.ResponseWriter, r *http
 // token handles POST /oauth/token: authorization_code (with the PKCE verifier), refresh_token
 // and client_credentials.
 func (s *Server) token(ctx context.Context, w http.ResponseWriter, r *http.Request) {
+	// Rate limits: an address that failed client authentication too often is refused before
+	// any work; so is a client over its quota. Only authenticated requests count against the
+	// client's quota, so nobody exhausts another client's by naming it.
+	ip := clientIP(r)
+	if wait := s.limits.TokenAuthFailures.Wait(ctx, "ip:"+ip); wait > 0 {
+		tooManyRequests(w, wait, "Too many failed client authentications from this address.")
+		return
+	}
+	client := claimedClient(r)
+	if wait := s.limits.TokenClient.Wait(ctx, "client:"+client); client != "" && wait > 0 {
+		tooManyRequests(w, wait, "Too many token requests of this client.")
+		return
+	}
 	sess := &Session{}
 	ar, err := s.provider.NewAccessRequest(ctx, r, sess)
+	switch {
+	case errors.Is(err, fosite.ErrInvalidClient):
+		s.limits.TokenAuthFailures.Allow(ctx, "ip:"+ip)
+	case client != "":
+		s.limits.TokenClient.Allow(ctx, "client:"+client)
+	}
 	if err != nil {
 		s.provider.WriteAccessError(ctx, w, ar, err)
 		return
@@ -216,9 +250,34 @@ func (s *Server) token(ctx context.Context, w http.ResponseWriter, r *http.Reque
 	s.provider.WriteAccessResponse(ctx, w, ar, resp)
 }
 
+// claimedClient is the client id a token request names (HTTP Basic or client_id), before it
+// is authenticated.
+func claimedClient(r *http.Request) string {
+	if id, _, ok := r.BasicAuth(); ok {
+		if u, err := url.QueryUnescape(id); err == nil {
+			return u
+		}
+		return id
+	}
+	if err := r.ParseForm(); err != nil {
+		return ""
+	}
+	return r.PostForm.Get("client_id")
+}
+
+// tooManyRequests answers 429 in the OAuth error shape (RFC 6749 §5.2 has no code for it:
+// too_many_requests, as common authorization servers answer) with Retry-After.
+func tooManyRequests(w http.ResponseWriter, wait time.Duration, desc string) {
+	w.Header().Set("Content-Type", "application/json;charset=UTF-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Retry-After", strconv.FormatInt(int64(math.Ceil(wait.Seconds())), 10))
+	w.WriteHeader(http.StatusTooManyRequests)
+	_ = json.NewEncoder(w).Encode(map[string]string{"error": "too_many_requests", "error_description": desc})
+}
+
 // revoke handles POST /oauth/revoke (RFC 7009): a token of either kind revokes its grant.
 func (s *Server) revoke(ctx context.Context, w http.ResponseWriter, r *http.Request) {
-	err := s.provider.NewRevocationRequest(ctx, r)
+	err := s.provider.NewRevocationRequest(withRevokeReason(ctx, ReasonRevocationRequest), r)
 	s.provider.WriteRevocationResponse(ctx, w, err)
 }
 

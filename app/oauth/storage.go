@@ -252,12 +252,13 @@ func (s *Store) RotateRefreshToken(ctx context.Context, requestID, sig string) e
 	if err := s.deactivate(ctx, oauthtoken.KindRefreshToken, sig); err != nil {
 		return err
 	}
-	return s.RevokeAccessToken(ctx, requestID)
+	_, err := s.revoke(ctx, requestID, oauthtoken.KindAccessToken) // the grant lives on: no event
+	return err
 }
 
-// RevokeRefreshToken revokes every refresh token of a grant.
+// RevokeRefreshToken revokes every refresh token of a grant (fosite: revocation, reuse).
 func (s *Store) RevokeRefreshToken(ctx context.Context, requestID string) error {
-	return s.revoke(ctx, requestID, oauthtoken.KindRefreshToken)
+	return s.revokeGrant(ctx, requestID, oauthtoken.KindRefreshToken)
 }
 
 // RevokeRefreshTokenMaybeGracePeriod revokes at once: there is no grace period.
@@ -265,17 +266,27 @@ func (s *Store) RevokeRefreshTokenMaybeGracePeriod(ctx context.Context, requestI
 	return s.RevokeRefreshToken(ctx, requestID)
 }
 
-// RevokeAccessToken revokes every access token of a grant.
+// RevokeAccessToken revokes every access token of a grant (fosite: revocation, reuse).
 func (s *Store) RevokeAccessToken(ctx context.Context, requestID string) error {
-	return s.revoke(ctx, requestID, oauthtoken.KindAccessToken)
+	return s.revokeGrant(ctx, requestID, oauthtoken.KindAccessToken)
 }
 
-func (s *Store) revoke(ctx context.Context, requestID string, kind oauthtoken.Kind) error {
-	_, err := tenancy.Client(ctx).OAuthToken.Update().
+// revokeGrant revokes the tokens of kind of a grant and, when that ends the grant, records
+// oauth_grant.revoked.
+func (s *Store) revokeGrant(ctx context.Context, requestID string, kind oauthtoken.Kind) error {
+	n, err := s.revoke(ctx, requestID, kind)
+	if err != nil || n == 0 {
+		return err
+	}
+	return s.grantRevoked(ctx, requestID)
+}
+
+func (s *Store) revoke(ctx context.Context, requestID string, kind oauthtoken.Kind) (int, error) {
+	n, err := tenancy.Client(ctx).OAuthToken.Update().
 		Where(oauthtoken.RequestID(requestID), oauthtoken.KindEQ(kind), oauthtoken.Active(true)).
 		SetActive(false).Save(ctx)
 	if err != nil && !errors.Is(err, context.Canceled) {
-		return fmt.Errorf("revoke oauth %s: %w", kind, err)
+		return 0, fmt.Errorf("revoke oauth %s: %w", kind, err)
 	}
-	return err
+	return n, err
 }

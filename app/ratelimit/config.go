@@ -36,6 +36,14 @@ const (
 	LoginIPLimit      = 20
 	LoginPeriod       = 15 * time.Minute
 	LoginPolicy       = "login"
+	// The OAuth token endpoint (app/oauth): every request per client id, sliding like the API;
+	// failed client authentications per client IP, fixed windows (a refused IP is not checked).
+	TokenClientLimit       = 600
+	TokenClientPeriod      = time.Minute
+	TokenAuthFailureLimit  = 20
+	TokenAuthFailurePeriod = 15 * time.Minute
+	TokenClientPolicy      = "oauth-token"
+	TokenAuthFailurePolicy = "oauth-client-auth-failures"
 
 	DefaultPrefix = "brokerdesk:ratelimit"
 )
@@ -55,6 +63,11 @@ type Config struct {
 	// AttachmentBytes bounds intake attachment bytes per company; default AttachmentMBPerDay
 	// MiB per AttachmentPeriod (INTAKE_ATTACHMENT_MB_PER_DAY).
 	AttachmentBytes limiter.Rate
+	// TokenClient counts token requests per OAuth client (default TokenClientLimit per
+	// TokenClientPeriod); TokenAuthFailures failed client authentications at the token endpoint
+	// per client IP (default TokenAuthFailureLimit per TokenAuthFailurePeriod).
+	TokenClient       limiter.Rate
+	TokenAuthFailures limiter.Rate
 	// Replicas is the number of server processes sharing the quotas (REPLICAS, default 1):
 	// while Redis is unreachable each enforces Limit/Replicas (at least 1) in memory.
 	Replicas int
@@ -82,6 +95,10 @@ type Limits struct {
 	// LoginAccount and LoginIP count failed OAuth sign-ins per e-mail and per client IP.
 	LoginAccount *Limiter
 	LoginIP      *Limiter
+	// TokenClient and TokenAuthFailures limit the OAuth token endpoint per client and, for
+	// failed client authentication, per client IP.
+	TokenClient       *Limiter
+	TokenAuthFailures *Limiter
 
 	client redis.UniversalClient // nil: memory stores
 	health *health               // nil: memory stores
@@ -106,6 +123,12 @@ func New(redisURL string, cfg Config) (*Limits, error) {
 	if cfg.AttachmentBytes == (limiter.Rate{}) {
 		cfg.AttachmentBytes = limiter.Rate{Limit: AttachmentMBPerDay << 20, Period: AttachmentPeriod}
 	}
+	if cfg.TokenClient == (limiter.Rate{}) {
+		cfg.TokenClient = limiter.Rate{Limit: TokenClientLimit, Period: TokenClientPeriod}
+	}
+	if cfg.TokenAuthFailures == (limiter.Rate{}) {
+		cfg.TokenAuthFailures = limiter.Rate{Limit: TokenAuthFailureLimit, Period: TokenAuthFailurePeriod}
+	}
 	if cfg.Prefix == "" {
 		cfg.Prefix = DefaultPrefix
 	}
@@ -119,20 +142,22 @@ func New(redisURL string, cfg Config) (*Limits, error) {
 		return nil, fmt.Errorf("intake rate: %w", err)
 	}
 	for name, r := range map[string]limiter.Rate{"intake sender": cfg.IntakeSender, "auth failure": cfg.AuthFailures,
-		"attachment": cfg.AttachmentBytes} {
+		"attachment": cfg.AttachmentBytes, "token client": cfg.TokenClient, "token auth failure": cfg.TokenAuthFailures} {
 		if err := checkRate(r, 0); err != nil {
 			return nil, fmt.Errorf("%s rate: %w", name, err)
 		}
 	}
 	if redisURL == "" {
 		l := &Limits{
-			API:          NewLimiter(NewMemorySlidingStore(), cfg.API, APIPolicy),
-			Intake:       NewLimiter(NewMemoryFixedStore(), cfg.Intake, IntakePolicy),
-			IntakeSender: NewLimiter(NewMemoryFixedStore(), cfg.IntakeSender, IntakeSenderPolicy),
-			AuthFailures: NewLimiter(NewMemoryFixedStore(), cfg.AuthFailures, AuthFailurePolicy),
-			Attachments:  NewLimiter(NewMemoryFixedStore(), cfg.AttachmentBytes, IntakeAttachmentsPolicy),
-			LoginAccount: NewLimiter(NewMemoryFixedStore(), limiter.Rate{Limit: LoginAccountLimit, Period: LoginPeriod}, LoginPolicy),
-			LoginIP:      NewLimiter(NewMemoryFixedStore(), limiter.Rate{Limit: LoginIPLimit, Period: LoginPeriod}, LoginPolicy),
+			API:               NewLimiter(NewMemorySlidingStore(), cfg.API, APIPolicy),
+			Intake:            NewLimiter(NewMemoryFixedStore(), cfg.Intake, IntakePolicy),
+			IntakeSender:      NewLimiter(NewMemoryFixedStore(), cfg.IntakeSender, IntakeSenderPolicy),
+			AuthFailures:      NewLimiter(NewMemoryFixedStore(), cfg.AuthFailures, AuthFailurePolicy),
+			Attachments:       NewLimiter(NewMemoryFixedStore(), cfg.AttachmentBytes, IntakeAttachmentsPolicy),
+			LoginAccount:      NewLimiter(NewMemoryFixedStore(), limiter.Rate{Limit: LoginAccountLimit, Period: LoginPeriod}, LoginPolicy),
+			LoginIP:           NewLimiter(NewMemoryFixedStore(), limiter.Rate{Limit: LoginIPLimit, Period: LoginPeriod}, LoginPolicy),
+			TokenClient:       NewLimiter(NewMemorySlidingStore(), cfg.TokenClient, TokenClientPolicy),
+			TokenAuthFailures: NewLimiter(NewMemoryFixedStore(), cfg.TokenAuthFailures, TokenAuthFailurePolicy),
 		}
 		for _, lim := range l.all() {
 			lim.observe = cfg.Observe
@@ -166,6 +191,9 @@ func New(redisURL string, cfg Config) (*Limits, error) {
 			limiter.Rate{Limit: LoginAccountLimit, Period: LoginPeriod}, LoginPolicy),
 		LoginIP: NewLimiter(NewRedisFixedStore(client, cfg.Prefix+":login-ip", timeout),
 			limiter.Rate{Limit: LoginIPLimit, Period: LoginPeriod}, LoginPolicy),
+		TokenClient: NewLimiter(NewRedisSlidingStore(client, cfg.Prefix+":oauth-token", timeout), cfg.TokenClient, TokenClientPolicy),
+		TokenAuthFailures: NewLimiter(NewRedisFixedStore(client, cfg.Prefix+":oauth-client-auth-failures", timeout),
+			cfg.TokenAuthFailures, TokenAuthFailurePolicy),
 		client: client,
 		health: h,
 	}
@@ -175,12 +203,14 @@ func New(redisURL string, cfg Config) (*Limits, error) {
 		lim.health, lim.observe = h, cfg.Observe
 	}
 	l.API.fallback = NewMemorySlidingStore()
+	l.TokenClient.fallback = NewMemorySlidingStore()
 	return l, nil
 }
 
 // all are the limiters, for what applies to each.
 func (l *Limits) all() []*Limiter {
-	return []*Limiter{l.API, l.Intake, l.IntakeSender, l.AuthFailures, l.Attachments, l.LoginAccount, l.LoginIP}
+	return []*Limiter{l.API, l.Intake, l.IntakeSender, l.AuthFailures, l.Attachments, l.LoginAccount, l.LoginIP,
+		l.TokenClient, l.TokenAuthFailures}
 }
 
 // Degraded reports whether Redis is unreachable and the limits are counted in memory.

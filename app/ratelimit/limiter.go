@@ -139,13 +139,20 @@ func (l *Limiter) fromFallback(ctx context.Context, key string, n int64) Decisio
 // Exhausted reports whether key has no request left in the current window, without taking one
 // (the OAuth login checks it before a password is even compared). A failing store answers
 // false, like Allow fails open.
-func (l *Limiter) Exhausted(ctx context.Context, key string) bool {
+func (l *Limiter) Exhausted(ctx context.Context, key string) bool { return l.Wait(ctx, key) > 0 }
+
+// Wait is Exhausted with how long until key has a request again (at least a second), 0 when it
+// has one now: the Retry-After of a refusal.
+func (l *Limiter) Wait(ctx context.Context, key string) time.Duration {
 	d, err := l.store.Take(ctx, key, 0, l.rate)
 	if err != nil {
 		zerolog.Ctx(ctx).Error().Err(err).Str("rate_limit_policy", l.policy).Msg("rate limiter unavailable")
-		return false
+		return 0
 	}
-	return d.Remaining <= 0
+	if d.Remaining > 0 {
+		return 0
+	}
+	return max(d.Reset, time.Second)
 }
 
 // Refund takes back the request d admitted for key, for a request that must not count. A

@@ -112,7 +112,7 @@ func (s *Service) Create(ctx context.Context, in Input) (*ent.WebhookEndpoint, s
 	if err := s.checkTypes(ctx, in.Events); err != nil {
 		return nil, "", err
 	}
-	p, _ := tenancy.PrincipalFrom(ctx)
+	c := credentialOf(ctx)
 	db := tenancy.Client(ctx)
 	n, err := db.WebhookEndpoint.Query().Count(ctx)
 	if err != nil {
@@ -127,9 +127,11 @@ func (s *Service) Create(ctx context.Context, in Input) (*ent.WebhookEndpoint, s
 	}
 	key, secret := newSecret()
 	id := uuid.Must(uuid.NewV7())
+	p, _ := tenancy.PrincipalFrom(ctx)
 	ep, err := db.WebhookEndpoint.Create().SetID(id).SetURL(*in.URL).SetNillableDescription(in.Description).
 		SetEventTypes(in.Events).SetEnabled(in.Enabled == nil || *in.Enabled).
-		SetSecret(s.m.d.Sealer.Seal(p.CompanyID, id, key)).SetCredentialID(p.KeyID).SetStartSeq(seq).Save(ctx)
+		SetSecret(s.m.d.Sealer.Seal(p.CompanyID, id, key)).SetStartSeq(seq).
+		SetNillableCredentialID(c.key).SetNillableOauthClientID(c.client).SetNillableOauthUserID(c.user).Save(ctx)
 	if err != nil {
 		return nil, "", fmt.Errorf("create webhook endpoint: %w", err)
 	}
@@ -138,6 +140,23 @@ func (s *Service) Create(ctx context.Context, in Input) (*ent.WebhookEndpoint, s
 		return nil, "", fmt.Errorf("create webhook cursor: %w", err)
 	}
 	return ep, secret, nil
+}
+
+// credential is what an endpoint remembers of the caller's credential: the key, or the OAuth
+// client and, for a user's grant, the user (a token itself lives an hour; the endpoint acts for
+// the authorization behind it, see tenancy.OAuthCredentialPrincipal).
+type credential struct{ key, client, user *uuid.UUID }
+
+func credentialOf(ctx context.Context) credential {
+	p, _ := tenancy.PrincipalFrom(ctx)
+	if p.Kind != tenancy.KindOAuth {
+		return credential{key: &p.KeyID}
+	}
+	c := credential{client: &p.ClientID}
+	if p.HasUser() {
+		c.user = &p.UserID
+	}
+	return c
 }
 
 // Update applies a patched Input to cur (locked). A new url binds the endpoint to the caller's
@@ -158,8 +177,23 @@ func (s *Service) Update(ctx context.Context, cur *ent.WebhookEndpoint, in Input
 	u := cur.Update()
 	changed := false
 	if *in.URL != cur.URL {
-		p, _ := tenancy.PrincipalFrom(ctx)
-		u.SetURL(*in.URL).SetCredentialID(p.KeyID)
+		u.SetURL(*in.URL)
+		c := credentialOf(ctx)
+		if c.key != nil {
+			u.SetCredentialID(*c.key)
+		} else {
+			u.ClearCredentialID()
+		}
+		if c.client != nil {
+			u.SetOauthClientID(*c.client)
+		} else {
+			u.ClearOauthClientID()
+		}
+		if c.user != nil {
+			u.SetOauthUserID(*c.user)
+		} else {
+			u.ClearOauthUserID()
+		}
 		changed = true
 	}
 	if !slices.Equal(in.Events, cur.EventTypes) {

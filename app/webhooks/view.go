@@ -18,6 +18,7 @@ type View struct {
 	Enabled                 bool       `json:"enabled"`
 	DisabledReason          *string    `json:"disabledReason"`
 	CredentialID            *uuid.UUID `json:"credentialId"`
+	OAuthClientID           *uuid.UUID `json:"oauthClientId"`
 	FailingSince            *time.Time `json:"failingSince"`
 	PreviousSecretExpiresAt *time.Time `json:"previousSecretExpiresAt"`
 	CreatedAt               time.Time  `json:"createdAt"`
@@ -27,7 +28,7 @@ type View struct {
 // NewView is the WebhookEndpoint resource of e; now hides a previous secret that stopped signing.
 func NewView(e *ent.WebhookEndpoint, now time.Time) View {
 	v := View{ID: e.ID, URL: e.URL, Description: e.Description, Events: e.EventTypes, Enabled: e.Enabled,
-		CredentialID: e.CredentialID, FailingSince: utc(e.FailingSince),
+		CredentialID: e.CredentialID, OAuthClientID: e.OauthClientID, FailingSince: utc(e.FailingSince),
 		CreatedAt: e.CreatedAt.UTC(), UpdatedAt: e.UpdatedAt.UTC()}
 	if v.Events == nil {
 		v.Events = []string{}

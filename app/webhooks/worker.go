@@ -79,8 +79,9 @@ func (w *DeliveryWorker) NextRetry(job *river.Job[DeliveryArgs]) time.Time {
 // inactive (cancel: nothing more for this endpoint), or the event is not for this credential or
 // no longer kept (skip).
 type errStop struct {
-	reason string
-	cancel bool
+	reason  string
+	cancel  bool
+	disable bool // the endpoint's credential is inactive: disable it (credential_inactive)
 }
 
 func (e errStop) Error() string { return e.reason }
@@ -110,7 +111,14 @@ func (w *DeliveryWorker) Work(ctx context.Context, job *river.Job[DeliveryArgs])
 	ep, keys, body, err := w.prepare(ctx, a)
 	var stop errStop
 	if errors.As(err, &stop) {
-		if err := w.tx(cctx, func(ctx context.Context, tx *ent.Tx) error { return abandon(ctx, tx, a, stop.reason) }); err != nil {
+		if err := w.tx(cctx, func(ctx context.Context, tx *ent.Tx) error {
+			if stop.disable {
+				if err := disable(ctx, w.m, tx.Client(), a.EndpointID, webhookendpoint.DisabledReasonCredentialInactive); err != nil {
+					return err
+				}
+			}
+			return abandon(ctx, tx, a, stop.reason)
+		}); err != nil {
 			return err
 		}
 		if stop.cancel {
@@ -156,17 +164,23 @@ func (w *DeliveryWorker) prepare(ctx context.Context, a DeliveryArgs) (*ent.Webh
 		ep, err = tx.WebhookEndpoint.Get(ctx, a.EndpointID)
 		switch {
 		case ent.IsNotFound(err):
-			return errStop{"endpoint deleted", true}
+			return errStop{reason: "endpoint deleted", cancel: true}
 		case err != nil:
 			return err
 		case !ep.Enabled:
-			return errStop{"endpoint disabled", true}
-		case ep.CredentialID == nil:
-			return errStop{"the endpoint's credential was deleted", true}
+			return errStop{reason: "endpoint disabled", cancel: true}
 		}
-		p, err = tenancy.CredentialPrincipal(ctx, tx, *ep.CredentialID)
+		switch {
+		case ep.CredentialID != nil:
+			p, err = tenancy.CredentialPrincipal(ctx, tx, *ep.CredentialID)
+		case ep.OauthClientID != nil:
+			p, err = tenancy.OAuthCredentialPrincipal(ctx, tx, *ep.OauthClientID, ep.OauthUserID)
+		default:
+			err = tenancy.ErrCredentialInactive // the key or the client was deleted
+		}
 		if errors.Is(err, tenancy.ErrCredentialInactive) {
-			return errStop{"the endpoint's credential is inactive", true}
+			return errStop{reason: "the endpoint's credential is inactive (key deactivated or deleted, user inactive, " +
+				"OAuth grant revoked or expired, or client disabled): endpoint disabled", cancel: true, disable: true}
 		}
 		if err != nil {
 			return err
@@ -190,7 +204,7 @@ func (w *DeliveryWorker) prepare(ctx context.Context, a DeliveryArgs) (*ent.Webh
 	}
 	keys, err := signingKeys(w.m.d.Sealer, ep, w.m.d.Now())
 	if err != nil {
-		return nil, nil, nil, errStop{err.Error(), true}
+		return nil, nil, nil, errStop{reason: err.Error(), cancel: true}
 	}
 	return ep, keys, body, nil
 }
@@ -374,6 +388,12 @@ func health(ctx context.Context, m *Module, tx *ent.Client, id uuid.UUID, res Re
 			return err
 		}
 	}
+	return disable(ctx, m, tx, id, reason)
+}
+
+// disable turns an enabled endpoint off for reason and records webhook_endpoint.disabled
+// (actor system), once: a conditional update, so concurrent jobs do not record it twice.
+func disable(ctx context.Context, m *Module, tx *ent.Client, id uuid.UUID, reason webhookendpoint.DisabledReason) error {
 	n, err := tx.WebhookEndpoint.Update().Where(webhookendpoint.ID(id), webhookendpoint.Enabled(true)).
 		SetEnabled(false).SetDisabledReason(reason).Save(ctx)
 	if err != nil || n == 0 {
@@ -383,5 +403,5 @@ func health(ctx context.Context, m *Module, tx *ent.Client, id uuid.UUID, res Re
 	if err != nil {
 		return err
 	}
-	return m.d.Events.Record(ctx, "webhook_endpoint.disabled", NewView(ep, now))
+	return m.d.Events.Record(ctx, "webhook_endpoint.disabled", NewView(ep, m.d.Now()))
 }

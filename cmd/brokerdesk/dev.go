@@ -48,6 +48,8 @@ type demoKeys struct {
 	SecretLive      string    `json:"secretLive"`
 	SecretTest      string    `json:"secretTest"`
 	PublishableLive string    `json:"publishableLive"`
+	// Password is the demo user's, for the OAuth sign-in form (argon2id-hashed in the database).
+	Password string `json:"password"`
 }
 
 // dev starts a private PostgreSQL cluster (or uses DATABASE_URL), migrates, seeds a demo
@@ -244,8 +246,14 @@ func seedDemo(ctx context.Context, ownerURL, keysFile string, log zerolog.Logger
 		if err != nil {
 			return demoKeys{}, false, err
 		}
-		if ok {
+		if ok && saved.Password != "" {
 			return saved, false, nil
+		}
+		if ok { // a keys file of a version without the password: give her one now
+			if err := demoPassword(ctx, svc, &saved); err != nil {
+				return saved, false, err
+			}
+			return saved, false, writeKeys(keysFile, saved)
 		}
 	}
 
@@ -261,6 +269,9 @@ func seedDemo(ctx context.Context, ownerURL, keysFile string, log zerolog.Logger
 	}
 	k.CompanyID, k.Email = co.ID, demoEmail
 	if k.UserID, err = demoUser(ctx, client, svc, co.ID); err != nil {
+		return k, false, err
+	}
+	if err := demoPassword(ctx, svc, &k); err != nil {
 		return k, false, err
 	}
 	issue := []struct {
@@ -280,14 +291,31 @@ func seedDemo(ctx context.Context, ownerURL, keysFile string, log zerolog.Logger
 		}
 		*it.out = key.Secret
 	}
+	return k, true, writeKeys(keysFile, k)
+}
+
+// writeKeys saves the demo keys file (mode 0600).
+func writeKeys(keysFile string, k demoKeys) error {
 	b, err := json.MarshalIndent(k, "", "  ")
 	if err != nil {
-		return k, false, err
+		return err
 	}
 	if err := os.WriteFile(keysFile, append(b, '\n'), 0o600); err != nil {
-		return k, false, err
+		return err
 	}
-	return k, true, os.Chmod(keysFile, 0o600) // WriteFile keeps the mode of an existing file
+	return os.Chmod(keysFile, 0o600) // WriteFile keeps the mode of an existing file
+}
+
+// demoPassword gives the demo user a new random password (the OAuth sign-in form's) and keeps
+// it in k, to be printed on every run like the keys.
+func demoPassword(ctx context.Context, svc *operator.Service, k *demoKeys) error {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	k.Password = "demo-" + hex.EncodeToString(b)
+	if err := svc.SetPassword(ctx, k.CompanyID, k.Email, k.Password); err != nil {
+		return explain(err)
+	}
+	return nil
 }
 
 // keysActive reports whether every key is still an active key of the company or its sandbox.
@@ -356,7 +384,8 @@ func (e env) printDev(b devBlock) {
 	fmt.Fprintf(w, "  URL              %s\n", b.URL)
 	fmt.Fprintf(w, "  PostgreSQL       %s\n", b.Source)
 	fmt.Fprintf(w, "  demo company     %s (%s), features %s: %s\n", demoCompany, b.Keys.CompanyID, strings.Join(demoFeatures, ","), seeded)
-	fmt.Fprintf(w, "  user             %s (admin, %s)\n\n", b.Keys.Email, b.Keys.UserID)
+	fmt.Fprintf(w, "  user             %s (admin, %s)\n", b.Keys.Email, b.Keys.UserID)
+	fmt.Fprintf(w, "  password         %s   (sign-in of partner apps: %s/oauth/authorize)\n\n", b.Keys.Password, b.URL)
 	fmt.Fprintf(w, "  secret key, live, all scopes   %s\n", b.Keys.SecretLive)
 	fmt.Fprintf(w, "  secret key, sandbox            %s\n", b.Keys.SecretTest)
 	fmt.Fprintf(w, "  publishable key (localhost)    %s\n\n", b.Keys.PublishableLive)

@@ -1430,11 +1430,13 @@ var (
 		{Name: "description", Type: field.TypeString, Nullable: true, Size: 500},
 		{Name: "event_types", Type: field.TypeJSON},
 		{Name: "enabled", Type: field.TypeBool, Default: true},
-		{Name: "disabled_reason", Type: field.TypeEnum, Nullable: true, Enums: []string{"endpoint_gone", "failing"}},
+		{Name: "disabled_reason", Type: field.TypeEnum, Nullable: true, Enums: []string{"endpoint_gone", "failing", "credential_inactive"}},
 		{Name: "secret", Type: field.TypeBytes},
 		{Name: "previous_secret", Type: field.TypeBytes, Nullable: true},
 		{Name: "previous_secret_expires_at", Type: field.TypeTime, Nullable: true},
 		{Name: "credential_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "oauth_client_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "oauth_user_id", Type: field.TypeUUID, Nullable: true},
 		{Name: "start_seq", Type: field.TypeInt64, Default: 0},
 		{Name: "failing_since", Type: field.TypeTime, Nullable: true},
 		{Name: "company_id", Type: field.TypeUUID},
@@ -1447,7 +1449,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "webhook_endpoints_companies_company",
-				Columns:    []*schema.Column{WebhookEndpointsColumns[15]},
+				Columns:    []*schema.Column{WebhookEndpointsColumns[17]},
 				RefColumns: []*schema.Column{CompaniesColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -1456,12 +1458,12 @@ var (
 			{
 				Name:    "webhookendpoint_company_id",
 				Unique:  false,
-				Columns: []*schema.Column{WebhookEndpointsColumns[15]},
+				Columns: []*schema.Column{WebhookEndpointsColumns[17]},
 			},
 			{
 				Name:    "webhookendpoint_company_id_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{WebhookEndpointsColumns[15], WebhookEndpointsColumns[1], WebhookEndpointsColumns[0]},
+				Columns: []*schema.Column{WebhookEndpointsColumns[17], WebhookEndpointsColumns[1], WebhookEndpointsColumns[0]},
 			},
 		},
 	}

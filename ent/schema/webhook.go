@@ -10,9 +10,11 @@ import (
 )
 
 // WebhookEndpoint is an HTTPS URL the company's events are pushed to. It receives what its
-// credential (the key that created it or last changed its URL) may read, decided at delivery.
+// credential (the one that created it or last changed its URL) may read, decided at delivery:
+// an API key (credential_id) or an OAuth client's authorization (oauth_client_id, and
+// oauth_user_id for a user's grant; no user: the company-bound client's client credentials).
 // credential_id references api_keys through a composite key (company_id, credential_id) in
-// migrations/; deleting the key sets it to NULL and deliveries stop.
+// migrations/; deleting the key (or the client) sets it to NULL and deliveries stop.
 type WebhookEndpoint struct{ ent.Schema }
 
 // Mixin of WebhookEndpoint.
@@ -30,12 +32,16 @@ func (WebhookEndpoint) Fields() []ent.Field {
 		field.Bool("enabled").Default(true),
 		// disabled_reason says why the server disabled the endpoint; NULL when enabled or when
 		// a caller disabled it.
-		field.Enum("disabled_reason").Values("endpoint_gone", "failing").Optional().Nillable(),
+		// credential_inactive: its key was deactivated or deleted, its user set inactive, its
+		// OAuth grant revoked or expired, or its client disabled.
+		field.Enum("disabled_reason").Values("endpoint_gone", "failing", "credential_inactive").Optional().Nillable(),
 		// secret and previous_secret are the signing secrets, AES-GCM sealed (app/webhooks).
 		field.Bytes("secret").NotEmpty().Sensitive(),
 		field.Bytes("previous_secret").Optional().Nillable().Sensitive(),
 		field.Time("previous_secret_expires_at").Optional().Nillable(),
 		field.UUID("credential_id", uuid.UUID{}).Optional().Nillable(),
+		field.UUID("oauth_client_id", uuid.UUID{}).Optional().Nillable(),
+		field.UUID("oauth_user_id", uuid.UUID{}).Optional().Nillable(),
 		// start_seq: events with seq at or below it committed before the endpoint was created (or
 		// re-enabled) and are not delivered to it.
 		field.Int64("start_seq").Default(0),

@@ -43,6 +43,10 @@ const (
 	FieldPreviousSecretExpiresAt = "previous_secret_expires_at"
 	// FieldCredentialID holds the string denoting the credential_id field in the database.
 	FieldCredentialID = "credential_id"
+	// FieldOauthClientID holds the string denoting the oauth_client_id field in the database.
+	FieldOauthClientID = "oauth_client_id"
+	// FieldOauthUserID holds the string denoting the oauth_user_id field in the database.
+	FieldOauthUserID = "oauth_user_id"
 	// FieldStartSeq holds the string denoting the start_seq field in the database.
 	FieldStartSeq = "start_seq"
 	// FieldFailingSince holds the string denoting the failing_since field in the database.
@@ -76,6 +80,8 @@ var Columns = []string{
 	FieldPreviousSecret,
 	FieldPreviousSecretExpiresAt,
 	FieldCredentialID,
+	FieldOauthClientID,
+	FieldOauthUserID,
 	FieldStartSeq,
 	FieldFailingSince,
 }
@@ -125,8 +131,9 @@ type DisabledReason string
 
 // DisabledReason values.
 const (
-	DisabledReasonEndpointGone DisabledReason = "endpoint_gone"
-	DisabledReasonFailing      DisabledReason = "failing"
+	DisabledReasonEndpointGone       DisabledReason = "endpoint_gone"
+	DisabledReasonFailing            DisabledReason = "failing"
+	DisabledReasonCredentialInactive DisabledReason = "credential_inactive"
 )
 
 func (dr DisabledReason) String() string {
@@ -136,7 +143,7 @@ func (dr DisabledReason) String() string {
 // DisabledReasonValidator is a validator for the "disabled_reason" field enum values. It is called by the builders before save.
 func DisabledReasonValidator(dr DisabledReason) error {
 	switch dr {
-	case DisabledReasonEndpointGone, DisabledReasonFailing:
+	case DisabledReasonEndpointGone, DisabledReasonFailing, DisabledReasonCredentialInactive:
 		return nil
 	default:
 		return fmt.Errorf("webhookendpoint: invalid enum value for disabled_reason field: %q", dr)
@@ -199,6 +206,16 @@ func ByPreviousSecretExpiresAt(opts ...sql.OrderTermOption) OrderOption {
 // ByCredentialID orders the results by the credential_id field.
 func ByCredentialID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldCredentialID, opts...).ToFunc()
+}
+
+// ByOauthClientID orders the results by the oauth_client_id field.
+func ByOauthClientID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldOauthClientID, opts...).ToFunc()
+}
+
+// ByOauthUserID orders the results by the oauth_user_id field.
+func ByOauthUserID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldOauthUserID, opts...).ToFunc()
 }
 
 // ByStartSeq orders the results by the start_seq field.

@@ -111,6 +111,16 @@ func CredentialID(v uuid.UUID) predicate.WebhookEndpoint {
 	return predicate.WebhookEndpoint(sql.FieldEQ(FieldCredentialID, v))
 }
 
+// OauthClientID applies equality check predicate on the "oauth_client_id" field. It's identical to OauthClientIDEQ.
+func OauthClientID(v uuid.UUID) predicate.WebhookEndpoint {
+	return predicate.WebhookEndpoint(sql.FieldEQ(FieldOauthClientID, v))
+}
+
+// OauthUserID applies equality check predicate on the "oauth_user_id" field. It's identical to OauthUserIDEQ.
+func OauthUserID(v uuid.UUID) predicate.WebhookEndpoint {
+	return predicate.WebhookEndpoint(sql.FieldEQ(FieldOauthUserID, v))
+}
+
 // StartSeq applies equality check predicate on the "start_seq" field. It's identical to StartSeqEQ.
 func StartSeq(v int64) predicate.WebhookEndpoint {
 	return predicate.WebhookEndpoint(sql.FieldEQ(FieldStartSeq, v))
@@ -629,6 +639,106 @@ func CredentialIDIsNil() predicate.WebhookEndpoint {
 // CredentialIDNotNil applies the NotNil predicate on the "credential_id" field.
 func CredentialIDNotNil() predicate.WebhookEndpoint {
 	return predicate.WebhookEndpoint(sql.FieldNotNull(FieldCredentialID))
+}
+
+// OauthClientIDEQ applies the EQ predicate on the "oauth_client_id" field.
+func OauthClientIDEQ(v uuid.UUID) predicate.WebhookEndpoint {
+	return predicate.WebhookEndpoint(sql.FieldEQ(FieldOauthClientID, v))
+}
+
+// OauthClientIDNEQ applies the NEQ predicate on the "oauth_client_id" field.
+func OauthClientIDNEQ(v uuid.UUID) predicate.WebhookEndpoint {
+	return predicate.WebhookEndpoint(sql.FieldNEQ(FieldOauthClientID, v))
+}
+
+// OauthClientIDIn applies the In predicate on the "oauth_client_id" field.
+func OauthClientIDIn(vs ...uuid.UUID) predicate.WebhookEndpoint {
+	return predicate.WebhookEndpoint(sql.FieldIn(FieldOauthClientID, vs...))
+}
+
+// OauthClientIDNotIn applies the NotIn predicate on the "oauth_client_id" field.
+func OauthClientIDNotIn(vs ...uuid.UUID) predicate.WebhookEndpoint {
+	return predicate.WebhookEndpoint(sql.FieldNotIn(FieldOauthClientID, vs...))
+}
+
+// OauthClientIDGT applies the GT predicate on the "oauth_client_id" field.
+func OauthClientIDGT(v uuid.UUID) predicate.WebhookEndpoint {
+	return predicate.WebhookEndpoint(sql.FieldGT(FieldOauthClientID, v))
+}
+
+// OauthClientIDGTE applies the GTE predicate on the "oauth_client_id" field.
+func OauthClientIDGTE(v uuid.UUID) predicate.WebhookEndpoint {
+	return predicate.WebhookEndpoint(sql.FieldGTE(FieldOauthClientID, v))
+}
+
+// OauthClientIDLT applies the LT predicate on the "oauth_client_id" field.
+func OauthClientIDLT(v uuid.UUID) predicate.WebhookEndpoint {
+	return predicate.WebhookEndpoint(sql.FieldLT(FieldOauthClientID, v))
+}
+
+// OauthClientIDLTE applies the LTE predicate on the "oauth_client_id" field.
+func OauthClientIDLTE(v uuid.UUID) predicate.WebhookEndpoint {
+	return predicate.WebhookEndpoint(sql.FieldLTE(FieldOauthClientID, v))
+}
+
+// OauthClientIDIsNil applies the IsNil predicate on the "oauth_client_id" field.
+func OauthClientIDIsNil() predicate.WebhookEndpoint {
+	return predicate.WebhookEndpoint(sql.FieldIsNull(FieldOauthClientID))
+}
+
+// OauthClientIDNotNil applies the NotNil predicate on the "oauth_client_id" field.
+func OauthClientIDNotNil() predicate.WebhookEndpoint {
+	return predicate.WebhookEndpoint(sql.FieldNotNull(FieldOauthClientID))
+}
+
+// OauthUserIDEQ applies the EQ predicate on the "oauth_user_id" field.
+func OauthUserIDEQ(v uuid.UUID) predicate.WebhookEndpoint {
+	return predicate.WebhookEndpoint(sql.FieldEQ(FieldOauthUserID, v))
+}
+
+// OauthUserIDNEQ applies the NEQ predicate on the "oauth_user_id" field.
+func OauthUserIDNEQ(v uuid.UUID) predicate.WebhookEndpoint {
+	return predicate.WebhookEndpoint(sql.FieldNEQ(FieldOauthUserID, v))
+}
+
+// OauthUserIDIn applies the In predicate on the "oauth_user_id" field.
+func OauthUserIDIn(vs ...uuid.UUID) predicate.WebhookEndpoint {
+	return predicate.WebhookEndpoint(sql.FieldIn(FieldOauthUserID, vs...))
+}
+
+// OauthUserIDNotIn applies the NotIn predicate on the "oauth_user_id" field.
+func OauthUserIDNotIn(vs ...uuid.UUID) predicate.WebhookEndpoint {
+	return predicate.WebhookEndpoint(sql.FieldNotIn(FieldOauthUserID, vs...))
+}
+
+// OauthUserIDGT applies the GT predicate on the "oauth_user_id" field.
+func OauthUserIDGT(v uuid.UUID) predicate.WebhookEndpoint {
+	return predicate.WebhookEndpoint(sql.FieldGT(FieldOauthUserID, v))
+}
+
+// OauthUserIDGTE applies the GTE predicate on the "oauth_user_id" field.
+func OauthUserIDGTE(v uuid.UUID) predicate.WebhookEndpoint {
+	return predicate.WebhookEndpoint(sql.FieldGTE(FieldOauthUserID, v))
+}
+
+// OauthUserIDLT applies the LT predicate on the "oauth_user_id" field.
+func OauthUserIDLT(v uuid.UUID) predicate.WebhookEndpoint {
+	return predicate.WebhookEndpoint(sql.FieldLT(FieldOauthUserID, v))
+}
+
+// OauthUserIDLTE applies the LTE predicate on the "oauth_user_id" field.
+func OauthUserIDLTE(v uuid.UUID) predicate.WebhookEndpoint {
+	return predicate.WebhookEndpoint(sql.FieldLTE(FieldOauthUserID, v))
+}
+
+// OauthUserIDIsNil applies the IsNil predicate on the "oauth_user_id" field.
+func OauthUserIDIsNil() predicate.WebhookEndpoint {
+	return predicate.WebhookEndpoint(sql.FieldIsNull(FieldOauthUserID))
+}
+
+// OauthUserIDNotNil applies the NotNil predicate on the "oauth_user_id" field.
+func OauthUserIDNotNil() predicate.WebhookEndpoint {
+	return predicate.WebhookEndpoint(sql.FieldNotNull(FieldOauthUserID))
 }
 
 // StartSeqEQ applies the EQ predicate on the "start_seq" field.

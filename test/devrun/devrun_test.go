@@ -27,9 +27,10 @@ import (
 
 var (
 	keyPattern = map[string]*regexp.Regexp{
-		"sk_live": regexp.MustCompile(`sk_live_[0-9A-Za-z]{43}`),
-		"sk_test": regexp.MustCompile(`sk_test_[0-9A-Za-z]{43}`),
-		"pk_live": regexp.MustCompile(`pk_live_[0-9A-Za-z]{43}`),
+		"sk_live":  regexp.MustCompile(`sk_live_[0-9A-Za-z]{43}`),
+		"sk_test":  regexp.MustCompile(`sk_test_[0-9A-Za-z]{43}`),
+		"pk_live":  regexp.MustCompile(`pk_live_[0-9A-Za-z]{43}`),
+		"password": regexp.MustCompile(`demo-[0-9a-f]{16}`), // the demo user's, for the OAuth sign-in
 	}
 	// endOfBlock is the last line dev prints once the server listens.
 	endOfBlock = "Ctrl-C stops the server"

@@ -33,7 +33,8 @@ func TestVisibility_Contacts(t *testing.T) {
 	ofA := w.createContact(t, w.co.Secret, map[string]any{"type": "private", "firstName": "Geheim", "lastName": "Vertraulich",
 		"ownerId": w.agentA.ID, "email": "geheim@example.com", "externalReferences": []map[string]string{{"source": "ams", "externalId": "GEHEIM"}}})
 	ofAdmin := w.createContact(t, w.co.Secret, map[string]any{"type": "private", "firstName": "Chef", "lastName": "Sache"})
-	seesAdmins := map[string]bool{"admin user key": true, "manager key": true, "company key": true}
+	seesAdmins := map[string]bool{"admin user key": true, "manager key": true, "company key": true,
+		"admin user token": true, "company token": true}
 
 	for name, key := range w.keys {
 		t.Run(name, func(t *testing.T) {

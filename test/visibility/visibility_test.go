@@ -54,10 +54,18 @@ func newWorld(t *testing.T) *world {
 		"other company's key":     w.other.Secret,
 		"sandbox key":             w.co.TestSecret,
 		"agent A's sandbox key":   sandboxAgentA,
+		// OAuth access tokens (issue 9): a user's grant through the real code flow acts as a key
+		// bound to that user, a company-bound client's client credentials as the company key.
+		"agent A token":    w.co.UserOAuthToken(t, w.agentA).AccessToken,
+		"agent B token":    w.co.UserOAuthToken(t, w.agentB).AccessToken,
+		"admin user token": w.co.UserOAuthToken(t, w.co.Admin).AccessToken,
+		"company token":    w.co.OAuthToken(t, "live"),
 	}
 	w.seesA = map[string]bool{"admin user key": true, "manager key": true, "agent A key": true,
-		"agent B with delegation": true, "company key": true}
-	w.seesUnowned = map[string]bool{"admin user key": true, "manager key": true, "company key": true}
+		"agent B with delegation": true, "company key": true,
+		"agent A token": true, "admin user token": true, "company token": true}
+	w.seesUnowned = map[string]bool{"admin user key": true, "manager key": true, "company key": true,
+		"admin user token": true, "company token": true}
 	return w
 }
 

@@ -3,6 +3,7 @@ package webhooks
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -43,7 +44,7 @@ func TestWebhooks_CredentialDecidesAtDelivery(t *testing.T) {
 	co := env.NewCompany(t)
 	key := co.Key(t, apitestKey("webhooks:write", "leads:read", "leads:write"))
 	rcv := newReceiver(t)
-	create(t, env, key.Secret, map[string]any{"url": rcv.URL, "events": []string{"*"}})
+	ep := create(t, env, key.Secret, map[string]any{"url": rcv.URL, "events": []string{"*"}})
 	env.NewUser(t, co, "agent") // user.created: needs users:read, which the key lacks
 	createLead(t, env, co.Secret, "Berger")
 	got := rcv.waitFor(t, 30*time.Second, "the lead event", atLeast(1))
@@ -65,6 +66,23 @@ func TestWebhooks_CredentialDecidesAtDelivery(t *testing.T) {
 	time.Sleep(time.Second)
 	if n := len(rcv.requests()); n != 1 {
 		t.Errorf("the deactivated key's endpoint got %d deliveries, want still 1", n)
+	}
+	assertDisabled(t, env, co.Secret, ep.ID, "credential_inactive")
+}
+
+// assertDisabled checks that the server disabled the endpoint for reason, and recorded
+// webhook_endpoint.disabled about it.
+func assertDisabled(t *testing.T, env *apitest.Env, key, id, reason string) {
+	t.Helper()
+	r := env.Do(t, apitest.Request{Path: "/webhook-endpoints/" + id, Key: key})
+	var ep endpoint
+	r.Decode(t, &ep)
+	if r.Status != 200 || ep.Enabled || ep.DisabledReason == nil || *ep.DisabledReason != reason {
+		t.Errorf("endpoint %s: %d %s, want disabled for %s", id, r.Status, r.Body, reason)
+	}
+	ev := env.Do(t, apitest.Request{Path: "/events?types=webhook_endpoint.disabled", Key: key})
+	if ev.Status != 200 || !strings.Contains(string(ev.Body), id) {
+		t.Errorf("no webhook_endpoint.disabled event about %s: %d %s", id, ev.Status, ev.Body)
 	}
 }
 

@@ -164,6 +164,7 @@ type endpoint struct {
 	Enabled                 bool       `json:"enabled"`
 	DisabledReason          *string    `json:"disabledReason"`
 	CredentialID            *string    `json:"credentialId"`
+	OAuthClientID           *string    `json:"oauthClientId"`
 	FailingSince            *time.Time `json:"failingSince"`
 	PreviousSecretExpiresAt *time.Time `json:"previousSecretExpiresAt"`
 	Secret                  string     `json:"secret"`

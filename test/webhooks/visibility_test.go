@@ -3,13 +3,11 @@ package webhooks
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"testing"
 	"time"
 
 	"github.com/brokerdesk/brokerdesk/app/operator"
 	"github.com/brokerdesk/brokerdesk/tenancy"
-	"github.com/brokerdesk/brokerdesk/test/apitest"
 )
 
 // TestWebhooks_UserVisibilityAtDelivery: an endpoint registered with a user-bound key receives
@@ -29,14 +27,7 @@ func TestWebhooks_UserVisibilityAtDelivery(t *testing.T) {
 	all := newReceiver(t)
 	create(t, env, co.Secret, map[string]any{"url": all.URL, "events": []string{"lead.created"}})
 
-	lead := func(last string, owner string) {
-		t.Helper()
-		r := env.Do(t, apitest.Request{Method: "POST", Path: "/leads", Key: co.Secret,
-			Body: map[string]any{"firstName": "Anna", "lastName": last, "email": last + "@example.com", "ownerId": owner}})
-		if r.Status != 201 {
-			t.Fatalf("create lead: %d %s", r.Status, r.Body)
-		}
-	}
+	lead := func(last, owner string) { t.Helper(); ownedLead(t, env, co.Secret, last, owner) }
 	lead("Kollege", other.ID.String()) // the manager sees it
 	rcv.waitFor(t, 30*time.Second, "the colleague's lead while a manager", atLeast(1))
 
@@ -52,19 +43,7 @@ func TestWebhooks_UserVisibilityAtDelivery(t *testing.T) {
 	rcv.waitFor(t, 30*time.Second, "the user's own lead", atLeast(2))
 	time.Sleep(time.Second) // room for a wrong delivery to arrive
 
-	var names []string
-	for _, r := range rcv.requests() {
-		var e struct {
-			Data struct {
-				LastName string `json:"lastName"`
-			} `json:"data"`
-		}
-		if err := json.Unmarshal(r.Body, &e); err != nil {
-			t.Fatal(err)
-		}
-		names = append(names, e.Data.LastName)
-	}
-	if len(names) != 2 || names[0] != "Kollege" || names[1] != "Eigen" {
+	if names := lastNames(t, rcv.requests()); len(names) != 2 || names[0] != "Kollege" || names[1] != "Eigen" {
 		t.Fatalf("the user's endpoint got leads %v, want [Kollege Eigen]", names)
 	}
 }
