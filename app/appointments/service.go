@@ -96,8 +96,8 @@ func (s *Service) Lock(ctx context.Context, id uuid.UUID) (*ent.Appointment, err
 	return a, nil
 }
 
-// checkRefs answers 422 for an owner or contact that is not the company's.
-func checkRefs(ctx context.Context, in Input) error {
+// checkLinks answers 422 for an owner or contact that is not the company's.
+func checkLinks(ctx context.Context, in Input) error {
 	db := tenancy.Client(ctx)
 	var v errs.Invalid
 	if id := parseID(in.OwnerID); id != nil {
@@ -177,7 +177,7 @@ func (s *Service) create(ctx context.Context, in Input, splitFrom *uuid.UUID) (S
 	if err != nil {
 		return Series{}, err
 	}
-	if err := checkRefs(ctx, in); err != nil {
+	if err := checkLinks(ctx, in); err != nil {
 		return Series{}, err
 	}
 	q := tenancy.Client(ctx).Appointment.Create().SetNillableCreatorID(actingUser(ctx)).SetNillableSplitFrom(splitFrom)
@@ -226,7 +226,7 @@ func (s *Service) UpdateAll(ctx context.Context, a *ent.Appointment, in Input) (
 	if err != nil {
 		return Series{}, err
 	}
-	if err := checkRefs(ctx, in); err != nil {
+	if err := checkLinks(ctx, in); err != nil {
 		return Series{}, err
 	}
 	db := tenancy.Client(ctx)
