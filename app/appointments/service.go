@@ -337,13 +337,13 @@ func (s *Service) OccurrenceInputOf(ctx context.Context, a *ent.Appointment, occ
 	}
 	o := occurrenceOf(a, occ, x)
 	return OccurrenceInput{Title: str(o.Title), Description: str(o.Description), Location: str(o.Location), Type: str(o.Type),
-		StartAt: str(o.StartAt.Format(time.RFC3339)), EndAt: str(o.EndAt.Format(time.RFC3339)), loc: location(a)}, nil
+		StartAt: str(o.StartAt.Format(time.RFC3339)), EndAt: str(o.EndAt.Format(time.RFC3339))}, nil
 }
 
 // UpdateThis stores in as the exception of occurrence occ and records
 // appointment.occurrence_updated with the occurrence.
 func (s *Service) UpdateThis(ctx context.Context, a *ent.Appointment, occ time.Time, in OccurrenceInput) (Occurrence, error) {
-	start, end, err := in.parse()
+	start, end, err := in.parse(location(a))
 	if err != nil {
 		return Occurrence{}, err
 	}
