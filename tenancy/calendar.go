@@ -14,9 +14,14 @@ import (
 // appointments and nothing else (no scopes).
 const KindCalendar = "calendar"
 
-// calendarQuery resolves a feed token and pins the transaction in one round trip.
+// calendarQuery resolves a feed token and pins the transaction in one round trip, as authQuery
+// pins a key bound to the token's user: company, user and the visibility of the user's role
+// ($2: the roles that see all), so RLS restricts the feed as it restricts that user's requests.
 // calendar_feed_user is SECURITY DEFINER (migrations/): it reads tokens of every company.
-const calendarQuery = `SELECT company_id, user_id, user_role, set_config('app.company_id', company_id::text, true)
+const calendarQuery = `SELECT company_id, user_id, user_role,
+	set_config('app.company_id', company_id::text, true),
+	set_config('app.user_id', user_id::text, true),
+	set_config('app.visibility', CASE WHEN user_role = ANY($2::text[]) THEN 'all' ELSE 'own_and_delegated' END, true)
 FROM calendar_feed_user($1)`
 
 // CalendarFeed guards GET /calendar/{token}.ics: tokenOf extracts the token from the request.
@@ -42,14 +47,14 @@ func (a *Authenticator) CalendarFeed(tokenOf func(*fiber.Ctx) string) fiber.Hand
 		}()
 		var p Principal
 		var role sql.NullString
-		var pinned string
-		rows, err := tx.QueryContext(ctx, calendarQuery, HashKey(token))
+		var pinned, pinnedUser string
+		rows, err := tx.QueryContext(ctx, calendarQuery, HashKey(token), a.seeAllArray())
 		if err != nil {
 			return fmt.Errorf("resolve calendar token: %w", err)
 		}
 		found := rows.Next()
 		if found {
-			err = rows.Scan(&p.CompanyID, &p.UserID, &role, &pinned)
+			err = rows.Scan(&p.CompanyID, &p.UserID, &role, &pinned, &pinnedUser, &p.Visibility)
 		}
 		if cerr := rows.Close(); err == nil {
 			err = cerr

@@ -157,10 +157,13 @@ const authQuery = `SELECT key_id, key_prefix, key_hash, kind, env, scopes, allow
 		ELSE 'own_and_delegated' END, true)
 FROM auth_credential($1)`
 
+// seeAllArray is the text[] literal of the roles that see all, the $2 of the pinning queries.
+// Role names are identifiers: no quoting needed.
+func (a *Authenticator) seeAllArray() string { return "{" + strings.Join(a.seeAll, ",") + "}" }
+
 func (a *Authenticator) resolve(ctx context.Context, tx *ent.Tx, key string) (*Principal, error) {
 	hash := HashKey(key)
-	seeAll := "{" + strings.Join(a.seeAll, ",") + "}" // role names are identifiers: no quoting needed
-	rows, err := tx.QueryContext(ctx, authQuery, hash, seeAll)
+	rows, err := tx.QueryContext(ctx, authQuery, hash, a.seeAllArray())
 	if err != nil {
 		return nil, fmt.Errorf("resolve credential: %w", err)
 	}
@@ -228,8 +231,7 @@ FROM auth_token($1)`
 // through a user's consent gets the user's visibility, exactly as a key bound to that user.
 func (a *Authenticator) resolveToken(ctx context.Context, tx *ent.Tx, sig string) (*Principal, error) {
 	hash := HashKey(sig)
-	seeAll := "{" + strings.Join(a.seeAll, ",") + "}"
-	rows, err := tx.QueryContext(ctx, tokenQuery, hash, seeAll)
+	rows, err := tx.QueryContext(ctx, tokenQuery, hash, a.seeAllArray())
 	if err != nil {
 		return nil, fmt.Errorf("resolve token: %w", err)
 	}

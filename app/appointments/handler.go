@@ -125,11 +125,9 @@ func (h *Handler) update(c *fiber.Ctx) error {
 		if err != nil {
 			return err
 		}
-		loc := in.loc
 		if err := httpx.MergePatch(c, &in); err != nil {
 			return err
 		}
-		in.loc = loc
 		o, err := h.svc.UpdateThis(ctx, a, occ, in)
 		if err != nil {
 			return err

@@ -172,7 +172,8 @@ func location(a *ent.Appointment) *time.Location {
 }
 
 // OccurrenceInput is what PATCH with scope this changes of one occurrence; other fields are
-// the series' (422 unknown_field).
+// the series' (422 unknown_field). It has no Validate: times without an offset are local time
+// in the series' zone, which the patch does not carry, so UpdateThis checks it with parse.
 type OccurrenceInput struct {
 	Title       *string `json:"title,omitempty"`
 	Description *string `json:"description,omitempty"`
@@ -180,17 +181,11 @@ type OccurrenceInput struct {
 	Type        *string `json:"type,omitempty"`
 	StartAt     *string `json:"startAt,omitempty"`
 	EndAt       *string `json:"endAt,omitempty"`
-
-	loc *time.Location
 }
 
-// Validate checks the merged occurrence.
-func (in *OccurrenceInput) Validate() error {
-	_, _, err := in.parse()
-	return err
-}
-
-func (in *OccurrenceInput) parse() (time.Time, time.Time, error) {
+// parse validates the merged occurrence, reading times without an offset in loc (the series'
+// time zone), and returns its start and end.
+func (in *OccurrenceInput) parse(loc *time.Location) (time.Time, time.Time, error) {
 	var v errs.Invalid
 	if in.Title == nil || strings.TrimSpace(*in.Title) == "" {
 		v.Add("title", "required", "must not be empty")
@@ -201,10 +196,6 @@ func (in *OccurrenceInput) parse() (time.Time, time.Time, error) {
 	if in.Type != nil {
 		v.Check("type", slices.Contains(schema.AppointmentTypes, *in.Type), "invalid_enum",
 			"must be one of "+strings.Join(schema.AppointmentTypes, ", "))
-	}
-	loc := in.loc
-	if loc == nil {
-		loc, _ = time.LoadLocation(DefaultZone)
 	}
 	start, sok := timeField(&v, "startAt", in.StartAt, loc)
 	end, eok := timeField(&v, "endAt", in.EndAt, loc)

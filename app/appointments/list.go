@@ -129,10 +129,16 @@ func expand(ctx context.Context, rows []*ent.Appointment, from, to time.Time) ([
 	}
 	out := []Occurrence{}
 	overlaps := func(o Occurrence) bool { return o.StartAt.Before(to) && o.EndAt.After(from) }
+	zones := map[string]*time.Location{} // one LoadLocation per zone and request
 	for _, a := range rows {
+		loc := zones[a.TimeZone]
+		if loc == nil {
+			loc = location(a)
+			zones[a.TimeZone] = loc
+		}
 		r := ruleOf(a)
 		if r == nil {
-			if o := occurrenceOf(a, a.StartAt, nil); overlaps(o) {
+			if o := occurrenceIn(a, loc, a.StartAt, nil); overlaps(o) {
 				out = append(out, o)
 			}
 			continue
@@ -146,7 +152,7 @@ func expand(ctx context.Context, rows []*ent.Appointment, from, to time.Time) ([
 			if x != nil && x.Cancelled {
 				continue
 			}
-			if o := occurrenceOf(a, t, x); overlaps(o) {
+			if o := occurrenceIn(a, loc, t, x); overlaps(o) {
 				out = append(out, o)
 			}
 		}
@@ -155,7 +161,7 @@ func expand(ctx context.Context, rows []*ent.Appointment, from, to time.Time) ([
 			if seen[k] || x.Cancelled || x.StartAt == nil {
 				continue
 			}
-			if o := occurrenceOf(a, x.OccurrenceStart, x); overlaps(o) {
+			if o := occurrenceIn(a, loc, x.OccurrenceStart, x); overlaps(o) {
 				out = append(out, o)
 			}
 		}

@@ -208,14 +208,21 @@ func (s *Service) checkOwner(ctx context.Context, given *uuid.UUID, create bool)
 	return &admin.ID, nil
 }
 
-// refsFree refuses external references another contact of the company carries (409). Contacts
-// the caller cannot see count too: a reference is the company's, not the user's, and saying
-// "taken" names no data of the other contact.
+// refsFree refuses external references another contact of the company carries (409).
 func refsFree(ctx context.Context, refs []schematype.ExternalRef, self uuid.UUID) error {
+	return RefsFree(ctx, refResource, "contact", refs, self)
+}
+
+// RefsFree answers 409 external_reference_taken when another record than self of resource (its
+// name in the external_refs lookup table; noun names it in the detail) carries one of refs.
+// Records the caller cannot see count too: a reference is the company's, not the user's, and
+// saying "taken" names no data of the other record. The unique index decides races; this gives
+// the usual case a clear answer. Contacts, leads, contracts and tasks all check here.
+func RefsFree(ctx context.Context, resource, noun string, refs []schematype.ExternalRef, self uuid.UUID) error {
 	for _, r := range refs {
 		var taken bool
 		err := tenancy.LiftVisibility(ctx, func() (err error) {
-			taken, err = tenancy.Client(ctx).ExternalRef.Query().Where(externalref.Resource(refResource),
+			taken, err = tenancy.Client(ctx).ExternalRef.Query().Where(externalref.Resource(resource),
 				externalref.Source(r.Source), externalref.ExternalID(r.ExternalID), externalref.ResourceIDNEQ(self)).Exist(ctx)
 			return err
 		})
@@ -224,7 +231,7 @@ func refsFree(ctx context.Context, refs []schematype.ExternalRef, self uuid.UUID
 		}
 		if taken {
 			return errs.Conflict("external_reference_taken",
-				"another contact carries the external reference %s/%s", r.Source, r.ExternalID)
+				"another %s carries the external reference %s/%s", noun, r.Source, r.ExternalID)
 		}
 	}
 	return nil

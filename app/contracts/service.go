@@ -10,12 +10,12 @@ import (
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 
+	"github.com/brokerdesk/brokerdesk/app/contacts"
 	"github.com/brokerdesk/brokerdesk/app/errs"
 	"github.com/brokerdesk/brokerdesk/app/events"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contract"
-	"github.com/brokerdesk/brokerdesk/ent/externalref"
 	"github.com/brokerdesk/brokerdesk/ent/insurer"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 	"github.com/brokerdesk/brokerdesk/ent/user"
@@ -223,21 +223,10 @@ func (s *Service) keyFree(ctx context.Context, in Input, self uuid.UUID) error {
 	return nil
 }
 
-// refsFree returns 409 external_reference_taken when another contract than self carries one
-// of refs.
+// refsFree returns 409 external_reference_taken when another contract than self carries one of
+// refs (contacts.RefsFree).
 func refsFree(ctx context.Context, refs []schematype.ExternalRef, self uuid.UUID) error {
-	for _, r := range refs {
-		taken, err := tenancy.Client(ctx).ExternalRef.Query().Where(externalref.Resource(RefResource),
-			externalref.Source(r.Source), externalref.ExternalID(r.ExternalID), externalref.ResourceIDNEQ(self)).Exist(ctx)
-		if err != nil {
-			return fmt.Errorf("check external reference: %w", err)
-		}
-		if taken {
-			return errs.Conflict("external_reference_taken",
-				"another contract carries the external reference %s/%s", r.Source, r.ExternalID)
-		}
-	}
-	return nil
+	return contacts.RefsFree(ctx, RefResource, "contract", refs, self)
 }
 
 // normalized is in as it would be stored, for telling whether a change changes anything.

@@ -13,7 +13,6 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/errs"
 	"github.com/brokerdesk/brokerdesk/app/events"
 	"github.com/brokerdesk/brokerdesk/ent"
-	"github.com/brokerdesk/brokerdesk/ent/externalref"
 	"github.com/brokerdesk/brokerdesk/ent/lead"
 	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
 	"github.com/brokerdesk/brokerdesk/ent/leadstage"
@@ -228,20 +227,9 @@ func (s *Service) resolve(ctx context.Context, in Input, cur *ent.Lead) (*ent.Le
 }
 
 // refsFree returns 409 external_reference_taken when another lead than self carries one of
-// refs. The unique index decides races; this gives the usual case a clear answer.
+// refs (contacts.RefsFree).
 func refsFree(ctx context.Context, refs []schematype.ExternalRef, self uuid.UUID) error {
-	for _, r := range refs {
-		taken, err := tenancy.Client(ctx).ExternalRef.Query().Where(externalref.Resource(refResource),
-			externalref.Source(r.Source), externalref.ExternalID(r.ExternalID), externalref.ResourceIDNEQ(self)).Exist(ctx)
-		if err != nil {
-			return fmt.Errorf("check external reference: %w", err)
-		}
-		if taken {
-			return errs.Conflict("external_reference_taken",
-				"another lead carries the external reference %s/%s", r.Source, r.ExternalID)
-		}
-	}
-	return nil
+	return contacts.RefsFree(ctx, refResource, "lead", refs, self)
 }
 
 // Update replaces the writable fields of l (locked by Lock) with in, the merged LeadInput of a

@@ -1,11 +1,9 @@
 package tasks
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -19,10 +17,9 @@ import (
 
 // Bounds of task fields (characters; decisions.md "Tasks and appointments").
 const (
-	MaxTitle        = 500
-	MaxDescription  = 50000
-	MaxComment      = 10000
-	MaxExternalRefs = 20
+	MaxTitle       = 500
+	MaxDescription = 50000
+	MaxComment     = 10000
 )
 
 // Input is TaskInput: the body of POST /tasks; PATCH merges its patch into the Input of the
@@ -62,20 +59,7 @@ func (in *Input) Validate() error {
 		v.Check("status", slices.Contains(schema.TaskStatuses, *in.Status), "invalid_enum",
 			"must be one of "+strings.Join(schema.TaskStatuses, ", "))
 	}
-	v.Check("externalReferences", len(in.ExternalReferences) <= MaxExternalRefs, "too_many",
-		fmt.Sprintf("at most %d references", MaxExternalRefs))
-	seen := map[schematype.ExternalRef]bool{}
-	for i, r := range in.ExternalReferences {
-		name := fmt.Sprintf("externalReferences.%d.", i)
-		v.Check(name+"source", r.Source != "" && utf8.RuneCountInString(r.Source) <= 100, "invalid_length",
-			"must have 1 to 100 characters")
-		v.Check(name+"externalId", r.ExternalID != "" && utf8.RuneCountInString(r.ExternalID) <= 255,
-			"invalid_length", "must have 1 to 255 characters")
-		contacts.CheckText(&v, name+"source", r.Source)
-		contacts.CheckText(&v, name+"externalId", r.ExternalID)
-		v.Check(name+"externalId", !seen[r], "duplicate_reference", "names the same reference as an earlier item")
-		seen[r] = true
-	}
+	contacts.CheckRefs(&v, in.ExternalReferences)
 	return v.Err()
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/brokerdesk/brokerdesk/app/contacts"
 	"github.com/brokerdesk/brokerdesk/app/errs"
 	"github.com/brokerdesk/brokerdesk/app/events"
 	"github.com/brokerdesk/brokerdesk/ent"
@@ -64,9 +65,13 @@ func (s *Service) Lock(ctx context.Context, id uuid.UUID) (*ent.Task, error) {
 	return t, nil
 }
 
-// checkRefs answers 422 naming each of contactId, leadId and assigneeId that is not a record
-// of the company (visible to the caller).
-func checkRefs(ctx context.Context, in Input) error {
+// refResource is the resource name of tasks in the external_refs lookup table (ent/schema).
+const refResource = "task"
+
+// checkLinks answers 422 naming each of contactId, leadId and assigneeId that is not a record
+// of the company (visible to the caller), then 409 external_reference_taken when another task
+// carries one of the external references (contacts.RefsFree, as contacts and leads answer).
+func checkLinks(ctx context.Context, in Input, self uuid.UUID) error {
 	db := tenancy.Client(ctx)
 	var v errs.Invalid
 	if id := parseID(in.ContactID); id != nil {
@@ -90,7 +95,10 @@ func checkRefs(ctx context.Context, in Input) error {
 		}
 		v.Check("assigneeId", ok, "unknown_user", "is not a user of this company (see GET /users)")
 	}
-	return v.Err()
+	if err := v.Err(); err != nil {
+		return err
+	}
+	return contacts.RefsFree(ctx, refResource, "task", in.ExternalReferences, self)
 }
 
 // apply writes the fields of in to m; a nil field is cleared or set to its default.
@@ -143,7 +151,7 @@ func orDefault(s *string, def string) string {
 // Create stores a task and records task.created (and task.completed when it is created done).
 // The creator is the credential's user.
 func (s *Service) Create(ctx context.Context, in Input) (*ent.Task, error) {
-	if err := checkRefs(ctx, in); err != nil {
+	if err := checkLinks(ctx, in, uuid.Nil); err != nil {
 		return nil, err
 	}
 	q := tenancy.Client(ctx).Task.Create().SetNillableCreatorID(actingUser(ctx))
@@ -174,7 +182,7 @@ func (s *Service) Update(ctx context.Context, t *ent.Task, in Input) (*ent.Task,
 	if reflect.DeepEqual(normalized(inputOf(t)), normalized(in)) {
 		return t, nil
 	}
-	if err := checkRefs(ctx, in); err != nil {
+	if err := checkLinks(ctx, in, t.ID); err != nil {
 		return nil, err
 	}
 	q := tenancy.Client(ctx).Task.UpdateOne(t)

@@ -387,3 +387,42 @@ func TestAppointments_Scopes(t *testing.T) {
 	}
 	_ = fmt.Sprint
 }
+
+// TestAppointments_PatchLocalTimes: PATCH times without an offset are local time in the
+// series' timeZone (America/New_York here), for each scope. 02:30 on 29 March 2026 exists in
+// New York (its switch was on 8 March) but not in Berlin: read in Berlin, the occurrence below
+// would end before it starts.
+func TestAppointments_PatchLocalTimes(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a := env.NewCompany(t)
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Sundays 09:00 New York from 15 March 2026: 03-15 03-22 03-29 04-05 04-12.
+	s := mustCreate(t, env, a.Secret, map[string]any{"title": "NY", "startAt": "2026-03-15T09:00:00", "endAt": "2026-03-15T09:30:00",
+		"timeZone": "America/New_York", "recurrence": "FREQ=WEEKLY;BYDAY=SU;COUNT=5"})
+	occ := func(day, hm string) string { return url.QueryEscape("2026-" + day + "T" + hm + ":00") }
+	for _, r := range []apitest.Request{
+		{Method: "PATCH", Path: "/appointments/" + s.ID, Body: map[string]any{"startAt": "2026-03-15T10:00:00", "endAt": "2026-03-15T10:30:00"}},
+		{Method: "PATCH", Path: "/appointments/" + s.ID + "?scope=this&occurrenceStart=" + occ("03-29", "10:00"),
+			Body: map[string]any{"startAt": "2026-03-29T02:30:00", "endAt": "2026-03-29T03:10:00"}},
+		{Method: "PATCH", Path: "/appointments/" + s.ID + "?scope=following&occurrenceStart=" + occ("04-05", "10:00"),
+			Body: map[string]any{"startAt": "2026-04-05T08:00:00", "endAt": "2026-04-05T08:45:00"}},
+	} {
+		r.Key = a.Secret
+		r.Header = map[string]string{"Content-Type": "application/merge-patch+json"}
+		if resp := env.Do(t, r); resp.Status != 200 {
+			t.Fatalf("%s %s: %d %s", r.Method, r.Path, resp.Status, resp.Body)
+		}
+	}
+	var got []string
+	for _, o := range list(t, env, a.Secret, "2026-03-01T00:00:00Z", "2026-05-01T00:00:00Z") {
+		got = append(got, o.StartAt.In(ny).Format("01-02 15:04")+"-"+o.EndAt.In(ny).Format("15:04"))
+	}
+	want := []string{"03-15 10:00-10:30", "03-22 10:00-10:30", "03-29 02:30-03:10", "04-05 08:00-08:45", "04-12 08:00-08:45"}
+	if !slices.Equal(got, want) {
+		t.Errorf("New York local times %v, want %v", got, want)
+	}
+}

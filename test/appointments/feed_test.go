@@ -158,3 +158,75 @@ func TestAppointments_Feed(t *testing.T) {
 		t.Errorf("revoke twice: %d", r.Status)
 	}
 }
+
+// TestAppointments_FeedVisibility: the feed runs with its user's visibility pinned, as that
+// user's requests do (RLS and ent privacy): an agent's feed leaves out an appointment the agent
+// owns on a colleague's contact the agent cannot see; a manager's feed (visibility all) keeps
+// it. A revoked token is 404.
+func TestAppointments_FeedVisibility(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a := env.NewCompany(t)
+	agent, colleague, boss := env.NewUser(t, a, "agent"), env.NewUser(t, a, "agent"), env.NewUser(t, a, "manager")
+	r := env.Do(t, apitest.Request{Method: "POST", Path: "/contacts", Key: a.Secret,
+		Body: map[string]any{"type": "private", "firstName": "Kai", "lastName": "Kunde", "ownerId": colleague.ID.String()}})
+	if r.Status != 201 {
+		t.Fatalf("contact: %d %s", r.Status, r.Body)
+	}
+	var ct struct {
+		ID string `json:"id"`
+	}
+	r.Decode(t, &ct)
+	at := func(owner uuid.UUID, title string, contact bool) {
+		body := map[string]any{"title": title, "startAt": "2026-05-04T10:00:00", "endAt": "2026-05-04T11:00:00", "ownerId": owner.String()}
+		if contact {
+			body["contactId"] = ct.ID
+		}
+		mustCreate(t, env, a.Secret, body)
+	}
+	at(agent.ID, "agent own", false)
+	at(agent.ID, "colleague contact for agent", true)
+	at(boss.ID, "colleague contact for boss", true)
+	feed := func(u uuid.UUID) (string, string) {
+		t.Helper()
+		var tok struct {
+			Token string `json:"token"`
+		}
+		r := env.Do(t, apitest.Request{Method: "POST", Path: "/users/" + u.String() + "/calendar-token", Key: a.Secret})
+		if r.Status != 201 {
+			t.Fatalf("token: %d %s", r.Status, r.Body)
+		}
+		r.Decode(t, &tok)
+		f := env.Do(t, apitest.Request{Path: "/calendar/" + tok.Token + ".ics"})
+		if f.Status != 200 {
+			t.Fatalf("feed: %d %s", f.Status, f.Body)
+		}
+		return tok.Token, string(f.Body)
+	}
+	summaries := func(body string) []string {
+		cal, err := ical.NewDecoder(strings.NewReader(body)).Decode()
+		if err != nil {
+			t.Fatalf("go-ical: %v", err)
+		}
+		var out []string
+		for _, ev := range cal.Events() {
+			s, _ := ev.Props.Text(ical.PropSummary)
+			out = append(out, s)
+		}
+		slices.Sort(out)
+		return out
+	}
+	tok, body := feed(agent.ID)
+	if got := summaries(body); !slices.Equal(got, []string{"agent own"}) {
+		t.Errorf("agent's feed %v, want only [agent own]", got)
+	}
+	if _, body := feed(boss.ID); !slices.Equal(summaries(body), []string{"colleague contact for boss"}) {
+		t.Errorf("manager's feed %v", summaries(body))
+	}
+	if r := env.Do(t, apitest.Request{Method: "DELETE", Path: "/users/" + agent.ID.String() + "/calendar-token", Key: a.Secret}); r.Status != 204 {
+		t.Fatalf("revoke: %d %s", r.Status, r.Body)
+	}
+	if r := env.Do(t, apitest.Request{Path: "/calendar/" + tok + ".ics"}); r.Status != 404 {
+		t.Errorf("revoked token: %d", r.Status)
+	}
+}

@@ -212,7 +212,7 @@ func TestTasks_Create(t *testing.T) {
 			Status: 422, Check: fields("completedAt:unknown_field")},
 		{Name: "wrong type", Key: a.Secret, Method: "POST", Path: "/tasks", Body: `{"title":1}`, Status: 422, Check: fields("title:invalid_type")},
 		{Name: "malformed JSON", Key: a.Secret, Method: "POST", Path: "/tasks", Body: `{"title":`, Status: 400, Problem: "malformed_json"},
-		{Name: "taken external reference", Key: a.Secret, Method: "POST", Path: "/tasks", Status: 409,
+		{Name: "taken external reference", Key: a.Secret, Method: "POST", Path: "/tasks", Status: 409, Problem: "external_reference_taken",
 			Body: map[string]any{"title": "x", "externalReferences": []map[string]string{{"source": "ams", "externalId": "T-1"}}}},
 		{Name: "no key", Method: "POST", Path: "/tasks", Body: `{"title":"x"}`, Status: 401, Problem: "missing_credential"},
 		{Name: "read scope only", Key: a.KeyWithScopes(t, "tasks:read"), Method: "POST", Path: "/tasks", Body: `{"title":"x"}`,
@@ -244,6 +244,15 @@ func TestTasks_GetPatchDelete(t *testing.T) {
 	env := apitest.New(t)
 	a, b := env.NewCompany(t), env.NewCompany(t)
 	x := mustCreate(t, env, a.Secret, map[string]any{"title": "Rückruf", "dueAt": "2026-12-01T09:00:00+01:00"})
+	other := mustCreate(t, env, a.Secret, map[string]any{"title": "Andere", "externalReferences": []map[string]string{{"source": "ams", "externalId": "T-9"}}})
+	if r := env.Do(t, apitest.Request{Method: "POST", Path: "/contacts", Key: a.Secret, Body: map[string]any{"type": "private",
+		"firstName": "K", "lastName": "K", "externalReferences": []map[string]string{{"source": "ams", "externalId": "K-1"}}}}); r.Status != 201 {
+		t.Fatalf("contact: %d %s", r.Status, r.Body)
+	}
+	var refs21 []map[string]string
+	for i := range 21 {
+		refs21 = append(refs21, map[string]string{"source": "ams", "externalId": fmt.Sprint("R-", i)})
+	}
 	one := "/tasks/" + x.ID
 	merge := map[string]string{"Content-Type": "application/merge-patch+json"}
 	env.Run(t, []apitest.Case{
@@ -265,6 +274,12 @@ func TestTasks_GetPatchDelete(t *testing.T) {
 		{Name: "patch bad status", Key: a.Secret, Method: "PATCH", Path: one, Body: `{"status":"closed"}`, Status: 422, Check: fields("status:invalid_enum")},
 		{Name: "patch completedAt", Key: a.Secret, Method: "PATCH", Path: one, Body: `{"completedAt":"2026-01-01T00:00:00Z"}`, Status: 422},
 		{Name: "patch id", Key: a.Secret, Method: "PATCH", Path: one, Body: `{"id":"x"}`, Status: 422, Check: fields("id:read_only_field")},
+		{Name: "patch another task's external reference", Key: a.Secret, Method: "PATCH", Path: one, Status: 409, Problem: "external_reference_taken",
+			Body: map[string]any{"externalReferences": []map[string]string{{"source": "ams", "externalId": "T-9"}}}},
+		{Name: "a contact's reference is no task's", Key: a.Secret, Method: "PATCH", Path: "/tasks/" + other.ID, Status: 200,
+			Body: map[string]any{"externalReferences": []map[string]string{{"source": "ams", "externalId": "T-9"}, {"source": "ams", "externalId": "K-1"}}}},
+		{Name: "too many external references", Key: a.Secret, Method: "PATCH", Path: one, Status: 422, Body: map[string]any{"externalReferences": refs21},
+			Check: fields("externalReferences:too_many")},
 		{Name: "patch unknown", Key: a.Secret, Method: "PATCH", Path: "/tasks/" + uuid.NewString(), Body: `{"title":"x"}`, Status: 404},
 		{Name: "patch malformed", Key: a.Secret, Method: "PATCH", Path: one, Body: `[`, Status: 400},
 		{Name: "patch B", Key: b.Secret, Method: "PATCH", Path: one, Body: `{"title":"pwned"}`, Status: 404},
@@ -279,7 +294,7 @@ func TestTasks_GetPatchDelete(t *testing.T) {
 	for _, e := range got {
 		types = append(types, e.Type)
 	}
-	if !slices.Equal(types, []string{"task.created", "task.updated", "task.deleted"}) {
+	if !slices.Equal(types, []string{"task.created", "task.created", "task.updated", "task.updated", "task.deleted"}) { // x and other
 		t.Errorf("events %v", types)
 	}
 	if len(events(t, env, b.Secret, "task.created,task.updated,task.deleted")) != 0 {
