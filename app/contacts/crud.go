@@ -13,6 +13,8 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/errs"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
+	"github.com/brokerdesk/brokerdesk/ent/contactactivity"
+	"github.com/brokerdesk/brokerdesk/ent/contract"
 	"github.com/brokerdesk/brokerdesk/ent/externalref"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 	"github.com/brokerdesk/brokerdesk/ent/user"
@@ -386,14 +388,50 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-// Delete removes c (locked by Lock) and everything of it (phones, and through the database's
-// cascades every row that belongs to the contact) and records contact.deleted with the contact
-// as it was (without sensitive groups).
+// Delete removes c (locked by Lock) and everything of it and records contact.deleted with the
+// contact as it was (without sensitive groups). The database's cascades remove what belongs to
+// the contact (phones, relationships both ways, finances, activities and notes, contracts, the
+// files of converted leads); tasks, appointments and converted leads stay, without contactId
+// (ON DELETE SET NULL): they are the brokerage's work, not the contact's data.
 func (s *Service) Delete(ctx context.Context, c *ent.Contact, phones []*ent.ContactPhone) error {
+	if err := deleteDependentRefs(ctx, c.ID); err != nil {
+		return err
+	}
 	if err := tenancy.Client(ctx).Contact.DeleteOne(c).Exec(ctx); err != nil {
 		return fmt.Errorf("delete contact %s: %w", c.ID, err)
 	}
 	return s.events.Record(ctx, "contact.deleted", NewView(c, phones))
+}
+
+// deleteDependentRefs removes from the external_refs lookup table the references of the rows a
+// contact's deletion cascades to that carry external references (notes, contracts). A cascade
+// runs no ent hook: left there, a reference would point at nothing, and the external id could
+// never be used again (PUT /external/{source}/contracts/{id} would answer 404 for ever). Every
+// such row goes, whoever may see it, so visibility is lifted; the contact itself was read
+// through it.
+func deleteDependentRefs(ctx context.Context, contactID uuid.UUID) error {
+	return tenancy.LiftVisibility(ctx, func() error {
+		db := tenancy.Client(ctx)
+		notes, err := db.ContactActivity.Query().Where(contactactivity.ContactID(contactID),
+			contactactivity.KindEQ(contactactivity.KindNote)).IDs(ctx)
+		if err != nil {
+			return fmt.Errorf("read notes of contact %s: %w", contactID, err)
+		}
+		held, err := db.Contract.Query().Where(contract.ContactID(contactID)).IDs(ctx)
+		if err != nil {
+			return fmt.Errorf("read contracts of contact %s: %w", contactID, err)
+		}
+		for resource, ids := range map[string][]uuid.UUID{"note": notes, "contract": held} {
+			if len(ids) == 0 {
+				continue
+			}
+			if _, err := db.ExternalRef.Delete().Where(externalref.Resource(resource), externalref.ResourceIDIn(ids...)).
+				Exec(ctx); err != nil {
+				return fmt.Errorf("delete %s references of contact %s: %w", resource, contactID, err)
+			}
+		}
+		return nil
+	})
 }
 
 // DefaultOwner is the owner a new contact gets when none is given: the acting user, or for a
