@@ -294,51 +294,70 @@ func (s *Service) CreateDoc(ctx context.Context, d Doc) (*ent.Contact, []*ent.Co
 // and records nothing. A new owner may make the contact invisible to the caller: allowed, and
 // the answer still shows it.
 func (s *Service) Update(ctx context.Context, c *ent.Contact, phones []*ent.ContactPhone, d Doc) (*ent.Contact, error) {
+	saved, _, err := s.UpdateWith(ctx, c, phones, d, nil, false)
+	return saved, err
+}
+
+// UpdateWith is Update that also adds the numbers of add the contact does not have (by E.164
+// key; a new number changes the contact) and, when touch, records contact.updated and moves
+// version and updatedAt even when nothing changed: a lead converted into the contact changes
+// it (its files move there). It returns the contact and all its phones.
+func (s *Service) UpdateWith(ctx context.Context, c *ent.Contact, phones []*ent.ContactPhone, d Doc, add []Phone, touch bool) (*ent.Contact, []*ent.ContactPhone, error) {
 	if d.Type != string(c.Type) {
-		return nil, errs.InvalidField("type", "immutable", "the type of a contact cannot change")
+		return nil, nil, errs.InvalidField("type", "immutable", "the type of a contact cannot change")
 	}
 	var v errs.Invalid
 	groups := d.check(&v, false, s.now())
 	if err := v.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := s.checkCustom(ctx, d.CustomFields); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	owner := d.ownerID()
 	if owner != nil && (c.OwnerID == nil || *owner != *c.OwnerID) {
 		if _, err := s.checkOwner(ctx, owner, false); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if err := refsFree(ctx, d.ExternalReferences, c.ID); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	r, err := s.rowOf(c.ID, c.CompanyID, d, groups, owner)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if s.same(c, r) {
-		return c, nil
+	same := s.same(c, r)
+	all := phones
+	if len(add) > 0 {
+		err = tenancy.LiftVisibility(ctx, func() (err error) { all, err = s.addPhones(ctx, c.ID, phones, add); return err })
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	if same && len(all) == len(phones) && !touch {
+		return c, phones, nil
 	}
 	u := c.Update()
-	r.apply(u.Mutation(), string(c.Type))
-	if !reflect.DeepEqual(nonNil(r.refs), nonNil(c.ExternalReferences)) {
-		if len(r.refs) > 0 {
-			u.SetExternalReferences(r.refs)
-		} else {
-			u.ClearExternalReferences()
+	if !same {
+		r.apply(u.Mutation(), string(c.Type))
+		if !reflect.DeepEqual(nonNil(r.refs), nonNil(c.ExternalReferences)) {
+			if len(r.refs) > 0 {
+				u.SetExternalReferences(r.refs)
+			} else {
+				u.ClearExternalReferences()
+			}
 		}
 	}
 	var saved *ent.Contact
 	err = tenancy.LiftVisibility(ctx, func() (err error) { saved, err = u.Save(ctx); return err })
 	if err != nil {
-		return nil, fmt.Errorf("update contact %s: %w", c.ID, err)
+		return nil, nil, fmt.Errorf("update contact %s: %w", c.ID, err)
 	}
-	if err := s.events.Record(ctx, "contact.updated", NewView(saved, phones)); err != nil {
-		return nil, err
+	if err := s.events.Record(ctx, "contact.updated", NewView(saved, all)); err != nil {
+		return nil, nil, err
 	}
-	return saved, nil
+	return saved, all, nil
 }
 
 // same reports whether r stores what c holds (sealed values compare by content).
