@@ -452,9 +452,3 @@ func deleteDependentRefs(ctx context.Context, contactID uuid.UUID) error {
 		return nil
 	})
 }
-
-// DefaultOwner is the owner a new contact gets when none is given: the acting user, or for a
-// company-level credential the company's oldest active admin (nil when it has none).
-func (s *Service) DefaultOwner(ctx context.Context) (*uuid.UUID, error) {
-	return s.checkOwner(ctx, nil, true)
-}
