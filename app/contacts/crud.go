@@ -24,20 +24,26 @@ import (
 // refResource is the resource name of contacts in the external_refs lookup table.
 const refResource = "contact"
 
-// DocOf is the writable document of c: what a PATCH merges into, sensitive groups decrypted.
-func (s *Service) DocOf(c *ent.Contact) (Doc, error) {
-	d := Doc{Type: string(c.Type), Email: c.Email, Tags: c.Tags, Labels: c.Labels,
-		ExternalReferences: c.ExternalReferences}
-	if c.FirstName != "" {
-		d.FirstName = &c.FirstName
+// NewDoc is a document of type typ with names (empty: absent), e-mail and owner.
+func NewDoc(typ, first, last string, email *string, owner *uuid.UUID) Doc {
+	d := Doc{Type: typ, Email: email}
+	if first != "" {
+		d.FirstName = &first
 	}
-	if c.LastName != "" {
-		d.LastName = &c.LastName
+	if last != "" {
+		d.LastName = &last
 	}
-	if c.OwnerID != nil {
-		o := c.OwnerID.String()
+	if owner != nil {
+		o := owner.String()
 		d.OwnerID = &o
 	}
+	return d
+}
+
+// DocOf is the writable document of c: what a PATCH merges into, sensitive groups decrypted.
+func (s *Service) DocOf(c *ent.Contact) (Doc, error) {
+	d := NewDoc(string(c.Type), c.FirstName, c.LastName, c.Email, c.OwnerID)
+	d.Tags, d.Labels, d.ExternalReferences = c.Tags, c.Labels, c.ExternalReferences
 	if len(c.CustomFields) > 0 {
 		d.CustomFields = maps.Clone(c.CustomFields)
 	}

@@ -167,17 +167,7 @@ func (s *Service) Convert(ctx context.Context, id uuid.UUID, in ConvertInput, se
 // leadDoc is the contact of type typ the lead becomes: its names, e-mail and owner, with the
 // overrides applied (a merge patch).
 func leadDoc(l *ent.Lead, typ string, overrides map[string]any) (contacts.Doc, error) {
-	d := contacts.Doc{Type: typ, Email: l.Email}
-	if l.FirstName != "" {
-		d.FirstName = &l.FirstName
-	}
-	if l.LastName != "" {
-		d.LastName = &l.LastName
-	}
-	if l.OwnerID != nil {
-		o := l.OwnerID.String()
-		d.OwnerID = &o
-	}
+	d := contacts.NewDoc(typ, l.FirstName, l.LastName, l.Email, l.OwnerID)
 	if err := httpx.ApplyPatch(&d, overrides); err != nil {
 		return contacts.Doc{}, errs.Prefixed(err, "overrides.")
 	}
