@@ -15,7 +15,6 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contactactivity"
-	"github.com/brokerdesk/brokerdesk/ent/externalref"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
@@ -268,20 +267,6 @@ func (s *Service) DeleteNote(ctx context.Context, c *ent.Contact, a *ent.Contact
 	v := NewActivity(a)
 	v.owner = c.OwnerID
 	return s.events.Record(ctx, "note.deleted", v)
-}
-
-// DeleteActivityRefs removes the external references of the notes of contact id from the
-// lookup table. Deleting a contact removes its activities by ON DELETE CASCADE, which runs no
-// ent hook: DELETE /contacts/{id} calls this first, so the external ids can be used again.
-func (s *Service) DeleteActivityRefs(ctx context.Context, contactID uuid.UUID) error {
-	db := tenancy.Client(ctx)
-	ids, err := db.ContactActivity.Query().Where(contactactivity.ContactID(contactID),
-		contactactivity.KindEQ(contactactivity.KindNote)).IDs(ctx)
-	if err != nil || len(ids) == 0 {
-		return err
-	}
-	_, err = db.ExternalRef.Delete().Where(externalref.Resource("note"), externalref.ResourceIDIn(ids...)).Exec(ctx)
-	return err
 }
 
 // ParseActivityFilter reads the filter parameter (comma-separated notes, emails, system) into

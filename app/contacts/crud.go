@@ -13,6 +13,8 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/errs"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
+	"github.com/brokerdesk/brokerdesk/ent/contactactivity"
+	"github.com/brokerdesk/brokerdesk/ent/contract"
 	"github.com/brokerdesk/brokerdesk/ent/externalref"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 	"github.com/brokerdesk/brokerdesk/ent/user"
@@ -22,20 +24,26 @@ import (
 // refResource is the resource name of contacts in the external_refs lookup table.
 const refResource = "contact"
 
-// DocOf is the writable document of c: what a PATCH merges into, sensitive groups decrypted.
-func (s *Service) DocOf(c *ent.Contact) (Doc, error) {
-	d := Doc{Type: string(c.Type), Email: c.Email, Tags: c.Tags, Labels: c.Labels,
-		ExternalReferences: c.ExternalReferences}
-	if c.FirstName != "" {
-		d.FirstName = &c.FirstName
+// NewDoc is a document of type typ with names (empty: absent), e-mail and owner.
+func NewDoc(typ, first, last string, email *string, owner *uuid.UUID) Doc {
+	d := Doc{Type: typ, Email: email}
+	if first != "" {
+		d.FirstName = &first
 	}
-	if c.LastName != "" {
-		d.LastName = &c.LastName
+	if last != "" {
+		d.LastName = &last
 	}
-	if c.OwnerID != nil {
-		o := c.OwnerID.String()
+	if owner != nil {
+		o := owner.String()
 		d.OwnerID = &o
 	}
+	return d
+}
+
+// DocOf is the writable document of c: what a PATCH merges into, sensitive groups decrypted.
+func (s *Service) DocOf(c *ent.Contact) (Doc, error) {
+	d := NewDoc(string(c.Type), c.FirstName, c.LastName, c.Email, c.OwnerID)
+	d.Tags, d.Labels, d.ExternalReferences = c.Tags, c.Labels, c.ExternalReferences
 	if len(c.CustomFields) > 0 {
 		d.CustomFields = maps.Clone(c.CustomFields)
 	}
@@ -299,51 +307,70 @@ func (s *Service) CreateDoc(ctx context.Context, d Doc) (*ent.Contact, []*ent.Co
 // and records nothing. A new owner may make the contact invisible to the caller: allowed, and
 // the answer still shows it.
 func (s *Service) Update(ctx context.Context, c *ent.Contact, phones []*ent.ContactPhone, d Doc) (*ent.Contact, error) {
+	saved, _, err := s.UpdateWith(ctx, c, phones, d, nil, false)
+	return saved, err
+}
+
+// UpdateWith is Update that also adds the numbers of add the contact does not have (by E.164
+// key; a new number changes the contact) and, when touch, records contact.updated and moves
+// version and updatedAt even when nothing changed: a lead converted into the contact changes
+// it (its files move there). It returns the contact and all its phones.
+func (s *Service) UpdateWith(ctx context.Context, c *ent.Contact, phones []*ent.ContactPhone, d Doc, add []Phone, touch bool) (*ent.Contact, []*ent.ContactPhone, error) {
 	if d.Type != string(c.Type) {
-		return nil, errs.InvalidField("type", "immutable", "the type of a contact cannot change")
+		return nil, nil, errs.InvalidField("type", "immutable", "the type of a contact cannot change")
 	}
 	var v errs.Invalid
 	groups := d.check(&v, false, s.now())
 	if err := v.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := s.checkCustom(ctx, d.CustomFields); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	owner := d.ownerID()
 	if owner != nil && (c.OwnerID == nil || *owner != *c.OwnerID) {
 		if _, err := s.checkOwner(ctx, owner, false); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if err := refsFree(ctx, d.ExternalReferences, c.ID); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	r, err := s.rowOf(c.ID, c.CompanyID, d, groups, owner)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if s.same(c, r) {
-		return c, nil
+	same := s.same(c, r)
+	all := phones
+	if len(add) > 0 {
+		err = tenancy.LiftVisibility(ctx, func() (err error) { all, err = s.addPhones(ctx, c.ID, phones, add); return err })
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	if same && len(all) == len(phones) && !touch {
+		return c, phones, nil
 	}
 	u := c.Update()
-	r.apply(u.Mutation(), string(c.Type))
-	if !reflect.DeepEqual(nonNil(r.refs), nonNil(c.ExternalReferences)) {
-		if len(r.refs) > 0 {
-			u.SetExternalReferences(r.refs)
-		} else {
-			u.ClearExternalReferences()
+	if !same {
+		r.apply(u.Mutation(), string(c.Type))
+		if !reflect.DeepEqual(nonNil(r.refs), nonNil(c.ExternalReferences)) {
+			if len(r.refs) > 0 {
+				u.SetExternalReferences(r.refs)
+			} else {
+				u.ClearExternalReferences()
+			}
 		}
 	}
 	var saved *ent.Contact
 	err = tenancy.LiftVisibility(ctx, func() (err error) { saved, err = u.Save(ctx); return err })
 	if err != nil {
-		return nil, fmt.Errorf("update contact %s: %w", c.ID, err)
+		return nil, nil, fmt.Errorf("update contact %s: %w", c.ID, err)
 	}
-	if err := s.events.Record(ctx, "contact.updated", NewView(saved, phones)); err != nil {
-		return nil, err
+	if err := s.events.Record(ctx, "contact.updated", NewView(saved, all)); err != nil {
+		return nil, nil, err
 	}
-	return saved, nil
+	return saved, all, nil
 }
 
 // same reports whether r stores what c holds (sealed values compare by content).
@@ -393,14 +420,19 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-// Delete removes c (locked by Lock) and everything of it (phones, and through the database's
-// cascades every row that belongs to the contact) and records contact.deleted with the contact
-// as it was (without sensitive groups).
+// Delete removes c (locked by Lock) and everything of it and records contact.deleted with the
+// contact as it was (without sensitive groups). The database's cascades remove what belongs to
+// the contact (phones, relationships both ways, finances, activities and notes, contracts, the
+// files of converted leads); tasks, appointments and converted leads stay, without contactId
+// (ON DELETE SET NULL): they are the brokerage's work, not the contact's data.
 func (s *Service) Delete(ctx context.Context, c *ent.Contact, phones []*ent.ContactPhone) error {
 	for _, fn := range s.onDelete {
 		if err := fn(ctx, c.ID); err != nil {
 			return err
 		}
+	}
+	if err := deleteDependentRefs(ctx, c.ID); err != nil {
+		return err
 	}
 	if err := tenancy.Client(ctx).Contact.DeleteOne(c).Exec(ctx); err != nil {
 		return fmt.Errorf("delete contact %s: %w", c.ID, err)
@@ -408,8 +440,33 @@ func (s *Service) Delete(ctx context.Context, c *ent.Contact, phones []*ent.Cont
 	return s.events.Record(ctx, "contact.deleted", NewView(c, phones))
 }
 
-// DefaultOwner is the owner a new contact gets when none is given: the acting user, or for a
-// company-level credential the company's oldest active admin (nil when it has none).
-func (s *Service) DefaultOwner(ctx context.Context) (*uuid.UUID, error) {
-	return s.checkOwner(ctx, nil, true)
+// deleteDependentRefs removes from the external_refs lookup table the references of the rows a
+// contact's deletion cascades to that carry external references (notes, contracts). A cascade
+// runs no ent hook: left there, a reference would point at nothing, and the external id could
+// never be used again (PUT /external/{source}/contracts/{id} would answer 404 for ever). Every
+// such row goes, whoever may see it, so visibility is lifted; the contact itself was read
+// through it.
+func deleteDependentRefs(ctx context.Context, contactID uuid.UUID) error {
+	return tenancy.LiftVisibility(ctx, func() error {
+		db := tenancy.Client(ctx)
+		notes, err := db.ContactActivity.Query().Where(contactactivity.ContactID(contactID),
+			contactactivity.KindEQ(contactactivity.KindNote)).IDs(ctx)
+		if err != nil {
+			return fmt.Errorf("read notes of contact %s: %w", contactID, err)
+		}
+		held, err := db.Contract.Query().Where(contract.ContactID(contactID)).IDs(ctx)
+		if err != nil {
+			return fmt.Errorf("read contracts of contact %s: %w", contactID, err)
+		}
+		for resource, ids := range map[string][]uuid.UUID{"note": notes, "contract": held} {
+			if len(ids) == 0 {
+				continue
+			}
+			if _, err := db.ExternalRef.Delete().Where(externalref.Resource(resource), externalref.ResourceIDIn(ids...)).
+				Exec(ctx); err != nil {
+				return fmt.Errorf("delete %s references of contact %s: %w", resource, contactID, err)
+			}
+		}
+		return nil
+	})
 }

@@ -1,7 +1,9 @@
 package contacts
 
 import (
+	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -11,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/brokerdesk/brokerdesk/app/errs"
+	"github.com/brokerdesk/brokerdesk/app/httpx"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 )
 
@@ -89,18 +92,25 @@ var reColor = regexp.MustCompile(`^[a-z]+$`)
 // check validates d as a whole contact (after a PATCH merged into it as well). phones says
 // whether the document may carry phones (not in PATCH). It returns the cleaned groups.
 func (d *Doc) check(v *errs.Invalid, phones bool, now time.Time) map[string]map[string]any {
-	v.Check("type", d.Type == TypePrivate || d.Type == TypeBusiness, "invalid_enum", "must be private or business")
-	f := Fields{FirstName: d.FirstName, LastName: d.LastName, Email: d.Email, Phones: d.Phones, OwnerID: d.OwnerID}
-	f.Check(v, "")
-	if !phones && d.Phones != nil {
-		v.Add("phones", "not_patchable", "phones change through /contacts/{contactId}/phones")
-	}
 	switch d.Type {
 	case TypePrivate:
 		v.Check("firstName", strings.TrimSpace(deref(d.FirstName)) != "", "required", "a private contact needs a first name")
 		v.Check("lastName", strings.TrimSpace(deref(d.LastName)) != "", "required", "a private contact needs a last name")
 	case TypeBusiness:
 		v.Check("business.companyName", d.CompanyName() != "", "required", "a business contact needs business.companyName")
+	default:
+		v.Add("type", "invalid_enum", "must be private or business")
+	}
+	return d.checkValues(v, phones, now)
+}
+
+// checkValues validates every value d holds, without asking for the fields a contact of its
+// type needs (check does): what a ContactPatch can be checked for on its own (CheckPatch).
+func (d *Doc) checkValues(v *errs.Invalid, phones bool, now time.Time) map[string]map[string]any {
+	f := Fields{FirstName: d.FirstName, LastName: d.LastName, Email: d.Email, Phones: d.Phones, OwnerID: d.OwnerID}
+	f.Check(v, "")
+	if !phones && d.Phones != nil {
+		v.Add("phones", "not_patchable", "phones change through /contacts/{contactId}/phones")
 	}
 	v.Check("tags", len(d.Tags) <= MaxTags, "too_many", fmt.Sprintf("at most %d tags", MaxTags))
 	for i, t := range d.Tags {
@@ -123,6 +133,44 @@ func (d *Doc) check(v *errs.Invalid, phones bool, now time.Time) map[string]map[
 		return nil
 	}
 	return CheckGroups(v, d.Type, d.Groups(), now)
+}
+
+// CheckPatch validates patch, a ContactPatch (RFC 7396 merge patch) for a contact of type typ
+// ("" when unknown: the groups are then not checked), on its own, by the rules of Doc.check:
+// server-owned fields, the shape (unknown fields, JSON types) and every value it sets. What the
+// merged contact must hold (a private contact's names) is checked when it is written. Lead
+// conversion checks its overrides with it; errors are named prefix + the field's path.
+func CheckPatch(v *errs.Invalid, prefix, typ string, patch map[string]any, now time.Time) {
+	if patch == nil {
+		return
+	}
+	var own errs.Invalid
+	rest := maps.Clone(patch)
+	for _, f := range httpx.ServerOwned {
+		if _, ok := patch[f]; ok {
+			own.Add(f, "read_only_field", "is set by the server and cannot be patched")
+			delete(rest, f)
+		}
+	}
+	if t, ok := patch["type"]; ok && (typ == "" || t != typ) {
+		own.Add("type", "immutable", "the type of the contact is contactType")
+	}
+	d := Doc{Type: typ}
+	err := httpx.ApplyPatch(&d, rest)
+	if err != nil {
+		var bad *errs.Invalid
+		if !errors.As(err, &bad) {
+			bad = &errs.Invalid{}
+			bad.Add("", "invalid_type", err.Error())
+		}
+		own.Errors = append(own.Errors, bad.Errors...)
+	} else {
+		d.Type = typ
+		d.checkValues(&own, false, now)
+	}
+	if pe, ok := errs.Prefixed(own.Err(), prefix).(*errs.Invalid); ok {
+		v.Errors = append(v.Errors, pe.Errors...)
+	}
 }
 
 // ownerID is d.OwnerID parsed (valid after check).

@@ -97,7 +97,7 @@ func (s *Service) Upsert(ctx context.Context, ref schematype.ExternalRef, d Doc,
 	if err := v.Err(); err != nil {
 		return nil, nil, false, err
 	}
-	if patch, err = fillEmptyIfAsked(doc, patch); err != nil {
+	if patch, err = FillEmptyIfAsked(doc, patch); err != nil {
 		return nil, nil, false, err
 	}
 	if err := httpx.ApplyPatch(&doc, patch); err != nil {

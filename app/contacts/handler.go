@@ -79,6 +79,17 @@ func selection(c *fiber.Ctx) (Selection, error) {
 	return sel, nil
 }
 
+// Readable is every group the request's credential may read: what an answer carries when the
+// operation has no `fields` (lead conversion).
+func Readable(c *fiber.Ctx) Selection {
+	sel := Selection{}
+	cat := FieldCatalog()
+	for _, g := range cat.GroupNames() {
+		sel[g] = !cat.Sensitive(g) || MaySeeSensitive(c)
+	}
+	return sel
+}
+
 // MaySeeSensitive reports whether the request's credential has contacts.sensitive:read.
 func MaySeeSensitive(c *fiber.Ctx) bool {
 	p, ok := tenancy.PrincipalFrom(c.UserContext())
@@ -190,7 +201,7 @@ func (h *Handler) update(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if patch, err = fillEmptyIfAsked(d, patch); err != nil {
+	if patch, err = FillEmptyIfAsked(d, patch); err != nil {
 		return err
 	}
 	if err := httpx.ApplyPatch(&d, patch); err != nil {
@@ -207,9 +218,9 @@ func (h *Handler) update(c *fiber.Ctx) error {
 	return httpx.OK(c, v, saved.Version)
 }
 
-// fillEmptyIfAsked narrows patch to the fields empty in d when it says writeMode
+// FillEmptyIfAsked narrows patch to the fields empty in d when it says writeMode
 // fill_empty_only.
-func fillEmptyIfAsked(d Doc, patch map[string]any) (map[string]any, error) {
+func FillEmptyIfAsked(d Doc, patch map[string]any) (map[string]any, error) {
 	if patch["writeMode"] != WriteModeFillEmpty {
 		return patch, nil
 	}

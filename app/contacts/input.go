@@ -22,24 +22,17 @@ const (
 	MaxPhones      = 10
 )
 
-// Fields are contact fields a caller may set: the part of the ContactPatch shape that exists
-// so far. Lead conversion takes them as overrides that win over the lead's data. A nil field
-// was not given.
+// Fields are the top-level contact fields Doc.check validates one by one (the groups go by the
+// catalog). A nil field was not given.
 type Fields struct {
-	FirstName *string        `json:"firstName"`
-	LastName  *string        `json:"lastName"`
-	Email     *string        `json:"email"`
-	Phones    []PhoneInput   `json:"phones"`
-	OwnerID   *string        `json:"ownerId"`
-	Business  *BusinessInput `json:"business"`
+	FirstName *string
+	LastName  *string
+	Email     *string
+	Phones    []PhoneInput
+	OwnerID   *string
 }
 
-// BusinessInput is the business group of Fields.
-type BusinessInput struct {
-	CompanyName *string `json:"companyName"`
-}
-
-// PhoneInput is one phone number of Fields.
+// PhoneInput is one phone number of a contact's body.
 type PhoneInput struct {
 	Number    string  `json:"number"`
 	Type      *string `json:"type"`
@@ -74,12 +67,6 @@ func (f *Fields) Check(v *errs.Invalid, prefix string) {
 	if f.OwnerID != nil {
 		_, err := uuid.Parse(*f.OwnerID)
 		v.Check(prefix+"ownerId", err == nil, "invalid_uuid", "must be a UUID")
-	}
-	if f.Business != nil {
-		CheckLen(v, prefix+"business.companyName", f.Business.CompanyName, MaxCompanyName)
-		if f.Business.CompanyName != nil {
-			v.Check(prefix+"business.companyName", strings.TrimSpace(*f.Business.CompanyName) != "", "required", "must not be empty")
-		}
 	}
 }
 

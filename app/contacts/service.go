@@ -47,48 +47,6 @@ type Phone struct {
 	IsPrimary bool
 }
 
-// CreateInput is a new contact. The caller has validated it: Type is private or business, a
-// private contact has a last name, a business one a company name, OwnerID is a user of the
-// company.
-type CreateInput struct {
-	Type        string
-	FirstName   string
-	LastName    string
-	CompanyName string
-	Email       *string
-	Phones      []Phone
-	OwnerID     *uuid.UUID
-}
-
-// Create stores a contact for the company pinned in ctx and records contact.created.
-func (s *Service) Create(ctx context.Context, in CreateInput) (View, error) {
-	db := tenancy.Client(ctx)
-	q := db.Contact.Create().SetType(contact.Type(in.Type)).
-		SetFirstName(strings.TrimSpace(in.FirstName)).SetLastName(strings.TrimSpace(in.LastName)).
-		SetNillableOwnerID(in.OwnerID)
-	if in.Type == TypeBusiness {
-		q.SetCompanyName(strings.TrimSpace(in.CompanyName))
-	}
-	if in.Email != nil {
-		q.SetEmail(strings.TrimSpace(*in.Email)).SetEmailKey(EmailKey(*in.Email))
-	}
-	q.SetSearchText(searchText(in.FirstName, in.LastName, in.CompanyName, deref(in.Email), nil, nil)).
-		SetSortName(sortName(in.Type, in.FirstName, in.LastName, in.CompanyName))
-	c, err := q.Save(ctx)
-	if err != nil {
-		return View{}, fmt.Errorf("create contact: %w", err)
-	}
-	phones, err := s.addPhones(ctx, c.ID, nil, in.Phones)
-	if err != nil {
-		return View{}, err
-	}
-	v := NewView(c, phones)
-	if err := s.events.Record(ctx, "contact.created", v); err != nil {
-		return View{}, err
-	}
-	return v, nil
-}
-
 // addPhones stores the numbers of phones not among have (by E.164 key). The first number of a
 // contact without a primary one becomes primary.
 func (s *Service) addPhones(ctx context.Context, contactID uuid.UUID, have []*ent.ContactPhone, phones []Phone) ([]*ent.ContactPhone, error) {
@@ -141,80 +99,6 @@ func (s *Service) Lock(ctx context.Context, id uuid.UUID) (*ent.Contact, []*ent.
 		return nil, nil, err
 	}
 	return c, phones[id], nil
-}
-
-// MergeInput holds what a merge writes into an existing contact: set fields replace the
-// contact's, phones are added unless the contact has the number already.
-type MergeInput struct {
-	FirstName   *string
-	LastName    *string
-	CompanyName *string
-	Email       *string
-	Phones      []Phone
-	OwnerID     *uuid.UUID
-	// Touch records contact.updated (and moves version and updatedAt) even when no field
-	// changes: a lead converted into the contact changes it (its attachments move there).
-	Touch bool
-}
-
-// Merge writes in into c (locked by Lock, with its phones) and returns the contact as it is
-// afterwards. A merge that changes the contact records contact.updated; one that changes
-// nothing records nothing.
-func (s *Service) Merge(ctx context.Context, c *ent.Contact, phones []*ent.ContactPhone, in MergeInput) (View, error) {
-	u := c.Update()
-	changed := false
-	set := func(cur string, v *string, f func(string)) {
-		if v != nil && strings.TrimSpace(*v) != cur {
-			f(strings.TrimSpace(*v))
-			changed = true
-		}
-	}
-	set(c.FirstName, in.FirstName, func(v string) { u.SetFirstName(v) })
-	set(c.LastName, in.LastName, func(v string) { u.SetLastName(v) })
-	if c.Type == TypeBusiness {
-		set(c.CompanyName, in.CompanyName, func(v string) { u.SetCompanyName(v) })
-	}
-	cur := ""
-	if c.Email != nil {
-		cur = *c.Email
-	}
-	set(cur, in.Email, func(v string) { u.SetEmail(v).SetEmailKey(EmailKey(v)) })
-	if in.OwnerID != nil && (c.OwnerID == nil || *c.OwnerID != *in.OwnerID) {
-		u.SetOwnerID(*in.OwnerID)
-		changed = true
-	}
-	all, err := s.addPhones(ctx, c.ID, phones, in.Phones)
-	if err != nil {
-		return View{}, err
-	}
-	if changed {
-		first, last, company, email := c.FirstName, c.LastName, c.CompanyName, deref(c.Email)
-		if v, ok := u.Mutation().FirstName(); ok {
-			first = v
-		}
-		if v, ok := u.Mutation().LastName(); ok {
-			last = v
-		}
-		if v, ok := u.Mutation().CompanyName(); ok {
-			company = v
-		}
-		if v, ok := u.Mutation().Email(); ok {
-			email = v
-		}
-		u.SetSearchText(searchText(first, last, company, email, c.Groups, c.Tags)).
-			SetSortName(sortName(string(c.Type), first, last, company))
-	}
-	if changed || len(all) != len(phones) || in.Touch {
-		// A new phone changes the contact too: its version (ETag) and updatedAt move.
-		id := c.ID
-		if c, err = u.Save(ctx); err != nil {
-			return View{}, fmt.Errorf("merge into contact %s: %w", id, err)
-		}
-		if err := s.events.Record(ctx, "contact.updated", NewView(c, all)); err != nil {
-			return View{}, err
-		}
-	}
-	return NewView(c, all), nil
 }
 
 // Duplicate is a contact that matches by e-mail or phone.

@@ -1,6 +1,6 @@
 // Package contacts serves /contacts: the people and businesses a brokerage advises, their field
 // groups (sensitive ones encrypted at rest), the field catalog and custom field definitions.
-// Lead conversion uses its Service (create, lock, merge, duplicates).
+// Lead conversion uses its Service (CreateDoc, Lock, DocOf, UpdateWith, Duplicates) and CheckPatch.
 package contacts
 
 import (

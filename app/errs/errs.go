@@ -135,3 +135,18 @@ func InvalidField(field, code, detail string) error {
 	v.Add(field, code, detail)
 	return &v
 }
+
+// Prefixed returns err with every field of an Invalid named prefix + field, for a body nested
+// in another ("overrides." in lead conversion); any other error comes back unchanged.
+func Prefixed(err error, prefix string) error {
+	var v *Invalid
+	if !errors.As(err, &v) {
+		return err
+	}
+	out := &Invalid{Errors: make([]FieldError, len(v.Errors))}
+	for i, e := range v.Errors {
+		e.Field = prefix + e.Field
+		out.Errors[i] = e
+	}
+	return out
+}

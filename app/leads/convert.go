@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
@@ -16,35 +17,38 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
 	"github.com/brokerdesk/brokerdesk/ent/leadstage"
-	"github.com/brokerdesk/brokerdesk/ent/user"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
 // MaxDuplicates is how many matching contacts a dry run lists.
 const MaxDuplicates = 20
 
-// ConvertInput is the body of POST /leads/{leadId}/convert.
+// ConvertInput is the body of POST /leads/{leadId}/convert. Overrides is a ContactPatch (a
+// merge patch: absent keys keep the lead's or the contact's value, null clears one, groups and
+// customFields merge key by key, tags and labels replace; no phones), checked as PATCH
+// /contacts checks it, its errors named "overrides.<path>".
 type ConvertInput struct {
-	ContactType       *string          `json:"contactType"`
-	ExistingContactID *string          `json:"existingContactId"`
-	Overrides         *contacts.Fields `json:"overrides"`
-	DryRun            bool             `json:"dryRun"`
+	ContactType       *string        `json:"contactType"`
+	ExistingContactID *string        `json:"existingContactId"`
+	Overrides         map[string]any `json:"overrides"`
+	DryRun            bool           `json:"dryRun"`
 }
 
-// Validate checks the body of POST /leads/{leadId}/convert.
+// Validate checks the body of POST /leads/{leadId}/convert: every value of overrides by the
+// contact rules (what the contact must hold in the end is checked when it is written).
 func (in ConvertInput) Validate() error {
 	var v errs.Invalid
+	typ := ""
 	switch {
 	case in.ContactType == nil:
 		v.Require("contactType", false)
 	case *in.ContactType != contacts.TypePrivate && *in.ContactType != contacts.TypeBusiness:
 		v.Add("contactType", "invalid_enum", "must be one of private, business")
+	default:
+		typ = *in.ContactType
 	}
 	checkUUID(&v, "existingContactId", in.ExistingContactID)
-	in.Overrides.Check(&v, "overrides.")
-	if in.Overrides != nil && in.Overrides.Business != nil && in.ContactType != nil && *in.ContactType == contacts.TypePrivate {
-		v.Add("overrides.business", "not_applicable", "business fields apply to business contacts only")
-	}
+	contacts.CheckPatch(&v, "overrides.", typ, in.Overrides, time.Now())
 	return v.Err()
 }
 
@@ -69,11 +73,13 @@ type ConvertResult struct {
 	LinkedExisting bool          `json:"linkedExisting"`
 }
 
-// Convert turns the lead into a contact: it creates one from the lead's data (overrides win)
-// or merges into in.ExistingContactID, moves the lead's attachments to the contact, and moves
-// the lead to the final stage converted. A dry run changes nothing and returns matches and
-// conflicts instead (dry is nil otherwise). Both answer 409 for a converted lead.
-func (s *Service) Convert(ctx context.Context, id uuid.UUID, in ConvertInput) (res *ConvertResult, dry *DryRunResult, err error) {
+// Convert turns the lead into a contact: it creates one from the lead's data with the
+// overrides applied, or merges the lead into in.ExistingContactID (the lead fills what the
+// contact lacks, then the overrides apply as a PATCH would), moves the lead's attachments to
+// the contact, and moves the lead to the final stage converted. The contact is rendered with
+// sel. A dry run changes nothing and returns matches and conflicts instead (dry is nil
+// otherwise). Both answer 409 for a converted lead.
+func (s *Service) Convert(ctx context.Context, id uuid.UUID, in ConvertInput, sel contacts.Selection) (res *ConvertResult, dry *DryRunResult, err error) {
 	l, err := s.Lock(ctx, id)
 	if err != nil {
 		return nil, nil, err
@@ -81,24 +87,7 @@ func (s *Service) Convert(ctx context.Context, id uuid.UUID, in ConvertInput) (r
 	if l.Converted {
 		return nil, nil, errs.Conflict("lead_already_converted", "lead %s was converted already", l.ID)
 	}
-	o := in.Overrides
-	if o == nil {
-		o = &contacts.Fields{}
-	}
-	owner, err := overrideOwner(ctx, o)
-	if err != nil {
-		return nil, nil, err
-	}
-	if owner == nil {
-		owner = l.OwnerID
-	}
-	if owner == nil && in.ExistingContactID == nil {
-		// Neither overrides nor the lead name one: the acting user, else the company admin.
-		if owner, err = s.contacts.DefaultOwner(ctx); err != nil {
-			return nil, nil, err
-		}
-	}
-	phones := leadPhones(l, o)
+	typ, patch := *in.ContactType, in.Overrides
 	var existing *ent.Contact
 	var have []*ent.ContactPhone
 	conflicts := []Conflict{}
@@ -110,34 +99,29 @@ func (s *Service) Convert(ctx context.Context, id uuid.UUID, in ConvertInput) (r
 		if err != nil {
 			return nil, nil, err
 		}
-		if string(existing.Type) != *in.ContactType {
+		if string(existing.Type) != typ {
 			return nil, nil, errs.Conflict("contact_type_mismatch", "contact %s is a %s contact, not %s",
-				existing.ID, existing.Type, *in.ContactType)
+				existing.ID, existing.Type, typ)
 		}
-		conflicts = conflictsWith(l, o, existing)
-	} else if err := checkNewContact(l, o, *in.ContactType, in.DryRun); err != nil {
+		conflicts = conflictsWith(l, patch, existing)
+	}
+	// who is the lead as a new contact: its data with the overrides applied.
+	who, err := leadDoc(l, typ, patch)
+	if err != nil {
 		return nil, nil, err
 	}
+	phones := leadPhones(l)
 	if in.DryRun {
-		var emails, keys []string
-		if e := pick(o.Email, l.Email); e != nil {
-			emails = append(emails, EmailKey(*e))
-		}
-		for _, p := range phones {
-			if k, ok := PhoneKey(p.Number); ok {
-				keys = append(keys, k)
+		if existing == nil {
+			if err := checkDryRun(who); err != nil {
+				return nil, nil, err
 			}
 		}
-		found, err := s.contacts.Duplicates(ctx, emails, keys, MaxDuplicates)
+		dups, err := s.duplicates(ctx, who, phones)
 		if err != nil {
 			return nil, nil, err
 		}
-		who := identity.Person{FirstName: deref(pick(o.FirstName, &l.FirstName)), LastName: deref(pick(o.LastName, &l.LastName))}
-		if len(emails) > 0 {
-			who.EmailKey = emails[0]
-		}
-		who.PhoneKeys = keys
-		return nil, &DryRunResult{Duplicates: samePerson(who, found), Conflicts: conflicts}, nil
+		return nil, &DryRunResult{Duplicates: dups, Conflicts: conflicts}, nil
 	}
 	if len(conflicts) > 0 {
 		fields := make([]string, len(conflicts))
@@ -147,7 +131,8 @@ func (s *Service) Convert(ctx context.Context, id uuid.UUID, in ConvertInput) (r
 		return nil, nil, errs.Conflict("contact_conflict", "the lead and contact %s differ in %s; give overrides for these fields "+
 			"(a dry run shows both values)", existing.ID, strings.Join(fields, ", "))
 	}
-	var ct contacts.View
+	var c *ent.Contact
+	var all []*ent.ContactPhone
 	var out Lead
 	// The lead and the existing contact were read through the visibility layer (Lock); the
 	// contact may go to another owner than the caller (the lead's), which is allowed: the
@@ -155,22 +140,108 @@ func (s *Service) Convert(ctx context.Context, id uuid.UUID, in ConvertInput) (r
 	err = tenancy.LiftVisibility(ctx, func() error {
 		var err error
 		if existing != nil {
-			ct, err = s.contacts.Merge(ctx, existing, have, mergeInput(l, o, existing, owner, phones))
+			c, all, err = s.mergeInto(ctx, l, existing, have, patch, phones)
 		} else {
-			ct, err = s.contacts.Create(ctx, contacts.CreateInput{Type: *in.ContactType,
-				FirstName: deref(pick(o.FirstName, &l.FirstName)), LastName: deref(pick(o.LastName, &l.LastName)),
-				CompanyName: companyName(o), Email: pick(o.Email, l.Email), Phones: phones, OwnerID: owner})
+			who.Phones = make([]contacts.PhoneInput, len(phones))
+			for i, p := range phones {
+				who.Phones[i] = contacts.PhoneInput{Number: p.Number, IsPrimary: p.IsPrimary}
+			}
+			c, all, err = s.contacts.CreateDoc(ctx, who)
 		}
 		if err != nil {
-			return err
+			return errs.Prefixed(err, "overrides.")
 		}
-		out, err = s.markConverted(ctx, l, ct.ID)
+		out, err = s.markConverted(ctx, l, c.ID)
 		return err
 	})
 	if err != nil {
 		return nil, nil, err
 	}
+	ct, err := s.contacts.Render(c, all, sel)
+	if err != nil {
+		return nil, nil, err
+	}
 	return &ConvertResult{Lead: out.View(), Contact: ct, LinkedExisting: existing != nil}, nil, nil
+}
+
+// leadDoc is the contact of type typ the lead becomes: its names, e-mail and owner, with the
+// overrides applied (a merge patch).
+func leadDoc(l *ent.Lead, typ string, overrides map[string]any) (contacts.Doc, error) {
+	d := contacts.NewDoc(typ, l.FirstName, l.LastName, l.Email, l.OwnerID)
+	if err := httpx.ApplyPatch(&d, overrides); err != nil {
+		return contacts.Doc{}, errs.Prefixed(err, "overrides.")
+	}
+	return d, nil
+}
+
+// mergeInto writes the lead into the existing contact c (locked, with its phones have): the
+// lead's names and e-mail where the contact has none, its owner when the contact has none, then
+// the overrides as a PATCH of the contact (writeMode fill_empty_only honoured), and the lead's
+// phone unless the contact has the number. It always records contact.updated: the lead's files
+// move to the contact.
+func (s *Service) mergeInto(ctx context.Context, l *ent.Lead, c *ent.Contact, have []*ent.ContactPhone,
+	overrides map[string]any, phones []contacts.Phone) (*ent.Contact, []*ent.ContactPhone, error) {
+	d, err := s.contacts.DocOf(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	fill := func(cur **string, lead string) {
+		if strings.TrimSpace(deref(*cur)) == "" && strings.TrimSpace(lead) != "" {
+			*cur = &lead
+		}
+	}
+	fill(&d.FirstName, l.FirstName)
+	fill(&d.LastName, l.LastName)
+	fill(&d.Email, deref(l.Email))
+	if d.OwnerID == nil && l.OwnerID != nil {
+		o := l.OwnerID.String()
+		d.OwnerID = &o
+	}
+	if overrides, err = contacts.FillEmptyIfAsked(d, overrides); err != nil {
+		return nil, nil, err
+	}
+	if err := httpx.ApplyPatch(&d, overrides); err != nil {
+		return nil, nil, err
+	}
+	return s.contacts.UpdateWith(ctx, c, have, d, phones, true)
+}
+
+// checkDryRun checks that a dry run without existingContactId has what it looks for duplicates
+// of: a private contact a last name (no first name needed), a business one a company name
+// (which a lead never has).
+func checkDryRun(who contacts.Doc) error {
+	var v errs.Invalid
+	if who.Type == contacts.TypePrivate {
+		v.Check("overrides.lastName", strings.TrimSpace(deref(who.LastName)) != "", "required",
+			"the lead has no last name; give overrides.lastName")
+	} else {
+		v.Check("overrides.business.companyName", who.CompanyName() != "", "required",
+			"a business contact needs a company name; give overrides.business.companyName")
+	}
+	return v.Err()
+}
+
+// duplicates are the contacts that are who (the lead with its overrides) by the one matching
+// rule: same e-mail, or same phone without disagreeing on identity.
+func (s *Service) duplicates(ctx context.Context, who contacts.Doc, phones []contacts.Phone) ([]contacts.Duplicate, error) {
+	var emails, keys []string
+	if who.Email != nil && strings.TrimSpace(*who.Email) != "" {
+		emails = append(emails, EmailKey(*who.Email))
+	}
+	for _, p := range phones {
+		if k, ok := PhoneKey(p.Number); ok {
+			keys = append(keys, k)
+		}
+	}
+	found, err := s.contacts.Duplicates(ctx, emails, keys, MaxDuplicates)
+	if err != nil {
+		return nil, err
+	}
+	person := identity.Person{FirstName: deref(who.FirstName), LastName: deref(who.LastName), PhoneKeys: keys}
+	if len(emails) > 0 {
+		person.EmailKey = emails[0]
+	}
+	return samePerson(person, found), nil
 }
 
 // markConverted moves the lead's attachments to the contact and the lead to the stage
@@ -220,119 +291,34 @@ func samePerson(who identity.Person, found []contacts.Duplicate) []contacts.Dupl
 	return out
 }
 
-// overrideOwner checks overrides.ownerId: a user of the company, else 422.
-func overrideOwner(ctx context.Context, o *contacts.Fields) (*uuid.UUID, error) {
-	if o.OwnerID == nil {
-		return nil, nil
-	}
-	id := uuid.MustParse(*o.OwnerID)
-	ok, err := tenancy.Client(ctx).User.Query().Where(user.ID(id)).Exist(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("read contact owner: %w", err)
-	}
-	if !ok {
-		return nil, errs.InvalidField("overrides.ownerId", "unknown_user", "is not a user of this company")
-	}
-	return &id, nil
-}
-
-// leadPhones are the phones the contact gets: overrides.phones when given, else the lead's.
-func leadPhones(l *ent.Lead, o *contacts.Fields) []contacts.Phone {
-	if o.Phones != nil {
-		out := make([]contacts.Phone, len(o.Phones))
-		for i, p := range o.Phones {
-			out[i] = contacts.Phone{Number: p.Number, Type: deref(p.Type), IsPrimary: p.IsPrimary}
-		}
-		return out
-	}
+// leadPhones is the lead's phone as the contact's primary number, if it is a phone number
+// (one stored before validation existed, or by the intake, may not be).
+func leadPhones(l *ent.Lead) []contacts.Phone {
 	if l.Phone == nil {
 		return nil
 	}
-	if _, ok := PhoneKey(*l.Phone); !ok { // stored before validation existed, or by the intake
+	if _, ok := PhoneKey(*l.Phone); !ok {
 		return nil
 	}
 	return []contacts.Phone{{Number: *l.Phone, IsPrimary: true}}
 }
 
-// checkNewContact checks that the new contact has what its type needs: a private one a last
-// name, a business one a company name (which a lead never has).
-//
-// A private contact needs a first name too, except in a dry run: a dry run looks for the
-// duplicates the lead may be merged into, where no first name is needed.
-func checkNewContact(l *ent.Lead, o *contacts.Fields, typ string, dryRun bool) error {
-	var v errs.Invalid
-	if typ == contacts.TypePrivate {
-		v.Check("overrides.firstName", dryRun || strings.TrimSpace(deref(pick(o.FirstName, &l.FirstName))) != "", "required",
-			"the lead has no first name; give overrides.firstName")
-		v.Check("overrides.lastName", strings.TrimSpace(deref(pick(o.LastName, &l.LastName))) != "", "required",
-			"the lead has no last name; give overrides.lastName")
-	} else {
-		v.Check("overrides.business.companyName", companyName(o) != "", "required",
-			"a business contact needs a company name; give overrides.business.companyName")
-	}
-	return v.Err()
-}
-
-func companyName(o *contacts.Fields) string {
-	if o.Business == nil {
-		return ""
-	}
-	return strings.TrimSpace(deref(o.Business.CompanyName))
-}
-
-// pick is the override when given, else the lead's value.
-func pick(override, leadValue *string) *string {
-	if override != nil {
-		return override
-	}
-	return leadValue
-}
-
 // conflictsWith lists the fields in which the lead and contact c both hold a value and the
 // values differ (names case-insensitively, e-mail by its key), leaving out fields the
-// overrides decide.
-func conflictsWith(l *ent.Lead, o *contacts.Fields, c *ent.Contact) []Conflict {
+// overrides name (a value or null decides the field).
+func conflictsWith(l *ent.Lead, overrides map[string]any, c *ent.Contact) []Conflict {
 	out := []Conflict{}
-	add := func(field string, override *string, leadValue, contactValue string, same func(a, b string) bool) {
+	add := func(field string, leadValue, contactValue string, same func(a, b string) bool) {
+		_, decided := overrides[field]
 		lv, cv := strings.TrimSpace(leadValue), strings.TrimSpace(contactValue)
-		if override == nil && lv != "" && cv != "" && !same(lv, cv) {
+		if !decided && lv != "" && cv != "" && !same(lv, cv) {
 			out = append(out, Conflict{Field: field, LeadValue: &lv, ContactValue: &cv})
 		}
 	}
-	add("firstName", o.FirstName, l.FirstName, c.FirstName, strings.EqualFold)
-	add("lastName", o.LastName, l.LastName, c.LastName, strings.EqualFold)
-	add("email", o.Email, deref(l.Email), deref(c.Email), func(a, b string) bool { return EmailKey(a) == EmailKey(b) })
+	add("firstName", l.FirstName, c.FirstName, strings.EqualFold)
+	add("lastName", l.LastName, c.LastName, strings.EqualFold)
+	add("email", deref(l.Email), deref(c.Email), func(a, b string) bool { return EmailKey(a) == EmailKey(b) })
 	return out
-}
-
-// mergeInput is what a conversion writes into an existing contact: the overrides, and the
-// lead's values where the contact has none. Phones are added unless the contact has them.
-func mergeInput(l *ent.Lead, o *contacts.Fields, c *ent.Contact, owner *uuid.UUID, phones []contacts.Phone) contacts.MergeInput {
-	fill := func(override *string, leadValue, contactValue string) *string {
-		if override != nil {
-			return override
-		}
-		if strings.TrimSpace(contactValue) == "" && strings.TrimSpace(leadValue) != "" {
-			return &leadValue
-		}
-		return nil
-	}
-	in := contacts.MergeInput{Touch: true,
-		FirstName: fill(o.FirstName, l.FirstName, c.FirstName),
-		LastName:  fill(o.LastName, l.LastName, c.LastName),
-		Email:     fill(o.Email, deref(l.Email), deref(c.Email)),
-		Phones:    phones,
-	}
-	if o.Business != nil {
-		in.CompanyName = o.Business.CompanyName
-	}
-	switch {
-	case o.OwnerID != nil:
-		in.OwnerID = owner
-	case c.OwnerID == nil:
-		in.OwnerID = l.OwnerID
-	}
-	return in
 }
 
 // convert handles POST /leads/{leadId}/convert: 200 with the dry run's findings, or 201 with
@@ -346,14 +332,13 @@ func (h *Handler) convert(c *fiber.Ctx) error {
 	if err := httpx.Decode(c, &in); err != nil {
 		return err
 	}
-	res, dry, err := h.svc.Convert(c.UserContext(), id, in)
+	res, dry, err := h.svc.Convert(c.UserContext(), id, in, contacts.Readable(c))
 	if err != nil {
 		return err
 	}
 	if dry != nil {
 		return c.JSON(dry)
 	}
-	// The contact is the resource the conversion created (or linked); the contacts issue adds
-	// its GET route.
+	// The contact is the resource the conversion created (or linked): Location names it.
 	return httpx.Created(c, "/api/public/v1/contacts/"+res.Contact.ID.String(), res, 0)
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/brokerdesk/brokerdesk/app/contacts"
 	"github.com/brokerdesk/brokerdesk/app/errs"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
@@ -89,18 +88,17 @@ func TestEscapeLike(t *testing.T) {
 func TestConflictsWith(t *testing.T) {
 	l := &ent.Lead{FirstName: "anna", LastName: "Schmidt", Email: s("ANNA@example.com")}
 	c := &ent.Contact{FirstName: "Anna", LastName: "Berger", Email: s("anna@example.com")}
-	if got := fmt.Sprint(conflictsWith(l, nilFields(), c)); !strings.Contains(got, "lastName") || strings.Count(got, "{") != 1 {
+	if got := fmt.Sprint(conflictsWith(l, nil, c)); !strings.Contains(got, "lastName") || strings.Count(got, "{") != 1 {
 		t.Errorf("got %s, want only lastName", got)
 	}
-	o := nilFields()
-	o.LastName = s("Berger-Schmidt")
-	if got := conflictsWith(l, o, c); len(got) != 0 {
+	if got := conflictsWith(l, map[string]any{"lastName": "Berger-Schmidt"}, c); len(got) != 0 {
 		t.Errorf("an override decides: got %+v", got)
 	}
+	if got := conflictsWith(l, map[string]any{"lastName": nil}, c); len(got) != 0 {
+		t.Errorf("a null override decides too: got %+v", got)
+	}
 	empty := &ent.Contact{FirstName: "Anna"}
-	if got := conflictsWith(l, nilFields(), empty); len(got) != 0 {
+	if got := conflictsWith(l, nil, empty); len(got) != 0 {
 		t.Errorf("empty contact fields are filled, not conflicts: got %+v", got)
 	}
 }
-
-func nilFields() *contacts.Fields { return &contacts.Fields{} }

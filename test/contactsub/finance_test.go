@@ -90,3 +90,33 @@ func TestContactSub_Finance(t *testing.T) {
 		t.Errorf("a refused PUT changed the finances")
 	}
 }
+
+// TestContactSub_FinanceErrorCases: the answers of /contacts/{id}/finance to bad ids, missing
+// scopes and keys, and malformed bodies; none changes the finances.
+func TestContactSub_FinanceErrorCases(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a := env.NewCompany(t)
+	x := insertContact(t, env, a.ID, "private", "X", nil)
+	path := "/contacts/" + x + "/finance"
+	readOnly := a.KeyWithScopes(t, "contacts:read")
+	none := a.KeyWithScopes(t, "leads:read")
+	env.Run(t, []apitest.Case{
+		{Name: "read: bad id", Key: a.Secret, Path: "/contacts/x/finance", Status: 400, Problem: "invalid_id"},
+		{Name: "read: scope", Key: none, Path: path, Status: 403, Problem: "insufficient_scope"},
+		{Name: "read: no key", Path: path, Status: 401},
+		{Name: "write: bad id", Key: a.Secret, Method: "PUT", Path: "/contacts/x/finance", Body: map[string]any{}, Status: 400,
+			Problem: "invalid_id"},
+		{Name: "write: read scope only", Key: readOnly, Method: "PUT", Path: path, Body: map[string]any{}, Status: 403,
+			Problem: "insufficient_scope"},
+		{Name: "write: no key", Method: "PUT", Path: path, Body: map[string]any{}, Status: 401},
+		{Name: "write: malformed", Key: a.Secret, Method: "PUT", Path: path, Body: `{"income":`, Status: 400, Problem: "malformed_json"},
+		{Name: "write: unknown field", Key: a.Secret, Method: "PUT", Path: path, Body: `{"pets":[]}`, Status: 422,
+			Problem: "validation_failed"},
+		{Name: "write: a list must be an array", Key: a.Secret, Method: "PUT", Path: path, Body: `{"income":{}}`, Status: 422,
+			Problem: "validation_failed"},
+	})
+	if n := count(t, env, a.ID, `SELECT count(*) FROM contact_finances WHERE contact_id = $1`, x); n != 0 {
+		t.Errorf("%d finance rows after refused writes", n)
+	}
+}
