@@ -60,10 +60,12 @@ func (s *Server) routes(pager *httpx.Pager, o options) {
 	intake.NewHandler(auth, intake.Limits{Key: s.limits.Intake, Sender: s.limits.IntakeSender, Attachments: s.limits.Attachments,
 		Guard: guard, Clients: s.clients}, intake.NewService(events.NewService(), o.now)).Mount(s.App, v1)
 	contactSvc := contacts.NewService(events.NewService(), s.dataKeys, o.now)
+	contractSvc := contracts.NewService(events.NewService())
+	contactSvc.OnDelete(contractSvc.DeleteOfContact)
 	contacts.NewHandler(contactSvc, pager, idem.Middleware()).Mount(api)
 	contacts.NewSubHandler(contactSvc, pager).Mount(api)
 	leads.NewHandler(leads.NewService(events.NewService(), contactSvc, o.now), pager, idem.Middleware()).Mount(api)
-	contracts.NewHandler(contracts.NewService(events.NewService()), pager, idem.Middleware()).Mount(api)
+	contracts.NewHandler(contractSvc, pager, idem.Middleware()).Mount(api)
 	portfolio.NewHandler(s.portfolio.Service(), pager, idem.Middleware()).Mount(api)
 	webhooks.NewHandler(s.hooks.Service(), pager, idem.Middleware()).Mount(api)
 	appts := appointments.NewHandler(appointments.NewService(events.NewService(), o.now), idem.Middleware())

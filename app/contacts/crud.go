@@ -388,8 +388,14 @@ func nonNil[T any](s []T) []T {
 
 // Delete removes c (locked by Lock) and everything of it (phones, and through the database's
 // cascades every row that belongs to the contact) and records contact.deleted with the contact
-// as it was (without sensitive groups).
+// as it was (without sensitive groups). The OnDelete hooks run first (contracts: each with its
+// contract.deleted, recorded before the contact.deleted).
 func (s *Service) Delete(ctx context.Context, c *ent.Contact, phones []*ent.ContactPhone) error {
+	for _, h := range s.onDelete {
+		if err := h(ctx, c.ID); err != nil {
+			return err
+		}
+	}
 	if err := tenancy.Client(ctx).Contact.DeleteOne(c).Exec(ctx); err != nil {
 		return fmt.Errorf("delete contact %s: %w", c.ID, err)
 	}

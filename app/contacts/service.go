@@ -22,10 +22,19 @@ import (
 
 // Service creates, reads, matches and merges contacts of the company pinned in ctx.
 type Service struct {
-	events *events.Service
-	keys   *datakeys.Keyring
-	now    func() time.Time
+	events   *events.Service
+	keys     *datakeys.Keyring
+	now      func() time.Time
+	onDelete []DeleteHook
 }
+
+// DeleteHook runs in the transaction of a contact's deletion, with the contact locked, before
+// its row goes: an area that keeps rows of the contact (contracts) deletes them itself and
+// records their events, which the database's cascade could not.
+type DeleteHook func(ctx context.Context, contactID uuid.UUID) error
+
+// OnDelete adds a hook to every deletion of a contact (wiring, before serving).
+func (s *Service) OnDelete(h DeleteHook) { s.onDelete = append(s.onDelete, h) }
 
 // NewService returns the service. keys seal the sensitive groups; now is the clock.
 func NewService(ev *events.Service, keys *datakeys.Keyring, now func() time.Time) *Service {

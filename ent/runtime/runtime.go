@@ -682,7 +682,7 @@ func init() {
 	// contactrelationship.DefaultID holds the default value on creation for the id field.
 	contactrelationship.DefaultID = contactrelationshipDescID.Default.(func() uuid.UUID)
 	contractMixin := schema.Contract{}.Mixin()
-	contract.Policy = privacy.NewPolicies(contractMixin[1], schema.Contract{})
+	contract.Policy = privacy.NewPolicies(contractMixin[1], contractMixin[2], schema.Contract{})
 	contract.Hooks[0] = func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
 			if err := contract.Policy.EvalMutation(ctx, m); err != nil {
@@ -692,34 +692,34 @@ func init() {
 		})
 	}
 	contractMixinHooks1 := contractMixin[1].Hooks()
-	contractMixinHooks3 := contractMixin[3].Hooks()
 	contractMixinHooks4 := contractMixin[4].Hooks()
+	contractMixinHooks5 := contractMixin[5].Hooks()
 
 	contract.Hooks[1] = contractMixinHooks1[0]
 
-	contract.Hooks[2] = contractMixinHooks3[0]
+	contract.Hooks[2] = contractMixinHooks4[0]
 
-	contract.Hooks[3] = contractMixinHooks4[0]
+	contract.Hooks[3] = contractMixinHooks5[0]
 	contractMixinFields0 := contractMixin[0].Fields()
 	_ = contractMixinFields0
-	contractMixinFields2 := contractMixin[2].Fields()
-	_ = contractMixinFields2
 	contractMixinFields3 := contractMixin[3].Fields()
 	_ = contractMixinFields3
+	contractMixinFields4 := contractMixin[4].Fields()
+	_ = contractMixinFields4
 	contractFields := schema.Contract{}.Fields()
 	_ = contractFields
 	// contractDescCreatedAt is the schema descriptor for created_at field.
-	contractDescCreatedAt := contractMixinFields2[0].Descriptor()
+	contractDescCreatedAt := contractMixinFields3[0].Descriptor()
 	// contract.DefaultCreatedAt holds the default value on creation for the created_at field.
 	contract.DefaultCreatedAt = contractDescCreatedAt.Default.(func() time.Time)
 	// contractDescUpdatedAt is the schema descriptor for updated_at field.
-	contractDescUpdatedAt := contractMixinFields2[1].Descriptor()
+	contractDescUpdatedAt := contractMixinFields3[1].Descriptor()
 	// contract.DefaultUpdatedAt holds the default value on creation for the updated_at field.
 	contract.DefaultUpdatedAt = contractDescUpdatedAt.Default.(func() time.Time)
 	// contract.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
 	contract.UpdateDefaultUpdatedAt = contractDescUpdatedAt.UpdateDefault.(func() time.Time)
 	// contractDescVersion is the schema descriptor for version field.
-	contractDescVersion := contractMixinFields3[0].Descriptor()
+	contractDescVersion := contractMixinFields4[0].Descriptor()
 	// contract.DefaultVersion holds the default value on creation for the version field.
 	contract.DefaultVersion = contractDescVersion.Default.(int64)
 	// contractDescPolicyNumber is the schema descriptor for policy_number field.
