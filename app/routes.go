@@ -67,6 +67,7 @@ func (s *Server) routes(pager *httpx.Pager, o options) {
 	leads.NewHandler(leads.NewService(events.NewService(), contactSvc, o.now), pager, idem.Middleware()).Mount(api)
 	contracts.NewHandler(contractSvc, pager, idem.Middleware()).Mount(api)
 	portfolio.NewHandler(s.portfolio.Service(), pager, idem.Middleware()).Mount(api)
+	portfolio.NewMappingHandler(s.portfolio.Service(), pager, idem.Middleware()).Mount(api)
 	webhooks.NewHandler(s.hooks.Service(), pager, idem.Middleware()).Mount(api)
 	appts := appointments.NewHandler(appointments.NewService(events.NewService(), o.now), idem.Middleware())
 	appts.Mount(api)
