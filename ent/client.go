@@ -43,6 +43,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/oauthclient"
 	"github.com/brokerdesk/brokerdesk/ent/oauthconsent"
 	"github.com/brokerdesk/brokerdesk/ent/oauthtoken"
+	"github.com/brokerdesk/brokerdesk/ent/portfoliomapping"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
 	"github.com/brokerdesk/brokerdesk/ent/task"
 	"github.com/brokerdesk/brokerdesk/ent/taskcomment"
@@ -113,6 +114,8 @@ type Client struct {
 	OAuthConsent *OAuthConsentClient
 	// OAuthToken is the client for interacting with the OAuthToken builders.
 	OAuthToken *OAuthTokenClient
+	// PortfolioMapping is the client for interacting with the PortfolioMapping builders.
+	PortfolioMapping *PortfolioMappingClient
 	// PortfolioTransfer is the client for interacting with the PortfolioTransfer builders.
 	PortfolioTransfer *PortfolioTransferClient
 	// Task is the client for interacting with the Task builders.
@@ -165,6 +168,7 @@ func (c *Client) init() {
 	c.OAuthClient = NewOAuthClientClient(c.config)
 	c.OAuthConsent = NewOAuthConsentClient(c.config)
 	c.OAuthToken = NewOAuthTokenClient(c.config)
+	c.PortfolioMapping = NewPortfolioMappingClient(c.config)
 	c.PortfolioTransfer = NewPortfolioTransferClient(c.config)
 	c.Task = NewTaskClient(c.config)
 	c.TaskComment = NewTaskCommentClient(c.config)
@@ -291,6 +295,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		OAuthClient:           NewOAuthClientClient(cfg),
 		OAuthConsent:          NewOAuthConsentClient(cfg),
 		OAuthToken:            NewOAuthTokenClient(cfg),
+		PortfolioMapping:      NewPortfolioMappingClient(cfg),
 		PortfolioTransfer:     NewPortfolioTransferClient(cfg),
 		Task:                  NewTaskClient(cfg),
 		TaskComment:           NewTaskCommentClient(cfg),
@@ -344,6 +349,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		OAuthClient:           NewOAuthClientClient(cfg),
 		OAuthConsent:          NewOAuthConsentClient(cfg),
 		OAuthToken:            NewOAuthTokenClient(cfg),
+		PortfolioMapping:      NewPortfolioMappingClient(cfg),
 		PortfolioTransfer:     NewPortfolioTransferClient(cfg),
 		Task:                  NewTaskClient(cfg),
 		TaskComment:           NewTaskCommentClient(cfg),
@@ -385,8 +391,9 @@ func (c *Client) Use(hooks ...Hook) {
 		c.ContactRelationship, c.Contract, c.CustomFieldDefinition, c.Delegation,
 		c.Document, c.Event, c.EventCounter, c.ExternalRef, c.IdempotencyKey,
 		c.Insurer, c.JobRun, c.Lead, c.LeadAttachment, c.LeadStage, c.LeadSubmission,
-		c.OAuthClient, c.OAuthConsent, c.OAuthToken, c.PortfolioTransfer, c.Task,
-		c.TaskComment, c.User, c.WebhookCursor, c.WebhookDelivery, c.WebhookEndpoint,
+		c.OAuthClient, c.OAuthConsent, c.OAuthToken, c.PortfolioMapping,
+		c.PortfolioTransfer, c.Task, c.TaskComment, c.User, c.WebhookCursor,
+		c.WebhookDelivery, c.WebhookEndpoint,
 	} {
 		n.Use(hooks...)
 	}
@@ -401,8 +408,9 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.ContactRelationship, c.Contract, c.CustomFieldDefinition, c.Delegation,
 		c.Document, c.Event, c.EventCounter, c.ExternalRef, c.IdempotencyKey,
 		c.Insurer, c.JobRun, c.Lead, c.LeadAttachment, c.LeadStage, c.LeadSubmission,
-		c.OAuthClient, c.OAuthConsent, c.OAuthToken, c.PortfolioTransfer, c.Task,
-		c.TaskComment, c.User, c.WebhookCursor, c.WebhookDelivery, c.WebhookEndpoint,
+		c.OAuthClient, c.OAuthConsent, c.OAuthToken, c.PortfolioMapping,
+		c.PortfolioTransfer, c.Task, c.TaskComment, c.User, c.WebhookCursor,
+		c.WebhookDelivery, c.WebhookEndpoint,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -465,6 +473,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.OAuthConsent.mutate(ctx, m)
 	case *OAuthTokenMutation:
 		return c.OAuthToken.mutate(ctx, m)
+	case *PortfolioMappingMutation:
+		return c.PortfolioMapping.mutate(ctx, m)
 	case *PortfolioTransferMutation:
 		return c.PortfolioTransfer.mutate(ctx, m)
 	case *TaskMutation:
@@ -4500,6 +4510,156 @@ func (c *OAuthTokenClient) mutate(ctx context.Context, m *OAuthTokenMutation) (V
 	}
 }
 
+// PortfolioMappingClient is a client for the PortfolioMapping schema.
+type PortfolioMappingClient struct {
+	config
+}
+
+// NewPortfolioMappingClient returns a client for the PortfolioMapping from the given config.
+func NewPortfolioMappingClient(c config) *PortfolioMappingClient {
+	return &PortfolioMappingClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `portfoliomapping.Hooks(f(g(h())))`.
+func (c *PortfolioMappingClient) Use(hooks ...Hook) {
+	c.hooks.PortfolioMapping = append(c.hooks.PortfolioMapping, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `portfoliomapping.Intercept(f(g(h())))`.
+func (c *PortfolioMappingClient) Intercept(interceptors ...Interceptor) {
+	c.inters.PortfolioMapping = append(c.inters.PortfolioMapping, interceptors...)
+}
+
+// Create returns a builder for creating a PortfolioMapping entity.
+func (c *PortfolioMappingClient) Create() *PortfolioMappingCreate {
+	mutation := newPortfolioMappingMutation(c.config, OpCreate)
+	return &PortfolioMappingCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of PortfolioMapping entities.
+func (c *PortfolioMappingClient) CreateBulk(builders ...*PortfolioMappingCreate) *PortfolioMappingCreateBulk {
+	return &PortfolioMappingCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *PortfolioMappingClient) MapCreateBulk(slice any, setFunc func(*PortfolioMappingCreate, int)) *PortfolioMappingCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &PortfolioMappingCreateBulk{err: fmt.Errorf("calling to PortfolioMappingClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*PortfolioMappingCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &PortfolioMappingCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for PortfolioMapping.
+func (c *PortfolioMappingClient) Update() *PortfolioMappingUpdate {
+	mutation := newPortfolioMappingMutation(c.config, OpUpdate)
+	return &PortfolioMappingUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *PortfolioMappingClient) UpdateOne(_m *PortfolioMapping) *PortfolioMappingUpdateOne {
+	mutation := newPortfolioMappingMutation(c.config, OpUpdateOne, withPortfolioMapping(_m))
+	return &PortfolioMappingUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *PortfolioMappingClient) UpdateOneID(id uuid.UUID) *PortfolioMappingUpdateOne {
+	mutation := newPortfolioMappingMutation(c.config, OpUpdateOne, withPortfolioMappingID(id))
+	return &PortfolioMappingUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for PortfolioMapping.
+func (c *PortfolioMappingClient) Delete() *PortfolioMappingDelete {
+	mutation := newPortfolioMappingMutation(c.config, OpDelete)
+	return &PortfolioMappingDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *PortfolioMappingClient) DeleteOne(_m *PortfolioMapping) *PortfolioMappingDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *PortfolioMappingClient) DeleteOneID(id uuid.UUID) *PortfolioMappingDeleteOne {
+	builder := c.Delete().Where(portfoliomapping.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &PortfolioMappingDeleteOne{builder}
+}
+
+// Query returns a query builder for PortfolioMapping.
+func (c *PortfolioMappingClient) Query() *PortfolioMappingQuery {
+	return &PortfolioMappingQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypePortfolioMapping},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a PortfolioMapping entity by its id.
+func (c *PortfolioMappingClient) Get(ctx context.Context, id uuid.UUID) (*PortfolioMapping, error) {
+	return c.Query().Where(portfoliomapping.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *PortfolioMappingClient) GetX(ctx context.Context, id uuid.UUID) *PortfolioMapping {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a PortfolioMapping.
+func (c *PortfolioMappingClient) QueryCompany(_m *PortfolioMapping) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(portfoliomapping.Table, portfoliomapping.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, portfoliomapping.CompanyTable, portfoliomapping.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *PortfolioMappingClient) Hooks() []Hook {
+	hooks := c.hooks.PortfolioMapping
+	return append(hooks[:len(hooks):len(hooks)], portfoliomapping.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *PortfolioMappingClient) Interceptors() []Interceptor {
+	return c.inters.PortfolioMapping
+}
+
+func (c *PortfolioMappingClient) mutate(ctx context.Context, m *PortfolioMappingMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&PortfolioMappingCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&PortfolioMappingUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&PortfolioMappingUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&PortfolioMappingDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown PortfolioMapping mutation op: %q", m.Op())
+	}
+}
+
 // PortfolioTransferClient is a client for the PortfolioTransfer schema.
 type PortfolioTransferClient struct {
 	config
@@ -5557,16 +5717,17 @@ type (
 		ContactActivity, ContactFinance, ContactPhone, ContactRelationship, Contract,
 		CustomFieldDefinition, Delegation, Document, Event, EventCounter, ExternalRef,
 		IdempotencyKey, Insurer, JobRun, Lead, LeadAttachment, LeadStage,
-		LeadSubmission, OAuthClient, OAuthConsent, OAuthToken, PortfolioTransfer, Task,
-		TaskComment, User, WebhookCursor, WebhookDelivery, WebhookEndpoint []ent.Hook
+		LeadSubmission, OAuthClient, OAuthConsent, OAuthToken, PortfolioMapping,
+		PortfolioTransfer, Task, TaskComment, User, WebhookCursor, WebhookDelivery,
+		WebhookEndpoint []ent.Hook
 	}
 	inters struct {
 		APIKey, Appointment, AppointmentException, CalendarToken, Company, Contact,
 		ContactActivity, ContactFinance, ContactPhone, ContactRelationship, Contract,
 		CustomFieldDefinition, Delegation, Document, Event, EventCounter, ExternalRef,
 		IdempotencyKey, Insurer, JobRun, Lead, LeadAttachment, LeadStage,
-		LeadSubmission, OAuthClient, OAuthConsent, OAuthToken, PortfolioTransfer, Task,
-		TaskComment, User, WebhookCursor, WebhookDelivery,
+		LeadSubmission, OAuthClient, OAuthConsent, OAuthToken, PortfolioMapping,
+		PortfolioTransfer, Task, TaskComment, User, WebhookCursor, WebhookDelivery,
 		WebhookEndpoint []ent.Interceptor
 	}
 )

@@ -39,6 +39,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/oauthclient"
 	"github.com/brokerdesk/brokerdesk/ent/oauthconsent"
 	"github.com/brokerdesk/brokerdesk/ent/oauthtoken"
+	"github.com/brokerdesk/brokerdesk/ent/portfoliomapping"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
 	"github.com/brokerdesk/brokerdesk/ent/task"
 	"github.com/brokerdesk/brokerdesk/ent/taskcomment"
@@ -133,6 +134,7 @@ func checkColumn(t, c string) error {
 			oauthclient.Table:           oauthclient.ValidColumn,
 			oauthconsent.Table:          oauthconsent.ValidColumn,
 			oauthtoken.Table:            oauthtoken.ValidColumn,
+			portfoliomapping.Table:      portfoliomapping.ValidColumn,
 			portfoliotransfer.Table:     portfoliotransfer.ValidColumn,
 			task.Table:                  task.ValidColumn,
 			taskcomment.Table:           taskcomment.ValidColumn,

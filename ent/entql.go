@@ -30,6 +30,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/oauthclient"
 	"github.com/brokerdesk/brokerdesk/ent/oauthconsent"
 	"github.com/brokerdesk/brokerdesk/ent/oauthtoken"
+	"github.com/brokerdesk/brokerdesk/ent/portfoliomapping"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
 	"github.com/brokerdesk/brokerdesk/ent/predicate"
 	"github.com/brokerdesk/brokerdesk/ent/task"
@@ -47,7 +48,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 34)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 35)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -669,6 +670,27 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[27] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   portfoliomapping.Table,
+			Columns: portfoliomapping.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: portfoliomapping.FieldID,
+			},
+		},
+		Type: "PortfolioMapping",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			portfoliomapping.FieldCompanyID:    {Type: field.TypeUUID, Column: portfoliomapping.FieldCompanyID},
+			portfoliomapping.FieldCreatedAt:    {Type: field.TypeTime, Column: portfoliomapping.FieldCreatedAt},
+			portfoliomapping.FieldUpdatedAt:    {Type: field.TypeTime, Column: portfoliomapping.FieldUpdatedAt},
+			portfoliomapping.FieldVersion:      {Type: field.TypeInt64, Column: portfoliomapping.FieldVersion},
+			portfoliomapping.FieldName:         {Type: field.TypeString, Column: portfoliomapping.FieldName},
+			portfoliomapping.FieldColumns:      {Type: field.TypeJSON, Column: portfoliomapping.FieldColumns},
+			portfoliomapping.FieldDefaults:     {Type: field.TypeJSON, Column: portfoliomapping.FieldDefaults},
+			portfoliomapping.FieldDecimalPoint: {Type: field.TypeBool, Column: portfoliomapping.FieldDecimalPoint},
+		},
+	}
+	graph.Nodes[28] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   portfoliotransfer.Table,
 			Columns: portfoliotransfer.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -687,6 +709,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			portfoliotransfer.FieldSource:      {Type: field.TypeString, Column: portfoliotransfer.FieldSource},
 			portfoliotransfer.FieldOwnerID:     {Type: field.TypeUUID, Column: portfoliotransfer.FieldOwnerID},
 			portfoliotransfer.FieldMappingID:   {Type: field.TypeUUID, Column: portfoliotransfer.FieldMappingID},
+			portfoliotransfer.FieldMapping:     {Type: field.TypeJSON, Column: portfoliotransfer.FieldMapping},
 			portfoliotransfer.FieldAutoCommit:  {Type: field.TypeBool, Column: portfoliotransfer.FieldAutoCommit},
 			portfoliotransfer.FieldWriteMode:   {Type: field.TypeEnum, Column: portfoliotransfer.FieldWriteMode},
 			portfoliotransfer.FieldEncoding:    {Type: field.TypeString, Column: portfoliotransfer.FieldEncoding},
@@ -703,7 +726,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			portfoliotransfer.FieldCommittedAt: {Type: field.TypeTime, Column: portfoliotransfer.FieldCommittedAt},
 		},
 	}
-	graph.Nodes[28] = &sqlgraph.Node{
+	graph.Nodes[29] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   task.Table,
 			Columns: task.Columns,
@@ -731,7 +754,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			task.FieldCompletedAt:        {Type: field.TypeTime, Column: task.FieldCompletedAt},
 		},
 	}
-	graph.Nodes[29] = &sqlgraph.Node{
+	graph.Nodes[30] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   taskcomment.Table,
 			Columns: taskcomment.Columns,
@@ -751,7 +774,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			taskcomment.FieldContent:   {Type: field.TypeString, Column: taskcomment.FieldContent},
 		},
 	}
-	graph.Nodes[30] = &sqlgraph.Node{
+	graph.Nodes[31] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   user.Table,
 			Columns: user.Columns,
@@ -775,7 +798,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			user.FieldPasswordHash:       {Type: field.TypeString, Column: user.FieldPasswordHash},
 		},
 	}
-	graph.Nodes[31] = &sqlgraph.Node{
+	graph.Nodes[32] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookcursor.Table,
 			Columns: webhookcursor.Columns,
@@ -791,7 +814,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookcursor.FieldUpdatedAt:     {Type: field.TypeTime, Column: webhookcursor.FieldUpdatedAt},
 		},
 	}
-	graph.Nodes[32] = &sqlgraph.Node{
+	graph.Nodes[33] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -818,7 +841,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldNextAttemptAt: {Type: field.TypeTime, Column: webhookdelivery.FieldNextAttemptAt},
 		},
 	}
-	graph.Nodes[33] = &sqlgraph.Node{
+	graph.Nodes[34] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookendpoint.Table,
 			Columns: webhookendpoint.Columns,
@@ -1146,6 +1169,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 			Bidi:    false,
 		},
 		"LeadSubmission",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   portfoliomapping.CompanyTable,
+			Columns: []string{portfoliomapping.CompanyColumn},
+			Bidi:    false,
+		},
+		"PortfolioMapping",
 		"Company",
 	)
 	graph.MustAddE(
@@ -4012,6 +4047,100 @@ func (f *OAuthTokenFilter) WhereCreatedAt(p entql.TimeP) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *PortfolioMappingQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the PortfolioMappingQuery builder.
+func (_q *PortfolioMappingQuery) Filter() *PortfolioMappingFilter {
+	return &PortfolioMappingFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *PortfolioMappingMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the PortfolioMappingMutation builder.
+func (m *PortfolioMappingMutation) Filter() *PortfolioMappingFilter {
+	return &PortfolioMappingFilter{config: m.config, predicateAdder: m}
+}
+
+// PortfolioMappingFilter provides a generic filtering capability at runtime for PortfolioMappingQuery.
+type PortfolioMappingFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *PortfolioMappingFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *PortfolioMappingFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(portfoliomapping.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *PortfolioMappingFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(portfoliomapping.FieldCompanyID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *PortfolioMappingFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(portfoliomapping.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *PortfolioMappingFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(portfoliomapping.FieldUpdatedAt))
+}
+
+// WhereVersion applies the entql int64 predicate on the version field.
+func (f *PortfolioMappingFilter) WhereVersion(p entql.Int64P) {
+	f.Where(p.Field(portfoliomapping.FieldVersion))
+}
+
+// WhereName applies the entql string predicate on the name field.
+func (f *PortfolioMappingFilter) WhereName(p entql.StringP) {
+	f.Where(p.Field(portfoliomapping.FieldName))
+}
+
+// WhereColumns applies the entql json.RawMessage predicate on the columns field.
+func (f *PortfolioMappingFilter) WhereColumns(p entql.BytesP) {
+	f.Where(p.Field(portfoliomapping.FieldColumns))
+}
+
+// WhereDefaults applies the entql json.RawMessage predicate on the defaults field.
+func (f *PortfolioMappingFilter) WhereDefaults(p entql.BytesP) {
+	f.Where(p.Field(portfoliomapping.FieldDefaults))
+}
+
+// WhereDecimalPoint applies the entql bool predicate on the decimal_point field.
+func (f *PortfolioMappingFilter) WhereDecimalPoint(p entql.BoolP) {
+	f.Where(p.Field(portfoliomapping.FieldDecimalPoint))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *PortfolioMappingFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *PortfolioMappingFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *PortfolioTransferQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -4040,7 +4169,7 @@ type PortfolioTransferFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PortfolioTransferFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4094,6 +4223,11 @@ func (f *PortfolioTransferFilter) WhereOwnerID(p entql.ValueP) {
 // WhereMappingID applies the entql [16]byte predicate on the mapping_id field.
 func (f *PortfolioTransferFilter) WhereMappingID(p entql.ValueP) {
 	f.Where(p.Field(portfoliotransfer.FieldMappingID))
+}
+
+// WhereMapping applies the entql json.RawMessage predicate on the mapping field.
+func (f *PortfolioTransferFilter) WhereMapping(p entql.BytesP) {
+	f.Where(p.Field(portfoliotransfer.FieldMapping))
 }
 
 // WhereAutoCommit applies the entql bool predicate on the auto_commit field.
@@ -4209,7 +4343,7 @@ type TaskFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TaskFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4338,7 +4472,7 @@ type TaskCommentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TaskCommentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4427,7 +4561,7 @@ type UserFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UserFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4536,7 +4670,7 @@ type WebhookCursorFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookCursorFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4605,7 +4739,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[33].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4729,7 +4863,7 @@ type WebhookEndpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookEndpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[33].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[34].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

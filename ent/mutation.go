@@ -39,6 +39,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/oauthclient"
 	"github.com/brokerdesk/brokerdesk/ent/oauthconsent"
 	"github.com/brokerdesk/brokerdesk/ent/oauthtoken"
+	"github.com/brokerdesk/brokerdesk/ent/portfoliomapping"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
 	"github.com/brokerdesk/brokerdesk/ent/predicate"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
@@ -87,6 +88,7 @@ const (
 	TypeOAuthClient           = "OAuthClient"
 	TypeOAuthConsent          = "OAuthConsent"
 	TypeOAuthToken            = "OAuthToken"
+	TypePortfolioMapping      = "PortfolioMapping"
 	TypePortfolioTransfer     = "PortfolioTransfer"
 	TypeTask                  = "Task"
 	TypeTaskComment           = "TaskComment"
@@ -25473,6 +25475,828 @@ func (m *OAuthTokenMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown OAuthToken edge %s", name)
 }
 
+// PortfolioMappingMutation represents an operation that mutates the PortfolioMapping nodes in the graph.
+type PortfolioMappingMutation struct {
+	config
+	op             Op
+	typ            string
+	id             *uuid.UUID
+	created_at     *time.Time
+	updated_at     *time.Time
+	version        *int64
+	addversion     *int64
+	name           *string
+	columns        *map[string]string
+	defaults       *map[string]string
+	decimal_point  *bool
+	clearedFields  map[string]struct{}
+	company        *uuid.UUID
+	clearedcompany bool
+	done           bool
+	oldValue       func(context.Context) (*PortfolioMapping, error)
+	predicates     []predicate.PortfolioMapping
+}
+
+var _ ent.Mutation = (*PortfolioMappingMutation)(nil)
+
+// portfoliomappingOption allows management of the mutation configuration using functional options.
+type portfoliomappingOption func(*PortfolioMappingMutation)
+
+// newPortfolioMappingMutation creates new mutation for the PortfolioMapping entity.
+func newPortfolioMappingMutation(c config, op Op, opts ...portfoliomappingOption) *PortfolioMappingMutation {
+	m := &PortfolioMappingMutation{
+		config:        c,
+		op:            op,
+		typ:           TypePortfolioMapping,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withPortfolioMappingID sets the ID field of the mutation.
+func withPortfolioMappingID(id uuid.UUID) portfoliomappingOption {
+	return func(m *PortfolioMappingMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *PortfolioMapping
+		)
+		m.oldValue = func(ctx context.Context) (*PortfolioMapping, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().PortfolioMapping.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withPortfolioMapping sets the old PortfolioMapping of the mutation.
+func withPortfolioMapping(node *PortfolioMapping) portfoliomappingOption {
+	return func(m *PortfolioMappingMutation) {
+		m.oldValue = func(context.Context) (*PortfolioMapping, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m PortfolioMappingMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m PortfolioMappingMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of PortfolioMapping entities.
+func (m *PortfolioMappingMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *PortfolioMappingMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *PortfolioMappingMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().PortfolioMapping.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *PortfolioMappingMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *PortfolioMappingMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the PortfolioMapping entity.
+// If the PortfolioMapping object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioMappingMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *PortfolioMappingMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *PortfolioMappingMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *PortfolioMappingMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the PortfolioMapping entity.
+// If the PortfolioMapping object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioMappingMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *PortfolioMappingMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *PortfolioMappingMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *PortfolioMappingMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the PortfolioMapping entity.
+// If the PortfolioMapping object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioMappingMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *PortfolioMappingMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *PortfolioMappingMutation) SetVersion(i int64) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *PortfolioMappingMutation) Version() (r int64, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the PortfolioMapping entity.
+// If the PortfolioMapping object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioMappingMutation) OldVersion(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *PortfolioMappingMutation) AddVersion(i int64) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *PortfolioMappingMutation) AddedVersion() (r int64, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *PortfolioMappingMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
+}
+
+// SetName sets the "name" field.
+func (m *PortfolioMappingMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *PortfolioMappingMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the PortfolioMapping entity.
+// If the PortfolioMapping object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioMappingMutation) OldName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *PortfolioMappingMutation) ResetName() {
+	m.name = nil
+}
+
+// SetColumns sets the "columns" field.
+func (m *PortfolioMappingMutation) SetColumns(value map[string]string) {
+	m.columns = &value
+}
+
+// Columns returns the value of the "columns" field in the mutation.
+func (m *PortfolioMappingMutation) Columns() (r map[string]string, exists bool) {
+	v := m.columns
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldColumns returns the old "columns" field's value of the PortfolioMapping entity.
+// If the PortfolioMapping object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioMappingMutation) OldColumns(ctx context.Context) (v map[string]string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldColumns is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldColumns requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldColumns: %w", err)
+	}
+	return oldValue.Columns, nil
+}
+
+// ResetColumns resets all changes to the "columns" field.
+func (m *PortfolioMappingMutation) ResetColumns() {
+	m.columns = nil
+}
+
+// SetDefaults sets the "defaults" field.
+func (m *PortfolioMappingMutation) SetDefaults(value map[string]string) {
+	m.defaults = &value
+}
+
+// Defaults returns the value of the "defaults" field in the mutation.
+func (m *PortfolioMappingMutation) Defaults() (r map[string]string, exists bool) {
+	v := m.defaults
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDefaults returns the old "defaults" field's value of the PortfolioMapping entity.
+// If the PortfolioMapping object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioMappingMutation) OldDefaults(ctx context.Context) (v map[string]string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDefaults is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDefaults requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDefaults: %w", err)
+	}
+	return oldValue.Defaults, nil
+}
+
+// ClearDefaults clears the value of the "defaults" field.
+func (m *PortfolioMappingMutation) ClearDefaults() {
+	m.defaults = nil
+	m.clearedFields[portfoliomapping.FieldDefaults] = struct{}{}
+}
+
+// DefaultsCleared returns if the "defaults" field was cleared in this mutation.
+func (m *PortfolioMappingMutation) DefaultsCleared() bool {
+	_, ok := m.clearedFields[portfoliomapping.FieldDefaults]
+	return ok
+}
+
+// ResetDefaults resets all changes to the "defaults" field.
+func (m *PortfolioMappingMutation) ResetDefaults() {
+	m.defaults = nil
+	delete(m.clearedFields, portfoliomapping.FieldDefaults)
+}
+
+// SetDecimalPoint sets the "decimal_point" field.
+func (m *PortfolioMappingMutation) SetDecimalPoint(b bool) {
+	m.decimal_point = &b
+}
+
+// DecimalPoint returns the value of the "decimal_point" field in the mutation.
+func (m *PortfolioMappingMutation) DecimalPoint() (r bool, exists bool) {
+	v := m.decimal_point
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDecimalPoint returns the old "decimal_point" field's value of the PortfolioMapping entity.
+// If the PortfolioMapping object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioMappingMutation) OldDecimalPoint(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDecimalPoint is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDecimalPoint requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDecimalPoint: %w", err)
+	}
+	return oldValue.DecimalPoint, nil
+}
+
+// ResetDecimalPoint resets all changes to the "decimal_point" field.
+func (m *PortfolioMappingMutation) ResetDecimalPoint() {
+	m.decimal_point = nil
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *PortfolioMappingMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[portfoliomapping.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *PortfolioMappingMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *PortfolioMappingMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *PortfolioMappingMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// Where appends a list predicates to the PortfolioMappingMutation builder.
+func (m *PortfolioMappingMutation) Where(ps ...predicate.PortfolioMapping) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the PortfolioMappingMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *PortfolioMappingMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.PortfolioMapping, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *PortfolioMappingMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *PortfolioMappingMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (PortfolioMapping).
+func (m *PortfolioMappingMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *PortfolioMappingMutation) Fields() []string {
+	fields := make([]string, 0, 8)
+	if m.company != nil {
+		fields = append(fields, portfoliomapping.FieldCompanyID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, portfoliomapping.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, portfoliomapping.FieldUpdatedAt)
+	}
+	if m.version != nil {
+		fields = append(fields, portfoliomapping.FieldVersion)
+	}
+	if m.name != nil {
+		fields = append(fields, portfoliomapping.FieldName)
+	}
+	if m.columns != nil {
+		fields = append(fields, portfoliomapping.FieldColumns)
+	}
+	if m.defaults != nil {
+		fields = append(fields, portfoliomapping.FieldDefaults)
+	}
+	if m.decimal_point != nil {
+		fields = append(fields, portfoliomapping.FieldDecimalPoint)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *PortfolioMappingMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case portfoliomapping.FieldCompanyID:
+		return m.CompanyID()
+	case portfoliomapping.FieldCreatedAt:
+		return m.CreatedAt()
+	case portfoliomapping.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case portfoliomapping.FieldVersion:
+		return m.Version()
+	case portfoliomapping.FieldName:
+		return m.Name()
+	case portfoliomapping.FieldColumns:
+		return m.Columns()
+	case portfoliomapping.FieldDefaults:
+		return m.Defaults()
+	case portfoliomapping.FieldDecimalPoint:
+		return m.DecimalPoint()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *PortfolioMappingMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case portfoliomapping.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case portfoliomapping.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case portfoliomapping.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case portfoliomapping.FieldVersion:
+		return m.OldVersion(ctx)
+	case portfoliomapping.FieldName:
+		return m.OldName(ctx)
+	case portfoliomapping.FieldColumns:
+		return m.OldColumns(ctx)
+	case portfoliomapping.FieldDefaults:
+		return m.OldDefaults(ctx)
+	case portfoliomapping.FieldDecimalPoint:
+		return m.OldDecimalPoint(ctx)
+	}
+	return nil, fmt.Errorf("unknown PortfolioMapping field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PortfolioMappingMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case portfoliomapping.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case portfoliomapping.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case portfoliomapping.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case portfoliomapping.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
+		return nil
+	case portfoliomapping.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	case portfoliomapping.FieldColumns:
+		v, ok := value.(map[string]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetColumns(v)
+		return nil
+	case portfoliomapping.FieldDefaults:
+		v, ok := value.(map[string]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDefaults(v)
+		return nil
+	case portfoliomapping.FieldDecimalPoint:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDecimalPoint(v)
+		return nil
+	}
+	return fmt.Errorf("unknown PortfolioMapping field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *PortfolioMappingMutation) AddedFields() []string {
+	var fields []string
+	if m.addversion != nil {
+		fields = append(fields, portfoliomapping.FieldVersion)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *PortfolioMappingMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case portfoliomapping.FieldVersion:
+		return m.AddedVersion()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PortfolioMappingMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case portfoliomapping.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
+	}
+	return fmt.Errorf("unknown PortfolioMapping numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *PortfolioMappingMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(portfoliomapping.FieldDefaults) {
+		fields = append(fields, portfoliomapping.FieldDefaults)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *PortfolioMappingMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *PortfolioMappingMutation) ClearField(name string) error {
+	switch name {
+	case portfoliomapping.FieldDefaults:
+		m.ClearDefaults()
+		return nil
+	}
+	return fmt.Errorf("unknown PortfolioMapping nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *PortfolioMappingMutation) ResetField(name string) error {
+	switch name {
+	case portfoliomapping.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case portfoliomapping.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case portfoliomapping.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case portfoliomapping.FieldVersion:
+		m.ResetVersion()
+		return nil
+	case portfoliomapping.FieldName:
+		m.ResetName()
+		return nil
+	case portfoliomapping.FieldColumns:
+		m.ResetColumns()
+		return nil
+	case portfoliomapping.FieldDefaults:
+		m.ResetDefaults()
+		return nil
+	case portfoliomapping.FieldDecimalPoint:
+		m.ResetDecimalPoint()
+		return nil
+	}
+	return fmt.Errorf("unknown PortfolioMapping field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *PortfolioMappingMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.company != nil {
+		edges = append(edges, portfoliomapping.EdgeCompany)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *PortfolioMappingMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case portfoliomapping.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *PortfolioMappingMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *PortfolioMappingMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *PortfolioMappingMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcompany {
+		edges = append(edges, portfoliomapping.EdgeCompany)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *PortfolioMappingMutation) EdgeCleared(name string) bool {
+	switch name {
+	case portfoliomapping.EdgeCompany:
+		return m.clearedcompany
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *PortfolioMappingMutation) ClearEdge(name string) error {
+	switch name {
+	case portfoliomapping.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown PortfolioMapping unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *PortfolioMappingMutation) ResetEdge(name string) error {
+	switch name {
+	case portfoliomapping.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown PortfolioMapping edge %s", name)
+}
+
 // PortfolioTransferMutation represents an operation that mutates the PortfolioTransfer nodes in the graph.
 type PortfolioTransferMutation struct {
 	config
@@ -25488,6 +26312,7 @@ type PortfolioTransferMutation struct {
 	source         *string
 	owner_id       *uuid.UUID
 	mapping_id     *uuid.UUID
+	mapping        *map[string]interface{}
 	auto_commit    *bool
 	write_mode     *portfoliotransfer.WriteMode
 	encoding       *string
@@ -25985,6 +26810,55 @@ func (m *PortfolioTransferMutation) MappingIDCleared() bool {
 func (m *PortfolioTransferMutation) ResetMappingID() {
 	m.mapping_id = nil
 	delete(m.clearedFields, portfoliotransfer.FieldMappingID)
+}
+
+// SetMapping sets the "mapping" field.
+func (m *PortfolioTransferMutation) SetMapping(value map[string]interface{}) {
+	m.mapping = &value
+}
+
+// Mapping returns the value of the "mapping" field in the mutation.
+func (m *PortfolioTransferMutation) Mapping() (r map[string]interface{}, exists bool) {
+	v := m.mapping
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMapping returns the old "mapping" field's value of the PortfolioTransfer entity.
+// If the PortfolioTransfer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortfolioTransferMutation) OldMapping(ctx context.Context) (v map[string]interface{}, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMapping is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMapping requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMapping: %w", err)
+	}
+	return oldValue.Mapping, nil
+}
+
+// ClearMapping clears the value of the "mapping" field.
+func (m *PortfolioTransferMutation) ClearMapping() {
+	m.mapping = nil
+	m.clearedFields[portfoliotransfer.FieldMapping] = struct{}{}
+}
+
+// MappingCleared returns if the "mapping" field was cleared in this mutation.
+func (m *PortfolioTransferMutation) MappingCleared() bool {
+	_, ok := m.clearedFields[portfoliotransfer.FieldMapping]
+	return ok
+}
+
+// ResetMapping resets all changes to the "mapping" field.
+func (m *PortfolioTransferMutation) ResetMapping() {
+	m.mapping = nil
+	delete(m.clearedFields, portfoliotransfer.FieldMapping)
 }
 
 // SetAutoCommit sets the "auto_commit" field.
@@ -26673,7 +27547,7 @@ func (m *PortfolioTransferMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *PortfolioTransferMutation) Fields() []string {
-	fields := make([]string, 0, 23)
+	fields := make([]string, 0, 24)
 	if m.company != nil {
 		fields = append(fields, portfoliotransfer.FieldCompanyID)
 	}
@@ -26700,6 +27574,9 @@ func (m *PortfolioTransferMutation) Fields() []string {
 	}
 	if m.mapping_id != nil {
 		fields = append(fields, portfoliotransfer.FieldMappingID)
+	}
+	if m.mapping != nil {
+		fields = append(fields, portfoliotransfer.FieldMapping)
 	}
 	if m.auto_commit != nil {
 		fields = append(fields, portfoliotransfer.FieldAutoCommit)
@@ -26769,6 +27646,8 @@ func (m *PortfolioTransferMutation) Field(name string) (ent.Value, bool) {
 		return m.OwnerID()
 	case portfoliotransfer.FieldMappingID:
 		return m.MappingID()
+	case portfoliotransfer.FieldMapping:
+		return m.Mapping()
 	case portfoliotransfer.FieldAutoCommit:
 		return m.AutoCommit()
 	case portfoliotransfer.FieldWriteMode:
@@ -26824,6 +27703,8 @@ func (m *PortfolioTransferMutation) OldField(ctx context.Context, name string) (
 		return m.OldOwnerID(ctx)
 	case portfoliotransfer.FieldMappingID:
 		return m.OldMappingID(ctx)
+	case portfoliotransfer.FieldMapping:
+		return m.OldMapping(ctx)
 	case portfoliotransfer.FieldAutoCommit:
 		return m.OldAutoCommit(ctx)
 	case portfoliotransfer.FieldWriteMode:
@@ -26923,6 +27804,13 @@ func (m *PortfolioTransferMutation) SetField(name string, value ent.Value) error
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetMappingID(v)
+		return nil
+	case portfoliotransfer.FieldMapping:
+		v, ok := value.(map[string]interface{})
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMapping(v)
 		return nil
 	case portfoliotransfer.FieldAutoCommit:
 		v, ok := value.(bool)
@@ -27097,6 +27985,9 @@ func (m *PortfolioTransferMutation) ClearedFields() []string {
 	if m.FieldCleared(portfoliotransfer.FieldMappingID) {
 		fields = append(fields, portfoliotransfer.FieldMappingID)
 	}
+	if m.FieldCleared(portfoliotransfer.FieldMapping) {
+		fields = append(fields, portfoliotransfer.FieldMapping)
+	}
 	if m.FieldCleared(portfoliotransfer.FieldSummary) {
 		fields = append(fields, portfoliotransfer.FieldSummary)
 	}
@@ -27131,6 +28022,9 @@ func (m *PortfolioTransferMutation) ClearField(name string) error {
 		return nil
 	case portfoliotransfer.FieldMappingID:
 		m.ClearMappingID()
+		return nil
+	case portfoliotransfer.FieldMapping:
+		m.ClearMapping()
 		return nil
 	case portfoliotransfer.FieldSummary:
 		m.ClearSummary()
@@ -27181,6 +28075,9 @@ func (m *PortfolioTransferMutation) ResetField(name string) error {
 		return nil
 	case portfoliotransfer.FieldMappingID:
 		m.ResetMappingID()
+		return nil
+	case portfoliotransfer.FieldMapping:
+		m.ResetMapping()
 		return nil
 	case portfoliotransfer.FieldAutoCommit:
 		m.ResetAutoCommit()

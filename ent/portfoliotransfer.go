@@ -38,6 +38,8 @@ type PortfolioTransfer struct {
 	OwnerID *uuid.UUID `json:"owner_id,omitempty"`
 	// MappingID holds the value of the "mapping_id" field.
 	MappingID *uuid.UUID `json:"mapping_id,omitempty"`
+	// Mapping holds the value of the "mapping" field.
+	Mapping map[string]interface{} `json:"mapping,omitempty"`
 	// AutoCommit holds the value of the "auto_commit" field.
 	AutoCommit bool `json:"auto_commit,omitempty"`
 	// WriteMode holds the value of the "write_mode" field.
@@ -99,7 +101,7 @@ func (*PortfolioTransfer) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case portfoliotransfer.FieldOwnerID, portfoliotransfer.FieldMappingID:
 			values[i] = &sql.NullScanner{S: new(uuid.UUID)}
-		case portfoliotransfer.FieldSummary, portfoliotransfer.FieldIssues, portfoliotransfer.FieldProgress:
+		case portfoliotransfer.FieldMapping, portfoliotransfer.FieldSummary, portfoliotransfer.FieldIssues, portfoliotransfer.FieldProgress:
 			values[i] = new([]byte)
 		case portfoliotransfer.FieldAutoCommit:
 			values[i] = new(sql.NullBool)
@@ -187,6 +189,14 @@ func (_m *PortfolioTransfer) assignValues(columns []string, values []any) error 
 			} else if value.Valid {
 				_m.MappingID = new(uuid.UUID)
 				*_m.MappingID = *value.S.(*uuid.UUID)
+			}
+		case portfoliotransfer.FieldMapping:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field mapping", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.Mapping); err != nil {
+					return fmt.Errorf("unmarshal field mapping: %w", err)
+				}
 			}
 		case portfoliotransfer.FieldAutoCommit:
 			if value, ok := values[i].(*sql.NullBool); !ok {
@@ -351,6 +361,9 @@ func (_m *PortfolioTransfer) String() string {
 		builder.WriteString("mapping_id=")
 		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
+	builder.WriteString(", ")
+	builder.WriteString("mapping=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Mapping))
 	builder.WriteString(", ")
 	builder.WriteString("auto_commit=")
 	builder.WriteString(fmt.Sprintf("%v", _m.AutoCommit))

@@ -127,6 +127,12 @@ func (_c *PortfolioTransferCreate) SetNillableMappingID(v *uuid.UUID) *Portfolio
 	return _c
 }
 
+// SetMapping sets the "mapping" field.
+func (_c *PortfolioTransferCreate) SetMapping(v map[string]interface{}) *PortfolioTransferCreate {
+	_c.mutation.SetMapping(v)
+	return _c
+}
+
 // SetAutoCommit sets the "auto_commit" field.
 func (_c *PortfolioTransferCreate) SetAutoCommit(v bool) *PortfolioTransferCreate {
 	_c.mutation.SetAutoCommit(v)
@@ -558,6 +564,10 @@ func (_c *PortfolioTransferCreate) createSpec() (*PortfolioTransfer, *sqlgraph.C
 		_spec.SetField(portfoliotransfer.FieldMappingID, field.TypeUUID, value)
 		_node.MappingID = &value
 	}
+	if value, ok := _c.mutation.Mapping(); ok {
+		_spec.SetField(portfoliotransfer.FieldMapping, field.TypeJSON, value)
+		_node.Mapping = value
+	}
 	if value, ok := _c.mutation.AutoCommit(); ok {
 		_spec.SetField(portfoliotransfer.FieldAutoCommit, field.TypeBool, value)
 		_node.AutoCommit = value
@@ -879,6 +889,9 @@ func (u *PortfolioTransferUpsertOne) UpdateNewValues() *PortfolioTransferUpsertO
 		}
 		if _, exists := u.create.mutation.MappingID(); exists {
 			s.SetIgnore(portfoliotransfer.FieldMappingID)
+		}
+		if _, exists := u.create.mutation.Mapping(); exists {
+			s.SetIgnore(portfoliotransfer.FieldMapping)
 		}
 		if _, exists := u.create.mutation.AutoCommit(); exists {
 			s.SetIgnore(portfoliotransfer.FieldAutoCommit)
@@ -1321,6 +1334,9 @@ func (u *PortfolioTransferUpsertBulk) UpdateNewValues() *PortfolioTransferUpsert
 			}
 			if _, exists := b.mutation.MappingID(); exists {
 				s.SetIgnore(portfoliotransfer.FieldMappingID)
+			}
+			if _, exists := b.mutation.Mapping(); exists {
+				s.SetIgnore(portfoliotransfer.FieldMapping)
 			}
 			if _, exists := b.mutation.AutoCommit(); exists {
 				s.SetIgnore(portfoliotransfer.FieldAutoCommit)

@@ -282,6 +282,9 @@ func (_u *PortfolioTransferUpdate) sqlSave(ctx context.Context) (_node int, err 
 	if _u.mutation.MappingIDCleared() {
 		_spec.ClearField(portfoliotransfer.FieldMappingID, field.TypeUUID)
 	}
+	if _u.mutation.MappingCleared() {
+		_spec.ClearField(portfoliotransfer.FieldMapping, field.TypeJSON)
+	}
 	if value, ok := _u.mutation.Summary(); ok {
 		_spec.SetField(portfoliotransfer.FieldSummary, field.TypeJSON, value)
 	}
@@ -628,6 +631,9 @@ func (_u *PortfolioTransferUpdateOne) sqlSave(ctx context.Context) (_node *Portf
 	}
 	if _u.mutation.MappingIDCleared() {
 		_spec.ClearField(portfoliotransfer.FieldMappingID, field.TypeUUID)
+	}
+	if _u.mutation.MappingCleared() {
+		_spec.ClearField(portfoliotransfer.FieldMapping, field.TypeJSON)
 	}
 	if value, ok := _u.mutation.Summary(); ok {
 		_spec.SetField(portfoliotransfer.FieldSummary, field.TypeJSON, value)

@@ -68,6 +68,8 @@ type Tx struct {
 	OAuthConsent *OAuthConsentClient
 	// OAuthToken is the client for interacting with the OAuthToken builders.
 	OAuthToken *OAuthTokenClient
+	// PortfolioMapping is the client for interacting with the PortfolioMapping builders.
+	PortfolioMapping *PortfolioMappingClient
 	// PortfolioTransfer is the client for interacting with the PortfolioTransfer builders.
 	PortfolioTransfer *PortfolioTransferClient
 	// Task is the client for interacting with the Task builders.
@@ -240,6 +242,7 @@ func (tx *Tx) init() {
 	tx.OAuthClient = NewOAuthClientClient(tx.config)
 	tx.OAuthConsent = NewOAuthConsentClient(tx.config)
 	tx.OAuthToken = NewOAuthTokenClient(tx.config)
+	tx.PortfolioMapping = NewPortfolioMappingClient(tx.config)
 	tx.PortfolioTransfer = NewPortfolioTransferClient(tx.config)
 	tx.Task = NewTaskClient(tx.config)
 	tx.TaskComment = NewTaskCommentClient(tx.config)

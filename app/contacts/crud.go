@@ -421,13 +421,15 @@ func nonNil[T any](s []T) []T {
 }
 
 // Delete removes c (locked by Lock) and everything of it and records contact.deleted with the
-// contact as it was (without sensitive groups). The database's cascades remove what belongs to
-// the contact (phones, relationships both ways, finances, activities and notes, contracts, the
-// files of converted leads); tasks, appointments and converted leads stay, without contactId
-// (ON DELETE SET NULL): they are the brokerage's work, not the contact's data.
+// contact as it was (without sensitive groups). The OnDelete hooks run first (contracts: each
+// with its contract.deleted, recorded before the contact.deleted; documents: their blobs, removed
+// after commit). The database's cascades remove the rest that belongs to the contact (phones,
+// relationships both ways, finances, activities and notes, the files of converted leads); tasks,
+// appointments and converted leads stay, without contactId (ON DELETE SET NULL): they are the
+// brokerage's work, not the contact's data.
 func (s *Service) Delete(ctx context.Context, c *ent.Contact, phones []*ent.ContactPhone) error {
-	for _, fn := range s.onDelete {
-		if err := fn(ctx, c.ID); err != nil {
+	for _, h := range s.onDelete {
+		if err := h(ctx, c.ID); err != nil {
 			return err
 		}
 	}

@@ -25,15 +25,16 @@ type Service struct {
 	events   *events.Service
 	keys     *datakeys.Keyring
 	now      func() time.Time
-	onDelete []func(ctx context.Context, contactID uuid.UUID) error
+	onDelete []DeleteHook
 }
 
-// OnDelete adds fn to what Delete runs in the deleting transaction before the contact goes:
-// areas whose rows go with the contact by foreign key but that keep something outside the
-// database (documents' blobs) collect it there. Call it while wiring, before serving.
-func (s *Service) OnDelete(fn func(ctx context.Context, contactID uuid.UUID) error) {
-	s.onDelete = append(s.onDelete, fn)
-}
+// DeleteHook runs in the transaction of a contact's deletion, with the contact locked, before
+// its row goes: an area that keeps rows of the contact (contracts) deletes them itself and
+// records their events, which the database's cascade could not.
+type DeleteHook func(ctx context.Context, contactID uuid.UUID) error
+
+// OnDelete adds a hook to every deletion of a contact (wiring, before serving).
+func (s *Service) OnDelete(h DeleteHook) { s.onDelete = append(s.onDelete, h) }
 
 // NewService returns the service. keys seal the sensitive groups; now is the clock.
 func NewService(ev *events.Service, keys *datakeys.Keyring, now func() time.Time) *Service {

@@ -126,7 +126,7 @@ func (s *Service) Create(ctx context.Context, in Input, x Extra) (Contract, erro
 	if err != nil {
 		return Contract{}, err
 	}
-	if err := s.events.Record(ctx, "contract.created", out.View()); err != nil {
+	if err := s.record(ctx, "contract.created", out.View()); err != nil {
 		return Contract{}, err
 	}
 	return out, nil
@@ -208,11 +208,26 @@ func (s *Service) resolve(ctx context.Context, in Input) error {
 }
 
 // keyFree returns 409 contract_exists when another contract than self has in's insurer,
-// policy number and type. The unique index decides races; this gives the usual case a clear
-// answer.
+// policy number and type, visible to the caller or not (the key is the company's: an invisible
+// holder of it would otherwise make the unique index fail as a 500). The unique index decides
+// races; this gives the usual case a clear answer.
 func (s *Service) keyFree(ctx context.Context, in Input, self uuid.UUID) error {
-	taken, err := tenancy.Client(ctx).Contract.Query().Where(contract.InsurerID(uuid.MustParse(*in.InsurerID)),
-		contract.PolicyNumber(strings.TrimSpace(*in.PolicyNumber)), contract.Type(*in.Type), contract.IDNEQ(self)).Exist(ctx)
+	var taken bool
+	err := tenancy.LiftVisibility(ctx, func() error {
+		rows, err := tenancy.Client(ctx).QueryContext(ctx, `SELECT EXISTS (SELECT 1 FROM contracts
+			WHERE insurer_id = $1 AND policy_number = $2 AND type = $3 AND id <> $4)`,
+			uuid.MustParse(*in.InsurerID), strings.TrimSpace(*in.PolicyNumber), *in.Type, self)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			if err := rows.Scan(&taken); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
+	})
 	if err != nil {
 		return fmt.Errorf("check contract key: %w", err)
 	}
@@ -306,7 +321,7 @@ func (s *Service) Update(ctx context.Context, c *ent.Contract, in Input, x Extra
 	if err != nil {
 		return Contract{}, false, err
 	}
-	if err := s.events.Record(ctx, "contract.updated", out.View()); err != nil {
+	if err := s.record(ctx, "contract.updated", out.View()); err != nil {
 		return Contract{}, false, err
 	}
 	return out, true, nil
@@ -321,5 +336,46 @@ func (s *Service) Delete(ctx context.Context, c *ent.Contract) error {
 	if err := tenancy.Client(ctx).Contract.DeleteOne(c).Exec(ctx); err != nil {
 		return fmt.Errorf("delete contract %s: %w", c.ID, err)
 	}
-	return s.events.Record(ctx, "contract.deleted", full.View())
+	return s.record(ctx, "contract.deleted", full.View())
+}
+
+// record records an event about v with the owner its contact has now (the caller sees the
+// contact: it just read or wrote the contract through the visibility layer).
+func (s *Service) record(ctx context.Context, typ string, v View) error {
+	rows, err := tenancy.Client(ctx).QueryContext(ctx, "SELECT owner_id FROM contacts WHERE id = $1", v.ContactID)
+	if err != nil {
+		return fmt.Errorf("read owner of contact %s: %w", v.ContactID, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var owner uuid.NullUUID
+		if err := rows.Scan(&owner); err != nil {
+			return fmt.Errorf("read owner of contact %s: %w", v.ContactID, err)
+		}
+		if owner.Valid {
+			v.contactOwner = &owner.UUID
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read owner of contact %s: %w", v.ContactID, err)
+	}
+	return s.events.Record(ctx, typ, v)
+}
+
+// DeleteOfContact deletes the contracts of a contact that is being deleted, each with its
+// contract.deleted (subscribers learn of every contract that goes, as when it is deleted
+// alone). contacts.Service.Delete calls it, with the contact locked, before the contact's row
+// goes (the foreign key would cascade silently); the caller sees the contact, so its contracts.
+func (s *Service) DeleteOfContact(ctx context.Context, contactID uuid.UUID) error {
+	cs, err := tenancy.Client(ctx).Contract.Query().Where(contract.ContactID(contactID)).
+		Order(ent.Asc(contract.FieldCreatedAt), ent.Asc(contract.FieldID)).ForUpdate().All(ctx)
+	if err != nil {
+		return fmt.Errorf("read contracts of contact %s: %w", contactID, err)
+	}
+	for _, c := range cs {
+		if err := s.Delete(ctx, c); err != nil {
+			return err
+		}
+	}
+	return nil
 }

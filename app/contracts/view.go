@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/brokerdesk/brokerdesk/app/events"
 	"github.com/brokerdesk/brokerdesk/app/gdv"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
@@ -53,6 +54,17 @@ type View struct {
 	Details            []map[string]any         `json:"details"`
 	CreatedAt          time.Time                `json:"createdAt"`
 	UpdatedAt          time.Time                `json:"updatedAt"`
+
+	// contactOwner is the owner of the contact at the time of an event (Service.record).
+	contactOwner *uuid.UUID
+}
+
+// EventAbout makes contract events user-scoped like the contact's: about the contact (while
+// it exists) and its owner at the time, so a contract.deleted stays visible to the contact's
+// owner after the contact went with it.
+func (v View) EventAbout() events.About {
+	id := v.ContactID
+	return events.About{ContactID: &id, OwnerID: v.contactOwner, UserScoped: true}
 }
 
 // Contract is a stored contract with its insurer.

@@ -134,10 +134,9 @@ func (h *Handler) create(c *fiber.Ctx) error {
 	in.OwnerID = uuidField(&v, form.Value, "ownerId")
 	in.MappingID = uuidField(&v, form.Value, "mappingId")
 	if format == "csv" {
-		v.Check("mappingId", in.MappingID != nil, "required", "is required for csv")
-		if in.MappingID != nil {
-			v.Add("mappingId", "unknown_mapping", "is not a mapping of this company")
-		}
+		v.Check("mappingId", in.MappingID != nil || len(form.Value["mappingId"]) > 0, "required", "is required for csv")
+	} else if ok {
+		v.Check("mappingId", len(form.Value["mappingId"]) == 0, "not_applicable", "is read with format csv only")
 	}
 	if s, ok := val("autoCommit"); ok {
 		v.Check("autoCommit", s == "true" || s == "false", "invalid_boolean", "must be true or false")

@@ -6,6 +6,7 @@ package portfolio
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -39,6 +40,30 @@ type Deps struct {
 type Module struct {
 	d     Deps
 	queue *jobs.Client
+	batch atomic.Int64 // contracts per commit batch now (adaptBatch), at most d.BatchSize
+}
+
+// batchSize is how many contracts the next commit batch takes.
+func (m *Module) batchSize() int {
+	if n := m.batch.Load(); n > 0 {
+		return int(n)
+	}
+	return m.d.BatchSize
+}
+
+// adaptBatch sizes commit batches by how long the last one took: a batch must end well inside
+// a run's slice (the job times out at 2 × SliceTime and its batch is rolled back), also on a
+// loaded database. Over a quarter of the slice halves the size (not below 20); under a
+// sixteenth doubles it back towards BatchSize. Only the speed changes: the transfer's
+// committed count resumes at any size.
+func (m *Module) adaptBatch(took time.Duration) {
+	n := int64(m.batchSize())
+	switch {
+	case took > m.d.SliceTime/4 && n > 20:
+		m.batch.Store(max(20, n/2))
+	case took < m.d.SliceTime/16 && n < int64(m.d.BatchSize):
+		m.batch.Store(min(int64(m.d.BatchSize), n*2))
+	}
 }
 
 // New builds the module. Bind gives it the queue before it serves or works.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/brokerdesk/brokerdesk/app/errs"
 	"github.com/brokerdesk/brokerdesk/app/gdv"
@@ -142,10 +143,13 @@ func (w *Worker) commit(ctx context.Context, t *ent.PortfolioTransfer) (bool, er
 	start := t.Committed
 	var batch []*gdv.Contract
 	errRestart := errors.New("restart")
+	var took time.Duration // the last batch's wall time
 	flush := func() error {
 		if len(batch) == 0 {
 			return nil
 		}
+		began := w.m.d.Now()
+		defer func() { took = w.m.d.Now().Sub(began) }()
 		err := withTx(ctx, w.m.d.DB, func(ctx context.Context, tx *ent.Tx) error {
 			cur, err := tx.PortfolioTransfer.Query().Where(portfoliotransfer.ID(t.ID)).ForUpdate().Only(ctx)
 			if err != nil {
@@ -191,11 +195,14 @@ func (w *Worker) commit(ctx context.Context, t *ent.PortfolioTransfer) (bool, er
 			return nil
 		}
 		batch = append(batch, c)
-		if len(batch) >= w.m.d.BatchSize {
+		if len(batch) >= w.m.batchSize() {
 			if err := flush(); err != nil {
 				return err
 			}
-			if w.m.d.Now().After(deadline) {
+			w.m.adaptBatch(took)
+			// Stop when the next batch would likely end after the slice: a batch that
+			// outlives the job's timeout (2 × SliceTime) is rolled back and retried later.
+			if w.m.d.Now().Add(took).After(deadline) {
 				return errSlice
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -54,6 +55,20 @@ func (s *Service) Create(ctx context.Context, in NewTransfer, file io.Reader) (V
 			return View{}, errs.InvalidField("ownerId", "unknown_user", "is not a user of this company (see GET /users)")
 		}
 	}
+	// A csv transfer keeps the mapping as it is now: validation and commit read the same one.
+	var mapping []byte
+	if in.MappingID != nil {
+		m, err := tenancy.Client(ctx).PortfolioMapping.Get(ctx, *in.MappingID)
+		if ent.IsNotFound(err) {
+			return View{}, errs.InvalidField("mappingId", "unknown_mapping", "is not a mapping of this company (see GET /portfolio-mappings)")
+		}
+		if err != nil {
+			return View{}, fmt.Errorf("read portfolio mapping: %w", err)
+		}
+		if mapping, err = json.Marshal(mappingSnapshot(m)); err != nil {
+			return View{}, err
+		}
+	}
 	key := blobstore.NewKey("portfolio", company)
 	w, err := s.m.d.Bucket.NewWriter(ctx, key, nil)
 	if err != nil {
@@ -79,10 +94,10 @@ func (s *Service) Create(ctx context.Context, in NewTransfer, file io.Reader) (V
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck // no-op after commit
 	_, err = tx.Exec(ctx, `INSERT INTO portfolio_transfers (id, company_id, created_at, updated_at, version, status, format,
-			source, owner_id, mapping_id, auto_commit, write_mode, encoding, filename, size, sha256, blob_key, committed, error)
-		VALUES ($1, $2, $3, $3, 1, 'pending', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 0, '')`,
+			source, owner_id, mapping_id, auto_commit, write_mode, encoding, filename, size, sha256, blob_key, committed, error, mapping)
+		VALUES ($1, $2, $3, $3, 1, 'pending', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 0, '', $15::jsonb)`,
 		id, company, now, in.Format, in.Source, in.OwnerID, in.MappingID, in.AutoCommit, in.WriteMode, in.Encoding,
-		in.Filename, size, hex.EncodeToString(h.Sum(nil)), key)
+		in.Filename, size, hex.EncodeToString(h.Sum(nil)), key, nullJSON(mapping))
 	if err != nil {
 		_ = s.m.d.Bucket.Delete(ctx, key)
 		return View{}, fmt.Errorf("store portfolio transfer: %w", err)
@@ -101,6 +116,15 @@ func (s *Service) Create(ctx context.Context, in NewTransfer, file io.Reader) (V
 		return View{}, fmt.Errorf("read portfolio transfer %s: %w", id, err)
 	}
 	return NewView(t), nil
+}
+
+// nullJSON is b as a jsonb parameter, NULL when empty.
+func nullJSON(b []byte) *string {
+	if len(b) == 0 {
+		return nil
+	}
+	s := string(b)
+	return &s
 }
 
 // Get reads one transfer. Another company's transfer is not found.

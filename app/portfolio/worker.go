@@ -13,6 +13,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/bipro"
 	"github.com/brokerdesk/brokerdesk/app/gdv"
 	"github.com/brokerdesk/brokerdesk/app/jobs"
+	"github.com/brokerdesk/brokerdesk/app/portfoliocsv"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
 	"github.com/brokerdesk/brokerdesk/tenancy"
@@ -114,6 +115,18 @@ func (w *Worker) open(ctx context.Context, t *ent.PortfolioTransfer) (gdv.Source
 			return nil, nil, err
 		}
 		return sh.Reader(opt), func() { sh.Close(); r.Close() }, nil
+	case portfoliotransfer.FormatCsv:
+		mp, dp := csvOptions(t.Mapping)
+		rd, err := portfoliocsv.NewReader(r, portfoliocsv.Options{Mapping: mp, Encoding: t.Encoding, DecimalPoint: dp})
+		if err != nil {
+			r.Close()
+			var me *portfoliocsv.MappingError
+			if errors.As(err, &me) { // the snapshot was validated when stored: not expected
+				return nil, nil, &gdv.FormatError{Code: "invalid_mapping", Detail: me.Error()}
+			}
+			return nil, nil, err
+		}
+		return rd, func() { r.Close() }, nil
 	}
 	r.Close()
 	return nil, nil, &gdv.FormatError{Code: "format_not_available", Detail: "format " + string(t.Format) + " is not read yet"}

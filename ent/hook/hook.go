@@ -333,6 +333,18 @@ func (f OAuthTokenFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, 
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.OAuthTokenMutation", m)
 }
 
+// The PortfolioMappingFunc type is an adapter to allow the use of ordinary
+// function as PortfolioMapping mutator.
+type PortfolioMappingFunc func(context.Context, *ent.PortfolioMappingMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f PortfolioMappingFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.PortfolioMappingMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.PortfolioMappingMutation", m)
+}
+
 // The PortfolioTransferFunc type is an adapter to allow the use of ordinary
 // function as PortfolioTransfer mutator.
 type PortfolioTransferFunc func(context.Context, *ent.PortfolioTransferMutation) (ent.Value, error)

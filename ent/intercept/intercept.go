@@ -35,6 +35,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/oauthclient"
 	"github.com/brokerdesk/brokerdesk/ent/oauthconsent"
 	"github.com/brokerdesk/brokerdesk/ent/oauthtoken"
+	"github.com/brokerdesk/brokerdesk/ent/portfoliomapping"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
 	"github.com/brokerdesk/brokerdesk/ent/predicate"
 	"github.com/brokerdesk/brokerdesk/ent/task"
@@ -830,6 +831,33 @@ func (f TraverseOAuthToken) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.OAuthTokenQuery", q)
 }
 
+// The PortfolioMappingFunc type is an adapter to allow the use of ordinary function as a Querier.
+type PortfolioMappingFunc func(context.Context, *ent.PortfolioMappingQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f PortfolioMappingFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.PortfolioMappingQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.PortfolioMappingQuery", q)
+}
+
+// The TraversePortfolioMapping type is an adapter to allow the use of ordinary function as Traverser.
+type TraversePortfolioMapping func(context.Context, *ent.PortfolioMappingQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraversePortfolioMapping) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraversePortfolioMapping) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.PortfolioMappingQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.PortfolioMappingQuery", q)
+}
+
 // The PortfolioTransferFunc type is an adapter to allow the use of ordinary function as a Querier.
 type PortfolioTransferFunc func(context.Context, *ent.PortfolioTransferQuery) (ent.Value, error)
 
@@ -1076,6 +1104,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.OAuthConsentQuery, predicate.OAuthConsent, oauthconsent.OrderOption]{typ: ent.TypeOAuthConsent, tq: q}, nil
 	case *ent.OAuthTokenQuery:
 		return &query[*ent.OAuthTokenQuery, predicate.OAuthToken, oauthtoken.OrderOption]{typ: ent.TypeOAuthToken, tq: q}, nil
+	case *ent.PortfolioMappingQuery:
+		return &query[*ent.PortfolioMappingQuery, predicate.PortfolioMapping, portfoliomapping.OrderOption]{typ: ent.TypePortfolioMapping, tq: q}, nil
 	case *ent.PortfolioTransferQuery:
 		return &query[*ent.PortfolioTransferQuery, predicate.PortfolioTransfer, portfoliotransfer.OrderOption]{typ: ent.TypePortfolioTransfer, tq: q}, nil
 	case *ent.TaskQuery:

@@ -1132,6 +1132,44 @@ var (
 			},
 		},
 	}
+	// PortfolioMappingsColumns holds the columns for the "portfolio_mappings" table.
+	PortfolioMappingsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "version", Type: field.TypeInt64, Default: 1},
+		{Name: "name", Type: field.TypeString, Size: 200},
+		{Name: "columns", Type: field.TypeJSON},
+		{Name: "defaults", Type: field.TypeJSON, Nullable: true},
+		{Name: "decimal_point", Type: field.TypeBool, Default: false},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// PortfolioMappingsTable holds the schema information for the "portfolio_mappings" table.
+	PortfolioMappingsTable = &schema.Table{
+		Name:       "portfolio_mappings",
+		Columns:    PortfolioMappingsColumns,
+		PrimaryKey: []*schema.Column{PortfolioMappingsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "portfolio_mappings_companies_company",
+				Columns:    []*schema.Column{PortfolioMappingsColumns[8]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "portfoliomapping_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{PortfolioMappingsColumns[8]},
+			},
+			{
+				Name:    "portfoliomapping_company_id_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{PortfolioMappingsColumns[8], PortfolioMappingsColumns[1], PortfolioMappingsColumns[0]},
+			},
+		},
+	}
 	// PortfolioTransfersColumns holds the columns for the "portfolio_transfers" table.
 	PortfolioTransfersColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -1143,6 +1181,7 @@ var (
 		{Name: "source", Type: field.TypeString, Size: 100},
 		{Name: "owner_id", Type: field.TypeUUID, Nullable: true},
 		{Name: "mapping_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "mapping", Type: field.TypeJSON, Nullable: true},
 		{Name: "auto_commit", Type: field.TypeBool, Default: false},
 		{Name: "write_mode", Type: field.TypeEnum, Enums: []string{"overwrite", "fill_empty_only"}, Default: "overwrite"},
 		{Name: "encoding", Type: field.TypeString, Size: 20, Default: ""},
@@ -1167,7 +1206,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "portfolio_transfers_companies_company",
-				Columns:    []*schema.Column{PortfolioTransfersColumns[23]},
+				Columns:    []*schema.Column{PortfolioTransfersColumns[24]},
 				RefColumns: []*schema.Column{CompaniesColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -1176,17 +1215,17 @@ var (
 			{
 				Name:    "portfoliotransfer_company_id",
 				Unique:  false,
-				Columns: []*schema.Column{PortfolioTransfersColumns[23]},
+				Columns: []*schema.Column{PortfolioTransfersColumns[24]},
 			},
 			{
 				Name:    "portfoliotransfer_company_id_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{PortfolioTransfersColumns[23], PortfolioTransfersColumns[1], PortfolioTransfersColumns[0]},
+				Columns: []*schema.Column{PortfolioTransfersColumns[24], PortfolioTransfersColumns[1], PortfolioTransfersColumns[0]},
 			},
 			{
 				Name:    "portfoliotransfer_company_id_status",
 				Unique:  false,
-				Columns: []*schema.Column{PortfolioTransfersColumns[23], PortfolioTransfersColumns[4]},
+				Columns: []*schema.Column{PortfolioTransfersColumns[24], PortfolioTransfersColumns[4]},
 			},
 		},
 	}
@@ -1496,6 +1535,7 @@ var (
 		OauthClientsTable,
 		OauthConsentsTable,
 		OauthTokensTable,
+		PortfolioMappingsTable,
 		PortfolioTransfersTable,
 		TasksTable,
 		TaskCommentsTable,
@@ -1531,6 +1571,7 @@ func init() {
 	LeadAttachmentsTable.ForeignKeys[0].RefTable = CompaniesTable
 	LeadStagesTable.ForeignKeys[0].RefTable = CompaniesTable
 	LeadSubmissionsTable.ForeignKeys[0].RefTable = CompaniesTable
+	PortfolioMappingsTable.ForeignKeys[0].RefTable = CompaniesTable
 	PortfolioTransfersTable.ForeignKeys[0].RefTable = CompaniesTable
 	TasksTable.ForeignKeys[0].RefTable = CompaniesTable
 	TaskCommentsTable.ForeignKeys[0].RefTable = CompaniesTable

@@ -35,6 +35,8 @@ const (
 	FieldOwnerID = "owner_id"
 	// FieldMappingID holds the string denoting the mapping_id field in the database.
 	FieldMappingID = "mapping_id"
+	// FieldMapping holds the string denoting the mapping field in the database.
+	FieldMapping = "mapping"
 	// FieldAutoCommit holds the string denoting the auto_commit field in the database.
 	FieldAutoCommit = "auto_commit"
 	// FieldWriteMode holds the string denoting the write_mode field in the database.
@@ -88,6 +90,7 @@ var Columns = []string{
 	FieldSource,
 	FieldOwnerID,
 	FieldMappingID,
+	FieldMapping,
 	FieldAutoCommit,
 	FieldWriteMode,
 	FieldEncoding,

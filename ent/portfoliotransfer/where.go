@@ -486,6 +486,16 @@ func MappingIDNotNil() predicate.PortfolioTransfer {
 	return predicate.PortfolioTransfer(sql.FieldNotNull(FieldMappingID))
 }
 
+// MappingIsNil applies the IsNil predicate on the "mapping" field.
+func MappingIsNil() predicate.PortfolioTransfer {
+	return predicate.PortfolioTransfer(sql.FieldIsNull(FieldMapping))
+}
+
+// MappingNotNil applies the NotNil predicate on the "mapping" field.
+func MappingNotNil() predicate.PortfolioTransfer {
+	return predicate.PortfolioTransfer(sql.FieldNotNull(FieldMapping))
+}
+
 // AutoCommitEQ applies the EQ predicate on the "auto_commit" field.
 func AutoCommitEQ(v bool) predicate.PortfolioTransfer {
 	return predicate.PortfolioTransfer(sql.FieldEQ(FieldAutoCommit, v))

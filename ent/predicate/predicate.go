@@ -87,6 +87,9 @@ type OAuthConsent func(*sql.Selector)
 // OAuthToken is the predicate function for oauthtoken builders.
 type OAuthToken func(*sql.Selector)
 
+// PortfolioMapping is the predicate function for portfoliomapping builders.
+type PortfolioMapping func(*sql.Selector)
+
 // PortfolioTransfer is the predicate function for portfoliotransfer builders.
 type PortfolioTransfer func(*sql.Selector)
 

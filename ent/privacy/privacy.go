@@ -759,6 +759,30 @@ func (f OAuthTokenMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Muta
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.OAuthTokenMutation", m)
 }
 
+// The PortfolioMappingQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type PortfolioMappingQueryRuleFunc func(context.Context, *ent.PortfolioMappingQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f PortfolioMappingQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.PortfolioMappingQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.PortfolioMappingQuery", q)
+}
+
+// The PortfolioMappingMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type PortfolioMappingMutationRuleFunc func(context.Context, *ent.PortfolioMappingMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f PortfolioMappingMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.PortfolioMappingMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.PortfolioMappingMutation", m)
+}
+
 // The PortfolioTransferQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type PortfolioTransferQueryRuleFunc func(context.Context, *ent.PortfolioTransferQuery) error
@@ -1016,6 +1040,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.OAuthTokenQuery:
 		return q.Filter(), nil
+	case *ent.PortfolioMappingQuery:
+		return q.Filter(), nil
 	case *ent.PortfolioTransferQuery:
 		return q.Filter(), nil
 	case *ent.TaskQuery:
@@ -1090,6 +1116,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.OAuthConsentMutation:
 		return m.Filter(), nil
 	case *ent.OAuthTokenMutation:
+		return m.Filter(), nil
+	case *ent.PortfolioMappingMutation:
 		return m.Filter(), nil
 	case *ent.PortfolioTransferMutation:
 		return m.Filter(), nil

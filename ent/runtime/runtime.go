@@ -33,6 +33,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/oauthclient"
 	"github.com/brokerdesk/brokerdesk/ent/oauthconsent"
 	"github.com/brokerdesk/brokerdesk/ent/oauthtoken"
+	"github.com/brokerdesk/brokerdesk/ent/portfoliomapping"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
 	"github.com/brokerdesk/brokerdesk/ent/schema"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
@@ -683,7 +684,7 @@ func init() {
 	// contactrelationship.DefaultID holds the default value on creation for the id field.
 	contactrelationship.DefaultID = contactrelationshipDescID.Default.(func() uuid.UUID)
 	contractMixin := schema.Contract{}.Mixin()
-	contract.Policy = privacy.NewPolicies(contractMixin[1], schema.Contract{})
+	contract.Policy = privacy.NewPolicies(contractMixin[1], contractMixin[2], schema.Contract{})
 	contract.Hooks[0] = func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
 			if err := contract.Policy.EvalMutation(ctx, m); err != nil {
@@ -693,34 +694,34 @@ func init() {
 		})
 	}
 	contractMixinHooks1 := contractMixin[1].Hooks()
-	contractMixinHooks3 := contractMixin[3].Hooks()
 	contractMixinHooks4 := contractMixin[4].Hooks()
+	contractMixinHooks5 := contractMixin[5].Hooks()
 
 	contract.Hooks[1] = contractMixinHooks1[0]
 
-	contract.Hooks[2] = contractMixinHooks3[0]
+	contract.Hooks[2] = contractMixinHooks4[0]
 
-	contract.Hooks[3] = contractMixinHooks4[0]
+	contract.Hooks[3] = contractMixinHooks5[0]
 	contractMixinFields0 := contractMixin[0].Fields()
 	_ = contractMixinFields0
-	contractMixinFields2 := contractMixin[2].Fields()
-	_ = contractMixinFields2
 	contractMixinFields3 := contractMixin[3].Fields()
 	_ = contractMixinFields3
+	contractMixinFields4 := contractMixin[4].Fields()
+	_ = contractMixinFields4
 	contractFields := schema.Contract{}.Fields()
 	_ = contractFields
 	// contractDescCreatedAt is the schema descriptor for created_at field.
-	contractDescCreatedAt := contractMixinFields2[0].Descriptor()
+	contractDescCreatedAt := contractMixinFields3[0].Descriptor()
 	// contract.DefaultCreatedAt holds the default value on creation for the created_at field.
 	contract.DefaultCreatedAt = contractDescCreatedAt.Default.(func() time.Time)
 	// contractDescUpdatedAt is the schema descriptor for updated_at field.
-	contractDescUpdatedAt := contractMixinFields2[1].Descriptor()
+	contractDescUpdatedAt := contractMixinFields3[1].Descriptor()
 	// contract.DefaultUpdatedAt holds the default value on creation for the updated_at field.
 	contract.DefaultUpdatedAt = contractDescUpdatedAt.Default.(func() time.Time)
 	// contract.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
 	contract.UpdateDefaultUpdatedAt = contractDescUpdatedAt.UpdateDefault.(func() time.Time)
 	// contractDescVersion is the schema descriptor for version field.
-	contractDescVersion := contractMixinFields3[0].Descriptor()
+	contractDescVersion := contractMixinFields4[0].Descriptor()
 	// contract.DefaultVersion holds the default value on creation for the version field.
 	contract.DefaultVersion = contractDescVersion.Default.(int64)
 	// contractDescPolicyNumber is the schema descriptor for policy_number field.
@@ -1714,6 +1715,70 @@ func init() {
 	oauthtokenDescID := oauthtokenMixinFields0[0].Descriptor()
 	// oauthtoken.DefaultID holds the default value on creation for the id field.
 	oauthtoken.DefaultID = oauthtokenDescID.Default.(func() uuid.UUID)
+	portfoliomappingMixin := schema.PortfolioMapping{}.Mixin()
+	portfoliomapping.Policy = privacy.NewPolicies(portfoliomappingMixin[1], schema.PortfolioMapping{})
+	portfoliomapping.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := portfoliomapping.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	portfoliomappingMixinHooks1 := portfoliomappingMixin[1].Hooks()
+	portfoliomappingMixinHooks3 := portfoliomappingMixin[3].Hooks()
+
+	portfoliomapping.Hooks[1] = portfoliomappingMixinHooks1[0]
+
+	portfoliomapping.Hooks[2] = portfoliomappingMixinHooks3[0]
+	portfoliomappingMixinFields0 := portfoliomappingMixin[0].Fields()
+	_ = portfoliomappingMixinFields0
+	portfoliomappingMixinFields2 := portfoliomappingMixin[2].Fields()
+	_ = portfoliomappingMixinFields2
+	portfoliomappingMixinFields3 := portfoliomappingMixin[3].Fields()
+	_ = portfoliomappingMixinFields3
+	portfoliomappingFields := schema.PortfolioMapping{}.Fields()
+	_ = portfoliomappingFields
+	// portfoliomappingDescCreatedAt is the schema descriptor for created_at field.
+	portfoliomappingDescCreatedAt := portfoliomappingMixinFields2[0].Descriptor()
+	// portfoliomapping.DefaultCreatedAt holds the default value on creation for the created_at field.
+	portfoliomapping.DefaultCreatedAt = portfoliomappingDescCreatedAt.Default.(func() time.Time)
+	// portfoliomappingDescUpdatedAt is the schema descriptor for updated_at field.
+	portfoliomappingDescUpdatedAt := portfoliomappingMixinFields2[1].Descriptor()
+	// portfoliomapping.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	portfoliomapping.DefaultUpdatedAt = portfoliomappingDescUpdatedAt.Default.(func() time.Time)
+	// portfoliomapping.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	portfoliomapping.UpdateDefaultUpdatedAt = portfoliomappingDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// portfoliomappingDescVersion is the schema descriptor for version field.
+	portfoliomappingDescVersion := portfoliomappingMixinFields3[0].Descriptor()
+	// portfoliomapping.DefaultVersion holds the default value on creation for the version field.
+	portfoliomapping.DefaultVersion = portfoliomappingDescVersion.Default.(int64)
+	// portfoliomappingDescName is the schema descriptor for name field.
+	portfoliomappingDescName := portfoliomappingFields[0].Descriptor()
+	// portfoliomapping.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	portfoliomapping.NameValidator = func() func(string) error {
+		validators := portfoliomappingDescName.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(name string) error {
+			for _, fn := range fns {
+				if err := fn(name); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// portfoliomappingDescDecimalPoint is the schema descriptor for decimal_point field.
+	portfoliomappingDescDecimalPoint := portfoliomappingFields[3].Descriptor()
+	// portfoliomapping.DefaultDecimalPoint holds the default value on creation for the decimal_point field.
+	portfoliomapping.DefaultDecimalPoint = portfoliomappingDescDecimalPoint.Default.(bool)
+	// portfoliomappingDescID is the schema descriptor for id field.
+	portfoliomappingDescID := portfoliomappingMixinFields0[0].Descriptor()
+	// portfoliomapping.DefaultID holds the default value on creation for the id field.
+	portfoliomapping.DefaultID = portfoliomappingDescID.Default.(func() uuid.UUID)
 	portfoliotransferMixin := schema.PortfolioTransfer{}.Mixin()
 	portfoliotransfer.Policy = privacy.NewPolicies(portfoliotransferMixin[1], schema.PortfolioTransfer{})
 	portfoliotransfer.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -1771,31 +1836,31 @@ func init() {
 		}
 	}()
 	// portfoliotransferDescAutoCommit is the schema descriptor for auto_commit field.
-	portfoliotransferDescAutoCommit := portfoliotransferFields[5].Descriptor()
+	portfoliotransferDescAutoCommit := portfoliotransferFields[6].Descriptor()
 	// portfoliotransfer.DefaultAutoCommit holds the default value on creation for the auto_commit field.
 	portfoliotransfer.DefaultAutoCommit = portfoliotransferDescAutoCommit.Default.(bool)
 	// portfoliotransferDescEncoding is the schema descriptor for encoding field.
-	portfoliotransferDescEncoding := portfoliotransferFields[7].Descriptor()
+	portfoliotransferDescEncoding := portfoliotransferFields[8].Descriptor()
 	// portfoliotransfer.DefaultEncoding holds the default value on creation for the encoding field.
 	portfoliotransfer.DefaultEncoding = portfoliotransferDescEncoding.Default.(string)
 	// portfoliotransfer.EncodingValidator is a validator for the "encoding" field. It is called by the builders before save.
 	portfoliotransfer.EncodingValidator = portfoliotransferDescEncoding.Validators[0].(func(string) error)
 	// portfoliotransferDescFilename is the schema descriptor for filename field.
-	portfoliotransferDescFilename := portfoliotransferFields[8].Descriptor()
+	portfoliotransferDescFilename := portfoliotransferFields[9].Descriptor()
 	// portfoliotransfer.DefaultFilename holds the default value on creation for the filename field.
 	portfoliotransfer.DefaultFilename = portfoliotransferDescFilename.Default.(string)
 	// portfoliotransfer.FilenameValidator is a validator for the "filename" field. It is called by the builders before save.
 	portfoliotransfer.FilenameValidator = portfoliotransferDescFilename.Validators[0].(func(string) error)
 	// portfoliotransferDescSize is the schema descriptor for size field.
-	portfoliotransferDescSize := portfoliotransferFields[9].Descriptor()
+	portfoliotransferDescSize := portfoliotransferFields[10].Descriptor()
 	// portfoliotransfer.SizeValidator is a validator for the "size" field. It is called by the builders before save.
 	portfoliotransfer.SizeValidator = portfoliotransferDescSize.Validators[0].(func(int64) error)
 	// portfoliotransferDescSha256 is the schema descriptor for sha256 field.
-	portfoliotransferDescSha256 := portfoliotransferFields[10].Descriptor()
+	portfoliotransferDescSha256 := portfoliotransferFields[11].Descriptor()
 	// portfoliotransfer.Sha256Validator is a validator for the "sha256" field. It is called by the builders before save.
 	portfoliotransfer.Sha256Validator = portfoliotransferDescSha256.Validators[0].(func(string) error)
 	// portfoliotransferDescBlobKey is the schema descriptor for blob_key field.
-	portfoliotransferDescBlobKey := portfoliotransferFields[11].Descriptor()
+	portfoliotransferDescBlobKey := portfoliotransferFields[12].Descriptor()
 	// portfoliotransfer.BlobKeyValidator is a validator for the "blob_key" field. It is called by the builders before save.
 	portfoliotransfer.BlobKeyValidator = func() func(string) error {
 		validators := portfoliotransferDescBlobKey.Validators
@@ -1813,11 +1878,11 @@ func init() {
 		}
 	}()
 	// portfoliotransferDescCommitted is the schema descriptor for committed field.
-	portfoliotransferDescCommitted := portfoliotransferFields[14].Descriptor()
+	portfoliotransferDescCommitted := portfoliotransferFields[15].Descriptor()
 	// portfoliotransfer.DefaultCommitted holds the default value on creation for the committed field.
 	portfoliotransfer.DefaultCommitted = portfoliotransferDescCommitted.Default.(int64)
 	// portfoliotransferDescError is the schema descriptor for error field.
-	portfoliotransferDescError := portfoliotransferFields[16].Descriptor()
+	portfoliotransferDescError := portfoliotransferFields[17].Descriptor()
 	// portfoliotransfer.DefaultError holds the default value on creation for the error field.
 	portfoliotransfer.DefaultError = portfoliotransferDescError.Default.(string)
 	// portfoliotransfer.ErrorValidator is a validator for the "error" field. It is called by the builders before save.

@@ -46,7 +46,9 @@ type Contract struct{ ent.Schema }
 
 // Mixin of Contract.
 func (Contract) Mixin() []ent.Mixin {
-	return []ent.Mixin{IDMixin{}, TenantMixin{}, TimeMixin{}, VersionMixin{}, ExternalRefMixin{Resource: "contract"}}
+	// A contract is as visible as its contact (policy contact_visibility in migrations/).
+	return []ent.Mixin{IDMixin{}, TenantMixin{}, VisibleByContact{Field: "contact_id"}, TimeMixin{}, VersionMixin{},
+		ExternalRefMixin{Resource: "contract"}}
 }
 
 func dateField(name string) ent.Field {

@@ -28,6 +28,10 @@ func (PortfolioTransfer) Fields() []ent.Field {
 		field.String("source").NotEmpty().MaxRuneLen(100).Immutable(),
 		field.UUID("owner_id", uuid.UUID{}).Optional().Nillable().Immutable(),
 		field.UUID("mapping_id", uuid.UUID{}).Optional().Nillable().Immutable(),
+		// mapping is the CSV mapping as it was when the transfer was created (columns,
+		// defaults, decimalPoint): validation and commit read the same one whatever happens
+		// to the mapping resource meanwhile.
+		field.JSON("mapping", map[string]any{}).Optional().Immutable(),
 		field.Bool("auto_commit").Default(false).Immutable(),
 		field.Enum("write_mode").Values("overwrite", "fill_empty_only").Default("overwrite").Immutable(),
 		field.String("encoding").Default("").MaxLen(20).Immutable(),
@@ -50,4 +54,30 @@ func (PortfolioTransfer) Fields() []ent.Field {
 // Indexes of PortfolioTransfer.
 func (PortfolioTransfer) Indexes() []ent.Index {
 	return []ent.Index{index.Fields("company_id", "created_at", "id"), index.Fields("company_id", "status")}
+}
+
+// PortfolioMapping is a company's CSV field mapping for portfolio transfers with format csv:
+// which column header fills which field (package portfoliocsv's targets), defaults for every
+// row, and the amount format.
+type PortfolioMapping struct{ ent.Schema }
+
+// Mixin of PortfolioMapping.
+func (PortfolioMapping) Mixin() []ent.Mixin {
+	return []ent.Mixin{IDMixin{}, TenantMixin{}, TimeMixin{}, VersionMixin{}}
+}
+
+// Fields of PortfolioMapping.
+func (PortfolioMapping) Fields() []ent.Field {
+	return []ent.Field{
+		field.String("name").NotEmpty().MaxRuneLen(200),
+		field.JSON("columns", map[string]string{}),
+		field.JSON("defaults", map[string]string{}).Optional(),
+		// decimal_point: amounts like 1,234.56 (default: German 1.234,56).
+		field.Bool("decimal_point").Default(false),
+	}
+}
+
+// Indexes of PortfolioMapping.
+func (PortfolioMapping) Indexes() []ent.Index {
+	return []ent.Index{index.Fields("company_id", "created_at", "id")}
 }

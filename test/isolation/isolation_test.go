@@ -32,7 +32,7 @@ var tenantTables = []string{"users", "external_refs", "events", "event_counters"
 	"webhook_endpoints", "webhook_deliveries", "webhook_cursors", "delegations",
 	"tasks", "task_comments", "appointments", "appointment_exceptions", "calendar_tokens",
 	"contracts", "portfolio_transfers", "documents", "contact_relationships", "contact_finances", "contact_activities",
-	"custom_field_definitions"}
+	"custom_field_definitions", "portfolio_mappings"}
 
 // rawRoutes mounts test-only routes that run raw SQL inside the request's pinned transaction,
 // below the ent privacy layer.
@@ -269,6 +269,40 @@ func TestIsolation(t *testing.T) {
 					}
 				}},
 			{Name: "B still has it", Key: b.Secret, Path: one + "/content", Status: 200},
+		})
+	})
+
+	t.Run("another company's portfolio mappings answer 404", func(t *testing.T) {
+		r := env.Do(t, apitest.Request{Method: "POST", Path: "/portfolio-mappings", Key: b.Secret,
+			Body: map[string]any{"name": "B", "columns": map[string]string{"VSNR": "contract.policyNumber"}}})
+		var m struct{ ID string }
+		r.Decode(t, &m)
+		one := "/portfolio-mappings/" + m.ID
+		var form bytes.Buffer
+		mw := multipart.NewWriter(&form)
+		_ = mw.WriteField("format", "csv")
+		_ = mw.WriteField("mappingId", m.ID)
+		fw, _ := mw.CreateFormFile("file", "a.csv")
+		_, _ = fw.Write([]byte("VSNR\nX-1\n"))
+		_ = mw.Close()
+		env.Run(t, []apitest.Case{
+			{Name: "get", Key: a.Secret, Path: one, Status: 404, Problem: "not_found"},
+			{Name: "patch", Key: a.Secret, Method: "PATCH", Path: one, Body: map[string]any{"name": "A"}, Status: 404},
+			{Name: "delete", Key: a.Secret, Method: "DELETE", Path: one, Status: 404},
+			{Name: "B's sandbox key", Key: b.TestSecret, Path: one, Status: 404},
+			{Name: "A's transfer cannot use B's mapping", Key: a.Secret, Method: "POST", Path: "/portfolio-transfers",
+				Body: form.Bytes(), Header: map[string]string{"Content-Type": mw.FormDataContentType()}, Status: 422,
+				Check: func(t *testing.T, r *apitest.Response) {
+					if !strings.Contains(string(r.Body), "unknown_mapping") {
+						t.Errorf("body %s", r.Body)
+					}
+				}},
+			{Name: "list", Key: a.Secret, Path: "/portfolio-mappings", Status: 200, Check: func(t *testing.T, r *apitest.Response) {
+				if strings.Contains(string(r.Body), m.ID) {
+					t.Errorf("A lists B's mapping")
+				}
+			}},
+			{Name: "B still has it", Key: b.Secret, Path: one, Status: 200},
 		})
 	})
 

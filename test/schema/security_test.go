@@ -67,6 +67,8 @@ var appPrivileges = map[string]string{
 	"public.documents":           "DELETE,INSERT,SELECT",
 	"public.insurers":            "SELECT",
 	"public.portfolio_transfers": "INSERT,SELECT,UPDATE",
+	// CSV mappings of portfolio transfers: created, changed and deleted by the API
+	"public.portfolio_mappings": "DELETE,INSERT,SELECT,UPDATE",
 	// contact sub-resources (issue 8): relationships and notes are deleted by the API; the
 	// household finance is replaced by PUT
 	"public.contact_relationships": "DELETE,INSERT,SELECT,UPDATE",

@@ -1,0 +1,336 @@
+package portfolio
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"github.com/brokerdesk/brokerdesk/app/errs"
+	"github.com/brokerdesk/brokerdesk/app/httpx"
+	"github.com/brokerdesk/brokerdesk/app/portfoliocsv"
+	"github.com/brokerdesk/brokerdesk/ent"
+	"github.com/brokerdesk/brokerdesk/ent/portfoliomapping"
+	"github.com/brokerdesk/brokerdesk/policy"
+	"github.com/brokerdesk/brokerdesk/tenancy"
+)
+
+// Bounds of a mapping (decisions.md "Portfolio mappings").
+const (
+	MaxMappingColumns  = 100
+	MaxMappingDefaults = 50
+	maxMappingName     = 200
+	maxMappingText     = 200
+)
+
+// MappingInput is PortfolioMappingInput: the body of POST /portfolio-mappings; PATCH merges its
+// patch into the input of the stored mapping (columns and defaults key by key, null removes).
+type MappingInput struct {
+	Name         *string           `json:"name,omitempty"`
+	Columns      map[string]string `json:"columns,omitempty"`
+	Defaults     map[string]string `json:"defaults,omitempty"`
+	DecimalPoint *bool             `json:"decimalPoint,omitempty"`
+}
+
+// Validate checks a mapping body: every problem is listed, the targets by portfoliocsv (a
+// target it does not know is unknown_target, one filled by two columns duplicate_target,
+// contract.policyNumber unfilled required).
+func (in MappingInput) Validate() error {
+	var v errs.Invalid
+	text := func(s string) bool {
+		return strings.TrimSpace(s) != "" && utf8.RuneCountInString(s) <= maxMappingText && !strings.ContainsRune(s, 0)
+	}
+	if in.Name == nil {
+		v.Add("name", "required", "is required")
+	} else {
+		v.Check("name", strings.TrimSpace(*in.Name) != "" && utf8.RuneCountInString(*in.Name) <= maxMappingName &&
+			!strings.ContainsRune(*in.Name, 0), "invalid_length", fmt.Sprintf("must have 1 to %d characters", maxMappingName))
+	}
+	v.Check("columns", len(in.Columns) > 0, "required", "map at least the column of contract.policyNumber")
+	v.Check("columns", len(in.Columns) <= MaxMappingColumns, "too_many", fmt.Sprintf("at most %d columns", MaxMappingColumns))
+	v.Check("defaults", len(in.Defaults) <= MaxMappingDefaults, "too_many", fmt.Sprintf("at most %d defaults", MaxMappingDefaults))
+	for c := range in.Columns {
+		v.Check("columns."+c, text(c), "invalid_length", fmt.Sprintf("a column name has 1 to %d characters", maxMappingText))
+	}
+	for t, val := range in.Defaults {
+		v.Check("defaults."+t, text(val), "invalid_length", fmt.Sprintf("must have 1 to %d characters", maxMappingText))
+	}
+	if len(v.Errors) > nameErrors(v) {
+		return v.Err() // the targets are judged once columns and defaults are well-formed
+	}
+	if err := in.mapping().Validate(); err != nil {
+		me, ok := err.(*portfoliocsv.MappingError)
+		if !ok {
+			return err
+		}
+		for _, p := range me.Problems {
+			v.Add(p.Field, p.Code, p.Detail)
+		}
+	}
+	return v.Err()
+}
+
+func nameErrors(v errs.Invalid) int {
+	n := 0
+	for _, e := range v.Errors {
+		if e.Field == "name" {
+			n++
+		}
+	}
+	return n
+}
+
+func (in MappingInput) mapping() portfoliocsv.Mapping {
+	return portfoliocsv.Mapping{Columns: in.Columns, Defaults: in.Defaults}
+}
+
+func mappingInputOf(m *ent.PortfolioMapping) MappingInput {
+	name, dp := m.Name, m.DecimalPoint
+	return MappingInput{Name: &name, Columns: m.Columns, Defaults: m.Defaults, DecimalPoint: &dp}
+}
+
+// MappingView is the PortfolioMapping resource.
+type MappingView struct {
+	ID           uuid.UUID         `json:"id"`
+	Name         string            `json:"name"`
+	Columns      map[string]string `json:"columns"`
+	Defaults     map[string]string `json:"defaults"`
+	DecimalPoint bool              `json:"decimalPoint"`
+	CreatedAt    time.Time         `json:"createdAt"`
+	UpdatedAt    time.Time         `json:"updatedAt"`
+}
+
+// NewMappingView is the resource of m.
+func NewMappingView(m *ent.PortfolioMapping) MappingView {
+	v := MappingView{ID: m.ID, Name: m.Name, Columns: m.Columns, Defaults: m.Defaults, DecimalPoint: m.DecimalPoint,
+		CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt}
+	if v.Defaults == nil {
+		v.Defaults = map[string]string{}
+	}
+	return v
+}
+
+// mappingSnapshot is what a transfer keeps of its mapping (column mapping).
+func mappingSnapshot(m *ent.PortfolioMapping) map[string]any {
+	defaults := m.Defaults
+	if defaults == nil {
+		defaults = map[string]string{}
+	}
+	return map[string]any{"id": m.ID.String(), "columns": m.Columns, "defaults": defaults, "decimalPoint": m.DecimalPoint}
+}
+
+// csvOptions reads a transfer's mapping snapshot back.
+func csvOptions(snap map[string]any) (portfoliocsv.Mapping, bool) {
+	strs := func(v any) map[string]string {
+		out := map[string]string{}
+		if m, ok := v.(map[string]any); ok {
+			for k, x := range m {
+				if s, ok := x.(string); ok {
+					out[k] = s
+				}
+			}
+		}
+		return out
+	}
+	dp, _ := snap["decimalPoint"].(bool)
+	return portfoliocsv.Mapping{Columns: strs(snap["columns"]), Defaults: strs(snap["defaults"])}, dp
+}
+
+// GetMapping reads one mapping. Another company's mapping is not found.
+func (s *Service) GetMapping(ctx context.Context, id uuid.UUID) (*ent.PortfolioMapping, error) {
+	m, err := tenancy.Client(ctx).PortfolioMapping.Get(ctx, id)
+	if ent.IsNotFound(err) {
+		return nil, errs.NotFound("portfolio mapping %s not found", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get portfolio mapping %s: %w", id, err)
+	}
+	return m, nil
+}
+
+// LockMapping reads one mapping and locks it to the end of the transaction.
+func (s *Service) LockMapping(ctx context.Context, id uuid.UUID) (*ent.PortfolioMapping, error) {
+	m, err := tenancy.Client(ctx).PortfolioMapping.Query().Where(portfoliomapping.ID(id)).ForUpdate().Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, errs.NotFound("portfolio mapping %s not found", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("lock portfolio mapping %s: %w", id, err)
+	}
+	return m, nil
+}
+
+// ListMappings returns up to limit+1 mappings, oldest first.
+func (s *Service) ListMappings(ctx context.Context, after []string, limit int) ([]*ent.PortfolioMapping, error) {
+	q := tenancy.Client(ctx).PortfolioMapping.Query()
+	keyset, err := httpx.AfterCreated(after)
+	if err != nil {
+		return nil, err
+	}
+	if keyset != nil {
+		q.Where(keyset)
+	}
+	rows, err := q.Order(ent.Asc(portfoliomapping.FieldCreatedAt), ent.Asc(portfoliomapping.FieldID)).Limit(limit + 1).All(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list portfolio mappings: %w", err)
+	}
+	return rows, nil
+}
+
+// CreateMapping stores a validated mapping.
+func (s *Service) CreateMapping(ctx context.Context, in MappingInput) (*ent.PortfolioMapping, error) {
+	q := tenancy.Client(ctx).PortfolioMapping.Create().SetName(strings.TrimSpace(*in.Name)).SetColumns(in.Columns)
+	if len(in.Defaults) > 0 {
+		q.SetDefaults(in.Defaults)
+	}
+	if in.DecimalPoint != nil {
+		q.SetDecimalPoint(*in.DecimalPoint)
+	}
+	m, err := q.Save(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("create portfolio mapping: %w", err)
+	}
+	return m, nil
+}
+
+// UpdateMapping replaces the fields of m (locked) with in. Transfers made with m keep the
+// mapping they were made with (a snapshot).
+func (s *Service) UpdateMapping(ctx context.Context, m *ent.PortfolioMapping, in MappingInput) (*ent.PortfolioMapping, error) {
+	u := m.Update().SetName(strings.TrimSpace(*in.Name)).SetColumns(in.Columns).SetDecimalPoint(in.DecimalPoint != nil && *in.DecimalPoint)
+	if len(in.Defaults) > 0 {
+		u.SetDefaults(in.Defaults)
+	} else {
+		u.ClearDefaults()
+	}
+	out, err := u.Save(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("update portfolio mapping %s: %w", m.ID, err)
+	}
+	return out, nil
+}
+
+// DeleteMapping removes m (locked). Transfers made with it keep their snapshot; their
+// mappingId goes null (foreign key ON DELETE SET NULL).
+func (s *Service) DeleteMapping(ctx context.Context, m *ent.PortfolioMapping) error {
+	if err := tenancy.Client(ctx).PortfolioMapping.DeleteOne(m).Exec(ctx); err != nil {
+		return fmt.Errorf("delete portfolio mapping %s: %w", m.ID, err)
+	}
+	return nil
+}
+
+// MappingHandler serves /portfolio-mappings and /portfolio-mapping-targets.
+type MappingHandler struct {
+	svc   *Service
+	pager *httpx.Pager
+	idem  fiber.Handler
+}
+
+// NewMappingHandler builds the handler.
+func NewMappingHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler) *MappingHandler {
+	return &MappingHandler{svc: svc, pager: pager, idem: idem}
+}
+
+// Mount registers the routes.
+func (h *MappingHandler) Mount(r fiber.Router) {
+	r.Get("/portfolio-mappings", policy.Require("portfolio:read"), h.list)
+	r.Post("/portfolio-mappings", policy.Require("portfolio:write"), h.idem, h.create)
+	r.Get("/portfolio-mappings/:mappingId", policy.Require("portfolio:read"), h.get)
+	r.Patch("/portfolio-mappings/:mappingId", policy.Require("portfolio:write"), h.update)
+	r.Delete("/portfolio-mappings/:mappingId", policy.Require("portfolio:write"), h.delete)
+	r.Get("/portfolio-mapping-targets", policy.Require("portfolio:read"), h.targets)
+}
+
+func mappingLocation(m *ent.PortfolioMapping) string {
+	return "/api/public/v1/portfolio-mappings/" + m.ID.String()
+}
+
+func (h *MappingHandler) list(c *fiber.Ctx) error {
+	page, err := h.pager.Parse(c, "portfolio-mappings")
+	if err != nil {
+		return err
+	}
+	rows, err := h.svc.ListMappings(c.UserContext(), page.After, page.Limit)
+	if err != nil {
+		return err
+	}
+	return httpx.WritePage(c, page, rows, func(m *ent.PortfolioMapping) []string {
+		return httpx.CreatedKey(m.CreatedAt, m.ID)
+	}, NewMappingView)
+}
+
+func (h *MappingHandler) create(c *fiber.Ctx) error {
+	var in MappingInput
+	if err := httpx.Decode(c, &in); err != nil {
+		return err
+	}
+	m, err := h.svc.CreateMapping(c.UserContext(), in)
+	if err != nil {
+		return err
+	}
+	return httpx.Created(c, mappingLocation(m), NewMappingView(m), m.Version)
+}
+
+func (h *MappingHandler) get(c *fiber.Ctx) error {
+	id, err := httpx.UUIDParam(c, "mappingId")
+	if err != nil {
+		return err
+	}
+	m, err := h.svc.GetMapping(c.UserContext(), id)
+	if err != nil {
+		return err
+	}
+	return httpx.OK(c, NewMappingView(m), m.Version)
+}
+
+// update handles PATCH: a merge patch of PortfolioMappingInput; If-Match optional (stale: 412).
+func (h *MappingHandler) update(c *fiber.Ctx) error {
+	id, err := httpx.UUIDParam(c, "mappingId")
+	if err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	cur, err := h.svc.LockMapping(ctx, id)
+	if err != nil {
+		return err
+	}
+	if err := httpx.IfMatch(c, cur.Version, false); err != nil {
+		return err
+	}
+	in := mappingInputOf(cur)
+	if err := httpx.MergePatch(c, &in); err != nil {
+		return err
+	}
+	m, err := h.svc.UpdateMapping(ctx, cur, in)
+	if err != nil {
+		return err
+	}
+	return httpx.OK(c, NewMappingView(m), m.Version)
+}
+
+func (h *MappingHandler) delete(c *fiber.Ctx) error {
+	id, err := httpx.UUIDParam(c, "mappingId")
+	if err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	cur, err := h.svc.LockMapping(ctx, id)
+	if err != nil {
+		return err
+	}
+	if err := httpx.IfMatch(c, cur.Version, false); err != nil {
+		return err
+	}
+	if err := h.svc.DeleteMapping(ctx, cur); err != nil {
+		return err
+	}
+	return httpx.NoContent(c)
+}
+
+// targets handles GET /portfolio-mapping-targets: the fields a column can fill.
+func (h *MappingHandler) targets(c *fiber.Ctx) error {
+	return c.JSON(fiber.Map{"data": portfoliocsv.Targets()})
+}
