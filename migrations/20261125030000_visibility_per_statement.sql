@@ -10,9 +10,8 @@
 -- plpgsql, whose plans each connection caches (a SQL function would be planned anew in
 -- every statement, ~0.3 ms). Per
 -- row are left an array comparison for an owner, and for a contact a primary-key lookup of the
--- contact row under its own policy (a scalar sub-select: the planner cannot turn it into a
--- hash of every visible contact, which an EXISTS or IN would allow). For visibility 'all' the
--- OR stops at the first InitPlan: no per-row work at all.
+-- contact row under its own policy (app_contact_row, inlined into a scalar sub-select). For
+-- visibility 'all' the OR stops at the first InitPlan: no per-row work at all.
 --
 -- app_restrict_visibility keeps its interface: an expression written with
 -- app_contact_visible(col) or app_visible_owner(col) is expanded into that form
@@ -69,13 +68,24 @@ AS $$ SELECT public.app_visible_all() OR EXISTS (SELECT 1 FROM public.contacts c
 -- +goose StatementEnd
 GRANT EXECUTE ON FUNCTION app_visible_all(), app_visible_owner_ids() TO brokerdesk_app, brokerdesk_operator;
 
+-- app_contact_row: one row (true) when the contact is visible (under the contacts policy),
+-- none otherwise. A set-returning SQL function without SET, STRICT or SECURITY DEFINER, so the
+-- planner inlines it (the contacts policy applies to the inlined query): a policy calling it
+-- runs a primary-key probe, yet depends on the function, not on the contacts table (a policy
+-- naming contacts would make schema tools that drop tables by name fail). Every name and the
+-- operator are schema-qualified, as it runs with the caller's search_path.
+-- +goose StatementBegin
+CREATE FUNCTION app_contact_row(contact uuid) RETURNS SETOF boolean
+LANGUAGE sql STABLE PARALLEL RESTRICTED
+AS $$ SELECT true FROM public.contacts c WHERE c.id OPERATOR(pg_catalog.=) contact $$;
+-- +goose StatementEnd
+GRANT EXECUTE ON FUNCTION app_contact_row(uuid) TO brokerdesk_app, brokerdesk_operator;
+
 -- app_visibility_expr: the policy expression expr of table tbl with every
 -- app_visible_owner(col) and app_contact_visible(col) (col a plain column of tbl) expanded into
--- the per-statement form. A contact is visible when its row is, under the contacts policy
--- (which applies inside the sub-select); NULL (no such visible row) admits nothing. The
--- sub-select makes the policy depend on the contacts table: only a table with a foreign key to
--- contacts gets it (schema tools drop tables in foreign-key order); another (events) keeps
--- the call of app_contact_visible, once per row, after the cheap checks.
+-- the per-statement form. A contact is visible when app_contact_row finds it; a scalar
+-- sub-select on purpose: the planner cannot turn it into a hash of every visible contact,
+-- which it may do with an EXISTS or IN. NULL (no visible row) admits nothing.
 -- +goose StatementBegin
 CREATE FUNCTION app_visibility_expr(tbl regclass, expr text) RETURNS text
 LANGUAGE plpgsql STABLE
@@ -84,13 +94,8 @@ AS $$
 DECLARE
   t text := tbl::text;
 BEGIN
-  IF EXISTS (SELECT 1 FROM pg_catalog.pg_constraint WHERE conrelid = tbl AND confrelid = 'public.contacts'::regclass AND contype = 'f') THEN
-    expr := regexp_replace(expr, 'app_contact_visible\(\s*([a-z_][a-z0-9_]*)\s*\)',
-      '((SELECT public.app_visible_all()) OR (SELECT true FROM public.contacts c WHERE c.id = ' || t || '.\1))', 'g');
-  ELSE
-    expr := regexp_replace(expr, 'app_contact_visible\(\s*([a-z_][a-z0-9_]*)\s*\)',
-      '((SELECT public.app_visible_all()) OR public.app_contact_visible(' || t || '.\1))', 'g');
-  END IF;
+  expr := regexp_replace(expr, 'app_contact_visible\(\s*([a-z_][a-z0-9_]*)\s*\)',
+    '((SELECT public.app_visible_all()) OR (SELECT v FROM public.app_contact_row(' || t || '.\1) v))', 'g');
   expr := regexp_replace(expr, 'app_visible_owner\(\s*([a-z_][a-z0-9_]*)\s*\)',
     '((SELECT public.app_visible_all()) OR ' || t || '.\1 = ANY ((SELECT public.app_visible_owner_ids())::uuid[]))', 'g');
   RETURN expr;

@@ -107,7 +107,7 @@ func BenchmarkContactsList(b *testing.B) {
 			    'kunde' || n || '@example.com' AS e,
 			    (ARRAY['Hauptstraße','Schulstraße','Gartenweg','Bahnhofstraße','Lindenallee','Am Markt'])[1 + n % 6] || ' ' || (1 + n % 120) AS st,
 			    (ARRAY['Berlin','Hamburg','München','Köln','Frankfurt','Stuttgart','Leipzig','Dresden'])[1 + (n / 7) % 8] AS ci,
-			    to_char(date '1950-01-01' + (n * 7919) % 20000, 'YYYY-MM-DD') AS dob,
+			    to_char(date '1950-01-01' + (n::bigint * 7919 % 20000)::int, 'YYYY-MM-DD') AS dob,
 			    timestamptz '2026-01-01' + n * interval '1 second' AS ts
 			  FROM generate_series(1, $3) n) s`, co.ID, uuidArray(agents), n)
 		return err
