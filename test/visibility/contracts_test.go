@@ -44,7 +44,8 @@ func TestVisibility_Contracts(t *testing.T) {
 	ofAdmin := w.createContact(t, w.co.Secret, map[string]any{"type": "private", "firstName": "Chef", "lastName": "Sache"})
 	ctA := w.createContract(t, w.co.Secret, ofA.ID, "GEHEIM-1")
 	ctAdmin := w.createContract(t, w.co.Secret, ofAdmin.ID, "CHEF-1")
-	seesAdmins := map[string]bool{"admin user key": true, "manager key": true, "company key": true}
+	seesAdmins := map[string]bool{"admin user key": true, "manager key": true, "company key": true,
+		"admin user token": true, "company token": true}
 
 	for name, key := range w.keys {
 		t.Run(name, func(t *testing.T) {
