@@ -35,6 +35,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/url"
 	"os"
 	"os/signal"
 	"slices"
@@ -77,6 +78,7 @@ type options struct {
 	rounds      int
 	write       string
 	cpuprofile  string
+	memprofile  string
 	selfprofile string
 	inproc      bool
 	client      string
@@ -106,6 +108,7 @@ func run(args []string) error {
 	fs.IntVar(&o.rounds, "rounds", 2, "runs of each side, alternating the order; the better run of each is reported")
 	fs.StringVar(&o.write, "write", "", "write the results into this markdown file (the sections of the suites run)")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the server process (all its runs) to this file")
+	fs.StringVar(&o.memprofile, "memprofile", "", "write an allocation profile of the server process (subprocess only) to this file")
 	fs.StringVar(&o.selfprofile, "benchcpuprofile", "", "write a CPU profile of the bench process (load generator and bare program) to this file")
 	fs.BoolVar(&o.inproc, "inproc", false, "run the server in the bench process instead of a subprocess")
 	fs.StringVar(&o.client, "client", "raw", "HTTP load generator: raw (minimal HTTP/1.1 keep-alive client) or nethttp (net/http)")
@@ -208,6 +211,9 @@ func bench(ctx context.Context, o options, args []string) error {
 		return fmt.Errorf("clone: %w", err)
 	}
 	defer drop()
+	if u, err := url.Parse(ownerURL); err == nil {
+		benchDB = strings.TrimPrefix(u.Path, "/")
+	}
 	fx, err := seed(ctx, ownerURL, o)
 	if err != nil {
 		return err
