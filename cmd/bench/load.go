@@ -19,6 +19,7 @@ import (
 const (
 	sideServer = "server"
 	sideBare   = "bare"
+	sideToken  = "token" // the server, GET /me with OAuth access tokens instead of keys
 )
 
 // doer makes one request (an HTTP request, or the bare program's transaction) and reports

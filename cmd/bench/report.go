@@ -303,6 +303,12 @@ func (r report) markdown() string {
 		w("| bare pgx, same round trips | %s | %s | %s |\n", fmtRPS(bare.rps()), fmtDur(bare.quantile(.5)), fmtDur(bare.quantile(.99)))
 		w("| **server / bare**%s | **%.0f%%** | %.2f× | %.2f× |\n", suffix, 100*ratio,
 			ratioDur(srv.quantile(.5), bare.quantile(.5)), ratioDur(srv.quantile(.99), bare.quantile(.99)))
+		if len(x.runs[sideToken]) > 0 {
+			tok := x.token()
+			w("| server, %s with an OAuth access token | %s | %s | %s |\n", x.v.label, fmtRPS(tok.rps()), fmtDur(tok.quantile(.5)), fmtDur(tok.quantile(.99)))
+			w("| **token / key** | **%.0f%%** | %.2f× | %.2f× |\n", 100*tok.rps()/srv.rps(),
+				ratioDur(tok.quantile(.5), srv.quantile(.5)), ratioDur(tok.quantile(.99), srv.quantile(.99)))
+		}
 	}
 	w("\n")
 	verdict := "met"
@@ -331,8 +337,15 @@ func (r report) markdown() string {
 	}
 	w("| | server process | %s | PostgreSQL (this run's backends + its own processes) | Redis | anything else | machine busy |\n|---|---:|---:|---:|---:|---:|---:|\n", selfName)
 	for _, x := range r.outs {
-		for _, y := range []result{x.server(), x.bare()} {
+		ys := []result{x.server(), x.bare()}
+		if len(x.runs[sideToken]) > 0 {
+			ys = append(ys, x.token())
+		}
+		for _, y := range ys {
 			label := "server, " + x.v.label
+			if y.side == sideToken {
+				label = "server, " + x.v.label + " with an OAuth access token"
+			}
 			if y.side == sideBare {
 				label = "bare pgx (bench process = bare program)"
 				if len(r.outs) > 1 {
@@ -367,6 +380,11 @@ func (r report) markdown() string {
 			ownS, ownB := perReq(s.cpu, s.cpu.own()), perReq(bb.cpu, bb.cpu.own())
 			w("Counting only the processes the requests go through (server, load generator, this run's PostgreSQL, Redis; what other work on the machine disturbs least): %.0f µs against %.0f µs, a ratio of **%.0f%%**.\n",
 				ownS, ownB, 100*ownB/ownS)
+			if t := x.token(); len(x.runs[sideToken]) > 0 && t.cpu.requests > 0 {
+				ownT := perReq(t.cpu, t.cpu.own())
+				w("With OAuth access tokens the same processes spent %.0f µs per request against %.0f µs with keys: the token costs %+.0f%% (server process %.0f µs against %.0f µs).\n",
+					ownT, ownS, 100*(ownT/ownS-1), perReq(t.cpu, t.cpu.server), srv)
+			}
 		}
 	}
 	w("\nAll runs, in the order they ran:\n\n| # | load | side | requests/s | p50 | p99 | mean | max |\n|---:|---|---|---:|---:|---:|---:|---:|\n")
