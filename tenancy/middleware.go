@@ -3,7 +3,6 @@ package tenancy
 import (
 	"context"
 	"crypto/subtle"
-	"encoding/json"
 	"errors"
 	"strings"
 
@@ -184,8 +183,8 @@ func (a *Authenticator) keyLookup(key string, p *Principal) *authLookup {
 		if subtle.ConstantTimeCompare(stored, hash) != 1 {
 			return errNoCredential
 		}
-		if err := errors.Join(json.Unmarshal(scopes, &p.Scopes), json.Unmarshal(domains, &p.AllowedDomains),
-			json.Unmarshal(feats, &p.Features)); err != nil {
+		if err := errors.Join(parseStrings(scopes, &p.Scopes), parseStrings(domains, &p.AllowedDomains),
+			parseStrings(feats, &p.Features)); err != nil {
 			return err
 		}
 		p.KeyID, p.CompanyID, p.LiveCompanyID, p.UserID = keyID.Bytes, company.Bytes, live.Bytes, user.Bytes
@@ -244,7 +243,7 @@ func (a *Authenticator) tokenLookup(sig string, p *Principal) *authLookup {
 		if subtle.ConstantTimeCompare(stored, hash) != 1 {
 			return errNoCredential
 		}
-		if err := errors.Join(json.Unmarshal(scopes, &p.Scopes), json.Unmarshal(feats, &p.Features)); err != nil {
+		if err := errors.Join(parseStrings(scopes, &p.Scopes), parseStrings(feats, &p.Features)); err != nil {
 			return err
 		}
 		p.Kind = KindOAuth
