@@ -68,7 +68,7 @@ PostgreSQL share the cores; compare the ratios measured within one run.
 
 // cpuUsage is CPU time spent during a measured window, by process group.
 type cpuUsage struct {
-	self, server, postgres time.Duration // this process; the server subprocess; PostgreSQL (benchPostgres)
+	self, server, postgres time.Duration // this process; the server subprocess; the run's PostgreSQL backends
 	redis                  time.Duration // redis-server processes
 	busy, total            time.Duration // the whole machine (all cores), from /proc/stat
 	requests               int
@@ -150,23 +150,26 @@ func snapshotCPU(serverPID int) cpuSnapshot {
 	return s
 }
 
-// benchDB is the run's database; PostgreSQL's backends serving other databases (other work on
-// a shared machine) are not counted.
+// benchDB is the run's database. Only PostgreSQL's backends connected to it are counted: on a
+// shared machine the server's other backends (and other clusters) serve other work.
 var benchDB string
 
-// benchPostgres reports whether a postgres process works for this run: a backend connected to
-// benchDB, or one of the server's own processes (postmaster, checkpointer, WAL writer, ...).
-// A backend's title is "postgres: user database host(port) state".
+// benchPostgres reports whether a postgres process is a backend of benchDB. A backend's title
+// is "postgres: [cluster_name:] user database host(port) state".
 func benchPostgres(pid int) bool {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
 	if err != nil {
 		return false
 	}
 	f := strings.Fields(strings.ReplaceAll(string(b), "\x00", " "))
-	if len(f) < 4 || f[0] != "postgres:" || !(strings.Contains(f[3], "(") || f[3] == "[local]") {
-		return true // not a client backend
+	if len(f) < 2 || f[0] != "postgres:" {
+		return false // the postmaster
 	}
-	return benchDB == "" || f[2] == benchDB
+	f = f[1:]
+	if strings.HasSuffix(f[0], ":") { // cluster_name
+		f = f[1:]
+	}
+	return len(f) >= 3 && f[1] == benchDB && (strings.Contains(f[2], "(") || f[2] == "[local]")
 }
 
 // procCPU is a process's user+system time and its command name.
@@ -338,7 +341,7 @@ func (r report) markdown() string {
 	if r.inproc {
 		selfName = "bench process (load generator + server)"
 	}
-	w("| | server process | %s | PostgreSQL (this run's backends + its own processes) | Redis | anything else | machine busy |\n|---|---:|---:|---:|---:|---:|---:|\n", selfName)
+	w("| | server process | %s | PostgreSQL (this run's backends) | Redis | anything else | machine busy |\n|---|---:|---:|---:|---:|---:|---:|\n", selfName)
 	for _, x := range r.outs {
 		ys := []result{x.server(), x.bare()}
 		if len(x.runs[sideToken]) > 0 {
