@@ -61,7 +61,10 @@ FROM auth_credential($1)`
 
 	insertSubmissionQuery = `INSERT INTO "lead_submissions" ("lead_id", "received_at", "channel", "outcome", "credential_id", "payload", "company_id", "id") VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
 
-	insertEventQuery = `INSERT INTO "events" ("type", "occurred_at", "data", "actor", "company_id", "id") VALUES ($1, $2, $3, $4, $5, $6)`
+	// insertEventQuery is app/events.RecordAbout: a lead's event names its contact and owner and
+	// is user-scoped (the visibility layer).
+	insertEventQuery = `INSERT INTO events (id, company_id, type, occurred_at, data, actor, contact_id, owner_id, user_scoped)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
 )
 
 // seeAll is the lookup's second argument, as tenancy passes it: the roles that see every contact.
@@ -472,7 +475,8 @@ func (b *bare) intake(ctx context.Context, hash []byte, p person, rec *[]stmt) (
 	if err != nil {
 		return "", err
 	}
-	if err := t.exec(ctx, insertEventQuery, "lead."+outcome, time.Now(), data, act, co.id, newID()); err != nil {
+	if err := t.exec(ctx, insertEventQuery, newID(), co.id, "lead."+outcome, time.Now(), data, act, l.contactID, l.ownerID,
+		true); err != nil {
 		return "", err
 	}
 	return outcome, nil
