@@ -149,6 +149,7 @@ func (a *Authenticator) begin(ctx context.Context, key, kind string) (*ent.Tx, *
 // app role, which itself cannot.
 const authQuery = `SELECT key_id, key_prefix, key_hash, kind, env, scopes, allowed_domains,
 	company_id, live_company_id, sandbox, features, user_id, user_role,
+	company_name, user_email, user_first_name, user_last_name,
 	set_config('app.company_id', company_id::text, true),
 	set_config('app.user_id', coalesce(user_id::text, ''), true),
 	set_config('app.visibility', CASE WHEN user_id IS NULL OR user_role = ANY($2::text[]) THEN 'all'
@@ -173,11 +174,12 @@ func (a *Authenticator) keyLookup(key string, p *Principal) *authLookup {
 		var (
 			stored, scopes, domains, feats []byte
 			keyID, company, live, user     pgtype.UUID
-			userRole                       *string
+			userRole, email, first, last   pgtype.Text
 			pinned, pinnedUser             string
 		)
 		if err := rows.Scan(&keyID, &p.KeyPrefix, &stored, &p.Kind, &p.Env, &scopes, &domains,
-			&company, &live, &p.Sandbox, &feats, &user, &userRole, &pinned, &pinnedUser, &p.Visibility); err != nil {
+			&company, &live, &p.Sandbox, &feats, &user, &userRole, &p.CompanyName, &email, &first, &last,
+			&pinned, &pinnedUser, &p.Visibility); err != nil {
 			return err
 		}
 		if subtle.ConstantTimeCompare(stored, hash) != 1 {
@@ -188,11 +190,14 @@ func (a *Authenticator) keyLookup(key string, p *Principal) *authLookup {
 			return err
 		}
 		p.KeyID, p.CompanyID, p.LiveCompanyID, p.UserID = keyID.Bytes, company.Bytes, live.Bytes, user.Bytes
-		if userRole != nil {
-			p.UserRole = *userRole
-		}
+		p.setUser(userRole, email, first, last)
 		return nil
 	}}
+}
+
+// setUser takes the lookup's user columns (NULL without a user).
+func (p *Principal) setUser(role, email, first, last pgtype.Text) {
+	p.UserRole, p.UserEmail, p.UserFirstName, p.UserLastName = role.String, email.String, first.String, last.String
 }
 
 // AccessTokenPrefix starts every OAuth access token (fosite's HMAC strategy: prefix, key,
@@ -213,6 +218,7 @@ func accessTokenSignature(tok string) (string, bool) {
 // authQuery a key: auth_token (migrations/) is SECURITY DEFINER as auth_credential is.
 const tokenQuery = `SELECT key_id, key_hash, env, scopes, company_id, live_company_id, sandbox, features,
 	user_id, user_role, client_id, client_name,
+	company_name, user_email, user_first_name, user_last_name,
 	set_config('app.company_id', company_id::text, true),
 	set_config('app.user_id', coalesce(user_id::text, ''), true),
 	set_config('app.visibility', CASE WHEN user_id IS NULL OR user_role = ANY($2::text[]) THEN 'all'
@@ -233,11 +239,12 @@ func (a *Authenticator) tokenLookup(sig string, p *Principal) *authLookup {
 		var (
 			stored, scopes, feats                []byte
 			keyID, company, live, user, clientID pgtype.UUID
-			userRole                             *string
+			userRole, email, first, last         pgtype.Text
 			pinned, pinnedUser                   string
 		)
 		if err := rows.Scan(&keyID, &stored, &p.Env, &scopes, &company, &live, &p.Sandbox,
-			&feats, &user, &userRole, &clientID, &p.ClientName, &pinned, &pinnedUser, &p.Visibility); err != nil {
+			&feats, &user, &userRole, &clientID, &p.ClientName, &p.CompanyName, &email, &first, &last,
+			&pinned, &pinnedUser, &p.Visibility); err != nil {
 			return err
 		}
 		if subtle.ConstantTimeCompare(stored, hash) != 1 {
@@ -248,9 +255,7 @@ func (a *Authenticator) tokenLookup(sig string, p *Principal) *authLookup {
 		}
 		p.Kind = KindOAuth
 		p.KeyID, p.CompanyID, p.LiveCompanyID, p.UserID, p.ClientID = keyID.Bytes, company.Bytes, live.Bytes, user.Bytes, clientID.Bytes
-		if userRole != nil {
-			p.UserRole = *userRole
-		}
+		p.setUser(userRole, email, first, last)
 		return nil
 	}}
 }

@@ -27,6 +27,7 @@ const (
 	// authQuery is tenancy's credential lookup and pin (tenancy/middleware.go).
 	authQuery = `SELECT key_id, key_prefix, key_hash, kind, env, scopes, allowed_domains,
 	company_id, live_company_id, sandbox, features, user_id, user_role,
+	company_name, user_email, user_first_name, user_last_name,
 	set_config('app.company_id', company_id::text, true),
 	set_config('app.user_id', coalesce(user_id::text, ''), true),
 	set_config('app.visibility', CASE WHEN user_id IS NULL OR user_role = ANY($2::text[]) THEN 'all'
@@ -178,7 +179,7 @@ func (b *bare) begin(ctx context.Context, hash []byte, rec *[]stmt) (btx, princi
 // principal is what the bare program keeps of the credential lookup.
 type principal struct {
 	keyID, companyID, userID pgtype.UUID
-	prefix                   string
+	prefix, companyName      string
 }
 
 // scanPrincipal reads the credential lookup's row (auth_credential + set_config).
@@ -187,7 +188,7 @@ func scanPrincipal(rows pgx.Rows, hash []byte) (p principal, err error) {
 		liveCompanyID                  pgtype.UUID
 		kind, env, pinned, pinnedUser  string
 		visibility                     string
-		userRole                       *string
+		userRole, email, first, last   pgtype.Text
 		stored, scopes, domains, feats []byte
 		sandbox                        bool
 	)
@@ -198,7 +199,8 @@ func scanPrincipal(rows pgx.Rows, hash []byte) (p principal, err error) {
 		return p, errors.New("credential not found")
 	}
 	if err := rows.Scan(&p.keyID, &p.prefix, &stored, &kind, &env, &scopes, &domains,
-		&p.companyID, &liveCompanyID, &sandbox, &feats, &p.userID, &userRole, &pinned, &pinnedUser, &visibility); err != nil {
+		&p.companyID, &liveCompanyID, &sandbox, &feats, &p.userID, &userRole, &p.companyName, &email, &first, &last,
+		&pinned, &pinnedUser, &visibility); err != nil {
 		return p, err
 	}
 	if subtle.ConstantTimeCompare(stored, hash) != 1 {
@@ -227,14 +229,15 @@ func (t btx) company(ctx context.Context, id pgtype.UUID) (co companyRow, err er
 	return co, err
 }
 
-// me is GET /me: BEGIN with the credential lookup (one round trip); the company row; COMMIT.
-func (b *bare) me(ctx context.Context, hash []byte, rec *[]stmt) (co companyRow, err error) {
-	t, p, done, err := b.begin(ctx, hash, rec)
+// me is GET /me: BEGIN with the credential lookup (one round trip), whose row carries what /me
+// shows (the server reads nothing else); COMMIT.
+func (b *bare) me(ctx context.Context, hash []byte, rec *[]stmt) (p principal, err error) {
+	_, p, done, err := b.begin(ctx, hash, rec)
 	if err != nil {
-		return co, err
+		return p, err
 	}
-	defer done(&err)
-	return t.company(ctx, p.companyID)
+	done(&err)
+	return p, err
 }
 
 func (b *bare) meDoer(l *lease) doer { return meDoer{b, l} }

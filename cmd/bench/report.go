@@ -274,7 +274,7 @@ func (r report) markdown() string {
 	case suiteMe:
 		w("`GET /api/public/v1/me` with a company-level secret key on the real server (app.NewServer + ServeListener on 127.0.0.1, LOG_LEVEL=warn) in %s, ", where)
 		w("driven over %d concurrent keep-alive connections (%s load generator), beside a bare pgx program with %d workers on a pgxpool as the app role of the server's size (DB_MAX_CONNS=%d) that makes the same SQL round trips per request: ", o.concurrency, clientName(o.client), o.concurrency, r.dbMaxConns)
-		w("BEGIN together with the credential lookup that pins the transaction (`auth_credential`, plpgsql, so each connection caches its plan, + `set_config`), sent as one pgx batch, one round trip, as the server sends them; the company row with the columns and predicates ent sends; COMMIT (3 round trips). ")
+		w("BEGIN together with the credential lookup that pins the transaction (`auth_credential`, plpgsql, so each connection caches its plan, + `set_config`), sent as one pgx batch, one round trip, as the server sends them, whose row also carries what /me shows (company name, the user's e-mail and names), so neither side reads the company again; COMMIT (2 round trips). ")
 		w("The server also runs the v1 rate limiter (app/ratelimit) on every request, after authentication; with the memory store it costs CPU but no round trip, with REDIS_URL one Redis call. ")
 		quotaText("credential")
 		if len(r.outs) > 0 && r.outs[0].v.tokens != nil {

@@ -102,7 +102,8 @@ func TestOAuth_AuthorizationCode(t *testing.T) {
 		t.Fatalf("token %+v", tok)
 	}
 	status, v := me(t, env, tok.AccessToken)
-	if status != 200 || v.User == nil || v.User.ID != agent.ID || v.Client == nil || v.Client.ID != a.client.ID || v.Company.ID != co.ID {
+	if status != 200 || v.User == nil || v.User.ID != agent.ID || v.User.Email != agent.Email || v.Client == nil || v.Client.ID != a.client.ID ||
+		v.Company.ID != co.ID || v.Company.Name == "" {
 		t.Fatalf("/me with a user's token: %d %+v", status, v)
 	}
 	if !slices.Equal(v.Scopes, []string{"contacts:read"}) {
