@@ -110,10 +110,12 @@ func (h *Handler) me(c *fiber.Ctx) error {
 	return c.JSON(v)
 }
 
-// expandScopes lists the scopes a credential holds, "*" spelled out.
+// expandScopes lists the scopes a credential holds, "*" spelled out. The result is only
+// encoded, never changed: policy.Scopes itself, not a copy (the copy was 5% of the bytes
+// GET /me allocated).
 func expandScopes(s []string) []string {
 	if slices.Contains(s, "*") {
-		return slices.Clone(policy.Scopes)
+		return policy.Scopes
 	}
 	return nonNil(s)
 }
