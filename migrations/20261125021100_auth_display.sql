@@ -2,8 +2,11 @@
 -- company's name; the user's e-mail and names), so /me answers from the lookup's row without
 -- reading the company and the user again (issue 7 §5: one round trip less). The rows are the
 -- ones the lookups join anyway; the new columns are the last ones, the old ones keep their
--- order. RETURNS TABLE changes, so DROP and CREATE (one transaction; owner and grants again,
--- CREATE on public only for the OWNER TO, as 20261124010000_hardening.sql says).
+-- order. auth_token by primary keys for a live client (see 20261125021000); a test client's
+-- token with a user finds the user's twin by the synthetic e-mail sandbox twins have had since
+-- issue 7 §4 (the e-mail join found none: such tokens were refused). RETURNS TABLE changes,
+-- so DROP and CREATE (one transaction; owner and grants again, CREATE on public only for the
+-- OWNER TO, as 20261124010000_hardening.sql says).
 
 -- +goose Up
 DROP FUNCTION public.auth_credential(bytea);
@@ -61,7 +64,9 @@ BEGIN
   IF FOUND THEN
     RETURN;
   END IF;
-  -- A test client: the sandbox twin (unique live_company_id) and its user of the same e-mail.
+  -- A test client: the sandbox twin (unique live_company_id) and the user's twin there, found
+  -- as app/operator finds it: the synthetic e-mail of operator.SandboxEmail (twins since
+  -- issue 7 §4), else the live user's e-mail (older twins); the synthetic one first.
   RETURN QUERY
   SELECT t.id, ''::text, t.signature_hash, 'oauth'::text, cl.env::text, t.granted_scopes, '[]'::jsonb,
          c.id, lc.id, c.sandbox, c.features,
@@ -72,7 +77,10 @@ BEGIN
   JOIN public.companies lc ON lc.id = t.company_id AND lc.status = 'active'
   JOIN public.companies c ON c.live_company_id = lc.id AND c.status = 'active'
   LEFT JOIN public.users lu ON lu.company_id = lc.id AND lu.id = t.user_id
-  LEFT JOIN public.users u ON u.company_id = c.id AND u.email = lu.email
+  LEFT JOIN LATERAL (
+    SELECT tu.id, tu.role, tu.status, tu.email, tu.first_name, tu.last_name FROM public.users tu
+    WHERE tu.company_id = c.id AND tu.email IN ('sandbox+' || lu.id::text || '@example.invalid', lu.email)
+    ORDER BY tu.email = lu.email LIMIT 1) u ON true
   WHERE t.signature_hash = p_hash AND t.kind = 'access_token' AND t.active AND t.expires_at > now()
     AND (t.user_id IS NULL OR (lu.status = 'active' AND u.status = 'active'));
 END $$;
