@@ -7,6 +7,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/datakeys"
 	"net"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -378,8 +379,10 @@ func (s *Server) serveMetrics(addr string) (func(), error) {
 
 // ServeListener serves on ln until ctx ends, then shuts down gracefully. It refuses to start
 // when the request pool's role is one row-level security would not hold (tenancy.CheckRole):
-// a superuser, BYPASSRLS, a table owner, a member of the owner, auth or operator role.
+// a superuser, BYPASSRLS, a table owner, a member of the owner, auth or operator role. Serving
+// sets the GC target to defaultGCPercent unless GOGC is set (gc.go).
 func (s *Server) ServeListener(ctx context.Context, ln net.Listener, grace time.Duration) error {
+	setDefaultGC(os.Getenv)
 	if err := tenancy.CheckRole(ctx, s.pool); err != nil {
 		ln.Close()
 		return err

@@ -48,7 +48,7 @@ func (a *Authenticator) CalendarFeed(tokenOf func(*fiber.Ctx) string) fiber.Hand
 		var p Principal
 		var role sql.NullString
 		var pinned, pinnedUser string
-		rows, err := tx.QueryContext(ctx, calendarQuery, HashKey(token), a.seeAllArray())
+		rows, err := tx.QueryContext(ctx, calendarQuery, HashKey(token), a.seeAllArg())
 		if err != nil {
 			return fmt.Errorf("resolve calendar token: %w", err)
 		}

@@ -47,6 +47,10 @@ type Principal struct {
 	// uuid.Nil for keys.
 	ClientID   uuid.UUID
 	ClientName string
+	// CompanyName and the user's e-mail and names come with the credential lookup's row (the
+	// rows it joins anyway) so that GET /me answers without reading them again.
+	CompanyName                            string
+	UserEmail, UserFirstName, UserLastName string
 }
 
 // Visibilities of a credential (issue 8). The request transaction carries them as

@@ -27,6 +27,7 @@ var ErrNoCompany = errors.New("tenancy: no company in context")
 // sql.WithVar would issue a session-level SET that does).
 type Driver struct {
 	*entsql.Driver
+	db *sql.DB
 	// Trace, when set, sees every statement sent in a transaction (tests read the SQL a list
 	// runs, to EXPLAIN it).
 	Trace func(query string, args any)
@@ -34,7 +35,7 @@ type Driver struct {
 
 // NewDriver wraps db, a pool of connections as the app role or the owner.
 func NewDriver(db *sql.DB) *Driver {
-	return &Driver{Driver: entsql.OpenDB(dialect.Postgres, db)}
+	return &Driver{Driver: entsql.OpenDB(dialect.Postgres, db), db: db}
 }
 
 // Exec refuses statements outside a transaction.
@@ -67,6 +68,9 @@ func withAuthPending(ctx context.Context) context.Context {
 
 // BeginTx begins a transaction and pins it to the company (or operator role) in ctx.
 func (d *Driver) BeginTx(ctx context.Context, opts *entsql.TxOptions) (dialect.Tx, error) {
+	if l, ok := ctx.Value(authLookupKey{}).(*authLookup); ok && opts == nil {
+		return d.beginLookup(ctx, l)
+	}
 	tx, err := d.Driver.BeginTx(ctx, opts)
 	if err != nil {
 		return nil, err

@@ -3,14 +3,13 @@ package tenancy
 import (
 	"context"
 	"crypto/subtle"
-	"database/sql"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/rs/zerolog"
 
 	"github.com/brokerdesk/brokerdesk/app/errs"
@@ -120,24 +119,23 @@ func (a *Authenticator) run(c *fiber.Ctx, key, kind string) (err error) {
 	return nil
 }
 
-// begin begins the request transaction and resolves the credential in it. Both happen before
-// any work of the request, so a passing failure (no connection, the server restarting) is
-// tried again within the retry deadline of ctx (WithRetryDeadline).
+// begin begins the request transaction and resolves the credential in it, in one round trip
+// (BEGIN and the lookup as one batch, pipeline.go). Both happen before any work of the
+// request, so a passing failure (no connection, the server restarting) is tried again within
+// the retry deadline of ctx (WithRetryDeadline).
 func (a *Authenticator) begin(ctx context.Context, key, kind string) (*ent.Tx, *Principal, error) {
-	resolve := a.resolve
-	if kind == KindOAuth {
-		resolve = a.resolveToken
-	}
 	for n := 0; ; n++ {
-		tx, err := a.client.BeginTx(withAuthPending(ctx), nil)
-		if err != nil {
-			err = fmt.Errorf("begin request transaction: %w", err)
-		} else {
-			var p *Principal
-			if p, err = resolve(ctx, tx, key); err == nil {
-				return tx, p, nil
-			}
-			_ = tx.Rollback()
+		var p Principal
+		l := a.keyLookup(key, &p)
+		if kind == KindOAuth {
+			l = a.tokenLookup(key, &p)
+		}
+		tx, err := a.client.BeginTx(withAuthLookup(ctx, l), nil)
+		if err == nil {
+			return tx, &p, nil
+		}
+		if errors.Is(err, errNoCredential) {
+			return nil, nil, errInvalidKey()
 		}
 		if Classify(err) != Transient || !WaitRetry(ctx, n) {
 			return nil, nil, err
@@ -151,56 +149,55 @@ func (a *Authenticator) begin(ctx context.Context, key, kind string) (*ent.Tx, *
 // app role, which itself cannot.
 const authQuery = `SELECT key_id, key_prefix, key_hash, kind, env, scopes, allowed_domains,
 	company_id, live_company_id, sandbox, features, user_id, user_role,
+	company_name, user_email, user_first_name, user_last_name,
 	set_config('app.company_id', company_id::text, true),
 	set_config('app.user_id', coalesce(user_id::text, ''), true),
 	set_config('app.visibility', CASE WHEN user_id IS NULL OR user_role = ANY($2::text[]) THEN 'all'
 		ELSE 'own_and_delegated' END, true)
 FROM auth_credential($1)`
 
-// seeAllArray is the text[] literal of the roles that see all, the $2 of the pinning queries.
-// Role names are identifiers: no quoting needed.
-func (a *Authenticator) seeAllArray() string { return "{" + strings.Join(a.seeAll, ",") + "}" }
+// seeAllArg is the lookups' $2: the roles whose visibility is all, as a text[] literal (role
+// names are identifiers: no quoting needed).
+func (a *Authenticator) seeAllArg() string { return "{" + strings.Join(a.seeAll, ",") + "}" }
 
-func (a *Authenticator) resolve(ctx context.Context, tx *ent.Tx, key string) (*Principal, error) {
+// keyLookup resolves a key into p: by its SHA-256, compared again in constant time (it costs
+// nothing and keeps the check independent of how the database compares).
+func (a *Authenticator) keyLookup(key string, p *Principal) *authLookup {
 	hash := HashKey(key)
-	rows, err := tx.QueryContext(ctx, authQuery, hash, a.seeAllArray())
-	if err != nil {
-		return nil, fmt.Errorf("resolve credential: %w", err)
-	}
-	defer rows.Close()
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("resolve credential: %w", err)
+	return &authLookup{query: authQuery, args: []any{hash, a.seeAllArg()}, scan: func(rows pgx.Rows) error {
+		if !rows.Next() {
+			if err := rows.Err(); err != nil {
+				return err
+			}
+			return errNoCredential
 		}
-		return nil, errInvalidKey()
-	}
-	var (
-		p                      Principal
-		stored                 []byte
-		scopes, domains, feats []byte
-		userID                 uuid.NullUUID
-		userRole               sql.NullString
-		pinned, pinnedUser     string
-	)
-	if err := rows.Scan(&p.KeyID, &p.KeyPrefix, &stored, &p.Kind, &p.Env, &scopes, &domains,
-		&p.CompanyID, &p.LiveCompanyID, &p.Sandbox, &feats, &userID, &userRole, &pinned, &pinnedUser, &p.Visibility); err != nil {
-		return nil, fmt.Errorf("resolve credential: %w", err)
-	}
-	if err := rows.Close(); err != nil {
-		return nil, fmt.Errorf("resolve credential: %w", err)
-	}
-	// The lookup was by hash already; comparing again in constant time costs nothing and keeps
-	// the check independent of how the database compares.
-	if subtle.ConstantTimeCompare(stored, hash) != 1 {
-		return nil, errInvalidKey()
-	}
-	if err := errors.Join(json.Unmarshal(scopes, &p.Scopes), json.Unmarshal(domains, &p.AllowedDomains),
-		json.Unmarshal(feats, &p.Features)); err != nil {
-		return nil, fmt.Errorf("resolve credential: %w", err)
-	}
-	p.UserID = userID.UUID
-	p.UserRole = userRole.String
-	return &p, nil
+		var (
+			stored, scopes, domains, feats []byte
+			keyID, company, live, user     pgtype.UUID
+			userRole, email, first, last   pgtype.Text
+			pinned, pinnedUser             string
+		)
+		if err := rows.Scan(&keyID, &p.KeyPrefix, &stored, &p.Kind, &p.Env, &scopes, &domains,
+			&company, &live, &p.Sandbox, &feats, &user, &userRole, &p.CompanyName, &email, &first, &last,
+			&pinned, &pinnedUser, &p.Visibility); err != nil {
+			return err
+		}
+		if subtle.ConstantTimeCompare(stored, hash) != 1 {
+			return errNoCredential
+		}
+		if err := errors.Join(parseStrings(scopes, &p.Scopes), parseStrings(domains, &p.AllowedDomains),
+			parseStrings(feats, &p.Features)); err != nil {
+			return err
+		}
+		p.KeyID, p.CompanyID, p.LiveCompanyID, p.UserID = keyID.Bytes, company.Bytes, live.Bytes, user.Bytes
+		p.setUser(userRole, email, first, last)
+		return nil
+	}}
+}
+
+// setUser takes the lookup's user columns (NULL without a user).
+func (p *Principal) setUser(role, email, first, last pgtype.Text) {
+	p.UserRole, p.UserEmail, p.UserFirstName, p.UserLastName = role.String, email.String, first.String, last.String
 }
 
 // AccessTokenPrefix starts every OAuth access token (fosite's HMAC strategy: prefix, key,
@@ -221,51 +218,44 @@ func accessTokenSignature(tok string) (string, bool) {
 // authQuery a key: auth_token (migrations/) is SECURITY DEFINER as auth_credential is.
 const tokenQuery = `SELECT key_id, key_hash, env, scopes, company_id, live_company_id, sandbox, features,
 	user_id, user_role, client_id, client_name,
+	company_name, user_email, user_first_name, user_last_name,
 	set_config('app.company_id', company_id::text, true),
 	set_config('app.user_id', coalesce(user_id::text, ''), true),
 	set_config('app.visibility', CASE WHEN user_id IS NULL OR user_role = ANY($2::text[]) THEN 'all'
 		ELSE 'own_and_delegated' END, true)
 FROM auth_token($1)`
 
-// resolveToken is resolve for access tokens: sig is the token's signature. A token issued
+// tokenLookup is keyLookup for access tokens: sig is the token's signature. A token issued
 // through a user's consent gets the user's visibility, exactly as a key bound to that user.
-func (a *Authenticator) resolveToken(ctx context.Context, tx *ent.Tx, sig string) (*Principal, error) {
+func (a *Authenticator) tokenLookup(sig string, p *Principal) *authLookup {
 	hash := HashKey(sig)
-	rows, err := tx.QueryContext(ctx, tokenQuery, hash, a.seeAllArray())
-	if err != nil {
-		return nil, fmt.Errorf("resolve token: %w", err)
-	}
-	defer rows.Close()
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("resolve token: %w", err)
+	return &authLookup{query: tokenQuery, args: []any{hash, a.seeAllArg()}, scan: func(rows pgx.Rows) error {
+		if !rows.Next() {
+			if err := rows.Err(); err != nil {
+				return err
+			}
+			return errNoCredential
 		}
-		return nil, errInvalidKey()
-	}
-	var (
-		p             Principal
-		stored        []byte
-		scopes, feats []byte
-		userID        uuid.NullUUID
-		userRole      sql.NullString
-		pinned        string
-		pinnedUser    string
-	)
-	if err := rows.Scan(&p.KeyID, &stored, &p.Env, &scopes, &p.CompanyID, &p.LiveCompanyID, &p.Sandbox,
-		&feats, &userID, &userRole, &p.ClientID, &p.ClientName, &pinned, &pinnedUser, &p.Visibility); err != nil {
-		return nil, fmt.Errorf("resolve token: %w", err)
-	}
-	if err := rows.Close(); err != nil {
-		return nil, fmt.Errorf("resolve token: %w", err)
-	}
-	if subtle.ConstantTimeCompare(stored, hash) != 1 {
-		return nil, errInvalidKey()
-	}
-	if err := errors.Join(json.Unmarshal(scopes, &p.Scopes), json.Unmarshal(feats, &p.Features)); err != nil {
-		return nil, fmt.Errorf("resolve token: %w", err)
-	}
-	p.Kind = KindOAuth
-	p.UserID = userID.UUID
-	p.UserRole = userRole.String
-	return &p, nil
+		var (
+			stored, scopes, feats                []byte
+			keyID, company, live, user, clientID pgtype.UUID
+			userRole, email, first, last         pgtype.Text
+			pinned, pinnedUser                   string
+		)
+		if err := rows.Scan(&keyID, &stored, &p.Env, &scopes, &company, &live, &p.Sandbox,
+			&feats, &user, &userRole, &clientID, &p.ClientName, &p.CompanyName, &email, &first, &last,
+			&pinned, &pinnedUser, &p.Visibility); err != nil {
+			return err
+		}
+		if subtle.ConstantTimeCompare(stored, hash) != 1 {
+			return errNoCredential
+		}
+		if err := errors.Join(parseStrings(scopes, &p.Scopes), parseStrings(feats, &p.Features)); err != nil {
+			return err
+		}
+		p.Kind = KindOAuth
+		p.KeyID, p.CompanyID, p.LiveCompanyID, p.UserID, p.ClientID = keyID.Bytes, company.Bytes, live.Bytes, user.Bytes, clientID.Bytes
+		p.setUser(userRole, email, first, last)
+		return nil
+	}}
 }

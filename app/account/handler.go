@@ -91,17 +91,13 @@ type MeCredential struct {
 	Env    string    `json:"env"`
 }
 
-// me handles GET /me: any valid credential may ask who it is.
+// me handles GET /me: any valid credential may ask who it is. Everything it shows comes with
+// the credential lookup's row (tenancy: auth_credential, auth_token), read in this request's
+// transaction: no second read of the company or the user.
 func (h *Handler) me(c *fiber.Ctx) error {
-	ctx := c.UserContext()
-	p, _ := tenancy.PrincipalFrom(ctx)
-	db := tenancy.Client(ctx)
-	co, err := db.Company.Get(ctx, p.CompanyID)
-	if err != nil {
-		return err
-	}
+	p, _ := tenancy.PrincipalFrom(c.UserContext())
 	v := MeView{
-		Company:    MeCompany{ID: co.ID, Name: co.Name, Sandbox: co.Sandbox, Features: nonNil(co.Features)},
+		Company:    MeCompany{ID: p.CompanyID, Name: p.CompanyName, Sandbox: p.Sandbox, Features: nonNil(p.Features)},
 		Credential: MeCredential{ID: p.KeyID, Prefix: p.KeyPrefix, Kind: p.Kind, Env: p.Env},
 		Scopes:     expandScopes(p.Scopes),
 	}
@@ -109,19 +105,17 @@ func (h *Handler) me(c *fiber.Ctx) error {
 		v.Client = &MeClient{ID: p.ClientID, Name: p.ClientName}
 	}
 	if p.HasUser() {
-		u, err := db.User.Get(ctx, p.UserID)
-		if err != nil {
-			return err
-		}
-		v.User = &MeUser{ID: u.ID, Email: u.Email, FirstName: u.FirstName, LastName: u.LastName, Role: string(u.Role)}
+		v.User = &MeUser{ID: p.UserID, Email: p.UserEmail, FirstName: p.UserFirstName, LastName: p.UserLastName, Role: p.UserRole}
 	}
 	return c.JSON(v)
 }
 
-// expandScopes lists the scopes a credential holds, "*" spelled out.
+// expandScopes lists the scopes a credential holds, "*" spelled out. The result is only
+// encoded, never changed: policy.Scopes itself, not a copy (the copy was 5% of the bytes
+// GET /me allocated).
 func expandScopes(s []string) []string {
 	if slices.Contains(s, "*") {
-		return slices.Clone(policy.Scopes)
+		return policy.Scopes
 	}
 	return nonNil(s)
 }

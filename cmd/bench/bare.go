@@ -9,12 +9,15 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/brokerdesk/brokerdesk/policy"
 )
 
 // The statements of the bare program, verbatim as the server sends them (tenancy's credential
@@ -24,7 +27,11 @@ const (
 	// authQuery is tenancy's credential lookup and pin (tenancy/middleware.go).
 	authQuery = `SELECT key_id, key_prefix, key_hash, kind, env, scopes, allowed_domains,
 	company_id, live_company_id, sandbox, features, user_id, user_role,
-	set_config('app.company_id', company_id::text, true)
+	company_name, user_email, user_first_name, user_last_name,
+	set_config('app.company_id', company_id::text, true),
+	set_config('app.user_id', coalesce(user_id::text, ''), true),
+	set_config('app.visibility', CASE WHEN user_id IS NULL OR user_role = ANY($2::text[]) THEN 'all'
+		ELSE 'own_and_delegated' END, true)
 FROM auth_credential($1)`
 
 	// companyQuery is tx.Company.Get(ctx, id) under the FilterOwnCompany privacy rule: the id
@@ -55,8 +62,14 @@ FROM auth_credential($1)`
 
 	insertSubmissionQuery = `INSERT INTO "lead_submissions" ("lead_id", "received_at", "channel", "outcome", "credential_id", "payload", "company_id", "id") VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
 
-	insertEventQuery = `INSERT INTO "events" ("type", "occurred_at", "data", "actor", "company_id", "id") VALUES ($1, $2, $3, $4, $5, $6)`
+	// insertEventQuery is app/events.RecordAbout: a lead's event names its contact and owner and
+	// is user-scoped (the visibility layer).
+	insertEventQuery = `INSERT INTO events (id, company_id, type, occurred_at, data, actor, contact_id, owner_id, user_scoped)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
 )
+
+// seeAll is the lookup's second argument, as tenancy passes it: the roles that see every contact.
+var seeAll = "{" + strings.Join(policy.Default().RolesSeeingAll(), ",") + "}"
 
 // bare is the bare pgx program: a pgxpool as the app role, as large as the server's, where one
 // "request" is the server's SQL for it, round trip for round trip, in one transaction (BEGIN
@@ -95,9 +108,10 @@ type stmt struct {
 	args int
 }
 
-// btx is the bare program's transaction; rec, when set, records the statements (for the check).
+// btx is the bare program's transaction on a connection of the pool; rec, when set, records
+// the statements (for the check).
 type btx struct {
-	pgx.Tx
+	c   *pgxpool.Conn
 	rec *[]stmt
 }
 
@@ -109,53 +123,72 @@ func (t btx) record(sql string, args []any) {
 
 func (t btx) query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
 	t.record(sql, args)
-	return t.Query(ctx, sql, args...)
+	return t.c.Query(ctx, sql, args...)
 }
 
 func (t btx) queryRow(ctx context.Context, sql string, args ...any) pgx.Row {
 	t.record(sql, args)
-	return t.QueryRow(ctx, sql, args...)
+	return t.c.QueryRow(ctx, sql, args...)
 }
 
 func (t btx) exec(ctx context.Context, sql string, args ...any) error {
 	t.record(sql, args)
-	_, err := t.Exec(ctx, sql, args...)
+	_, err := t.c.Exec(ctx, sql, args...)
 	return err
 }
 
-// begin starts a request transaction; done commits it on success and rolls it back otherwise.
-func (b *bare) begin(ctx context.Context, rec *[]stmt) (btx, func(*error), error) {
-	tx, err := b.pool.Begin(ctx) // BEGIN
+// begin starts a request transaction with the credential lookup that pins it, in one round
+// trip as the server does (BEGIN and the lookup as one pgx batch); done commits it on success
+// and rolls it back otherwise. A connection left inside a transaction is destroyed by the pool.
+func (b *bare) begin(ctx context.Context, hash []byte, rec *[]stmt) (btx, principal, func(*error), error) {
+	var p principal
+	c, err := b.pool.Acquire(ctx)
 	if err != nil {
-		return btx{}, nil, err
+		return btx{}, p, nil, err
+	}
+	t := btx{c: c, rec: rec}
+	args := []any{hash, seeAll}
+	t.record(authQuery, args)
+	batch := &pgx.Batch{}
+	batch.Queue("begin")
+	batch.Queue(authQuery, args...).Query(func(rows pgx.Rows) error {
+		var err error
+		p, err = scanPrincipal(rows, hash)
+		return err
+	})
+	if err := c.SendBatch(ctx, batch).Close(); err != nil {
+		_, _ = c.Exec(ctx, "rollback")
+		c.Release()
+		return btx{}, p, nil, err
 	}
 	done := func(err *error) {
+		defer c.Release()
 		if *err != nil {
-			_ = tx.Rollback(ctx)
+			_, _ = c.Exec(ctx, "rollback")
 			return
 		}
-		*err = tx.Commit(ctx) // COMMIT
+		tag, e := c.Exec(ctx, "commit") // COMMIT
+		if e == nil && tag.String() == "ROLLBACK" {
+			e = pgx.ErrTxCommitRollback
+		}
+		*err = e
 	}
-	return btx{Tx: tx, rec: rec}, done, nil
+	return t, p, done, nil
 }
 
 // principal is what the bare program keeps of the credential lookup.
 type principal struct {
 	keyID, companyID, userID pgtype.UUID
-	prefix                   string
+	prefix, companyName      string
 }
 
-// auth is the credential lookup that pins the transaction (auth_credential + set_config).
-func (t btx) auth(ctx context.Context, hash []byte) (p principal, err error) {
-	rows, err := t.query(ctx, authQuery, hash)
-	if err != nil {
-		return p, err
-	}
-	defer rows.Close()
+// scanPrincipal reads the credential lookup's row (auth_credential + set_config).
+func scanPrincipal(rows pgx.Rows, hash []byte) (p principal, err error) {
 	var (
 		liveCompanyID                  pgtype.UUID
-		kind, env, pinned              string
-		userRole                       *string
+		kind, env, pinned, pinnedUser  string
+		visibility                     string
+		userRole, email, first, last   pgtype.Text
 		stored, scopes, domains, feats []byte
 		sandbox                        bool
 	)
@@ -166,11 +199,8 @@ func (t btx) auth(ctx context.Context, hash []byte) (p principal, err error) {
 		return p, errors.New("credential not found")
 	}
 	if err := rows.Scan(&p.keyID, &p.prefix, &stored, &kind, &env, &scopes, &domains,
-		&p.companyID, &liveCompanyID, &sandbox, &feats, &p.userID, &userRole, &pinned); err != nil {
-		return p, err
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		&p.companyID, &liveCompanyID, &sandbox, &feats, &p.userID, &userRole, &p.companyName, &email, &first, &last,
+		&pinned, &pinnedUser, &visibility); err != nil {
 		return p, err
 	}
 	if subtle.ConstantTimeCompare(stored, hash) != 1 {
@@ -199,18 +229,15 @@ func (t btx) company(ctx context.Context, id pgtype.UUID) (co companyRow, err er
 	return co, err
 }
 
-// me is GET /me: BEGIN; the credential lookup; the company row; COMMIT.
-func (b *bare) me(ctx context.Context, hash []byte, rec *[]stmt) (co companyRow, err error) {
-	t, done, err := b.begin(ctx, rec)
+// me is GET /me: BEGIN with the credential lookup (one round trip), whose row carries what /me
+// shows (the server reads nothing else); COMMIT.
+func (b *bare) me(ctx context.Context, hash []byte, rec *[]stmt) (p principal, err error) {
+	_, p, done, err := b.begin(ctx, hash, rec)
 	if err != nil {
-		return co, err
+		return p, err
 	}
-	defer done(&err)
-	p, err := t.auth(ctx, hash)
-	if err != nil {
-		return co, err
-	}
-	return t.company(ctx, p.companyID)
+	done(&err)
+	return p, err
 }
 
 func (b *bare) meDoer(l *lease) doer { return meDoer{b, l} }
@@ -342,15 +369,11 @@ func newID() pgtype.UUID { return pgtype.UUID{Bytes: uuid.Must(uuid.NewV7()), Va
 // update and ent's read-back; the lead's attachments; the submission; the event; COMMIT (where
 // the deferred trigger numbers the event under the company's counter row lock).
 func (b *bare) intake(ctx context.Context, hash []byte, p person, rec *[]stmt) (outcome string, err error) {
-	t, done, err := b.begin(ctx, rec)
+	t, pr, done, err := b.begin(ctx, hash, rec)
 	if err != nil {
 		return "", err
 	}
 	defer done(&err)
-	pr, err := t.auth(ctx, hash)
-	if err != nil {
-		return "", err
-	}
 	co, err := t.company(ctx, pr.companyID)
 	if err != nil {
 		return "", err
@@ -455,7 +478,8 @@ func (b *bare) intake(ctx context.Context, hash []byte, p person, rec *[]stmt) (
 	if err != nil {
 		return "", err
 	}
-	if err := t.exec(ctx, insertEventQuery, "lead."+outcome, time.Now(), data, act, co.id, newID()); err != nil {
+	if err := t.exec(ctx, insertEventQuery, newID(), co.id, "lead."+outcome, time.Now(), data, act, l.contactID, l.ownerID,
+		true); err != nil {
 		return "", err
 	}
 	return outcome, nil

@@ -70,6 +70,8 @@ type keyPool struct {
 	in     operator.NewKeyInput // what each key is created with (company, kind, env, user)
 	domain string               // the allowed domain of publishable keys
 	late   int                  // keys created during a run because the pool ran dry
+	// make, when set, creates a credential instead of ops.CreateKey (OAuth access tokens).
+	make func(ctx context.Context, n int) (*benchKey, error)
 }
 
 // newSecretPool is a pool of company-level live secret keys of company.
@@ -85,6 +87,9 @@ func newPublishablePool(ops *operator.Service, company, user uuid.UUID, domain s
 }
 
 func (p *keyPool) create(ctx context.Context) (*benchKey, error) {
+	if p.make != nil {
+		return p.make(ctx, len(p.keys)+1)
+	}
 	in := p.in
 	in.Name = fmt.Sprintf("bench %s %d", in.Kind, len(p.keys)+1)
 	if p.domain != "" {

@@ -19,6 +19,7 @@ import (
 const (
 	sideServer = "server"
 	sideBare   = "bare"
+	sideToken  = "token" // the server, GET /me with OAuth access tokens instead of keys
 )
 
 // doer makes one request (an HTTP request, or the bare program's transaction) and reports
@@ -63,8 +64,10 @@ func (r result) mean() time.Duration {
 }
 
 func (r result) summary() string {
-	return fmt.Sprintf("%.0f req/s, p50 %s, p99 %s, %d non-200, %d errors, CPU busy %.0f%%",
-		r.rps(), fmtDur(r.quantile(0.50)), fmtDur(r.quantile(0.99)), r.non200, r.errors, r.cpu.busyPercent())
+	return fmt.Sprintf("%.0f req/s, p50 %s, p99 %s, %d non-200, %d errors, CPU busy %.0f%%, own CPU %s per request (server %s, bench %s, PostgreSQL %s, Redis %s)",
+		r.rps(), fmtDur(r.quantile(0.50)), fmtDur(r.quantile(0.99)), r.non200, r.errors, r.cpu.busyPercent(),
+		r.cpu.perRequest(r.cpu.own()), r.cpu.perRequest(r.cpu.server), r.cpu.perRequest(r.cpu.self),
+		r.cpu.perRequest(r.cpu.postgres), r.cpu.perRequest(r.cpu.redis))
 }
 
 // best is the run with the most requests per second.

@@ -35,6 +35,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/url"
 	"os"
 	"os/signal"
 	"slices"
@@ -77,8 +78,10 @@ type options struct {
 	rounds      int
 	write       string
 	cpuprofile  string
+	memprofile  string
 	selfprofile string
 	inproc      bool
+	tokens      bool
 	client      string
 }
 
@@ -106,7 +109,9 @@ func run(args []string) error {
 	fs.IntVar(&o.rounds, "rounds", 2, "runs of each side, alternating the order; the better run of each is reported")
 	fs.StringVar(&o.write, "write", "", "write the results into this markdown file (the sections of the suites run)")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the server process (all its runs) to this file")
+	fs.StringVar(&o.memprofile, "memprofile", "", "write an allocation profile of the server process (subprocess only) to this file")
 	fs.StringVar(&o.selfprofile, "benchcpuprofile", "", "write a CPU profile of the bench process (load generator and bare program) to this file")
+	fs.BoolVar(&o.tokens, "tokens", true, "suite me: the server also serves GET /me with OAuth access tokens (client credentials), between its runs with keys")
 	fs.BoolVar(&o.inproc, "inproc", false, "run the server in the bench process instead of a subprocess")
 	fs.StringVar(&o.client, "client", "raw", "HTTP load generator: raw (minimal HTTP/1.1 keep-alive client) or nethttp (net/http)")
 	if err := fs.Parse(args); err != nil {
@@ -159,6 +164,8 @@ type fixture struct {
 	companyID        string
 	userID           string
 	secrets          *keyPool // company-level live secret keys (GET /me)
+	tokens           *keyPool // OAuth access tokens of the company (GET /me with a token)
+	serverAddr       *string  // the running server, once started (the token endpoint)
 	publishables     *keyPool // live publishable keys of the user (intake)
 	checkKey         string   // a publishable key outside the pool, for the checks
 	cfg              app.Config
@@ -173,6 +180,7 @@ type variant struct {
 	suite, name string
 	label       string // in tables: "GET /me", "JSON, new person", ...
 	keys        *keyPool
+	tokens      *keyPool // suite me: the server also runs the load with OAuth access tokens (side token)
 	spec        reqSpec
 	bare        func(l *lease) doer
 	est         float64 // requests/s the key pool is first sized for; then the fastest run so far
@@ -194,6 +202,7 @@ type outcome struct {
 
 func (x outcome) server() result { return best(x.runs[sideServer]) }
 func (x outcome) bare() result   { return best(x.runs[sideBare]) }
+func (x outcome) token() result  { return best(x.runs[sideToken]) }
 
 func bench(ctx context.Context, o options, args []string) error {
 	load := readLoad()
@@ -208,6 +217,9 @@ func bench(ctx context.Context, o options, args []string) error {
 		return fmt.Errorf("clone: %w", err)
 	}
 	defer drop()
+	if u, err := url.Parse(ownerURL); err == nil {
+		benchDB = strings.TrimPrefix(u.Path, "/")
+	}
 	fx, err := seed(ctx, ownerURL, o)
 	if err != nil {
 		return err
@@ -240,6 +252,8 @@ func bench(ctx context.Context, o options, args []string) error {
 		if fx.secrets.q, err = checkMe(ctx, srv.addr, fx); err != nil {
 			return err
 		}
+		*fx.serverAddr = srv.addr
+		fx.tokens.q = fx.secrets.q // the same v1 limiter, one quota per grant
 	}
 	if o.has(suiteIntake) {
 		if fx.publishables.q, err = checkIntake(ctx, srv.addr, fx); err != nil {
@@ -264,11 +278,18 @@ func bench(ctx context.Context, o options, args []string) error {
 			if r%2 == 1 {
 				sides = []string{sideBare, sideServer}
 			}
+			if v.tokens != nil { // the token between the two, in the same window as the key
+				sides = []string{sides[0], sideToken, sides[1]}
+			}
 			for _, side := range sides {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
-				if err := v.keys.ensure(ctx, v.keys.needed(v.est, o.warmup+o.duration, o.concurrency)); err != nil {
+				keys := v.keys
+				if side == sideToken {
+					keys = v.tokens
+				}
+				if err := keys.ensure(ctx, keys.needed(v.est, o.warmup+o.duration, o.concurrency)); err != nil {
 					return err
 				}
 				progress(fmt.Sprintf("%s, round %d/%d: %s (%s warm-up + %s)", v.label, r+1, o.rounds, side, o.warmup, o.duration))
@@ -278,13 +299,19 @@ func bench(ctx context.Context, o options, args []string) error {
 					res, err = measure(ctx, o, srv.pid, func(int) (doer, error) {
 						return newHTTPDoer(o.client, srv.addr, v.spec, &lease{pool: v.keys}), nil
 					})
+				case sideToken:
+					res, err = measure(ctx, o, srv.pid, func(int) (doer, error) {
+						return newHTTPDoer(o.client, srv.addr, v.spec, &lease{pool: v.tokens}), nil
+					})
 				case sideBare:
 					res, err = measure(ctx, o, srv.pid, func(int) (doer, error) { return v.bare(&lease{pool: v.keys}), nil })
 				}
 				if err != nil {
 					return fmt.Errorf("%s, %s run: %w", v.label, side, err)
 				}
-				v.est = max(v.est, res.rps())
+				if side != sideToken {
+					v.est = max(v.est, res.rps())
+				}
 				res.side, res.round = side, r+1
 				x.runs[side] = append(x.runs[side], res)
 				x.order = append(x.order, side)
@@ -359,6 +386,9 @@ func buildVariants(o options, fx fixture, addr string, bp *bare) []*variant {
 	if o.has(suiteMe) {
 		vs = append(vs, &variant{suite: suiteMe, name: suiteMe, label: "GET /me", keys: fx.secrets, spec: meSpec(),
 			bare: bp.meDoer, est: estMe})
+		if o.tokens {
+			vs[len(vs)-1].tokens = fx.tokens
+		}
 	}
 	if o.has(suiteIntake) {
 		for _, b := range o.bodies {
@@ -394,6 +424,9 @@ func seed(ctx context.Context, ownerURL string, o options) (fixture, error) {
 	}
 	fx.companyID, fx.userID = co.ID.String(), u.ID.String()
 	fx.secrets = newSecretPool(ops, co.ID)
+	fx.serverAddr = new(string)
+	addr := fx.serverAddr
+	fx.tokens = tokenPool(ops, co.ID, func() string { return *addr })
 	fx.publishables = newPublishablePool(ops, co.ID, u.ID, benchDomain)
 	k, err := fx.secrets.create(ctx)
 	if err != nil {

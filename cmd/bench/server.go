@@ -30,6 +30,7 @@ const childCommand = "__serve"
 func serveChild(args []string) int {
 	fs := flag.NewFlagSet(childCommand, flag.ContinueOnError)
 	cpuprofile := fs.String("cpuprofile", "", "CPU profile of this process")
+	memprofile := fs.String("memprofile", "", "allocation profile of this process, written when it stops")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -65,11 +66,28 @@ func serveChild(args []string) int {
 		}
 		defer stop()
 	}
+	if *memprofile != "" {
+		defer writeAllocProfile(*memprofile)
+	}
 	fmt.Println(ln.Addr().String())
 	if err := s.ServeListener(ctx, ln, cfg.ShutdownTimeout); err != nil {
 		return fail(err)
 	}
 	return 0
+}
+
+// writeAllocProfile writes the allocations since the start (go tool pprof -sample_index
+// alloc_space or alloc_objects).
+func writeAllocProfile(path string) {
+	f, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench server:", err)
+		return
+	}
+	defer f.Close()
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		fmt.Fprintln(os.Stderr, "bench server:", err)
+	}
 }
 
 func startCPUProfile(path string) (func(), error) {
@@ -102,6 +120,9 @@ func startServer(ctx context.Context, o options, fx fixture) (*server, error) {
 	args := []string{childCommand}
 	if o.cpuprofile != "" {
 		args = append(args, "-cpuprofile", o.cpuprofile)
+	}
+	if o.memprofile != "" {
+		args = append(args, "-memprofile", o.memprofile)
 	}
 	cmd := exec.Command(exe, args...)
 	for k, v := range serverEnv(fx) {

@@ -96,8 +96,8 @@ func (b *bare) check(ctx context.Context, o options, fx fixture, traces map[stri
 		if err != nil {
 			return fmt.Errorf("bare GET /me: %w", err)
 		}
-		if co.id.String() != fx.companyID {
-			return fmt.Errorf("bare GET /me found company %s, want %s", co.id, fx.companyID)
+		if co.companyID.String() != fx.companyID || co.companyName == "" {
+			return fmt.Errorf("bare GET /me found company %s %q, want %s", co.companyID, co.companyName, fx.companyID)
 		}
 		if err := sameStatements("GET /me", traces[suiteMe], rec); err != nil {
 			return err

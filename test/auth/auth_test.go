@@ -132,17 +132,28 @@ func TestAuth_FeaturesAndRoles(t *testing.T) {
 		{Name: "me shows the acting user", Key: licensed.UserKey(t, agent), Path: "/me", Status: 200,
 			Check: func(t *testing.T, r *apitest.Response) {
 				var me struct {
+					Company struct {
+						ID, Name string
+					} `json:"company"`
 					User *struct {
-						ID   string `json:"id"`
-						Role string `json:"role"`
+						ID                         string `json:"id"`
+						Role                       string `json:"role"`
+						Email, FirstName, LastName string
 					} `json:"user"`
 					Credential struct {
 						Kind, Env, Prefix string
 					} `json:"credential"`
 				}
 				r.Decode(t, &me)
-				if me.User == nil || me.User.ID != agent.ID.String() || me.User.Role != "agent" {
-					t.Errorf("user %+v, want agent %s", me.User, agent.ID)
+				if me.User == nil || me.User.ID != agent.ID.String() || me.User.Role != "agent" ||
+					me.User.Email != agent.Email || me.User.FirstName != "Test" || me.User.LastName != "agent" {
+					t.Errorf("user %+v, want agent %s (%s, Test agent)", me.User, agent.ID, agent.Email)
+				}
+				// /me takes the company's name from the credential lookup; GET /company reads the row.
+				var co struct{ ID, Name string }
+				env.Do(t, apitest.Request{Path: "/company", Key: licensed.Secret}).Decode(t, &co)
+				if me.Company.ID != licensed.ID.String() || co.Name == "" || me.Company.Name != co.Name {
+					t.Errorf("company %+v, want %s named %q", me.Company, licensed.ID, co.Name)
 				}
 				if me.Credential.Kind != "secret" || me.Credential.Env != "live" || !strings.HasPrefix(me.Credential.Prefix, "sk_live_") {
 					t.Errorf("credential %+v", me.Credential)
@@ -152,14 +163,17 @@ func TestAuth_FeaturesAndRoles(t *testing.T) {
 			Path: "/me", Status: 200, Check: func(t *testing.T, r *apitest.Response) {
 				var me struct {
 					Company struct {
+						Name    string
 						Sandbox bool `json:"sandbox"`
 					} `json:"company"`
 					User *struct {
-						ID string `json:"id"`
+						ID    string `json:"id"`
+						Email string
 					} `json:"user"`
 				}
 				r.Decode(t, &me)
-				if !me.Company.Sandbox || me.User == nil || me.User.ID != agent.SandboxID.String() {
+				// The twin's user has a synthetic e-mail (issue 7 §4), not the live user's.
+				if !me.Company.Sandbox || me.Company.Name == "" || me.User == nil || me.User.ID != agent.SandboxID.String() || me.User.Email == "" || me.User.Email == agent.Email {
 					t.Errorf("sandbox /me %s", r.Body)
 				}
 			}},

@@ -261,8 +261,11 @@ func (a *app) refresh(t *testing.T, rt string, scope ...string) tokenResp {
 
 // me is GET /me with a bearer token, through the harness (validated against the OpenAPI document).
 type meView struct {
-	Company struct{ ID uuid.UUID }
-	User    *struct {
+	Company struct {
+		ID   uuid.UUID
+		Name string
+	}
+	User *struct {
 		ID    uuid.UUID
 		Email string
 	}

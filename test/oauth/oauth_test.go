@@ -102,7 +102,8 @@ func TestOAuth_AuthorizationCode(t *testing.T) {
 		t.Fatalf("token %+v", tok)
 	}
 	status, v := me(t, env, tok.AccessToken)
-	if status != 200 || v.User == nil || v.User.ID != agent.ID || v.Client == nil || v.Client.ID != a.client.ID || v.Company.ID != co.ID {
+	if status != 200 || v.User == nil || v.User.ID != agent.ID || v.User.Email != agent.Email || v.Client == nil || v.Client.ID != a.client.ID ||
+		v.Company.ID != co.ID || v.Company.Name == "" {
 		t.Fatalf("/me with a user's token: %d %+v", status, v)
 	}
 	if !slices.Equal(v.Scopes, []string{"contacts:read"}) {
@@ -244,3 +245,25 @@ func TestOAuth_Metadata(t *testing.T) {
 }
 
 func readAll(r io.Reader) string { b, _ := io.ReadAll(r); return string(b) }
+
+// A test client's token issued through a user's consent acts on the sandbox twin as the user's
+// twin, whose e-mail is synthetic (operator.SandboxEmail) since issue 7 §4.
+func TestOAuth_TestClientUserToken(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	base := serveAPI(t, env)
+	co := env.NewCompany(t)
+	agent := newPerson(t, env, co, "agent")
+	a := newApp(t, env, base, operator.NewOAuthClientInput{Env: "test"})
+	a.conf.Scopes = []string{"contacts:read"}
+	code, verifier := a.code(t, newBrowserClient(t), agent)
+	tok := a.exchange(t, code, verifier)
+	if tok.Status != 200 || tok.AccessToken == "" {
+		t.Fatalf("exchange: %+v", tok)
+	}
+	status, v := me(t, env, tok.AccessToken)
+	if status != 200 || v.Company.ID != co.SandboxID || v.User == nil || v.User.ID != agent.SandboxID ||
+		v.User.Email != operator.SandboxEmail(agent.ID) || v.Credential.Env != "test" {
+		t.Fatalf("/me with a test client's user token: %d %+v, want the twin %s of %s", status, v, agent.SandboxID, agent.ID)
+	}
+}
