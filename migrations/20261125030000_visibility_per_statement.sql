@@ -105,7 +105,7 @@ END $$;
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION app_restrict_visibility(tbl regclass, name text, expr text) RETURNS void
 LANGUAGE plpgsql
-SET search_path = pg_catalog, public
+SET search_path = pg_catalog, public, pg_temp
 AS $$
 BEGIN
   expr := app_visibility_expr(tbl, expr);
