@@ -42,12 +42,13 @@ func BodyLimit(limit int64, streamed func(c *fiber.Ctx) bool) fiber.Handler {
 			c.Set(fiber.HeaderConnection, "close")
 			return fiber.ErrRequestEntityTooLarge
 		}
-		if req.Header.ContentLength() >= 0 {
-			req.Body() // exactly Content-Length bytes, at most limit
-			return c.Next()
-		}
-		// Chunked: read at most limit+1 bytes.
+		// At most limit+1 bytes (a chunked body has no length to check first). A body cut short
+		// is refused here, as fasthttp refused it before streaming (req.Body() would hand the
+		// handler the error's text as the body).
 		var buf bytes.Buffer
+		if cl := req.Header.ContentLength(); cl > 0 {
+			buf.Grow(cl + bytes.MinRead) // room to read EOF without growing
+		}
 		n, err := io.Copy(&buf, io.LimitReader(req.BodyStream(), limit+1))
 		if err != nil {
 			c.Set(fiber.HeaderConnection, "close")
@@ -57,7 +58,7 @@ func BodyLimit(limit int64, streamed func(c *fiber.Ctx) bool) fiber.Handler {
 			c.Set(fiber.HeaderConnection, "close")
 			return fiber.ErrRequestEntityTooLarge
 		}
-		req.SetBody(buf.Bytes())
+		req.SetBodyRaw(buf.Bytes())
 		return c.Next()
 	}
 }
