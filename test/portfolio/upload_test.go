@@ -10,6 +10,7 @@ import (
 	"mime/multipart"
 	"net"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -23,7 +24,7 @@ import (
 )
 
 // listen serves env's app on a real listener (bodies sent chunked, connections kept alive).
-func listen(t *testing.T, env *apitest.Env) string {
+func listen(t testing.TB, env *apitest.Env) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -36,7 +37,7 @@ func listen(t *testing.T, env *apitest.Env) string {
 
 // streamedUpload posts a multipart body written on the fly (chunked, never whole in memory
 // here either): the file part first, then the fields, or the fields first.
-func streamedUpload(t *testing.T, base, key string, fields map[string]string, file io.Reader, fieldsFirst bool) (int, []byte) {
+func streamedUpload(t testing.TB, base, key string, fields map[string]string, file io.Reader, fieldsFirst bool) (int, []byte) {
 	t.Helper()
 	pr, pw := io.Pipe()
 	mw := multipart.NewWriter(pw)
@@ -252,4 +253,48 @@ func TestBodyLimit_OtherRoutes(t *testing.T) {
 	if status, b := chunked(app.V1Prefix+"/contacts", strings.NewReader(exact)); status == 413 {
 		t.Errorf("chunked 10 MiB: %d %.200s", status, b)
 	}
+}
+
+// BenchmarkPortfolio_Upload posts a generated 100,000-contract GDV file (~175 MB) chunked to
+// a real listener and reports the upload rate and the process's peak heap while it runs
+// (sampled every 5 ms; client, generator and server share the process, so it bounds the
+// server's share from above). The validation job is not waited for.
+func BenchmarkPortfolio_Upload(b *testing.B) {
+	env := setup(b)
+	co := env.NewCompany(b)
+	base := listen(b, env)
+	var peak uint64
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var ms runtime.MemStats
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+			runtime.ReadMemStats(&ms)
+			peak = max(peak, ms.HeapInuse)
+		}
+	}()
+	var bytesSent int64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		file, err := gdv.NewGenerated(gdv.GenerateOptions{Contracts: 100000, Packages: 4, Seed: uint64(i + 1)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		counted := &countingReader{r: file}
+		if status, body := streamedUpload(b, base, co.Secret, map[string]string{"format": "gdv_vu_vermittler"}, counted, true); status != 202 {
+			b.Fatalf("upload: %d %s", status, body)
+		}
+		bytesSent += counted.n
+	}
+	b.StopTimer()
+	close(stop)
+	<-done
+	b.ReportMetric(float64(bytesSent)/(1<<20)/b.Elapsed().Seconds(), "MiB/s")
+	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
 }
