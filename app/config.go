@@ -59,6 +59,9 @@ type Config struct {
 	// PortfolioBatchSize is how many contracts one commit transaction of a portfolio transfer
 	// writes (PORTFOLIO_BATCH_SIZE, default 500).
 	PortfolioBatchSize int
+	// PortfolioMaxUpload is the largest request of POST /portfolio-transfers in bytes
+	// (PORTFOLIO_MAX_UPLOAD_MB, default 512): streamed to blob storage, never held in memory.
+	PortfolioMaxUpload int64
 	// DataKeys seal the sensitive contact groups at rest (DATA_KEYS "kid:base64key,...", the
 	// first seals). Unset: one key derived from APP_SECRET with the id "app".
 	DataKeys *datakeys.Keyring
@@ -119,6 +122,11 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	if cfg.PortfolioBatchSize, err = strconv.Atoi(env("PORTFOLIO_BATCH_SIZE", "500")); err != nil || cfg.PortfolioBatchSize < 1 {
 		return cfg, fmt.Errorf("PORTFOLIO_BATCH_SIZE must be a positive integer")
 	}
+	mb, err := strconv.Atoi(env("PORTFOLIO_MAX_UPLOAD_MB", "512"))
+	if err != nil || mb < 1 {
+		return cfg, fmt.Errorf("PORTFOLIO_MAX_UPLOAD_MB must be a positive integer")
+	}
+	cfg.PortfolioMaxUpload = int64(mb) << 20
 	if cfg.DataKeys, err = datakeys.FromConfig(getenv("DATA_KEYS"), cfg.Secret); err != nil {
 		return cfg, fmt.Errorf("DATA_KEYS: %w", err)
 	}

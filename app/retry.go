@@ -26,7 +26,9 @@ func rerun(c *fiber.Ctx) bool { return c.Locals(rerunLocal) != nil }
 // tenancy already, without running any middleware twice.
 func retryTransient(budget time.Duration, counted func()) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		if rerun(c) || budget <= 0 {
+		// A streamed body (the portfolio upload) is read once: it cannot run again; the client
+		// retries after 503 (with its Idempotency-Key).
+		if rerun(c) || budget <= 0 || httpx.Streamed(c) {
 			return c.Next()
 		}
 		base := c.UserContext()

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -65,7 +66,9 @@ type Server struct {
 	oauthSecret []byte
 	stopRelay   func()
 	portfolio   *portfolio.Module
-	bucket      *blob.Bucket
+	// portfolioMaxUpload bounds POST /portfolio-transfers (PORTFOLIO_MAX_UPLOAD_MB).
+	portfolioMaxUpload int64
+	bucket             *blob.Bucket
 	// dataKeys seal the sensitive contact groups (DATA_KEYS).
 	dataKeys *datakeys.Keyring
 }
@@ -171,7 +174,7 @@ func NewServer(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Opti
 		return nil, fmt.Errorf("REDIS_URL: %w", err)
 	}
 	s := &Server{clients: cfg.Clients, pool: pool, client: client, sidePool: sidePool, side: side, limits: limits, metrics: m, tracing: tr,
-		log: log, jobsCfg: cfg.Jobs, dataKeys: cfg.DataKeys}
+		log: log, jobsCfg: cfg.Jobs, dataKeys: cfg.DataKeys, portfolioMaxUpload: cfg.PortfolioMaxUpload}
 	if err := s.newJobs(ctx, cfg, pcfg, o); err != nil {
 		s.Close()
 		return nil, err
@@ -181,7 +184,14 @@ func NewServer(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Opti
 	s.App = fiber.New(fiber.Config{
 		ErrorHandler:          httpx.ErrorHandler,
 		DisableStartupMessage: true,
-		BodyLimit:             10 << 20,
+		// Bodies are streamed: httpx.BodyLimit (below) enforces 10 MiB on every route but the
+		// portfolio upload, which streams its file to blob storage (PORTFOLIO_MAX_UPLOAD_MB).
+		// With streaming, BodyLimit is only what fasthttp reads before routing, and a body
+		// larger than it is first read up to min(BodyLimit, 8 KiB)+1 bytes: 1 lets a request
+		// whose Content-Length is too large be refused after its first bytes (docs/decisions.md,
+		// "Request body limits").
+		StreamRequestBody: true,
+		BodyLimit:         1,
 		// Parse multipart bodies in the handler, so a broken one is answered in the shape of
 		// the endpoint it was sent to (the legacy intake has its own), not before routing.
 		DisablePreParseMultipartForm: true,
@@ -192,10 +202,18 @@ func NewServer(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Opti
 	if tr != nil {
 		s.App.Use(tr.Middleware(httpx.RequestID, rerun))
 	}
-	s.App.Use(m.Middleware(rerun), requestLog(log), recover.New(), retryTransient(cfg.Ops.DBRetryBudget, m.Rerun))
+	s.App.Use(m.Middleware(rerun), requestLog(log), recover.New(), httpx.BodyLimit(httpx.MaxBody, streamedUpload),
+		retryTransient(cfg.Ops.DBRetryBudget, m.Rerun))
 	s.oauthSecret = cfg.Secret
 	s.routes(httpx.NewPager(cfg.Secret, o.now), o)
 	return s, nil
+}
+
+// streamedUpload says which requests keep their body as a stream, past the 10 MiB of the
+// others: POST /portfolio-transfers (a broker's portfolio file, hundreds of MB).
+func streamedUpload(c *fiber.Ctx) bool {
+	return c.Method() == fiber.MethodPost &&
+		strings.EqualFold(strings.TrimSuffix(c.Path(), "/"), V1Prefix+"/portfolio-transfers")
 }
 
 // quietRedis drops go-redis's internal log lines.

@@ -1,9 +1,14 @@
 package portfolio
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
@@ -26,14 +31,15 @@ var statuses = []string{"pending", "validating", "validated", "committing", "com
 
 // Handler serves /portfolio-transfers.
 type Handler struct {
-	svc   *Service
-	pager *httpx.Pager
-	idem  fiber.Handler
+	svc       *Service
+	pager     *httpx.Pager
+	idem      fiber.Handler
+	maxUpload int64 // bytes of a POST /portfolio-transfers request
 }
 
 // NewHandler builds the handler.
-func NewHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler) *Handler {
-	return &Handler{svc: svc, pager: pager, idem: idem}
+func NewHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler, maxUpload int64) *Handler {
+	return &Handler{svc: svc, pager: pager, idem: idem, maxUpload: maxUpload}
 }
 
 // Mount registers the routes.
@@ -97,23 +103,124 @@ func (h *Handler) commit(c *fiber.Ctx) error {
 }
 
 // create handles POST /portfolio-transfers (multipart/form-data): 202 with the pending transfer.
+//
+// The body is read as a stream (httpx.BodyReader), never held whole: the file part goes to blob
+// storage as it arrives, whether the other fields come before or after it; the fields are
+// checked once the body has been read, and a refused request deletes the stored file.
 func (h *Handler) create(c *fiber.Ctx) error {
-	if !strings.HasPrefix(strings.ToLower(c.Get(fiber.HeaderContentType)), fiber.MIMEMultipartForm) {
+	mt, params, err := mime.ParseMediaType(c.Get(fiber.HeaderContentType))
+	if err != nil || mt != fiber.MIMEMultipartForm {
 		return fiber.NewError(fiber.StatusUnsupportedMediaType, "send the file as multipart/form-data")
 	}
-	form, err := c.MultipartForm()
-	if err != nil {
+	if params["boundary"] == "" {
 		return errs.BadRequest("malformed_multipart", "the body is not valid multipart/form-data")
 	}
+	if int64(c.Request().Header.ContentLength()) > h.maxUpload {
+		return tooLarge(h.maxUpload)
+	}
+	ctx := c.UserContext()
+	mr := multipart.NewReader(httpx.BodyReader(c, h.maxUpload, uploadIdle), params["boundary"])
+	values := map[string][]string{}
+	var (
+		stored StoredFile
+		files  int
+		name   string
+	)
+	// fail answers a body that could not be read: over the limit, cut short or not multipart.
+	fail := func(err error) error {
+		h.svc.DeleteFile(ctx, stored)
+		if errors.Is(err, httpx.ErrBodyTooLarge) {
+			return tooLarge(h.maxUpload)
+		}
+		return errs.BadRequest("malformed_multipart", "the body is not valid multipart/form-data")
+	}
+	for {
+		p, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fail(err)
+		}
+		switch field := p.FormName(); {
+		case field == "file" && p.FileName() != "" && files == 0:
+			files++
+			name = strings.Clone(p.FileName())
+			body := &readErr{r: p}
+			if stored, err = h.svc.StoreFile(ctx, body); err != nil {
+				if body.err != nil {
+					return fail(body.err)
+				}
+				return err // blob storage
+			}
+		case field == "file" && p.FileName() != "":
+			files++ // refused below; its content is skipped by NextPart
+		default:
+			b, err := io.ReadAll(io.LimitReader(p, maxField+1))
+			if err != nil {
+				return fail(err)
+			}
+			if len(b) > maxField {
+				h.svc.DeleteFile(ctx, stored)
+				return errs.InvalidField(field, "invalid_length", fmt.Sprintf("must have at most %d bytes", maxField))
+			}
+			values[field] = append(values[field], string(b))
+		}
+	}
+	in, err := parseTransfer(values, files)
+	if err != nil {
+		h.svc.DeleteFile(ctx, stored)
+		return err
+	}
+	in.Filename = name
+	if utf8.RuneCountInString(in.Filename) > 255 {
+		in.Filename = string([]rune(in.Filename)[:255])
+	}
+	t, err := h.svc.Create(ctx, in, stored)
+	if err != nil {
+		h.svc.DeleteFile(ctx, stored)
+		return err
+	}
+	c.Set(fiber.HeaderLocation, "/api/public/v1/portfolio-transfers/"+t.ID.String())
+	c.Set(fiber.HeaderETag, httpx.ETag(1))
+	return c.Status(fiber.StatusAccepted).JSON(t)
+}
+
+// uploadIdle is how long an upload may send nothing before the server gives up on it.
+const uploadIdle = 60 * time.Second
+
+// maxField bounds a form field other than the file (they are short words and ids).
+const maxField = 4 << 10
+
+// readErr remembers the error of reading the body, told apart from blob storage's.
+type readErr struct {
+	r   io.Reader
+	err error
+}
+
+func (r *readErr) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if err != nil && err != io.EOF {
+		r.err = err
+	}
+	return n, err
+}
+
+func tooLarge(limit int64) error {
+	return errs.TooLarge("payload_too_large", "the request is larger than the limit of %d MiB for portfolio files", limit>>20)
+}
+
+// parseTransfer checks the form fields of a transfer (files: the number of file parts).
+func parseTransfer(values map[string][]string, files int) (NewTransfer, error) {
 	val := func(name string) (string, bool) {
-		vs := form.Value[name]
+		vs := values[name]
 		if len(vs) == 0 {
 			return "", false
 		}
-		return strings.Clone(vs[0]), true
+		return vs[0], true
 	}
 	var v errs.Invalid
-	for name := range form.Value {
+	for name := range values {
 		if !slices.Contains([]string{"format", "source", "ownerId", "mappingId", "autoCommit", "writeMode", "encoding"}, name) {
 			v.Add(name, "unknown_field", "is not a field of this request")
 		}
@@ -131,12 +238,12 @@ func (h *Handler) create(c *fiber.Ctx) error {
 			"invalid_length", "must have 1 to 100 characters")
 		in.Source = strings.TrimSpace(s)
 	}
-	in.OwnerID = uuidField(&v, form.Value, "ownerId")
-	in.MappingID = uuidField(&v, form.Value, "mappingId")
+	in.OwnerID = uuidField(&v, values, "ownerId")
+	in.MappingID = uuidField(&v, values, "mappingId")
 	if format == "csv" {
-		v.Check("mappingId", in.MappingID != nil || len(form.Value["mappingId"]) > 0, "required", "is required for csv")
+		v.Check("mappingId", in.MappingID != nil || len(values["mappingId"]) > 0, "required", "is required for csv")
 	} else if ok {
-		v.Check("mappingId", len(form.Value["mappingId"]) == 0, "not_applicable", "is read with format csv only")
+		v.Check("mappingId", len(values["mappingId"]) == 0, "not_applicable", "is read with format csv only")
 	}
 	if s, ok := val("autoCommit"); ok {
 		v.Check("autoCommit", s == "true" || s == "false", "invalid_boolean", "must be true or false")
@@ -151,27 +258,8 @@ func (h *Handler) create(c *fiber.Ctx) error {
 			"must be auto or one of "+strings.Join(gdv.Encodings(), ", "))
 		in.Encoding = strings.ToLower(s)
 	}
-	files := form.File["file"]
-	v.Check("file", len(files) == 1, "required", "send exactly one file")
-	if err := v.Err(); err != nil {
-		return err
-	}
-	in.Filename = strings.Clone(files[0].Filename)
-	if utf8.RuneCountInString(in.Filename) > 255 {
-		in.Filename = string([]rune(in.Filename)[:255])
-	}
-	f, err := files[0].Open()
-	if err != nil {
-		return fmt.Errorf("open uploaded file: %w", err)
-	}
-	defer f.Close()
-	t, err := h.svc.Create(c.UserContext(), in, f)
-	if err != nil {
-		return err
-	}
-	c.Set(fiber.HeaderLocation, "/api/public/v1/portfolio-transfers/"+t.ID.String())
-	c.Set(fiber.HeaderETag, httpx.ETag(1))
-	return c.Status(fiber.StatusAccepted).JSON(t)
+	v.Check("file", files == 1, "required", "send exactly one file")
+	return in, v.Err()
 }
 
 func uuidField(v *errs.Invalid, values map[string][]string, name string) *uuid.UUID {

@@ -37,11 +37,13 @@ type NewTransfer struct {
 	Filename   string
 }
 
-// Create stores the file in blob storage, then the transfer row and its validation job in one
-// transaction: a transfer never waits for a job that does not exist. A crash between the blob
+// Create records the transfer of a file stored with StoreFile: the row and its validation job in
+// one transaction: a transfer never waits for a job that does not exist. A crash between the blob
 // and the row leaves a blob without row; it is named by the transfer id and removed with the
 // company's orphans (TODO(#12): the orphan sweep job of documents).
-func (s *Service) Create(ctx context.Context, in NewTransfer, file io.Reader) (View, error) {
+//
+// The caller has stored the file with StoreFile and deletes it when Create fails.
+func (s *Service) Create(ctx context.Context, in NewTransfer, file StoredFile) (View, error) {
 	company, ok := tenancy.CompanyID(ctx)
 	if !ok {
 		return View{}, tenancy.ErrNoCompany
@@ -69,23 +71,10 @@ func (s *Service) Create(ctx context.Context, in NewTransfer, file io.Reader) (V
 			return View{}, err
 		}
 	}
-	key := blobstore.NewKey("portfolio", company)
-	w, err := s.m.d.Bucket.NewWriter(ctx, key, nil)
-	if err != nil {
-		return View{}, fmt.Errorf("store portfolio file: %w", err)
-	}
-	h := sha256.New()
-	size, err := io.Copy(io.MultiWriter(w, h), file)
-	if cerr := w.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return View{}, fmt.Errorf("store portfolio file: %w", err)
-	}
-	if size == 0 {
-		_ = s.m.d.Bucket.Delete(ctx, key)
+	if file.Size == 0 {
 		return View{}, errs.InvalidField("file", "empty", "the file is empty")
 	}
+	key, size, sum := file.Key, file.Size, file.SHA256
 	id := uuid.Must(uuid.NewV7())
 	now := s.m.d.Now().UTC().Truncate(time.Microsecond)
 	tx, err := tenancy.BeginPgx(tenancy.WithCompany(context.WithoutCancel(ctx), company), s.m.d.Pool)
@@ -97,16 +86,14 @@ func (s *Service) Create(ctx context.Context, in NewTransfer, file io.Reader) (V
 			source, owner_id, mapping_id, auto_commit, write_mode, encoding, filename, size, sha256, blob_key, committed, error, mapping)
 		VALUES ($1, $2, $3, $3, 1, 'pending', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 0, '', $15::jsonb)`,
 		id, company, now, in.Format, in.Source, in.OwnerID, in.MappingID, in.AutoCommit, in.WriteMode, in.Encoding,
-		in.Filename, size, hex.EncodeToString(h.Sum(nil)), key, nullJSON(mapping))
+		in.Filename, size, sum, key, nullJSON(mapping))
 	if err != nil {
-		_ = s.m.d.Bucket.Delete(ctx, key)
 		return View{}, fmt.Errorf("store portfolio transfer: %w", err)
 	}
 	if _, err := s.m.queue.InsertTx(ctx, tx, Args{CompanyID: company, TransferID: id}, nil); err != nil {
 		return View{}, fmt.Errorf("queue portfolio transfer: %w", err)
 	}
 	if err := tx.Commit(ctx); err != nil {
-		_ = s.m.d.Bucket.Delete(ctx, key)
 		return View{}, err
 	}
 	t, err := tenancy.Client(ctx).PortfolioTransfer.Get(ctx, id)
@@ -116,6 +103,48 @@ func (s *Service) Create(ctx context.Context, in NewTransfer, file io.Reader) (V
 		return View{}, fmt.Errorf("read portfolio transfer %s: %w", id, err)
 	}
 	return NewView(t), nil
+}
+
+// StoredFile is a portfolio file in blob storage, not yet a transfer's.
+type StoredFile struct {
+	Key    string
+	Size   int64
+	SHA256 string
+}
+
+// StoreFile streams r into a new blob of the company, hashing it on the way. When reading r
+// fails (the body ends early, passes its limit), the write is aborted and nothing stays behind:
+// gocloud.dev/blob discards a writer whose context is cancelled before Close.
+func (s *Service) StoreFile(ctx context.Context, r io.Reader) (StoredFile, error) {
+	company, ok := tenancy.CompanyID(ctx)
+	if !ok {
+		return StoredFile{}, tenancy.ErrNoCompany
+	}
+	key := blobstore.NewKey("portfolio", company)
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w, err := s.m.d.Bucket.NewWriter(wctx, key, nil)
+	if err != nil {
+		return StoredFile{}, fmt.Errorf("store portfolio file: %w", err)
+	}
+	h := sha256.New()
+	size, err := io.Copy(io.MultiWriter(w, h), r)
+	if err != nil {
+		cancel()
+		_ = w.Close()
+		return StoredFile{}, err
+	}
+	if err := w.Close(); err != nil {
+		return StoredFile{}, fmt.Errorf("store portfolio file: %w", err)
+	}
+	return StoredFile{Key: key, Size: size, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+// DeleteFile removes a stored file that did not become a transfer.
+func (s *Service) DeleteFile(ctx context.Context, f StoredFile) {
+	if f.Key != "" {
+		_ = s.m.d.Bucket.Delete(context.WithoutCancel(ctx), f.Key)
+	}
 }
 
 // nullJSON is b as a jsonb parameter, NULL when empty.

@@ -29,7 +29,7 @@ type keep struct{ testing.TB }
 func (keep) Cleanup(func()) {}
 
 // setup returns the package's server, working jobs like a serve process.
-func setup(t *testing.T) *apitest.Env {
+func setup(t testing.TB) *apitest.Env {
 	t.Helper()
 	worldOnce.Do(func() {
 		world = apitest.New(keep{t})
