@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/brokerdesk/brokerdesk/app/blobstore"
 	"github.com/brokerdesk/brokerdesk/app/errs"
@@ -88,7 +89,7 @@ func (s *Service) Create(ctx context.Context, in NewTransfer, file StoredFile) (
 		id, company, now, in.Format, in.Source, in.OwnerID, in.MappingID, in.AutoCommit, in.WriteMode, in.Encoding,
 		in.Filename, size, sum, key, nullJSON(mapping))
 	if err != nil {
-		return View{}, fmt.Errorf("store portfolio transfer: %w", err)
+		return View{}, insertError(err)
 	}
 	if _, err := s.m.queue.InsertTx(ctx, tx, Args{CompanyID: company, TransferID: id}, nil); err != nil {
 		return View{}, fmt.Errorf("queue portfolio transfer: %w", err)
@@ -226,4 +227,20 @@ func (s *Service) Commit(ctx context.Context, id uuid.UUID) (*ent.PortfolioTrans
 	}
 	t, err = s.Get(ctx, id)
 	return t, true, err
+}
+
+// insertError names what a transfer's insert found gone: the owner or the mapping was read in
+// the request's transaction, the insert runs in its own, so either may be deleted in between
+// (a foreign key violation, the caller's to fix like an unknown id, not a 500).
+func insertError(err error) error {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == "23503" {
+		switch pe.ConstraintName {
+		case "tenant_portfolio_transfers_mapping":
+			return errs.InvalidField("mappingId", "unknown_mapping", "is not a mapping of this company (see GET /portfolio-mappings)")
+		case "tenant_portfolio_transfers_owner":
+			return errs.InvalidField("ownerId", "unknown_user", "is not a user of this company (see GET /users)")
+		}
+	}
+	return fmt.Errorf("store portfolio transfer: %w", err)
 }

@@ -218,3 +218,32 @@ func TestPortfolio_CSV(t *testing.T) {
 		t.Errorf("%d contracts after the re-import, want 3", n)
 	}
 }
+
+// TestPortfolio_MappingDeletedDuringCreate: the mapping is read in the request's transaction and
+// the transfer inserted in its own, so a DELETE may come in between (here a trigger deletes the
+// mapping right before the insert): 422 unknown_mapping as for any unknown id, not a 500, and
+// the stored file goes with the refused transfer.
+func TestPortfolio_MappingDeletedDuringCreate(t *testing.T) {
+	env := setup(t)
+	a := env.NewCompany(t)
+	m := mustMapping(t, env, a.Secret, map[string]any{"name": "Gleich weg", "columns": csvColumns})
+	for _, q := range []string{
+		`CREATE OR REPLACE FUNCTION test_delete_mapping() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN DELETE FROM portfolio_mappings WHERE id = NEW.mapping_id; RETURN NEW; END $$`,
+		`CREATE TRIGGER test_delete_mapping BEFORE INSERT ON portfolio_transfers FOR EACH ROW
+		WHEN (NEW.filename = 'race.csv') EXECUTE FUNCTION test_delete_mapping()`,
+	} {
+		if _, err := env.OwnerDB.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { _, _ = env.OwnerDB.Exec(`DROP TRIGGER IF EXISTS test_delete_mapping ON portfolio_transfers`) })
+	r := upload(t, env, a.Secret, map[string]string{"format": "csv", "mappingId": m.ID}, "race.csv",
+		[]byte("VSNR;VU-Nr\nR-1;5015\n"))
+	if r.Status != 422 || fmt.Sprint(problemFields(t, r)) != "[mappingId:unknown_mapping]" {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+	if n := blobs(t, env, a); n != 0 {
+		t.Errorf("%d blobs left by the refused transfer", n)
+	}
+}
