@@ -21,6 +21,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/insurer"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
+	"github.com/brokerdesk/brokerdesk/ent/user"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
@@ -39,6 +40,103 @@ type importer struct {
 	m        *Module
 	t        *ent.PortfolioTransfer
 	insurers map[string]uuid.UUID // VU number → insurer id (uuid.Nil: not in the catalog)
+	idx      *batchIndex          // the commit batch's matches (nil: one query per lookup)
+}
+
+// batchIndex holds what the lookups of plan and contactFor would find for the contracts of one
+// commit batch, read with a few queries for the whole batch instead of three per contract.
+// The batch's own writes keep it current (a file may name a contract or a person twice).
+type batchIndex struct {
+	contractRefs map[string]uuid.UUID        // contract external id → contract id
+	contracts    map[uuid.UUID]*ent.Contract // contracts found by reference
+	byKey        map[string]*ent.Contract    // insurer|policy number|type → contract
+	contactRefs  map[string]uuid.UUID        // person key → contact id
+	checked      bool                        // every contract visible and the owner exists: contracts.Extra.Checked
+}
+
+func contractKey(insID uuid.UUID, policy, typ string) string {
+	return insID.String() + "|" + policy + "|" + typ
+}
+
+// prefetch reads the batch's matches into im.idx within the batch's transaction: the
+// contracts' external references, the contracts carrying them, the contracts with their
+// (insurer, policy number, type), the policyholders' references, and whether the owner exists.
+// Insurers are ensured again for each batch (its transaction may be the first to see them).
+func (im *importer) prefetch(ctx context.Context, batch []*gdv.Contract) error {
+	im.insurers = map[string]uuid.UUID{}
+	idx := &batchIndex{contractRefs: map[string]uuid.UUID{}, contracts: map[uuid.UUID]*ent.Contract{},
+		byKey: map[string]*ent.Contract{}, contactRefs: map[string]uuid.UUID{}}
+	var refs, persons, policies []string
+	var insIDs []uuid.UUID
+	seenIns := map[uuid.UUID]bool{}
+	for _, c := range batch {
+		if keyProblem(c) != "" {
+			continue
+		}
+		insID, err := im.insurerID(ctx, c.VUNumber, true)
+		if err != nil {
+			return err
+		}
+		refs = append(refs, im.contractRef(c).ExternalID)
+		policies = append(policies, c.PolicyNumber)
+		if !seenIns[insID] {
+			seenIns[insID] = true
+			insIDs = append(insIDs, insID)
+		}
+		if p := holder(c); p != nil {
+			persons = append(persons, personKey(c, p))
+		}
+	}
+	db := tenancy.Client(ctx)
+	if len(refs) > 0 {
+		rs, err := db.ExternalRef.Query().Where(externalref.Resource(contracts.RefResource), externalref.Source(im.t.Source),
+			externalref.ExternalIDIn(refs...)).All(ctx)
+		if err != nil {
+			return fmt.Errorf("match contracts: %w", err)
+		}
+		ids := make([]uuid.UUID, 0, len(rs))
+		for _, r := range rs {
+			idx.contractRefs[r.ExternalID] = r.ResourceID
+			ids = append(ids, r.ResourceID)
+		}
+		if len(ids) > 0 {
+			cs, err := db.Contract.Query().Where(contract.IDIn(ids...)).All(ctx)
+			if err != nil {
+				return fmt.Errorf("match contracts: %w", err)
+			}
+			for _, c := range cs {
+				idx.contracts[c.ID] = c
+			}
+		}
+		cs, err := db.Contract.Query().Where(contract.InsurerIDIn(insIDs...), contract.PolicyNumberIn(policies...)).All(ctx)
+		if err != nil {
+			return fmt.Errorf("match contracts: %w", err)
+		}
+		for _, c := range cs {
+			idx.byKey[contractKey(c.InsurerID, c.PolicyNumber, c.Type)] = c
+		}
+	}
+	if len(persons) > 0 {
+		rs, err := db.ExternalRef.Query().Where(externalref.Resource("contact"), externalref.Source(im.t.Source),
+			externalref.ExternalIDIn(persons...)).All(ctx)
+		if err != nil {
+			return fmt.Errorf("match persons: %w", err)
+		}
+		for _, r := range rs {
+			idx.contactRefs[r.ExternalID] = r.ResourceID
+		}
+	}
+	vis, _ := tenancy.VisibilityOf(ctx)
+	idx.checked = vis == tenancy.VisibilityAll
+	if idx.checked && im.t.OwnerID != nil {
+		ok, err := db.User.Query().Where(user.ID(*im.t.OwnerID)).Exist(ctx)
+		if err != nil {
+			return fmt.Errorf("read transfer owner: %w", err)
+		}
+		idx.checked = ok
+	}
+	im.idx = idx
+	return nil
 }
 
 func newImporter(m *Module, t *ent.PortfolioTransfer) *importer {
@@ -137,14 +235,22 @@ type plan struct {
 	key      string // person key, for a new contract
 }
 
+// keyProblem is why a contract cannot be matched or stored ("": none).
+func keyProblem(c *gdv.Contract) string {
+	switch {
+	case c.VUNumber == "" || c.PolicyNumber == "":
+		return "contract_incomplete"
+	case utf8.RuneCountInString(c.PolicyNumber) > contracts.MaxPolicyNumber || len(c.Sparte.Code) != 3 || len(c.VUNumber) > 5:
+		return "contract_key_invalid"
+	}
+	return ""
+}
+
 // plan decides a contract's action. ensure (commit) adds unknown insurers to the catalog.
 func (im *importer) plan(ctx context.Context, c *gdv.Contract, line int64, ensure bool) (plan, error) {
 	var p plan
-	switch {
-	case c.VUNumber == "" || c.PolicyNumber == "":
-		return plan{action: actSkip, reason: "contract_incomplete"}, nil
-	case utf8.RuneCountInString(c.PolicyNumber) > contracts.MaxPolicyNumber || len(c.Sparte.Code) != 3 || len(c.VUNumber) > 5:
-		return plan{action: actSkip, reason: "contract_key_invalid"}, nil
+	if reason := keyProblem(c); reason != "" {
+		return plan{action: actSkip, reason: reason}, nil
 	}
 	insID, err := im.insurerID(ctx, c.VUNumber, ensure)
 	if err != nil {
@@ -156,7 +262,16 @@ func (im *importer) plan(ctx context.Context, c *gdv.Contract, line int64, ensur
 			Line: line, ImportedAt: im.m.d.Now().UTC()}}
 	ref := im.contractRef(c)
 	db := tenancy.Client(ctx)
-	if insID != uuid.Nil {
+	if insID != uuid.Nil && im.idx != nil {
+		if id, ok := im.idx.contractRefs[ref.ExternalID]; ok {
+			p.existing = im.idx.contracts[id]
+		} else {
+			p.existing = im.idx.byKey[contractKey(insID, c.PolicyNumber, c.Sparte.Code)]
+		}
+		// The index saw every contract; a policy number with outer spaces (stored trimmed)
+		// is left to Create's own checks.
+		p.x.Checked = im.idx.checked && c.PolicyNumber == strings.TrimSpace(c.PolicyNumber)
+	} else if insID != uuid.Nil {
 		r, err := db.ExternalRef.Query().Where(externalref.Resource(contracts.RefResource), externalref.Source(ref.Source),
 			externalref.ExternalID(ref.ExternalID)).Only(ctx)
 		switch {
@@ -278,13 +393,19 @@ func details(c *gdv.Contract) []map[string]any {
 func (im *importer) contactFor(ctx context.Context, key string, p *gdv.Person, create bool) (uuid.UUID, bool, error) {
 	db := tenancy.Client(ctx)
 	ref := schematype.ExternalRef{Source: im.t.Source, ExternalID: key}
-	r, err := db.ExternalRef.Query().Where(externalref.Resource("contact"), externalref.Source(ref.Source),
-		externalref.ExternalID(ref.ExternalID)).Only(ctx)
-	if err == nil {
-		return r.ResourceID, true, nil
-	}
-	if !ent.IsNotFound(err) {
-		return uuid.Nil, false, fmt.Errorf("match person: %w", err)
+	if im.idx != nil {
+		if id, ok := im.idx.contactRefs[key]; ok {
+			return id, true, nil
+		}
+	} else {
+		r, err := db.ExternalRef.Query().Where(externalref.Resource("contact"), externalref.Source(ref.Source),
+			externalref.ExternalID(ref.ExternalID)).Only(ctx)
+		if err == nil {
+			return r.ResourceID, true, nil
+		}
+		if !ent.IsNotFound(err) {
+			return uuid.Nil, false, fmt.Errorf("match person: %w", err)
+		}
 	}
 	if !create {
 		return uuid.Nil, false, nil
@@ -316,6 +437,9 @@ func (im *importer) contactFor(ctx context.Context, key string, p *gdv.Person, c
 	if err := im.m.d.Events.Record(ctx, "contact.created", contacts.NewView(ct, nil)); err != nil {
 		return uuid.Nil, false, err
 	}
+	if im.idx != nil {
+		im.idx.contactRefs[key] = ct.ID
+	}
 	return ct.ID, false, nil
 }
 
@@ -329,14 +453,33 @@ func (im *importer) write(ctx context.Context, p plan) (string, bool, error) {
 		}
 		s := id.String()
 		p.in.ContactID = &s
-		if _, err := im.m.d.Contracts.Create(ctx, p.in, p.x); err != nil {
+		out, err := im.m.d.Contracts.Create(ctx, p.in, p.x)
+		if err != nil {
 			return "", false, err
 		}
+		im.remember(out.Contract)
 		return actCreate, !found, nil
 	case actUpdate:
-		if _, _, err := im.m.d.Contracts.Update(ctx, p.existing, p.in, p.x); err != nil {
+		out, _, err := im.m.d.Contracts.Update(ctx, p.existing, p.in, p.x)
+		if err != nil {
 			return "", false, err
 		}
+		im.remember(out.Contract)
 	}
 	return p.action, false, nil
+}
+
+// remember puts a contract the batch wrote into the batch's index, as the lookups would now
+// find it.
+func (im *importer) remember(c *ent.Contract) {
+	if im.idx == nil || c == nil {
+		return
+	}
+	for _, r := range c.ExternalReferences {
+		if r.Source == im.t.Source {
+			im.idx.contractRefs[r.ExternalID] = c.ID
+		}
+	}
+	im.idx.contracts[c.ID] = c
+	im.idx.byKey[contractKey(c.InsurerID, c.PolicyNumber, c.Type)] = c
 }

@@ -162,6 +162,10 @@ func (w *Worker) commit(ctx context.Context, t *ent.PortfolioTransfer) (bool, er
 			if prog == nil {
 				prog = map[string]int64{}
 			}
+			if err := im.prefetch(ctx, batch); err != nil {
+				return err
+			}
+			defer func() { im.idx = nil }()
 			for _, c := range batch {
 				p, err := im.plan(ctx, c, c.Line, true)
 				if err != nil {

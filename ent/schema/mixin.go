@@ -155,8 +155,10 @@ func (m ExternalRefMixin) Hooks() []ent.Hook {
 			refs, changed := rm.ExternalReferences()
 			cleared := rm.ExternalReferencesCleared()
 			id, hasID := rm.ID()
+			// A new row has no references yet: only updates and deletes clear the old ones (the
+			// DELETE was a round trip per created contact and contract, e.g. in portfolio commits).
 			if mu.Op().Is(ent.OpDeleteOne) || cleared || changed {
-				if hasID {
+				if hasID && !mu.Op().Is(ent.OpCreate) {
 					if _, err := rm.Client().ExternalRef.Delete().
 						Where(externalref.Resource(m.Resource), externalref.ResourceID(id)).Exec(ctx); err != nil {
 						return nil, fmt.Errorf("clear external references: %w", err)
