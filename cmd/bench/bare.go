@@ -180,17 +180,18 @@ func (b *bare) begin(ctx context.Context, hash []byte, rec *[]stmt) (btx, princi
 type principal struct {
 	keyID, companyID, userID pgtype.UUID
 	prefix, companyName      string
+	kind, env                string
+	scopes, features         []byte // jsonb
+	sandbox                  bool
 }
 
 // scanPrincipal reads the credential lookup's row (auth_credential + set_config).
 func scanPrincipal(rows pgx.Rows, hash []byte) (p principal, err error) {
 	var (
 		liveCompanyID                  pgtype.UUID
-		kind, env, pinned, pinnedUser  string
-		visibility                     string
+		pinned, pinnedUser, visibility string
 		userRole, email, first, last   pgtype.Text
-		stored, scopes, domains, feats []byte
-		sandbox                        bool
+		stored, domains                []byte
 	)
 	if !rows.Next() {
 		if err := rows.Err(); err != nil {
@@ -198,8 +199,8 @@ func scanPrincipal(rows pgx.Rows, hash []byte) (p principal, err error) {
 		}
 		return p, errors.New("credential not found")
 	}
-	if err := rows.Scan(&p.keyID, &p.prefix, &stored, &kind, &env, &scopes, &domains,
-		&p.companyID, &liveCompanyID, &sandbox, &feats, &p.userID, &userRole, &p.companyName, &email, &first, &last,
+	if err := rows.Scan(&p.keyID, &p.prefix, &stored, &p.kind, &p.env, &p.scopes, &domains,
+		&p.companyID, &liveCompanyID, &p.sandbox, &p.features, &p.userID, &userRole, &p.companyName, &email, &first, &last,
 		&pinned, &pinnedUser, &visibility); err != nil {
 		return p, err
 	}

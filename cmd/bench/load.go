@@ -20,6 +20,9 @@ const (
 	sideServer = "server"
 	sideBare   = "bare"
 	sideToken  = "token" // the server, GET /me with OAuth access tokens instead of keys
+	// sidePGX is GET /me's in-process pgx program (no HTTP): an extra, stricter reference; the
+	// bare side of GET /me is the net/http + pgx subprocess (barehttp.go).
+	sidePGX = "pgx"
 )
 
 // doer makes one request (an HTTP request, or the bare program's transaction) and reports

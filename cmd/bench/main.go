@@ -7,7 +7,10 @@
 //	                      [-write docs/benchmarks.md] [-cpuprofile server.pprof]
 //
 // Suite me is GET /api/public/v1/me with company-level secret keys (section "GET /me vs bare
-// pgx"). Suite intake is POST /api/public/leads (the legacy intake) with publishable keys: a new
+// net/http + pgx"): its reference is issue 7's bare net/http + pgx program, this binary
+// re-executed as a plain http.Server whose one handler makes the bare program's round trips
+// (barehttp.go), driven by the same load over HTTP; the in-process pgx program runs too, as an
+// extra row. Suite intake is POST /api/public/leads (the legacy intake) with publishable keys: a new
 // person per request as JSON (json) and as an urlencoded HTML form (form), and JSON duplicates of
 // open leads (dup) (section "Lead intake vs bare pgx").
 //
@@ -90,6 +93,9 @@ func (o options) has(suite string) bool { return slices.Contains(o.suites, suite
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == childCommand {
 		os.Exit(serveChild(os.Args[2:]))
+	}
+	if len(os.Args) > 1 && os.Args[1] == bareCommand {
+		os.Exit(serveBare(os.Args[2:]))
 	}
 	if err := run(os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -182,8 +188,10 @@ type variant struct {
 	keys        *keyPool
 	tokens      *keyPool // suite me: the server also runs the load with OAuth access tokens (side token)
 	spec        reqSpec
-	bare        func(l *lease) doer
-	est         float64 // requests/s the key pool is first sized for; then the fastest run so far
+	bare        func(l *lease) doer // the bare side in this process; nil: spec against bareAddr
+	bareAddr    string              // the bare net/http + pgx server (GET /me)
+	pgx         func(l *lease) doer // GET /me: the in-process pgx program as an extra row (side pgx)
+	est         float64             // requests/s the key pool is first sized for; then the fastest run so far
 }
 
 // Requests per second the key pools are first sized for: above what either side reaches here
@@ -203,6 +211,7 @@ type outcome struct {
 func (x outcome) server() result { return best(x.runs[sideServer]) }
 func (x outcome) bare() result   { return best(x.runs[sideBare]) }
 func (x outcome) token() result  { return best(x.runs[sideToken]) }
+func (x outcome) pgx() result    { return best(x.runs[sidePGX]) }
 
 func bench(ctx context.Context, o options, args []string) error {
 	load := readLoad()
@@ -268,8 +277,21 @@ func bench(ctx context.Context, o options, args []string) error {
 	if err := bp.check(ctx, o, fx, traces); err != nil {
 		return err
 	}
+	// GET /me's reference is issue 7's "bare net/http + pgx program": bp.me behind net/http in a
+	// subprocess of its own, driven over HTTP exactly as the server is.
+	var bareSrv *server
+	if o.has(suiteMe) {
+		progress("starting the bare net/http + pgx server")
+		if bareSrv, err = startBareServer(ctx, fx); err != nil {
+			return err
+		}
+		defer bareSrv.stop()
+		if _, err := checkMe(ctx, bareSrv.addr, fx); err != nil {
+			return fmt.Errorf("bare server: %w", err)
+		}
+	}
 
-	variants := buildVariants(o, fx, srv.addr, bp)
+	variants := buildVariants(o, fx, srv.addr, bp, bareSrv)
 	var outs []outcome
 	for _, v := range variants {
 		x := outcome{v: v, runs: map[string][]result{}}
@@ -280,6 +302,9 @@ func bench(ctx context.Context, o options, args []string) error {
 			}
 			if v.tokens != nil { // the token between the two, in the same window as the key
 				sides = []string{sides[0], sideToken, sides[1]}
+			}
+			if v.pgx != nil {
+				sides = append(sides, sidePGX)
 			}
 			for _, side := range sides {
 				if err := ctx.Err(); err != nil {
@@ -304,7 +329,15 @@ func bench(ctx context.Context, o options, args []string) error {
 						return newHTTPDoer(o.client, srv.addr, v.spec, &lease{pool: v.tokens}), nil
 					})
 				case sideBare:
-					res, err = measure(ctx, o, srv.pid, func(int) (doer, error) { return v.bare(&lease{pool: v.keys}), nil })
+					if v.bare == nil {
+						res, err = measure(ctx, o, bareSrv.pid, func(int) (doer, error) {
+							return newHTTPDoer(o.client, v.bareAddr, v.spec, &lease{pool: v.keys}), nil
+						})
+					} else {
+						res, err = measure(ctx, o, srv.pid, func(int) (doer, error) { return v.bare(&lease{pool: v.keys}), nil })
+					}
+				case sidePGX:
+					res, err = measure(ctx, o, srv.pid, func(int) (doer, error) { return v.pgx(&lease{pool: v.keys}), nil })
 				}
 				if err != nil {
 					return fmt.Errorf("%s, %s run: %w", v.label, side, err)
@@ -322,6 +355,11 @@ func bench(ctx context.Context, o options, args []string) error {
 	}
 	if err := srv.stop(); err != nil {
 		return fmt.Errorf("server: %w", err)
+	}
+	if bareSrv != nil {
+		if err := bareSrv.stop(); err != nil {
+			return fmt.Errorf("bare server: %w", err)
+		}
 	}
 
 	common := report{
@@ -381,11 +419,11 @@ func bench(ctx context.Context, o options, args []string) error {
 }
 
 // buildVariants lists the loads of the suites chosen, in the order they run.
-func buildVariants(o options, fx fixture, addr string, bp *bare) []*variant {
+func buildVariants(o options, fx fixture, addr string, bp *bare, bareSrv *server) []*variant {
 	var vs []*variant
 	if o.has(suiteMe) {
 		vs = append(vs, &variant{suite: suiteMe, name: suiteMe, label: "GET /me", keys: fx.secrets, spec: meSpec(),
-			bare: bp.meDoer, est: estMe})
+			bareAddr: bareSrv.addr, pgx: bp.meDoer, est: estMe})
 		if o.tokens {
 			vs[len(vs)-1].tokens = fx.tokens
 		}

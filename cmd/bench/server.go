@@ -113,16 +113,22 @@ func startServer(ctx context.Context, o options, fx fixture) (*server, error) {
 	if o.inproc {
 		return startInProcess(fx, o.cpuprofile)
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
 	args := []string{childCommand}
 	if o.cpuprofile != "" {
 		args = append(args, "-cpuprofile", o.cpuprofile)
 	}
 	if o.memprofile != "" {
 		args = append(args, "-memprofile", o.memprofile)
+	}
+	return startChild(ctx, fx, args)
+}
+
+// startChild re-executes this binary with args (the child command first) and the server's
+// environment, and waits for the address it prints on stdout.
+func startChild(ctx context.Context, fx fixture, args []string) (*server, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
 	}
 	cmd := exec.Command(exe, args...)
 	for k, v := range serverEnv(fx) {
