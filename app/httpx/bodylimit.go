@@ -35,6 +35,7 @@ func BodyLimit(limit int64, streamed func(c *fiber.Ctx) bool) fiber.Handler {
 			err := c.Next()
 			if br, ok := c.Locals(streamedLocal).(*bodyReader); ok && !br.eof {
 				c.Set(fiber.HeaderConnection, "close")
+				linger(c, br)
 			}
 			return err
 		}
@@ -56,11 +57,28 @@ func BodyLimit(limit int64, streamed func(c *fiber.Ctx) bool) fiber.Handler {
 		}
 		if n > limit {
 			c.Set(fiber.HeaderConnection, "close")
+			linger(c, req.BodyStream())
 			return fiber.ErrRequestEntityTooLarge
 		}
 		req.SetBodyRaw(buf.Bytes())
 		return c.Next()
 	}
+}
+
+// A refused body the client is still sending is read and dropped for up to lingerTime and
+// lingerMax bytes before the answer: a connection closed with unread data is reset by the
+// kernel, and a client still writing would see the reset instead of the 413 (servers' lingering
+// close). Past either bound the connection closes regardless.
+const (
+	lingerMax  = 16 << 20
+	lingerTime = 2 * time.Second
+)
+
+func linger(c *fiber.Ctx, r io.Reader) {
+	if conn := c.Context().Conn(); conn != nil {
+		_ = conn.SetReadDeadline(time.Now().Add(lingerTime))
+	}
+	_, _ = io.CopyN(io.Discard, r, lingerMax)
 }
 
 // Streamed tells whether the request's body is left to the handler as a stream (BodyLimit).
