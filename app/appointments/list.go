@@ -41,8 +41,8 @@ func parseListFilter(c *fiber.Ctx) (ListFilter, error) {
 		v.Check("to", to.Sub(from) <= MaxWindow, "range_too_long", "from and to are at most 366 days apart")
 	}
 	f.From, f.To = from, to
-	f.ContactID = uuidQuery(c, &v, "contactId")
-	f.OwnerID = uuidQuery(c, &v, "ownerId")
+	f.ContactID = httpx.QueryUUID(c, &v, "contactId")
+	f.OwnerID = httpx.QueryUUID(c, &v, "ownerId")
 	if s := c.Query("type"); s != "" {
 		v.Check("type", slices.Contains(schema.AppointmentTypes, s), "invalid_enum",
 			"must be one of "+strings.Join(schema.AppointmentTypes, ", "))
@@ -61,19 +61,6 @@ func requiredTime(c *fiber.Ctx, v *errs.Invalid, name string) (time.Time, bool) 
 	t, ok := httpx.ParseTime(s)
 	v.Check(name, ok, "invalid_datetime", "must be an RFC 3339 timestamp (without offset: Europe/Berlin)")
 	return t, ok
-}
-
-func uuidQuery(c *fiber.Ctx, v *errs.Invalid, name string) *uuid.UUID {
-	s := c.Query(name)
-	if s == "" {
-		return nil
-	}
-	id, err := uuid.Parse(s)
-	v.Check(name, err == nil, "invalid_uuid", "must be a UUID")
-	if err != nil {
-		return nil
-	}
-	return &id
 }
 
 // List returns the occurrences overlapping [from, to) of the appointments matching f, series

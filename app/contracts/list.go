@@ -33,8 +33,8 @@ type ListFilter struct {
 // parseListFilter reads the query of GET /contracts; every bad parameter is listed. binding
 // names the filters for the cursor.
 func parseListFilter(c *fiber.Ctx, v *errs.Invalid) (f ListFilter, binding string) {
-	f.ContactID = uuidQuery(c, v, "contactId")
-	f.InsurerID = uuidQuery(c, v, "insurerId")
+	f.ContactID = httpx.QueryUUID(c, v, "contactId")
+	f.InsurerID = httpx.QueryUUID(c, v, "insurerId")
 	if s := c.Query("type"); s != "" {
 		_, known := gdv.Sparte(s)
 		v.Check("type", known, "unknown_type", "is not a contract type (see GET /contract-types)")
@@ -60,19 +60,6 @@ func parseListFilter(c *fiber.Ctx, v *errs.Invalid) (f ListFilter, binding strin
 		parts = append(parts, "updatedSince="+f.UpdatedSince.UTC().Format(time.RFC3339Nano))
 	}
 	return f, strings.Join(parts, "&")
-}
-
-func uuidQuery(c *fiber.Ctx, v *errs.Invalid, name string) *uuid.UUID {
-	s := c.Query(name)
-	if s == "" {
-		return nil
-	}
-	id, err := uuid.Parse(s)
-	v.Check(name, err == nil, "invalid_uuid", "must be a UUID")
-	if err != nil {
-		return nil
-	}
-	return &id
 }
 
 func idString(id *uuid.UUID) string {

@@ -55,8 +55,8 @@ func parseListFilter(c *fiber.Ctx, v *errs.Invalid) (f ListFilter, binding strin
 		v.Check("search", n <= MaxSearch, "too_long", fmt.Sprintf("at most %d characters", MaxSearch))
 		contacts.CheckText(v, "search", f.Search)
 	}
-	f.StageID = uuidQuery(c, v, "stageId")
-	f.OwnerID = uuidQuery(c, v, "ownerId")
+	f.StageID = httpx.QueryUUID(c, v, "stageId")
+	f.OwnerID = httpx.QueryUUID(c, v, "ownerId")
 	if s := c.Query("source"); s != "" {
 		ok := lead.SourceValidator(lead.Source(s)) == nil
 		v.Check("source", ok, "invalid_enum", "must be one of "+strings.Join(schema.LeadSources, ", "))
@@ -75,19 +75,6 @@ func parseListFilter(c *fiber.Ctx, v *errs.Invalid) (f ListFilter, binding strin
 		"ownerId="+idString(f.OwnerID), "source="+deref(f.Source), "converted="+boolString(f.Converted),
 		"includeTest="+strconv.FormatBool(f.IncludeTest))
 	return f, strings.Join(parts, "&")
-}
-
-func uuidQuery(c *fiber.Ctx, v *errs.Invalid, name string) *uuid.UUID {
-	s := c.Query(name)
-	if s == "" {
-		return nil
-	}
-	id, err := uuid.Parse(s)
-	v.Check(name, err == nil, "invalid_uuid", "must be a UUID")
-	if err != nil {
-		return nil
-	}
-	return &id
 }
 
 func boolQuery(c *fiber.Ctx, v *errs.Invalid, name string) *bool {

@@ -38,9 +38,9 @@ func parseListFilter(c *fiber.Ctx, v *errs.Invalid) (f ListFilter, binding strin
 	f.UpdatedSince = timeQuery(c, v, "updatedSince")
 	f.DueFrom = timeQuery(c, v, "dueFrom")
 	f.DueTo = timeQuery(c, v, "dueTo")
-	f.ContactID = uuidQuery(c, v, "contactId")
-	f.AssigneeID = uuidQuery(c, v, "assigneeId")
-	f.LeadID = uuidQuery(c, v, "leadId")
+	f.ContactID = httpx.QueryUUID(c, v, "contactId")
+	f.AssigneeID = httpx.QueryUUID(c, v, "assigneeId")
+	f.LeadID = httpx.QueryUUID(c, v, "leadId")
 	f.Statuses = enumList(c, v, "status", schema.TaskStatuses)
 	f.Priorities = enumList(c, v, "priority", schema.TaskPriorities)
 	if f.DueFrom != nil && f.DueTo != nil {
@@ -76,19 +76,6 @@ func timeQuery(c *fiber.Ctx, v *errs.Invalid, name string) *time.Time {
 		return nil
 	}
 	return &t
-}
-
-func uuidQuery(c *fiber.Ctx, v *errs.Invalid, name string) *uuid.UUID {
-	s := c.Query(name)
-	if s == "" {
-		return nil
-	}
-	id, err := uuid.Parse(s)
-	v.Check(name, err == nil, "invalid_uuid", "must be a UUID")
-	if err != nil {
-		return nil
-	}
-	return &id
 }
 
 // enumList reads a comma-separated list of allowed values, sorted and without repeats.
