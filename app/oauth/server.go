@@ -187,8 +187,7 @@ func (s *Server) token(ctx context.Context, w http.ResponseWriter, r *http.Reque
 	// any work; so is a client over its quota. Only authenticated requests count against the
 	// client's quota, so nobody exhausts another client's by naming it.
 	ip := clientIP(r)
-	if wait := s.limits.TokenAuthFailures.Wait(ctx, "ip:"+ip); wait > 0 {
-		tooManyRequests(w, wait, "Too many failed client authentications from this address.")
+	if s.refuseFailedAddress(ctx, w, ip) {
 		return
 	}
 	client := claimedClient(r)
@@ -200,7 +199,7 @@ func (s *Server) token(ctx context.Context, w http.ResponseWriter, r *http.Reque
 	ar, err := s.provider.NewAccessRequest(ctx, r, sess)
 	switch {
 	case errors.Is(err, fosite.ErrInvalidClient):
-		s.limits.TokenAuthFailures.Allow(ctx, "ip:"+ip)
+		s.countFailedAuth(ctx, ip)
 	case client != "":
 		s.limits.TokenClient.Allow(ctx, "client:"+client)
 	}
@@ -275,20 +274,56 @@ func tooManyRequests(w http.ResponseWriter, wait time.Duration, desc string) {
 	_ = json.NewEncoder(w).Encode(map[string]string{"error": "too_many_requests", "error_description": desc})
 }
 
+// refuseFailedAddress answers 429 when the address ip failed client authentication too often:
+// at the token, revocation and introspection endpoints alike, one budget (TokenAuthFailures),
+// so that no endpoint is a way around the others' to guess a client secret. A refused address
+// is refused before any work, even with the right secret.
+func (s *Server) refuseFailedAddress(ctx context.Context, w http.ResponseWriter, ip string) bool {
+	if wait := s.limits.TokenAuthFailures.Wait(ctx, "ip:"+ip); wait > 0 {
+		tooManyRequests(w, wait, "Too many failed client authentications from this address.")
+		return true
+	}
+	return false
+}
+
+// countFailedAuth counts a failed client authentication of the address ip.
+func (s *Server) countFailedAuth(ctx context.Context, ip string) {
+	s.limits.TokenAuthFailures.Allow(ctx, "ip:"+ip)
+}
+
 // revoke handles POST /oauth/revoke (RFC 7009): a token of either kind revokes its grant.
+// Failed client authentication (invalid_client) counts against the address like at the token
+// endpoint.
 func (s *Server) revoke(ctx context.Context, w http.ResponseWriter, r *http.Request) {
+	ip := clientIP(r)
+	if s.refuseFailedAddress(ctx, w, ip) {
+		return
+	}
 	err := s.provider.NewRevocationRequest(withRevokeReason(ctx, ReasonRevocationRequest), r)
+	if errors.Is(err, fosite.ErrInvalidClient) {
+		s.countFailedAuth(ctx, ip)
+	}
 	s.provider.WriteRevocationResponse(ctx, w, err)
 }
 
 // introspect handles POST /oauth/introspect (RFC 7662) for confidential clients, which
-// authenticate with HTTP Basic.
+// authenticate with HTTP Basic. Every request_unauthorized answer is a failed client
+// authentication (no Basic credentials, unknown client, wrong secret) and counts against the
+// address like at the token endpoint.
 func (s *Server) introspect(ctx context.Context, w http.ResponseWriter, r *http.Request) {
+	ip := clientIP(r)
+	if s.refuseFailedAddress(ctx, w, ip) {
+		return
+	}
 	if _, _, ok := r.BasicAuth(); !ok {
+		s.countFailedAuth(ctx, ip)
 		s.provider.WriteIntrospectionError(ctx, w, fosite.ErrRequestUnauthorized.WithHint("Authenticate the client with HTTP Basic."))
 		return
 	}
 	ir, err := s.provider.NewIntrospectionRequest(ctx, r, &Session{})
+	if errors.Is(err, fosite.ErrRequestUnauthorized) {
+		s.countFailedAuth(ctx, ip)
+	}
 	if err != nil {
 		s.provider.WriteIntrospectionError(ctx, w, err)
 		return

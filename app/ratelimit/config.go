@@ -37,7 +37,8 @@ const (
 	LoginPeriod       = 15 * time.Minute
 	LoginPolicy       = "login"
 	// The OAuth token endpoint (app/oauth): every request per client id, sliding like the API;
-	// failed client authentications per client IP, fixed windows (a refused IP is not checked).
+	// failed client authentications at the token, revocation and introspection endpoints per
+	// client IP, one budget, fixed windows (a refused IP is not checked).
 	TokenClientLimit       = 600
 	TokenClientPeriod      = time.Minute
 	TokenAuthFailureLimit  = 20
@@ -64,8 +65,8 @@ type Config struct {
 	// MiB per AttachmentPeriod (INTAKE_ATTACHMENT_MB_PER_DAY).
 	AttachmentBytes limiter.Rate
 	// TokenClient counts token requests per OAuth client (default TokenClientLimit per
-	// TokenClientPeriod); TokenAuthFailures failed client authentications at the token endpoint
-	// per client IP (default TokenAuthFailureLimit per TokenAuthFailurePeriod).
+	// TokenClientPeriod); TokenAuthFailures failed client authentications at the token,
+	// revocation and introspection endpoints per client IP (default TokenAuthFailureLimit per TokenAuthFailurePeriod).
 	TokenClient       limiter.Rate
 	TokenAuthFailures limiter.Rate
 	// Replicas is the number of server processes sharing the quotas (REPLICAS, default 1):
@@ -95,8 +96,8 @@ type Limits struct {
 	// LoginAccount and LoginIP count failed OAuth sign-ins per e-mail and per client IP.
 	LoginAccount *Limiter
 	LoginIP      *Limiter
-	// TokenClient and TokenAuthFailures limit the OAuth token endpoint per client and, for
-	// failed client authentication, per client IP.
+	// TokenClient limits the OAuth token endpoint per client; TokenAuthFailures failed client
+	// authentication at the token, revocation and introspection endpoints per client IP.
 	TokenClient       *Limiter
 	TokenAuthFailures *Limiter
 

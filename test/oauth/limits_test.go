@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/ulule/limiter/v3"
 
 	bdapp "github.com/brokerdesk/brokerdesk/app"
@@ -198,4 +199,103 @@ func TestOAuth_LogCarriesRequestID(t *testing.T) {
 		}
 	}
 	t.Fatalf("no oauth grant revoked line with request_id %s in the log:\n%s", id, log.String())
+}
+
+// oauthPost posts form to path of srv in process with basic auth (id, secret) when id is set.
+func oauthPost(t *testing.T, srv *apitest.Env, path, id, secret string, form url.Values) (*http.Response, map[string]string) {
+	t.Helper()
+	req := httptest.NewRequest("POST", path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if id != "" {
+		req.SetBasicAuth(id, secret)
+	}
+	resp, err := srv.Server.App.Test(req, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var out map[string]string
+	_ = json.Unmarshal(b, &out)
+	return resp, out
+}
+
+// TestOAuth_RevokeIntrospectAuthFailuresLimited: failed client authentications at
+// /oauth/revoke and /oauth/introspect count into the token endpoint's per-address budget (one
+// budget, in Redis, shared by two servers as by two replicas); once it is spent, all three
+// endpoints answer 429 too_many_requests with Retry-After, even with the right secret, and
+// revoke nothing.
+func TestOAuth_RevokeIntrospectAuthFailuresLimited(t *testing.T) {
+	t.Parallel()
+	shared := apitest.New(t)
+	setup := apitest.Setup{OwnerURL: shared.OwnerURL, Env: map[string]string{"REDIS_URL": apitest.RedisURL(t)}}
+	prefix := "test:oauth-failures:" + uuid.NewString() // the test's own Redis keys (the address is the same each run)
+	limits := bdapp.WithConfig(func(c *bdapp.Config) {
+		c.Limits.TokenAuthFailures = limiter.Rate{Limit: 4, Period: time.Hour}
+		c.Limits.Prefix = prefix
+	})
+	servers := make([]*apitest.Env, 2)
+	for i := range servers {
+		env, err := apitest.Open(setup, limits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(env.Server.Close)
+		servers[i] = env
+	}
+	a, b := servers[0], servers[1]
+	co := a.NewCompany(t)
+	cl, err := a.Ops.CreateOAuthClient(t.Context(), operator.NewOAuthClientInput{Name: "Guessed App",
+		RedirectURIs: []string{redirect}, Scopes: []string{"company:read"}, CompanyID: &co.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := cl.ID.String()
+	resp, tok := oauthPost(t, a, "/oauth/token", id, cl.Secret, url.Values{"grant_type": {"client_credentials"}})
+	if resp.StatusCode != 200 || tok["access_token"] == "" {
+		t.Fatalf("client credentials: %d %v", resp.StatusCode, tok)
+	}
+	token := url.Values{"token": {tok["access_token"]}}
+
+	// the right secret is not counted
+	if resp, body := oauthPost(t, a, "/oauth/introspect", id, cl.Secret, token); resp.StatusCode != 200 {
+		t.Fatalf("introspect with the right secret: %d %v", resp.StatusCode, body)
+	}
+	// four failures, alternating servers and endpoints
+	for i, f := range []struct {
+		srv            *apitest.Env
+		path, id, want string
+		status         int
+	}{
+		{a, "/oauth/revoke", id, "invalid_client", 401},
+		{b, "/oauth/introspect", id, "request_unauthorized", 401},
+		{a, "/oauth/introspect", "", "request_unauthorized", 401}, // no Basic credentials
+		{b, "/oauth/revoke", uuid.NewString(), "invalid_client", 401},
+	} {
+		resp, body := oauthPost(t, f.srv, f.path, f.id, "wrong", token)
+		if resp.StatusCode != f.status || body["error"] != f.want {
+			t.Fatalf("failure %d at %s: %d %v, want %d %s", i+1, f.path, resp.StatusCode, body, f.status, f.want)
+		}
+	}
+	for _, f := range []struct {
+		srv  *apitest.Env
+		path string
+		form url.Values
+	}{
+		{a, "/oauth/revoke", token},
+		{b, "/oauth/introspect", token},
+		{a, "/oauth/introspect", token},
+		{b, "/oauth/token", url.Values{"grant_type": {"client_credentials"}}},
+	} {
+		resp, body := oauthPost(t, f.srv, f.path, id, cl.Secret, f.form)
+		if resp.StatusCode != 429 || body["error"] != "too_many_requests" || body["error_description"] == "" ||
+			resp.Header.Get("Retry-After") == "" || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+			t.Fatalf("%s with the right secret after four failures: %d %v Retry-After %q, want 429 too_many_requests",
+				f.path, resp.StatusCode, body, resp.Header.Get("Retry-After"))
+		}
+	}
+	// the refused revocation revoked nothing: the token still reads the API
+	if r := a.Do(t, apitest.Request{Path: "/me", Key: tok["access_token"]}); r.Status != 200 {
+		t.Errorf("GET /me with the token after the refused revocation: %d %s", r.Status, r.Body)
+	}
 }

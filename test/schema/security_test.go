@@ -2,6 +2,7 @@ package schema
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"maps"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/brokerdesk/brokerdesk/migrations"
@@ -23,21 +25,26 @@ var appPrivileges = map[string]string{
 	"public.companies": "SELECT",
 	// no endpoint writes users (the operator does)
 	"public.users": "SELECT",
-	// written by ExternalRefMixin on create/update/delete of a resource with references
-	"public.external_refs": "DELETE,INSERT,SELECT,UPDATE",
+	// ExternalRefMixin (ent/schema) replaces a resource's references by delete + insert on every
+	// create, update and delete of a resource with references; none is updated in place
+	"public.external_refs": "DELETE,INSERT,SELECT",
 	// the outbox: inserted in the change's transaction, numbered at commit, purged by
 	// maintenance_purge (SECURITY DEFINER) only
 	"public.events":         "INSERT,SELECT,UPDATE(seq)",
 	"public.event_counters": "INSERT,SELECT,UPDATE",
-	// a failed reservation is deleted so the client may retry
+	// app/idempotency: reserved (insert, FOR UPDATE), completed (update); a failed reservation
+	// is deleted so the client may retry
 	"public.idempotency_keys": "DELETE,INSERT,SELECT,UPDATE",
-	// DELETE /leads/{id} and the test-lead clean-up; attachments go with their lead (trigger)
+	// DELETE /leads/{id} and DELETE /leads (test leads); PATCH, convert and intake merges update;
+	// attachments are moved to the contact on convert (update) and go with their lead by the
+	// lead_attachments_drop_unheld trigger, which runs as the app role (delete)
 	"public.leads":            "DELETE,INSERT,SELECT,UPDATE",
 	"public.lead_attachments": "DELETE,INSERT,SELECT,UPDATE",
-	// submissions go with their lead by foreign-key cascade (runs as the owner)
-	"public.lead_submissions": "INSERT,SELECT,UPDATE",
-	// POST /lead-stages; the spec deletes none
-	"public.lead_stages": "INSERT,SELECT,UPDATE",
+	// the intake inserts one per submission, none is changed; they go with their lead by
+	// foreign-key cascade (runs as the owner)
+	"public.lead_submissions": "INSERT,SELECT",
+	// POST /lead-stages; the spec changes and deletes none
+	"public.lead_stages": "INSERT,SELECT",
 	// the spec deletes contacts and phones (DELETE /contacts/{id}, /contacts/{id}/phones/{id})
 	"public.contacts":       "DELETE,INSERT,SELECT,UPDATE",
 	"public.contact_phones": "DELETE,INSERT,SELECT,UPDATE",
@@ -47,11 +54,14 @@ var appPrivileges = map[string]string{
 	"public.webhook_endpoints":  "DELETE,INSERT,SELECT,UPDATE",
 	"public.webhook_deliveries": "INSERT,SELECT,UPDATE",
 	"public.webhook_cursors":    "INSERT,SELECT,UPDATE",
-	// OAuth (app/oauth): clients are registered by the operator; fosite's storage writes
-	// tokens (issue, rotate, revoke, delete on code replay) and remembered consents
+	// OAuth (app/oauth): clients are registered by the operator; fosite's storage inserts
+	// tokens, only ever flips active (use, rotation, revocation: UPDATE(active), also what its
+	// FOR UPDATE needs) and deletes a PKCE request once used; the authorize endpoint
+	// upserts a remembered consent (scopes, updated_at), and nothing deletes one (they go with
+	// their user or client by cascade)
 	"public.oauth_clients":  "SELECT",
-	"public.oauth_consents": "DELETE,INSERT,SELECT,UPDATE",
-	"public.oauth_tokens":   "DELETE,INSERT,SELECT,UPDATE",
+	"public.oauth_consents": "INSERT,SELECT,UPDATE(scopes),UPDATE(updated_at)",
+	"public.oauth_tokens":   "DELETE,INSERT,SELECT,UPDATE(active)",
 	// tasks and appointments (issue 11): the spec deletes tasks and appointments (comments go
 	// with their task); occurrence exceptions are rewritten by scoped edits; calendar tokens are
 	// replaced (delete + insert) and revoked
@@ -69,13 +79,17 @@ var appPrivileges = map[string]string{
 	"public.portfolio_transfers": "INSERT,SELECT,UPDATE",
 	// CSV mappings of portfolio transfers: created, changed and deleted by the API
 	"public.portfolio_mappings": "DELETE,INSERT,SELECT,UPDATE",
-	// contact sub-resources (issue 8): relationships and notes are deleted by the API; the
-	// household finance is replaced by PUT
-	"public.contact_relationships": "DELETE,INSERT,SELECT,UPDATE",
-	"public.contact_finances":      "DELETE,INSERT,SELECT,UPDATE",
-	"public.contact_activities":    "DELETE,INSERT,SELECT,UPDATE",
-	// POST /custom-fields defines a company's fields (at most 10)
-	"public.custom_field_definitions": "DELETE,INSERT,SELECT,UPDATE",
+	// contact sub-resources (issue 8): POST and DELETE /contacts/{id}/relationships (a pair,
+	// never changed); PUT /contacts/{id}/finance creates or updates the one row (it goes with
+	// its contact by cascade); notes are created, PATCHed (content only) and deleted, system
+	// entries written by every sub-resource change, and restrictive policies keep system entries
+	// and e-mails immutable (TestSchema_ActivitiesImmutable)
+	"public.contact_relationships": "DELETE,INSERT,SELECT",
+	"public.contact_finances":      "INSERT,SELECT,UPDATE",
+	"public.contact_activities":    "DELETE,INSERT,SELECT,UPDATE(content),UPDATE(updated_at),UPDATE(version)",
+	// POST /custom-fields defines a company's fields (at most 10); the spec changes and deletes
+	// none
+	"public.custom_field_definitions": "INSERT,SELECT",
 	// the job queue (river) works its rows; no DDL, not its migration bookkeeping
 	"river.river_job":                 "DELETE,INSERT,SELECT,UPDATE",
 	"river.river_job_id_seq":          "USAGE",
@@ -363,5 +377,75 @@ func TestSchema_AppPasswordIsVerifier(t *testing.T) {
 	}
 	if !strings.HasPrefix(stored, "SCRAM-SHA-256$4096:") {
 		t.Errorf("app role password stored as %.20q…, want a SCRAM-SHA-256 verifier", stored)
+	}
+}
+
+// TestSchema_ActivitiesImmutable: the app role may change a note's content and delete a note,
+// nothing else of the timeline (spec: system entries and e-mails are immutable). The column
+// grants refuse other columns; the restrictive policies leave entries that are no note untouched.
+func TestSchema_ActivitiesImmutable(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	co := env.NewCompany(t)
+	ctx := context.Background()
+	contact := uuid.Must(uuid.NewV7())
+	if err := env.Pinned(ctx, co.ID, func(tx *sql.Tx) error {
+		_, err := tx.Exec(`INSERT INTO contacts (tags, labels, custom_fields, groups, sensitive, sort_name, search_text, id,
+			company_id, type, first_name, last_name, company_name, version, created_at, updated_at)
+			VALUES ('[]', '[]', '{}', '{}', '{}', '', '', $1, $2, 'private', 'Ada', 'L', '', 1, now(), now())`, contact, co.ID)
+		return err
+	}); err != nil {
+		t.Fatalf("insert contact: %v", err)
+	}
+	for _, r := range []apitest.Request{
+		{Method: "POST", Path: "/contacts/" + contact.String() + "/notes", Key: co.Secret, Body: map[string]any{"content": "a note"}},
+		{Method: "PUT", Path: "/contacts/" + contact.String() + "/finance", Key: co.Secret, Body: map[string]any{}}, // a system entry
+	} {
+		if got := env.Do(t, r); got.Status/100 != 2 {
+			t.Fatalf("%s %s: %d %s", r.Method, r.Path, got.Status, got.Body)
+		}
+	}
+	exec := func(stmt string) (int64, error) {
+		var n int64
+		err := env.Pinned(ctx, co.ID, func(tx *sql.Tx) error {
+			res, err := tx.Exec(stmt, contact)
+			if err != nil {
+				return err
+			}
+			n, err = res.RowsAffected()
+			return err
+		})
+		return n, err
+	}
+	for _, tc := range []struct {
+		stmt string
+		rows int64
+		code string
+	}{
+		{stmt: `UPDATE contact_activities SET content = 'rewritten' WHERE contact_id = $1 AND kind = 'system'`},
+		{stmt: `DELETE FROM contact_activities WHERE contact_id = $1 AND kind = 'system'`},
+		{stmt: `UPDATE contact_activities SET kind = 'system' WHERE contact_id = $1 AND kind = 'note'`, code: "42501"},
+		{stmt: `UPDATE contact_activities SET occurred_at = now() - interval '1 year' WHERE contact_id = $1`, code: "42501"},
+		{stmt: `UPDATE contact_activities SET author_id = NULL WHERE contact_id = $1`, code: "42501"},
+		{stmt: `UPDATE contact_activities SET content = 'edited', version = version + 1, updated_at = now()
+			WHERE contact_id = $1 AND kind = 'note'`, rows: 1},
+		{stmt: `DELETE FROM contact_activities WHERE contact_id = $1`, rows: 1}, // the note only
+	} {
+		n, err := exec(tc.stmt)
+		switch {
+		case tc.code != "" && !isCode(err, tc.code):
+			t.Errorf("%s: %v, want SQLSTATE %s", tc.stmt, err, tc.code)
+		case tc.code == "" && err != nil:
+			t.Errorf("%s: %v", tc.stmt, err)
+		case tc.code == "" && n != tc.rows:
+			t.Errorf("%s: %d rows, want %d", tc.stmt, n, tc.rows)
+		}
+	}
+	var system int
+	if err := env.Pinned(ctx, co.ID, func(tx *sql.Tx) error {
+		return tx.QueryRow(`SELECT count(*) FROM contact_activities WHERE contact_id = $1 AND kind = 'system'
+			AND content <> 'rewritten'`, contact).Scan(&system)
+	}); err != nil || system == 0 {
+		t.Errorf("system entries left unchanged: %d (%v), want at least 1", system, err)
 	}
 }
