@@ -519,7 +519,12 @@ func TestContacts_CustomFields(t *testing.T) {
 	agent := env.NewUser(t, a, "agent")
 	env.Run(t, []apitest.Case{
 		{Name: "enum field", Key: a.Secret, Method: "POST", Path: "/custom-fields", Status: 201,
-			Body: map[string]any{"key": "hobby", "label": "Hobby", "dataType": "enum", "options": []string{"Segeln", "Reiten"}, "position": 5}},
+			Body: map[string]any{"key": "hobby", "label": "Hobby", "dataType": "enum", "options": []string{"Segeln", "Reiten"}, "position": 5},
+			Check: func(t *testing.T, r *apitest.Response) {
+				if etag := r.Header.Get("ETag"); etag != `"1"` { // a definition never changes
+					t.Errorf("ETag %q, want \"1\"", etag)
+				}
+			}},
 		{Name: "number field first", Key: a.Secret, Method: "POST", Path: "/custom-fields", Status: 201,
 			Body: map[string]any{"key": "score", "label": "Score", "dataType": "number", "position": 0}},
 		{Name: "taken key", Key: a.Secret, Method: "POST", Path: "/custom-fields", Status: 409, Problem: "custom_field_key_taken",
