@@ -3,6 +3,8 @@ package contacts
 import (
 	"testing"
 
+	"github.com/google/uuid"
+
 	"github.com/brokerdesk/brokerdesk/test/apitest"
 )
 
@@ -17,7 +19,13 @@ func TestContacts_External(t *testing.T) {
 		{Name: "unknown reference", Key: a.Secret, Path: path, Status: 404},
 		{Name: "created", Key: a.UserKey(t, agentA), Method: "PUT", Path: path, Status: 201,
 			Body: map[string]any{"type": "private", "firstName": "Kai", "lastName": "Ext", "phones": []map[string]any{{"number": "0170 1111111"}},
-				"address": map[string]any{"city": "Köln", "street": "Ring"}}},
+				"address": map[string]any{"city": "Köln", "street": "Ring"}},
+			Check: func(t *testing.T, r *apitest.Response) {
+				c := decode(t, r)
+				if loc := r.Header.Get("Location"); loc != "/api/public/v1/contacts/"+c.ID || r.Header.Get("ETag") != `"1"` {
+					t.Errorf("Location %q, ETag %q", loc, r.Header.Get("ETag"))
+				}
+			}},
 		{Name: "read by reference", Key: a.Secret, Path: path, Status: 200, Check: func(t *testing.T, r *apitest.Response) {
 			if c := decode(t, r); c.FirstName != "Kai" || len(c.Phones) != 1 {
 				t.Errorf("got %s", r.Body)
@@ -168,4 +176,34 @@ func TestContacts_Bulk(t *testing.T) {
 		{Name: "no items", Key: a.Secret, Method: "POST", Path: "/contacts/bulk", Status: 422, Body: `{"items":[]}`, Check: fields("items:invalid_length")},
 		{Name: "read scope", Key: a.KeyWithScopes(t, "contacts:read"), Method: "POST", Path: "/contacts/bulk", Status: 403, Body: `{"items":[{}]}`},
 	})
+}
+
+// TestContacts_BulkIdempotent: POST /contacts/bulk is Idem: the same Idempotency-Key within 24
+// hours returns the original response (marked Idempotent-Replayed) and writes nothing again.
+func TestContacts_BulkIdempotent(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a := env.NewCompany(t)
+	h := map[string]string{"Idempotency-Key": uuid.NewString()}
+	body := map[string]any{"items": []map[string]any{
+		{"externalReference": map[string]string{"source": "ams", "externalId": "I-1"}, "type": "private", "firstName": "Ida", "lastName": "Em"},
+	}}
+	var bodies []string
+	for i := range 2 {
+		r := env.Do(t, apitest.Request{Method: "POST", Path: "/contacts/bulk", Key: a.Secret, Header: h, Body: body})
+		if r.Status != 200 {
+			t.Fatalf("status %d %s", r.Status, r.Body)
+		}
+		if got, want := r.Header.Get("Idempotent-Replayed"), map[int]string{0: "", 1: "true"}[i]; got != want {
+			t.Errorf("request %d: Idempotent-Replayed %q, want %q", i, got, want)
+		}
+		bodies = append(bodies, string(r.Body))
+	}
+	if bodies[0] != bodies[1] {
+		t.Errorf("the replay differs:\n%s\n%s", bodies[0], bodies[1])
+	}
+	r := env.Do(t, apitest.Request{Path: "/external/ams/contacts/I-1", Key: a.Secret})
+	if r.Status != 200 || r.Header.Get("ETag") != `"1"` {
+		t.Errorf("the contact after a replay: %d, ETag %q (want version 1: written once)", r.Status, r.Header.Get("ETag"))
+	}
 }
