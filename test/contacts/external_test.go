@@ -85,7 +85,50 @@ func TestContacts_Match(t *testing.T) {
 			}
 		}
 	}
+	hidden := env.Do(t, apitest.Request{Method: "PUT", Path: "/external/ams/contacts/M-hidden", Key: a.Secret,
+		Body: map[string]any{"type": "private", "firstName": "Hanna", "lastName": "Hidden"}})
+	if hidden.Status != 201 {
+		t.Fatalf("seed: %d %s", hidden.Status, hidden.Body)
+	}
+	if r := env.Do(t, apitest.Request{Method: "PUT", Path: "/external/ams/contacts/M-1", Key: a.Secret,
+		Body: map[string]any{"type": "private", "firstName": "Anna", "lastName": "Müller", "email": "anna.mueller@example.com"}}); r.Status != 200 && r.Status != 201 {
+		t.Fatalf("seed: %d %s", r.Status, r.Body)
+	}
+	byRef := decode(t, env.Do(t, apitest.Request{Path: "/external/ams/contacts/M-1", Key: a.Secret}))
+	empty := func(t *testing.T, r *apitest.Response) {
+		var got result
+		r.Decode(t, &got)
+		if len(got.Data) != 0 {
+			t.Errorf("got %s", r.Body)
+		}
+	}
 	env.Run(t, []apitest.Case{
+		{Name: "external reference (ours: the spec's matchedBy names it)", Key: a.Secret, Method: "POST", Path: "/contacts/match", Status: 200,
+			Body: map[string]any{"externalReference": map[string]string{"source": "ams", "externalId": "M-1"}},
+			Check: func(t *testing.T, r *apitest.Response) {
+				one(byRef.ID, "external_reference")(t, r)
+				var got result
+				r.Decode(t, &got)
+				if len(got.Data) != 1 || got.Data[0].Score != 1 {
+					t.Errorf("got %s, want one candidate with score 1", r.Body)
+				}
+			}},
+		{Name: "best first: email (0.9) before company name (0.6)", Key: a.Secret, Method: "POST", Path: "/contacts/match", Status: 200,
+			Body: map[string]any{"email": "nobody@example.com", "phone": "+49 170 1234567", "companyName": "Müller GmbH"},
+			Check: func(t *testing.T, r *apitest.Response) {
+				var got result
+				r.Decode(t, &got)
+				if len(got.Data) != 2 || got.Data[0].Contact.ID != annaC.ID || got.Data[1].Contact.ID != gmbh.ID ||
+					got.Data[0].Score <= got.Data[1].Score {
+					t.Errorf("got %s", r.Body)
+				}
+			}},
+		{Name: "an unknown external reference matches nothing", Key: a.Secret, Method: "POST", Path: "/contacts/match", Status: 200,
+			Body: map[string]any{"externalReference": map[string]string{"source": "ams", "externalId": "nope"}}, Check: empty},
+		{Name: "an agent does not match an invisible contact by its reference", Key: a.UserKey(t, agent), Method: "POST", Path: "/contacts/match",
+			Status: 200, Body: map[string]any{"externalReference": map[string]string{"source": "ams", "externalId": "M-hidden"}}, Check: empty},
+		{Name: "a bad external reference", Key: a.Secret, Method: "POST", Path: "/contacts/match", Status: 422,
+			Body: map[string]any{"externalReference": map[string]string{"source": "", "externalId": "x"}}, Check: fields("externalReference.source:invalid_length")},
 		{Name: "name and birth date, umlauts and case", Key: a.Secret, Method: "POST", Path: "/contacts/match", Status: 200,
 			Body: map[string]any{"firstName": "anna", "lastName": "MUELLER", "dateOfBirth": "1985-04-12"}, Check: one(annaC.ID, "name_and_birthdate")},
 		{Name: "email and phone score higher together", Key: a.Secret, Method: "POST", Path: "/contacts/match", Status: 200,
