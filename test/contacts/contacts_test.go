@@ -597,3 +597,61 @@ func TestContacts_Catalog(t *testing.T) {
 		{Name: "no key", Method: "GET", Path: "/contact-fields", Status: 401},
 	})
 }
+
+// TestContacts_PatchCustomFieldsLabels: customFields merge by key (null clears one), labels
+// replace the whole list, writeMode overwrite (the default, named) writes and fill_empty_only
+// fills only empty custom fields; any other writeMode is 422.
+func TestContacts_PatchCustomFieldsLabels(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a := env.NewCompany(t)
+	for _, d := range []map[string]any{{"key": "hobby", "label": "Hobby", "dataType": "string"},
+		{"key": "score", "label": "Score", "dataType": "number"}, {"key": "vip", "label": "VIP", "dataType": "boolean"}} {
+		if r := env.Do(t, apitest.Request{Method: "POST", Path: "/custom-fields", Key: a.Secret, Body: d}); r.Status != 201 {
+			t.Fatalf("custom field: %d %s", r.Status, r.Body)
+		}
+	}
+	c, etag := create(t, env, a.Secret, map[string]any{"type": "private", "firstName": "Cu", "lastName": "Stom",
+		"labels": []string{"red", "blue"}, "customFields": map[string]any{"hobby": "Segeln", "score": 3}})
+	path := "/contacts/" + c.ID
+	im := func(tag string) map[string]string {
+		return map[string]string{"If-Match": tag, "Content-Type": "application/merge-patch+json"}
+	}
+	env.Run(t, []apitest.Case{
+		{Name: "customFields merge by key, labels replace", Key: a.Secret, Method: "PATCH", Path: path, Header: im(etag), Status: 200,
+			Body: `{"customFields":{"score":4,"vip":true},"labels":["green"]}`, Check: func(t *testing.T, r *apitest.Response) {
+				got := decode(t, r)
+				if got.CustomFields["hobby"] != "Segeln" || got.CustomFields["score"] != 4.0 || got.CustomFields["vip"] != true ||
+					!slices.Equal(got.Labels, []string{"green"}) {
+					t.Errorf("got %s", r.Body)
+				}
+			}},
+		{Name: "null clears one custom field", Key: a.Secret, Method: "PATCH", Path: path, Header: im(`"2"`), Status: 200,
+			Body: `{"customFields":{"vip":null}}`, Check: func(t *testing.T, r *apitest.Response) {
+				got := decode(t, r)
+				if _, ok := got.CustomFields["vip"]; ok || got.CustomFields["hobby"] != "Segeln" {
+					t.Errorf("got %s", r.Body)
+				}
+			}},
+		{Name: "fill_empty_only fills empty custom fields only", Key: a.Secret, Method: "PATCH", Path: path, Header: im(`"3"`), Status: 200,
+			Body: `{"writeMode":"fill_empty_only","customFields":{"hobby":"Golf","vip":false},"labels":["red"]}`,
+			Check: func(t *testing.T, r *apitest.Response) {
+				got := decode(t, r)
+				if got.CustomFields["hobby"] != "Segeln" || got.CustomFields["vip"] != false || !slices.Equal(got.Labels, []string{"green"}) {
+					t.Errorf("got %s", r.Body)
+				}
+			}},
+		{Name: "writeMode overwrite is the default, named", Key: a.Secret, Method: "PATCH", Path: path, Header: im(`"4"`), Status: 200,
+			Body: `{"writeMode":"overwrite","customFields":{"hobby":"Golf"}}`, Check: func(t *testing.T, r *apitest.Response) {
+				if got := decode(t, r); got.CustomFields["hobby"] != "Golf" {
+					t.Errorf("got %s", r.Body)
+				}
+			}},
+		{Name: "another writeMode", Key: a.Secret, Method: "PATCH", Path: path, Header: im(`"5"`), Status: 422,
+			Body: `{"writeMode":"merge"}`, Check: fields("writeMode:invalid_enum")},
+		{Name: "writeMode on create", Key: a.Secret, Method: "POST", Path: "/contacts", Status: 422,
+			Body: `{"type":"private","firstName":"A","lastName":"B","writeMode":"overwrite"}`, Check: fields("writeMode:not_allowed")},
+		{Name: "a label that is no colour", Key: a.Secret, Method: "PATCH", Path: path, Header: im(`"5"`), Status: 422,
+			Body: `{"labels":["mauve"]}`, Check: fields("labels.0:invalid_enum")},
+	})
+}
