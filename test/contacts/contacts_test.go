@@ -217,6 +217,29 @@ func TestContacts_Sensitive(t *testing.T) {
 			}},
 		{Name: "unknown group in fields", Key: a.Secret, Method: "GET", Path: "/contacts/" + c.ID + "?fields=planet", Status: 422,
 			Check: fields("fields:unknown_group")},
+		{Name: "fields naming sensitive groups without the scope: absent, never an error", Key: plain, Method: "GET",
+			Path: "/contacts/" + c.ID + "?fields=bank,health,address", Status: 200, Check: func(t *testing.T, r *apitest.Response) {
+				got := decode(t, r)
+				_, bank := got.raw["bank"]
+				_, health := got.raw["health"]
+				_, personal := got.raw["personal"]
+				if bank || health || personal || got.Address["city"] != "Berlin" {
+					t.Errorf("got %s", r.Body)
+				}
+			}},
+		{Name: "match candidates carry no sensitive groups, whatever the scope", Key: a.Secret, Method: "POST", Path: "/contacts/match",
+			Body: map[string]any{"email": "anna.mueller@example.com"}, Status: 200, Check: func(t *testing.T, r *apitest.Response) {
+				if !strings.Contains(string(r.Body), c.ID) || strings.Contains(string(r.Body), iban) || strings.Contains(string(r.Body), `"bank"`) {
+					t.Errorf("got %s", r.Body)
+				}
+			}},
+		{Name: "a write answers without them when the key lacks the scope", Key: a.KeyWithScopes(t, "contacts:write"), Method: "PUT",
+			Path: "/external/ams/contacts/S-1", Body: map[string]any{"type": "private", "firstName": "S", "lastName": "Ens",
+				"bank": map[string]any{"iban": iban}}, Status: 201, Check: func(t *testing.T, r *apitest.Response) {
+				if strings.Contains(string(r.Body), iban) || strings.Contains(string(r.Body), `"bank"`) {
+					t.Errorf("got %s", r.Body)
+				}
+			}},
 		{Name: "list leaves them out too", Key: plain, Method: "GET", Path: "/contacts", Status: 200,
 			Check: func(t *testing.T, r *apitest.Response) {
 				if strings.Contains(string(r.Body), iban) || strings.Contains(string(r.Body), `"bank"`) {
