@@ -25,8 +25,16 @@ const (
 	MaxCustomStr = 1000
 )
 
-// WriteModeFillEmpty makes a write fill only fields that are empty today (spec: Write mode).
-const WriteModeFillEmpty = "fill_empty_only"
+// Write modes of an update (spec: "fill_empty_only fills only fields empty today (other values
+// exist for the parameter writeMode)"). WriteModeOverwrite is the default, named as portfolio
+// transfers name it, so a client may state it.
+const (
+	WriteModeOverwrite = "overwrite"
+	WriteModeFillEmpty = "fill_empty_only"
+)
+
+// WriteModes are the values writeMode accepts.
+var WriteModes = []string{WriteModeOverwrite, WriteModeFillEmpty}
 
 // Doc is the writable Contact: the body of POST /contacts (ContactCreate), of PUT
 // /external/... and of a bulk item (ContactUpsert), and what PATCH merges its patch into
@@ -126,7 +134,7 @@ func (d *Doc) checkValues(v *errs.Invalid, phones bool, now time.Time) map[strin
 			"must be one of "+strings.Join(colors, ", "))
 	}
 	if d.WriteMode != nil {
-		v.Check("writeMode", *d.WriteMode == WriteModeFillEmpty, "invalid_enum", "must be "+WriteModeFillEmpty)
+		v.Check("writeMode", slices.Contains(WriteModes, *d.WriteMode), "invalid_enum", "must be one of "+strings.Join(WriteModes, ", "))
 	}
 	CheckRefs(v, d.ExternalReferences)
 	if d.Type != TypePrivate && d.Type != TypeBusiness {

@@ -309,5 +309,6 @@ func (h *Handler) createCustom(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	c.Set(fiber.HeaderETag, httpx.ETag(immutableVersion))
 	return c.Status(fiber.StatusCreated).JSON(d)
 }

@@ -38,6 +38,11 @@ func (h *SubHandler) Mount(r fiber.Router) {
 	r.Delete("/contacts/:contactId/notes/:noteId", policy.Require("activities:write"), h.deleteNote)
 }
 
+// immutableVersion is the version in the ETag of a resource that never changes after creation
+// (a relationship, a custom field definition): the spec gives every single-resource answer an
+// ETag, and these have no version column (lead stages answer "1" alike).
+const immutableVersion = 1
+
 func contactPath(c *fiber.Ctx) string { return "/api/public/v1/contacts/" + c.Params("contactId") }
 
 // createPhone handles POST /contacts/{contactId}/phones.
@@ -50,11 +55,11 @@ func (h *SubHandler) createPhone(c *fiber.Ctx) error {
 	if err := httpx.Decode(c, &in); err != nil {
 		return err
 	}
-	p, err := h.svc.CreatePhone(c.UserContext(), id, in)
+	p, version, err := h.svc.CreatePhone(c.UserContext(), id, in)
 	if err != nil {
 		return err
 	}
-	return httpx.Created(c, contactPath(c), p, 0)
+	return httpx.Created(c, contactPath(c), p, version)
 }
 
 // updatePhone handles PATCH /contacts/{contactId}/phones/{phoneId}.
@@ -71,11 +76,11 @@ func (h *SubHandler) updatePhone(c *fiber.Ctx) error {
 	if err := httpx.Decode(c, &in); err != nil {
 		return err
 	}
-	p, err := h.svc.UpdatePhone(c.UserContext(), id, pid, in)
+	p, version, err := h.svc.UpdatePhone(c.UserContext(), id, pid, in)
 	if err != nil {
 		return err
 	}
-	return httpx.OK(c, p, 0)
+	return httpx.OK(c, p, version)
 }
 
 // deletePhone handles DELETE /contacts/{contactId}/phones/{phoneId}.
@@ -121,7 +126,7 @@ func (h *SubHandler) createRelationship(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return httpx.Created(c, contactPath(c)+"/relationships", r, 0)
+	return httpx.Created(c, contactPath(c)+"/relationships", r, immutableVersion)
 }
 
 // deleteRelationship handles DELETE /contacts/{contactId}/relationships/{relationshipId}.

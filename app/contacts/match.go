@@ -16,6 +16,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/identity"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
+	"github.com/brokerdesk/brokerdesk/ent/schematype"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
@@ -28,13 +29,24 @@ type MatchInput struct {
 	LastName    *string `json:"lastName,omitempty"`
 	DateOfBirth *string `json:"dateOfBirth,omitempty"`
 	CompanyName *string `json:"companyName,omitempty"`
+	// ExternalReference is ours (the spec's matchedBy lists external_reference but its body
+	// names no property for it): the caller's own id of the contact.
+	ExternalReference *schematype.ExternalRef `json:"externalReference,omitempty"`
 }
 
 // Validate checks the body of POST /contacts/match.
 func (in MatchInput) Validate() error {
 	var v errs.Invalid
 	v.Check("body", in.Type != nil || in.Email != nil || in.Phone != nil || in.FirstName != nil || in.LastName != nil ||
-		in.DateOfBirth != nil || in.CompanyName != nil, "required", "give at least one property")
+		in.DateOfBirth != nil || in.CompanyName != nil || in.ExternalReference != nil, "required", "give at least one property")
+	if in.ExternalReference != nil {
+		var rv errs.Invalid
+		CheckRefs(&rv, []schematype.ExternalRef{*in.ExternalReference})
+		for _, e := range rv.Errors { // externalReferences.0.source -> externalReference.source
+			_, field, _ := strings.Cut(strings.TrimPrefix(e.Field, "externalReferences."), ".")
+			v.Add("externalReference."+field, e.Code, e.Detail)
+		}
+	}
 	if in.Type != nil {
 		v.Check("type", *in.Type == TypePrivate || *in.Type == TypeBusiness, "invalid_enum", "must be private or business")
 	}
@@ -56,7 +68,9 @@ func (in MatchInput) Validate() error {
 }
 
 // Match scores: one matcher alone; several combine as 1 - Π(1 - s).
-var matchScores = map[string]float64{"email": 0.9, "phone": 0.7, "name_and_birthdate": 0.85, "company_name": 0.6}
+// The caller's own external reference names the contact itself: 1.
+var matchScores = map[string]float64{"email": 0.9, "phone": 0.7, "name_and_birthdate": 0.85, "company_name": 0.6,
+	"external_reference": 1}
 
 // MaxMatches bounds the answer of POST /contacts/match.
 const MaxMatches = 20
@@ -107,6 +121,19 @@ func (s *Service) Match(ctx context.Context, in MatchInput) ([]MatchResult, erro
 			})
 		}
 	}
+	byRefID := uuid.Nil
+	if in.ExternalReference != nil {
+		// byRef sees every contact's references; the query below reads through the visibility
+		// layers, so a contact the caller may not see is no candidate.
+		id, ok, err := byRef(ctx, *in.ExternalReference)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			byRefID = id
+			preds = append(preds, func(sel *entsql.Selector) *entsql.Predicate { return entsql.EQ(sel.C(contact.FieldID), id) })
+		}
+	}
 	out := []MatchResult{}
 	if len(preds) == 0 {
 		return out, nil
@@ -150,6 +177,9 @@ func (s *Service) Match(ctx context.Context, in MatchInput) ([]MatchResult, erro
 		}
 		if companyKey != "" && c.CompanyName != "" && identity.CompanyKey(c.CompanyName) == companyKey {
 			by = append(by, "company_name")
+		}
+		if byRefID != uuid.Nil && c.ID == byRefID {
+			by = append(by, "external_reference")
 		}
 		if len(by) == 0 {
 			continue

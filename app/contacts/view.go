@@ -87,6 +87,8 @@ type PhoneView struct {
 	Number    string    `json:"number"`
 	Type      string    `json:"type"`
 	IsPrimary bool      `json:"isPrimary"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
 }
 
 // EventAbout makes contact events user-scoped by the contact and its owner at the time.
@@ -126,7 +128,7 @@ func NewView(c *ent.Contact, phones []*ent.ContactPhone) View {
 		return cmp.Compare(b2i(b.IsPrimary), b2i(a.IsPrimary))
 	})
 	for _, p := range phones {
-		v.Phones = append(v.Phones, PhoneView{ID: p.ID, Number: p.Number, Type: p.Type, IsPrimary: p.IsPrimary})
+		v.Phones = append(v.Phones, NewPhoneView(p))
 	}
 	return v
 }

@@ -217,6 +217,29 @@ func TestContacts_Sensitive(t *testing.T) {
 			}},
 		{Name: "unknown group in fields", Key: a.Secret, Method: "GET", Path: "/contacts/" + c.ID + "?fields=planet", Status: 422,
 			Check: fields("fields:unknown_group")},
+		{Name: "fields naming sensitive groups without the scope: absent, never an error", Key: plain, Method: "GET",
+			Path: "/contacts/" + c.ID + "?fields=bank,health,address", Status: 200, Check: func(t *testing.T, r *apitest.Response) {
+				got := decode(t, r)
+				_, bank := got.raw["bank"]
+				_, health := got.raw["health"]
+				_, personal := got.raw["personal"]
+				if bank || health || personal || got.Address["city"] != "Berlin" {
+					t.Errorf("got %s", r.Body)
+				}
+			}},
+		{Name: "match candidates carry no sensitive groups, whatever the scope", Key: a.Secret, Method: "POST", Path: "/contacts/match",
+			Body: map[string]any{"email": "anna.mueller@example.com"}, Status: 200, Check: func(t *testing.T, r *apitest.Response) {
+				if !strings.Contains(string(r.Body), c.ID) || strings.Contains(string(r.Body), iban) || strings.Contains(string(r.Body), `"bank"`) {
+					t.Errorf("got %s", r.Body)
+				}
+			}},
+		{Name: "a write answers without them when the key lacks the scope", Key: a.KeyWithScopes(t, "contacts:write"), Method: "PUT",
+			Path: "/external/ams/contacts/S-1", Body: map[string]any{"type": "private", "firstName": "S", "lastName": "Ens",
+				"bank": map[string]any{"iban": iban}}, Status: 201, Check: func(t *testing.T, r *apitest.Response) {
+				if strings.Contains(string(r.Body), iban) || strings.Contains(string(r.Body), `"bank"`) {
+					t.Errorf("got %s", r.Body)
+				}
+			}},
 		{Name: "list leaves them out too", Key: plain, Method: "GET", Path: "/contacts", Status: 200,
 			Check: func(t *testing.T, r *apitest.Response) {
 				if strings.Contains(string(r.Body), iban) || strings.Contains(string(r.Body), `"bank"`) {
@@ -519,7 +542,12 @@ func TestContacts_CustomFields(t *testing.T) {
 	agent := env.NewUser(t, a, "agent")
 	env.Run(t, []apitest.Case{
 		{Name: "enum field", Key: a.Secret, Method: "POST", Path: "/custom-fields", Status: 201,
-			Body: map[string]any{"key": "hobby", "label": "Hobby", "dataType": "enum", "options": []string{"Segeln", "Reiten"}, "position": 5}},
+			Body: map[string]any{"key": "hobby", "label": "Hobby", "dataType": "enum", "options": []string{"Segeln", "Reiten"}, "position": 5},
+			Check: func(t *testing.T, r *apitest.Response) {
+				if etag := r.Header.Get("ETag"); etag != `"1"` { // a definition never changes
+					t.Errorf("ETag %q, want \"1\"", etag)
+				}
+			}},
 		{Name: "number field first", Key: a.Secret, Method: "POST", Path: "/custom-fields", Status: 201,
 			Body: map[string]any{"key": "score", "label": "Score", "dataType": "number", "position": 0}},
 		{Name: "taken key", Key: a.Secret, Method: "POST", Path: "/custom-fields", Status: 409, Problem: "custom_field_key_taken",
@@ -590,5 +618,63 @@ func TestContacts_Catalog(t *testing.T) {
 			}
 		}},
 		{Name: "no key", Method: "GET", Path: "/contact-fields", Status: 401},
+	})
+}
+
+// TestContacts_PatchCustomFieldsLabels: customFields merge by key (null clears one), labels
+// replace the whole list, writeMode overwrite (the default, named) writes and fill_empty_only
+// fills only empty custom fields; any other writeMode is 422.
+func TestContacts_PatchCustomFieldsLabels(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a := env.NewCompany(t)
+	for _, d := range []map[string]any{{"key": "hobby", "label": "Hobby", "dataType": "string"},
+		{"key": "score", "label": "Score", "dataType": "number"}, {"key": "vip", "label": "VIP", "dataType": "boolean"}} {
+		if r := env.Do(t, apitest.Request{Method: "POST", Path: "/custom-fields", Key: a.Secret, Body: d}); r.Status != 201 {
+			t.Fatalf("custom field: %d %s", r.Status, r.Body)
+		}
+	}
+	c, etag := create(t, env, a.Secret, map[string]any{"type": "private", "firstName": "Cu", "lastName": "Stom",
+		"labels": []string{"red", "blue"}, "customFields": map[string]any{"hobby": "Segeln", "score": 3}})
+	path := "/contacts/" + c.ID
+	im := func(tag string) map[string]string {
+		return map[string]string{"If-Match": tag, "Content-Type": "application/merge-patch+json"}
+	}
+	env.Run(t, []apitest.Case{
+		{Name: "customFields merge by key, labels replace", Key: a.Secret, Method: "PATCH", Path: path, Header: im(etag), Status: 200,
+			Body: `{"customFields":{"score":4,"vip":true},"labels":["green"]}`, Check: func(t *testing.T, r *apitest.Response) {
+				got := decode(t, r)
+				if got.CustomFields["hobby"] != "Segeln" || got.CustomFields["score"] != 4.0 || got.CustomFields["vip"] != true ||
+					!slices.Equal(got.Labels, []string{"green"}) {
+					t.Errorf("got %s", r.Body)
+				}
+			}},
+		{Name: "null clears one custom field", Key: a.Secret, Method: "PATCH", Path: path, Header: im(`"2"`), Status: 200,
+			Body: `{"customFields":{"vip":null}}`, Check: func(t *testing.T, r *apitest.Response) {
+				got := decode(t, r)
+				if _, ok := got.CustomFields["vip"]; ok || got.CustomFields["hobby"] != "Segeln" {
+					t.Errorf("got %s", r.Body)
+				}
+			}},
+		{Name: "fill_empty_only fills empty custom fields only", Key: a.Secret, Method: "PATCH", Path: path, Header: im(`"3"`), Status: 200,
+			Body: `{"writeMode":"fill_empty_only","customFields":{"hobby":"Golf","vip":false},"labels":["red"]}`,
+			Check: func(t *testing.T, r *apitest.Response) {
+				got := decode(t, r)
+				if got.CustomFields["hobby"] != "Segeln" || got.CustomFields["vip"] != false || !slices.Equal(got.Labels, []string{"green"}) {
+					t.Errorf("got %s", r.Body)
+				}
+			}},
+		{Name: "writeMode overwrite is the default, named", Key: a.Secret, Method: "PATCH", Path: path, Header: im(`"4"`), Status: 200,
+			Body: `{"writeMode":"overwrite","customFields":{"hobby":"Golf"}}`, Check: func(t *testing.T, r *apitest.Response) {
+				if got := decode(t, r); got.CustomFields["hobby"] != "Golf" {
+					t.Errorf("got %s", r.Body)
+				}
+			}},
+		{Name: "another writeMode", Key: a.Secret, Method: "PATCH", Path: path, Header: im(`"5"`), Status: 422,
+			Body: `{"writeMode":"merge"}`, Check: fields("writeMode:invalid_enum")},
+		{Name: "writeMode on create", Key: a.Secret, Method: "POST", Path: "/contacts", Status: 422,
+			Body: `{"type":"private","firstName":"A","lastName":"B","writeMode":"overwrite"}`, Check: fields("writeMode:not_allowed")},
+		{Name: "a label that is no colour", Key: a.Secret, Method: "PATCH", Path: path, Header: im(`"5"`), Status: 422,
+			Body: `{"labels":["mauve"]}`, Check: fields("labels.0:invalid_enum")},
 	})
 }

@@ -3,6 +3,8 @@ package contacts
 import (
 	"testing"
 
+	"github.com/google/uuid"
+
 	"github.com/brokerdesk/brokerdesk/test/apitest"
 )
 
@@ -17,7 +19,13 @@ func TestContacts_External(t *testing.T) {
 		{Name: "unknown reference", Key: a.Secret, Path: path, Status: 404},
 		{Name: "created", Key: a.UserKey(t, agentA), Method: "PUT", Path: path, Status: 201,
 			Body: map[string]any{"type": "private", "firstName": "Kai", "lastName": "Ext", "phones": []map[string]any{{"number": "0170 1111111"}},
-				"address": map[string]any{"city": "Köln", "street": "Ring"}}},
+				"address": map[string]any{"city": "Köln", "street": "Ring"}},
+			Check: func(t *testing.T, r *apitest.Response) {
+				c := decode(t, r)
+				if loc := r.Header.Get("Location"); loc != "/api/public/v1/contacts/"+c.ID || r.Header.Get("ETag") != `"1"` {
+					t.Errorf("Location %q, ETag %q", loc, r.Header.Get("ETag"))
+				}
+			}},
 		{Name: "read by reference", Key: a.Secret, Path: path, Status: 200, Check: func(t *testing.T, r *apitest.Response) {
 			if c := decode(t, r); c.FirstName != "Kai" || len(c.Phones) != 1 {
 				t.Errorf("got %s", r.Body)
@@ -77,7 +85,50 @@ func TestContacts_Match(t *testing.T) {
 			}
 		}
 	}
+	hidden := env.Do(t, apitest.Request{Method: "PUT", Path: "/external/ams/contacts/M-hidden", Key: a.Secret,
+		Body: map[string]any{"type": "private", "firstName": "Hanna", "lastName": "Hidden"}})
+	if hidden.Status != 201 {
+		t.Fatalf("seed: %d %s", hidden.Status, hidden.Body)
+	}
+	if r := env.Do(t, apitest.Request{Method: "PUT", Path: "/external/ams/contacts/M-1", Key: a.Secret,
+		Body: map[string]any{"type": "private", "firstName": "Anna", "lastName": "Müller", "email": "anna.mueller@example.com"}}); r.Status != 200 && r.Status != 201 {
+		t.Fatalf("seed: %d %s", r.Status, r.Body)
+	}
+	byRef := decode(t, env.Do(t, apitest.Request{Path: "/external/ams/contacts/M-1", Key: a.Secret}))
+	empty := func(t *testing.T, r *apitest.Response) {
+		var got result
+		r.Decode(t, &got)
+		if len(got.Data) != 0 {
+			t.Errorf("got %s", r.Body)
+		}
+	}
 	env.Run(t, []apitest.Case{
+		{Name: "external reference (ours: the spec's matchedBy names it)", Key: a.Secret, Method: "POST", Path: "/contacts/match", Status: 200,
+			Body: map[string]any{"externalReference": map[string]string{"source": "ams", "externalId": "M-1"}},
+			Check: func(t *testing.T, r *apitest.Response) {
+				one(byRef.ID, "external_reference")(t, r)
+				var got result
+				r.Decode(t, &got)
+				if len(got.Data) != 1 || got.Data[0].Score != 1 {
+					t.Errorf("got %s, want one candidate with score 1", r.Body)
+				}
+			}},
+		{Name: "best first: email (0.9) before company name (0.6)", Key: a.Secret, Method: "POST", Path: "/contacts/match", Status: 200,
+			Body: map[string]any{"email": "nobody@example.com", "phone": "+49 170 1234567", "companyName": "Müller GmbH"},
+			Check: func(t *testing.T, r *apitest.Response) {
+				var got result
+				r.Decode(t, &got)
+				if len(got.Data) != 2 || got.Data[0].Contact.ID != annaC.ID || got.Data[1].Contact.ID != gmbh.ID ||
+					got.Data[0].Score <= got.Data[1].Score {
+					t.Errorf("got %s", r.Body)
+				}
+			}},
+		{Name: "an unknown external reference matches nothing", Key: a.Secret, Method: "POST", Path: "/contacts/match", Status: 200,
+			Body: map[string]any{"externalReference": map[string]string{"source": "ams", "externalId": "nope"}}, Check: empty},
+		{Name: "an agent does not match an invisible contact by its reference", Key: a.UserKey(t, agent), Method: "POST", Path: "/contacts/match",
+			Status: 200, Body: map[string]any{"externalReference": map[string]string{"source": "ams", "externalId": "M-hidden"}}, Check: empty},
+		{Name: "a bad external reference", Key: a.Secret, Method: "POST", Path: "/contacts/match", Status: 422,
+			Body: map[string]any{"externalReference": map[string]string{"source": "", "externalId": "x"}}, Check: fields("externalReference.source:invalid_length")},
 		{Name: "name and birth date, umlauts and case", Key: a.Secret, Method: "POST", Path: "/contacts/match", Status: 200,
 			Body: map[string]any{"firstName": "anna", "lastName": "MUELLER", "dateOfBirth": "1985-04-12"}, Check: one(annaC.ID, "name_and_birthdate")},
 		{Name: "email and phone score higher together", Key: a.Secret, Method: "POST", Path: "/contacts/match", Status: 200,
@@ -168,4 +219,34 @@ func TestContacts_Bulk(t *testing.T) {
 		{Name: "no items", Key: a.Secret, Method: "POST", Path: "/contacts/bulk", Status: 422, Body: `{"items":[]}`, Check: fields("items:invalid_length")},
 		{Name: "read scope", Key: a.KeyWithScopes(t, "contacts:read"), Method: "POST", Path: "/contacts/bulk", Status: 403, Body: `{"items":[{}]}`},
 	})
+}
+
+// TestContacts_BulkIdempotent: POST /contacts/bulk is Idem: the same Idempotency-Key within 24
+// hours returns the original response (marked Idempotent-Replayed) and writes nothing again.
+func TestContacts_BulkIdempotent(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a := env.NewCompany(t)
+	h := map[string]string{"Idempotency-Key": uuid.NewString()}
+	body := map[string]any{"items": []map[string]any{
+		{"externalReference": map[string]string{"source": "ams", "externalId": "I-1"}, "type": "private", "firstName": "Ida", "lastName": "Em"},
+	}}
+	var bodies []string
+	for i := range 2 {
+		r := env.Do(t, apitest.Request{Method: "POST", Path: "/contacts/bulk", Key: a.Secret, Header: h, Body: body})
+		if r.Status != 200 {
+			t.Fatalf("status %d %s", r.Status, r.Body)
+		}
+		if got, want := r.Header.Get("Idempotent-Replayed"), map[int]string{0: "", 1: "true"}[i]; got != want {
+			t.Errorf("request %d: Idempotent-Replayed %q, want %q", i, got, want)
+		}
+		bodies = append(bodies, string(r.Body))
+	}
+	if bodies[0] != bodies[1] {
+		t.Errorf("the replay differs:\n%s\n%s", bodies[0], bodies[1])
+	}
+	r := env.Do(t, apitest.Request{Path: "/external/ams/contacts/I-1", Key: a.Secret})
+	if r.Status != 200 || r.Header.Get("ETag") != `"1"` {
+		t.Errorf("the contact after a replay: %d, ETag %q (want version 1: written once)", r.Status, r.Header.Get("ETag"))
+	}
 }

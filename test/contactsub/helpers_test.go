@@ -67,6 +67,8 @@ type phone struct {
 	Number    string `json:"number"`
 	Type      string `json:"type"`
 	IsPrimary bool   `json:"isPrimary"`
+	CreatedAt string `json:"createdAt"`
+	UpdatedAt string `json:"updatedAt"`
 }
 
 type relationship struct {

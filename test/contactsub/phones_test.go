@@ -14,9 +14,15 @@ func TestContactSub_Phones(t *testing.T) {
 	base := "/contacts/" + ada + "/phones"
 
 	var first, second phone
-	must(t, do(t, env, "POST", base, a.Secret, map[string]any{"number": "030 1234567"}), 201).Decode(t, &first)
-	if !first.IsPrimary || first.Type != "landline" {
-		t.Errorf("first phone %+v, want primary landline", first)
+	r := must(t, do(t, env, "POST", base, a.Secret, map[string]any{"number": "030 1234567"}), 201)
+	r.Decode(t, &first)
+	if !first.IsPrimary || first.Type != "landline" || first.CreatedAt == "" || first.UpdatedAt == "" {
+		t.Errorf("first phone %+v, want primary landline with createdAt and updatedAt", first)
+	}
+	// A Phone answer carries the ETag of its contact after the change (conventions: every
+	// single-resource answer has an ETag; a phone is part of its contact).
+	if got, want := r.Header.Get("ETag"), do(t, env, "GET", "/contacts/"+ada, a.Secret, nil).Header.Get("ETag"); got == "" || got != want {
+		t.Errorf("phone ETag %q, want the contact's %q", got, want)
 	}
 	must(t, do(t, env, "POST", base, a.Secret, map[string]any{"number": "+49 171 1234567", "isPrimary": true}), 201).Decode(t, &second)
 	if !second.IsPrimary || second.Type != "mobile" {
@@ -49,6 +55,9 @@ func TestContactSub_Phones(t *testing.T) {
 				r.Decode(t, &p)
 				if p.Type != "fax" || p.IsPrimary {
 					t.Errorf("patched %+v", p)
+				}
+				if got, want := r.Header.Get("ETag"), do(t, env, "GET", "/contacts/"+ada, a.Secret, nil).Header.Get("ETag"); got == "" || got != want {
+					t.Errorf("phone ETag %q, want the contact's %q", got, want)
 				}
 			}},
 		{Name: "patch unknown phone", Key: a.Secret, Method: "PATCH", Path: base + "/" + ada, Body: map[string]any{"type": "fax"}, Status: 404},

@@ -25,7 +25,11 @@ func TestContactSub_Relationships(t *testing.T) {
 	base := "/contacts/" + ada + "/relationships"
 
 	var partner relationship
-	must(t, do(t, env, "POST", base, a.Secret, map[string]any{"relatedContactId": bob, "role": "partner"}), 201).Decode(t, &partner)
+	r := must(t, do(t, env, "POST", base, a.Secret, map[string]any{"relatedContactId": bob, "role": "partner"}), 201)
+	r.Decode(t, &partner)
+	if etag := r.Header.Get("ETag"); etag != `"1"` {
+		t.Errorf("relationship ETag %q, want \"1\" (a relationship never changes)", etag)
+	}
 	if partner.RelatedContact.LastName != "Byron" || partner.Position != nil {
 		t.Errorf("partner %+v", partner)
 	}
