@@ -81,7 +81,7 @@ func (in Input) check(v *errs.Invalid) {
 	}
 	checkUUID(v, "ownerId", in.OwnerID)
 	checkUUID(v, "stageId", in.StageID)
-	checkRefs(v, in.ExternalReferences)
+	contacts.CheckRefs(v, in.ExternalReferences)
 }
 
 func checkUUID(v *errs.Invalid, field string, s *string) {
@@ -90,8 +90,6 @@ func checkUUID(v *errs.Invalid, field string, s *string) {
 		v.Check(field, err == nil, "invalid_uuid", "must be a UUID")
 	}
 }
-
-func checkRefs(v *errs.Invalid, refs []schematype.ExternalRef) { contacts.CheckRefs(v, refs) }
 
 func sortedKeys(m map[string]string) []string {
 	keys := make([]string, 0, len(m))
