@@ -102,6 +102,17 @@ func PrincipalFrom(ctx context.Context) (*Principal, bool) {
 	return p, ok
 }
 
+// ActingUser is the user of the caller's credential when it is user-bound (a user's key or
+// OAuth grant), nil for company-level credentials and background work without one: the
+// author or creator a write records.
+func ActingUser(ctx context.Context) *uuid.UUID {
+	if p, ok := PrincipalFrom(ctx); ok && p.HasUser() {
+		id := p.UserID
+		return &id
+	}
+	return nil
+}
+
 // WithCompany pins ctx to one company: transactions begun with it set app.company_id, and the
 // ent privacy rules filter by it.
 func WithCompany(ctx context.Context, id uuid.UUID) context.Context {

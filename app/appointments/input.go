@@ -72,8 +72,8 @@ func (in *Input) parse() (parsed, error) {
 	if startOK && endOK {
 		v.Check("endAt", p.end.After(p.start), "end_before_start", "must be after startAt")
 	}
-	checkUUID(&v, "ownerId", in.OwnerID)
-	checkUUID(&v, "contactId", in.ContactID)
+	v.CheckUUID("ownerId", in.OwnerID)
+	v.CheckUUID("contactId", in.ContactID)
 	if in.Recurrence != nil && startOK {
 		r, code, err := ParseRule(*in.Recurrence, p.start)
 		if err != nil {
@@ -126,13 +126,6 @@ func ParseTimeIn(s string, loc *time.Location) (time.Time, bool) {
 		}
 	}
 	return time.Time{}, false
-}
-
-func checkUUID(v *errs.Invalid, field string, s *string) {
-	if s != nil {
-		_, err := uuid.Parse(*s)
-		v.Check(field, err == nil, "invalid_uuid", "must be a UUID")
-	}
 }
 
 func parseID(s *string) *uuid.UUID {

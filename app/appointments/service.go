@@ -30,14 +30,6 @@ func NewService(ev *events.Service, now func() time.Time) *Service {
 	return &Service{events: ev, now: now}
 }
 
-func actingUser(ctx context.Context) *uuid.UUID {
-	if p, ok := tenancy.PrincipalFrom(ctx); ok && p.HasUser() {
-		id := p.UserID
-		return &id
-	}
-	return nil
-}
-
 // ruleOf is the parsed recurrence of a stored series (nil for a single appointment).
 func ruleOf(a *ent.Appointment) *Rule {
 	if a.Recurrence == nil {
@@ -167,7 +159,7 @@ func orDefault(s *string, def string) string {
 // to the user of a user-bound key.
 func (s *Service) Create(ctx context.Context, in Input) (Series, error) {
 	if in.OwnerID == nil {
-		in.OwnerID = idStr(actingUser(ctx))
+		in.OwnerID = idStr(tenancy.ActingUser(ctx))
 	}
 	return s.create(ctx, in, nil)
 }
@@ -180,7 +172,7 @@ func (s *Service) create(ctx context.Context, in Input, splitFrom *uuid.UUID) (S
 	if err := checkLinks(ctx, in); err != nil {
 		return Series{}, err
 	}
-	q := tenancy.Client(ctx).Appointment.Create().SetNillableCreatorID(actingUser(ctx)).SetNillableSplitFrom(splitFrom)
+	q := tenancy.Client(ctx).Appointment.Create().SetNillableCreatorID(tenancy.ActingUser(ctx)).SetNillableSplitFrom(splitFrom)
 	apply(q.Mutation(), in, p)
 	a, err := q.Save(ctx)
 	if err != nil {

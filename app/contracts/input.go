@@ -7,7 +7,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 
 	"github.com/brokerdesk/brokerdesk/app/contacts"
@@ -110,14 +109,10 @@ func (in Input) check(v *errs.Invalid) {
 }
 
 func checkUUID(v *errs.Invalid, field string, s *string, required bool) {
-	if s == nil {
-		if required {
-			v.Add(field, "required", "is required")
-		}
-		return
+	if required {
+		v.Require(field, s != nil)
 	}
-	_, err := uuid.Parse(*s)
-	v.Check(field, err == nil, "invalid_uuid", "must be a UUID")
+	v.CheckUUID(field, s)
 }
 
 // InputOf is the Input of a stored contract: what a PATCH merges into.

@@ -90,7 +90,9 @@ func (s *Service) Lock(ctx context.Context, id uuid.UUID) (*ent.Contract, error)
 	return c, nil
 }
 
-// Extra is what an import writes beside the fields of Input.
+// Extra is what an import writes beside the fields of Input. Only the portfolio import
+// (app/portfolio) fills it; the HTTP handlers pass Extra{}, and no request body is decoded into
+// it (it has no JSON names, Input is what handlers decode).
 type Extra struct {
 	Source  *schematype.ImportSource
 	Details []map[string]any
@@ -98,6 +100,18 @@ type Extra struct {
 	// that the contact, insurer and owner exist and that no other contract holds the key or
 	// the external references (the portfolio commit's batch lookups): Create then skips
 	// these reads, five round trips a contract.
+	//
+	// Why a trust flag is safe here: an HTTP client can neither
+	// set it (above) nor make it true. The import sets it only from its own batch index, read
+	// in the batch's transaction, and only when the transfer's credential sees every contract
+	// (tenancy.VisibilityAll) and the transfer's owner exists; the uploaded file decides what
+	// is looked up, never whether the lookup happened. What the skipped reads would refuse, the
+	// database refuses anyway, in the company's rows only: the unique index on (company,
+	// insurer, policy number, type), the unique external_refs lookup and the composite
+	// company-scoped foreign keys of contact and owner (a race is a failed batch, never a
+	// duplicate or a reference into another company). The reads exist for clear 409/422
+	// answers, which an import reports per line before it commits. A separate import-only
+	// Create would hold the same three reads behind one more name; not worth a second path.
 	Checked bool
 }
 

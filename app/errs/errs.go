@@ -5,6 +5,8 @@ package errs
 import (
 	"errors"
 	"fmt"
+
+	"github.com/google/uuid"
 )
 
 // Kinds. Compare with errors.Is.
@@ -112,6 +114,14 @@ func (v *Invalid) Check(field string, ok bool, code, detail string) {
 // Require records field as missing unless ok.
 func (v *Invalid) Require(field string, ok bool) {
 	v.Check(field, ok, "required", "is required")
+}
+
+// CheckUUID records field as invalid_uuid unless s is absent (nil) or a UUID.
+func (v *Invalid) CheckUUID(field string, s *string) {
+	if s != nil {
+		_, err := uuid.Parse(*s)
+		v.Check(field, err == nil, "invalid_uuid", "must be a UUID")
+	}
 }
 
 // Err returns v as an error, or nil when no field was added.

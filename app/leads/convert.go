@@ -47,7 +47,7 @@ func (in ConvertInput) Validate() error {
 	default:
 		typ = *in.ContactType
 	}
-	checkUUID(&v, "existingContactId", in.ExistingContactID)
+	v.CheckUUID("existingContactId", in.ExistingContactID)
 	contacts.CheckPatch(&v, "overrides.", typ, in.Overrides, time.Now())
 	return v.Err()
 }

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/google/uuid"
-
 	"github.com/brokerdesk/brokerdesk/app/contacts"
 	"github.com/brokerdesk/brokerdesk/app/errs"
 	"github.com/brokerdesk/brokerdesk/ent"
@@ -79,19 +77,10 @@ func (in Input) check(v *errs.Invalid) {
 		val := in.AdditionalFields[k]
 		contacts.CheckLen(v, "additionalFields."+k, &val, MaxAdditionalValue)
 	}
-	checkUUID(v, "ownerId", in.OwnerID)
-	checkUUID(v, "stageId", in.StageID)
-	checkRefs(v, in.ExternalReferences)
+	v.CheckUUID("ownerId", in.OwnerID)
+	v.CheckUUID("stageId", in.StageID)
+	contacts.CheckRefs(v, in.ExternalReferences)
 }
-
-func checkUUID(v *errs.Invalid, field string, s *string) {
-	if s != nil {
-		_, err := uuid.Parse(*s)
-		v.Check(field, err == nil, "invalid_uuid", "must be a UUID")
-	}
-}
-
-func checkRefs(v *errs.Invalid, refs []schematype.ExternalRef) { contacts.CheckRefs(v, refs) }
 
 func sortedKeys(m map[string]string) []string {
 	keys := make([]string, 0, len(m))

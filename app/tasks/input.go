@@ -44,9 +44,9 @@ func (in *Input) Validate() error {
 	}
 	contacts.CheckLen(&v, "title", in.Title, MaxTitle)
 	contacts.CheckLen(&v, "description", in.Description, MaxDescription)
-	checkUUID(&v, "contactId", in.ContactID)
-	checkUUID(&v, "leadId", in.LeadID)
-	checkUUID(&v, "assigneeId", in.AssigneeID)
+	v.CheckUUID("contactId", in.ContactID)
+	v.CheckUUID("leadId", in.LeadID)
+	v.CheckUUID("assigneeId", in.AssigneeID)
 	if in.DueAt != nil {
 		_, ok := httpx.ParseTime(*in.DueAt)
 		v.Check("dueAt", ok, "invalid_datetime", "must be an RFC 3339 timestamp (without offset: Europe/Berlin)")
@@ -61,13 +61,6 @@ func (in *Input) Validate() error {
 	}
 	contacts.CheckRefs(&v, in.ExternalReferences)
 	return v.Err()
-}
-
-func checkUUID(v *errs.Invalid, field string, s *string) {
-	if s != nil {
-		_, err := uuid.Parse(*s)
-		v.Check(field, err == nil, "invalid_uuid", "must be a UUID")
-	}
 }
 
 func parseID(s *string) *uuid.UUID {
@@ -117,6 +110,6 @@ func (in *CommentInput) Validate() error {
 		v.Add("content", "required", "must not be empty")
 	}
 	contacts.CheckLen(&v, "content", in.Content, MaxComment)
-	checkUUID(&v, "parentCommentId", in.ParentCommentID)
+	v.CheckUUID("parentCommentId", in.ParentCommentID)
 	return v.Err()
 }

@@ -32,15 +32,6 @@ func NewService(ev *events.Service, now func() time.Time) *Service {
 	return &Service{events: ev, now: now}
 }
 
-// actingUser is the user of the credential in ctx, if it is user-bound.
-func actingUser(ctx context.Context) *uuid.UUID {
-	if p, ok := tenancy.PrincipalFrom(ctx); ok && p.HasUser() {
-		id := p.UserID
-		return &id
-	}
-	return nil
-}
-
 // Get reads one task. A task of another company (or one the caller may not see) is not found.
 func (s *Service) Get(ctx context.Context, id uuid.UUID) (*ent.Task, error) {
 	t, err := tenancy.Client(ctx).Task.Get(ctx, id)
@@ -154,7 +145,7 @@ func (s *Service) Create(ctx context.Context, in Input) (*ent.Task, error) {
 	if err := checkLinks(ctx, in, uuid.Nil); err != nil {
 		return nil, err
 	}
-	q := tenancy.Client(ctx).Task.Create().SetNillableCreatorID(actingUser(ctx))
+	q := tenancy.Client(ctx).Task.Create().SetNillableCreatorID(tenancy.ActingUser(ctx))
 	apply(q.Mutation(), in)
 	done := orDefault(in.Status, "open") == "done"
 	if done {
@@ -254,7 +245,7 @@ func (s *Service) AddComment(ctx context.Context, taskID uuid.UUID, in CommentIn
 		return nil, err
 	}
 	db := tenancy.Client(ctx)
-	q := db.TaskComment.Create().SetTaskID(taskID).SetContent(*in.Content).SetNillableAuthorID(actingUser(ctx))
+	q := db.TaskComment.Create().SetTaskID(taskID).SetContent(*in.Content).SetNillableAuthorID(tenancy.ActingUser(ctx))
 	if id := parseID(in.ParentCommentID); id != nil {
 		ok, err := db.TaskComment.Query().Where(taskcomment.ID(*id), taskcomment.TaskID(taskID)).Exist(ctx)
 		if err != nil {

@@ -121,6 +121,10 @@ func TestAppointments_CreateGetErrors(t *testing.T) {
 					t.Errorf("got %+v", x)
 				}
 			}},
+		{Name: "with an idempotency key", Key: a.Secret, Method: "POST", Path: "/appointments", Body: ok,
+			Header: map[string]string{"Idempotency-Key": "appt-once"}, Status: 201},
+		{Name: "the key again with another body", Key: a.Secret, Method: "POST", Path: "/appointments", Body: with("title", "Andere"),
+			Header: map[string]string{"Idempotency-Key": "appt-once"}, Status: 422, Problem: "idempotency_key_reused"},
 		{Name: "user key owns it", Key: a.UserKey(t, agent, "appointments:write"), Method: "POST", Path: "/appointments", Body: ok, Status: 201,
 			Check: func(t *testing.T, r *apitest.Response) {
 				var x appt
@@ -170,8 +174,8 @@ func TestAppointments_CreateGetErrors(t *testing.T) {
 		{Name: "list bad filters", Key: a.Secret, Path: "/appointments?from=x&to=2026-01-01T00:00:00Z&ownerId=1&type=party", Status: 422,
 			Check: fields("from:invalid_datetime", "ownerId:invalid_uuid", "type:invalid_enum")},
 	})
-	if n := len(list(t, env, a.Secret, "2026-05-01T00:00:00Z", "2026-06-01T00:00:00Z")); n != 3 {
-		t.Errorf("%d appointments in May, want 3 (nothing half-written)", n)
+	if n := len(list(t, env, a.Secret, "2026-05-01T00:00:00Z", "2026-06-01T00:00:00Z")); n != 4 {
+		t.Errorf("%d appointments in May, want 4 (nothing half-written, the reused key's body not stored)", n)
 	}
 	if n := len(list(t, env, b.Secret, "2026-05-01T00:00:00Z", "2026-06-01T00:00:00Z")); n != 0 {
 		t.Errorf("B sees %d of A's appointments", n)

@@ -93,21 +93,7 @@ func TestOAuth_GrantRevokedEvent(t *testing.T) {
 // tokenPost posts a token request in process with basic auth (id, secret) and X-Request-Id.
 func tokenPost(t *testing.T, env *apitest.Env, id, secret, requestID string, form url.Values) (*http.Response, map[string]string) {
 	t.Helper()
-	req := httptest.NewRequest("POST", "/oauth/token", strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.SetBasicAuth(id, secret)
-	if requestID != "" {
-		req.Header.Set("X-Request-Id", requestID)
-	}
-	resp, err := env.Server.App.Test(req, -1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	var out map[string]string
-	_ = json.Unmarshal(b, &out)
-	return resp, out
+	return oauthPost(t, env, "/oauth/token", id, secret, requestID, form)
 }
 
 // TestOAuth_TokenRateLimits: the token endpoint counts authenticated requests per client and
@@ -201,13 +187,17 @@ func TestOAuth_LogCarriesRequestID(t *testing.T) {
 	t.Fatalf("no oauth grant revoked line with request_id %s in the log:\n%s", id, log.String())
 }
 
-// oauthPost posts form to path of srv in process with basic auth (id, secret) when id is set.
-func oauthPost(t *testing.T, srv *apitest.Env, path, id, secret string, form url.Values) (*http.Response, map[string]string) {
+// oauthPost posts form to path of srv in process, with basic auth (id, secret) when id is set
+// and X-Request-Id when requestID is.
+func oauthPost(t *testing.T, srv *apitest.Env, path, id, secret, requestID string, form url.Values) (*http.Response, map[string]string) {
 	t.Helper()
 	req := httptest.NewRequest("POST", path, strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	if id != "" {
 		req.SetBasicAuth(id, secret)
+	}
+	if requestID != "" {
+		req.Header.Set("X-Request-Id", requestID)
 	}
 	resp, err := srv.Server.App.Test(req, -1)
 	if err != nil {
@@ -251,14 +241,14 @@ func TestOAuth_RevokeIntrospectAuthFailuresLimited(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := cl.ID.String()
-	resp, tok := oauthPost(t, a, "/oauth/token", id, cl.Secret, url.Values{"grant_type": {"client_credentials"}})
+	resp, tok := oauthPost(t, a, "/oauth/token", id, cl.Secret, "", url.Values{"grant_type": {"client_credentials"}})
 	if resp.StatusCode != 200 || tok["access_token"] == "" {
 		t.Fatalf("client credentials: %d %v", resp.StatusCode, tok)
 	}
 	token := url.Values{"token": {tok["access_token"]}}
 
 	// the right secret is not counted
-	if resp, body := oauthPost(t, a, "/oauth/introspect", id, cl.Secret, token); resp.StatusCode != 200 {
+	if resp, body := oauthPost(t, a, "/oauth/introspect", id, cl.Secret, "", token); resp.StatusCode != 200 {
 		t.Fatalf("introspect with the right secret: %d %v", resp.StatusCode, body)
 	}
 	// four failures, alternating servers and endpoints
@@ -272,7 +262,7 @@ func TestOAuth_RevokeIntrospectAuthFailuresLimited(t *testing.T) {
 		{a, "/oauth/introspect", "", "request_unauthorized", 401}, // no Basic credentials
 		{b, "/oauth/revoke", uuid.NewString(), "invalid_client", 401},
 	} {
-		resp, body := oauthPost(t, f.srv, f.path, f.id, "wrong", token)
+		resp, body := oauthPost(t, f.srv, f.path, f.id, "wrong", "", token)
 		if resp.StatusCode != f.status || body["error"] != f.want {
 			t.Fatalf("failure %d at %s: %d %v, want %d %s", i+1, f.path, resp.StatusCode, body, f.status, f.want)
 		}
@@ -287,7 +277,7 @@ func TestOAuth_RevokeIntrospectAuthFailuresLimited(t *testing.T) {
 		{a, "/oauth/introspect", token},
 		{b, "/oauth/token", url.Values{"grant_type": {"client_credentials"}}},
 	} {
-		resp, body := oauthPost(t, f.srv, f.path, id, cl.Secret, f.form)
+		resp, body := oauthPost(t, f.srv, f.path, id, cl.Secret, "", f.form)
 		if resp.StatusCode != 429 || body["error"] != "too_many_requests" || body["error_description"] == "" ||
 			resp.Header.Get("Retry-After") == "" || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
 			t.Fatalf("%s with the right secret after four failures: %d %v Retry-After %q, want 429 too_many_requests",

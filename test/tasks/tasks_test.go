@@ -234,6 +234,8 @@ func TestTasks_CreateIdempotent(t *testing.T) {
 	if r1.Status != 201 || r2.Status != 201 || string(r1.Body) != string(r2.Body) || r2.Header.Get("Idempotent-Replayed") != "true" {
 		t.Errorf("first %d, second %d %q", r1.Status, r2.Status, r2.Header.Get("Idempotent-Replayed"))
 	}
+	env.Run(t, []apitest.Case{{Name: "the key again with another body", Key: a.Secret, Method: "POST", Path: "/tasks",
+		Body: `{"title":"Twice"}`, Header: h, Status: 422, Problem: "idempotency_key_reused"}})
 	if n := len(list(t, env, a.Secret, "")); n != 1 {
 		t.Errorf("%d tasks, want 1", n)
 	}
