@@ -39,6 +39,16 @@ func TestContacts_External(t *testing.T) {
 					t.Errorf("got %s", r.Body)
 				}
 			}},
+		{Name: "an update may leave type out", Key: a.Secret, Method: "PUT", Path: path, Status: 200,
+			Body: map[string]any{"tags": []string{"sync"}}, Check: func(t *testing.T, r *apitest.Response) {
+				if c := decode(t, r); c.Type != "private" || c.FirstName != "Kai" || len(c.Tags) != 1 {
+					t.Errorf("got %s", r.Body)
+				}
+			}},
+		{Name: "but may not change it", Key: a.Secret, Method: "PUT", Path: path, Status: 422,
+			Body: map[string]any{"type": "business", "business": map[string]any{"companyName": "K GmbH"}}, Check: fields("type:immutable")},
+		{Name: "a create needs type", Key: a.Secret, Method: "PUT", Path: "/external/ams/contacts/K-new", Status: 422,
+			Body: map[string]any{"firstName": "A", "lastName": "B"}, Check: fields("type:invalid_enum")},
 		{Name: "fill_empty_only", Key: a.Secret, Method: "PUT", Path: path, Status: 200,
 			Body: map[string]any{"type": "private", "writeMode": "fill_empty_only", "firstName": "Other", "email": "kai@example.com"},
 			Check: func(t *testing.T, r *apitest.Response) {
