@@ -155,7 +155,10 @@ func (h *SubHandler) getFinance(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return httpx.OK(c, f, f.Version())
+	// An ETag also before the first write ("0"): every single-resource answer carries one, and
+	// If-Match: "0" on PUT then means "only if nobody has written them yet".
+	c.Set(fiber.HeaderETag, httpx.ETag(f.Version()))
+	return c.JSON(f)
 }
 
 // putFinance handles PUT /contacts/{contactId}/finance; If-Match optional.

@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -676,5 +677,56 @@ func TestContacts_PatchCustomFieldsLabels(t *testing.T) {
 			Body: `{"type":"private","firstName":"A","lastName":"B","writeMode":"overwrite"}`, Check: fields("writeMode:not_allowed")},
 		{Name: "a label that is no colour", Key: a.Secret, Method: "PATCH", Path: path, Header: im(`"5"`), Status: 422,
 			Body: `{"labels":["mauve"]}`, Check: fields("labels.0:invalid_enum")},
+	})
+}
+
+// TestContacts_ListUpdatedSinceAndFields: updatedSince keeps contacts changed at or after the
+// time (without offset: Europe/Berlin), fields narrows the groups of every listed contact.
+func TestContacts_ListUpdatedSinceAndFields(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a := env.NewCompany(t)
+	old, oldETag := create(t, env, a.Secret, map[string]any{"type": "private", "firstName": "Alt", "lastName": "Eins",
+		"address": map[string]any{"city": "Kiel"}, "personal": map[string]any{"maritalStatus": "ledig"}})
+	r := env.Do(t, apitest.Request{Method: "POST", Path: "/contacts", Key: a.Secret, Body: map[string]any{"type": "private", "firstName": "Neu", "lastName": "Zwei"}})
+	var fresh struct {
+		ID        string `json:"id"`
+		UpdatedAt string `json:"updatedAt"`
+	}
+	r.Decode(t, &fresh)
+	since := url.QueryEscape(fresh.UpdatedAt)
+	ids := func(want ...string) func(t *testing.T, r *apitest.Response) {
+		return func(t *testing.T, r *apitest.Response) {
+			var p page
+			r.Decode(t, &p)
+			var got []string
+			for _, c := range p.Data {
+				got = append(got, c.ID)
+			}
+			slices.Sort(got)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("got %v, want %v", got, want)
+			}
+		}
+	}
+	env.Run(t, []apitest.Case{
+		{Name: "updatedSince keeps what changed at or after it", Key: a.Secret, Path: "/contacts?updatedSince=" + since, Status: 200, Check: ids(fresh.ID)},
+		{Name: "without offset it is Berlin time", Key: a.Secret, Path: "/contacts?updatedSince=2020-01-01T00:00:00", Status: 200, Check: ids(old.ID, fresh.ID)},
+		{Name: "bad updatedSince", Key: a.Secret, Path: "/contacts?updatedSince=gestern", Status: 422, Check: fields("updatedSince:invalid_datetime")},
+		{Name: "a change brings the older one in", Key: a.Secret, Method: "PATCH", Path: "/contacts/" + old.ID, Body: `{"firstName":"Älter"}`,
+			Header: map[string]string{"If-Match": oldETag, "Content-Type": "application/merge-patch+json"}, Status: 200},
+		{Name: "updatedSince after the change", Key: a.Secret, Path: "/contacts?updatedSince=" + since, Status: 200, Check: ids(old.ID, fresh.ID)},
+		{Name: "fields narrows every listed contact", Key: a.Secret, Path: "/contacts?fields=address", Status: 200,
+			Check: func(t *testing.T, r *apitest.Response) {
+				var p struct{ Data []map[string]json.RawMessage }
+				r.Decode(t, &p)
+				for _, c := range p.Data {
+					_, personal := c["personal"]
+					if _, ok := c["address"]; !ok || personal {
+						t.Errorf("listed contact %s", r.Body)
+					}
+				}
+			}},
 	})
 }

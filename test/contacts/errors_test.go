@@ -145,3 +145,22 @@ func TestContacts_ErrorCases(t *testing.T) {
 			}},
 	})
 }
+
+// TestContacts_BodyTooLarge: a body over 10 MiB is 413 payload_too_large on the contact
+// operations that take one (the OpenAPI document lists it for each).
+func TestContacts_BodyTooLarge(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a := env.NewCompany(t)
+	big := `{"type":"private","firstName":"` + strings.Repeat("x", 11<<20) + `"}`
+	for _, r := range []apitest.Request{
+		{Method: "POST", Path: "/contacts", Key: a.Secret, Body: big},
+		{Method: "PUT", Path: "/external/ams/contacts/X-1", Key: a.Secret, Body: big},
+		{Method: "POST", Path: "/contacts/bulk", Key: a.Secret, Body: big},
+	} {
+		got := env.Do(t, r)
+		if got.Status != 413 || got.Problem(t).Code != "payload_too_large" {
+			t.Errorf("%s %s: %d %.200s", r.Method, r.Path, got.Status, got.Body)
+		}
+	}
+}

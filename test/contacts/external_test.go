@@ -1,6 +1,7 @@
 package contacts
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/uuid"
@@ -39,6 +40,16 @@ func TestContacts_External(t *testing.T) {
 					t.Errorf("got %s", r.Body)
 				}
 			}},
+		{Name: "an update may leave type out", Key: a.Secret, Method: "PUT", Path: path, Status: 200,
+			Body: map[string]any{"tags": []string{"sync"}}, Check: func(t *testing.T, r *apitest.Response) {
+				if c := decode(t, r); c.Type != "private" || c.FirstName != "Kai" || len(c.Tags) != 1 {
+					t.Errorf("got %s", r.Body)
+				}
+			}},
+		{Name: "but may not change it", Key: a.Secret, Method: "PUT", Path: path, Status: 422,
+			Body: map[string]any{"type": "business", "business": map[string]any{"companyName": "K GmbH"}}, Check: fields("type:immutable")},
+		{Name: "a create needs type", Key: a.Secret, Method: "PUT", Path: "/external/ams/contacts/K-new", Status: 422,
+			Body: map[string]any{"firstName": "A", "lastName": "B"}, Check: fields("type:invalid_enum")},
 		{Name: "fill_empty_only", Key: a.Secret, Method: "PUT", Path: path, Status: 200,
 			Body: map[string]any{"type": "private", "writeMode": "fill_empty_only", "firstName": "Other", "email": "kai@example.com"},
 			Check: func(t *testing.T, r *apitest.Response) {
@@ -249,4 +260,33 @@ func TestContacts_BulkIdempotent(t *testing.T) {
 	if r.Status != 200 || r.Header.Get("ETag") != `"1"` {
 		t.Errorf("the contact after a replay: %d, ETag %q (want version 1: written once)", r.Status, r.Header.Get("ETag"))
 	}
+}
+
+// TestContacts_BulkLimit: 100 items are the most one request takes (spec: Limits, 1-100).
+func TestContacts_BulkLimit(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a := env.NewCompany(t)
+	items := make([]map[string]any, 100)
+	for i := range items {
+		items[i] = map[string]any{"externalReference": map[string]string{"source": "ams", "externalId": fmt.Sprintf("L-%d", i)},
+			"type": "private", "firstName": "L", "lastName": fmt.Sprint(i)}
+	}
+	env.Run(t, []apitest.Case{
+		{Name: "100 items", Key: a.Secret, Method: "POST", Path: "/contacts/bulk", Body: map[string]any{"items": items}, Status: 200,
+			Check: func(t *testing.T, r *apitest.Response) {
+				var got struct {
+					Data []struct {
+						Index  int
+						Status string
+					}
+				}
+				r.Decode(t, &got)
+				if len(got.Data) != 100 || got.Data[99].Index != 99 || got.Data[99].Status != "created" {
+					t.Errorf("got %d results", len(got.Data))
+				}
+			}},
+		{Name: "101 items", Key: a.Secret, Method: "POST", Path: "/contacts/bulk", Body: map[string]any{"items": append(items, items[0])}, Status: 422,
+			Check: fields("items:invalid_length")},
+	})
 }

@@ -29,7 +29,7 @@ func TestContactSub_Finance(t *testing.T) {
 	var empty finance
 	r := must(t, do(t, env, "GET", path, a.Secret, nil), 200)
 	r.Decode(t, &empty)
-	if empty.UpdatedAt != nil || empty.Totals["netWorth"] != "0.00" || len(empty.Income) != 0 || r.Header.Get("ETag") != "" {
+	if empty.UpdatedAt != nil || empty.Totals["netWorth"] != "0.00" || len(empty.Income) != 0 || r.Header.Get("ETag") != `"0"` {
 		t.Errorf("finances before the first write: %s", r.Body)
 	}
 	body := map[string]any{
@@ -82,12 +82,21 @@ func TestContactSub_Finance(t *testing.T) {
 			Body: map[string]any{"assets": []any{}}, Status: 412, Problem: "etag_mismatch"},
 		{Name: "If-Match of an older version", Key: a.Secret, Method: "PUT", Path: path, Header: map[string]string{"If-Match": etag},
 			Body: map[string]any{}, Status: 412},
+		{Name: `If-Match "0" once they are written`, Key: a.Secret, Method: "PUT", Path: path, Header: map[string]string{"If-Match": `"0"`},
+			Body: map[string]any{"assets": []any{}}, Status: 412, Problem: "etag_mismatch"},
 		{Name: "other company reads", Key: b.Secret, Path: path, Status: 404},
 		{Name: "other company writes", Key: b.Secret, Method: "PUT", Path: path, Body: map[string]any{"assets": []any{}}, Status: 404},
 		{Name: "unknown contact", Key: a.Secret, Path: "/contacts/" + a.ID.String() + "/finance", Status: 404},
 	})
 	if n := count(t, env, a.ID, `SELECT count(*) FROM contact_finances WHERE contact_id = $1 AND jsonb_array_length(income) = 3`, ada); n != 1 {
 		t.Errorf("a refused PUT changed the finances")
+	}
+	// The ETag "0" of finances nobody wrote yet is a precondition a first PUT can state.
+	bob := insertContact(t, env, a.ID, "private", "Byron", nil)
+	r = env.Do(t, apitest.Request{Method: "PUT", Path: "/contacts/" + bob + "/finance", Key: a.Secret,
+		Header: map[string]string{"If-Match": `"0"`}, Body: map[string]any{"assets": []any{}}})
+	if r.Status != 200 || r.Header.Get("ETag") != `"1"` {
+		t.Errorf(`first PUT with If-Match "0": %d, ETag %q`, r.Status, r.Header.Get("ETag"))
 	}
 }
 

@@ -24,6 +24,9 @@ func TestContactSub_Phones(t *testing.T) {
 	if got, want := r.Header.Get("ETag"), do(t, env, "GET", "/contacts/"+ada, a.Secret, nil).Header.Get("ETag"); got == "" || got != want {
 		t.Errorf("phone ETag %q, want the contact's %q", got, want)
 	}
+	if loc := r.Header.Get("Location"); loc != "/api/public/v1/contacts/"+ada {
+		t.Errorf("phone Location %q, want the contact's URL", loc)
+	}
 	must(t, do(t, env, "POST", base, a.Secret, map[string]any{"number": "+49 171 1234567", "isPrimary": true}), 201).Decode(t, &second)
 	if !second.IsPrimary || second.Type != "mobile" {
 		t.Errorf("second phone %+v, want primary mobile", second)

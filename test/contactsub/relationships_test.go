@@ -27,6 +27,9 @@ func TestContactSub_Relationships(t *testing.T) {
 	var partner relationship
 	r := must(t, do(t, env, "POST", base, a.Secret, map[string]any{"relatedContactId": bob, "role": "partner"}), 201)
 	r.Decode(t, &partner)
+	if loc := r.Header.Get("Location"); loc != "/api/public/v1"+base {
+		t.Errorf("relationship Location %q, want the contact's relationships", loc)
+	}
 	if etag := r.Header.Get("ETag"); etag != `"1"` {
 		t.Errorf("relationship ETag %q, want \"1\" (a relationship never changes)", etag)
 	}
