@@ -45,6 +45,7 @@ type Server struct {
 	App    *fiber.App
 	pool   *pgxpool.Pool
 	client *ent.Client
+	drv    *tenancy.Driver // client's driver: the auth middleware begins request transactions on it
 	// side is a small second pool for short transactions a request needs besides its own
 	// (idempotency reservations). Taking them from the main pool could deadlock: every
 	// connection held by a request transaction waiting for one more.
@@ -173,7 +174,7 @@ func NewServer(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Opti
 		sidePool.Close()
 		return nil, fmt.Errorf("REDIS_URL: %w", err)
 	}
-	s := &Server{clients: cfg.Clients, pool: pool, client: client, sidePool: sidePool, side: side, limits: limits, metrics: m, tracing: tr,
+	s := &Server{clients: cfg.Clients, pool: pool, client: client, drv: drv, sidePool: sidePool, side: side, limits: limits, metrics: m, tracing: tr,
 		log: log, jobsCfg: cfg.Jobs, dataKeys: cfg.DataKeys, portfolioMaxUpload: cfg.PortfolioMaxUpload}
 	if err := s.newJobs(ctx, cfg, pcfg, o); err != nil {
 		s.Close()
