@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"github.com/brokerdesk/brokerdesk/app/datakeys"
@@ -153,6 +154,7 @@ func NewServer(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Opti
 		return nil, fmt.Errorf("connect: %w", err)
 	}
 	db := stdlib.OpenDBFromPool(pool)
+	keepIdle(db, pcfg)
 	drv := tenancy.NewDriver(db)
 	drv.Trace = o.trace
 	client := ent.NewClient(ent.Driver(drv))
@@ -208,6 +210,19 @@ func NewServer(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Opti
 	s.oauthSecret = cfg.Secret
 	s.routes(httpx.NewPager(cfg.Secret, o.now), o)
 	return s, nil
+}
+
+// keepIdle lets database/sql keep up to a quarter of the request pool's connections idle
+// between requests (stdlib.OpenDBFromPool keeps none): every request transaction takes one
+// through database/sql (tenancy), and one kept idle is taken again without stdlib's Connect and
+// pgxpool's Acquire and Release, ~5% of GET /me's CPU in a profile. The other three quarters
+// stay with pgxpool for its direct users (the readiness ping, the purger) whenever requests
+// leave them. database/sql closes a kept connection on pgxpool's lifetimes, and stdlib checks
+// one before reuse (open transaction: discarded; idle over a second: pinged).
+func keepIdle(db *sql.DB, pcfg *pgxpool.Config) {
+	db.SetMaxIdleConns(max(1, int(pcfg.MaxConns)/4))
+	db.SetConnMaxLifetime(pcfg.MaxConnLifetime)
+	db.SetConnMaxIdleTime(pcfg.MaxConnIdleTime)
 }
 
 // streamedUpload says which requests keep their body as a stream, past the 10 MiB of the
