@@ -49,7 +49,7 @@ func (s *Server) routes(pager *httpx.Pager, o options) {
 	s.App.Post(oauth.PathIntrospect, as)
 	s.App.Get(oauth.PathMetadata, as)
 
-	auth := tenancy.NewAuthenticator(s.client, policy.Default().RolesSeeingAll())
+	auth := tenancy.NewAuthenticator(s.client, s.drv, policy.Default().RolesSeeingAll())
 	idem := idempotency.New(s.side, o.now)
 	idem.OnReplay = s.metrics.Replay
 	v1 := s.App.Group(V1Prefix)

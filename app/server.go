@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"github.com/brokerdesk/brokerdesk/app/datakeys"
@@ -45,6 +46,7 @@ type Server struct {
 	App    *fiber.App
 	pool   *pgxpool.Pool
 	client *ent.Client
+	drv    *tenancy.Driver // client's driver: the auth middleware begins request transactions on it
 	// side is a small second pool for short transactions a request needs besides its own
 	// (idempotency reservations). Taking them from the main pool could deadlock: every
 	// connection held by a request transaction waiting for one more.
@@ -152,6 +154,7 @@ func NewServer(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Opti
 		return nil, fmt.Errorf("connect: %w", err)
 	}
 	db := stdlib.OpenDBFromPool(pool)
+	keepIdle(db, pcfg)
 	drv := tenancy.NewDriver(db)
 	drv.Trace = o.trace
 	client := ent.NewClient(ent.Driver(drv))
@@ -173,7 +176,7 @@ func NewServer(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Opti
 		sidePool.Close()
 		return nil, fmt.Errorf("REDIS_URL: %w", err)
 	}
-	s := &Server{clients: cfg.Clients, pool: pool, client: client, sidePool: sidePool, side: side, limits: limits, metrics: m, tracing: tr,
+	s := &Server{clients: cfg.Clients, pool: pool, client: client, drv: drv, sidePool: sidePool, side: side, limits: limits, metrics: m, tracing: tr,
 		log: log, jobsCfg: cfg.Jobs, dataKeys: cfg.DataKeys, portfolioMaxUpload: cfg.PortfolioMaxUpload}
 	if err := s.newJobs(ctx, cfg, pcfg, o); err != nil {
 		s.Close()
@@ -207,6 +210,19 @@ func NewServer(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Opti
 	s.oauthSecret = cfg.Secret
 	s.routes(httpx.NewPager(cfg.Secret, o.now), o)
 	return s, nil
+}
+
+// keepIdle lets database/sql keep up to a quarter of the request pool's connections idle
+// between requests (stdlib.OpenDBFromPool keeps none): every request transaction takes one
+// through database/sql (tenancy), and one kept idle is taken again without stdlib's Connect and
+// pgxpool's Acquire and Release, ~5% of GET /me's CPU in a profile. The other three quarters
+// stay with pgxpool for its direct users (the readiness ping, the purger) whenever requests
+// leave them. database/sql closes a kept connection on pgxpool's lifetimes, and stdlib checks
+// one before reuse (open transaction: discarded; idle over a second: pinged).
+func keepIdle(db *sql.DB, pcfg *pgxpool.Config) {
+	db.SetMaxIdleConns(max(1, int(pcfg.MaxConns)/4))
+	db.SetConnMaxLifetime(pcfg.MaxConnLifetime)
+	db.SetConnMaxIdleTime(pcfg.MaxConnIdleTime)
 }
 
 // streamedUpload says which requests keep their body as a stream, past the 10 MiB of the

@@ -9,6 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
+
+	"entgo.io/ent/dialect"
 
 	"github.com/google/uuid"
 
@@ -145,19 +148,82 @@ func WithClient(ctx context.Context, c *ent.Client) context.Context {
 
 type txKey struct{}
 
-// WithTx stores the request's transaction and its ent client (WithClient), so that work may
-// run something once the transaction has ended (AfterCommit, AfterRollback).
-func WithTx(ctx context.Context, tx *ent.Tx) context.Context {
-	return WithClient(context.WithValue(ctx, txKey{}, tx), tx.Client())
+// requestTx is the request transaction the auth middleware began (and pinned) together with
+// the credential lookup. Its ent transaction and client are built on first use (Client,
+// AfterCommit, AfterRollback): ent builds a client per entity for a Tx and again for its
+// Client, a quarter of GET /me's allocations, which a handler answering from the Principal
+// (GET /me) never uses. Either way every statement runs on the one pinned transaction.
+type requestTx struct {
+	ctx    context.Context // the request's, as the transaction was begun with
+	dtx    dialect.Tx      // the pinned transaction, begun by Driver.beginLookup
+	client *ent.Client     // the Authenticator's, over the Driver that began dtx
+
+	mu sync.Mutex
+	tx *ent.Tx // nil until first used
+}
+
+// ent returns the ent transaction over dtx, building it on first use.
+func (r *requestTx) ent() *ent.Tx {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.tx == nil {
+		// Driver.BeginTx hands back dtx itself (withOpenTx): no statement is sent.
+		tx, err := r.client.BeginTx(withOpenTx(r.ctx, r.dtx), nil)
+		if err != nil { // cannot happen: ent fails only when the driver does
+			panic(fmt.Sprintf("tenancy: ent transaction over the request transaction: %v", err))
+		}
+		r.tx = tx
+	}
+	return r.tx
+}
+
+// started returns the ent transaction if one was built.
+func (r *requestTx) started() *ent.Tx {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.tx
+}
+
+// Commit commits, through ent's transaction (and its commit hooks: AfterCommit) when one was
+// built.
+func (r *requestTx) Commit() error {
+	if tx := r.started(); tx != nil {
+		return tx.Commit()
+	}
+	return r.dtx.Commit()
+}
+
+// Rollback rolls back, through ent's transaction (and its hooks: AfterRollback) when one was
+// built.
+func (r *requestTx) Rollback() error {
+	if tx := r.started(); tx != nil {
+		return tx.Rollback()
+	}
+	return r.dtx.Rollback()
+}
+
+// withRequestTx stores the request's transaction, whose ent client Client returns and which
+// AfterCommit and AfterRollback hook into.
+func withRequestTx(ctx context.Context, r *requestTx) context.Context {
+	return context.WithValue(ctx, txKey{}, r)
+}
+
+// entTx returns the ent transaction of the request transaction of ctx.
+func entTx(ctx context.Context) (*ent.Tx, bool) {
+	r, ok := ctx.Value(txKey{}).(*requestTx)
+	if !ok {
+		return nil, false
+	}
+	return r.ent(), true
 }
 
 // AfterCommit runs fn once the request transaction of ctx has committed, never when it rolls
 // back or its COMMIT fails (then the outcome may be unknown). It is for effects outside the
 // database that must follow only what was stored: removing the blobs of deleted documents.
-// Without a transaction stored by WithTx it returns an error, so the effect is never lost
-// silently.
+// Outside a request transaction (the auth middleware's) it returns an error, so the effect is
+// never lost silently.
 func AfterCommit(ctx context.Context, fn func()) error {
-	tx, ok := ctx.Value(txKey{}).(*ent.Tx)
+	tx, ok := entTx(ctx)
 	if !ok {
 		return errors.New("tenancy: AfterCommit outside a request transaction")
 	}
@@ -175,10 +241,10 @@ func AfterCommit(ctx context.Context, fn func()) error {
 
 // AfterRollback runs fn once the request transaction of ctx has rolled back (an error, a
 // panic, a retried request): undoing effects outside the database that only a commit would
-// have kept, such as a blob written for a row that is gone. Without a transaction stored by
-// WithTx it returns an error.
+// have kept, such as a blob written for a row that is gone. Outside a request transaction it
+// returns an error.
 func AfterRollback(ctx context.Context, fn func()) error {
-	tx, ok := ctx.Value(txKey{}).(*ent.Tx)
+	tx, ok := entTx(ctx)
 	if !ok {
 		return errors.New("tenancy: AfterRollback outside a request transaction")
 	}
@@ -196,11 +262,13 @@ func AfterRollback(ctx context.Context, fn func()) error {
 // use only this; none touches the pool. It panics when called outside a request transaction,
 // which is a programming error that tests catch at once.
 func Client(ctx context.Context) *ent.Client {
-	c, ok := ctx.Value(clientKey).(*ent.Client)
-	if !ok {
-		panic("tenancy: no request transaction in context")
+	if c, ok := ctx.Value(clientKey).(*ent.Client); ok {
+		return c
 	}
-	return c
+	if tx, ok := entTx(ctx); ok {
+		return tx.Client()
+	}
+	panic("tenancy: no request transaction in context")
 }
 
 type oauthServerKey struct{}

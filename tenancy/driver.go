@@ -66,10 +66,18 @@ func withAuthPending(ctx context.Context) context.Context {
 	return context.WithValue(ctx, authPendingKey{}, true)
 }
 
+type openTxKey struct{}
+
+// withOpenTx makes the next BeginTx on the Driver return tx, a request transaction it began
+// before (requestTx builds ent's transaction over it on first use).
+func withOpenTx(ctx context.Context, tx dialect.Tx) context.Context {
+	return context.WithValue(ctx, openTxKey{}, tx)
+}
+
 // BeginTx begins a transaction and pins it to the company (or operator role) in ctx.
 func (d *Driver) BeginTx(ctx context.Context, opts *entsql.TxOptions) (dialect.Tx, error) {
-	if l, ok := ctx.Value(authLookupKey{}).(*authLookup); ok && opts == nil {
-		return d.beginLookup(ctx, l)
+	if tx, ok := ctx.Value(openTxKey{}).(dialect.Tx); ok && opts == nil {
+		return tx, nil
 	}
 	tx, err := d.Driver.BeginTx(ctx, opts)
 	if err != nil {

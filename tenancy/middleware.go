@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 
+	"entgo.io/ent/dialect"
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -22,15 +23,16 @@ const PrincipalLocal = "principal"
 // Authenticator resolves credentials to companies and runs each request in one pinned
 // transaction.
 type Authenticator struct {
-	client *ent.Client // over a pool of app-role connections, wrapped by Driver
+	client *ent.Client // over drv
+	drv    *Driver     // over a pool of app-role connections
 	seeAll []string    // roles whose visibility is all (policy.RolesSeeingAll)
 }
 
-// NewAuthenticator returns the middleware factory for client. seeAll lists the user roles that
-// see every contact (policy.Default().RolesSeeingAll()); any other role sees its own and
-// delegated ones.
-func NewAuthenticator(client *ent.Client, seeAll []string) *Authenticator {
-	return &Authenticator{client: client, seeAll: seeAll}
+// NewAuthenticator returns the middleware factory for client, an ent client over drv. seeAll
+// lists the user roles that see every contact (policy.Default().RolesSeeingAll()); any other
+// role sees its own and delegated ones.
+func NewAuthenticator(client *ent.Client, drv *Driver, seeAll []string) *Authenticator {
+	return &Authenticator{client: client, drv: drv, seeAll: seeAll}
 }
 
 // errInvalidKey is the one answer for unknown, deactivated and deleted keys alike: telling them
@@ -85,10 +87,11 @@ func (a *Authenticator) Publishable(keyOf func(*fiber.Ctx) string) fiber.Handler
 // transaction's client in the context, and commits on success or rolls back on error or panic.
 func (a *Authenticator) run(c *fiber.Ctx, key, kind string) (err error) {
 	ctx := c.UserContext()
-	tx, p, err := a.begin(ctx, key, kind)
+	dtx, p, err := a.begin(ctx, key, kind)
 	if err != nil {
 		return err
 	}
+	tx := &requestTx{ctx: ctx, dtx: dtx, client: a.client}
 	done := false
 	defer func() {
 		if !done {
@@ -98,7 +101,7 @@ func (a *Authenticator) run(c *fiber.Ctx, key, kind string) (err error) {
 	if p.Kind != kind {
 		return errInvalidKey()
 	}
-	ctx = WithTx(WithPrincipal(ctx, p), tx)
+	ctx = withRequestTx(WithPrincipal(ctx, p), tx)
 	lc := zerolog.Ctx(ctx).With().Str("company_id", p.CompanyID.String())
 	if p.ClientID != uuid.Nil {
 		lc = lc.Str("oauth_client_id", p.ClientID.String()).Str("token_id", p.KeyID.String())
@@ -122,15 +125,16 @@ func (a *Authenticator) run(c *fiber.Ctx, key, kind string) (err error) {
 // begin begins the request transaction and resolves the credential in it, in one round trip
 // (BEGIN and the lookup as one batch, pipeline.go). Both happen before any work of the
 // request, so a passing failure (no connection, the server restarting) is tried again within
-// the retry deadline of ctx (WithRetryDeadline).
-func (a *Authenticator) begin(ctx context.Context, key, kind string) (*ent.Tx, *Principal, error) {
+// the retry deadline of ctx (WithRetryDeadline). ent's transaction over it is built only when
+// the request uses ent (requestTx).
+func (a *Authenticator) begin(ctx context.Context, key, kind string) (dialect.Tx, *Principal, error) {
 	for n := 0; ; n++ {
 		var p Principal
 		l := a.keyLookup(key, &p)
 		if kind == KindOAuth {
 			l = a.tokenLookup(key, &p)
 		}
-		tx, err := a.client.BeginTx(withAuthLookup(ctx, l), nil)
+		tx, err := a.drv.beginLookup(ctx, l)
 		if err == nil {
 			return tx, &p, nil
 		}

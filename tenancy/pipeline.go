@@ -27,13 +27,6 @@ type authLookup struct {
 	scan  func(pgx.Rows) error
 }
 
-type authLookupKey struct{}
-
-// withAuthLookup makes the next BeginTx on the Driver send BEGIN and l in one round trip.
-func withAuthLookup(ctx context.Context, l *authLookup) context.Context {
-	return context.WithValue(ctx, authLookupKey{}, l)
-}
-
 // errNoCredential is what a lookup's scan returns when no credential matched: the transaction
 // is rolled back and the caller answers 401.
 var errNoCredential = errors.New("tenancy: no such credential")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -16,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/brokerdesk/brokerdesk/app"
+	"github.com/brokerdesk/brokerdesk/policy"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
@@ -102,17 +104,30 @@ func (b *bare) serveMe(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusUnauthorized)
 		return
 	}
-	var m bareMe
-	m.Company.ID, m.Company.Name, m.Company.Sandbox, m.Company.Features = p.companyID, p.companyName, p.sandbox, p.features
-	m.Credential.ID, m.Credential.Prefix, m.Credential.Kind, m.Credential.Env = p.keyID, p.prefix, p.kind, p.env
-	m.Scopes = p.scopes
-	body, err := json.Marshal(m)
+	body, err := meJSON(p)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(body)
+}
+
+// allScopes is the JSON of every scope: the server lists them all for a "*" key (account).
+var allScopes, _ = json.Marshal(policy.Scopes)
+
+// meJSON is the bare /me answer: the server's body for a company-level key (check compares
+// them), from the lookup's row. A "*" key lists every scope, as the server's answer does; no
+// valid scope but "*" contains a "*" (policy.ValidScope).
+func meJSON(p principal) ([]byte, error) {
+	var m bareMe
+	m.Company.ID, m.Company.Name, m.Company.Sandbox, m.Company.Features = p.companyID, p.companyName, p.sandbox, p.features
+	m.Credential.ID, m.Credential.Prefix, m.Credential.Kind, m.Credential.Env = p.keyID, p.prefix, p.kind, p.env
+	m.Scopes = p.scopes
+	if bytes.Contains(p.scopes, []byte(`"*"`)) {
+		m.Scopes = allScopes
+	}
+	return json.Marshal(m)
 }
 
 // startBareServer starts the bare /me reference in its own subprocess, as the server runs in

@@ -238,7 +238,7 @@ func bench(ctx context.Context, o options, args []string) error {
 	// The statements of one request of each kind, from a traced server in this process; the
 	// bare program must send the same (checked once it runs).
 	progress("tracing the server's SQL of one request of each kind")
-	traces, err := traceServer(ctx, o, fx)
+	traces, bodies, err := traceServer(ctx, o, fx)
 	if err != nil {
 		return fmt.Errorf("trace: %w", err)
 	}
@@ -274,7 +274,7 @@ func bench(ctx context.Context, o options, args []string) error {
 		return err
 	}
 	defer bp.close()
-	if err := bp.check(ctx, o, fx, traces); err != nil {
+	if err := bp.check(ctx, o, fx, traces, bodies); err != nil {
 		return err
 	}
 	// GET /me's reference is issue 7's "bare net/http + pgx program": bp.me behind net/http in a

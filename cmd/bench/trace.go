@@ -19,8 +19,8 @@ import (
 // traceServer serves one request of each kind the run measures on a server built in this
 // process with app.WithSQLTrace, on the run's database, and returns the statements each sent
 // inside its request transaction (BEGIN and COMMIT are not traced; both sides send them), keyed
-// by variant name.
-func traceServer(ctx context.Context, o options, fx fixture) (map[string][]stmt, error) {
+// by variant name, and the body each answered.
+func traceServer(ctx context.Context, o options, fx fixture) (map[string][]stmt, map[string][]byte, error) {
 	var (
 		mu  sync.Mutex
 		got []stmt
@@ -36,7 +36,7 @@ func traceServer(ctx context.Context, o options, fx fixture) (map[string][]stmt,
 		mu.Unlock()
 	}))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer s.Close()
 	type kind struct {
@@ -53,7 +53,7 @@ func traceServer(ctx context.Context, o options, fx fixture) (map[string][]stmt,
 			kinds = append(kinds, kind{b, intakeSpec(b), fx.checkKey})
 		}
 	}
-	out := map[string][]stmt{}
+	out, bodies := map[string][]stmt{}, map[string][]byte{}
 	for _, k := range kinds {
 		bk := &benchKey{secret: k.key}
 		var body io.Reader
@@ -62,7 +62,7 @@ func traceServer(ctx context.Context, o options, fx fixture) (map[string][]stmt,
 		}
 		req, err := http.NewRequestWithContext(ctx, k.spec.method, k.spec.path, body)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, h := range k.spec.headers(bk) {
 			req.Header.Set(h[0], h[1])
@@ -72,24 +72,26 @@ func traceServer(ctx context.Context, o options, fx fixture) (map[string][]stmt,
 		mu.Unlock()
 		resp, err := s.App.Test(req, -1)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", k.name, err)
+			return nil, nil, fmt.Errorf("%s: %w", k.name, err)
 		}
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		if resp.StatusCode != k.spec.want {
-			return nil, fmt.Errorf("%s: %d %s, want %d", k.name, resp.StatusCode, b, k.spec.want)
+			return nil, nil, fmt.Errorf("%s: %d %s, want %d", k.name, resp.StatusCode, b, k.spec.want)
 		}
 		mu.Lock()
 		out[k.name] = append([]stmt(nil), got...)
 		mu.Unlock()
+		bodies[k.name] = b
 	}
-	return out, nil
+	return out, bodies, nil
 }
 
 // check runs one bare request of each kind the run measures, recording its statements, and
 // compares them with the server's (traces): the same statements, verbatim, in the same order,
-// with as many arguments.
-func (b *bare) check(ctx context.Context, o options, fx fixture, traces map[string][]stmt) error {
+// with as many arguments. For GET /me it also compares the answers: the bare handler's JSON
+// must be the server's body byte for byte (bodies).
+func (b *bare) check(ctx context.Context, o options, fx fixture, traces map[string][]stmt, bodies map[string][]byte) error {
 	if o.has(suiteMe) {
 		var rec []stmt
 		co, err := b.me(ctx, fx.secrets.keys[0].hash, &rec)
@@ -101,6 +103,14 @@ func (b *bare) check(ctx context.Context, o options, fx fixture, traces map[stri
 		}
 		if err := sameStatements("GET /me", traces[suiteMe], rec); err != nil {
 			return err
+		}
+		body, err := meJSON(co)
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(body, bodies[suiteMe]) {
+			return fmt.Errorf("GET /me: the bare program's answer differs from the server's; update barehttp.go\nserver: %s\nbare:   %s",
+				bodies[suiteMe], body)
 		}
 	}
 	if o.has(suiteIntake) {
@@ -122,7 +132,7 @@ func (b *bare) check(ctx context.Context, o options, fx fixture, traces map[stri
 			}
 		}
 	}
-	progress("the bare program sends the server's statements verbatim (checked against app.WithSQLTrace)")
+	progress("the bare program sends the server's statements verbatim (checked against app.WithSQLTrace) and answers GET /me with the server's body")
 	return nil
 }
 
