@@ -4,10 +4,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/brokerdesk/brokerdesk/app"
+	"github.com/brokerdesk/brokerdesk/app/contacts"
 	"github.com/brokerdesk/brokerdesk/ent/privacy"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 	"github.com/brokerdesk/brokerdesk/test/apitest"
@@ -55,6 +57,22 @@ func layerRoutes(v1 fiber.Router, m app.Middleware) {
 			es, err := tenancy.Client(ctx).Event.Query().All(ctx)
 			for _, e := range es {
 				ids = append(ids, "event:"+e.Type+":"+string(e.Data))
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		return c.JSON(ids)
+	})
+	// The contacts list's own owner filter alone: List with the SQL visibility lifted.
+	v1.Get("/_test/list/contacts", m.Auth, func(c *fiber.Ctx) error {
+		ctx := c.UserContext()
+		ids := []string{}
+		err := tenancy.LiftVisibility(ctx, func() error {
+			rows, err := contacts.NewService(nil, nil, time.Now).List(ctx, contacts.ListFilter{Search: c.Query("q"), Sort: "-createdAt"}, nil, 100)
+			for _, r := range rows {
+				ids = append(ids, r.ID.String())
 			}
 			return err
 		})
@@ -111,6 +129,46 @@ func TestVisibility_EachLayerAlone(t *testing.T) {
 		}
 		if !has(get(t, co.Secret, path)) {
 			t.Errorf("%s: the company key does not see the lead", path)
+		}
+	}
+}
+
+// TestVisibility_ContactListOwnFilter: GET /contacts for a restricted key filters by the
+// visible owners itself (not through the ent rule, see contacts.List); with the SQL layer
+// lifted it still shows an agent its own and validly delegated contacts only, with and
+// without q.
+func TestVisibility_ContactListOwnFilter(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, app.WithTestRoutes(layerRoutes))
+	co := env.NewCompany(t)
+	agentA, agentB, agentC, agentD := env.NewUser(t, co, "agent"), env.NewUser(t, co, "agent"), env.NewUser(t, co, "agent"), env.NewUser(t, co, "agent")
+	past := time.Now().Add(-time.Minute)
+	co.Delegate(t, agentB.ID, agentA.ID, nil)
+	co.Delegate(t, agentC.ID, agentA.ID, &past)
+	ids := map[string]string{}
+	for name, owner := range map[string]string{"A": agentA.ID.String(), "B": agentB.ID.String(), "C": agentC.ID.String(), "D": agentD.ID.String()} {
+		r := env.Do(t, apitest.Request{Method: "POST", Path: "/contacts", Key: co.Secret,
+			Body: map[string]any{"type": "private", "firstName": "Eva", "lastName": "Müller" + name, "ownerId": owner}})
+		if r.Status != 201 {
+			t.Fatalf("create: %d %s", r.Status, r.Body)
+		}
+		var c struct{ ID string }
+		r.Decode(t, &c)
+		ids[name] = c.ID
+	}
+	for _, q := range []string{"", "m%C3%BCll"} {
+		for key, want := range map[string][]string{co.UserKey(t, agentA): {"A", "B"}, co.Secret: {"A", "B", "C", "D"}} {
+			r := env.Do(t, apitest.Request{Path: "/_test/list/contacts?q=" + q, Key: key})
+			if r.Status != 200 {
+				t.Fatalf("%d %s", r.Status, r.Body)
+			}
+			var got []string
+			r.Decode(t, &got)
+			for name, id := range ids {
+				if slices.Contains(got, id) != slices.Contains(want, name) {
+					t.Errorf("q=%s: contact of %s shown %v, want %v", q, name, slices.Contains(got, id), slices.Contains(want, name))
+				}
+			}
 		}
 	}
 }
