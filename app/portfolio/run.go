@@ -188,6 +188,7 @@ func (w *Worker) commit(ctx context.Context, t *ent.PortfolioTransfer) (bool, er
 			return err
 		})
 		if err == nil {
+			w.m.analyzeIfGrown(ctx, start, start+int64(len(batch)))
 			start += int64(len(batch))
 		}
 		batch = batch[:0]
