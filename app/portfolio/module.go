@@ -6,9 +6,11 @@ package portfolio
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/rs/zerolog"
@@ -41,6 +43,8 @@ type Module struct {
 	d     Deps
 	queue *jobs.Client
 	batch atomic.Int64 // contracts per commit batch now (adaptBatch), at most d.BatchSize
+	mu    sync.Mutex
+	files map[uuid.UUID]*openFile // files of commit runs that ended their slice (keepFile)
 }
 
 // batchSize is how many contracts the next commit batch takes.
@@ -107,7 +111,7 @@ func New(d Deps) *Module {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
-	return &Module{d: d}
+	return &Module{d: d, files: map[uuid.UUID]*openFile{}}
 }
 
 // AddWorkers registers the transfer worker.
