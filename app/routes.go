@@ -75,7 +75,8 @@ func (s *Server) routes(pager *httpx.Pager, o options) {
 	docs := documents.NewService(events.NewService(), s.bucket)
 	contactSvc.OnDelete(docs.ContactDeleting)
 	documents.NewHandler(docs, pager, idem.Middleware()).Mount(api)
-	portfolio.NewHandler(s.portfolio.Service(), pager, idem.Middleware(), s.portfolioMaxUpload).Mount(api)
+	upload := authed{Router: v1, mw: []fiber.Handler{guard, auth.SecretUnpinned(), s.limits.API.Middleware(ratelimit.CredentialKey)}}
+	portfolio.NewHandler(s.portfolio.Service(), pager, idem.Middleware(), s.portfolioMaxUpload).Mount(api, upload)
 	portfolio.NewMappingHandler(s.portfolio.Service(), pager, idem.Middleware()).Mount(api)
 	webhooks.NewHandler(s.hooks.Service(), pager, idem.Middleware()).Mount(api)
 	appts := appointments.NewHandler(appointments.NewService(events.NewService(), o.now), idem.Middleware())

@@ -258,6 +258,13 @@ func AfterRollback(ctx context.Context, fn func()) error {
 	return nil
 }
 
+// TxClient is Client for code that also runs without a request transaction (a route behind
+// SecretUnpinned): ok is false there.
+func TxClient(ctx context.Context) (*ent.Client, bool) {
+	c, ok := ctx.Value(clientKey).(*ent.Client)
+	return c, ok
+}
+
 // Client returns the ent client bound to the request's pinned transaction. Handlers and services
 // use only this; none touches the pool. It panics when called outside a request transaction,
 // which is a programming error that tests catch at once.

@@ -43,7 +43,16 @@ func errInvalidKey() error {
 
 // Secret guards /api/public/v1: a secret key as Authorization: Bearer. Publishable keys are
 // refused there (401): they are public and serve only the lead intake.
-func (a *Authenticator) Secret() fiber.Handler {
+func (a *Authenticator) Secret() fiber.Handler { return a.secret(true) }
+
+// SecretUnpinned is Secret for a route that must not hold a database connection while it runs
+// (POST /portfolio-transfers streams a file of hundreds of MB from a client that may be slow):
+// the credential is resolved in a transaction of its own that ends at once, and the chain runs
+// with the Principal in its context but no request transaction (Client panics, TxClient says
+// so). Its handler opens short transactions of its own for what it stores.
+func (a *Authenticator) SecretUnpinned() fiber.Handler { return a.secret(false) }
+
+func (a *Authenticator) secret(pinned bool) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		h := c.Get(fiber.HeaderAuthorization)
 		if h == "" {
@@ -60,11 +69,11 @@ func (a *Authenticator) Secret() fiber.Handler {
 			return errs.Unauthenticated("publishable_key_not_allowed", "publishable keys are accepted only by the lead intake")
 		default:
 			if sig, ok := accessTokenSignature(key); ok {
-				return a.run(c, sig, KindOAuth)
+				return a.run(c, sig, KindOAuth, pinned)
 			}
 			return errInvalidKey()
 		}
-		return a.run(c, key, KindSecret)
+		return a.run(c, key, KindSecret, pinned)
 	}
 }
 
@@ -79,13 +88,14 @@ func (a *Authenticator) Publishable(keyOf func(*fiber.Ctx) string) fiber.Handler
 		if KindOf(key) != KindPublishable {
 			return errInvalidKey()
 		}
-		return a.run(c, key, KindPublishable)
+		return a.run(c, key, KindPublishable, true)
 	}
 }
 
 // run resolves key inside a new transaction, pins it, serves the rest of the chain with the
 // transaction's client in the context, and commits on success or rolls back on error or panic.
-func (a *Authenticator) run(c *fiber.Ctx, key, kind string) (err error) {
+// Not pinned, the transaction ends after the lookup and the chain runs without one.
+func (a *Authenticator) run(c *fiber.Ctx, key, kind string, pinned bool) (err error) {
 	ctx := c.UserContext()
 	dtx, p, err := a.begin(ctx, key, kind)
 	if err != nil {
@@ -101,7 +111,15 @@ func (a *Authenticator) run(c *fiber.Ctx, key, kind string) (err error) {
 	if p.Kind != kind {
 		return errInvalidKey()
 	}
-	ctx = withRequestTx(WithPrincipal(ctx, p), tx)
+	ctx = WithPrincipal(ctx, p)
+	if pinned {
+		ctx = withRequestTx(ctx, tx)
+	} else {
+		done = true
+		if err := tx.Commit(); err != nil { // a read: nothing to lose, the client may retry
+			return err
+		}
+	}
 	lc := zerolog.Ctx(ctx).With().Str("company_id", p.CompanyID.String())
 	if p.ClientID != uuid.Nil {
 		lc = lc.Str("oauth_client_id", p.ClientID.String()).Str("token_id", p.KeyID.String())
@@ -114,6 +132,9 @@ func (a *Authenticator) run(c *fiber.Ctx, key, kind string) (err error) {
 	c.Locals(PrincipalLocal, p)
 	if err := c.Next(); err != nil {
 		return err // deferred rollback
+	}
+	if !pinned {
+		return nil
 	}
 	done = true
 	if err := tx.Commit(); err != nil {

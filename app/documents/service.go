@@ -6,7 +6,6 @@
 package documents
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -222,27 +221,6 @@ func (s *Service) List(ctx context.Context, f Filter, after []string, limit int)
 		return nil, fmt.Errorf("list documents: %w", err)
 	}
 	return rows, nil
-}
-
-// Content reads a document's content and checks it against the stored size and sha256. A blob
-// that is gone or differs is a storage failure (502 content_missing / content_corrupted, logged
-// as an error): the API never serves bytes other than those uploaded.
-func (s *Service) Content(ctx context.Context, d *ent.Document) ([]byte, error) {
-	content, err := s.bucket.ReadAll(ctx, d.BlobKey)
-	if gcerrors.Code(err) == gcerrors.NotFound {
-		zerolog.Ctx(ctx).Error().Str("document_id", d.ID.String()).Str("blob_key", d.BlobKey).Msg("document content missing")
-		return nil, errs.Storage("content_missing", "the content of document %s is missing from storage", d.ID)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read document content %s: %w", d.ID, err)
-	}
-	sum := sha256.Sum256(content)
-	if int64(len(content)) != d.Size || !bytes.Equal([]byte(hex.EncodeToString(sum[:])), []byte(d.Sha256)) {
-		zerolog.Ctx(ctx).Error().Str("document_id", d.ID.String()).Str("blob_key", d.BlobKey).
-			Str("sha256_stored", d.Sha256).Str("sha256_read", hex.EncodeToString(sum[:])).Msg("document content corrupted")
-		return nil, errs.Storage("content_corrupted", "the stored content of document %s does not match its sha256", d.ID)
-	}
-	return content, nil
 }
 
 // Delete deletes a document; its blob is removed once the deletion committed.

@@ -23,6 +23,7 @@ var (
 	ErrTooLarge        = errors.New("too large")
 	ErrUnsupported     = errors.New("unsupported media type")
 	ErrStorage         = errors.New("storage failed")
+	ErrUnavailable     = errors.New("unavailable")
 )
 
 // E is an error of one kind with a stable machine code and a detail that is safe to show.
@@ -85,6 +86,12 @@ func Unsupported(code, format string, args ...any) error {
 // it or returned other bytes. The request changed nothing; the server logs it as an error.
 func Storage(code, format string, args ...any) error {
 	return newE(ErrStorage, code, format, args...)
+}
+
+// Unavailable is a passing failure of a service the request needs other than the database
+// (503, Retry-After): blob storage did not answer. Nothing was changed or sent; retry.
+func Unavailable(code, format string, args ...any) error {
+	return newE(ErrUnavailable, code, format, args...)
 }
 
 // FieldError is one invalid field of a 422.

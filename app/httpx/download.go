@@ -1,6 +1,7 @@
 package httpx
 
 import (
+	"io"
 	"net/http"
 	"strings"
 	"unicode"
@@ -22,10 +23,24 @@ func SendFile(c *fiber.Ctx, name string, content []byte) error {
 
 // SendFileAs is SendFile with a type sniffed before (when the file was stored).
 func SendFileAs(c *fiber.Ctx, name, contentType string, content []byte) error {
+	downloadHeaders(c, name, contentType)
+	return c.Send(content)
+}
+
+// SendStreamAs is SendFileAs for content read from r as the response is written, after the
+// handler returned (and the request's transaction ended): size bytes, sent as Content-Length.
+// When r fails before size bytes, the connection is closed: the client sees the response cut
+// short, never a complete one. fasthttp closes r (an io.Closer) when it is done with it.
+func SendStreamAs(c *fiber.Ctx, name, contentType string, r io.Reader, size int64) error {
+	downloadHeaders(c, name, contentType)
+	c.Context().SetBodyStream(r, int(size))
+	return nil
+}
+
+func downloadHeaders(c *fiber.Ctx, name, contentType string) {
 	c.Set(fiber.HeaderContentType, contentType)
 	c.Set(fiber.HeaderContentDisposition, AttachmentDisposition(name))
 	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
-	return c.Send(content)
 }
 
 // MaxFilenameLen is the longest file name kept, in characters.

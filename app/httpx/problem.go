@@ -82,6 +82,7 @@ var kinds = []kind{
 	{errs.ErrTooLarge, http.StatusRequestEntityTooLarge, TypeTooLarge},
 	{errs.ErrUnsupported, http.StatusUnsupportedMediaType, TypeUnsupportedMedia},
 	{errs.ErrStorage, http.StatusBadGateway, TypeStorage},
+	{errs.ErrUnavailable, http.StatusServiceUnavailable, TypeUnavailable},
 }
 
 // fiberTypes maps the statuses Fiber itself produces (routing, body limits) to problem types.
@@ -179,8 +180,9 @@ func ErrorHandler(c *fiber.Ctx, err error) error {
 	log := zerolog.Ctx(c.UserContext())
 	switch {
 	case p.Type == TypeUnavailable || p.Type == TypeCommitUnknown:
-		// A passing failure, not a bug: a warning, once, with what the client was told.
-		log.Warn().Err(err).Str("request_id", p.RequestID).Str("code", p.Code).Msg("database unavailable")
+		// A passing failure (the database, blob storage), not a bug: a warning, once, with what
+		// the client was told.
+		log.Warn().Err(err).Str("request_id", p.RequestID).Str("code", p.Code).Msg("service unavailable")
 	case p.Status >= 500:
 		log.Error().Err(err).Str("request_id", p.RequestID).Msg("internal error")
 	case errors.Is(err, privacy.Deny):

@@ -127,8 +127,13 @@ func (s *Store) Middleware() fiber.Handler {
 		}
 		herr := c.Next()
 		if herr == nil {
-			// Same transaction as the change: both commit or neither.
-			return s.complete(ctx, tenancy.Client(ctx), rec.ID, c)
+			// Same transaction as the change: both commit or neither. A route without a request
+			// transaction (tenancy.SecretUnpinned) committed its change itself: the answer is
+			// stored right after it, in a transaction of its own.
+			if db, ok := tenancy.TxClient(ctx); ok {
+				return s.complete(ctx, db, rec.ID, c)
+			}
+			return s.inTx(ctx, func(ctx context.Context, db *ent.Client) error { return s.complete(ctx, db, rec.ID, c) })
 		}
 		if failedBeforeExecution(herr) {
 			return errors.Join(herr, s.release(ctx, rec.ID))

@@ -42,10 +42,12 @@ func NewHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler, maxUpload 
 	return &Handler{svc: svc, pager: pager, idem: idem, maxUpload: maxUpload}
 }
 
-// Mount registers the routes.
-func (h *Handler) Mount(r fiber.Router) {
+// Mount registers the routes. upload serves POST /portfolio-transfers: authenticated like r
+// but without a request transaction (tenancy.SecretUnpinned), so a slow client streaming its
+// file holds no database connection; Service.Create uses short transactions of its own.
+func (h *Handler) Mount(r, upload fiber.Router) {
 	r.Get("/portfolio-transfers", policy.Require("portfolio:read"), h.list)
-	r.Post("/portfolio-transfers", policy.Require("portfolio:write"), h.idem, h.create)
+	upload.Post("/portfolio-transfers", policy.Require("portfolio:write"), h.idem, h.create)
 	r.Get("/portfolio-transfers/:transferId", policy.Require("portfolio:read"), h.get)
 	r.Post("/portfolio-transfers/:transferId/commit", policy.Require("portfolio:write"), h.commit)
 }

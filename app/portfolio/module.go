@@ -6,9 +6,11 @@ package portfolio
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/rs/zerolog"
@@ -41,6 +43,8 @@ type Module struct {
 	d     Deps
 	queue *jobs.Client
 	batch atomic.Int64 // contracts per commit batch now (adaptBatch), at most d.BatchSize
+	mu    sync.Mutex
+	files map[uuid.UUID]*openFile // files of commit runs that ended their slice (keepFile)
 }
 
 // batchSize is how many contracts the next commit batch takes.
@@ -66,6 +70,36 @@ func (m *Module) adaptBatch(took time.Duration) {
 	}
 }
 
+// analyzeFrom is the committed count of a transfer at which the commit first refreshes the
+// statistics of the tables it grows; then at every doubling (1,000, 2,000, 4,000 …).
+const analyzeFrom = 500
+
+// analyzeIfGrown refreshes the statistics of contacts, contracts and external_refs
+// (portfolio_analyze, migrations/20261126060000) when a batch took the transfer's committed
+// count from before to after across analyzeFrom × 2^k: a commit of n contracts analyses about
+// log2(n/500) times, whatever autovacuum does. Without statistics the planner may read all of
+// a company's rows for every lookup (see the migration); ANALYZE also makes every connection
+// replan the statements it cached while the tables were small. A failure is logged only: the
+// commit is right without it, just slower.
+func (m *Module) analyzeIfGrown(ctx context.Context, before, after int64) {
+	due := false
+	for t := int64(analyzeFrom); t <= after; t *= 2 {
+		if t > before {
+			due = true
+			break
+		}
+	}
+	if !due {
+		return
+	}
+	began := m.d.Now()
+	if _, err := m.d.Pool.Exec(ctx, "SELECT portfolio_analyze()"); err != nil {
+		m.d.Log.Warn().Err(err).Msg("portfolio commit: analyse tables")
+		return
+	}
+	m.d.Log.Debug().Int64("committed", after).Dur("took", m.d.Now().Sub(began)).Msg("portfolio commit: tables analysed")
+}
+
 // New builds the module. Bind gives it the queue before it serves or works.
 func New(d Deps) *Module {
 	if d.BatchSize <= 0 {
@@ -77,7 +111,7 @@ func New(d Deps) *Module {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
-	return &Module{d: d}
+	return &Module{d: d, files: map[uuid.UUID]*openFile{}}
 }
 
 // AddWorkers registers the transfer worker.

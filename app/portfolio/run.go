@@ -67,7 +67,7 @@ func (w *Worker) validate(ctx context.Context, t *ent.PortfolioTransfer) (*ent.P
 		batch = batch[:0]
 		return err
 	}
-	err = each(src, func(_ int64, c *gdv.Contract) error {
+	err = each(src, 0, func(_ int64, c *gdv.Contract) error {
 		batch = append(batch, c)
 		if len(batch) >= w.m.d.BatchSize {
 			return flush()
@@ -133,14 +133,25 @@ func (w *Worker) validate(ctx context.Context, t *ent.PortfolioTransfer) (*ent.P
 // commit writes the next batches of a committing transfer, each in one transaction with the
 // transfer's progress, for at most SliceTime. done reports the transfer committed.
 func (w *Worker) commit(ctx context.Context, t *ent.PortfolioTransfer) (bool, error) {
-	src, release, err := w.open(ctx, t)
-	if err != nil {
-		return false, err
+	start := t.Committed
+	f := w.m.takeFile(t.ID, start)
+	if f == nil {
+		// Opened to outlive this run (keepFile): the blob reader must not end with ctx.
+		src, release, err := w.open(context.WithoutCancel(ctx), t)
+		if err != nil {
+			return false, err
+		}
+		f = &openFile{src: src, release: release}
 	}
-	defer release()
+	kept := false
+	defer func() {
+		if !kept {
+			f.release()
+		}
+	}()
+	src := f.src
 	deadline := w.m.d.Now().Add(w.m.d.SliceTime)
 	im := newImporter(w.m, t)
-	start := t.Committed
 	var batch []*gdv.Contract
 	errRestart := errors.New("restart")
 	var took time.Duration // the last batch's wall time
@@ -188,13 +199,14 @@ func (w *Worker) commit(ctx context.Context, t *ent.PortfolioTransfer) (bool, er
 			return err
 		})
 		if err == nil {
+			w.m.analyzeIfGrown(ctx, start, start+int64(len(batch)))
 			start += int64(len(batch))
 		}
 		batch = batch[:0]
 		return err
 	}
 	errSlice := errors.New("slice over")
-	err = each(src, func(i int64, c *gdv.Contract) error {
+	err := each(src, f.next, func(i int64, c *gdv.Contract) error {
 		if i < start {
 			return nil
 		}
@@ -216,7 +228,13 @@ func (w *Worker) commit(ctx context.Context, t *ent.PortfolioTransfer) (bool, er
 		err = flush()
 	}
 	switch {
-	case errors.Is(err, errSlice), errors.Is(err, errRestart):
+	case errors.Is(err, errSlice):
+		// The reader stands before contract start: the next run goes on from there.
+		kept = true
+		f.next = start
+		w.m.keepFile(t.ID, f)
+		return false, nil
+	case errors.Is(err, errRestart):
 		return false, nil
 	case err != nil:
 		return false, fmt.Errorf("commit portfolio transfer %s: %w", t.ID, err)

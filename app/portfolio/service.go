@@ -39,9 +39,11 @@ type NewTransfer struct {
 }
 
 // Create records the transfer of a file stored with StoreFile: the row and its validation job in
-// one transaction: a transfer never waits for a job that does not exist. A crash between the blob
-// and the row leaves a blob without row; it is named by the transfer id and removed with the
-// company's orphans (TODO(#12): the orphan sweep job of documents).
+// one transaction: a transfer never waits for a job that does not exist. It runs without a
+// request transaction (the route is behind tenancy.SecretUnpinned: no connection is held while
+// the file streams in); its reads and the insert are short transactions of their own on the
+// module's pool. A crash between the blob and the row leaves a blob without row: the orphan
+// sweep (documents.Sweeper, prefix "portfolio/") removes it after documents.OrphanAge.
 //
 // The caller has stored the file with StoreFile and deletes it when Create fails.
 func (s *Service) Create(ctx context.Context, in NewTransfer, file StoredFile) (View, error) {
@@ -49,31 +51,37 @@ func (s *Service) Create(ctx context.Context, in NewTransfer, file StoredFile) (
 	if !ok {
 		return View{}, tenancy.ErrNoCompany
 	}
-	if in.OwnerID != nil {
-		ok, err := tenancy.Client(ctx).User.Query().Where(user.ID(*in.OwnerID)).Exist(ctx)
-		if err != nil {
-			return View{}, fmt.Errorf("read transfer owner: %w", err)
-		}
-		if !ok {
-			return View{}, errs.InvalidField("ownerId", "unknown_user", "is not a user of this company (see GET /users)")
-		}
+	if file.Size == 0 {
+		return View{}, errs.InvalidField("file", "empty", "the file is empty")
 	}
 	// A csv transfer keeps the mapping as it is now: validation and commit read the same one.
 	var mapping []byte
-	if in.MappingID != nil {
-		m, err := tenancy.Client(ctx).PortfolioMapping.Get(ctx, *in.MappingID)
-		if ent.IsNotFound(err) {
-			return View{}, errs.InvalidField("mappingId", "unknown_mapping", "is not a mapping of this company (see GET /portfolio-mappings)")
+	err := withTx(ctx, s.m.d.DB, func(ctx context.Context, tx *ent.Tx) error {
+		if in.OwnerID != nil {
+			ok, err := tx.User.Query().Where(user.ID(*in.OwnerID)).Exist(ctx)
+			if err != nil {
+				return fmt.Errorf("read transfer owner: %w", err)
+			}
+			if !ok {
+				return errs.InvalidField("ownerId", "unknown_user", "is not a user of this company (see GET /users)")
+			}
 		}
-		if err != nil {
-			return View{}, fmt.Errorf("read portfolio mapping: %w", err)
+		if in.MappingID != nil {
+			m, err := tx.PortfolioMapping.Get(ctx, *in.MappingID)
+			if ent.IsNotFound(err) {
+				return errs.InvalidField("mappingId", "unknown_mapping", "is not a mapping of this company (see GET /portfolio-mappings)")
+			}
+			if err != nil {
+				return fmt.Errorf("read portfolio mapping: %w", err)
+			}
+			if mapping, err = json.Marshal(mappingSnapshot(m)); err != nil {
+				return err
+			}
 		}
-		if mapping, err = json.Marshal(mappingSnapshot(m)); err != nil {
-			return View{}, err
-		}
-	}
-	if file.Size == 0 {
-		return View{}, errs.InvalidField("file", "empty", "the file is empty")
+		return nil
+	})
+	if err != nil {
+		return View{}, err
 	}
 	key, size, sum := file.Key, file.Size, file.SHA256
 	id := uuid.Must(uuid.NewV7())
@@ -97,13 +105,13 @@ func (s *Service) Create(ctx context.Context, in NewTransfer, file StoredFile) (
 	if err := tx.Commit(ctx); err != nil {
 		return View{}, err
 	}
-	t, err := tenancy.Client(ctx).PortfolioTransfer.Get(ctx, id)
-	if err != nil {
-		// The request's transaction began before the insert committed (read committed sees it
-		// from the next statement on); a failure here is a database error.
-		return View{}, fmt.Errorf("read portfolio transfer %s: %w", id, err)
-	}
-	return NewView(t), nil
+	// The row as inserted, not read back: from here on the transfer exists, and no error may
+	// make the caller delete its file.
+	return NewView(&ent.PortfolioTransfer{ID: id, CompanyID: company, CreatedAt: now, UpdatedAt: now, Version: 1,
+		Status: portfoliotransfer.StatusPending, Format: portfoliotransfer.Format(in.Format), Source: in.Source,
+		OwnerID: in.OwnerID, MappingID: in.MappingID, AutoCommit: in.AutoCommit,
+		WriteMode: portfoliotransfer.WriteMode(in.WriteMode), Encoding: in.Encoding, Filename: in.Filename,
+		Size: size, Sha256: sum, BlobKey: key}), nil
 }
 
 // StoredFile is a portfolio file in blob storage, not yet a transfer's.

@@ -149,11 +149,21 @@ func BenchmarkPortfolio(b *testing.B) {
 		}
 		return id
 	}
+	// await polls the transfer until it has status want; while committing it prints the
+	// time per 1,000 contracts of every 5,000 (the rate must not fall as the tables grow).
 	await := func(id uuid.UUID, want string) transfer {
+		var mark int64
+		markAt := time.Now()
 		for {
 			var t transfer
 			r := env.Do(b, apitest.Request{Path: "/portfolio-transfers/" + id.String(), Key: co.Secret})
 			r.Decode(b, &t)
+			if t.Status == "committing" && t.Progress.Done >= mark+5000 {
+				now := time.Now()
+				fmt.Printf("portfolio bench: committed %d..%d: %.2f s per 1,000\n", mark, t.Progress.Done,
+					now.Sub(markAt).Seconds()*1000/float64(t.Progress.Done-mark))
+				mark, markAt = t.Progress.Done, now
+			}
 			if t.Status == want {
 				return t
 			}

@@ -6,12 +6,17 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"io"
 	"mime/multipart"
+	"net"
+	"net/http"
 	"net/textproto"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/brokerdesk/brokerdesk/app"
 	"github.com/brokerdesk/brokerdesk/test/apitest"
 )
 
@@ -286,7 +291,9 @@ func TestDocuments_SniffedType(t *testing.T) {
 	}
 }
 
-// TestDocuments_Corrupted: a blob changed or lost in storage is never served.
+// TestDocuments_Corrupted: a blob changed or lost in storage is never served: a lost one and
+// one of another size are 502 before any byte; one of the same size with other bytes is cut
+// short before its last byte (TestDocuments_DownloadStreamed); blob storage failing is 503.
 func TestDocuments_Corrupted(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
@@ -294,18 +301,99 @@ func TestDocuments_Corrupted(t *testing.T) {
 	contact := mustContact(t, env, a.Secret)
 	changed := mustUpload(t, env, a.Secret, "/contacts/"+contact+"/documents", "a.pdf", pdf)
 	lost := mustUpload(t, env, a.Secret, "/contacts/"+contact+"/documents", "b.pdf", pdf)
-	bad := bytes.Replace(pdf, []byte("1.4"), []byte("1.5"), 1)
+	broken := mustUpload(t, env, a.Secret, "/contacts/"+contact+"/documents", "c.pdf", pdf)
+	bad := bytes.Replace(pdf, []byte("1.4"), []byte("1.45"), 1)
 	if err := os.WriteFile(blobPath(t, env, changed), bad, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Remove(blobPath(t, env, lost)); err != nil {
 		t.Fatal(err)
 	}
+	// A blob storage that fails to open the blob (not "not found"): a symlink loop in its place.
+	p := blobPath(t, env, broken)
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Base(p), p); err != nil {
+		t.Fatal(err)
+	}
 	env.Run(t, []apitest.Case{
-		{Name: "changed", Key: a.Secret, Path: "/documents/" + changed.ID + "/content", Status: 502, Problem: "content_corrupted"},
+		{Name: "changed size", Key: a.Secret, Path: "/documents/" + changed.ID + "/content", Status: 502, Problem: "content_corrupted"},
 		{Name: "lost", Key: a.Secret, Path: "/documents/" + lost.ID + "/content", Status: 502, Problem: "content_missing"},
+		{Name: "storage fails", Key: a.Secret, Path: "/documents/" + broken.ID + "/content", Status: 503, Problem: "unavailable",
+			Check: func(t *testing.T, r *apitest.Response) {
+				if r.Header.Get("Retry-After") == "" {
+					t.Errorf("no Retry-After")
+				}
+			}},
 		{Name: "a lost one can be deleted", Key: a.Secret, Method: "DELETE", Path: "/documents/" + lost.ID, Status: 204},
 	})
+}
+
+// TestDocuments_DownloadStreamed: the content is streamed from blob storage with its length,
+// 304 for its ETag; content changed in storage at the same size is never delivered whole: the
+// response ends before its last byte (over a real connection, as a client sees it).
+func TestDocuments_DownloadStreamed(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a := env.NewCompany(t)
+	contact := mustContact(t, env, a.Secret)
+	big := append(append([]byte{}, pdf...), bytes.Repeat([]byte("% padding line of a larger document\n"), 200_000)...) // 7.2 MB
+	d := mustUpload(t, env, a.Secret, "/contacts/"+contact+"/documents", "groß.pdf", big)
+	same := mustUpload(t, env, a.Secret, "/contacts/"+contact+"/documents", "same.pdf", pdf)
+	if err := os.WriteFile(blobPath(t, env, same), bytes.Replace(pdf, []byte("1.4"), []byte("1.5"), 1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	base := listen(t, env)
+	get := func(id string, h map[string]string) (*http.Response, []byte, error) {
+		req, _ := http.NewRequest("GET", base+app.V1Prefix+"/documents/"+id+"/content", nil)
+		req.Header.Set("Authorization", "Bearer "+a.Secret)
+		for k, v := range h {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		return resp, body, err
+	}
+
+	resp, body, err := get(d.ID, nil)
+	if err != nil || resp.StatusCode != 200 || !bytes.Equal(body, big) {
+		t.Fatalf("download: %d, %d bytes, %v", resp.StatusCode, len(body), err)
+	}
+	if resp.ContentLength != int64(len(big)) || resp.Header.Get("X-Content-Type-Options") != "nosniff" ||
+		resp.Header.Get("Content-Disposition") != `attachment; filename="gross.pdf"; filename*=UTF-8''gro%C3%9F.pdf` {
+		t.Errorf("headers: length %d, %v", resp.ContentLength, resp.Header)
+	}
+	resp, body, err = get(d.ID, map[string]string{"If-None-Match": `"` + d.Sha256 + `"`})
+	if err != nil || resp.StatusCode != 304 || len(body) != 0 {
+		t.Errorf("If-None-Match: %d %q %v", resp.StatusCode, body, err)
+	}
+
+	// The connection closes before the last byte: a small file before any byte (the client
+	// sees no response), a larger one after its first bytes (the body ends early).
+	resp, body, err = get(same.ID, nil)
+	if err == nil {
+		t.Errorf("changed content: %d, %d of %d bytes, no error: want the response cut short", resp.StatusCode, len(body), len(pdf))
+	}
+	if len(body) >= len(pdf) {
+		t.Errorf("the changed content was delivered whole")
+	}
+}
+
+// listen serves env's app on a real listener.
+func listen(t testing.TB, env *apitest.Env) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = env.Server.App.Listener(ln) }()
+	t.Cleanup(func() { ln.Close() })
+	return "http://" + ln.Addr().String()
 }
 
 // TestDocuments_Contract: a contract's document belongs to the contract's contact, follows the
