@@ -261,19 +261,21 @@ func AfterRollback(ctx context.Context, fn func()) error {
 // TxClient is Client for code that also runs without a request transaction (a route behind
 // SecretUnpinned): ok is false there.
 func TxClient(ctx context.Context) (*ent.Client, bool) {
-	c, ok := ctx.Value(clientKey).(*ent.Client)
-	return c, ok
+	if c, ok := ctx.Value(clientKey).(*ent.Client); ok {
+		return c, true
+	}
+	if tx, ok := entTx(ctx); ok {
+		return tx.Client(), true
+	}
+	return nil, false
 }
 
 // Client returns the ent client bound to the request's pinned transaction. Handlers and services
 // use only this; none touches the pool. It panics when called outside a request transaction,
 // which is a programming error that tests catch at once.
 func Client(ctx context.Context) *ent.Client {
-	if c, ok := ctx.Value(clientKey).(*ent.Client); ok {
+	if c, ok := TxClient(ctx); ok {
 		return c
-	}
-	if tx, ok := entTx(ctx); ok {
-		return tx.Client()
 	}
 	panic("tenancy: no request transaction in context")
 }
