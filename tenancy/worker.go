@@ -91,27 +91,27 @@ type PgxBeginner interface {
 	Begin(ctx context.Context) (pgx.Tx, error)
 }
 
-// BeginPgx begins a pgx transaction pinned to the company of ctx, for company-level background
-// work that must share a transaction with the job queue (river inserts jobs through pgx). It
-// sets only app.company_id: ctx must carry no user-bound Principal, whose visibility only
-// Driver.BeginTx applies; such work uses an ent transaction instead.
+// BeginPgx begins a pgx transaction pinned to the company of ctx, for work that must share a
+// transaction with the job queue (river inserts jobs through pgx). It pins what
+// Driver.BeginTx pins: the company, and the acting user and visibility of a user-bound
+// Principal in ctx (a manager's or an admin's key uploading a portfolio file), else
+// company-level work that sees every contact.
 func BeginPgx(ctx context.Context, db PgxBeginner) (pgx.Tx, error) {
 	id, ok := CompanyID(ctx)
 	if !ok {
 		return nil, ErrNoCompany
 	}
-	if p, ok := PrincipalFrom(ctx); ok && p.HasUser() {
-		return nil, errors.New("tenancy: BeginPgx cannot pin a user-bound credential")
+	vis, user := VisibilityOf(ctx)
+	uid := ""
+	if user != uuid.Nil {
+		uid = user.String()
 	}
 	tx, err := db.Begin(ctx)
 	if err != nil {
 		return nil, err
 	}
-	// The pin of company-level work: the company, no user, every contact and lead visible (the
-	// settings the contacts visibility layer reads; the same values Driver.BeginTx sets for a
-	// company without a user-bound Principal).
-	if _, err := tx.Exec(ctx, `SELECT set_config('app.company_id', $1, true), set_config('app.user_id', '', true),
-		set_config('app.visibility', 'all', true)`, id.String()); err != nil {
+	if _, err := tx.Exec(ctx, `SELECT set_config('app.company_id', $1, true), set_config('app.user_id', $2, true),
+		set_config('app.visibility', $3, true)`, id.String(), uid, vis); err != nil {
 		_ = tx.Rollback(ctx)
 		return nil, fmt.Errorf("pin transaction: %w", err)
 	}
