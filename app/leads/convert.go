@@ -94,7 +94,9 @@ func (s *Service) Convert(ctx context.Context, id uuid.UUID, in ConvertInput, se
 	if in.ExistingContactID != nil {
 		existing, have, err = s.contacts.Lock(ctx, uuid.MustParse(*in.ExistingContactID))
 		if errors.Is(err, errs.ErrNotFound) {
-			return nil, nil, errs.InvalidField("existingContactId", "unknown_contact", "is not a contact of this company")
+			// 404 like every other way of naming a contact the caller cannot see (issue 8): an
+			// invisible contact answers exactly as one that does not exist.
+			return nil, nil, errs.NotFound("contact %s (existingContactId) not found", *in.ExistingContactID)
 		}
 		if err != nil {
 			return nil, nil, err

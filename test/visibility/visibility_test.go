@@ -306,7 +306,7 @@ func TestVisibility_CLI(t *testing.T) {
 
 // Conversion: an agent converts its lead into a contact for a colleague (allowed, the answer
 // shows it once); an invisible contact as existingContactId is refused exactly like another
-// company's (422 unknown_contact), so its existence does not leak; the contact.created event
+// company's or none at all (404 not_found), so its existence does not leak; the contact.created event
 // reaches only who may see the contact.
 func TestVisibility_Convert(t *testing.T) {
 	t.Parallel()
@@ -347,12 +347,16 @@ func TestVisibility_Convert(t *testing.T) {
 	l2 := w.createLead(t, keyA, map[string]any{"firstName": "Eva", "lastName": "Fuchs", "email": "eva2@example.com", "ownerId": w.agentA.ID})
 	for name, key := range map[string]string{"agent A": keyA, "agent A's delegate": w.keys["agent B with delegation"]} {
 		r := convert(key, l2.ID, map[string]any{"contactType": "private", "existingContactId": forB})
-		if r.Status != 422 {
+		if r.Status != 404 {
 			t.Fatalf("%s: existingContactId of an invisible contact: %d %s", name, r.Status, r.Body)
 		}
-		p := r.Problem(t)
-		if len(p.Errors) != 1 || p.Errors[0].Code != "unknown_contact" || strings.Contains(string(r.Body), "Fuchs") {
+		if p := r.Problem(t); p.Code != "not_found" || strings.Contains(string(r.Body), "Fuchs") {
 			t.Errorf("%s: %s", name, r.Body)
+		}
+		// A contact that does not exist at all answers the same.
+		none := convert(key, l2.ID, map[string]any{"contactType": "private", "existingContactId": uuid.NewString()})
+		if none.Status != 404 || none.Problem(t).Code != "not_found" {
+			t.Errorf("%s: existingContactId of no contact: %d %s", name, none.Status, none.Body)
 		}
 	}
 	// B may merge A's next lead into its own contact once it sees the lead (delegation B <- A is
