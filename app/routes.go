@@ -128,7 +128,8 @@ func (a authed) Delete(path string, h ...fiber.Handler) fiber.Router {
 
 // inputGuard holds each request to what the OpenAPI document says of its operation's input
 // (openapi.Inputs): its documented query parameters must be UTF-8 text without NUL (422
-// invalid_encoding), and it tells httpx.Decode which body members may not be null.
+// invalid_encoding), so must its path parameters (404: such a path names nothing), and it
+// tells httpx.Decode which body members may not be null.
 func inputGuard() fiber.Handler {
 	inputs, err := openapi.Inputs()
 	if err != nil {
@@ -140,6 +141,9 @@ func inputGuard() fiber.Handler {
 			return c.Next()
 		}
 		if err := httpx.CheckQuery(c, in.Query); err != nil {
+			return err
+		}
+		if err := httpx.CheckParams(c); err != nil {
 			return err
 		}
 		if len(in.NonNullable) > 0 {

@@ -41,6 +41,9 @@ func Decode(c *fiber.Ctx, v any) error {
 	if ct != fiber.MIMEApplicationJSON && ct != "application/merge-patch+json" {
 		return fiber.NewError(fiber.StatusUnsupportedMediaType, "send the body as application/json")
 	}
+	if bytes.Equal(bytes.TrimSpace(c.Body()), []byte("null")) {
+		return errs.BadRequest("malformed_json", "the body must be a JSON object, not null")
+	}
 	dec := json.NewDecoder(bytes.NewReader(c.Body()))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -174,6 +177,18 @@ func CheckQuery(c *fiber.Ctx, params map[string]bool) error {
 		}
 	})
 	return v.Err()
+}
+
+// CheckParams answers 404 when a path parameter, once decoded, is not UTF-8 text or holds a
+// NUL byte: no resource has such a name (an external id of /external/{source}/…), and the
+// lookup would fail in PostgreSQL as a server error.
+func CheckParams(c *fiber.Ctx) error {
+	for _, name := range c.Route().Params {
+		if !cleanText([]byte(c.Params(name))) {
+			return errs.NotFound("no resource has this %s", name)
+		}
+	}
+	return nil
 }
 
 func cleanText(b []byte) bool { return utf8.Valid(b) && bytes.IndexByte(b, 0) < 0 }

@@ -51,6 +51,7 @@ func TestDecode_Shapes(t *testing.T) {
 		{"array", "", `[]`, 400, "malformed_json", ""},
 		{"string", "", `"x"`, 400, "malformed_json", ""},
 		{"number", "", `1`, 400, "malformed_json", ""},
+		{"null", "", ` null `, 400, "malformed_json", ""},
 		{"member of the wrong type", "", `{"title":1}`, 422, "validation_failed", "title"},
 		{"null member", "", `{"title":"a","note":null}`, 422, "validation_failed", "note"},
 		{"null required member", "", `{"title":null,"note":null}`, 422, "validation_failed", "note,title"},

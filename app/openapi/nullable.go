@@ -12,10 +12,10 @@ import (
 // place (app's input guard): the top-level members of its JSON body that must not be null,
 // and its query parameters, which must be UTF-8 text.
 type Input struct {
-	// NonNullable: members of a POST or PUT application/json body whose schema does not take
-	// null. Go's decoder reads a null member as an absent one; httpx.Decode refuses these
-	// instead, so a create answers as its schema says. PATCH bodies are merge patches, where
-	// null clears a member: none listed.
+	// NonNullable: members of an application/json body whose schema does not take null. Go's
+	// decoder reads a null member as an absent one; httpx.Decode refuses these instead, so a
+	// create answers as its schema says. A PATCH read as a merge patch (httpx.MergePatch,
+	// where null clears) never reaches Decode; one read by Decode (phones) gets the check.
 	NonNullable map[string]bool
 	// Query: the names of the documented query parameters.
 	Query map[string]bool
@@ -46,7 +46,7 @@ var inputs = sync.OnceValues(func() (map[string]Input, error) {
 					}
 				}
 			}
-			if (method == http.MethodPost || method == http.MethodPut) && op.RequestBody != nil && op.RequestBody.Value != nil {
+			if method != http.MethodGet && op.RequestBody != nil && op.RequestBody.Value != nil {
 				if mt := op.RequestBody.Value.Content.Get("application/json"); mt != nil && mt.Schema != nil && mt.Schema.Value != nil {
 					props := map[string]bool{} // member -> may be null
 					members(mt.Schema.Value, props)
