@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -184,7 +185,9 @@ func CheckQuery(c *fiber.Ctx, params map[string]bool) error {
 // lookup would fail in PostgreSQL as a server error.
 func CheckParams(c *fiber.Ctx) error {
 	for _, name := range c.Route().Params {
-		if !cleanText([]byte(c.Params(name))) {
+		// Fiber leaves parameters escaped; the handlers of free-text ones unescape them.
+		v, err := url.PathUnescape(c.Params(name))
+		if err != nil || !cleanText([]byte(v)) {
 			return errs.NotFound("no resource has this %s", name)
 		}
 	}

@@ -30,8 +30,11 @@ func (in *decodeInput) Validate() error {
 // text is 422 invalid_encoding.
 func TestDecode_Shapes(t *testing.T) {
 	app := fiber.New(fiber.Config{ErrorHandler: ErrorHandler})
-	app.Post("/x", func(c *fiber.Ctx) error {
+	handle := func(c *fiber.Ctx) error {
 		if err := CheckQuery(c, map[string]bool{"q": true}); err != nil {
+			return err
+		}
+		if err := CheckParams(c); err != nil {
 			return err
 		}
 		SetNonNullable(c, map[string]bool{"title": true, "note": true})
@@ -40,7 +43,9 @@ func TestDecode_Shapes(t *testing.T) {
 			return err
 		}
 		return c.SendStatus(http.StatusNoContent)
-	})
+	}
+	app.Post("/x", handle)
+	app.Post("/x/:ref", handle)
 	for _, tc := range []struct {
 		name, query, body string
 		status            int
@@ -60,6 +65,9 @@ func TestDecode_Shapes(t *testing.T) {
 		{"query NUL", "?q=a%00b", `{"title":"a"}`, 422, "validation_failed", "q"},
 		{"query parameter nobody reads", "?z=%ff", `{"title":"a"}`, 204, "", ""},
 		{"query UTF-8", "?q=M%C3%BCller", `{"title":"a"}`, 204, "", ""},
+		{"path parameter invalid UTF-8", "/%ff%fe", `{"title":"a"}`, 404, "not_found", ""},
+		{"path parameter NUL", "/a%00b", `{"title":"a"}`, 404, "not_found", ""},
+		{"path parameter UTF-8", "/M%C3%BCller", `{"title":"a"}`, 204, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req := httptest.NewRequest(http.MethodPost, "/x"+tc.query, strings.NewReader(tc.body))
