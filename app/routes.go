@@ -128,8 +128,8 @@ func (a authed) Delete(path string, h ...fiber.Handler) fiber.Router {
 
 // inputGuard holds each request to what the OpenAPI document says of its operation's input
 // (openapi.Inputs): its documented query parameters must be UTF-8 text without NUL (422
-// invalid_encoding), so must its path parameters (404: such a path names nothing), and it
-// tells httpx.Decode which body members may not be null.
+// invalid_encoding), so must its free-text path parameters (an external id), and it tells
+// httpx.Decode which body members may not be null.
 func inputGuard() fiber.Handler {
 	inputs, err := openapi.Inputs()
 	if err != nil {
@@ -143,7 +143,7 @@ func inputGuard() fiber.Handler {
 		if err := httpx.CheckQuery(c, in.Query); err != nil {
 			return err
 		}
-		if err := httpx.CheckParams(c); err != nil {
+		if err := httpx.CheckParams(c, in.TextParams); err != nil {
 			return err
 		}
 		if len(in.NonNullable) > 0 {

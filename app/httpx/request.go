@@ -180,18 +180,23 @@ func CheckQuery(c *fiber.Ctx, params map[string]bool) error {
 	return v.Err()
 }
 
-// CheckParams answers 404 when a path parameter, once decoded, is not UTF-8 text or holds a
-// NUL byte: no resource has such a name (an external id of /external/{source}/…), and the
-// lookup would fail in PostgreSQL as a server error.
-func CheckParams(c *fiber.Ctx) error {
+// CheckParams refuses the free-text path parameters named in params (an external id) whose
+// values, once unescaped, are not UTF-8 text or hold a NUL byte (422 invalid_encoding naming
+// each), as CheckQuery does for the query: the lookup would fail in PostgreSQL as a server
+// error. UUID parameters are UUIDParam's (400 invalid_id).
+func CheckParams(c *fiber.Ctx, params map[string]bool) error {
+	var v errs.Invalid
 	for _, name := range c.Route().Params {
+		if !params[name] {
+			continue
+		}
 		// Fiber leaves parameters escaped; the handlers of free-text ones unescape them.
-		v, err := url.PathUnescape(c.Params(name))
-		if err != nil || !cleanText([]byte(v)) {
-			return errs.NotFound("no resource has this %s", name)
+		val, err := url.PathUnescape(c.Params(name))
+		if err != nil || !cleanText([]byte(val)) {
+			v.Add(name, "invalid_encoding", "must be UTF-8 text without NUL")
 		}
 	}
-	return nil
+	return v.Err()
 }
 
 func cleanText(b []byte) bool { return utf8.Valid(b) && bytes.IndexByte(b, 0) < 0 }

@@ -34,7 +34,7 @@ func TestDecode_Shapes(t *testing.T) {
 		if err := CheckQuery(c, map[string]bool{"q": true}); err != nil {
 			return err
 		}
-		if err := CheckParams(c); err != nil {
+		if err := CheckParams(c, map[string]bool{"ref": true}); err != nil {
 			return err
 		}
 		SetNonNullable(c, map[string]bool{"title": true, "note": true})
@@ -65,8 +65,8 @@ func TestDecode_Shapes(t *testing.T) {
 		{"query NUL", "?q=a%00b", `{"title":"a"}`, 422, "validation_failed", "q"},
 		{"query parameter nobody reads", "?z=%ff", `{"title":"a"}`, 204, "", ""},
 		{"query UTF-8", "?q=M%C3%BCller", `{"title":"a"}`, 204, "", ""},
-		{"path parameter invalid UTF-8", "/%ff%fe", `{"title":"a"}`, 404, "not_found", ""},
-		{"path parameter NUL", "/a%00b", `{"title":"a"}`, 404, "not_found", ""},
+		{"path parameter invalid UTF-8", "/%ff%fe", `{"title":"a"}`, 422, "validation_failed", "ref"},
+		{"path parameter NUL", "/a%00b", `{"title":"a"}`, 422, "validation_failed", "ref"},
 		{"path parameter UTF-8", "/M%C3%BCller", `{"title":"a"}`, 204, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
