@@ -128,8 +128,8 @@ func (a authed) Delete(path string, h ...fiber.Handler) fiber.Router {
 
 // inputGuard holds each request to what the OpenAPI document says of its operation's input
 // (openapi.Inputs): its documented query parameters must be UTF-8 text without NUL (422
-// invalid_encoding), so must its free-text path parameters (an external id), and it tells
-// httpx.Decode which body members may not be null.
+// invalid_encoding), and it tells httpx.Decode which body members may not be null. (Free-text
+// path parameters, the external ids, are contacts.PathRef's.)
 func inputGuard() fiber.Handler {
 	inputs, err := openapi.Inputs()
 	if err != nil {
@@ -141,9 +141,6 @@ func inputGuard() fiber.Handler {
 			return c.Next()
 		}
 		if err := httpx.CheckQuery(c, in.Query); err != nil {
-			return err
-		}
-		if err := httpx.CheckParams(c, in.TextParams); err != nil {
 			return err
 		}
 		if len(in.NonNullable) > 0 {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -177,25 +176,6 @@ func CheckQuery(c *fiber.Ctx, params map[string]bool) error {
 			v.Add(string(k), "invalid_encoding", "must be UTF-8 text without NUL")
 		}
 	})
-	return v.Err()
-}
-
-// CheckParams refuses the free-text path parameters named in params (an external id) whose
-// values, once unescaped, are not UTF-8 text or hold a NUL byte (422 invalid_encoding naming
-// each), as CheckQuery does for the query: the lookup would fail in PostgreSQL as a server
-// error. UUID parameters are UUIDParam's (400 invalid_id).
-func CheckParams(c *fiber.Ctx, params map[string]bool) error {
-	var v errs.Invalid
-	for _, name := range c.Route().Params {
-		if !params[name] {
-			continue
-		}
-		// Fiber leaves parameters escaped; the handlers of free-text ones unescape them.
-		val, err := url.PathUnescape(c.Params(name))
-		if err != nil || !cleanText([]byte(val)) {
-			v.Add(name, "invalid_encoding", "must be UTF-8 text without NUL")
-		}
-	}
 	return v.Err()
 }
 

@@ -19,8 +19,6 @@ type Input struct {
 	NonNullable map[string]bool
 	// Query: the names of the documented query parameters.
 	Query map[string]bool
-	// TextParams: the path parameters that are free text, not UUIDs (an external id).
-	TextParams map[string]bool
 }
 
 // Inputs maps each operation, keyed "METHOD /route" in Fiber's syntax
@@ -40,16 +38,11 @@ var inputs = sync.OnceValues(func() (map[string]Input, error) {
 		}
 		route := prefix + strings.NewReplacer("{", ":", "}", "").Replace(path)
 		for method, op := range item.Operations() {
-			in := Input{NonNullable: map[string]bool{}, Query: map[string]bool{}, TextParams: map[string]bool{}}
+			in := Input{NonNullable: map[string]bool{}, Query: map[string]bool{}}
 			for _, list := range []openapi3.Parameters{item.Parameters, op.Parameters} {
 				for _, p := range list {
-					switch {
-					case p.Value == nil:
-					case p.Value.In == openapi3.ParameterInQuery:
+					if p.Value != nil && p.Value.In == openapi3.ParameterInQuery {
 						in.Query[p.Value.Name] = true
-					case p.Value.In == openapi3.ParameterInPath && (p.Value.Schema == nil || p.Value.Schema.Value == nil ||
-						p.Value.Schema.Value.Format != "uuid"):
-						in.TextParams[p.Value.Name] = true
 					}
 				}
 			}

@@ -20,12 +20,6 @@ func TestOpenAPI_Inputs(t *testing.T) {
 	if q := m["GET /api/public/v1/tasks"].Query; !q["cursor"] || !q["limit"] || !q["contactId"] {
 		t.Errorf("GET /tasks query: %v", q)
 	}
-	if p := m["PUT /api/public/v1/external/:source/contacts/:externalId"].TextParams; !p["source"] || !p["externalId"] || len(p) != 2 {
-		t.Errorf("PUT external contacts text parameters: %v", p)
-	}
-	if p := m["GET /api/public/v1/tasks/:taskId"].TextParams; len(p) != 0 {
-		t.Errorf("GET /tasks/:taskId text parameters: %v", p)
-	}
 	if phones := m["PATCH /api/public/v1/contacts/:contactId/phones/:phoneId"].NonNullable; !phones["number"] {
 		t.Errorf("PATCH phones: %v", phones)
 	}
