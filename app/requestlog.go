@@ -2,6 +2,7 @@ package app
 
 import (
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -48,8 +49,18 @@ func requestLog(base zerolog.Logger) fiber.Handler {
 		if p, ok := c.Locals(tenancy.PrincipalLocal).(*tenancy.Principal); ok {
 			ev = ev.Str("company_id", p.CompanyID.String()).Str("key_prefix", p.KeyPrefix)
 		}
-		ev.Str("method", c.Method()).Str("path", c.Path()).Int("status", status).
+		ev.Str("method", c.Method()).Str("path", logPath(c)).Int("status", status).
 			Dur("latency", time.Since(start)).Msg("request")
 		return nil
 	}
+}
+
+// logPath is the path the request line logs: the path itself, or the route's pattern when a
+// path parameter is a credential (the calendar feed's token: whoever reads the log could
+// subscribe to the user's calendar).
+func logPath(c *fiber.Ctx) string {
+	if r := c.Route(); r != nil && strings.Contains(r.Path, ":token") {
+		return r.Path
+	}
+	return c.Path()
 }

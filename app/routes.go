@@ -57,8 +57,10 @@ func (s *Server) routes(pager *httpx.Pager, o options) {
 	// Every v1 route: authenticate (and pin), then count against the credential's quota; a
 	// request refused with 401 never reaches the limiter.
 	// A sender with too many 401/403 answers gets 429 before authentication (no database work).
+	// inputGuard then holds the request to the document's rules the decoders cannot see.
 	guard := s.limits.AuthFailures.AuthGuard(s.clients.Bucket)
-	api := authed{Router: v1, mw: []fiber.Handler{guard, auth.Secret(), s.limits.API.Middleware(ratelimit.CredentialKey)}}
+	api := authed{Router: v1, mw: []fiber.Handler{guard, auth.Secret(), s.limits.API.Middleware(ratelimit.CredentialKey),
+		inputGuard()}}
 	account.NewHandler().Mount(api)
 	users.NewHandler(pager).Mount(api)
 	delegations.NewHandler(delegations.NewService(o.now)).Mount(api)
@@ -123,4 +125,28 @@ func (a authed) Patch(path string, h ...fiber.Handler) fiber.Router {
 // Delete registers an authenticated DELETE route.
 func (a authed) Delete(path string, h ...fiber.Handler) fiber.Router {
 	return a.Router.Delete(path, a.with(h)...)
+}
+
+// inputGuard holds each request to what the OpenAPI document says of its operation's input
+// (openapi.Inputs): its documented query parameters must be UTF-8 text without NUL (422
+// invalid_encoding), and it tells httpx.Decode which body members may not be null. (Free-text
+// path parameters, the external ids, are contacts.PathRef's.)
+func inputGuard() fiber.Handler {
+	inputs, err := openapi.Inputs()
+	if err != nil {
+		panic(err) // the embedded document is tested; failing here is a build defect
+	}
+	return func(c *fiber.Ctx) error {
+		in, ok := inputs[c.Method()+" "+c.Route().Path]
+		if !ok {
+			return c.Next()
+		}
+		if err := httpx.CheckQuery(c, in.Query); err != nil {
+			return err
+		}
+		if len(in.NonNullable) > 0 {
+			httpx.SetNonNullable(c, in.NonNullable)
+		}
+		return c.Next()
+	}
 }

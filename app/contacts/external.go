@@ -140,7 +140,8 @@ func PathRef(c *fiber.Ctx) (schematype.ExternalRef, *errs.Invalid) {
 		s, err := url.PathUnescape(c.Params(name))
 		ok := err == nil && strings.TrimSpace(s) != "" && utf8.RuneCountInString(s) <= max
 		v.Check(field, ok, "invalid_length", fmt.Sprintf("must have 1 to %d characters", max))
-		v.Check(field, !strings.ContainsRune(s, 0), "invalid_character", "must not contain NUL characters")
+		v.Check(field, !strings.ContainsRune(s, 0) && utf8.ValidString(s), "invalid_character",
+			"must be UTF-8 text without NUL characters")
 		return strings.Clone(s)
 	}
 	ref := schematype.ExternalRef{Source: get("source", "path.source", MaxRefSource),

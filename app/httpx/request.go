@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
@@ -39,6 +41,9 @@ func Decode(c *fiber.Ctx, v any) error {
 	if ct != fiber.MIMEApplicationJSON && ct != "application/merge-patch+json" {
 		return fiber.NewError(fiber.StatusUnsupportedMediaType, "send the body as application/json")
 	}
+	if bytes.Equal(bytes.TrimSpace(c.Body()), []byte("null")) {
+		return errs.BadRequest("malformed_json", "the body must be a JSON object, not null")
+	}
 	dec := json.NewDecoder(bytes.NewReader(c.Body()))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -47,14 +52,71 @@ func Decode(c *fiber.Ctx, v any) error {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return errs.BadRequest("malformed_json", "the body must hold one JSON value")
 	}
+	nulls := nullMembers(c)
+	var err error
 	if val, ok := v.(Validator); ok {
-		return val.Validate()
+		err = val.Validate()
 	}
-	return nil
+	if nulls == nil {
+		return err
+	}
+	var inv *errs.Invalid
+	switch {
+	case err == nil:
+		return nulls
+	case errors.As(err, &inv):
+		named := map[string]bool{}
+		for _, e := range nulls.Errors {
+			named[e.Field] = true
+		}
+		for _, e := range inv.Errors {
+			if !named[e.Field] {
+				nulls.Errors = append(nulls.Errors, e)
+			}
+		}
+		return nulls
+	}
+	return err
+}
+
+const nonNullableLocal = "nonNullable"
+
+// SetNonNullable names the top-level body members the route's schema does not allow to be
+// null (app sets it from the OpenAPI document): Decode refuses them as 422 not_nullable
+// instead of reading null as an absent member.
+func SetNonNullable(c *fiber.Ctx, members map[string]bool) { c.Locals(nonNullableLocal, members) }
+
+// nullMembers lists the members of the body that are null but may not be; nil when none is.
+func nullMembers(c *fiber.Ctx) *errs.Invalid {
+	members, _ := c.Locals(nonNullableLocal).(map[string]bool)
+	body := c.Body()
+	if len(members) == 0 || !bytes.Contains(body, []byte("null")) {
+		return nil
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(body, &obj) != nil {
+		return nil
+	}
+	var v errs.Invalid
+	for name, raw := range obj {
+		if members[name] && string(bytes.TrimSpace(raw)) == "null" {
+			v.Add(name, "not_nullable", "must not be null; leave it out instead")
+		}
+	}
+	if len(v.Errors) == 0 {
+		return nil
+	}
+	sort.Slice(v.Errors, func(i, j int) bool { return v.Errors[i].Field < v.Errors[j].Field })
+	return &v
 }
 
 func decodeError(err error) error {
 	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field == "" {
+		// The body itself is of the wrong JSON type (an array, a string, a number): no field
+		// to name, so the body is malformed, as a non-object merge patch is.
+		return errs.BadRequest("malformed_json", "the body must be %s", jsonType(te.Type.Kind().String()))
+	}
 	if errors.As(err, &te) {
 		return errs.InvalidField(te.Field, "invalid_type", fmt.Sprintf("must be %s", jsonType(te.Type.Kind().String())))
 	}
@@ -102,3 +164,19 @@ func QueryUUID(c *fiber.Ctx, v *errs.Invalid, name string) *uuid.UUID {
 	}
 	return &id
 }
+
+// CheckQuery refuses the query parameters named in params whose values, once decoded, are
+// not valid UTF-8 or hold a NUL byte (422 invalid_encoding naming each): PostgreSQL takes
+// neither in text, and a filter carrying one would otherwise fail in the database as a server
+// error. app's input guard passes the operation's documented query parameters.
+func CheckQuery(c *fiber.Ctx, params map[string]bool) error {
+	var v errs.Invalid
+	c.Context().QueryArgs().VisitAll(func(k, val []byte) {
+		if params[string(k)] && !cleanText(val) {
+			v.Add(string(k), "invalid_encoding", "must be UTF-8 text without NUL")
+		}
+	})
+	return v.Err()
+}
+
+func cleanText(b []byte) bool { return utf8.Valid(b) && bytes.IndexByte(b, 0) < 0 }

@@ -44,6 +44,8 @@ func TestContacts_ErrorCases(t *testing.T) {
 			Check: fields("path.source:invalid_length", "path.externalId:invalid_length")},
 		{Name: "a NUL character", Key: a.Secret, Path: "/external/ams/contacts/E%00", Status: 422,
 			Check: fields("path.externalId:invalid_character")},
+		{Name: "invalid UTF-8 (was 500 from PostgreSQL)", Key: a.Secret, Path: "/external/ams/contacts/E%ff", Status: 422,
+			Check: fields("path.externalId:invalid_character")},
 		{Name: "an escaped slash is part of the id", Key: a.Secret, Path: "/external/ams/contacts/E%2F1", Status: 404},
 		{Name: "empty source: no such route", Key: a.Secret, Path: "/external//contacts/E-1", Status: 404},
 		{Name: "empty external id: no such route", Key: a.Secret, Path: "/external/ams/contacts/", Status: 404},
