@@ -14,7 +14,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/brokerdesk/brokerdesk/app/errs"
 	"github.com/google/uuid"
+	"github.com/rs/zerolog"
 	"gocloud.dev/blob"
 	_ "gocloud.dev/blob/fileblob" // file:// URLs
 	_ "gocloud.dev/blob/s3blob"   // s3:// URLs (AWS and S3-compatible stores)
@@ -56,4 +58,12 @@ func NewKey(prefix string, company uuid.UUID) string {
 	var r [16]byte
 	_, _ = rand.Read(r[:])
 	return prefix + "/" + company.String() + "/" + uuid.Must(uuid.NewV7()).String() + "-" + hex.EncodeToString(r[:])
+}
+
+// WriteFailed is the answer to blob storage failing a write (an S3 5xx or timeout, a full or
+// broken disk): 503 unavailable with Retry-After, never a 500, since nothing was stored and
+// the same request may succeed in a moment. The cause goes to the log, not to the client.
+func WriteFailed(ctx context.Context, what string, err error) error {
+	zerolog.Ctx(ctx).Warn().Err(err).Str("blob", what).Msg("blob storage write failed")
+	return errs.Unavailable("unavailable", "blob storage did not take the %s; nothing was stored, retry the request", what)
 }

@@ -138,7 +138,7 @@ func (s *Service) Create(ctx context.Context, in NewDocument, file io.Reader) (V
 	sum := sha256.Sum256(content)
 	key := blobstore.NewKey(BlobPrefix, company)
 	if err := s.bucket.WriteAll(ctx, key, content, &blob.WriterOptions{ContentType: mediaType}); err != nil {
-		return View{}, fmt.Errorf("store document content: %w", err)
+		return View{}, blobstore.WriteFailed(ctx, "document", err)
 	}
 	if err := tenancy.AfterRollback(ctx, func() { s.removeBlobs(ctx, key) }); err != nil {
 		s.removeBlobs(ctx, key)

@@ -134,17 +134,21 @@ func (s *Service) StoreFile(ctx context.Context, r io.Reader) (StoredFile, error
 	defer cancel()
 	w, err := s.m.d.Bucket.NewWriter(wctx, key, nil)
 	if err != nil {
-		return StoredFile{}, fmt.Errorf("store portfolio file: %w", err)
+		return StoredFile{}, blobstore.WriteFailed(ctx, "portfolio file", err)
 	}
 	h := sha256.New()
-	size, err := io.Copy(io.MultiWriter(w, h), r)
+	bw := &blobWriter{w: w}
+	size, err := io.Copy(io.MultiWriter(bw, h), r)
 	if err != nil {
 		cancel()
 		_ = w.Close()
+		if bw.err != nil { // the storage failed, not the client's body
+			return StoredFile{}, blobstore.WriteFailed(ctx, "portfolio file", bw.err)
+		}
 		return StoredFile{}, err
 	}
 	if err := w.Close(); err != nil {
-		return StoredFile{}, fmt.Errorf("store portfolio file: %w", err)
+		return StoredFile{}, blobstore.WriteFailed(ctx, "portfolio file", err)
 	}
 	return StoredFile{Key: key, Size: size, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
 }
@@ -251,4 +255,19 @@ func insertError(err error) error {
 		}
 	}
 	return fmt.Errorf("store portfolio transfer: %w", err)
+}
+
+// blobWriter keeps the error of the blob writer, so that StoreFile tells a storage failure
+// (503) from a body that ended early or passed its limit (the reader's error).
+type blobWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (b *blobWriter) Write(p []byte) (int, error) {
+	n, err := b.w.Write(p)
+	if err != nil {
+		b.err = err
+	}
+	return n, err
 }
