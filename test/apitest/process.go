@@ -159,3 +159,17 @@ func (w syncWriter) Write(p []byte) (int, error) {
 	defer w.mu.Unlock()
 	return w.b.Write(p)
 }
+
+// Listen serves the env's in-process app on a real loopback listener (closed when t ends) and
+// returns its base URL: for tests that need a real connection (bodies sent chunked or stalled,
+// streamed downloads, keep-alive), which App.Test does not give.
+func (e *Env) Listen(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = e.Server.App.Listener(ln) }()
+	t.Cleanup(func() { ln.Close() })
+	return "http://" + ln.Addr().String()
+}

@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"io"
 	"mime/multipart"
-	"net"
 	"net/http"
 	"net/textproto"
 	"os"
@@ -344,7 +343,7 @@ func TestDocuments_DownloadStreamed(t *testing.T) {
 	if err := os.WriteFile(blobPath(t, env, same), bytes.Replace(pdf, []byte("1.4"), []byte("1.5"), 1), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	base := listen(t, env)
+	base := env.Listen(t)
 	get := func(id string, h map[string]string) (*http.Response, []byte, error) {
 		req, _ := http.NewRequest("GET", base+app.V1Prefix+"/documents/"+id+"/content", nil)
 		req.Header.Set("Authorization", "Bearer "+a.Secret)
@@ -382,18 +381,6 @@ func TestDocuments_DownloadStreamed(t *testing.T) {
 	if len(body) >= len(pdf) {
 		t.Errorf("the changed content was delivered whole")
 	}
-}
-
-// listen serves env's app on a real listener.
-func listen(t testing.TB, env *apitest.Env) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = env.Server.App.Listener(ln) }()
-	t.Cleanup(func() { ln.Close() })
-	return "http://" + ln.Addr().String()
 }
 
 // TestDocuments_Contract: a contract's document belongs to the contract's contact, follows the

@@ -100,7 +100,7 @@ func companyBlobDir(t *testing.T, env *apitest.Env, co *apitest.Company) string 
 func TestPortfolio_SlowUploadsHoldNoConnection(t *testing.T) {
 	env := apitest.New(t, app.WithConfig(func(c *app.Config) { c.DBMaxConns = 2 }))
 	co := env.NewCompany(t)
-	base := listen(t, env)
+	base := env.Listen(t)
 	gate := make(chan struct{})
 	var once sync.Once
 	release := func() { once.Do(func() { close(gate) }) }
@@ -178,7 +178,7 @@ func TestPortfolio_SlowUploadsHoldNoConnection(t *testing.T) {
 func TestPortfolio_FailedRecordLeavesNoBlob(t *testing.T) {
 	env := apitest.New(t)
 	co := env.NewCompany(t)
-	base := listen(t, env)
+	base := env.Listen(t)
 	for _, q := range []string{
 		`CREATE FUNCTION test_fail_transfer() RETURNS trigger LANGUAGE plpgsql AS $$
 		BEGIN RAISE EXCEPTION 'simulated failure' USING ERRCODE = 'P0001'; END $$`,

@@ -23,18 +23,6 @@ import (
 	"github.com/brokerdesk/brokerdesk/test/apitest"
 )
 
-// listen serves env's app on a real listener (bodies sent chunked, connections kept alive).
-func listen(t testing.TB, env *apitest.Env) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = env.Server.App.Listener(ln) }()
-	t.Cleanup(func() { ln.Close() })
-	return "http://" + ln.Addr().String()
-}
-
 // streamedUpload posts a multipart body written on the fly (chunked, never whole in memory
 // here either): the file part first, then the fields, or the fields first.
 func streamedUpload(t testing.TB, base, key string, fields map[string]string, file io.Reader, fieldsFirst bool) (int, []byte) {
@@ -107,7 +95,7 @@ func blobs(t *testing.T, env *apitest.Env, co *apitest.Company) int {
 func TestPortfolio_LargeUpload(t *testing.T) {
 	env := setup(t)
 	co := env.NewCompany(t)
-	base := listen(t, env)
+	base := env.Listen(t)
 	const contracts = 18000
 	file, err := gdv.NewGenerated(gdv.GenerateOptions{Contracts: contracts, Seed: 11})
 	if err != nil {
@@ -163,7 +151,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 func TestPortfolio_UploadLimit(t *testing.T) {
 	env := apitest.New(t, app.WithConfig(func(c *app.Config) { c.PortfolioMaxUpload = 12 << 20 }))
 	co := env.NewCompany(t)
-	base := listen(t, env)
+	base := env.Listen(t)
 	big := bytes.Repeat([]byte("0001"+strings.Repeat(" ", 252)+"\n"), (13<<20)/257)
 	tooLarge := func(t *testing.T, status int, body []byte) {
 		t.Helper()
@@ -203,7 +191,7 @@ func TestPortfolio_UploadLimit(t *testing.T) {
 func TestBodyLimit_OtherRoutes(t *testing.T) {
 	env := setup(t)
 	co := env.NewCompany(t)
-	base := listen(t, env)
+	base := env.Listen(t)
 	for _, path := range []string{app.V1Prefix + "/contacts", app.V1Prefix + "/leads/intake", "/api/public/leads", app.V1Prefix + "/portfolio-mappings"} {
 		t.Run("announced "+path, func(t *testing.T) {
 			// Headers and the body's first bytes only: the answer must come without the rest.
@@ -262,7 +250,7 @@ func TestBodyLimit_OtherRoutes(t *testing.T) {
 func BenchmarkPortfolio_Upload(b *testing.B) {
 	env := setup(b)
 	co := env.NewCompany(b)
-	base := listen(b, env)
+	base := env.Listen(b)
 	var peak uint64
 	stop := make(chan struct{})
 	done := make(chan struct{})
