@@ -84,14 +84,17 @@ func (h *health) remind(now time.Time) {
 	h.lastLog, h.inMemory = now, 0
 }
 
-// ok records a Redis call that worked: an outage ends (logged).
-func (h *health) ok() {
+// ok records a Redis call that started at began and worked: an outage ends (logged). A call
+// that began before the outage did (it was in flight when Redis died and another request saw the
+// failure first) says nothing about Redis now, so it ends nothing: without this check a kill
+// under load logged "reachable again" 0.2 s into the outage and then a second start.
+func (h *health) ok(began time.Time) {
 	if !h.down.Load() {
 		return
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if !h.down.Load() {
+	if !h.down.Load() || began.Before(h.since) {
 		return
 	}
 	h.down.Store(false)

@@ -64,7 +64,12 @@ func TestHealth_LogsBounded(t *testing.T) {
 	if h.skip() {
 		t.Fatal("skip before any failure")
 	}
+	began := now.Add(-time.Millisecond) // in flight when Redis died
 	h.failed(errFake)
+	h.ok(began)
+	if !h.down.Load() {
+		t.Fatal("a call that began before the outage ended it")
+	}
 	probes := 0
 	for range 95 { // 95 s of outage, 1000 requests a second
 		for range 1000 {
@@ -78,8 +83,8 @@ func TestHealth_LogsBounded(t *testing.T) {
 	if probes < 90 || probes > 100 {
 		t.Errorf("%d requests tried Redis in 95 s, want about one a second", probes)
 	}
-	h.ok()
-	h.ok()
+	h.ok(now)
+	h.ok(now)
 	got := lines(&logs)
 	// start, reminders at 30 s, 60 s, 90 s, end
 	if len(got) != 5 || !strings.Contains(got[0], "redis unreachable") || !strings.Contains(got[1], "still unreachable") ||

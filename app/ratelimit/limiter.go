@@ -109,6 +109,10 @@ func (l *Limiter) allow(ctx context.Context, key string, n int64) Decision {
 	if l.health != nil && l.health.skip() {
 		return l.fromFallback(ctx, key, n)
 	}
+	var began time.Time
+	if l.health != nil {
+		began = l.health.now()
+	}
 	d, err := l.store.Take(ctx, key, n, l.rate)
 	if err != nil {
 		if l.fallback != nil {
@@ -120,7 +124,7 @@ func (l *Limiter) allow(ctx context.Context, key string, n int64) Decision {
 		return Decision{Allowed: true, Degraded: true, Limit: l.rate.Limit, policy: l.policy, period: l.rate.Period}
 	}
 	if l.health != nil {
-		l.health.ok()
+		l.health.ok(began)
 	}
 	d.policy, d.period = l.policy, l.rate.Period
 	return d
