@@ -171,6 +171,16 @@ func (s *Service) List(ctx context.Context, f ListFilter, after []string, limit 
 		}
 		q.Where(contact.CompanyID(company), contact.OwnerIDIn(owners...))
 		qctx = privacy.DecisionContext(ctx, privacy.Allow)
+		if f.Search != "" {
+			keys, err := useSearchKeys(ctx, company, owners, f.Search)
+			if err != nil {
+				return nil, err
+			}
+			if keys {
+				q.Where(searchByKeys(f.Search, owners, searchWindows(f.Search)))
+				f.Search = "" // matched here
+			}
+		}
 	}
 	if f.UpdatedSince != nil {
 		q.Where(contact.UpdatedAtGTE(*f.UpdatedSince))
@@ -268,7 +278,7 @@ func search(term string) func(*entsql.Selector) {
 			b.WriteString(s.C(contact.FieldSearchText) + " LIKE ")
 			b.Arg("%" + escapeLike(term) + "%")
 		})}
-		if strings.Trim(term, "0123456789 +-/().") == "" {
+		if phoneLike(term) {
 			if key, ok := PhoneKey(term); ok {
 				t := entsql.Table(contactphone.Table)
 				preds = append(preds, entsql.Exists(entsql.Select(t.C(contactphone.FieldID)).From(t).Where(entsql.And(

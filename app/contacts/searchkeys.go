@@ -1,0 +1,162 @@
+package contacts
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	entsql "entgo.io/ent/dialect/sql"
+	"github.com/google/uuid"
+
+	"github.com/brokerdesk/brokerdesk/ent/contact"
+	"github.com/brokerdesk/brokerdesk/tenancy"
+)
+
+// q for a restricted credential through contact_search_keys (migration 20261126070000): the
+// GIN index keyed by owner and three-character window finds each visible owner's matches from
+// a posting list of that owner's alone, where the pg_trgm index finds the whole company's and
+// has to be ANDed with a bitmap of all the owners' contacts. That wins while the visible
+// matches are few (q=müll for an agent at 1,000,000 contacts: 1.8 ms against 9–12 ms); with
+// many (a city, "str") the plan that walks the sort order and stops at the page's end is
+// faster, and PostgreSQL picks it on its own for the pg_trgm query. So the keys are used only
+// when PostgreSQL estimates few visible matches, for a bounded number of owners (one index
+// scan each), and for a term with at least one window (3 characters). docs/decisions.md,
+// "Search for restricted credentials".
+const (
+	keysMaxOwners = 32
+	keysMaxRows   = 1000
+)
+
+// searchWindows returns the distinct three-character windows of term that hold no newline
+// (the index leaves windows across fields out), in order; none for a shorter term.
+func searchWindows(term string) []string {
+	r := []rune(term)
+	var out []string
+	for i := 0; i+3 <= len(r); i++ {
+		w := string(r[i : i+3])
+		if !strings.ContainsRune(w, '\n') && !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// ownerKey is the owner's prefix in contact_search_keys: the last 8 hex digits of its UUID.
+func ownerKey(owner uuid.UUID) string {
+	s := owner.String()
+	return s[len(s)-8:]
+}
+
+// searchByKeys matches term inside search_text like search, through contact_search_keys for
+// each of owners: strpos is the exact test (not LIKE, so the planner does not also AND the
+// pg_trgm bitmap in, whose lossy rows would make it recompute the keys of each candidate).
+func searchByKeys(term string, owners []uuid.UUID, windows []string) func(*entsql.Selector) {
+	return func(s *entsql.Selector) {
+		keys := make([]*entsql.Predicate, len(owners))
+		for i, o := range owners {
+			prefix := ownerKey(o)
+			keys[i] = entsql.P(func(b *entsql.Builder) {
+				b.WriteString("contact_search_keys(" + s.C(contact.FieldOwnerID) + ", " + s.C(contact.FieldSearchText) + ") @> ARRAY[")
+				for j, w := range windows {
+					if j > 0 {
+						b.WriteString(", ")
+					}
+					b.Arg(prefix + w)
+				}
+				b.WriteString("]::text[]")
+			})
+		}
+		s.Where(entsql.And(entsql.P(func(b *entsql.Builder) {
+			b.WriteString("strpos(" + s.C(contact.FieldSearchText) + ", ")
+			b.Arg(term)
+			b.WriteString(") > 0")
+		}), entsql.Or(keys...)))
+	}
+}
+
+// useSearchKeys reports whether q=term for owners goes through contact_search_keys: the index
+// can serve it (the function is leakproof), the term has windows and is not a phone number,
+// the owners are few, and PostgreSQL estimates at most keysMaxRows visible matches.
+func useSearchKeys(ctx context.Context, company uuid.UUID, owners []uuid.UUID, term string) (bool, error) {
+	if len(owners) == 0 || len(owners) > keysMaxOwners || len(searchWindows(term)) == 0 || phoneLike(term) {
+		return false, nil
+	}
+	if ok, err := keysLeakproof(ctx); !ok || err != nil {
+		return false, err
+	}
+	ids := make([]string, len(owners))
+	for i, o := range owners {
+		ids[i] = o.String()
+	}
+	var plan string
+	err := queryValue(ctx, &plan, `EXPLAIN (FORMAT JSON) SELECT 1 FROM contacts
+		WHERE company_id = $1 AND owner_id = ANY($2::uuid[]) AND search_text LIKE $3`,
+		company, ids, "%"+escapeLike(term)+"%")
+	if err != nil {
+		return false, fmt.Errorf("estimate search: %w", err)
+	}
+	var p []struct {
+		Plan struct {
+			Rows float64 `json:"Plan Rows"`
+		} `json:"Plan"`
+	}
+	if err := json.Unmarshal([]byte(plan), &p); err != nil || len(p) == 0 {
+		return false, fmt.Errorf("estimate search: %q: %v", plan, err)
+	}
+	return p[0].Plan.Rows <= keysMaxRows, nil
+}
+
+// keysLeakproof: is contact_search_keys leakproof, i.e. did a superuser run the migration?
+// Otherwise PostgreSQL would evaluate it row by row behind the policies. Asked once per
+// process (migrations run before the server starts); a failed query is asked again.
+var keysLeakproof = func() func(context.Context) (bool, error) {
+	var mu sync.Mutex
+	var known, ok bool
+	return func(ctx context.Context) (bool, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if known {
+			return ok, nil
+		}
+		err := queryValue(ctx, &ok, `SELECT coalesce(bool_and(proleakproof), false) FROM pg_catalog.pg_proc
+			WHERE oid IN ('public.contact_search_keys(uuid, text)'::regprocedure, 'pg_catalog.arraycontains(anyarray, anyarray)'::regprocedure)`)
+		if err != nil {
+			return false, fmt.Errorf("search keys leakproof: %w", err)
+		}
+		known = true
+		return ok, nil
+	}
+}()
+
+// phoneLike: term is made of phone number characters and parses as one (search then also
+// matches phones, which the keys do not cover).
+func phoneLike(term string) bool {
+	if strings.Trim(term, "0123456789 +-/().") != "" {
+		return false
+	}
+	_, ok := PhoneKey(term)
+	return ok
+}
+
+// queryValue scans the one value of the first row of query in the request transaction.
+func queryValue(ctx context.Context, dst any, query string, args ...any) error {
+	rows, err := tenancy.Client(ctx).QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return fmt.Errorf("no row")
+	}
+	if err := rows.Scan(dst); err != nil {
+		return err
+	}
+	return rows.Close()
+}
