@@ -169,17 +169,18 @@ func (s *Service) List(ctx context.Context, f ListFilter, after []string, limit 
 		if err != nil {
 			return nil, err
 		}
-		q.Where(contact.CompanyID(company), contact.OwnerIDIn(owners...))
 		qctx = privacy.DecisionContext(ctx, privacy.Allow)
+		keys := false
 		if f.Search != "" {
-			keys, err := useSearchKeys(ctx, company, owners, f.Search)
-			if err != nil {
+			if keys, err = useSearchKeys(ctx, company, owners, f.Search); err != nil {
 				return nil, err
 			}
-			if keys {
-				q.Where(searchByKeys(f.Search, owners, searchWindows(f.Search)))
-				f.Search = "" // matched here
-			}
+		}
+		if keys { // the owner test and q in one (searchByKeys)
+			q.Where(contact.CompanyID(company), searchByKeys(f.Search, owners))
+			f.Search = ""
+		} else {
+			q.Where(contact.CompanyID(company), contact.OwnerIDIn(owners...))
 		}
 	}
 	if f.UpdatedSince != nil {
