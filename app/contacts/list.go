@@ -2,6 +2,7 @@ package contacts
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
@@ -148,7 +149,7 @@ func (r Row) Key(sort string) []string {
 func (s *Service) List(ctx context.Context, f ListFilter, after []string, limit int) ([]Row, error) {
 	q := tenancy.Client(ctx).Contact.Query()
 	qctx := ctx
-	if vis, user := tenancy.VisibilityOf(ctx); vis != tenancy.VisibilityAll {
+	if vis, _ := tenancy.VisibilityOf(ctx); vis != tenancy.VisibilityAll {
 		// A restricted credential's list names its visible owners as values, in place of the
 		// ent rule's owner_id = ANY(ARRAY(sub-select)). The planner cannot see into that array
 		// (an InitPlan, run after planning) and assumes a couple of owners whatever their
@@ -158,21 +159,27 @@ func (s *Service) List(ctx context.Context, f ListFilter, after []string, limit 
 		// contacts from the statistics and walks (docs/benchmarks.md, "Contacts at a
 		// million"). So this one query skips ent's privacy rules (the rules cannot take the
 		// values) and carries their two conditions itself: company_id = the pinned company and
-		// owner_id IN (the user and its validly delegating users, read with the rule's own
-		// sub-select in the same transaction). The row-level security policies of the request
-		// transaction apply to it as to every statement: the two layers stay.
+		// owner_id IN (the user and its validly delegating users, read with the policies' own
+		// function in the same transaction). The row-level security policies of the request
+		// transaction apply to it as to every statement: the two layers stay. q may go through
+		// contact_search_keys instead of the pg_trgm index (searchkeys.go).
 		company, ok := tenancy.CompanyID(ctx)
 		if !ok {
 			return nil, fmt.Errorf("list contacts: no company in context")
 		}
-		owners, err := visibleOwners(ctx, user)
+		var pattern *string
+		if f.Search != "" && keysTerm(f.Search) {
+			p := "%" + escapeLike(f.Search) + "%"
+			pattern = &p
+		}
+		owners, estimate, err := listScope(ctx, pattern)
 		if err != nil {
 			return nil, err
 		}
 		qctx = privacy.DecisionContext(ctx, privacy.Allow)
 		keys := false
-		if f.Search != "" {
-			if keys, err = useSearchKeys(ctx, company, owners, f.Search); err != nil {
+		if pattern != nil {
+			if keys, err = useSearchKeys(ctx, owners, f.Search, estimate); err != nil {
 				return nil, err
 			}
 		}
@@ -234,28 +241,28 @@ func (s *Service) List(ctx context.Context, f ListFilter, after []string, limit 
 	return out, nil
 }
 
-// visibleOwners returns user and the users whose delegation to user is valid (no end, or
-// ending later than the transaction's start): the owners the ent rule (ent/rule visibleOwner)
-// and the policy app_visible_owner_ids() admit, read by the same sub-select.
-func visibleOwners(ctx context.Context, user uuid.UUID) ([]uuid.UUID, error) {
-	rows, err := tenancy.Client(ctx).QueryContext(ctx, `SELECT $1::uuid UNION ALL SELECT d.delegator_id FROM delegations d
-		WHERE d.delegate_id = $1::uuid AND (d.valid_until IS NULL OR d.valid_until > now())`, user)
+// listScope returns the visible owners of the request's user (the acting user and the users
+// whose delegation to it is valid: app_visible_owner_ids(), the array the policies and the ent
+// rule use) and, for a LIKE pattern and at most keysMaxOwners owners, PostgreSQL's estimate of their contacts matching it, in
+// one round trip (contact_list_scope, migration 20261126080000).
+func listScope(ctx context.Context, pattern *string) (owners []uuid.UUID, estimate float64, err error) {
+	rows, err := tenancy.Client(ctx).QueryContext(ctx, `SELECT owner_id, estimate FROM contact_list_scope($1, $2)`, pattern, keysMaxOwners)
 	if err != nil {
-		return nil, fmt.Errorf("visible owners: %w", err)
+		return nil, 0, fmt.Errorf("list scope: %w", err)
 	}
 	defer rows.Close()
-	var owners []uuid.UUID
 	for rows.Next() {
 		var id uuid.UUID
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("visible owners: %w", err)
+		var est sql.NullFloat64
+		if err := rows.Scan(&id, &est); err != nil {
+			return nil, 0, fmt.Errorf("list scope: %w", err)
 		}
-		owners = append(owners, id)
+		owners, estimate = append(owners, id), est.Float64
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("visible owners: %w", err)
+		return nil, 0, fmt.Errorf("list scope: %w", err)
 	}
-	return owners, nil
+	return owners, estimate, nil
 }
 
 // hasPhone: the contact has a phone whose E.164 key is key.

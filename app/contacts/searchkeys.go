@@ -2,7 +2,6 @@ package contacts
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -93,35 +92,17 @@ func searchByKeys(term string, owners []uuid.UUID) func(*entsql.Selector) {
 
 // useSearchKeys reports whether q=term for owners goes through contact_search_keys: the index
 // can serve it (the function is leakproof), the term has windows and is not a phone number,
-// the owners are few, and PostgreSQL estimates at most keysMaxRows visible matches.
-func useSearchKeys(ctx context.Context, company uuid.UUID, owners []uuid.UUID, term string) (bool, error) {
-	if len(owners) == 0 || len(owners) > keysMaxOwners || len(searchWindows(term)) == 0 || phoneLike(term) {
+// the owners are few, and PostgreSQL estimated (estimate, from listScope) at most keysMaxRows
+// visible matches.
+func useSearchKeys(ctx context.Context, owners []uuid.UUID, term string, estimate float64) (bool, error) {
+	if len(owners) == 0 || len(owners) > keysMaxOwners || !keysTerm(term) || estimate > keysMaxRows {
 		return false, nil
 	}
-	if ok, err := keysLeakproof(ctx); !ok || err != nil {
-		return false, err
-	}
-	ids := make([]string, len(owners))
-	for i, o := range owners {
-		ids[i] = o.String()
-	}
-	var plan string
-	err := queryValue(ctx, &plan, `EXPLAIN (FORMAT JSON) SELECT 1 FROM contacts
-		WHERE company_id = $1 AND owner_id = ANY($2::uuid[]) AND search_text LIKE $3`,
-		company, ids, "%"+escapeLike(term)+"%")
-	if err != nil {
-		return false, fmt.Errorf("estimate search: %w", err)
-	}
-	var p []struct {
-		Plan struct {
-			Rows float64 `json:"Plan Rows"`
-		} `json:"Plan"`
-	}
-	if err := json.Unmarshal([]byte(plan), &p); err != nil || len(p) == 0 {
-		return false, fmt.Errorf("estimate search: %q: %v", plan, err)
-	}
-	return p[0].Plan.Rows <= keysMaxRows, nil
+	return keysLeakproof(ctx)
 }
+
+// keysTerm: term could go through contact_search_keys (it has a window and is no phone number).
+func keysTerm(term string) bool { return len(searchWindows(term)) > 0 && !phoneLike(term) }
 
 // keysLeakproof: is contact_search_keys leakproof, i.e. did a superuser run the migration?
 // Otherwise PostgreSQL would evaluate it row by row behind the policies. Asked once per
