@@ -149,7 +149,9 @@ func (r Row) Key(sort string) []string {
 func (s *Service) List(ctx context.Context, f ListFilter, after []string, limit int) ([]Row, error) {
 	q := tenancy.Client(ctx).Contact.Query()
 	qctx := ctx
-	if vis, _ := tenancy.VisibilityOf(ctx); vis != tenancy.VisibilityAll {
+	vis, _ := tenancy.VisibilityOf(ctx)
+	restricted := vis != tenancy.VisibilityAll
+	if restricted {
 		// A restricted credential's list names its visible owners as values, in place of the
 		// ent rule's owner_id = ANY(ARRAY(sub-select)). The planner cannot see into that array
 		// (an InitPlan, run after planning) and assumes a couple of owners whatever their
@@ -168,17 +170,21 @@ func (s *Service) List(ctx context.Context, f ListFilter, after []string, limit 
 			return nil, fmt.Errorf("list contacts: no company in context")
 		}
 		var pattern *string
-		if f.Search != "" && keysTerm(f.Search) {
+		maxOwners := 0 // no estimate
+		if f.Search != "" {
 			p := "%" + escapeLike(f.Search) + "%"
 			pattern = &p
+			if keysTerm(f.Search) {
+				maxOwners = keysMaxOwners
+			}
 		}
-		owners, estimate, err := listScope(ctx, pattern)
+		owners, estimate, err := listScope(ctx, pattern, maxOwners)
 		if err != nil {
 			return nil, err
 		}
 		qctx = privacy.DecisionContext(ctx, privacy.Allow)
 		keys := false
-		if pattern != nil {
+		if maxOwners > 0 {
 			if keys, err = useSearchKeys(ctx, owners, f.Search, estimate); err != nil {
 				return nil, err
 			}
@@ -194,6 +200,11 @@ func (s *Service) List(ctx context.Context, f ListFilter, after []string, limit 
 		q.Where(contact.UpdatedAtGTE(*f.UpdatedSince))
 	}
 	if f.Search != "" {
+		if !restricted { // contact_list_scope did it for a restricted credential
+			if err := customPlans(ctx); err != nil {
+				return nil, err
+			}
+		}
 		q.Where(search(f.Search))
 	}
 	if f.Type != "" {
@@ -245,8 +256,8 @@ func (s *Service) List(ctx context.Context, f ListFilter, after []string, limit 
 // whose delegation to it is valid: app_visible_owner_ids(), the array the policies and the ent
 // rule use) and, for a LIKE pattern and at most keysMaxOwners owners, PostgreSQL's estimate of their contacts matching it, in
 // one round trip (contact_list_scope, migration 20261126080000).
-func listScope(ctx context.Context, pattern *string) (owners []uuid.UUID, estimate float64, err error) {
-	rows, err := tenancy.Client(ctx).QueryContext(ctx, `SELECT owner_id, estimate FROM contact_list_scope($1, $2)`, pattern, keysMaxOwners)
+func listScope(ctx context.Context, pattern *string, maxOwners int) (owners []uuid.UUID, estimate float64, err error) {
+	rows, err := tenancy.Client(ctx).QueryContext(ctx, `SELECT owner_id, estimate FROM contact_list_scope($1, $2)`, pattern, maxOwners)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list scope: %w", err)
 	}
@@ -263,6 +274,19 @@ func listScope(ctx context.Context, pattern *string) (owners []uuid.UUID, estima
 		return nil, 0, fmt.Errorf("list scope: %w", err)
 	}
 	return owners, estimate, nil
+}
+
+// customPlans has the rest of the request transaction plan each statement for its values:
+// the statements run as prepared statements (pgx caches them per connection), and after five
+// runs PostgreSQL may keep a generic plan, which cannot use the pg_trgm index for
+// "search_text LIKE $n" (no pattern to take trigrams from): a rare term would then walk the
+// company's contacts, a common one for an agent bitmap all its owners' (q=berlin: 50 ms
+// against 3.5 ms planned for the value).
+func customPlans(ctx context.Context) error {
+	if _, err := tenancy.Client(ctx).ExecContext(ctx, `SELECT set_config('plan_cache_mode', 'force_custom_plan', true)`); err != nil {
+		return fmt.Errorf("custom plans: %w", err)
+	}
+	return nil
 }
 
 // hasPhone: the contact has a phone whose E.164 key is key.
