@@ -171,39 +171,62 @@ func BenchmarkContactsList(b *testing.B) {
 			}
 			cursor = p.Pagination.NextCursor
 		}
+		b.Logf("%s: the deep page is page %d", who.name, page)
 		who.cases = []struct{ name, url string }{
 			{"page-1", base},
-			{fmt.Sprintf("page-%d", page), base + "&cursor=" + cursor},
+			{"deep-page", base + "&cursor=" + cursor},
 			{"q=müll", base + "&q=m%C3%BCll"},
 			{"q=berlin", base + "&q=berlin"},
 		}
 	}
-	// Agent and admin requests alternate (agent first on even rounds), so the two meet the
-	// same machine: measured one after the other, the first credential's runs also carried the
-	// drift of the minutes after seeding.
-	for i := range creds[0].cases {
-		b.Run(creds[0].cases[i].name, func(b *testing.B) {
-			lat := make([][]time.Duration, len(creds))
+	// The requests compared with each other alternate, in an order that rotates every round:
+	// agent and admin of a case, and for the pages page 1 and the deep page as well, so both
+	// sides of every ratio meet the same minutes of the machine (measured one after the other,
+	// the first ones also carried the drift after seeding).
+	for _, group := range []struct {
+		name  string
+		cases []int // indexes into each credential's cases
+	}{{"pages", []int{0, 1}}, {creds[0].cases[2].name, []int{2}}, {creds[0].cases[3].name, []int{3}}} {
+		type item struct {
+			who  *credential
+			name string
+			url  string
+		}
+		var items []item
+		for _, i := range group.cases {
+			for _, who := range creds {
+				items = append(items, item{who, who.name + "-" + who.cases[i].name, who.cases[i].url})
+			}
+		}
+		b.Run(group.name, func(b *testing.B) {
+			lat := make([][]time.Duration, len(items))
 			round := 0
 			for b.Loop() {
-				for j := range creds {
-					who := creds[(j+round)%len(creds)]
-					k := (j + round) % len(creds)
-					key := who.ring.next(b)
+				for j := range items {
+					k := (j + round) % len(items)
+					key := items[k].who.ring.next(b)
 					t0 := time.Now()
-					get(b, who.cases[i].url, key)
+					get(b, items[k].url, key)
 					lat[k] = append(lat[k], time.Since(t0))
 				}
 				round++
 			}
-			p50 := make([]float64, len(creds))
-			for k, who := range creds {
+			p50 := map[string]float64{}
+			for k, it := range items {
 				sort.Slice(lat[k], func(x, y int) bool { return lat[k][x] < lat[k][y] })
-				p50[k] = float64(lat[k][len(lat[k])/2].Microseconds())
-				b.ReportMetric(p50[k], who.name+"-p50-µs")
-				b.ReportMetric(float64(lat[k][len(lat[k])*99/100].Microseconds()), who.name+"-p99-µs")
+				p50[it.name] = float64(lat[k][len(lat[k])/2].Microseconds())
+				b.ReportMetric(p50[it.name], it.name+"-p50-µs")
+				b.ReportMetric(float64(lat[k][len(lat[k])*99/100].Microseconds()), it.name+"-p99-µs")
 			}
-			b.ReportMetric(p50[0]/p50[1], "agent/admin-p50")
+			for _, i := range group.cases {
+				c := creds[0].cases[i].name
+				b.ReportMetric(p50["agent-"+c]/p50["admin-"+c], "agent/admin-"+c)
+			}
+			if len(group.cases) == 2 {
+				for _, who := range creds {
+					b.ReportMetric(p50[who.name+"-"+who.cases[1].name]/p50[who.name+"-"+who.cases[0].name], who.name+"-deep/page-1")
+				}
+			}
 		})
 	}
 	for _, who := range creds {
