@@ -119,6 +119,28 @@ func (e *Env) Operator(ctx context.Context, company uuid.UUID, fn func(tx *sql.T
 	return tx.Commit()
 }
 
+// UserIDs returns the ids of company's users whose e-mail starts with prefix, in e-mail order:
+// the users InsertUsers seeded with that prefix.
+func (e *Env) UserIDs(ctx context.Context, company uuid.UUID, prefix string) ([]uuid.UUID, error) {
+	var ids []uuid.UUID
+	err := e.Operator(ctx, company, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT id FROM users WHERE starts_with(email, $1) ORDER BY email`, prefix)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id uuid.UUID
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			ids = append(ids, id)
+		}
+		return rows.Err()
+	})
+	return ids, err
+}
+
 // AppDBSetUserStatus changes a user's status directly in the database as the operator role
 // (no operator command exists for it yet; the app role may not write users).
 func (e *Env) AppDBSetUserStatus(ctx context.Context, companyID, userID uuid.UUID, status string) (int64, error) {

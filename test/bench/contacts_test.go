@@ -57,26 +57,14 @@ func BenchmarkContactsList(b *testing.B) {
 	if err := env.InsertUsers(ctx, co.ID, "agent", 199); err != nil {
 		b.Fatal(err)
 	}
-	var agents []uuid.UUID
-	err := env.Pinned(ctx, co.ID, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT id FROM users WHERE role = 'agent' ORDER BY email`)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var id uuid.UUID
-			if err := rows.Scan(&id); err != nil {
-				return err
-			}
-			agents = append(agents, id)
-		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
+	agents, err := env.UserIDs(ctx, co.ID, "agent")
+	if err != nil {
+		b.Fatal(err)
+	}
+	err = env.Pinned(ctx, co.ID, func(tx *sql.Tx) error {
 		// A = agents[0]: valid delegations from agents 1..9, an expired one from agent 10;
 		// agents 11.. delegate in a ring.
-		_, err = tx.ExecContext(ctx, `INSERT INTO delegations (id, company_id, delegator_id, delegate_id, valid_until, created_at)
+		_, err := tx.ExecContext(ctx, `INSERT INTO delegations (id, company_id, delegator_id, delegate_id, valid_until, created_at)
 			SELECT gen_random_uuid(), $1, a[i], CASE WHEN i <= 11 THEN a[1] WHEN i < array_length(a, 1) THEN a[i + 1] ELSE a[12] END,
 			       CASE WHEN i = 11 THEN now() - interval '1 day' END, now()
 			FROM (SELECT $2::uuid[] AS a) s, generate_series(2, array_length(a, 1)) i`, co.ID, uuidArray(agents))

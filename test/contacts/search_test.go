@@ -39,22 +39,7 @@ func TestContacts_RestrictedSearch(t *testing.T) {
 	if err := env.InsertUsers(ctx, a.ID, "deputy", 150); err != nil {
 		t.Fatal(err)
 	}
-	var deputies []uuid.UUID
-	err := env.Operator(ctx, a.ID, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT id FROM users WHERE email LIKE 'deputy%' ORDER BY email`)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var id uuid.UUID
-			if err := rows.Scan(&id); err != nil {
-				return err
-			}
-			deputies = append(deputies, id)
-		}
-		return rows.Err()
-	})
+	deputies, err := env.UserIDs(ctx, a.ID, "deputy")
 	if err != nil || len(deputies) != 150 {
 		t.Fatalf("deputies: %d, %v", len(deputies), err)
 	}
