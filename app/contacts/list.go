@@ -254,8 +254,9 @@ func (s *Service) List(ctx context.Context, f ListFilter, after []string, limit 
 
 // listScope returns the visible owners of the request's user (the acting user and the users
 // whose delegation to it is valid: app_visible_owner_ids(), the array the policies and the ent
-// rule use) and, for a LIKE pattern and at most keysMaxOwners owners, PostgreSQL's estimate of their contacts matching it, in
-// one round trip (contact_list_scope, migration 20261126080000).
+// rule use) and, for a LIKE pattern and at most maxOwners owners, PostgreSQL's estimate of
+// their contacts matching it, in one round trip (contact_list_scope, migration
+// 20261126080000). With a pattern, the transaction's later statements get custom plans.
 func listScope(ctx context.Context, pattern *string, maxOwners int) (owners []uuid.UUID, estimate float64, err error) {
 	rows, err := tenancy.Client(ctx).QueryContext(ctx, `SELECT owner_id, estimate FROM contact_list_scope($1, $2)`, pattern, maxOwners)
 	if err != nil {
