@@ -311,13 +311,11 @@ func search(term string) func(*entsql.Selector) {
 			b.WriteString(s.C(contact.FieldSearchText) + " LIKE ")
 			b.Arg("%" + escapeLike(term) + "%")
 		})}
-		if phoneLike(term) {
-			if key, ok := PhoneKey(term); ok {
-				t := entsql.Table(contactphone.Table)
-				preds = append(preds, entsql.Exists(entsql.Select(t.C(contactphone.FieldID)).From(t).Where(entsql.And(
-					entsql.ColumnsEQ(t.C(contactphone.FieldContactID), s.C(contact.FieldID)),
-					entsql.EQ(t.C(contactphone.FieldNumberKey), key)))))
-			}
+		if key, ok := searchPhoneKey(term); ok {
+			t := entsql.Table(contactphone.Table)
+			preds = append(preds, entsql.Exists(entsql.Select(t.C(contactphone.FieldID)).From(t).Where(entsql.And(
+				entsql.ColumnsEQ(t.C(contactphone.FieldContactID), s.C(contact.FieldID)),
+				entsql.EQ(t.C(contactphone.FieldNumberKey), key)))))
 		}
 		s.Where(entsql.Or(preds...))
 	}

@@ -102,7 +102,10 @@ func useSearchKeys(ctx context.Context, owners []uuid.UUID, term string, estimat
 }
 
 // keysTerm: term could go through contact_search_keys (it has a window and is no phone number).
-func keysTerm(term string) bool { return len(searchWindows(term)) > 0 && !phoneLike(term) }
+func keysTerm(term string) bool {
+	_, phone := searchPhoneKey(term)
+	return len(searchWindows(term)) > 0 && !phone
+}
 
 // keysLeakproof: is contact_search_keys leakproof, i.e. did a superuser run the migration?
 // Otherwise PostgreSQL would evaluate it row by row behind the policies. Asked once per
@@ -126,14 +129,13 @@ var keysLeakproof = func() func(context.Context) (bool, error) {
 	}
 }()
 
-// phoneLike: term is made of phone number characters and parses as one (search then also
-// matches phones, which the keys do not cover).
-func phoneLike(term string) bool {
+// searchPhoneKey returns the E.164 key of term when term is made of phone number characters
+// and parses as one (search then also matches phones, which the keys do not cover).
+func searchPhoneKey(term string) (string, bool) {
 	if strings.Trim(term, "0123456789 +-/().") != "" {
-		return false
+		return "", false
 	}
-	_, ok := PhoneKey(term)
-	return ok
+	return PhoneKey(term)
 }
 
 // queryValue scans the one value of the first row of query in the request transaction.
