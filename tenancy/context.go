@@ -54,6 +54,10 @@ type Principal struct {
 	// rows it joins anyway) so that GET /me answers without reading them again.
 	CompanyName                            string
 	UserEmail, UserFirstName, UserLastName string
+	// VisibleOwners are the users whose contacts and leads a restricted credential sees (its
+	// user and the users whose delegation to it is valid), read with the credential; nil when
+	// it sees all, or when its lookup does not read them (VisibleOwners).
+	VisibleOwners []uuid.UUID
 }
 
 // Visibilities of a credential (issue 8). The request transaction carries them as
@@ -76,6 +80,18 @@ func VisibilityOf(ctx context.Context) (visibility string, userID uuid.UUID) {
 		return VisibilityAll, p.UserID
 	}
 	return VisibilityOwnAndDelegated, p.UserID
+}
+
+// VisibleOwners returns the owners the restricted credential of ctx sees, as its lookup read
+// them, and false when the credential sees all or its lookup did not read them (calendar
+// feeds, background work). The row-level security policies read the delegations themselves in
+// every statement: the list only names these owners for the planner.
+func VisibleOwners(ctx context.Context) ([]uuid.UUID, bool) {
+	p, ok := PrincipalFrom(ctx)
+	if !ok || !p.HasUser() || p.Visibility == VisibilityAll || p.VisibleOwners == nil {
+		return nil, false
+	}
+	return p.VisibleOwners, true
 }
 
 // HasUser reports whether the credential acts for one user.

@@ -108,9 +108,9 @@ func (d *Driver) BeginTx(ctx context.Context, opts *entsql.TxOptions) (dialect.T
 			set_config('app.visibility', $3, true)`, []any{id.String(), uid, vis}
 	case ctx.Value(authPendingKey{}) != nil:
 		if d.Trace != nil {
-			return tracedTx{Tx: tx, trace: d.Trace}, nil
+			return tracedTx{Tx: planTx{tx}, trace: d.Trace}, nil
 		}
-		return tx, nil
+		return planTx{tx}, nil
 	default:
 		_ = tx.Rollback()
 		return nil, ErrNoCompany
@@ -125,9 +125,9 @@ func (d *Driver) BeginTx(ctx context.Context, opts *entsql.TxOptions) (dialect.T
 		return nil, fmt.Errorf("pin transaction: %w", err)
 	}
 	if d.Trace != nil {
-		return tracedTx{Tx: tx, trace: d.Trace}, nil
+		return tracedTx{Tx: planTx{tx}, trace: d.Trace}, nil
 	}
-	return tx, nil
+	return planTx{tx}, nil
 }
 
 type tracedTx struct {

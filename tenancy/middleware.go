@@ -174,12 +174,12 @@ func (a *Authenticator) begin(ctx context.Context, key, kind string) (dialect.Tx
 // app role, which itself cannot.
 const authQuery = `SELECT key_id, key_prefix, key_hash, kind, env, scopes, allowed_domains,
 	company_id, live_company_id, sandbox, features, user_id, user_role,
-	company_name, user_email, user_first_name, user_last_name,
+	company_name, user_email, user_first_name, user_last_name, owner_ids,
 	set_config('app.company_id', company_id::text, true),
 	set_config('app.user_id', coalesce(user_id::text, ''), true),
 	set_config('app.visibility', CASE WHEN user_id IS NULL OR user_role = ANY($2::text[]) THEN 'all'
 		ELSE 'own_and_delegated' END, true)
-FROM auth_credential($1)`
+FROM auth_credential($1, $2::text[])`
 
 // seeAllArg is the lookups' $2: the roles whose visibility is all, as a text[] literal (role
 // names are identifiers: no quoting needed).
@@ -200,11 +200,12 @@ func (a *Authenticator) keyLookup(key string, p *Principal) *authLookup {
 			stored, scopes, domains, feats []byte
 			keyID, company, live, user     pgtype.UUID
 			userRole, email, first, last   pgtype.Text
+			owners                         []pgtype.UUID
 			pinned, pinnedUser             string
 		)
 		if err := rows.Scan(&keyID, &p.KeyPrefix, &stored, &p.Kind, &p.Env, &scopes, &domains,
 			&company, &live, &p.Sandbox, &feats, &user, &userRole, &p.CompanyName, &email, &first, &last,
-			&pinned, &pinnedUser, &p.Visibility); err != nil {
+			&owners, &pinned, &pinnedUser, &p.Visibility); err != nil {
 			return err
 		}
 		if subtle.ConstantTimeCompare(stored, hash) != 1 {
@@ -215,14 +216,21 @@ func (a *Authenticator) keyLookup(key string, p *Principal) *authLookup {
 			return err
 		}
 		p.KeyID, p.CompanyID, p.LiveCompanyID, p.UserID = keyID.Bytes, company.Bytes, live.Bytes, user.Bytes
-		p.setUser(userRole, email, first, last)
+		p.setUser(userRole, email, first, last, owners)
 		return nil
 	}}
 }
 
-// setUser takes the lookup's user columns (NULL without a user).
-func (p *Principal) setUser(role, email, first, last pgtype.Text) {
+// setUser takes the lookup's user columns (NULL without a user) and the owners a restricted
+// credential sees (NULL when it sees all).
+func (p *Principal) setUser(role, email, first, last pgtype.Text, owners []pgtype.UUID) {
 	p.UserRole, p.UserEmail, p.UserFirstName, p.UserLastName = role.String, email.String, first.String, last.String
+	if owners != nil {
+		p.VisibleOwners = make([]uuid.UUID, len(owners))
+		for i, o := range owners {
+			p.VisibleOwners[i] = o.Bytes
+		}
+	}
 }
 
 // AccessTokenPrefix starts every OAuth access token (fosite's HMAC strategy: prefix, key,
@@ -243,12 +251,12 @@ func accessTokenSignature(tok string) (string, bool) {
 // authQuery a key: auth_token (migrations/) is SECURITY DEFINER as auth_credential is.
 const tokenQuery = `SELECT key_id, key_hash, env, scopes, company_id, live_company_id, sandbox, features,
 	user_id, user_role, client_id, client_name,
-	company_name, user_email, user_first_name, user_last_name,
+	company_name, user_email, user_first_name, user_last_name, owner_ids,
 	set_config('app.company_id', company_id::text, true),
 	set_config('app.user_id', coalesce(user_id::text, ''), true),
 	set_config('app.visibility', CASE WHEN user_id IS NULL OR user_role = ANY($2::text[]) THEN 'all'
 		ELSE 'own_and_delegated' END, true)
-FROM auth_token($1)`
+FROM auth_token($1, $2::text[])`
 
 // tokenLookup is keyLookup for access tokens: sig is the token's signature. A token issued
 // through a user's consent gets the user's visibility, exactly as a key bound to that user.
@@ -265,11 +273,12 @@ func (a *Authenticator) tokenLookup(sig string, p *Principal) *authLookup {
 			stored, scopes, feats                []byte
 			keyID, company, live, user, clientID pgtype.UUID
 			userRole, email, first, last         pgtype.Text
+			owners                               []pgtype.UUID
 			pinned, pinnedUser                   string
 		)
 		if err := rows.Scan(&keyID, &stored, &p.Env, &scopes, &company, &live, &p.Sandbox,
 			&feats, &user, &userRole, &clientID, &p.ClientName, &p.CompanyName, &email, &first, &last,
-			&pinned, &pinnedUser, &p.Visibility); err != nil {
+			&owners, &pinned, &pinnedUser, &p.Visibility); err != nil {
 			return err
 		}
 		if subtle.ConstantTimeCompare(stored, hash) != 1 {
@@ -280,7 +289,7 @@ func (a *Authenticator) tokenLookup(sig string, p *Principal) *authLookup {
 		}
 		p.Kind = KindOAuth
 		p.KeyID, p.CompanyID, p.LiveCompanyID, p.UserID, p.ClientID = keyID.Bytes, company.Bytes, live.Bytes, user.Bytes, clientID.Bytes
-		p.setUser(userRole, email, first, last)
+		p.setUser(userRole, email, first, last, owners)
 		return nil
 	}}
 }

@@ -73,7 +73,7 @@ func (d *Driver) beginLookup(ctx context.Context, l *authLookup) (dialect.Tx, er
 		}
 		return nil, fmt.Errorf("resolve credential: %w", lookupErr)
 	}
-	tx := &connTx{Conn: entsql.Conn{ExecQuerier: conn}, conn: conn, ctx: ctx}
+	tx := planTx{&connTx{Conn: entsql.Conn{ExecQuerier: conn}, conn: conn, ctx: ctx}}
 	if d.Trace != nil {
 		return tracedTx{Tx: tx, trace: d.Trace}, nil
 	}

@@ -149,6 +149,7 @@ func (r Row) Key(sort string) []string {
 func (s *Service) List(ctx context.Context, f ListFilter, after []string, limit int) ([]Row, error) {
 	q := tenancy.Client(ctx).Contact.Query()
 	qctx := ctx
+	term := f.Search // f.Search is cleared when the keys take it
 	vis, _ := tenancy.VisibilityOf(ctx)
 	restricted := vis != tenancy.VisibilityAll
 	if restricted {
@@ -161,9 +162,10 @@ func (s *Service) List(ctx context.Context, f ListFilter, after []string, limit 
 		// contacts from the statistics and walks (docs/benchmarks.md, "Contacts at a
 		// million"). So this one query skips ent's privacy rules (the rules cannot take the
 		// values) and carries their two conditions itself: company_id = the pinned company and
-		// owner_id IN (the user and its validly delegating users, read with the policies' own
-		// function in the same transaction). The row-level security policies of the request
-		// transaction apply to it as to every statement: the two layers stay. q may go through
+		// owner_id IN (the user and its validly delegating users, as the credential lookup read
+		// them; contact_list_scope reads them in the transaction where the lookup does not).
+		// The row-level security policies of the request transaction read the delegations
+		// themselves in every statement: the two layers stay. q may go through
 		// contact_search_keys instead of the pg_trgm index (searchkeys.go).
 		company, ok := tenancy.CompanyID(ctx)
 		if !ok {
@@ -178,13 +180,21 @@ func (s *Service) List(ctx context.Context, f ListFilter, after []string, limit 
 				maxOwners = keysMaxOwners
 			}
 		}
-		owners, estimate, err := listScope(ctx, pattern, maxOwners)
-		if err != nil {
-			return nil, err
+		// The owners come with the credential (its lookup read them); contact_list_scope is
+		// asked for PostgreSQL's estimate when the keys might serve q, and for the owners
+		// where the credential's lookup does not read them.
+		owners, known := tenancy.VisibleOwners(ctx)
+		var estimate float64
+		if !known || (maxOwners > 0 && len(owners) <= maxOwners) {
+			var err error
+			if owners, estimate, err = listScope(ctx, pattern, maxOwners); err != nil {
+				return nil, err
+			}
 		}
 		qctx = privacy.DecisionContext(ctx, privacy.Allow)
 		keys := false
 		if maxOwners > 0 {
+			var err error
 			if keys, err = useSearchKeys(ctx, owners, f.Search, estimate); err != nil {
 				return nil, err
 			}
@@ -200,11 +210,6 @@ func (s *Service) List(ctx context.Context, f ListFilter, after []string, limit 
 		q.Where(contact.UpdatedAtGTE(*f.UpdatedSince))
 	}
 	if f.Search != "" {
-		if !restricted { // contact_list_scope did it for a restricted credential
-			if err := customPlans(ctx); err != nil {
-				return nil, err
-			}
-		}
 		q.Where(search(f.Search))
 	}
 	if f.Type != "" {
@@ -233,6 +238,10 @@ func (s *Service) List(ctx context.Context, f ListFilter, after []string, limit 
 	if keyset != nil {
 		q.Where(keyset)
 	}
+	if term != "" {
+		// planned for its values: q's plan depends on the term (tenancy.CustomPlans)
+		qctx = tenancy.CustomPlans(qctx)
+	}
 	rows, err := q.Order(k.Order()).Limit(limit + 1).All(qctx)
 	if err != nil {
 		return nil, fmt.Errorf("list contacts: %w", err)
@@ -256,7 +265,7 @@ func (s *Service) List(ctx context.Context, f ListFilter, after []string, limit 
 // whose delegation to it is valid: app_visible_owner_ids(), the array the policies and the ent
 // rule use) and, for a LIKE pattern and at most maxOwners owners, PostgreSQL's estimate of
 // their contacts matching it, in one round trip (contact_list_scope, migration
-// 20261126080000). With a pattern, the transaction's later statements get custom plans.
+// 20261126080000, 20261126090100).
 func listScope(ctx context.Context, pattern *string, maxOwners int) (owners []uuid.UUID, estimate float64, err error) {
 	rows, err := tenancy.Client(ctx).QueryContext(ctx, `SELECT owner_id, estimate FROM contact_list_scope($1, $2)`, pattern, maxOwners)
 	if err != nil {
@@ -275,19 +284,6 @@ func listScope(ctx context.Context, pattern *string, maxOwners int) (owners []uu
 		return nil, 0, fmt.Errorf("list scope: %w", err)
 	}
 	return owners, estimate, nil
-}
-
-// customPlans has the rest of the request transaction plan each statement for its values:
-// the statements run as prepared statements (pgx caches them per connection), and after five
-// runs PostgreSQL may keep a generic plan, which cannot use the pg_trgm index for
-// "search_text LIKE $n" (no pattern to take trigrams from): a rare term would then walk the
-// company's contacts, a common one for an agent bitmap all its owners' (q=berlin: 50 ms
-// against 3.5 ms planned for the value).
-func customPlans(ctx context.Context) error {
-	if _, err := tenancy.Client(ctx).ExecContext(ctx, `SELECT set_config('plan_cache_mode', 'force_custom_plan', true)`); err != nil {
-		return fmt.Errorf("custom plans: %w", err)
-	}
-	return nil
 }
 
 // hasPhone: the contact has a phone whose E.164 key is key.

@@ -27,12 +27,12 @@ const (
 	// authQuery is tenancy's credential lookup and pin (tenancy/middleware.go).
 	authQuery = `SELECT key_id, key_prefix, key_hash, kind, env, scopes, allowed_domains,
 	company_id, live_company_id, sandbox, features, user_id, user_role,
-	company_name, user_email, user_first_name, user_last_name,
+	company_name, user_email, user_first_name, user_last_name, owner_ids,
 	set_config('app.company_id', company_id::text, true),
 	set_config('app.user_id', coalesce(user_id::text, ''), true),
 	set_config('app.visibility', CASE WHEN user_id IS NULL OR user_role = ANY($2::text[]) THEN 'all'
 		ELSE 'own_and_delegated' END, true)
-FROM auth_credential($1)`
+FROM auth_credential($1, $2::text[])`
 
 	// companyQuery is tx.Company.Get(ctx, id) under the FilterOwnCompany privacy rule: the id
 	// predicate twice, the filter's and Get's, and LIMIT 2 from Only.
@@ -192,6 +192,7 @@ func scanPrincipal(rows pgx.Rows, hash []byte) (p principal, err error) {
 		pinned, pinnedUser, visibility string
 		userRole, email, first, last   pgtype.Text
 		stored, domains                []byte
+		owners                         []pgtype.UUID
 	)
 	if !rows.Next() {
 		if err := rows.Err(); err != nil {
@@ -201,7 +202,7 @@ func scanPrincipal(rows pgx.Rows, hash []byte) (p principal, err error) {
 	}
 	if err := rows.Scan(&p.keyID, &p.prefix, &stored, &p.kind, &p.env, &p.scopes, &domains,
 		&p.companyID, &liveCompanyID, &p.sandbox, &p.features, &p.userID, &userRole, &p.companyName, &email, &first, &last,
-		&pinned, &pinnedUser, &visibility); err != nil {
+		&owners, &pinned, &pinnedUser, &visibility); err != nil {
 		return p, err
 	}
 	if subtle.ConstantTimeCompare(stored, hash) != 1 {

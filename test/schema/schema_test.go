@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"errors"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 
@@ -105,8 +106,14 @@ func TestSchema_AppRoleCannotBypassRLS(t *testing.T) {
 	if owned != 0 {
 		t.Errorf("the app role owns %d tables; owners bypass RLS unless forced", owned)
 	}
-	if _, err := db.Exec(`SELECT key_id FROM auth_credential('\x00'::bytea)`); err != nil {
+	if _, err := db.Exec(`SELECT key_id FROM auth_credential('\x00'::bytea, '{}')`); err != nil {
 		t.Errorf("the app role cannot call auth_credential: %v", err)
+	}
+	// auth_owner_ids reads the delegations of any company as brokerdesk_auth when the lookups
+	// call it; the app role must not be able to ask it about another company.
+	if _, err := db.Exec(`SELECT auth_owner_ids(gen_random_uuid(), gen_random_uuid(), 'agent', '{}')`); err == nil ||
+		!strings.Contains(err.Error(), "permission denied") {
+		t.Errorf("the app role calls auth_owner_ids: %v, want permission denied", err)
 	}
 }
 

@@ -103,13 +103,13 @@ var appPrivileges = map[string]string{
 // more rights than the app role has, so each is reviewed (search_path pinned, objects
 // schema-qualified, no parameter that widens what it does).
 var appDefinerFunctions = []string{
-	"auth_credential(bytea)",              // owner brokerdesk_auth: the credential of a key hash
+	"auth_credential(bytea,text[])",       // owner brokerdesk_auth: the credential of a key hash
 	"maintenance_purge()",                 // owner brokerdesk_operator: retention fixed in the function
 	"webhook_credential(uuid)",            // owner brokerdesk_auth: a key of the pinned company only
 	"webhook_oauth_credential(uuid,uuid)", // owner brokerdesk_auth: an OAuth client's grant of the pinned company only
 	"webhook_pending_companies()",         // owner brokerdesk_operator: company ids only
 	"webhook_purge()",                     // owner brokerdesk_operator: delivery log past 30 days
-	"auth_token(bytea)",                   // owner brokerdesk_auth: the grant of an OAuth access-token hash
+	"auth_token(bytea,text[])",            // owner brokerdesk_auth: the grant of an OAuth access-token hash
 	"calendar_feed_user(bytea)",           // owner brokerdesk_auth: the user of a calendar-feed token hash
 	"insurer_ensure(text)",                // owner brokerdesk_operator: adds "VU <n>" to the platform catalog, never a name
 	"oauth_login_users(text,uuid)",        // owner brokerdesk_auth: sign-in candidates of one e-mail (argon2id hashes)
@@ -316,7 +316,7 @@ func TestSchema_DefinerExploitsFail(t *testing.T) {
 					'active'::varchar AS status`,
 				`GRANT SELECT ON pg_temp.api_keys TO PUBLIC`,
 			},
-			call: `SELECT key_id FROM auth_credential('\x00'::bytea)`,
+			call: `SELECT key_id FROM auth_credential('\x00'::bytea, '{}')`,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/brokerdesk/brokerdesk/app"
 	"github.com/brokerdesk/brokerdesk/app/contacts"
+	"github.com/brokerdesk/brokerdesk/app/operator"
 	"github.com/brokerdesk/brokerdesk/ent/privacy"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 	"github.com/brokerdesk/brokerdesk/test/apitest"
@@ -80,6 +81,37 @@ func layerRoutes(v1 fiber.Router, m app.Middleware) {
 			return err
 		}
 		return c.JSON(ids)
+	})
+	// The owners the credential lookup read (tenancy.VisibleOwners) beside the policies' own
+	// array in the same transaction.
+	v1.Get("/_test/owners", m.Auth, func(c *fiber.Ctx) error {
+		ctx := c.UserContext()
+		var out struct {
+			Lookup []string `json:"lookup"`
+			Known  bool     `json:"known"`
+			Policy []string `json:"policy"`
+		}
+		owners, known := tenancy.VisibleOwners(ctx)
+		out.Known = known
+		for _, o := range owners {
+			out.Lookup = append(out.Lookup, o.String())
+		}
+		rows, err := tenancy.Client(ctx).QueryContext(ctx, "SELECT unnest(app_visible_owner_ids())::text")
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			out.Policy = append(out.Policy, id)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return c.JSON(out)
 	})
 	// Privacy switched off: RLS alone, through ent.
 	v1.Get("/_test/bypass/leads", m.Auth, func(c *fiber.Ctx) error {
@@ -168,6 +200,63 @@ func TestVisibility_ContactListOwnFilter(t *testing.T) {
 				if slices.Contains(got, id) != slices.Contains(want, name) {
 					t.Errorf("q=%s: contact of %s shown %v, want %v", q, name, slices.Contains(got, id), slices.Contains(want, name))
 				}
+			}
+		}
+	}
+}
+
+// TestVisibility_OwnersWithCredential: the credential lookups (auth_credential, auth_token)
+// return the owners a restricted credential sees, the same set as the policies' own array in
+// the same transaction: the user and the users with a valid delegation to it, not an expired
+// one, nor one of another company; nothing for credentials that see all. For keys and OAuth
+// tokens alike, live and sandbox.
+func TestVisibility_OwnersWithCredential(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, app.WithTestRoutes(layerRoutes))
+	co, other := env.NewCompany(t), env.NewCompany(t)
+	agentA, agentB, agentC := env.NewUser(t, co, "agent"), env.NewUser(t, co, "agent"), env.NewUser(t, co, "agent")
+	past, future := time.Now().Add(-time.Minute), time.Now().Add(time.Hour)
+	co.Delegate(t, agentB.ID, agentA.ID, &future)
+	co.Delegate(t, agentC.ID, agentA.ID, &past)
+	otherAgent := env.NewUser(t, other, "agent")
+	other.Delegate(t, otherAgent.ID, env.NewUser(t, other, "agent").ID, nil)
+	sandboxA := co.Key(t, operator.NewKeyInput{Kind: "secret", Env: "test", UserID: &agentA.ID}).Secret
+	sorted := func(ids ...string) []string { slices.Sort(ids); return ids }
+	for _, tc := range []struct {
+		name, key string
+		want      []string // nil: sees all
+	}{
+		{"agent A key", co.UserKey(t, agentA), sorted(agentA.ID.String(), agentB.ID.String())},
+		{"agent A token", co.UserOAuthToken(t, agentA).AccessToken, sorted(agentA.ID.String(), agentB.ID.String())},
+		{"agent B key", co.UserKey(t, agentB), []string{agentB.ID.String()}},
+		{"agent A sandbox key", sandboxA, nil}, // its twin: checked against the policy below
+		{"admin key", co.UserKey(t, co.Admin), nil},
+		{"company key", co.Secret, nil},
+	} {
+		r := env.Do(t, apitest.Request{Path: "/_test/owners", Key: tc.key})
+		if r.Status != 200 {
+			t.Fatalf("%s: %d %s", tc.name, r.Status, r.Body)
+		}
+		var got struct {
+			Lookup []string
+			Known  bool
+			Policy []string
+		}
+		r.Decode(t, &got)
+		slices.Sort(got.Lookup)
+		slices.Sort(got.Policy)
+		switch {
+		case tc.name == "agent A sandbox key":
+			if !got.Known || len(got.Lookup) != 1 || !slices.Equal(got.Lookup, got.Policy) || got.Lookup[0] == agentA.ID.String() {
+				t.Errorf("%s: lookup %v (known %v), policy %v: want the twin of A alone in both", tc.name, got.Lookup, got.Known, got.Policy)
+			}
+		case tc.want == nil:
+			if got.Known || got.Lookup != nil {
+				t.Errorf("%s: lookup %v (known %v), want none: it sees all", tc.name, got.Lookup, got.Known)
+			}
+		default:
+			if !got.Known || !slices.Equal(got.Lookup, tc.want) || !slices.Equal(got.Policy, tc.want) {
+				t.Errorf("%s: lookup %v (known %v), policy %v, want %v in both", tc.name, got.Lookup, got.Known, got.Policy, tc.want)
 			}
 		}
 	}
