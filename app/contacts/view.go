@@ -98,11 +98,13 @@ func (v View) EventAbout() events.About {
 }
 
 // NewView is the Contact resource of c with its phones and every non-sensitive group: what
-// events carry (sensitive groups never reach events or logs in clear).
+// events carry (sensitive groups never reach events or logs in clear). Times in UTC whatever
+// the session's TimeZone: a list with q reads its rows in text format (tenancy.CustomPlans),
+// where PostgreSQL writes them with the session's offset.
 func NewView(c *ent.Contact, phones []*ent.ContactPhone) View {
 	v := View{ID: c.ID, Type: string(c.Type), FirstName: c.FirstName, LastName: c.LastName, Email: c.Email,
 		Phones: []PhoneView{}, OwnerID: c.OwnerID, Tags: c.Tags, Labels: c.Labels, CustomFields: c.CustomFields,
-		ExternalReferences: c.ExternalReferences, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt,
+		ExternalReferences: c.ExternalReferences, CreatedAt: c.CreatedAt.UTC(), UpdatedAt: c.UpdatedAt.UTC(),
 		Groups: map[string]map[string]any{}, Version: c.Version}
 	if v.ExternalReferences == nil {
 		v.ExternalReferences = []schematype.ExternalRef{}
