@@ -149,7 +149,6 @@ func (r Row) Key(sort string) []string {
 func (s *Service) List(ctx context.Context, f ListFilter, after []string, limit int) ([]Row, error) {
 	q := tenancy.Client(ctx).Contact.Query()
 	qctx := ctx
-	term := f.Search // f.Search is cleared when the keys take it
 	vis, _ := tenancy.VisibilityOf(ctx)
 	restricted := vis != tenancy.VisibilityAll
 	if restricted {
@@ -238,8 +237,10 @@ func (s *Service) List(ctx context.Context, f ListFilter, after []string, limit 
 	if keyset != nil {
 		q.Where(keyset)
 	}
-	if term != "" {
-		// planned for its values: q's plan depends on the term (tenancy.CustomPlans)
+	if f.Search != "" {
+		// planned for its values: LIKE's plan depends on the pattern (tenancy.CustomPlans). The
+		// keys' statement (f.Search cleared) keeps the plan cache: its index conditions take
+		// parameters, and an unnamed statement is parsed and planned anew every time (~0.7 ms).
 		qctx = tenancy.CustomPlans(qctx)
 	}
 	rows, err := q.Order(k.Order()).Limit(limit + 1).All(qctx)
