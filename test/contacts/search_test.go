@@ -180,6 +180,18 @@ func TestContacts_RestrictedSearch(t *testing.T) {
 		// updatedSince without offset is Europe/Berlin: 01:10 there is 600 s after 2026-01-01 UTC
 		same(t, walk(t, keyA, "", "/contacts?q=m%C3%BCll&limit=5&sort=updatedAt&updatedSince=2026-01-01T01:10:00"),
 			expect(visibleA, "updatedAt", func(r searchRow) bool { return r.updated >= 600 }))
+		// The statement with LIKE goes out unnamed, its parameters untyped (tenancy.CustomPlans):
+		// every filter's value must still reach PostgreSQL as its column's type.
+		for _, key := range []string{keyA, a.Secret} {
+			var owners []uuid.UUID
+			if key == keyA {
+				owners = visibleA
+			}
+			same(t, walk(t, key, "", "/contacts?q=m%C3%BCll&limit=50&type=private"), expect(owners, "-createdAt", nil))
+			for _, filter := range []string{"type=business", "label=red", "email=nobody%40example.com", "phone=%2B4930123456"} {
+				same(t, walk(t, key, "", "/contacts?q=m%C3%BCll&limit=50&"+filter), nil)
+			}
+		}
 	})
 	t.Run("a cursor of the agent's search continues for the company key", func(t *testing.T) {
 		// the first page as A, the rest as the company key: A's cursor is a position in the
