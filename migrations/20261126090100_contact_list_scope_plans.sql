@@ -11,8 +11,9 @@
 --    planning. The estimate only has to tell a few hundred visible matches from many thousand
 --    (keysMaxRows, 1,000), so it asks about the expression search_text || '' (the same text),
 --    whose extended statistics keep 101 entries: 0.2 ms of planning. At 1,000,000 contacts
---    q=müll (790 visible matches for the benchmark's agent) was estimated at 266 rows and
---    q=berlin (6,280) at 1,595: the same decisions as with the column's statistics.
+--    q=müll (781 visible matches for the benchmark's agent) was estimated at 266 rows and
+--    q=berlin (one in eight of its 50,259 contacts, ~6,300) at 1,595: the same decisions as
+--    with the column's statistics.
 
 -- +goose Up
 CREATE STATISTICS contacts_search_estimate ON (search_text || '') FROM contacts;

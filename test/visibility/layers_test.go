@@ -1,6 +1,7 @@
 package visibility
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -29,18 +30,9 @@ func layerRoutes(v1 fiber.Router, m app.Middleware) {
 		if table == "events" {
 			col = "coalesce(data->>'id', '')"
 		}
-		rows, err := tenancy.Client(ctx).QueryContext(ctx, "SELECT "+col+" FROM "+table)
+		ids, err := queryTexts(ctx, "SELECT "+col+" FROM "+table)
 		if err != nil {
 			return err
-		}
-		defer rows.Close()
-		ids := []string{}
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				return err
-			}
-			ids = append(ids, id)
 		}
 		return c.JSON(ids)
 	})
@@ -96,21 +88,11 @@ func layerRoutes(v1 fiber.Router, m app.Middleware) {
 		for _, o := range owners {
 			out.Lookup = append(out.Lookup, o.String())
 		}
-		rows, err := tenancy.Client(ctx).QueryContext(ctx, "SELECT unnest(app_visible_owner_ids())::text")
+		policy, err := queryTexts(ctx, "SELECT unnest(app_visible_owner_ids())::text")
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				return err
-			}
-			out.Policy = append(out.Policy, id)
-		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
+		out.Policy = policy
 		return c.JSON(out)
 	})
 	// Privacy switched off: RLS alone, through ent.
@@ -203,6 +185,24 @@ func TestVisibility_ContactListOwnFilter(t *testing.T) {
 			}
 		}
 	}
+}
+
+// queryTexts runs query (one text column) in the request transaction of ctx.
+func queryTexts(ctx context.Context, query string) ([]string, error) {
+	rows, err := tenancy.Client(ctx).QueryContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []string{}
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
 }
 
 // TestVisibility_OwnersWithCredential: the credential lookups (auth_credential, auth_token)
