@@ -12,14 +12,19 @@ import (
 // icalWriter writes an RFC 5545 stream: CRLF line ends, lines folded at 75 octets.
 type icalWriter struct{ b strings.Builder }
 
+// line writes one content line, folded as RFC 5545 §3.1 says: no physical line longer than 75
+// octets, the space that starts a continuation line included (so a continuation carries at
+// most 74 octets of the value), and never inside a UTF-8 sequence.
 func (w *icalWriter) line(s string) {
-	for len(s) > 75 {
-		cut := 75
+	limit := 75
+	for len(s) > limit {
+		cut := limit
 		for cut > 0 && !utf8.RuneStart(s[cut]) {
 			cut--
 		}
 		w.b.WriteString(s[:cut] + "\r\n ")
 		s = s[cut:]
+		limit = 74
 	}
 	w.b.WriteString(s + "\r\n")
 }
