@@ -47,9 +47,14 @@ var blocked = func() []netip.Prefix {
 		"::/128",          // unspecified
 		"::1/128",         // loopback
 		"::/96",           // IPv4-compatible (deprecated)
+		"::ffff:0:0/96",   // IPv4-mapped: not globally reachable (IANA), whatever IPv4 it carries
+		"::ffff:0:0:0/96", // IPv4-translated (RFC 2765, SIIT)
 		"100::/64",        // discard
 		"2001::/32",       // Teredo
+		"2001:2::/48",     // benchmarking
 		"2001:db8::/32",   // documentation
+		"3fff::/20",       // documentation (RFC 9637)
+		"5f00::/16",       // SRv6 SIDs (RFC 9602), not globally reachable
 		"fc00::/7",        // unique local (fd00::/8; AWS metadata fd00:ec2::254)
 		"fe80::/10",       // link-local
 		"fec0::/10",       // site-local (deprecated)
@@ -77,18 +82,20 @@ func embedded(a netip.Addr) (netip.Addr, bool) {
 	return netip.Addr{}, false
 }
 
-// CheckAddr refuses an address deliveries must not reach.
+// CheckAddr refuses an address deliveries must not reach: one in a refused range, or an IPv6
+// address whose embedded IPv4 address is in one. AllowLoopback admits loopback in either form.
 func (g Guard) CheckAddr(a netip.Addr) error {
 	a = a.WithZone("")
-	if v4, ok := embedded(a); ok {
-		a = v4
-	}
-	if g.AllowLoopback && a.IsLoopback() {
+	v4, hasV4 := embedded(a)
+	if g.AllowLoopback && (a.IsLoopback() || hasV4 && v4.IsLoopback()) {
 		return nil
 	}
 	for _, p := range blocked {
 		if p.Contains(a) {
 			return fmt.Errorf("%w: %s is in %s", ErrAddressNotAllowed, a, p)
+		}
+		if hasV4 && p.Contains(v4) {
+			return fmt.Errorf("%w: %s (%s) is in %s", ErrAddressNotAllowed, a, v4, p)
 		}
 	}
 	return nil

@@ -38,10 +38,16 @@ func TestGuard_CheckURL(t *testing.T) {
 		{"https://[::ffff:10.0.0.1]/", "url_not_allowed", "url_not_allowed"},
 		{"https://[64:ff9b::a9fe:a9fe]/", "url_not_allowed", "url_not_allowed"}, // NAT64 of 169.254.169.254
 		{"https://[2002:7f00:1::]/", "url_not_allowed", ""},                     // 6to4 of 127.0.0.1
-		{"https://2130706433/", "invalid_host", "invalid_host"},                 // decimal 127.0.0.1
-		{"https://0177.0.0.1/", "invalid_host", "invalid_host"},                 // octal
-		{"https://0x7f.0.0.1/", "invalid_host", "invalid_host"},                 // hex
-		{"https://127.1/", "invalid_host", "invalid_host"},                      // short form
+		// IPv4-mapped (::ffff:0:0/96) is not globally reachable (IANA special-purpose registry),
+		// whatever the IPv4 address it carries; 3fff::/20 is documentation (RFC 9637).
+		{"https://[::ffff:93.184.216.34]/", "url_not_allowed", "url_not_allowed"},
+		{"https://[3fff::1]/", "url_not_allowed", "url_not_allowed"},
+		{"https://[3fff:fff:ffff::1]/", "url_not_allowed", "url_not_allowed"},
+		{"https://[3fff:1000::1]/", "", ""},                     // just outside 3fff::/20
+		{"https://2130706433/", "invalid_host", "invalid_host"}, // decimal 127.0.0.1
+		{"https://0177.0.0.1/", "invalid_host", "invalid_host"}, // octal
+		{"https://0x7f.0.0.1/", "invalid_host", "invalid_host"}, // hex
+		{"https://127.1/", "invalid_host", "invalid_host"},      // short form
 		{"https://017700000001/", "invalid_host", "invalid_host"},
 		{"https://user:pw@hooks.example.com", "url_credentials_not_allowed", "url_credentials_not_allowed"},
 		{"https://hooks.example.com/#frag", "invalid_url", "invalid_url"},
@@ -76,6 +82,11 @@ func TestGuard_CheckAddr(t *testing.T) {
 		{"192.168.0.1", false}, {"169.254.169.254", false}, {"100.100.100.200", false}, {"fd00::1", false},
 		{"fd12:3456::1", false}, {"fe80::1%eth0", false}, {"::ffff:169.254.169.254", false}, {"224.0.0.1", false},
 		{"255.255.255.255", false}, {"198.18.0.1", false}, {"::", false}, {"2001:db8::1", false},
+		// the list lacked these: every IPv4-mapped address, IPv6 documentation (RFC 9637),
+		// IPv4-translated (RFC 2765), IPv6 benchmarking, SRv6 SIDs (RFC 9602)
+		{"::ffff:8.8.8.8", false}, {"::ffff:0:0", false}, {"::ffff:93.184.216.34", false},
+		{"3fff::", false}, {"3fff:abc::1", false}, {"3fff:fff:ffff:ffff:ffff:ffff:ffff:ffff", false}, {"3fff:1000::", true},
+		{"::ffff:0:808:808", false}, {"2001:2::1", false}, {"5f00::1", false},
 	} {
 		err := Guard{}.CheckAddr(netip.MustParseAddr(tc.addr))
 		if (err == nil) != tc.allowed {
