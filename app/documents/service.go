@@ -47,7 +47,9 @@ var Types = schema.DocumentTypes
 // AllowedTypes are the media types a document may have, sniffed from its content: what a
 // brokerage files (PDF, scans and photos, office documents, text, e-mails). Not allowed, among
 // others: executables and scripts, HTML and SVG (active content), archives (their content
-// cannot be judged), and anything unrecognised (application/octet-stream).
+// cannot be judged), and anything unrecognised (application/octet-stream). What a download is
+// served as is httpx.ServedType's decision: XML and e-mails are stored but go out as
+// application/octet-stream.
 var AllowedTypes = []string{
 	"application/pdf",
 	"image/jpeg", "image/png", "image/gif", "image/webp", "image/tiff", "image/heic", "image/heif", "image/bmp",

@@ -14,8 +14,42 @@ import (
 // net/http), never by what an uploader claimed: what we store and serve as a file's type.
 func SniffType(content []byte) string { return http.DetectContentType(content) }
 
-// SendFile answers a download of content named name: the type sniffed from the content,
-// Content-Disposition attachment (a browser saves it, never renders it on our origin) with the
+// servedAsIs is the one allow-list of media types a download is served under: formats no
+// browser runs script from when it opens them (PDF, raster images, plain text and CSV, RTF,
+// office documents, Outlook messages). Every other type goes out as application/octet-stream:
+// HTML, XHTML and SVG (active content), XML (a browser renders it as XHTML, and an XHTML
+// script element in any XML document runs), e-mails (message/rfc822: MHTML), scripts, and
+// whatever the sniffer or an uploader names that is not listed. Content-Disposition attachment
+// and nosniff come on top: a list of what is safe, not of what is dangerous, so a type nobody
+// thought of is never served as itself.
+var servedAsIs = []string{
+	"application/pdf",
+	"image/jpeg", "image/png", "image/gif", "image/webp", "image/tiff", "image/heic", "image/heif", "image/bmp", "image/avif",
+	"text/plain", "text/csv", "text/rtf", "application/rtf",
+	"application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+	"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+	"application/vnd.openxmlformats-officedocument.presentationml.presentation",
+	"application/msword", "application/vnd.ms-excel", "application/vnd.ms-powerpoint",
+	"application/vnd.oasis.opendocument.text", "application/vnd.oasis.opendocument.spreadsheet",
+	"application/vnd.oasis.opendocument.presentation",
+	"application/vnd.ms-outlook",
+}
+
+// ServedType is the Content-Type a download of a file of mediaType (as sniffed, parameters
+// allowed) is served with: mediaType itself when its base type is in servedAsIs, else
+// application/octet-stream.
+func ServedType(mediaType string) string {
+	base, _, _ := strings.Cut(mediaType, ";")
+	for _, t := range servedAsIs {
+		if strings.EqualFold(strings.TrimSpace(base), t) {
+			return mediaType
+		}
+	}
+	return "application/octet-stream"
+}
+
+// SendFile answers a download of content named name: the type sniffed from the content (as
+// ServedType allows), Content-Disposition attachment (a browser saves it, never renders it on our origin) with the
 // name as RFC 6266 gives it, and X-Content-Type-Options nosniff.
 func SendFile(c *fiber.Ctx, name string, content []byte) error {
 	return SendFileAs(c, name, SniffType(content), content)
@@ -38,7 +72,7 @@ func SendStreamAs(c *fiber.Ctx, name, contentType string, r io.Reader, size int6
 }
 
 func downloadHeaders(c *fiber.Ctx, name, contentType string) {
-	c.Set(fiber.HeaderContentType, contentType)
+	c.Set(fiber.HeaderContentType, ServedType(contentType))
 	c.Set(fiber.HeaderContentDisposition, AttachmentDisposition(name))
 	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
 }

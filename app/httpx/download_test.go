@@ -63,3 +63,37 @@ func TestCleanFilename(t *testing.T) {
 		}
 	}
 }
+
+// TestServedType: a download goes out under its own type only when that type is on the
+// allow-list of formats no browser runs script from; XML (rendered as XHTML, script included,
+// when opened), HTML, SVG, e-mails (MHTML), scripts and anything unknown go out as
+// application/octet-stream. Catches text/xml and application/xml documents served as such.
+func TestServedType(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"application/pdf", "application/pdf"},
+		{"image/png", "image/png"},
+		{"image/jpeg", "image/jpeg"},
+		{"text/plain; charset=utf-8", "text/plain; charset=utf-8"},
+		{"text/csv; charset=utf-8", "text/csv; charset=utf-8"},
+		{"application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+			"application/vnd.openxmlformats-officedocument.wordprocessingml.document"},
+		{"Application/PDF", "Application/PDF"},
+		{"text/xml; charset=utf-8", "application/octet-stream"},
+		{"text/xml", "application/octet-stream"},
+		{"application/xml", "application/octet-stream"},
+		{"text/html; charset=utf-8", "application/octet-stream"},
+		{"application/xhtml+xml", "application/octet-stream"},
+		{"image/svg+xml", "application/octet-stream"},
+		{"message/rfc822", "application/octet-stream"},
+		{"multipart/related", "application/octet-stream"},
+		{"text/javascript; charset=utf-8", "application/octet-stream"},
+		{"application/x-shockwave-flash", "application/octet-stream"},
+		{"application/octet-stream", "application/octet-stream"},
+		{"", "application/octet-stream"},
+		{"text/plain, text/html", "application/octet-stream"},
+	} {
+		if got := ServedType(c.in); got != c.want {
+			t.Errorf("ServedType(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -111,6 +111,56 @@ func blobKey(t *testing.T, env *apitest.Env, id string) string {
 	return k
 }
 
+// TestDocuments_DownloadServedType: a download is served under its sniffed type only when that
+// type is on the one allow-list of inline-safe formats (httpx.ServedType); an XML document
+// (which a browser opened would render as XHTML, script included) and an e-mail (MHTML) go out
+// as application/octet-stream, always as an attachment with nosniff. The document keeps its
+// sniffed contentType. Catches text/xml and application/xml documents served as such.
+func TestDocuments_DownloadServedType(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a := env.NewCompany(t)
+	contact := mustContact(t, env, a.Secret)
+	// An XHTML script element runs in any XML document a browser renders.
+	xhtml := []byte(`<?xml version="1.0" encoding="UTF-8"?>` + "\n" +
+		`<Antrag><x:script xmlns:x="http://www.w3.org/1999/xhtml">alert(document.domain)</x:script></Antrag>`)
+	xmlDoc := []byte(`<?xml version="1.0" encoding="UTF-8"?>` + "\n" + `<Antrag><Name>Müller</Name></Antrag>`)
+	mail := []byte("From: a@example.com\r\nTo: b@example.com\r\nSubject: Angebot\r\nMessage-ID: <1@example.com>\r\n" +
+		"Date: Mon, 4 May 2026 10:00:00 +0200\r\nContent-Type: text/html\r\n\r\n<script>alert(1)</script>\r\n")
+	for _, c := range []struct {
+		name, file string
+		content    []byte
+		sniffed    string // the document's contentType, without parameters
+		served     string // the download's Content-Type
+	}{
+		{"pdf", "a.pdf", pdf, "application/pdf", "application/pdf"},
+		{"text", "a.txt", []byte("Sehr geehrte Frau Müller,\n"), "text/plain", "text/plain; charset=utf-8"},
+		{"xhtml script in xml", "a.xml", xhtml, "text/xml", "application/octet-stream"},
+		{"xml", "antrag.xml", xmlDoc, "text/xml", "application/octet-stream"},
+		{"e-mail", "a.eml", mail, "message/rfc822", "application/octet-stream"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := mustUpload(t, env, a.Secret, "/contacts/"+contact+"/documents", c.file, c.content)
+			if base, _, _ := strings.Cut(d.ContentType, ";"); base != c.sniffed {
+				t.Errorf("contentType %q, want %q", d.ContentType, c.sniffed)
+			}
+			r := env.Do(t, apitest.Request{Path: "/documents/" + d.ID + "/content", Key: a.Secret})
+			if r.Status != 200 || !bytes.Equal(r.Body, c.content) {
+				t.Fatalf("download: %d %q", r.Status, r.Body)
+			}
+			if got := r.Header.Get("Content-Type"); got != c.served {
+				t.Errorf("Content-Type %q, want %q", got, c.served)
+			}
+			if got := r.Header.Get("Content-Disposition"); !strings.HasPrefix(got, `attachment; filename="`+c.file+`"`) {
+				t.Errorf("Content-Disposition %q", got)
+			}
+			if got := r.Header.Get("X-Content-Type-Options"); got != "nosniff" {
+				t.Errorf("X-Content-Type-Options %q", got)
+			}
+		})
+	}
+}
+
 func TestDocuments_UploadAndDownload(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
