@@ -83,7 +83,7 @@ func (s *Server) routes(pager *httpx.Pager, o options) {
 	webhooks.NewHandler(s.hooks.Service(), pager, idem.Middleware()).Mount(api)
 	appts := appointments.NewHandler(appointments.NewService(events.NewService(), o.now), idem.Middleware())
 	appts.Mount(api)
-	appts.MountFeed(api, v1, auth.CalendarFeed(appointments.FeedToken))
+	appts.MountFeed(api, v1, auth.CalendarFeed(appointments.FeedToken), pager)
 	tasks.NewHandler(tasks.NewService(events.NewService(), o.now), pager, idem.Middleware()).Mount(api)
 	if o.testRoutes != nil {
 		o.testRoutes(v1, Middleware{Auth: auth.Secret(), RateLimit: s.limits.API.Middleware(ratelimit.CredentialKey),

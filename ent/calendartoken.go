@@ -29,6 +29,16 @@ type CalendarToken struct {
 	Prefix string `json:"prefix,omitempty"`
 	// CreatedAt holds the value of the "created_at" field.
 	CreatedAt time.Time `json:"created_at,omitempty"`
+	// ExpiresAt holds the value of the "expires_at" field.
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+	// IssuerUserID holds the value of the "issuer_user_id" field.
+	IssuerUserID uuid.UUID `json:"issuer_user_id,omitempty"`
+	// IssuerKeyID holds the value of the "issuer_key_id" field.
+	IssuerKeyID *uuid.UUID `json:"issuer_key_id,omitempty"`
+	// IssuerGrantID holds the value of the "issuer_grant_id" field.
+	IssuerGrantID *string `json:"issuer_grant_id,omitempty"`
+	// IssuerClientID holds the value of the "issuer_client_id" field.
+	IssuerClientID *uuid.UUID `json:"issuer_client_id,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the CalendarTokenQuery when eager-loading is set.
 	Edges        CalendarTokenEdges `json:"edges"`
@@ -60,13 +70,15 @@ func (*CalendarToken) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
+		case calendartoken.FieldIssuerKeyID, calendartoken.FieldIssuerClientID:
+			values[i] = &sql.NullScanner{S: new(uuid.UUID)}
 		case calendartoken.FieldTokenHash:
 			values[i] = new([]byte)
-		case calendartoken.FieldPrefix:
+		case calendartoken.FieldPrefix, calendartoken.FieldIssuerGrantID:
 			values[i] = new(sql.NullString)
-		case calendartoken.FieldCreatedAt:
+		case calendartoken.FieldCreatedAt, calendartoken.FieldExpiresAt:
 			values[i] = new(sql.NullTime)
-		case calendartoken.FieldID, calendartoken.FieldCompanyID, calendartoken.FieldUserID:
+		case calendartoken.FieldID, calendartoken.FieldCompanyID, calendartoken.FieldUserID, calendartoken.FieldIssuerUserID:
 			values[i] = new(uuid.UUID)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -118,6 +130,40 @@ func (_m *CalendarToken) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field created_at", values[i])
 			} else if value.Valid {
 				_m.CreatedAt = value.Time
+			}
+		case calendartoken.FieldExpiresAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field expires_at", values[i])
+			} else if value.Valid {
+				_m.ExpiresAt = new(time.Time)
+				*_m.ExpiresAt = value.Time
+			}
+		case calendartoken.FieldIssuerUserID:
+			if value, ok := values[i].(*uuid.UUID); !ok {
+				return fmt.Errorf("unexpected type %T for field issuer_user_id", values[i])
+			} else if value != nil {
+				_m.IssuerUserID = *value
+			}
+		case calendartoken.FieldIssuerKeyID:
+			if value, ok := values[i].(*sql.NullScanner); !ok {
+				return fmt.Errorf("unexpected type %T for field issuer_key_id", values[i])
+			} else if value.Valid {
+				_m.IssuerKeyID = new(uuid.UUID)
+				*_m.IssuerKeyID = *value.S.(*uuid.UUID)
+			}
+		case calendartoken.FieldIssuerGrantID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field issuer_grant_id", values[i])
+			} else if value.Valid {
+				_m.IssuerGrantID = new(string)
+				*_m.IssuerGrantID = value.String
+			}
+		case calendartoken.FieldIssuerClientID:
+			if value, ok := values[i].(*sql.NullScanner); !ok {
+				return fmt.Errorf("unexpected type %T for field issuer_client_id", values[i])
+			} else if value.Valid {
+				_m.IssuerClientID = new(uuid.UUID)
+				*_m.IssuerClientID = *value.S.(*uuid.UUID)
 			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
@@ -173,6 +219,29 @@ func (_m *CalendarToken) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("created_at=")
 	builder.WriteString(_m.CreatedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	if v := _m.ExpiresAt; v != nil {
+		builder.WriteString("expires_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	builder.WriteString("issuer_user_id=")
+	builder.WriteString(fmt.Sprintf("%v", _m.IssuerUserID))
+	builder.WriteString(", ")
+	if v := _m.IssuerKeyID; v != nil {
+		builder.WriteString("issuer_key_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.IssuerGrantID; v != nil {
+		builder.WriteString("issuer_grant_id=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.IssuerClientID; v != nil {
+		builder.WriteString("issuer_client_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -63,6 +63,68 @@ func (_c *CalendarTokenCreate) SetNillableCreatedAt(v *time.Time) *CalendarToken
 	return _c
 }
 
+// SetExpiresAt sets the "expires_at" field.
+func (_c *CalendarTokenCreate) SetExpiresAt(v time.Time) *CalendarTokenCreate {
+	_c.mutation.SetExpiresAt(v)
+	return _c
+}
+
+// SetNillableExpiresAt sets the "expires_at" field if the given value is not nil.
+func (_c *CalendarTokenCreate) SetNillableExpiresAt(v *time.Time) *CalendarTokenCreate {
+	if v != nil {
+		_c.SetExpiresAt(*v)
+	}
+	return _c
+}
+
+// SetIssuerUserID sets the "issuer_user_id" field.
+func (_c *CalendarTokenCreate) SetIssuerUserID(v uuid.UUID) *CalendarTokenCreate {
+	_c.mutation.SetIssuerUserID(v)
+	return _c
+}
+
+// SetIssuerKeyID sets the "issuer_key_id" field.
+func (_c *CalendarTokenCreate) SetIssuerKeyID(v uuid.UUID) *CalendarTokenCreate {
+	_c.mutation.SetIssuerKeyID(v)
+	return _c
+}
+
+// SetNillableIssuerKeyID sets the "issuer_key_id" field if the given value is not nil.
+func (_c *CalendarTokenCreate) SetNillableIssuerKeyID(v *uuid.UUID) *CalendarTokenCreate {
+	if v != nil {
+		_c.SetIssuerKeyID(*v)
+	}
+	return _c
+}
+
+// SetIssuerGrantID sets the "issuer_grant_id" field.
+func (_c *CalendarTokenCreate) SetIssuerGrantID(v string) *CalendarTokenCreate {
+	_c.mutation.SetIssuerGrantID(v)
+	return _c
+}
+
+// SetNillableIssuerGrantID sets the "issuer_grant_id" field if the given value is not nil.
+func (_c *CalendarTokenCreate) SetNillableIssuerGrantID(v *string) *CalendarTokenCreate {
+	if v != nil {
+		_c.SetIssuerGrantID(*v)
+	}
+	return _c
+}
+
+// SetIssuerClientID sets the "issuer_client_id" field.
+func (_c *CalendarTokenCreate) SetIssuerClientID(v uuid.UUID) *CalendarTokenCreate {
+	_c.mutation.SetIssuerClientID(v)
+	return _c
+}
+
+// SetNillableIssuerClientID sets the "issuer_client_id" field if the given value is not nil.
+func (_c *CalendarTokenCreate) SetNillableIssuerClientID(v *uuid.UUID) *CalendarTokenCreate {
+	if v != nil {
+		_c.SetIssuerClientID(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *CalendarTokenCreate) SetID(v uuid.UUID) *CalendarTokenCreate {
 	_c.mutation.SetID(v)
@@ -158,6 +220,14 @@ func (_c *CalendarTokenCreate) check() error {
 	if _, ok := _c.mutation.CreatedAt(); !ok {
 		return &ValidationError{Name: "created_at", err: errors.New(`ent: missing required field "CalendarToken.created_at"`)}
 	}
+	if _, ok := _c.mutation.IssuerUserID(); !ok {
+		return &ValidationError{Name: "issuer_user_id", err: errors.New(`ent: missing required field "CalendarToken.issuer_user_id"`)}
+	}
+	if v, ok := _c.mutation.IssuerGrantID(); ok {
+		if err := calendartoken.IssuerGrantIDValidator(v); err != nil {
+			return &ValidationError{Name: "issuer_grant_id", err: fmt.Errorf(`ent: validator failed for field "CalendarToken.issuer_grant_id": %w`, err)}
+		}
+	}
 	if len(_c.mutation.CompanyIDs()) == 0 {
 		return &ValidationError{Name: "company", err: errors.New(`ent: missing required edge "CalendarToken.company"`)}
 	}
@@ -212,6 +282,26 @@ func (_c *CalendarTokenCreate) createSpec() (*CalendarToken, *sqlgraph.CreateSpe
 	if value, ok := _c.mutation.CreatedAt(); ok {
 		_spec.SetField(calendartoken.FieldCreatedAt, field.TypeTime, value)
 		_node.CreatedAt = value
+	}
+	if value, ok := _c.mutation.ExpiresAt(); ok {
+		_spec.SetField(calendartoken.FieldExpiresAt, field.TypeTime, value)
+		_node.ExpiresAt = &value
+	}
+	if value, ok := _c.mutation.IssuerUserID(); ok {
+		_spec.SetField(calendartoken.FieldIssuerUserID, field.TypeUUID, value)
+		_node.IssuerUserID = value
+	}
+	if value, ok := _c.mutation.IssuerKeyID(); ok {
+		_spec.SetField(calendartoken.FieldIssuerKeyID, field.TypeUUID, value)
+		_node.IssuerKeyID = &value
+	}
+	if value, ok := _c.mutation.IssuerGrantID(); ok {
+		_spec.SetField(calendartoken.FieldIssuerGrantID, field.TypeString, value)
+		_node.IssuerGrantID = &value
+	}
+	if value, ok := _c.mutation.IssuerClientID(); ok {
+		_spec.SetField(calendartoken.FieldIssuerClientID, field.TypeUUID, value)
+		_node.IssuerClientID = &value
 	}
 	if nodes := _c.mutation.CompanyIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -313,6 +403,21 @@ func (u *CalendarTokenUpsertOne) UpdateNewValues() *CalendarTokenUpsertOne {
 		}
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(calendartoken.FieldCreatedAt)
+		}
+		if _, exists := u.create.mutation.ExpiresAt(); exists {
+			s.SetIgnore(calendartoken.FieldExpiresAt)
+		}
+		if _, exists := u.create.mutation.IssuerUserID(); exists {
+			s.SetIgnore(calendartoken.FieldIssuerUserID)
+		}
+		if _, exists := u.create.mutation.IssuerKeyID(); exists {
+			s.SetIgnore(calendartoken.FieldIssuerKeyID)
+		}
+		if _, exists := u.create.mutation.IssuerGrantID(); exists {
+			s.SetIgnore(calendartoken.FieldIssuerGrantID)
+		}
+		if _, exists := u.create.mutation.IssuerClientID(); exists {
+			s.SetIgnore(calendartoken.FieldIssuerClientID)
 		}
 	}))
 	return u
@@ -542,6 +647,21 @@ func (u *CalendarTokenUpsertBulk) UpdateNewValues() *CalendarTokenUpsertBulk {
 			}
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(calendartoken.FieldCreatedAt)
+			}
+			if _, exists := b.mutation.ExpiresAt(); exists {
+				s.SetIgnore(calendartoken.FieldExpiresAt)
+			}
+			if _, exists := b.mutation.IssuerUserID(); exists {
+				s.SetIgnore(calendartoken.FieldIssuerUserID)
+			}
+			if _, exists := b.mutation.IssuerKeyID(); exists {
+				s.SetIgnore(calendartoken.FieldIssuerKeyID)
+			}
+			if _, exists := b.mutation.IssuerGrantID(); exists {
+				s.SetIgnore(calendartoken.FieldIssuerGrantID)
+			}
+			if _, exists := b.mutation.IssuerClientID(); exists {
+				s.SetIgnore(calendartoken.FieldIssuerClientID)
 			}
 		}
 	}))

@@ -79,6 +79,18 @@ func (_u *CalendarTokenUpdate) sqlSave(ctx context.Context) (_node int, err erro
 			}
 		}
 	}
+	if _u.mutation.ExpiresAtCleared() {
+		_spec.ClearField(calendartoken.FieldExpiresAt, field.TypeTime)
+	}
+	if _u.mutation.IssuerKeyIDCleared() {
+		_spec.ClearField(calendartoken.FieldIssuerKeyID, field.TypeUUID)
+	}
+	if _u.mutation.IssuerGrantIDCleared() {
+		_spec.ClearField(calendartoken.FieldIssuerGrantID, field.TypeString)
+	}
+	if _u.mutation.IssuerClientIDCleared() {
+		_spec.ClearField(calendartoken.FieldIssuerClientID, field.TypeUUID)
+	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{calendartoken.Label}
@@ -180,6 +192,18 @@ func (_u *CalendarTokenUpdateOne) sqlSave(ctx context.Context) (_node *CalendarT
 				ps[i](selector)
 			}
 		}
+	}
+	if _u.mutation.ExpiresAtCleared() {
+		_spec.ClearField(calendartoken.FieldExpiresAt, field.TypeTime)
+	}
+	if _u.mutation.IssuerKeyIDCleared() {
+		_spec.ClearField(calendartoken.FieldIssuerKeyID, field.TypeUUID)
+	}
+	if _u.mutation.IssuerGrantIDCleared() {
+		_spec.ClearField(calendartoken.FieldIssuerGrantID, field.TypeString)
+	}
+	if _u.mutation.IssuerClientIDCleared() {
+		_spec.ClearField(calendartoken.FieldIssuerClientID, field.TypeUUID)
 	}
 	_node = &CalendarToken{config: _u.config}
 	_spec.Assign = _node.assignValues

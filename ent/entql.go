@@ -141,11 +141,16 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		Type: "CalendarToken",
 		Fields: map[string]*sqlgraph.FieldSpec{
-			calendartoken.FieldCompanyID: {Type: field.TypeUUID, Column: calendartoken.FieldCompanyID},
-			calendartoken.FieldUserID:    {Type: field.TypeUUID, Column: calendartoken.FieldUserID},
-			calendartoken.FieldTokenHash: {Type: field.TypeBytes, Column: calendartoken.FieldTokenHash},
-			calendartoken.FieldPrefix:    {Type: field.TypeString, Column: calendartoken.FieldPrefix},
-			calendartoken.FieldCreatedAt: {Type: field.TypeTime, Column: calendartoken.FieldCreatedAt},
+			calendartoken.FieldCompanyID:      {Type: field.TypeUUID, Column: calendartoken.FieldCompanyID},
+			calendartoken.FieldUserID:         {Type: field.TypeUUID, Column: calendartoken.FieldUserID},
+			calendartoken.FieldTokenHash:      {Type: field.TypeBytes, Column: calendartoken.FieldTokenHash},
+			calendartoken.FieldPrefix:         {Type: field.TypeString, Column: calendartoken.FieldPrefix},
+			calendartoken.FieldCreatedAt:      {Type: field.TypeTime, Column: calendartoken.FieldCreatedAt},
+			calendartoken.FieldExpiresAt:      {Type: field.TypeTime, Column: calendartoken.FieldExpiresAt},
+			calendartoken.FieldIssuerUserID:   {Type: field.TypeUUID, Column: calendartoken.FieldIssuerUserID},
+			calendartoken.FieldIssuerKeyID:    {Type: field.TypeUUID, Column: calendartoken.FieldIssuerKeyID},
+			calendartoken.FieldIssuerGrantID:  {Type: field.TypeString, Column: calendartoken.FieldIssuerGrantID},
+			calendartoken.FieldIssuerClientID: {Type: field.TypeUUID, Column: calendartoken.FieldIssuerClientID},
 		},
 	}
 	graph.Nodes[4] = &sqlgraph.Node{
@@ -1711,6 +1716,31 @@ func (f *CalendarTokenFilter) WherePrefix(p entql.StringP) {
 // WhereCreatedAt applies the entql time.Time predicate on the created_at field.
 func (f *CalendarTokenFilter) WhereCreatedAt(p entql.TimeP) {
 	f.Where(p.Field(calendartoken.FieldCreatedAt))
+}
+
+// WhereExpiresAt applies the entql time.Time predicate on the expires_at field.
+func (f *CalendarTokenFilter) WhereExpiresAt(p entql.TimeP) {
+	f.Where(p.Field(calendartoken.FieldExpiresAt))
+}
+
+// WhereIssuerUserID applies the entql [16]byte predicate on the issuer_user_id field.
+func (f *CalendarTokenFilter) WhereIssuerUserID(p entql.ValueP) {
+	f.Where(p.Field(calendartoken.FieldIssuerUserID))
+}
+
+// WhereIssuerKeyID applies the entql [16]byte predicate on the issuer_key_id field.
+func (f *CalendarTokenFilter) WhereIssuerKeyID(p entql.ValueP) {
+	f.Where(p.Field(calendartoken.FieldIssuerKeyID))
+}
+
+// WhereIssuerGrantID applies the entql string predicate on the issuer_grant_id field.
+func (f *CalendarTokenFilter) WhereIssuerGrantID(p entql.StringP) {
+	f.Where(p.Field(calendartoken.FieldIssuerGrantID))
+}
+
+// WhereIssuerClientID applies the entql [16]byte predicate on the issuer_client_id field.
+func (f *CalendarTokenFilter) WhereIssuerClientID(p entql.ValueP) {
+	f.Where(p.Field(calendartoken.FieldIssuerClientID))
 }
 
 // WhereHasCompany applies a predicate to check if query has an edge company.

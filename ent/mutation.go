@@ -3689,19 +3689,24 @@ func (m *AppointmentExceptionMutation) ResetEdge(name string) error {
 // CalendarTokenMutation represents an operation that mutates the CalendarToken nodes in the graph.
 type CalendarTokenMutation struct {
 	config
-	op             Op
-	typ            string
-	id             *uuid.UUID
-	user_id        *uuid.UUID
-	token_hash     *[]byte
-	prefix         *string
-	created_at     *time.Time
-	clearedFields  map[string]struct{}
-	company        *uuid.UUID
-	clearedcompany bool
-	done           bool
-	oldValue       func(context.Context) (*CalendarToken, error)
-	predicates     []predicate.CalendarToken
+	op               Op
+	typ              string
+	id               *uuid.UUID
+	user_id          *uuid.UUID
+	token_hash       *[]byte
+	prefix           *string
+	created_at       *time.Time
+	expires_at       *time.Time
+	issuer_user_id   *uuid.UUID
+	issuer_key_id    *uuid.UUID
+	issuer_grant_id  *string
+	issuer_client_id *uuid.UUID
+	clearedFields    map[string]struct{}
+	company          *uuid.UUID
+	clearedcompany   bool
+	done             bool
+	oldValue         func(context.Context) (*CalendarToken, error)
+	predicates       []predicate.CalendarToken
 }
 
 var _ ent.Mutation = (*CalendarTokenMutation)(nil)
@@ -3988,6 +3993,238 @@ func (m *CalendarTokenMutation) ResetCreatedAt() {
 	m.created_at = nil
 }
 
+// SetExpiresAt sets the "expires_at" field.
+func (m *CalendarTokenMutation) SetExpiresAt(t time.Time) {
+	m.expires_at = &t
+}
+
+// ExpiresAt returns the value of the "expires_at" field in the mutation.
+func (m *CalendarTokenMutation) ExpiresAt() (r time.Time, exists bool) {
+	v := m.expires_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExpiresAt returns the old "expires_at" field's value of the CalendarToken entity.
+// If the CalendarToken object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CalendarTokenMutation) OldExpiresAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExpiresAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExpiresAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExpiresAt: %w", err)
+	}
+	return oldValue.ExpiresAt, nil
+}
+
+// ClearExpiresAt clears the value of the "expires_at" field.
+func (m *CalendarTokenMutation) ClearExpiresAt() {
+	m.expires_at = nil
+	m.clearedFields[calendartoken.FieldExpiresAt] = struct{}{}
+}
+
+// ExpiresAtCleared returns if the "expires_at" field was cleared in this mutation.
+func (m *CalendarTokenMutation) ExpiresAtCleared() bool {
+	_, ok := m.clearedFields[calendartoken.FieldExpiresAt]
+	return ok
+}
+
+// ResetExpiresAt resets all changes to the "expires_at" field.
+func (m *CalendarTokenMutation) ResetExpiresAt() {
+	m.expires_at = nil
+	delete(m.clearedFields, calendartoken.FieldExpiresAt)
+}
+
+// SetIssuerUserID sets the "issuer_user_id" field.
+func (m *CalendarTokenMutation) SetIssuerUserID(u uuid.UUID) {
+	m.issuer_user_id = &u
+}
+
+// IssuerUserID returns the value of the "issuer_user_id" field in the mutation.
+func (m *CalendarTokenMutation) IssuerUserID() (r uuid.UUID, exists bool) {
+	v := m.issuer_user_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIssuerUserID returns the old "issuer_user_id" field's value of the CalendarToken entity.
+// If the CalendarToken object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CalendarTokenMutation) OldIssuerUserID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIssuerUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIssuerUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIssuerUserID: %w", err)
+	}
+	return oldValue.IssuerUserID, nil
+}
+
+// ResetIssuerUserID resets all changes to the "issuer_user_id" field.
+func (m *CalendarTokenMutation) ResetIssuerUserID() {
+	m.issuer_user_id = nil
+}
+
+// SetIssuerKeyID sets the "issuer_key_id" field.
+func (m *CalendarTokenMutation) SetIssuerKeyID(u uuid.UUID) {
+	m.issuer_key_id = &u
+}
+
+// IssuerKeyID returns the value of the "issuer_key_id" field in the mutation.
+func (m *CalendarTokenMutation) IssuerKeyID() (r uuid.UUID, exists bool) {
+	v := m.issuer_key_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIssuerKeyID returns the old "issuer_key_id" field's value of the CalendarToken entity.
+// If the CalendarToken object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CalendarTokenMutation) OldIssuerKeyID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIssuerKeyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIssuerKeyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIssuerKeyID: %w", err)
+	}
+	return oldValue.IssuerKeyID, nil
+}
+
+// ClearIssuerKeyID clears the value of the "issuer_key_id" field.
+func (m *CalendarTokenMutation) ClearIssuerKeyID() {
+	m.issuer_key_id = nil
+	m.clearedFields[calendartoken.FieldIssuerKeyID] = struct{}{}
+}
+
+// IssuerKeyIDCleared returns if the "issuer_key_id" field was cleared in this mutation.
+func (m *CalendarTokenMutation) IssuerKeyIDCleared() bool {
+	_, ok := m.clearedFields[calendartoken.FieldIssuerKeyID]
+	return ok
+}
+
+// ResetIssuerKeyID resets all changes to the "issuer_key_id" field.
+func (m *CalendarTokenMutation) ResetIssuerKeyID() {
+	m.issuer_key_id = nil
+	delete(m.clearedFields, calendartoken.FieldIssuerKeyID)
+}
+
+// SetIssuerGrantID sets the "issuer_grant_id" field.
+func (m *CalendarTokenMutation) SetIssuerGrantID(s string) {
+	m.issuer_grant_id = &s
+}
+
+// IssuerGrantID returns the value of the "issuer_grant_id" field in the mutation.
+func (m *CalendarTokenMutation) IssuerGrantID() (r string, exists bool) {
+	v := m.issuer_grant_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIssuerGrantID returns the old "issuer_grant_id" field's value of the CalendarToken entity.
+// If the CalendarToken object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CalendarTokenMutation) OldIssuerGrantID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIssuerGrantID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIssuerGrantID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIssuerGrantID: %w", err)
+	}
+	return oldValue.IssuerGrantID, nil
+}
+
+// ClearIssuerGrantID clears the value of the "issuer_grant_id" field.
+func (m *CalendarTokenMutation) ClearIssuerGrantID() {
+	m.issuer_grant_id = nil
+	m.clearedFields[calendartoken.FieldIssuerGrantID] = struct{}{}
+}
+
+// IssuerGrantIDCleared returns if the "issuer_grant_id" field was cleared in this mutation.
+func (m *CalendarTokenMutation) IssuerGrantIDCleared() bool {
+	_, ok := m.clearedFields[calendartoken.FieldIssuerGrantID]
+	return ok
+}
+
+// ResetIssuerGrantID resets all changes to the "issuer_grant_id" field.
+func (m *CalendarTokenMutation) ResetIssuerGrantID() {
+	m.issuer_grant_id = nil
+	delete(m.clearedFields, calendartoken.FieldIssuerGrantID)
+}
+
+// SetIssuerClientID sets the "issuer_client_id" field.
+func (m *CalendarTokenMutation) SetIssuerClientID(u uuid.UUID) {
+	m.issuer_client_id = &u
+}
+
+// IssuerClientID returns the value of the "issuer_client_id" field in the mutation.
+func (m *CalendarTokenMutation) IssuerClientID() (r uuid.UUID, exists bool) {
+	v := m.issuer_client_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIssuerClientID returns the old "issuer_client_id" field's value of the CalendarToken entity.
+// If the CalendarToken object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CalendarTokenMutation) OldIssuerClientID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIssuerClientID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIssuerClientID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIssuerClientID: %w", err)
+	}
+	return oldValue.IssuerClientID, nil
+}
+
+// ClearIssuerClientID clears the value of the "issuer_client_id" field.
+func (m *CalendarTokenMutation) ClearIssuerClientID() {
+	m.issuer_client_id = nil
+	m.clearedFields[calendartoken.FieldIssuerClientID] = struct{}{}
+}
+
+// IssuerClientIDCleared returns if the "issuer_client_id" field was cleared in this mutation.
+func (m *CalendarTokenMutation) IssuerClientIDCleared() bool {
+	_, ok := m.clearedFields[calendartoken.FieldIssuerClientID]
+	return ok
+}
+
+// ResetIssuerClientID resets all changes to the "issuer_client_id" field.
+func (m *CalendarTokenMutation) ResetIssuerClientID() {
+	m.issuer_client_id = nil
+	delete(m.clearedFields, calendartoken.FieldIssuerClientID)
+}
+
 // ClearCompany clears the "company" edge to the Company entity.
 func (m *CalendarTokenMutation) ClearCompany() {
 	m.clearedcompany = true
@@ -4049,7 +4286,7 @@ func (m *CalendarTokenMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *CalendarTokenMutation) Fields() []string {
-	fields := make([]string, 0, 5)
+	fields := make([]string, 0, 10)
 	if m.company != nil {
 		fields = append(fields, calendartoken.FieldCompanyID)
 	}
@@ -4064,6 +4301,21 @@ func (m *CalendarTokenMutation) Fields() []string {
 	}
 	if m.created_at != nil {
 		fields = append(fields, calendartoken.FieldCreatedAt)
+	}
+	if m.expires_at != nil {
+		fields = append(fields, calendartoken.FieldExpiresAt)
+	}
+	if m.issuer_user_id != nil {
+		fields = append(fields, calendartoken.FieldIssuerUserID)
+	}
+	if m.issuer_key_id != nil {
+		fields = append(fields, calendartoken.FieldIssuerKeyID)
+	}
+	if m.issuer_grant_id != nil {
+		fields = append(fields, calendartoken.FieldIssuerGrantID)
+	}
+	if m.issuer_client_id != nil {
+		fields = append(fields, calendartoken.FieldIssuerClientID)
 	}
 	return fields
 }
@@ -4083,6 +4335,16 @@ func (m *CalendarTokenMutation) Field(name string) (ent.Value, bool) {
 		return m.Prefix()
 	case calendartoken.FieldCreatedAt:
 		return m.CreatedAt()
+	case calendartoken.FieldExpiresAt:
+		return m.ExpiresAt()
+	case calendartoken.FieldIssuerUserID:
+		return m.IssuerUserID()
+	case calendartoken.FieldIssuerKeyID:
+		return m.IssuerKeyID()
+	case calendartoken.FieldIssuerGrantID:
+		return m.IssuerGrantID()
+	case calendartoken.FieldIssuerClientID:
+		return m.IssuerClientID()
 	}
 	return nil, false
 }
@@ -4102,6 +4364,16 @@ func (m *CalendarTokenMutation) OldField(ctx context.Context, name string) (ent.
 		return m.OldPrefix(ctx)
 	case calendartoken.FieldCreatedAt:
 		return m.OldCreatedAt(ctx)
+	case calendartoken.FieldExpiresAt:
+		return m.OldExpiresAt(ctx)
+	case calendartoken.FieldIssuerUserID:
+		return m.OldIssuerUserID(ctx)
+	case calendartoken.FieldIssuerKeyID:
+		return m.OldIssuerKeyID(ctx)
+	case calendartoken.FieldIssuerGrantID:
+		return m.OldIssuerGrantID(ctx)
+	case calendartoken.FieldIssuerClientID:
+		return m.OldIssuerClientID(ctx)
 	}
 	return nil, fmt.Errorf("unknown CalendarToken field %s", name)
 }
@@ -4146,6 +4418,41 @@ func (m *CalendarTokenMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetCreatedAt(v)
 		return nil
+	case calendartoken.FieldExpiresAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExpiresAt(v)
+		return nil
+	case calendartoken.FieldIssuerUserID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIssuerUserID(v)
+		return nil
+	case calendartoken.FieldIssuerKeyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIssuerKeyID(v)
+		return nil
+	case calendartoken.FieldIssuerGrantID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIssuerGrantID(v)
+		return nil
+	case calendartoken.FieldIssuerClientID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIssuerClientID(v)
+		return nil
 	}
 	return fmt.Errorf("unknown CalendarToken field %s", name)
 }
@@ -4175,7 +4482,20 @@ func (m *CalendarTokenMutation) AddField(name string, value ent.Value) error {
 // ClearedFields returns all nullable fields that were cleared during this
 // mutation.
 func (m *CalendarTokenMutation) ClearedFields() []string {
-	return nil
+	var fields []string
+	if m.FieldCleared(calendartoken.FieldExpiresAt) {
+		fields = append(fields, calendartoken.FieldExpiresAt)
+	}
+	if m.FieldCleared(calendartoken.FieldIssuerKeyID) {
+		fields = append(fields, calendartoken.FieldIssuerKeyID)
+	}
+	if m.FieldCleared(calendartoken.FieldIssuerGrantID) {
+		fields = append(fields, calendartoken.FieldIssuerGrantID)
+	}
+	if m.FieldCleared(calendartoken.FieldIssuerClientID) {
+		fields = append(fields, calendartoken.FieldIssuerClientID)
+	}
+	return fields
 }
 
 // FieldCleared returns a boolean indicating if a field with the given name was
@@ -4188,6 +4508,20 @@ func (m *CalendarTokenMutation) FieldCleared(name string) bool {
 // ClearField clears the value of the field with the given name. It returns an
 // error if the field is not defined in the schema.
 func (m *CalendarTokenMutation) ClearField(name string) error {
+	switch name {
+	case calendartoken.FieldExpiresAt:
+		m.ClearExpiresAt()
+		return nil
+	case calendartoken.FieldIssuerKeyID:
+		m.ClearIssuerKeyID()
+		return nil
+	case calendartoken.FieldIssuerGrantID:
+		m.ClearIssuerGrantID()
+		return nil
+	case calendartoken.FieldIssuerClientID:
+		m.ClearIssuerClientID()
+		return nil
+	}
 	return fmt.Errorf("unknown CalendarToken nullable field %s", name)
 }
 
@@ -4209,6 +4543,21 @@ func (m *CalendarTokenMutation) ResetField(name string) error {
 		return nil
 	case calendartoken.FieldCreatedAt:
 		m.ResetCreatedAt()
+		return nil
+	case calendartoken.FieldExpiresAt:
+		m.ResetExpiresAt()
+		return nil
+	case calendartoken.FieldIssuerUserID:
+		m.ResetIssuerUserID()
+		return nil
+	case calendartoken.FieldIssuerKeyID:
+		m.ResetIssuerKeyID()
+		return nil
+	case calendartoken.FieldIssuerGrantID:
+		m.ResetIssuerGrantID()
+		return nil
+	case calendartoken.FieldIssuerClientID:
+		m.ResetIssuerClientID()
 		return nil
 	}
 	return fmt.Errorf("unknown CalendarToken field %s", name)

@@ -118,6 +118,16 @@ func (e *Enforcer) Check(p *tenancy.Principal, scope string) error {
 	return nil
 }
 
+// AdminScope is the scope of company administration (delegations, custom fields, lead stages).
+const AdminScope = "admin:write"
+
+// IsAdmin reports whether p administers its company, as Check decides AdminScope: its scopes
+// grant admin:write and, for a user-bound credential, its user's role is one that may (admin).
+// A company-level key or client holding admin:write (or "*") is a company admin credential as
+// well. Admin credentials see every webhook endpoint of the company and manage every user's
+// calendar feed token; others only what their own credential made.
+func (e *Enforcer) IsAdmin(p *tenancy.Principal) bool { return e.Check(p, AdminScope) == nil }
+
 var shared = sync.OnceValues(New)
 
 // Default returns the enforcer of the embedded policy, loaded once.

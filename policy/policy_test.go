@@ -116,3 +116,46 @@ func TestPolicy_Visibility(t *testing.T) {
 		t.Errorf("company credential: %q", p.Visibility)
 	}
 }
+
+// TestPolicy_IsAdmin: the company admin credential of issue 20 (webhook endpoints, calendar
+// feed tokens) is one holding admin:write that, when user-bound, belongs to an admin; and the
+// roles allowed admin:write are exactly "admin", which the webhook endpoints' row-level
+// security policy names (migrations/20261127130300_webhook_endpoint_owner.sql): a role given
+// admin:write here must be added there.
+func TestPolicy_IsAdmin(t *testing.T) {
+	e := Default()
+	company := uuid.New()
+	p := func(scopes []string, role string) *tenancy.Principal {
+		pr := &tenancy.Principal{CompanyID: company, LiveCompanyID: company, Scopes: scopes}
+		if role != "" {
+			pr.UserID, pr.UserRole = uuid.New(), role
+		}
+		return pr
+	}
+	for _, tc := range []struct {
+		name string
+		p    *tenancy.Principal
+		want bool
+	}{
+		{"company key with every scope", p([]string{"*"}, ""), true},
+		{"company key with admin:write", p([]string{"admin:write", "webhooks:read"}, ""), true},
+		{"company key without admin:write", p([]string{"webhooks:write", "appointments:write"}, ""), false},
+		{"admin's key", p([]string{"*"}, "admin"), true},
+		{"admin's key without admin:write", p([]string{"webhooks:write"}, "admin"), false},
+		{"manager's key with every scope", p([]string{"*"}, "manager"), false},
+		{"agent's key with every scope", p([]string{"*"}, "agent"), false},
+	} {
+		if got := e.IsAdmin(tc.p); got != tc.want {
+			t.Errorf("%s: IsAdmin %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	var admins []string
+	for _, r := range Roles {
+		if e.RoleAllows(r, "*", "admin", "write") {
+			admins = append(admins, r)
+		}
+	}
+	if !slices.Equal(admins, []string{"admin"}) {
+		t.Errorf("roles allowed admin:write %v: the webhook endpoints' RLS policy names only admin", admins)
+	}
+}

@@ -13,8 +13,9 @@ import (
 
 // Handler serves the appointment endpoints.
 type Handler struct {
-	svc  *Service
-	idem fiber.Handler
+	svc   *Service
+	idem  fiber.Handler
+	pager *httpx.Pager // GET /calendar-tokens (MountFeed)
 }
 
 // NewHandler builds the handler. idem is the Idempotency-Key middleware POST /appointments uses.

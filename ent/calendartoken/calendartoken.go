@@ -26,6 +26,16 @@ const (
 	FieldPrefix = "prefix"
 	// FieldCreatedAt holds the string denoting the created_at field in the database.
 	FieldCreatedAt = "created_at"
+	// FieldExpiresAt holds the string denoting the expires_at field in the database.
+	FieldExpiresAt = "expires_at"
+	// FieldIssuerUserID holds the string denoting the issuer_user_id field in the database.
+	FieldIssuerUserID = "issuer_user_id"
+	// FieldIssuerKeyID holds the string denoting the issuer_key_id field in the database.
+	FieldIssuerKeyID = "issuer_key_id"
+	// FieldIssuerGrantID holds the string denoting the issuer_grant_id field in the database.
+	FieldIssuerGrantID = "issuer_grant_id"
+	// FieldIssuerClientID holds the string denoting the issuer_client_id field in the database.
+	FieldIssuerClientID = "issuer_client_id"
 	// EdgeCompany holds the string denoting the company edge name in mutations.
 	EdgeCompany = "company"
 	// Table holds the table name of the calendartoken in the database.
@@ -47,6 +57,11 @@ var Columns = []string{
 	FieldTokenHash,
 	FieldPrefix,
 	FieldCreatedAt,
+	FieldExpiresAt,
+	FieldIssuerUserID,
+	FieldIssuerKeyID,
+	FieldIssuerGrantID,
+	FieldIssuerClientID,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -71,6 +86,8 @@ var (
 	PrefixValidator func(string) error
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
+	// IssuerGrantIDValidator is a validator for the "issuer_grant_id" field. It is called by the builders before save.
+	IssuerGrantIDValidator func(string) error
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() uuid.UUID
 )
@@ -101,6 +118,31 @@ func ByPrefix(opts ...sql.OrderTermOption) OrderOption {
 // ByCreatedAt orders the results by the created_at field.
 func ByCreatedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldCreatedAt, opts...).ToFunc()
+}
+
+// ByExpiresAt orders the results by the expires_at field.
+func ByExpiresAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldExpiresAt, opts...).ToFunc()
+}
+
+// ByIssuerUserID orders the results by the issuer_user_id field.
+func ByIssuerUserID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldIssuerUserID, opts...).ToFunc()
+}
+
+// ByIssuerKeyID orders the results by the issuer_key_id field.
+func ByIssuerKeyID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldIssuerKeyID, opts...).ToFunc()
+}
+
+// ByIssuerGrantID orders the results by the issuer_grant_id field.
+func ByIssuerGrantID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldIssuerGrantID, opts...).ToFunc()
+}
+
+// ByIssuerClientID orders the results by the issuer_client_id field.
+func ByIssuerClientID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldIssuerClientID, opts...).ToFunc()
 }
 
 // ByCompanyField orders the results by company field.

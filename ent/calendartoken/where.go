@@ -81,6 +81,31 @@ func CreatedAt(v time.Time) predicate.CalendarToken {
 	return predicate.CalendarToken(sql.FieldEQ(FieldCreatedAt, v))
 }
 
+// ExpiresAt applies equality check predicate on the "expires_at" field. It's identical to ExpiresAtEQ.
+func ExpiresAt(v time.Time) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldEQ(FieldExpiresAt, v))
+}
+
+// IssuerUserID applies equality check predicate on the "issuer_user_id" field. It's identical to IssuerUserIDEQ.
+func IssuerUserID(v uuid.UUID) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldEQ(FieldIssuerUserID, v))
+}
+
+// IssuerKeyID applies equality check predicate on the "issuer_key_id" field. It's identical to IssuerKeyIDEQ.
+func IssuerKeyID(v uuid.UUID) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldEQ(FieldIssuerKeyID, v))
+}
+
+// IssuerGrantID applies equality check predicate on the "issuer_grant_id" field. It's identical to IssuerGrantIDEQ.
+func IssuerGrantID(v string) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldEQ(FieldIssuerGrantID, v))
+}
+
+// IssuerClientID applies equality check predicate on the "issuer_client_id" field. It's identical to IssuerClientIDEQ.
+func IssuerClientID(v uuid.UUID) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldEQ(FieldIssuerClientID, v))
+}
+
 // CompanyIDEQ applies the EQ predicate on the "company_id" field.
 func CompanyIDEQ(v uuid.UUID) predicate.CalendarToken {
 	return predicate.CalendarToken(sql.FieldEQ(FieldCompanyID, v))
@@ -284,6 +309,271 @@ func CreatedAtLT(v time.Time) predicate.CalendarToken {
 // CreatedAtLTE applies the LTE predicate on the "created_at" field.
 func CreatedAtLTE(v time.Time) predicate.CalendarToken {
 	return predicate.CalendarToken(sql.FieldLTE(FieldCreatedAt, v))
+}
+
+// ExpiresAtEQ applies the EQ predicate on the "expires_at" field.
+func ExpiresAtEQ(v time.Time) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldEQ(FieldExpiresAt, v))
+}
+
+// ExpiresAtNEQ applies the NEQ predicate on the "expires_at" field.
+func ExpiresAtNEQ(v time.Time) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldNEQ(FieldExpiresAt, v))
+}
+
+// ExpiresAtIn applies the In predicate on the "expires_at" field.
+func ExpiresAtIn(vs ...time.Time) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldIn(FieldExpiresAt, vs...))
+}
+
+// ExpiresAtNotIn applies the NotIn predicate on the "expires_at" field.
+func ExpiresAtNotIn(vs ...time.Time) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldNotIn(FieldExpiresAt, vs...))
+}
+
+// ExpiresAtGT applies the GT predicate on the "expires_at" field.
+func ExpiresAtGT(v time.Time) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldGT(FieldExpiresAt, v))
+}
+
+// ExpiresAtGTE applies the GTE predicate on the "expires_at" field.
+func ExpiresAtGTE(v time.Time) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldGTE(FieldExpiresAt, v))
+}
+
+// ExpiresAtLT applies the LT predicate on the "expires_at" field.
+func ExpiresAtLT(v time.Time) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldLT(FieldExpiresAt, v))
+}
+
+// ExpiresAtLTE applies the LTE predicate on the "expires_at" field.
+func ExpiresAtLTE(v time.Time) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldLTE(FieldExpiresAt, v))
+}
+
+// ExpiresAtIsNil applies the IsNil predicate on the "expires_at" field.
+func ExpiresAtIsNil() predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldIsNull(FieldExpiresAt))
+}
+
+// ExpiresAtNotNil applies the NotNil predicate on the "expires_at" field.
+func ExpiresAtNotNil() predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldNotNull(FieldExpiresAt))
+}
+
+// IssuerUserIDEQ applies the EQ predicate on the "issuer_user_id" field.
+func IssuerUserIDEQ(v uuid.UUID) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldEQ(FieldIssuerUserID, v))
+}
+
+// IssuerUserIDNEQ applies the NEQ predicate on the "issuer_user_id" field.
+func IssuerUserIDNEQ(v uuid.UUID) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldNEQ(FieldIssuerUserID, v))
+}
+
+// IssuerUserIDIn applies the In predicate on the "issuer_user_id" field.
+func IssuerUserIDIn(vs ...uuid.UUID) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldIn(FieldIssuerUserID, vs...))
+}
+
+// IssuerUserIDNotIn applies the NotIn predicate on the "issuer_user_id" field.
+func IssuerUserIDNotIn(vs ...uuid.UUID) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldNotIn(FieldIssuerUserID, vs...))
+}
+
+// IssuerUserIDGT applies the GT predicate on the "issuer_user_id" field.
+func IssuerUserIDGT(v uuid.UUID) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldGT(FieldIssuerUserID, v))
+}
+
+// IssuerUserIDGTE applies the GTE predicate on the "issuer_user_id" field.
+func IssuerUserIDGTE(v uuid.UUID) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldGTE(FieldIssuerUserID, v))
+}
+
+// IssuerUserIDLT applies the LT predicate on the "issuer_user_id" field.
+func IssuerUserIDLT(v uuid.UUID) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldLT(FieldIssuerUserID, v))
+}
+
+// IssuerUserIDLTE applies the LTE predicate on the "issuer_user_id" field.
+func IssuerUserIDLTE(v uuid.UUID) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldLTE(FieldIssuerUserID, v))
+}
+
+// IssuerKeyIDEQ applies the EQ predicate on the "issuer_key_id" field.
+func IssuerKeyIDEQ(v uuid.UUID) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldEQ(FieldIssuerKeyID, v))
+}
+
+// IssuerKeyIDNEQ applies the NEQ predicate on the "issuer_key_id" field.
+func IssuerKeyIDNEQ(v uuid.UUID) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldNEQ(FieldIssuerKeyID, v))
+}
+
+// IssuerKeyIDIn applies the In predicate on the "issuer_key_id" field.
+func IssuerKeyIDIn(vs ...uuid.UUID) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldIn(FieldIssuerKeyID, vs...))
+}
+
+// IssuerKeyIDNotIn applies the NotIn predicate on the "issuer_key_id" field.
+func IssuerKeyIDNotIn(vs ...uuid.UUID) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldNotIn(FieldIssuerKeyID, vs...))
+}
+
+// IssuerKeyIDGT applies the GT predicate on the "issuer_key_id" field.
+func IssuerKeyIDGT(v uuid.UUID) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldGT(FieldIssuerKeyID, v))
+}
+
+// IssuerKeyIDGTE applies the GTE predicate on the "issuer_key_id" field.
+func IssuerKeyIDGTE(v uuid.UUID) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldGTE(FieldIssuerKeyID, v))
+}
+
+// IssuerKeyIDLT applies the LT predicate on the "issuer_key_id" field.
+func IssuerKeyIDLT(v uuid.UUID) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldLT(FieldIssuerKeyID, v))
+}
+
+// IssuerKeyIDLTE applies the LTE predicate on the "issuer_key_id" field.
+func IssuerKeyIDLTE(v uuid.UUID) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldLTE(FieldIssuerKeyID, v))
+}
+
+// IssuerKeyIDIsNil applies the IsNil predicate on the "issuer_key_id" field.
+func IssuerKeyIDIsNil() predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldIsNull(FieldIssuerKeyID))
+}
+
+// IssuerKeyIDNotNil applies the NotNil predicate on the "issuer_key_id" field.
+func IssuerKeyIDNotNil() predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldNotNull(FieldIssuerKeyID))
+}
+
+// IssuerGrantIDEQ applies the EQ predicate on the "issuer_grant_id" field.
+func IssuerGrantIDEQ(v string) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldEQ(FieldIssuerGrantID, v))
+}
+
+// IssuerGrantIDNEQ applies the NEQ predicate on the "issuer_grant_id" field.
+func IssuerGrantIDNEQ(v string) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldNEQ(FieldIssuerGrantID, v))
+}
+
+// IssuerGrantIDIn applies the In predicate on the "issuer_grant_id" field.
+func IssuerGrantIDIn(vs ...string) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldIn(FieldIssuerGrantID, vs...))
+}
+
+// IssuerGrantIDNotIn applies the NotIn predicate on the "issuer_grant_id" field.
+func IssuerGrantIDNotIn(vs ...string) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldNotIn(FieldIssuerGrantID, vs...))
+}
+
+// IssuerGrantIDGT applies the GT predicate on the "issuer_grant_id" field.
+func IssuerGrantIDGT(v string) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldGT(FieldIssuerGrantID, v))
+}
+
+// IssuerGrantIDGTE applies the GTE predicate on the "issuer_grant_id" field.
+func IssuerGrantIDGTE(v string) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldGTE(FieldIssuerGrantID, v))
+}
+
+// IssuerGrantIDLT applies the LT predicate on the "issuer_grant_id" field.
+func IssuerGrantIDLT(v string) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldLT(FieldIssuerGrantID, v))
+}
+
+// IssuerGrantIDLTE applies the LTE predicate on the "issuer_grant_id" field.
+func IssuerGrantIDLTE(v string) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldLTE(FieldIssuerGrantID, v))
+}
+
+// IssuerGrantIDContains applies the Contains predicate on the "issuer_grant_id" field.
+func IssuerGrantIDContains(v string) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldContains(FieldIssuerGrantID, v))
+}
+
+// IssuerGrantIDHasPrefix applies the HasPrefix predicate on the "issuer_grant_id" field.
+func IssuerGrantIDHasPrefix(v string) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldHasPrefix(FieldIssuerGrantID, v))
+}
+
+// IssuerGrantIDHasSuffix applies the HasSuffix predicate on the "issuer_grant_id" field.
+func IssuerGrantIDHasSuffix(v string) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldHasSuffix(FieldIssuerGrantID, v))
+}
+
+// IssuerGrantIDIsNil applies the IsNil predicate on the "issuer_grant_id" field.
+func IssuerGrantIDIsNil() predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldIsNull(FieldIssuerGrantID))
+}
+
+// IssuerGrantIDNotNil applies the NotNil predicate on the "issuer_grant_id" field.
+func IssuerGrantIDNotNil() predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldNotNull(FieldIssuerGrantID))
+}
+
+// IssuerGrantIDEqualFold applies the EqualFold predicate on the "issuer_grant_id" field.
+func IssuerGrantIDEqualFold(v string) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldEqualFold(FieldIssuerGrantID, v))
+}
+
+// IssuerGrantIDContainsFold applies the ContainsFold predicate on the "issuer_grant_id" field.
+func IssuerGrantIDContainsFold(v string) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldContainsFold(FieldIssuerGrantID, v))
+}
+
+// IssuerClientIDEQ applies the EQ predicate on the "issuer_client_id" field.
+func IssuerClientIDEQ(v uuid.UUID) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldEQ(FieldIssuerClientID, v))
+}
+
+// IssuerClientIDNEQ applies the NEQ predicate on the "issuer_client_id" field.
+func IssuerClientIDNEQ(v uuid.UUID) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldNEQ(FieldIssuerClientID, v))
+}
+
+// IssuerClientIDIn applies the In predicate on the "issuer_client_id" field.
+func IssuerClientIDIn(vs ...uuid.UUID) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldIn(FieldIssuerClientID, vs...))
+}
+
+// IssuerClientIDNotIn applies the NotIn predicate on the "issuer_client_id" field.
+func IssuerClientIDNotIn(vs ...uuid.UUID) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldNotIn(FieldIssuerClientID, vs...))
+}
+
+// IssuerClientIDGT applies the GT predicate on the "issuer_client_id" field.
+func IssuerClientIDGT(v uuid.UUID) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldGT(FieldIssuerClientID, v))
+}
+
+// IssuerClientIDGTE applies the GTE predicate on the "issuer_client_id" field.
+func IssuerClientIDGTE(v uuid.UUID) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldGTE(FieldIssuerClientID, v))
+}
+
+// IssuerClientIDLT applies the LT predicate on the "issuer_client_id" field.
+func IssuerClientIDLT(v uuid.UUID) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldLT(FieldIssuerClientID, v))
+}
+
+// IssuerClientIDLTE applies the LTE predicate on the "issuer_client_id" field.
+func IssuerClientIDLTE(v uuid.UUID) predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldLTE(FieldIssuerClientID, v))
+}
+
+// IssuerClientIDIsNil applies the IsNil predicate on the "issuer_client_id" field.
+func IssuerClientIDIsNil() predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldIsNull(FieldIssuerClientID))
+}
+
+// IssuerClientIDNotNil applies the NotNil predicate on the "issuer_client_id" field.
+func IssuerClientIDNotNil() predicate.CalendarToken {
+	return predicate.CalendarToken(sql.FieldNotNull(FieldIssuerClientID))
 }
 
 // HasCompany applies the HasEdge predicate on the "company" edge.

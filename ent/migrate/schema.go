@@ -157,6 +157,11 @@ var (
 		{Name: "token_hash", Type: field.TypeBytes},
 		{Name: "prefix", Type: field.TypeString, Size: 20},
 		{Name: "created_at", Type: field.TypeTime},
+		{Name: "expires_at", Type: field.TypeTime, Nullable: true},
+		{Name: "issuer_user_id", Type: field.TypeUUID},
+		{Name: "issuer_key_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "issuer_grant_id", Type: field.TypeString, Nullable: true, Size: 100},
+		{Name: "issuer_client_id", Type: field.TypeUUID, Nullable: true},
 		{Name: "company_id", Type: field.TypeUUID},
 	}
 	// CalendarTokensTable holds the schema information for the "calendar_tokens" table.
@@ -167,7 +172,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "calendar_tokens_companies_company",
-				Columns:    []*schema.Column{CalendarTokensColumns[5]},
+				Columns:    []*schema.Column{CalendarTokensColumns[10]},
 				RefColumns: []*schema.Column{CompaniesColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -176,7 +181,7 @@ var (
 			{
 				Name:    "calendartoken_company_id",
 				Unique:  false,
-				Columns: []*schema.Column{CalendarTokensColumns[5]},
+				Columns: []*schema.Column{CalendarTokensColumns[10]},
 			},
 			{
 				Name:    "calendartoken_token_hash",
@@ -186,7 +191,7 @@ var (
 			{
 				Name:    "calendartoken_company_id_user_id",
 				Unique:  true,
-				Columns: []*schema.Column{CalendarTokensColumns[5], CalendarTokensColumns[1]},
+				Columns: []*schema.Column{CalendarTokensColumns[10], CalendarTokensColumns[1]},
 			},
 		},
 	}

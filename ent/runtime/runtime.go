@@ -280,6 +280,10 @@ func init() {
 	calendartokenDescCreatedAt := calendartokenFields[3].Descriptor()
 	// calendartoken.DefaultCreatedAt holds the default value on creation for the created_at field.
 	calendartoken.DefaultCreatedAt = calendartokenDescCreatedAt.Default.(func() time.Time)
+	// calendartokenDescIssuerGrantID is the schema descriptor for issuer_grant_id field.
+	calendartokenDescIssuerGrantID := calendartokenFields[7].Descriptor()
+	// calendartoken.IssuerGrantIDValidator is a validator for the "issuer_grant_id" field. It is called by the builders before save.
+	calendartoken.IssuerGrantIDValidator = calendartokenDescIssuerGrantID.Validators[0].(func(string) error)
 	// calendartokenDescID is the schema descriptor for id field.
 	calendartokenDescID := calendartokenMixinFields0[0].Descriptor()
 	// calendartoken.DefaultID holds the default value on creation for the id field.

@@ -95,7 +95,9 @@ func (AppointmentException) Indexes() []ent.Index {
 }
 
 // CalendarToken is the secret of a user's calendar feed (GET /calendar/{token}.ics). Only its
-// SHA-256 is stored; revoking deletes the row.
+// SHA-256 is stored; revoking deletes the row. It remembers the credential that issued it (the
+// user's own or an admin's: an API key, or an OAuth grant) and answers only while that
+// credential is alive and before expires_at (calendar_feed_user in migrations/).
 type CalendarToken struct{ ent.Schema }
 
 // Mixin of CalendarToken.
@@ -110,6 +112,17 @@ func (CalendarToken) Fields() []ent.Field {
 		field.Bytes("token_hash").Immutable().Sensitive(),
 		field.String("prefix").MaxRuneLen(20).Immutable(),
 		field.Time("created_at").Default(time.Now).Immutable(),
+		// expires_at: the token answers before it only; NULL never expires (it still dies with
+		// its issuing credential).
+		field.Time("expires_at").Optional().Nillable().Immutable(),
+		// The issuing credential: issuer_user_id is the user behind it (the feed's user, or an
+		// admin); issuer_key_id its API key, or issuer_grant_id its OAuth grant (the request id
+		// every token of the grant shares) with issuer_client_id the grant's client. Exactly
+		// one of key and grant (CHECK in migrations/).
+		field.UUID("issuer_user_id", uuid.UUID{}).Immutable(),
+		field.UUID("issuer_key_id", uuid.UUID{}).Optional().Nillable().Immutable(),
+		field.String("issuer_grant_id").Optional().Nillable().MaxLen(100).Immutable(),
+		field.UUID("issuer_client_id", uuid.UUID{}).Optional().Nillable().Immutable(),
 	}
 }
 

@@ -138,7 +138,7 @@ func TestAppointments_Feed(t *testing.T) {
 		{Name: "bad user id", Key: a.Secret, Method: "POST", Path: "/users/x/calendar-token", Status: 400},
 		{Name: "unknown user", Key: a.Secret, Method: "DELETE", Path: "/users/" + uuid.NewString() + "/calendar-token", Status: 404},
 		{Name: "no scope", Key: a.KeyWithScopes(t, "tasks:read"), Method: "POST", Path: "/users/" + agent.ID.String() + "/calendar-token", Status: 403},
-		{Name: "company key rotates", Key: a.Secret, Method: "POST", Path: "/users/" + agent.ID.String() + "/calendar-token", Status: 201},
+		{Name: "admin's key rotates", Key: a.UserKey(t, a.Admin), Method: "POST", Path: "/users/" + agent.ID.String() + "/calendar-token", Status: 201},
 		{Name: "rotated token is dead", Path: "/calendar/" + tok.Token + ".ics", Status: 404},
 	})
 	var rotated struct {
@@ -187,12 +187,13 @@ func TestAppointments_FeedVisibility(t *testing.T) {
 	at(agent.ID, "agent own", false)
 	at(agent.ID, "colleague contact for agent", true)
 	at(boss.ID, "colleague contact for boss", true)
+	adminKey := a.UserKey(t, a.Admin)
 	feed := func(u uuid.UUID) (string, string) {
 		t.Helper()
 		var tok struct {
 			Token string `json:"token"`
 		}
-		r := env.Do(t, apitest.Request{Method: "POST", Path: "/users/" + u.String() + "/calendar-token", Key: a.Secret})
+		r := env.Do(t, apitest.Request{Method: "POST", Path: "/users/" + u.String() + "/calendar-token", Key: adminKey})
 		if r.Status != 201 {
 			t.Fatalf("token: %d %s", r.Status, r.Body)
 		}

@@ -63,7 +63,7 @@ func (w *world) seed(t *testing.T, c *apitest.Company, name string) map[string]s
 	_ = mw.Close()
 	ids["transferId"] = id(post("/portfolio-transfers", buf.Bytes(), map[string]string{"Content-Type": mw.FormDataContentType()}))
 
-	r := env.Do(t, apitest.Request{Method: "POST", Path: "/users/" + c.Admin.ID.String() + "/calendar-token", Key: c.Secret})
+	r := env.Do(t, apitest.Request{Method: "POST", Path: "/users/" + c.Admin.ID.String() + "/calendar-token", Key: c.UserKey(t, c.Admin)})
 	var tok struct{ Token string }
 	r.Decode(t, &tok)
 	ids["token"] = tok.Token

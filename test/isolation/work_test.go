@@ -33,7 +33,7 @@ func TestIsolation_TasksAppointments(t *testing.T) {
 	create("/tasks/"+task+"/comments", map[string]any{"content": "Bs Kommentar"})
 	appt := create("/appointments", map[string]any{"title": "Bs Termin", "startAt": "2026-05-04T10:00:00", "endAt": "2026-05-04T11:00:00",
 		"recurrence": "FREQ=WEEKLY;COUNT=5", "ownerId": bUser.ID.String(), "contactId": contact})
-	r := env.Do(t, apitest.Request{Method: "POST", Path: "/users/" + bUser.ID.String() + "/calendar-token", Key: b.Secret})
+	r := env.Do(t, apitest.Request{Method: "POST", Path: "/users/" + bUser.ID.String() + "/calendar-token", Key: b.UserKey(t, bUser)})
 	if r.Status != 201 {
 		t.Fatalf("B: token: %d %s", r.Status, r.Body)
 	}
@@ -99,7 +99,7 @@ func TestIsolation_TasksAppointments(t *testing.T) {
 	env.Run(t, cases)
 
 	// A's feed shows A's appointment only; B's feed still works and shows B's, unchanged.
-	r = env.Do(t, apitest.Request{Method: "POST", Path: "/users/" + a.Admin.ID.String() + "/calendar-token", Key: a.Secret})
+	r = env.Do(t, apitest.Request{Method: "POST", Path: "/users/" + a.Admin.ID.String() + "/calendar-token", Key: a.UserKey(t, a.Admin)})
 	var aTok struct{ Token string }
 	r.Decode(t, &aTok)
 	aFeed := env.Do(t, apitest.Request{Path: "/calendar/" + aTok.Token + ".ics"})

@@ -1,0 +1,286 @@
+package appointments
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"fmt"
+	"time"
+
+	entsql "entgo.io/ent/dialect/sql"
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"github.com/brokerdesk/brokerdesk/app/errs"
+	"github.com/brokerdesk/brokerdesk/app/httpx"
+	"github.com/brokerdesk/brokerdesk/ent"
+	"github.com/brokerdesk/brokerdesk/ent/calendartoken"
+	"github.com/brokerdesk/brokerdesk/ent/user"
+	"github.com/brokerdesk/brokerdesk/policy"
+	"github.com/brokerdesk/brokerdesk/tenancy"
+)
+
+// TokenPrefix starts every calendar feed token.
+const TokenPrefix = "cal_"
+
+// MaxTokenLifetime bounds an expiresAt given when a token is issued (GitHub's longest custom
+// expiry of a personal access token). Without expiresAt a token does not expire; it still dies
+// with the credential that issued it.
+const MaxTokenLifetime = 366 * 24 * time.Hour
+
+// FeedPath is where a token's feed is served, below the API prefix.
+func FeedPath(token string) string { return "/api/public/v1/calendar/" + token + ".ics" }
+
+// TokenInput is the optional body of POST /users/{userId}/calendar-token.
+type TokenInput struct {
+	// ExpiresAt ends the token; absent: no expiry.
+	ExpiresAt *time.Time `json:"expiresAt"`
+}
+
+// TokenView is the answer of POST /users/{userId}/calendar-token: the token is shown once.
+type TokenView struct {
+	UserID    uuid.UUID  `json:"userId"`
+	Token     string     `json:"token"`
+	URL       string     `json:"url"`
+	CreatedAt time.Time  `json:"createdAt"`
+	ExpiresAt *time.Time `json:"expiresAt"`
+}
+
+// TokenIssuer names the credential that issued a token: its user, and its API key
+// (credentialId) or its OAuth grant's client (oauthClientId), as a webhook endpoint names its
+// credential.
+type TokenIssuer struct {
+	UserID        uuid.UUID  `json:"userId"`
+	CredentialID  *uuid.UUID `json:"credentialId"`
+	OAuthClientID *uuid.UUID `json:"oauthClientId"`
+}
+
+// TokenInfo is one active token of GET /calendar-tokens: never the token itself.
+type TokenInfo struct {
+	UserID    uuid.UUID   `json:"userId"`
+	Prefix    string      `json:"prefix"`
+	CreatedAt time.Time   `json:"createdAt"`
+	ExpiresAt *time.Time  `json:"expiresAt"`
+	IssuedBy  TokenIssuer `json:"issuedBy"`
+}
+
+func newTokenInfo(t *ent.CalendarToken) TokenInfo {
+	return TokenInfo{UserID: t.UserID, Prefix: t.Prefix, CreatedAt: t.CreatedAt.UTC(), ExpiresAt: utcPtr(t.ExpiresAt),
+		IssuedBy: TokenIssuer{UserID: t.IssuerUserID, CredentialID: t.IssuerKeyID, OAuthClientID: t.IssuerClientID}}
+}
+
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+// mayManage decides whether the credential of ctx may issue (issue) or revoke userID's feed
+// token, after a user of another company (or none) was answered 404. A feed token is a
+// credential to one user's calendar, so it is managed by that user's own credential (a key
+// bound to the user, or the user's OAuth grant) or by an admin credential (policy.IsAdmin:
+// admin:write, and an admin's if user-bound). Issuing needs a user behind the credential even
+// for admins: the token remembers who issued it and dies with that credential, and a
+// company-level key or client-credentials token acts for nobody in particular.
+func mayManage(ctx context.Context, userID uuid.UUID, issue bool) error {
+	p, ok := tenancy.PrincipalFrom(ctx)
+	if !ok {
+		return errs.Unauthenticated("missing_credential", "no credential")
+	}
+	exists, err := tenancy.Client(ctx).User.Query().Where(user.ID(userID)).Exist(ctx)
+	if err != nil {
+		return fmt.Errorf("read user %s: %w", userID, err)
+	}
+	if !exists {
+		return errs.NotFound("user %s not found", userID)
+	}
+	switch {
+	case p.HasUser() && p.UserID == userID:
+		return nil
+	case issue && !p.HasUser():
+		return errs.Forbidden("forbidden",
+			"a calendar feed token is issued by a user's credential (the user's own or an admin's), not by a company-level one")
+	case !policy.Default().IsAdmin(p):
+		return errs.Forbidden("forbidden",
+			"a credential manages only its own user's calendar feed unless it administers the company (admin:write)")
+	}
+	return nil
+}
+
+// issuer is what a token remembers of the credential that issued it.
+type issuer struct {
+	key, client *uuid.UUID
+	grant       *string
+}
+
+// grantQuery finds the OAuth grant (request id) of an access token of the pinned company, as
+// the SECURITY DEFINER function calendar_token_grant reads it (the app role reads no token rows).
+const grantQuery = `SELECT grant_id, client_id FROM calendar_token_grant($1)`
+
+// issuerOf returns the credential of p: its key, or for an OAuth access token the grant behind
+// it (the token lives an hour; the grant is what the user authorized).
+func issuerOf(ctx context.Context, p *tenancy.Principal) (issuer, error) {
+	if p.Kind != tenancy.KindOAuth {
+		id := p.KeyID
+		return issuer{key: &id}, nil
+	}
+	rows, err := tenancy.Client(ctx).QueryContext(ctx, grantQuery, p.KeyID)
+	if err != nil {
+		return issuer{}, fmt.Errorf("read oauth grant: %w", err)
+	}
+	defer rows.Close()
+	var grant string
+	var client uuid.UUID
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return issuer{}, fmt.Errorf("read oauth grant: %w", err)
+		}
+		// The token was resolved by this request's lookup; only a revocation racing it ends here.
+		return issuer{}, errs.Unauthenticated("invalid_token", "the access token is no longer active")
+	}
+	if err := rows.Scan(&grant, &client); err != nil {
+		return issuer{}, fmt.Errorf("read oauth grant: %w", err)
+	}
+	return issuer{grant: &grant, client: &client}, rows.Close()
+}
+
+// checkExpiry validates expiresAt of TokenInput against now.
+func checkExpiry(in TokenInput, now time.Time) error {
+	if in.ExpiresAt == nil {
+		return nil
+	}
+	var v errs.Invalid
+	v.Check("expiresAt", in.ExpiresAt.After(now), "in_the_past", "must lie in the future")
+	v.Check("expiresAt", !in.ExpiresAt.After(now.Add(MaxTokenLifetime)), "too_far_ahead",
+		"must be at most 366 days ahead; leave it out for a token without expiry")
+	return v.Err()
+}
+
+// IssueToken creates the user's feed token, replacing (revoking) the one it had. The token
+// remembers the issuing credential and answers only while it is alive and before expiresAt.
+func (s *Service) IssueToken(ctx context.Context, userID uuid.UUID, in TokenInput) (TokenView, error) {
+	if err := mayManage(ctx, userID, true); err != nil {
+		return TokenView{}, err
+	}
+	now := s.now()
+	if err := checkExpiry(in, now); err != nil {
+		return TokenView{}, err
+	}
+	p, _ := tenancy.PrincipalFrom(ctx)
+	iss, err := issuerOf(ctx, p)
+	if err != nil {
+		return TokenView{}, err
+	}
+	raw := make([]byte, 32)
+	if _, err := rand.Read(raw); err != nil {
+		return TokenView{}, err
+	}
+	token := TokenPrefix + base64.RawURLEncoding.EncodeToString(raw)
+	db := tenancy.Client(ctx)
+	if _, err := db.CalendarToken.Delete().Where(calendartoken.UserID(userID)).Exec(ctx); err != nil {
+		return TokenView{}, fmt.Errorf("revoke calendar token: %w", err)
+	}
+	var expires *time.Time
+	if in.ExpiresAt != nil {
+		e := in.ExpiresAt.UTC().Truncate(time.Microsecond) // as PostgreSQL keeps it
+		expires = &e
+	}
+	t, err := db.CalendarToken.Create().SetUserID(userID).SetTokenHash(tenancy.HashKey(token)).
+		SetPrefix(token[:10]).SetCreatedAt(now).SetNillableExpiresAt(expires).SetIssuerUserID(p.UserID).
+		SetNillableIssuerKeyID(iss.key).SetNillableIssuerGrantID(iss.grant).SetNillableIssuerClientID(iss.client).
+		Save(ctx)
+	if err != nil {
+		return TokenView{}, fmt.Errorf("store calendar token: %w", err)
+	}
+	return TokenView{UserID: userID, Token: token, URL: FeedPath(token), CreatedAt: t.CreatedAt.UTC(), ExpiresAt: expires}, nil
+}
+
+// RevokeToken deletes the user's feed token (404 when it has none).
+func (s *Service) RevokeToken(ctx context.Context, userID uuid.UUID) error {
+	if err := mayManage(ctx, userID, false); err != nil {
+		return err
+	}
+	n, err := tenancy.Client(ctx).CalendarToken.Delete().Where(calendartoken.UserID(userID)).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("revoke calendar token: %w", err)
+	}
+	if n == 0 {
+		return errs.NotFound("user %s has no calendar feed", userID)
+	}
+	return nil
+}
+
+// liveToken keeps the tokens the feed would answer, by the feed's own rule
+// (calendar_token_live, migrations/): not expired by the database's clock, the user active, the
+// issuing credential alive.
+func liveToken(s *entsql.Selector) {
+	s.Where(entsql.P(func(b *entsql.Builder) {
+		b.WriteString("public.calendar_token_live(" + s.C(calendartoken.FieldUserID) + ", " +
+			s.C(calendartoken.FieldExpiresAt) + ", " + s.C(calendartoken.FieldIssuerKeyID) + ", " +
+			s.C(calendartoken.FieldIssuerGrantID) + ")")
+	}))
+}
+
+// ListTokens pages the company's active feed tokens, oldest first (admins: the route needs
+// admin:write). Expired tokens and those whose issuing credential died are left out.
+func (s *Service) ListTokens(ctx context.Context, after []string, limit int) ([]*ent.CalendarToken, error) {
+	q := tenancy.Client(ctx).CalendarToken.Query().Where(liveToken)
+	pred, err := httpx.AfterCreated(after)
+	if err != nil {
+		return nil, err
+	}
+	if pred != nil {
+		q.Where(pred)
+	}
+	return q.Order(ent.Asc(calendartoken.FieldCreatedAt), ent.Asc(calendartoken.FieldID)).Limit(limit + 1).All(ctx)
+}
+
+// issueToken handles POST /users/{userId}/calendar-token; the body (TokenInput) is optional.
+func (h *Handler) issueToken(c *fiber.Ctx) error {
+	id, err := httpx.UUIDParam(c, "userId")
+	if err != nil {
+		return err
+	}
+	var in TokenInput
+	if len(bytes.TrimSpace(c.Body())) > 0 {
+		if err := httpx.Decode(c, &in); err != nil {
+			return err
+		}
+	}
+	t, err := h.svc.IssueToken(c.UserContext(), id, in)
+	if err != nil {
+		return err
+	}
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	return c.Status(fiber.StatusCreated).JSON(t)
+}
+
+// revokeToken handles DELETE /users/{userId}/calendar-token.
+func (h *Handler) revokeToken(c *fiber.Ctx) error {
+	id, err := httpx.UUIDParam(c, "userId")
+	if err != nil {
+		return err
+	}
+	if err := h.svc.RevokeToken(c.UserContext(), id); err != nil {
+		return err
+	}
+	return httpx.NoContent(c)
+}
+
+// listTokens handles GET /calendar-tokens: Paged, oldest first.
+func (h *Handler) listTokens(c *fiber.Ctx) error {
+	page, err := h.pager.Parse(c, "calendar-tokens")
+	if err != nil {
+		return err
+	}
+	rows, err := h.svc.ListTokens(c.UserContext(), page.After, page.Limit)
+	if err != nil {
+		return err
+	}
+	return httpx.WritePage(c, page, rows, func(t *ent.CalendarToken) []string {
+		return httpx.CreatedKey(t.CreatedAt, t.ID)
+	}, newTokenInfo)
+}
