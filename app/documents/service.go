@@ -45,23 +45,12 @@ const BlobPrefix = "documents"
 var Types = schema.DocumentTypes
 
 // AllowedTypes are the media types a document may have, sniffed from its content: what a
-// brokerage files (PDF, scans and photos, office documents, text, e-mails). Not allowed, among
-// others: executables and scripts, HTML and SVG (active content), archives (their content
-// cannot be judged), and anything unrecognised (application/octet-stream). What a download is
-// served as is httpx.ServedType's decision: XML and e-mails are stored but go out as
-// application/octet-stream.
-var AllowedTypes = []string{
-	"application/pdf",
-	"image/jpeg", "image/png", "image/gif", "image/webp", "image/tiff", "image/heic", "image/heif", "image/bmp",
-	"text/plain", "text/csv", "text/rtf", "application/rtf", "text/xml", "application/xml",
-	"application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-	"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-	"application/vnd.openxmlformats-officedocument.presentationml.presentation",
-	"application/msword", "application/vnd.ms-excel", "application/vnd.ms-powerpoint",
-	"application/vnd.oasis.opendocument.text", "application/vnd.oasis.opendocument.spreadsheet",
-	"application/vnd.oasis.opendocument.presentation",
-	"message/rfc822", "application/vnd.ms-outlook",
-}
+// brokerage files. Every type a download serves as itself (httpx.SafeTypes: PDF, scans and
+// photos, office documents, text, Outlook messages), and XML and e-mails, which are stored but
+// served as application/octet-stream (httpx.ServedType). Not allowed, among others:
+// executables and scripts, HTML and SVG (active content), archives (their content cannot be
+// judged), and anything unrecognised (application/octet-stream).
+var AllowedTypes = append(slices.Clone(httpx.SafeTypes), "text/xml", "application/xml", "message/rfc822")
 
 // Sniff is the media type of content by its bytes (github.com/gabriel-vasile/mimetype: unlike
 // net/http's sniffer it tells office formats and e-mails from plain ZIP and OLE files and

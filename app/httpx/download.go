@@ -14,7 +14,7 @@ import (
 // net/http), never by what an uploader claimed: what we store and serve as a file's type.
 func SniffType(content []byte) string { return http.DetectContentType(content) }
 
-// servedAsIs is the one allow-list of media types a download is served under: formats no
+// SafeTypes is the one allow-list of media types a download is served under: formats no
 // browser runs script from when it opens them (PDF, raster images, plain text and CSV, RTF,
 // office documents, Outlook messages). Every other type goes out as application/octet-stream:
 // HTML, XHTML and SVG (active content), XML (a browser renders it as XHTML, and an XHTML
@@ -22,7 +22,7 @@ func SniffType(content []byte) string { return http.DetectContentType(content) }
 // whatever the sniffer or an uploader names that is not listed. Content-Disposition attachment
 // and nosniff come on top: a list of what is safe, not of what is dangerous, so a type nobody
 // thought of is never served as itself.
-var servedAsIs = []string{
+var SafeTypes = []string{
 	"application/pdf",
 	"image/jpeg", "image/png", "image/gif", "image/webp", "image/tiff", "image/heic", "image/heif", "image/bmp", "image/avif",
 	"text/plain", "text/csv", "text/rtf", "application/rtf",
@@ -36,11 +36,11 @@ var servedAsIs = []string{
 }
 
 // ServedType is the Content-Type a download of a file of mediaType (as sniffed, parameters
-// allowed) is served with: mediaType itself when its base type is in servedAsIs, else
+// allowed) is served with: mediaType itself when its base type is in SafeTypes, else
 // application/octet-stream.
 func ServedType(mediaType string) string {
 	base, _, _ := strings.Cut(mediaType, ";")
-	for _, t := range servedAsIs {
+	for _, t := range SafeTypes {
 		if strings.EqualFold(strings.TrimSpace(base), t) {
 			return mediaType
 		}
