@@ -872,6 +872,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookendpoint.FieldCredentialID:            {Type: field.TypeUUID, Column: webhookendpoint.FieldCredentialID},
 			webhookendpoint.FieldOauthClientID:           {Type: field.TypeUUID, Column: webhookendpoint.FieldOauthClientID},
 			webhookendpoint.FieldOauthUserID:             {Type: field.TypeUUID, Column: webhookendpoint.FieldOauthUserID},
+			webhookendpoint.FieldCredentialUserID:        {Type: field.TypeUUID, Column: webhookendpoint.FieldCredentialUserID},
 			webhookendpoint.FieldStartSeq:                {Type: field.TypeInt64, Column: webhookendpoint.FieldStartSeq},
 			webhookendpoint.FieldFailingSince:            {Type: field.TypeTime, Column: webhookendpoint.FieldFailingSince},
 		},
@@ -4977,6 +4978,11 @@ func (f *WebhookEndpointFilter) WhereOauthClientID(p entql.ValueP) {
 // WhereOauthUserID applies the entql [16]byte predicate on the oauth_user_id field.
 func (f *WebhookEndpointFilter) WhereOauthUserID(p entql.ValueP) {
 	f.Where(p.Field(webhookendpoint.FieldOauthUserID))
+}
+
+// WhereCredentialUserID applies the entql [16]byte predicate on the credential_user_id field.
+func (f *WebhookEndpointFilter) WhereCredentialUserID(p entql.ValueP) {
+	f.Where(p.Field(webhookendpoint.FieldCredentialUserID))
 }
 
 // WhereStartSeq applies the entql int64 predicate on the start_seq field.

@@ -33511,6 +33511,7 @@ type WebhookEndpointMutation struct {
 	credential_id              *uuid.UUID
 	oauth_client_id            *uuid.UUID
 	oauth_user_id              *uuid.UUID
+	credential_user_id         *uuid.UUID
 	start_seq                  *int64
 	addstart_seq               *int64
 	failing_since              *time.Time
@@ -34292,6 +34293,55 @@ func (m *WebhookEndpointMutation) ResetOauthUserID() {
 	delete(m.clearedFields, webhookendpoint.FieldOauthUserID)
 }
 
+// SetCredentialUserID sets the "credential_user_id" field.
+func (m *WebhookEndpointMutation) SetCredentialUserID(u uuid.UUID) {
+	m.credential_user_id = &u
+}
+
+// CredentialUserID returns the value of the "credential_user_id" field in the mutation.
+func (m *WebhookEndpointMutation) CredentialUserID() (r uuid.UUID, exists bool) {
+	v := m.credential_user_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCredentialUserID returns the old "credential_user_id" field's value of the WebhookEndpoint entity.
+// If the WebhookEndpoint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookEndpointMutation) OldCredentialUserID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCredentialUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCredentialUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCredentialUserID: %w", err)
+	}
+	return oldValue.CredentialUserID, nil
+}
+
+// ClearCredentialUserID clears the value of the "credential_user_id" field.
+func (m *WebhookEndpointMutation) ClearCredentialUserID() {
+	m.credential_user_id = nil
+	m.clearedFields[webhookendpoint.FieldCredentialUserID] = struct{}{}
+}
+
+// CredentialUserIDCleared returns if the "credential_user_id" field was cleared in this mutation.
+func (m *WebhookEndpointMutation) CredentialUserIDCleared() bool {
+	_, ok := m.clearedFields[webhookendpoint.FieldCredentialUserID]
+	return ok
+}
+
+// ResetCredentialUserID resets all changes to the "credential_user_id" field.
+func (m *WebhookEndpointMutation) ResetCredentialUserID() {
+	m.credential_user_id = nil
+	delete(m.clearedFields, webhookendpoint.FieldCredentialUserID)
+}
+
 // SetStartSeq sets the "start_seq" field.
 func (m *WebhookEndpointMutation) SetStartSeq(i int64) {
 	m.start_seq = &i
@@ -34458,7 +34508,7 @@ func (m *WebhookEndpointMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *WebhookEndpointMutation) Fields() []string {
-	fields := make([]string, 0, 17)
+	fields := make([]string, 0, 18)
 	if m.company != nil {
 		fields = append(fields, webhookendpoint.FieldCompanyID)
 	}
@@ -34504,6 +34554,9 @@ func (m *WebhookEndpointMutation) Fields() []string {
 	if m.oauth_user_id != nil {
 		fields = append(fields, webhookendpoint.FieldOauthUserID)
 	}
+	if m.credential_user_id != nil {
+		fields = append(fields, webhookendpoint.FieldCredentialUserID)
+	}
 	if m.start_seq != nil {
 		fields = append(fields, webhookendpoint.FieldStartSeq)
 	}
@@ -34548,6 +34601,8 @@ func (m *WebhookEndpointMutation) Field(name string) (ent.Value, bool) {
 		return m.OauthClientID()
 	case webhookendpoint.FieldOauthUserID:
 		return m.OauthUserID()
+	case webhookendpoint.FieldCredentialUserID:
+		return m.CredentialUserID()
 	case webhookendpoint.FieldStartSeq:
 		return m.StartSeq()
 	case webhookendpoint.FieldFailingSince:
@@ -34591,6 +34646,8 @@ func (m *WebhookEndpointMutation) OldField(ctx context.Context, name string) (en
 		return m.OldOauthClientID(ctx)
 	case webhookendpoint.FieldOauthUserID:
 		return m.OldOauthUserID(ctx)
+	case webhookendpoint.FieldCredentialUserID:
+		return m.OldCredentialUserID(ctx)
 	case webhookendpoint.FieldStartSeq:
 		return m.OldStartSeq(ctx)
 	case webhookendpoint.FieldFailingSince:
@@ -34709,6 +34766,13 @@ func (m *WebhookEndpointMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetOauthUserID(v)
 		return nil
+	case webhookendpoint.FieldCredentialUserID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCredentialUserID(v)
+		return nil
 	case webhookendpoint.FieldStartSeq:
 		v, ok := value.(int64)
 		if !ok {
@@ -34801,6 +34865,9 @@ func (m *WebhookEndpointMutation) ClearedFields() []string {
 	if m.FieldCleared(webhookendpoint.FieldOauthUserID) {
 		fields = append(fields, webhookendpoint.FieldOauthUserID)
 	}
+	if m.FieldCleared(webhookendpoint.FieldCredentialUserID) {
+		fields = append(fields, webhookendpoint.FieldCredentialUserID)
+	}
 	if m.FieldCleared(webhookendpoint.FieldFailingSince) {
 		fields = append(fields, webhookendpoint.FieldFailingSince)
 	}
@@ -34838,6 +34905,9 @@ func (m *WebhookEndpointMutation) ClearField(name string) error {
 		return nil
 	case webhookendpoint.FieldOauthUserID:
 		m.ClearOauthUserID()
+		return nil
+	case webhookendpoint.FieldCredentialUserID:
+		m.ClearCredentialUserID()
 		return nil
 	case webhookendpoint.FieldFailingSince:
 		m.ClearFailingSince()
@@ -34894,6 +34964,9 @@ func (m *WebhookEndpointMutation) ResetField(name string) error {
 		return nil
 	case webhookendpoint.FieldOauthUserID:
 		m.ResetOauthUserID()
+		return nil
+	case webhookendpoint.FieldCredentialUserID:
+		m.ResetCredentialUserID()
 		return nil
 	case webhookendpoint.FieldStartSeq:
 		m.ResetStartSeq()

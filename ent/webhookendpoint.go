@@ -50,6 +50,8 @@ type WebhookEndpoint struct {
 	OauthClientID *uuid.UUID `json:"oauth_client_id,omitempty"`
 	// OauthUserID holds the value of the "oauth_user_id" field.
 	OauthUserID *uuid.UUID `json:"oauth_user_id,omitempty"`
+	// CredentialUserID holds the value of the "credential_user_id" field.
+	CredentialUserID *uuid.UUID `json:"credential_user_id,omitempty"`
 	// StartSeq holds the value of the "start_seq" field.
 	StartSeq int64 `json:"start_seq,omitempty"`
 	// FailingSince holds the value of the "failing_since" field.
@@ -85,7 +87,7 @@ func (*WebhookEndpoint) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case webhookendpoint.FieldCredentialID, webhookendpoint.FieldOauthClientID, webhookendpoint.FieldOauthUserID:
+		case webhookendpoint.FieldCredentialID, webhookendpoint.FieldOauthClientID, webhookendpoint.FieldOauthUserID, webhookendpoint.FieldCredentialUserID:
 			values[i] = &sql.NullScanner{S: new(uuid.UUID)}
 		case webhookendpoint.FieldEventTypes, webhookendpoint.FieldSecret, webhookendpoint.FieldPreviousSecret:
 			values[i] = new([]byte)
@@ -218,6 +220,13 @@ func (_m *WebhookEndpoint) assignValues(columns []string, values []any) error {
 				_m.OauthUserID = new(uuid.UUID)
 				*_m.OauthUserID = *value.S.(*uuid.UUID)
 			}
+		case webhookendpoint.FieldCredentialUserID:
+			if value, ok := values[i].(*sql.NullScanner); !ok {
+				return fmt.Errorf("unexpected type %T for field credential_user_id", values[i])
+			} else if value.Valid {
+				_m.CredentialUserID = new(uuid.UUID)
+				*_m.CredentialUserID = *value.S.(*uuid.UUID)
+			}
 		case webhookendpoint.FieldStartSeq:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for field start_seq", values[i])
@@ -324,6 +333,11 @@ func (_m *WebhookEndpoint) String() string {
 	builder.WriteString(", ")
 	if v := _m.OauthUserID; v != nil {
 		builder.WriteString("oauth_user_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.CredentialUserID; v != nil {
+		builder.WriteString("credential_user_id=")
 		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
 	builder.WriteString(", ")

@@ -195,6 +195,20 @@ func (_c *WebhookEndpointCreate) SetNillableOauthUserID(v *uuid.UUID) *WebhookEn
 	return _c
 }
 
+// SetCredentialUserID sets the "credential_user_id" field.
+func (_c *WebhookEndpointCreate) SetCredentialUserID(v uuid.UUID) *WebhookEndpointCreate {
+	_c.mutation.SetCredentialUserID(v)
+	return _c
+}
+
+// SetNillableCredentialUserID sets the "credential_user_id" field if the given value is not nil.
+func (_c *WebhookEndpointCreate) SetNillableCredentialUserID(v *uuid.UUID) *WebhookEndpointCreate {
+	if v != nil {
+		_c.SetCredentialUserID(*v)
+	}
+	return _c
+}
+
 // SetStartSeq sets the "start_seq" field.
 func (_c *WebhookEndpointCreate) SetStartSeq(v int64) *WebhookEndpointCreate {
 	_c.mutation.SetStartSeq(v)
@@ -458,6 +472,10 @@ func (_c *WebhookEndpointCreate) createSpec() (*WebhookEndpoint, *sqlgraph.Creat
 	if value, ok := _c.mutation.OauthUserID(); ok {
 		_spec.SetField(webhookendpoint.FieldOauthUserID, field.TypeUUID, value)
 		_node.OauthUserID = &value
+	}
+	if value, ok := _c.mutation.CredentialUserID(); ok {
+		_spec.SetField(webhookendpoint.FieldCredentialUserID, field.TypeUUID, value)
+		_node.CredentialUserID = &value
 	}
 	if value, ok := _c.mutation.StartSeq(); ok {
 		_spec.SetField(webhookendpoint.FieldStartSeq, field.TypeInt64, value)
@@ -737,6 +755,24 @@ func (u *WebhookEndpointUpsert) UpdateOauthUserID() *WebhookEndpointUpsert {
 // ClearOauthUserID clears the value of the "oauth_user_id" field.
 func (u *WebhookEndpointUpsert) ClearOauthUserID() *WebhookEndpointUpsert {
 	u.SetNull(webhookendpoint.FieldOauthUserID)
+	return u
+}
+
+// SetCredentialUserID sets the "credential_user_id" field.
+func (u *WebhookEndpointUpsert) SetCredentialUserID(v uuid.UUID) *WebhookEndpointUpsert {
+	u.Set(webhookendpoint.FieldCredentialUserID, v)
+	return u
+}
+
+// UpdateCredentialUserID sets the "credential_user_id" field to the value that was provided on create.
+func (u *WebhookEndpointUpsert) UpdateCredentialUserID() *WebhookEndpointUpsert {
+	u.SetExcluded(webhookendpoint.FieldCredentialUserID)
+	return u
+}
+
+// ClearCredentialUserID clears the value of the "credential_user_id" field.
+func (u *WebhookEndpointUpsert) ClearCredentialUserID() *WebhookEndpointUpsert {
+	u.SetNull(webhookendpoint.FieldCredentialUserID)
 	return u
 }
 
@@ -1065,6 +1101,27 @@ func (u *WebhookEndpointUpsertOne) UpdateOauthUserID() *WebhookEndpointUpsertOne
 func (u *WebhookEndpointUpsertOne) ClearOauthUserID() *WebhookEndpointUpsertOne {
 	return u.Update(func(s *WebhookEndpointUpsert) {
 		s.ClearOauthUserID()
+	})
+}
+
+// SetCredentialUserID sets the "credential_user_id" field.
+func (u *WebhookEndpointUpsertOne) SetCredentialUserID(v uuid.UUID) *WebhookEndpointUpsertOne {
+	return u.Update(func(s *WebhookEndpointUpsert) {
+		s.SetCredentialUserID(v)
+	})
+}
+
+// UpdateCredentialUserID sets the "credential_user_id" field to the value that was provided on create.
+func (u *WebhookEndpointUpsertOne) UpdateCredentialUserID() *WebhookEndpointUpsertOne {
+	return u.Update(func(s *WebhookEndpointUpsert) {
+		s.UpdateCredentialUserID()
+	})
+}
+
+// ClearCredentialUserID clears the value of the "credential_user_id" field.
+func (u *WebhookEndpointUpsertOne) ClearCredentialUserID() *WebhookEndpointUpsertOne {
+	return u.Update(func(s *WebhookEndpointUpsert) {
+		s.ClearCredentialUserID()
 	})
 }
 
@@ -1566,6 +1623,27 @@ func (u *WebhookEndpointUpsertBulk) UpdateOauthUserID() *WebhookEndpointUpsertBu
 func (u *WebhookEndpointUpsertBulk) ClearOauthUserID() *WebhookEndpointUpsertBulk {
 	return u.Update(func(s *WebhookEndpointUpsert) {
 		s.ClearOauthUserID()
+	})
+}
+
+// SetCredentialUserID sets the "credential_user_id" field.
+func (u *WebhookEndpointUpsertBulk) SetCredentialUserID(v uuid.UUID) *WebhookEndpointUpsertBulk {
+	return u.Update(func(s *WebhookEndpointUpsert) {
+		s.SetCredentialUserID(v)
+	})
+}
+
+// UpdateCredentialUserID sets the "credential_user_id" field to the value that was provided on create.
+func (u *WebhookEndpointUpsertBulk) UpdateCredentialUserID() *WebhookEndpointUpsertBulk {
+	return u.Update(func(s *WebhookEndpointUpsert) {
+		s.UpdateCredentialUserID()
+	})
+}
+
+// ClearCredentialUserID clears the value of the "credential_user_id" field.
+func (u *WebhookEndpointUpsertBulk) ClearCredentialUserID() *WebhookEndpointUpsertBulk {
+	return u.Update(func(s *WebhookEndpointUpsert) {
+		s.ClearCredentialUserID()
 	})
 }
 

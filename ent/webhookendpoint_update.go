@@ -235,6 +235,26 @@ func (_u *WebhookEndpointUpdate) ClearOauthUserID() *WebhookEndpointUpdate {
 	return _u
 }
 
+// SetCredentialUserID sets the "credential_user_id" field.
+func (_u *WebhookEndpointUpdate) SetCredentialUserID(v uuid.UUID) *WebhookEndpointUpdate {
+	_u.mutation.SetCredentialUserID(v)
+	return _u
+}
+
+// SetNillableCredentialUserID sets the "credential_user_id" field if the given value is not nil.
+func (_u *WebhookEndpointUpdate) SetNillableCredentialUserID(v *uuid.UUID) *WebhookEndpointUpdate {
+	if v != nil {
+		_u.SetCredentialUserID(*v)
+	}
+	return _u
+}
+
+// ClearCredentialUserID clears the value of the "credential_user_id" field.
+func (_u *WebhookEndpointUpdate) ClearCredentialUserID() *WebhookEndpointUpdate {
+	_u.mutation.ClearCredentialUserID()
+	return _u
+}
+
 // SetStartSeq sets the "start_seq" field.
 func (_u *WebhookEndpointUpdate) SetStartSeq(v int64) *WebhookEndpointUpdate {
 	_u.mutation.ResetStartSeq()
@@ -430,6 +450,12 @@ func (_u *WebhookEndpointUpdate) sqlSave(ctx context.Context) (_node int, err er
 	}
 	if _u.mutation.OauthUserIDCleared() {
 		_spec.ClearField(webhookendpoint.FieldOauthUserID, field.TypeUUID)
+	}
+	if value, ok := _u.mutation.CredentialUserID(); ok {
+		_spec.SetField(webhookendpoint.FieldCredentialUserID, field.TypeUUID, value)
+	}
+	if _u.mutation.CredentialUserIDCleared() {
+		_spec.ClearField(webhookendpoint.FieldCredentialUserID, field.TypeUUID)
 	}
 	if value, ok := _u.mutation.StartSeq(); ok {
 		_spec.SetField(webhookendpoint.FieldStartSeq, field.TypeInt64, value)
@@ -668,6 +694,26 @@ func (_u *WebhookEndpointUpdateOne) ClearOauthUserID() *WebhookEndpointUpdateOne
 	return _u
 }
 
+// SetCredentialUserID sets the "credential_user_id" field.
+func (_u *WebhookEndpointUpdateOne) SetCredentialUserID(v uuid.UUID) *WebhookEndpointUpdateOne {
+	_u.mutation.SetCredentialUserID(v)
+	return _u
+}
+
+// SetNillableCredentialUserID sets the "credential_user_id" field if the given value is not nil.
+func (_u *WebhookEndpointUpdateOne) SetNillableCredentialUserID(v *uuid.UUID) *WebhookEndpointUpdateOne {
+	if v != nil {
+		_u.SetCredentialUserID(*v)
+	}
+	return _u
+}
+
+// ClearCredentialUserID clears the value of the "credential_user_id" field.
+func (_u *WebhookEndpointUpdateOne) ClearCredentialUserID() *WebhookEndpointUpdateOne {
+	_u.mutation.ClearCredentialUserID()
+	return _u
+}
+
 // SetStartSeq sets the "start_seq" field.
 func (_u *WebhookEndpointUpdateOne) SetStartSeq(v int64) *WebhookEndpointUpdateOne {
 	_u.mutation.ResetStartSeq()
@@ -893,6 +939,12 @@ func (_u *WebhookEndpointUpdateOne) sqlSave(ctx context.Context) (_node *Webhook
 	}
 	if _u.mutation.OauthUserIDCleared() {
 		_spec.ClearField(webhookendpoint.FieldOauthUserID, field.TypeUUID)
+	}
+	if value, ok := _u.mutation.CredentialUserID(); ok {
+		_spec.SetField(webhookendpoint.FieldCredentialUserID, field.TypeUUID, value)
+	}
+	if _u.mutation.CredentialUserIDCleared() {
+		_spec.ClearField(webhookendpoint.FieldCredentialUserID, field.TypeUUID)
 	}
 	if value, ok := _u.mutation.StartSeq(); ok {
 		_spec.SetField(webhookendpoint.FieldStartSeq, field.TypeInt64, value)

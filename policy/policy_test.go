@@ -120,7 +120,7 @@ func TestPolicy_Visibility(t *testing.T) {
 // TestPolicy_IsAdmin: the company admin credential of issue 20 (webhook endpoints, calendar
 // feed tokens) is one holding admin:write that, when user-bound, belongs to an admin; and the
 // roles allowed admin:write are exactly "admin", which the webhook endpoints' row-level
-// security policy names (migrations/20261127130300_webhook_endpoint_owner.sql): a role given
+// security policy names (migrations/20261127130400_webhook_endpoint_owner.sql): a role given
 // admin:write here must be added there.
 func TestPolicy_IsAdmin(t *testing.T) {
 	e := Default()

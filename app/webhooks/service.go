@@ -114,7 +114,7 @@ func (s *Service) Create(ctx context.Context, in Input) (*ent.WebhookEndpoint, s
 	}
 	c := credentialOf(ctx)
 	db := tenancy.Client(ctx)
-	n, err := db.WebhookEndpoint.Query().Count(ctx)
+	n, err := endpointCount(ctx, db)
 	if err != nil {
 		return nil, "", err
 	}
@@ -131,7 +131,8 @@ func (s *Service) Create(ctx context.Context, in Input) (*ent.WebhookEndpoint, s
 	ep, err := db.WebhookEndpoint.Create().SetID(id).SetURL(*in.URL).SetNillableDescription(in.Description).
 		SetEventTypes(in.Events).SetEnabled(in.Enabled == nil || *in.Enabled).
 		SetSecret(s.m.d.Sealer.Seal(p.CompanyID, id, key)).SetStartSeq(seq).
-		SetNillableCredentialID(c.key).SetNillableOauthClientID(c.client).SetNillableOauthUserID(c.user).Save(ctx)
+		SetNillableCredentialID(c.key).SetNillableOauthClientID(c.client).SetNillableOauthUserID(c.user).
+		SetNillableCredentialUserID(c.actsFor).Save(ctx)
 	if err != nil {
 		return nil, "", fmt.Errorf("create webhook endpoint: %w", err)
 	}
@@ -142,26 +143,53 @@ func (s *Service) Create(ctx context.Context, in Input) (*ent.WebhookEndpoint, s
 	return ep, secret, nil
 }
 
+// endpointCountQuery counts every endpoint of the pinned company, also those the caller may not
+// see (its own are all a non-admin credential reads): webhook_endpoint_count (migrations/).
+const endpointCountQuery = `SELECT webhook_endpoint_count()`
+
+// endpointCount is the company's number of endpoints, for MaxEndpoints.
+func endpointCount(ctx context.Context, db *ent.Client) (int, error) {
+	rows, err := db.QueryContext(ctx, endpointCountQuery)
+	if err != nil {
+		return 0, fmt.Errorf("count webhook endpoints: %w", err)
+	}
+	defer rows.Close()
+	var n int
+	if !rows.Next() {
+		return 0, fmt.Errorf("count webhook endpoints: no row: %w", rows.Err())
+	}
+	if err := rows.Scan(&n); err != nil {
+		return 0, fmt.Errorf("count webhook endpoints: %w", err)
+	}
+	return n, rows.Close()
+}
+
 // credential is what an endpoint remembers of the caller's credential: the key, or the OAuth
 // client and, for a user's grant, the user (a token itself lives an hour; the endpoint acts for
-// the authorization behind it, see tenancy.OAuthCredentialPrincipal).
-type credential struct{ key, client, user *uuid.UUID }
+// the authorization behind it, see tenancy.OAuthCredentialPrincipal); and the user the
+// credential acts for (nil for company-level ones), which the row-level security policy
+// endpoint_owner reads. The credential owns the endpoint (rule.FilterOwnCredential).
+type credential struct{ key, client, user, actsFor *uuid.UUID }
 
 func credentialOf(ctx context.Context) credential {
 	p, _ := tenancy.PrincipalFrom(ctx)
-	if p.Kind != tenancy.KindOAuth {
-		return credential{key: &p.KeyID}
-	}
-	c := credential{client: &p.ClientID}
+	var c credential
 	if p.HasUser() {
-		c.user = &p.UserID
+		c.actsFor = &p.UserID
 	}
+	if p.Kind != tenancy.KindOAuth {
+		c.key = &p.KeyID
+		return c
+	}
+	c.client = &p.ClientID
+	c.user = c.actsFor
 	return c
 }
 
 // Update applies a patched Input to cur (locked). A new url binds the endpoint to the caller's
 // credential: whoever points an endpoint somewhere decides with their own rights what it
-// receives (else a key with webhooks:write alone could redirect a wider key's events). Enabling
+// receives (else a key with webhooks:write alone could redirect a wider key's events), and owns
+// it from then on (only an admin credential can change another's endpoint at all). Enabling
 // a disabled endpoint starts it at the newest event (no backlog of the disabled time) and clears
 // the server's reason. Nothing changed: no new version.
 func (s *Service) Update(ctx context.Context, cur *ent.WebhookEndpoint, in Input) (*ent.WebhookEndpoint, error) {
@@ -193,6 +221,11 @@ func (s *Service) Update(ctx context.Context, cur *ent.WebhookEndpoint, in Input
 			u.SetOauthUserID(*c.user)
 		} else {
 			u.ClearOauthUserID()
+		}
+		if c.actsFor != nil {
+			u.SetCredentialUserID(*c.actsFor)
+		} else {
+			u.ClearCredentialUserID()
 		}
 		changed = true
 	}

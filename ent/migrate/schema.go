@@ -1481,6 +1481,7 @@ var (
 		{Name: "credential_id", Type: field.TypeUUID, Nullable: true},
 		{Name: "oauth_client_id", Type: field.TypeUUID, Nullable: true},
 		{Name: "oauth_user_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "credential_user_id", Type: field.TypeUUID, Nullable: true},
 		{Name: "start_seq", Type: field.TypeInt64, Default: 0},
 		{Name: "failing_since", Type: field.TypeTime, Nullable: true},
 		{Name: "company_id", Type: field.TypeUUID},
@@ -1493,7 +1494,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "webhook_endpoints_companies_company",
-				Columns:    []*schema.Column{WebhookEndpointsColumns[17]},
+				Columns:    []*schema.Column{WebhookEndpointsColumns[18]},
 				RefColumns: []*schema.Column{CompaniesColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -1502,12 +1503,12 @@ var (
 			{
 				Name:    "webhookendpoint_company_id",
 				Unique:  false,
-				Columns: []*schema.Column{WebhookEndpointsColumns[17]},
+				Columns: []*schema.Column{WebhookEndpointsColumns[18]},
 			},
 			{
 				Name:    "webhookendpoint_company_id_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{WebhookEndpointsColumns[17], WebhookEndpointsColumns[1], WebhookEndpointsColumns[0]},
+				Columns: []*schema.Column{WebhookEndpointsColumns[18], WebhookEndpointsColumns[1], WebhookEndpointsColumns[0]},
 			},
 		},
 	}

@@ -2237,7 +2237,7 @@ func init() {
 	// webhookendpoint.SecretValidator is a validator for the "secret" field. It is called by the builders before save.
 	webhookendpoint.SecretValidator = webhookendpointDescSecret.Validators[0].(func([]byte) error)
 	// webhookendpointDescStartSeq is the schema descriptor for start_seq field.
-	webhookendpointDescStartSeq := webhookendpointFields[11].Descriptor()
+	webhookendpointDescStartSeq := webhookendpointFields[12].Descriptor()
 	// webhookendpoint.DefaultStartSeq holds the default value on creation for the start_seq field.
 	webhookendpoint.DefaultStartSeq = webhookendpointDescStartSeq.Default.(int64)
 	// webhookendpointDescID is the schema descriptor for id field.

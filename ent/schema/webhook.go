@@ -7,6 +7,9 @@ import (
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 	"github.com/google/uuid"
+
+	"github.com/brokerdesk/brokerdesk/ent/privacy"
+	"github.com/brokerdesk/brokerdesk/ent/rule"
 )
 
 // WebhookEndpoint is an HTTPS URL the company's events are pushed to. It receives what its
@@ -15,6 +18,10 @@ import (
 // oauth_user_id for a user's grant; no user: the company-bound client's client credentials).
 // credential_id references api_keys through a composite key (company_id, credential_id) in
 // migrations/; deleting the key (or the client) sets it to NULL and deliveries stop.
+//
+// That credential also owns the endpoint (issue 20 §5): only it and the company's admin
+// credentials see and change it (rule.FilterOwnCredential; underneath, the row-level security
+// policy endpoint_owner narrows by credential_user_id).
 type WebhookEndpoint struct{ ent.Schema }
 
 // Mixin of WebhookEndpoint.
@@ -42,6 +49,11 @@ func (WebhookEndpoint) Fields() []ent.Field {
 		field.UUID("credential_id", uuid.UUID{}).Optional().Nillable(),
 		field.UUID("oauth_client_id", uuid.UUID{}).Optional().Nillable(),
 		field.UUID("oauth_user_id", uuid.UUID{}).Optional().Nillable(),
+		// credential_user_id is the user the credential acts for (a user-bound key's user, or
+		// oauth_user_id); NULL for company-level keys and client credentials. The row-level
+		// security policy endpoint_owner reads it: the database knows the pinned user, not the
+		// credential.
+		field.UUID("credential_user_id", uuid.UUID{}).Optional().Nillable(),
 		// start_seq: events with seq at or below it committed before the endpoint was created (or
 		// re-enabled) and are not delivered to it.
 		field.Int64("start_seq").Default(0),
@@ -53,6 +65,15 @@ func (WebhookEndpoint) Fields() []ent.Field {
 // Indexes of WebhookEndpoint.
 func (WebhookEndpoint) Indexes() []ent.Index {
 	return []ent.Index{index.Fields("company_id", "created_at", "id")}
+}
+
+// Policy of WebhookEndpoint: a credential sees and changes the endpoints it owns; admin
+// credentials and background work (dispatcher, deliveries) all of the company's.
+func (WebhookEndpoint) Policy() ent.Policy {
+	return privacy.Policy{
+		Query:    privacy.QueryPolicy{rule.FilterOwnCredential()},
+		Mutation: privacy.MutationPolicy{rule.FilterOwnCredential()},
+	}
 }
 
 // WebhookDelivery is one delivery attempt of an event to an endpoint (the delivery log, kept 30

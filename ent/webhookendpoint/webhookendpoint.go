@@ -47,6 +47,8 @@ const (
 	FieldOauthClientID = "oauth_client_id"
 	// FieldOauthUserID holds the string denoting the oauth_user_id field in the database.
 	FieldOauthUserID = "oauth_user_id"
+	// FieldCredentialUserID holds the string denoting the credential_user_id field in the database.
+	FieldCredentialUserID = "credential_user_id"
 	// FieldStartSeq holds the string denoting the start_seq field in the database.
 	FieldStartSeq = "start_seq"
 	// FieldFailingSince holds the string denoting the failing_since field in the database.
@@ -82,6 +84,7 @@ var Columns = []string{
 	FieldCredentialID,
 	FieldOauthClientID,
 	FieldOauthUserID,
+	FieldCredentialUserID,
 	FieldStartSeq,
 	FieldFailingSince,
 }
@@ -216,6 +219,11 @@ func ByOauthClientID(opts ...sql.OrderTermOption) OrderOption {
 // ByOauthUserID orders the results by the oauth_user_id field.
 func ByOauthUserID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldOauthUserID, opts...).ToFunc()
+}
+
+// ByCredentialUserID orders the results by the credential_user_id field.
+func ByCredentialUserID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldCredentialUserID, opts...).ToFunc()
 }
 
 // ByStartSeq orders the results by the start_seq field.

@@ -121,6 +121,11 @@ func OauthUserID(v uuid.UUID) predicate.WebhookEndpoint {
 	return predicate.WebhookEndpoint(sql.FieldEQ(FieldOauthUserID, v))
 }
 
+// CredentialUserID applies equality check predicate on the "credential_user_id" field. It's identical to CredentialUserIDEQ.
+func CredentialUserID(v uuid.UUID) predicate.WebhookEndpoint {
+	return predicate.WebhookEndpoint(sql.FieldEQ(FieldCredentialUserID, v))
+}
+
 // StartSeq applies equality check predicate on the "start_seq" field. It's identical to StartSeqEQ.
 func StartSeq(v int64) predicate.WebhookEndpoint {
 	return predicate.WebhookEndpoint(sql.FieldEQ(FieldStartSeq, v))
@@ -739,6 +744,56 @@ func OauthUserIDIsNil() predicate.WebhookEndpoint {
 // OauthUserIDNotNil applies the NotNil predicate on the "oauth_user_id" field.
 func OauthUserIDNotNil() predicate.WebhookEndpoint {
 	return predicate.WebhookEndpoint(sql.FieldNotNull(FieldOauthUserID))
+}
+
+// CredentialUserIDEQ applies the EQ predicate on the "credential_user_id" field.
+func CredentialUserIDEQ(v uuid.UUID) predicate.WebhookEndpoint {
+	return predicate.WebhookEndpoint(sql.FieldEQ(FieldCredentialUserID, v))
+}
+
+// CredentialUserIDNEQ applies the NEQ predicate on the "credential_user_id" field.
+func CredentialUserIDNEQ(v uuid.UUID) predicate.WebhookEndpoint {
+	return predicate.WebhookEndpoint(sql.FieldNEQ(FieldCredentialUserID, v))
+}
+
+// CredentialUserIDIn applies the In predicate on the "credential_user_id" field.
+func CredentialUserIDIn(vs ...uuid.UUID) predicate.WebhookEndpoint {
+	return predicate.WebhookEndpoint(sql.FieldIn(FieldCredentialUserID, vs...))
+}
+
+// CredentialUserIDNotIn applies the NotIn predicate on the "credential_user_id" field.
+func CredentialUserIDNotIn(vs ...uuid.UUID) predicate.WebhookEndpoint {
+	return predicate.WebhookEndpoint(sql.FieldNotIn(FieldCredentialUserID, vs...))
+}
+
+// CredentialUserIDGT applies the GT predicate on the "credential_user_id" field.
+func CredentialUserIDGT(v uuid.UUID) predicate.WebhookEndpoint {
+	return predicate.WebhookEndpoint(sql.FieldGT(FieldCredentialUserID, v))
+}
+
+// CredentialUserIDGTE applies the GTE predicate on the "credential_user_id" field.
+func CredentialUserIDGTE(v uuid.UUID) predicate.WebhookEndpoint {
+	return predicate.WebhookEndpoint(sql.FieldGTE(FieldCredentialUserID, v))
+}
+
+// CredentialUserIDLT applies the LT predicate on the "credential_user_id" field.
+func CredentialUserIDLT(v uuid.UUID) predicate.WebhookEndpoint {
+	return predicate.WebhookEndpoint(sql.FieldLT(FieldCredentialUserID, v))
+}
+
+// CredentialUserIDLTE applies the LTE predicate on the "credential_user_id" field.
+func CredentialUserIDLTE(v uuid.UUID) predicate.WebhookEndpoint {
+	return predicate.WebhookEndpoint(sql.FieldLTE(FieldCredentialUserID, v))
+}
+
+// CredentialUserIDIsNil applies the IsNil predicate on the "credential_user_id" field.
+func CredentialUserIDIsNil() predicate.WebhookEndpoint {
+	return predicate.WebhookEndpoint(sql.FieldIsNull(FieldCredentialUserID))
+}
+
+// CredentialUserIDNotNil applies the NotNil predicate on the "credential_user_id" field.
+func CredentialUserIDNotNil() predicate.WebhookEndpoint {
+	return predicate.WebhookEndpoint(sql.FieldNotNull(FieldCredentialUserID))
 }
 
 // StartSeqEQ applies the EQ predicate on the "start_seq" field.

@@ -103,19 +103,25 @@ var appPrivileges = map[string]string{
 // more rights than the app role has, so each is reviewed (search_path pinned, objects
 // schema-qualified, no parameter that widens what it does).
 var appDefinerFunctions = []string{
-	"auth_credential(bytea,text[])",                                // owner brokerdesk_auth: the credential of a key hash
-	"maintenance_purge()",                                          // owner brokerdesk_operator: retention fixed in the function
-	"webhook_credential(uuid)",                                     // owner brokerdesk_auth: a key of the pinned company only
-	"webhook_oauth_credential(uuid,uuid)",                          // owner brokerdesk_auth: an OAuth client's grant of the pinned company only
-	"webhook_pending_companies()",                                  // owner brokerdesk_operator: company ids only
-	"webhook_purge()",                                              // owner brokerdesk_operator: delivery log past 30 days
-	"auth_token(bytea,text[])",                                     // owner brokerdesk_auth: the grant of an OAuth access-token hash
-	"calendar_feed_user(bytea)",                                    // owner brokerdesk_auth: the user of a calendar-feed token hash
-	"calendar_token_live(uuid,timestamp with time zone,uuid,text)", // owner brokerdesk_auth: whether a token of the pinned company (user, expiry, issuer) answers
-	"calendar_token_grant(uuid)",                                   // owner brokerdesk_auth: grant id and client of an access token of the pinned company
-	"insurer_ensure(text)",                                         // owner brokerdesk_operator: adds "VU <n>" to the platform catalog, never a name
-	"oauth_login_users(text,uuid)",                                 // owner brokerdesk_auth: sign-in candidates of one e-mail (argon2id hashes)
-	"portfolio_analyze()",                                          // owner the tables' owner (ANALYZE needs it): statistics of contacts, contracts, external_refs, nothing else
+	"auth_credential(bytea,text[])",       // owner brokerdesk_auth: the credential of a key hash
+	"maintenance_purge()",                 // owner brokerdesk_operator: retention fixed in the function
+	"webhook_credential(uuid)",            // owner brokerdesk_auth: a key of the pinned company only
+	"webhook_oauth_credential(uuid,uuid)", // owner brokerdesk_auth: an OAuth client's grant of the pinned company only
+	"webhook_pending_companies()",         // owner brokerdesk_operator: company ids only
+	"webhook_purge()",                     // owner brokerdesk_operator: delivery log past 30 days
+	"auth_token(bytea,text[])",            // owner brokerdesk_auth: the grant of an OAuth access-token hash
+	"calendar_feed_user(bytea)",           // owner brokerdesk_auth: the user of a calendar-feed token hash
+	"insurer_ensure(text)",                // owner brokerdesk_operator: adds "VU <n>" to the platform catalog, never a name
+	"oauth_login_users(text,uuid)",        // owner brokerdesk_auth: sign-in candidates of one e-mail (argon2id hashes)
+	"portfolio_analyze()",                 // owner the tables' owner (ANALYZE needs it): statistics of contacts, contracts, external_refs, nothing else
+
+	// issue 20: calendar feed tokens and webhook endpoint ownership
+	// owner brokerdesk_auth: whether a token of the pinned company (user, expiry, issuer) answers
+	"calendar_token_live(uuid,timestamp with time zone,uuid,text)",
+	// owner brokerdesk_auth: grant id and client of an access token of the pinned company
+	"calendar_token_grant(uuid)",
+	// owner brokerdesk_operator: the number of the pinned company's endpoints, nothing else
+	"webhook_endpoint_count()",
 }
 
 // TestSchema_AppPrivileges lists the app role's table and column grants and compares them with

@@ -19,6 +19,7 @@ func TestWebhooks_Endpoints(t *testing.T) {
 	one := "/webhook-endpoints/" + ep.ID
 	readOnly := a.KeyWithScopes(t, "webhooks:read")
 	leadsOnly := a.KeyWithScopes(t, "webhooks:write", "leads:read")
+	otherAdmin := a.KeyWithScopes(t, "*")
 	valid := map[string]any{"url": "https://hooks.example.com/x", "events": []string{"*"}}
 
 	env.Run(t, []apitest.Case{
@@ -43,7 +44,8 @@ func TestWebhooks_Endpoints(t *testing.T) {
 		}},
 		{Name: "no credential", Path: "/webhook-endpoints", Status: 401, Problem: "missing_credential"},
 		{Name: "read scope cannot create", Key: readOnly, Method: "POST", Path: "/webhook-endpoints", Body: valid, Status: 403, Problem: "insufficient_scope"},
-		{Name: "read scope reads", Key: readOnly, Path: one, Status: 200},
+		{Name: "another credential's read-only key gets 404 (endpoints belong to their credential)", Key: readOnly, Path: one,
+			Status: 404, Problem: "not_found"},
 		{Name: "other company gets 404", Key: b.Secret, Path: one, Status: 404, Problem: "not_found"},
 		{Name: "sandbox key gets 404 for a live endpoint", Key: a.TestSecret, Path: one, Status: 404, Problem: "not_found"},
 		{Name: "bad id", Key: a.Secret, Path: "/webhook-endpoints/nope", Status: 400, Problem: "invalid_id"},
@@ -100,7 +102,9 @@ func TestWebhooks_Endpoints(t *testing.T) {
 					t.Errorf("ETag %s, want \"2\"", r.Header.Get("ETag"))
 				}
 			}},
-		{Name: "a new url binds the endpoint to the patching key", Key: leadsOnly, Method: "PATCH", Path: one,
+		{Name: "another credential cannot re-point it", Key: leadsOnly, Method: "PATCH", Path: one,
+			Body: map[string]any{"url": rcv.URL + "/v2", "enabled": true}, Status: 404, Problem: "not_found"},
+		{Name: "a new url binds the endpoint to the patching admin key", Key: otherAdmin, Method: "PATCH", Path: one,
 			Body: map[string]any{"url": rcv.URL + "/v2", "enabled": true}, Status: 200, Check: func(t *testing.T, r *apitest.Response) {
 				var got endpoint
 				r.Decode(t, &got)
