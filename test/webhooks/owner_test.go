@@ -264,7 +264,7 @@ func TestWebhooks_DisabledEventFollowsTheEndpoint(t *testing.T) {
 
 // ownerLayerRoutes read webhook endpoints through one layer at a time inside the request's
 // pinned transaction: raw SQL (row-level security alone) and ent with the pinned user cleared
-// (app.user_id ”: the policy endpoint_owner admits everything, the ent rule alone decides).
+// (app.user_id empty: the policy endpoint_owner admits everything, the ent rule alone decides).
 func ownerLayerRoutes(v1 fiber.Router, m app.Middleware) {
 	v1.Get("/_test/rls/webhook-endpoints", m.Auth, func(c *fiber.Ctx) error {
 		ctx := c.UserContext()
