@@ -25,8 +25,9 @@ const calendarQuery = `SELECT company_id, user_id, user_role,
 FROM calendar_feed_user($1)`
 
 // CalendarFeed guards GET /calendar/{token}.ics: tokenOf extracts the token from the request.
-// An unknown or revoked token, an inactive user or company is 404 (a feed URL is a secret
-// address, not a credential a client retries). The rest of the chain runs in one transaction
+// An unknown, revoked or expired token, one whose issuing key or OAuth grant is no longer
+// alive, an inactive user or company is 404 (a feed URL is a secret address, not a credential
+// a client retries); calendar_feed_user decides all of it in the lookup's round trip. The rest of the chain runs in one transaction
 // pinned to the company, as the token's user.
 func (a *Authenticator) CalendarFeed(tokenOf func(*fiber.Ctx) string) fiber.Handler {
 	return func(c *fiber.Ctx) error {
