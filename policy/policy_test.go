@@ -125,27 +125,25 @@ func TestPolicy_Visibility(t *testing.T) {
 func TestPolicy_IsAdmin(t *testing.T) {
 	e := Default()
 	company := uuid.New()
-	p := func(scopes []string, role string) *tenancy.Principal {
-		pr := &tenancy.Principal{CompanyID: company, LiveCompanyID: company, Scopes: scopes}
-		if role != "" {
-			pr.UserID, pr.UserRole = uuid.New(), role
-		}
-		return pr
-	}
 	for _, tc := range []struct {
-		name string
-		p    *tenancy.Principal
-		want bool
+		name   string
+		scopes []string
+		role   string // "" for a company-level credential
+		want   bool
 	}{
-		{"company key with every scope", p([]string{"*"}, ""), true},
-		{"company key with admin:write", p([]string{"admin:write", "webhooks:read"}, ""), true},
-		{"company key without admin:write", p([]string{"webhooks:write", "appointments:write"}, ""), false},
-		{"admin's key", p([]string{"*"}, "admin"), true},
-		{"admin's key without admin:write", p([]string{"webhooks:write"}, "admin"), false},
-		{"manager's key with every scope", p([]string{"*"}, "manager"), false},
-		{"agent's key with every scope", p([]string{"*"}, "agent"), false},
+		{"company key with every scope", []string{"*"}, "", true},
+		{"company key with admin:write", []string{"admin:write", "webhooks:read"}, "", true},
+		{"company key without admin:write", []string{"webhooks:write", "appointments:write"}, "", false},
+		{"admin's key", []string{"*"}, "admin", true},
+		{"admin's key without admin:write", []string{"webhooks:write"}, "admin", false},
+		{"manager's key with every scope", []string{"*"}, "manager", false},
+		{"agent's key with every scope", []string{"*"}, "agent", false},
 	} {
-		if got := e.IsAdmin(tc.p); got != tc.want {
+		p := &tenancy.Principal{CompanyID: company, LiveCompanyID: company, Scopes: tc.scopes, UserRole: tc.role}
+		if tc.role != "" {
+			p.UserID = uuid.New()
+		}
+		if got := e.IsAdmin(p); got != tc.want {
 			t.Errorf("%s: IsAdmin %v, want %v", tc.name, got, tc.want)
 		}
 	}
