@@ -17,7 +17,7 @@ import (
 )
 
 // TestIntake_RateLimit: 100 valid submissions per key per clock hour (invalid ones cost the key
-// nothing: they count against their sender's bucket, TestIntake_SenderBucket); the 101st is 429
+// nothing; browser ones count against their sender's bucket, TestIntake_SenderBucket); the 101st is 429
 // with equal Retry-After and retryAfter; another key is unaffected.
 func TestIntake_RateLimit(t *testing.T) {
 	t.Parallel()
