@@ -259,7 +259,7 @@ func (h *MappingHandler) list(c *fiber.Ctx) error {
 	}
 	return httpx.WritePage(c, page, rows, func(m *ent.PortfolioMapping) []string {
 		return httpx.CreatedKey(m.CreatedAt, m.ID)
-	}, NewMappingView)
+	}, httpx.Plain(NewMappingView))
 }
 
 func (h *MappingHandler) create(c *fiber.Ctx) error {
