@@ -20,7 +20,7 @@ const (
 	APIPolicy    = "default"
 	IntakePolicy = "intake"
 
-	// Limits of our own, beyond the spec's (docs/decisions.md "Hardening"): every intake request
+	// Limits of our own, beyond the spec's (docs/decisions/leads-and-intake.md "Limits"): every intake request
 	// per (key, sender), 401/403 answers per sender, attachment bytes per company and day.
 	IntakeSenderLimit       = 20 // per IntakePeriod per (publishable key, client address or IPv6 /64)
 	AuthFailureLimit        = 60 // 401/403 answers per AuthFailurePeriod per client address
