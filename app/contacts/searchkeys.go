@@ -22,8 +22,8 @@ import (
 // many (a city, "str") the plan that walks the sort order and stops at the page's end is
 // faster, and PostgreSQL picks it on its own for the pg_trgm query. So the keys are used only
 // when PostgreSQL estimates few visible matches, for a bounded number of owners (one index
-// scan each), and for a term with at least one window (3 characters). docs/decisions.md,
-// "Search for restricted credentials".
+// scan each), and for a term with at least one window (3 characters). docs/decisions/contacts.md
+// "Search", "Restricted credentials search an index keyed by owner and window".
 const (
 	keysMaxOwners = 32
 	keysMaxRows   = 1000

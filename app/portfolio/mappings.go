@@ -19,7 +19,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
-// Bounds of a mapping (decisions.md "Portfolio mappings").
+// Bounds of a mapping (docs/decisions/contracts-documents-portfolio.md "CSV mappings").
 const (
 	MaxMappingColumns  = 100
 	MaxMappingDefaults = 50

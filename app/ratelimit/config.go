@@ -20,9 +20,9 @@ const (
 	APIPolicy    = "default"
 	IntakePolicy = "intake"
 
-	// Limits of our own, beyond the spec's (docs/decisions.md "Hardening"): browser intake
-	// submissions per (key with allowed domains, sender), 401/403 answers per sender,
-	// attachment bytes per company and day.
+	// Limits of our own, beyond the spec's (docs/decisions/leads-and-intake.md "Limits"):
+	// browser intake submissions per (key with allowed domains, sender), 401/403 answers per
+	// sender, attachment bytes per company and day.
 	IntakeSenderLimit       = 20 // per IntakePeriod per (publishable key, client address or IPv6 /64)
 	AuthFailureLimit        = 60 // 401/403 answers per AuthFailurePeriod per client address
 	AuthFailurePeriod       = time.Minute
