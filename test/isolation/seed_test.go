@@ -25,7 +25,11 @@ func seedEveryTable(t *testing.T, env *apitest.Env, c *apitest.Company) {
 		}
 		return r
 	}
-	post := func(path string, body any, header map[string]string) string {
+	create := func(path string, body any) string {
+		t.Helper()
+		return apitest.Create[struct{ ID string }](t, env, c.Secret, path, body).ID
+	}
+	post := func(path string, body any, header map[string]string) string { // with headers: multipart, Idempotency-Key
 		t.Helper()
 		var v struct{ ID string }
 		do("POST", path, c.Secret, body, header).Decode(t, &v)
@@ -49,14 +53,14 @@ func seedEveryTable(t *testing.T, env *apitest.Env, c *apitest.Company) {
 	contact := post("/contacts", map[string]any{"type": "private", "firstName": "Seed", "lastName": "Kunde",
 		"externalReferences": []map[string]string{{"source": "ams", "externalId": "S-1"}}},
 		map[string]string{"Idempotency-Key": "seed-" + c.ID.String()})
-	other := post("/contacts", map[string]any{"type": "private", "firstName": "Seed", "lastName": "Partner"}, nil)
+	other := create("/contacts", map[string]any{"type": "private", "firstName": "Seed", "lastName": "Partner"})
 	cp := "/contacts/" + contact
-	post(cp+"/phones", map[string]any{"number": "030 1234567"}, nil)                                  // contact_phones
-	post(cp+"/relationships", map[string]any{"relatedContactId": other, "role": "partner"}, nil)      // contact_relationships
-	post(cp+"/notes", map[string]any{"content": "Notiz"}, nil)                                        // contact_activities
-	do("PUT", cp+"/finance", c.Secret, map[string]any{}, nil)                                         // contact_finances
-	post("/custom-fields", map[string]any{"key": "seed", "label": "Seed", "dataType": "string"}, nil) // custom_field_definitions
-	post("/users/"+c.Admin.ID.String()+"/delegations", map[string]any{"delegateId": agent.ID.String()}, nil)
+	create(cp+"/phones", map[string]any{"number": "030 1234567"})                                  // contact_phones
+	create(cp+"/relationships", map[string]any{"relatedContactId": other, "role": "partner"})      // contact_relationships
+	create(cp+"/notes", map[string]any{"content": "Notiz"})                                        // contact_activities
+	do("PUT", cp+"/finance", c.Secret, map[string]any{}, nil)                                      // contact_finances
+	create("/custom-fields", map[string]any{"key": "seed", "label": "Seed", "dataType": "string"}) // custom_field_definitions
+	create("/users/"+c.Admin.ID.String()+"/delegations", map[string]any{"delegateId": agent.ID.String()})
 
 	// leads, lead_submissions, lead_attachments (lead_stages: every company's defaults)
 	body, h := multi(map[string]string{"firstName": "Seed", "lastName": "Interessent", "email": "seed@example.com"},
@@ -65,25 +69,24 @@ func seedEveryTable(t *testing.T, env *apitest.Env, c *apitest.Company) {
 	do("POST", "/leads/intake", "", body, h)
 
 	// tasks, task_comments, appointments, appointment_exceptions, calendar_tokens
-	task := post("/tasks", map[string]any{"title": "Seed-Aufgabe", "contactId": contact}, nil)
-	post("/tasks/"+task+"/comments", map[string]any{"content": "Kommentar"}, nil)
-	appt := post("/appointments", map[string]any{"title": "Seed-Termin", "startAt": "2026-05-04T10:00:00",
-		"endAt": "2026-05-04T11:00:00", "recurrence": "FREQ=WEEKLY;COUNT=3", "ownerId": c.Admin.ID.String()}, nil)
+	task := create("/tasks", map[string]any{"title": "Seed-Aufgabe", "contactId": contact})
+	create("/tasks/"+task+"/comments", map[string]any{"content": "Kommentar"})
+	appt := create("/appointments", map[string]any{"title": "Seed-Termin", "startAt": "2026-05-04T10:00:00",
+		"endAt": "2026-05-04T11:00:00", "recurrence": "FREQ=WEEKLY;COUNT=3", "ownerId": c.Admin.ID.String()})
 	do("PATCH", "/appointments/"+appt+"?scope=this&occurrenceStart="+url.QueryEscape("2026-05-11T10:00:00"), c.Secret,
 		map[string]any{"title": "verschoben"}, nil)
 	do("POST", "/users/"+c.Admin.ID.String()+"/calendar-token", c.UserKey(t, c.Admin), nil, nil)
 
 	// contracts, documents, portfolio_mappings, portfolio_transfers
-	var ins struct{ Data []struct{ ID string } }
-	do("GET", "/insurers?vuNumber=5501", c.Secret, nil, nil).Decode(t, &ins)
+	ins := apitest.Get[apitest.Page[struct{ ID string }]](t, env, c.Secret, "/insurers?vuNumber=5501")
 	if len(ins.Data) == 0 {
 		t.Fatal("seed: no insurer 5501 in the catalog")
 	}
-	post("/contracts", map[string]any{"contactId": contact, "insurerId": ins.Data[0].ID, "policyNumber": "S-1",
-		"type": "020", "status": "active"}, nil)
+	create("/contracts", map[string]any{"contactId": contact, "insurerId": ins.Data[0].ID, "policyNumber": "S-1",
+		"type": "020", "status": "active"})
 	body, h = multi(nil, "file", "Akte.pdf", []byte("%PDF-1.4\n%%EOF\n"))
 	post(cp+"/documents", body, h)
-	mapping := post("/portfolio-mappings", map[string]any{"name": "Seed", "columns": map[string]string{"VSNR": "contract.policyNumber"}}, nil)
+	mapping := create("/portfolio-mappings", map[string]any{"name": "Seed", "columns": map[string]string{"VSNR": "contract.policyNumber"}})
 	body, h = multi(map[string]string{"format": "csv", "mappingId": mapping}, "file", "bestand.csv", []byte("VSNR\nS-2\n"))
 	post("/portfolio-transfers", body, h)
 
@@ -91,7 +94,7 @@ func seedEveryTable(t *testing.T, env *apitest.Env, c *apitest.Company) {
 	// delivery to a receiver on loopback)
 	receiver := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	defer receiver.Close()
-	ep := post("/webhook-endpoints", map[string]any{"url": receiver.URL + "/hook", "events": []string{"*"}}, nil)
+	ep := create("/webhook-endpoints", map[string]any{"url": receiver.URL + "/hook", "events": []string{"*"}})
 	do("POST", "/webhook-endpoints/"+ep+"/test", c.Secret, nil, nil)
 
 	// oauth_clients, oauth_tokens (client credentials), oauth_consents (a user's grant)
