@@ -36,6 +36,13 @@ type Deps struct {
 	// SliceTime bounds one run of a commit job; it then snoozes and continues in a fresh run,
 	// so no run comes near the job timeout or river's rescue (default 15 s).
 	SliceTime time.Duration
+	// ValidateTimeout bounds a validation run (default 10 min): it reads the whole file, about
+	// 1 GB a minute. A run that times out fails the transfer.
+	ValidateTimeout time.Duration
+	// MaxUnzipped and MaxZipRatio bound the ZIP documents of a BiPRO shipment (bipro.Options;
+	// defaults bipro.DefaultMaxUnzipped, bipro.DefaultMaxRatio).
+	MaxUnzipped int64
+	MaxZipRatio int64
 }
 
 // Module holds the service and the worker, which share the queue.
@@ -107,6 +114,9 @@ func New(d Deps) *Module {
 	}
 	if d.SliceTime <= 0 {
 		d.SliceTime = 15 * time.Second
+	}
+	if d.ValidateTimeout <= 0 {
+		d.ValidateTimeout = 10 * time.Minute
 	}
 	if d.Now == nil {
 		d.Now = time.Now
