@@ -17,7 +17,7 @@ import (
 
 // TestContacts_EveryWritePathIsSearchable writes a contact through each path that writes one and
 // finds it by q (the term in capitals: folded as the row is), by ?email= and in sort=name's
-// order, with the company key and with the key of the agent who owns it; another agent's key
+// order, with the company key, the admin's key and the key of the agent who owns it; another agent's key
 // does not find it. Bug (issue 20, C): search_text, sort_name and email_key were computed by
 // app/contacts' writes only, so a contact written another way (the portfolio import, through
 // ent without them; raw SQL of an import) was found by no q. The database derives them now
@@ -28,7 +28,7 @@ func TestContacts_EveryWritePathIsSearchable(t *testing.T) {
 	env := apitest.New(t)
 	a := env.NewCompany(t)
 	agent, other := env.NewUser(t, a, "agent"), env.NewUser(t, a, "agent")
-	agentKey, otherKey := a.UserKey(t, agent), a.UserKey(t, other)
+	agentKey, otherKey, adminKey := a.UserKey(t, agent), a.UserKey(t, other), a.UserKey(t, a.Admin)
 	owner := agent.ID.String()
 
 	type written struct{ path, id, last, email string }
@@ -121,7 +121,7 @@ func TestContacts_EveryWritePathIsSearchable(t *testing.T) {
 	}
 	for _, w := range all {
 		t.Run(w.path, func(t *testing.T) {
-			for _, k := range []struct{ name, key string }{{"company key", a.Secret}, {"owning agent", agentKey}} {
+			for _, k := range []struct{ name, key string }{{"company key", a.Secret}, {"admin's key", adminKey}, {"owning agent", agentKey}} {
 				for _, q := range []string{"q=" + url.QueryEscape(strings.ToUpper(w.last)), "email=" + url.QueryEscape(strings.ToUpper(w.email))} {
 					if got := ids(k.key, q); !slices.Equal(got, []string{w.id}) {
 						t.Errorf("%s, %s: %v, want [%s]", k.name, q, got, w.id)

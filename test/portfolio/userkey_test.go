@@ -53,7 +53,7 @@ func TestPortfolio_UserBoundKeys(t *testing.T) {
 }
 
 // TestPortfolio_ImportedContactsAreSearchable: the policyholders a transfer creates are found by
-// q, with the company key and with the key of the agent the transfer assigned them to, and
+// q, with the company key, the admin's key and the key of the agent the transfer assigned them to, and
 // sort=name orders them by name. Bug (issue 20, C): the import created its contacts without
 // search_text and sort_name, so GET /contacts?q=<their name> found none of them; the database
 // now derives both from every contact row (trigger contacts_search_columns).
@@ -89,7 +89,8 @@ func TestPortfolio_ImportedContactsAreSearchable(t *testing.T) {
 		r.Decode(t, &p)
 		return p.Data
 	}
-	for _, k := range []struct{ name, key string }{{"company key", co.Secret}, {"owning agent", co.UserKey(t, agent)}} {
+	for _, k := range []struct{ name, key string }{{"company key", co.Secret}, {"admin's key", co.UserKey(t, co.Admin)},
+		{"owning agent", co.UserKey(t, agent)}} {
 		// Kitzelpfütze is Latin-1 in the file: the term in capitals finds the folded row.
 		for _, q := range []string{"POLLSMANN", "KITZELPF%C3%9CTZE", "pooosmann"} {
 			got := list(k.key, "q="+q)
