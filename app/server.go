@@ -293,7 +293,8 @@ func (s *Server) newJobs(ctx context.Context, cfg Config, pcfg *pgxpool.Config, 
 	}
 	s.portfolio = portfolio.New(portfolio.Deps{Pool: s.jobsPool, DB: s.jobsDB, Bucket: s.bucket, Events: events.NewService(),
 		Contracts: contracts.NewService(events.NewService()), Now: o.now, Log: s.log,
-		BatchSize: cfg.PortfolioBatchSize})
+		BatchSize: cfg.PortfolioBatchSize, MaxUnzipped: cfg.PortfolioMaxUnzipped, MaxZipRatio: cfg.PortfolioMaxZipRatio,
+		ValidateTimeout: cfg.PortfolioValidateTimeout})
 	s.portfolio.AddWorkers(workers)
 	maintenance.AddWorkers(workers, maintenance.NewPurger(s.pool, s.log))
 	documents.AddWorkers(workers, documents.NewSweeper(s.jobsPool, s.bucket, o.now, s.log))
