@@ -1,5 +1,5 @@
 -- Hand-written (issue 20 §2): a calendar feed token answers only while the credential that
--- issued it is alive and before its expiry (docs/decisions.md, "Calendar feed tokens").
+-- issued it is alive and before its expiry (docs/decisions/work.md, "Calendar feed tokens").
 --
 -- The issuer is the user's own credential or an admin's (app/appointments decides who may
 -- issue): an API key (issuer_key_id) or an OAuth grant (issuer_grant_id: the request id that

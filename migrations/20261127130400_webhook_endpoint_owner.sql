@@ -1,7 +1,7 @@
 -- Hand-written (issue 20 §5): a webhook endpoint belongs to the credential it delivers as (the
 -- one that created it or last changed its url: credential_id, or oauth_client_id and
 -- oauth_user_id). Only that credential and the company's admin credentials see or change it
--- (docs/decisions.md, "Webhook endpoints belong to their credential").
+-- (docs/decisions/webhooks-and-events.md, "Webhook endpoints belong to their credential").
 --
 -- Two layers. The ent rule (rule.FilterOwnCredential) decides by credential. The database
 -- knows the pinned user (app.user_id), not the credential, so the RESTRICTIVE policy

@@ -282,5 +282,5 @@ func (h *Handler) listTokens(c *fiber.Ctx) error {
 	}
 	return httpx.WritePage(c, page, rows, func(t *ent.CalendarToken) []string {
 		return httpx.CreatedKey(t.CreatedAt, t.ID)
-	}, newTokenInfo)
+	}, httpx.Plain(newTokenInfo))
 }

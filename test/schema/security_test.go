@@ -113,7 +113,7 @@ var appDefinerFunctions = []string{
 	"calendar_feed_user(bytea)",           // owner brokerdesk_auth: the user of a calendar-feed token hash
 	"insurer_ensure(text)",                // owner brokerdesk_operator: adds "VU <n>" to the platform catalog, never a name
 	"oauth_login_users(text,uuid)",        // owner brokerdesk_auth: sign-in candidates of one e-mail (argon2id hashes)
-	"portfolio_analyze()",                 // owner the tables' owner (ANALYZE needs it): statistics of contacts, contracts, external_refs, nothing else
+	"portfolio_analyze()",                 // owner brokerdesk_maintainer, the three tables' owner (ANALYZE needs it): their statistics, at most every 30 s
 
 	// issue 20: calendar feed tokens and webhook endpoint ownership
 	// owner brokerdesk_auth: whether a token of the pinned company (user, expiry, issuer) answers
@@ -248,8 +248,13 @@ func TestSchema_NoTempNoCreate(t *testing.T) {
 	defer rows.Close()
 	for rows.Next() {
 		var s string
-		_ = rows.Scan(&s)
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
 		schemas = append(schemas, s)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
 	}
 	if len(schemas) > 0 {
 		t.Errorf("the app role may create objects in schemas %v", schemas)
