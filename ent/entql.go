@@ -401,15 +401,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		Type: "Event",
 		Fields: map[string]*sqlgraph.FieldSpec{
-			event.FieldCompanyID:  {Type: field.TypeUUID, Column: event.FieldCompanyID},
-			event.FieldType:       {Type: field.TypeString, Column: event.FieldType},
-			event.FieldOccurredAt: {Type: field.TypeTime, Column: event.FieldOccurredAt},
-			event.FieldData:       {Type: field.TypeJSON, Column: event.FieldData},
-			event.FieldActor:      {Type: field.TypeJSON, Column: event.FieldActor},
-			event.FieldSeq:        {Type: field.TypeInt64, Column: event.FieldSeq},
-			event.FieldContactID:  {Type: field.TypeUUID, Column: event.FieldContactID},
-			event.FieldOwnerID:    {Type: field.TypeUUID, Column: event.FieldOwnerID},
-			event.FieldUserScoped: {Type: field.TypeBool, Column: event.FieldUserScoped},
+			event.FieldCompanyID:        {Type: field.TypeUUID, Column: event.FieldCompanyID},
+			event.FieldType:             {Type: field.TypeString, Column: event.FieldType},
+			event.FieldOccurredAt:       {Type: field.TypeTime, Column: event.FieldOccurredAt},
+			event.FieldData:             {Type: field.TypeJSON, Column: event.FieldData},
+			event.FieldActor:            {Type: field.TypeJSON, Column: event.FieldActor},
+			event.FieldSeq:              {Type: field.TypeInt64, Column: event.FieldSeq},
+			event.FieldContactID:        {Type: field.TypeUUID, Column: event.FieldContactID},
+			event.FieldOwnerID:          {Type: field.TypeUUID, Column: event.FieldOwnerID},
+			event.FieldCoOwnerID:        {Type: field.TypeUUID, Column: event.FieldCoOwnerID},
+			event.FieldRelatedContactID: {Type: field.TypeUUID, Column: event.FieldRelatedContactID},
+			event.FieldRelatedOwnerID:   {Type: field.TypeUUID, Column: event.FieldRelatedOwnerID},
+			event.FieldUserScoped:       {Type: field.TypeBool, Column: event.FieldUserScoped},
 		},
 	}
 	graph.Nodes[15] = &sqlgraph.Node{
@@ -2947,6 +2950,21 @@ func (f *EventFilter) WhereContactID(p entql.ValueP) {
 // WhereOwnerID applies the entql [16]byte predicate on the owner_id field.
 func (f *EventFilter) WhereOwnerID(p entql.ValueP) {
 	f.Where(p.Field(event.FieldOwnerID))
+}
+
+// WhereCoOwnerID applies the entql [16]byte predicate on the co_owner_id field.
+func (f *EventFilter) WhereCoOwnerID(p entql.ValueP) {
+	f.Where(p.Field(event.FieldCoOwnerID))
+}
+
+// WhereRelatedContactID applies the entql [16]byte predicate on the related_contact_id field.
+func (f *EventFilter) WhereRelatedContactID(p entql.ValueP) {
+	f.Where(p.Field(event.FieldRelatedContactID))
+}
+
+// WhereRelatedOwnerID applies the entql [16]byte predicate on the related_owner_id field.
+func (f *EventFilter) WhereRelatedOwnerID(p entql.ValueP) {
+	f.Where(p.Field(event.FieldRelatedOwnerID))
 }
 
 // WhereUserScoped applies the entql bool predicate on the user_scoped field.

@@ -67,11 +67,11 @@ func newSummary(c *ent.Contact) *ContactSummary {
 	return s
 }
 
-// EventAbout makes relationship events user-scoped by the contact they were written on and its
-// owner at the time.
+// EventAbout makes relationship events exactly as visible as the relationship: both contacts
+// (the one they were written on, the related one), each or its owner at the time.
 func (r Relationship) EventAbout() events.About {
-	id := r.ContactID
-	return events.About{ContactID: &id, OwnerID: r.owner, UserScoped: true}
+	id, related := r.ContactID, r.RelatedContactID
+	return events.About{ContactID: &id, OwnerID: r.owner, RelatedContactID: &related, UserScoped: true}
 }
 
 func newRelationship(r *ent.ContactRelationship, related *ent.Contact) Relationship {

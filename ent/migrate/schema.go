@@ -672,6 +672,9 @@ var (
 		{Name: "seq", Type: field.TypeInt64, Nullable: true},
 		{Name: "contact_id", Type: field.TypeUUID, Nullable: true},
 		{Name: "owner_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "co_owner_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "related_contact_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "related_owner_id", Type: field.TypeUUID, Nullable: true},
 		{Name: "user_scoped", Type: field.TypeBool, Default: false},
 		{Name: "company_id", Type: field.TypeUUID},
 	}
@@ -683,7 +686,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "events_companies_company",
-				Columns:    []*schema.Column{EventsColumns[9]},
+				Columns:    []*schema.Column{EventsColumns[12]},
 				RefColumns: []*schema.Column{CompaniesColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -692,12 +695,12 @@ var (
 			{
 				Name:    "event_company_id",
 				Unique:  false,
-				Columns: []*schema.Column{EventsColumns[9]},
+				Columns: []*schema.Column{EventsColumns[12]},
 			},
 			{
 				Name:    "event_company_id_seq",
 				Unique:  true,
-				Columns: []*schema.Column{EventsColumns[9], EventsColumns[5]},
+				Columns: []*schema.Column{EventsColumns[12], EventsColumns[5]},
 			},
 			{
 				Name:    "event_occurred_at",
