@@ -226,6 +226,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contactactivity.FieldContent:            {Type: field.TypeString, Column: contactactivity.FieldContent},
 			contactactivity.FieldOccurredAt:         {Type: field.TypeTime, Column: contactactivity.FieldOccurredAt},
 			contactactivity.FieldAuthorID:           {Type: field.TypeUUID, Column: contactactivity.FieldAuthorID},
+			contactactivity.FieldRelatedContactID:   {Type: field.TypeUUID, Column: contactactivity.FieldRelatedContactID},
 		},
 	}
 	graph.Nodes[7] = &sqlgraph.Node{
@@ -2095,6 +2096,11 @@ func (f *ContactActivityFilter) WhereOccurredAt(p entql.TimeP) {
 // WhereAuthorID applies the entql [16]byte predicate on the author_id field.
 func (f *ContactActivityFilter) WhereAuthorID(p entql.ValueP) {
 	f.Where(p.Field(contactactivity.FieldAuthorID))
+}
+
+// WhereRelatedContactID applies the entql [16]byte predicate on the related_contact_id field.
+func (f *ContactActivityFilter) WhereRelatedContactID(p entql.ValueP) {
+	f.Where(p.Field(contactactivity.FieldRelatedContactID))
 }
 
 // WhereHasCompany applies a predicate to check if query has an edge company.

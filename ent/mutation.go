@@ -6925,6 +6925,7 @@ type ContactActivityMutation struct {
 	content                   *string
 	occurred_at               *time.Time
 	author_id                 *uuid.UUID
+	related_contact_id        *uuid.UUID
 	clearedFields             map[string]struct{}
 	company                   *uuid.UUID
 	clearedcompany            bool
@@ -7495,6 +7496,55 @@ func (m *ContactActivityMutation) ResetAuthorID() {
 	delete(m.clearedFields, contactactivity.FieldAuthorID)
 }
 
+// SetRelatedContactID sets the "related_contact_id" field.
+func (m *ContactActivityMutation) SetRelatedContactID(u uuid.UUID) {
+	m.related_contact_id = &u
+}
+
+// RelatedContactID returns the value of the "related_contact_id" field in the mutation.
+func (m *ContactActivityMutation) RelatedContactID() (r uuid.UUID, exists bool) {
+	v := m.related_contact_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRelatedContactID returns the old "related_contact_id" field's value of the ContactActivity entity.
+// If the ContactActivity object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactActivityMutation) OldRelatedContactID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRelatedContactID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRelatedContactID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRelatedContactID: %w", err)
+	}
+	return oldValue.RelatedContactID, nil
+}
+
+// ClearRelatedContactID clears the value of the "related_contact_id" field.
+func (m *ContactActivityMutation) ClearRelatedContactID() {
+	m.related_contact_id = nil
+	m.clearedFields[contactactivity.FieldRelatedContactID] = struct{}{}
+}
+
+// RelatedContactIDCleared returns if the "related_contact_id" field was cleared in this mutation.
+func (m *ContactActivityMutation) RelatedContactIDCleared() bool {
+	_, ok := m.clearedFields[contactactivity.FieldRelatedContactID]
+	return ok
+}
+
+// ResetRelatedContactID resets all changes to the "related_contact_id" field.
+func (m *ContactActivityMutation) ResetRelatedContactID() {
+	m.related_contact_id = nil
+	delete(m.clearedFields, contactactivity.FieldRelatedContactID)
+}
+
 // ClearCompany clears the "company" edge to the Company entity.
 func (m *ContactActivityMutation) ClearCompany() {
 	m.clearedcompany = true
@@ -7556,7 +7606,7 @@ func (m *ContactActivityMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ContactActivityMutation) Fields() []string {
-	fields := make([]string, 0, 11)
+	fields := make([]string, 0, 12)
 	if m.company != nil {
 		fields = append(fields, contactactivity.FieldCompanyID)
 	}
@@ -7590,6 +7640,9 @@ func (m *ContactActivityMutation) Fields() []string {
 	if m.author_id != nil {
 		fields = append(fields, contactactivity.FieldAuthorID)
 	}
+	if m.related_contact_id != nil {
+		fields = append(fields, contactactivity.FieldRelatedContactID)
+	}
 	return fields
 }
 
@@ -7620,6 +7673,8 @@ func (m *ContactActivityMutation) Field(name string) (ent.Value, bool) {
 		return m.OccurredAt()
 	case contactactivity.FieldAuthorID:
 		return m.AuthorID()
+	case contactactivity.FieldRelatedContactID:
+		return m.RelatedContactID()
 	}
 	return nil, false
 }
@@ -7651,6 +7706,8 @@ func (m *ContactActivityMutation) OldField(ctx context.Context, name string) (en
 		return m.OldOccurredAt(ctx)
 	case contactactivity.FieldAuthorID:
 		return m.OldAuthorID(ctx)
+	case contactactivity.FieldRelatedContactID:
+		return m.OldRelatedContactID(ctx)
 	}
 	return nil, fmt.Errorf("unknown ContactActivity field %s", name)
 }
@@ -7737,6 +7794,13 @@ func (m *ContactActivityMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetAuthorID(v)
 		return nil
+	case contactactivity.FieldRelatedContactID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRelatedContactID(v)
+		return nil
 	}
 	return fmt.Errorf("unknown ContactActivity field %s", name)
 }
@@ -7788,6 +7852,9 @@ func (m *ContactActivityMutation) ClearedFields() []string {
 	if m.FieldCleared(contactactivity.FieldAuthorID) {
 		fields = append(fields, contactactivity.FieldAuthorID)
 	}
+	if m.FieldCleared(contactactivity.FieldRelatedContactID) {
+		fields = append(fields, contactactivity.FieldRelatedContactID)
+	}
 	return fields
 }
 
@@ -7807,6 +7874,9 @@ func (m *ContactActivityMutation) ClearField(name string) error {
 		return nil
 	case contactactivity.FieldAuthorID:
 		m.ClearAuthorID()
+		return nil
+	case contactactivity.FieldRelatedContactID:
+		m.ClearRelatedContactID()
 		return nil
 	}
 	return fmt.Errorf("unknown ContactActivity nullable field %s", name)
@@ -7848,6 +7918,9 @@ func (m *ContactActivityMutation) ResetField(name string) error {
 		return nil
 	case contactactivity.FieldAuthorID:
 		m.ResetAuthorID()
+		return nil
+	case contactactivity.FieldRelatedContactID:
+		m.ResetRelatedContactID()
 		return nil
 	}
 	return fmt.Errorf("unknown ContactActivity field %s", name)

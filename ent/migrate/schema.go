@@ -296,6 +296,7 @@ var (
 		{Name: "content", Type: field.TypeString, Size: 50000, Default: ""},
 		{Name: "occurred_at", Type: field.TypeTime},
 		{Name: "author_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "related_contact_id", Type: field.TypeUUID, Nullable: true},
 		{Name: "company_id", Type: field.TypeUUID},
 	}
 	// ContactActivitiesTable holds the schema information for the "contact_activities" table.
@@ -306,7 +307,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "contact_activities_companies_company",
-				Columns:    []*schema.Column{ContactActivitiesColumns[11]},
+				Columns:    []*schema.Column{ContactActivitiesColumns[12]},
 				RefColumns: []*schema.Column{CompaniesColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -315,12 +316,12 @@ var (
 			{
 				Name:    "contactactivity_company_id",
 				Unique:  false,
-				Columns: []*schema.Column{ContactActivitiesColumns[11]},
+				Columns: []*schema.Column{ContactActivitiesColumns[12]},
 			},
 			{
 				Name:    "contactactivity_company_id_contact_id_occurred_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{ContactActivitiesColumns[11], ContactActivitiesColumns[5], ContactActivitiesColumns[9], ContactActivitiesColumns[0]},
+				Columns: []*schema.Column{ContactActivitiesColumns[12], ContactActivitiesColumns[5], ContactActivitiesColumns[9], ContactActivitiesColumns[0]},
 			},
 		},
 	}
