@@ -95,7 +95,8 @@ func TestVisibility_Contracts(t *testing.T) {
 				Header: map[string]string{"If-Match": "*"}}); r.Status != 404 {
 				t.Errorf("DELETE A's contract: %d, want 404", r.Status)
 			}
-			// The upsert must not take over A's contract: 404, whatever contact the body names.
+			// The upsert must not take over A's contract, whatever contact the body names: 409
+			// external_reference_taken (issue 20 item 8: it was 404), naming nothing of it.
 			own := w.createContact(t, key, map[string]any{"type": "private", "firstName": "Eigen", "lastName": name})
 			r = w.env.Do(t, apitest.Request{Path: "/contracts/" + ctAdmin.ID, Key: w.co.Secret})
 			var cat struct {
@@ -103,8 +104,8 @@ func TestVisibility_Contracts(t *testing.T) {
 			}
 			r.Decode(t, &cat)
 			body := map[string]any{"contactId": own.ID, "insurerId": cat.InsurerID, "policyNumber": "GEHEIM-1", "type": "030", "status": "ended"}
-			if r := w.env.Do(t, apitest.Request{Method: "PUT", Path: "/external/ams/contracts/GEHEIM-1", Key: key, Body: body}); r.Status != 404 ||
-				r.Problem(t).Code != "not_found" || strings.Contains(string(r.Body), ctA.ID) {
+			if r := w.env.Do(t, apitest.Request{Method: "PUT", Path: "/external/ams/contracts/GEHEIM-1", Key: key, Body: body}); r.Status != 409 ||
+				r.Problem(t).Code != "external_reference_taken" || strings.Contains(string(r.Body), ctA.ID) || strings.Contains(string(r.Body), ofA.ID) {
 				t.Errorf("PUT by external reference: %d %s", r.Status, r.Body)
 			}
 			// The key (insurer, policy number, type) is the company's: taken by A's invisible
