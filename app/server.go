@@ -191,8 +191,8 @@ func NewServer(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Opti
 		// portfolio upload, which streams its file to blob storage (PORTFOLIO_MAX_UPLOAD_MB).
 		// With streaming, BodyLimit is only what fasthttp reads before routing, and a body
 		// larger than it is first read up to min(BodyLimit, 8 KiB)+1 bytes: 1 lets a request
-		// whose Content-Length is too large be refused after its first bytes (docs/decisions.md,
-		// "Request body limits").
+		// whose Content-Length is too large be refused after its first bytes (docs/decisions/
+		// api-conventions.md "Request body limits").
 		StreamRequestBody: true,
 		BodyLimit:         1,
 		// Parse multipart bodies in the handler, so a broken one is answered in the shape of

@@ -94,7 +94,7 @@ func NewService() *Service { return &Service{} }
 //     are), that contact or RelatedOwnerID (nil: read like OwnerID) is visible too.
 //
 // The owners keep an event visible to who saw it after the contact went to someone else or was
-// deleted (docs/decisions.md "Contact visibility").
+// deleted (docs/decisions/visibility.md "Events").
 type About struct {
 	ContactID        *uuid.UUID
 	OwnerID          *uuid.UUID

@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// The benchmarks of the GDV reader (docs/benchmarks.md, section "GDV reader"):
+// The benchmarks of the GDV reader (docs/benchmarks.md; the run: docs/perf-notes/2026-11-23-gdv-reader.md):
 //
 //	go test -run '^$' -bench . -benchtime 3x ./app/gdv/
 

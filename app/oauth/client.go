@@ -51,7 +51,7 @@ func (c *Client) IsPublic() bool { return c.c.Public }
 func (c *Client) GetAudience() fosite.Arguments { return nil }
 
 // secretHasher compares client secrets by SHA-256: they carry 256 random bits, like API keys,
-// so a slow hash buys nothing (docs/decisions.md).
+// so a slow hash buys nothing (docs/decisions/auth-and-oauth.md "Secrets").
 type secretHasher struct{}
 
 func (secretHasher) Compare(_ context.Context, hash, data []byte) error {

@@ -146,8 +146,8 @@ func (r ruleFuncs) EvalMutation(ctx context.Context, m ent.Mutation) error {
 // FilterVisibleContactElseOwners narrows rows that may belong to a contact (tasks,
 // appointments): a row with a contact (column contact) is visible when the contact is; a row
 // without one when one of the owner columns (assignee, owner, creator) names a visible user.
-// An assignee does not see a task about a contact it may not see (docs/decisions.md "Tasks and
-// appointments"); their events follow the same rule (events.AboutContactElseOwners,
+// An assignee does not see a task about a contact it may not see (docs/decisions/work.md
+// "Visibility"); their events follow the same rule (events.AboutContactElseOwners,
 // FilterVisibleEvent). The policies task_visibility and appointment_visibility say the same
 // (migrations/20261124050100_tasks_appointments_tenancy.sql).
 func FilterVisibleContactElseOwners(contact string, owners ...string) privacy.QueryMutationRule {

@@ -240,8 +240,13 @@ func TestSchema_NoTempNoCreate(t *testing.T) {
 	defer rows.Close()
 	for rows.Next() {
 		var s string
-		_ = rows.Scan(&s)
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
 		schemas = append(schemas, s)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
 	}
 	if len(schemas) > 0 {
 		t.Errorf("the app role may create objects in schemas %v", schemas)

@@ -283,7 +283,7 @@ func TestVisibility_EventsFollowResources(t *testing.T) {
 	})
 
 	// History: a contact's new owner reads the contact's events from before the handover too
-	// (docs/decisions.md "Contact visibility"): its contact.* events are readable by who reads
+	// (docs/decisions/visibility.md "Events"): its contact.* events are readable by who reads
 	// the contact now as well. (No scenario hands anything else over after its events.)
 	for id, e := range l.seen {
 		if strings.HasPrefix(e.Type, "contact.") && e.Type != "contact.deleted" {

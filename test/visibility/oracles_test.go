@@ -10,7 +10,7 @@ import (
 // TestVisibility_UpsertOfAnInvisibleRecord (issue 20 item 8): an agent's external upsert of a
 // reference that a colleague's record carries answered 404 "no contact carries the external
 // reference" (a lie the next create contradicted with 409) and could not be told from a
-// missing reference by its code. The decision (docs/decisions.md "Existence inside a
+// missing reference by its code. The decision (docs/decisions/visibility.md "Existence inside a
 // company"): a reference, like a contract's insurer and policy number, is the company's
 // identifier, so "taken" may be said; the record may not be read, changed or named. Every
 // upsert (contacts, bulk, leads, contracts) answers 409 external_reference_taken naming none of
