@@ -15,14 +15,8 @@ type contractRow struct {
 
 func (w *world) createContract(t *testing.T, key, contactID, policy string) contractRow {
 	t.Helper()
-	ins := w.env.Do(t, apitest.Request{Path: "/insurers?vuNumber=5501", Key: key})
-	var cat struct{ Data []struct{ ID string } }
-	ins.Decode(t, &cat)
-	if ins.Status != 200 || len(cat.Data) != 1 {
-		t.Fatalf("insurer 5501: %d %s", ins.Status, ins.Body)
-	}
 	r := w.env.Do(t, apitest.Request{Method: "POST", Path: "/contracts", Key: key, Body: map[string]any{
-		"contactId": contactID, "insurerId": cat.Data[0].ID, "policyNumber": policy, "type": "030", "status": "active",
+		"contactId": contactID, "insurerId": w.insurer(t, key), "policyNumber": policy, "type": "030", "status": "active",
 		"externalReferences": []map[string]string{{"source": "ams", "externalId": policy}}}})
 	if r.Status != 201 {
 		t.Fatalf("create contract: %d %s", r.Status, r.Body)

@@ -116,26 +116,10 @@ var creators = map[string]creator{
 	// The intake names no id: the agent finds the lead its user-bound publishable key brought
 	// in among its leads.
 	"POST /api/public/v1/leads/intake": {create: func(t *testing.T, w *world, key string) made {
-		email := uuid.NewString() + "@example.com"
-		pk := w.co.Key(t, operator.NewKeyInput{Kind: tenancy.KindPublishable, Env: tenancy.EnvLive, UserID: w.userOf(t, key),
-			AllowedDomains: []string{"example.com"}}).Secret
-		r := w.env.Do(t, apitest.Request{Method: "POST", Path: "/leads/intake", Body: map[string]any{"firstName": "Anna", "lastName": "Web", "email": email},
-			Header: map[string]string{"X-API-Key": pk}})
-		if r.Status != 201 {
-			t.Fatalf("intake: %d %s", r.Status, r.Body)
-		}
-		return made{path: "/leads?limit=100", has: email}
+		return w.intakeLead(t, key, "/leads/intake")
 	}},
 	"POST /api/public/leads": {create: func(t *testing.T, w *world, key string) made {
-		email := uuid.NewString() + "@example.com"
-		pk := w.co.Key(t, operator.NewKeyInput{Kind: tenancy.KindPublishable, Env: tenancy.EnvLive, UserID: w.userOf(t, key),
-			AllowedDomains: []string{"example.com"}}).Secret
-		r := w.env.Do(t, apitest.Request{Method: "POST", Path: "//api/public/leads", Body: map[string]any{"firstName": "Anna", "lastName": "Web", "email": email},
-			Header: map[string]string{"X-API-Key": pk}})
-		if r.Status != 201 && r.Status != 200 {
-			t.Fatalf("legacy intake: %d %s", r.Status, r.Body)
-		}
-		return made{path: "/leads?limit=100", has: email}
+		return w.intakeLead(t, key, "//api/public/leads")
 	}},
 	"POST /api/public/v1/lead-stages": {forbidden: true},
 	"POST /api/public/v1/contracts": {create: func(t *testing.T, w *world, key string) made {
@@ -197,6 +181,21 @@ var creators = map[string]creator{
 		}
 		return made{path: "/" + tok.URL}
 	}},
+}
+
+// intakeLead submits a lead at the intake path with a publishable key bound to key's user: the
+// intake names no id, so the agent finds the lead among its leads.
+func (w *world) intakeLead(t *testing.T, key, path string) made {
+	t.Helper()
+	email := uuid.NewString() + "@example.com"
+	pk := w.co.Key(t, operator.NewKeyInput{Kind: tenancy.KindPublishable, Env: tenancy.EnvLive, UserID: w.userOf(t, key),
+		AllowedDomains: []string{"example.com"}}).Secret
+	r := w.env.Do(t, apitest.Request{Method: "POST", Path: path, Body: map[string]any{"firstName": "Anna", "lastName": "Web", "email": email},
+		Header: map[string]string{"X-API-Key": pk}})
+	if r.Status != 201 {
+		t.Fatalf("intake %s: %d %s", path, r.Status, r.Body)
+	}
+	return made{path: "/leads?limit=100", has: email}
 }
 
 // userOf is the user an agent credential of the matrix acts for.

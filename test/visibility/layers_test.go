@@ -56,32 +56,21 @@ func layerRoutes(v1 fiber.Router, m app.Middleware) {
 	})
 	// ent with the policies lifted: the ent rules alone. Control: raw SQL in the same lifted
 	// transaction reads every lead, so the policies were off.
-	v1.Get("/_test/ent/leads", m.Auth, func(c *fiber.Ctx) error {
-		ctx := c.UserContext()
-		out := layered{IDs: []string{}}
-		err := tenancy.LiftVisibility(ctx, func() error {
-			ls, err := tenancy.Client(ctx).Lead.Query().All(ctx)
-			for _, l := range ls {
-				out.IDs = append(out.IDs, l.ID.String())
-			}
-			if err != nil {
-				return err
-			}
-			es, err := tenancy.Client(ctx).Event.Query().All(ctx)
-			for _, e := range es {
-				out.IDs = append(out.IDs, "event:"+e.Type+":"+string(e.Data))
-			}
-			if err != nil {
-				return err
-			}
-			out.Control, err = queryTexts(ctx, "SELECT id::text FROM leads")
-			return err
-		})
-		if err != nil {
-			return err
+	v1.Get("/_test/ent/leads", m.Auth, entAlone("SELECT id::text FROM leads", func(ctx context.Context) ([]string, error) {
+		var ids []string
+		ls, err := tenancy.Client(ctx).Lead.Query().All(ctx)
+		for _, l := range ls {
+			ids = append(ids, l.ID.String())
 		}
-		return c.JSON(out)
-	})
+		if err != nil {
+			return nil, err
+		}
+		es, err := tenancy.Client(ctx).Event.Query().All(ctx)
+		for _, e := range es {
+			ids = append(ids, "event:"+e.Type+":"+string(e.Data))
+		}
+		return ids, err
+	}))
 	// The event feed's rows through each layer alone: event ids (committed ones), for
 	// TestVisibility_EventsFollowResources. /rls is raw SQL; /ent is ent with the policies
 	// lifted, with raw SQL of the same lifted transaction as its control.
@@ -92,45 +81,26 @@ func layerRoutes(v1 fiber.Router, m app.Middleware) {
 		}
 		return c.JSON(ids)
 	})
-	v1.Get("/_test/events/ent", m.Auth, func(c *fiber.Ctx) error {
-		ctx := c.UserContext()
-		out := layered{IDs: []string{}}
-		err := tenancy.LiftVisibility(ctx, func() error {
-			ids, err := tenancy.Client(ctx).Event.Query().Where(event.SeqNotNil()).IDs(ctx)
-			for _, id := range ids {
-				out.IDs = append(out.IDs, id.String())
-			}
-			if err != nil {
-				return err
-			}
-			out.Control, err = queryTexts(ctx, "SELECT id::text FROM events WHERE seq IS NOT NULL")
-			return err
-		})
-		if err != nil {
-			return err
+	v1.Get("/_test/events/ent", m.Auth, entAlone("SELECT id::text FROM events WHERE seq IS NOT NULL", func(ctx context.Context) ([]string, error) {
+		var ids []string
+		es, err := tenancy.Client(ctx).Event.Query().Where(event.SeqNotNil()).IDs(ctx)
+		for _, id := range es {
+			ids = append(ids, id.String())
 		}
-		return c.JSON(out)
-	})
+		return ids, err
+	}))
 	// The contacts list's own owner filter alone: List with the SQL visibility lifted. Control:
 	// raw SQL in the same lifted transaction.
 	v1.Get("/_test/list/contacts", m.Auth, func(c *fiber.Ctx) error {
-		ctx := c.UserContext()
-		out := layered{IDs: []string{}}
-		err := tenancy.LiftVisibility(ctx, func() error {
-			rows, err := contacts.NewService(nil, nil, time.Now).List(ctx, contacts.ListFilter{Search: c.Query("q"), Sort: "-createdAt"}, nil, 100)
+		q := c.Query("q")
+		return entAlone("SELECT id::text FROM contacts", func(ctx context.Context) ([]string, error) {
+			var ids []string
+			rows, err := contacts.NewService(nil, nil, time.Now).List(ctx, contacts.ListFilter{Search: q, Sort: "-createdAt"}, nil, 100)
 			for _, r := range rows {
-				out.IDs = append(out.IDs, r.ID.String())
+				ids = append(ids, r.ID.String())
 			}
-			if err != nil {
-				return err
-			}
-			out.Control, err = queryTexts(ctx, "SELECT id::text FROM contacts")
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		return c.JSON(out)
+			return ids, err
+		})(c)
 	})
 	// The owners the credential lookup read (tenancy.VisibleOwners) beside the policies' own
 	// array in the same transaction.
@@ -176,6 +146,28 @@ func layerRoutes(v1 fiber.Router, m app.Middleware) {
 		}
 		return c.JSON(out)
 	})
+}
+
+// entAlone answers what read finds through the ent rules alone (the policies lifted), with the
+// rows control (raw SQL) reads in the same lifted transaction: the proof that they were lifted.
+func entAlone(control string, read func(context.Context) ([]string, error)) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		ctx := c.UserContext()
+		out := layered{IDs: []string{}}
+		err := tenancy.LiftVisibility(ctx, func() error {
+			ids, err := read(ctx)
+			if err != nil {
+				return err
+			}
+			out.IDs = append(out.IDs, ids...)
+			out.Control, err = queryTexts(ctx, control)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		return c.JSON(out)
+	}
 }
 
 func TestVisibility_EachLayerAlone(t *testing.T) {
