@@ -30,16 +30,22 @@ const (
 	// RoleOperator is taken (SET LOCAL ROLE) by operator commands; policies let it see every
 	// company. The server never takes it.
 	RoleOperator = "brokerdesk_operator"
+	// RoleMaintainer owns the tables a portfolio commit grows and the SECURITY DEFINER function
+	// that analyses them (ANALYZE needs the owner before PostgreSQL 17): no superuser does
+	// (migration 20261127110100). Nobody logs in as it.
+	RoleMaintainer = "brokerdesk_maintainer"
 )
 
 // EnsureRoles creates the roles when they are missing and lets the migrating role act as
-// RoleAuth and RoleOperator. appPassword, when not empty, becomes RoleApp's password.
+// RoleAuth, RoleOperator and RoleMaintainer (a migration that alters the maintainer's tables
+// needs to). appPassword, when not empty, becomes RoleApp's password.
 func EnsureRoles(ctx context.Context, db *sql.DB, appPassword string) error {
 	stmts := []string{
 		createRole(RoleApp, "LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE NOINHERIT"),
 		createRole(RoleAuth, "NOLOGIN NOSUPERUSER NOBYPASSRLS"),
 		createRole(RoleOperator, "NOLOGIN NOSUPERUSER NOBYPASSRLS"),
-		"GRANT " + RoleAuth + ", " + RoleOperator + " TO CURRENT_USER",
+		createRole(RoleMaintainer, "NOLOGIN NOSUPERUSER NOBYPASSRLS"),
+		"GRANT " + RoleAuth + ", " + RoleOperator + ", " + RoleMaintainer + " TO CURRENT_USER",
 	}
 	if appPassword != "" {
 		// ALTER ROLE takes no bind parameters: send a SCRAM-SHA-256 verifier computed here, so

@@ -113,7 +113,7 @@ var appDefinerFunctions = []string{
 	"calendar_feed_user(bytea)",           // owner brokerdesk_auth: the user of a calendar-feed token hash
 	"insurer_ensure(text)",                // owner brokerdesk_operator: adds "VU <n>" to the platform catalog, never a name
 	"oauth_login_users(text,uuid)",        // owner brokerdesk_auth: sign-in candidates of one e-mail (argon2id hashes)
-	"portfolio_analyze()",                 // owner the tables' owner (ANALYZE needs it): statistics of contacts, contracts, external_refs, nothing else
+	"portfolio_analyze()",                 // owner brokerdesk_maintainer, the three tables' owner (ANALYZE needs it): their statistics, at most every 30 s
 }
 
 // TestSchema_AppPrivileges lists the app role's table and column grants and compares them with
