@@ -43,6 +43,8 @@ type ContactActivity struct {
 	OccurredAt time.Time `json:"occurred_at,omitempty"`
 	// AuthorID holds the value of the "author_id" field.
 	AuthorID *uuid.UUID `json:"author_id,omitempty"`
+	// RelatedContactID holds the value of the "related_contact_id" field.
+	RelatedContactID *uuid.UUID `json:"related_contact_id,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the ContactActivityQuery when eager-loading is set.
 	Edges        ContactActivityEdges `json:"edges"`
@@ -74,7 +76,7 @@ func (*ContactActivity) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case contactactivity.FieldAuthorID:
+		case contactactivity.FieldAuthorID, contactactivity.FieldRelatedContactID:
 			values[i] = &sql.NullScanner{S: new(uuid.UUID)}
 		case contactactivity.FieldExternalReferences:
 			values[i] = new([]byte)
@@ -176,6 +178,13 @@ func (_m *ContactActivity) assignValues(columns []string, values []any) error {
 				_m.AuthorID = new(uuid.UUID)
 				*_m.AuthorID = *value.S.(*uuid.UUID)
 			}
+		case contactactivity.FieldRelatedContactID:
+			if value, ok := values[i].(*sql.NullScanner); !ok {
+				return fmt.Errorf("unexpected type %T for field related_contact_id", values[i])
+			} else if value.Valid {
+				_m.RelatedContactID = new(uuid.UUID)
+				*_m.RelatedContactID = *value.S.(*uuid.UUID)
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -249,6 +258,11 @@ func (_m *ContactActivity) String() string {
 	builder.WriteString(", ")
 	if v := _m.AuthorID; v != nil {
 		builder.WriteString("author_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.RelatedContactID; v != nil {
+		builder.WriteString("related_contact_id=")
 		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
 	builder.WriteByte(')')

@@ -148,6 +148,20 @@ func (_c *ContactActivityCreate) SetNillableAuthorID(v *uuid.UUID) *ContactActiv
 	return _c
 }
 
+// SetRelatedContactID sets the "related_contact_id" field.
+func (_c *ContactActivityCreate) SetRelatedContactID(v uuid.UUID) *ContactActivityCreate {
+	_c.mutation.SetRelatedContactID(v)
+	return _c
+}
+
+// SetNillableRelatedContactID sets the "related_contact_id" field if the given value is not nil.
+func (_c *ContactActivityCreate) SetNillableRelatedContactID(v *uuid.UUID) *ContactActivityCreate {
+	if v != nil {
+		_c.SetRelatedContactID(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *ContactActivityCreate) SetID(v uuid.UUID) *ContactActivityCreate {
 	_c.mutation.SetID(v)
@@ -370,6 +384,10 @@ func (_c *ContactActivityCreate) createSpec() (*ContactActivity, *sqlgraph.Creat
 		_spec.SetField(contactactivity.FieldAuthorID, field.TypeUUID, value)
 		_node.AuthorID = &value
 	}
+	if value, ok := _c.mutation.RelatedContactID(); ok {
+		_spec.SetField(contactactivity.FieldRelatedContactID, field.TypeUUID, value)
+		_node.RelatedContactID = &value
+	}
 	if nodes := _c.mutation.CompanyIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -545,6 +563,9 @@ func (u *ContactActivityUpsertOne) UpdateNewValues() *ContactActivityUpsertOne {
 		}
 		if _, exists := u.create.mutation.AuthorID(); exists {
 			s.SetIgnore(contactactivity.FieldAuthorID)
+		}
+		if _, exists := u.create.mutation.RelatedContactID(); exists {
+			s.SetIgnore(contactactivity.FieldRelatedContactID)
 		}
 	}))
 	return u
@@ -861,6 +882,9 @@ func (u *ContactActivityUpsertBulk) UpdateNewValues() *ContactActivityUpsertBulk
 			}
 			if _, exists := b.mutation.AuthorID(); exists {
 				s.SetIgnore(contactactivity.FieldAuthorID)
+			}
+			if _, exists := b.mutation.RelatedContactID(); exists {
+				s.SetIgnore(contactactivity.FieldRelatedContactID)
 			}
 		}
 	}))

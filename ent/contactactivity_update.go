@@ -204,6 +204,9 @@ func (_u *ContactActivityUpdate) sqlSave(ctx context.Context) (_node int, err er
 	if _u.mutation.AuthorIDCleared() {
 		_spec.ClearField(contactactivity.FieldAuthorID, field.TypeUUID)
 	}
+	if _u.mutation.RelatedContactIDCleared() {
+		_spec.ClearField(contactactivity.FieldRelatedContactID, field.TypeUUID)
+	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{contactactivity.Label}
@@ -427,6 +430,9 @@ func (_u *ContactActivityUpdateOne) sqlSave(ctx context.Context) (_node *Contact
 	}
 	if _u.mutation.AuthorIDCleared() {
 		_spec.ClearField(contactactivity.FieldAuthorID, field.TypeUUID)
+	}
+	if _u.mutation.RelatedContactIDCleared() {
+		_spec.ClearField(contactactivity.FieldRelatedContactID, field.TypeUUID)
 	}
 	_node = &ContactActivity{config: _u.config}
 	_spec.Assign = _node.assignValues

@@ -231,6 +231,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contactactivity.FieldContent:            {Type: field.TypeString, Column: contactactivity.FieldContent},
 			contactactivity.FieldOccurredAt:         {Type: field.TypeTime, Column: contactactivity.FieldOccurredAt},
 			contactactivity.FieldAuthorID:           {Type: field.TypeUUID, Column: contactactivity.FieldAuthorID},
+			contactactivity.FieldRelatedContactID:   {Type: field.TypeUUID, Column: contactactivity.FieldRelatedContactID},
 		},
 	}
 	graph.Nodes[7] = &sqlgraph.Node{
@@ -406,15 +407,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		Type: "Event",
 		Fields: map[string]*sqlgraph.FieldSpec{
-			event.FieldCompanyID:  {Type: field.TypeUUID, Column: event.FieldCompanyID},
-			event.FieldType:       {Type: field.TypeString, Column: event.FieldType},
-			event.FieldOccurredAt: {Type: field.TypeTime, Column: event.FieldOccurredAt},
-			event.FieldData:       {Type: field.TypeJSON, Column: event.FieldData},
-			event.FieldActor:      {Type: field.TypeJSON, Column: event.FieldActor},
-			event.FieldSeq:        {Type: field.TypeInt64, Column: event.FieldSeq},
-			event.FieldContactID:  {Type: field.TypeUUID, Column: event.FieldContactID},
-			event.FieldOwnerID:    {Type: field.TypeUUID, Column: event.FieldOwnerID},
-			event.FieldUserScoped: {Type: field.TypeBool, Column: event.FieldUserScoped},
+			event.FieldCompanyID:        {Type: field.TypeUUID, Column: event.FieldCompanyID},
+			event.FieldType:             {Type: field.TypeString, Column: event.FieldType},
+			event.FieldOccurredAt:       {Type: field.TypeTime, Column: event.FieldOccurredAt},
+			event.FieldData:             {Type: field.TypeJSON, Column: event.FieldData},
+			event.FieldActor:            {Type: field.TypeJSON, Column: event.FieldActor},
+			event.FieldSeq:              {Type: field.TypeInt64, Column: event.FieldSeq},
+			event.FieldContactID:        {Type: field.TypeUUID, Column: event.FieldContactID},
+			event.FieldOwnerID:          {Type: field.TypeUUID, Column: event.FieldOwnerID},
+			event.FieldCoOwnerID:        {Type: field.TypeUUID, Column: event.FieldCoOwnerID},
+			event.FieldRelatedContactID: {Type: field.TypeUUID, Column: event.FieldRelatedContactID},
+			event.FieldRelatedOwnerID:   {Type: field.TypeUUID, Column: event.FieldRelatedOwnerID},
+			event.FieldUserScoped:       {Type: field.TypeBool, Column: event.FieldUserScoped},
 		},
 	}
 	graph.Nodes[15] = &sqlgraph.Node{
@@ -2125,6 +2129,11 @@ func (f *ContactActivityFilter) WhereAuthorID(p entql.ValueP) {
 	f.Where(p.Field(contactactivity.FieldAuthorID))
 }
 
+// WhereRelatedContactID applies the entql [16]byte predicate on the related_contact_id field.
+func (f *ContactActivityFilter) WhereRelatedContactID(p entql.ValueP) {
+	f.Where(p.Field(contactactivity.FieldRelatedContactID))
+}
+
 // WhereHasCompany applies a predicate to check if query has an edge company.
 func (f *ContactActivityFilter) WhereHasCompany() {
 	f.Where(entql.HasEdge("company"))
@@ -2978,6 +2987,21 @@ func (f *EventFilter) WhereContactID(p entql.ValueP) {
 // WhereOwnerID applies the entql [16]byte predicate on the owner_id field.
 func (f *EventFilter) WhereOwnerID(p entql.ValueP) {
 	f.Where(p.Field(event.FieldOwnerID))
+}
+
+// WhereCoOwnerID applies the entql [16]byte predicate on the co_owner_id field.
+func (f *EventFilter) WhereCoOwnerID(p entql.ValueP) {
+	f.Where(p.Field(event.FieldCoOwnerID))
+}
+
+// WhereRelatedContactID applies the entql [16]byte predicate on the related_contact_id field.
+func (f *EventFilter) WhereRelatedContactID(p entql.ValueP) {
+	f.Where(p.Field(event.FieldRelatedContactID))
+}
+
+// WhereRelatedOwnerID applies the entql [16]byte predicate on the related_owner_id field.
+func (f *EventFilter) WhereRelatedOwnerID(p entql.ValueP) {
+	f.Where(p.Field(event.FieldRelatedOwnerID))
 }
 
 // WhereUserScoped applies the entql bool predicate on the user_scoped field.

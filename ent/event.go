@@ -37,6 +37,12 @@ type Event struct {
 	ContactID *uuid.UUID `json:"contact_id,omitempty"`
 	// OwnerID holds the value of the "owner_id" field.
 	OwnerID *uuid.UUID `json:"owner_id,omitempty"`
+	// CoOwnerID holds the value of the "co_owner_id" field.
+	CoOwnerID *uuid.UUID `json:"co_owner_id,omitempty"`
+	// RelatedContactID holds the value of the "related_contact_id" field.
+	RelatedContactID *uuid.UUID `json:"related_contact_id,omitempty"`
+	// RelatedOwnerID holds the value of the "related_owner_id" field.
+	RelatedOwnerID *uuid.UUID `json:"related_owner_id,omitempty"`
 	// UserScoped holds the value of the "user_scoped" field.
 	UserScoped bool `json:"user_scoped,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
@@ -70,7 +76,7 @@ func (*Event) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case event.FieldContactID, event.FieldOwnerID:
+		case event.FieldContactID, event.FieldOwnerID, event.FieldCoOwnerID, event.FieldRelatedContactID, event.FieldRelatedOwnerID:
 			values[i] = &sql.NullScanner{S: new(uuid.UUID)}
 		case event.FieldData, event.FieldActor:
 			values[i] = new([]byte)
@@ -160,6 +166,27 @@ func (_m *Event) assignValues(columns []string, values []any) error {
 				_m.OwnerID = new(uuid.UUID)
 				*_m.OwnerID = *value.S.(*uuid.UUID)
 			}
+		case event.FieldCoOwnerID:
+			if value, ok := values[i].(*sql.NullScanner); !ok {
+				return fmt.Errorf("unexpected type %T for field co_owner_id", values[i])
+			} else if value.Valid {
+				_m.CoOwnerID = new(uuid.UUID)
+				*_m.CoOwnerID = *value.S.(*uuid.UUID)
+			}
+		case event.FieldRelatedContactID:
+			if value, ok := values[i].(*sql.NullScanner); !ok {
+				return fmt.Errorf("unexpected type %T for field related_contact_id", values[i])
+			} else if value.Valid {
+				_m.RelatedContactID = new(uuid.UUID)
+				*_m.RelatedContactID = *value.S.(*uuid.UUID)
+			}
+		case event.FieldRelatedOwnerID:
+			if value, ok := values[i].(*sql.NullScanner); !ok {
+				return fmt.Errorf("unexpected type %T for field related_owner_id", values[i])
+			} else if value.Valid {
+				_m.RelatedOwnerID = new(uuid.UUID)
+				*_m.RelatedOwnerID = *value.S.(*uuid.UUID)
+			}
 		case event.FieldUserScoped:
 			if value, ok := values[i].(*sql.NullBool); !ok {
 				return fmt.Errorf("unexpected type %T for field user_scoped", values[i])
@@ -234,6 +261,21 @@ func (_m *Event) String() string {
 	builder.WriteString(", ")
 	if v := _m.OwnerID; v != nil {
 		builder.WriteString("owner_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.CoOwnerID; v != nil {
+		builder.WriteString("co_owner_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.RelatedContactID; v != nil {
+		builder.WriteString("related_contact_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.RelatedOwnerID; v != nil {
+		builder.WriteString("related_owner_id=")
 		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
 	builder.WriteString(", ")

@@ -107,6 +107,48 @@ func (_c *EventCreate) SetNillableOwnerID(v *uuid.UUID) *EventCreate {
 	return _c
 }
 
+// SetCoOwnerID sets the "co_owner_id" field.
+func (_c *EventCreate) SetCoOwnerID(v uuid.UUID) *EventCreate {
+	_c.mutation.SetCoOwnerID(v)
+	return _c
+}
+
+// SetNillableCoOwnerID sets the "co_owner_id" field if the given value is not nil.
+func (_c *EventCreate) SetNillableCoOwnerID(v *uuid.UUID) *EventCreate {
+	if v != nil {
+		_c.SetCoOwnerID(*v)
+	}
+	return _c
+}
+
+// SetRelatedContactID sets the "related_contact_id" field.
+func (_c *EventCreate) SetRelatedContactID(v uuid.UUID) *EventCreate {
+	_c.mutation.SetRelatedContactID(v)
+	return _c
+}
+
+// SetNillableRelatedContactID sets the "related_contact_id" field if the given value is not nil.
+func (_c *EventCreate) SetNillableRelatedContactID(v *uuid.UUID) *EventCreate {
+	if v != nil {
+		_c.SetRelatedContactID(*v)
+	}
+	return _c
+}
+
+// SetRelatedOwnerID sets the "related_owner_id" field.
+func (_c *EventCreate) SetRelatedOwnerID(v uuid.UUID) *EventCreate {
+	_c.mutation.SetRelatedOwnerID(v)
+	return _c
+}
+
+// SetNillableRelatedOwnerID sets the "related_owner_id" field if the given value is not nil.
+func (_c *EventCreate) SetNillableRelatedOwnerID(v *uuid.UUID) *EventCreate {
+	if v != nil {
+		_c.SetRelatedOwnerID(*v)
+	}
+	return _c
+}
+
 // SetUserScoped sets the "user_scoped" field.
 func (_c *EventCreate) SetUserScoped(v bool) *EventCreate {
 	_c.mutation.SetUserScoped(v)
@@ -290,6 +332,18 @@ func (_c *EventCreate) createSpec() (*Event, *sqlgraph.CreateSpec) {
 		_spec.SetField(event.FieldOwnerID, field.TypeUUID, value)
 		_node.OwnerID = &value
 	}
+	if value, ok := _c.mutation.CoOwnerID(); ok {
+		_spec.SetField(event.FieldCoOwnerID, field.TypeUUID, value)
+		_node.CoOwnerID = &value
+	}
+	if value, ok := _c.mutation.RelatedContactID(); ok {
+		_spec.SetField(event.FieldRelatedContactID, field.TypeUUID, value)
+		_node.RelatedContactID = &value
+	}
+	if value, ok := _c.mutation.RelatedOwnerID(); ok {
+		_spec.SetField(event.FieldRelatedOwnerID, field.TypeUUID, value)
+		_node.RelatedOwnerID = &value
+	}
 	if value, ok := _c.mutation.UserScoped(); ok {
 		_spec.SetField(event.FieldUserScoped, field.TypeBool, value)
 		_node.UserScoped = value
@@ -424,6 +478,15 @@ func (u *EventUpsertOne) UpdateNewValues() *EventUpsertOne {
 		}
 		if _, exists := u.create.mutation.OwnerID(); exists {
 			s.SetIgnore(event.FieldOwnerID)
+		}
+		if _, exists := u.create.mutation.CoOwnerID(); exists {
+			s.SetIgnore(event.FieldCoOwnerID)
+		}
+		if _, exists := u.create.mutation.RelatedContactID(); exists {
+			s.SetIgnore(event.FieldRelatedContactID)
+		}
+		if _, exists := u.create.mutation.RelatedOwnerID(); exists {
+			s.SetIgnore(event.FieldRelatedOwnerID)
 		}
 		if _, exists := u.create.mutation.UserScoped(); exists {
 			s.SetIgnore(event.FieldUserScoped)
@@ -690,6 +753,15 @@ func (u *EventUpsertBulk) UpdateNewValues() *EventUpsertBulk {
 			}
 			if _, exists := b.mutation.OwnerID(); exists {
 				s.SetIgnore(event.FieldOwnerID)
+			}
+			if _, exists := b.mutation.CoOwnerID(); exists {
+				s.SetIgnore(event.FieldCoOwnerID)
+			}
+			if _, exists := b.mutation.RelatedContactID(); exists {
+				s.SetIgnore(event.FieldRelatedContactID)
+			}
+			if _, exists := b.mutation.RelatedOwnerID(); exists {
+				s.SetIgnore(event.FieldRelatedOwnerID)
 			}
 			if _, exists := b.mutation.UserScoped(); exists {
 				s.SetIgnore(event.FieldUserScoped)

@@ -121,6 +121,15 @@ func (_u *EventUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if _u.mutation.OwnerIDCleared() {
 		_spec.ClearField(event.FieldOwnerID, field.TypeUUID)
 	}
+	if _u.mutation.CoOwnerIDCleared() {
+		_spec.ClearField(event.FieldCoOwnerID, field.TypeUUID)
+	}
+	if _u.mutation.RelatedContactIDCleared() {
+		_spec.ClearField(event.FieldRelatedContactID, field.TypeUUID)
+	}
+	if _u.mutation.RelatedOwnerIDCleared() {
+		_spec.ClearField(event.FieldRelatedOwnerID, field.TypeUUID)
+	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{event.Label}
@@ -264,6 +273,15 @@ func (_u *EventUpdateOne) sqlSave(ctx context.Context) (_node *Event, err error)
 	}
 	if _u.mutation.OwnerIDCleared() {
 		_spec.ClearField(event.FieldOwnerID, field.TypeUUID)
+	}
+	if _u.mutation.CoOwnerIDCleared() {
+		_spec.ClearField(event.FieldCoOwnerID, field.TypeUUID)
+	}
+	if _u.mutation.RelatedContactIDCleared() {
+		_spec.ClearField(event.FieldRelatedContactID, field.TypeUUID)
+	}
+	if _u.mutation.RelatedOwnerIDCleared() {
+		_spec.ClearField(event.FieldRelatedOwnerID, field.TypeUUID)
 	}
 	_node = &Event{config: _u.config}
 	_spec.Assign = _node.assignValues

@@ -7274,6 +7274,7 @@ type ContactActivityMutation struct {
 	content                   *string
 	occurred_at               *time.Time
 	author_id                 *uuid.UUID
+	related_contact_id        *uuid.UUID
 	clearedFields             map[string]struct{}
 	company                   *uuid.UUID
 	clearedcompany            bool
@@ -7844,6 +7845,55 @@ func (m *ContactActivityMutation) ResetAuthorID() {
 	delete(m.clearedFields, contactactivity.FieldAuthorID)
 }
 
+// SetRelatedContactID sets the "related_contact_id" field.
+func (m *ContactActivityMutation) SetRelatedContactID(u uuid.UUID) {
+	m.related_contact_id = &u
+}
+
+// RelatedContactID returns the value of the "related_contact_id" field in the mutation.
+func (m *ContactActivityMutation) RelatedContactID() (r uuid.UUID, exists bool) {
+	v := m.related_contact_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRelatedContactID returns the old "related_contact_id" field's value of the ContactActivity entity.
+// If the ContactActivity object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactActivityMutation) OldRelatedContactID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRelatedContactID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRelatedContactID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRelatedContactID: %w", err)
+	}
+	return oldValue.RelatedContactID, nil
+}
+
+// ClearRelatedContactID clears the value of the "related_contact_id" field.
+func (m *ContactActivityMutation) ClearRelatedContactID() {
+	m.related_contact_id = nil
+	m.clearedFields[contactactivity.FieldRelatedContactID] = struct{}{}
+}
+
+// RelatedContactIDCleared returns if the "related_contact_id" field was cleared in this mutation.
+func (m *ContactActivityMutation) RelatedContactIDCleared() bool {
+	_, ok := m.clearedFields[contactactivity.FieldRelatedContactID]
+	return ok
+}
+
+// ResetRelatedContactID resets all changes to the "related_contact_id" field.
+func (m *ContactActivityMutation) ResetRelatedContactID() {
+	m.related_contact_id = nil
+	delete(m.clearedFields, contactactivity.FieldRelatedContactID)
+}
+
 // ClearCompany clears the "company" edge to the Company entity.
 func (m *ContactActivityMutation) ClearCompany() {
 	m.clearedcompany = true
@@ -7905,7 +7955,7 @@ func (m *ContactActivityMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ContactActivityMutation) Fields() []string {
-	fields := make([]string, 0, 11)
+	fields := make([]string, 0, 12)
 	if m.company != nil {
 		fields = append(fields, contactactivity.FieldCompanyID)
 	}
@@ -7939,6 +7989,9 @@ func (m *ContactActivityMutation) Fields() []string {
 	if m.author_id != nil {
 		fields = append(fields, contactactivity.FieldAuthorID)
 	}
+	if m.related_contact_id != nil {
+		fields = append(fields, contactactivity.FieldRelatedContactID)
+	}
 	return fields
 }
 
@@ -7969,6 +8022,8 @@ func (m *ContactActivityMutation) Field(name string) (ent.Value, bool) {
 		return m.OccurredAt()
 	case contactactivity.FieldAuthorID:
 		return m.AuthorID()
+	case contactactivity.FieldRelatedContactID:
+		return m.RelatedContactID()
 	}
 	return nil, false
 }
@@ -8000,6 +8055,8 @@ func (m *ContactActivityMutation) OldField(ctx context.Context, name string) (en
 		return m.OldOccurredAt(ctx)
 	case contactactivity.FieldAuthorID:
 		return m.OldAuthorID(ctx)
+	case contactactivity.FieldRelatedContactID:
+		return m.OldRelatedContactID(ctx)
 	}
 	return nil, fmt.Errorf("unknown ContactActivity field %s", name)
 }
@@ -8086,6 +8143,13 @@ func (m *ContactActivityMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetAuthorID(v)
 		return nil
+	case contactactivity.FieldRelatedContactID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRelatedContactID(v)
+		return nil
 	}
 	return fmt.Errorf("unknown ContactActivity field %s", name)
 }
@@ -8137,6 +8201,9 @@ func (m *ContactActivityMutation) ClearedFields() []string {
 	if m.FieldCleared(contactactivity.FieldAuthorID) {
 		fields = append(fields, contactactivity.FieldAuthorID)
 	}
+	if m.FieldCleared(contactactivity.FieldRelatedContactID) {
+		fields = append(fields, contactactivity.FieldRelatedContactID)
+	}
 	return fields
 }
 
@@ -8156,6 +8223,9 @@ func (m *ContactActivityMutation) ClearField(name string) error {
 		return nil
 	case contactactivity.FieldAuthorID:
 		m.ClearAuthorID()
+		return nil
+	case contactactivity.FieldRelatedContactID:
+		m.ClearRelatedContactID()
 		return nil
 	}
 	return fmt.Errorf("unknown ContactActivity nullable field %s", name)
@@ -8197,6 +8267,9 @@ func (m *ContactActivityMutation) ResetField(name string) error {
 		return nil
 	case contactactivity.FieldAuthorID:
 		m.ResetAuthorID()
+		return nil
+	case contactactivity.FieldRelatedContactID:
+		m.ResetRelatedContactID()
 		return nil
 	}
 	return fmt.Errorf("unknown ContactActivity field %s", name)
@@ -15073,25 +15146,28 @@ func (m *DocumentMutation) ResetEdge(name string) error {
 // EventMutation represents an operation that mutates the Event nodes in the graph.
 type EventMutation struct {
 	config
-	op             Op
-	typ            string
-	id             *uuid.UUID
-	_type          *string
-	occurred_at    *time.Time
-	data           *json.RawMessage
-	appenddata     json.RawMessage
-	actor          *schematype.Actor
-	seq            *int64
-	addseq         *int64
-	contact_id     *uuid.UUID
-	owner_id       *uuid.UUID
-	user_scoped    *bool
-	clearedFields  map[string]struct{}
-	company        *uuid.UUID
-	clearedcompany bool
-	done           bool
-	oldValue       func(context.Context) (*Event, error)
-	predicates     []predicate.Event
+	op                 Op
+	typ                string
+	id                 *uuid.UUID
+	_type              *string
+	occurred_at        *time.Time
+	data               *json.RawMessage
+	appenddata         json.RawMessage
+	actor              *schematype.Actor
+	seq                *int64
+	addseq             *int64
+	contact_id         *uuid.UUID
+	owner_id           *uuid.UUID
+	co_owner_id        *uuid.UUID
+	related_contact_id *uuid.UUID
+	related_owner_id   *uuid.UUID
+	user_scoped        *bool
+	clearedFields      map[string]struct{}
+	company            *uuid.UUID
+	clearedcompany     bool
+	done               bool
+	oldValue           func(context.Context) (*Event, error)
+	predicates         []predicate.Event
 }
 
 var _ ent.Mutation = (*EventMutation)(nil)
@@ -15561,6 +15637,153 @@ func (m *EventMutation) ResetOwnerID() {
 	delete(m.clearedFields, event.FieldOwnerID)
 }
 
+// SetCoOwnerID sets the "co_owner_id" field.
+func (m *EventMutation) SetCoOwnerID(u uuid.UUID) {
+	m.co_owner_id = &u
+}
+
+// CoOwnerID returns the value of the "co_owner_id" field in the mutation.
+func (m *EventMutation) CoOwnerID() (r uuid.UUID, exists bool) {
+	v := m.co_owner_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCoOwnerID returns the old "co_owner_id" field's value of the Event entity.
+// If the Event object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EventMutation) OldCoOwnerID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCoOwnerID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCoOwnerID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCoOwnerID: %w", err)
+	}
+	return oldValue.CoOwnerID, nil
+}
+
+// ClearCoOwnerID clears the value of the "co_owner_id" field.
+func (m *EventMutation) ClearCoOwnerID() {
+	m.co_owner_id = nil
+	m.clearedFields[event.FieldCoOwnerID] = struct{}{}
+}
+
+// CoOwnerIDCleared returns if the "co_owner_id" field was cleared in this mutation.
+func (m *EventMutation) CoOwnerIDCleared() bool {
+	_, ok := m.clearedFields[event.FieldCoOwnerID]
+	return ok
+}
+
+// ResetCoOwnerID resets all changes to the "co_owner_id" field.
+func (m *EventMutation) ResetCoOwnerID() {
+	m.co_owner_id = nil
+	delete(m.clearedFields, event.FieldCoOwnerID)
+}
+
+// SetRelatedContactID sets the "related_contact_id" field.
+func (m *EventMutation) SetRelatedContactID(u uuid.UUID) {
+	m.related_contact_id = &u
+}
+
+// RelatedContactID returns the value of the "related_contact_id" field in the mutation.
+func (m *EventMutation) RelatedContactID() (r uuid.UUID, exists bool) {
+	v := m.related_contact_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRelatedContactID returns the old "related_contact_id" field's value of the Event entity.
+// If the Event object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EventMutation) OldRelatedContactID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRelatedContactID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRelatedContactID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRelatedContactID: %w", err)
+	}
+	return oldValue.RelatedContactID, nil
+}
+
+// ClearRelatedContactID clears the value of the "related_contact_id" field.
+func (m *EventMutation) ClearRelatedContactID() {
+	m.related_contact_id = nil
+	m.clearedFields[event.FieldRelatedContactID] = struct{}{}
+}
+
+// RelatedContactIDCleared returns if the "related_contact_id" field was cleared in this mutation.
+func (m *EventMutation) RelatedContactIDCleared() bool {
+	_, ok := m.clearedFields[event.FieldRelatedContactID]
+	return ok
+}
+
+// ResetRelatedContactID resets all changes to the "related_contact_id" field.
+func (m *EventMutation) ResetRelatedContactID() {
+	m.related_contact_id = nil
+	delete(m.clearedFields, event.FieldRelatedContactID)
+}
+
+// SetRelatedOwnerID sets the "related_owner_id" field.
+func (m *EventMutation) SetRelatedOwnerID(u uuid.UUID) {
+	m.related_owner_id = &u
+}
+
+// RelatedOwnerID returns the value of the "related_owner_id" field in the mutation.
+func (m *EventMutation) RelatedOwnerID() (r uuid.UUID, exists bool) {
+	v := m.related_owner_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRelatedOwnerID returns the old "related_owner_id" field's value of the Event entity.
+// If the Event object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EventMutation) OldRelatedOwnerID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRelatedOwnerID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRelatedOwnerID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRelatedOwnerID: %w", err)
+	}
+	return oldValue.RelatedOwnerID, nil
+}
+
+// ClearRelatedOwnerID clears the value of the "related_owner_id" field.
+func (m *EventMutation) ClearRelatedOwnerID() {
+	m.related_owner_id = nil
+	m.clearedFields[event.FieldRelatedOwnerID] = struct{}{}
+}
+
+// RelatedOwnerIDCleared returns if the "related_owner_id" field was cleared in this mutation.
+func (m *EventMutation) RelatedOwnerIDCleared() bool {
+	_, ok := m.clearedFields[event.FieldRelatedOwnerID]
+	return ok
+}
+
+// ResetRelatedOwnerID resets all changes to the "related_owner_id" field.
+func (m *EventMutation) ResetRelatedOwnerID() {
+	m.related_owner_id = nil
+	delete(m.clearedFields, event.FieldRelatedOwnerID)
+}
+
 // SetUserScoped sets the "user_scoped" field.
 func (m *EventMutation) SetUserScoped(b bool) {
 	m.user_scoped = &b
@@ -15658,7 +15881,7 @@ func (m *EventMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *EventMutation) Fields() []string {
-	fields := make([]string, 0, 9)
+	fields := make([]string, 0, 12)
 	if m.company != nil {
 		fields = append(fields, event.FieldCompanyID)
 	}
@@ -15682,6 +15905,15 @@ func (m *EventMutation) Fields() []string {
 	}
 	if m.owner_id != nil {
 		fields = append(fields, event.FieldOwnerID)
+	}
+	if m.co_owner_id != nil {
+		fields = append(fields, event.FieldCoOwnerID)
+	}
+	if m.related_contact_id != nil {
+		fields = append(fields, event.FieldRelatedContactID)
+	}
+	if m.related_owner_id != nil {
+		fields = append(fields, event.FieldRelatedOwnerID)
 	}
 	if m.user_scoped != nil {
 		fields = append(fields, event.FieldUserScoped)
@@ -15710,6 +15942,12 @@ func (m *EventMutation) Field(name string) (ent.Value, bool) {
 		return m.ContactID()
 	case event.FieldOwnerID:
 		return m.OwnerID()
+	case event.FieldCoOwnerID:
+		return m.CoOwnerID()
+	case event.FieldRelatedContactID:
+		return m.RelatedContactID()
+	case event.FieldRelatedOwnerID:
+		return m.RelatedOwnerID()
 	case event.FieldUserScoped:
 		return m.UserScoped()
 	}
@@ -15737,6 +15975,12 @@ func (m *EventMutation) OldField(ctx context.Context, name string) (ent.Value, e
 		return m.OldContactID(ctx)
 	case event.FieldOwnerID:
 		return m.OldOwnerID(ctx)
+	case event.FieldCoOwnerID:
+		return m.OldCoOwnerID(ctx)
+	case event.FieldRelatedContactID:
+		return m.OldRelatedContactID(ctx)
+	case event.FieldRelatedOwnerID:
+		return m.OldRelatedOwnerID(ctx)
 	case event.FieldUserScoped:
 		return m.OldUserScoped(ctx)
 	}
@@ -15804,6 +16048,27 @@ func (m *EventMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetOwnerID(v)
 		return nil
+	case event.FieldCoOwnerID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCoOwnerID(v)
+		return nil
+	case event.FieldRelatedContactID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRelatedContactID(v)
+		return nil
+	case event.FieldRelatedOwnerID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRelatedOwnerID(v)
+		return nil
 	case event.FieldUserScoped:
 		v, ok := value.(bool)
 		if !ok {
@@ -15865,6 +16130,15 @@ func (m *EventMutation) ClearedFields() []string {
 	if m.FieldCleared(event.FieldOwnerID) {
 		fields = append(fields, event.FieldOwnerID)
 	}
+	if m.FieldCleared(event.FieldCoOwnerID) {
+		fields = append(fields, event.FieldCoOwnerID)
+	}
+	if m.FieldCleared(event.FieldRelatedContactID) {
+		fields = append(fields, event.FieldRelatedContactID)
+	}
+	if m.FieldCleared(event.FieldRelatedOwnerID) {
+		fields = append(fields, event.FieldRelatedOwnerID)
+	}
 	return fields
 }
 
@@ -15887,6 +16161,15 @@ func (m *EventMutation) ClearField(name string) error {
 		return nil
 	case event.FieldOwnerID:
 		m.ClearOwnerID()
+		return nil
+	case event.FieldCoOwnerID:
+		m.ClearCoOwnerID()
+		return nil
+	case event.FieldRelatedContactID:
+		m.ClearRelatedContactID()
+		return nil
+	case event.FieldRelatedOwnerID:
+		m.ClearRelatedOwnerID()
 		return nil
 	}
 	return fmt.Errorf("unknown Event nullable field %s", name)
@@ -15919,6 +16202,15 @@ func (m *EventMutation) ResetField(name string) error {
 		return nil
 	case event.FieldOwnerID:
 		m.ResetOwnerID()
+		return nil
+	case event.FieldCoOwnerID:
+		m.ResetCoOwnerID()
+		return nil
+	case event.FieldRelatedContactID:
+		m.ResetRelatedContactID()
+		return nil
+	case event.FieldRelatedOwnerID:
+		m.ResetRelatedOwnerID()
 		return nil
 	case event.FieldUserScoped:
 		m.ResetUserScoped()

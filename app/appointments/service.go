@@ -293,7 +293,7 @@ func occurrenceOf(a *ent.Appointment, occ time.Time, x *ent.AppointmentException
 func occurrenceIn(a *ent.Appointment, loc *time.Location, occ time.Time, x *ent.AppointmentException) Occurrence {
 	o := Occurrence{ID: a.ID, Title: a.Title, Description: a.Description, Location: a.Location, Type: string(a.Type),
 		StartAt: occ.In(loc), EndAt: occ.Add(a.EndAt.Sub(a.StartAt)).In(loc), AllDay: a.AllDay, TimeZone: a.TimeZone,
-		Recurrence: a.Recurrence, OwnerID: a.OwnerID, ContactID: a.ContactID}
+		Recurrence: a.Recurrence, OwnerID: a.OwnerID, ContactID: a.ContactID, creator: a.CreatorID}
 	if a.Recurrence != nil {
 		id, t := a.ID, occ.In(loc)
 		o.SeriesID, o.OccurrenceStart = &id, &t

@@ -92,6 +92,7 @@ type Occurrence struct {
 	Recurrence      *string    `json:"recurrence"`
 	OwnerID         *uuid.UUID `json:"ownerId"`
 	ContactID       *uuid.UUID `json:"contactId"`
+	creator         *uuid.UUID // the series' creator: its events' visibility (EventAbout)
 }
 
 // OccurrencePage is the body of GET /appointments.
@@ -99,17 +100,13 @@ type OccurrencePage struct {
 	Data []Occurrence `json:"data"`
 }
 
-// EventAbout makes appointment events user-scoped: about the contact, else owned by the owner
-// (or the creator when there is none).
+// EventAbout makes appointment events exactly as visible as the appointment (the rule of
+// appointment_visibility): through the contact, else to the owner and the creator.
 func (v View) EventAbout() events.About {
-	owner := v.OwnerID
-	if owner == nil {
-		owner = v.CreatorID
-	}
-	return events.About{ContactID: v.ContactID, OwnerID: owner, UserScoped: true}
+	return events.AboutContactElseOwners(v.ContactID, v.OwnerID, v.CreatorID)
 }
 
 // EventAbout: as the series'.
 func (o Occurrence) EventAbout() events.About {
-	return events.About{ContactID: o.ContactID, OwnerID: o.OwnerID, UserScoped: true}
+	return events.AboutContactElseOwners(o.ContactID, o.OwnerID, o.creator)
 }

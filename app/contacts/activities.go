@@ -154,6 +154,57 @@ func (s *Service) RecordActivity(ctx context.Context, contactID uuid.UUID, event
 	return nil
 }
 
+// relatedName is where the name of a system entry's other contact (related_contact_id) goes in
+// its stored content; renderRelated fills it in per reader.
+const relatedName = "{contact}"
+
+// recordAbout is RecordActivity for an entry about another contact (related): summary names it
+// as relatedName.
+func (s *Service) recordAbout(ctx context.Context, contactID, related uuid.UUID, event, summary string) error {
+	_, err := tenancy.Client(ctx).ContactActivity.Create().SetContactID(contactID).SetKind(contactactivity.KindSystem).
+		SetEvent(event).SetContent(summary).SetNillableAuthorID(author(ctx)).SetRelatedContactID(related).Save(ctx)
+	if err != nil {
+		return fmt.Errorf("record activity %s of contact %s: %w", event, contactID, err)
+	}
+	return nil
+}
+
+// renderRelated fills the other contact of system entries into their content, as the reader
+// of ctx may see it: its name when the contact is visible to it (read through both layers, so
+// the current name), else "Kontakt <id>". A timeline's reader sees its contact, not
+// necessarily the other one (a colleague's customer), and an entry stays after the other
+// contact changes hands or is deleted.
+func renderRelated(ctx context.Context, rows []*ent.ContactActivity, out []Activity) error {
+	var ids []uuid.UUID
+	for _, a := range rows {
+		if a.RelatedContactID != nil && a.Kind == contactactivity.KindSystem {
+			ids = append(ids, *a.RelatedContactID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	visible, err := tenancy.Client(ctx).Contact.Query().Where(contact.IDIn(ids...)).All(ctx)
+	if err != nil {
+		return fmt.Errorf("read related contacts: %w", err)
+	}
+	names := map[uuid.UUID]string{}
+	for _, c := range visible {
+		names[c.ID] = displayName(c)
+	}
+	for i, a := range rows {
+		if a.RelatedContactID == nil || a.Kind != contactactivity.KindSystem {
+			continue
+		}
+		name, ok := names[*a.RelatedContactID]
+		if !ok {
+			name = "Kontakt " + a.RelatedContactID.String()
+		}
+		out[i].Content = strings.ReplaceAll(out[i].Content, relatedName, name)
+	}
+	return nil
+}
+
 // Activities returns up to limit+1 entries of the contact's timeline of the kinds given (all
 // when empty), newest first by (occurredAt, id), after the sort key after (an httpx.Keyset). 404 for a contact the
 // credential cannot see.
@@ -184,6 +235,9 @@ func (s *Service) Activities(ctx context.Context, contactID uuid.UUID, kinds []s
 	out := make([]Activity, len(rows))
 	for i, a := range rows {
 		out[i] = NewActivity(a)
+	}
+	if err := renderRelated(ctx, rows, out); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

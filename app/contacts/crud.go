@@ -221,6 +221,17 @@ func RefsFree(ctx context.Context, resource, noun string, refs []schematype.Exte
 	return nil
 }
 
+// RefTaken is the answer of an external upsert whose reference a record of resource noun
+// carries that the credential may not see (issue 20 item 8): 409 external_reference_taken, as
+// when a create names a taken reference (RefsFree), never 404, which claimed that nothing
+// carries it (and the next create would be refused with 409 anyway). It says the reference is
+// taken and nothing of the record: references are the company's identifiers, their existence is
+// not hidden from its users; the record's data and id are.
+func RefTaken(noun string, ref schematype.ExternalRef) error {
+	return errs.Conflict("external_reference_taken",
+		"the external reference %s/%s is carried by a %s this credential may not see or change", ref.Source, ref.ExternalID, noun)
+}
+
 // CreateDoc validates and stores a new contact with its phones and records contact.created.
 func (s *Service) CreateDoc(ctx context.Context, d Doc) (*ent.Contact, []*ent.ContactPhone, error) {
 	var v errs.Invalid

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"slices"
@@ -61,8 +62,9 @@ func (s *Service) GetByRef(ctx context.Context, ref schematype.ExternalRef) (*en
 
 // Upsert creates the contact carrying ref from d, or updates it: patch (the body as JSON)
 // merges into the stored contact like a PATCH (writeMode honoured), phones in the body replace
-// the contact's. A contact carrying ref that the caller may not see is 404, never taken over.
-// Concurrent upserts of one reference are serialised by an advisory lock.
+// the contact's. A contact carrying ref that the caller may not see is never taken over: 409
+// external_reference_taken (RefTaken). Concurrent upserts of one reference are serialised by an
+// advisory lock.
 func (s *Service) Upsert(ctx context.Context, ref schematype.ExternalRef, d Doc, patch map[string]any) (*ent.Contact, []*ent.ContactPhone, bool, error) {
 	db := tenancy.Client(ctx)
 	company, _ := tenancy.CompanyID(ctx)
@@ -83,8 +85,11 @@ func (s *Service) Upsert(ctx context.Context, ref schematype.ExternalRef, d Doc,
 		return c, phones, true, err
 	}
 	cur, phones, err := s.Lock(ctx, id)
+	if errors.Is(err, errs.ErrNotFound) {
+		return nil, nil, false, RefTaken("contact", ref)
+	}
 	if err != nil {
-		return nil, nil, false, errs.NotFound("no contact carries the external reference %s/%s", ref.Source, ref.ExternalID)
+		return nil, nil, false, err
 	}
 	doc, err := s.DocOf(cur)
 	if err != nil {

@@ -67,11 +67,11 @@ func newSummary(c *ent.Contact) *ContactSummary {
 	return s
 }
 
-// EventAbout makes relationship events user-scoped by the contact they were written on and its
-// owner at the time.
+// EventAbout makes relationship events exactly as visible as the relationship: both contacts
+// (the one they were written on, the related one), each or its owner at the time.
 func (r Relationship) EventAbout() events.About {
-	id := r.ContactID
-	return events.About{ContactID: &id, OwnerID: r.owner, UserScoped: true}
+	id, related := r.ContactID, r.RelatedContactID
+	return events.About{ContactID: &id, OwnerID: r.owner, RelatedContactID: &related, UserScoped: true}
 }
 
 func newRelationship(r *ent.ContactRelationship, related *ent.Contact) Relationship {
@@ -237,12 +237,13 @@ func (s *Service) DeleteRelationship(ctx context.Context, contactID, id uuid.UUI
 }
 
 // relationshipActivities writes the system entry of a relationship change into both timelines,
-// each naming the other contact.
+// each about the other contact, whose name is rendered when the timeline is read (a reader of one
+// contact need not see the other: issue 20 item 4).
 func (s *Service) relationshipActivities(ctx context.Context, event string, c, related *ent.Contact, role, what string) error {
-	if err := s.RecordActivity(ctx, c.ID, event, fmt.Sprintf("%s: %s (%s)", what, displayName(related), role)); err != nil {
+	if err := s.recordAbout(ctx, c.ID, related.ID, event, fmt.Sprintf("%s: %s (%s)", what, relatedName, role)); err != nil {
 		return err
 	}
-	return s.RecordActivity(ctx, related.ID, event, fmt.Sprintf("%s: %s (%s)", what, displayName(c), inverseRole[role]))
+	return s.recordAbout(ctx, related.ID, c.ID, event, fmt.Sprintf("%s: %s (%s)", what, relatedName, inverseRole[role]))
 }
 
 // displayName is "First Last" of a person, the company name of a business.

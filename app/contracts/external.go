@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/brokerdesk/brokerdesk/app/contacts"
 	"github.com/brokerdesk/brokerdesk/app/errs"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/externalref"
@@ -18,8 +19,9 @@ import (
 // Upsert creates or updates the contract that carries the external reference ref: created
 // with in's fields and ref among its references, or updated with every field replaced by in's
 // (a PUT), references replaced by in's when given (ref always stays). A contract carrying ref
-// that the caller may not see (its contact is invisible) is 404, never taken over. Concurrent
-// calls for one reference are serialised by a transaction-scoped advisory lock.
+// that the caller may not see (its contact is invisible) is never taken over: 409
+// external_reference_taken (contacts.RefTaken). Concurrent calls for one reference are
+// serialised by a transaction-scoped advisory lock.
 func (s *Service) Upsert(ctx context.Context, ref schematype.ExternalRef, in Input) (Contract, bool, error) {
 	db := tenancy.Client(ctx)
 	company, _ := tenancy.CompanyID(ctx)
@@ -44,7 +46,7 @@ func (s *Service) Upsert(ctx context.Context, ref schematype.ExternalRef, in Inp
 	}
 	cur, err := s.Lock(ctx, r.ResourceID)
 	if errors.Is(err, errs.ErrNotFound) {
-		return Contract{}, false, errs.NotFound("no contract carries the external reference %s/%s", ref.Source, ref.ExternalID)
+		return Contract{}, false, contacts.RefTaken("contract", ref)
 	}
 	if err != nil {
 		return Contract{}, false, err

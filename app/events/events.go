@@ -82,13 +82,38 @@ type Service struct{}
 // NewService returns the service.
 func NewService() *Service { return &Service{} }
 
-// About is what an event concerns, for the visibility of user-bound credentials (issue 8): a
-// UserScoped event (about a contact or a lead) reaches a user-bound credential only when its
-// OwnerID (the owner at the time) or its ContactID (while the contact exists) is visible to it.
+// About is what an event concerns, for the visibility of user-bound credentials (issues 8 and
+// 20 item 3). A UserScoped event reaches a user-bound credential exactly when the resource it
+// is about did at the time (the resource's own rule, applied to what About records):
+//
+//   - ContactID (while the contact exists) is visible to it, or OwnerID or CoOwnerID is: the
+//     users who saw the resource then. For a resource of a contact OwnerID is the contact's
+//     owner; left nil, Record reads it in its INSERT. For a task or an appointment without a
+//     contact they are its assignee (owner) and its creator (AboutContactElseOwners).
+//   - and, when RelatedContactID is set (a relationship is visible only while both contacts
+//     are), that contact or RelatedOwnerID (nil: read like OwnerID) is visible too.
+//
+// The owners keep an event visible to who saw it after the contact went to someone else or was
+// deleted (docs/decisions/visibility.md "Events").
 type About struct {
-	ContactID  *uuid.UUID
-	OwnerID    *uuid.UUID
-	UserScoped bool
+	ContactID        *uuid.UUID
+	OwnerID          *uuid.UUID
+	CoOwnerID        *uuid.UUID
+	RelatedContactID *uuid.UUID
+	RelatedOwnerID   *uuid.UUID
+	UserScoped       bool
+}
+
+// AboutContactElseOwners is what an event of a task or appointment concerns, the rule of
+// rule.FilterVisibleContactElseOwners and of the policies task_visibility and
+// appointment_visibility: one with a contact is visible when the contact is (its owner at the
+// time, read by Record, keeps the history); one without a contact to its owner (the assignee
+// of a task) and its creator.
+func AboutContactElseOwners(contact, owner, creator *uuid.UUID) About {
+	if contact != nil {
+		return About{ContactID: contact, UserScoped: true}
+	}
+	return About{OwnerID: owner, CoOwnerID: creator, UserScoped: true}
 }
 
 // Subject is implemented by resources whose events are user-scoped (contacts.View,
@@ -109,9 +134,13 @@ func (s *Service) Record(ctx context.Context, typ string, data any) error {
 
 // insertEvent has no RETURNING: the writer need not see its event (an agent who gives a
 // contact to a colleague records contact.updated it no longer may read), and RETURNING would
-// make row-level security check the new row against the SELECT policy.
-const insertEvent = `INSERT INTO events (id, company_id, type, occurred_at, data, actor, contact_id, owner_id, user_scoped)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
+// make row-level security check the new row against the SELECT policy. An owner not given is
+// the contact's owner at the time, read in the same statement (under the writer's visibility:
+// the writer sees the contact of what it changes).
+const insertEvent = `INSERT INTO events (id, company_id, type, occurred_at, data, actor, contact_id, owner_id, co_owner_id,
+  related_contact_id, related_owner_id, user_scoped)
+VALUES ($1, $2, $3, $4, $5, $6, $7, coalesce($8, (SELECT c.owner_id FROM contacts c WHERE c.id = $7)), $9,
+  $10, coalesce($11, (SELECT c.owner_id FROM contacts c WHERE c.id = $10)), $12)`
 
 // RecordAbout is Record with what the event concerns given explicitly.
 func (s *Service) RecordAbout(ctx context.Context, typ string, data any, about About) error {
@@ -131,7 +160,8 @@ func (s *Service) RecordAbout(ctx context.Context, typ string, data any, about A
 		return fmt.Errorf("record event %s: %w", typ, err)
 	}
 	_, err = tenancy.Client(ctx).ExecContext(ctx, insertEvent, uuid.Must(uuid.NewV7()), company, typ,
-		time.Now(), raw, act, about.ContactID, about.OwnerID, about.UserScoped)
+		time.Now(), raw, act, about.ContactID, about.OwnerID, about.CoOwnerID, about.RelatedContactID, about.RelatedOwnerID,
+		about.UserScoped)
 	if err != nil {
 		return fmt.Errorf("record event %s: %w", typ, err)
 	}

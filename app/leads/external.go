@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -23,8 +24,10 @@ import (
 // lead with in's fields and ref among its references; updated is the existing lead with its
 // data fields (names, e-mail, phone, source, notes, additional fields) replaced by in's, its
 // stage and owner changed only when in names them, and its references replaced by in's when
-// given (ref always stays). Concurrent calls for one reference are serialised by a
-// transaction-scoped advisory lock, so the second updates what the first created.
+// given (ref always stays). A lead carrying ref that the caller may not see is never taken
+// over: 409 external_reference_taken (contacts.RefTaken). Concurrent calls for one reference
+// are serialised by a transaction-scoped advisory lock, so the second updates what the first
+// created.
 func (s *Service) Upsert(ctx context.Context, ref schematype.ExternalRef, in Input) (Lead, bool, error) {
 	db := tenancy.Client(ctx)
 	company, _ := tenancy.CompanyID(ctx)
@@ -49,6 +52,9 @@ func (s *Service) Upsert(ctx context.Context, ref schematype.ExternalRef, in Inp
 		return Lead{}, false, fmt.Errorf("find lead by external reference: %w", err)
 	}
 	cur, err := s.Lock(ctx, r.ResourceID)
+	if errors.Is(err, errs.ErrNotFound) {
+		return Lead{}, false, contacts.RefTaken("lead", ref)
+	}
 	if err != nil {
 		return Lead{}, false, err
 	}

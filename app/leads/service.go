@@ -113,11 +113,18 @@ func (s *Service) Create(ctx context.Context, in Input) (Lead, error) {
 	return s.create(ctx, in, lead.OriginAPI)
 }
 
-// create stores a lead that came to be through origin (api or external).
+// create stores a lead that came to be through origin (api or external). Without an ownerId
+// a user-bound credential's lead is its user's, as a contact is (issue 20 B: an agent's lead
+// with no owner was visible to "all" only, so the agent lost it at once); a company-level
+// credential's lead stays unassigned, on the board of the office.
 func (s *Service) create(ctx context.Context, in Input, origin lead.Origin) (Lead, error) {
 	stage, owner, err := s.resolve(ctx, in, nil)
 	if err != nil {
 		return Lead{}, err
+	}
+	if p, ok := tenancy.PrincipalFrom(ctx); ok && owner == nil && p.HasUser() {
+		id := p.UserID
+		owner = &id
 	}
 	if err := refsFree(ctx, in.ExternalReferences, uuid.Nil); err != nil {
 		return Lead{}, err

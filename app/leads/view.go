@@ -45,10 +45,11 @@ type AttachmentView struct {
 	Size        int64     `json:"size"`
 }
 
-// EventAbout makes lead events user-scoped by the lead's owner (and its contact once
-// converted).
+// EventAbout makes lead events exactly as visible as the lead (lead_visibility): by its owner
+// alone. Not by the contact a conversion made (issue 20 item 3): that contact may be a
+// colleague's, who does not see the lead.
 func (v View) EventAbout() events.About {
-	return events.About{ContactID: v.ContactID, OwnerID: v.OwnerID, UserScoped: true}
+	return events.About{OwnerID: v.OwnerID, UserScoped: true}
 }
 
 // NewView is the Lead resource of l with its attachments (content not loaded).

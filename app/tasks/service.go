@@ -241,7 +241,8 @@ func (s *Service) Delete(ctx context.Context, t *ent.Task) error {
 // AddComment stores a comment on task id (which must be visible) and records
 // task_comment.created. A parent comment must belong to the same task (422 otherwise).
 func (s *Service) AddComment(ctx context.Context, taskID uuid.UUID, in CommentInput) (*ent.TaskComment, error) {
-	if _, err := s.Get(ctx, taskID); err != nil {
+	t, err := s.Get(ctx, taskID)
+	if err != nil {
 		return nil, err
 	}
 	db := tenancy.Client(ctx)
@@ -260,7 +261,9 @@ func (s *Service) AddComment(ctx context.Context, taskID uuid.UUID, in CommentIn
 	if err != nil {
 		return nil, fmt.Errorf("add comment to task %s: %w", taskID, err)
 	}
-	if err := s.events.Record(ctx, "task_comment.created", NewCommentView(c)); err != nil {
+	v := NewCommentView(c)
+	v.task = NewView(t).EventAbout()
+	if err := s.events.Record(ctx, "task_comment.created", v); err != nil {
 		return nil, err
 	}
 	return c, nil

@@ -51,6 +51,7 @@ type CommentView struct {
 	Content         string     `json:"content"`
 	CreatedAt       time.Time  `json:"createdAt"`
 	UpdatedAt       time.Time  `json:"updatedAt"`
+	task            events.About
 }
 
 // NewCommentView is the TaskComment resource of c.
@@ -59,18 +60,16 @@ func NewCommentView(c *ent.TaskComment) CommentView {
 		Content: c.Content, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
 }
 
-// EventAbout makes task events user-scoped: about the contact, else owned by the assignee (or
-// the creator when there is none).
+// EventAbout makes task events exactly as visible as the task (the rule of task_visibility):
+// through the contact, else to the assignee and the creator.
 func (v View) EventAbout() events.About {
-	owner := v.AssigneeID
-	if owner == nil {
-		owner = v.CreatorID
-	}
-	return events.About{ContactID: v.ContactID, OwnerID: owner, UserScoped: true}
+	return events.AboutContactElseOwners(v.ContactID, v.AssigneeID, v.CreatorID)
 }
 
-// EventAbout: a comment's event is about its task, which the event does not carry; it is
-// scoped to its author so that it reaches no one who sees only other people's rows.
+// EventAbout: a comment is as visible as its task, so is its event (task is the task's About,
+// set by AddComment). Without it the event reaches only credentials that see everything.
 func (v CommentView) EventAbout() events.About {
-	return events.About{OwnerID: v.AuthorID, UserScoped: true}
+	a := v.task
+	a.UserScoped = true
+	return a
 }

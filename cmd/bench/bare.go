@@ -62,10 +62,12 @@ FROM auth_credential($1, $2::text[])`
 
 	insertSubmissionQuery = `INSERT INTO "lead_submissions" ("lead_id", "received_at", "channel", "outcome", "credential_id", "payload", "company_id", "id") VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
 
-	// insertEventQuery is app/events.RecordAbout: a lead's event names its contact and owner and
-	// is user-scoped (the visibility layer).
-	insertEventQuery = `INSERT INTO events (id, company_id, type, occurred_at, data, actor, contact_id, owner_id, user_scoped)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
+	// insertEventQuery is app/events.RecordAbout: a lead's event names its owner (no contact: a
+	// lead is visible by its owner alone) and is user-scoped (the visibility layer).
+	insertEventQuery = `INSERT INTO events (id, company_id, type, occurred_at, data, actor, contact_id, owner_id, co_owner_id,
+  related_contact_id, related_owner_id, user_scoped)
+VALUES ($1, $2, $3, $4, $5, $6, $7, coalesce($8, (SELECT c.owner_id FROM contacts c WHERE c.id = $7)), $9,
+  $10, coalesce($11, (SELECT c.owner_id FROM contacts c WHERE c.id = $10)), $12)`
 )
 
 // seeAll is the lookup's second argument, as tenancy passes it: the roles that see every contact.
@@ -480,8 +482,8 @@ func (b *bare) intake(ctx context.Context, hash []byte, p person, rec *[]stmt) (
 	if err != nil {
 		return "", err
 	}
-	if err := t.exec(ctx, insertEventQuery, newID(), co.id, "lead."+outcome, time.Now(), data, act, l.contactID, l.ownerID,
-		true); err != nil {
+	if err := t.exec(ctx, insertEventQuery, newID(), co.id, "lead."+outcome, time.Now(), data, act, nil, l.ownerID,
+		nil, nil, nil, true); err != nil {
 		return "", err
 	}
 	return outcome, nil

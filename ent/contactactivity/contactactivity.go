@@ -39,6 +39,8 @@ const (
 	FieldOccurredAt = "occurred_at"
 	// FieldAuthorID holds the string denoting the author_id field in the database.
 	FieldAuthorID = "author_id"
+	// FieldRelatedContactID holds the string denoting the related_contact_id field in the database.
+	FieldRelatedContactID = "related_contact_id"
 	// EdgeCompany holds the string denoting the company edge name in mutations.
 	EdgeCompany = "company"
 	// Table holds the table name of the contactactivity in the database.
@@ -66,6 +68,7 @@ var Columns = []string{
 	FieldContent,
 	FieldOccurredAt,
 	FieldAuthorID,
+	FieldRelatedContactID,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -188,6 +191,11 @@ func ByOccurredAt(opts ...sql.OrderTermOption) OrderOption {
 // ByAuthorID orders the results by the author_id field.
 func ByAuthorID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldAuthorID, opts...).ToFunc()
+}
+
+// ByRelatedContactID orders the results by the related_contact_id field.
+func ByRelatedContactID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRelatedContactID, opts...).ToFunc()
 }
 
 // ByCompanyField orders the results by company field.

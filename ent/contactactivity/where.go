@@ -101,6 +101,11 @@ func AuthorID(v uuid.UUID) predicate.ContactActivity {
 	return predicate.ContactActivity(sql.FieldEQ(FieldAuthorID, v))
 }
 
+// RelatedContactID applies equality check predicate on the "related_contact_id" field. It's identical to RelatedContactIDEQ.
+func RelatedContactID(v uuid.UUID) predicate.ContactActivity {
+	return predicate.ContactActivity(sql.FieldEQ(FieldRelatedContactID, v))
+}
+
 // CompanyIDEQ applies the EQ predicate on the "company_id" field.
 func CompanyIDEQ(v uuid.UUID) predicate.ContactActivity {
 	return predicate.ContactActivity(sql.FieldEQ(FieldCompanyID, v))
@@ -529,6 +534,56 @@ func AuthorIDIsNil() predicate.ContactActivity {
 // AuthorIDNotNil applies the NotNil predicate on the "author_id" field.
 func AuthorIDNotNil() predicate.ContactActivity {
 	return predicate.ContactActivity(sql.FieldNotNull(FieldAuthorID))
+}
+
+// RelatedContactIDEQ applies the EQ predicate on the "related_contact_id" field.
+func RelatedContactIDEQ(v uuid.UUID) predicate.ContactActivity {
+	return predicate.ContactActivity(sql.FieldEQ(FieldRelatedContactID, v))
+}
+
+// RelatedContactIDNEQ applies the NEQ predicate on the "related_contact_id" field.
+func RelatedContactIDNEQ(v uuid.UUID) predicate.ContactActivity {
+	return predicate.ContactActivity(sql.FieldNEQ(FieldRelatedContactID, v))
+}
+
+// RelatedContactIDIn applies the In predicate on the "related_contact_id" field.
+func RelatedContactIDIn(vs ...uuid.UUID) predicate.ContactActivity {
+	return predicate.ContactActivity(sql.FieldIn(FieldRelatedContactID, vs...))
+}
+
+// RelatedContactIDNotIn applies the NotIn predicate on the "related_contact_id" field.
+func RelatedContactIDNotIn(vs ...uuid.UUID) predicate.ContactActivity {
+	return predicate.ContactActivity(sql.FieldNotIn(FieldRelatedContactID, vs...))
+}
+
+// RelatedContactIDGT applies the GT predicate on the "related_contact_id" field.
+func RelatedContactIDGT(v uuid.UUID) predicate.ContactActivity {
+	return predicate.ContactActivity(sql.FieldGT(FieldRelatedContactID, v))
+}
+
+// RelatedContactIDGTE applies the GTE predicate on the "related_contact_id" field.
+func RelatedContactIDGTE(v uuid.UUID) predicate.ContactActivity {
+	return predicate.ContactActivity(sql.FieldGTE(FieldRelatedContactID, v))
+}
+
+// RelatedContactIDLT applies the LT predicate on the "related_contact_id" field.
+func RelatedContactIDLT(v uuid.UUID) predicate.ContactActivity {
+	return predicate.ContactActivity(sql.FieldLT(FieldRelatedContactID, v))
+}
+
+// RelatedContactIDLTE applies the LTE predicate on the "related_contact_id" field.
+func RelatedContactIDLTE(v uuid.UUID) predicate.ContactActivity {
+	return predicate.ContactActivity(sql.FieldLTE(FieldRelatedContactID, v))
+}
+
+// RelatedContactIDIsNil applies the IsNil predicate on the "related_contact_id" field.
+func RelatedContactIDIsNil() predicate.ContactActivity {
+	return predicate.ContactActivity(sql.FieldIsNull(FieldRelatedContactID))
+}
+
+// RelatedContactIDNotNil applies the NotNil predicate on the "related_contact_id" field.
+func RelatedContactIDNotNil() predicate.ContactActivity {
+	return predicate.ContactActivity(sql.FieldNotNull(FieldRelatedContactID))
 }
 
 // HasCompany applies the HasEdge predicate on the "company" edge.

@@ -32,6 +32,12 @@ const (
 	FieldContactID = "contact_id"
 	// FieldOwnerID holds the string denoting the owner_id field in the database.
 	FieldOwnerID = "owner_id"
+	// FieldCoOwnerID holds the string denoting the co_owner_id field in the database.
+	FieldCoOwnerID = "co_owner_id"
+	// FieldRelatedContactID holds the string denoting the related_contact_id field in the database.
+	FieldRelatedContactID = "related_contact_id"
+	// FieldRelatedOwnerID holds the string denoting the related_owner_id field in the database.
+	FieldRelatedOwnerID = "related_owner_id"
 	// FieldUserScoped holds the string denoting the user_scoped field in the database.
 	FieldUserScoped = "user_scoped"
 	// EdgeCompany holds the string denoting the company edge name in mutations.
@@ -58,6 +64,9 @@ var Columns = []string{
 	FieldSeq,
 	FieldContactID,
 	FieldOwnerID,
+	FieldCoOwnerID,
+	FieldRelatedContactID,
+	FieldRelatedOwnerID,
 	FieldUserScoped,
 }
 
@@ -125,6 +134,21 @@ func ByContactID(opts ...sql.OrderTermOption) OrderOption {
 // ByOwnerID orders the results by the owner_id field.
 func ByOwnerID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldOwnerID, opts...).ToFunc()
+}
+
+// ByCoOwnerID orders the results by the co_owner_id field.
+func ByCoOwnerID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldCoOwnerID, opts...).ToFunc()
+}
+
+// ByRelatedContactID orders the results by the related_contact_id field.
+func ByRelatedContactID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRelatedContactID, opts...).ToFunc()
+}
+
+// ByRelatedOwnerID orders the results by the related_owner_id field.
+func ByRelatedOwnerID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRelatedOwnerID, opts...).ToFunc()
 }
 
 // ByUserScoped orders the results by the user_scoped field.

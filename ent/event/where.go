@@ -86,6 +86,21 @@ func OwnerID(v uuid.UUID) predicate.Event {
 	return predicate.Event(sql.FieldEQ(FieldOwnerID, v))
 }
 
+// CoOwnerID applies equality check predicate on the "co_owner_id" field. It's identical to CoOwnerIDEQ.
+func CoOwnerID(v uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldEQ(FieldCoOwnerID, v))
+}
+
+// RelatedContactID applies equality check predicate on the "related_contact_id" field. It's identical to RelatedContactIDEQ.
+func RelatedContactID(v uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldEQ(FieldRelatedContactID, v))
+}
+
+// RelatedOwnerID applies equality check predicate on the "related_owner_id" field. It's identical to RelatedOwnerIDEQ.
+func RelatedOwnerID(v uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldEQ(FieldRelatedOwnerID, v))
+}
+
 // UserScoped applies equality check predicate on the "user_scoped" field. It's identical to UserScopedEQ.
 func UserScoped(v bool) predicate.Event {
 	return predicate.Event(sql.FieldEQ(FieldUserScoped, v))
@@ -364,6 +379,156 @@ func OwnerIDIsNil() predicate.Event {
 // OwnerIDNotNil applies the NotNil predicate on the "owner_id" field.
 func OwnerIDNotNil() predicate.Event {
 	return predicate.Event(sql.FieldNotNull(FieldOwnerID))
+}
+
+// CoOwnerIDEQ applies the EQ predicate on the "co_owner_id" field.
+func CoOwnerIDEQ(v uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldEQ(FieldCoOwnerID, v))
+}
+
+// CoOwnerIDNEQ applies the NEQ predicate on the "co_owner_id" field.
+func CoOwnerIDNEQ(v uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldNEQ(FieldCoOwnerID, v))
+}
+
+// CoOwnerIDIn applies the In predicate on the "co_owner_id" field.
+func CoOwnerIDIn(vs ...uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldIn(FieldCoOwnerID, vs...))
+}
+
+// CoOwnerIDNotIn applies the NotIn predicate on the "co_owner_id" field.
+func CoOwnerIDNotIn(vs ...uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldNotIn(FieldCoOwnerID, vs...))
+}
+
+// CoOwnerIDGT applies the GT predicate on the "co_owner_id" field.
+func CoOwnerIDGT(v uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldGT(FieldCoOwnerID, v))
+}
+
+// CoOwnerIDGTE applies the GTE predicate on the "co_owner_id" field.
+func CoOwnerIDGTE(v uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldGTE(FieldCoOwnerID, v))
+}
+
+// CoOwnerIDLT applies the LT predicate on the "co_owner_id" field.
+func CoOwnerIDLT(v uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldLT(FieldCoOwnerID, v))
+}
+
+// CoOwnerIDLTE applies the LTE predicate on the "co_owner_id" field.
+func CoOwnerIDLTE(v uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldLTE(FieldCoOwnerID, v))
+}
+
+// CoOwnerIDIsNil applies the IsNil predicate on the "co_owner_id" field.
+func CoOwnerIDIsNil() predicate.Event {
+	return predicate.Event(sql.FieldIsNull(FieldCoOwnerID))
+}
+
+// CoOwnerIDNotNil applies the NotNil predicate on the "co_owner_id" field.
+func CoOwnerIDNotNil() predicate.Event {
+	return predicate.Event(sql.FieldNotNull(FieldCoOwnerID))
+}
+
+// RelatedContactIDEQ applies the EQ predicate on the "related_contact_id" field.
+func RelatedContactIDEQ(v uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldEQ(FieldRelatedContactID, v))
+}
+
+// RelatedContactIDNEQ applies the NEQ predicate on the "related_contact_id" field.
+func RelatedContactIDNEQ(v uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldNEQ(FieldRelatedContactID, v))
+}
+
+// RelatedContactIDIn applies the In predicate on the "related_contact_id" field.
+func RelatedContactIDIn(vs ...uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldIn(FieldRelatedContactID, vs...))
+}
+
+// RelatedContactIDNotIn applies the NotIn predicate on the "related_contact_id" field.
+func RelatedContactIDNotIn(vs ...uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldNotIn(FieldRelatedContactID, vs...))
+}
+
+// RelatedContactIDGT applies the GT predicate on the "related_contact_id" field.
+func RelatedContactIDGT(v uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldGT(FieldRelatedContactID, v))
+}
+
+// RelatedContactIDGTE applies the GTE predicate on the "related_contact_id" field.
+func RelatedContactIDGTE(v uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldGTE(FieldRelatedContactID, v))
+}
+
+// RelatedContactIDLT applies the LT predicate on the "related_contact_id" field.
+func RelatedContactIDLT(v uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldLT(FieldRelatedContactID, v))
+}
+
+// RelatedContactIDLTE applies the LTE predicate on the "related_contact_id" field.
+func RelatedContactIDLTE(v uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldLTE(FieldRelatedContactID, v))
+}
+
+// RelatedContactIDIsNil applies the IsNil predicate on the "related_contact_id" field.
+func RelatedContactIDIsNil() predicate.Event {
+	return predicate.Event(sql.FieldIsNull(FieldRelatedContactID))
+}
+
+// RelatedContactIDNotNil applies the NotNil predicate on the "related_contact_id" field.
+func RelatedContactIDNotNil() predicate.Event {
+	return predicate.Event(sql.FieldNotNull(FieldRelatedContactID))
+}
+
+// RelatedOwnerIDEQ applies the EQ predicate on the "related_owner_id" field.
+func RelatedOwnerIDEQ(v uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldEQ(FieldRelatedOwnerID, v))
+}
+
+// RelatedOwnerIDNEQ applies the NEQ predicate on the "related_owner_id" field.
+func RelatedOwnerIDNEQ(v uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldNEQ(FieldRelatedOwnerID, v))
+}
+
+// RelatedOwnerIDIn applies the In predicate on the "related_owner_id" field.
+func RelatedOwnerIDIn(vs ...uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldIn(FieldRelatedOwnerID, vs...))
+}
+
+// RelatedOwnerIDNotIn applies the NotIn predicate on the "related_owner_id" field.
+func RelatedOwnerIDNotIn(vs ...uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldNotIn(FieldRelatedOwnerID, vs...))
+}
+
+// RelatedOwnerIDGT applies the GT predicate on the "related_owner_id" field.
+func RelatedOwnerIDGT(v uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldGT(FieldRelatedOwnerID, v))
+}
+
+// RelatedOwnerIDGTE applies the GTE predicate on the "related_owner_id" field.
+func RelatedOwnerIDGTE(v uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldGTE(FieldRelatedOwnerID, v))
+}
+
+// RelatedOwnerIDLT applies the LT predicate on the "related_owner_id" field.
+func RelatedOwnerIDLT(v uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldLT(FieldRelatedOwnerID, v))
+}
+
+// RelatedOwnerIDLTE applies the LTE predicate on the "related_owner_id" field.
+func RelatedOwnerIDLTE(v uuid.UUID) predicate.Event {
+	return predicate.Event(sql.FieldLTE(FieldRelatedOwnerID, v))
+}
+
+// RelatedOwnerIDIsNil applies the IsNil predicate on the "related_owner_id" field.
+func RelatedOwnerIDIsNil() predicate.Event {
+	return predicate.Event(sql.FieldIsNull(FieldRelatedOwnerID))
+}
+
+// RelatedOwnerIDNotNil applies the NotNil predicate on the "related_owner_id" field.
+func RelatedOwnerIDNotNil() predicate.Event {
+	return predicate.Event(sql.FieldNotNull(FieldRelatedOwnerID))
 }
 
 // UserScopedEQ applies the EQ predicate on the "user_scoped" field.

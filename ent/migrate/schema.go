@@ -301,6 +301,7 @@ var (
 		{Name: "content", Type: field.TypeString, Size: 50000, Default: ""},
 		{Name: "occurred_at", Type: field.TypeTime},
 		{Name: "author_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "related_contact_id", Type: field.TypeUUID, Nullable: true},
 		{Name: "company_id", Type: field.TypeUUID},
 	}
 	// ContactActivitiesTable holds the schema information for the "contact_activities" table.
@@ -311,7 +312,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "contact_activities_companies_company",
-				Columns:    []*schema.Column{ContactActivitiesColumns[11]},
+				Columns:    []*schema.Column{ContactActivitiesColumns[12]},
 				RefColumns: []*schema.Column{CompaniesColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -320,12 +321,12 @@ var (
 			{
 				Name:    "contactactivity_company_id",
 				Unique:  false,
-				Columns: []*schema.Column{ContactActivitiesColumns[11]},
+				Columns: []*schema.Column{ContactActivitiesColumns[12]},
 			},
 			{
 				Name:    "contactactivity_company_id_contact_id_occurred_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{ContactActivitiesColumns[11], ContactActivitiesColumns[5], ContactActivitiesColumns[9], ContactActivitiesColumns[0]},
+				Columns: []*schema.Column{ContactActivitiesColumns[12], ContactActivitiesColumns[5], ContactActivitiesColumns[9], ContactActivitiesColumns[0]},
 			},
 		},
 	}
@@ -677,6 +678,9 @@ var (
 		{Name: "seq", Type: field.TypeInt64, Nullable: true},
 		{Name: "contact_id", Type: field.TypeUUID, Nullable: true},
 		{Name: "owner_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "co_owner_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "related_contact_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "related_owner_id", Type: field.TypeUUID, Nullable: true},
 		{Name: "user_scoped", Type: field.TypeBool, Default: false},
 		{Name: "company_id", Type: field.TypeUUID},
 	}
@@ -688,7 +692,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "events_companies_company",
-				Columns:    []*schema.Column{EventsColumns[9]},
+				Columns:    []*schema.Column{EventsColumns[12]},
 				RefColumns: []*schema.Column{CompaniesColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -697,12 +701,12 @@ var (
 			{
 				Name:    "event_company_id",
 				Unique:  false,
-				Columns: []*schema.Column{EventsColumns[9]},
+				Columns: []*schema.Column{EventsColumns[12]},
 			},
 			{
 				Name:    "event_company_id_seq",
 				Unique:  true,
-				Columns: []*schema.Column{EventsColumns[9], EventsColumns[5]},
+				Columns: []*schema.Column{EventsColumns[12], EventsColumns[5]},
 			},
 			{
 				Name:    "event_occurred_at",

@@ -34,17 +34,40 @@ func FilterVisibleContact(field string) privacy.QueryMutationRule {
 	})
 }
 
-// FilterVisibleEvent narrows the event feed: an event that concerns nothing user-scoped
-// (user_scoped false) is visible; otherwise its owner at the time (owner_id) or its contact
-// (contact_id, while it exists) must be visible. The policy event_visibility says the same.
+// FilterVisibleEvent narrows the event feed to events whose resource the credential saw at the
+// time (issue 20 item 3: an event is no wider than its resource): an event that concerns
+// nothing user-scoped (user_scoped false) is visible; otherwise its contact (contact_id, while
+// it exists) or one of the users who saw the resource then (owner_id, co_owner_id) must be
+// visible, and, for a resource that needs a second contact (related_contact_id: a
+// relationship), that contact or its owner then (related_owner_id) too. app/events.About
+// records these from the resource's own rule; the policy event_visibility says the same
+// (migrations/20261127100100_event_visibility.sql).
 func FilterVisibleEvent() privacy.QueryMutationRule {
 	return visibilityRule(func(s *sql.Selector, user string) *sql.Predicate {
 		return sql.Or(
 			sql.EQ(s.C("user_scoped"), false),
-			sql.And(sql.NotNull(s.C("owner_id")), visibleOwner(s.C("owner_id"), user)),
-			sql.And(sql.NotNull(s.C("contact_id")), visibleContact(s.C("contact_id"), user)),
+			sql.And(
+				sql.Or(
+					sql.And(sql.NotNull(s.C("contact_id")), visibleContact(s.C("contact_id"), user)),
+					anyOwnerVisible(s, user, "owner_id", "co_owner_id"),
+				),
+				sql.Or(
+					sql.IsNull(s.C("related_contact_id")),
+					visibleContact(s.C("related_contact_id"), user),
+					anyOwnerVisible(s, user, "related_owner_id"),
+				),
+			),
 		)
 	})
+}
+
+// anyOwnerVisible: one of the owner columns names a visible user (a NULL one names none).
+func anyOwnerVisible(s *sql.Selector, user string, cols ...string) *sql.Predicate {
+	own := make([]*sql.Predicate, len(cols))
+	for i, c := range cols {
+		own[i] = sql.And(sql.NotNull(s.C(c)), visibleOwner(s.C(c), user))
+	}
+	return sql.Or(own...)
 }
 
 // visibleOwner: col is user or a delegator of user with a valid delegation. Written as
@@ -123,17 +146,15 @@ func (r ruleFuncs) EvalMutation(ctx context.Context, m ent.Mutation) error {
 // FilterVisibleContactElseOwners narrows rows that may belong to a contact (tasks,
 // appointments): a row with a contact (column contact) is visible when the contact is; a row
 // without one when one of the owner columns (assignee, owner, creator) names a visible user.
-// The policies task_visibility and appointment_visibility say the same
+// An assignee does not see a task about a contact it may not see (docs/decisions/work.md
+// "Visibility"); their events follow the same rule (events.AboutContactElseOwners,
+// FilterVisibleEvent). The policies task_visibility and appointment_visibility say the same
 // (migrations/20261124050100_tasks_appointments_tenancy.sql).
 func FilterVisibleContactElseOwners(contact string, owners ...string) privacy.QueryMutationRule {
 	return visibilityRule(func(s *sql.Selector, user string) *sql.Predicate {
-		own := make([]*sql.Predicate, len(owners))
-		for i, o := range owners {
-			own[i] = visibleOwner(s.C(o), user)
-		}
 		return sql.Or(
 			sql.And(sql.NotNull(s.C(contact)), visibleContact(s.C(contact), user)),
-			sql.And(sql.IsNull(s.C(contact)), sql.Or(own...)),
+			sql.And(sql.IsNull(s.C(contact)), anyOwnerVisible(s, user, owners...)),
 		)
 	})
 }

@@ -1034,7 +1034,7 @@ func init() {
 	// event.DefaultOccurredAt holds the default value on creation for the occurred_at field.
 	event.DefaultOccurredAt = eventDescOccurredAt.Default.(func() time.Time)
 	// eventDescUserScoped is the schema descriptor for user_scoped field.
-	eventDescUserScoped := eventFields[7].Descriptor()
+	eventDescUserScoped := eventFields[10].Descriptor()
 	// event.DefaultUserScoped holds the default value on creation for the user_scoped field.
 	event.DefaultUserScoped = eventDescUserScoped.Default.(bool)
 	// eventDescID is the schema descriptor for id field.

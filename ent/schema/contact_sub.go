@@ -97,6 +97,11 @@ func (ContactActivity) Fields() []ent.Field {
 		// author_id is the user whose credential wrote the entry; nil for company-level keys and
 		// the service.
 		field.UUID("author_id", uuid.UUID{}).Optional().Nillable().Immutable(),
+		// related_contact_id is the other contact a system entry is about (a relationship). Its
+		// content holds the placeholder {contact} where the name goes, rendered at read time:
+		// the name for a reader who may see that contact, its id for anyone else (issue 20
+		// item 4). No foreign key: the entry stays when that contact goes.
+		field.UUID("related_contact_id", uuid.UUID{}).Optional().Nillable().Immutable(),
 	}
 }
 

@@ -33,12 +33,19 @@ func (Event) Fields() []ent.Field {
 		field.JSON("data", json.RawMessage{}).Immutable(),
 		field.JSON("actor", schematype.Actor{}).Immutable(),
 		field.Int64("seq").Optional().Nillable(),
-		// What the event concerns, for the visibility of user-bound credentials (issue 8):
-		// user_scoped events (about a contact or lead) are visible when their owner at the time
-		// (owner_id) or their contact (contact_id, while it exists) is; the others to everyone
-		// who holds the type's scope. app/events sets them; no foreign keys: events outlive both.
+		// What the event concerns, for the visibility of user-bound credentials (issues 8 and
+		// 20): a user_scoped event is visible exactly when its resource was, at the time: its
+		// contact (contact_id, while it exists) or a user who saw it then (owner_id: the
+		// contact's owner, or the resource's own owner; co_owner_id: a second one, the creator
+		// of a task or appointment without a contact) must be visible, and for a resource that
+		// needs a second contact visible too (a relationship) that contact or its owner then
+		// (related_contact_id, related_owner_id). Other events reach everyone who holds the
+		// type's scope. app/events sets them; no foreign keys: events outlive all of them.
 		field.UUID("contact_id", uuid.UUID{}).Optional().Nillable().Immutable(),
 		field.UUID("owner_id", uuid.UUID{}).Optional().Nillable().Immutable(),
+		field.UUID("co_owner_id", uuid.UUID{}).Optional().Nillable().Immutable(),
+		field.UUID("related_contact_id", uuid.UUID{}).Optional().Nillable().Immutable(),
+		field.UUID("related_owner_id", uuid.UUID{}).Optional().Nillable().Immutable(),
 		field.Bool("user_scoped").Default(false).Immutable(),
 	}
 }

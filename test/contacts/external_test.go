@@ -57,8 +57,8 @@ func TestContacts_External(t *testing.T) {
 					t.Errorf("got %s", r.Body)
 				}
 			}},
-		{Name: "another agent cannot take it over: 404", Key: a.UserKey(t, agentB), Method: "PUT", Path: path, Status: 404,
-			Body: map[string]any{"type": "private", "firstName": "Take", "lastName": "Over"}},
+		{Name: "another agent cannot take it over: 409, the reference is taken (issue 20 item 8)", Key: a.UserKey(t, agentB), Method: "PUT",
+			Path: path, Status: 409, Problem: "external_reference_taken", Body: map[string]any{"type": "private", "firstName": "Take", "lastName": "Over"}},
 		{Name: "nor read it", Key: a.UserKey(t, agentB), Path: path, Status: 404},
 		{Name: "other company: its own reference space", Key: b.Secret, Path: path, Status: 404},
 		{Name: "invalid body", Key: a.Secret, Method: "PUT", Path: "/external/ams/contacts/K-2", Status: 422,
@@ -209,7 +209,7 @@ func TestContacts_Bulk(t *testing.T) {
 						t.Errorf("item %d: %+v, want %s", i, d, want[i])
 					}
 				}
-				if len(got.Data) != 5 || got.Data[1].Error.Status != 422 || got.Data[3].Error.Status != 404 || got.Data[4].Error.Errors[0].Field != "externalReference" {
+				if len(got.Data) != 5 || got.Data[1].Error.Status != 422 || got.Data[3].Error.Status != 409 || got.Data[4].Error.Errors[0].Field != "externalReference" {
 					t.Errorf("got %s", r.Body)
 				}
 				if *got.Data[0].ID != *got.Data[2].ID {

@@ -73,14 +73,18 @@ func TestVisibility_Contacts(t *testing.T) {
 				t.Errorf("GET by external reference: %d, want %d", r.Status, want)
 			}
 			if want == 404 && name != "other company's key" && !strings.Contains(name, "sandbox") {
-				// An upsert must not take over the contact it may not see: 404, alone and in bulk.
+				// An upsert must not take over the contact it may not see, alone and in bulk: 409
+				// external_reference_taken (issue 20 item 8: it was 404, "no contact carries it"),
+				// naming nothing of the contact.
 				if r := w.env.Do(t, apitest.Request{Method: "PUT", Path: "/external/ams/contacts/GEHEIM", Key: key,
-					Body: map[string]any{"type": "private", "firstName": "X", "lastName": "Y"}}); r.Status != 404 || strings.Contains(string(r.Body), "Geheim") {
+					Body: map[string]any{"type": "private", "firstName": "X", "lastName": "Y"}}); r.Status != 409 ||
+					r.Problem(t).Code != "external_reference_taken" || strings.Contains(string(r.Body), "Geheim") || strings.Contains(string(r.Body), ofA.ID) {
 					t.Errorf("PUT by external reference: %d %s", r.Status, r.Body)
 				}
 				b := w.env.Do(t, apitest.Request{Method: "POST", Path: "/contacts/bulk", Key: key, Body: map[string]any{"items": []map[string]any{
 					{"externalReference": map[string]string{"source": "ams", "externalId": "GEHEIM"}, "type": "private", "firstName": "X"}}}})
-				if b.Status != 200 || !strings.Contains(string(b.Body), `"status":404`) || strings.Contains(string(b.Body), ofA.ID) {
+				if b.Status != 200 || !strings.Contains(string(b.Body), `"status":409`) || !strings.Contains(string(b.Body), "external_reference_taken") ||
+					strings.Contains(string(b.Body), ofA.ID) {
 					t.Errorf("bulk: %d %s", b.Status, b.Body)
 				}
 			}

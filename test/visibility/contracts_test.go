@@ -15,14 +15,8 @@ type contractRow struct {
 
 func (w *world) createContract(t *testing.T, key, contactID, policy string) contractRow {
 	t.Helper()
-	ins := w.env.Do(t, apitest.Request{Path: "/insurers?vuNumber=5501", Key: key})
-	var cat struct{ Data []struct{ ID string } }
-	ins.Decode(t, &cat)
-	if ins.Status != 200 || len(cat.Data) != 1 {
-		t.Fatalf("insurer 5501: %d %s", ins.Status, ins.Body)
-	}
 	r := w.env.Do(t, apitest.Request{Method: "POST", Path: "/contracts", Key: key, Body: map[string]any{
-		"contactId": contactID, "insurerId": cat.Data[0].ID, "policyNumber": policy, "type": "030", "status": "active",
+		"contactId": contactID, "insurerId": w.insurer(t, key), "policyNumber": policy, "type": "030", "status": "active",
 		"externalReferences": []map[string]string{{"source": "ams", "externalId": policy}}}})
 	if r.Status != 201 {
 		t.Fatalf("create contract: %d %s", r.Status, r.Body)
@@ -95,7 +89,8 @@ func TestVisibility_Contracts(t *testing.T) {
 				Header: map[string]string{"If-Match": "*"}}); r.Status != 404 {
 				t.Errorf("DELETE A's contract: %d, want 404", r.Status)
 			}
-			// The upsert must not take over A's contract: 404, whatever contact the body names.
+			// The upsert must not take over A's contract, whatever contact the body names: 409
+			// external_reference_taken (issue 20 item 8: it was 404), naming nothing of it.
 			own := w.createContact(t, key, map[string]any{"type": "private", "firstName": "Eigen", "lastName": name})
 			r = w.env.Do(t, apitest.Request{Path: "/contracts/" + ctAdmin.ID, Key: w.co.Secret})
 			var cat struct {
@@ -103,8 +98,8 @@ func TestVisibility_Contracts(t *testing.T) {
 			}
 			r.Decode(t, &cat)
 			body := map[string]any{"contactId": own.ID, "insurerId": cat.InsurerID, "policyNumber": "GEHEIM-1", "type": "030", "status": "ended"}
-			if r := w.env.Do(t, apitest.Request{Method: "PUT", Path: "/external/ams/contracts/GEHEIM-1", Key: key, Body: body}); r.Status != 404 ||
-				r.Problem(t).Code != "not_found" || strings.Contains(string(r.Body), ctA.ID) {
+			if r := w.env.Do(t, apitest.Request{Method: "PUT", Path: "/external/ams/contracts/GEHEIM-1", Key: key, Body: body}); r.Status != 409 ||
+				r.Problem(t).Code != "external_reference_taken" || strings.Contains(string(r.Body), ctA.ID) || strings.Contains(string(r.Body), ofA.ID) {
 				t.Errorf("PUT by external reference: %d %s", r.Status, r.Body)
 			}
 			// The key (insurer, policy number, type) is the company's: taken by A's invisible

@@ -12,14 +12,24 @@ import (
 	"github.com/brokerdesk/brokerdesk/app"
 	"github.com/brokerdesk/brokerdesk/app/contacts"
 	"github.com/brokerdesk/brokerdesk/app/operator"
+	"github.com/brokerdesk/brokerdesk/ent/event"
 	"github.com/brokerdesk/brokerdesk/ent/privacy"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 	"github.com/brokerdesk/brokerdesk/test/apitest"
 )
 
-// layerRoutes read leads through one layer at a time inside the request's pinned transaction:
-// raw SQL (row-level security only) and ent with the SQL visibility lifted (ent rules only).
+// layered is what a layer route answers: the ids one layer alone lets through, and a positive
+// control read in the same transaction that proves the other layer was really off (or, for raw
+// SQL, which no ent rule sees, that the rows are there when the policies are lifted).
+type layered struct {
+	IDs     []string `json:"ids"`
+	Control []string `json:"control"`
+}
+
+// layerRoutes read through one layer at a time inside the request's pinned transaction: raw
+// SQL (row-level security only) and ent with the SQL visibility lifted (ent rules only).
 func layerRoutes(v1 fiber.Router, m app.Middleware) {
+	// Raw SQL: row-level security alone. Control: the same statement with the policies lifted.
 	v1.Get("/_test/rls/:table", m.Auth, func(c *fiber.Ctx) error {
 		ctx := c.UserContext()
 		table := c.Params("table")
@@ -30,49 +40,67 @@ func layerRoutes(v1 fiber.Router, m app.Middleware) {
 		if table == "events" {
 			col = "coalesce(data->>'id', '')"
 		}
-		ids, err := queryTexts(ctx, "SELECT "+col+" FROM "+table)
-		if err != nil {
+		var out layered
+		var err error
+		if out.IDs, err = queryTexts(ctx, "SELECT "+col+" FROM "+table); err != nil {
 			return err
 		}
-		return c.JSON(ids)
-	})
-	v1.Get("/_test/ent/leads", m.Auth, func(c *fiber.Ctx) error {
-		ctx := c.UserContext()
-		ids := []string{}
-		err := tenancy.LiftVisibility(ctx, func() error {
-			ls, err := tenancy.Client(ctx).Lead.Query().All(ctx)
-			for _, l := range ls {
-				ids = append(ids, l.ID.String())
-			}
-			if err != nil {
-				return err
-			}
-			es, err := tenancy.Client(ctx).Event.Query().All(ctx)
-			for _, e := range es {
-				ids = append(ids, "event:"+e.Type+":"+string(e.Data))
-			}
+		err = tenancy.LiftVisibility(ctx, func() (err error) {
+			out.Control, err = queryTexts(ctx, "SELECT "+col+" FROM "+table)
 			return err
 		})
 		if err != nil {
 			return err
 		}
+		return c.JSON(out)
+	})
+	// ent with the policies lifted: the ent rules alone. Control: raw SQL in the same lifted
+	// transaction reads every lead, so the policies were off.
+	v1.Get("/_test/ent/leads", m.Auth, entAlone("SELECT id::text FROM leads", func(ctx context.Context) ([]string, error) {
+		var ids []string
+		ls, err := tenancy.Client(ctx).Lead.Query().All(ctx)
+		for _, l := range ls {
+			ids = append(ids, l.ID.String())
+		}
+		if err != nil {
+			return nil, err
+		}
+		es, err := tenancy.Client(ctx).Event.Query().All(ctx)
+		for _, e := range es {
+			ids = append(ids, "event:"+e.Type+":"+string(e.Data))
+		}
+		return ids, err
+	}))
+	// The event feed's rows through each layer alone: event ids (committed ones), for
+	// TestVisibility_EventsFollowResources. /rls is raw SQL; /ent is ent with the policies
+	// lifted, with raw SQL of the same lifted transaction as its control.
+	v1.Get("/_test/events/rls", m.Auth, func(c *fiber.Ctx) error {
+		ids, err := queryTexts(c.UserContext(), "SELECT id::text FROM events WHERE seq IS NOT NULL")
+		if err != nil {
+			return err
+		}
 		return c.JSON(ids)
 	})
-	// The contacts list's own owner filter alone: List with the SQL visibility lifted.
+	v1.Get("/_test/events/ent", m.Auth, entAlone("SELECT id::text FROM events WHERE seq IS NOT NULL", func(ctx context.Context) ([]string, error) {
+		var ids []string
+		es, err := tenancy.Client(ctx).Event.Query().Where(event.SeqNotNil()).IDs(ctx)
+		for _, id := range es {
+			ids = append(ids, id.String())
+		}
+		return ids, err
+	}))
+	// The contacts list's own owner filter alone: List with the SQL visibility lifted. Control:
+	// raw SQL in the same lifted transaction.
 	v1.Get("/_test/list/contacts", m.Auth, func(c *fiber.Ctx) error {
-		ctx := c.UserContext()
-		ids := []string{}
-		err := tenancy.LiftVisibility(ctx, func() error {
-			rows, err := contacts.NewService(nil, nil, time.Now).List(ctx, contacts.ListFilter{Search: c.Query("q"), Sort: "-createdAt"}, nil, 100)
+		q := c.Query("q")
+		return entAlone("SELECT id::text FROM contacts", func(ctx context.Context) ([]string, error) {
+			var ids []string
+			rows, err := contacts.NewService(nil, nil, time.Now).List(ctx, contacts.ListFilter{Search: q, Sort: "-createdAt"}, nil, 100)
 			for _, r := range rows {
 				ids = append(ids, r.ID.String())
 			}
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		return c.JSON(ids)
+			return ids, err
+		})(c)
 	})
 	// The owners the credential lookup read (tenancy.VisibleOwners) beside the policies' own
 	// array in the same transaction.
@@ -95,19 +123,51 @@ func layerRoutes(v1 fiber.Router, m app.Middleware) {
 		out.Policy = policy
 		return c.JSON(out)
 	})
-	// Privacy switched off: RLS alone, through ent.
+	// Privacy switched off: RLS alone, through ent. Control: the same query with the policies
+	// lifted as well reads every lead, so privacy was off (on, its rules would still filter).
 	v1.Get("/_test/bypass/leads", m.Auth, func(c *fiber.Ctx) error {
 		ctx := privacy.DecisionContext(c.UserContext(), privacy.Allow)
-		ls, err := tenancy.Client(ctx).Lead.Query().All(ctx)
+		read := func() ([]string, error) {
+			ls, err := tenancy.Client(ctx).Lead.Query().All(ctx)
+			ids := []string{}
+			for _, l := range ls {
+				ids = append(ids, l.ID.String())
+			}
+			return ids, err
+		}
+		var out layered
+		var err error
+		if out.IDs, err = read(); err != nil {
+			return err
+		}
+		err = tenancy.LiftVisibility(ctx, func() (err error) { out.Control, err = read(); return err })
 		if err != nil {
 			return err
 		}
-		ids := []string{}
-		for _, l := range ls {
-			ids = append(ids, l.ID.String())
-		}
-		return c.JSON(ids)
+		return c.JSON(out)
 	})
+}
+
+// entAlone answers what read finds through the ent rules alone (the policies lifted), with the
+// rows control (raw SQL) reads in the same lifted transaction: the proof that they were lifted.
+func entAlone(control string, read func(context.Context) ([]string, error)) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		ctx := c.UserContext()
+		out := layered{IDs: []string{}}
+		err := tenancy.LiftVisibility(ctx, func() error {
+			ids, err := read(ctx)
+			if err != nil {
+				return err
+			}
+			out.IDs = append(out.IDs, ids...)
+			out.Control, err = queryTexts(ctx, control)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		return c.JSON(out)
+	}
 }
 
 func TestVisibility_EachLayerAlone(t *testing.T) {
@@ -121,27 +181,34 @@ func TestVisibility_EachLayerAlone(t *testing.T) {
 	var l lead
 	r.Decode(t, &l)
 
-	get := func(t *testing.T, key, path string) []string {
+	get := func(t *testing.T, key, path string) layered {
 		t.Helper()
 		r := env.Do(t, apitest.Request{Path: path, Key: key})
 		if r.Status != 200 {
 			t.Fatalf("%s: %d %s", path, r.Status, r.Body)
 		}
-		var ids []string
-		r.Decode(t, &ids)
-		return ids
+		var out layered
+		r.Decode(t, &out)
+		return out
 	}
 	has := func(ids []string) bool {
 		return slices.ContainsFunc(ids, func(s string) bool { return s == l.ID || strings.Contains(s, l.ID) })
 	}
 	for _, path := range []string{"/_test/rls/leads", "/_test/rls/events", "/_test/ent/leads", "/_test/bypass/leads"} {
-		if !has(get(t, keyA, path)) {
+		if !has(get(t, keyA, path).IDs) {
 			t.Errorf("%s: A does not see its own lead", path)
 		}
-		if has(get(t, keyB, path)) {
+		b := get(t, keyB, path)
+		if has(b.IDs) {
 			t.Errorf("%s: B sees A's lead", path)
 		}
-		if !has(get(t, co.Secret, path)) {
+		// Positive control (issue 20): in the same transaction, with the layer under test lifted
+		// too, B's credential reads A's lead; so the other layer was really off, and the layer
+		// under test alone hid the lead.
+		if !has(b.Control) {
+			t.Errorf("%s: control: with the other layer off and this one lifted, B does not read A's lead: %v", path, b.Control)
+		}
+		if !has(get(t, co.Secret, path).IDs) {
 			t.Errorf("%s: the company key does not see the lead", path)
 		}
 	}
@@ -176,11 +243,15 @@ func TestVisibility_ContactListOwnFilter(t *testing.T) {
 			if r.Status != 200 {
 				t.Fatalf("%d %s", r.Status, r.Body)
 			}
-			var got []string
+			var got layered
 			r.Decode(t, &got)
 			for name, id := range ids {
-				if slices.Contains(got, id) != slices.Contains(want, name) {
-					t.Errorf("q=%s: contact of %s shown %v, want %v", q, name, slices.Contains(got, id), slices.Contains(want, name))
+				if slices.Contains(got.IDs, id) != slices.Contains(want, name) {
+					t.Errorf("q=%s: contact of %s shown %v, want %v", q, name, slices.Contains(got.IDs, id), slices.Contains(want, name))
+				}
+				// Positive control: the policies were lifted, raw SQL reads every contact.
+				if !slices.Contains(got.Control, id) {
+					t.Errorf("q=%s: control: with the policies lifted raw SQL does not read the contact of %s", q, name)
 				}
 			}
 		}

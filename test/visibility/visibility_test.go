@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/brokerdesk/brokerdesk/app"
 	"github.com/brokerdesk/brokerdesk/app/operator"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 	"github.com/brokerdesk/brokerdesk/test/apitest"
@@ -31,8 +32,9 @@ type world struct {
 	seesA, seesUnowned     map[string]bool   // credential name -> sees A's rows / unowned rows
 }
 
-func newWorld(t *testing.T) *world {
-	env := apitest.New(t)
+// newWorld builds the world on the package's server, or with opts on a server of its own.
+func newWorld(t *testing.T, opts ...app.Option) *world {
+	env := apitest.New(t, opts...)
 	w := &world{env: env, co: env.NewCompany(t), other: env.NewCompany(t)}
 	w.agentA = env.NewUser(t, w.co, "agent")
 	w.agentB = env.NewUser(t, w.co, "agent")
