@@ -393,9 +393,10 @@ func health(ctx context.Context, m *Module, tx *ent.Client, id uuid.UUID, res Re
 
 // disable turns an enabled endpoint off for reason and records webhook_endpoint.disabled
 // (actor system), once: a conditional update, so concurrent jobs do not record it twice. The
-// event carries the endpoint's URL, so it is as narrow as the events layer can make it: scoped
-// to the user its credential acts for (its user-bound credentials, and those that see all),
-// never to an agent or partner of another user (issue 20 §5).
+// event carries the endpoint's URL and is exactly as visible as the endpoint (issue 20 §5):
+// owner_id is the user its credential acts for, and rule.FilterOwnCredentialEvents and the
+// policy event_endpoint_owner narrow webhook_endpoint.* events as the endpoint is narrowed.
+// Only work pinned to no user records it (the seq trigger must see the event it numbers).
 func disable(ctx context.Context, m *Module, tx *ent.Client, id uuid.UUID, reason webhookendpoint.DisabledReason) error {
 	n, err := tx.WebhookEndpoint.Update().Where(webhookendpoint.ID(id), webhookendpoint.Enabled(true)).
 		SetEnabled(false).SetDisabledReason(reason).Save(ctx)
@@ -407,5 +408,5 @@ func disable(ctx context.Context, m *Module, tx *ent.Client, id uuid.UUID, reaso
 		return err
 	}
 	return m.d.Events.RecordAbout(ctx, "webhook_endpoint.disabled", NewView(ep, m.d.Now()),
-		events.About{UserScoped: true, OwnerID: ep.CredentialUserID})
+		events.About{OwnerID: ep.CredentialUserID})
 }

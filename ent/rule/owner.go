@@ -3,6 +3,7 @@ package rule
 import (
 	"context"
 
+	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/entql"
 
 	"github.com/brokerdesk/brokerdesk/ent/privacy"
@@ -48,5 +49,38 @@ func FilterOwnCredential() privacy.QueryMutationRule {
 			cf.WhereOauthUserID(entql.ValueNil())
 		}
 		return privacy.Skip
+	})
+}
+
+// FilterOwnCredentialEvents narrows the events about webhook endpoints (webhook_endpoint.*) as
+// FilterOwnCredential narrows the endpoints: an event is visible to the credential the
+// endpoint belonged to when it was recorded (its data's credentialId, or for OAuth its
+// oauthClientId with the grant's user in owner_id) and to admin credentials; other events are
+// not narrowed here. The policy event_endpoint_owner says the same by user
+// (migrations/20261127130500_webhook_endpoint_events.sql).
+func FilterOwnCredentialEvents() privacy.QueryMutationRule {
+	return selectorRule(func(ctx context.Context) (func(*sql.Selector), bool) {
+		p, ok := tenancy.PrincipalFrom(ctx)
+		if !ok || policy.Default().IsAdmin(p) {
+			return nil, false
+		}
+		return func(s *sql.Selector) {
+			own := sql.P(func(b *sql.Builder) {
+				if p.Kind != tenancy.KindOAuth {
+					b.WriteString(s.C("data") + "->>'credentialId' = ").Arg(p.KeyID.String())
+					return
+				}
+				b.WriteString(s.C("data") + "->>'credentialId' IS NULL AND " + s.C("data") + "->>'oauthClientId' = ").
+					Arg(p.ClientID.String())
+				if p.HasUser() {
+					b.WriteString(" AND " + s.C("owner_id") + " = ").Arg(p.UserID)
+				} else {
+					b.WriteString(" AND " + s.C("owner_id") + " IS NULL")
+				}
+			})
+			s.Where(sql.Or(sql.P(func(b *sql.Builder) {
+				b.WriteString(s.C("type") + " NOT LIKE 'webhook\\_endpoint.%'")
+			}), own))
+		}, true
 	})
 }

@@ -96,14 +96,19 @@ func visibleContact(col, user string) *sql.Predicate {
 type wherer interface{ WhereP(...func(*sql.Selector)) }
 
 func visibilityRule(pred func(s *sql.Selector, user string) *sql.Predicate) privacy.QueryMutationRule {
-	where := func(ctx context.Context) (func(*sql.Selector), bool) {
+	return selectorRule(func(ctx context.Context) (func(*sql.Selector), bool) {
 		vis, user := tenancy.VisibilityOf(ctx)
 		if vis == tenancy.VisibilityAll {
 			return nil, false
 		}
 		u := user.String()
 		return func(s *sql.Selector) { s.Where(pred(s, u)) }, true
-	}
+	})
+}
+
+// selectorRule narrows queries, updates and deletes by the condition where gives for ctx (none
+// when it answers false); creates are not narrowed.
+func selectorRule(where func(ctx context.Context) (func(*sql.Selector), bool)) privacy.QueryMutationRule {
 	return ruleFuncs{
 		query: func(ctx context.Context, q ent.Query) error {
 			p, ok := where(ctx)

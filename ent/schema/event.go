@@ -53,8 +53,8 @@ func (Event) Fields() []ent.Field {
 // Policy of Event: the visibility of user-scoped events (the RLS policy event_visibility).
 func (Event) Policy() ent.Policy {
 	return privacy.Policy{
-		Query:    privacy.QueryPolicy{rule.FilterVisibleEvent()},
-		Mutation: privacy.MutationPolicy{rule.FilterVisibleEvent()},
+		Query:    privacy.QueryPolicy{rule.FilterVisibleEvent(), rule.FilterOwnCredentialEvents()},
+		Mutation: privacy.MutationPolicy{rule.FilterVisibleEvent(), rule.FilterOwnCredentialEvents()},
 	}
 }
 

@@ -204,8 +204,9 @@ func TestWebhooks_EndpointLimitCountsEveryCredential(t *testing.T) {
 
 // TestWebhooks_DisabledEventFollowsTheEndpoint: when its credential dies at a delivery the
 // endpoint is disabled and stays visible to admins, who may re-point it; the
-// webhook_endpoint.disabled event (it carries the URL) reaches the admin but not an agent of the
-// company, who cannot see the endpoint either.
+// webhook_endpoint.disabled event (it carries the URL) reaches exactly who reads the endpoint:
+// the admin, not an agent, not the owner's user through another key, not a company key without
+// admin:write.
 func TestWebhooks_DisabledEventFollowsTheEndpoint(t *testing.T) {
 	t.Parallel()
 	env := setup(t)
@@ -242,6 +243,17 @@ func TestWebhooks_DisabledEventFollowsTheEndpoint(t *testing.T) {
 	}
 	if seen(agentKey) {
 		t.Errorf("an agent reads webhook_endpoint.disabled with the manager's endpoint URL")
+	}
+	// Exactly as visible as the endpoint: not to the manager's other key, nor to a company key
+	// without admin:write, which get 404 on the endpoint as well.
+	for name, key := range map[string]string{"the manager's other key": a.UserKey(t, manager),
+		"a company key without admin:write": a.KeyWithScopes(t, "webhooks:read", "events:read")} {
+		if seen(key) {
+			t.Errorf("%s reads webhook_endpoint.disabled", name)
+		}
+		if r := env.Do(t, apitest.Request{Path: "/webhook-endpoints/" + ep.ID, Key: key}); r.Status != 404 {
+			t.Errorf("%s reads the endpoint: %d", name, r.Status)
+		}
 	}
 	if ids := listIDs(t, env, agentKey); len(ids) != 0 {
 		t.Errorf("the agent lists %v", ids)
