@@ -101,9 +101,9 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+PathAuthorize, s.inTx(s.authorize))
 	mux.HandleFunc("POST "+PathAuthorize, s.inTx(s.authorize))
-	mux.HandleFunc("POST "+PathToken, s.inTx(s.token))
-	mux.HandleFunc("POST "+PathRevoke, s.inTx(s.revoke))
-	mux.HandleFunc("POST "+PathIntrospect, s.inTx(s.introspect))
+	mux.HandleFunc("POST "+PathToken, s.inTx(challengeBasic(s.token)))
+	mux.HandleFunc("POST "+PathRevoke, s.inTx(challengeBasic(s.revoke)))
+	mux.HandleFunc("POST "+PathIntrospect, s.inTx(challengeBasic(s.introspect)))
 	mux.HandleFunc("GET "+PathMetadata, s.metadata)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if l, ok := r.Context().Value(LoggerKey{}).(*zerolog.Logger); ok {
@@ -138,6 +138,28 @@ func (b *bufferedWriter) WriteHeader(code int) {
 		b.status = code
 	}
 }
+
+// challengeBasic makes every 401 of h carry WWW-Authenticate: Basic. RFC 6749 §5.2 wants it
+// on invalid_client after HTTP Basic client authentication (and HTTP on any 401); fosite sends
+// none. Only the client-authenticating endpoints: a 401 of the sign-in page with a Basic
+// challenge would open the browser's password dialog.
+func challengeBasic(h func(ctx context.Context, w http.ResponseWriter, r *http.Request)) func(ctx context.Context, w http.ResponseWriter, r *http.Request) {
+	return func(ctx context.Context, w http.ResponseWriter, r *http.Request) {
+		h(ctx, challengeWriter{w}, r)
+	}
+}
+
+type challengeWriter struct{ http.ResponseWriter }
+
+func (c challengeWriter) WriteHeader(code int) {
+	if code == http.StatusUnauthorized {
+		c.Header().Set("WWW-Authenticate", `Basic realm="brokerdesk", charset="UTF-8"`)
+	}
+	c.ResponseWriter.WriteHeader(code)
+}
+
+// grantTypes are the grant types the token endpoint serves (the metadata lists them).
+var grantTypes = map[string]bool{"authorization_code": true, "refresh_token": true, "client_credentials": true}
 
 // inTx runs h in one transaction of the authorization server. It commits unless h answered
 // 5xx: error answers such as a replayed code's invalid_grant must keep the revocations they
@@ -195,6 +217,13 @@ func (s *Server) token(ctx context.Context, w http.ResponseWriter, r *http.Reque
 		tooManyRequests(w, wait, "Too many token requests of this client.")
 		return
 	}
+	// fosite answers a grant type no handler serves with invalid_request (and a hint about
+	// redirect URIs); RFC 6749 §5.2 says unsupported_grant_type. A missing one stays
+	// invalid_request (fosite's answer).
+	if gt := postValue(r, "grant_type"); gt != "" && !grantTypes[gt] {
+		s.provider.WriteAccessError(ctx, w, nil, fosite.ErrUnsupportedGrantType.WithHintf("The grant type %q is not supported.", gt))
+		return
+	}
 	sess := &Session{}
 	ar, err := s.provider.NewAccessRequest(ctx, r, sess)
 	switch {
@@ -202,6 +231,12 @@ func (s *Server) token(ctx context.Context, w http.ResponseWriter, r *http.Reque
 		s.countFailedAuth(ctx, ip)
 	case client != "":
 		s.limits.TokenClient.Allow(ctx, "client:"+client)
+	}
+	if errors.Is(err, fosite.ErrInvalidGrant) && ar != nil && ar.GetClient() != nil && ar.GetClient().IsPublic() &&
+		ar.GetGrantTypes().ExactOne("client_credentials") {
+		// fosite calls a public client's client-credentials request invalid_grant; the grant
+		// is fine, the client may not use it: unauthorized_client (RFC 6749 §5.2)
+		err = fosite.ErrUnauthorizedClient.WithHint("A public client may not use client credentials.")
 	}
 	if err != nil {
 		s.provider.WriteAccessError(ctx, w, ar, err)
@@ -264,6 +299,15 @@ func claimedClient(r *http.Request) string {
 	return r.PostForm.Get("client_id")
 }
 
+// postValue is the form field name of the request body ("" for a body that does not parse:
+// fosite answers that one).
+func postValue(r *http.Request, name string) string {
+	if err := r.ParseForm(); err != nil {
+		return ""
+	}
+	return r.PostForm.Get(name)
+}
+
 // tooManyRequests answers 429 in the OAuth error shape (RFC 6749 §5.2 has no code for it:
 // too_many_requests, as common authorization servers answer) with Retry-After.
 func tooManyRequests(w http.ResponseWriter, wait time.Duration, desc string) {
@@ -303,7 +347,18 @@ func (s *Server) revoke(ctx context.Context, w http.ResponseWriter, r *http.Requ
 	if errors.Is(err, fosite.ErrInvalidClient) {
 		s.countFailedAuth(ctx, ip)
 	}
-	s.provider.WriteRevocationResponse(ctx, w, err)
+	switch {
+	case errors.Is(err, fosite.ErrUnauthorizedClient):
+		// another client's token: RFC 7009 §2.1 refuses the request; fosite answers 200 and
+		// revokes nothing, which the caller takes for success
+		s.provider.WriteAccessError(ctx, w, nil, fosite.ErrUnauthorizedClient.WithHint("The token was issued to another client."))
+	case errors.Is(err, fosite.ErrTemporarilyUnavailable):
+		// the store failed: the token may still be live, so not the 200 fosite would answer
+		// (RFC 7009 §2.2.1: 503, the client retries)
+		s.provider.WriteAccessError(ctx, w, nil, err)
+	default:
+		s.provider.WriteRevocationResponse(ctx, w, err)
+	}
 }
 
 // introspect handles POST /oauth/introspect (RFC 7662) for confidential clients, which
@@ -318,6 +373,13 @@ func (s *Server) introspect(ctx context.Context, w http.ResponseWriter, r *http.
 	if _, _, ok := r.BasicAuth(); !ok {
 		s.countFailedAuth(ctx, ip)
 		s.provider.WriteIntrospectionError(ctx, w, fosite.ErrRequestUnauthorized.WithHint("Authenticate the client with HTTP Basic."))
+		return
+	}
+	// fosite takes a form or query field access_token as the caller's bearer credential ahead of
+	// HTTP Basic (RFC 6750 §2.2), so any access token, with any Basic header beside it, would
+	// authorise an introspection. Only HTTP Basic authenticates here (the metadata says so).
+	if err := r.ParseForm(); err != nil || r.Form.Has("access_token") {
+		s.provider.WriteIntrospectionError(ctx, w, fosite.ErrInvalidRequest.WithHint("Authenticate the client with HTTP Basic only; access_token is not accepted."))
 		return
 	}
 	ir, err := s.provider.NewIntrospectionRequest(ctx, r, &Session{})
