@@ -40,6 +40,7 @@ func (s *Server) routes(pager *httpx.Pager, o options) {
 	oas := adaptor.HTTPHandler(oauth.NewServer(s.client, s.oauthSecret, s.limits, o.now).Handler())
 	as := func(c *fiber.Ctx) error { // its log lines carry the request id, as the API's do
 		c.Context().SetUserValue(oauth.LoggerKey{}, zerolog.Ctx(c.UserContext()))
+		c.Context().SetUserValue(oauth.SenderKey{}, s.clients.Bucket(c)) // its per-address limits
 		return oas(c)
 	}
 	s.App.Get(oauth.PathAuthorize, as)

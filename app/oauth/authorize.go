@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -22,6 +23,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/ory/fosite"
 
+	"github.com/brokerdesk/brokerdesk/app/ratelimit"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/oauthconsent"
 	"github.com/brokerdesk/brokerdesk/policy"
@@ -165,8 +167,12 @@ func (s *Server) authorize(ctx context.Context, w http.ResponseWriter, r *http.R
 	}
 	if action == "login" {
 		email := strings.ToLower(strings.TrimSpace(post.Get("email")))
-		ip := clientIP(r)
-		if s.limits.LoginAccount.Exhausted(ctx, "acct:"+email) || s.limits.LoginIP.Exhausted(ctx, "ip:"+ip) {
+		// Failures count per (account, sender) and per sender, never per account alone: five
+		// wrong passwords from one address must not lock the account's owner out everywhere
+		// (docs/decisions.md, "OAuth hardening").
+		from := sender(r)
+		acct := "acct:" + email + "|" + from
+		if s.limits.LoginAccount.Exhausted(ctx, acct) || s.limits.LoginIP.Exhausted(ctx, "ip:"+from) {
 			s.loginPage(w, lang, http.StatusTooManyRequests, client, r.URL, csrf, email, msgTooMany)
 			return
 		}
@@ -176,8 +182,8 @@ func (s *Server) authorize(ctx context.Context, w http.ResponseWriter, r *http.R
 			return
 		}
 		if u == nil {
-			s.limits.LoginAccount.Allow(ctx, "acct:"+email)
-			s.limits.LoginIP.Allow(ctx, "ip:"+ip)
+			s.limits.LoginAccount.Allow(ctx, acct)
+			s.limits.LoginIP.Allow(ctx, "ip:"+from)
 			s.loginPage(w, lang, http.StatusUnauthorized, client, r.URL, csrf, email, msgBadLogin)
 			return
 		}
@@ -254,13 +260,22 @@ func containsAll(have, want []string) bool {
 	return true
 }
 
-// clientIP is the peer address (a proxy in front sets it through Fiber's ProxyHeader).
-func clientIP(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
+// SenderKey is where the mounting Fiber handler leaves the request's sender for Handler: the
+// client address as ratelimit.Clients tells it (X-Forwarded-For from TRUSTED_PROXIES only), an
+// IPv6 address as its /64 (ratelimit.AddrBucket), the key of every per-address limit here.
+type SenderKey struct{}
+
+// sender is the request's sender (SenderKey); without one (Handler served directly), the peer
+// address, bucketed the same way.
+func sender(r *http.Request) string {
+	if s, ok := r.Context().Value(SenderKey{}).(string); ok && s != "" {
+		return s
+	}
+	ap, err := netip.ParseAddrPort(r.RemoteAddr)
 	if err != nil {
 		return r.RemoteAddr
 	}
-	return host
+	return ratelimit.AddrBucket(ap.Addr().Unmap())
 }
 
 func isLocal(host string) bool {

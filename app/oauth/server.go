@@ -208,7 +208,7 @@ func (s *Server) token(ctx context.Context, w http.ResponseWriter, r *http.Reque
 	// Rate limits: an address that failed client authentication too often is refused before
 	// any work; so is a client over its quota. Only authenticated requests count against the
 	// client's quota, so nobody exhausts another client's by naming it.
-	ip := clientIP(r)
+	ip := sender(r)
 	if s.refuseFailedAddress(ctx, w, ip) {
 		return
 	}
@@ -339,7 +339,7 @@ func (s *Server) countFailedAuth(ctx context.Context, ip string) {
 // Failed client authentication (invalid_client) counts against the address like at the token
 // endpoint.
 func (s *Server) revoke(ctx context.Context, w http.ResponseWriter, r *http.Request) {
-	ip := clientIP(r)
+	ip := sender(r)
 	if s.refuseFailedAddress(ctx, w, ip) {
 		return
 	}
@@ -366,7 +366,7 @@ func (s *Server) revoke(ctx context.Context, w http.ResponseWriter, r *http.Requ
 // authentication (no Basic credentials, unknown client, wrong secret) and counts against the
 // address like at the token endpoint.
 func (s *Server) introspect(ctx context.Context, w http.ResponseWriter, r *http.Request) {
-	ip := clientIP(r)
+	ip := sender(r)
 	if s.refuseFailedAddress(ctx, w, ip) {
 		return
 	}

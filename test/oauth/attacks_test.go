@@ -169,7 +169,7 @@ func TestOAuth_Attacks(t *testing.T) {
 		}
 	})
 
-	t.Run("brute force is slowed per account, and unknown users get the same answer", func(t *testing.T) {
+	t.Run("brute force is slowed per account and address, and unknown users get the same answer", func(t *testing.T) {
 		victim := newPerson(t, env, co, "agent")
 		authURL := a.conf.AuthCodeURL("state-0001", oauth2.S256ChallengeOption(oauth2.GenerateVerifier()))
 		b := newBrowserClient(t)

@@ -47,7 +47,12 @@ func serveAPI(t *testing.T, env *apitest.Env) string {
 		go func() { _ = env.Server.ServeListener(context.Background(), ln, time.Second) }()
 		servedBase = "http://" + ln.Addr().String()
 	})
-	base := servedBase
+	return waitHealthy(t, servedBase)
+}
+
+// waitHealthy waits until the server at base answers /healthz and returns base.
+func waitHealthy(t *testing.T, base string) string {
+	t.Helper()
 	for i := 0; ; i++ {
 		resp, err := http.Get(base + "/healthz")
 		if err == nil {
@@ -59,6 +64,21 @@ func serveAPI(t *testing.T, env *apitest.Env) string {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// serveOwn serves env, a server of the test's own (not the package's), on a loopback listener
+// until the test ends and returns its base URL.
+func serveOwn(t *testing.T, env *apitest.Env) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = env.Server.ServeListener(ctx, ln, time.Second); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return waitHealthy(t, "http://"+ln.Addr().String())
 }
 
 var seq atomic.Int64
@@ -111,6 +131,9 @@ func newPerson(t *testing.T, env *apitest.Env, co *apitest.Company, role string)
 type browser struct {
 	t *testing.T
 	c *http.Client
+	// from, when set, is sent as X-Forwarded-For: the address the browser signs in from, for a
+	// server that trusts the loopback proxy (serveOwn).
+	from string
 }
 
 func newBrowserClient(t *testing.T) *browser {
@@ -151,6 +174,9 @@ func (b *browser) post(u string, form url.Values) page {
 
 func (b *browser) do(req *http.Request) page {
 	b.t.Helper()
+	if b.from != "" {
+		req.Header.Set("X-Forwarded-For", b.from)
+	}
 	resp, err := b.c.Do(req)
 	if err != nil {
 		b.t.Fatalf("%s %s: %v", req.Method, req.URL, err)
