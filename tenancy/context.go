@@ -299,8 +299,9 @@ func Client(ctx context.Context) *ent.Client {
 type oauthServerKey struct{}
 
 // WithOAuthServer marks ctx as work of the OAuth authorization server (app/oauth): its
-// transactions set app.oauth = 'server', which the oauth_server policies on the OAuth tables
-// require, and pin no company, for the server works before it knows one. No other path sets it.
+// transactions pin no company, for the server works before it knows one, and so reach no
+// tenant row; it reads and writes the OAuth tables through the oauth_server_* SECURITY DEFINER
+// functions only. No other path sets it.
 func WithOAuthServer(ctx context.Context) context.Context {
 	return context.WithValue(ctx, oauthServerKey{}, true)
 }

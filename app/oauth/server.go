@@ -1,15 +1,16 @@
 // Package oauth is the OAuth 2.0 authorization server for partner apps (ory/fosite): the
 // authorization code with PKCE for users (login and consent pages), client credentials for
 // company-bound clients, refresh with rotation and reuse detection, revocation (RFC 7009),
-// introspection (RFC 7662) and the RFC 8414 metadata. Its storage is ent, in the OAuth tables,
-// each request in one transaction marked tenancy.WithOAuthServer. API requests resolve access
-// tokens in tenancy's auth middleware, not here.
+// introspection (RFC 7662) and the RFC 8414 metadata. Each request runs in one transaction
+// marked tenancy.WithOAuthServer, pinned to no company, and reaches the OAuth tables only through
+// the SECURITY DEFINER functions of sql.go. API requests resolve access tokens in tenancy's auth
+// middleware, not here (ValidAccessToken checks their signature for it).
 package oauth
 
 import (
 	"bytes"
 	"context"
-	"crypto/hmac"
+	stdhmac "crypto/hmac"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
@@ -23,6 +24,7 @@ import (
 
 	"github.com/ory/fosite"
 	"github.com/ory/fosite/compose"
+	"github.com/ory/fosite/token/hmac"
 	"github.com/rs/zerolog"
 
 	"github.com/brokerdesk/brokerdesk/app/ratelimit"
@@ -53,7 +55,8 @@ type Server struct {
 	client   *ent.Client // app-role pool (tenancy.Driver)
 	provider fosite.OAuth2Provider
 	store    *Store
-	secret   []byte // signs the login session and CSRF tokens
+	enigma   *hmac.HMACStrategy // fosite's token signatures, to check access tokens for tenancy
+	secret   []byte             // signs the login session and CSRF tokens
 	limits   *ratelimit.Limits
 	now      func() time.Time
 }
@@ -62,7 +65,7 @@ type Server struct {
 // from it, so replicas sharing it accept each other's tokens.
 func NewServer(client *ent.Client, secret []byte, limits *ratelimit.Limits, now func() time.Time) *Server {
 	derive := func(label string) []byte {
-		m := hmac.New(sha256.New, secret)
+		m := stdhmac.New(sha256.New, secret)
 		m.Write([]byte("brokerdesk oauth " + label))
 		return m.Sum(nil)
 	}
@@ -84,6 +87,7 @@ func NewServer(client *ent.Client, secret []byte, limits *ratelimit.Limits, now 
 		SendDebugMessagesToClients:     false,
 	}
 	strategy := compose.NewOAuth2HMACStrategy(cfg)
+	enigma := &hmac.HMACStrategy{Config: cfg}
 	provider := compose.Compose(cfg, store, strategy,
 		compose.OAuth2AuthorizeExplicitFactory,
 		compose.OAuth2ClientCredentialsGrantFactory,
@@ -92,7 +96,16 @@ func NewServer(client *ent.Client, secret []byte, limits *ratelimit.Limits, now 
 		compose.OAuth2TokenRevocationFactory,
 		compose.OAuth2PKCEFactory,
 	)
-	return &Server{client: client, provider: provider, store: store, secret: derive("cookies"), limits: limits, now: now}
+	return &Server{client: client, provider: provider, store: store, enigma: enigma, secret: derive("cookies"), limits: limits, now: now}
+}
+
+// ValidAccessToken reports whether token is an access token this server (or a replica sharing
+// APP_SECRET) made: its signature is the HMAC of its key. tenancy checks it before looking the
+// token up (tenancy.NewAuthenticator), so a token row stored by anyone but the server, who
+// cannot sign, resolves nothing.
+func (s *Server) ValidAccessToken(token string) bool {
+	rest, ok := strings.CutPrefix(token, tenancy.AccessTokenPrefix)
+	return ok && s.enigma.Validate(context.Background(), rest) == nil
 }
 
 // Handler serves every path of the authorization server (net/http: fosite's API; app mounts it
@@ -271,7 +284,7 @@ func (s *Server) token(ctx context.Context, w http.ResponseWriter, r *http.Reque
 			}
 		}
 		// code exchange and refresh: the user must still be allowed to sign in
-		if u, err := s.lookupUser(ctx, "", sess.UserID); err != nil || u == nil || !u.Active {
+		if u, err := s.lookupUser(ctx, sess.UserID); err != nil || u == nil || !u.Active {
 			s.provider.WriteAccessError(ctx, w, ar, fosite.ErrInvalidGrant.WithHint("The user of this grant is inactive."))
 			return
 		}
