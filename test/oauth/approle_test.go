@@ -135,26 +135,28 @@ func TestOAuth_AppRoleAttacks(t *testing.T) {
 		for _, a := range []struct {
 			name string
 			run  func(tx *sql.Tx) error
-			// refused: the statement itself must fail (otherwise only the token must not work)
-			refused bool
+			// refused: the statement itself must fail; stored: it must succeed (a plausible row,
+			// so that the token's own check is what refuses it); neither: either way, the token
+			// must not work
+			refused, stored bool
 		}{
 			{"INSERT INTO oauth_tokens", func(tx *sql.Tx) error {
 				_, err := tx.Exec(insert, h[:], uuid.NewString(), bound.client.ID, b.ID)
 				return err
-			}, false},
+			}, false, false},
 			{"the store function with every scope", func(tx *sql.Tx) error {
 				_, err := tx.Exec(store, h[:], uuid.NewString(), bound.client.ID, b.ID, `["*"]`, "2099-01-01T00:00:00Z")
 				return err
-			}, true},
+			}, true, false},
 			{"the store function with a year to live", func(tx *sql.Tx) error {
 				_, err := tx.Exec(store, h[:], uuid.NewString(), bound.client.ID, b.ID, `["contacts:read"]`, "2099-01-01T00:00:00Z")
 				return err
-			}, true},
+			}, true, false},
 			{"the store function within the client's scopes and an hour", func(tx *sql.Tx) error {
 				_, err := tx.Exec(strings.Replace(store, "$6", "now() + interval '50 minutes'", 1), h[:], uuid.NewString(),
 					bound.client.ID, b.ID, `["contacts:read"]`)
 				return err
-			}, false},
+			}, false, true},
 		} {
 			t.Run(a.name, func(t *testing.T) {
 				tx, err := app.BeginTx(ctx, nil)
@@ -168,6 +170,9 @@ func TestOAuth_AppRoleAttacks(t *testing.T) {
 				err = a.run(tx)
 				if a.refused && err == nil {
 					t.Errorf("the app role stored a forged token for company B")
+				}
+				if a.stored && err != nil {
+					t.Fatalf("a row within the client's scopes and lifespan: %v, want it stored (the token check is under test)", err)
 				}
 				if err != nil {
 					return
