@@ -4,10 +4,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/brokerdesk/brokerdesk/app/operator"
 	"github.com/brokerdesk/brokerdesk/migrations"
@@ -185,6 +187,39 @@ func TestOAuth_AppRoleAttacks(t *testing.T) {
 					t.Errorf("GET /me with the forged token: %d %+v, want 401", status, v)
 				}
 			})
+		}
+	})
+
+	t.Run("company ids are not listable from the job queue", func(t *testing.T) {
+		// a job whose arguments carry B's id, as the webhook and portfolio jobs do
+		if _, err := env.OwnerDB.Exec(`INSERT INTO river.river_job (args, kind, max_attempts, queue, state, scheduled_at)
+			VALUES (jsonb_build_object('companyId', $1::text), 'approle_probe', 1, 'approle_probe', 'scheduled', now() + interval '1 year')`,
+			b.ID); err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []string{
+			`SELECT count(*) FROM river.river_job WHERE args->>'companyId' = $1`,
+			`SELECT count(*) FROM webhook_pending_companies() c WHERE c::text = $1 OR true`,
+		} {
+			var n int
+			err := asApp(t, func(tx *sql.Tx) error { return tx.QueryRow(q, b.ID.String()).Scan(&n) })
+			var pe *pgconn.PgError
+			if !errors.As(err, &pe) || pe.Code != "42501" {
+				t.Errorf("%s as the app role: %d rows, %v; want permission denied", q, n, err)
+			}
+		}
+		// the job queue's own role works the queue (positive control: the job is there)
+		jobs, err := sql.Open("pgx", env.Config.JobsDatabaseURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer jobs.Close()
+		var n int
+		if err := jobs.QueryRow(`SELECT count(*) FROM river.river_job WHERE args->>'companyId' = $1`, b.ID.String()).Scan(&n); err != nil || n != 1 {
+			t.Errorf("the jobs role reads the job queue: %d jobs, %v; want 1", n, err)
+		}
+		if err := jobs.QueryRow(`SELECT count(*) FROM webhook_pending_companies()`).Scan(&n); err != nil {
+			t.Errorf("the jobs role calls webhook_pending_companies: %v", err)
 		}
 	})
 }

@@ -216,12 +216,17 @@ func TestSchema_MigrateTwiceAndInParallel(t *testing.T) {
 }
 
 // TestSchema_RiverQueue checks the job queue's tables: in their own schema (outside tenant RLS
-// and the ent drift check), the app role may work rows but not change the schema nor read
-// river's migration bookkeeping.
+// and the ent drift check), the jobs role may work rows but not change the schema nor read
+// river's migration bookkeeping; the app role, which request work runs as, may not touch them
+// (job arguments name companies).
 func TestSchema_RiverQueue(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
-	db := open(t, env.AppURL)
+	var appRiver bool
+	if err := open(t, env.AppURL).QueryRow(`SELECT has_schema_privilege('river', 'USAGE')`).Scan(&appRiver); err != nil || appRiver {
+		t.Errorf("the app role has USAGE on schema river (%v): request work must not reach the job queue", err)
+	}
+	db := open(t, env.Config.JobsDatabaseURL)
 	var n int
 	if err := db.QueryRow(`SELECT count(*) FROM pg_tables WHERE schemaname = $1 AND tablename IN ('river_job', 'river_leader', 'river_queue')`,
 		migrations.RiverSchema).Scan(&n); err != nil || n != 3 {

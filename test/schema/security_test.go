@@ -88,13 +88,7 @@ var appPrivileges = map[string]string{
 	// POST /custom-fields defines a company's fields (at most 10); the spec changes and deletes
 	// none
 	"public.custom_field_definitions": "INSERT,SELECT",
-	// the job queue (river) works its rows; no DDL, not its migration bookkeeping
-	"river.river_job":                 "DELETE,INSERT,SELECT,UPDATE",
-	"river.river_job_id_seq":          "USAGE",
-	"river.river_leader":              "DELETE,INSERT,SELECT,UPDATE",
-	"river.river_queue":               "DELETE,INSERT,SELECT,UPDATE",
-	"river.river_notification":        "DELETE,INSERT,SELECT,UPDATE",
-	"river.river_notification_id_seq": "USAGE",
+	// nothing of the job queue (river): its role is brokerdesk_jobs (TestSchema_RiverQueue)
 }
 
 // appDefinerFunctions are the SECURITY DEFINER functions the app role may call: each runs with
@@ -105,7 +99,6 @@ var appDefinerFunctions = []string{
 	"maintenance_purge()",                 // owner brokerdesk_operator: retention fixed in the function
 	"webhook_credential(uuid)",            // owner brokerdesk_auth: a key of the pinned company only
 	"webhook_oauth_credential(uuid,uuid)", // owner brokerdesk_auth: an OAuth client's grant of the pinned company only
-	"webhook_pending_companies()",         // owner brokerdesk_operator: company ids only
 	"webhook_purge()",                     // owner brokerdesk_operator: delivery log past 30 days
 	"auth_token(bytea,text[])",            // owner brokerdesk_auth: the grant of an OAuth access-token hash
 	"calendar_feed_user(bytea)",           // owner brokerdesk_auth: the user of a calendar-feed token hash
