@@ -6,6 +6,7 @@ package tenancy
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"slices"
@@ -294,6 +295,26 @@ func Client(ctx context.Context) *ent.Client {
 		return c
 	}
 	panic("tenancy: no request transaction in context")
+}
+
+// QueryRow runs a statement of one row in the request transaction of ctx and scans the row
+// into dest (sql.ErrNoRows when there is none): ent's client offers QueryContext only.
+func QueryRow(ctx context.Context, query string, args []any, dest ...any) error {
+	rows, err := Client(ctx).QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return sql.ErrNoRows
+	}
+	if err := rows.Scan(dest...); err != nil {
+		return err
+	}
+	return rows.Close()
 }
 
 type oauthServerKey struct{}

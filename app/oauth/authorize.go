@@ -47,7 +47,7 @@ type loginUser struct {
 // live company.
 func (s *Server) lookupUser(ctx context.Context, id uuid.UUID) (*loginUser, error) {
 	var u loginUser
-	err := queryRow(ctx, sqlUser, []any{id}, &u.ID, &u.CompanyID, &u.CompanyName, &u.Email, &u.First, &u.Last, &u.Role, &u.Active)
+	err := tenancy.QueryRow(ctx, sqlUser, []any{id}, &u.ID, &u.CompanyID, &u.CompanyName, &u.Email, &u.First, &u.Last, &u.Role, &u.Active)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -94,7 +94,7 @@ func (s *Server) signIn(ctx context.Context, email, password string) (*loginUser
 		return nil, nil
 	}
 	var u loginUser
-	err = queryRow(ctx, sqlLogin, []any{email, hashes}, &u.ID, &u.CompanyID, &u.CompanyName, &u.Email, &u.First, &u.Last, &u.Role, &u.Active)
+	err = tenancy.QueryRow(ctx, sqlLogin, []any{email, hashes}, &u.ID, &u.CompanyID, &u.CompanyName, &u.Email, &u.First, &u.Last, &u.Role, &u.Active)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -207,7 +207,7 @@ func (s *Server) authorize(ctx context.Context, w http.ResponseWriter, r *http.R
 		return
 	}
 	var remembered []byte
-	err = queryRow(ctx, sqlConsent, []any{user.ID, client.c.ID}, &remembered)
+	err = tenancy.QueryRow(ctx, sqlConsent, []any{user.ID, client.c.ID}, &remembered)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		s.errorPage(w, lang, http.StatusInternalServerError, msgInternal)
 		return

@@ -10,6 +10,7 @@ import (
 	"github.com/ory/fosite"
 
 	"github.com/brokerdesk/brokerdesk/ent"
+	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
 // Client adapts a stored client to fosite.Client. A company-bound client may also use client
@@ -67,7 +68,7 @@ func (secretHasher) Compare(ctx context.Context, hash, data []byte) error {
 	}
 	h := sha256.Sum256(data)
 	var ok bool
-	if err := queryRow(ctx, sqlClientSecret, []any{id, h[:]}, &ok); err != nil {
+	if err := tenancy.QueryRow(ctx, sqlClientSecret, []any{id, h[:]}, &ok); err != nil {
 		return fmt.Errorf("check client secret: %w", err)
 	}
 	if !ok {

@@ -54,7 +54,7 @@ func (s *Store) grantRevoked(ctx context.Context, requestID string) error {
 		granted           []byte
 		live              bool
 	)
-	err := queryRow(ctx, sqlGrant, []any{requestID}, &clientID, &company, &user, &granted, &live)
+	err := tenancy.QueryRow(ctx, sqlGrant, []any{requestID}, &clientID, &company, &user, &granted, &live)
 	if errors.Is(err, sql.ErrNoRows) || err == nil && live {
 		return nil // no such grant, or the other kind is revoked next
 	}

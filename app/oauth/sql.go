@@ -1,12 +1,5 @@
 package oauth
 
-import (
-	"context"
-	"database/sql"
-
-	"github.com/brokerdesk/brokerdesk/tenancy"
-)
-
 // The authorization server's statements. It works before any company is known, in a transaction
 // pinned to none (tenancy.WithOAuthServer), so no policy admits it to the OAuth tables: it
 // reaches them only through these SECURITY DEFINER functions (owner brokerdesk_auth,
@@ -46,23 +39,3 @@ const (
 	// sqlGrant: a grant's client, company, user, scopes and whether a token of it is live.
 	sqlGrant = `SELECT client_id, company_id, user_id, granted_scopes, live FROM oauth_server_grant($1)`
 )
-
-// queryRow runs a statement of one row in the request's transaction and scans the row into
-// dest (sql.ErrNoRows when there is none): ent's client offers QueryContext only.
-func queryRow(ctx context.Context, query string, args []any, dest ...any) error {
-	rows, err := tenancy.Client(ctx).QueryContext(ctx, query, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		return sql.ErrNoRows
-	}
-	if err := rows.Scan(dest...); err != nil {
-		return err
-	}
-	return rows.Close()
-}

@@ -62,7 +62,7 @@ func (s *Store) GetClient(ctx context.Context, id string) (fosite.Client, error)
 		company        uuid.NullUUID
 		redirs, scopes []byte
 	)
-	err = queryRow(ctx, sqlClient, []any{cid}, &c.ID, &company, &c.Name, &redirs, &scopes, &c.Public, &c.Env)
+	err = tenancy.QueryRow(ctx, sqlClient, []any{cid}, &c.ID, &company, &c.Name, &redirs, &scopes, &c.Public, &c.Env)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fosite.ErrNotFound
 	}
@@ -146,7 +146,7 @@ func (s *Store) get(ctx context.Context, kind oauthtoken.Kind, sig string, sessi
 		requestedAt                    time.Time
 		active                         bool
 	)
-	err := queryRow(ctx, sqlToken, []any{string(kind), hashSignature(sig)},
+	err := tenancy.QueryRow(ctx, sqlToken, []any{string(kind), hashSignature(sig)},
 		&requestID, &clientID, &company, &user, &requested, &granted, &form, &blob, &requestedAt, &active)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil, fosite.ErrNotFound
@@ -308,7 +308,7 @@ func (s *Store) revokeGrant(ctx context.Context, requestID string, kind oauthtok
 
 func (s *Store) revoke(ctx context.Context, requestID string, kind oauthtoken.Kind) (int, error) {
 	var n int
-	err := queryRow(ctx, sqlGrantRevoke, []any{requestID, string(kind)}, &n)
+	err := tenancy.QueryRow(ctx, sqlGrantRevoke, []any{requestID, string(kind)}, &n)
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return 0, fmt.Errorf("revoke oauth %s: %w", kind, err)
 	}

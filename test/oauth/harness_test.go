@@ -47,12 +47,7 @@ func serveAPI(t *testing.T, env *apitest.Env) string {
 		go func() { _ = env.Server.ServeListener(context.Background(), ln, time.Second) }()
 		servedBase = "http://" + ln.Addr().String()
 	})
-	return waitHealthy(t, servedBase)
-}
-
-// waitHealthy waits until the server at base answers /healthz and returns base.
-func waitHealthy(t *testing.T, base string) string {
-	t.Helper()
+	base := servedBase
 	for i := 0; ; i++ {
 		resp, err := http.Get(base + "/healthz")
 		if err == nil {
@@ -64,21 +59,6 @@ func waitHealthy(t *testing.T, base string) string {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-// serveOwn serves env, a server of the test's own (not the package's), on a loopback listener
-// until the test ends and returns its base URL.
-func serveOwn(t *testing.T, env *apitest.Env) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = env.Server.ServeListener(ctx, ln, time.Second); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
-	return waitHealthy(t, "http://"+ln.Addr().String())
 }
 
 var seq atomic.Int64
@@ -132,7 +112,7 @@ type browser struct {
 	t *testing.T
 	c *http.Client
 	// from, when set, is sent as X-Forwarded-For: the address the browser signs in from, for a
-	// server that trusts the loopback proxy (serveOwn).
+	// server that trusts the loopback proxy (TestOAuth_LoginLockoutPerSender).
 	from string
 }
 

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/oauth2"
 
@@ -28,7 +29,7 @@ func TestOAuth_LoginLockoutPerSender(t *testing.T) {
 			t.Fatal(err)
 		}
 	}))
-	base := serveOwn(t, env)
+	base := env.Serve(t, time.Second)
 	co := env.NewCompany(t)
 	a := newApp(t, env, base, operator.NewOAuthClientInput{})
 	authURL := a.conf.AuthCodeURL("state-0001", oauth2.S256ChallengeOption(oauth2.GenerateVerifier()))
