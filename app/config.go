@@ -65,6 +65,14 @@ type Config struct {
 	// PortfolioMaxUpload is the largest request of POST /portfolio-transfers in bytes
 	// (PORTFOLIO_MAX_UPLOAD_MB, default 512): streamed to blob storage, never held in memory.
 	PortfolioMaxUpload int64
+	// PortfolioMaxUnzipped bounds what the GDV entries of a BiPRO shipment's ZIP documents
+	// expand to, in all (PORTFOLIO_MAX_UNZIPPED_MB, default 2048); PortfolioMaxZipRatio how many
+	// times its compressed size one entry may expand to (PORTFOLIO_MAX_ZIP_RATIO, default 100).
+	PortfolioMaxUnzipped int64
+	PortfolioMaxZipRatio int64
+	// PortfolioValidateTimeout bounds a transfer's validation run (PORTFOLIO_VALIDATE_TIMEOUT,
+	// default 10m); a run that times out fails the transfer and is not retried.
+	PortfolioValidateTimeout time.Duration
 	// DataKeys seal the sensitive contact groups at rest (DATA_KEYS "kid:base64key,...", the
 	// first seals). Unset: one key derived from APP_SECRET with the id "app".
 	DataKeys *datakeys.Keyring
@@ -122,14 +130,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			return cfg, fmt.Errorf("BLOB_URL: %w", err)
 		}
 	}
-	if cfg.PortfolioBatchSize, err = strconv.Atoi(env("PORTFOLIO_BATCH_SIZE", "500")); err != nil || cfg.PortfolioBatchSize < 1 {
-		return cfg, fmt.Errorf("PORTFOLIO_BATCH_SIZE must be a positive integer")
+	if err := loadPortfolio(&cfg, env); err != nil {
+		return cfg, err
 	}
-	mb, err := strconv.Atoi(env("PORTFOLIO_MAX_UPLOAD_MB", "512"))
-	if err != nil || mb < 1 {
-		return cfg, fmt.Errorf("PORTFOLIO_MAX_UPLOAD_MB must be a positive integer")
-	}
-	cfg.PortfolioMaxUpload = int64(mb) << 20
 	if cfg.DataKeys, err = datakeys.FromConfig(getenv("DATA_KEYS"), cfg.Secret); err != nil {
 		return cfg, fmt.Errorf("DATA_KEYS: %w", err)
 	}
@@ -172,6 +175,34 @@ func loadJobs(cfg *Config, env func(k, def string) string) error {
 	}
 	if cfg.Jobs.RescueAfter, err = time.ParseDuration(env("JOBS_RESCUE_AFTER", "2m")); err != nil || cfg.Jobs.RescueAfter <= jobs.JobTimeout {
 		return fmt.Errorf("JOBS_RESCUE_AFTER must be a duration above %s", jobs.JobTimeout)
+	}
+	return nil
+}
+
+// loadPortfolio reads the limits of portfolio transfers.
+func loadPortfolio(cfg *Config, env func(k, def string) string) error {
+	var err error
+	if cfg.PortfolioBatchSize, err = strconv.Atoi(env("PORTFOLIO_BATCH_SIZE", "500")); err != nil || cfg.PortfolioBatchSize < 1 {
+		return fmt.Errorf("PORTFOLIO_BATCH_SIZE must be a positive integer")
+	}
+	for _, v := range []struct {
+		name, def string
+		dst       *int64
+		shift     uint
+	}{
+		{"PORTFOLIO_MAX_UPLOAD_MB", "512", &cfg.PortfolioMaxUpload, 20},
+		{"PORTFOLIO_MAX_UNZIPPED_MB", "2048", &cfg.PortfolioMaxUnzipped, 20},
+		{"PORTFOLIO_MAX_ZIP_RATIO", "100", &cfg.PortfolioMaxZipRatio, 0},
+	} {
+		n, err := strconv.ParseInt(env(v.name, v.def), 10, 64)
+		if err != nil || n < 1 || n > 1<<30 {
+			return fmt.Errorf("%s must be a positive integer", v.name)
+		}
+		*v.dst = n << v.shift
+	}
+	if cfg.PortfolioValidateTimeout, err = time.ParseDuration(env("PORTFOLIO_VALIDATE_TIMEOUT", "10m")); err != nil ||
+		cfg.PortfolioValidateTimeout <= 0 {
+		return fmt.Errorf("PORTFOLIO_VALIDATE_TIMEOUT must be a positive duration")
 	}
 	return nil
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // OpsConfig is how the server behaves when PostgreSQL or Redis go away, and what it exposes to
-// operators (README "Operations").
+// operators (docs/operations.md).
 type OpsConfig struct {
 	// DBRetryBudget bounds how long a request is tried again after a passing database failure
 	// (DB_RETRY_BUDGET, default 2s; 0 turns retries off).

@@ -29,7 +29,7 @@ import (
 )
 
 // V1Prefix is where the Public API v1 lives.
-const V1Prefix = "/api/public/v1"
+const V1Prefix = httpx.V1Prefix
 
 // routes maps the whole API surface.
 func (s *Server) routes(pager *httpx.Pager, o options) {

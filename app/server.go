@@ -191,8 +191,8 @@ func NewServer(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Opti
 		// portfolio upload, which streams its file to blob storage (PORTFOLIO_MAX_UPLOAD_MB).
 		// With streaming, BodyLimit is only what fasthttp reads before routing, and a body
 		// larger than it is first read up to min(BodyLimit, 8 KiB)+1 bytes: 1 lets a request
-		// whose Content-Length is too large be refused after its first bytes (docs/decisions.md,
-		// "Request body limits").
+		// whose Content-Length is too large be refused after its first bytes (docs/decisions/
+		// api-conventions.md "Request body limits").
 		StreamRequestBody: true,
 		BodyLimit:         1,
 		// Parse multipart bodies in the handler, so a broken one is answered in the shape of
@@ -201,6 +201,13 @@ func NewServer(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Opti
 		ReadTimeout:                  30 * time.Second,
 		WriteTimeout:                 60 * time.Second,
 		IdleTimeout:                  120 * time.Second,
+		// Every string Fiber hands out (method, path, params, headers, query) is a copy, not a
+		// view of fasthttp's buffers, which the connection's next request overwrites: a value
+		// kept past the handler (a metric label, a trace attribute exported later, a cache key,
+		// a job's argument) stayed correct only by luck (issue 20 D: GET counted as "POS",
+		// duplicate series, /metrics 500). It costs GET /me 5 small allocations, and each
+		// c.Body() call one copy of the body (docs/decisions/operations.md).
+		Immutable: true,
 	})
 	if tr != nil {
 		s.App.Use(tr.Middleware(httpx.RequestID, rerun))
@@ -266,7 +273,8 @@ func (s *Server) Close() {
 // half a connection per worker is plenty).
 func (s *Server) newJobs(ctx context.Context, cfg Config, pcfg *pgxpool.Config, o options) error {
 	// The jobs role (JOBS_DATABASE_URL): every job is inserted, fetched and worked here, so the
-	// request pool's role needs no right on river's tables (docs/decisions.md, "OAuth hardening").
+	// request pool's role needs no right on river's tables
+	// (docs/decisions/tenancy-and-isolation.md).
 	jcfg, err := pgxpool.ParseConfig(cfg.JobsDatabaseURL)
 	if err != nil {
 		return fmt.Errorf("JOBS_DATABASE_URL: %w", err)
@@ -291,7 +299,8 @@ func (s *Server) newJobs(ctx context.Context, cfg Config, pcfg *pgxpool.Config, 
 	}
 	s.portfolio = portfolio.New(portfolio.Deps{Pool: s.jobsPool, DB: s.jobsDB, Bucket: s.bucket, Events: events.NewService(),
 		Contracts: contracts.NewService(events.NewService()), Now: o.now, Log: s.log,
-		BatchSize: cfg.PortfolioBatchSize})
+		BatchSize: cfg.PortfolioBatchSize, MaxUnzipped: cfg.PortfolioMaxUnzipped, MaxZipRatio: cfg.PortfolioMaxZipRatio,
+		ValidateTimeout: cfg.PortfolioValidateTimeout})
 	s.portfolio.AddWorkers(workers)
 	maintenance.AddWorkers(workers, maintenance.NewPurger(s.pool, s.log))
 	documents.AddWorkers(workers, documents.NewSweeper(s.jobsPool, s.bucket, o.now, s.log))

@@ -9,7 +9,7 @@
 -- verdict. The app role keeps SELECT on the three tables under company_isolation (its own
 -- company's rows, like any tenant table) and loses every write: tokens and consents are stored
 -- by the functions, which check that they belong together (client, company, user, scopes,
--- lifespan). docs/decisions.md, "OAuth hardening".
+-- lifespan). docs/decisions/auth-and-oauth.md "Storage: functions, no switch".
 
 -- +goose Up
 DROP POLICY oauth_server ON oauth_clients;

@@ -6,7 +6,7 @@
 -- there, never on the request pool), which now logs in as brokerdesk_jobs: a member of
 -- brokerdesk_app that inherits its grants and policies and adds river's tables (granted by
 -- migrations/river.go after river's own migrations) and the function below. EnsureRoles creates
--- the role (cluster-wide) before this file runs. docs/decisions.md, "OAuth hardening".
+-- the role (cluster-wide) before this file runs. docs/decisions/tenancy-and-isolation.md "The job queue has its own login role".
 
 -- +goose Up
 REVOKE EXECUTE ON FUNCTION webhook_pending_companies() FROM brokerdesk_app;

@@ -6,7 +6,7 @@
 -- brokerdesk_auth, which may flip oauth_tokens.active (20261127120000), whatever the updater's
 -- row-level security lets it see. Codes and PKCE challenges go too: a code issued just before is
 -- no grant to keep. Consents stay (a choice of the user, not a credential: the next sign-in
--- skips the consent screen as before). docs/decisions.md, "OAuth hardening".
+-- skips the consent screen as before). docs/decisions/auth-and-oauth.md "Deactivating a user".
 
 -- +goose Up
 -- +goose StatementBegin

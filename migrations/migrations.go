@@ -30,6 +30,10 @@ const (
 	// RoleOperator is taken (SET LOCAL ROLE) by operator commands; policies let it see every
 	// company. The server never takes it.
 	RoleOperator = "brokerdesk_operator"
+	// RoleMaintainer owns the tables a portfolio commit grows and the SECURITY DEFINER function
+	// that analyses them (ANALYZE needs the owner before PostgreSQL 17): no superuser does
+	// (migration 20261127110100). Nobody logs in as it.
+	RoleMaintainer = "brokerdesk_maintainer"
 	// RoleJobs is the login role of the job queue's pool (app/jobs): the app role's rights
 	// (it is a member and inherits them, policies included) plus river's tables and
 	// webhook_pending_companies, which request work has no use for and which name companies
@@ -38,16 +42,18 @@ const (
 )
 
 // EnsureRoles creates the roles when they are missing and lets the migrating role act as
-// RoleAuth and RoleOperator. appPassword, when not empty, becomes the password of RoleApp and
-// RoleJobs (the server's two login roles; one secret to configure, APP_DB_PASSWORD).
+// RoleAuth, RoleOperator and RoleMaintainer (a migration that alters the maintainer's tables
+// needs to). appPassword, when not empty, becomes the password of RoleApp and RoleJobs (the
+// server's two login roles; one secret to configure, APP_DB_PASSWORD).
 func EnsureRoles(ctx context.Context, db *sql.DB, appPassword string) error {
 	stmts := []string{
 		createRole(RoleApp, "LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE NOINHERIT"),
 		createRole(RoleAuth, "NOLOGIN NOSUPERUSER NOBYPASSRLS"),
 		createRole(RoleOperator, "NOLOGIN NOSUPERUSER NOBYPASSRLS"),
+		createRole(RoleMaintainer, "NOLOGIN NOSUPERUSER NOBYPASSRLS"),
 		createRole(RoleJobs, "LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE INHERIT"),
 		"GRANT " + RoleApp + " TO " + RoleJobs,
-		"GRANT " + RoleAuth + ", " + RoleOperator + " TO CURRENT_USER",
+		"GRANT " + RoleAuth + ", " + RoleOperator + ", " + RoleMaintainer + " TO CURRENT_USER",
 	}
 	if appPassword != "" {
 		// ALTER ROLE takes no bind parameters: send a SCRAM-SHA-256 verifier computed here, so

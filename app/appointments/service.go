@@ -212,7 +212,7 @@ func CheckOccurrence(a *ent.Appointment, occ time.Time) (index int, err error) {
 
 // UpdateAll applies in (the merged AppointmentInput) to the whole series and records
 // appointment.updated. Exceptions keep their changes where their occurrence still exists
-// under the new start and rule; the others are removed (decisions.md).
+// under the new start and rule; the others are removed (docs/decisions/work.md "Scopes").
 func (s *Service) UpdateAll(ctx context.Context, a *ent.Appointment, in Input) (Series, error) {
 	p, err := in.parse()
 	if err != nil {

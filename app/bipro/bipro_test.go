@@ -6,10 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
-	"runtime"
-	"runtime/metrics"
 	"slices"
 	"strings"
 	"testing"
@@ -180,61 +177,6 @@ func TestShipment_Refused(t *testing.T) {
 	if len(f.Contracts) != 1 || !slices.Equal(codes(f), []string{"bipro_data_not_read:vertrag.xml"}) || f.Issues[0].Severity != gdv.Error {
 		t.Errorf("contracts %d issues %+v", len(f.Contracts), f.Issues)
 	}
-}
-
-// TestShipment_BoundedMemory: a document of 22 MB inside the XML goes to a spool file as the
-// XML streams; the heap stays small.
-func TestShipment_BoundedMemory(t *testing.T) {
-	t.Parallel()
-	gen, err := gdv.NewGenerated(gdv.GenerateOptions{Contracts: 13_000, Seed: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pr, pw := io.Pipe()
-	go func() {
-		head, tail, _ := strings.Cut(envelope(document("gross.gdv", "", "@@")), "@@")
-		io.WriteString(pw, head)
-		enc := base64.NewEncoder(base64.StdEncoding, pw)
-		io.Copy(enc, gen)
-		enc.Close()
-		io.WriteString(pw, tail)
-		pw.Close()
-	}()
-	runtime.GC()
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	sh, err := Open(pr, Options{TempDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sh.Close()
-	metrics.Read(sample)
-	if sh.Documents[0].Size < 20<<20 {
-		t.Fatalf("document of %d bytes", sh.Documents[0].Size)
-	}
-	rd := sh.Reader(gdv.Options{})
-	peak := sample[0].Value.Uint64()
-	n := 0
-	for {
-		_, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n++; n%1000 == 0 {
-			metrics.Read(sample)
-			peak = max(peak, sample[0].Value.Uint64())
-		}
-	}
-	if s := rd.Summary(); s.Contracts != 13_000 || s.Warnings+s.Errors != 0 {
-		t.Errorf("summary %+v", s)
-	}
-	if peak > 12<<20 {
-		t.Errorf("peak heap %d MB for a %d MB document", peak>>20, sh.Documents[0].Size>>20)
-	}
-	t.Logf("document %d MB, peak heap %.1f MB", sh.Documents[0].Size>>20, float64(peak)/(1<<20))
-
 }
 
 // FuzzOpen: any input is refused or read without panic, and leaves no spool file behind.

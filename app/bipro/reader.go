@@ -31,6 +31,8 @@ type Reader struct {
 	sum     gdv.Summary
 	sums    []gdv.Summary
 	own     gdv.Summary // issues of the shipment itself
+	// unzipped is what the GDV entries of the ZIP documents listed so far expand to.
+	unzipped int64
 }
 
 type source struct {
@@ -149,7 +151,12 @@ func (r *Reader) nextDocument() error {
 			r.issue(gdv.Warning, "document_not_read", d.Name+"/"+name, fmt.Sprintf("%s/%s is no GDV file: not portfolio data, not read", d.Name, name))
 		}
 		for _, f := range files {
-			r.pending = append(r.pending, source{name: d.Name + "/" + f.Name, zf: f})
+			name := d.Name + "/" + f.Name
+			if err := checkZip(f, name, r.unzipped, r.sh.opt); err != nil {
+				return err
+			}
+			r.unzipped += int64(f.UncompressedSize64)
+			r.pending = append(r.pending, source{name: name, zf: f})
 		}
 	case KindXML:
 		r.issue(gdv.Error, "bipro_data_not_read", d.Name, fmt.Sprintf("%s holds XML (BiPRO data model, norm 430.4 messages): not read, its schema is not public; ask for GDV data", d.Name))

@@ -24,6 +24,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math/bits"
 	"mime/multipart"
 	"net/textproto"
 	"os"
@@ -62,6 +64,7 @@ type Shipment struct {
 	Documents []*Document `json:"documents"`
 
 	tmpDir string
+	opt    Options
 }
 
 // Options tune reading a shipment.
@@ -70,7 +73,25 @@ type Options struct {
 	TempDir string
 	// MaxBytes bounds the documents of one shipment in all (default 2 GiB).
 	MaxBytes int64
+	// MaxUnzipped bounds what the GDV entries of the shipment's ZIP documents expand to, in all
+	// (default DefaultMaxUnzipped). Past it the shipment is refused (too_large).
+	MaxUnzipped int64
+	// MaxRatio bounds how many times its compressed size one ZIP entry may expand to (default
+	// DefaultMaxRatio); entries of at most RatioGrace bytes are exempt. Past it the shipment
+	// is refused (zip_ratio).
+	MaxRatio int64
 }
+
+// Limits of ZIP documents (docs/decisions.md, "ZIP bombs"). GDV text deflates 5 to 16 times
+// (the field samples and generated files), a ZIP bomb 140 (the finding: 1.28 MB to 180 MB) to
+// 1,000 times: 100 leaves room for sparse files and stops bombs, as Apache POI's ZipSecureFile
+// does with the same ratio and grace. The total matches MaxBytes' default: a shipment brings at
+// most 2 GiB of GDV text whether its documents come plain or zipped.
+const (
+	DefaultMaxUnzipped = 2 << 30
+	DefaultMaxRatio    = 100
+	RatioGrace         = 100 << 10
+)
 
 // Open reads a shipment from src: its XML (or MTOM multipart) is parsed as it streams, each
 // document's content decoded into a temporary file. Input that is no BiPRO shipment fails with
@@ -79,7 +100,13 @@ func Open(src io.Reader, opt Options) (*Shipment, error) {
 	if opt.MaxBytes <= 0 {
 		opt.MaxBytes = 2 << 30
 	}
-	sh := &Shipment{tmpDir: opt.TempDir}
+	if opt.MaxUnzipped <= 0 {
+		opt.MaxUnzipped = DefaultMaxUnzipped
+	}
+	if opt.MaxRatio <= 0 {
+		opt.MaxRatio = DefaultMaxRatio
+	}
+	sh := &Shipment{tmpDir: opt.TempDir, opt: opt}
 	br := bufio.NewReaderSize(src, 64<<10)
 	head, _ := br.Peek(512)
 	trimmed := bytes.TrimLeft(head, " \t\r\n")
@@ -224,7 +251,7 @@ func (sh *Shipment) readXML(br *bufio.Reader, parts map[string]*os.File, opt Opt
 			if errors.As(err, &fe) {
 				return fe
 			}
-			if flt.err != nil {
+			if flt.failed() {
 				return flt.err
 			}
 			return &gdv.FormatError{Code: "not_bipro", Detail: "not well-formed XML: " + err.Error()}
@@ -302,7 +329,7 @@ func (sh *Shipment) readXML(br *bufio.Reader, parts map[string]*os.File, opt Opt
 			}
 		}
 	}
-	if flt.err != nil {
+	if flt.failed() {
 		return flt.err
 	}
 	switch {
@@ -368,6 +395,27 @@ func sniff(b []byte) string {
 	return KindUnknown
 }
 
+// checkZip refuses a GDV entry of a ZIP document that expands more than opt.MaxRatio times its
+// compressed size (beyond RatioGrace), or that takes the shipment's ZIP entries past
+// opt.MaxUnzipped; unzipped is what the entries before it expand to. The sizes of the central
+// directory bound what is read: archive/zip reads an entry's compressed data within
+// CompressedSize64 and fails (zip.ErrFormat) past UncompressedSize64, so the check is made
+// before anything is decompressed.
+func checkZip(f *zip.File, name string, unzipped int64, opt Options) error {
+	size := f.UncompressedSize64
+	hi, bound := bits.Mul64(uint64(opt.MaxRatio), max(f.CompressedSize64, 1)) // no overflow for a lying header
+	if size > RatioGrace && hi == 0 && size > bound {
+		return &gdv.FormatError{Code: "zip_ratio", Detail: fmt.Sprintf(
+			"ZIP entry %s expands from %d to %d bytes, more than %d times: refused as a possible ZIP bomb",
+			name, f.CompressedSize64, size, opt.MaxRatio)}
+	}
+	if size > uint64(opt.MaxUnzipped-unzipped) {
+		return &gdv.FormatError{Code: "too_large", Detail: fmt.Sprintf(
+			"the shipment's ZIP entries expand to more than %d MiB (at %s)", opt.MaxUnzipped>>20, name)}
+	}
+	return nil
+}
+
 // zipEntries returns the GDV files of a ZIP document and the names of its other entries.
 func (d *Document) zipEntries() (gdvFiles []*zip.File, others []string, err error) {
 	zr, err := zip.NewReader(d.spool, d.Size)
@@ -427,6 +475,12 @@ func (f *filter) Read(p []byte) (int, error) {
 	f.out = f.out[n:]
 	return n, nil
 }
+
+// failed reports an error of the input other than its end. The end is kept in err like an
+// error (Read gives what came before it first), but is none: a shipment that ends in white
+// space after its root element (a newline, as most files do) ended there, and was refused
+// with a bare EOF and retried as if the storage had failed.
+func (f *filter) failed() bool { return f.err != nil && !errors.Is(f.err, io.EOF) }
 
 // next moves the next piece (text up to a tag, or a tag) to out.
 func (f *filter) next() error {
@@ -548,7 +602,8 @@ func (f *filter) spool() (int, error) {
 		file.Close()
 		os.Remove(file.Name())
 		var fe *gdv.FormatError
-		if !errors.As(err, &fe) {
+		var pe *fs.PathError // the spool file's (a full disk): not the shipment's fault
+		if !errors.As(err, &fe) && !errors.As(err, &pe) {
 			err = &gdv.FormatError{Code: "not_bipro", Detail: "a document's content is not base64: " + err.Error()}
 		}
 		return 0, err

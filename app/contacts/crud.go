@@ -133,17 +133,19 @@ func (s *Service) rowOf(id, company uuid.UUID, d Doc, groups map[string]map[stri
 	return r, err
 }
 
-// apply writes r to m.
-func (r row) apply(m *ent.ContactMutation, typ string) {
+// apply writes r to m. search_text, sort_name and email_key are not among them: the database
+// derives them from the row on every write, whatever path it takes (trigger
+// contacts_search_columns, migrations/20261127110000), so no writer can store a contact that q,
+// sort=name or ?email= would miss. A query term is folded in Go (strings.ToLower) as that
+// trigger folds the row.
+func (r row) apply(m *ent.ContactMutation) {
 	m.SetFirstName(r.first)
 	m.SetLastName(r.last)
 	m.SetCompanyName(strings.TrimSpace(r.company))
 	if r.email != nil {
 		m.SetEmail(*r.email)
-		m.SetEmailKey(EmailKey(*r.email))
 	} else {
 		m.ClearEmail()
-		m.ClearEmailKey()
 	}
 	if r.owner != nil {
 		m.SetOwnerID(*r.owner)
@@ -155,32 +157,6 @@ func (r row) apply(m *ent.ContactMutation, typ string) {
 	m.SetCustomFields(r.custom)
 	m.SetGroups(r.groups)
 	m.SetSensitive(r.sensitive)
-	m.SetSearchText(searchText(r.first, r.last, r.company, deref(r.email), r.groups, r.tags))
-	m.SetSortName(sortName(typ, r.first, r.last, r.company))
-}
-
-// searchText is what q searches, lower case.
-func searchText(first, last, company, email string, groups schematype.ContactGroups, tags []string) string {
-	parts := []string{first, last, company, email}
-	str := func(g, k string) string { v, _ := groups[g][k].(string); return v }
-	parts = append(parts, str("address", "street"), str("address", "city"), str("profession", "profession"))
-	parts = append(parts, tags...)
-	var b strings.Builder
-	for _, p := range parts {
-		if p = strings.TrimSpace(p); p != "" {
-			b.WriteString(strings.ToLower(p))
-			b.WriteByte('\n')
-		}
-	}
-	return b.String()
-}
-
-// sortName is the key of sort=name: the company name of a business, else "last first".
-func sortName(typ, first, last, company string) string {
-	if typ == TypeBusiness {
-		return strings.ToLower(strings.TrimSpace(company))
-	}
-	return strings.ToLower(strings.TrimSpace(strings.TrimSpace(last) + " " + strings.TrimSpace(first)))
 }
 
 // checkOwner returns the owner a contact gets: the given one (a user of the company, else 422
@@ -272,7 +248,7 @@ func (s *Service) CreateDoc(ctx context.Context, d Doc) (*ent.Contact, []*ent.Co
 		return nil, nil, err
 	}
 	q := tenancy.Client(ctx).Contact.Create().SetID(id).SetType(contact.Type(d.Type))
-	r.apply(q.Mutation(), d.Type)
+	r.apply(q.Mutation())
 	if len(r.refs) > 0 {
 		q.SetExternalReferences(r.refs)
 	}
@@ -353,7 +329,7 @@ func (s *Service) UpdateWith(ctx context.Context, c *ent.Contact, phones []*ent.
 	}
 	u := c.Update()
 	if !same {
-		r.apply(u.Mutation(), string(c.Type))
+		r.apply(u.Mutation())
 		if !reflect.DeepEqual(nonNil(r.refs), nonNil(c.ExternalReferences)) {
 			if len(r.refs) > 0 {
 				u.SetExternalReferences(r.refs)

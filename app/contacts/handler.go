@@ -115,20 +115,8 @@ func (h *Handler) list(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	views := make(map[*Row]View, len(rows))
-	for i := range rows {
-		vw, err := h.svc.Render(rows[i].Contact, rows[i].Phones, sel)
-		if err != nil {
-			return err
-		}
-		views[&rows[i]] = vw
-	}
-	ptrs := make([]*Row, len(rows))
-	for i := range rows {
-		ptrs[i] = &rows[i]
-	}
-	return httpx.WritePage(c, page, ptrs, func(r *Row) []string { return r.Key(f.Sort) },
-		func(r *Row) View { return views[r] })
+	return httpx.WritePage(c, page, rows, func(r Row) []string { return r.Key(f.Sort) },
+		func(r Row) (View, error) { return h.svc.Render(r.Contact, r.Phones, sel) })
 }
 
 // create handles POST /contacts.

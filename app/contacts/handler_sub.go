@@ -216,7 +216,7 @@ func (h *SubHandler) listActivities(c *fiber.Ctx) error {
 	}
 	return httpx.WritePage(c, page, rows, func(a Activity) []string {
 		return httpx.CreatedKey(a.OccurredAt, a.ID)
-	}, func(a Activity) Activity { return a })
+	}, httpx.Plain(func(a Activity) Activity { return a }))
 }
 
 func notePath(c *fiber.Ctx, a Activity) string { return contactPath(c) + "/notes/" + a.ID.String() }

@@ -158,8 +158,8 @@ func (s *Service) List(ctx context.Context, f ListFilter, after []string, limit 
 		// number: for an agent deputising for 150 colleagues q=müll became a bitmap of 753,757
 		// contacts and a sort of 11,782 matches (264 ms at 1,000,000 contacts) where walking
 		// the created_at index needs 18 ms; with the owners as values it estimates their
-		// contacts from the statistics and walks (docs/benchmarks.md, "Contacts at a
-		// million"). So this one query skips ent's privacy rules (the rules cannot take the
+		// contacts from the statistics and walks (docs/perf-notes/
+		// 2026-11-26-contacts-at-a-million.md). So this one query skips ent's privacy rules (the rules cannot take the
 		// values) and carries their two conditions itself: company_id = the pinned company and
 		// owner_id IN (the user and its validly delegating users, as the credential lookup read
 		// them; contact_list_scope reads them in the transaction where the lookup does not).

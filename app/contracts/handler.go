@@ -57,7 +57,7 @@ func (h *Handler) list(c *fiber.Ctx) error {
 	}
 	return httpx.WritePage(c, page, rows, func(r Contract) []string {
 		return httpx.CreatedKey(r.CreatedAt, r.ID)
-	}, Contract.View)
+	}, httpx.Plain(Contract.View))
 }
 
 // create handles POST /contracts.

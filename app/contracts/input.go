@@ -17,7 +17,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 )
 
-// Bounds of contract fields (characters; decisions.md "Contracts").
+// Bounds of contract fields (characters; docs/decisions/contracts-documents-portfolio.md "Contracts").
 const (
 	MaxPolicyNumber  = 50
 	MaxExternalRefs  = contacts.MaxExternalRefs

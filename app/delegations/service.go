@@ -1,7 +1,7 @@
 // Package delegations serves /users/{userId}/delegations: a user lets another user of the
 // company see its contacts and leads (a deputy during leave, an assistant), optionally until a
 // date. The visibility layer (migrations/20261124030000_visibility.sql, ent/rule) reads them.
-// This endpoint is ours: the spec lists none (docs/decisions.md).
+// This endpoint is ours: the spec lists none (docs/decisions/visibility.md "Delegations").
 package delegations
 
 import (

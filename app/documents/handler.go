@@ -140,7 +140,7 @@ func (h *Handler) list(c *fiber.Ctx) error {
 	}
 	return httpx.WritePage(c, page, rows, func(d *ent.Document) []string {
 		return httpx.CreatedKey(d.CreatedAt, d.ID)
-	}, NewView)
+	}, httpx.Plain(NewView))
 }
 
 // get handles GET /documents/{documentId}: the metadata.

@@ -121,5 +121,5 @@ func (h *Handler) list(c *fiber.Ctx) error {
 	}
 	return httpx.WritePage(c, page, rows, func(e *ent.Event) []string {
 		return []string{strconv.FormatInt(*e.Seq, 10)}
-	}, NewView)
+	}, httpx.Plain(NewView))
 }

@@ -9,10 +9,9 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"testing"
-	"time"
 )
 
-// The benchmarks of the GDV reader (docs/benchmarks.md, section "GDV reader"):
+// The benchmarks of the GDV reader (docs/benchmarks.md; the run: docs/perf-notes/2026-11-23-gdv-reader.md):
 //
 //	go test -run '^$' -bench . -benchtime 3x ./app/gdv/
 
@@ -152,6 +151,11 @@ func BenchmarkReader_500MB(b *testing.B) {
 	b.SetBytes(bytes)
 	b.ReportMetric(float64(bytes)/(1<<20), "stream-MB")
 	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+	// The bound a parallel test held until issue 20: there the heap was the whole process's,
+	// other tests' allocations included.
+	if peak > 16<<20 {
+		b.Errorf("peak heap %d MB streaming %d MB", peak>>20, bytes>>20)
+	}
 }
 
 // BenchmarkGenerate writes 10,000 contracts: contracts per second of the generator.
@@ -173,27 +177,4 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	return n, err
-}
-
-// TestReader_BoundedMemory streams 64 MB of generated data through the reader and holds its
-// peak heap to 16 MB: the reader keeps one contract, never the file. (BenchmarkReader_500MB
-// measures the same for 500 MB.)
-func TestReader_BoundedMemory(t *testing.T) {
-	t.Parallel()
-	const target = 64 << 20
-	src, err := NewGenerated(GenerateOptions{Contracts: target / 1840, Packages: 2, Seed: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cr := &countingReader{r: src}
-	start := time.Now()
-	h := newHeapSampler()
-	s := drain(t, cr, h)
-	if cr.n < target*9/10 || s.Warnings+s.Errors != 0 {
-		t.Fatalf("%d MB, summary %+v", cr.n>>20, s)
-	}
-	if h.peak > 16<<20 {
-		t.Errorf("peak heap %d MB reading %d MB", h.peak>>20, cr.n>>20)
-	}
-	t.Logf("%d MB, %d records in %v, peak heap %.1f MB", cr.n>>20, s.Records, time.Since(start).Round(time.Millisecond), float64(h.peak)/(1<<20))
 }

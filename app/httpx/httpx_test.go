@@ -64,13 +64,13 @@ func TestPager(t *testing.T) {
 			return err
 		}
 		return WritePage(c, q, []int{1, 2, 3}, func(i int) []string { return []string{fmt.Sprint(i)} },
-			func(i int) int { return i })
+			Plain(func(i int) int { return i }))
 	})
 	app.Get("/issue", func(c *fiber.Ctx) error {
 		q, _ := p.Parse(c, "list?f=")
 		q.Limit = 2
 		return WritePage(c, q, []int{1, 2, 3}, func(i int) []string { return []string{fmt.Sprint(i)} },
-			func(i int) int { return i })
+			Plain(func(i int) int { return i }))
 	})
 	get := func(path string) *http.Response {
 		r, err := app.Test(newReq(path), -1)

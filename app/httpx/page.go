@@ -14,6 +14,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/brokerdesk/brokerdesk/app/errs"
+	"github.com/brokerdesk/brokerdesk/app/platform/paging"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
@@ -47,12 +48,11 @@ func NewPager(secret []byte, now func() time.Time) *Pager {
 	return &Pager{aead: aead, now: now}
 }
 
-// PageQuery is one page request: how many rows, and the sort key of the last row already seen
-// (nil for the first page). Lists fetch Limit+1 rows ordered by their key and keep going past
-// After with a keyset predicate (ent's sql.CompositeGT), never OFFSET.
+// PageQuery is one page request as the pipeline holds it: the page a service is asked for
+// (paging.Page: how many rows, and the sort key of the last row already seen) plus what
+// WritePage needs to seal the next cursor.
 type PageQuery struct {
-	Limit   int
-	After   []string
+	paging.Page
 	pager   *Pager
 	binding string
 }
@@ -67,7 +67,7 @@ type cursor struct {
 // filters (e.g. "users?status=active"): a cursor is valid only for the same list, filters and
 // company.
 func (p *Pager) Parse(c *fiber.Ctx, list string) (PageQuery, error) {
-	q := PageQuery{Limit: DefaultLimit, pager: p, binding: p.bind(c, list)}
+	q := PageQuery{Page: paging.Page{Limit: DefaultLimit}, pager: p, binding: p.bind(c, list)}
 	var v errs.Invalid
 	if s := c.Query("limit"); s != "" {
 		n, err := strconv.Atoi(s)
@@ -146,8 +146,9 @@ type PageBody[T any] struct {
 }
 
 // WritePage answers 200 with a Page of rows, which holds up to q.Limit+1 rows fetched in key
-// order; key gives a row's sort key, which the next cursor carries.
-func WritePage[R any, V any](c *fiber.Ctx, q PageQuery, rows []R, key func(R) []string, view func(R) V) error {
+// order; key gives a row's sort key, which the next cursor carries (a keyset's Key); view
+// renders a row and may fail (Plain adapts one that cannot).
+func WritePage[R any, V any](c *fiber.Ctx, q PageQuery, rows []R, key func(R) []string, view func(R) (V, error)) error {
 	more := len(rows) > q.Limit
 	if more {
 		rows = rows[:q.Limit]
@@ -161,7 +162,11 @@ func WritePage[R any, V any](c *fiber.Ctx, q PageQuery, rows []R, key func(R) []
 	}
 	data := make([]V, len(rows))
 	for i, r := range rows {
-		data[i] = view(r)
+		v, err := view(r)
+		if err != nil {
+			return err
+		}
+		data[i] = v
 	}
 	exp := q.pager.now().Add(CursorTTL).Unix()
 	return c.JSON(PageBody[V]{Data: data, Pagination: Pagination{

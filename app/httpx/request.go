@@ -41,10 +41,12 @@ func Decode(c *fiber.Ctx, v any) error {
 	if ct != fiber.MIMEApplicationJSON && ct != "application/merge-patch+json" {
 		return fiber.NewError(fiber.StatusUnsupportedMediaType, "send the body as application/json")
 	}
-	if bytes.Equal(bytes.TrimSpace(c.Body()), []byte("null")) {
+	// Read once: with Fiber's Immutable setting every c.Body() is a copy of the body.
+	body := c.Body()
+	if bytes.Equal(bytes.TrimSpace(body), []byte("null")) {
 		return errs.BadRequest("malformed_json", "the body must be a JSON object, not null")
 	}
-	dec := json.NewDecoder(bytes.NewReader(c.Body()))
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return decodeError(err)
@@ -52,7 +54,7 @@ func Decode(c *fiber.Ctx, v any) error {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return errs.BadRequest("malformed_json", "the body must hold one JSON value")
 	}
-	nulls := nullMembers(c)
+	nulls := nullMembers(c, body)
 	var err error
 	if val, ok := v.(Validator); ok {
 		err = val.Validate()
@@ -87,9 +89,8 @@ const nonNullableLocal = "nonNullable"
 func SetNonNullable(c *fiber.Ctx, members map[string]bool) { c.Locals(nonNullableLocal, members) }
 
 // nullMembers lists the members of the body that are null but may not be; nil when none is.
-func nullMembers(c *fiber.Ctx) *errs.Invalid {
+func nullMembers(c *fiber.Ctx, body []byte) *errs.Invalid {
 	members, _ := c.Locals(nonNullableLocal).(map[string]bool)
-	body := c.Body()
 	if len(members) == 0 || !bytes.Contains(body, []byte("null")) {
 		return nil
 	}

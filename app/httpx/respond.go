@@ -2,6 +2,7 @@ package httpx
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 )
@@ -28,3 +29,12 @@ func Created(c *fiber.Ctx, location string, v any, version int64) error {
 
 // NoContent answers 204.
 func NoContent(c *fiber.Ctx) error { return c.SendStatus(fiber.StatusNoContent) }
+
+// V1Prefix is where the Public API v1 lives.
+const V1Prefix = "/api/public/v1"
+
+// URL is the address of a v1 resource, for Location: URL("tasks", id) is
+// /api/public/v1/tasks/{id}.
+func URL(segments ...string) string {
+	return V1Prefix + "/" + strings.Join(segments, "/")
+}

@@ -2,7 +2,7 @@
 // area that matches people uses (intake duplicates, the duplicates of a lead conversion, and
 // later contact matching and portfolio imports). It imports no area; areas import it.
 //
-// The rule (docs/decisions.md "Duplicates"): records sharing an e-mail address are one person.
+// The rule (docs/decisions/leads-and-intake.md "Duplicates"): records sharing an e-mail address are one person.
 // Records sharing only a phone number are one person only when nothing says otherwise: they do
 // not hold two different e-mail addresses, both carry a last name and the last names are equal
 // after NameKey, and their first names, where both give one, are equal after NameKey. A landline

@@ -29,6 +29,9 @@ const (
 // HeaderAPIKey carries the publishable key; the body field _key is the fallback for HTML forms.
 const HeaderAPIKey = "X-API-Key"
 
+// headerSecFetchSite is a Fetch Metadata header browsers set (Fiber has no constant for it).
+const headerSecFetchSite = "Sec-Fetch-Site"
+
 // Handler serves both intake endpoints. NewHandler builds it.
 type Handler struct {
 	auth   *tenancy.Authenticator
@@ -40,8 +43,8 @@ type Handler struct {
 type Limits struct {
 	// Key is the spec's quota: 100 valid submissions per key per clock hour.
 	Key *ratelimit.Limiter
-	// Sender counts every request per (key, sender), so one sender cannot use up the key's
-	// quota for everyone else.
+	// Sender counts browser submissions per (key, sender) for keys with allowed domains, so
+	// one visitor cannot use up a website's quota for everyone else (submit says which).
 	Sender *ratelimit.Limiter
 	// Attachments bounds attachment bytes per company per day.
 	Attachments *ratelimit.Limiter
@@ -198,11 +201,17 @@ func (h *Handler) submit(channel leadsubmission.Channel, done func(*fiber.Ctx, O
 		if !originAllowed(c.Get(fiber.HeaderOrigin), p.AllowedDomains) {
 			return errs.Forbidden("origin_not_allowed", "%s", msgOriginNotAllowed(lang))
 		}
-		// Every request counts against its sender's bucket; only valid ones against the key's
-		// quota, so junk from one sender cannot block a brokerage's form for everyone.
-		if d := h.limits.Sender.Allow(ctx, p.KeyID.String()+"|"+h.limits.Clients.Bucket(c)); !d.Allowed {
-			d.SetHeaders(c)
-			return &rateLimited{err: d.Err(), retryAfter: d.RetryAfterSeconds()}
+		// A browser submission with a website's key (one with allowed domains) counts against
+		// its sender's bucket, valid or not, so one visitor cannot use up the form's quota for
+		// everyone else. A server (a website backend forwarding its form's leads, no Origin) and
+		// a key without allowed domains get the key's whole quota from one sender: the spec
+		// names server-to-server calls as a route and gives the key 100 an hour
+		// (docs/decisions.md "Intake quota"). Only valid submissions count against the key.
+		if len(p.AllowedDomains) > 0 && browserSubmission(c) {
+			if d := h.limits.Sender.Allow(ctx, p.KeyID.String()+"|"+h.limits.Clients.Bucket(c)); !d.Allowed {
+				d.SetHeaders(c)
+				return &rateLimited{err: d.Err(), retryAfter: d.RetryAfterSeconds()}
+			}
 		}
 		if err := in.Validate(p.AllowedDomains, lang); err != nil {
 			return err
@@ -235,6 +244,16 @@ func (h *Handler) submit(channel leadsubmission.Channel, done func(*fiber.Ctx, O
 		}
 		return done(c, res.Outcome)
 	}
+}
+
+// browserSubmission reports whether a browser sent the request. Browsers send Origin with
+// every POST, a fetch and a form alike (Fetch standard; "null" under a no-referrer policy), and
+// Sec-Fetch-Site with every request (Chromium 76, Firefox 90, Safari 16.4); a page's script can
+// remove neither (forbidden header names). A server posting a lead sends neither; a client that
+// fakes them only puts itself under the per-sender limit.
+func browserSubmission(c *fiber.Ctx) bool {
+	h := &c.Request().Header
+	return len(h.Peek(fiber.HeaderOrigin)) > 0 || len(h.Peek(headerSecFetchSite)) > 0
 }
 
 // rateLimited is a refused request with the seconds to wait (the Retry-After header and the

@@ -12,7 +12,7 @@ import (
 )
 
 // Bounds of a submission: lead-intake.md's for names, e-mail and phone; ours for the rest
-// (docs/decisions.md "Lead intake"), each at most the lead board's (app/leads), so that whatever
+// (docs/decisions/leads-and-intake.md "Fields"), each at most the lead board's (app/leads), so that whatever
 // the intake stores is a valid lead for the API too. The JavaScript SDK (app/sdk) checks the
 // same bounds before it sends.
 const (

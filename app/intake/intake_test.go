@@ -171,6 +171,29 @@ func TestReadJSON(t *testing.T) {
 	}
 }
 
+// TestSetMetaURL: the page address is kept as sent, but never with a fragment (issue 20 item 9:
+// SDK releases before edf2df943d4c send location.href, and a fragment holds what a page keeps
+// to itself, such as an OAuth implicit-flow token; no server ever receives one for a page).
+// A query is kept: a site that writes its address with one into _meta.url chose to send it.
+func TestSetMetaURL(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"https://www.example.com/kontakt", "https://www.example.com/kontakt"},
+		{"https://www.example.com/kontakt?utm_source=nl", "https://www.example.com/kontakt?utm_source=nl"},
+		{"https://www.example.com/kontakt?utm_source=nl#access_token=abc", "https://www.example.com/kontakt?utm_source=nl"},
+		{"https://www.example.com/#/angebot/42", "https://www.example.com/"},
+		{"https://www.example.com/kontakt#", "https://www.example.com/kontakt"},
+		{"#frag", ""},
+		{"javascript:alert(1)", ""},
+		{"https://" + strings.Repeat("a", MaxMetaURLLen) + ".example/", ""},
+	} {
+		var s Submission
+		s.setMetaURL(c.in)
+		if s.MetaURL != c.want {
+			t.Errorf("setMetaURL(%q): %q, want %q", c.in, s.MetaURL, c.want)
+		}
+	}
+}
+
 func TestReadURLEncoded(t *testing.T) {
 	s, err := readURLEncoded([]byte("firstName=J%FCrgen&lastName=M%FCller&firstName=Other&additionalFields.a=1"+
 		"&additionalFields%5Bb%5D=2&additionalFields.c=x&additionalFields.c=y&additionalFields.c=&_meta.url=https%3A%2F%2Fe.de%2F&_test=true&submit=Senden"), "", "en")

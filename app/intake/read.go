@@ -331,9 +331,15 @@ func (s *Submission) setSource(v string) {
 }
 
 // setMetaURL keeps an http(s) URL of at most MaxMetaURLLen bytes and drops anything else: the
-// page address is metadata, and losing a lead over it would be worse than losing it.
+// page address is metadata, and losing a lead over it would be worse than losing it. The
+// fragment is cut off: it is the page's own state (an OAuth implicit-flow token, an app's
+// route), never part of an address a server sees, and SDK releases before edf2df943d4c send
+// location.href whole (docs/decisions.md "Page address").
 func (s *Submission) setMetaURL(v string) {
 	v = clean(v)
+	if i := strings.IndexByte(v, '#'); i >= 0 {
+		v = v[:i]
+	}
 	u, err := url.Parse(v)
 	if err != nil || len(v) > MaxMetaURLLen || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return

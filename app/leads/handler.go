@@ -73,7 +73,7 @@ func (h *Handler) list(c *fiber.Ctx) error {
 	}
 	return httpx.WritePage(c, page, rows, func(l Lead) []string {
 		return httpx.CreatedKey(l.CreatedAt, l.ID)
-	}, Lead.View)
+	}, httpx.Plain(Lead.View))
 }
 
 // create handles POST /leads.

@@ -13,7 +13,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 )
 
-// Bounds of lead fields (characters; decisions.md "Leads").
+// Bounds of lead fields (characters; docs/decisions/leads-and-intake.md "Leads").
 const (
 	MaxNotes           = 50000
 	MaxAdditional      = 50

@@ -1,4 +1,4 @@
-// Package metrics exposes the server's Prometheus metrics (README "Operations") on a listener of
+// Package metrics exposes the server's Prometheus metrics (docs/operations.md) on a listener of
 // their own (METRICS_ADDR), never on the public port: requests by route pattern, method and
 // status, latency, the pgx pools, rate-limit outcomes and the Redis fallback, idempotency
 // replays, the events table and the webhook queue. river's own tables are the queue; nothing

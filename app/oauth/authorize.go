@@ -167,7 +167,7 @@ func (s *Server) authorize(ctx context.Context, w http.ResponseWriter, r *http.R
 		email := strings.ToLower(strings.TrimSpace(post.Get("email")))
 		// Failures count per (account, sender) and per sender, never per account alone: five
 		// wrong passwords from one address must not lock the account's owner out everywhere
-		// (docs/decisions.md, "OAuth hardening").
+		// (docs/decisions/auth-and-oauth.md "No lockout by e-mail").
 		from := sender(r)
 		acct := "acct:" + email + "|" + from
 		if s.limits.LoginAccount.Exhausted(ctx, acct) || s.limits.LoginIP.Exhausted(ctx, "ip:"+from) {

@@ -56,7 +56,8 @@ func (c *Client) GetAudience() fosite.Arguments { return nil }
 
 // secretHasher checks client secrets: the database compares the SHA-256 of the presented
 // secret with the client's (oauth_server_client_secret) and answers with a verdict. Secrets
-// carry 256 random bits, like API keys, so a slow hash buys nothing (docs/decisions.md).
+// carry 256 random bits, like API keys, so a slow hash buys nothing
+// (docs/decisions/auth-and-oauth.md "Secrets").
 type secretHasher struct{}
 
 // Compare checks data, the presented secret, for the client whose id is hash

@@ -119,7 +119,7 @@ func assemble() ([]byte, error) {
 
 // addUnavailable documents 503 on every operation that documents the generic 500
 // (InternalError) and no 503 of its own: any request that touches the database can meet a
-// passing database failure (README "Operations"), so every area gets it without repeating it.
+// passing database failure (docs/operations.md), so every area gets it without repeating it.
 func addUnavailable(paths *yaml.Node) {
 	for i := 1; i < len(paths.Content); i += 2 {
 		item := paths.Content[i]

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"golang.org/x/net/publicsuffix"
 
 	"github.com/brokerdesk/brokerdesk/app/account"
 	"github.com/brokerdesk/brokerdesk/app/delegations"
@@ -326,7 +327,12 @@ func (s *Service) CreateKey(ctx context.Context, in NewKeyInput) (Key, error) {
 	}
 	for i, d := range in.AllowedDomains {
 		d = strings.ToLower(strings.TrimSpace(d))
-		v.Check("allowedDomains", validDomain(d), "invalid_domain", fmt.Sprintf("%q is not a domain name", d))
+		if !validDomain(d) {
+			v.Check("allowedDomains", false, "invalid_domain", fmt.Sprintf("%q is not a domain name", d))
+		} else {
+			v.Check("allowedDomains", !publicSuffix(d), "public_suffix", fmt.Sprintf(
+				"%q is a public suffix: anyone can have a site below it; name your own domain, such as example.%s", d, d))
+		}
 		in.AllowedDomains[i] = d
 	}
 	if err := v.Err(); err != nil {
@@ -458,6 +464,18 @@ func validDomain(d string) bool {
 		}
 	}
 	return true
+}
+
+// publicSuffix reports whether d is a suffix under which anyone may register a name (the
+// public suffix list: ICANN's com, co.uk and the private github.io, blogspot.com ...). As an
+// allowed domain it would admit every site below it, strangers' included, as the key's
+// origin and _redirect target. localhost is the development host, not a suffix.
+func publicSuffix(d string) bool {
+	if d == "localhost" {
+		return false
+	}
+	suffix, _ := publicsuffix.PublicSuffix(d)
+	return suffix == d
 }
 
 func uniq(s []string) []string {

@@ -73,7 +73,7 @@ func (h *Handler) list(c *fiber.Ctx) error {
 	}
 	return httpx.WritePage(c, page, rows, func(t *ent.PortfolioTransfer) []string {
 		return httpx.CreatedKey(t.CreatedAt, t.ID)
-	}, NewView)
+	}, httpx.Plain(NewView))
 }
 
 // get handles GET /portfolio-transfers/{transferId}.

@@ -389,7 +389,10 @@ func details(c *gdv.Contract) []map[string]any {
 }
 
 // contactFor returns the contact of the person key: the one carrying its external reference,
-// else (create) a new contact made from p. found says whether it existed.
+// else (create) a new contact made from p. found says whether it existed. A new contact is
+// written through ent (tenant, version and external-reference hooks); the columns search and
+// sorting key on (search_text, sort_name, email_key) come from the row itself in the database
+// (trigger contacts_search_columns), as for every other path that writes a contact.
 func (im *importer) contactFor(ctx context.Context, key string, p *gdv.Person, create bool) (uuid.UUID, bool, error) {
 	db := tenancy.Client(ctx)
 	ref := schematype.ExternalRef{Source: im.t.Source, ExternalID: key}
@@ -426,7 +429,7 @@ func (im *importer) contactFor(ctx context.Context, key string, p *gdv.Person, c
 	}
 	for _, cm := range p.Communications {
 		if cm.Kind == "email" && contacts.ValidEmail(cm.Value) && len(cm.Value) <= 255 {
-			q.SetEmail(strings.TrimSpace(cm.Value)).SetEmailKey(contacts.EmailKey(cm.Value))
+			q.SetEmail(strings.TrimSpace(cm.Value))
 			break
 		}
 	}

@@ -19,7 +19,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
-// Bounds of a mapping (decisions.md "Portfolio mappings").
+// Bounds of a mapping (docs/decisions/contracts-documents-portfolio.md "CSV mappings").
 const (
 	MaxMappingColumns  = 100
 	MaxMappingDefaults = 50
@@ -259,7 +259,7 @@ func (h *MappingHandler) list(c *fiber.Ctx) error {
 	}
 	return httpx.WritePage(c, page, rows, func(m *ent.PortfolioMapping) []string {
 		return httpx.CreatedKey(m.CreatedAt, m.ID)
-	}, NewMappingView)
+	}, httpx.Plain(NewMappingView))
 }
 
 func (h *MappingHandler) create(c *fiber.Ctx) error {

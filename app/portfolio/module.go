@@ -36,6 +36,13 @@ type Deps struct {
 	// SliceTime bounds one run of a commit job; it then snoozes and continues in a fresh run,
 	// so no run comes near the job timeout or river's rescue (default 15 s).
 	SliceTime time.Duration
+	// ValidateTimeout bounds a validation run (default 10 min): it reads the whole file, about
+	// 1 GB a minute. A run that times out fails the transfer.
+	ValidateTimeout time.Duration
+	// MaxUnzipped and MaxZipRatio bound the ZIP documents of a BiPRO shipment (bipro.Options;
+	// defaults bipro.DefaultMaxUnzipped, bipro.DefaultMaxRatio).
+	MaxUnzipped int64
+	MaxZipRatio int64
 }
 
 // Module holds the service and the worker, which share the queue.
@@ -75,12 +82,12 @@ func (m *Module) adaptBatch(took time.Duration) {
 const analyzeFrom = 500
 
 // analyzeIfGrown refreshes the statistics of contacts, contracts and external_refs
-// (portfolio_analyze, migrations/20261126060000) when a batch took the transfer's committed
-// count from before to after across analyzeFrom × 2^k: a commit of n contracts analyses about
-// log2(n/500) times, whatever autovacuum does. Without statistics the planner may read all of
-// a company's rows for every lookup (see the migration); ANALYZE also makes every connection
-// replan the statements it cached while the tables were small. A failure is logged only: the
-// commit is right without it, just slower.
+// (portfolio_analyze, migrations/20261126060000; at most once every 30 seconds whoever calls,
+// 20261127110100) when a batch took the transfer's committed count from before to after across
+// analyzeFrom × 2^k: a commit of n contracts asks about log2(n/500) times, whatever autovacuum
+// does. Without statistics the planner may read all of a company's rows for every lookup (see
+// the migration); ANALYZE also makes every connection replan the statements it cached while
+// the tables were small. A failure is logged only: the commit is right without it, just slower.
 func (m *Module) analyzeIfGrown(ctx context.Context, before, after int64) {
 	due := false
 	for t := int64(analyzeFrom); t <= after; t *= 2 {
@@ -93,11 +100,13 @@ func (m *Module) analyzeIfGrown(ctx context.Context, before, after int64) {
 		return
 	}
 	began := m.d.Now()
-	if _, err := m.d.Pool.Exec(ctx, "SELECT portfolio_analyze()"); err != nil {
+	var ran bool
+	if err := m.d.Pool.QueryRow(ctx, "SELECT portfolio_analyze()").Scan(&ran); err != nil {
 		m.d.Log.Warn().Err(err).Msg("portfolio commit: analyse tables")
 		return
 	}
-	m.d.Log.Debug().Int64("committed", after).Dur("took", m.d.Now().Sub(began)).Msg("portfolio commit: tables analysed")
+	m.d.Log.Debug().Int64("committed", after).Bool("ran", ran).Dur("took", m.d.Now().Sub(began)).
+		Msg("portfolio commit: tables analysed (ran false: another call did within 30 s)")
 }
 
 // New builds the module. Bind gives it the queue before it serves or works.
@@ -107,6 +116,9 @@ func New(d Deps) *Module {
 	}
 	if d.SliceTime <= 0 {
 		d.SliceTime = 15 * time.Second
+	}
+	if d.ValidateTimeout <= 0 {
+		d.ValidateTimeout = 10 * time.Minute
 	}
 	if d.Now == nil {
 		d.Now = time.Now

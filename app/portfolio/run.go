@@ -20,8 +20,8 @@ const MaxIssues = 1000
 func (w *Worker) validate(ctx context.Context, t *ent.PortfolioTransfer) (*ent.PortfolioTransfer, error) {
 	src, release, err := w.open(ctx, t)
 	if err != nil {
-		var fe *gdv.FormatError
-		if errors.As(err, &fe) {
+		var re *readError
+		if errors.As(err, &re) {
 			return w.fail(ctx, t, err)
 		}
 		return nil, err
@@ -67,7 +67,7 @@ func (w *Worker) validate(ctx context.Context, t *ent.PortfolioTransfer) (*ent.P
 		batch = batch[:0]
 		return err
 	}
-	err = each(src, 0, func(_ int64, c *gdv.Contract) error {
+	err = each(ctx, src, 0, func(_ int64, c *gdv.Contract) error {
 		batch = append(batch, c)
 		if len(batch) >= w.m.d.BatchSize {
 			return flush()
@@ -90,8 +90,8 @@ func (w *Worker) validate(ctx context.Context, t *ent.PortfolioTransfer) (*ent.P
 		err = flush()
 	}
 	if err != nil {
-		var fe *gdv.FormatError
-		if errors.As(err, &fe) {
+		var re *readError
+		if errors.As(err, &re) {
 			return w.fail(ctx, t, err)
 		}
 		return nil, err
@@ -131,7 +131,8 @@ func (w *Worker) validate(ctx context.Context, t *ent.PortfolioTransfer) (*ent.P
 }
 
 // commit writes the next batches of a committing transfer, each in one transaction with the
-// transfer's progress, for at most SliceTime. done reports the transfer committed.
+// transfer's progress, for at most SliceTime. done reports the transfer ended: committed, or
+// failed on a file it cannot read.
 func (w *Worker) commit(ctx context.Context, t *ent.PortfolioTransfer) (bool, error) {
 	start := t.Committed
 	f := w.m.takeFile(t.ID, start)
@@ -139,6 +140,11 @@ func (w *Worker) commit(ctx context.Context, t *ent.PortfolioTransfer) (bool, er
 		// Opened to outlive this run (keepFile): the blob reader must not end with ctx.
 		src, release, err := w.open(context.WithoutCancel(ctx), t)
 		if err != nil {
+			var re *readError
+			if errors.As(err, &re) { // validated, so not expected: the file changed in storage
+				_, ferr := w.fail(ctx, t, err)
+				return ferr == nil, ferr // done: the transfer has ended
+			}
 			return false, err
 		}
 		f = &openFile{src: src, release: release}
@@ -206,7 +212,7 @@ func (w *Worker) commit(ctx context.Context, t *ent.PortfolioTransfer) (bool, er
 		return err
 	}
 	errSlice := errors.New("slice over")
-	err := each(src, f.next, func(i int64, c *gdv.Contract) error {
+	err := each(ctx, src, f.next, func(i int64, c *gdv.Contract) error {
 		if i < start {
 			return nil
 		}
@@ -236,6 +242,9 @@ func (w *Worker) commit(ctx context.Context, t *ent.PortfolioTransfer) (bool, er
 		return false, nil
 	case errors.Is(err, errRestart):
 		return false, nil
+	case errors.As(err, new(*readError)):
+		_, ferr := w.fail(ctx, t, err)
+		return ferr == nil, ferr // done: the transfer has ended
 	case err != nil:
 		return false, fmt.Errorf("commit portfolio transfer %s: %w", t.ID, err)
 	}

@@ -20,8 +20,9 @@ const (
 	APIPolicy    = "default"
 	IntakePolicy = "intake"
 
-	// Limits of our own, beyond the spec's (docs/decisions.md "Hardening"): every intake request
-	// per (key, sender), 401/403 answers per sender, attachment bytes per company and day.
+	// Limits of our own, beyond the spec's (docs/decisions/leads-and-intake.md "Limits"):
+	// browser intake submissions per (key with allowed domains, sender), 401/403 answers per
+	// sender, attachment bytes per company and day.
 	IntakeSenderLimit       = 20 // per IntakePeriod per (publishable key, client address or IPv6 /64)
 	AuthFailureLimit        = 60 // 401/403 answers per AuthFailurePeriod per client address
 	AuthFailurePeriod       = time.Minute
@@ -57,8 +58,8 @@ type Config struct {
 	Intake  limiter.Rate  // default IntakeLimit per IntakePeriod
 	Prefix  string        // Redis key prefix, default DefaultPrefix; ":api" and ":intake" follow it
 	Timeout time.Duration // deadline of each Redis call, default DefaultTimeout
-	// IntakeSender counts every intake request per (key, sender); default IntakeSenderLimit
-	// per IntakePeriod (INTAKE_SENDER_LIMIT).
+	// IntakeSender counts browser intake submissions of keys with allowed domains per (key,
+	// sender); default IntakeSenderLimit per IntakePeriod (INTAKE_SENDER_LIMIT).
 	IntakeSender limiter.Rate
 	// AuthFailures counts 401 and 403 answers per sender; default AuthFailureLimit per
 	// AuthFailurePeriod (AUTH_FAILURE_LIMIT).
@@ -89,7 +90,7 @@ type Limits struct {
 	API *Limiter
 	// Intake limits the lead intake per publishable key: fixed clock-hour window.
 	Intake *Limiter
-	// IntakeSender limits every intake request per (key, sender): fixed clock-hour window.
+	// IntakeSender limits browser intake submissions per (key, sender): fixed clock-hour window.
 	IntakeSender *Limiter
 	// AuthFailures counts 401/403 answers per sender (AuthGuard): fixed clock-minute window.
 	AuthFailures *Limiter

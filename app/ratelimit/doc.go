@@ -1,7 +1,9 @@
 // Package ratelimit enforces the request quotas of the spec ("Limits"): 600 requests per minute
 // per credential on /api/public/v1 as a sliding window, and 100 submissions per hour per
-// publishable key on the lead intake as a fixed window. Beyond the spec (docs/decisions.md
-// "Hardening"), fixed windows also bound intake requests per (key, sender), 401/403 answers
+// publishable key on the lead intake as a fixed window. Beyond the spec
+// (docs/decisions/leads-and-intake.md "Limits", docs/decisions/auth-and-oauth.md "Failure
+// limits"), fixed windows also bound browser intake submissions per (key, sender) for keys
+// with allowed domains (app/intake decides which requests count), 401/403 answers
 // per sender (Limiter.AuthGuard) and intake attachment bytes per company and day; Clients tells
 // the sender. Stores implement ulule/limiter v3's
 // limiter.Store, so the counting is ulule-shaped, but the windows and the Fiber middleware are

@@ -274,8 +274,9 @@
   }
 
   // body is the request body: the fields as given (the server reads them as validate did),
-  // an unknown source left out, _meta.url the page's address. _key and _redirect never leave
-  // the page: the key travels as X-API-Key, and the page navigates itself after success.
+  // an unknown source left out, _meta.url the page's address (pageAddress). _key and _redirect
+  // never leave the page: the key travels as X-API-Key, and the page navigates itself after
+  // success.
   function body(fields) {
     var b = json(fields);
     delete b._key;
@@ -286,8 +287,16 @@
       if (SOURCES.indexOf(src) >= 0) b.source = src;
       else delete b.source;
     }
-    b._meta = { url: typeof location !== 'undefined' ? location.href : '' };
+    b._meta = { url: pageAddress() };
     return b;
+  }
+
+  // pageAddress is the page's origin and path, never its query or fragment: those can carry
+  // what the site never meant to hand on (a visitor's e-mail address from a link, a sign-in or
+  // reset token, session ids). '' outside an http(s) page.
+  function pageAddress() {
+    if (typeof location === 'undefined' || (location.protocol !== 'http:' && location.protocol !== 'https:')) return '';
+    return location.origin + location.pathname;
   }
 
   function defaultEndpoint() {

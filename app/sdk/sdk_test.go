@@ -187,6 +187,29 @@ func TestSDK_ScriptSyntax(t *testing.T) {
 	}
 }
 
+// TestSDK_PageAddressWithoutQuery catches issue 20 item 9: the SDK sent location.href as
+// _meta.url, query and fragment included (a visitor's e-mail from a link, tokens). The request
+// body's page address must be origin and path only, and no location.href may reach the body.
+// test/browser checks what a real page stores ("SDK form submits with the page address").
+func TestSDK_PageAddressWithoutQuery(t *testing.T) {
+	src := string(sdk.Script())
+	body := regexp.MustCompile(`(?s)\n  function body\(fields\) \{\n(.*?)\n  \}\n`).FindStringSubmatch(src)
+	if body == nil {
+		t.Fatal("brokerdesk.js has no function body(fields)")
+	}
+	if !strings.Contains(body[1], "b._meta = { url: pageAddress() };") || strings.Contains(body[1], "location.href") {
+		t.Errorf("body() sets _meta.url from something other than pageAddress():\n%s", body[1])
+	}
+	page := regexp.MustCompile(`(?s)\n  function pageAddress\(\) \{\n(.*?)\n  \}\n`).FindStringSubmatch(src)
+	if page == nil {
+		t.Fatal("brokerdesk.js has no function pageAddress()")
+	}
+	if !strings.Contains(page[1], "return location.origin + location.pathname;") ||
+		regexp.MustCompile(`location\.(href|search|hash)`).MatchString(page[1]) {
+		t.Errorf("pageAddress() is not origin + path:\n%s", page[1])
+	}
+}
+
 // TestSDK_FormatCharacters: the SDK removes exactly the format characters the server removes
 // (Go's unicode.Cf), so its validate() agrees with the server on a name of nothing but them.
 func TestSDK_FormatCharacters(t *testing.T) {

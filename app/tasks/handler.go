@@ -2,23 +2,34 @@ package tasks
 
 import (
 	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
 
 	"github.com/brokerdesk/brokerdesk/app/errs"
 	"github.com/brokerdesk/brokerdesk/app/httpx"
 	"github.com/brokerdesk/brokerdesk/ent"
+	"github.com/brokerdesk/brokerdesk/ent/schema"
 	"github.com/brokerdesk/brokerdesk/policy"
 )
 
 // Handler serves the task endpoints.
 type Handler struct {
-	svc   *Service
-	pager *httpx.Pager
-	idem  fiber.Handler
+	svc            *Service
+	pager          *httpx.Pager
+	idem           fiber.Handler
+	update, delete fiber.Handler
 }
 
 // NewHandler builds the handler. idem is the Idempotency-Key middleware POST /tasks uses.
 func NewHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler) *Handler {
-	return &Handler{svc: svc, pager: pager, idem: idem}
+	version := func(t *ent.Task) int64 { return t.Version }
+	return &Handler{svc: svc, pager: pager, idem: idem,
+		// PATCH /tasks/{taskId}: a merge patch of the task's input; If-Match optional.
+		update: httpx.Patch[uuid.UUID, *ent.Task, Input]{Key: httpx.PathID("taskId"), Lock: svc.Lock,
+			Version: version, Input: inputOf, Update: svc.Update, View: httpx.View(NewView)}.Handle,
+		// DELETE /tasks/{taskId}; If-Match optional.
+		delete: httpx.Delete[uuid.UUID, *ent.Task]{Key: httpx.PathID("taskId"), Lock: svc.Lock,
+			Version: version, Delete: svc.Delete}.Handle,
+	}
 }
 
 // Mount registers the routes. r authenticates every route it registers.
@@ -32,24 +43,27 @@ func (h *Handler) Mount(r fiber.Router) {
 	r.Post("/tasks/:taskId/comments", policy.Require("tasks:write"), h.createComment)
 }
 
-func location(t *ent.Task) string { return "/api/public/v1/tasks/" + t.ID.String() }
+func location(t *ent.Task) string { return httpx.URL("tasks", t.ID.String()) }
 
 // list handles GET /tasks: Paged, by due date (none last), then id.
 func (h *Handler) list(c *fiber.Ctx) error {
-	var v errs.Invalid
-	f, binding := parseListFilter(c, &v)
-	page, err := h.pager.Parse(c, binding)
-	if perr, ok := err.(*errs.Invalid); ok {
-		v.Errors = append(v.Errors, perr.Errors...)
+	return httpx.ServeList(c, h.pager, "tasks", parseListFilter, h.svc.List, byDue, NewView)
+}
+
+// parseListFilter reads the query of GET /tasks; every bad parameter is listed.
+func parseListFilter(c *fiber.Ctx, v *errs.Invalid) (f ListFilter, _ error) {
+	f.UpdatedSince = httpx.QueryTime(c, v, "updatedSince")
+	f.DueFrom = httpx.QueryTime(c, v, "dueFrom")
+	f.DueTo = httpx.QueryTime(c, v, "dueTo")
+	f.ContactID = httpx.QueryUUID(c, v, "contactId")
+	f.AssigneeID = httpx.QueryUUID(c, v, "assigneeId")
+	f.LeadID = httpx.QueryUUID(c, v, "leadId")
+	f.Statuses = httpx.QueryEnums(c, v, "status", schema.TaskStatuses)
+	f.Priorities = httpx.QueryEnums(c, v, "priority", schema.TaskPriorities)
+	if f.DueFrom != nil && f.DueTo != nil {
+		v.Check("dueTo", !f.DueTo.Before(*f.DueFrom), "invalid_range", "must not be before dueFrom")
 	}
-	if err := v.Err(); err != nil {
-		return err
-	}
-	rows, err := h.svc.List(c.UserContext(), f, page.After, page.Limit)
-	if err != nil {
-		return err
-	}
-	return httpx.WritePage(c, page, rows, sortKey, NewView)
+	return f, nil
 }
 
 // create handles POST /tasks.
@@ -78,68 +92,14 @@ func (h *Handler) get(c *fiber.Ctx) error {
 	return httpx.OK(c, NewView(t), t.Version)
 }
 
-// update handles PATCH /tasks/{taskId}: a merge patch of TaskInput; If-Match optional.
-func (h *Handler) update(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "taskId")
-	if err != nil {
-		return err
-	}
-	ctx := c.UserContext()
-	cur, err := h.svc.Lock(ctx, id)
-	if err != nil {
-		return err
-	}
-	if err := httpx.IfMatch(c, cur.Version, false); err != nil {
-		return err
-	}
-	in := inputOf(cur)
-	if err := httpx.MergePatch(c, &in); err != nil {
-		return err
-	}
-	t, err := h.svc.Update(ctx, cur, in)
-	if err != nil {
-		return err
-	}
-	return httpx.OK(c, NewView(t), t.Version)
-}
-
-// delete handles DELETE /tasks/{taskId}; If-Match optional.
-func (h *Handler) delete(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "taskId")
-	if err != nil {
-		return err
-	}
-	ctx := c.UserContext()
-	t, err := h.svc.Lock(ctx, id)
-	if err != nil {
-		return err
-	}
-	if err := httpx.IfMatch(c, t.Version, false); err != nil {
-		return err
-	}
-	if err := h.svc.Delete(ctx, t); err != nil {
-		return err
-	}
-	return httpx.NoContent(c)
-}
-
 // listComments handles GET /tasks/{taskId}/comments: Paged, oldest first.
 func (h *Handler) listComments(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "taskId")
-	if err != nil {
-		return err
-	}
-	page, err := h.pager.Parse(c, "task-comments?task="+id.String())
-	if err != nil {
-		return err
-	}
-	rows, err := h.svc.Comments(c.UserContext(), id, page.After, page.Limit)
-	if err != nil {
-		return err
-	}
-	return httpx.WritePage(c, page, rows, func(x *ent.TaskComment) []string {
-		return httpx.CreatedKey(x.CreatedAt, x.ID)
-	}, NewCommentView)
+	return httpx.ServeList(c, h.pager, "task-comments", parseCommentFilter, h.svc.Comments, commentsOldestFirst, NewCommentView)
+}
+
+func parseCommentFilter(c *fiber.Ctx, _ *errs.Invalid) (f CommentFilter, err error) {
+	f.TaskID, err = httpx.UUIDParam(c, "taskId")
+	return f, err
 }
 
 // createComment handles POST /tasks/{taskId}/comments.

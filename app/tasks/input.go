@@ -15,7 +15,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 )
 
-// Bounds of task fields (characters; decisions.md "Tasks and appointments").
+// Bounds of task fields (characters; docs/decisions/work.md "Tasks").
 const (
 	MaxTitle       = 500
 	MaxDescription = 50000

@@ -105,7 +105,7 @@ func (h *Handler) list(c *fiber.Ctx) error {
 	lang := httpx.Lang(c)
 	return httpx.WritePage(c, page, rows, func(u *ent.User) []string {
 		return httpx.CreatedKey(u.CreatedAt, u.ID)
-	}, func(u *ent.User) View { return NewView(u, lang) })
+	}, httpx.Plain(func(u *ent.User) View { return NewView(u, lang) }))
 }
 
 // get handles GET /users/{userId}.

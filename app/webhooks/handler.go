@@ -53,7 +53,7 @@ func (h *Handler) list(c *fiber.Ctx) error {
 	now := h.svc.now()
 	return httpx.WritePage(c, page, rows, func(e *ent.WebhookEndpoint) []string {
 		return httpx.CreatedKey(e.CreatedAt, e.ID)
-	}, func(e *ent.WebhookEndpoint) View { return NewView(e, now) })
+	}, httpx.Plain(func(e *ent.WebhookEndpoint) View { return NewView(e, now) }))
 }
 
 // create handles POST /webhook-endpoints: 201 with the secret, shown this once.
@@ -182,7 +182,7 @@ func (h *Handler) deliveries(c *fiber.Ctx) error {
 	}
 	return httpx.WritePage(c, page, rows, func(d *ent.WebhookDelivery) []string {
 		return httpx.CreatedKey(d.CreatedAt, d.ID)
-	}, NewDeliveryView)
+	}, httpx.Plain(NewDeliveryView))
 }
 
 // retry handles POST /webhook-endpoints/{webhookEndpointId}/deliveries/{deliveryId}/retry:

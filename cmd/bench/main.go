@@ -1,10 +1,10 @@
 // Command bench measures endpoints of the real server beside a bare pgx program that makes the
-// same SQL round trips, in one run, and prints (or writes into docs/benchmarks.md) the requests
+// same SQL round trips, in one run, and prints (or writes into a note under docs/perf-notes/) the requests
 // per second, p50 and p99 of both and their ratio:
 //
 //	go tool task bench -- [-suite me,intake] [-bodies json,form,dup] [-duration 10s]
 //	                      [-concurrency 16] [-warmup 2s] [-rounds 2]
-//	                      [-write docs/benchmarks.md] [-cpuprofile server.pprof]
+//	                      [-write docs/perf-notes/YYYY-MM-DD-me-vs-bare.md] [-cpuprofile server.pprof]
 //
 // Suite me is GET /api/public/v1/me with company-level secret keys (section "GET /me vs bare
 // net/http + pgx"): its reference is issue 7's bare net/http + pgx program, this binary

@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-// Section titles of docs/benchmarks.md, by suite.
+// Section titles of the notes -write writes (docs/perf-notes/), by suite.
 const (
 	titleMe     = "## GET /me vs bare net/http + pgx"
 	titleIntake = "## Lead intake vs bare pgx"
@@ -27,46 +27,14 @@ func sectionTitle(suite string) string {
 	return titleMe
 }
 
-// section is one measured section of docs/benchmarks.md.
+// section is one measured section of such a note.
 type section struct{ title, md string }
 
-// intro heads docs/benchmarks.md when -write creates it.
-const intro = `# Benchmarks
+// intro heads a note when -write creates it (docs/benchmarks.md has the index and method).
+const intro = `# Benchmark run (cmd/bench)
 
-Run them with ` + "`go tool task bench`" + `; flags go after ` + "`--`" + `, e.g.
-` + "`go tool task bench -- -suite intake -bodies json,form -duration 30s`" + `. ` + "`-write docs/benchmarks.md`" + `
-replaces the sections of this file that the run measured with its numbers (the sections "GET /me
-vs bare net/http + pgx" and "Lead intake vs bare pgx" below are such output). ` + "`-cpuprofile server.pprof`" + ` also
-writes a CPU profile of the server process.
-
-A run needs a PostgreSQL server: BENCH_DATABASE_URL, else TEST_DATABASE_URL, else
-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable (an owner or superuser URL). It clones
-a fresh database from the migrated test template (test/pgtest), seeds one company, its user, its
-keys (as many as keep every key under the server's per-credential rate limit) through the
-operator service and 10,000 existing leads, analyses the database, and drops it at the end.
-
-What each benchmark measures:
-
-- **GET /me vs bare net/http + pgx**: requests per second and p50/p99 latency of
-  ` + "`GET /api/public/v1/me`" + ` on the real server (app.NewServer in a subprocess, LOG_LEVEL=warn),
-  driven over N keep-alive connections, beside the reference issue 7 defines: a bare net/http +
-  pgx program (its own subprocess, one handler, no middleware) making the same SQL round trips
-  with the same pool size, driven by the same load over HTTP. The ratio server/bare is what the
-  server costs above net/http and its SQL. An extra row gives the same round trips from pgx in the
-  bench process with no HTTP at all (stricter; not the target's reference).
-  Target: at least 65% (issue 7 §5); with an OAuth access token within 10% of the key (issue 9).
-- **Lead intake vs bare pgx**: the same for ` + "`POST /api/public/leads`" + ` with publishable keys, a new
-  person per request, as JSON and as an urlencoded form (and JSON duplicates of open leads).
-  Target: at least 50%.
-- **Conventions: middleware chain and pagination**: the Go benchmarks in test/bench (written by
-  hand from their output).
-
-Before measuring, a run checks that the bare program sends exactly the server's statements: it
-serves one request of each kind on a server built with app.WithSQLTrace and compares the
-statement texts and argument counts.
-
-Absolute numbers depend on the machine, and on a small one the load generator, the server and
-PostgreSQL share the cores; compare the ratios measured within one run.
+Written by ` + "`go tool task bench -- -write <this file>`" + `. Method, targets and the table of the
+latest figures: [../benchmarks.md](../benchmarks.md); copy this run's figures into that table.
 `
 
 // cpuUsage is CPU time spent during a measured window, by process group.

@@ -106,6 +106,14 @@ func TestCLI_Operator(t *testing.T) {
 		t.Errorf("delete: %v %s", err, out)
 	}
 
+	// a site's own domain below a public suffix is what a key should name
+	var below struct{ AllowedDomains []string }
+	c.json(&below, "key", "create", "--company", co.ID, "--user", u.ID, "--kind", "publishable", "--domains",
+		"example.github.io,www.example.co.uk,localhost")
+	if strings.Join(below.AllowedDomains, ",") != "example.github.io,www.example.co.uk,localhost" {
+		t.Errorf("allowed domains %v", below.AllowedDomains)
+	}
+
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -118,6 +126,9 @@ func TestCLI_Operator(t *testing.T) {
 		{[]string{"user", "create", "--company", co.SandboxID, "--email", "x@example.de"}, "live company"},
 		{[]string{"key", "create", "--company", co.ID, "--kind", "publishable"}, "belongs to one user"},
 		{[]string{"key", "create", "--company", co.ID, "--scopes", "users:delete"}, "not a scope"},
+		// issue 20 item 9: a public suffix as an allowed domain admits every site below it
+		{[]string{"key", "create", "--company", co.ID, "--user", u.ID, "--kind", "publishable", "--domains", "makler.example,github.io"}, `"github.io" is a public suffix`},
+		{[]string{"key", "create", "--company", co.ID, "--user", u.ID, "--kind", "publishable", "--domains", "co.uk"}, `"co.uk" is a public suffix`},
 		{[]string{"key", "create", "--company", co.ID, "--env", "prod"}, "live or test"},
 		{[]string{"key", "create", "--company", "01a20000-0000-7000-8000-000000000000"}, "not found"},
 		{[]string{"key", "deactivate", "sk_live_nothing"}, "not found"},

@@ -30,7 +30,7 @@ func (Company) Fields() []ent.Field {
 		field.Enum("status").Values("active", "inactive").Default("active"),
 		field.Bool("sandbox").Default(false).Immutable(),
 		field.UUID("live_company_id", uuid.UUID{}).Optional().Nillable().Immutable(),
-		// lead_rules: how intake recognises a duplicate of an open lead (docs/decisions.md).
+		// lead_rules: how intake recognises a duplicate of an open lead (docs/decisions/leads-and-intake.md).
 		field.JSON("lead_rules", schematype.LeadRules{}).Default(schematype.DefaultLeadRules()),
 	}
 }

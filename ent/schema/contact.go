@@ -38,6 +38,8 @@ func (Contact) Fields() []ent.Field {
 		field.JSON("sensitive", map[string]schematype.Sealed{}).Default(map[string]schematype.Sealed{}),
 		// search_text is what q searches (lower-case: names, company name, e-mail, city, street,
 		// profession, tags), served by a pg_trgm GIN index; sort_name is the key of sort=name.
+		// The database derives both, and email_key, from the row on every write (trigger
+		// contacts_search_columns, migrations/20261127110000): what a writer sets is replaced.
 		field.Text("search_text").Default(""),
 		field.String("sort_name").Default("").MaxRuneLen(420),
 	}

@@ -8,7 +8,7 @@ import (
 )
 
 // DocumentTypes are the allowed values of a document's type (the spec names
-// advice_documentation; the rest are ours, docs/decisions.md).
+// advice_documentation; the rest are ours, docs/decisions/contracts-documents-portfolio.md).
 var DocumentTypes = []string{"advice_documentation", "policy", "application", "offer", "invoice",
 	"correspondence", "identification", "other"}
 

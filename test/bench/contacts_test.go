@@ -20,7 +20,6 @@ import (
 
 	"github.com/brokerdesk/brokerdesk/app"
 	"github.com/brokerdesk/brokerdesk/app/operator"
-	"github.com/brokerdesk/brokerdesk/migrations"
 	"github.com/brokerdesk/brokerdesk/test/apitest"
 )
 
@@ -228,9 +227,9 @@ func BenchmarkContactsList(b *testing.B) {
 		}
 		for _, tc := range cases {
 			for _, q := range trace(func() { get(b, tc.url, ring.next(b)) }) {
-				b.Logf("EXPLAIN (ANALYZE, BUFFERS) of %s %s:\n%s\n%s", who.name, tc.name, q.sql, explain(b, env, co.ID, who.user.ID, vis, q))
+				b.Logf("EXPLAIN (ANALYZE, BUFFERS) of %s %s:\n%s\n%s", who.name, tc.name, q.sql, env.Explain(b, co.ID, who.user.ID, vis, q.sql, q.args))
 				if tc.name == "q=müll" {
-					b.Logf("the same before 20261125030100 (textlike not leakproof):\n%s", explain(b, env, co.ID, who.user.ID, vis, q,
+					b.Logf("the same before 20261125030100 (textlike not leakproof):\n%s", env.Explain(b, co.ID, who.user.ID, vis, q.sql, q.args,
 						"ALTER FUNCTION pg_catalog.textlike(text, text) NOT LEAKPROOF"))
 				}
 			}
@@ -246,8 +245,8 @@ func BenchmarkContactsList(b *testing.B) {
 		}
 		body := fmt.Sprintf(`{"firstName":%q,"lastName":"Müller","dateOfBirth":%q}`, first, dob)
 		for _, q := range trace(func() { post(b, "http://"+ln.Addr().String()+app.V1Prefix+"/contacts/match", ring.next(b), body) }) {
-			b.Logf("EXPLAIN (ANALYZE, BUFFERS) of agent match %s:\n%s\n%s", body, q.sql, explain(b, env, co.ID, who.user.ID, vis, q))
-			b.Logf("the same before 20261125030100 (no date-of-birth index, jsonb ->/->> not leakproof):\n%s", explain(b, env, co.ID, who.user.ID, vis, q,
+			b.Logf("EXPLAIN (ANALYZE, BUFFERS) of agent match %s:\n%s\n%s", body, q.sql, env.Explain(b, co.ID, who.user.ID, vis, q.sql, q.args))
+			b.Logf("the same before 20261125030100 (no date-of-birth index, jsonb ->/->> not leakproof):\n%s", env.Explain(b, co.ID, who.user.ID, vis, q.sql, q.args,
 				"DROP INDEX tenant_contacts_birth_date",
 				"ALTER FUNCTION pg_catalog.jsonb_object_field(jsonb, text) NOT LEAKPROOF",
 				"ALTER FUNCTION pg_catalog.jsonb_object_field_text(jsonb, text) NOT LEAKPROOF"))
@@ -258,45 +257,6 @@ func BenchmarkContactsList(b *testing.B) {
 type tracedQuery struct {
 	sql  string
 	args []any
-}
-
-// explain runs EXPLAIN (ANALYZE, BUFFERS) of q as the app role pinned like a request of user
-// with visibility vis, after the statements setup run as the owner, in a transaction it rolls
-// back (setup may drop an index or change a function to show the plan before a migration).
-func explain(b *testing.B, env *apitest.Env, company, user uuid.UUID, vis string, q tracedQuery, setup ...string) string {
-	ctx := context.Background()
-	tx, err := env.OwnerDB.BeginTx(ctx, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer tx.Rollback()
-	for _, s := range setup {
-		if _, err := tx.ExecContext(ctx, s); err != nil {
-			b.Fatalf("%s: %v", s, err)
-		}
-	}
-	if _, err := tx.ExecContext(ctx, `SELECT set_config('role', $1, true), set_config('app.company_id', $2, true),
-		set_config('app.user_id', $3, true), set_config('app.visibility', $4, true)`,
-		migrations.RoleApp, company.String(), user.String(), vis); err != nil {
-		b.Fatal(err)
-	}
-	rows, err := tx.QueryContext(ctx, "EXPLAIN (ANALYZE, BUFFERS) "+q.sql, q.args...)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
-			b.Fatal(err)
-		}
-		out = append(out, line)
-	}
-	if err := rows.Err(); err != nil {
-		b.Fatal(err)
-	}
-	return strings.Join(out, "\n")
 }
 
 func uuidArray(ids []uuid.UUID) string {

@@ -23,27 +23,29 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/brokerdesk/brokerdesk/test/apitest"
+	"github.com/brokerdesk/brokerdesk/test/testsvc"
 )
 
-func TestMain(m *testing.M) { os.Exit(apitest.Main(m)) }
-
-// chromiumPath is Debian's Chromium; CHROMIUM overrides it.
-func chromiumPath() string {
-	if p := os.Getenv("CHROMIUM"); p != "" {
-		return p
+func TestMain(m *testing.M) {
+	// Chromium first, installed if need be (minutes on a fresh machine), so that no test's
+	// deadline counts the installation. None: exit 2 saying what to install, as apitest.Main
+	// says what to set without a database.
+	if _, err := testsvc.Chromium(context.Background()); err != nil {
+		fmt.Fprintln(os.Stderr, "browser:", err)
+		os.Exit(2)
 	}
-	return "/usr/bin/chromium"
+	os.Exit(apitest.Main(m))
 }
 
 // newBrowser starts headless Chromium with a fresh profile and returns its allocator context;
-// tabs are chromedp.NewContext of it. A missing Chromium fails the test: the browser tests
-// are part of the suite, never skipped.
+// tabs are chromedp.NewContext of it. The browser is testsvc.Chromium's (found or installed by
+// TestMain): CHROMIUM, one in PATH, or Debian's, installed where the tests may (root, apt-get).
+// With none the package fails saying what to install: the browser tests never skip.
 func newBrowser(t *testing.T, ctx context.Context) context.Context {
 	t.Helper()
-	path := chromiumPath()
-	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("no Chromium at %s (%v): install it with `apt-get update && apt-get install -y chromium` "+
-			"(or set CHROMIUM to a Chromium binary); the browser tests never skip", path, err)
+	path, err := testsvc.Chromium(ctx)
+	if err != nil {
+		t.Fatal(err)
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(path),

@@ -179,9 +179,12 @@ func TestBrowser_LeadIntake(t *testing.T) {
 
 	t.Run("SDK form submits with the page address", func(t *testing.T) {
 		tab, _ := newTab(t, browser)
-		page := siteBase + "/sdk?utm_source=newsletter"
+		// the query and fragment stay in the browser (issue 20 item 9: the SDK sent
+		// location.href, a visitor's e-mail in a link and tokens included)
+		page := siteBase + "/sdk"
+		address := page + "?utm_source=newsletter&email=juergen%40example.com#access_token=secret"
 		do(t, tab,
-			chromedp.Navigate(page),
+			chromedp.Navigate(address),
 			chromedp.SendKeys(chromedp.CSS(`input[name="firstName"]`), "Jürgen"),
 			chromedp.SendKeys(chromedp.CSS(`input[name="lastName"]`), "Müller-Lüdenscheidt"),
 			chromedp.SendKeys(chromedp.CSS(`input[name="email"]`), "juergen.sdk@example.com"),
@@ -199,7 +202,7 @@ func TestBrowser_LeadIntake(t *testing.T) {
 			t.Errorf("name %q %q, notes %q", l.FirstName, l.LastName, l.Notes)
 		}
 		if deref(l.MetaURL) != page {
-			t.Errorf("metaUrl %q, want the page address %q (set by the SDK)", deref(l.MetaURL), page)
+			t.Errorf("metaUrl %q, want the page's origin and path %q (set by the SDK, no query or fragment)", deref(l.MetaURL), page)
 		}
 		if deref(l.Source) != "website" || !reflect.DeepEqual(l.AdditionalFields, map[string]string{"interest": "Altersvorsorge"}) {
 			t.Errorf("source %q, additionalFields %v", deref(l.Source), l.AdditionalFields)

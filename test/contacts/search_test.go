@@ -74,9 +74,11 @@ func TestContacts_RestrictedSearch(t *testing.T) {
 	}
 	arr := func(s []string) string { return "{" + strings.Join(s, ",") + "}" }
 	err = env.Pinned(ctx, a.ID, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO contacts (id, company_id, type, first_name, last_name, sort_name, search_text, owner_id,
+		// The first name is the sort key: sort_name is "last first" (the database derives it and
+		// search_text from the row), and only the Müllers are compared.
+		_, err := tx.ExecContext(ctx, `INSERT INTO contacts (id, company_id, type, first_name, last_name, owner_id,
 			created_at, updated_at, version, tags, labels, custom_fields, groups, sensitive)
-			SELECT u.id, $1, 'private', 'P', u.last, u.sort, lower('p' || E'\n' || u.last || E'\n'), u.owner,
+			SELECT u.id, $1, 'private', u.sort, u.last, u.owner,
 			       timestamptz '2026-01-01' + u.created * interval '1 second', timestamptz '2026-01-01' + u.updated * interval '1 second',
 			       1, CASE WHEN u.vip THEN '["vip"]'::jsonb ELSE '[]'::jsonb END, '[]', '{}', '{}', '{}'
 			FROM unnest($2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::int[], $7::int[], $8::bool[]) AS u(id, owner, last, sort, created, updated, vip)`,

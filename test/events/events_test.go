@@ -228,8 +228,13 @@ func TestEvents_ConcurrentWritersPolledInCommitOrder(t *testing.T) {
 	var bySeq []string
 	for rows.Next() {
 		var n string
-		_ = rows.Scan(&n)
+		if err := rows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
 		bySeq = append(bySeq, n)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
 	}
 	if strings.Join(bySeq, " ") != strings.Join(order, " ") {
 		t.Error("the feed's order differs from commit (seq) order")
@@ -242,8 +247,13 @@ func TestEvents_ConcurrentWritersPolledInCommitOrder(t *testing.T) {
 	defer rows2.Close()
 	for rows2.Next() {
 		var n string
-		_ = rows2.Scan(&n)
+		if err := rows2.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
 		inserted = append(inserted, n)
+	}
+	if err := rows2.Err(); err != nil {
+		t.Fatal(err)
 	}
 	if strings.Join(inserted, " ") == strings.Join(bySeq, " ") {
 		t.Log("note: this run committed in insertion order; the test proves less than it can")

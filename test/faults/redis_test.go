@@ -109,7 +109,7 @@ func TestFaults_RedisKilled(t *testing.T) {
 	}
 	y := newTally()
 	l := &loader{base: base, client: client, meWorkers: 6, y: y,
-		secrets: newKeys(t, co, tenancy.KindSecret, 200, 25), pubs: &keys{}}
+		secrets: newKeys(t, env, co, tenancy.KindSecret, 200, 25)}
 	get := func(key, path string) (*http.Response, error) {
 		req, _ := http.NewRequest("GET", base+path, nil)
 		req.Header.Set("Authorization", "Bearer "+key)
@@ -166,6 +166,7 @@ func TestFaults_RedisKilled(t *testing.T) {
 
 	time.Sleep(time.Until(killed.Add(3 * time.Second)))
 	rs = startRedis(t, port)
+	restarted := time.Now()
 	time.Sleep(2 * time.Second) // the next probe finds it (ProbeEvery)
 	cancel()
 	<-loadDone
@@ -178,6 +179,12 @@ func TestFaults_RedisKilled(t *testing.T) {
 	}
 	if y.count("me", 200) == 0 {
 		t.Fatalf("no successes: %s", y)
+	}
+	// The load ran through the outage: requests were answered 200 while Redis was down.
+	during := y.where(func(a answer) bool { return a.status == 200 && a.start.After(killed) && a.end.Before(restarted) })
+	t.Logf("%d answers 200 sent and answered while Redis was down", len(during))
+	if len(during) == 0 {
+		t.Errorf("no GET /me was sent and answered 200 while Redis was down: the load did not run during the fault")
 	}
 	if r := env.Do(t, apitest.Request{Method: "GET", Path: "/me", Key: co.Secret}); r.Status != 200 || r.Header.Get("RateLimit-Limit") != "600" {
 		t.Errorf("GET /me after Redis came back: %d, RateLimit-Limit %q, want 600 (shared through Redis again)", r.Status, r.Header.Get("RateLimit-Limit"))

@@ -41,11 +41,12 @@ func TestSoak(t *testing.T) {
 	co := env.NewCompany(t)
 	// Secret keys (600 a minute, sliding) are used again after one pass over all of them, which
 	// takes minutes (checked below); publishable keys (100 an hour per clock hour) never are:
-	// enough of them are issued after the calibration. Running out used to end the soak early
-	// and silently (a "10-minute" run stopped after 3.5); now it fails the test.
-	secrets := newKeys(t, co, tenancy.KindSecret, 200, 550)
+	// enough of them are issued after the calibration, so that none is issued while the soak is
+	// measured. Running out used to end the soak early and silently (a "10-minute" run stopped
+	// after 3.5); now next issues another, and a key it cannot issue fails the test.
+	secrets := newKeys(t, env, co, tenancy.KindSecret, 200, 550)
 	secrets.cycle = true
-	pubs := newKeys(t, co, tenancy.KindPublishable, 200, 95)
+	pubs := newKeys(t, env, co, tenancy.KindPublishable, 200, 95)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	var seq atomic.Int64
 	one := func(ctx context.Context) (int, bool) {
@@ -53,8 +54,9 @@ func TestSoak(t *testing.T) {
 		var req *http.Request
 		switch n % 4 {
 		case 0:
-			key, ok := pubs.next()
-			if !ok {
+			key, err := pubs.next()
+			if err != nil {
+				t.Errorf("intake: %v", err)
 				return 0, false
 			}
 			req, _ = http.NewRequestWithContext(ctx, "POST", base+"/api/public/v1/leads/intake",
@@ -94,13 +96,13 @@ func TestSoak(t *testing.T) {
 	// A pass over the secret keys must outlast their one-minute window twice over.
 	secretRate := target * 3 / 4
 	if need := int(secretRate*120/float64(secrets.perKey)) + 1; need > len(secrets.list) {
-		secrets.add(t, co, tenancy.KindSecret, need-len(secrets.list))
+		secrets.add(t, need-len(secrets.list))
 	}
 	intakes := int64(target*(warmFor+dur).Seconds()/4*1.2) + 1000 // 20 % and some to spare
 	if short := intakes - pubs.left(); short > 0 {
 		began := time.Now()
 		n := int((short + pubs.perKey - 1) / pubs.perKey)
-		pubs.add(t, co, tenancy.KindPublishable, n)
+		pubs.add(t, n)
 		t.Logf("issued %d more publishable keys in %s", n, time.Since(began).Round(time.Millisecond))
 	}
 

@@ -565,8 +565,13 @@ func submissionsOf(t testing.TB, env *apitest.Env, company, lead uuid.UUID) []su
 			if err := rows.Scan(&s.Outcome, &s.Channel, &p); err != nil {
 				t.Fatal(err)
 			}
-			_ = json.Unmarshal(p, &s.Payload)
+			if err := json.Unmarshal(p, &s.Payload); err != nil {
+				t.Fatal(err)
+			}
 			out = append(out, s)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
 		}
 	})
 	return out
@@ -593,8 +598,13 @@ func eventsOf(t testing.TB, env *apitest.Env, company uuid.UUID) []eventRow {
 			if err := rows.Scan(&e.Type, &d); err != nil {
 				t.Fatal(err)
 			}
-			_ = json.Unmarshal(d, &e.Data)
+			if err := json.Unmarshal(d, &e.Data); err != nil {
+				t.Fatal(err)
+			}
 			out = append(out, e)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
 		}
 	})
 	return out
@@ -621,6 +631,9 @@ func attachmentsOf(t testing.TB, env *apitest.Env, company, lead uuid.UUID) []at
 				t.Fatal(err)
 			}
 			out = append(out, a)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
 		}
 	})
 	return out

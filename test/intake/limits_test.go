@@ -1,9 +1,11 @@
 package intake
 
 import (
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/ulule/limiter/v3"
 
@@ -27,31 +29,97 @@ func limited(t *testing.T, f func(*app.Config)) *apitest.Env {
 
 func from(addr string) map[string]string { return map[string]string{"X-Forwarded-For": addr} }
 
-// TestIntake_SenderBucket: junk from one sender uses up that sender's bucket, not the key's
-// quota, and other senders (other addresses, other IPv6 /64s) still get through.
+// TestIntake_OneSenderUsesTheWholeQuota catches issue 20 A: with the per-sender limit at its
+// production default, the 21st submission of a website backend (server to server: one address,
+// one key, no Origin) was 429 "rate limit of 20 requests per hour exceeded", though the spec
+// gives the key 100 per hour. Now all 100 are 201, on both routes, for a key with allowed
+// domains and one without, and the 101st is the key's 429 with the headers the spec promises
+// (Retry-After; the legacy retryAfter the same number) and the RateLimit fields of the key's
+// quota.
+func TestIntake_OneSenderUsesTheWholeQuota(t *testing.T) {
+	t.Parallel()
+	freshWindow(t, time.Minute)
+	env := limited(t, func(cfg *app.Config) {
+		cfg.Limits.IntakeSender = limiter.Rate{Limit: ratelimit.IntakeSenderLimit, Period: ratelimit.IntakePeriod}
+	})
+	co := env.NewCompany(t)
+	for name, key := range map[string]string{"key with allowed domains": pk(t, co, "example.com"), "key without": pk(t, co)} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			backend := from("198.51.100.20")
+			for i := range ratelimit.IntakeLimit {
+				r := send(t, env, post{path: paths[i%2], kind: kinds[i%3], fields: valid(uniqueEmail("backend")), key: key, header: backend})
+				if r.Status != 201 {
+					t.Fatalf("submission %d of one sender: %d %s", i+1, r.Status, r.Body)
+				}
+				if got, want := r.Header.Get(ratelimit.HeaderRemaining), strconv.Itoa(ratelimit.IntakeLimit-i-1); got != want {
+					t.Fatalf("submission %d: RateLimit-Remaining %s, want %s", i+1, got, want)
+				}
+			}
+			for _, path := range paths {
+				r := send(t, env, post{path: path, kind: asJSON, fields: valid(uniqueEmail("backend")), key: key, header: backend})
+				if r.Status != 429 {
+					t.Fatalf("%s: 101st: %d %s, want 429", path, r.Status, r.Body)
+				}
+				retry, err := strconv.ParseInt(r.Header.Get("Retry-After"), 10, 64)
+				if err != nil || retry < 1 || retry > 3600 {
+					t.Errorf("%s: 101st: Retry-After %q", path, r.Header.Get("Retry-After"))
+				}
+				if r.Header.Get(ratelimit.HeaderLimit) != "100" || r.Header.Get(ratelimit.HeaderRemaining) != "0" ||
+					r.Header.Get(ratelimit.HeaderReset) != r.Header.Get("Retry-After") ||
+					!strings.HasPrefix(r.Header.Get(ratelimit.HeaderPolicy), `"intake";q=100;w=3600`) {
+					t.Errorf("%s: 101st: headers %v, want the key's quota used up", path, r.Header)
+				}
+				if path == legacyPath {
+					if b := decodeLegacy(t, r.Body); b.Error != "rate_limit_exceeded" || b.RetryAfter != retry {
+						t.Errorf("legacy 101st: body %s, Retry-After %d", r.Body, retry)
+					}
+				} else if p := r.Problem(t); p.Code != "rate_limited" || p.Status != 429 {
+					t.Errorf("v1 101st: %s", r.Body)
+				}
+			}
+		})
+	}
+}
+
+// TestIntake_SenderBucket: browser submissions with a website's key (one with allowed domains)
+// count per sender, valid or not: junk from one visitor uses up that visitor's bucket, not the
+// key's quota, and other senders (other addresses, other IPv6 /64s) still get through. Requests
+// without Origin (servers) and keys without allowed domains are not counted per sender
+// (issue 20 A; TestIntake_OneSenderUsesTheWholeQuota).
 func TestIntake_SenderBucket(t *testing.T) {
 	t.Parallel()
 	env := limited(t, func(cfg *app.Config) {
 		cfg.Limits.IntakeSender = limiter.Rate{Limit: 3, Period: ratelimit.IntakePeriod}
 	})
 	co := env.NewCompany(t)
+	browser := func(addr string) map[string]string {
+		return map[string]string{"X-Forwarded-For": addr, "Origin": "https://www.example.com"}
+	}
 	for _, path := range paths {
-		key := pk(t, co)
+		key := pk(t, co, "example.com")
 		junk := post{path: path, kind: asJSON, fields: f("firstName", "x"), key: key}
 		for i, addr := range []string{"198.51.100.7", "2001:db8:1:1::1", "2001:db8:1:1::2"} {
-			junk.header = from(addr)
+			junk.header = browser(addr)
 			if r := send(t, env, junk); r.Status != 422 && r.Status != 400 {
 				t.Fatalf("%s: junk %d from %s: %d %s", path, i, addr, r.Status, r.Body)
 			}
 		}
-		junk.header = from("198.51.100.7")
+		junk.header = browser("198.51.100.7")
 		send(t, env, junk)
 		send(t, env, junk)
-		if r := send(t, env, junk); r.Status != 429 || r.Header.Get("Retry-After") == "" {
-			t.Errorf("%s: fourth request of one sender: %d %s", path, r.Status, r.Body)
+		if r := send(t, env, junk); r.Status != 429 || r.Header.Get("Retry-After") == "" ||
+			!strings.HasPrefix(r.Header.Get(ratelimit.HeaderPolicy), `"intake-sender";q=3;`) {
+			t.Errorf("%s: fourth browser request of one sender: %d %v %s", path, r.Status, r.Header, r.Body)
+		}
+		// Sec-Fetch-Site alone marks a browser too (Origin is what the key's domains judge)
+		fetchMeta := post{path: path, kind: asJSON, fields: valid(uniqueEmail("sender")), key: key,
+			header: map[string]string{"X-Forwarded-For": "198.51.100.7", "Sec-Fetch-Site": "cross-site"}}
+		if r := send(t, env, fetchMeta); r.Status != 429 {
+			t.Errorf("%s: a blocked sender's request with Sec-Fetch-Site: %d %s, want 429", path, r.Status, r.Body)
 		}
 		// the same /64 is one sender; its third request still fits, the fourth does not
-		good := post{path: path, kind: asJSON, fields: valid(uniqueEmail("sender")), key: key, header: from("2001:db8:1:1::ffff")}
+		good := post{path: path, kind: asJSON, fields: valid(uniqueEmail("sender")), key: key, header: browser("2001:db8:1:1::ffff")}
 		if r := send(t, env, good); r.Status != 201 {
 			t.Errorf("%s: third request of the /64: %d %s", path, r.Status, r.Body)
 		}
@@ -59,7 +127,7 @@ func TestIntake_SenderBucket(t *testing.T) {
 			t.Errorf("%s: fourth request of the /64: %d %s", path, r.Status, r.Body)
 		}
 		// another sender is not blocked, and the junk did not use the key's quota
-		good.header, good.fields = from("2001:db8:1:2::1"), valid(uniqueEmail("sender"))
+		good.header, good.fields = browser("2001:db8:1:2::1"), valid(uniqueEmail("sender"))
 		r := send(t, env, good)
 		if r.Status != 201 {
 			t.Fatalf("%s: another sender: %d %s", path, r.Status, r.Body)
@@ -67,11 +135,25 @@ func TestIntake_SenderBucket(t *testing.T) {
 		if got := r.Header.Get(ratelimit.HeaderRemaining); got != "98" {
 			t.Errorf("%s: key quota remaining %s after 2 valid submissions and 5 junk ones, want 98", path, got)
 		}
+		// the blocked sender's server (no Origin, no Sec-Fetch-Site) is not a browser submission
+		server := post{path: path, kind: asJSON, fields: valid(uniqueEmail("sender")), key: key, header: from("198.51.100.7")}
+		if r := send(t, env, server); r.Status != 201 {
+			t.Errorf("%s: the same address without Origin: %d %s, want 201 (not counted per sender)", path, r.Status, r.Body)
+		}
+		// a key without allowed domains is not a website's key: its browser submissions are
+		// not counted per sender either
+		open := post{path: path, kind: asJSON, key: pk(t, co), header: browser("198.51.100.8")}
+		for i := range 5 {
+			open.fields = valid(uniqueEmail("sender"))
+			if r := send(t, env, open); r.Status != 201 {
+				t.Errorf("%s: browser submission %d with a key without domains: %d %s", path, i+1, r.Status, r.Body)
+			}
+		}
 	}
 }
 
 // TestIntake_ForwardedForNeedsTrustedProxy: without TRUSTED_PROXIES, X-Forwarded-For does not
-// choose the bucket: every request of the peer shares one.
+// choose the bucket: every browser submission of the peer shares one.
 func TestIntake_ForwardedForNeedsTrustedProxy(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t, app.WithConfig(func(cfg *app.Config) {
@@ -79,11 +161,11 @@ func TestIntake_ForwardedForNeedsTrustedProxy(t *testing.T) {
 		cfg.Limits.IntakeSender = limiter.Rate{Limit: 2, Period: ratelimit.IntakePeriod}
 	}))
 	co := env.NewCompany(t)
-	key := pk(t, co)
+	key := pk(t, co, "example.com")
 	var last int
 	for i := range 3 {
 		r := send(t, env, post{path: v1Path, kind: asJSON, fields: valid(uniqueEmail("xff")), key: key,
-			header: from("192.0.2." + string(rune('1'+i)))})
+			header: map[string]string{"X-Forwarded-For": "192.0.2." + string(rune('1'+i)), "Origin": "https://example.com"}})
 		last = r.Status
 	}
 	if last != 429 {

@@ -17,7 +17,7 @@ import (
 )
 
 // TestIntake_RateLimit: 100 valid submissions per key per clock hour (invalid ones cost the key
-// nothing: they count against their sender's bucket, TestIntake_SenderBucket); the 101st is 429
+// nothing; browser ones count against their sender's bucket, TestIntake_SenderBucket); the 101st is 429
 // with equal Retry-After and retryAfter; another key is unaffected.
 func TestIntake_RateLimit(t *testing.T) {
 	t.Parallel()
@@ -189,8 +189,8 @@ func TestIntake_TooLarge(t *testing.T) {
 			t.Errorf("%s %s: %d %v %s", c.method, c.path, status, h, body)
 		}
 	}
-	// fasthttp parses a multipart body while reading the request, before any route: a broken one
-	// is answered there, 400 but as a problem (docs/decisions.md, "Lead intake").
+	// A broken multipart body: parsed in the handler (DisablePreParseMultipartForm), answered 400
+	// (docs/decisions/api-conventions.md "Request body limits").
 	status, _, body := sendTo(t, base, post{path: legacyPath, ct: "multipart/form-data; boundary=xyz",
 		raw: []byte("--xyz\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nb"), key: co.Publishable})
 	if status != 400 {

@@ -187,6 +187,9 @@ func addLeads(t *testing.T, env *apitest.Env, companyID uuid.UUID, n int) []stri
 		}
 		out[i-1] = id // RETURNING promises no order
 	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
 	rows.Close()
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)

@@ -1,5 +1,6 @@
-// Package portfoliocrash kills a serve process in the middle of a portfolio commit. Its own
-// package: no in-process server may work the queue beside the processes under test.
+// Package portfoliocrash runs portfolio jobs in serve processes: one killed in the middle of a
+// commit, one whose validation times out. Its own package: no in-process server may work the
+// queue beside the processes under test.
 package portfoliocrash
 
 import (

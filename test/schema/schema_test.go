@@ -31,39 +31,91 @@ func open(t *testing.T, dsn string) *sql.DB {
 	return db
 }
 
-// TestSchema_EveryTenantTableHasPolicy fails when a table that holds company data lacks ENABLE
-// or FORCE ROW LEVEL SECURITY or the company_isolation policy.
+// TestSchema_EveryTenantTableHasPolicy fails when a table that holds company data (companies
+// and every table with company_id, from the catalog) lacks ENABLE or FORCE ROW LEVEL SECURITY
+// or a company_isolation policy that filters on the pinned company: for every command, for
+// the app role, USING (and WITH CHECK, if given) "company column = app_current_company()", and
+// app_current_company() reading app.company_id. (It checked the policy's name only: a
+// company_isolation USING (true) passed.) No other permissive policy may widen what the app
+// role sees (permissive policies are OR-ed: one USING (true) opens the table).
 func TestSchema_EveryTenantTableHasPolicy(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
 	db := open(t, env.OwnerURL)
-	rows, err := db.Query(`
-		SELECT c.relname, c.relrowsecurity, c.relforcerowsecurity,
-		       EXISTS (SELECT FROM pg_policy p WHERE p.polrelid = c.oid AND p.polname = 'company_isolation')
-		FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-		WHERE n.nspname = 'public' AND c.relkind = 'r'
-		  AND (c.relname = 'companies' OR EXISTS (
-		       SELECT FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'company_id' AND NOT a.attisdropped))`)
+	var pinned string
+	if err := db.QueryRow(`SELECT btrim(p.prosrc) || CASE WHEN p.prosecdef THEN ' SECURITY DEFINER' ELSE '' END
+		FROM pg_proc p WHERE p.oid = 'public.app_current_company()'::regprocedure`).Scan(&pinned); err != nil {
+		t.Fatal(err)
+	}
+	if want := "SELECT NULLIF(current_setting('app.company_id', true), '')::uuid"; pinned != want {
+		t.Errorf("app_current_company() is %q, want %q: the policies compare with it", pinned, want)
+	}
+	tenant := map[string]bool{}
+	for _, table := range env.TenantTables(t) {
+		tenant[table.Name] = true
+		var enabled, forced bool
+		if err := db.QueryRow(`SELECT relrowsecurity, relforcerowsecurity FROM pg_class WHERE oid = $1::regclass`,
+			"public."+table.Name).Scan(&enabled, &forced); err != nil {
+			t.Fatal(err)
+		}
+		var policy struct {
+			permissive, appRole bool
+			cmd, using, check   string
+		}
+		err := db.QueryRow(`SELECT p.polpermissive, p.polcmd::text,
+			       0 = ANY (p.polroles) OR $2::regrole = ANY (p.polroles),
+			       coalesce(pg_get_expr(p.polqual, p.polrelid), ''), coalesce(pg_get_expr(p.polwithcheck, p.polrelid), '')
+			FROM pg_policy p WHERE p.polrelid = $1::regclass AND p.polname = 'company_isolation'`,
+			"public."+table.Name, migrations.RoleApp).Scan(&policy.permissive, &policy.cmd, &policy.appRole, &policy.using, &policy.check)
+		if errors.Is(err, sql.ErrNoRows) {
+			t.Errorf("table %s: no company_isolation policy; call app_enable_tenant_rls in its migration", table.Name)
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !enabled || !forced {
+			t.Errorf("table %s: rls enabled=%v forced=%v; call app_enable_tenant_rls in its migration", table.Name, enabled, forced)
+		}
+		// Without WITH CHECK, PostgreSQL checks new rows with USING.
+		want := "(" + table.Column + " = app_current_company())"
+		if !policy.permissive || policy.cmd != "*" || !policy.appRole || policy.using != want || (policy.check != want && policy.check != "") {
+			t.Errorf("table %s: company_isolation is permissive=%v FOR %q, for the app role %v, USING %s WITH CHECK %s; "+
+				"want a permissive policy FOR ALL, for PUBLIC or the app role, USING (and WITH CHECK, if any) %s",
+				table.Name, policy.permissive, policy.cmd, policy.appRole, policy.using, policy.check, want)
+		}
+	}
+	// Permissive policies the app role is subject to (TO PUBLIC, to it or to a role whose
+	// privileges it has), besides company_isolation.
+	rows, err := db.Query(`SELECT c.relname || '.' || p.polname, coalesce(pg_get_expr(p.polqual, p.polrelid), '')
+		FROM pg_policy p JOIN pg_class c ON c.oid = p.polrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE n.nspname = 'public' AND p.polpermissive AND p.polname <> 'company_isolation'
+		  AND EXISTS (SELECT FROM unnest(p.polroles) r WHERE r = 0 OR pg_has_role($1, r, 'USAGE'))`, migrations.RoleApp)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rows.Close()
-	seen := 0
+	seen := map[string]bool{}
 	for rows.Next() {
-		var name string
-		var enabled, forced, policy bool
-		if err := rows.Scan(&name, &enabled, &forced, &policy); err != nil {
+		var name, using string
+		if err := rows.Scan(&name, &using); err != nil {
 			t.Fatal(err)
 		}
-		seen++
-		if !enabled || !forced || !policy {
-			t.Errorf("table %s: rls enabled=%v forced=%v company_isolation=%v; call app_enable_tenant_rls in its migration",
-				name, enabled, forced, policy)
+		seen[name] = true
+		if _, ok := widerPolicies[name]; !ok && tenant[strings.SplitN(name, ".", 2)[0]] {
+			t.Errorf("policy %s (USING %s) admits rows to the app role besides company_isolation: make it RESTRICTIVE, "+
+				"give it to another role, or list it in widerPolicies with the reason", name, using)
 		}
 	}
-	if seen < 4 {
-		t.Errorf("found %d tenant tables, want at least companies, users, api_keys, external_refs", seen)
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
 	}
+	for name := range widerPolicies {
+		if !seen[name] {
+			t.Errorf("widerPolicies lists %s, which no longer exists: delete the line", name)
+		}
+	}
+
 	// A table with neither company_id nor a place on an allow-list is a table nobody reviewed.
 	// job_runs: cluster-wide job bookkeeping, no company data, reached only by maintenance_purge.
 	// insurers: the platform's insurer catalog (app role reads it, the operator writes it).
@@ -77,12 +129,27 @@ func TestSchema_EveryTenantTableHasPolicy(t *testing.T) {
 	defer orows.Close()
 	for orows.Next() {
 		var n string
-		_ = orows.Scan(&n)
+		if err := orows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
 		others = append(others, n)
+	}
+	if err := orows.Err(); err != nil {
+		t.Fatal(err)
 	}
 	if len(others) > 0 {
 		t.Errorf("tables without company_id (not tenant data?): %v; give them company_id and RLS or list them here with the reason", others)
 	}
+}
+
+// widerPolicies are the permissive policies besides company_isolation that admit rows of a
+// tenant table to the app role, and why.
+var widerPolicies = map[string]string{
+	// The authorization server's "app.oauth = server" switch, which any session can set: issue
+	// 20 item 1 drops these three (then this test says to delete the lines).
+	"oauth_clients.oauth_server":  "issue 20 item 1",
+	"oauth_tokens.oauth_server":   "issue 20 item 1",
+	"oauth_consents.oauth_server": "issue 20 item 1",
 }
 
 // TestSchema_AppRoleCannotBypassRLS checks the role the server works as.

@@ -14,7 +14,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/brokerdesk/brokerdesk/ent"
-	"github.com/brokerdesk/brokerdesk/tenancy"
 	"github.com/brokerdesk/brokerdesk/test/apitest"
 )
 
@@ -46,23 +45,9 @@ type comment struct {
 	Content         string  `json:"content"`
 }
 
-type page[T any] struct {
-	Data       []T `json:"data"`
-	Pagination struct {
-		NextCursor string `json:"nextCursor"`
-		HasMore    bool   `json:"hasMore"`
-	} `json:"pagination"`
-}
-
 func mustCreate(t *testing.T, env *apitest.Env, key string, body any) task {
 	t.Helper()
-	r := env.Do(t, apitest.Request{Method: "POST", Path: "/tasks", Key: key, Body: body})
-	if r.Status != 201 {
-		t.Fatalf("create task: %d %s", r.Status, r.Body)
-	}
-	var x task
-	r.Decode(t, &x)
-	return x
+	return apitest.Create[task](t, env, key, "/tasks", body)
 }
 
 func list(t *testing.T, env *apitest.Env, key, query string) []task {
@@ -71,7 +56,7 @@ func list(t *testing.T, env *apitest.Env, key, query string) []task {
 	if r.Status != 200 {
 		t.Fatalf("list tasks: %d %s", r.Status, r.Body)
 	}
-	var p page[task]
+	var p apitest.Page[task]
 	r.Decode(t, &p)
 	return p.Data
 }
@@ -84,43 +69,11 @@ func titles(ts []task) []string {
 	return out
 }
 
-// fields checks that a 422 lists exactly want ("field:code"), in order.
-func fields(want ...string) func(t *testing.T, r *apitest.Response) {
-	return func(t *testing.T, r *apitest.Response) {
-		t.Helper()
-		var got []string
-		for _, e := range r.Problem(t).Errors {
-			got = append(got, e.Field+":"+e.Code)
-		}
-		if !slices.Equal(got, want) {
-			t.Errorf("errors %v, want %v", got, want)
-		}
-	}
-}
-
-// inCompany runs f in one transaction pinned to companyID as the app role (RLS applies).
-func inCompany(t *testing.T, env *apitest.Env, companyID uuid.UUID, f func(ctx context.Context, db *ent.Client) error) {
-	t.Helper()
-	client := ent.NewClient(ent.Driver(tenancy.NewDriver(env.AppDB)))
-	ctx := tenancy.WithCompany(context.Background(), companyID)
-	tx, err := client.Tx(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f(ctx, tx.Client()); err != nil {
-		_ = tx.Rollback()
-		t.Fatal(err)
-	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // addContact stores a contact (the contacts endpoints are another issue's).
 func addContact(t *testing.T, env *apitest.Env, companyID uuid.UUID, ownerID *uuid.UUID) string {
 	t.Helper()
 	var id string
-	inCompany(t, env, companyID, func(ctx context.Context, db *ent.Client) error {
+	env.InCompany(t, companyID, func(ctx context.Context, db *ent.Client) error {
 		c, err := db.Contact.Create().SetType("private").SetFirstName("Kai").SetLastName("Kunde").SetNillableOwnerID(ownerID).Save(ctx)
 		if err == nil {
 			id = c.ID.String()
@@ -137,7 +90,7 @@ type event struct {
 
 func events(t *testing.T, env *apitest.Env, key, types string) []event {
 	t.Helper()
-	var p page[event]
+	var p apitest.Page[event]
 	r := env.Do(t, apitest.Request{Path: "/events?limit=200&types=" + types, Key: key})
 	if r.Status != 200 {
 		t.Fatalf("events: %d %s", r.Status, r.Body)
@@ -198,19 +151,19 @@ func TestTasks_Create(t *testing.T) {
 				}
 			}},
 		{Name: "title required", Key: a.Secret, Method: "POST", Path: "/tasks", Body: `{"description":"x"}`, Status: 422,
-			Problem: "validation_failed", Check: fields("title:required")},
-		{Name: "blank title", Key: a.Secret, Method: "POST", Path: "/tasks", Body: `{"title":"  "}`, Status: 422, Check: fields("title:required")},
+			Problem: "validation_failed", Check: apitest.FieldErrors("title:required")},
+		{Name: "blank title", Key: a.Secret, Method: "POST", Path: "/tasks", Body: `{"title":"  "}`, Status: 422, Check: apitest.FieldErrors("title:required")},
 		{Name: "every bad field is listed", Key: a.Secret, Method: "POST", Path: "/tasks", Status: 422,
 			Body: map[string]any{"title": strings.Repeat("x", 501), "contactId": "x", "leadId": "y", "assigneeId": "z",
 				"dueAt": "tomorrow", "priority": "asap", "status": "closed", "externalReferences": []map[string]string{{"source": "", "externalId": "1"}}},
-			Check: fields("title:too_long", "contactId:invalid_uuid", "leadId:invalid_uuid", "assigneeId:invalid_uuid",
+			Check: apitest.FieldErrors("title:too_long", "contactId:invalid_uuid", "leadId:invalid_uuid", "assigneeId:invalid_uuid",
 				"dueAt:invalid_datetime", "priority:invalid_enum", "status:invalid_enum", "externalReferences.0.source:invalid_length")},
 		{Name: "unknown references, B's contact among them", Key: a.Secret, Method: "POST", Path: "/tasks", Status: 422,
 			Body:  map[string]any{"title": "x", "contactId": bContact, "leadId": uuid.NewString(), "assigneeId": b.Admin.ID.String()},
-			Check: fields("contactId:unknown_contact", "leadId:unknown_lead", "assigneeId:unknown_user")},
+			Check: apitest.FieldErrors("contactId:unknown_contact", "leadId:unknown_lead", "assigneeId:unknown_user")},
 		{Name: "completedAt is the server's", Key: a.Secret, Method: "POST", Path: "/tasks", Body: `{"title":"x","completedAt":"2026-01-01T00:00:00Z"}`,
-			Status: 422, Check: fields("completedAt:unknown_field")},
-		{Name: "wrong type", Key: a.Secret, Method: "POST", Path: "/tasks", Body: `{"title":1}`, Status: 422, Check: fields("title:invalid_type")},
+			Status: 422, Check: apitest.FieldErrors("completedAt:unknown_field")},
+		{Name: "wrong type", Key: a.Secret, Method: "POST", Path: "/tasks", Body: `{"title":1}`, Status: 422, Check: apitest.FieldErrors("title:invalid_type")},
 		{Name: "malformed JSON", Key: a.Secret, Method: "POST", Path: "/tasks", Body: `{"title":`, Status: 400, Problem: "malformed_json"},
 		{Name: "taken external reference", Key: a.Secret, Method: "POST", Path: "/tasks", Status: 409, Problem: "external_reference_taken",
 			Body: map[string]any{"title": "x", "externalReferences": []map[string]string{{"source": "ams", "externalId": "T-1"}}}},
@@ -272,16 +225,16 @@ func TestTasks_GetPatchDelete(t *testing.T) {
 			}},
 		{Name: "patch with a stale If-Match", Key: a.Secret, Method: "PATCH", Path: one, Header: map[string]string{"If-Match": `"1"`},
 			Body: `{"priority":"low"}`, Status: 412},
-		{Name: "patch clears the title", Key: a.Secret, Method: "PATCH", Path: one, Body: `{"title":null}`, Status: 422, Check: fields("title:required")},
-		{Name: "patch bad status", Key: a.Secret, Method: "PATCH", Path: one, Body: `{"status":"closed"}`, Status: 422, Check: fields("status:invalid_enum")},
+		{Name: "patch clears the title", Key: a.Secret, Method: "PATCH", Path: one, Body: `{"title":null}`, Status: 422, Check: apitest.FieldErrors("title:required")},
+		{Name: "patch bad status", Key: a.Secret, Method: "PATCH", Path: one, Body: `{"status":"closed"}`, Status: 422, Check: apitest.FieldErrors("status:invalid_enum")},
 		{Name: "patch completedAt", Key: a.Secret, Method: "PATCH", Path: one, Body: `{"completedAt":"2026-01-01T00:00:00Z"}`, Status: 422},
-		{Name: "patch id", Key: a.Secret, Method: "PATCH", Path: one, Body: `{"id":"x"}`, Status: 422, Check: fields("id:read_only_field")},
+		{Name: "patch id", Key: a.Secret, Method: "PATCH", Path: one, Body: `{"id":"x"}`, Status: 422, Check: apitest.FieldErrors("id:read_only_field")},
 		{Name: "patch another task's external reference", Key: a.Secret, Method: "PATCH", Path: one, Status: 409, Problem: "external_reference_taken",
 			Body: map[string]any{"externalReferences": []map[string]string{{"source": "ams", "externalId": "T-9"}}}},
 		{Name: "a contact's reference is no task's", Key: a.Secret, Method: "PATCH", Path: "/tasks/" + other.ID, Status: 200,
 			Body: map[string]any{"externalReferences": []map[string]string{{"source": "ams", "externalId": "T-9"}, {"source": "ams", "externalId": "K-1"}}}},
 		{Name: "too many external references", Key: a.Secret, Method: "PATCH", Path: one, Status: 422, Body: map[string]any{"externalReferences": refs21},
-			Check: fields("externalReferences:too_many")},
+			Check: apitest.FieldErrors("externalReferences:too_many")},
 		{Name: "patch unknown", Key: a.Secret, Method: "PATCH", Path: "/tasks/" + uuid.NewString(), Body: `{"title":"x"}`, Status: 404},
 		{Name: "patch malformed", Key: a.Secret, Method: "PATCH", Path: one, Body: `[`, Status: 400},
 		{Name: "patch B", Key: b.Secret, Method: "PATCH", Path: one, Body: `{"title":"pwned"}`, Status: 404},
@@ -379,7 +332,7 @@ func TestTasks_List(t *testing.T) {
 	cursor := ""
 	for range 10 {
 		r := env.Do(t, apitest.Request{Path: "/tasks?limit=1" + cursor, Key: a.Secret})
-		var p page[task]
+		var p apitest.Page[task]
 		r.Decode(t, &p)
 		walked = append(walked, titles(p.Data)...)
 		if !p.Pagination.HasMore {
@@ -392,14 +345,14 @@ func TestTasks_List(t *testing.T) {
 	}
 	env.Run(t, []apitest.Case{
 		{Name: "bad filters", Key: a.Secret, Path: "/tasks?status=closed&priority=x&assigneeId=1&dueFrom=x&limit=0", Status: 422,
-			Check: fields("dueFrom:invalid_datetime", "assigneeId:invalid_uuid", "status:invalid_enum", "priority:invalid_enum", "limit:out_of_range")},
+			Check: apitest.FieldErrors("dueFrom:invalid_datetime", "assigneeId:invalid_uuid", "status:invalid_enum", "priority:invalid_enum", "limit:out_of_range")},
 		{Name: "inverted range", Key: a.Secret, Path: "/tasks?dueFrom=2026-12-01T00:00:00Z&dueTo=2026-11-01T00:00:00Z", Status: 422,
-			Check: fields("dueTo:invalid_range")},
+			Check: apitest.FieldErrors("dueTo:invalid_range")},
 		{Name: "cursor of other filters", Key: a.Secret, Path: "/tasks?status=open&cursor=" + func() string {
-			var p page[task]
+			var p apitest.Page[task]
 			env.Do(t, apitest.Request{Path: "/tasks?limit=1", Key: a.Secret}).Decode(t, &p)
 			return p.Pagination.NextCursor
-		}(), Status: 422, Check: fields("cursor:cursor_mismatch")},
+		}(), Status: 422, Check: apitest.FieldErrors("cursor:cursor_mismatch")},
 		{Name: "no scope", Key: a.KeyWithScopes(t, "leads:read"), Path: "/tasks", Status: 403},
 	})
 }
@@ -434,14 +387,14 @@ func TestTasks_Comments(t *testing.T) {
 		return c.ID
 	}()
 	env.Run(t, []apitest.Case{
-		{Name: "content required", Key: a.Secret, Method: "POST", Path: path, Body: `{}`, Status: 422, Check: fields("content:required")},
+		{Name: "content required", Key: a.Secret, Method: "POST", Path: path, Body: `{}`, Status: 422, Check: apitest.FieldErrors("content:required")},
 		{Name: "content 10000", Key: a.Secret, Method: "POST", Path: path, Body: map[string]any{"content": strings.Repeat("ä", 10000)}, Status: 201},
 		{Name: "content 10001", Key: a.Secret, Method: "POST", Path: path, Body: map[string]any{"content": strings.Repeat("ä", 10001)},
-			Status: 422, Check: fields("content:too_long")},
+			Status: 422, Check: apitest.FieldErrors("content:too_long")},
 		{Name: "parent of another task", Key: a.Secret, Method: "POST", Path: path, Body: map[string]any{"content": "x", "parentCommentId": otherTask},
-			Status: 422, Check: fields("parentCommentId:unknown_comment")},
+			Status: 422, Check: apitest.FieldErrors("parentCommentId:unknown_comment")},
 		{Name: "parent not a uuid", Key: a.Secret, Method: "POST", Path: path, Body: `{"content":"x","parentCommentId":"1"}`,
-			Status: 422, Check: fields("parentCommentId:invalid_uuid")},
+			Status: 422, Check: apitest.FieldErrors("parentCommentId:invalid_uuid")},
 		{Name: "unknown task", Key: a.Secret, Method: "POST", Path: "/tasks/" + uuid.NewString() + "/comments", Body: `{"content":"x"}`, Status: 404},
 		{Name: "B's post", Key: b.Secret, Method: "POST", Path: path, Body: `{"content":"x"}`, Status: 404},
 		{Name: "B's list", Key: b.Secret, Path: path, Status: 404},
@@ -454,7 +407,7 @@ func TestTasks_Comments(t *testing.T) {
 		if r.Status != 200 {
 			t.Fatalf("comments: %d %s", r.Status, r.Body)
 		}
-		var p page[comment]
+		var p apitest.Page[comment]
 		r.Decode(t, &p)
 		for _, c := range p.Data {
 			walked = append(walked, c.Content[:min(len(c.Content), 6)])

@@ -1,6 +1,7 @@
 // Package testsvc starts the services the tests need when the environment names none: a
 // private PostgreSQL cluster (the code of `brokerdesk dev`, app/devdb) and a private
-// redis-server, both under <module>/.data/test/ on free loopback ports.
+// redis-server, both under <module>/.data/test/ on free loopback ports; and it finds the
+// browser tests' Chromium, installing Debian's when it may (chromium.go).
 //
 // `go test ./...` runs the test binaries of many packages in parallel, as separate processes,
 // so the services are shared through files: a lock file (flock) per service makes the first
@@ -69,10 +70,15 @@ func ModuleRoot() (string, error) {
 // lockWait bounds how long a process waits for another to start a service.
 const lockWait = 3 * time.Minute
 
-// lock takes the exclusive lock dir/name.lock, waiting while another process holds it, and
-// returns its release. The kernel releases it when a holder dies, so a killed test never
-// leaves it taken.
+// lock takes the exclusive lock dir/name.lock, waiting while another process holds it (at most
+// lockWait), and returns its release. The kernel releases it when a holder dies, so a killed
+// test never leaves it taken.
 func lock(ctx context.Context, dir, name string) (func(), error) {
+	return lockFor(ctx, dir, name, lockWait)
+}
+
+// lockFor is lock waiting at most wait.
+func lockFor(ctx context.Context, dir, name string, wait time.Duration) (func(), error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -81,7 +87,7 @@ func lock(ctx context.Context, dir, name string) (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	deadline := time.Now().Add(lockWait)
+	deadline := time.Now().Add(wait)
 	for {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
@@ -94,7 +100,7 @@ func lock(ctx context.Context, dir, name string) (func(), error) {
 		if time.Now().After(deadline) {
 			holder, _ := os.ReadFile(file)
 			f.Close()
-			return nil, fmt.Errorf("lock %s: still held after %s by process %s", file, lockWait, strings.TrimSpace(string(holder)))
+			return nil, fmt.Errorf("lock %s: still held after %s by process %s", file, wait, strings.TrimSpace(string(holder)))
 		}
 		select {
 		case <-ctx.Done():

@@ -3,7 +3,6 @@ package users
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"net/url"
 	"os"
@@ -191,45 +190,11 @@ func TestUsers_WalkWhileInserting(t *testing.T) {
 	if strings.Contains(strings.ToUpper(page50), "OFFSET") {
 		t.Errorf("page 50 uses OFFSET: %s", page50)
 	}
-	plan := explain(t, env, a.ID.String(), page50, page50Args)
+	plan := env.Explain(t, a.ID, uuid.Nil, "", page50, page50Args, "ANALYZE users") // fresh statistics, as autovacuum would have
 	if !strings.Contains(plan, "Index") || strings.Contains(plan, "Seq Scan") {
 		t.Errorf("page 50 is not an index scan:\n%s\n%s", page50, plan)
 	}
 	t.Logf("page 50: %s\n%s", page50, plan)
-}
-
-// explain runs EXPLAIN of query as the app role pinned to company.
-func explain(t *testing.T, env *apitest.Env, company, query string, args []any) string {
-	t.Helper()
-	ctx := context.Background()
-	owner, err := sql.Open("pgx", env.OwnerURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer owner.Close()
-	if _, err := owner.ExecContext(ctx, "ANALYZE users"); err != nil { // fresh statistics, as autovacuum would have
-		t.Fatal(err)
-	}
-	tx, err := env.AppDB.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, "SELECT set_config('app.company_id', $1, true)", company); err != nil {
-		t.Fatal(err)
-	}
-	rows, err := tx.QueryContext(ctx, "EXPLAIN "+query, args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var b strings.Builder
-	for rows.Next() {
-		var line string
-		_ = rows.Scan(&line)
-		b.WriteString(line + "\n")
-	}
-	return b.String()
 }
 
 func TestUsers_Cursors(t *testing.T) {

@@ -57,7 +57,9 @@ func TestJobs_PeriodicPurges(t *testing.T) {
 	}
 	for id, want := range map[uuid.UUID]bool{old: false, young: true} {
 		var n int
-		_ = owner.QueryRow(`SELECT count(*) FROM webhook_deliveries WHERE id = $1`, id).Scan(&n)
+		if err := owner.QueryRow(`SELECT count(*) FROM webhook_deliveries WHERE id = $1`, id).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
 		if (n == 1) != want {
 			t.Errorf("delivery %s kept=%v, want %v (purged %d)", id, n == 1, want, purged)
 		}
