@@ -143,14 +143,9 @@ func TestSchema_EveryTenantTableHasPolicy(t *testing.T) {
 }
 
 // widerPolicies are the permissive policies besides company_isolation that admit rows of a
-// tenant table to the app role, and why.
-var widerPolicies = map[string]string{
-	// The authorization server's "app.oauth = server" switch, which any session can set: issue
-	// 20 item 1 drops these three (then this test says to delete the lines).
-	"oauth_clients.oauth_server":  "issue 20 item 1",
-	"oauth_tokens.oauth_server":   "issue 20 item 1",
-	"oauth_consents.oauth_server": "issue 20 item 1",
-}
+// tenant table to the app role, and why. None since issue 20 item 1 dropped the authorization
+// server's oauth_server policies (its app.oauth switch could be set by any session).
+var widerPolicies = map[string]string{}
 
 // TestSchema_AppRoleCannotBypassRLS checks the role the server works as.
 func TestSchema_AppRoleCannotBypassRLS(t *testing.T) {
