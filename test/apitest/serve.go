@@ -21,7 +21,13 @@ func (e *Env) Serve(t testing.TB, grace time.Duration) string {
 	done := make(chan struct{})
 	go func() { _ = e.Server.ServeListener(ctx, ln, grace); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
-	base := "http://" + ln.Addr().String()
+	return WaitHealthy(t, "http://"+ln.Addr().String())
+}
+
+// WaitHealthy waits until the server at base answers /healthz (about a second at most) and
+// returns base.
+func WaitHealthy(t testing.TB, base string) string {
+	t.Helper()
 	for i := 0; ; i++ {
 		resp, err := http.Get(base + "/healthz")
 		if err == nil {

@@ -47,18 +47,7 @@ func serveAPI(t *testing.T, env *apitest.Env) string {
 		go func() { _ = env.Server.ServeListener(context.Background(), ln, time.Second) }()
 		servedBase = "http://" + ln.Addr().String()
 	})
-	base := servedBase
-	for i := 0; ; i++ {
-		resp, err := http.Get(base + "/healthz")
-		if err == nil {
-			resp.Body.Close()
-			return base
-		}
-		if i == 50 {
-			t.Fatalf("API at %s does not answer: %v", base, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	return apitest.WaitHealthy(t, servedBase)
 }
 
 var seq atomic.Int64
