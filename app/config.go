@@ -25,6 +25,9 @@ type Config struct {
 	DatabaseURL string
 	// AppDatabaseURL is the URL the server's request work uses, as the app role.
 	AppDatabaseURL string
+	// JobsDatabaseURL is the URL of the job queue's pool, as the jobs role (migrations.RoleJobs):
+	// the app role's rights plus river's tables, which request work must not reach.
+	JobsDatabaseURL string
 	// AppDBPassword is given to the app role by `migrate` when set.
 	AppDBPassword string
 	RedisURL      string
@@ -135,9 +138,22 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	cfg.AppDatabaseURL = getenv("APP_DATABASE_URL")
 	if cfg.AppDatabaseURL == "" && cfg.DatabaseURL != "" {
-		cfg.AppDatabaseURL, err = appURL(cfg.DatabaseURL, cfg.AppDBPassword)
+		cfg.AppDatabaseURL, err = appURL(cfg.DatabaseURL, migrations.RoleApp, cfg.AppDBPassword)
 		if err != nil {
 			return cfg, fmt.Errorf("DATABASE_URL: %w", err)
+		}
+	}
+	cfg.JobsDatabaseURL = getenv("JOBS_DATABASE_URL")
+	if cfg.JobsDatabaseURL == "" && cfg.AppDatabaseURL != "" {
+		// the app role's URL and password (migrate gives both roles APP_DB_PASSWORD) as the
+		// jobs role
+		u, err := url.Parse(cfg.AppDatabaseURL)
+		if err != nil {
+			return cfg, fmt.Errorf("APP_DATABASE_URL: %w", err)
+		}
+		password, _ := u.User.Password()
+		if cfg.JobsDatabaseURL, err = appURL(cfg.AppDatabaseURL, migrations.RoleJobs, password); err != nil {
+			return cfg, fmt.Errorf("APP_DATABASE_URL: %w", err)
 		}
 	}
 	return cfg, nil
@@ -217,16 +233,17 @@ func loadLimits(cfg *Config, env func(k, def string) string) error {
 	return nil
 }
 
-// appURL is DATABASE_URL logging in as the app role instead of the owner.
-func appURL(owner, password string) (string, error) {
-	u, err := url.Parse(owner)
+// appURL is the database URL base logging in as role (the app or the jobs role) with
+// password, if any, instead of base's user.
+func appURL(base, role, password string) (string, error) {
+	u, err := url.Parse(base)
 	if err != nil {
 		return "", err
 	}
 	if password != "" {
-		u.User = url.UserPassword(migrations.RoleApp, password)
+		u.User = url.UserPassword(role, password)
 	} else {
-		u.User = url.User(migrations.RoleApp)
+		u.User = url.User(role)
 	}
 	return u.String(), nil
 }

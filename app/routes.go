@@ -37,9 +37,11 @@ func (s *Server) routes(pager *httpx.Pager, o options) {
 	s.App.Get("/readyz", s.readyz)
 	sdk.Mount(s.App) // GET /sdk/v1/brokerdesk.js: the JavaScript SDK, outside the API prefix
 	// The OAuth 2.0 authorization server (net/http, fosite): /oauth/* and its RFC 8414 metadata.
-	oas := adaptor.HTTPHandler(oauth.NewServer(s.client, s.oauthSecret, s.limits, o.now).Handler())
+	authz := oauth.NewServer(s.client, s.oauthSecret, s.limits, o.now)
+	oas := adaptor.HTTPHandler(authz.Handler())
 	as := func(c *fiber.Ctx) error { // its log lines carry the request id, as the API's do
 		c.Context().SetUserValue(oauth.LoggerKey{}, zerolog.Ctx(c.UserContext()))
+		c.Context().SetUserValue(oauth.SenderKey{}, s.clients.Bucket(c)) // its per-address limits
 		return oas(c)
 	}
 	s.App.Get(oauth.PathAuthorize, as)
@@ -49,7 +51,7 @@ func (s *Server) routes(pager *httpx.Pager, o options) {
 	s.App.Post(oauth.PathIntrospect, as)
 	s.App.Get(oauth.PathMetadata, as)
 
-	auth := tenancy.NewAuthenticator(s.client, s.drv, policy.Default().RolesSeeingAll())
+	auth := tenancy.NewAuthenticator(s.client, s.drv, policy.Default().RolesSeeingAll(), authz.ValidAccessToken)
 	idem := idempotency.New(s.side, o.now)
 	idem.OnReplay = s.metrics.Replay
 	v1 := s.App.Group(V1Prefix)

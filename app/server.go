@@ -272,9 +272,15 @@ func (s *Server) Close() {
 // deliveries' short transactions (a delivery holds none while it waits for the receiver, so
 // half a connection per worker is plenty).
 func (s *Server) newJobs(ctx context.Context, cfg Config, pcfg *pgxpool.Config, o options) error {
-	jcfg := pcfg.Copy()
+	// The jobs role (JOBS_DATABASE_URL): every job is inserted, fetched and worked here, so the
+	// request pool's role needs no right on river's tables
+	// (docs/decisions/tenancy-and-isolation.md).
+	jcfg, err := pgxpool.ParseConfig(cfg.JobsDatabaseURL)
+	if err != nil {
+		return fmt.Errorf("JOBS_DATABASE_URL: %w", err)
+	}
+	jcfg.ConnConfig.Tracer, jcfg.AfterConnect = pcfg.ConnConfig.Tracer, pcfg.AfterConnect
 	jcfg.MaxConns = int32(cfg.Jobs.Workers/2 + 4)
-	var err error
 	if s.jobsPool, err = pgxpool.NewWithConfig(ctx, jcfg); err != nil {
 		return fmt.Errorf("connect: %w", err)
 	}
@@ -420,14 +426,17 @@ func (s *Server) serveMetrics(addr string) (func(), error) {
 }
 
 // ServeListener serves on ln until ctx ends, then shuts down gracefully. It refuses to start
-// when the request pool's role is one row-level security would not hold (tenancy.CheckRole):
+// when the request or the jobs pool's role is one row-level security would not hold
+// (tenancy.CheckRole):
 // a superuser, BYPASSRLS, a table owner, a member of the owner, auth or operator role. Serving
 // sets the GC target to defaultGCPercent unless GOGC is set (gc.go).
 func (s *Server) ServeListener(ctx context.Context, ln net.Listener, grace time.Duration) error {
 	setDefaultGC(os.Getenv)
-	if err := tenancy.CheckRole(ctx, s.pool); err != nil {
-		ln.Close()
-		return err
+	for _, p := range []*pgxpool.Pool{s.pool, s.jobsPool} {
+		if err := tenancy.CheckRole(ctx, p); err != nil {
+			ln.Close()
+			return err
+		}
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- s.App.Listener(ln) }()

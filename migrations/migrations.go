@@ -34,27 +34,37 @@ const (
 	// that analyses them (ANALYZE needs the owner before PostgreSQL 17): no superuser does
 	// (migration 20261127110100). Nobody logs in as it.
 	RoleMaintainer = "brokerdesk_maintainer"
+	// RoleJobs is the login role of the job queue's pool (app/jobs): the app role's rights
+	// (it is a member and inherits them, policies included) plus river's tables and
+	// webhook_pending_companies, which request work has no use for and which name companies
+	// (job arguments carry company ids). Request work never connects as it.
+	RoleJobs = "brokerdesk_jobs"
 )
 
 // EnsureRoles creates the roles when they are missing and lets the migrating role act as
 // RoleAuth, RoleOperator and RoleMaintainer (a migration that alters the maintainer's tables
-// needs to). appPassword, when not empty, becomes RoleApp's password.
+// needs to). appPassword, when not empty, becomes the password of RoleApp and RoleJobs (the
+// server's two login roles; one secret to configure, APP_DB_PASSWORD).
 func EnsureRoles(ctx context.Context, db *sql.DB, appPassword string) error {
 	stmts := []string{
 		createRole(RoleApp, "LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE NOINHERIT"),
 		createRole(RoleAuth, "NOLOGIN NOSUPERUSER NOBYPASSRLS"),
 		createRole(RoleOperator, "NOLOGIN NOSUPERUSER NOBYPASSRLS"),
 		createRole(RoleMaintainer, "NOLOGIN NOSUPERUSER NOBYPASSRLS"),
+		createRole(RoleJobs, "LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE INHERIT"),
+		"GRANT " + RoleApp + " TO " + RoleJobs,
 		"GRANT " + RoleAuth + ", " + RoleOperator + ", " + RoleMaintainer + " TO CURRENT_USER",
 	}
 	if appPassword != "" {
 		// ALTER ROLE takes no bind parameters: send a SCRAM-SHA-256 verifier computed here, so
 		// the password never appears in SQL text (statement logs, pg_stat_statements).
-		v, err := newScramVerifier(appPassword)
-		if err != nil {
-			return fmt.Errorf("ensure roles: %w", err)
+		for _, role := range []string{RoleApp, RoleJobs} {
+			v, err := newScramVerifier(appPassword)
+			if err != nil {
+				return fmt.Errorf("ensure roles: %w", err)
+			}
+			stmts = append(stmts, "ALTER ROLE "+role+" PASSWORD '"+v+"'") // base64, '$', ':' and digits only
 		}
-		stmts = append(stmts, "ALTER ROLE "+RoleApp+" PASSWORD '"+v+"'") // base64, '$', ':' and digits only
 	}
 	for _, s := range stmts {
 		if _, err := db.ExecContext(ctx, s); err != nil {

@@ -23,8 +23,10 @@ const RiverSchema = "river"
 const riverLock = 0x62645f7269766572 // "bd_river"
 
 // upRiver applies river's own migrations (rivermigrate, the versions of the river module in
-// go.mod) into RiverSchema and grants the app role what the queue needs: rows of the queue
-// tables and their sequences, nothing on river_migration, no DDL. River's reindexer is off in
+// go.mod) into RiverSchema and grants the job queue's role (RoleJobs) what the queue needs: rows
+// of the queue tables and their sequences, nothing on river_migration, no DDL. The app role,
+// which request work runs as, gets nothing there (it had it all before issue 20: job arguments
+// name companies), so whatever was granted to it is revoked every time. River's reindexer is off in
 // the app (app/jobs), since REINDEX needs ownership. River applies each of its versions in a
 // transaction of its own (some add enum values, which PostgreSQL refuses to use in the
 // transaction that added them); a session advisory lock held on another connection keeps two
@@ -74,10 +76,13 @@ func upRiver(ctx context.Context, db *sql.DB) error {
 	}
 	for _, s := range []string{
 		"REVOKE ALL ON SCHEMA " + RiverSchema + " FROM PUBLIC",
-		"GRANT USAGE ON SCHEMA " + RiverSchema + " TO " + RoleApp,
-		"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA " + RiverSchema + " TO " + RoleApp,
-		"REVOKE ALL ON " + RiverSchema + ".river_migration FROM " + RoleApp,
-		"GRANT USAGE ON ALL SEQUENCES IN SCHEMA " + RiverSchema + " TO " + RoleApp,
+		"REVOKE ALL ON ALL TABLES IN SCHEMA " + RiverSchema + " FROM " + RoleApp,
+		"REVOKE ALL ON ALL SEQUENCES IN SCHEMA " + RiverSchema + " FROM " + RoleApp,
+		"REVOKE ALL ON SCHEMA " + RiverSchema + " FROM " + RoleApp,
+		"GRANT USAGE ON SCHEMA " + RiverSchema + " TO " + RoleJobs,
+		"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA " + RiverSchema + " TO " + RoleJobs,
+		"REVOKE ALL ON " + RiverSchema + ".river_migration FROM " + RoleJobs,
+		"GRANT USAGE ON ALL SEQUENCES IN SCHEMA " + RiverSchema + " TO " + RoleJobs,
 	} {
 		if _, err := pool.Exec(ctx, s); err != nil {
 			return fmt.Errorf("river grants: %s: %w", s, err)

@@ -6,6 +6,7 @@ package tenancy
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"slices"
@@ -296,11 +297,32 @@ func Client(ctx context.Context) *ent.Client {
 	panic("tenancy: no request transaction in context")
 }
 
+// QueryRow runs a statement of one row in the request transaction of ctx and scans the row
+// into dest (sql.ErrNoRows when there is none): ent's client offers QueryContext only.
+func QueryRow(ctx context.Context, query string, args []any, dest ...any) error {
+	rows, err := Client(ctx).QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return sql.ErrNoRows
+	}
+	if err := rows.Scan(dest...); err != nil {
+		return err
+	}
+	return rows.Close()
+}
+
 type oauthServerKey struct{}
 
 // WithOAuthServer marks ctx as work of the OAuth authorization server (app/oauth): its
-// transactions set app.oauth = 'server', which the oauth_server policies on the OAuth tables
-// require, and pin no company, for the server works before it knows one. No other path sets it.
+// transactions pin no company, for the server works before it knows one, and so reach no
+// tenant row; it reads and writes the OAuth tables through the oauth_server_* SECURITY DEFINER
+// functions only. No other path sets it.
 func WithOAuthServer(ctx context.Context) context.Context {
 	return context.WithValue(ctx, oauthServerKey{}, true)
 }

@@ -92,10 +92,6 @@ func (d *Driver) BeginTx(ctx context.Context, opts *entsql.TxOptions) (dialect.T
 			[]any{migrations.RoleOperator, id.String()}
 	case IsOperator(ctx):
 		stmt, args = "SELECT set_config('role', $1, true)", []any{migrations.RoleOperator}
-	case IsOAuthServer(ctx) && pinned:
-		stmt, args = "SELECT set_config('app.oauth', 'server', true), set_config('app.company_id', $1, true)", []any{id.String()}
-	case IsOAuthServer(ctx):
-		stmt, args = "SELECT set_config('app.oauth', 'server', true)", nil
 	case pinned:
 		// The acting user and its visibility (issue 8): a Principal's, else company-level work
 		// that sees every contact.
@@ -106,7 +102,10 @@ func (d *Driver) BeginTx(ctx context.Context, opts *entsql.TxOptions) (dialect.T
 		}
 		stmt, args = `SELECT set_config('app.company_id', $1, true), set_config('app.user_id', $2, true),
 			set_config('app.visibility', $3, true)`, []any{id.String(), uid, vis}
-	case ctx.Value(authPendingKey{}) != nil:
+	case ctx.Value(authPendingKey{}) != nil || IsOAuthServer(ctx):
+		// Unpinned: the credential lookup pins in its own first statement; the authorization
+		// server reaches the OAuth tables only through SECURITY DEFINER functions (no policy
+		// admits a transaction pinned to no company, nor may any setting open one).
 		if d.Trace != nil {
 			return tracedTx{Tx: planTx{tx}, trace: d.Trace}, nil
 		}

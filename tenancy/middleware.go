@@ -23,16 +23,19 @@ const PrincipalLocal = "principal"
 // Authenticator resolves credentials to companies and runs each request in one pinned
 // transaction.
 type Authenticator struct {
-	client *ent.Client // over drv
-	drv    *Driver     // over a pool of app-role connections
-	seeAll []string    // roles whose visibility is all (policy.RolesSeeingAll)
+	client     *ent.Client // over drv
+	drv        *Driver     // over a pool of app-role connections
+	seeAll     []string    // roles whose visibility is all (policy.RolesSeeingAll)
+	validToken func(token string) bool
 }
 
 // NewAuthenticator returns the middleware factory for client, an ent client over drv. seeAll
 // lists the user roles that see every contact (policy.Default().RolesSeeingAll()); any other
-// role sees its own and delegated ones.
-func NewAuthenticator(client *ent.Client, drv *Driver, seeAll []string) *Authenticator {
-	return &Authenticator{client: client, drv: drv, seeAll: seeAll}
+// role sees its own and delegated ones. validToken tells whether an OAuth access token was
+// signed by the authorization server (oauth.Server.ValidAccessToken): only such a token is
+// looked up, so a token row anyone else stored (SQL of the app role) authenticates nothing.
+func NewAuthenticator(client *ent.Client, drv *Driver, seeAll []string, validToken func(token string) bool) *Authenticator {
+	return &Authenticator{client: client, drv: drv, seeAll: seeAll, validToken: validToken}
 }
 
 // errInvalidKey is the one answer for unknown, deactivated and deleted keys alike: telling them
@@ -68,7 +71,7 @@ func (a *Authenticator) secret(pinned bool) fiber.Handler {
 		case KindPublishable:
 			return errs.Unauthenticated("publishable_key_not_allowed", "publishable keys are accepted only by the lead intake")
 		default:
-			if sig, ok := accessTokenSignature(key); ok {
+			if sig, ok := accessTokenSignature(key); ok && a.validToken(key) {
 				return a.run(c, sig, KindOAuth, pinned)
 			}
 			return errInvalidKey()

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"time"
 
@@ -127,24 +129,17 @@ func issuerOf(ctx context.Context, p *tenancy.Principal) (issuer, error) {
 		id := p.KeyID
 		return issuer{key: &id}, nil
 	}
-	rows, err := tenancy.Client(ctx).QueryContext(ctx, grantQuery, p.KeyID)
-	if err != nil {
-		return issuer{}, fmt.Errorf("read oauth grant: %w", err)
-	}
-	defer rows.Close()
 	var grant string
 	var client uuid.UUID
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return issuer{}, fmt.Errorf("read oauth grant: %w", err)
-		}
+	err := tenancy.QueryRow(ctx, grantQuery, []any{p.KeyID}, &grant, &client)
+	if errors.Is(err, sql.ErrNoRows) {
 		// The token was resolved by this request's lookup; only a revocation racing it ends here.
 		return issuer{}, errs.Unauthenticated("invalid_token", "the access token is no longer active")
 	}
-	if err := rows.Scan(&grant, &client); err != nil {
+	if err != nil {
 		return issuer{}, fmt.Errorf("read oauth grant: %w", err)
 	}
-	return issuer{grant: &grant, client: &client}, rows.Close()
+	return issuer{grant: &grant, client: &client}, nil
 }
 
 // checkExpiry validates expiresAt of TokenInput against now.

@@ -146,19 +146,5 @@ func searchPhoneKey(term string) (string, bool) {
 
 // queryValue scans the one value of the first row of query in the request transaction.
 func queryValue(ctx context.Context, dst any, query string, args ...any) error {
-	rows, err := tenancy.Client(ctx).QueryContext(ctx, query, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		return fmt.Errorf("no row")
-	}
-	if err := rows.Scan(dst); err != nil {
-		return err
-	}
-	return rows.Close()
+	return tenancy.QueryRow(ctx, query, args, dst)
 }

@@ -45,7 +45,10 @@ type Config struct {
 // JobTimeout bounds one job; a delivery attempt takes at most about 10 s plus its transactions.
 const JobTimeout = 30 * time.Second
 
-// Client is the river client of the app role's pool.
+// Client is the river client of the job queue's pool, which logs in as the jobs role
+// (migrations.RoleJobs, JOBS_DATABASE_URL): the only role with rights on river's tables. Jobs
+// are inserted in transactions on that pool too, never in a request's (the request role may
+// not reach the queue: job arguments name companies).
 type Client = river.Client[pgx.Tx]
 
 // NewClient builds the client. With cfg.Workers zero it only inserts.

@@ -9,10 +9,12 @@ import (
 	"database/sql"
 	"encoding/base64"
 	"encoding/binary"
-
+	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -22,8 +24,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/ory/fosite"
 
-	"github.com/brokerdesk/brokerdesk/ent"
-	"github.com/brokerdesk/brokerdesk/ent/oauthconsent"
+	"github.com/brokerdesk/brokerdesk/app/ratelimit"
 	"github.com/brokerdesk/brokerdesk/policy"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
@@ -33,75 +34,74 @@ const (
 	csrfCookie    = "bd_oauth_csrf"
 )
 
-// loginUser is a row of oauth_login_users.
+// loginUser is a user who signed in (oauth_server_login) or whose session or grant names it
+// (oauth_server_user).
 type loginUser struct {
 	ID, CompanyID                   uuid.UUID
 	CompanyName, Email, First, Last string
 	Role                            string
 	Active                          bool
-	PasswordHash                    sql.NullString
 }
 
-// lookupUser asks oauth_login_users (SECURITY DEFINER) for the users of live companies with
-// email, or the user id; for an id it returns that user or nil.
-func (s *Server) lookupUser(ctx context.Context, email string, id uuid.UUID) (*loginUser, error) {
-	us, err := s.lookupUsers(ctx, email, id)
-	if err != nil || len(us) == 0 {
-		return nil, err
-	}
-	return &us[0], nil
-}
-
-func (s *Server) lookupUsers(ctx context.Context, email string, id uuid.UUID) ([]loginUser, error) {
-	var pe, pu any
-	if email != "" {
-		pe = email
-	}
-	if id != uuid.Nil {
-		pu = id
-	}
-	if pe == nil && pu == nil {
+// lookupUser returns the user of a signed-in session or a grant, or nil when there is none in a
+// live company.
+func (s *Server) lookupUser(ctx context.Context, id uuid.UUID) (*loginUser, error) {
+	var u loginUser
+	err := tenancy.QueryRow(ctx, sqlUser, []any{id}, &u.ID, &u.CompanyID, &u.CompanyName, &u.Email, &u.First, &u.Last, &u.Role, &u.Active)
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
-	rows, err := tenancy.Client(ctx).QueryContext(ctx, `SELECT user_id, company_id, company_name, email, first_name,
-		last_name, role, active, password_hash FROM oauth_login_users($1, $2)`, pe, pu)
 	if err != nil {
-		return nil, fmt.Errorf("oauth login lookup: %w", err)
+		return nil, fmt.Errorf("oauth user %s: %w", id, err)
 	}
-	defer rows.Close()
-	var out []loginUser
-	for rows.Next() {
-		var u loginUser
-		if err := rows.Scan(&u.ID, &u.CompanyID, &u.CompanyName, &u.Email, &u.First, &u.Last, &u.Role, &u.Active, &u.PasswordHash); err != nil {
-			return nil, fmt.Errorf("oauth login lookup: %w", err)
-		}
-		out = append(out, u)
-	}
-	return out, rows.Err()
+	return &u, nil
 }
 
-var dummy = sync.OnceValue(func() string { return HashPassword("brokerdesk-no-such-user") })
+// dummyParams are the argon2id parameters and salt an unknown e-mail's password is derived
+// with, so that it takes as long as a wrong password.
+var dummyParams = sync.OnceValue(func() string {
+	h := HashPassword("brokerdesk-no-such-user")
+	return h[:strings.LastIndex(h, "$")]
+})
 
 // signIn checks email and password. Unknown e-mail, wrong password, no password set and an
-// inactive or suspended user all give the same nil answer, after the same work.
+// inactive or suspended user all give the same nil answer, after the same work. The database
+// gives the parameters and salt of each of the e-mail's passwords, the server derives the
+// argon2id hash of the typed password for each, and the database says which user, if any, it
+// belongs to: the stored hashes never leave it (oauth_server_login).
 func (s *Server) signIn(ctx context.Context, email, password string) (*loginUser, error) {
-	us, err := s.lookupUsers(ctx, email, uuid.Nil)
+	rows, err := tenancy.Client(ctx).QueryContext(ctx, sqlLoginParams, email)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("oauth sign-in: %w", err)
 	}
-	var found *loginUser
-	for i := range us {
-		if us[i].PasswordHash.Valid && CheckPassword(us[i].PasswordHash.String, password) && found == nil {
-			found = &us[i]
+	var hashes []string
+	for rows.Next() {
+		var params string
+		if err := rows.Scan(&params); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("oauth sign-in: %w", err)
+		}
+		if h := DeriveHash(params, password); h != "" {
+			hashes = append(hashes, h)
 		}
 	}
-	if len(us) == 0 {
-		CheckPassword(dummy(), password)
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("oauth sign-in: %w", err)
 	}
-	if found == nil || !found.Active {
+	if len(hashes) == 0 {
+		DeriveHash(dummyParams(), password)
 		return nil, nil
 	}
-	return found, nil
+	var u loginUser
+	err = tenancy.QueryRow(ctx, sqlLogin, []any{email, hashes}, &u.ID, &u.CompanyID, &u.CompanyName, &u.Email, &u.First, &u.Last, &u.Role, &u.Active)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("oauth sign-in: %w", err)
+	}
+	return &u, nil
 }
 
 // authorize handles GET and POST /oauth/authorize: checks the client and its redirect URI
@@ -151,7 +151,7 @@ func (s *Server) authorize(ctx context.Context, w http.ResponseWriter, r *http.R
 	csrf := s.csrfSecret(w, r)
 	var user *loginUser
 	if uid, ok := s.readSession(r); ok {
-		if u, err := s.lookupUser(ctx, "", uid); err == nil && u != nil && u.Active {
+		if u, err := s.lookupUser(ctx, uid); err == nil && u != nil && u.Active {
 			user = u
 		}
 	}
@@ -165,8 +165,12 @@ func (s *Server) authorize(ctx context.Context, w http.ResponseWriter, r *http.R
 	}
 	if action == "login" {
 		email := strings.ToLower(strings.TrimSpace(post.Get("email")))
-		ip := clientIP(r)
-		if s.limits.LoginAccount.Exhausted(ctx, "acct:"+email) || s.limits.LoginIP.Exhausted(ctx, "ip:"+ip) {
+		// Failures count per (account, sender) and per sender, never per account alone: five
+		// wrong passwords from one address must not lock the account's owner out everywhere
+		// (docs/decisions/auth-and-oauth.md "No lockout by e-mail").
+		from := sender(r)
+		acct := "acct:" + email + "|" + from
+		if s.limits.LoginAccount.Exhausted(ctx, acct) || s.limits.LoginIP.Exhausted(ctx, "ip:"+from) {
 			s.loginPage(w, lang, http.StatusTooManyRequests, client, r.URL, csrf, email, msgTooMany)
 			return
 		}
@@ -176,8 +180,8 @@ func (s *Server) authorize(ctx context.Context, w http.ResponseWriter, r *http.R
 			return
 		}
 		if u == nil {
-			s.limits.LoginAccount.Allow(ctx, "acct:"+email)
-			s.limits.LoginIP.Allow(ctx, "ip:"+ip)
+			s.limits.LoginAccount.Allow(ctx, acct)
+			s.limits.LoginIP.Allow(ctx, "ip:"+from)
 			s.loginPage(w, lang, http.StatusUnauthorized, client, r.URL, csrf, email, msgBadLogin)
 			return
 		}
@@ -202,18 +206,23 @@ func (s *Server) authorize(ctx context.Context, w http.ResponseWriter, r *http.R
 		s.provider.WriteAuthorizeError(ctx, w, ar, fosite.ErrInvalidScope.WithHint("The user's role may hold none of the requested scopes."))
 		return
 	}
-	db := tenancy.Client(ctx)
-	consent, err := db.OAuthConsent.Query().Where(oauthconsent.UserID(user.ID), oauthconsent.ClientID(client.c.ID)).Only(ctx)
-	remembered := err == nil && containsAll(consent.Scopes, granted)
-	if action != "allow" && !remembered {
+	var remembered []byte
+	err = tenancy.QueryRow(ctx, sqlConsent, []any{user.ID, client.c.ID}, &remembered)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		s.errorPage(w, lang, http.StatusInternalServerError, msgInternal)
+		return
+	}
+	var consented []string
+	if remembered != nil && json.Unmarshal(remembered, &consented) != nil {
+		consented = nil
+	}
+	if action != "allow" && !containsAll(consented, granted) {
 		s.consentPage(w, lang, client, user, granted, r.URL, csrf)
 		return
 	}
 	if action == "allow" {
-		err := db.OAuthConsent.Create().SetCompanyID(user.CompanyID).SetUserID(user.ID).SetClientID(client.c.ID).
-			SetScopes(granted).OnConflictColumns(oauthconsent.FieldUserID, oauthconsent.FieldClientID).
-			Update(func(u *ent.OAuthConsentUpsert) { u.SetScopes(granted).UpdateUpdatedAt() }).Exec(ctx)
-		if err != nil {
+		scopes, _ := json.Marshal(granted)
+		if _, err := tenancy.Client(ctx).ExecContext(ctx, sqlConsentSave, user.ID, client.c.ID, string(scopes)); err != nil {
 			s.errorPage(w, lang, http.StatusInternalServerError, msgInternal)
 			return
 		}
@@ -254,13 +263,22 @@ func containsAll(have, want []string) bool {
 	return true
 }
 
-// clientIP is the peer address (a proxy in front sets it through Fiber's ProxyHeader).
-func clientIP(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
+// SenderKey is where the mounting Fiber handler leaves the request's sender for Handler: the
+// client address as ratelimit.Clients tells it (X-Forwarded-For from TRUSTED_PROXIES only), an
+// IPv6 address as its /64 (ratelimit.AddrBucket), the key of every per-address limit here.
+type SenderKey struct{}
+
+// sender is the request's sender (SenderKey); without one (Handler served directly), the peer
+// address, bucketed the same way.
+func sender(r *http.Request) string {
+	if s, ok := r.Context().Value(SenderKey{}).(string); ok && s != "" {
+		return s
+	}
+	ap, err := netip.ParseAddrPort(r.RemoteAddr)
 	if err != nil {
 		return r.RemoteAddr
 	}
-	return host
+	return ratelimit.AddrBucket(ap.Addr().Unmap())
 }
 
 func isLocal(host string) bool {

@@ -2,6 +2,9 @@ package oauth
 
 import (
 	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -9,7 +12,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/brokerdesk/brokerdesk/app/events"
-	"github.com/brokerdesk/brokerdesk/ent/oauthtoken"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
@@ -46,21 +48,20 @@ func withRevokeReason(ctx context.Context, reason string) context.Context {
 // the grant belongs to (a test client's grants too: the user signed in there), in the
 // transaction of the authorization server's request, so the event commits with the revocation.
 func (s *Store) grantRevoked(ctx context.Context, requestID string) error {
-	db := tenancy.Client(ctx)
-	rows, err := db.OAuthToken.Query().Where(oauthtoken.RequestID(requestID),
-		oauthtoken.KindIn(oauthtoken.KindAccessToken, oauthtoken.KindRefreshToken)).All(ctx)
+	var (
+		clientID, company uuid.UUID
+		user              uuid.NullUUID
+		granted           []byte
+		live              bool
+	)
+	err := tenancy.QueryRow(ctx, sqlGrant, []any{requestID}, &clientID, &company, &user, &granted, &live)
+	if errors.Is(err, sql.ErrNoRows) || err == nil && live {
+		return nil // no such grant, or the other kind is revoked next
+	}
 	if err != nil {
 		return fmt.Errorf("oauth grant %s: %w", requestID, err)
 	}
-	if len(rows) == 0 {
-		return nil
-	}
-	for _, r := range rows {
-		if r.Active {
-			return nil // the other kind is revoked next
-		}
-	}
-	cl, err := s.GetClient(ctx, rows[0].ClientID.String())
+	cl, err := s.GetClient(ctx, clientID.String())
 	if err != nil {
 		return nil // a disabled client's grants are dead already; nothing to announce
 	}
@@ -68,22 +69,24 @@ func (s *Store) grantRevoked(ctx context.Context, requestID string) error {
 	if reason == "" {
 		reason = ReasonTokenReuse
 	}
-	scopes := rows[0].GrantedScopes
-	if scopes == nil {
-		scopes = []string{}
+	scopes := []string{}
+	if err := json.Unmarshal(granted, &scopes); err != nil {
+		return fmt.Errorf("oauth grant %s: %w", requestID, err)
 	}
-	v := GrantView{ID: requestID, ClientID: rows[0].ClientID, ClientName: cl.(*Client).c.Name, UserID: rows[0].UserID,
-		Scopes: scopes, Reason: reason, RevokedAt: time.Now().UTC()}
+	v := GrantView{ID: requestID, ClientID: clientID, ClientName: cl.(*Client).c.Name, Scopes: scopes, Reason: reason,
+		RevokedAt: time.Now().UTC()}
+	if user.Valid {
+		v.UserID = &user.UUID
+	}
 	ev := zerolog.Ctx(ctx).Info()
 	if reason == ReasonTokenReuse {
 		ev = zerolog.Ctx(ctx).Warn()
 	}
 	ev.Str("grant_id", requestID).Str("client_id", v.ClientID.String()).Str("reason", reason).Msg("oauth grant revoked")
-	company := rows[0].CompanyID
 	// Pin the server's transaction to the company for the event (the events table is tenant
 	// data). It stays pinned: the outbox numbers the event at commit (a deferred trigger reads
-	// the pin), and the server's own policy admits the OAuth rows regardless.
-	if _, err := db.ExecContext(ctx, `SELECT set_config('app.company_id', $1, true)`, company.String()); err != nil {
+	// the pin); the OAuth functions the server calls afterwards work the same pinned or not.
+	if _, err := tenancy.Client(ctx).ExecContext(ctx, `SELECT set_config('app.company_id', $1, true)`, company.String()); err != nil {
 		return fmt.Errorf("oauth grant %s: pin: %w", requestID, err)
 	}
 	return events.NewService().Record(tenancy.WithCompany(ctx, company), "oauth_grant.revoked", v)

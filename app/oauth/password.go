@@ -32,29 +32,37 @@ func HashPassword(password string) string {
 // CheckPassword reports whether password matches the PHC string hash. A malformed or empty
 // hash never matches.
 func CheckPassword(hash, password string) bool {
-	parts := strings.Split(hash, "$")
-	if len(parts) != 6 || parts[1] != "argon2id" {
+	i := strings.LastIndex(hash, "$")
+	if i < 0 {
 		return false
+	}
+	got := DeriveHash(hash[:i], password)
+	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(hash)) == 1
+}
+
+// DeriveHash is the argon2id PHC string of password under params, the parameters and salt of
+// a stored hash (the stored string up to its last '$': "$argon2id$v=19$m=…,t=…,p=…$<salt>"), or
+// "" when params is malformed. It equals the stored string exactly when the password is right,
+// so the sign-in lets the database compare (oauth_server_login) and the stored key never leaves
+// it.
+func DeriveHash(params, password string) string {
+	parts := strings.Split(params, "$")
+	if len(parts) != 5 || parts[0] != "" || parts[1] != "argon2id" {
+		return ""
 	}
 	var v int
 	var m, t uint32
 	var p uint8
 	if _, err := fmt.Sscanf(parts[2], "v=%d", &v); err != nil || v != argon2.Version {
-		return false
+		return ""
 	}
 	if _, err := fmt.Sscanf(parts[3], "m=%d,t=%d,p=%d", &m, &t, &p); err != nil || m == 0 || t == 0 || p == 0 {
-		return false
+		return ""
 	}
-	b := base64.RawStdEncoding
-	salt, err1 := b.DecodeString(parts[4])
-	want, err2 := b.DecodeString(parts[5])
-	if err1 != nil || err2 != nil || len(want) == 0 {
-		return false
+	salt, err := base64.RawStdEncoding.DecodeString(parts[4])
+	if err != nil || len(salt) == 0 {
+		return ""
 	}
-	got := argon2.IDKey([]byte(password), salt, t, m, p, uint32(len(want)))
-	return subtle.ConstantTimeCompare(got, want) == 1
+	key := argon2.IDKey([]byte(password), salt, t, m, p, argonKeyLen)
+	return params + "$" + base64.RawStdEncoding.EncodeToString(key)
 }
-
-// dummyHash is compared against when no user matched, so that an unknown e-mail takes as long
-// as a wrong password.
-var dummyHash = HashPassword("brokerdesk-no-such-user")

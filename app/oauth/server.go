@@ -1,15 +1,16 @@
 // Package oauth is the OAuth 2.0 authorization server for partner apps (ory/fosite): the
 // authorization code with PKCE for users (login and consent pages), client credentials for
 // company-bound clients, refresh with rotation and reuse detection, revocation (RFC 7009),
-// introspection (RFC 7662) and the RFC 8414 metadata. Its storage is ent, in the OAuth tables,
-// each request in one transaction marked tenancy.WithOAuthServer. API requests resolve access
-// tokens in tenancy's auth middleware, not here.
+// introspection (RFC 7662) and the RFC 8414 metadata. Each request runs in one transaction
+// marked tenancy.WithOAuthServer, pinned to no company, and reaches the OAuth tables only through
+// the SECURITY DEFINER functions of sql.go. API requests resolve access tokens in tenancy's auth
+// middleware, not here (ValidAccessToken checks their signature for it).
 package oauth
 
 import (
 	"bytes"
 	"context"
-	"crypto/hmac"
+	stdhmac "crypto/hmac"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
@@ -23,6 +24,7 @@ import (
 
 	"github.com/ory/fosite"
 	"github.com/ory/fosite/compose"
+	"github.com/ory/fosite/token/hmac"
 	"github.com/rs/zerolog"
 
 	"github.com/brokerdesk/brokerdesk/app/ratelimit"
@@ -53,7 +55,8 @@ type Server struct {
 	client   *ent.Client // app-role pool (tenancy.Driver)
 	provider fosite.OAuth2Provider
 	store    *Store
-	secret   []byte // signs the login session and CSRF tokens
+	enigma   *hmac.HMACStrategy // fosite's token signatures, to check access tokens for tenancy
+	secret   []byte             // signs the login session and CSRF tokens
 	limits   *ratelimit.Limits
 	now      func() time.Time
 }
@@ -62,7 +65,7 @@ type Server struct {
 // from it, so replicas sharing it accept each other's tokens.
 func NewServer(client *ent.Client, secret []byte, limits *ratelimit.Limits, now func() time.Time) *Server {
 	derive := func(label string) []byte {
-		m := hmac.New(sha256.New, secret)
+		m := stdhmac.New(sha256.New, secret)
 		m.Write([]byte("brokerdesk oauth " + label))
 		return m.Sum(nil)
 	}
@@ -84,6 +87,7 @@ func NewServer(client *ent.Client, secret []byte, limits *ratelimit.Limits, now 
 		SendDebugMessagesToClients:     false,
 	}
 	strategy := compose.NewOAuth2HMACStrategy(cfg)
+	enigma := &hmac.HMACStrategy{Config: cfg}
 	provider := compose.Compose(cfg, store, strategy,
 		compose.OAuth2AuthorizeExplicitFactory,
 		compose.OAuth2ClientCredentialsGrantFactory,
@@ -92,7 +96,16 @@ func NewServer(client *ent.Client, secret []byte, limits *ratelimit.Limits, now 
 		compose.OAuth2TokenRevocationFactory,
 		compose.OAuth2PKCEFactory,
 	)
-	return &Server{client: client, provider: provider, store: store, secret: derive("cookies"), limits: limits, now: now}
+	return &Server{client: client, provider: provider, store: store, enigma: enigma, secret: derive("cookies"), limits: limits, now: now}
+}
+
+// ValidAccessToken reports whether token is an access token this server (or a replica sharing
+// APP_SECRET) made: its signature is the HMAC of its key. tenancy checks it before looking the
+// token up (tenancy.NewAuthenticator), so a token row stored by anyone but the server, who
+// cannot sign, resolves nothing.
+func (s *Server) ValidAccessToken(token string) bool {
+	rest, ok := strings.CutPrefix(token, tenancy.AccessTokenPrefix)
+	return ok && s.enigma.Validate(context.Background(), rest) == nil
 }
 
 // Handler serves every path of the authorization server (net/http: fosite's API; app mounts it
@@ -101,9 +114,9 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+PathAuthorize, s.inTx(s.authorize))
 	mux.HandleFunc("POST "+PathAuthorize, s.inTx(s.authorize))
-	mux.HandleFunc("POST "+PathToken, s.inTx(s.token))
-	mux.HandleFunc("POST "+PathRevoke, s.inTx(s.revoke))
-	mux.HandleFunc("POST "+PathIntrospect, s.inTx(s.introspect))
+	mux.HandleFunc("POST "+PathToken, s.inTx(challengeBasic(s.token)))
+	mux.HandleFunc("POST "+PathRevoke, s.inTx(challengeBasic(s.revoke)))
+	mux.HandleFunc("POST "+PathIntrospect, s.inTx(challengeBasic(s.introspect)))
 	mux.HandleFunc("GET "+PathMetadata, s.metadata)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if l, ok := r.Context().Value(LoggerKey{}).(*zerolog.Logger); ok {
@@ -138,6 +151,28 @@ func (b *bufferedWriter) WriteHeader(code int) {
 		b.status = code
 	}
 }
+
+// challengeBasic makes every 401 of h carry WWW-Authenticate: Basic. RFC 6749 §5.2 wants it
+// on invalid_client after HTTP Basic client authentication (and HTTP on any 401); fosite sends
+// none. Only the client-authenticating endpoints: a 401 of the sign-in page with a Basic
+// challenge would open the browser's password dialog.
+func challengeBasic(h func(ctx context.Context, w http.ResponseWriter, r *http.Request)) func(ctx context.Context, w http.ResponseWriter, r *http.Request) {
+	return func(ctx context.Context, w http.ResponseWriter, r *http.Request) {
+		h(ctx, challengeWriter{w}, r)
+	}
+}
+
+type challengeWriter struct{ http.ResponseWriter }
+
+func (c challengeWriter) WriteHeader(code int) {
+	if code == http.StatusUnauthorized {
+		c.Header().Set("WWW-Authenticate", `Basic realm="brokerdesk", charset="UTF-8"`)
+	}
+	c.ResponseWriter.WriteHeader(code)
+}
+
+// grantTypes are the grant types the token endpoint serves (the metadata lists them).
+var grantTypes = map[string]bool{"authorization_code": true, "refresh_token": true, "client_credentials": true}
 
 // inTx runs h in one transaction of the authorization server. It commits unless h answered
 // 5xx: error answers such as a replayed code's invalid_grant must keep the revocations they
@@ -186,13 +221,20 @@ func (s *Server) token(ctx context.Context, w http.ResponseWriter, r *http.Reque
 	// Rate limits: an address that failed client authentication too often is refused before
 	// any work; so is a client over its quota. Only authenticated requests count against the
 	// client's quota, so nobody exhausts another client's by naming it.
-	ip := clientIP(r)
+	ip := sender(r)
 	if s.refuseFailedAddress(ctx, w, ip) {
 		return
 	}
 	client := claimedClient(r)
 	if wait := s.limits.TokenClient.Wait(ctx, "client:"+client); client != "" && wait > 0 {
 		tooManyRequests(w, wait, "Too many token requests of this client.")
+		return
+	}
+	// fosite answers a grant type no handler serves with invalid_request (and a hint about
+	// redirect URIs); RFC 6749 §5.2 says unsupported_grant_type. A missing one stays
+	// invalid_request (fosite's answer).
+	if gt := postValue(r, "grant_type"); gt != "" && !grantTypes[gt] {
+		s.provider.WriteAccessError(ctx, w, nil, fosite.ErrUnsupportedGrantType.WithHintf("The grant type %q is not supported.", gt))
 		return
 	}
 	sess := &Session{}
@@ -202,6 +244,12 @@ func (s *Server) token(ctx context.Context, w http.ResponseWriter, r *http.Reque
 		s.countFailedAuth(ctx, ip)
 	case client != "":
 		s.limits.TokenClient.Allow(ctx, "client:"+client)
+	}
+	if errors.Is(err, fosite.ErrInvalidGrant) && ar != nil && ar.GetClient() != nil && ar.GetClient().IsPublic() &&
+		ar.GetGrantTypes().ExactOne("client_credentials") {
+		// fosite calls a public client's client-credentials request invalid_grant; the grant
+		// is fine, the client may not use it: unauthorized_client (RFC 6749 §5.2)
+		err = fosite.ErrUnauthorizedClient.WithHint("A public client may not use client credentials.")
 	}
 	if err != nil {
 		s.provider.WriteAccessError(ctx, w, ar, err)
@@ -236,7 +284,7 @@ func (s *Server) token(ctx context.Context, w http.ResponseWriter, r *http.Reque
 			}
 		}
 		// code exchange and refresh: the user must still be allowed to sign in
-		if u, err := s.lookupUser(ctx, "", sess.UserID); err != nil || u == nil || !u.Active {
+		if u, err := s.lookupUser(ctx, sess.UserID); err != nil || u == nil || !u.Active {
 			s.provider.WriteAccessError(ctx, w, ar, fosite.ErrInvalidGrant.WithHint("The user of this grant is inactive."))
 			return
 		}
@@ -262,6 +310,15 @@ func claimedClient(r *http.Request) string {
 		return ""
 	}
 	return r.PostForm.Get("client_id")
+}
+
+// postValue is the form field name of the request body ("" for a body that does not parse:
+// fosite answers that one).
+func postValue(r *http.Request, name string) string {
+	if err := r.ParseForm(); err != nil {
+		return ""
+	}
+	return r.PostForm.Get(name)
 }
 
 // tooManyRequests answers 429 in the OAuth error shape (RFC 6749 §5.2 has no code for it:
@@ -295,7 +352,7 @@ func (s *Server) countFailedAuth(ctx context.Context, ip string) {
 // Failed client authentication (invalid_client) counts against the address like at the token
 // endpoint.
 func (s *Server) revoke(ctx context.Context, w http.ResponseWriter, r *http.Request) {
-	ip := clientIP(r)
+	ip := sender(r)
 	if s.refuseFailedAddress(ctx, w, ip) {
 		return
 	}
@@ -303,7 +360,18 @@ func (s *Server) revoke(ctx context.Context, w http.ResponseWriter, r *http.Requ
 	if errors.Is(err, fosite.ErrInvalidClient) {
 		s.countFailedAuth(ctx, ip)
 	}
-	s.provider.WriteRevocationResponse(ctx, w, err)
+	switch {
+	case errors.Is(err, fosite.ErrUnauthorizedClient):
+		// another client's token: RFC 7009 §2.1 refuses the request; fosite answers 200 and
+		// revokes nothing, which the caller takes for success
+		s.provider.WriteAccessError(ctx, w, nil, fosite.ErrUnauthorizedClient.WithHint("The token was issued to another client."))
+	case errors.Is(err, fosite.ErrTemporarilyUnavailable):
+		// the store failed: the token may still be live, so not the 200 fosite would answer
+		// (RFC 7009 §2.2.1: 503, the client retries)
+		s.provider.WriteAccessError(ctx, w, nil, err)
+	default:
+		s.provider.WriteRevocationResponse(ctx, w, err)
+	}
 }
 
 // introspect handles POST /oauth/introspect (RFC 7662) for confidential clients, which
@@ -311,13 +379,20 @@ func (s *Server) revoke(ctx context.Context, w http.ResponseWriter, r *http.Requ
 // authentication (no Basic credentials, unknown client, wrong secret) and counts against the
 // address like at the token endpoint.
 func (s *Server) introspect(ctx context.Context, w http.ResponseWriter, r *http.Request) {
-	ip := clientIP(r)
+	ip := sender(r)
 	if s.refuseFailedAddress(ctx, w, ip) {
 		return
 	}
 	if _, _, ok := r.BasicAuth(); !ok {
 		s.countFailedAuth(ctx, ip)
 		s.provider.WriteIntrospectionError(ctx, w, fosite.ErrRequestUnauthorized.WithHint("Authenticate the client with HTTP Basic."))
+		return
+	}
+	// fosite takes a form or query field access_token as the caller's bearer credential ahead of
+	// HTTP Basic (RFC 6750 §2.2), so any access token, with any Basic header beside it, would
+	// authorise an introspection. Only HTTP Basic authenticates here (the metadata says so).
+	if err := r.ParseForm(); err != nil || r.Form.Has("access_token") {
+		s.provider.WriteIntrospectionError(ctx, w, fosite.ErrInvalidRequest.WithHint("Authenticate the client with HTTP Basic only; access_token is not accepted."))
 		return
 	}
 	ir, err := s.provider.NewIntrospectionRequest(ctx, r, &Session{})

@@ -3,23 +3,23 @@ package oauth
 import (
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/ory/fosite"
 
 	"github.com/brokerdesk/brokerdesk/ent"
-	"github.com/brokerdesk/brokerdesk/ent/oauthclient"
 	"github.com/brokerdesk/brokerdesk/ent/oauthtoken"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
-// Store is fosite's storage over ent. Every call runs in the transaction of the OAuth request
-// (tenancy.Client(ctx)), which the handler begins with tenancy.WithOAuthServer. Tokens are kept
+// Store is fosite's storage. Every call runs in the transaction of the OAuth request
+// (tenancy.Client(ctx)), which the handler begins with tenancy.WithOAuthServer, through the
+// functions of sql.go: the transaction is pinned to no company. Tokens are kept
 // as the SHA-256 of their signature; a used code or a rotated refresh token stays as an inactive
 // row, so that its replay is recognised and revokes its grant.
 type Store struct {
@@ -57,15 +57,25 @@ func (s *Store) GetClient(ctx context.Context, id string) (fosite.Client, error)
 	if err != nil {
 		return nil, fosite.ErrNotFound
 	}
-	cl, err := tenancy.Client(ctx).OAuthClient.Query().
-		Where(oauthclient.ID(cid), oauthclient.StatusEQ(oauthclient.StatusActive)).Only(ctx)
-	if ent.IsNotFound(err) {
+	var (
+		c              ent.OAuthClient
+		company        uuid.NullUUID
+		redirs, scopes []byte
+	)
+	err = tenancy.QueryRow(ctx, sqlClient, []any{cid}, &c.ID, &company, &c.Name, &redirs, &scopes, &c.Public, &c.Env)
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fosite.ErrNotFound
 	}
 	if err != nil {
 		return nil, fmt.Errorf("get oauth client: %w", err)
 	}
-	return &Client{c: cl}, nil
+	if company.Valid {
+		c.CompanyID = &company.UUID
+	}
+	if err := errors.Join(json.Unmarshal(redirs, &c.RedirectUris), json.Unmarshal(scopes, &c.Scopes)); err != nil {
+		return nil, fmt.Errorf("get oauth client: %w", err)
+	}
+	return &Client{c: &c}, nil
 }
 
 // ClientAssertionJWTValid accepts: JWT client assertions are not offered.
@@ -99,15 +109,18 @@ func (s *Store) create(ctx context.Context, kind oauthtoken.Kind, sig string, re
 	if exp.IsZero() {
 		exp = req.GetRequestedAt().Add(s.lifespans[kind])
 	}
-	q := tenancy.Client(ctx).OAuthToken.Create().SetKind(kind).SetSignatureHash(hashSignature(sig)).
-		SetRequestID(req.GetID()).SetClientID(cid).SetCompanyID(sess.CompanyID).
-		SetRequestedScopes(nonNil(req.GetRequestedScopes())).SetGrantedScopes(nonNil(req.GetGrantedScopes())).
-		SetForm(map[string][]string(req.GetRequestForm())).SetSession(blob).
-		SetRequestedAt(req.GetRequestedAt()).SetExpiresAt(exp)
+	var user uuid.NullUUID
 	if sess.UserID != uuid.Nil {
-		q.SetUserID(sess.UserID)
+		user = uuid.NullUUID{UUID: sess.UserID, Valid: true}
 	}
-	if err := q.Exec(ctx); err != nil {
+	requested, err1 := json.Marshal(nonNil(req.GetRequestedScopes()))
+	granted, err2 := json.Marshal(nonNil(req.GetGrantedScopes()))
+	form, err3 := json.Marshal(req.GetRequestForm()) // fosite sanitised it (Request.Sanitize)
+	if err := errors.Join(err1, err2, err3); err != nil {
+		return err
+	}
+	if _, err := tenancy.Client(ctx).ExecContext(ctx, sqlTokenStore, string(kind), hashSignature(sig), req.GetID(), cid,
+		sess.CompanyID, user, string(requested), string(granted), string(form), blob, req.GetRequestedAt(), exp); err != nil {
 		return fmt.Errorf("store oauth %s: %w", kind, err)
 	}
 	return nil
@@ -120,46 +133,57 @@ func nonNil(s []string) []string {
 	return s
 }
 
-// get loads a token row (locked, so that two concurrent uses of one code or refresh token are
-// serialised) and rebuilds its request; inactive rows come back with their request too.
-func (s *Store) get(ctx context.Context, kind oauthtoken.Kind, sig string, session fosite.Session) (*ent.OAuthToken, fosite.Requester, error) {
-	row, err := tenancy.Client(ctx).OAuthToken.Query().
-		Where(oauthtoken.SignatureHash(hashSignature(sig)), oauthtoken.KindEQ(kind)).ForUpdate().Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, nil, fosite.ErrNotFound
+// get loads a token (locked, so that two concurrent uses of one code or refresh token are
+// serialised) and rebuilds its request; an inactive token comes back with its request and
+// active false. Company and user come from the token's columns, which the store function
+// checked, not from the session blob.
+func (s *Store) get(ctx context.Context, kind oauthtoken.Kind, sig string, session fosite.Session) (bool, fosite.Requester, error) {
+	var (
+		requestID, clientID            string
+		company                        uuid.UUID
+		user                           uuid.NullUUID
+		requested, granted, form, blob []byte
+		requestedAt                    time.Time
+		active                         bool
+	)
+	err := tenancy.QueryRow(ctx, sqlToken, []any{string(kind), hashSignature(sig)},
+		&requestID, &clientID, &company, &user, &requested, &granted, &form, &blob, &requestedAt, &active)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil, fosite.ErrNotFound
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("get oauth %s: %w", kind, err)
+		return false, nil, fmt.Errorf("get oauth %s: %w", kind, err)
 	}
-	cl, err := s.GetClient(ctx, row.ClientID.String())
+	cl, err := s.GetClient(ctx, clientID)
 	if err != nil {
-		return nil, nil, err // a disabled or deleted client's tokens are unknown
-	}
-	if session != nil {
-		if err := json.Unmarshal(row.Session, session); err != nil {
-			return nil, nil, fmt.Errorf("oauth session: %w", err)
-		}
+		return false, nil, err // a disabled or deleted client's tokens are unknown
 	}
 	r := fosite.NewRequest()
-	r.ID = row.RequestID
-	r.RequestedAt = row.RequestedAt
+	if form != nil {
+		if err := json.Unmarshal(form, &r.Form); err != nil {
+			return false, nil, fmt.Errorf("oauth form: %w", err)
+		}
+	}
+	if err := errors.Join(json.Unmarshal(requested, &r.RequestedScope), json.Unmarshal(granted, &r.GrantedScope)); err != nil {
+		return false, nil, fmt.Errorf("oauth scopes: %w", err)
+	}
+	if session != nil {
+		if err := json.Unmarshal(blob, session); err != nil {
+			return false, nil, fmt.Errorf("oauth session: %w", err)
+		}
+		if sess, ok := session.(*Session); ok {
+			sess.CompanyID, sess.UserID = company, user.UUID
+		}
+	}
+	r.ID = requestID
+	r.RequestedAt = requestedAt
 	r.Client = cl
-	r.RequestedScope = row.RequestedScopes
-	r.GrantedScope = row.GrantedScopes
-	r.Form = url.Values(row.Form)
 	r.Session = session
-	return row, r, nil
+	return active, r, nil
 }
 
 func (s *Store) deactivate(ctx context.Context, kind oauthtoken.Kind, sig string) error {
-	_, err := tenancy.Client(ctx).OAuthToken.Update().
-		Where(oauthtoken.SignatureHash(hashSignature(sig)), oauthtoken.KindEQ(kind)).SetActive(false).Save(ctx)
-	return err
-}
-
-func (s *Store) remove(ctx context.Context, kind oauthtoken.Kind, sig string) error {
-	_, err := tenancy.Client(ctx).OAuthToken.Delete().
-		Where(oauthtoken.SignatureHash(hashSignature(sig)), oauthtoken.KindEQ(kind)).Exec(ctx)
+	_, err := tenancy.Client(ctx).ExecContext(ctx, sqlTokenDeactivate, string(kind), hashSignature(sig))
 	return err
 }
 
@@ -171,11 +195,11 @@ func (s *Store) CreateAuthorizeCodeSession(ctx context.Context, sig string, req 
 // GetAuthorizeCodeSession returns the code's request; a used code returns it with
 // ErrInvalidatedAuthorizeCode, upon which fosite revokes the tokens issued for it.
 func (s *Store) GetAuthorizeCodeSession(ctx context.Context, sig string, session fosite.Session) (fosite.Requester, error) {
-	row, r, err := s.get(ctx, oauthtoken.KindAuthorizeCode, sig, session)
+	active, r, err := s.get(ctx, oauthtoken.KindAuthorizeCode, sig, session)
 	if err != nil {
 		return nil, err
 	}
-	if !row.Active {
+	if !active {
 		return r, fosite.ErrInvalidatedAuthorizeCode
 	}
 	return r, nil
@@ -199,7 +223,8 @@ func (s *Store) GetPKCERequestSession(ctx context.Context, sig string, session f
 
 // DeletePKCERequestSession removes the challenge once the code was exchanged.
 func (s *Store) DeletePKCERequestSession(ctx context.Context, sig string) error {
-	return s.remove(ctx, oauthtoken.KindPkce, sig)
+	_, err := tenancy.Client(ctx).ExecContext(ctx, sqlPKCEDelete, hashSignature(sig))
+	return err
 }
 
 // CreateAccessTokenSession stores an access token.
@@ -209,11 +234,11 @@ func (s *Store) CreateAccessTokenSession(ctx context.Context, sig string, req fo
 
 // GetAccessTokenSession returns an active access token's request.
 func (s *Store) GetAccessTokenSession(ctx context.Context, sig string, session fosite.Session) (fosite.Requester, error) {
-	row, r, err := s.get(ctx, oauthtoken.KindAccessToken, sig, session)
+	active, r, err := s.get(ctx, oauthtoken.KindAccessToken, sig, session)
 	if err != nil {
 		return nil, err
 	}
-	if !row.Active {
+	if !active {
 		return nil, fosite.ErrNotFound
 	}
 	return r, nil
@@ -232,11 +257,11 @@ func (s *Store) CreateRefreshTokenSession(ctx context.Context, sig, _ string, re
 // GetRefreshTokenSession returns a refresh token's request; a rotated one returns it with
 // ErrInactiveToken, upon which fosite revokes the whole grant (reuse detection).
 func (s *Store) GetRefreshTokenSession(ctx context.Context, sig string, session fosite.Session) (fosite.Requester, error) {
-	row, r, err := s.get(ctx, oauthtoken.KindRefreshToken, sig, session)
+	active, r, err := s.get(ctx, oauthtoken.KindRefreshToken, sig, session)
 	if err != nil {
 		return nil, err
 	}
-	if !row.Active {
+	if !active {
 		return r, fosite.ErrInactiveToken
 	}
 	return r, nil
@@ -282,9 +307,8 @@ func (s *Store) revokeGrant(ctx context.Context, requestID string, kind oauthtok
 }
 
 func (s *Store) revoke(ctx context.Context, requestID string, kind oauthtoken.Kind) (int, error) {
-	n, err := tenancy.Client(ctx).OAuthToken.Update().
-		Where(oauthtoken.RequestID(requestID), oauthtoken.KindEQ(kind), oauthtoken.Active(true)).
-		SetActive(false).Save(ctx)
+	var n int
+	err := tenancy.QueryRow(ctx, sqlGrantRevoke, []any{requestID, string(kind)}, &n)
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return 0, fmt.Errorf("revoke oauth %s: %w", kind, err)
 	}

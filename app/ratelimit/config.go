@@ -31,8 +31,10 @@ const (
 	IntakeSenderPolicy      = "intake-sender"
 	AuthFailurePolicy       = "auth-failures"
 	IntakeAttachmentsPolicy = "intake-attachments"
-	// Failed sign-ins at the OAuth login form (app/oauth), fixed windows: per account and per
-	// client IP. Only failures count; a refused attempt is not checked at all.
+	// Failed sign-ins at the OAuth login form (app/oauth), fixed windows: per (account, sender)
+	// and per sender (client address or IPv6 /64), never per account alone, so that nobody
+	// locks an account's owner out from elsewhere. Only failures count; a refused attempt is
+	// not checked at all.
 	LoginAccountLimit = 5
 	LoginIPLimit      = 20
 	LoginPeriod       = 15 * time.Minute
@@ -94,7 +96,7 @@ type Limits struct {
 	AuthFailures *Limiter
 	// Attachments counts intake attachment bytes per company: fixed UTC-day window.
 	Attachments *Limiter
-	// LoginAccount and LoginIP count failed OAuth sign-ins per e-mail and per client IP.
+	// LoginAccount and LoginIP count failed OAuth sign-ins per (e-mail, sender) and per sender.
 	LoginAccount *Limiter
 	LoginIP      *Limiter
 	// TokenClient limits the OAuth token endpoint per client; TokenAuthFailures failed client

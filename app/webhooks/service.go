@@ -114,7 +114,7 @@ func (s *Service) Create(ctx context.Context, in Input) (*ent.WebhookEndpoint, s
 	}
 	c := credentialOf(ctx)
 	db := tenancy.Client(ctx)
-	n, err := endpointCount(ctx, db)
+	n, err := endpointCount(ctx)
 	if err != nil {
 		return nil, "", err
 	}
@@ -148,20 +148,12 @@ func (s *Service) Create(ctx context.Context, in Input) (*ent.WebhookEndpoint, s
 const endpointCountQuery = `SELECT webhook_endpoint_count()`
 
 // endpointCount is the company's number of endpoints, for MaxEndpoints.
-func endpointCount(ctx context.Context, db *ent.Client) (int, error) {
-	rows, err := db.QueryContext(ctx, endpointCountQuery)
-	if err != nil {
-		return 0, fmt.Errorf("count webhook endpoints: %w", err)
-	}
-	defer rows.Close()
+func endpointCount(ctx context.Context) (int, error) {
 	var n int
-	if !rows.Next() {
-		return 0, fmt.Errorf("count webhook endpoints: no row: %w", rows.Err())
-	}
-	if err := rows.Scan(&n); err != nil {
+	if err := tenancy.QueryRow(ctx, endpointCountQuery, nil, &n); err != nil {
 		return 0, fmt.Errorf("count webhook endpoints: %w", err)
 	}
-	return n, rows.Close()
+	return n, nil
 }
 
 // credential is what an endpoint remembers of the caller's credential: the key, or the OAuth

@@ -69,15 +69,3 @@ func OperatorOnly() privacy.MutationRule {
 		return privacy.Denyf("only the operator changes companies")
 	})
 }
-
-// OAuthServerOrCompany guards the OAuth tables: the authorization server (tenancy.WithOAuthServer)
-// and the operator reach every row, for it works before any company is known; everything else is
-// narrowed to the pinned company like tenant data, and denied without one.
-func OAuthServerOrCompany() privacy.QueryMutationRule {
-	return privacy.FilterFunc(func(ctx context.Context, f privacy.Filter) error {
-		if tenancy.IsOAuthServer(ctx) {
-			return privacy.Skip
-		}
-		return filterByCompany(ctx, f)
-	})
-}

@@ -15,8 +15,9 @@ import (
 // OAuthClient is a partner application registered by the operator. A client with a company acts
 // for that company (client credentials); one without (a partner app) gets tokens only through a
 // user's consent. Only the SHA-256 of the secret is stored. Not tenant data in the usual sense:
-// the authorization server reads it before any company is known (migrations/: policy
-// oauth_server), requests pinned to a company see their own company's clients only.
+// the authorization server reads it before any company is known, through SECURITY DEFINER
+// functions (migrations/20261127120000_oauth_server_functions.sql), never through ent; requests
+// pinned to a company see their own company's clients only.
 type OAuthClient struct{ ent.Schema }
 
 // Mixin of OAuthClient.
@@ -36,11 +37,12 @@ func (OAuthClient) Fields() []ent.Field {
 	}
 }
 
-// Policy of OAuthClient: the authorization server and the operator see every client, a request
-// pinned to a company its own only.
+// Policy of OAuthClient: the operator sees and registers every client, a request pinned to a
+// company sees its own only. The OAuth entities' rows are written by the authorization
+// server's functions and by the operator, never through ent by request work.
 func (OAuthClient) Policy() ent.Policy {
 	return privacy.Policy{
-		Query:    privacy.QueryPolicy{rule.OAuthServerOrCompany()},
+		Query:    privacy.QueryPolicy{rule.FilterByCompany()},
 		Mutation: privacy.MutationPolicy{rule.OperatorOnly()},
 	}
 }
@@ -87,8 +89,8 @@ func (OAuthToken) Indexes() []ent.Index {
 // Policy of OAuthToken: see OAuthClient.
 func (OAuthToken) Policy() ent.Policy {
 	return privacy.Policy{
-		Query:    privacy.QueryPolicy{rule.OAuthServerOrCompany()},
-		Mutation: privacy.MutationPolicy{rule.OAuthServerOrCompany()},
+		Query:    privacy.QueryPolicy{rule.FilterByCompany()},
+		Mutation: privacy.MutationPolicy{rule.OperatorOnly()},
 	}
 }
 
@@ -117,7 +119,7 @@ func (OAuthConsent) Indexes() []ent.Index {
 // Policy of OAuthConsent: see OAuthClient.
 func (OAuthConsent) Policy() ent.Policy {
 	return privacy.Policy{
-		Query:    privacy.QueryPolicy{rule.OAuthServerOrCompany()},
-		Mutation: privacy.MutationPolicy{rule.OAuthServerOrCompany()},
+		Query:    privacy.QueryPolicy{rule.FilterByCompany()},
+		Mutation: privacy.MutationPolicy{rule.OperatorOnly()},
 	}
 }

@@ -25,7 +25,8 @@ func (User) Fields() []ent.Field {
 		field.Enum("status").Values("active", "inactive", "suspended").Default("active"),
 		field.Enum("role").Values("admin", "manager", "agent").Default("agent"),
 		// password_hash is an argon2id PHC string (brokerdesk user set-password); the OAuth
-		// login reads it only through the SECURITY DEFINER function oauth_login_users.
+		// sign-in never reads it: SECURITY DEFINER functions give its salt and compare
+		// (oauth_server_login_params, oauth_server_login).
 		field.String("password_hash").Optional().Nillable().Sensitive(),
 	}
 }

@@ -2,6 +2,7 @@ package oauth
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"net/http"
 	"net/url"
@@ -120,11 +121,18 @@ func TestOAuth_Attacks(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer owner.Close()
-		// move every stored code's expiry into the past, in the stored session as fosite reads it
-		if _, err := owner.Exec(`UPDATE oauth_tokens SET expires_at = now() - interval '1 minute',
+		// move this code's expiry into the past, in the stored session as fosite reads it; only
+		// this one (by the hash of its signature): the database is shared with the sibling
+		// subtests, whose codes must stay valid while they run
+		res, err := owner.Exec(`UPDATE oauth_tokens SET expires_at = now() - interval '1 minute',
 			session = convert_to(jsonb_set(convert_from(session, 'UTF8')::jsonb, '{expires_at,authorize_code}',
-			to_jsonb(now() - interval '1 minute'))::text, 'UTF8') WHERE kind = 'authorize_code' AND active`); err != nil {
+			to_jsonb(now() - interval '1 minute'))::text, 'UTF8') WHERE kind = 'authorize_code' AND signature_hash = $1`,
+			signatureHash(code))
+		if err != nil {
 			t.Fatal(err)
+		}
+		if n, err := res.RowsAffected(); err != nil || n != 1 {
+			t.Fatalf("expired %d codes (%v), want exactly this one", n, err)
 		}
 		if r := a.exchange(t, code, verifier); r.Status != 400 || r.Error != "invalid_grant" {
 			t.Errorf("expired code: %+v, want invalid_grant", r)
@@ -161,7 +169,7 @@ func TestOAuth_Attacks(t *testing.T) {
 		}
 	})
 
-	t.Run("brute force is slowed per account, and unknown users get the same answer", func(t *testing.T) {
+	t.Run("brute force is slowed per account and address, and unknown users get the same answer", func(t *testing.T) {
 		victim := newPerson(t, env, co, "agent")
 		authURL := a.conf.AuthCodeURL("state-0001", oauth2.S256ChallengeOption(oauth2.GenerateVerifier()))
 		b := newBrowserClient(t)
@@ -203,6 +211,14 @@ func TestOAuth_Attacks(t *testing.T) {
 			t.Errorf("suspended user: %d, want 401", p.status)
 		}
 	})
+}
+
+// signatureHash is what oauth_tokens stores for a fosite token ("<prefix><key>.<signature>"):
+// the SHA-256 of its signature.
+func signatureHash(token string) []byte {
+	_, sig, _ := strings.Cut(token, ".")
+	h := sha256.Sum256([]byte(sig))
+	return h[:]
 }
 
 func errorText(body string) string {

@@ -47,18 +47,7 @@ func serveAPI(t *testing.T, env *apitest.Env) string {
 		go func() { _ = env.Server.ServeListener(context.Background(), ln, time.Second) }()
 		servedBase = "http://" + ln.Addr().String()
 	})
-	base := servedBase
-	for i := 0; ; i++ {
-		resp, err := http.Get(base + "/healthz")
-		if err == nil {
-			resp.Body.Close()
-			return base
-		}
-		if i == 50 {
-			t.Fatalf("API at %s does not answer: %v", base, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	return apitest.WaitHealthy(t, servedBase)
 }
 
 var seq atomic.Int64
@@ -111,6 +100,9 @@ func newPerson(t *testing.T, env *apitest.Env, co *apitest.Company, role string)
 type browser struct {
 	t *testing.T
 	c *http.Client
+	// from, when set, is sent as X-Forwarded-For: the address the browser signs in from, for a
+	// server that trusts the loopback proxy (TestOAuth_LoginLockoutPerSender).
+	from string
 }
 
 func newBrowserClient(t *testing.T) *browser {
@@ -151,6 +143,9 @@ func (b *browser) post(u string, form url.Values) page {
 
 func (b *browser) do(req *http.Request) page {
 	b.t.Helper()
+	if b.from != "" {
+		req.Header.Set("X-Forwarded-For", b.from)
+	}
 	resp, err := b.c.Do(req)
 	if err != nil {
 		b.t.Fatalf("%s %s: %v", req.Method, req.URL, err)

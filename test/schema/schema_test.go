@@ -143,14 +143,9 @@ func TestSchema_EveryTenantTableHasPolicy(t *testing.T) {
 }
 
 // widerPolicies are the permissive policies besides company_isolation that admit rows of a
-// tenant table to the app role, and why.
-var widerPolicies = map[string]string{
-	// The authorization server's "app.oauth = server" switch, which any session can set: issue
-	// 20 item 1 drops these three (then this test says to delete the lines).
-	"oauth_clients.oauth_server":  "issue 20 item 1",
-	"oauth_tokens.oauth_server":   "issue 20 item 1",
-	"oauth_consents.oauth_server": "issue 20 item 1",
-}
+// tenant table to the app role, and why. None since issue 20 item 1 dropped the authorization
+// server's oauth_server policies (its app.oauth switch could be set by any session).
+var widerPolicies = map[string]string{}
 
 // TestSchema_AppRoleCannotBypassRLS checks the role the server works as.
 func TestSchema_AppRoleCannotBypassRLS(t *testing.T) {
@@ -283,12 +278,17 @@ func TestSchema_MigrateTwiceAndInParallel(t *testing.T) {
 }
 
 // TestSchema_RiverQueue checks the job queue's tables: in their own schema (outside tenant RLS
-// and the ent drift check), the app role may work rows but not change the schema nor read
-// river's migration bookkeeping.
+// and the ent drift check), the jobs role may work rows but not change the schema nor read
+// river's migration bookkeeping; the app role, which request work runs as, may not touch them
+// (job arguments name companies).
 func TestSchema_RiverQueue(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
-	db := open(t, env.AppURL)
+	var appRiver bool
+	if err := open(t, env.AppURL).QueryRow(`SELECT has_schema_privilege('river', 'USAGE')`).Scan(&appRiver); err != nil || appRiver {
+		t.Errorf("the app role has USAGE on schema river (%v): request work must not reach the job queue", err)
+	}
+	db := open(t, env.Config.JobsDatabaseURL)
 	var n int
 	if err := db.QueryRow(`SELECT count(*) FROM pg_tables WHERE schemaname = $1 AND tablename IN ('river_job', 'river_leader', 'river_queue')`,
 		migrations.RiverSchema).Scan(&n); err != nil || n != 3 {

@@ -54,14 +54,12 @@ var appPrivileges = map[string]string{
 	"public.webhook_endpoints":  "DELETE,INSERT,SELECT,UPDATE",
 	"public.webhook_deliveries": "INSERT,SELECT,UPDATE",
 	"public.webhook_cursors":    "INSERT,SELECT,UPDATE",
-	// OAuth (app/oauth): clients are registered by the operator; fosite's storage inserts
-	// tokens, only ever flips active (use, rotation, revocation: UPDATE(active), also what its
-	// FOR UPDATE needs) and deletes a PKCE request once used; the authorize endpoint
-	// upserts a remembered consent (scopes, updated_at), and nothing deletes one (they go with
-	// their user or client by cascade)
+	// OAuth (app/oauth): clients are registered by the operator; the authorization server
+	// stores and changes tokens and consents only through its oauth_server_* functions
+	// (appDefinerFunctions); a pinned request may read its own company's rows
 	"public.oauth_clients":  "SELECT",
-	"public.oauth_consents": "INSERT,SELECT,UPDATE(scopes),UPDATE(updated_at)",
-	"public.oauth_tokens":   "DELETE,INSERT,SELECT,UPDATE(active)",
+	"public.oauth_consents": "SELECT",
+	"public.oauth_tokens":   "SELECT",
 	// tasks and appointments (issue 11): the spec deletes tasks and appointments (comments go
 	// with their task); occurrence exceptions are rewritten by scoped edits; calendar tokens are
 	// replaced (delete + insert) and revoked
@@ -90,13 +88,7 @@ var appPrivileges = map[string]string{
 	// POST /custom-fields defines a company's fields (at most 10); the spec changes and deletes
 	// none
 	"public.custom_field_definitions": "INSERT,SELECT",
-	// the job queue (river) works its rows; no DDL, not its migration bookkeeping
-	"river.river_job":                 "DELETE,INSERT,SELECT,UPDATE",
-	"river.river_job_id_seq":          "USAGE",
-	"river.river_leader":              "DELETE,INSERT,SELECT,UPDATE",
-	"river.river_queue":               "DELETE,INSERT,SELECT,UPDATE",
-	"river.river_notification":        "DELETE,INSERT,SELECT,UPDATE",
-	"river.river_notification_id_seq": "USAGE",
+	// nothing of the job queue (river): its role is brokerdesk_jobs (TestSchema_RiverQueue)
 }
 
 // appDefinerFunctions are the SECURITY DEFINER functions the app role may call: each runs with
@@ -107,13 +99,27 @@ var appDefinerFunctions = []string{
 	"maintenance_purge()",                 // owner brokerdesk_operator: retention fixed in the function
 	"webhook_credential(uuid)",            // owner brokerdesk_auth: a key of the pinned company only
 	"webhook_oauth_credential(uuid,uuid)", // owner brokerdesk_auth: an OAuth client's grant of the pinned company only
-	"webhook_pending_companies()",         // owner brokerdesk_operator: company ids only
 	"webhook_purge()",                     // owner brokerdesk_operator: delivery log past 30 days
 	"auth_token(bytea,text[])",            // owner brokerdesk_auth: the grant of an OAuth access-token hash
 	"calendar_feed_user(bytea)",           // owner brokerdesk_auth: the user of a calendar-feed token hash
 	"insurer_ensure(text)",                // owner brokerdesk_operator: adds "VU <n>" to the platform catalog, never a name
-	"oauth_login_users(text,uuid)",        // owner brokerdesk_auth: sign-in candidates of one e-mail (argon2id hashes)
-	"portfolio_analyze()",                 // owner brokerdesk_maintainer, the three tables' owner (ANALYZE needs it): their statistics, at most every 30 s
+	// owner brokerdesk_auth, the authorization server's only way to the OAuth tables, each for
+	// one key it holds; no password or secret hash comes out (sign-in and client authentication
+	// get a verdict)
+	"oauth_server_client(uuid)",                  // an active client by id, without its secret
+	"oauth_server_client_secret(uuid,bytea)",     // whether a presented secret's hash is the client's
+	"oauth_server_login_params(text)",            // argon2id parameters and salt of an e-mail's passwords, no key
+	"oauth_server_login(text,text[])",            // the user whose stored hash is one the server derived
+	"oauth_server_user(uuid)",                    // a user of a live company by id: session, grant
+	"oauth_server_consent(uuid,uuid)",            // the scopes a user allowed a client
+	"oauth_server_consent_save(uuid,uuid,jsonb)", // checked: active user, client bound to none or its company, client's scopes
+	"oauth_server_token_store(text,bytea,text,uuid,uuid,uuid,jsonb,jsonb,jsonb,bytea,timestamp with time zone,timestamp with time zone)", // checked: client, company, user, scopes, lifespan, the grant's code
+	"oauth_server_token(text,bytea)",            // a token by signature hash, locked
+	"oauth_server_token_deactivate(text,bytea)", // marks one token used
+	"oauth_server_pkce_delete(bytea)",           // removes a used PKCE challenge
+	"oauth_server_grant_revoke(text,text)",      // revokes a grant's tokens of one kind
+	"oauth_server_grant(text)",                  // a grant's client, company, user, scopes, liveness
+	"portfolio_analyze()",                       // owner brokerdesk_maintainer, the three tables' owner (ANALYZE needs it): their statistics, at most every 30 s
 
 	// issue 20: calendar feed tokens and webhook endpoint ownership
 	// owner brokerdesk_auth: whether a token of the pinned company (user, expiry, issuer) answers
