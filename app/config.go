@@ -4,7 +4,7 @@ package app
 import (
 	"crypto/rand"
 	"fmt"
-	"github.com/brokerdesk/brokerdesk/app/datakeys"
+	"github.com/brokerdesk/brokerdesk/app/platform/datakeys"
 	"net/url"
 	"strconv"
 	"time"
@@ -12,9 +12,9 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/ulule/limiter/v3"
 
-	"github.com/brokerdesk/brokerdesk/app/blobstore"
-	"github.com/brokerdesk/brokerdesk/app/jobs"
-	"github.com/brokerdesk/brokerdesk/app/ratelimit"
+	"github.com/brokerdesk/brokerdesk/app/platform/blobstore"
+	"github.com/brokerdesk/brokerdesk/app/platform/jobs"
+	"github.com/brokerdesk/brokerdesk/app/platform/ratelimit"
 	"github.com/brokerdesk/brokerdesk/app/webhooks"
 	"github.com/brokerdesk/brokerdesk/migrations"
 )
@@ -40,7 +40,7 @@ type Config struct {
 	DBMaxConns      int
 	ShutdownTimeout time.Duration
 
-	// Webhooks and the job queue (app/webhooks, app/jobs).
+	// Webhooks and the job queue (app/webhooks, app/platform/jobs).
 	// WebhookAllowInsecure admits http:// endpoints and deliveries to loopback (dev, tests).
 	WebhookAllowInsecure bool
 	// WebhookSecretKeys seal the endpoints' signing secrets at rest; the first seals.

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/brokerdesk/brokerdesk/app/tracing"
+	"github.com/brokerdesk/brokerdesk/app/platform/tracing"
 )
 
 // OpsConfig is how the server behaves when PostgreSQL or Redis go away, and what it exposes to
@@ -20,7 +20,7 @@ type OpsConfig struct {
 	// MetricsAddr is the Prometheus listener (METRICS_ADDR, e.g. 127.0.0.1:9090; empty: off).
 	// It is never the public port.
 	MetricsAddr string
-	// Tracing: the OTEL_* variables ask for traces (app/tracing.Enabled); off by default.
+	// Tracing: the OTEL_* variables ask for traces (app/platform/tracing.Enabled); off by default.
 	Tracing bool
 }
 

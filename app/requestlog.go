@@ -9,7 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/rs/zerolog"
 
-	"github.com/brokerdesk/brokerdesk/app/httpx"
+	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
@@ -41,7 +41,7 @@ func requestLog(base zerolog.Logger) fiber.Handler {
 		status := c.Response().StatusCode()
 		ev := l.Info()
 		switch {
-		case status == fiber.StatusServiceUnavailable: // a passing outage, not a bug (app/httpx)
+		case status == fiber.StatusServiceUnavailable: // a passing outage, not a bug (app/platform/httpx)
 			ev = l.Warn()
 		case status >= 500:
 			ev = l.Error()

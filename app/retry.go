@@ -5,7 +5,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/brokerdesk/brokerdesk/app/httpx"
+	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
@@ -20,7 +20,7 @@ func rerun(c *fiber.Ctx) bool { return c.Locals(rerunLocal) != nil }
 // a serialization failure or deadlock), with backoff, until budget after the request began.
 // PostgreSQL's advice for serialization failures and deadlocks is exactly this: run the whole
 // transaction again. The request transaction rolled back, the limiter refunded its count
-// (app/ratelimit) and Idempotency-Key released its reservation (app/idempotency), so the rerun
+// (app/platform/ratelimit) and Idempotency-Key released its reservation (app/platform/idempotency), so the rerun
 // starts clean; the request body is still in memory. A COMMIT whose outcome is unknown is never
 // run again (503 commit_outcome_unknown). Failures to begin the transaction are retried inside
 // tenancy already, without running any middleware twice.

@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"github.com/brokerdesk/brokerdesk/app/datakeys"
+	"github.com/brokerdesk/brokerdesk/app/platform/datakeys"
 	"net"
 	"net/http"
 	"os"
@@ -23,17 +23,17 @@ import (
 	pgxuuid "github.com/vgarvardt/pgx-google-uuid/v5"
 	"gocloud.dev/blob"
 
-	"github.com/brokerdesk/brokerdesk/app/blobstore"
 	"github.com/brokerdesk/brokerdesk/app/contracts"
 	"github.com/brokerdesk/brokerdesk/app/documents"
 	"github.com/brokerdesk/brokerdesk/app/events"
-	"github.com/brokerdesk/brokerdesk/app/httpx"
-	"github.com/brokerdesk/brokerdesk/app/jobs"
-	"github.com/brokerdesk/brokerdesk/app/maintenance"
-	"github.com/brokerdesk/brokerdesk/app/metrics"
+	"github.com/brokerdesk/brokerdesk/app/platform/blobstore"
+	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
+	"github.com/brokerdesk/brokerdesk/app/platform/jobs"
+	"github.com/brokerdesk/brokerdesk/app/platform/maintenance"
+	"github.com/brokerdesk/brokerdesk/app/platform/metrics"
+	"github.com/brokerdesk/brokerdesk/app/platform/ratelimit"
+	"github.com/brokerdesk/brokerdesk/app/platform/tracing"
 	"github.com/brokerdesk/brokerdesk/app/portfolio"
-	"github.com/brokerdesk/brokerdesk/app/ratelimit"
-	"github.com/brokerdesk/brokerdesk/app/tracing"
 	"github.com/brokerdesk/brokerdesk/app/webhooks"
 	"github.com/brokerdesk/brokerdesk/ent"
 	_ "github.com/brokerdesk/brokerdesk/ent/runtime" // registers schema hooks and privacy policies
@@ -167,7 +167,7 @@ func NewServer(ctx context.Context, cfg Config, log zerolog.Logger, opts ...Opti
 	}
 	side := ent.NewClient(ent.Driver(tenancy.NewDriver(stdlib.OpenDBFromPool(sidePool))))
 	// go-redis logs every failed dial on its own (global) logger; the limiter logs an outage
-	// itself, a bounded number of lines (app/ratelimit), so go-redis's are dropped.
+	// itself, a bounded number of lines (app/platform/ratelimit), so go-redis's are dropped.
 	redis.SetLogger(quietRedis{})
 	m := metrics.New()
 	limits, err := ratelimit.New(cfg.RedisURL, limitsConfig(cfg, log, m))

@@ -13,7 +13,7 @@ import (
 	"github.com/casbin/casbin/v2/util"
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/brokerdesk/brokerdesk/app/errs"
+	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 

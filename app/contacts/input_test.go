@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brokerdesk/brokerdesk/app/errs"
+	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 )
 
 func s(v string) *string { return &v }

@@ -5,7 +5,7 @@ import (
 
 	"github.com/nyaruka/phonenumbers"
 
-	"github.com/brokerdesk/brokerdesk/app/identity"
+	"github.com/brokerdesk/brokerdesk/app/platform/identity"
 )
 
 // EmailKey is the matching key of an e-mail address: trimmed and lower-cased (identity.EmailKey,

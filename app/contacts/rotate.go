@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/brokerdesk/brokerdesk/app/datakeys"
+	"github.com/brokerdesk/brokerdesk/app/platform/datakeys"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 )
 

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brokerdesk/brokerdesk/app/errs"
+	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 )
 
 func TestValidIBAN(t *testing.T) {

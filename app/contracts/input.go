@@ -10,8 +10,8 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/brokerdesk/brokerdesk/app/contacts"
-	"github.com/brokerdesk/brokerdesk/app/errs"
-	"github.com/brokerdesk/brokerdesk/app/gdv"
+	"github.com/brokerdesk/brokerdesk/app/formats/gdv"
+	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/schema"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"

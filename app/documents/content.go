@@ -13,7 +13,7 @@ import (
 	"github.com/rs/zerolog"
 	"gocloud.dev/gcerrors"
 
-	"github.com/brokerdesk/brokerdesk/app/errs"
+	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/ent"
 )
 

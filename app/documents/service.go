@@ -1,6 +1,6 @@
 // Package documents serves /documents: the files of a contact or of one of its contracts. The
 // metadata is a row of the company's documents table, the content a blob in blob storage
-// (app/blobstore) under a key the server chooses. The blob is written before the row and
+// (app/platform/blobstore) under a key the server chooses. The blob is written before the row and
 // removed when the request's transaction rolls back; a deleted document's blob (also with its
 // contact) is removed after the commit; Sweeper removes what a crash left between the two.
 package documents
@@ -22,10 +22,10 @@ import (
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
 
-	"github.com/brokerdesk/brokerdesk/app/blobstore"
-	"github.com/brokerdesk/brokerdesk/app/errs"
 	"github.com/brokerdesk/brokerdesk/app/events"
-	"github.com/brokerdesk/brokerdesk/app/httpx"
+	"github.com/brokerdesk/brokerdesk/app/platform/blobstore"
+	"github.com/brokerdesk/brokerdesk/app/platform/errs"
+	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/document"

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brokerdesk/brokerdesk/app/errs"
 	"github.com/brokerdesk/brokerdesk/app/leads"
+	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 )
 
 // TestBounds: whatever the intake stores must be a valid lead for the API (app/leads).

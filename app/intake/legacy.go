@@ -9,7 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/rs/zerolog"
 
-	"github.com/brokerdesk/brokerdesk/app/httpx"
+	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
 )
 
 // The legacy endpoint's bodies (lead-intake.md). They are plain application/json, not problems:
@@ -49,7 +49,7 @@ func legacyDone(c *fiber.Ctx, _ Outcome) error {
 }
 
 // legacyError writes every error under LegacyPath in the legacy shape. The status is the one
-// app/httpx decides for the error, except that a validation failure (422 in v1) is 400 here and
+// app/platform/httpx decides for the error, except that a validation failure (422 in v1) is 400 here and
 // a malformed body (400) is reported as a violation of field "" so that every 400 has the shape
 // the spec documents.
 func legacyError(c *fiber.Ctx, err error) error {

@@ -15,8 +15,8 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/brokerdesk/brokerdesk/app/errs"
-	"github.com/brokerdesk/brokerdesk/app/httpx"
+	"github.com/brokerdesk/brokerdesk/app/platform/errs"
+	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
 )
 
 // Request-level error codes (400 in both shapes, 415 for a type or charset we do not read).

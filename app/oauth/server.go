@@ -27,7 +27,7 @@ import (
 	"github.com/ory/fosite/token/hmac"
 	"github.com/rs/zerolog"
 
-	"github.com/brokerdesk/brokerdesk/app/ratelimit"
+	"github.com/brokerdesk/brokerdesk/app/platform/ratelimit"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/oauthtoken"
 	"github.com/brokerdesk/brokerdesk/tenancy"

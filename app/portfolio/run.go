@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/brokerdesk/brokerdesk/app/errs"
-	"github.com/brokerdesk/brokerdesk/app/gdv"
+	"github.com/brokerdesk/brokerdesk/app/formats/gdv"
+	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
 )

@@ -14,7 +14,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/rs/zerolog"
 
-	"github.com/brokerdesk/brokerdesk/app/jobs"
+	"github.com/brokerdesk/brokerdesk/app/platform/jobs"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 

@@ -44,7 +44,7 @@ FROM auth_credential($1, $2::text[])`
 	leadColumns = `"leads"."id", "leads"."company_id", "leads"."created_at", "leads"."updated_at", "leads"."version", "leads"."external_references", "leads"."first_name", "leads"."last_name", "leads"."email", "leads"."email_key", "leads"."phone", "leads"."phone_key", "leads"."source", "leads"."notes", "leads"."additional_fields", "leads"."meta_url", "leads"."stage_id", "leads"."owner_id", "leads"."converted", "leads"."converted_at", "leads"."contact_id", "leads"."test", "leads"."submissions", "leads"."origin"`
 
 	// findDuplicateQuery: open intake leads of the test flag with the e-mail or the phone key
-	// (the intake then applies app/identity's rule to them in Go).
+	// (the intake then applies app/platform/identity's rule to them in Go).
 	findDuplicateQuery = `SELECT ` + leadColumns + ` FROM "leads" WHERE (((NOT "leads"."converted" AND NOT "leads"."test") AND "leads"."origin" = $1) AND ("leads"."email_key" = $2 OR "leads"."phone_key" = $3)) AND "leads"."company_id" = $4 ORDER BY "leads"."created_at", "leads"."id" FOR UPDATE`
 
 	stageQuery = `SELECT "lead_stages"."id", "lead_stages"."company_id", "lead_stages"."created_at", "lead_stages"."updated_at", "lead_stages"."key", "lead_stages"."name", "lead_stages"."color", "lead_stages"."position", "lead_stages"."is_final" FROM "lead_stages" WHERE "lead_stages"."key" = $1 AND "lead_stages"."company_id" = $2 LIMIT 2`

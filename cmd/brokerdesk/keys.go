@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/brokerdesk/brokerdesk/app/contacts"
-	"github.com/brokerdesk/brokerdesk/app/datakeys"
+	"github.com/brokerdesk/brokerdesk/app/platform/datakeys"
 )
 
 // keys handles `brokerdesk keys rotate-data`: re-seal every sensitive contact group with the

@@ -11,8 +11,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/brokerdesk/brokerdesk/app/delegations"
-	"github.com/brokerdesk/brokerdesk/app/errs"
 	"github.com/brokerdesk/brokerdesk/app/operator"
+	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 )
 
 // flags builds a FlagSet that reports errors instead of exiting.

@@ -1,5 +1,5 @@
 // Command gdv reads portfolio files the way the portfolio import does (GDV VU-Vermittler with
-// package app/gdv, BiPRO shipments with app/bipro, CSV with app/portfoliocsv) and generates
+// package app/formats/gdv, BiPRO shipments with app/formats/bipro, CSV with app/formats/portfoliocsv) and generates
 // valid GDV files of any size.
 //
 //	go run ./cmd/gdv check FILE...                 # packages, Nachsatz verdicts, counts, issues
@@ -20,9 +20,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/brokerdesk/brokerdesk/app/bipro"
-	"github.com/brokerdesk/brokerdesk/app/gdv"
-	"github.com/brokerdesk/brokerdesk/app/portfoliocsv"
+	"github.com/brokerdesk/brokerdesk/app/formats/bipro"
+	"github.com/brokerdesk/brokerdesk/app/formats/gdv"
+	"github.com/brokerdesk/brokerdesk/app/formats/portfoliocsv"
 )
 
 func main() {

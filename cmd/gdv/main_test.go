@@ -19,7 +19,7 @@ func TestRun(t *testing.T) {
 		t.Errorf("generate said %q", errs.String())
 	}
 	out.Reset()
-	if err := run([]string{"check", file, "../../app/gdv/testdata/kranken.gdv"}, &out, &errs); err != nil {
+	if err := run([]string{"check", file, "../../app/formats/gdv/testdata/kranken.gdv"}, &out, &errs); err != nil {
 		t.Fatalf("check: %v", err)
 	}
 	for _, want := range []string{"encoding cp850", "12 contracts", "Nachsatz consistent", "unknown_code", "Vertragsstatus \"A\""} {

@@ -13,7 +13,7 @@ var DocumentTypes = []string{"advice_documentation", "policy", "application", "o
 	"correspondence", "identification", "other"}
 
 // Document is a file of a contact, optionally of one of its contracts: the metadata here, the
-// content in blob storage (app/blobstore) under blob_key. A contract's document carries the
+// content in blob storage (app/platform/blobstore) under blob_key. A contract's document carries the
 // contract's contact_id (kept in step by a foreign key in migrations/), so it is exactly as
 // visible as that contact.
 type Document struct{ ent.Schema }

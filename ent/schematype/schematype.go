@@ -55,7 +55,7 @@ type ImportSource struct {
 	ImportedAt time.Time `json:"importedAt"`
 }
 
-// Sealed is one value encrypted at rest with AES-GCM (app/datakeys): the id of the key that
+// Sealed is one value encrypted at rest with AES-GCM (app/platform/datakeys): the id of the key that
 // sealed it beside the ciphertext (nonce first), so keys can rotate value by value.
 type Sealed struct {
 	KeyID string `json:"kid"`

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/brokerdesk/brokerdesk/app/contacts"
-	"github.com/brokerdesk/brokerdesk/app/datakeys"
+	"github.com/brokerdesk/brokerdesk/app/platform/datakeys"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 	"github.com/brokerdesk/brokerdesk/test/apitest"
 )

@@ -1,7 +1,7 @@
 // Package faults injects the failures a shared deployment meets (issue 13) while load runs:
 // its own PostgreSQL cluster restarted, its own Redis killed and restarted, the server sent
 // SIGTERM. Nothing here may answer 500; what is lost and what is told is checked request by
-// request. The cluster is private (app/devdb, data under <module>/.data/faults), so restarting
+// request. The cluster is private (app/platform/devdb, data under <module>/.data/faults), so restarting
 // it disturbs no other test package.
 package faults
 
@@ -14,7 +14,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/brokerdesk/brokerdesk/app/devdb"
+	"github.com/brokerdesk/brokerdesk/app/platform/devdb"
 	"github.com/brokerdesk/brokerdesk/test/pgtest"
 	"github.com/brokerdesk/brokerdesk/test/testsvc"
 )

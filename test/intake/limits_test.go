@@ -10,7 +10,7 @@ import (
 	"github.com/ulule/limiter/v3"
 
 	"github.com/brokerdesk/brokerdesk/app"
-	"github.com/brokerdesk/brokerdesk/app/ratelimit"
+	"github.com/brokerdesk/brokerdesk/app/platform/ratelimit"
 	"github.com/brokerdesk/brokerdesk/test/apitest"
 )
 

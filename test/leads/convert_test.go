@@ -297,7 +297,7 @@ func TestLeads_Convert(t *testing.T) {
 }
 
 // TestLeads_ConvertDuplicatesSamePerson: a dry run lists only contacts that are the lead's
-// person (app/identity): a contact that merely shares the household's landline is not one.
+// person (app/platform/identity): a contact that merely shares the household's landline is not one.
 func TestLeads_ConvertDuplicatesSamePerson(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)

@@ -11,7 +11,7 @@ import (
 
 	bdapp "github.com/brokerdesk/brokerdesk/app"
 	"github.com/brokerdesk/brokerdesk/app/operator"
-	"github.com/brokerdesk/brokerdesk/app/ratelimit"
+	"github.com/brokerdesk/brokerdesk/app/platform/ratelimit"
 	"github.com/brokerdesk/brokerdesk/test/apitest"
 )
 

@@ -25,7 +25,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
 	"github.com/rs/zerolog"
 
-	"github.com/brokerdesk/brokerdesk/app/devdb"
+	"github.com/brokerdesk/brokerdesk/app/platform/devdb"
 	"github.com/brokerdesk/brokerdesk/migrations"
 	"github.com/brokerdesk/brokerdesk/test/testsvc"
 )

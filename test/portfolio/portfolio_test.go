@@ -49,7 +49,7 @@ func setup(t testing.TB) *apitest.Env {
 	return world
 }
 
-const samples = "../../app/gdv/testdata" // the files of shared/testdata/gdv, byte-exact
+const samples = "../../app/formats/gdv/testdata" // the files of shared/testdata/gdv, byte-exact
 
 type transfer struct {
 	ID      string `json:"id"`

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/brokerdesk/brokerdesk/app/gdv"
+	"github.com/brokerdesk/brokerdesk/app/formats/gdv"
 )
 
 // shipment is a BiPRO getShipment response with one document (its content base64 in the XML).

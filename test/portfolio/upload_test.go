@@ -18,8 +18,8 @@ import (
 	"gocloud.dev/blob"
 
 	"github.com/brokerdesk/brokerdesk/app"
-	"github.com/brokerdesk/brokerdesk/app/blobstore"
-	"github.com/brokerdesk/brokerdesk/app/gdv"
+	"github.com/brokerdesk/brokerdesk/app/formats/gdv"
+	"github.com/brokerdesk/brokerdesk/app/platform/blobstore"
 	"github.com/brokerdesk/brokerdesk/test/apitest"
 )
 

@@ -14,8 +14,8 @@ import (
 
 	"mime/multipart"
 
-	"github.com/brokerdesk/brokerdesk/app/blobstore"
-	"github.com/brokerdesk/brokerdesk/app/gdv"
+	"github.com/brokerdesk/brokerdesk/app/formats/gdv"
+	"github.com/brokerdesk/brokerdesk/app/platform/blobstore"
 	"github.com/brokerdesk/brokerdesk/test/apitest"
 )
 

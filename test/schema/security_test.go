@@ -32,7 +32,7 @@ var appPrivileges = map[string]string{
 	// maintenance_purge (SECURITY DEFINER) only
 	"public.events":         "INSERT,SELECT,UPDATE(seq)",
 	"public.event_counters": "INSERT,SELECT,UPDATE",
-	// app/idempotency: reserved (insert, FOR UPDATE), completed (update); a failed reservation
+	// app/platform/idempotency: reserved (insert, FOR UPDATE), completed (update); a failed reservation
 	// is deleted so the client may retry
 	"public.idempotency_keys": "DELETE,INSERT,SELECT,UPDATE",
 	// DELETE /leads/{id} and DELETE /leads (test leads); PATCH, convert and intake merges update;

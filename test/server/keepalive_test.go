@@ -18,7 +18,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/brokerdesk/brokerdesk/app"
-	"github.com/brokerdesk/brokerdesk/app/tracing"
+	"github.com/brokerdesk/brokerdesk/app/platform/tracing"
 	"github.com/brokerdesk/brokerdesk/test/apitest"
 )
 

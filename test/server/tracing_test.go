@@ -8,7 +8,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/brokerdesk/brokerdesk/app"
-	"github.com/brokerdesk/brokerdesk/app/tracing"
+	"github.com/brokerdesk/brokerdesk/app/platform/tracing"
 	"github.com/brokerdesk/brokerdesk/test/apitest"
 )
 

@@ -6,7 +6,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/brokerdesk/brokerdesk/app/devdb"
+	"github.com/brokerdesk/brokerdesk/app/platform/devdb"
 )
 
 // ErrNoBinaries says the machine has no initdb and pg_ctl for a private cluster.

@@ -1,5 +1,5 @@
 // Package testsvc starts the services the tests need when the environment names none: a
-// private PostgreSQL cluster (the code of `brokerdesk dev`, app/devdb) and a private
+// private PostgreSQL cluster (the code of `brokerdesk dev`, app/platform/devdb) and a private
 // redis-server, both under <module>/.data/test/ on free loopback ports; and it finds the
 // browser tests' Chromium, installing Debian's when it may (chromium.go).
 //

@@ -1,5 +1,5 @@
 // Package paging is the HTTP-free half of the one list pipeline: the page a service is asked
-// for and the keyset that orders a list and continues it past a cursor. app/httpx parses the
+// for and the keyset that orders a list and continues it past a cursor. app/platform/httpx parses the
 // page from the request (limit, sealed cursor bound to the list and its filters) and writes the
 // answer; a service only declares its order and calls Apply. No service decodes a cursor itself.
 package paging
@@ -11,7 +11,7 @@ import (
 	entsql "entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
-	"github.com/brokerdesk/brokerdesk/app/errs"
+	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 )
 
 // Page is one page a list service is asked for: up to Limit rows after the row whose sort key
