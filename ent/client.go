@@ -1384,6 +1384,22 @@ func (c *ContactClient) QueryCompany(_m *Contact) *CompanyQuery {
 	return query
 }
 
+// QueryPhones queries the phones edge of a Contact.
+func (c *ContactClient) QueryPhones(_m *Contact) *ContactPhoneQuery {
+	query := (&ContactPhoneClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(contact.Table, contact.FieldID, id),
+			sqlgraph.To(contactphone.Table, contactphone.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, contact.PhonesTable, contact.PhonesColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *ContactClient) Hooks() []Hook {
 	hooks := c.hooks.Contact
@@ -1827,6 +1843,22 @@ func (c *ContactPhoneClient) QueryCompany(_m *ContactPhone) *CompanyQuery {
 			sqlgraph.From(contactphone.Table, contactphone.FieldID, id),
 			sqlgraph.To(company.Table, company.FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, false, contactphone.CompanyTable, contactphone.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryContact queries the contact edge of a ContactPhone.
+func (c *ContactPhoneClient) QueryContact(_m *ContactPhone) *ContactQuery {
+	query := (&ContactClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(contactphone.Table, contactphone.FieldID, id),
+			sqlgraph.To(contact.Table, contact.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, contactphone.ContactTable, contactphone.ContactColumn),
 		)
 		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
 		return fromV, nil

@@ -69,9 +69,11 @@ type Contact struct {
 type ContactEdges struct {
 	// Company holds the value of the company edge.
 	Company *Company `json:"company,omitempty"`
+	// Phones holds the value of the phones edge.
+	Phones []*ContactPhone `json:"phones,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [1]bool
+	loadedTypes [2]bool
 }
 
 // CompanyOrErr returns the Company value or an error if the edge
@@ -83,6 +85,15 @@ func (e ContactEdges) CompanyOrErr() (*Company, error) {
 		return nil, &NotFoundError{label: company.Label}
 	}
 	return nil, &NotLoadedError{edge: "company"}
+}
+
+// PhonesOrErr returns the Phones value or an error if the edge
+// was not loaded in eager-loading.
+func (e ContactEdges) PhonesOrErr() ([]*ContactPhone, error) {
+	if e.loadedTypes[1] {
+		return e.Phones, nil
+	}
+	return nil, &NotLoadedError{edge: "phones"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -268,6 +279,11 @@ func (_m *Contact) Value(name string) (ent.Value, error) {
 // QueryCompany queries the "company" edge of the Contact entity.
 func (_m *Contact) QueryCompany() *CompanyQuery {
 	return NewContactClient(_m.config).QueryCompany(_m)
+}
+
+// QueryPhones queries the "phones" edge of the Contact entity.
+func (_m *Contact) QueryPhones() *ContactPhoneQuery {
+	return NewContactClient(_m.config).QueryPhones(_m)
 }
 
 // Update returns a builder for updating this Contact.

@@ -14,6 +14,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
+	"github.com/brokerdesk/brokerdesk/ent/contactphone"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 	"github.com/google/uuid"
 )
@@ -245,6 +246,21 @@ func (_c *ContactCreate) SetNillableID(v *uuid.UUID) *ContactCreate {
 // SetCompany sets the "company" edge to the Company entity.
 func (_c *ContactCreate) SetCompany(v *Company) *ContactCreate {
 	return _c.SetCompanyID(v.ID)
+}
+
+// AddPhoneIDs adds the "phones" edge to the ContactPhone entity by IDs.
+func (_c *ContactCreate) AddPhoneIDs(ids ...uuid.UUID) *ContactCreate {
+	_c.mutation.AddPhoneIDs(ids...)
+	return _c
+}
+
+// AddPhones adds the "phones" edges to the ContactPhone entity.
+func (_c *ContactCreate) AddPhones(v ...*ContactPhone) *ContactCreate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddPhoneIDs(ids...)
 }
 
 // Mutation returns the ContactMutation object of the builder.
@@ -560,6 +576,22 @@ func (_c *ContactCreate) createSpec() (*Contact, *sqlgraph.CreateSpec) {
 			edge.Target.Nodes = append(edge.Target.Nodes, k)
 		}
 		_node.CompanyID = nodes[0]
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.PhonesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   contact.PhonesTable,
+			Columns: []string{contact.PhonesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(contactphone.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
 		_spec.Edges = append(_spec.Edges, edge)
 	}
 	return _node, _spec

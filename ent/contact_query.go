@@ -4,6 +4,7 @@ package ent
 
 import (
 	"context"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"math"
@@ -15,6 +16,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
+	"github.com/brokerdesk/brokerdesk/ent/contactphone"
 	"github.com/brokerdesk/brokerdesk/ent/predicate"
 	"github.com/google/uuid"
 )
@@ -27,6 +29,7 @@ type ContactQuery struct {
 	inters      []Interceptor
 	predicates  []predicate.Contact
 	withCompany *CompanyQuery
+	withPhones  *ContactPhoneQuery
 	modifiers   []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
@@ -79,6 +82,28 @@ func (_q *ContactQuery) QueryCompany() *CompanyQuery {
 			sqlgraph.From(contact.Table, contact.FieldID, selector),
 			sqlgraph.To(company.Table, company.FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, false, contact.CompanyTable, contact.CompanyColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryPhones chains the current query on the "phones" edge.
+func (_q *ContactQuery) QueryPhones() *ContactPhoneQuery {
+	query := (&ContactPhoneClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(contact.Table, contact.FieldID, selector),
+			sqlgraph.To(contactphone.Table, contactphone.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, contact.PhonesTable, contact.PhonesColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -279,6 +304,7 @@ func (_q *ContactQuery) Clone() *ContactQuery {
 		inters:      append([]Interceptor{}, _q.inters...),
 		predicates:  append([]predicate.Contact{}, _q.predicates...),
 		withCompany: _q.withCompany.Clone(),
+		withPhones:  _q.withPhones.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -293,6 +319,17 @@ func (_q *ContactQuery) WithCompany(opts ...func(*CompanyQuery)) *ContactQuery {
 		opt(query)
 	}
 	_q.withCompany = query
+	return _q
+}
+
+// WithPhones tells the query-builder to eager-load the nodes that are connected to
+// the "phones" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *ContactQuery) WithPhones(opts ...func(*ContactPhoneQuery)) *ContactQuery {
+	query := (&ContactPhoneClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withPhones = query
 	return _q
 }
 
@@ -380,8 +417,9 @@ func (_q *ContactQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Cont
 	var (
 		nodes       = []*Contact{}
 		_spec       = _q.querySpec()
-		loadedTypes = [1]bool{
+		loadedTypes = [2]bool{
 			_q.withCompany != nil,
+			_q.withPhones != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -408,6 +446,13 @@ func (_q *ContactQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Cont
 	if query := _q.withCompany; query != nil {
 		if err := _q.loadCompany(ctx, query, nodes, nil,
 			func(n *Contact, e *Company) { n.Edges.Company = e }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withPhones; query != nil {
+		if err := _q.loadPhones(ctx, query, nodes,
+			func(n *Contact) { n.Edges.Phones = []*ContactPhone{} },
+			func(n *Contact, e *ContactPhone) { n.Edges.Phones = append(n.Edges.Phones, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -440,6 +485,36 @@ func (_q *ContactQuery) loadCompany(ctx context.Context, query *CompanyQuery, no
 		for i := range nodes {
 			assign(nodes[i], n)
 		}
+	}
+	return nil
+}
+func (_q *ContactQuery) loadPhones(ctx context.Context, query *ContactPhoneQuery, nodes []*Contact, init func(*Contact), assign func(*Contact, *ContactPhone)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[uuid.UUID]*Contact)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(contactphone.FieldContactID)
+	}
+	query.Where(predicate.ContactPhone(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(contact.PhonesColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.ContactID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "contact_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqljson"
 	"entgo.io/ent/schema/field"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
+	"github.com/brokerdesk/brokerdesk/ent/contactphone"
 	"github.com/brokerdesk/brokerdesk/ent/predicate"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 	"github.com/google/uuid"
@@ -262,9 +263,45 @@ func (_u *ContactUpdate) SetNillableSortName(v *string) *ContactUpdate {
 	return _u
 }
 
+// AddPhoneIDs adds the "phones" edge to the ContactPhone entity by IDs.
+func (_u *ContactUpdate) AddPhoneIDs(ids ...uuid.UUID) *ContactUpdate {
+	_u.mutation.AddPhoneIDs(ids...)
+	return _u
+}
+
+// AddPhones adds the "phones" edges to the ContactPhone entity.
+func (_u *ContactUpdate) AddPhones(v ...*ContactPhone) *ContactUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddPhoneIDs(ids...)
+}
+
 // Mutation returns the ContactMutation object of the builder.
 func (_u *ContactUpdate) Mutation() *ContactMutation {
 	return _u.mutation
+}
+
+// ClearPhones clears all "phones" edges to the ContactPhone entity.
+func (_u *ContactUpdate) ClearPhones() *ContactUpdate {
+	_u.mutation.ClearPhones()
+	return _u
+}
+
+// RemovePhoneIDs removes the "phones" edge to ContactPhone entities by IDs.
+func (_u *ContactUpdate) RemovePhoneIDs(ids ...uuid.UUID) *ContactUpdate {
+	_u.mutation.RemovePhoneIDs(ids...)
+	return _u
+}
+
+// RemovePhones removes "phones" edges to ContactPhone entities.
+func (_u *ContactUpdate) RemovePhones(v ...*ContactPhone) *ContactUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemovePhoneIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -444,6 +481,51 @@ func (_u *ContactUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.SortName(); ok {
 		_spec.SetField(contact.FieldSortName, field.TypeString, value)
+	}
+	if _u.mutation.PhonesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   contact.PhonesTable,
+			Columns: []string{contact.PhonesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(contactphone.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedPhonesIDs(); len(nodes) > 0 && !_u.mutation.PhonesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   contact.PhonesTable,
+			Columns: []string{contact.PhonesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(contactphone.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.PhonesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   contact.PhonesTable,
+			Columns: []string{contact.PhonesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(contactphone.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -696,9 +778,45 @@ func (_u *ContactUpdateOne) SetNillableSortName(v *string) *ContactUpdateOne {
 	return _u
 }
 
+// AddPhoneIDs adds the "phones" edge to the ContactPhone entity by IDs.
+func (_u *ContactUpdateOne) AddPhoneIDs(ids ...uuid.UUID) *ContactUpdateOne {
+	_u.mutation.AddPhoneIDs(ids...)
+	return _u
+}
+
+// AddPhones adds the "phones" edges to the ContactPhone entity.
+func (_u *ContactUpdateOne) AddPhones(v ...*ContactPhone) *ContactUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddPhoneIDs(ids...)
+}
+
 // Mutation returns the ContactMutation object of the builder.
 func (_u *ContactUpdateOne) Mutation() *ContactMutation {
 	return _u.mutation
+}
+
+// ClearPhones clears all "phones" edges to the ContactPhone entity.
+func (_u *ContactUpdateOne) ClearPhones() *ContactUpdateOne {
+	_u.mutation.ClearPhones()
+	return _u
+}
+
+// RemovePhoneIDs removes the "phones" edge to ContactPhone entities by IDs.
+func (_u *ContactUpdateOne) RemovePhoneIDs(ids ...uuid.UUID) *ContactUpdateOne {
+	_u.mutation.RemovePhoneIDs(ids...)
+	return _u
+}
+
+// RemovePhones removes "phones" edges to ContactPhone entities.
+func (_u *ContactUpdateOne) RemovePhones(v ...*ContactPhone) *ContactUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemovePhoneIDs(ids...)
 }
 
 // Where appends a list predicates to the ContactUpdate builder.
@@ -908,6 +1026,51 @@ func (_u *ContactUpdateOne) sqlSave(ctx context.Context) (_node *Contact, err er
 	}
 	if value, ok := _u.mutation.SortName(); ok {
 		_spec.SetField(contact.FieldSortName, field.TypeString, value)
+	}
+	if _u.mutation.PhonesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   contact.PhonesTable,
+			Columns: []string{contact.PhonesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(contactphone.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedPhonesIDs(); len(nodes) > 0 && !_u.mutation.PhonesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   contact.PhonesTable,
+			Columns: []string{contact.PhonesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(contactphone.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.PhonesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   contact.PhonesTable,
+			Columns: []string{contact.PhonesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(contactphone.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
 	_node = &Contact{config: _u.config}
 	_spec.Assign = _node.assignValues

@@ -10,6 +10,7 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"github.com/brokerdesk/brokerdesk/ent/company"
+	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
 	"github.com/google/uuid"
 )
@@ -45,9 +46,11 @@ type ContactPhone struct {
 type ContactPhoneEdges struct {
 	// Company holds the value of the company edge.
 	Company *Company `json:"company,omitempty"`
+	// Contact holds the value of the contact edge.
+	Contact *Contact `json:"contact,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [1]bool
+	loadedTypes [2]bool
 }
 
 // CompanyOrErr returns the Company value or an error if the edge
@@ -59,6 +62,17 @@ func (e ContactPhoneEdges) CompanyOrErr() (*Company, error) {
 		return nil, &NotFoundError{label: company.Label}
 	}
 	return nil, &NotLoadedError{edge: "company"}
+}
+
+// ContactOrErr returns the Contact value or an error if the edge
+// was not loaded in eager-loading, or loaded but was not found.
+func (e ContactPhoneEdges) ContactOrErr() (*Contact, error) {
+	if e.Contact != nil {
+		return e.Contact, nil
+	} else if e.loadedTypes[1] {
+		return nil, &NotFoundError{label: contact.Label}
+	}
+	return nil, &NotLoadedError{edge: "contact"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -159,6 +173,11 @@ func (_m *ContactPhone) Value(name string) (ent.Value, error) {
 // QueryCompany queries the "company" edge of the ContactPhone entity.
 func (_m *ContactPhone) QueryCompany() *CompanyQuery {
 	return NewContactPhoneClient(_m.config).QueryCompany(_m)
+}
+
+// QueryContact queries the "contact" edge of the ContactPhone entity.
+func (_m *ContactPhone) QueryContact() *ContactQuery {
+	return NewContactPhoneClient(_m.config).QueryContact(_m)
 }
 
 // Update returns a builder for updating this ContactPhone.

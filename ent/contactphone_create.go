@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/brokerdesk/brokerdesk/ent/company"
+	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
 	"github.com/google/uuid"
 )
@@ -132,6 +133,11 @@ func (_c *ContactPhoneCreate) SetCompany(v *Company) *ContactPhoneCreate {
 	return _c.SetCompanyID(v.ID)
 }
 
+// SetContact sets the "contact" edge to the Contact entity.
+func (_c *ContactPhoneCreate) SetContact(v *Contact) *ContactPhoneCreate {
+	return _c.SetContactID(v.ID)
+}
+
 // Mutation returns the ContactPhoneMutation object of the builder.
 func (_c *ContactPhoneCreate) Mutation() *ContactPhoneMutation {
 	return _c.mutation
@@ -249,6 +255,9 @@ func (_c *ContactPhoneCreate) check() error {
 	if len(_c.mutation.CompanyIDs()) == 0 {
 		return &ValidationError{Name: "company", err: errors.New(`ent: missing required edge "ContactPhone.company"`)}
 	}
+	if len(_c.mutation.ContactIDs()) == 0 {
+		return &ValidationError{Name: "contact", err: errors.New(`ent: missing required edge "ContactPhone.contact"`)}
+	}
 	return nil
 }
 
@@ -293,10 +302,6 @@ func (_c *ContactPhoneCreate) createSpec() (*ContactPhone, *sqlgraph.CreateSpec)
 		_spec.SetField(contactphone.FieldUpdatedAt, field.TypeTime, value)
 		_node.UpdatedAt = value
 	}
-	if value, ok := _c.mutation.ContactID(); ok {
-		_spec.SetField(contactphone.FieldContactID, field.TypeUUID, value)
-		_node.ContactID = value
-	}
 	if value, ok := _c.mutation.Number(); ok {
 		_spec.SetField(contactphone.FieldNumber, field.TypeString, value)
 		_node.Number = value
@@ -328,6 +333,23 @@ func (_c *ContactPhoneCreate) createSpec() (*ContactPhone, *sqlgraph.CreateSpec)
 			edge.Target.Nodes = append(edge.Target.Nodes, k)
 		}
 		_node.CompanyID = nodes[0]
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.ContactIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   contactphone.ContactTable,
+			Columns: []string{contactphone.ContactColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(contact.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_node.ContactID = nodes[0]
 		_spec.Edges = append(_spec.Edges, edge)
 	}
 	return _node, _spec

@@ -14,6 +14,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/brokerdesk/brokerdesk/ent/company"
+	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
 	"github.com/brokerdesk/brokerdesk/ent/predicate"
 	"github.com/google/uuid"
@@ -27,6 +28,7 @@ type ContactPhoneQuery struct {
 	inters      []Interceptor
 	predicates  []predicate.ContactPhone
 	withCompany *CompanyQuery
+	withContact *ContactQuery
 	modifiers   []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
@@ -79,6 +81,28 @@ func (_q *ContactPhoneQuery) QueryCompany() *CompanyQuery {
 			sqlgraph.From(contactphone.Table, contactphone.FieldID, selector),
 			sqlgraph.To(company.Table, company.FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, false, contactphone.CompanyTable, contactphone.CompanyColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryContact chains the current query on the "contact" edge.
+func (_q *ContactPhoneQuery) QueryContact() *ContactQuery {
+	query := (&ContactClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(contactphone.Table, contactphone.FieldID, selector),
+			sqlgraph.To(contact.Table, contact.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, contactphone.ContactTable, contactphone.ContactColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -279,6 +303,7 @@ func (_q *ContactPhoneQuery) Clone() *ContactPhoneQuery {
 		inters:      append([]Interceptor{}, _q.inters...),
 		predicates:  append([]predicate.ContactPhone{}, _q.predicates...),
 		withCompany: _q.withCompany.Clone(),
+		withContact: _q.withContact.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -293,6 +318,17 @@ func (_q *ContactPhoneQuery) WithCompany(opts ...func(*CompanyQuery)) *ContactPh
 		opt(query)
 	}
 	_q.withCompany = query
+	return _q
+}
+
+// WithContact tells the query-builder to eager-load the nodes that are connected to
+// the "contact" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *ContactPhoneQuery) WithContact(opts ...func(*ContactQuery)) *ContactPhoneQuery {
+	query := (&ContactClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withContact = query
 	return _q
 }
 
@@ -380,8 +416,9 @@ func (_q *ContactPhoneQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 	var (
 		nodes       = []*ContactPhone{}
 		_spec       = _q.querySpec()
-		loadedTypes = [1]bool{
+		loadedTypes = [2]bool{
 			_q.withCompany != nil,
+			_q.withContact != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -411,6 +448,12 @@ func (_q *ContactPhoneQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 			return nil, err
 		}
 	}
+	if query := _q.withContact; query != nil {
+		if err := _q.loadContact(ctx, query, nodes, nil,
+			func(n *ContactPhone, e *Contact) { n.Edges.Contact = e }); err != nil {
+			return nil, err
+		}
+	}
 	return nodes, nil
 }
 
@@ -436,6 +479,35 @@ func (_q *ContactPhoneQuery) loadCompany(ctx context.Context, query *CompanyQuer
 		nodes, ok := nodeids[n.ID]
 		if !ok {
 			return fmt.Errorf(`unexpected foreign-key "company_id" returned %v`, n.ID)
+		}
+		for i := range nodes {
+			assign(nodes[i], n)
+		}
+	}
+	return nil
+}
+func (_q *ContactPhoneQuery) loadContact(ctx context.Context, query *ContactQuery, nodes []*ContactPhone, init func(*ContactPhone), assign func(*ContactPhone, *Contact)) error {
+	ids := make([]uuid.UUID, 0, len(nodes))
+	nodeids := make(map[uuid.UUID][]*ContactPhone)
+	for i := range nodes {
+		fk := nodes[i].ContactID
+		if _, ok := nodeids[fk]; !ok {
+			ids = append(ids, fk)
+		}
+		nodeids[fk] = append(nodeids[fk], nodes[i])
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	query.Where(contact.IDIn(ids...))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		nodes, ok := nodeids[n.ID]
+		if !ok {
+			return fmt.Errorf(`unexpected foreign-key "contact_id" returned %v`, n.ID)
 		}
 		for i := range nodes {
 			assign(nodes[i], n)
@@ -474,6 +546,9 @@ func (_q *ContactPhoneQuery) querySpec() *sqlgraph.QuerySpec {
 		}
 		if _q.withCompany != nil {
 			_spec.Node.AddColumnOnce(contactphone.FieldCompanyID)
+		}
+		if _q.withContact != nil {
+			_spec.Node.AddColumnOnce(contactphone.FieldContactID)
 		}
 	}
 	if ps := _q.predicates; len(ps) > 0 {

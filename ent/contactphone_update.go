@@ -11,6 +11,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
+	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
 	"github.com/brokerdesk/brokerdesk/ent/predicate"
 	"github.com/google/uuid"
@@ -105,9 +106,20 @@ func (_u *ContactPhoneUpdate) SetNillableIsPrimary(v *bool) *ContactPhoneUpdate 
 	return _u
 }
 
+// SetContact sets the "contact" edge to the Contact entity.
+func (_u *ContactPhoneUpdate) SetContact(v *Contact) *ContactPhoneUpdate {
+	return _u.SetContactID(v.ID)
+}
+
 // Mutation returns the ContactPhoneMutation object of the builder.
 func (_u *ContactPhoneUpdate) Mutation() *ContactPhoneMutation {
 	return _u.mutation
+}
+
+// ClearContact clears the "contact" edge to the Contact entity.
+func (_u *ContactPhoneUpdate) ClearContact() *ContactPhoneUpdate {
+	_u.mutation.ClearContact()
+	return _u
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -172,6 +184,9 @@ func (_u *ContactPhoneUpdate) check() error {
 	if _u.mutation.CompanyCleared() && len(_u.mutation.CompanyIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "ContactPhone.company"`)
 	}
+	if _u.mutation.ContactCleared() && len(_u.mutation.ContactIDs()) > 0 {
+		return errors.New(`ent: clearing a required unique edge "ContactPhone.contact"`)
+	}
 	return nil
 }
 
@@ -190,9 +205,6 @@ func (_u *ContactPhoneUpdate) sqlSave(ctx context.Context) (_node int, err error
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(contactphone.FieldUpdatedAt, field.TypeTime, value)
 	}
-	if value, ok := _u.mutation.ContactID(); ok {
-		_spec.SetField(contactphone.FieldContactID, field.TypeUUID, value)
-	}
 	if value, ok := _u.mutation.Number(); ok {
 		_spec.SetField(contactphone.FieldNumber, field.TypeString, value)
 	}
@@ -204,6 +216,35 @@ func (_u *ContactPhoneUpdate) sqlSave(ctx context.Context) (_node int, err error
 	}
 	if value, ok := _u.mutation.IsPrimary(); ok {
 		_spec.SetField(contactphone.FieldIsPrimary, field.TypeBool, value)
+	}
+	if _u.mutation.ContactCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   contactphone.ContactTable,
+			Columns: []string{contactphone.ContactColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(contact.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.ContactIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   contactphone.ContactTable,
+			Columns: []string{contactphone.ContactColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(contact.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -301,9 +342,20 @@ func (_u *ContactPhoneUpdateOne) SetNillableIsPrimary(v *bool) *ContactPhoneUpda
 	return _u
 }
 
+// SetContact sets the "contact" edge to the Contact entity.
+func (_u *ContactPhoneUpdateOne) SetContact(v *Contact) *ContactPhoneUpdateOne {
+	return _u.SetContactID(v.ID)
+}
+
 // Mutation returns the ContactPhoneMutation object of the builder.
 func (_u *ContactPhoneUpdateOne) Mutation() *ContactPhoneMutation {
 	return _u.mutation
+}
+
+// ClearContact clears the "contact" edge to the Contact entity.
+func (_u *ContactPhoneUpdateOne) ClearContact() *ContactPhoneUpdateOne {
+	_u.mutation.ClearContact()
+	return _u
 }
 
 // Where appends a list predicates to the ContactPhoneUpdate builder.
@@ -381,6 +433,9 @@ func (_u *ContactPhoneUpdateOne) check() error {
 	if _u.mutation.CompanyCleared() && len(_u.mutation.CompanyIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "ContactPhone.company"`)
 	}
+	if _u.mutation.ContactCleared() && len(_u.mutation.ContactIDs()) > 0 {
+		return errors.New(`ent: clearing a required unique edge "ContactPhone.contact"`)
+	}
 	return nil
 }
 
@@ -416,9 +471,6 @@ func (_u *ContactPhoneUpdateOne) sqlSave(ctx context.Context) (_node *ContactPho
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(contactphone.FieldUpdatedAt, field.TypeTime, value)
 	}
-	if value, ok := _u.mutation.ContactID(); ok {
-		_spec.SetField(contactphone.FieldContactID, field.TypeUUID, value)
-	}
 	if value, ok := _u.mutation.Number(); ok {
 		_spec.SetField(contactphone.FieldNumber, field.TypeString, value)
 	}
@@ -430,6 +482,35 @@ func (_u *ContactPhoneUpdateOne) sqlSave(ctx context.Context) (_node *ContactPho
 	}
 	if value, ok := _u.mutation.IsPrimary(); ok {
 		_spec.SetField(contactphone.FieldIsPrimary, field.TypeBool, value)
+	}
+	if _u.mutation.ContactCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   contactphone.ContactTable,
+			Columns: []string{contactphone.ContactColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(contact.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.ContactIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   contactphone.ContactTable,
+			Columns: []string{contactphone.ContactColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(contact.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
 	_node = &ContactPhone{config: _u.config}
 	_spec.Assign = _node.assignValues

@@ -966,6 +966,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 		"Company",
 	)
 	graph.MustAddE(
+		"phones",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   contact.PhonesTable,
+			Columns: []string{contact.PhonesColumn},
+			Bidi:    false,
+		},
+		"Contact",
+		"ContactPhone",
+	)
+	graph.MustAddE(
 		"company",
 		&sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -1000,6 +1012,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"ContactPhone",
 		"Company",
+	)
+	graph.MustAddE(
+		"contact",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   contactphone.ContactTable,
+			Columns: []string{contactphone.ContactColumn},
+			Bidi:    false,
+		},
+		"ContactPhone",
+		"Contact",
 	)
 	graph.MustAddE(
 		"company",
@@ -2034,6 +2058,20 @@ func (f *ContactFilter) WhereHasCompanyWith(preds ...predicate.Company) {
 	})))
 }
 
+// WhereHasPhones applies a predicate to check if query has an edge phones.
+func (f *ContactFilter) WhereHasPhones() {
+	f.Where(entql.HasEdge("phones"))
+}
+
+// WhereHasPhonesWith applies a predicate to check if query has an edge phones with a given conditions (other predicates).
+func (f *ContactFilter) WhereHasPhonesWith(preds ...predicate.ContactPhone) {
+	f.Where(entql.HasEdgeWith("phones", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
 // addPredicate implements the predicateAdder interface.
 func (_q *ContactActivityQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
@@ -2340,6 +2378,20 @@ func (f *ContactPhoneFilter) WhereHasCompany() {
 // WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
 func (f *ContactPhoneFilter) WhereHasCompanyWith(preds ...predicate.Company) {
 	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasContact applies a predicate to check if query has an edge contact.
+func (f *ContactPhoneFilter) WhereHasContact() {
+	f.Where(entql.HasEdge("contact"))
+}
+
+// WhereHasContactWith applies a predicate to check if query has an edge contact with a given conditions (other predicates).
+func (f *ContactPhoneFilter) WhereHasContactWith(preds ...predicate.Contact) {
+	f.Where(entql.HasEdgeWith("contact", sqlgraph.WrapFunc(func(s *sql.Selector) {
 		for _, p := range preds {
 			p(s)
 		}

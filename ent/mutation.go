@@ -5765,6 +5765,9 @@ type ContactMutation struct {
 	clearedFields             map[string]struct{}
 	company                   *uuid.UUID
 	clearedcompany            bool
+	phones                    map[uuid.UUID]struct{}
+	removedphones             map[uuid.UUID]struct{}
+	clearedphones             bool
 	done                      bool
 	oldValue                  func(context.Context) (*Contact, error)
 	predicates                []predicate.Contact
@@ -6703,6 +6706,60 @@ func (m *ContactMutation) ResetCompany() {
 	m.clearedcompany = false
 }
 
+// AddPhoneIDs adds the "phones" edge to the ContactPhone entity by ids.
+func (m *ContactMutation) AddPhoneIDs(ids ...uuid.UUID) {
+	if m.phones == nil {
+		m.phones = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.phones[ids[i]] = struct{}{}
+	}
+}
+
+// ClearPhones clears the "phones" edge to the ContactPhone entity.
+func (m *ContactMutation) ClearPhones() {
+	m.clearedphones = true
+}
+
+// PhonesCleared reports if the "phones" edge to the ContactPhone entity was cleared.
+func (m *ContactMutation) PhonesCleared() bool {
+	return m.clearedphones
+}
+
+// RemovePhoneIDs removes the "phones" edge to the ContactPhone entity by IDs.
+func (m *ContactMutation) RemovePhoneIDs(ids ...uuid.UUID) {
+	if m.removedphones == nil {
+		m.removedphones = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.phones, ids[i])
+		m.removedphones[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedPhones returns the removed IDs of the "phones" edge to the ContactPhone entity.
+func (m *ContactMutation) RemovedPhonesIDs() (ids []uuid.UUID) {
+	for id := range m.removedphones {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// PhonesIDs returns the "phones" edge IDs in the mutation.
+func (m *ContactMutation) PhonesIDs() (ids []uuid.UUID) {
+	for id := range m.phones {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetPhones resets all changes to the "phones" edge.
+func (m *ContactMutation) ResetPhones() {
+	m.phones = nil
+	m.clearedphones = false
+	m.removedphones = nil
+}
+
 // Where appends a list predicates to the ContactMutation builder.
 func (m *ContactMutation) Where(ps ...predicate.Contact) {
 	m.predicates = append(m.predicates, ps...)
@@ -7184,9 +7241,12 @@ func (m *ContactMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *ContactMutation) AddedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
 	if m.company != nil {
 		edges = append(edges, contact.EdgeCompany)
+	}
+	if m.phones != nil {
+		edges = append(edges, contact.EdgePhones)
 	}
 	return edges
 }
@@ -7199,27 +7259,47 @@ func (m *ContactMutation) AddedIDs(name string) []ent.Value {
 		if id := m.company; id != nil {
 			return []ent.Value{*id}
 		}
+	case contact.EdgePhones:
+		ids := make([]ent.Value, 0, len(m.phones))
+		for id := range m.phones {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *ContactMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
+	if m.removedphones != nil {
+		edges = append(edges, contact.EdgePhones)
+	}
 	return edges
 }
 
 // RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
 // the given name in this mutation.
 func (m *ContactMutation) RemovedIDs(name string) []ent.Value {
+	switch name {
+	case contact.EdgePhones:
+		ids := make([]ent.Value, 0, len(m.removedphones))
+		for id := range m.removedphones {
+			ids = append(ids, id)
+		}
+		return ids
+	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *ContactMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
 	if m.clearedcompany {
 		edges = append(edges, contact.EdgeCompany)
+	}
+	if m.clearedphones {
+		edges = append(edges, contact.EdgePhones)
 	}
 	return edges
 }
@@ -7230,6 +7310,8 @@ func (m *ContactMutation) EdgeCleared(name string) bool {
 	switch name {
 	case contact.EdgeCompany:
 		return m.clearedcompany
+	case contact.EdgePhones:
+		return m.clearedphones
 	}
 	return false
 }
@@ -7251,6 +7333,9 @@ func (m *ContactMutation) ResetEdge(name string) error {
 	switch name {
 	case contact.EdgeCompany:
 		m.ResetCompany()
+		return nil
+	case contact.EdgePhones:
+		m.ResetPhones()
 		return nil
 	}
 	return fmt.Errorf("unknown Contact edge %s", name)
@@ -9345,7 +9430,6 @@ type ContactPhoneMutation struct {
 	id             *uuid.UUID
 	created_at     *time.Time
 	updated_at     *time.Time
-	contact_id     *uuid.UUID
 	number         *string
 	number_key     *string
 	_type          *string
@@ -9353,6 +9437,8 @@ type ContactPhoneMutation struct {
 	clearedFields  map[string]struct{}
 	company        *uuid.UUID
 	clearedcompany bool
+	contact        *uuid.UUID
+	clearedcontact bool
 	done           bool
 	oldValue       func(context.Context) (*ContactPhone, error)
 	predicates     []predicate.ContactPhone
@@ -9572,12 +9658,12 @@ func (m *ContactPhoneMutation) ResetUpdatedAt() {
 
 // SetContactID sets the "contact_id" field.
 func (m *ContactPhoneMutation) SetContactID(u uuid.UUID) {
-	m.contact_id = &u
+	m.contact = &u
 }
 
 // ContactID returns the value of the "contact_id" field in the mutation.
 func (m *ContactPhoneMutation) ContactID() (r uuid.UUID, exists bool) {
-	v := m.contact_id
+	v := m.contact
 	if v == nil {
 		return
 	}
@@ -9603,7 +9689,7 @@ func (m *ContactPhoneMutation) OldContactID(ctx context.Context) (v uuid.UUID, e
 
 // ResetContactID resets all changes to the "contact_id" field.
 func (m *ContactPhoneMutation) ResetContactID() {
-	m.contact_id = nil
+	m.contact = nil
 }
 
 // SetNumber sets the "number" field.
@@ -9777,6 +9863,33 @@ func (m *ContactPhoneMutation) ResetCompany() {
 	m.clearedcompany = false
 }
 
+// ClearContact clears the "contact" edge to the Contact entity.
+func (m *ContactPhoneMutation) ClearContact() {
+	m.clearedcontact = true
+	m.clearedFields[contactphone.FieldContactID] = struct{}{}
+}
+
+// ContactCleared reports if the "contact" edge to the Contact entity was cleared.
+func (m *ContactPhoneMutation) ContactCleared() bool {
+	return m.clearedcontact
+}
+
+// ContactIDs returns the "contact" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ContactID instead. It exists only for internal usage by the builders.
+func (m *ContactPhoneMutation) ContactIDs() (ids []uuid.UUID) {
+	if id := m.contact; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetContact resets all changes to the "contact" edge.
+func (m *ContactPhoneMutation) ResetContact() {
+	m.contact = nil
+	m.clearedcontact = false
+}
+
 // Where appends a list predicates to the ContactPhoneMutation builder.
 func (m *ContactPhoneMutation) Where(ps ...predicate.ContactPhone) {
 	m.predicates = append(m.predicates, ps...)
@@ -9821,7 +9934,7 @@ func (m *ContactPhoneMutation) Fields() []string {
 	if m.updated_at != nil {
 		fields = append(fields, contactphone.FieldUpdatedAt)
 	}
-	if m.contact_id != nil {
+	if m.contact != nil {
 		fields = append(fields, contactphone.FieldContactID)
 	}
 	if m.number != nil {
@@ -10029,9 +10142,12 @@ func (m *ContactPhoneMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *ContactPhoneMutation) AddedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
 	if m.company != nil {
 		edges = append(edges, contactphone.EdgeCompany)
+	}
+	if m.contact != nil {
+		edges = append(edges, contactphone.EdgeContact)
 	}
 	return edges
 }
@@ -10044,13 +10160,17 @@ func (m *ContactPhoneMutation) AddedIDs(name string) []ent.Value {
 		if id := m.company; id != nil {
 			return []ent.Value{*id}
 		}
+	case contactphone.EdgeContact:
+		if id := m.contact; id != nil {
+			return []ent.Value{*id}
+		}
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *ContactPhoneMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
 	return edges
 }
 
@@ -10062,9 +10182,12 @@ func (m *ContactPhoneMutation) RemovedIDs(name string) []ent.Value {
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *ContactPhoneMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
 	if m.clearedcompany {
 		edges = append(edges, contactphone.EdgeCompany)
+	}
+	if m.clearedcontact {
+		edges = append(edges, contactphone.EdgeContact)
 	}
 	return edges
 }
@@ -10075,6 +10198,8 @@ func (m *ContactPhoneMutation) EdgeCleared(name string) bool {
 	switch name {
 	case contactphone.EdgeCompany:
 		return m.clearedcompany
+	case contactphone.EdgeContact:
+		return m.clearedcontact
 	}
 	return false
 }
@@ -10086,6 +10211,9 @@ func (m *ContactPhoneMutation) ClearEdge(name string) error {
 	case contactphone.EdgeCompany:
 		m.ClearCompany()
 		return nil
+	case contactphone.EdgeContact:
+		m.ClearContact()
+		return nil
 	}
 	return fmt.Errorf("unknown ContactPhone unique edge %s", name)
 }
@@ -10096,6 +10224,9 @@ func (m *ContactPhoneMutation) ResetEdge(name string) error {
 	switch name {
 	case contactphone.EdgeCompany:
 		m.ResetCompany()
+		return nil
+	case contactphone.EdgeContact:
+		m.ResetContact()
 		return nil
 	}
 	return fmt.Errorf("unknown ContactPhone edge %s", name)

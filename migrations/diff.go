@@ -69,9 +69,10 @@ func keepHandWritten(next schema.Differ) schema.Differ {
 		out := changes[:0]
 		for _, c := range changes {
 			if mt, ok := c.(*atlas.ModifyTable); ok {
+				cur, _ := current.Table(mt.T.Name) // the table as the migrations leave it
 				kept := mt.Changes[:0]
 				for _, tc := range mt.Changes {
-					if !handWritten(tc) {
+					if !handWritten(tc) && !coveredByHandWritten(cur, tc) {
 						kept = append(kept, tc)
 					}
 				}
@@ -96,4 +97,39 @@ func handWritten(c atlas.Change) bool {
 		return strings.HasPrefix(c.C.Name, HandWrittenPrefix)
 	}
 	return false
+}
+
+// coveredByHandWritten reports whether c adds an ent foreign key (an edge on an existing column,
+// such as contact -> phones) whose columns a hand-written tenant key of the table already binds
+// to the same table: tenant_contact_phones_contact ((company_id, contact_id) -> contacts
+// (company_id, id)) is the stronger constraint, so the edge needs no second one and the schema
+// does not change for it.
+func coveredByHandWritten(t *atlas.Table, c atlas.Change) bool {
+	add, ok := c.(*atlas.AddForeignKey)
+	if !ok || t == nil {
+		return false
+	}
+	for _, fk := range t.ForeignKeys {
+		if !strings.HasPrefix(fk.Symbol, HandWrittenPrefix) || fk.RefTable == nil || add.F.RefTable == nil ||
+			fk.RefTable.Name != add.F.RefTable.Name {
+			continue
+		}
+		if covers(fk.Columns, add.F.Columns) && covers(fk.RefColumns, add.F.RefColumns) {
+			return true
+		}
+	}
+	return false
+}
+
+func covers(have, want []*atlas.Column) bool {
+	for _, w := range want {
+		found := false
+		for _, h := range have {
+			found = found || h.Name == w.Name
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }

@@ -58,6 +58,8 @@ const (
 	FieldSortName = "sort_name"
 	// EdgeCompany holds the string denoting the company edge name in mutations.
 	EdgeCompany = "company"
+	// EdgePhones holds the string denoting the phones edge name in mutations.
+	EdgePhones = "phones"
 	// Table holds the table name of the contact in the database.
 	Table = "contacts"
 	// CompanyTable is the table that holds the company relation/edge.
@@ -67,6 +69,13 @@ const (
 	CompanyInverseTable = "companies"
 	// CompanyColumn is the table column denoting the company relation/edge.
 	CompanyColumn = "company_id"
+	// PhonesTable is the table that holds the phones relation/edge.
+	PhonesTable = "contact_phones"
+	// PhonesInverseTable is the table name for the ContactPhone entity.
+	// It exists in this package in order to avoid circular dependency with the "contactphone" package.
+	PhonesInverseTable = "contact_phones"
+	// PhonesColumn is the table column denoting the phones relation/edge.
+	PhonesColumn = "contact_id"
 )
 
 // Columns holds all SQL columns for contact fields.
@@ -257,10 +266,31 @@ func ByCompanyField(field string, opts ...sql.OrderTermOption) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newCompanyStep(), sql.OrderByField(field, opts...))
 	}
 }
+
+// ByPhonesCount orders the results by phones count.
+func ByPhonesCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newPhonesStep(), opts...)
+	}
+}
+
+// ByPhones orders the results by phones terms.
+func ByPhones(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newPhonesStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newCompanyStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(CompanyInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.M2O, false, CompanyTable, CompanyColumn),
+	)
+}
+func newPhonesStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(PhonesInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, PhonesTable, PhonesColumn),
 	)
 }

@@ -834,6 +834,29 @@ func HasCompanyWith(preds ...predicate.Company) predicate.Contact {
 	})
 }
 
+// HasPhones applies the HasEdge predicate on the "phones" edge.
+func HasPhones() predicate.Contact {
+	return predicate.Contact(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, PhonesTable, PhonesColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasPhonesWith applies the HasEdge predicate on the "phones" edge with a given conditions (other predicates).
+func HasPhonesWith(preds ...predicate.ContactPhone) predicate.Contact {
+	return predicate.Contact(func(s *sql.Selector) {
+		step := newPhonesStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.Contact) predicate.Contact {
 	return predicate.Contact(sql.AndPredicates(predicates...))

@@ -216,26 +216,6 @@ func ContactIDNotIn(vs ...uuid.UUID) predicate.ContactPhone {
 	return predicate.ContactPhone(sql.FieldNotIn(FieldContactID, vs...))
 }
 
-// ContactIDGT applies the GT predicate on the "contact_id" field.
-func ContactIDGT(v uuid.UUID) predicate.ContactPhone {
-	return predicate.ContactPhone(sql.FieldGT(FieldContactID, v))
-}
-
-// ContactIDGTE applies the GTE predicate on the "contact_id" field.
-func ContactIDGTE(v uuid.UUID) predicate.ContactPhone {
-	return predicate.ContactPhone(sql.FieldGTE(FieldContactID, v))
-}
-
-// ContactIDLT applies the LT predicate on the "contact_id" field.
-func ContactIDLT(v uuid.UUID) predicate.ContactPhone {
-	return predicate.ContactPhone(sql.FieldLT(FieldContactID, v))
-}
-
-// ContactIDLTE applies the LTE predicate on the "contact_id" field.
-func ContactIDLTE(v uuid.UUID) predicate.ContactPhone {
-	return predicate.ContactPhone(sql.FieldLTE(FieldContactID, v))
-}
-
 // NumberEQ applies the EQ predicate on the "number" field.
 func NumberEQ(v string) predicate.ContactPhone {
 	return predicate.ContactPhone(sql.FieldEQ(FieldNumber, v))
@@ -456,6 +436,29 @@ func HasCompany() predicate.ContactPhone {
 func HasCompanyWith(preds ...predicate.Company) predicate.ContactPhone {
 	return predicate.ContactPhone(func(s *sql.Selector) {
 		step := newCompanyStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasContact applies the HasEdge predicate on the "contact" edge.
+func HasContact() predicate.ContactPhone {
+	return predicate.ContactPhone(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, ContactTable, ContactColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasContactWith applies the HasEdge predicate on the "contact" edge with a given conditions (other predicates).
+func HasContactWith(preds ...predicate.Contact) predicate.ContactPhone {
+	return predicate.ContactPhone(func(s *sql.Selector) {
+		step := newContactStep()
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)

@@ -375,11 +375,11 @@ var (
 		{Name: "id", Type: field.TypeUUID},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
-		{Name: "contact_id", Type: field.TypeUUID},
 		{Name: "number", Type: field.TypeString, Size: 50},
 		{Name: "number_key", Type: field.TypeString, Size: 50, Default: ""},
 		{Name: "type", Type: field.TypeString, Size: 20, Default: "other"},
 		{Name: "is_primary", Type: field.TypeBool, Default: false},
+		{Name: "contact_id", Type: field.TypeUUID},
 		{Name: "company_id", Type: field.TypeUUID},
 	}
 	// ContactPhonesTable holds the schema information for the "contact_phones" table.
@@ -388,6 +388,12 @@ var (
 		Columns:    ContactPhonesColumns,
 		PrimaryKey: []*schema.Column{ContactPhonesColumns[0]},
 		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "contact_phones_contacts_phones",
+				Columns:    []*schema.Column{ContactPhonesColumns[7]},
+				RefColumns: []*schema.Column{ContactsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
 			{
 				Symbol:     "contact_phones_companies_company",
 				Columns:    []*schema.Column{ContactPhonesColumns[8]},
@@ -404,12 +410,12 @@ var (
 			{
 				Name:    "contactphone_company_id_contact_id",
 				Unique:  false,
-				Columns: []*schema.Column{ContactPhonesColumns[8], ContactPhonesColumns[3]},
+				Columns: []*schema.Column{ContactPhonesColumns[8], ContactPhonesColumns[7]},
 			},
 			{
 				Name:    "contactphone_company_id_number_key",
 				Unique:  false,
-				Columns: []*schema.Column{ContactPhonesColumns[8], ContactPhonesColumns[5]},
+				Columns: []*schema.Column{ContactPhonesColumns[8], ContactPhonesColumns[4]},
 			},
 		},
 	}
@@ -1565,7 +1571,8 @@ func init() {
 	ContactsTable.ForeignKeys[0].RefTable = CompaniesTable
 	ContactActivitiesTable.ForeignKeys[0].RefTable = CompaniesTable
 	ContactFinancesTable.ForeignKeys[0].RefTable = CompaniesTable
-	ContactPhonesTable.ForeignKeys[0].RefTable = CompaniesTable
+	ContactPhonesTable.ForeignKeys[0].RefTable = ContactsTable
+	ContactPhonesTable.ForeignKeys[1].RefTable = CompaniesTable
 	ContactRelationshipsTable.ForeignKeys[0].RefTable = CompaniesTable
 	ContractsTable.ForeignKeys[0].RefTable = CompaniesTable
 	CustomFieldDefinitionsTable.ForeignKeys[0].RefTable = CompaniesTable
