@@ -12,6 +12,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/events"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
+	"github.com/brokerdesk/brokerdesk/app/platform/paging"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contactactivity"
@@ -123,13 +124,7 @@ func (in *NoteBody) Validate() error {
 // contact, and one the credential may not see, is not found.
 func visibleContact(ctx context.Context, id uuid.UUID) (*ent.Contact, error) {
 	c, err := tenancy.Client(ctx).Contact.Query().Where(contact.ID(id)).Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, errs.NotFound("contact %s not found", id)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read contact %s: %w", id, err)
-	}
-	return c, nil
+	return c, errs.FromEnt(err, "contact %s", id)
 }
 
 func author(ctx context.Context) *uuid.UUID {
@@ -174,7 +169,7 @@ func (s *Service) recordAbout(ctx context.Context, contactID, related uuid.UUID,
 // the current name), else "Kontakt <id>". A timeline's reader sees its contact, not
 // necessarily the other one (a colleague's customer), and an entry stays after the other
 // contact changes hands or is deleted.
-func renderRelated(ctx context.Context, rows []*ent.ContactActivity, out []Activity) error {
+func renderRelated(ctx context.Context, rows []*ent.ContactActivity) error {
 	var ids []uuid.UUID
 	for _, a := range rows {
 		if a.RelatedContactID != nil && a.Kind == contactactivity.KindSystem {
@@ -192,7 +187,7 @@ func renderRelated(ctx context.Context, rows []*ent.ContactActivity, out []Activ
 	for _, c := range visible {
 		names[c.ID] = displayName(c)
 	}
-	for i, a := range rows {
+	for _, a := range rows {
 		if a.RelatedContactID == nil || a.Kind != contactactivity.KindSystem {
 			continue
 		}
@@ -200,54 +195,69 @@ func renderRelated(ctx context.Context, rows []*ent.ContactActivity, out []Activ
 		if !ok {
 			name = "Kontakt " + a.RelatedContactID.String()
 		}
-		out[i].Content = strings.ReplaceAll(out[i].Content, relatedName, name)
+		a.Content = strings.ReplaceAll(a.Content, relatedName, name)
 	}
 	return nil
 }
 
-// Activities returns up to limit+1 entries of the contact's timeline of the kinds given (all
-// when empty), newest first by (occurredAt, id), after the sort key after (an httpx.Keyset). 404 for a contact the
-// credential cannot see.
-func (s *Service) Activities(ctx context.Context, contactID uuid.UUID, kinds []string, after []string, limit int) ([]Activity, error) {
-	if _, err := visibleContact(ctx, contactID); err != nil {
+// ActivityFilter narrows GET /contacts/{contactId}/activities: the contact and the kinds (all
+// when empty).
+type ActivityFilter struct {
+	ContactID uuid.UUID
+	Kinds     []string
+}
+
+// activitiesNewestFirst orders a timeline by (occurredAt, id), newest first.
+var activitiesNewestFirst = paging.Keyset[*ent.ContactActivity]{Column: contactactivity.FieldOccurredAt, Kind: paging.Time,
+	Desc: true, Value: func(a *ent.ContactActivity) (any, uuid.UUID) { return a.OccurredAt, a.ID }}
+
+// Activities returns a page of the contact's timeline, newest first, each entry's content as the
+// reader of ctx may see it (renderRelated). 404 for a contact the credential cannot see.
+func (s *Service) Activities(ctx context.Context, f ActivityFilter, page paging.Page) ([]*ent.ContactActivity, error) {
+	if _, err := visibleContact(ctx, f.ContactID); err != nil {
 		return nil, err
 	}
-	q := tenancy.Client(ctx).ContactActivity.Query().Where(contactactivity.ContactID(contactID))
-	if len(kinds) > 0 {
-		ks := make([]contactactivity.Kind, len(kinds))
-		for i, k := range kinds {
+	k, err := activitiesNewestFirst.Apply(page)
+	if err != nil {
+		return nil, err
+	}
+	q := tenancy.Client(ctx).ContactActivity.Query().Where(contactactivity.ContactID(f.ContactID))
+	if len(f.Kinds) > 0 {
+		ks := make([]contactactivity.Kind, len(f.Kinds))
+		for i, k := range f.Kinds {
 			ks[i] = contactactivity.Kind(k)
 		}
 		q.Where(contactactivity.KindIn(ks...))
 	}
-	keyset, err := httpx.Keyset{Column: contactactivity.FieldOccurredAt, Desc: true, Time: true}.After(after)
+	rows, err := q.Where(k.Where).Order(k.Order).Limit(k.Limit).All(ctx)
 	if err != nil {
+		return nil, fmt.Errorf("list activities of contact %s: %w", f.ContactID, err)
+	}
+	if err := renderRelated(ctx, rows); err != nil {
 		return nil, err
 	}
-	if keyset != nil {
-		q.Where(keyset)
-	}
-	rows, err := q.Order(ent.Desc(contactactivity.FieldOccurredAt), ent.Desc(contactactivity.FieldID)).
-		Limit(limit + 1).All(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("list activities of contact %s: %w", contactID, err)
-	}
-	out := make([]Activity, len(rows))
-	for i, a := range rows {
-		out[i] = NewActivity(a)
-	}
-	if err := renderRelated(ctx, rows, out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return rows, nil
+}
+
+// Note is a note with the contact it is on, whose owner its events name.
+type Note struct {
+	*ent.ContactActivity
+	Contact *ent.Contact
+}
+
+// event is the payload of a note's events: the note, user-scoped by its contact's owner.
+func (n Note) event() Activity {
+	v := NewActivity(n.ContactActivity)
+	v.owner = n.Contact.OwnerID
+	return v
 }
 
 // CreateNote adds a note to the contact's timeline and records note.created. 404 for a contact
 // the credential cannot see; 409 when an external reference names another note already.
-func (s *Service) CreateNote(ctx context.Context, contactID uuid.UUID, in NoteBody) (Activity, error) {
+func (s *Service) CreateNote(ctx context.Context, contactID uuid.UUID, in NoteBody) (Note, error) {
 	c, err := visibleContact(ctx, contactID)
 	if err != nil {
-		return Activity{}, err
+		return Note{}, err
 	}
 	q := tenancy.Client(ctx).ContactActivity.Create().SetContactID(contactID).SetKind(contactactivity.KindNote).
 		SetContent(*in.Content).SetNillableAuthorID(author(ctx))
@@ -259,26 +269,33 @@ func (s *Service) CreateNote(ctx context.Context, contactID uuid.UUID, in NoteBo
 	}
 	a, err := q.Save(ctx)
 	if ent.IsConstraintError(err) {
-		return Activity{}, errs.Conflict("external_reference_taken", "an external reference of the note names another note already")
+		return Note{}, errs.Conflict("external_reference_taken", "an external reference of the note names another note already")
 	}
 	if err != nil {
-		return Activity{}, fmt.Errorf("create note of contact %s: %w", contactID, err)
+		return Note{}, fmt.Errorf("create note of contact %s: %w", contactID, err)
 	}
-	v := NewActivity(a)
-	v.owner = c.OwnerID
-	if err := s.events.Record(ctx, "note.created", v); err != nil {
-		return Activity{}, err
+	n := Note{ContactActivity: a, Contact: c}
+	if err := s.events.Record(ctx, "note.created", n.event()); err != nil {
+		return Note{}, err
 	}
-	return v, nil
+	return n, nil
 }
 
-// Note reads a note of the contact, locked to the end of the transaction when lock: 404 for a
-// contact the credential cannot see, for an unknown id and for an entry that is no note (e-mails
-// and system entries are not notes).
-func (s *Service) Note(ctx context.Context, contactID, noteID uuid.UUID, lock bool) (*ent.Contact, *ent.ContactActivity, error) {
+// FindNote reads a note of the contact: 404 for a contact the credential cannot see, for an
+// unknown id and for an entry that is no note (e-mails and system entries are not notes).
+func (s *Service) FindNote(ctx context.Context, contactID, noteID uuid.UUID) (Note, error) {
+	return s.note(ctx, contactID, noteID, false)
+}
+
+// LockNote is FindNote with the note locked to the end of the transaction.
+func (s *Service) LockNote(ctx context.Context, contactID, noteID uuid.UUID) (Note, error) {
+	return s.note(ctx, contactID, noteID, true)
+}
+
+func (s *Service) note(ctx context.Context, contactID, noteID uuid.UUID, lock bool) (Note, error) {
 	c, err := visibleContact(ctx, contactID)
 	if err != nil {
-		return nil, nil, err
+		return Note{}, err
 	}
 	q := tenancy.Client(ctx).ContactActivity.Query().Where(contactactivity.ID(noteID),
 		contactactivity.ContactID(contactID), contactactivity.KindEQ(contactactivity.KindNote))
@@ -286,41 +303,35 @@ func (s *Service) Note(ctx context.Context, contactID, noteID uuid.UUID, lock bo
 		q.ForUpdate()
 	}
 	a, err := q.Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, nil, errs.NotFound("note %s not found", noteID)
-	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("read note %s: %w", noteID, err)
+		return Note{}, errs.FromEnt(err, "note %s", noteID)
 	}
-	return c, a, nil
+	return Note{ContactActivity: a, Contact: c}, nil
 }
 
-// UpdateNote replaces the content of note a (read by Note with lock) and records note.updated.
-func (s *Service) UpdateNote(ctx context.Context, c *ent.Contact, a *ent.ContactActivity, in NoteBody) (Activity, error) {
-	if *in.Content == a.Content {
-		return NewActivity(a), nil
+// UpdateNote replaces the content of note n (read by LockNote) and records note.updated.
+func (s *Service) UpdateNote(ctx context.Context, n Note, in NoteBody) (Note, error) {
+	if *in.Content == n.Content {
+		return n, nil
 	}
-	a, err := a.Update().SetContent(*in.Content).Save(ctx)
+	a, err := n.Update().SetContent(*in.Content).Save(ctx)
 	if err != nil {
-		return Activity{}, fmt.Errorf("update note: %w", err)
+		return Note{}, fmt.Errorf("update note: %w", err)
 	}
-	v := NewActivity(a)
-	v.owner = c.OwnerID
-	if err := s.events.Record(ctx, "note.updated", v); err != nil {
-		return Activity{}, err
+	n.ContactActivity = a
+	if err := s.events.Record(ctx, "note.updated", n.event()); err != nil {
+		return Note{}, err
 	}
-	return v, nil
+	return n, nil
 }
 
-// DeleteNote removes note a (read by Note with lock) with its external references and records
+// DeleteNote removes note n (read by LockNote) with its external references and records
 // note.deleted with the note as it was.
-func (s *Service) DeleteNote(ctx context.Context, c *ent.Contact, a *ent.ContactActivity) error {
-	if err := tenancy.Client(ctx).ContactActivity.DeleteOneID(a.ID).Exec(ctx); err != nil {
-		return fmt.Errorf("delete note %s: %w", a.ID, err)
+func (s *Service) DeleteNote(ctx context.Context, n Note) error {
+	if err := tenancy.Client(ctx).ContactActivity.DeleteOneID(n.ID).Exec(ctx); err != nil {
+		return fmt.Errorf("delete note %s: %w", n.ID, err)
 	}
-	v := NewActivity(a)
-	v.owner = c.OwnerID
-	return s.events.Record(ctx, "note.deleted", v)
+	return s.events.Record(ctx, "note.deleted", n.event())
 }
 
 // ParseActivityFilter reads the filter parameter (comma-separated notes, emails, system) into

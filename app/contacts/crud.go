@@ -70,23 +70,6 @@ func (s *Service) DocOf(c *ent.Contact) (Doc, error) {
 	return d, nil
 }
 
-// Get reads one contact with its phones. Another company's contact, or one the credential may
-// not see, is not found.
-func (s *Service) Get(ctx context.Context, id uuid.UUID) (*ent.Contact, []*ent.ContactPhone, error) {
-	c, err := tenancy.Client(ctx).Contact.Get(ctx, id)
-	if ent.IsNotFound(err) {
-		return nil, nil, errs.NotFound("contact %s not found", id)
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("get contact %s: %w", id, err)
-	}
-	phones, err := s.phonesOf(ctx, id)
-	if err != nil {
-		return nil, nil, err
-	}
-	return c, phones[id], nil
-}
-
 // row is every stored column a Doc decides.
 type row struct {
 	first, last, company string
@@ -183,7 +166,7 @@ func (s *Service) checkOwner(ctx context.Context, given *uuid.UUID, create bool)
 	}
 	admin, err := db.User.Query().Where(user.RoleEQ(user.RoleAdmin), user.StatusEQ(user.StatusActive)).
 		Order(ent.Asc(user.FieldCreatedAt), ent.Asc(user.FieldID)).First(ctx)
-	if ent.IsNotFound(err) {
+	if ent.IsNotFound(err) { // a company without an active admin: the contact has no owner
 		return nil, nil
 	}
 	if err != nil {
@@ -232,111 +215,111 @@ func RefTaken(noun string, ref schematype.ExternalRef) error {
 		"the external reference %s/%s is carried by a %s this credential may not see or change", ref.Source, ref.ExternalID, noun)
 }
 
-// CreateDoc validates and stores a new contact with its phones and records contact.created.
-func (s *Service) CreateDoc(ctx context.Context, d Doc) (*ent.Contact, []*ent.ContactPhone, error) {
+// Create validates and stores a new contact with its phones and records contact.created.
+func (s *Service) Create(ctx context.Context, d Doc) (Contact, error) {
 	var v errs.Invalid
 	groups := d.check(&v, true, s.now())
 	if d.WriteMode != nil {
 		v.Add("writeMode", "not_allowed", "applies to updates only")
 	}
 	if err := v.Err(); err != nil {
-		return nil, nil, err
+		return Contact{}, err
 	}
 	if err := s.checkCustom(ctx, d.CustomFields); err != nil {
-		return nil, nil, err
+		return Contact{}, err
 	}
 	owner, err := s.checkOwner(ctx, d.ownerID(), true)
 	if err != nil {
-		return nil, nil, err
+		return Contact{}, err
 	}
 	if err := refsFree(ctx, d.ExternalReferences, uuid.Nil); err != nil {
-		return nil, nil, err
+		return Contact{}, err
 	}
 	company, _ := tenancy.CompanyID(ctx)
 	id := uuid.Must(uuid.NewV7())
 	r, err := s.rowOf(id, company, d, groups, owner)
 	if err != nil {
-		return nil, nil, err
+		return Contact{}, err
 	}
 	q := tenancy.Client(ctx).Contact.Create().SetID(id).SetType(contact.Type(d.Type))
 	r.apply(q.Mutation())
 	if len(r.refs) > 0 {
 		q.SetExternalReferences(r.refs)
 	}
-	var c *ent.Contact
+	var out Contact
 	// A contact created for another owner need not be visible to its creator (an agent's key).
 	err = tenancy.LiftVisibility(ctx, func() (err error) {
-		if c, err = q.Save(ctx); err != nil {
-			return err
+		if out.Contact, err = q.Save(ctx); err != nil {
+			return fmt.Errorf("create contact: %w", err)
 		}
-		return nil
+		out.Phones, err = s.addPhones(ctx, id, nil, phonesOf(d.Phones))
+		return err
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("create contact: %w", err)
+		return Contact{}, err
 	}
-	phones := make([]Phone, len(d.Phones))
-	for i, p := range d.Phones {
-		phones[i] = Phone{Number: p.Number, Type: deref(p.Type), IsPrimary: p.IsPrimary}
+	if err := s.events.Record(ctx, "contact.created", NewView(out)); err != nil {
+		return Contact{}, err
 	}
-	var stored []*ent.ContactPhone
-	err = tenancy.LiftVisibility(ctx, func() (err error) { stored, err = s.addPhones(ctx, c.ID, nil, phones); return err })
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := s.events.Record(ctx, "contact.created", NewView(c, stored)); err != nil {
-		return nil, nil, err
-	}
-	return c, stored, nil
+	return out, nil
 }
 
-// Update writes d, the merged document of a PATCH (or an upsert), into c (locked by Lock) and
-// records contact.updated. A write that changes nothing changes neither version nor updatedAt
-// and records nothing. A new owner may make the contact invisible to the caller: allowed, and
-// the answer still shows it.
-func (s *Service) Update(ctx context.Context, c *ent.Contact, phones []*ent.ContactPhone, d Doc) (*ent.Contact, error) {
-	saved, _, err := s.UpdateWith(ctx, c, phones, d, nil, false)
-	return saved, err
+// phonesOf turns the phones of a body into numbers to store.
+func phonesOf(in []PhoneInput) []Phone {
+	out := make([]Phone, len(in))
+	for i, p := range in {
+		out[i] = Phone{Number: p.Number, Type: deref(p.Type), IsPrimary: p.IsPrimary}
+	}
+	return out
 }
 
-// UpdateWith is Update that also adds the numbers of add the contact does not have (by E.164
+// Save writes d, the merged document of a PATCH (or an upsert), into c (locked by LockContact)
+// and records contact.updated: the one call that updates a contact. A write that changes nothing
+// changes neither version nor updatedAt and records nothing. A new owner may make the contact
+// invisible to the caller: allowed, and the answer still shows it.
+func (s *Service) Save(ctx context.Context, c Contact, d Doc) (Contact, error) {
+	return s.SaveWith(ctx, c, d, nil, false)
+}
+
+// SaveWith is Save that also adds the numbers of add the contact does not have (by E.164
 // key; a new number changes the contact) and, when touch, records contact.updated and moves
 // version and updatedAt even when nothing changed: a lead converted into the contact changes
-// it (its files move there). It returns the contact and all its phones.
-func (s *Service) UpdateWith(ctx context.Context, c *ent.Contact, phones []*ent.ContactPhone, d Doc, add []Phone, touch bool) (*ent.Contact, []*ent.ContactPhone, error) {
+// it (its files move there).
+func (s *Service) SaveWith(ctx context.Context, c Contact, d Doc, add []Phone, touch bool) (Contact, error) {
 	if d.Type != string(c.Type) {
-		return nil, nil, errs.InvalidField("type", "immutable", "the type of a contact cannot change")
+		return Contact{}, errs.InvalidField("type", "immutable", "the type of a contact cannot change")
 	}
 	var v errs.Invalid
 	groups := d.check(&v, false, s.now())
 	if err := v.Err(); err != nil {
-		return nil, nil, err
+		return Contact{}, err
 	}
 	if err := s.checkCustom(ctx, d.CustomFields); err != nil {
-		return nil, nil, err
+		return Contact{}, err
 	}
 	owner := d.ownerID()
 	if owner != nil && (c.OwnerID == nil || *owner != *c.OwnerID) {
 		if _, err := s.checkOwner(ctx, owner, false); err != nil {
-			return nil, nil, err
+			return Contact{}, err
 		}
 	}
 	if err := refsFree(ctx, d.ExternalReferences, c.ID); err != nil {
-		return nil, nil, err
+		return Contact{}, err
 	}
 	r, err := s.rowOf(c.ID, c.CompanyID, d, groups, owner)
 	if err != nil {
-		return nil, nil, err
+		return Contact{}, err
 	}
-	same := s.same(c, r)
-	all := phones
+	same := s.same(c.Contact, r)
+	out := c
 	if len(add) > 0 {
-		err = tenancy.LiftVisibility(ctx, func() (err error) { all, err = s.addPhones(ctx, c.ID, phones, add); return err })
+		err = tenancy.LiftVisibility(ctx, func() (err error) { out.Phones, err = s.addPhones(ctx, c.ID, c.Phones, add); return err })
 		if err != nil {
-			return nil, nil, err
+			return Contact{}, err
 		}
 	}
-	if same && len(all) == len(phones) && !touch {
-		return c, phones, nil
+	if same && len(out.Phones) == len(c.Phones) && !touch {
+		return c, nil
 	}
 	u := c.Update()
 	if !same {
@@ -349,15 +332,14 @@ func (s *Service) UpdateWith(ctx context.Context, c *ent.Contact, phones []*ent.
 			}
 		}
 	}
-	var saved *ent.Contact
-	err = tenancy.LiftVisibility(ctx, func() (err error) { saved, err = u.Save(ctx); return err })
+	err = tenancy.LiftVisibility(ctx, func() (err error) { out.Contact, err = u.Save(ctx); return err })
 	if err != nil {
-		return nil, nil, fmt.Errorf("update contact %s: %w", c.ID, err)
+		return Contact{}, fmt.Errorf("update contact %s: %w", c.ID, err)
 	}
-	if err := s.events.Record(ctx, "contact.updated", NewView(saved, all)); err != nil {
-		return nil, nil, err
+	if err := s.events.Record(ctx, "contact.updated", NewView(out)); err != nil {
+		return Contact{}, err
 	}
-	return saved, all, nil
+	return out, nil
 }
 
 // same reports whether r stores what c holds (sealed values compare by content).
@@ -407,14 +389,14 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-// Delete removes c (locked by Lock) and everything of it and records contact.deleted with the
+// Delete removes c (locked by LockContact) and everything of it and records contact.deleted with the
 // contact as it was (without sensitive groups). The OnDelete hooks run first (contracts: each
 // with its contract.deleted, recorded before the contact.deleted; documents: their blobs, removed
 // after commit). The database's cascades remove the rest that belongs to the contact (phones,
 // relationships both ways, finances, activities and notes, the files of converted leads); tasks,
 // appointments and converted leads stay, without contactId (ON DELETE SET NULL): they are the
 // brokerage's work, not the contact's data.
-func (s *Service) Delete(ctx context.Context, c *ent.Contact, phones []*ent.ContactPhone) error {
+func (s *Service) Delete(ctx context.Context, c Contact) error {
 	for _, h := range s.onDelete {
 		if err := h(ctx, c.ID); err != nil {
 			return err
@@ -423,10 +405,10 @@ func (s *Service) Delete(ctx context.Context, c *ent.Contact, phones []*ent.Cont
 	if err := deleteDependentRefs(ctx, c.ID); err != nil {
 		return err
 	}
-	if err := tenancy.Client(ctx).Contact.DeleteOne(c).Exec(ctx); err != nil {
+	if err := tenancy.Client(ctx).Contact.DeleteOne(c.Contact).Exec(ctx); err != nil {
 		return fmt.Errorf("delete contact %s: %w", c.ID, err)
 	}
-	return s.events.Record(ctx, "contact.deleted", NewView(c, phones))
+	return s.events.Record(ctx, "contact.deleted", NewView(c))
 }
 
 // deleteDependentRefs removes from the external_refs lookup table the references of the rows a

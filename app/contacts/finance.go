@@ -157,6 +157,9 @@ func orEmpty(l []schematype.FinanceItem) []schematype.FinanceItem {
 	return l
 }
 
+// NewFinance is the view of h.
+func NewFinance(h Household) Finance { return newFinance(h.ContactID, h.Row) }
+
 func newFinance(contactID uuid.UUID, f *ent.ContactFinance) Finance {
 	v := Finance{ContactID: contactID}
 	if f != nil {
@@ -224,61 +227,75 @@ func privateContact(ctx context.Context, id uuid.UUID) (*ent.Contact, error) {
 	return c, nil
 }
 
-// Finance returns the household finances of a private contact (empty lists before the first
-// PUT). 404 for a contact the credential cannot see, 422 for a business contact.
-func (s *Service) Finance(ctx context.Context, contactID uuid.UUID) (Finance, error) {
-	if _, err := privateContact(ctx, contactID); err != nil {
-		return Finance{}, err
-	}
-	f, err := tenancy.Client(ctx).ContactFinance.Query().Where(contactfinance.ContactID(contactID)).Only(ctx)
-	if err != nil && !ent.IsNotFound(err) {
-		return Finance{}, fmt.Errorf("read finances of contact %s: %w", contactID, err)
-	}
-	return newFinance(contactID, f), nil
+// Household is the household finances of a private contact as stored: Row is nil before the
+// first write.
+type Household struct {
+	ContactID uuid.UUID
+	Row       *ent.ContactFinance
 }
 
-// LockFinance reads the finances for PUT, locked to the end of the transaction (nil before the
-// first write), after the same checks as Finance.
-func (s *Service) LockFinance(ctx context.Context, contactID uuid.UUID) (*ent.ContactFinance, error) {
-	if _, err := privateContact(ctx, contactID); err != nil {
-		return nil, err
+// Version is the finances' version, for the ETag: 0 before the first write, so that If-Match:
+// "0" on PUT means "only if nobody has written them yet".
+func (h Household) Version() int64 {
+	if h.Row == nil {
+		return 0
 	}
-	f, err := tenancy.Client(ctx).ContactFinance.Query().Where(contactfinance.ContactID(contactID)).ForUpdate().Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read finances of contact %s: %w", contactID, err)
-	}
-	return f, nil
+	return h.Row.Version
 }
 
-// PutFinance writes the lists in gives into cur (from LockFinance; nil creates them) and writes
-// a system entry without amounts into the timeline. No event: finances hold income figures,
-// which never travel in events.
-func (s *Service) PutFinance(ctx context.Context, contactID uuid.UUID, cur *ent.ContactFinance, in FinanceBody) (Finance, error) {
+// Finance returns the household finances of a private contact. 404 for a contact the
+// credential cannot see, 422 for a business contact.
+func (s *Service) Finance(ctx context.Context, contactID uuid.UUID) (Household, error) {
+	return s.household(ctx, contactID, false)
+}
+
+// LockFinance reads the finances for PUT, locked to the end of the transaction, after the same
+// checks as Finance.
+func (s *Service) LockFinance(ctx context.Context, contactID uuid.UUID) (Household, error) {
+	return s.household(ctx, contactID, true)
+}
+
+func (s *Service) household(ctx context.Context, contactID uuid.UUID, lock bool) (Household, error) {
+	if _, err := privateContact(ctx, contactID); err != nil {
+		return Household{}, err
+	}
+	q := tenancy.Client(ctx).ContactFinance.Query().Where(contactfinance.ContactID(contactID))
+	if lock {
+		q.ForUpdate()
+	}
+	f, err := q.Only(ctx)
+	if err != nil && !ent.IsNotFound(err) { // none yet: empty finances
+		return Household{}, fmt.Errorf("read finances of contact %s: %w", contactID, err)
+	}
+	return Household{ContactID: contactID, Row: f}, nil
+}
+
+// PutFinance writes the lists in gives into cur (from LockFinance; without a row it creates
+// one) and writes a system entry without amounts into the timeline. No event: finances hold
+// income figures, which never travel in events.
+func (s *Service) PutFinance(ctx context.Context, cur Household, in FinanceBody) (Household, error) {
 	db := tenancy.Client(ctx)
 	var f *ent.ContactFinance
 	var err error
-	if cur == nil {
-		q := db.ContactFinance.Create().SetContactID(contactID)
+	if cur.Row == nil {
+		q := db.ContactFinance.Create().SetContactID(cur.ContactID)
 		setLists(in, q.SetIncome, q.SetExpenses, q.SetAssets, q.SetLiabilities, q.SetRealEstate)
 		f, err = q.Save(ctx)
 		if ent.IsConstraintError(err) {
-			return Finance{}, errs.Conflict("concurrent_update", "the finances were created concurrently; retry")
+			return Household{}, errs.Conflict("concurrent_update", "the finances were created concurrently; retry")
 		}
 	} else {
-		q := cur.Update()
+		q := cur.Row.Update()
 		setLists(in, q.SetIncome, q.SetExpenses, q.SetAssets, q.SetLiabilities, q.SetRealEstate)
 		f, err = q.Save(ctx)
 	}
 	if err != nil {
-		return Finance{}, fmt.Errorf("write finances of contact %s: %w", contactID, err)
+		return Household{}, fmt.Errorf("write finances of contact %s: %w", cur.ContactID, err)
 	}
-	if err := s.RecordActivity(ctx, contactID, "finance.updated", "Haushaltsfinanzen aktualisiert"); err != nil {
-		return Finance{}, err
+	if err := s.RecordActivity(ctx, cur.ContactID, "finance.updated", "Haushaltsfinanzen aktualisiert"); err != nil {
+		return Household{}, err
 	}
-	return newFinance(contactID, f), nil
+	return Household{ContactID: cur.ContactID, Row: f}, nil
 }
 
 func setLists[Q any](in FinanceBody, income, expenses, assets, liabilities, realEstate func([]schematype.FinanceItem) Q) {

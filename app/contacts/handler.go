@@ -2,9 +2,14 @@ package contacts
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
 
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
@@ -17,14 +22,25 @@ const SensitiveScope = "contacts.sensitive:read"
 
 // Handler serves the contact endpoints (the sub-resources live in their own files).
 type Handler struct {
-	svc   *Service
-	pager *httpx.Pager
-	idem  fiber.Handler
+	svc            *Service
+	pager          *httpx.Pager
+	idem           fiber.Handler
+	update, delete fiber.Handler
 }
 
 // NewHandler builds the handler. idem is the Idempotency-Key middleware of POST routes.
 func NewHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler) *Handler {
-	return &Handler{svc: svc, pager: pager, idem: idem}
+	version := func(c Contact) int64 { return c.Version }
+	h := &Handler{svc: svc, pager: pager, idem: idem}
+	// PATCH /contacts/{contactId}: a merge patch of ContactPatch, If-Match required (428
+	// without, 412 on a mismatch). Groups and customFields merge key by key, tags and labels
+	// replace, null clears; writeMode fill_empty_only keeps every value set today.
+	h.update = httpx.Patch[uuid.UUID, Contact, Doc]{Key: withFields(httpx.PathID("contactId")), Lock: svc.LockContact,
+		Version: version, IfMatchRequired: true, Read: h.readPatch, Update: svc.Save, View: h.view}.Handle
+	// DELETE /contacts/{contactId}: If-Match required.
+	h.delete = httpx.Delete[uuid.UUID, Contact]{Key: httpx.PathID("contactId"), Lock: svc.LockContact,
+		Version: version, IfMatchRequired: true, Delete: svc.Delete}.Handle
+	return h
 }
 
 // Mount registers the routes. r authenticates every route it registers.
@@ -43,7 +59,7 @@ func (h *Handler) Mount(r fiber.Router) {
 	r.Post("/custom-fields", policy.Require("admin:write"), h.createCustom)
 }
 
-func location(id string) string { return "/api/public/v1/contacts/" + id }
+func location(id string) string { return httpx.URL("contacts", id) }
 
 // selection reads `fields` (comma-separated groups; default all) and drops the sensitive
 // groups unless the credential has contacts.sensitive:read: they are then absent, never an
@@ -96,44 +112,110 @@ func MaySeeSensitive(c *fiber.Ctx) bool {
 	return ok && policy.Default().Check(p, SensitiveScope) == nil
 }
 
-// list handles GET /contacts.
+// list handles GET /contacts: Paged, in the order of sort (default newest first).
 func (h *Handler) list(c *fiber.Ctx) error {
-	var v errs.Invalid
-	f, binding := ParseListFilter(c, &v)
-	sel, serr := selection(c)
-	if perr, ok := serr.(*errs.Invalid); ok {
-		v.Errors = append(v.Errors, perr.Errors...)
-	}
-	page, err := h.pager.Parse(c, binding)
-	if perr, ok := err.(*errs.Invalid); ok {
-		v.Errors = append(v.Errors, perr.Errors...)
-	}
-	if err := v.Err(); err != nil {
-		return err
-	}
-	rows, err := h.svc.List(c.UserContext(), f, page.After, page.Limit)
+	f, page, err := httpx.ParseList(c, h.pager, "contacts", parseListFilter)
 	if err != nil {
 		return err
 	}
-	return httpx.WritePage(c, page, rows, func(r Row) []string { return r.Key(f.Sort) },
-		func(r Row) (View, error) { return h.svc.Render(r.Contact, r.Phones, sel) })
+	rows, err := h.svc.List(c.UserContext(), f, page.Page)
+	if err != nil {
+		return err
+	}
+	return httpx.WritePage(c, page, rows, sorts[f.Sort].Key, func(r Contact) (View, error) { return h.svc.View(r, f.Fields) })
+}
+
+// parseListFilter reads the query of GET /contacts; every bad parameter is listed.
+func parseListFilter(c *fiber.Ctx, v *errs.Invalid) (f ListFilter, _ error) {
+	f.UpdatedSince = httpx.QueryTime(c, v, "updatedSince")
+	raw := c.Query("q")
+	f.Search = strings.ToLower(strings.TrimSpace(raw))
+	if raw != "" {
+		n := utf8.RuneCountInString(f.Search)
+		v.Check("q", n >= MinSearch, "too_short", fmt.Sprintf("needs at least %d characters", MinSearch))
+		v.Check("q", n <= MaxSearch, "too_long", fmt.Sprintf("at most %d characters", MaxSearch))
+		CheckText(v, "q", f.Search)
+	}
+	if s := c.Query("type"); s != "" {
+		v.Check("type", s == TypePrivate || s == TypeBusiness, "invalid_enum", "must be private or business")
+		f.Type = strings.Clone(s)
+	}
+	if s := c.Query("email"); s != "" {
+		f.EmailKey = EmailKey(s)
+	}
+	if s := c.Query("phone"); s != "" {
+		key, ok := PhoneKey(s)
+		v.Check("phone", ok, "invalid_phone", "must be a phone number")
+		f.PhoneKey = key
+	}
+	f.Tags = splitList(c.Query("tag"))
+	f.Labels = splitList(c.Query("label"))
+	colors := FieldCatalog().LabelColors
+	for _, l := range f.Labels {
+		v.Check("label", slices.Contains(colors, l), "invalid_enum", "must list colours of "+strings.Join(colors, ", "))
+	}
+	f.OwnerID = httpx.QueryUUID(c, v, "ownerId")
+	f.Sort = c.Query("sort", "-createdAt")
+	if _, ok := sorts[f.Sort]; !ok {
+		v.Add("sort", "invalid_enum", "must be one of "+strings.Join(SortNames, ", "))
+		f.Sort = "-createdAt"
+	}
+	f.Sort = strings.Clone(f.Sort)
+	sel, err := selection(c)
+	var inv *errs.Invalid
+	if errors.As(err, &inv) {
+		v.Errors = append(v.Errors, inv.Errors...)
+	}
+	f.Fields = sel
+	return f, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" && !slices.Contains(out, p) {
+			out = append(out, strings.Clone(p))
+		}
+	}
+	return out
+}
+
+// view is the answer of a contact: the groups `fields` selects (checked by then).
+func (h *Handler) view(c *fiber.Ctx, ct Contact) (any, error) {
+	sel, err := selection(c)
+	if err != nil {
+		return nil, err
+	}
+	return h.svc.View(ct, sel)
+}
+
+// withFields checks `fields` along with the path's id, before anything is read: a bad
+// selection is a 422 whatever else the request says.
+func withFields(key func(*fiber.Ctx) (uuid.UUID, error)) func(*fiber.Ctx) (uuid.UUID, error) {
+	return func(c *fiber.Ctx) (uuid.UUID, error) {
+		id, err := key(c)
+		if err != nil {
+			return id, err
+		}
+		_, err = selection(c)
+		return id, err
+	}
 }
 
 // create handles POST /contacts.
 func (h *Handler) create(c *fiber.Ctx) error {
-	sel, err := selection(c)
-	if err != nil {
+	if _, err := selection(c); err != nil {
 		return err
 	}
 	var d Doc
 	if err := httpx.Decode(c, &d); err != nil {
 		return err
 	}
-	ct, phones, err := h.svc.CreateDoc(c.UserContext(), d)
+	ct, err := h.svc.Create(c.UserContext(), d)
 	if err != nil {
 		return err
 	}
-	v, err := h.svc.Render(ct, phones, sel)
+	v, err := h.view(c, ct)
 	if err != nil {
 		return err
 	}
@@ -142,68 +224,37 @@ func (h *Handler) create(c *fiber.Ctx) error {
 
 // get handles GET /contacts/{contactId}.
 func (h *Handler) get(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "contactId")
+	id, err := withFields(httpx.PathID("contactId"))(c)
 	if err != nil {
 		return err
 	}
-	sel, err := selection(c)
+	ct, err := h.svc.Find(c.UserContext(), id)
 	if err != nil {
 		return err
 	}
-	ct, phones, err := h.svc.Get(c.UserContext(), id)
-	if err != nil {
-		return err
-	}
-	v, err := h.svc.Render(ct, phones, sel)
+	v, err := h.view(c, ct)
 	if err != nil {
 		return err
 	}
 	return httpx.OK(c, v, ct.Version)
 }
 
-// update handles PATCH /contacts/{contactId}: a merge patch of ContactPatch, If-Match
-// required (428 without, 412 on a mismatch). Groups and customFields merge key by key, tags and
-// labels replace, null clears; writeMode fill_empty_only keeps every value set today.
-func (h *Handler) update(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "contactId")
-	if err != nil {
-		return err
-	}
-	sel, err := selection(c)
-	if err != nil {
-		return err
-	}
-	ctx := c.UserContext()
-	cur, phones, err := h.svc.Lock(ctx, id)
-	if err != nil {
-		return err
-	}
-	if err := httpx.IfMatch(c, cur.Version, true); err != nil {
-		return err
-	}
+// readPatch is the merged document of a PATCH: the body merged into the contact's document
+// (FillEmptyIfAsked first).
+func (h *Handler) readPatch(c *fiber.Ctx, cur Contact) (Doc, error) {
 	patch, err := httpx.ReadMergePatch(c)
 	if err != nil {
-		return err
+		return Doc{}, err
 	}
-	d, err := h.svc.DocOf(cur)
+	d, err := h.svc.DocOf(cur.Contact)
 	if err != nil {
-		return err
+		return Doc{}, err
 	}
 	if patch, err = FillEmptyIfAsked(d, patch); err != nil {
-		return err
+		return Doc{}, err
 	}
-	if err := httpx.ApplyPatch(&d, patch); err != nil {
-		return err
-	}
-	saved, err := h.svc.Update(ctx, cur, phones, d)
-	if err != nil {
-		return err
-	}
-	v, err := h.svc.Render(saved, phones, sel)
-	if err != nil {
-		return err
-	}
-	return httpx.OK(c, v, saved.Version)
+	err = httpx.ApplyPatch(&d, patch)
+	return d, err
 }
 
 // FillEmptyIfAsked narrows patch to the fields empty in d when it says writeMode
@@ -221,26 +272,6 @@ func FillEmptyIfAsked(d Doc, patch map[string]any) (map[string]any, error) {
 		return nil, err
 	}
 	return FillEmpty(cur, patch), nil
-}
-
-// delete handles DELETE /contacts/{contactId}: If-Match required.
-func (h *Handler) delete(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "contactId")
-	if err != nil {
-		return err
-	}
-	ctx := c.UserContext()
-	cur, phones, err := h.svc.Lock(ctx, id)
-	if err != nil {
-		return err
-	}
-	if err := httpx.IfMatch(c, cur.Version, true); err != nil {
-		return err
-	}
-	if err := h.svc.Delete(ctx, cur, phones); err != nil {
-		return err
-	}
-	return httpx.NoContent(c)
 }
 
 // fields handles GET /contact-fields: the catalog.

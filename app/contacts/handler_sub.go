@@ -1,7 +1,10 @@
 package contacts
 
 import (
+	"context"
+
 	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
 
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
@@ -12,13 +15,40 @@ import (
 // activities and notes. Every route answers 404 for a contact the credential cannot see
 // (another company's, or outside the user's visibility).
 type SubHandler struct {
-	svc   *Service
-	pager *httpx.Pager
+	svc                                *Service
+	pager                              *httpx.Pager
+	putFinance, updateNote, deleteNote fiber.Handler
 }
 
 // NewSubHandler builds the handler.
 func NewSubHandler(svc *Service, pager *httpx.Pager) *SubHandler {
-	return &SubHandler{svc: svc, pager: pager}
+	noteVersion := func(n Note) int64 { return n.Version }
+	lockNote := func(ctx context.Context, id httpx.ChildID) (Note, error) { return svc.LockNote(ctx, id.Parent, id.ID) }
+	noteKey := httpx.PathChildID("contactId", "noteId")
+	return &SubHandler{svc: svc, pager: pager,
+		// PUT /contacts/{contactId}/finance: lists present replace, omitted stay; If-Match
+		// optional ("0" before the first write).
+		putFinance: httpx.Patch[uuid.UUID, Household, FinanceBody]{Key: httpx.PathID("contactId"), Lock: svc.LockFinance,
+			Version: Household.Version, Read: decode[Household, FinanceBody](FinanceBody{}), Update: svc.PutFinance,
+			View: httpx.View(NewFinance)}.Handle,
+		// PATCH /contacts/{contactId}/notes/{noteId}: content only; If-Match optional.
+		updateNote: httpx.Patch[httpx.ChildID, Note, NoteBody]{Key: noteKey, Lock: lockNote, Version: noteVersion,
+			Read: decode[Note](NoteBody{patch: true}), Update: svc.UpdateNote, View: httpx.View(noteView)}.Handle,
+		// DELETE /contacts/{contactId}/notes/{noteId}; If-Match optional. E-mails and system
+		// entries are no notes: 404.
+		deleteNote: httpx.Delete[httpx.ChildID, Note]{Key: noteKey, Lock: lockNote, Version: noteVersion,
+			Delete: svc.DeleteNote}.Handle,
+	}
+}
+
+// decode is the Read of a recipe whose body is a whole input (PUT, or a PATCH of named fields):
+// the body decoded into a copy of blank and validated.
+func decode[R, I any](blank I) func(*fiber.Ctx, R) (I, error) {
+	return func(c *fiber.Ctx, _ R) (I, error) {
+		in := blank
+		err := httpx.Decode(c, &in)
+		return in, err
+	}
 }
 
 // Mount registers the routes. r authenticates every route it registers.
@@ -43,9 +73,11 @@ func (h *SubHandler) Mount(r fiber.Router) {
 // ETag, and these have no version column (lead stages answer "1" alike).
 const immutableVersion = 1
 
-func contactPath(c *fiber.Ctx) string { return "/api/public/v1/contacts/" + c.Params("contactId") }
+// contactPath is the URL of the path's contact, as the client wrote its id.
+func contactPath(c *fiber.Ctx) string { return httpx.URL("contacts", c.Params("contactId")) }
 
-// createPhone handles POST /contacts/{contactId}/phones.
+// createPhone handles POST /contacts/{contactId}/phones. A Phone answer carries its contact's
+// ETag: a phone is part of its contact and has no version of its own.
 func (h *SubHandler) createPhone(c *fiber.Ctx) error {
 	id, err := httpx.UUIDParam(c, "contactId")
 	if err != nil {
@@ -55,20 +87,16 @@ func (h *SubHandler) createPhone(c *fiber.Ctx) error {
 	if err := httpx.Decode(c, &in); err != nil {
 		return err
 	}
-	p, version, err := h.svc.CreatePhone(c.UserContext(), id, in)
+	p, err := h.svc.CreatePhone(c.UserContext(), id, in)
 	if err != nil {
 		return err
 	}
-	return httpx.Created(c, contactPath(c), p, version)
+	return httpx.Created(c, contactPath(c), NewPhoneView(p), p.Edges.Contact.Version)
 }
 
 // updatePhone handles PATCH /contacts/{contactId}/phones/{phoneId}.
 func (h *SubHandler) updatePhone(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "contactId")
-	if err != nil {
-		return err
-	}
-	pid, err := httpx.UUIDParam(c, "phoneId")
+	id, err := httpx.PathChildID("contactId", "phoneId")(c)
 	if err != nil {
 		return err
 	}
@@ -76,24 +104,20 @@ func (h *SubHandler) updatePhone(c *fiber.Ctx) error {
 	if err := httpx.Decode(c, &in); err != nil {
 		return err
 	}
-	p, version, err := h.svc.UpdatePhone(c.UserContext(), id, pid, in)
+	p, err := h.svc.UpdatePhone(c.UserContext(), id.Parent, id.ID, in)
 	if err != nil {
 		return err
 	}
-	return httpx.OK(c, p, version)
+	return httpx.OK(c, NewPhoneView(p), p.Edges.Contact.Version)
 }
 
 // deletePhone handles DELETE /contacts/{contactId}/phones/{phoneId}.
 func (h *SubHandler) deletePhone(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "contactId")
+	id, err := httpx.PathChildID("contactId", "phoneId")(c)
 	if err != nil {
 		return err
 	}
-	pid, err := httpx.UUIDParam(c, "phoneId")
-	if err != nil {
-		return err
-	}
-	if err := h.svc.DeletePhone(c.UserContext(), id, pid); err != nil {
+	if err := h.svc.DeletePhone(c.UserContext(), id.Parent, id.ID); err != nil {
 		return err
 	}
 	return httpx.NoContent(c)
@@ -131,21 +155,17 @@ func (h *SubHandler) createRelationship(c *fiber.Ctx) error {
 
 // deleteRelationship handles DELETE /contacts/{contactId}/relationships/{relationshipId}.
 func (h *SubHandler) deleteRelationship(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "contactId")
+	id, err := httpx.PathChildID("contactId", "relationshipId")(c)
 	if err != nil {
 		return err
 	}
-	rid, err := httpx.UUIDParam(c, "relationshipId")
-	if err != nil {
-		return err
-	}
-	if err := h.svc.DeleteRelationship(c.UserContext(), id, rid); err != nil {
+	if err := h.svc.DeleteRelationship(c.UserContext(), id.Parent, id.ID); err != nil {
 		return err
 	}
 	return httpx.NoContent(c)
 }
 
-// getFinance handles GET /contacts/{contactId}/finance.
+// getFinance handles GET /contacts/{contactId}/finance: empty lists before the first PUT.
 func (h *SubHandler) getFinance(c *fiber.Ctx) error {
 	id, err := httpx.UUIDParam(c, "contactId")
 	if err != nil {
@@ -156,70 +176,29 @@ func (h *SubHandler) getFinance(c *fiber.Ctx) error {
 		return err
 	}
 	// An ETag also before the first write ("0"): every single-resource answer carries one, and
-	// If-Match: "0" on PUT then means "only if nobody has written them yet".
+	// If-Match: "0" on PUT then means "only if nobody has written them yet". (httpx.OK leaves
+	// version 0 out.)
 	c.Set(fiber.HeaderETag, httpx.ETag(f.Version()))
-	return c.JSON(f)
-}
-
-// putFinance handles PUT /contacts/{contactId}/finance; If-Match optional.
-func (h *SubHandler) putFinance(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "contactId")
-	if err != nil {
-		return err
-	}
-	ctx := c.UserContext()
-	cur, err := h.svc.LockFinance(ctx, id)
-	if err != nil {
-		return err
-	}
-	var version int64
-	if cur != nil {
-		version = cur.Version
-	}
-	if err := httpx.IfMatch(c, version, false); err != nil {
-		return err
-	}
-	var in FinanceBody
-	if err := httpx.Decode(c, &in); err != nil {
-		return err
-	}
-	f, err := h.svc.PutFinance(ctx, id, cur, in)
-	if err != nil {
-		return err
-	}
-	return httpx.OK(c, f, f.Version())
+	return c.JSON(NewFinance(f))
 }
 
 // listActivities handles GET /contacts/{contactId}/activities: Paged, newest first, filter
 // by kind.
 func (h *SubHandler) listActivities(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "contactId")
-	if err != nil {
-		return err
-	}
-	var v errs.Invalid
-	kinds := ParseActivityFilter(c.Query("filter"), &v)
-	binding := "activities?contact=" + id.String() + "&filter="
-	for _, k := range kinds {
-		binding += k + ","
-	}
-	page, err := h.pager.Parse(c, binding)
-	if perr, ok := err.(*errs.Invalid); ok {
-		v.Errors = append(v.Errors, perr.Errors...)
-	}
-	if err := v.Err(); err != nil {
-		return err
-	}
-	rows, err := h.svc.Activities(c.UserContext(), id, kinds, page.After, page.Limit)
-	if err != nil {
-		return err
-	}
-	return httpx.WritePage(c, page, rows, func(a Activity) []string {
-		return httpx.CreatedKey(a.OccurredAt, a.ID)
-	}, httpx.Plain(func(a Activity) Activity { return a }))
+	return httpx.ServeList(c, h.pager, "activities", parseActivityFilter, h.svc.Activities, activitiesNewestFirst, NewActivity)
 }
 
-func notePath(c *fiber.Ctx, a Activity) string { return contactPath(c) + "/notes/" + a.ID.String() }
+// parseActivityFilter reads the path's contact (400 when malformed) and filter (comma-separated
+// notes, emails, system).
+func parseActivityFilter(c *fiber.Ctx, v *errs.Invalid) (f ActivityFilter, err error) {
+	if f.ContactID, err = httpx.UUIDParam(c, "contactId"); err != nil {
+		return f, err
+	}
+	f.Kinds = ParseActivityFilter(c.Query("filter"), v)
+	return f, nil
+}
+
+func noteView(n Note) Activity { return NewActivity(n.ContactActivity) }
 
 // createNote handles POST /contacts/{contactId}/notes.
 func (h *SubHandler) createNote(c *fiber.Ctx) error {
@@ -231,81 +210,22 @@ func (h *SubHandler) createNote(c *fiber.Ctx) error {
 	if err := httpx.Decode(c, &in); err != nil {
 		return err
 	}
-	a, err := h.svc.CreateNote(c.UserContext(), id, in)
+	n, err := h.svc.CreateNote(c.UserContext(), id, in)
 	if err != nil {
 		return err
 	}
-	return httpx.Created(c, notePath(c, a), a, a.Version())
+	return httpx.Created(c, contactPath(c)+"/notes/"+n.ID.String(), noteView(n), n.Version)
 }
 
 // getNote handles GET /contacts/{contactId}/notes/{noteId} (ours: the Location of a new note).
 func (h *SubHandler) getNote(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "contactId")
+	id, err := httpx.PathChildID("contactId", "noteId")(c)
 	if err != nil {
 		return err
 	}
-	nid, err := httpx.UUIDParam(c, "noteId")
+	n, err := h.svc.FindNote(c.UserContext(), id.Parent, id.ID)
 	if err != nil {
 		return err
 	}
-	_, n, err := h.svc.Note(c.UserContext(), id, nid, false)
-	if err != nil {
-		return err
-	}
-	return httpx.OK(c, NewActivity(n), n.Version)
-}
-
-// updateNote handles PATCH /contacts/{contactId}/notes/{noteId}: content only; If-Match
-// optional.
-func (h *SubHandler) updateNote(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "contactId")
-	if err != nil {
-		return err
-	}
-	nid, err := httpx.UUIDParam(c, "noteId")
-	if err != nil {
-		return err
-	}
-	ctx := c.UserContext()
-	ct, n, err := h.svc.Note(ctx, id, nid, true)
-	if err != nil {
-		return err
-	}
-	if err := httpx.IfMatch(c, n.Version, false); err != nil {
-		return err
-	}
-	in := NoteBody{patch: true}
-	if err := httpx.Decode(c, &in); err != nil {
-		return err
-	}
-	a, err := h.svc.UpdateNote(ctx, ct, n, in)
-	if err != nil {
-		return err
-	}
-	return httpx.OK(c, a, a.Version())
-}
-
-// deleteNote handles DELETE /contacts/{contactId}/notes/{noteId}; If-Match optional. E-mails
-// and system entries are no notes: 404.
-func (h *SubHandler) deleteNote(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "contactId")
-	if err != nil {
-		return err
-	}
-	nid, err := httpx.UUIDParam(c, "noteId")
-	if err != nil {
-		return err
-	}
-	ctx := c.UserContext()
-	ct, n, err := h.svc.Note(ctx, id, nid, true)
-	if err != nil {
-		return err
-	}
-	if err := httpx.IfMatch(c, n.Version, false); err != nil {
-		return err
-	}
-	if err := h.svc.DeleteNote(ctx, ct, n); err != nil {
-		return err
-	}
-	return httpx.NoContent(c)
+	return httpx.OK(c, noteView(n), n.Version)
 }

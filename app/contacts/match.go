@@ -75,7 +75,14 @@ var matchScores = map[string]float64{"email": 0.9, "phone": 0.7, "name_and_birth
 // MaxMatches bounds the answer of POST /contacts/match.
 const MaxMatches = 20
 
-// MatchResult is one candidate of POST /contacts/match.
+// Match is one candidate of POST /contacts/match: the contact, what matched and the score.
+type Match struct {
+	Contact
+	MatchedBy []string
+	Score     float64
+}
+
+// MatchResult is the view of a Match.
 type MatchResult struct {
 	Contact   View     `json:"contact"`
 	MatchedBy []string `json:"matchedBy"`
@@ -86,7 +93,7 @@ type MatchResult struct {
 // lower-cased; phones in E.164 (German default); names by identity.NameKey (case, umlauts
 // ä→ae, ß→ss, dashes and spaces); company names by identity.CompanyKey (also punctuation and
 // spelled-out legal forms: "Gesellschaft mit beschränkter Haftung" is "GmbH").
-func (s *Service) Match(ctx context.Context, in MatchInput) ([]MatchResult, error) {
+func (s *Service) Match(ctx context.Context, in MatchInput) ([]Match, error) {
 	db := tenancy.Client(ctx)
 	var preds []func(*entsql.Selector) *entsql.Predicate
 	if in.Email != nil {
@@ -134,7 +141,7 @@ func (s *Service) Match(ctx context.Context, in MatchInput) ([]MatchResult, erro
 			preds = append(preds, func(sel *entsql.Selector) *entsql.Predicate { return entsql.EQ(sel.C(contact.FieldID), id) })
 		}
 	}
-	out := []MatchResult{}
+	out := []Match{}
 	if len(preds) == 0 {
 		return out, nil
 	}
@@ -148,24 +155,16 @@ func (s *Service) Match(ctx context.Context, in MatchInput) ([]MatchResult, erro
 	if in.Type != nil {
 		q.Where(contact.TypeEQ(contact.Type(*in.Type)))
 	}
-	found, err := q.Order(ent.Asc(contact.FieldCreatedAt), ent.Asc(contact.FieldID)).Limit(500).All(ctx)
+	found, err := q.WithPhones(withPhones).Order(ent.Asc(contact.FieldCreatedAt), ent.Asc(contact.FieldID)).Limit(500).All(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("match contacts: %w", err)
-	}
-	ids := make([]uuid.UUID, len(found))
-	for i, c := range found {
-		ids[i] = c.ID
-	}
-	phones, err := s.phonesOf(ctx, ids...)
-	if err != nil {
-		return nil, err
 	}
 	for _, c := range found {
 		var by []string
 		if in.Email != nil && c.EmailKey != nil && *c.EmailKey == EmailKey(*in.Email) {
 			by = append(by, "email")
 		}
-		if phoneKey != "" && slices.ContainsFunc(phones[c.ID], func(p *ent.ContactPhone) bool { return p.NumberKey == phoneKey }) {
+		if phoneKey != "" && slices.ContainsFunc(c.Edges.Phones, func(p *ent.ContactPhone) bool { return p.NumberKey == phoneKey }) {
 			by = append(by, "phone")
 		}
 		if in.DateOfBirth != nil && in.LastName != nil {
@@ -188,9 +187,9 @@ func (s *Service) Match(ctx context.Context, in MatchInput) ([]MatchResult, erro
 		for _, m := range by {
 			miss *= 1 - matchScores[m]
 		}
-		out = append(out, MatchResult{Contact: NewView(c, phones[c.ID]), MatchedBy: by, Score: float64(int((1-miss)*1000+0.5)) / 1000})
+		out = append(out, Match{Contact: aggregate(c), MatchedBy: by, Score: float64(int((1-miss)*1000+0.5)) / 1000})
 	}
-	slices.SortStableFunc(out, func(a, b MatchResult) int {
+	slices.SortStableFunc(out, func(a, b Match) int {
 		switch {
 		case a.Score > b.Score:
 			return -1
@@ -211,9 +210,13 @@ func (h *Handler) match(c *fiber.Ctx) error {
 	if err := httpx.Decode(c, &in); err != nil {
 		return err
 	}
-	res, err := h.svc.Match(c.UserContext(), in)
+	found, err := h.svc.Match(c.UserContext(), in)
 	if err != nil {
 		return err
+	}
+	res := make([]MatchResult, len(found))
+	for i, m := range found {
+		res[i] = MatchResult{Contact: NewView(m.Contact), MatchedBy: m.MatchedBy, Score: m.Score}
 	}
 	return c.JSON(fiber.Map{"data": res})
 }

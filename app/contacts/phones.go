@@ -49,23 +49,25 @@ func NewPhoneView(p *ent.ContactPhone) PhoneView {
 // CreatePhone adds a number to the contact: 404 for a contact the credential cannot see, 409
 // phone_exists when the contact has the number (compared in E.164), 409 too_many_phones beyond
 // MaxPhones. The contact's first number, or one sent with isPrimary, becomes its primary one.
-func (s *Service) CreatePhone(ctx context.Context, contactID uuid.UUID, in PhoneBody) (PhoneView, int64, error) {
-	c, phones, err := s.Lock(ctx, contactID)
+// It returns the phone with its contact (edge contact) as the change left it: a Phone answer
+// carries the contact's ETag, as a phone is part of its contact (and has no version of its own).
+func (s *Service) CreatePhone(ctx context.Context, contactID uuid.UUID, in PhoneBody) (*ent.ContactPhone, error) {
+	c, err := s.LockContact(ctx, contactID)
 	if err != nil {
-		return PhoneView{}, 0, err
+		return nil, err
 	}
 	key, _ := PhoneKey(*in.Number)
-	if slices.ContainsFunc(phones, func(p *ent.ContactPhone) bool { return p.NumberKey == key }) {
-		return PhoneView{}, 0, errs.Conflict("phone_exists", "the contact has the number %s already", key)
+	if slices.ContainsFunc(c.Phones, func(p *ent.ContactPhone) bool { return p.NumberKey == key }) {
+		return nil, errs.Conflict("phone_exists", "the contact has the number %s already", key)
 	}
-	if len(phones) >= MaxPhones {
-		return PhoneView{}, 0, errs.Conflict("too_many_phones", "a contact has at most %d phone numbers", MaxPhones)
+	if len(c.Phones) >= MaxPhones {
+		return nil, errs.Conflict("too_many_phones", "a contact has at most %d phone numbers", MaxPhones)
 	}
-	primary := len(phones) == 0 || (in.IsPrimary != nil && *in.IsPrimary)
+	primary := len(c.Phones) == 0 || (in.IsPrimary != nil && *in.IsPrimary)
 	db := tenancy.Client(ctx)
 	if primary {
 		if err := db.ContactPhone.Update().Where(contactphone.ContactID(contactID)).SetIsPrimary(false).Exec(ctx); err != nil {
-			return PhoneView{}, 0, fmt.Errorf("add phone to contact %s: %w", contactID, err)
+			return nil, fmt.Errorf("add phone to contact %s: %w", contactID, err)
 		}
 	}
 	typ := PhoneType(*in.Number)
@@ -75,37 +77,30 @@ func (s *Service) CreatePhone(ctx context.Context, contactID uuid.UUID, in Phone
 	p, err := db.ContactPhone.Create().SetContactID(contactID).SetNumber(strings.TrimSpace(*in.Number)).
 		SetNumberKey(key).SetType(typ).SetIsPrimary(primary).Save(ctx)
 	if err != nil {
-		return PhoneView{}, 0, fmt.Errorf("add phone to contact %s: %w", contactID, err)
+		return nil, fmt.Errorf("add phone to contact %s: %w", contactID, err)
 	}
-	version, err := s.phonesChanged(ctx, c, "phone.created", "Telefonnummer hinzugefügt: "+key)
-	if err != nil {
-		return PhoneView{}, 0, err
-	}
-	return NewPhoneView(p), version, nil
+	return s.phonesChanged(ctx, c, p, "phone.created", "Telefonnummer hinzugefügt: "+key)
 }
 
 // UpdatePhone changes a number of the contact: 404 for an unknown phone or invisible contact,
 // 409 phone_exists when another phone of the contact has the new number, 422 primary_required
 // when the body takes isPrimary from the primary number (make another one primary instead).
-func (s *Service) UpdatePhone(ctx context.Context, contactID, phoneID uuid.UUID, in PhoneBody) (PhoneView, int64, error) {
-	c, phones, err := s.Lock(ctx, contactID)
+// It returns the phone with its contact, as CreatePhone.
+func (s *Service) UpdatePhone(ctx context.Context, contactID, phoneID uuid.UUID, in PhoneBody) (*ent.ContactPhone, error) {
+	c, cur, err := s.lockPhone(ctx, contactID, phoneID)
 	if err != nil {
-		return PhoneView{}, 0, err
+		return nil, err
 	}
-	i := slices.IndexFunc(phones, func(p *ent.ContactPhone) bool { return p.ID == phoneID })
-	if i < 0 {
-		return PhoneView{}, 0, errs.NotFound("phone %s not found", phoneID)
-	}
-	cur := phones[i]
 	if in.Number == nil && in.Type == nil && in.IsPrimary == nil {
-		return NewPhoneView(cur), c.Version, nil // nothing to change: no new version, no event
+		cur.Edges.Contact = c.Contact
+		return cur, nil // nothing to change: no new version, no event
 	}
 	db := tenancy.Client(ctx)
-	u := db.ContactPhone.UpdateOneID(phoneID)
+	u := db.ContactPhone.UpdateOne(cur)
 	if in.Number != nil {
 		key, _ := PhoneKey(*in.Number)
-		if slices.ContainsFunc(phones, func(p *ent.ContactPhone) bool { return p.ID != phoneID && p.NumberKey == key }) {
-			return PhoneView{}, 0, errs.Conflict("phone_exists", "the contact has the number %s already", key)
+		if slices.ContainsFunc(c.Phones, func(p *ent.ContactPhone) bool { return p.ID != cur.ID && p.NumberKey == key }) {
+			return nil, errs.Conflict("phone_exists", "the contact has the number %s already", key)
 		}
 		u.SetNumber(strings.TrimSpace(*in.Number)).SetNumberKey(key)
 		if in.Type == nil && key != cur.NumberKey {
@@ -117,77 +112,79 @@ func (s *Service) UpdatePhone(ctx context.Context, contactID, phoneID uuid.UUID,
 	}
 	if in.IsPrimary != nil {
 		if !*in.IsPrimary && cur.IsPrimary {
-			return PhoneView{}, 0, errs.InvalidField("isPrimary", "primary_required",
+			return nil, errs.InvalidField("isPrimary", "primary_required",
 				"a contact with phone numbers has one primary number; make another number primary instead")
 		}
 		if *in.IsPrimary && !cur.IsPrimary {
-			if err := db.ContactPhone.Update().Where(contactphone.ContactID(contactID)).SetIsPrimary(false).Exec(ctx); err != nil {
-				return PhoneView{}, 0, fmt.Errorf("update phone %s: %w", phoneID, err)
+			if err := db.ContactPhone.Update().Where(contactphone.ContactID(c.ID)).SetIsPrimary(false).Exec(ctx); err != nil {
+				return nil, fmt.Errorf("update phone %s: %w", cur.ID, err)
 			}
 			u.SetIsPrimary(true)
 		}
 	}
 	p, err := u.Save(ctx)
 	if err != nil {
-		return PhoneView{}, 0, fmt.Errorf("update phone %s: %w", phoneID, err)
+		return nil, fmt.Errorf("update phone %s: %w", cur.ID, err)
 	}
-	version, err := s.phonesChanged(ctx, c, "phone.updated", "Telefonnummer geändert: "+p.NumberKey)
+	return s.phonesChanged(ctx, c, p, "phone.updated", "Telefonnummer geändert: "+p.NumberKey)
+}
+
+// lockPhone locks the contact and finds the phone among its phones: 404 for an unknown phone or
+// an invisible contact.
+func (s *Service) lockPhone(ctx context.Context, contactID, phoneID uuid.UUID) (Contact, *ent.ContactPhone, error) {
+	c, err := s.LockContact(ctx, contactID)
 	if err != nil {
-		return PhoneView{}, 0, err
+		return Contact{}, nil, err
 	}
-	return NewPhoneView(p), version, nil
+	i := slices.IndexFunc(c.Phones, func(p *ent.ContactPhone) bool { return p.ID == phoneID })
+	if i < 0 {
+		return Contact{}, nil, errs.NotFound("phone %s not found", phoneID)
+	}
+	return c, c.Phones[i], nil
 }
 
 // DeletePhone removes a number of the contact; when it was the primary one, the oldest
 // remaining number becomes primary. 404 for an unknown phone or invisible contact.
 func (s *Service) DeletePhone(ctx context.Context, contactID, phoneID uuid.UUID) error {
-	c, phones, err := s.Lock(ctx, contactID)
+	c, gone, err := s.lockPhone(ctx, contactID, phoneID)
 	if err != nil {
 		return err
 	}
-	i := slices.IndexFunc(phones, func(p *ent.ContactPhone) bool { return p.ID == phoneID })
-	if i < 0 {
-		return errs.NotFound("phone %s not found", phoneID)
-	}
-	gone := phones[i]
 	db := tenancy.Client(ctx)
-	if err := db.ContactPhone.DeleteOneID(phoneID).Exec(ctx); err != nil {
-		return fmt.Errorf("delete phone %s: %w", phoneID, err)
+	if err := db.ContactPhone.DeleteOne(gone).Exec(ctx); err != nil {
+		return fmt.Errorf("delete phone %s: %w", gone.ID, err)
 	}
 	if gone.IsPrimary {
-		var next *ent.ContactPhone
-		for _, p := range phones { // phonesOf: primary first, then oldest first
-			if p.ID != phoneID {
-				next = p
+		for _, p := range c.Phones { // primary first, then oldest first
+			if p.ID != gone.ID {
+				if err := db.ContactPhone.UpdateOne(p).SetIsPrimary(true).Exec(ctx); err != nil {
+					return fmt.Errorf("delete phone %s: %w", gone.ID, err)
+				}
 				break
 			}
 		}
-		if next != nil {
-			if err := db.ContactPhone.UpdateOneID(next.ID).SetIsPrimary(true).Exec(ctx); err != nil {
-				return fmt.Errorf("delete phone %s: %w", phoneID, err)
-			}
-		}
 	}
-	_, err = s.phonesChanged(ctx, c, "phone.deleted", "Telefonnummer entfernt: "+gone.NumberKey)
+	_, err = s.phonesChanged(ctx, c, gone, "phone.deleted", "Telefonnummer entfernt: "+gone.NumberKey)
 	return err
 }
 
 // phonesChanged moves the contact's version and updatedAt (its phones are part of it, so its
 // ETag changes), records contact.updated with the contact as it is now and a system entry in
-// its timeline. It returns the contact's new version: a Phone answer carries the contact's ETag,
-// as a phone is part of its contact (and has no version of its own).
-func (s *Service) phonesChanged(ctx context.Context, c *ent.Contact, activity, summary string) (int64, error) {
-	id := c.ID
-	c, err := c.Update().Save(ctx)
+// its timeline. It returns p with the contact as it is now (edge contact).
+func (s *Service) phonesChanged(ctx context.Context, c Contact, p *ent.ContactPhone, activity, summary string) (*ent.ContactPhone, error) {
+	saved, err := c.Update().Save(ctx)
 	if err != nil {
-		return 0, fmt.Errorf("touch contact %s: %w", id, err)
+		return nil, fmt.Errorf("touch contact %s: %w", c.ID, err)
 	}
-	phones, err := s.phonesOf(ctx, id)
+	q := saved.QueryPhones()
+	withPhones(q)
+	phones, err := q.All(ctx)
 	if err != nil {
-		return 0, err
+		return nil, fmt.Errorf("load phones of contact %s: %w", c.ID, err)
 	}
-	if err := s.events.Record(ctx, "contact.updated", NewView(c, phones[id])); err != nil {
-		return 0, err
+	if err := s.events.Record(ctx, "contact.updated", NewView(Contact{Contact: saved, Phones: phones})); err != nil {
+		return nil, err
 	}
-	return c.Version, s.RecordActivity(ctx, id, activity, summary)
+	p.Edges.Contact = saved
+	return p, s.RecordActivity(ctx, c.ID, activity, summary)
 }

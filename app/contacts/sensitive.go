@@ -14,10 +14,10 @@ import (
 // credential may read (sensitive groups only with contacts.sensitive:read).
 type Selection map[string]bool
 
-// Render is the Contact resource of c for an answer: the selected groups, sensitive ones
-// decrypted.
-func (s *Service) Render(c *ent.Contact, phones []*ent.ContactPhone, sel Selection) (View, error) {
-	v := NewView(c, phones)
+// View is the Contact resource of c for an answer: the selected groups, sensitive ones
+// decrypted (the service holds the keys; handlers call it to build their answer).
+func (s *Service) View(c Contact, sel Selection) (View, error) {
+	v := NewView(c)
 	cat := FieldCatalog()
 	for _, g := range cat.GroupNames() {
 		if !sel[g] {
@@ -29,7 +29,7 @@ func (s *Service) Render(c *ent.Contact, phones []*ent.ContactPhone, sel Selecti
 				v.Groups[g] = nil
 				continue
 			}
-			vals, err := s.open(c, g)
+			vals, err := s.open(c.Contact, g)
 			if err != nil {
 				return View{}, err
 			}

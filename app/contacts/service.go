@@ -84,25 +84,43 @@ func (s *Service) addPhones(ctx context.Context, contactID uuid.UUID, have []*en
 	return out, nil
 }
 
-// Lock reads a contact and its phones and locks the contact row to the end of the
-// transaction. Another company's contact is not found.
-func (s *Service) Lock(ctx context.Context, id uuid.UUID) (*ent.Contact, []*ent.ContactPhone, error) {
-	db := tenancy.Client(ctx)
-	c, err := db.Contact.Query().Where(contact.ID(id)).ForUpdate().Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, nil, errs.NotFound("contact %s not found", id)
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("lock contact %s: %w", id, err)
-	}
-	phones, err := s.phonesOf(ctx, id)
-	if err != nil {
-		return nil, nil, err
-	}
-	return c, phones[id], nil
+// Contact is the aggregate the service reads and writes: a contact with its phone numbers,
+// primary first, then in the order they were added. Handlers make its View (View, NewView).
+type Contact struct {
+	*ent.Contact
+	Phones []*ent.ContactPhone
 }
 
-// Duplicate is a contact that matches by e-mail or phone.
+// withPhones loads the phones edge in the order a Contact holds them.
+func withPhones(q *ent.ContactPhoneQuery) {
+	q.Order(ent.Desc(contactphone.FieldIsPrimary), ent.Asc(contactphone.FieldCreatedAt), ent.Asc(contactphone.FieldID))
+}
+
+// aggregate is the Contact of c, read WithPhones(withPhones).
+func aggregate(c *ent.Contact) Contact { return Contact{Contact: c, Phones: c.Edges.Phones} }
+
+// Find reads one contact with its phones. Another company's contact, or one the credential may
+// not see, is not found.
+func (s *Service) Find(ctx context.Context, id uuid.UUID) (Contact, error) {
+	c, err := tenancy.Client(ctx).Contact.Query().Where(contact.ID(id)).WithPhones(withPhones).Only(ctx)
+	if err != nil {
+		return Contact{}, errs.FromEnt(err, "contact %s", id)
+	}
+	return aggregate(c), nil
+}
+
+// LockContact reads a contact with its phones and locks the contact row to the end of the
+// transaction (the phones change only under that lock). Another company's contact is not found.
+func (s *Service) LockContact(ctx context.Context, id uuid.UUID) (Contact, error) {
+	c, err := tenancy.Client(ctx).Contact.Query().Where(contact.ID(id)).ForUpdate().WithPhones(withPhones).Only(ctx)
+	if err != nil {
+		return Contact{}, errs.FromEnt(err, "contact %s", id)
+	}
+	return aggregate(c), nil
+}
+
+// Duplicate is a contact that matches by e-mail or phone. It is part of the answer of lead
+// conversion (app/leads), which serialises it as it is.
 type Duplicate struct {
 	Contact   View     `json:"contact"`
 	MatchedBy []string `json:"matchedBy"`
@@ -115,63 +133,28 @@ func (s *Service) Duplicates(ctx context.Context, emailKeys, phoneKeys []string,
 	if len(emailKeys) == 0 && len(phoneKeys) == 0 {
 		return out, nil
 	}
-	db := tenancy.Client(ctx)
-	var byPhone []uuid.UUID
-	if len(phoneKeys) > 0 {
-		if err := db.ContactPhone.Query().Where(contactphone.NumberKeyIn(phoneKeys...)).
-			Select(contactphone.FieldContactID).Scan(ctx, &byPhone); err != nil {
-			return nil, fmt.Errorf("match contacts by phone: %w", err)
-		}
-	}
 	var preds []predicate.Contact
 	if len(emailKeys) > 0 {
 		preds = append(preds, contact.EmailKeyIn(emailKeys...))
 	}
-	if len(byPhone) > 0 {
-		preds = append(preds, contact.IDIn(byPhone...))
+	if len(phoneKeys) > 0 {
+		preds = append(preds, contact.HasPhonesWith(contactphone.NumberKeyIn(phoneKeys...)))
 	}
-	if len(preds) == 0 {
-		return out, nil
-	}
-	found, err := db.Contact.Query().Where(contact.Or(preds...)).
+	found, err := tenancy.Client(ctx).Contact.Query().Where(contact.Or(preds...)).WithPhones(withPhones).
 		Order(ent.Asc(contact.FieldCreatedAt), ent.Asc(contact.FieldID)).Limit(limit).All(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("match contacts: %w", err)
 	}
-	ids := make([]uuid.UUID, len(found))
-	for i, c := range found {
-		ids[i] = c.ID
-	}
-	phones, err := s.phonesOf(ctx, ids...)
-	if err != nil {
-		return nil, err
-	}
 	for _, c := range found {
-		d := Duplicate{Contact: NewView(c, phones[c.ID]), MatchedBy: []string{}}
+		ct := aggregate(c)
+		d := Duplicate{Contact: NewView(ct), MatchedBy: []string{}}
 		if c.EmailKey != nil && slices.Contains(emailKeys, *c.EmailKey) {
 			d.MatchedBy = append(d.MatchedBy, "email")
 		}
-		if slices.ContainsFunc(phones[c.ID], func(p *ent.ContactPhone) bool { return slices.Contains(phoneKeys, p.NumberKey) }) {
+		if slices.ContainsFunc(ct.Phones, func(p *ent.ContactPhone) bool { return slices.Contains(phoneKeys, p.NumberKey) }) {
 			d.MatchedBy = append(d.MatchedBy, "phone")
 		}
 		out = append(out, d)
-	}
-	return out, nil
-}
-
-// phonesOf loads the phones of contacts, primary first, then in the order they were added.
-func (s *Service) phonesOf(ctx context.Context, ids ...uuid.UUID) (map[uuid.UUID][]*ent.ContactPhone, error) {
-	out := map[uuid.UUID][]*ent.ContactPhone{}
-	if len(ids) == 0 {
-		return out, nil
-	}
-	rows, err := tenancy.Client(ctx).ContactPhone.Query().Where(contactphone.ContactIDIn(ids...)).
-		Order(ent.Desc(contactphone.FieldIsPrimary), ent.Asc(contactphone.FieldCreatedAt), ent.Asc(contactphone.FieldID)).All(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("load contact phones: %w", err)
-	}
-	for _, p := range rows {
-		out[p.ContactID] = append(out[p.ContactID], p)
 	}
 	return out, nil
 }

@@ -101,7 +101,8 @@ func (v View) EventAbout() events.About {
 // events carry (sensitive groups never reach events or logs in clear). Times in UTC whatever
 // the session's TimeZone: a list with q reads its rows in text format (tenancy.CustomPlans),
 // where PostgreSQL writes them with the session's offset.
-func NewView(c *ent.Contact, phones []*ent.ContactPhone) View {
+func NewView(ct Contact) View {
+	c := ct.Contact
 	v := View{ID: c.ID, Type: string(c.Type), FirstName: c.FirstName, LastName: c.LastName, Email: c.Email,
 		Phones: []PhoneView{}, OwnerID: c.OwnerID, Tags: c.Tags, Labels: c.Labels, CustomFields: c.CustomFields,
 		ExternalReferences: c.ExternalReferences, CreatedAt: c.CreatedAt.UTC(), UpdatedAt: c.UpdatedAt.UTC(),
@@ -125,7 +126,7 @@ func NewView(c *ent.Contact, phones []*ent.ContactPhone) View {
 		}
 		v.Groups[g] = groupOf(c, g)
 	}
-	phones = slices.Clone(phones)
+	phones := slices.Clone(ct.Phones)
 	slices.SortStableFunc(phones, func(a, b *ent.ContactPhone) int { // primary first
 		return cmp.Compare(b2i(b.IsPrimary), b2i(a.IsPrimary))
 	})

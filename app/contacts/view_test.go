@@ -16,7 +16,7 @@ import (
 func TestNewView_TimesInUTC(t *testing.T) {
 	berlin := time.FixedZone("CET", 3600)
 	at := time.Date(2026, 11, 26, 23, 30, 0, 0, berlin)
-	b, err := json.Marshal(NewView(&ent.Contact{ID: uuid.New(), Type: "private", CreatedAt: at, UpdatedAt: at}, nil))
+	b, err := json.Marshal(NewView(Contact{Contact: &ent.Contact{ID: uuid.New(), Type: "private", CreatedAt: at, UpdatedAt: at}}))
 	if err != nil {
 		t.Fatal(err)
 	}

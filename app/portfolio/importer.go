@@ -437,7 +437,7 @@ func (im *importer) contactFor(ctx context.Context, key string, p *gdv.Person, c
 	if err != nil {
 		return uuid.Nil, false, fmt.Errorf("create contact: %w", err)
 	}
-	if err := im.m.d.Events.Record(ctx, "contact.created", contacts.NewView(ct, nil)); err != nil {
+	if err := im.m.d.Events.Record(ctx, "contact.created", contacts.NewView(contacts.Contact{Contact: ct})); err != nil {
 		return uuid.Nil, false, err
 	}
 	if im.idx != nil {
