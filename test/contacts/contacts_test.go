@@ -41,14 +41,6 @@ type contact struct {
 	raw          map[string]json.RawMessage
 }
 
-type page struct {
-	Data       []contact `json:"data"`
-	Pagination struct {
-		NextCursor string `json:"nextCursor"`
-		HasMore    bool   `json:"hasMore"`
-	} `json:"pagination"`
-}
-
 func decode(t *testing.T, r *apitest.Response) contact {
 	t.Helper()
 	var c contact
@@ -57,21 +49,8 @@ func decode(t *testing.T, r *apitest.Response) contact {
 	return c
 }
 
-func fields(want ...string) func(t *testing.T, r *apitest.Response) {
-	return func(t *testing.T, r *apitest.Response) {
-		t.Helper()
-		var got []string
-		for _, e := range r.Problem(t).Errors {
-			got = append(got, e.Field+":"+e.Code)
-		}
-		slices.Sort(got)
-		slices.Sort(want)
-		if !slices.Equal(got, want) {
-			t.Errorf("errors %v, want %v", got, want)
-		}
-	}
-}
-
+// create is the contact fixture: POST /contacts with key, 201 required; the contact (with its
+// raw JSON) and its ETag.
 func create(t *testing.T, env *apitest.Env, key string, body any) (contact, string) {
 	t.Helper()
 	r := env.Do(t, apitest.Request{Method: "POST", Path: "/contacts", Key: key, Body: body})
@@ -132,12 +111,12 @@ func TestContacts_Create(t *testing.T) {
 				}
 			}},
 		{Name: "private needs names", Key: a.Secret, Method: "POST", Path: "/contacts", Body: `{"type":"private"}`, Status: 422,
-			Problem: "validation_failed", Check: fields("firstName:required", "lastName:required")},
+			Problem: "validation_failed", Check: apitest.FieldErrorSet("firstName:required", "lastName:required")},
 		{Name: "business needs a company name", Key: a.Secret, Method: "POST", Path: "/contacts", Body: `{"type":"business"}`, Status: 422,
-			Check: fields("business.companyName:required")},
+			Check: apitest.FieldErrorSet("business.companyName:required")},
 		{Name: "health on a business contact", Key: a.Secret, Method: "POST", Path: "/contacts", Status: 422,
 			Body:  map[string]any{"type": "business", "business": map[string]any{"companyName": "X"}, "health": map[string]any{"smoker": true}},
-			Check: fields("health:group_not_applicable")},
+			Check: apitest.FieldErrorSet("health:group_not_applicable")},
 		{Name: "every bad value is listed", Key: a.Secret, Method: "POST", Path: "/contacts", Status: 422,
 			Body: map[string]any{"type": "private", "firstName": "A", "lastName": "B", "email": "nope",
 				"phones":             []map[string]any{{"number": "12"}},
@@ -145,16 +124,16 @@ func TestContacts_Create(t *testing.T) {
 				"personal":           map[string]any{"dateOfBirth": "2999-01-01", "salutation": "Mister"},
 				"socialInsuranceTax": map[string]any{"taxId": "12345678901", "socialInsuranceNumber": "123"},
 				"labels":             []string{"chartreuse"}, "ownerId": uuid.NewString()},
-			Check: fields("email:invalid_email", "phones.0.number:invalid_phone", "bank.iban:invalid_iban", "bank.bic:invalid_bic",
+			Check: apitest.FieldErrorSet("email:invalid_email", "phones.0.number:invalid_phone", "bank.iban:invalid_iban", "bank.bic:invalid_bic",
 				"personal.dateOfBirth:date_in_future", "personal.salutation:invalid_enum", "socialInsuranceTax.taxId:invalid_tax_id",
 				"socialInsuranceTax.socialInsuranceNumber:invalid_social_insurance_number", "labels.0:invalid_enum")},
 		{Name: "unknown owner", Key: a.Secret, Method: "POST", Path: "/contacts", Status: 422,
-			Body: map[string]any{"type": "private", "firstName": "A", "lastName": "B", "ownerId": uuid.NewString()}, Check: fields("ownerId:unknown_user")},
+			Body: map[string]any{"type": "private", "firstName": "A", "lastName": "B", "ownerId": uuid.NewString()}, Check: apitest.FieldErrorSet("ownerId:unknown_user")},
 		{Name: "unknown group key", Key: a.Secret, Method: "POST", Path: "/contacts", Status: 422,
 			Body:  map[string]any{"type": "private", "firstName": "A", "lastName": "B", "address": map[string]any{"planet": "Mars"}},
-			Check: fields("address.planet:unknown_field")},
+			Check: apitest.FieldErrorSet("address.planet:unknown_field")},
 		{Name: "unknown field", Key: a.Secret, Method: "POST", Path: "/contacts", Status: 422, Body: `{"type":"private","x":1}`,
-			Check: fields("x:unknown_field")},
+			Check: apitest.FieldErrorSet("x:unknown_field")},
 		{Name: "malformed JSON", Key: a.Secret, Method: "POST", Path: "/contacts", Body: `{"type":`, Status: 400, Problem: "malformed_json"},
 		{Name: "read scope only", Key: a.KeyWithScopes(t, "contacts:read"), Method: "POST", Path: "/contacts",
 			Body: `{"type":"private","firstName":"A","lastName":"B"}`, Status: 403, Problem: "insufficient_scope"},
@@ -217,7 +196,7 @@ func TestContacts_Sensitive(t *testing.T) {
 				}
 			}},
 		{Name: "unknown group in fields", Key: a.Secret, Method: "GET", Path: "/contacts/" + c.ID + "?fields=planet", Status: 422,
-			Check: fields("fields:unknown_group")},
+			Check: apitest.FieldErrorSet("fields:unknown_group")},
 		{Name: "fields naming sensitive groups without the scope: absent, never an error", Key: plain, Method: "GET",
 			Path: "/contacts/" + c.ID + "?fields=bank,health,address", Status: 200, Check: func(t *testing.T, r *apitest.Response) {
 				got := decode(t, r)
@@ -319,14 +298,14 @@ func TestContacts_Patch(t *testing.T) {
 				}
 			}},
 		{Name: "phones are not patchable", Key: a.Secret, Method: "PATCH", Path: path, Header: im(`"3"`), Status: 422,
-			Body: `{"phones":[{"number":"030 123456"}]}`, Check: fields("phones:not_patchable")},
+			Body: `{"phones":[{"number":"030 123456"}]}`, Check: apitest.FieldErrorSet("phones:not_patchable")},
 		{Name: "type cannot change", Key: a.Secret, Method: "PATCH", Path: path, Header: im(`"3"`), Status: 422,
-			Body: `{"type":"business","business":{"companyName":"X"}}`, Check: fields("type:immutable")},
+			Body: `{"type":"business","business":{"companyName":"X"}}`, Check: apitest.FieldErrorSet("type:immutable")},
 		{Name: "invalid values", Key: a.Secret, Method: "PATCH", Path: path, Header: im(`"3"`), Status: 422,
 			Body:  `{"bank":{"iban":"DE00"},"lastName":null,"health":{"weightKg":-1}}`,
-			Check: fields("bank.iban:invalid_iban", "lastName:required", "health.weightKg:out_of_range")},
+			Check: apitest.FieldErrorSet("bank.iban:invalid_iban", "lastName:required", "health.weightKg:out_of_range")},
 		{Name: "server-owned field", Key: a.Secret, Method: "PATCH", Path: path, Header: im(`"3"`), Status: 422,
-			Body: `{"id":"x"}`, Check: fields("id:read_only_field")},
+			Body: `{"id":"x"}`, Check: apitest.FieldErrorSet("id:read_only_field")},
 		{Name: "other company gets 404", Key: other.Secret, Method: "PATCH", Path: path, Header: im(`"3"`), Status: 404, Body: `{"firstName":"X"}`},
 		{Name: "unknown contact", Key: a.Secret, Method: "PATCH", Path: "/contacts/" + uuid.NewString(), Header: im(`"1"`), Status: 404, Body: `{}`},
 		{Name: "bad id", Key: a.Secret, Method: "PATCH", Path: "/contacts/x", Header: im(`"1"`), Status: 400, Body: `{}`},
@@ -348,7 +327,7 @@ func TestContacts_Delete(t *testing.T) {
 		{Name: "gone", Key: a.Secret, Method: "GET", Path: path, Status: 404},
 		{Name: "phones gone with it", Key: a.Secret, Method: "GET", Path: "/contacts?phone=0170%201234567", Status: 200,
 			Check: func(t *testing.T, r *apitest.Response) {
-				var p page
+				var p apitest.Page[contact]
 				r.Decode(t, &p)
 				if len(p.Data) != 0 {
 					t.Errorf("got %s", r.Body)
@@ -375,7 +354,7 @@ func TestContacts_List(t *testing.T) {
 		"phones": []map[string]any{{"number": "+49 30 1234567"}}, "profession": map[string]any{"profession": "Müllwerker"}})
 	names := func(want ...string) func(t *testing.T, r *apitest.Response) {
 		return func(t *testing.T, r *apitest.Response) {
-			var p page
+			var p apitest.Page[contact]
 			r.Decode(t, &p)
 			var got []string
 			for _, c := range p.Data {
@@ -411,7 +390,7 @@ func TestContacts_List(t *testing.T) {
 		{Name: "owner", Key: a.Secret, Method: "GET", Path: "/contacts?ownerId=" + agent.ID.String(), Status: 200, Check: names("Adler")},
 		{Name: "the agent sees its own only", Key: a.UserKey(t, agent), Method: "GET", Path: "/contacts", Status: 200, Check: names("Adler")},
 		{Name: "bad parameters, all listed", Key: a.Secret, Method: "GET", Path: "/contacts?q=x&type=robot&sort=age&ownerId=1&phone=12&label=mauve&limit=0&fields=x",
-			Status: 422, Check: fields("q:too_short", "type:invalid_enum", "sort:invalid_enum", "ownerId:invalid_uuid", "phone:invalid_phone",
+			Status: 422, Check: apitest.FieldErrorSet("q:too_short", "type:invalid_enum", "sort:invalid_enum", "ownerId:invalid_uuid", "phone:invalid_phone",
 				"label:invalid_enum", "limit:out_of_range", "fields:unknown_group")},
 		{Name: "no key", Method: "GET", Path: "/contacts", Status: 401},
 		{Name: "no scope", Key: a.KeyWithScopes(t, "leads:read"), Method: "GET", Path: "/contacts", Status: 403, Problem: "insufficient_scope"},
@@ -473,7 +452,7 @@ func TestContacts_Walk(t *testing.T) {
 				if r.Status != 200 {
 					t.Fatalf("%d %s", r.Status, r.Body)
 				}
-				var p page
+				var p apitest.Page[contact]
 				r.Decode(t, &p)
 				for _, c := range p.Data {
 					seen[c.ID]++
@@ -559,7 +538,7 @@ func TestContacts_CustomFields(t *testing.T) {
 			Body: map[string]any{"key": "hobby", "label": "H", "dataType": "string"}},
 		{Name: "bad definition", Key: a.Secret, Method: "POST", Path: "/custom-fields", Status: 422,
 			Body:  map[string]any{"key": "1x", "label": "", "dataType": "color", "options": []string{"a"}},
-			Check: fields("key:invalid_key", "label:invalid_length", "dataType:invalid_enum", "options:not_allowed")},
+			Check: apitest.FieldErrorSet("key:invalid_key", "label:invalid_length", "dataType:invalid_enum", "options:not_allowed")},
 		{Name: "agents may not define fields", Key: a.UserKey(t, agent), Method: "POST", Path: "/custom-fields", Status: 403,
 			Body: map[string]any{"key": "x", "label": "X", "dataType": "string"}},
 		{Name: "display order", Key: a.Secret, Method: "GET", Path: "/custom-fields", Status: 200,
@@ -572,7 +551,7 @@ func TestContacts_CustomFields(t *testing.T) {
 			}},
 		{Name: "values validated by definition", Key: a.Secret, Method: "POST", Path: "/contacts", Status: 422,
 			Body:  map[string]any{"type": "private", "firstName": "A", "lastName": "B", "customFields": map[string]any{"hobby": "Golf", "score": "high", "x": 1}},
-			Check: fields("customFields.hobby:invalid_enum", "customFields.score:invalid_type", "customFields.x:unknown_custom_field")},
+			Check: apitest.FieldErrorSet("customFields.hobby:invalid_enum", "customFields.score:invalid_type", "customFields.x:unknown_custom_field")},
 		{Name: "valid values", Key: a.Secret, Method: "POST", Path: "/contacts", Status: 201,
 			Body: map[string]any{"type": "private", "firstName": "A", "lastName": "B", "customFields": map[string]any{"hobby": "Segeln", "score": 7.5}}},
 	})
@@ -674,11 +653,11 @@ func TestContacts_PatchCustomFieldsLabels(t *testing.T) {
 				}
 			}},
 		{Name: "another writeMode", Key: a.Secret, Method: "PATCH", Path: path, Header: im(`"5"`), Status: 422,
-			Body: `{"writeMode":"merge"}`, Check: fields("writeMode:invalid_enum")},
+			Body: `{"writeMode":"merge"}`, Check: apitest.FieldErrorSet("writeMode:invalid_enum")},
 		{Name: "writeMode on create", Key: a.Secret, Method: "POST", Path: "/contacts", Status: 422,
-			Body: `{"type":"private","firstName":"A","lastName":"B","writeMode":"overwrite"}`, Check: fields("writeMode:not_allowed")},
+			Body: `{"type":"private","firstName":"A","lastName":"B","writeMode":"overwrite"}`, Check: apitest.FieldErrorSet("writeMode:not_allowed")},
 		{Name: "a label that is no colour", Key: a.Secret, Method: "PATCH", Path: path, Header: im(`"5"`), Status: 422,
-			Body: `{"labels":["mauve"]}`, Check: fields("labels.0:invalid_enum")},
+			Body: `{"labels":["mauve"]}`, Check: apitest.FieldErrorSet("labels.0:invalid_enum")},
 	})
 }
 
@@ -699,7 +678,7 @@ func TestContacts_ListUpdatedSinceAndFields(t *testing.T) {
 	since := url.QueryEscape(fresh.UpdatedAt)
 	ids := func(want ...string) func(t *testing.T, r *apitest.Response) {
 		return func(t *testing.T, r *apitest.Response) {
-			var p page
+			var p apitest.Page[contact]
 			r.Decode(t, &p)
 			var got []string
 			for _, c := range p.Data {
@@ -715,13 +694,13 @@ func TestContacts_ListUpdatedSinceAndFields(t *testing.T) {
 	env.Run(t, []apitest.Case{
 		{Name: "updatedSince keeps what changed at or after it", Key: a.Secret, Path: "/contacts?updatedSince=" + since, Status: 200, Check: ids(fresh.ID)},
 		{Name: "without offset it is Berlin time", Key: a.Secret, Path: "/contacts?updatedSince=2020-01-01T00:00:00", Status: 200, Check: ids(old.ID, fresh.ID)},
-		{Name: "bad updatedSince", Key: a.Secret, Path: "/contacts?updatedSince=gestern", Status: 422, Check: fields("updatedSince:invalid_datetime")},
+		{Name: "bad updatedSince", Key: a.Secret, Path: "/contacts?updatedSince=gestern", Status: 422, Check: apitest.FieldErrorSet("updatedSince:invalid_datetime")},
 		{Name: "a change brings the older one in", Key: a.Secret, Method: "PATCH", Path: "/contacts/" + old.ID, Body: `{"firstName":"Älter"}`,
 			Header: map[string]string{"If-Match": oldETag, "Content-Type": "application/merge-patch+json"}, Status: 200},
 		{Name: "updatedSince after the change", Key: a.Secret, Path: "/contacts?updatedSince=" + since, Status: 200, Check: ids(old.ID, fresh.ID)},
 		{Name: "fields narrows every listed contact", Key: a.Secret, Path: "/contacts?fields=address", Status: 200,
 			Check: func(t *testing.T, r *apitest.Response) {
-				var p struct{ Data []map[string]json.RawMessage }
+				var p apitest.Page[map[string]json.RawMessage]
 				r.Decode(t, &p)
 				for _, c := range p.Data {
 					_, personal := c["personal"]

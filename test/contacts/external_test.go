@@ -47,9 +47,9 @@ func TestContacts_External(t *testing.T) {
 				}
 			}},
 		{Name: "but may not change it", Key: a.Secret, Method: "PUT", Path: path, Status: 422,
-			Body: map[string]any{"type": "business", "business": map[string]any{"companyName": "K GmbH"}}, Check: fields("type:immutable")},
+			Body: map[string]any{"type": "business", "business": map[string]any{"companyName": "K GmbH"}}, Check: apitest.FieldErrorSet("type:immutable")},
 		{Name: "a create needs type", Key: a.Secret, Method: "PUT", Path: "/external/ams/contacts/K-new", Status: 422,
-			Body: map[string]any{"firstName": "A", "lastName": "B"}, Check: fields("type:invalid_enum")},
+			Body: map[string]any{"firstName": "A", "lastName": "B"}, Check: apitest.FieldErrorSet("type:invalid_enum")},
 		{Name: "fill_empty_only", Key: a.Secret, Method: "PUT", Path: path, Status: 200,
 			Body: map[string]any{"type": "private", "writeMode": "fill_empty_only", "firstName": "Other", "email": "kai@example.com"},
 			Check: func(t *testing.T, r *apitest.Response) {
@@ -62,9 +62,9 @@ func TestContacts_External(t *testing.T) {
 		{Name: "nor read it", Key: a.UserKey(t, agentB), Path: path, Status: 404},
 		{Name: "other company: its own reference space", Key: b.Secret, Path: path, Status: 404},
 		{Name: "invalid body", Key: a.Secret, Method: "PUT", Path: "/external/ams/contacts/K-2", Status: 422,
-			Body: map[string]any{"type": "private", "firstName": "A"}, Check: fields("lastName:required")},
+			Body: map[string]any{"type": "private", "firstName": "A"}, Check: apitest.FieldErrorSet("lastName:required")},
 		{Name: "invalid phones on update", Key: a.Secret, Method: "PUT", Path: path, Status: 422,
-			Body: map[string]any{"type": "private", "phones": []map[string]any{{"number": "x"}}}, Check: fields("phones.0.number:invalid_phone")},
+			Body: map[string]any{"type": "private", "phones": []map[string]any{{"number": "x"}}}, Check: apitest.FieldErrorSet("phones.0.number:invalid_phone")},
 	})
 }
 
@@ -139,7 +139,7 @@ func TestContacts_Match(t *testing.T) {
 		{Name: "an agent does not match an invisible contact by its reference", Key: a.UserKey(t, agent), Method: "POST", Path: "/contacts/match",
 			Status: 200, Body: map[string]any{"externalReference": map[string]string{"source": "ams", "externalId": "M-hidden"}}, Check: empty},
 		{Name: "a bad external reference", Key: a.Secret, Method: "POST", Path: "/contacts/match", Status: 422,
-			Body: map[string]any{"externalReference": map[string]string{"source": "", "externalId": "x"}}, Check: fields("externalReference.source:invalid_length")},
+			Body: map[string]any{"externalReference": map[string]string{"source": "", "externalId": "x"}}, Check: apitest.FieldErrorSet("externalReference.source:invalid_length")},
 		{Name: "name and birth date, umlauts and case", Key: a.Secret, Method: "POST", Path: "/contacts/match", Status: 200,
 			Body: map[string]any{"firstName": "anna", "lastName": "MUELLER", "dateOfBirth": "1985-04-12"}, Check: one(annaC.ID, "name_and_birthdate")},
 		{Name: "email and phone score higher together", Key: a.Secret, Method: "POST", Path: "/contacts/match", Status: 200,
@@ -165,7 +165,7 @@ func TestContacts_Match(t *testing.T) {
 		{Name: "empty body", Key: a.Secret, Method: "POST", Path: "/contacts/match", Status: 422, Body: `{}`},
 		{Name: "bad values", Key: a.Secret, Method: "POST", Path: "/contacts/match", Status: 422,
 			Body:  map[string]any{"email": "x", "dateOfBirth": "12.04.1985", "phone": "1"},
-			Check: fields("email:invalid_email", "dateOfBirth:invalid_date", "phone:invalid_phone")},
+			Check: apitest.FieldErrorSet("email:invalid_email", "dateOfBirth:invalid_date", "phone:invalid_phone")},
 	})
 }
 
@@ -227,7 +227,7 @@ func TestContacts_Bulk(t *testing.T) {
 				t.Errorf("got %s", r.Body)
 			}
 		}},
-		{Name: "no items", Key: a.Secret, Method: "POST", Path: "/contacts/bulk", Status: 422, Body: `{"items":[]}`, Check: fields("items:invalid_length")},
+		{Name: "no items", Key: a.Secret, Method: "POST", Path: "/contacts/bulk", Status: 422, Body: `{"items":[]}`, Check: apitest.FieldErrorSet("items:invalid_length")},
 		{Name: "read scope", Key: a.KeyWithScopes(t, "contacts:read"), Method: "POST", Path: "/contacts/bulk", Status: 403, Body: `{"items":[{}]}`},
 	})
 }
@@ -287,6 +287,6 @@ func TestContacts_BulkLimit(t *testing.T) {
 				}
 			}},
 		{Name: "101 items", Key: a.Secret, Method: "POST", Path: "/contacts/bulk", Body: map[string]any{"items": append(items, items[0])}, Status: 422,
-			Check: fields("items:invalid_length")},
+			Check: apitest.FieldErrorSet("items:invalid_length")},
 	})
 }

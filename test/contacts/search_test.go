@@ -136,7 +136,7 @@ func TestContacts_RestrictedSearch(t *testing.T) {
 			if r.Status != 200 {
 				t.Fatalf("GET %s: %d %s", p, r.Status, r.Body)
 			}
-			var pg page
+			var pg apitest.Page[contact]
 			r.Decode(t, &pg)
 			for _, c := range pg.Data {
 				got = append(got, c.ID)
@@ -234,7 +234,7 @@ func walkOne(t *testing.T, env *apitest.Env, key, path string) onePage {
 	if r.Status != 200 {
 		t.Fatalf("GET %s: %d %s", path, r.Status, r.Body)
 	}
-	var pg page
+	var pg apitest.Page[contact]
 	r.Decode(t, &pg)
 	var out onePage
 	for _, c := range pg.Data {

@@ -72,7 +72,7 @@ func TestContacts_SearchKeys(t *testing.T) {
 		if r.Status != 200 {
 			t.Fatalf("q=%s: %d %s", q, r.Status, r.Body)
 		}
-		var page struct{ Data []struct{ ID string } }
+		var page apitest.Page[struct{ ID string }]
 		r.Decode(t, &page)
 		for _, c := range page.Data {
 			ids = append(ids, c.ID)

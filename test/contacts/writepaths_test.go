@@ -111,7 +111,7 @@ func TestContacts_EveryWritePathIsSearchable(t *testing.T) {
 		t.Helper()
 		r := env.Do(t, apitest.Request{Path: "/contacts?limit=100&" + query, Key: key})
 		must(r, 200, "GET /contacts?"+query)
-		var p page
+		var p apitest.Page[contact]
 		r.Decode(t, &p)
 		var out []string
 		for _, c := range p.Data {

@@ -45,9 +45,7 @@ func TestContactSub_EventTypes(t *testing.T) {
 	must(t, do(t, env, "POST", "/contacts/"+ada+"/notes", a.Secret, map[string]any{"content": "Hallo"}), 201)
 
 	seen := func(key string) map[string]bool {
-		var page struct {
-			Data []struct{ Type string } `json:"data"`
-		}
+		var page apitest.Page[struct{ Type string }]
 		must(t, do(t, env, "GET", "/events?limit=200", key, nil), 200).Decode(t, &page)
 		out := map[string]bool{}
 		for _, e := range page.Data {

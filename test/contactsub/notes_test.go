@@ -10,7 +10,7 @@ import (
 
 func timeline(t *testing.T, env *apitest.Env, key, contact, query string) []activity {
 	t.Helper()
-	var page struct{ Data []activity }
+	var page apitest.Page[activity]
 	must(t, do(t, env, "GET", "/contacts/"+contact+"/activities"+query, key, nil), 200).Decode(t, &page)
 	return page.Data
 }
@@ -83,12 +83,9 @@ func TestContactSub_Notes(t *testing.T) {
 		t.Errorf("%d e-mails", n)
 	}
 	// Paging newest first with a cursor.
-	var page struct {
-		Data       []activity
-		Pagination struct{ NextCursor string }
-	}
+	var page apitest.Page[activity]
 	must(t, do(t, env, "GET", "/contacts/"+ada+"/activities?limit=2", a.Secret, nil), 200).Decode(t, &page)
-	var rest struct{ Data []activity }
+	var rest apitest.Page[activity]
 	must(t, do(t, env, "GET", "/contacts/"+ada+"/activities?limit=2&cursor="+page.Pagination.NextCursor, a.Secret, nil), 200).Decode(t, &rest)
 	if len(page.Data) != 2 || len(rest.Data) != 1 || rest.Data[0].ID != note.ID {
 		t.Errorf("pages %d + %d", len(page.Data), len(rest.Data))
@@ -104,11 +101,9 @@ func TestContactSub_Notes(t *testing.T) {
 	must(t, do(t, env, "POST", base, a.Secret, map[string]any{"content": "x",
 		"externalReferences": []map[string]any{{"source": "crm", "externalId": "n-1"}}}), 201)
 
-	var ev struct {
-		Data []struct {
-			Type string `json:"type"`
-		}
-	}
+	var ev apitest.Page[struct {
+		Type string `json:"type"`
+	}]
 	must(t, do(t, env, "GET", "/events?types=note.created,note.updated,note.deleted&limit=100", a.Secret, nil), 200).Decode(t, &ev)
 	if len(ev.Data) != 5 {
 		t.Errorf("%d note events, want 3 created, 1 updated, 1 deleted", len(ev.Data))
