@@ -2,6 +2,7 @@ package contacts
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -38,29 +39,23 @@ func (h *Handler) bulk(c *fiber.Ctx) error {
 	if n := len(body.Items); n < 1 || n > MaxBulk {
 		return errs.InvalidField("items", "invalid_length", fmt.Sprintf("must hold 1 to %d items", MaxBulk))
 	}
-	ctx := c.UserContext()
-	db := tenancy.Client(ctx)
 	out := make([]BulkItemResult, len(body.Items))
 	for i, raw := range body.Items {
 		out[i] = BulkItemResult{Index: i}
-		if _, err := db.ExecContext(ctx, "SAVEPOINT bulk_item"); err != nil {
-			return fmt.Errorf("bulk item %d: %w", i, err)
-		}
-		id, created, err := h.bulkItem(c, raw)
+		var id string
+		var created bool
+		err := h.svc.InSavepoint(c.UserContext(), func() (err error) {
+			id, created, err = h.bulkItem(c, raw)
+			return err
+		})
 		if err != nil {
-			if _, rerr := db.ExecContext(ctx, "ROLLBACK TO SAVEPOINT bulk_item"); rerr != nil {
-				return fmt.Errorf("bulk item %d: %w", i, rerr)
-			}
 			p := httpx.ToProblem(err)
 			if p.Status >= 500 {
-				return err
+				return fmt.Errorf("bulk item %d: %w", i, err)
 			}
 			p.Instance, p.RequestID = c.Path(), httpx.RequestID(c)
 			out[i].Status, out[i].Error = "failed", &p
 			continue
-		}
-		if _, err := db.ExecContext(ctx, "RELEASE SAVEPOINT bulk_item"); err != nil {
-			return fmt.Errorf("bulk item %d: %w", i, err)
 		}
 		out[i].ID = &id
 		out[i].Status = "updated"
@@ -104,4 +99,23 @@ func (h *Handler) bulkItem(c *fiber.Ctx, raw json.RawMessage) (string, bool, err
 		return "", false, err
 	}
 	return ct.ID.String(), created, nil
+}
+
+// InSavepoint runs fn inside a savepoint of the request's transaction: what fn wrote is undone
+// when it fails (its error is returned), kept when it succeeds.
+func (s *Service) InSavepoint(ctx context.Context, fn func() error) error {
+	db := tenancy.Client(ctx)
+	if _, err := db.ExecContext(ctx, sqlSavepoint); err != nil {
+		return fmt.Errorf("savepoint: %w", err)
+	}
+	if err := fn(); err != nil {
+		if _, rerr := db.ExecContext(ctx, sqlRollbackSavepoint); rerr != nil {
+			return fmt.Errorf("rollback to savepoint: %w", rerr)
+		}
+		return err
+	}
+	if _, err := db.ExecContext(ctx, sqlReleaseSavepoint); err != nil {
+		return fmt.Errorf("release savepoint: %w", err)
+	}
+	return nil
 }

@@ -72,7 +72,8 @@ type CustomFieldView struct {
 	UpdatedAt time.Time `json:"updatedAt"`
 }
 
-func customView(d *ent.CustomFieldDefinition) CustomFieldView {
+// NewCustomFieldView is the CustomFieldDefinition resource of d.
+func NewCustomFieldView(d *ent.CustomFieldDefinition) CustomFieldView {
 	opts := d.Options
 	if opts == nil {
 		opts = []string{}
@@ -82,42 +83,38 @@ func customView(d *ent.CustomFieldDefinition) CustomFieldView {
 }
 
 // CustomFields lists the company's definitions in display order (position, then creation).
-func (s *Service) CustomFields(ctx context.Context) ([]CustomFieldView, error) {
+func (s *Service) CustomFields(ctx context.Context) ([]*ent.CustomFieldDefinition, error) {
 	rows, err := tenancy.Client(ctx).CustomFieldDefinition.Query().
 		Order(ent.Asc(customfielddefinition.FieldPosition), ent.Asc(customfielddefinition.FieldCreatedAt), ent.Asc(customfielddefinition.FieldID)).
 		All(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list custom fields: %w", err)
 	}
-	out := make([]CustomFieldView, len(rows))
-	for i, d := range rows {
-		out[i] = customView(d)
-	}
-	return out, nil
+	return rows, nil
 }
 
 // CreateCustomField stores a definition: 409 custom_field_limit when the company has
 // MaxCustomFields, 409 custom_field_key_taken for a key in use. Definitions are serialised per
 // company by locking the company row, so two concurrent creates cannot make eleven.
-func (s *Service) CreateCustomField(ctx context.Context, in CustomFieldInput) (CustomFieldView, error) {
+func (s *Service) CreateCustomField(ctx context.Context, in CustomFieldInput) (*ent.CustomFieldDefinition, error) {
 	db := tenancy.Client(ctx)
 	company, _ := tenancy.CompanyID(ctx)
-	if _, err := db.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtextextended('custom_fields:' || $1, 0))", company.String()); err != nil {
-		return CustomFieldView{}, fmt.Errorf("lock custom fields: %w", err)
+	if _, err := db.ExecContext(ctx, sqlLockCustomFields, company.String()); err != nil {
+		return nil, fmt.Errorf("lock custom fields: %w", err)
 	}
 	n, err := db.CustomFieldDefinition.Query().Count(ctx)
 	if err != nil {
-		return CustomFieldView{}, fmt.Errorf("count custom fields: %w", err)
+		return nil, fmt.Errorf("count custom fields: %w", err)
 	}
 	if n >= MaxCustomFields {
-		return CustomFieldView{}, errs.Conflict("custom_field_limit", "the company has %d custom fields, the most it may have", MaxCustomFields)
+		return nil, errs.Conflict("custom_field_limit", "the company has %d custom fields, the most it may have", MaxCustomFields)
 	}
 	taken, err := db.CustomFieldDefinition.Query().Where(customfielddefinition.Key(in.Key)).Exist(ctx)
 	if err != nil {
-		return CustomFieldView{}, fmt.Errorf("check custom field key: %w", err)
+		return nil, fmt.Errorf("check custom field key: %w", err)
 	}
 	if taken {
-		return CustomFieldView{}, errs.Conflict("custom_field_key_taken", "a custom field with the key %s exists", in.Key)
+		return nil, errs.Conflict("custom_field_key_taken", "a custom field with the key %s exists", in.Key)
 	}
 	pos := n
 	if in.Position != nil {
@@ -130,9 +127,9 @@ func (s *Service) CreateCustomField(ctx context.Context, in CustomFieldInput) (C
 	}
 	d, err := q.Save(ctx)
 	if err != nil {
-		return CustomFieldView{}, fmt.Errorf("create custom field: %w", err)
+		return nil, fmt.Errorf("create custom field: %w", err)
 	}
-	return customView(d), nil
+	return d, nil
 }
 
 // checkCustom validates custom field values by their definitions: an unknown key is 422
@@ -148,7 +145,7 @@ func (s *Service) checkCustom(ctx context.Context, vals map[string]any) error {
 	var v errs.Invalid
 	for _, k := range sortedKeys(vals) {
 		path := "customFields." + k
-		i := slices.IndexFunc(defs, func(d CustomFieldView) bool { return d.Key == k })
+		i := slices.IndexFunc(defs, func(d *ent.CustomFieldDefinition) bool { return d.Key == k })
 		if i < 0 {
 			v.Add(path, "unknown_custom_field", "is not a custom field of this company (see GET /custom-fields)")
 			continue
@@ -157,7 +154,7 @@ func (s *Service) checkCustom(ctx context.Context, vals map[string]any) error {
 		if val == nil {
 			continue
 		}
-		switch d.DataType {
+		switch string(d.DataType) {
 		case "string":
 			str, ok := val.(string)
 			v.Check(path, ok, "invalid_type", "must be a string")

@@ -315,7 +315,11 @@ func (h *Handler) listCustom(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(fiber.Map{"data": defs})
+	out := make([]CustomFieldView, len(defs))
+	for i, d := range defs {
+		out[i] = NewCustomFieldView(d)
+	}
+	return c.JSON(fiber.Map{"data": out})
 }
 
 // createCustom handles POST /custom-fields.
@@ -329,5 +333,5 @@ func (h *Handler) createCustom(c *fiber.Ctx) error {
 		return err
 	}
 	c.Set(fiber.HeaderETag, httpx.ETag(immutableVersion))
-	return c.Status(fiber.StatusCreated).JSON(d)
+	return c.Status(fiber.StatusCreated).JSON(NewCustomFieldView(d))
 }

@@ -129,9 +129,13 @@ func (h *SubHandler) listRelationships(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	rs, err := h.svc.Relationships(c.UserContext(), id)
+	links, err := h.svc.Relationships(c.UserContext(), id)
 	if err != nil {
 		return err
+	}
+	rs := make([]Relationship, len(links))
+	for i, l := range links {
+		rs[i] = NewRelationship(l)
 	}
 	return c.JSON(fiber.Map{"data": rs})
 }
@@ -146,11 +150,11 @@ func (h *SubHandler) createRelationship(c *fiber.Ctx) error {
 	if err := httpx.Decode(c, &in); err != nil {
 		return err
 	}
-	r, err := h.svc.CreateRelationship(c.UserContext(), id, in)
+	l, err := h.svc.CreateRelationship(c.UserContext(), id, in)
 	if err != nil {
 		return err
 	}
-	return httpx.Created(c, contactPath(c)+"/relationships", r, immutableVersion)
+	return httpx.Created(c, contactPath(c)+"/relationships", NewRelationship(l), immutableVersion)
 }
 
 // deleteRelationship handles DELETE /contacts/{contactId}/relationships/{relationshipId}.

@@ -194,7 +194,7 @@ func withPhonesOf(ctx context.Context, rows []*ent.Contact) ([]Contact, error) {
 // their contacts matching it, in one round trip (contact_list_scope, migration
 // 20261126080000, 20261126090100).
 func listScope(ctx context.Context, pattern *string, maxOwners int) (owners []uuid.UUID, estimate float64, err error) {
-	rows, err := tenancy.Client(ctx).QueryContext(ctx, `SELECT owner_id, estimate FROM contact_list_scope($1, $2)`, pattern, maxOwners)
+	rows, err := tenancy.Client(ctx).QueryContext(ctx, sqlListScope, pattern, maxOwners)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list scope: %w", err)
 	}

@@ -74,16 +74,32 @@ func (r Relationship) EventAbout() events.About {
 	return events.About{ContactID: &id, OwnerID: r.owner, RelatedContactID: &related, UserScoped: true}
 }
 
-func newRelationship(r *ent.ContactRelationship, related *ent.Contact) Relationship {
+// Link is a relationship as the service reads it: the row seen from Contact, with the related
+// contact (both visible to the reader).
+type Link struct {
+	*ent.ContactRelationship
+	Contact, Related *ent.Contact
+}
+
+// NewRelationship is the ContactRelationship resource of l.
+func NewRelationship(l Link) Relationship {
+	r := l.ContactRelationship
 	v := Relationship{ID: r.ID, ContactID: r.ContactID, RelatedContactID: r.RelatedContactID, Role: string(r.Role),
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
-	if related != nil {
-		v.RelatedContact = newSummary(related)
+	if l.Related != nil {
+		v.RelatedContact = newSummary(l.Related)
 	}
 	if r.Role == RoleEmployer || r.Role == RoleEmployee {
 		p := r.Position
 		v.Position = &p
 	}
+	return v
+}
+
+// event is the payload of a relationship's events, user-scoped by both contacts.
+func (l Link) event() Relationship {
+	v := NewRelationship(l)
+	v.owner = l.Contact.OwnerID
 	return v
 }
 
@@ -120,8 +136,9 @@ func (in *RelationshipBody) Validate() error {
 // Relationships lists the contact's relationships, oldest first, each with a summary of the
 // related contact. Relationships to contacts the credential cannot see are left out (row-level
 // security and the ent rules on related_contact_id). 404 for a contact it cannot see.
-func (s *Service) Relationships(ctx context.Context, contactID uuid.UUID) ([]Relationship, error) {
-	if _, err := visibleContact(ctx, contactID); err != nil {
+func (s *Service) Relationships(ctx context.Context, contactID uuid.UUID) ([]Link, error) {
+	c, err := visibleContact(ctx, contactID)
+	if err != nil {
 		return nil, err
 	}
 	db := tenancy.Client(ctx)
@@ -142,10 +159,10 @@ func (s *Service) Relationships(ctx context.Context, contactID uuid.UUID) ([]Rel
 	for _, c := range related {
 		byID[c.ID] = c
 	}
-	out := make([]Relationship, 0, len(rows))
+	out := make([]Link, 0, len(rows))
 	for _, r := range rows {
-		if c := byID[r.RelatedContactID]; c != nil { // both layers filter already; never name an invisible contact
-			out = append(out, newRelationship(r, c))
+		if related := byID[r.RelatedContactID]; related != nil { // both layers filter already; never name an invisible contact
+			out = append(out, Link{ContactRelationship: r, Contact: c, Related: related})
 		}
 	}
 	return out, nil
@@ -155,27 +172,27 @@ func (s *Service) Relationships(ctx context.Context, contactID uuid.UUID) ([]Rel
 // records relationship.created and a system entry in both timelines. 404 for either contact the
 // credential cannot see, 422 self_relationship, 409 relationship_exists when the contact has
 // the related one in that role already.
-func (s *Service) CreateRelationship(ctx context.Context, contactID uuid.UUID, in RelationshipBody) (Relationship, error) {
+func (s *Service) CreateRelationship(ctx context.Context, contactID uuid.UUID, in RelationshipBody) (Link, error) {
 	c, err := visibleContact(ctx, contactID)
 	if err != nil {
-		return Relationship{}, err
+		return Link{}, err
 	}
 	if in.related == contactID {
-		return Relationship{}, errs.InvalidField("relatedContactId", "self_relationship", "a contact cannot be related to itself")
+		return Link{}, errs.InvalidField("relatedContactId", "self_relationship", "a contact cannot be related to itself")
 	}
 	related, err := visibleContact(ctx, in.related)
 	if err != nil {
-		return Relationship{}, errs.NotFound("related contact %s not found", in.related)
+		return Link{}, errs.NotFound("related contact %s not found", in.related)
 	}
 	role := *in.Role
 	db := tenancy.Client(ctx)
 	taken, err := db.ContactRelationship.Query().Where(contactrelationship.ContactID(contactID),
 		contactrelationship.RelatedContactID(in.related), contactrelationship.RoleEQ(contactrelationship.Role(role))).Exist(ctx)
 	if err != nil {
-		return Relationship{}, fmt.Errorf("create relationship: %w", err)
+		return Link{}, fmt.Errorf("create relationship: %w", err)
 	}
 	if taken {
-		return Relationship{}, errs.Conflict("relationship_exists", "contact %s has %s as %s already", contactID, in.related, role)
+		return Link{}, errs.Conflict("relationship_exists", "contact %s has %s as %s already", contactID, in.related, role)
 	}
 	position := ""
 	if in.Position != nil {
@@ -189,20 +206,19 @@ func (s *Service) CreateRelationship(ctx context.Context, contactID uuid.UUID, i
 			SetRole(contactrelationship.Role(inverseRole[role])).SetPosition(position).SetPairID(pair).Save(ctx)
 	}
 	if ent.IsConstraintError(err) { // a concurrent request related them first
-		return Relationship{}, errs.Conflict("relationship_exists", "contact %s has %s as %s already", contactID, in.related, role)
+		return Link{}, errs.Conflict("relationship_exists", "contact %s has %s as %s already", contactID, in.related, role)
 	}
 	if err != nil {
-		return Relationship{}, fmt.Errorf("create relationship: %w", err)
+		return Link{}, fmt.Errorf("create relationship: %w", err)
 	}
-	v := newRelationship(r, related)
-	v.owner = c.OwnerID
-	if err := s.events.Record(ctx, "relationship.created", v); err != nil {
-		return Relationship{}, err
+	l := Link{ContactRelationship: r, Contact: c, Related: related}
+	if err := s.events.Record(ctx, "relationship.created", l.event()); err != nil {
+		return Link{}, err
 	}
 	if err := s.relationshipActivities(ctx, "relationship.created", c, related, role, "Beziehung angelegt"); err != nil {
-		return Relationship{}, err
+		return Link{}, err
 	}
-	return v, nil
+	return l, nil
 }
 
 // DeleteRelationship removes a relationship of the contact in both directions and records
@@ -215,11 +231,8 @@ func (s *Service) DeleteRelationship(ctx context.Context, contactID, id uuid.UUI
 	}
 	db := tenancy.Client(ctx)
 	r, err := db.ContactRelationship.Query().Where(contactrelationship.ID(id), contactrelationship.ContactID(contactID)).Only(ctx)
-	if ent.IsNotFound(err) {
-		return errs.NotFound("relationship %s not found", id)
-	}
 	if err != nil {
-		return fmt.Errorf("read relationship %s: %w", id, err)
+		return errs.FromEnt(err, "relationship %s", id)
 	}
 	related, err := visibleContact(ctx, r.RelatedContactID)
 	if err != nil {
@@ -228,9 +241,8 @@ func (s *Service) DeleteRelationship(ctx context.Context, contactID, id uuid.UUI
 	if _, err := db.ContactRelationship.Delete().Where(contactrelationship.PairID(r.PairID)).Exec(ctx); err != nil {
 		return fmt.Errorf("delete relationship %s: %w", id, err)
 	}
-	v := newRelationship(r, related)
-	v.owner = c.OwnerID
-	if err := s.events.Record(ctx, "relationship.deleted", v); err != nil {
+	l := Link{ContactRelationship: r, Contact: c, Related: related}
+	if err := s.events.Record(ctx, "relationship.deleted", l.event()); err != nil {
 		return err
 	}
 	return s.relationshipActivities(ctx, "relationship.deleted", c, related, string(r.Role), "Beziehung entfernt")

@@ -34,12 +34,10 @@ func rotateBatch(ctx context.Context, db *sql.DB, keys *datakeys.Keyring, batch 
 		return 0, err
 	}
 	defer func() { _ = tx.Rollback() }()
-	if _, err := tx.ExecContext(ctx, "SET LOCAL ROLE brokerdesk_operator"); err != nil {
+	if _, err := tx.ExecContext(ctx, sqlOperatorRole); err != nil {
 		return 0, fmt.Errorf("rotate data keys: %w", err)
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT id, company_id, sensitive FROM contacts
-		WHERE EXISTS (SELECT 1 FROM jsonb_each(sensitive) e WHERE e.value->>'kid' IS DISTINCT FROM $1)
-		LIMIT $2 FOR UPDATE SKIP LOCKED`, keys.Current(), batch)
+	rows, err := tx.QueryContext(ctx, sqlStaleSealed, keys.Current(), batch)
 	if err != nil {
 		return 0, fmt.Errorf("rotate data keys: %w", err)
 	}
@@ -77,7 +75,7 @@ func rotateBatch(ctx context.Context, db *sql.DB, keys *datakeys.Keyring, batch 
 			it.sealed[g] = keys.Seal(plain, aad(it.id, it.company, g))
 		}
 		b, _ := json.Marshal(it.sealed)
-		if _, err := tx.ExecContext(ctx, "UPDATE contacts SET sensitive = $1 WHERE id = $2", b, it.id); err != nil {
+		if _, err := tx.ExecContext(ctx, sqlReseal, b, it.id); err != nil {
 			return 0, fmt.Errorf("contact %s: %w", it.id, err)
 		}
 	}
