@@ -3,6 +3,7 @@ package contacts
 import (
 	"context"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -143,7 +144,7 @@ func (s *Service) checkCustom(ctx context.Context, vals map[string]any) error {
 		return err
 	}
 	var v errs.Invalid
-	for _, k := range sortedKeys(vals) {
+	for _, k := range slices.Sorted(maps.Keys(vals)) {
 		path := "customFields." + k
 		i := slices.IndexFunc(defs, func(d *ent.CustomFieldDefinition) bool { return d.Key == k })
 		if i < 0 {
@@ -188,13 +189,4 @@ func asNumber(val any) (float64, bool) {
 		return f, err == nil
 	}
 	return 0, false
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

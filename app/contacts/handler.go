@@ -315,11 +315,7 @@ func (h *Handler) listCustom(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out := make([]CustomFieldView, len(defs))
-	for i, d := range defs {
-		out[i] = NewCustomFieldView(d)
-	}
-	return c.JSON(fiber.Map{"data": out})
+	return httpx.Data(c, defs, NewCustomFieldView)
 }
 
 // createCustom handles POST /custom-fields.

@@ -18,6 +18,7 @@ type SubHandler struct {
 	svc                                *Service
 	pager                              *httpx.Pager
 	putFinance, updateNote, deleteNote fiber.Handler
+	deletePhone, deleteRelationship    fiber.Handler
 }
 
 // NewSubHandler builds the handler.
@@ -38,7 +39,38 @@ func NewSubHandler(svc *Service, pager *httpx.Pager) *SubHandler {
 		// entries are no notes: 404.
 		deleteNote: httpx.Delete[httpx.ChildID, Note]{Key: noteKey, Lock: lockNote, Version: noteVersion,
 			Delete: svc.DeleteNote}.Handle,
+		// DELETE /contacts/{contactId}/phones/{phoneId}; no If-Match (a phone has no version).
+		deletePhone: deleteChild("phoneId", svc.DeletePhone),
+		// DELETE /contacts/{contactId}/relationships/{relationshipId}; no If-Match (a
+		// relationship never changes).
+		deleteRelationship: deleteChild("relationshipId", svc.DeleteRelationship),
 	}
+}
+
+// deleteChild is the DELETE of a sub-resource without a version: the path's contact and child
+// (400 when malformed), the service, 204.
+func deleteChild(param string, del func(ctx context.Context, contactID, id uuid.UUID) error) fiber.Handler {
+	key := httpx.PathChildID("contactId", param)
+	return func(c *fiber.Ctx) error {
+		id, err := key(c)
+		if err != nil {
+			return err
+		}
+		if err := del(c.UserContext(), id.Parent, id.ID); err != nil {
+			return err
+		}
+		return httpx.NoContent(c)
+	}
+}
+
+// contactBody reads the path's contact (400 when malformed) and then the body into in (400,
+// 422): the head of every POST under a contact.
+func contactBody(c *fiber.Ctx, in any) (uuid.UUID, error) {
+	id, err := httpx.UUIDParam(c, "contactId")
+	if err != nil {
+		return id, err
+	}
+	return id, httpx.Decode(c, in)
 }
 
 // decode is the Read of a recipe whose body is a whole input (PUT, or a PATCH of named fields):
@@ -79,12 +111,9 @@ func contactPath(c *fiber.Ctx) string { return httpx.URL("contacts", c.Params("c
 // createPhone handles POST /contacts/{contactId}/phones. A Phone answer carries its contact's
 // ETag: a phone is part of its contact and has no version of its own.
 func (h *SubHandler) createPhone(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "contactId")
-	if err != nil {
-		return err
-	}
 	in := PhoneBody{create: true}
-	if err := httpx.Decode(c, &in); err != nil {
+	id, err := contactBody(c, &in)
+	if err != nil {
 		return err
 	}
 	p, err := h.svc.CreatePhone(c.UserContext(), id, in)
@@ -111,18 +140,6 @@ func (h *SubHandler) updatePhone(c *fiber.Ctx) error {
 	return httpx.OK(c, NewPhoneView(p), p.Edges.Contact.Version)
 }
 
-// deletePhone handles DELETE /contacts/{contactId}/phones/{phoneId}.
-func (h *SubHandler) deletePhone(c *fiber.Ctx) error {
-	id, err := httpx.PathChildID("contactId", "phoneId")(c)
-	if err != nil {
-		return err
-	}
-	if err := h.svc.DeletePhone(c.UserContext(), id.Parent, id.ID); err != nil {
-		return err
-	}
-	return httpx.NoContent(c)
-}
-
 // listRelationships handles GET /contacts/{contactId}/relationships: one page, oldest first.
 func (h *SubHandler) listRelationships(c *fiber.Ctx) error {
 	id, err := httpx.UUIDParam(c, "contactId")
@@ -133,21 +150,14 @@ func (h *SubHandler) listRelationships(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	rs := make([]Relationship, len(links))
-	for i, l := range links {
-		rs[i] = NewRelationship(l)
-	}
-	return c.JSON(fiber.Map{"data": rs})
+	return httpx.Data(c, links, NewRelationship)
 }
 
 // createRelationship handles POST /contacts/{contactId}/relationships.
 func (h *SubHandler) createRelationship(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "contactId")
-	if err != nil {
-		return err
-	}
 	var in RelationshipBody
-	if err := httpx.Decode(c, &in); err != nil {
+	id, err := contactBody(c, &in)
+	if err != nil {
 		return err
 	}
 	l, err := h.svc.CreateRelationship(c.UserContext(), id, in)
@@ -155,18 +165,6 @@ func (h *SubHandler) createRelationship(c *fiber.Ctx) error {
 		return err
 	}
 	return httpx.Created(c, contactPath(c)+"/relationships", NewRelationship(l), immutableVersion)
-}
-
-// deleteRelationship handles DELETE /contacts/{contactId}/relationships/{relationshipId}.
-func (h *SubHandler) deleteRelationship(c *fiber.Ctx) error {
-	id, err := httpx.PathChildID("contactId", "relationshipId")(c)
-	if err != nil {
-		return err
-	}
-	if err := h.svc.DeleteRelationship(c.UserContext(), id.Parent, id.ID); err != nil {
-		return err
-	}
-	return httpx.NoContent(c)
 }
 
 // getFinance handles GET /contacts/{contactId}/finance: empty lists before the first PUT.
@@ -206,12 +204,9 @@ func noteView(n Note) Activity { return NewActivity(n.ContactActivity) }
 
 // createNote handles POST /contacts/{contactId}/notes.
 func (h *SubHandler) createNote(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "contactId")
-	if err != nil {
-		return err
-	}
 	var in NoteBody
-	if err := httpx.Decode(c, &in); err != nil {
+	id, err := contactBody(c, &in)
+	if err != nil {
 		return err
 	}
 	n, err := h.svc.CreateNote(c.UserContext(), id, in)

@@ -214,9 +214,7 @@ func (h *Handler) match(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	res := make([]MatchResult, len(found))
-	for i, m := range found {
-		res[i] = MatchResult{Contact: NewView(m.Contact), MatchedBy: m.MatchedBy, Score: m.Score}
-	}
-	return c.JSON(fiber.Map{"data": res})
+	return httpx.Data(c, found, func(m Match) MatchResult {
+		return MatchResult{Contact: NewView(m.Contact), MatchedBy: m.MatchedBy, Score: m.Score}
+	})
 }
