@@ -13,6 +13,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/app"
 	"github.com/brokerdesk/brokerdesk/app/contacts"
 	"github.com/brokerdesk/brokerdesk/app/operator"
+	"github.com/brokerdesk/brokerdesk/app/platform/paging"
 	"github.com/brokerdesk/brokerdesk/ent/event"
 	"github.com/brokerdesk/brokerdesk/ent/privacy"
 	"github.com/brokerdesk/brokerdesk/tenancy"
@@ -100,7 +101,7 @@ func layerRoutes(v1 fiber.Router, m app.Middleware) {
 		q := c.Query("q")
 		return entAlone(tenancy.LiftVisibility, "SELECT id::text FROM contacts", func(ctx context.Context) ([]string, error) {
 			var ids []string
-			rows, err := contacts.NewService(nil, nil, time.Now).List(ctx, contacts.ListFilter{Search: q, Sort: "-createdAt"}, nil, 100)
+			rows, err := contacts.NewService(nil, nil, time.Now).List(ctx, contacts.ListFilter{Search: q, Sort: "-createdAt"}, paging.First(100))
 			for _, r := range rows {
 				ids = append(ids, r.ID.String())
 			}
