@@ -1,6 +1,8 @@
 // Package contacts serves /contacts: the people and businesses a brokerage advises, their field
 // groups (sensitive ones encrypted at rest), the field catalog and custom field definitions.
-// Lead conversion uses its Service (CreateDoc, Lock, DocOf, UpdateWith, Duplicates) and CheckPatch.
+// Its Service reads and writes the Contact aggregate (a contact with its phones); handlers build
+// the views. Lead conversion uses Create, LockContact, DocOf, SaveWith, Duplicates and CheckPatch
+// (compat.go keeps the tuple forms it and external.go call until they switch).
 package contacts
 
 import (
