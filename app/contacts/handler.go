@@ -207,11 +207,7 @@ func (h *Handler) create(c *fiber.Ctx) error {
 	if _, err := selection(c); err != nil {
 		return err
 	}
-	var d Doc
-	if err := httpx.Decode(c, &d); err != nil {
-		return err
-	}
-	ct, err := h.svc.Create(c.UserContext(), d)
+	ct, err := httpx.Call(c, h.svc.Create)
 	if err != nil {
 		return err
 	}
@@ -320,11 +316,7 @@ func (h *Handler) listCustom(c *fiber.Ctx) error {
 
 // createCustom handles POST /custom-fields.
 func (h *Handler) createCustom(c *fiber.Ctx) error {
-	var in CustomFieldInput
-	if err := httpx.Decode(c, &in); err != nil {
-		return err
-	}
-	d, err := h.svc.CreateCustomField(c.UserContext(), in)
+	d, err := httpx.Call(c, h.svc.CreateCustomField)
 	if err != nil {
 		return err
 	}

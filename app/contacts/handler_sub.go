@@ -63,14 +63,18 @@ func deleteChild(param string, del func(ctx context.Context, contactID, id uuid.
 	}
 }
 
-// contactBody reads the path's contact (400 when malformed) and then the body into in (400,
-// 422): the head of every POST under a contact.
-func contactBody(c *fiber.Ctx, in any) (uuid.UUID, error) {
+// underContact is the head of every POST under a contact: the path's contact (400 when
+// malformed), the body decoded into in (400, 422), then the service's create.
+func underContact[I, R any](c *fiber.Ctx, in I, create func(context.Context, uuid.UUID, I) (R, error)) (R, error) {
 	id, err := httpx.UUIDParam(c, "contactId")
-	if err != nil {
-		return id, err
+	if err == nil {
+		err = httpx.Decode(c, &in)
 	}
-	return id, httpx.Decode(c, in)
+	if err != nil {
+		var zero R
+		return zero, err
+	}
+	return create(c.UserContext(), id, in)
 }
 
 // decode is the Read of a recipe whose body is a whole input (PUT, or a PATCH of named fields):
@@ -111,12 +115,7 @@ func contactPath(c *fiber.Ctx) string { return httpx.URL("contacts", c.Params("c
 // createPhone handles POST /contacts/{contactId}/phones. A Phone answer carries its contact's
 // ETag: a phone is part of its contact and has no version of its own.
 func (h *SubHandler) createPhone(c *fiber.Ctx) error {
-	in := PhoneBody{create: true}
-	id, err := contactBody(c, &in)
-	if err != nil {
-		return err
-	}
-	p, err := h.svc.CreatePhone(c.UserContext(), id, in)
+	p, err := underContact(c, PhoneBody{create: true}, h.svc.CreatePhone)
 	if err != nil {
 		return err
 	}
@@ -155,12 +154,7 @@ func (h *SubHandler) listRelationships(c *fiber.Ctx) error {
 
 // createRelationship handles POST /contacts/{contactId}/relationships.
 func (h *SubHandler) createRelationship(c *fiber.Ctx) error {
-	var in RelationshipBody
-	id, err := contactBody(c, &in)
-	if err != nil {
-		return err
-	}
-	l, err := h.svc.CreateRelationship(c.UserContext(), id, in)
+	l, err := underContact(c, RelationshipBody{}, h.svc.CreateRelationship)
 	if err != nil {
 		return err
 	}
@@ -204,12 +198,7 @@ func noteView(n Note) Activity { return NewActivity(n.ContactActivity) }
 
 // createNote handles POST /contacts/{contactId}/notes.
 func (h *SubHandler) createNote(c *fiber.Ctx) error {
-	var in NoteBody
-	id, err := contactBody(c, &in)
-	if err != nil {
-		return err
-	}
-	n, err := h.svc.CreateNote(c.UserContext(), id, in)
+	n, err := underContact(c, NoteBody{}, h.svc.CreateNote)
 	if err != nil {
 		return err
 	}

@@ -206,11 +206,7 @@ func (s *Service) Match(ctx context.Context, in MatchInput) ([]Match, error) {
 
 // match handles POST /contacts/match. Candidates carry the non-sensitive groups (a summary).
 func (h *Handler) match(c *fiber.Ctx) error {
-	var in MatchInput
-	if err := httpx.Decode(c, &in); err != nil {
-		return err
-	}
-	found, err := h.svc.Match(c.UserContext(), in)
+	found, err := httpx.Call(c, h.svc.Match)
 	if err != nil {
 		return err
 	}

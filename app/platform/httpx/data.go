@@ -1,6 +1,10 @@
 package httpx
 
-import "github.com/gofiber/fiber/v2"
+import (
+	"context"
+
+	"github.com/gofiber/fiber/v2"
+)
 
 // Data answers 200 with an unpaged list, {"data": [view(row)...]} ([] when empty): the answer of
 // lists the spec does not page (a contact's relationships, custom field definitions, matches).
@@ -10,4 +14,15 @@ func Data[R, V any](c *fiber.Ctx, rows []R, view func(R) V) error {
 		out[i] = view(r)
 	}
 	return c.JSON(fiber.Map{"data": out})
+}
+
+// Call is the head of a POST: the body decoded into an I (400 when malformed, 422 when Validate
+// refuses it), then the service's fn with the request's context.
+func Call[I, R any](c *fiber.Ctx, fn func(context.Context, I) (R, error)) (R, error) {
+	var in I
+	if err := Decode(c, &in); err != nil {
+		var zero R
+		return zero, err
+	}
+	return fn(c.UserContext(), in)
 }
