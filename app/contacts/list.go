@@ -173,7 +173,7 @@ func withPhonesOf(ctx context.Context, rows []*ent.Contact) ([]Contact, error) {
 		ids[i] = c.ID
 	}
 	q := tenancy.Client(ctx).ContactPhone.Query().Where(contactphone.ContactIDIn(ids...))
-	withPhones(q)
+	phoneOrder(q)
 	phones, err := q.All(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("load contact phones: %w", err)

@@ -155,7 +155,7 @@ func (s *Service) Match(ctx context.Context, in MatchInput) ([]Match, error) {
 	if in.Type != nil {
 		q.Where(contact.TypeEQ(contact.Type(*in.Type)))
 	}
-	found, err := q.WithPhones(withPhones).Order(ent.Asc(contact.FieldCreatedAt), ent.Asc(contact.FieldID)).Limit(500).All(ctx)
+	found, err := q.WithPhones(phoneOrder).Order(ent.Asc(contact.FieldCreatedAt), ent.Asc(contact.FieldID)).Limit(500).All(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("match contacts: %w", err)
 	}

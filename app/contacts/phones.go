@@ -177,7 +177,7 @@ func (s *Service) phonesChanged(ctx context.Context, c Contact, p *ent.ContactPh
 		return nil, fmt.Errorf("touch contact %s: %w", c.ID, err)
 	}
 	q := saved.QueryPhones()
-	withPhones(q)
+	phoneOrder(q)
 	phones, err := q.All(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("load phones of contact %s: %w", c.ID, err)

@@ -91,18 +91,18 @@ type Contact struct {
 	Phones []*ent.ContactPhone
 }
 
-// withPhones loads the phones edge in the order a Contact holds them.
-func withPhones(q *ent.ContactPhoneQuery) {
+// phoneOrder orders the phones edge as a Contact holds them (WithPhones(phoneOrder)).
+func phoneOrder(q *ent.ContactPhoneQuery) {
 	q.Order(ent.Desc(contactphone.FieldIsPrimary), ent.Asc(contactphone.FieldCreatedAt), ent.Asc(contactphone.FieldID))
 }
 
-// aggregate is the Contact of c, read WithPhones(withPhones).
+// aggregate is the Contact of c, read WithPhones(phoneOrder).
 func aggregate(c *ent.Contact) Contact { return Contact{Contact: c, Phones: c.Edges.Phones} }
 
 // Find reads one contact with its phones. Another company's contact, or one the credential may
 // not see, is not found.
 func (s *Service) Find(ctx context.Context, id uuid.UUID) (Contact, error) {
-	c, err := tenancy.Client(ctx).Contact.Query().Where(contact.ID(id)).WithPhones(withPhones).Only(ctx)
+	c, err := tenancy.Client(ctx).Contact.Query().Where(contact.ID(id)).WithPhones(phoneOrder).Only(ctx)
 	if err != nil {
 		return Contact{}, errs.FromEnt(err, "contact %s", id)
 	}
@@ -112,7 +112,7 @@ func (s *Service) Find(ctx context.Context, id uuid.UUID) (Contact, error) {
 // LockContact reads a contact with its phones and locks the contact row to the end of the
 // transaction (the phones change only under that lock). Another company's contact is not found.
 func (s *Service) LockContact(ctx context.Context, id uuid.UUID) (Contact, error) {
-	c, err := tenancy.Client(ctx).Contact.Query().Where(contact.ID(id)).ForUpdate().WithPhones(withPhones).Only(ctx)
+	c, err := tenancy.Client(ctx).Contact.Query().Where(contact.ID(id)).ForUpdate().WithPhones(phoneOrder).Only(ctx)
 	if err != nil {
 		return Contact{}, errs.FromEnt(err, "contact %s", id)
 	}
@@ -140,7 +140,7 @@ func (s *Service) Duplicates(ctx context.Context, emailKeys, phoneKeys []string,
 	if len(phoneKeys) > 0 {
 		preds = append(preds, contact.HasPhonesWith(contactphone.NumberKeyIn(phoneKeys...)))
 	}
-	found, err := tenancy.Client(ctx).Contact.Query().Where(contact.Or(preds...)).WithPhones(withPhones).
+	found, err := tenancy.Client(ctx).Contact.Query().Where(contact.Or(preds...)).WithPhones(phoneOrder).
 		Order(ent.Asc(contact.FieldCreatedAt), ent.Asc(contact.FieldID)).Limit(limit).All(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("match contacts: %w", err)
