@@ -69,7 +69,7 @@ func keepHandWritten(next schema.Differ) schema.Differ {
 		out := changes[:0]
 		for _, c := range changes {
 			if mt, ok := c.(*atlas.ModifyTable); ok {
-				cur, _ := current.Table(mt.T.Name) // the table as the migrations leave it
+				cur, _ := current.Table(mt.T.Name)
 				kept := mt.Changes[:0]
 				for _, tc := range mt.Changes {
 					if !handWritten(tc) && !coveredByHandWritten(cur, tc) {
@@ -100,36 +100,30 @@ func handWritten(c atlas.Change) bool {
 }
 
 // coveredByHandWritten reports whether c adds an ent foreign key (an edge on an existing column,
-// such as contact -> phones) whose columns a hand-written tenant key of the table already binds
-// to the same table: tenant_contact_phones_contact ((company_id, contact_id) -> contacts
-// (company_id, id)) is the stronger constraint, so the edge needs no second one and the schema
-// does not change for it.
-func coveredByHandWritten(t *atlas.Table, c atlas.Change) bool {
+// e.g. lead_attachments.lead_id) whose columns a hand-written composite key of the table
+// already constrains to the same table: (company_id, lead_id) -> leads (company_id, id) is the
+// stronger rule, so the edge adds no constraint of its own and the schema does not change.
+func coveredByHandWritten(cur *atlas.Table, c atlas.Change) bool {
 	add, ok := c.(*atlas.AddForeignKey)
-	if !ok || t == nil {
+	if !ok || cur == nil {
 		return false
 	}
-	for _, fk := range t.ForeignKeys {
+	for _, fk := range cur.ForeignKeys {
 		if !strings.HasPrefix(fk.Symbol, HandWrittenPrefix) || fk.RefTable == nil || add.F.RefTable == nil ||
 			fk.RefTable.Name != add.F.RefTable.Name {
 			continue
 		}
-		if covers(fk.Columns, add.F.Columns) && covers(fk.RefColumns, add.F.RefColumns) {
+		have := map[string]bool{}
+		for _, col := range fk.Columns {
+			have[col.Name] = true
+		}
+		all := true
+		for _, col := range add.F.Columns {
+			all = all && have[col.Name]
+		}
+		if all {
 			return true
 		}
 	}
 	return false
-}
-
-func covers(have, want []*atlas.Column) bool {
-	for _, w := range want {
-		found := false
-		for _, h := range have {
-			found = found || h.Name == w.Name
-		}
-		if !found {
-			return false
-		}
-	}
-	return true
 }
