@@ -128,11 +128,7 @@ func (s *Service) replacePhones(ctx context.Context, c *ent.Contact, in []PhoneI
 
 // getExternal handles GET /external/{source}/contacts/{externalId}.
 func (h *Handler) getExternal(c *fiber.Ctx) error {
-	ref, err := extref.FromPath(c)
-	if err != nil {
-		return err
-	}
-	sel, err := selection(c)
+	ref, sel, err := external(c)
 	if err != nil {
 		return err
 	}
@@ -141,6 +137,17 @@ func (h *Handler) getExternal(c *fiber.Ctx) error {
 		return err
 	}
 	return h.answer(c, sel, ct, phones, false)
+}
+
+// external reads the path reference and the field selection of an /external/… request; a bad
+// path is refused before the body is read.
+func external(c *fiber.Ctx) (schematype.ExternalRef, Selection, error) {
+	ref, err := extref.FromPath(c)
+	if err != nil {
+		return ref, nil, err
+	}
+	sel, err := selection(c)
+	return ref, sel, err
 }
 
 // answer renders the contact an external read or upsert found with the request's selection:
@@ -158,11 +165,7 @@ func (h *Handler) answer(c *fiber.Ctx, sel Selection, ct *ent.Contact, phones []
 
 // putExternal handles PUT /external/{source}/contacts/{externalId}: 201 created, 200 updated.
 func (h *Handler) putExternal(c *fiber.Ctx) error {
-	ref, err := extref.FromPath(c)
-	if err != nil {
-		return err
-	}
-	sel, err := selection(c)
+	ref, sel, err := external(c)
 	if err != nil {
 		return err
 	}
