@@ -49,7 +49,7 @@ type Config struct {
 	WebhookSecretKeysDerived bool
 	// DataKeysDerived: DATA_KEYS was unset, the key comes from APP_SECRET.
 	DataKeysDerived bool
-	Jobs                     jobs.Config
+	Jobs            jobs.Config
 
 	// Limits beyond the spec's quotas (INTAKE_SENDER_LIMIT, AUTH_FAILURE_LIMIT,
 	// INTAKE_ATTACHMENT_MB_PER_DAY); zero fields take ratelimit's defaults.
