@@ -95,7 +95,7 @@ func (h *Handler) bulkItem(c *fiber.Ctx, raw json.RawMessage) (string, bool, err
 	if err := strict.Decode(&d); err != nil {
 		return "", false, errs.InvalidField("item", "invalid_item", err.Error())
 	}
-	ct, _, created, err := h.svc.Upsert(c.UserContext(), ref, d, patch)
+	ct, created, err := h.svc.Upsert(c.UserContext(), ref, d, patch)
 	if err != nil {
 		return "", false, err
 	}

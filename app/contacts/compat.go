@@ -8,16 +8,9 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent"
 )
 
-// The tuple forms of the aggregate methods, for the callers other helpers rewrite at the same
-// time (issue 19 §3 moves external.go's upsert to app/platform/extref; app/leads converts leads):
-// they keep compiling until the merge switches them to Find, LockContact, Create, Save, SaveWith
-// and View, and this file goes.
-
-// Get is Find as a contact and its phones.
-func (s *Service) Get(ctx context.Context, id uuid.UUID) (*ent.Contact, []*ent.ContactPhone, error) {
-	c, err := s.Find(ctx, id)
-	return c.Contact, c.Phones, err
-}
+// The tuple forms of the aggregate methods that lead conversion (app/leads/convert.go, rewritten
+// on another branch at the same time, issue 19) calls: they keep it compiling until it switches
+// to LockContact, Create, SaveWith and View, and this file goes.
 
 // Lock is LockContact as a contact and its phones.
 func (s *Service) Lock(ctx context.Context, id uuid.UUID) (*ent.Contact, []*ent.ContactPhone, error) {
@@ -29,12 +22,6 @@ func (s *Service) Lock(ctx context.Context, id uuid.UUID) (*ent.Contact, []*ent.
 func (s *Service) CreateDoc(ctx context.Context, d Doc) (*ent.Contact, []*ent.ContactPhone, error) {
 	c, err := s.Create(ctx, d)
 	return c.Contact, c.Phones, err
-}
-
-// Update is Save of c with its phones.
-func (s *Service) Update(ctx context.Context, c *ent.Contact, phones []*ent.ContactPhone, d Doc) (*ent.Contact, error) {
-	out, err := s.Save(ctx, Contact{Contact: c, Phones: phones}, d)
-	return out.Contact, err
 }
 
 // UpdateWith is SaveWith of c with its phones.

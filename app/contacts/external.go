@@ -7,12 +7,10 @@ import (
 	"fmt"
 
 	"github.com/gofiber/fiber/v2"
-	"github.com/google/uuid"
 
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/app/platform/extref"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
-	"github.com/brokerdesk/brokerdesk/app/platform/ptr"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
@@ -20,25 +18,19 @@ import (
 )
 
 // GetByRef reads the visible contact carrying ref (404 otherwise).
-func (s *Service) GetByRef(ctx context.Context, ref schematype.ExternalRef) (*ent.Contact, []*ent.ContactPhone, error) {
+func (s *Service) GetByRef(ctx context.Context, ref schematype.ExternalRef) (Contact, error) {
 	id, ok, err := extref.Owner(ctx, refResource, ref)
 	if err != nil {
-		return nil, nil, err
+		return Contact{}, err
 	}
 	if !ok {
-		return nil, nil, errs.NotFound("no contact carries the external reference %s/%s", ref.Source, ref.ExternalID)
+		return Contact{}, errs.NotFound("no contact carries the external reference %s/%s", ref.Source, ref.ExternalID)
 	}
-	c, phones, err := s.Get(ctx, id)
+	c, err := s.Find(ctx, id)
 	if err != nil {
-		return nil, nil, errs.NotFound("no contact carries the external reference %s/%s", ref.Source, ref.ExternalID)
+		return Contact{}, errs.NotFound("no contact carries the external reference %s/%s", ref.Source, ref.ExternalID)
 	}
-	return c, phones, nil
-}
-
-// withPhones is a contact with its phones, locked or saved by an upsert.
-type withPhones struct {
-	c      *ent.Contact
-	phones []*ent.ContactPhone
+	return c, nil
 }
 
 // upsertInput is the body of an external upsert: as a document (d) and as the merge patch it
@@ -56,44 +48,34 @@ type upsertInput struct {
 // the contact's. A contact carrying ref that the caller may not see is never taken over: 409
 // external_reference_taken (extref.Taken). Concurrent upserts of one reference are serialised
 // by an advisory lock (extref.Upsert).
-func (s *Service) Upsert(ctx context.Context, ref schematype.ExternalRef, d Doc, patch map[string]any) (*ent.Contact, []*ent.ContactPhone, bool, error) {
+func (s *Service) Upsert(ctx context.Context, ref schematype.ExternalRef, d Doc, patch map[string]any) (Contact, bool, error) {
 	newPhones, hasPhones := patch["phones"]
 	delete(patch, "phones")
 	in := upsertInput{d: d, patch: patch, phones: d.Phones, replacePhones: hasPhones && newPhones != nil}
-	r, created, err := extref.Upsert[withPhones, upsertInput, withPhones]{
+	return extref.Upsert[Contact, upsertInput, Contact]{
 		Resource: refResource,
 		Refs:     func(in *upsertInput) *[]schematype.ExternalRef { return &in.d.ExternalReferences },
-		Create: func(ctx context.Context, in upsertInput) (withPhones, error) {
+		Create: func(ctx context.Context, in upsertInput) (Contact, error) {
 			in.d.WriteMode = nil
-			c, phones, err := s.CreateDoc(ctx, in.d)
-			return withPhones{c, phones}, err
+			return s.Create(ctx, in.d)
 		},
-		Lock: func(ctx context.Context, id uuid.UUID) (withPhones, error) {
-			c, phones, err := s.Lock(ctx, id)
-			return withPhones{c, phones}, err
-		},
+		Lock:  s.LockContact,
 		Merge: s.mergeUpsert,
-		Update: func(ctx context.Context, cur withPhones, in upsertInput) (withPhones, error) {
-			saved, err := s.Update(ctx, cur.c, cur.phones, in.d)
-			if err != nil {
-				return withPhones{}, err
+		Update: func(ctx context.Context, cur Contact, in upsertInput) (Contact, error) {
+			saved, err := s.Save(ctx, cur, in.d)
+			if err != nil || !in.replacePhones {
+				return saved, err
 			}
-			phones := cur.phones
-			if in.replacePhones {
-				if phones, err = s.replacePhones(ctx, saved, in.phones); err != nil {
-					return withPhones{}, err
-				}
-			}
-			return withPhones{saved, phones}, nil
+			saved.Phones, err = s.replacePhones(ctx, saved.Contact, in.phones)
+			return saved, err
 		},
 	}.Do(ctx, ref, in)
-	return r.c, r.phones, created, err
 }
 
 // mergeUpsert merges the upsert's patch into the stored contact cur like a PATCH; in.d becomes
 // the merged document. The body's phones are checked here, since they bypass the merge.
-func (s *Service) mergeUpsert(cur withPhones, in upsertInput) (upsertInput, error) {
-	doc, err := s.DocOf(cur.c)
+func (s *Service) mergeUpsert(cur Contact, in upsertInput) (upsertInput, error) {
+	doc, err := s.DocOf(cur.Contact)
 	if err != nil {
 		return in, err
 	}
@@ -119,11 +101,7 @@ func (s *Service) replacePhones(ctx context.Context, c *ent.Contact, in []PhoneI
 	if _, err := db.ContactPhone.Delete().Where(contactphone.ContactID(c.ID)).Exec(ctx); err != nil {
 		return nil, fmt.Errorf("replace phones of contact %s: %w", c.ID, err)
 	}
-	phones := make([]Phone, len(in))
-	for i, p := range in {
-		phones[i] = Phone{Number: p.Number, Type: ptr.Deref(p.Type), IsPrimary: p.IsPrimary}
-	}
-	return s.addPhones(ctx, c.ID, nil, phones)
+	return s.addPhones(ctx, c.ID, nil, phonesOf(in))
 }
 
 // getExternal handles GET /external/{source}/contacts/{externalId}.
@@ -132,11 +110,11 @@ func (h *Handler) getExternal(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ct, phones, err := h.svc.GetByRef(c.UserContext(), ref)
+	ct, err := h.svc.GetByRef(c.UserContext(), ref)
 	if err != nil {
 		return err
 	}
-	return h.answer(c, sel, ct, phones, false)
+	return h.answer(c, sel, ct, false)
 }
 
 // external reads the path reference and the field selection of an /external/… request; a bad
@@ -150,10 +128,10 @@ func external(c *fiber.Ctx) (schematype.ExternalRef, Selection, error) {
 	return ref, sel, err
 }
 
-// answer renders the contact an external read or upsert found with the request's selection:
-// 201 at its URL when the upsert created it, 200 otherwise.
-func (h *Handler) answer(c *fiber.Ctx, sel Selection, ct *ent.Contact, phones []*ent.ContactPhone, created bool) error {
-	v, err := h.svc.Render(ct, phones, sel)
+// answer renders the contact a read or write found with the request's selection: 201 at its URL
+// when the request created it, 200 otherwise.
+func (h *Handler) answer(c *fiber.Ctx, sel Selection, ct Contact, created bool) error {
+	v, err := h.svc.View(ct, sel)
 	if err != nil {
 		return err
 	}
@@ -179,9 +157,9 @@ func (h *Handler) putExternal(c *fiber.Ctx) error {
 	if err := dec.Decode(&patch); err != nil || patch == nil {
 		return errs.BadRequest("malformed_json", "the body must be a JSON object")
 	}
-	ct, phones, created, err := h.svc.Upsert(c.UserContext(), ref, d, patch)
+	ct, created, err := h.svc.Upsert(c.UserContext(), ref, d, patch)
 	if err != nil {
 		return err
 	}
-	return h.answer(c, sel, ct, phones, created)
+	return h.answer(c, sel, ct, created)
 }

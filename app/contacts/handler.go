@@ -206,23 +206,24 @@ func withFields(key func(*fiber.Ctx) (uuid.UUID, error)) func(*fiber.Ctx) (uuid.
 
 // create handles POST /contacts.
 func (h *Handler) create(c *fiber.Ctx) error {
-	if _, err := selection(c); err != nil {
+	sel, err := selection(c)
+	if err != nil {
 		return err
 	}
 	ct, err := httpx.Call(c, h.svc.Create)
 	if err != nil {
 		return err
 	}
-	v, err := h.view(c, ct)
-	if err != nil {
-		return err
-	}
-	return httpx.Created(c, location(ct.ID.String()), v, ct.Version)
+	return h.answer(c, sel, ct, true)
 }
 
 // get handles GET /contacts/{contactId}.
 func (h *Handler) get(c *fiber.Ctx) error {
-	id, err := withFields(httpx.PathID("contactId"))(c)
+	id, err := httpx.UUIDParam(c, "contactId")
+	if err != nil {
+		return err
+	}
+	sel, err := selection(c)
 	if err != nil {
 		return err
 	}
@@ -230,11 +231,7 @@ func (h *Handler) get(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	v, err := h.view(c, ct)
-	if err != nil {
-		return err
-	}
-	return httpx.OK(c, v, ct.Version)
+	return h.answer(c, sel, ct, false)
 }
 
 // readPatch is the merged document of a PATCH: the body merged into the contact's document
