@@ -114,7 +114,9 @@ func MaySeeSensitive(c *fiber.Ctx) bool {
 	return ok && policy.Default().Check(p, SensitiveScope) == nil
 }
 
-// list handles GET /contacts: Paged, in the order of sort (default newest first).
+// list handles GET /contacts: Paged, in the order of sort (default newest first). It is
+// ServeList spelled out: the keyset is the one sort names, and the view decrypts the groups
+// fields selects, which may fail.
 func (h *Handler) list(c *fiber.Ctx) error {
 	f, page, err := httpx.ParseList(c, h.pager, "contacts", parseListFilter)
 	if err != nil {

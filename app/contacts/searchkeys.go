@@ -125,9 +125,7 @@ var keysLeakproof = func() func(context.Context) (bool, error) {
 		if known {
 			return ok, nil
 		}
-		err := queryValue(ctx, &ok, `SELECT count(*) = 2 AND coalesce(bool_and(proleakproof), false) FROM pg_catalog.pg_proc
-			WHERE oid IN ('public.contact_search_keys(uuid, text)'::regprocedure,
-				(SELECT oprcode FROM pg_catalog.pg_operator WHERE oid = to_regoperator('public.@>>(text[], text[])')))`)
+		err := queryValue(ctx, &ok, sqlKeysLeakproof)
 		if err != nil {
 			return false, fmt.Errorf("search keys leakproof: %w", err)
 		}

@@ -1,12 +1,19 @@
 package contacts
 
-// The statements of this package that go below ent, each with the reason. (external.go and
-// searchkeys.go hold two more, until issue 19 §3 moves them.)
+// The statements of this package that go below ent, each with the reason. (The advisory lock
+// of an external upsert is app/platform/extref's.)
 
 // sqlListScope asks contact_list_scope (migrations 20261126080000, 20261126090100) for the
 // visible owners of the request's user and PostgreSQL's estimate of their contacts matching a
 // LIKE pattern, in one round trip: a set-returning SQL function, which ent does not model.
 const sqlListScope = `SELECT owner_id, estimate FROM contact_list_scope($1, $2)`
+
+// sqlKeysLeakproof asks the catalog whether contact_search_keys and the function of @>>
+// (migration 20261127140000) are leakproof (searchkeys.go, keysLeakproof): pg_proc and
+// pg_operator are PostgreSQL's own tables, which ent does not model.
+const sqlKeysLeakproof = `SELECT count(*) = 2 AND coalesce(bool_and(proleakproof), false) FROM pg_catalog.pg_proc
+	WHERE oid IN ('public.contact_search_keys(uuid, text)'::regprocedure,
+		(SELECT oprcode FROM pg_catalog.pg_operator WHERE oid = to_regoperator('public.@>>(text[], text[])')))`
 
 // sqlLockCustomFields serialises the custom field definitions of a company ($1) to the end of
 // the transaction, so two concurrent creates cannot pass the limit: an advisory lock, which ent
