@@ -227,7 +227,7 @@ func (s *Service) UpdateAll(ctx context.Context, a *ent.Appointment, in Input) (
 	// A new owner or contact may hand the series to someone the caller does not see (it was
 	// read through the visibility layer): the write and ent's re-read may lift it.
 	var out *ent.Appointment
-	err = tenancy.LiftVisibility(ctx, func() (err error) {
+	err = tenancy.HandOver(ctx, func() (err error) {
 		out, err = q.Save(ctx)
 		return err
 	})

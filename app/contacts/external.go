@@ -30,7 +30,7 @@ import (
 // see" (which it must not take over).
 func byRef(ctx context.Context, ref schematype.ExternalRef) (uuid.UUID, bool, error) {
 	var r *ent.ExternalRef
-	err := tenancy.LiftVisibility(ctx, func() (err error) {
+	err := tenancy.ReadCompanyWide(ctx, func() (err error) {
 		r, err = tenancy.Client(ctx).ExternalRef.Query().Where(externalref.Resource(refResource),
 			externalref.Source(ref.Source), externalref.ExternalID(ref.ExternalID)).Only(ctx)
 		return err

@@ -138,8 +138,8 @@ func (s *Service) Convert(ctx context.Context, id uuid.UUID, in ConvertInput, se
 	var out Lead
 	// The lead and the existing contact were read through the visibility layer (Lock); the
 	// contact may go to another owner than the caller (the lead's), which is allowed: the
-	// writes run with the SQL visibility lifted (tenancy.LiftVisibility).
-	err = tenancy.LiftVisibility(ctx, func() error {
+	// writes run with the SQL visibility lifted (tenancy.HandOver).
+	err = tenancy.HandOver(ctx, func() error {
 		var err error
 		if existing != nil {
 			c, all, err = s.mergeInto(ctx, l, existing, have, patch, phones)

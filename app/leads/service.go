@@ -136,7 +136,7 @@ func (s *Service) create(ctx context.Context, in Input, origin lead.Origin) (Lea
 	}
 	var l *ent.Lead
 	// A lead created for another owner need not be visible to its creator (an agent's key).
-	err = tenancy.LiftVisibility(ctx, func() (err error) { l, err = q.Save(ctx); return err })
+	err = tenancy.HandOver(ctx, func() (err error) { l, err = q.Save(ctx); return err })
 	if err != nil {
 		return Lead{}, fmt.Errorf("create lead: %w", err)
 	}
@@ -271,7 +271,7 @@ func (s *Service) Update(ctx context.Context, l *ent.Lead, in Input) (Lead, erro
 	// l was read through the visibility layer (Lock); giving it to another owner may make it
 	// invisible to the caller, which is allowed, and the answer still shows it once.
 	var saved *ent.Lead
-	err = tenancy.LiftVisibility(ctx, func() (err error) { saved, err = u.Save(ctx); return err })
+	err = tenancy.HandOver(ctx, func() (err error) { saved, err = u.Save(ctx); return err })
 	if err != nil {
 		return Lead{}, fmt.Errorf("update lead %s: %w", l.ID, err)
 	}

@@ -188,7 +188,7 @@ func (s *Service) Update(ctx context.Context, t *ent.Task, in Input) (*ent.Task,
 	// Reassigning may hand the task to someone the caller does not see: the row was read through
 	// the visibility layer above, so the write (and ent's re-read) may lift it.
 	var out *ent.Task
-	err := tenancy.LiftVisibility(ctx, func() (err error) {
+	err := tenancy.HandOver(ctx, func() (err error) {
 		out, err = q.Save(ctx)
 		return err
 	})
