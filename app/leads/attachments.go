@@ -20,13 +20,7 @@ import (
 func (s *Service) Attachment(ctx context.Context, leadID, id uuid.UUID) (*ent.LeadAttachment, error) {
 	a, err := tenancy.Client(ctx).LeadAttachment.Query().
 		Where(leadattachment.ID(id), leadattachment.LeadID(leadID)).Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, errs.NotFound("attachment %s of lead %s not found", id, leadID)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read attachment %s: %w", id, err)
-	}
-	return a, nil
+	return a, errs.FromEnt(err, "attachment %s of lead %s", id, leadID)
 }
 
 // ContactAttachment reads one attachment a conversion gave to a contact, with its content: the
@@ -42,13 +36,7 @@ func (s *Service) ContactAttachment(ctx context.Context, contactID, id uuid.UUID
 		return nil, errs.NotFound("contact %s not found", contactID)
 	}
 	a, err := db.LeadAttachment.Query().Where(leadattachment.ID(id), leadattachment.ContactID(contactID)).Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, errs.NotFound("attachment %s of contact %s not found", id, contactID)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read attachment %s: %w", id, err)
-	}
-	return a, nil
+	return a, errs.FromEnt(err, "attachment %s of contact %s", id, contactID)
 }
 
 // content handles GET /leads/{leadId}/attachments/{attachmentId}/content: the file as stored,
