@@ -37,9 +37,11 @@ func NewHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler) *Handler {
 		// PATCH /leads/{leadId}: a merge patch of LeadInput (stageId cannot be cleared); If-Match
 		// optional.
 		update: httpx.Patch[uuid.UUID, Lead, patchInput]{Key: httpx.PathID("leadId"), Lock: lock, Version: version,
-			Input:  func(l Lead) patchInput { return patchInput{inputOf(l.Lead)} },
-			Update: func(ctx context.Context, l Lead, in patchInput) (Lead, error) { return svc.Update(ctx, l.Lead, in.Input) },
-			View:   httpx.View(Lead.View)}.Handle,
+			Input: func(l Lead) patchInput { return patchInput{inputOf(l.Lead)} },
+			Update: func(ctx context.Context, l Lead, in patchInput) (Lead, error) {
+				return svc.Update(ctx, l.Lead, in.Input)
+			},
+			View: httpx.View(Lead.View)}.Handle,
 		// DELETE /leads/{leadId}; If-Match optional.
 		delete: httpx.Delete[uuid.UUID, Lead]{Key: httpx.PathID("leadId"), Lock: lock, Version: version,
 			Delete: func(ctx context.Context, l Lead) error { return svc.Delete(ctx, l.Lead) }}.Handle,
