@@ -16,6 +16,7 @@ import (
 
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
+	"github.com/brokerdesk/brokerdesk/app/platform/paging"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/calendartoken"
 	"github.com/brokerdesk/brokerdesk/ent/user"
@@ -118,10 +119,6 @@ type issuer struct {
 	grant       *string
 }
 
-// grantQuery finds the OAuth grant (request id) of an access token of the pinned company, as
-// the SECURITY DEFINER function calendar_token_grant reads it (the app role reads no token rows).
-const grantQuery = `SELECT grant_id, client_id FROM calendar_token_grant($1)`
-
 // issuerOf returns the credential of p: its key, or for an OAuth access token the grant behind
 // it (the token lives an hour; the grant is what the user authorized).
 func issuerOf(ctx context.Context, p *tenancy.Principal) (issuer, error) {
@@ -219,18 +216,22 @@ func liveToken(s *entsql.Selector) {
 	}))
 }
 
+// tokensOldestFirst orders GET /calendar-tokens: (createdAt, id).
+var tokensOldestFirst = paging.ByCreated(func(t *ent.CalendarToken) (time.Time, uuid.UUID) { return t.CreatedAt, t.ID })
+
 // ListTokens pages the company's active feed tokens, oldest first (admins: the route needs
 // admin:write). Expired tokens and those whose issuing credential died are left out.
-func (s *Service) ListTokens(ctx context.Context, after []string, limit int) ([]*ent.CalendarToken, error) {
-	q := tenancy.Client(ctx).CalendarToken.Query().Where(liveToken)
-	pred, err := httpx.AfterCreated(after)
+func (s *Service) ListTokens(ctx context.Context, _ struct{}, page paging.Page) ([]*ent.CalendarToken, error) {
+	k, err := tokensOldestFirst.Apply(page)
 	if err != nil {
 		return nil, err
 	}
-	if pred != nil {
-		q.Where(pred)
+	rows, err := tenancy.Client(ctx).CalendarToken.Query().Where(liveToken).
+		Where(k.Where).Order(k.Order).Limit(k.Limit).All(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list calendar tokens: %w", err)
 	}
-	return q.Order(ent.Asc(calendartoken.FieldCreatedAt), ent.Asc(calendartoken.FieldID)).Limit(limit + 1).All(ctx)
+	return rows, nil
 }
 
 // issueToken handles POST /users/{userId}/calendar-token; the body (TokenInput) is optional.
@@ -267,15 +268,5 @@ func (h *Handler) revokeToken(c *fiber.Ctx) error {
 
 // listTokens handles GET /calendar-tokens: Paged, oldest first.
 func (h *Handler) listTokens(c *fiber.Ctx) error {
-	page, err := h.pager.Parse(c, "calendar-tokens")
-	if err != nil {
-		return err
-	}
-	rows, err := h.svc.ListTokens(c.UserContext(), page.After, page.Limit)
-	if err != nil {
-		return err
-	}
-	return httpx.WritePage(c, page, rows, func(t *ent.CalendarToken) []string {
-		return httpx.CreatedKey(t.CreatedAt, t.ID)
-	}, httpx.Plain(newTokenInfo))
+	return httpx.ServeList(c, h.pager, "calendar-tokens", httpx.NoFilter, h.svc.ListTokens, tokensOldestFirst, newTokenInfo)
 }
