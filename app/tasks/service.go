@@ -248,7 +248,7 @@ func (s *Service) AddComment(ctx context.Context, taskID uuid.UUID, in CommentIn
 	db := tenancy.Client(ctx)
 	q := db.TaskComment.Create().SetTaskID(taskID).SetContent(*in.Content).SetNillableAuthorID(tenancy.ActingUser(ctx))
 	if id := parseID(in.ParentCommentID); id != nil {
-		ok, err := db.TaskComment.Query().Where(taskcomment.ID(*id), taskcomment.TaskID(taskID)).Exist(ctx)
+		ok, err := t.QueryComments().Where(taskcomment.ID(*id)).Exist(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("check parent comment: %w", err)
 		}
