@@ -33,7 +33,7 @@ const TokenPrefix = "cal_"
 const MaxTokenLifetime = 366 * 24 * time.Hour
 
 // FeedPath is where a token's feed is served, below the API prefix.
-func FeedPath(token string) string { return "/api/public/v1/calendar/" + token + ".ics" }
+func FeedPath(token string) string { return httpx.URL("calendar", token+".ics") }
 
 // TokenInput is the optional body of POST /users/{userId}/calendar-token.
 type TokenInput struct {
@@ -151,29 +151,42 @@ func checkExpiry(in TokenInput, now time.Time) error {
 	return v.Err()
 }
 
+// IssuedToken is a feed token as IssueToken stored it, with the token itself: shown once, never
+// stored (the row keeps its hash).
+type IssuedToken struct {
+	*ent.CalendarToken
+	Token string
+}
+
+// newTokenView is the answer of POST /users/{userId}/calendar-token.
+func newTokenView(t IssuedToken) TokenView {
+	return TokenView{UserID: t.UserID, Token: t.Token, URL: FeedPath(t.Token), CreatedAt: t.CreatedAt.UTC(),
+		ExpiresAt: utcPtr(t.ExpiresAt)}
+}
+
 // IssueToken creates the user's feed token, replacing (revoking) the one it had. The token
 // remembers the issuing credential and answers only while it is alive and before expiresAt.
-func (s *Service) IssueToken(ctx context.Context, userID uuid.UUID, in TokenInput) (TokenView, error) {
+func (s *Service) IssueToken(ctx context.Context, userID uuid.UUID, in TokenInput) (IssuedToken, error) {
 	if err := mayManage(ctx, userID, true); err != nil {
-		return TokenView{}, err
+		return IssuedToken{}, err
 	}
 	now := s.now()
 	if err := checkExpiry(in, now); err != nil {
-		return TokenView{}, err
+		return IssuedToken{}, err
 	}
 	p, _ := tenancy.PrincipalFrom(ctx)
 	iss, err := issuerOf(ctx, p)
 	if err != nil {
-		return TokenView{}, err
+		return IssuedToken{}, err
 	}
 	raw := make([]byte, 32)
 	if _, err := rand.Read(raw); err != nil {
-		return TokenView{}, err
+		return IssuedToken{}, err
 	}
 	token := TokenPrefix + base64.RawURLEncoding.EncodeToString(raw)
 	db := tenancy.Client(ctx)
 	if _, err := db.CalendarToken.Delete().Where(calendartoken.UserID(userID)).Exec(ctx); err != nil {
-		return TokenView{}, fmt.Errorf("revoke calendar token: %w", err)
+		return IssuedToken{}, fmt.Errorf("revoke calendar token: %w", err)
 	}
 	var expires *time.Time
 	if in.ExpiresAt != nil {
@@ -185,9 +198,9 @@ func (s *Service) IssueToken(ctx context.Context, userID uuid.UUID, in TokenInpu
 		SetNillableIssuerKeyID(iss.key).SetNillableIssuerGrantID(iss.grant).SetNillableIssuerClientID(iss.client).
 		Save(ctx)
 	if err != nil {
-		return TokenView{}, fmt.Errorf("store calendar token: %w", err)
+		return IssuedToken{}, fmt.Errorf("store calendar token: %w", err)
 	}
-	return TokenView{UserID: userID, Token: token, URL: FeedPath(token), CreatedAt: t.CreatedAt.UTC(), ExpiresAt: expires}, nil
+	return IssuedToken{CalendarToken: t, Token: token}, nil
 }
 
 // RevokeToken deletes the user's feed token (404 when it has none).
@@ -251,7 +264,7 @@ func (h *Handler) issueToken(c *fiber.Ctx) error {
 		return err
 	}
 	c.Set(fiber.HeaderCacheControl, "no-store")
-	return c.Status(fiber.StatusCreated).JSON(t)
+	return c.Status(fiber.StatusCreated).JSON(newTokenView(t))
 }
 
 // revokeToken handles DELETE /users/{userId}/calendar-token.
