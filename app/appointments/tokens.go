@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"time"
 
-	entsql "entgo.io/ent/dialect/sql"
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
@@ -216,17 +215,6 @@ func (s *Service) RevokeToken(ctx context.Context, userID uuid.UUID) error {
 		return errs.NotFound("user %s has no calendar feed", userID)
 	}
 	return nil
-}
-
-// liveToken keeps the tokens the feed would answer, by the feed's own rule
-// (calendar_token_live, migrations/): not expired by the database's clock, the user active, the
-// issuing credential alive.
-func liveToken(s *entsql.Selector) {
-	s.Where(entsql.P(func(b *entsql.Builder) {
-		b.WriteString("public.calendar_token_live(" + s.C(calendartoken.FieldUserID) + ", " +
-			s.C(calendartoken.FieldExpiresAt) + ", " + s.C(calendartoken.FieldIssuerKeyID) + ", " +
-			s.C(calendartoken.FieldIssuerGrantID) + ")")
-	}))
 }
 
 // tokensOldestFirst orders GET /calendar-tokens: (createdAt, id).

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	entsql "entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
 	"github.com/brokerdesk/brokerdesk/app/platform/paging"
@@ -74,12 +73,7 @@ func (s *Service) List(ctx context.Context, f ListFilter, page paging.Page) ([]L
 // leading zeros) inside the stored number. Case-insensitive; % and _ match themselves.
 func search(term string) predicate.Lead {
 	preds := []predicate.Lead{
-		func(s *entsql.Selector) {
-			s.Where(entsql.P(func(b *entsql.Builder) {
-				b.WriteString("(" + s.C(lead.FieldFirstName) + " || ' ' || " + s.C(lead.FieldLastName) + ") ILIKE ")
-				b.Arg("%" + escapeLike(term) + "%")
-			}))
-		},
+		fullNameLike("%" + escapeLike(term) + "%"),
 		lead.EmailContainsFold(term),
 	}
 	if strings.Trim(term, "0123456789 +-/().") == "" {
