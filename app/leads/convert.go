@@ -269,14 +269,7 @@ func (s *Service) markConverted(ctx context.Context, l *ent.Lead, contactID uuid
 	if err != nil {
 		return Lead{}, fmt.Errorf("convert lead %s: %w", l.ID, err)
 	}
-	out, err := withAttachments(ctx, saved)
-	if err != nil {
-		return Lead{}, err
-	}
-	if err := s.events.Record(ctx, "lead.converted", out.View()); err != nil {
-		return Lead{}, err
-	}
-	return out, nil
+	return s.recorded(ctx, "lead.converted", saved)
 }
 
 // samePerson keeps the contacts that are the person who by the one matching rule (identity), with

@@ -256,11 +256,16 @@ func (s *Service) Update(ctx context.Context, l *ent.Lead, in Input) (Lead, erro
 	if err != nil {
 		return Lead{}, fmt.Errorf("update lead %s: %w", l.ID, err)
 	}
-	out, err := withAttachments(ctx, saved)
+	return s.recorded(ctx, "lead.updated", saved)
+}
+
+// recorded is l, just written, with its attachments, after recording event typ about it.
+func (s *Service) recorded(ctx context.Context, typ string, l *ent.Lead) (Lead, error) {
+	out, err := withAttachments(ctx, l)
 	if err != nil {
 		return Lead{}, err
 	}
-	if err := s.events.Record(ctx, "lead.updated", out.View()); err != nil {
+	if err := s.events.Record(ctx, typ, out.View()); err != nil {
 		return Lead{}, err
 	}
 	return out, nil
