@@ -145,9 +145,9 @@ func (h *Handler) deleteTest(c *fiber.Ctx) error {
 	if c.Query("test") != "true" {
 		return errs.InvalidField("test", "required", "only test leads can be deleted together: send test=true")
 	}
-	n, more, err := h.svc.DeleteTest(c.UserContext())
+	d, err := h.svc.DeleteTest(c.UserContext())
 	if err != nil {
 		return err
 	}
-	return c.JSON(fiber.Map{"deleted": n, "hasMore": more})
+	return c.JSON(fiber.Map{"deleted": d.Deleted, "hasMore": d.More})
 }

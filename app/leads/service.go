@@ -331,15 +331,22 @@ func (s *Service) Delete(ctx context.Context, l *ent.Lead) error {
 // whether to call again.
 const MaxTestDelete = 500
 
+// TestDeletion is what one DeleteTest did: how many test leads it removed, and whether more
+// remain.
+type TestDeletion struct {
+	Deleted int
+	More    bool
+}
+
 // DeleteTest removes up to MaxTestDelete test leads, oldest first, each with its lead.deleted
 // event, and reports how many and whether more remain. Attachments a contact holds stay, as with
 // Delete.
-func (s *Service) DeleteTest(ctx context.Context) (int, bool, error) {
+func (s *Service) DeleteTest(ctx context.Context) (TestDeletion, error) {
 	db := tenancy.Client(ctx)
 	rows, err := db.Lead.Query().Where(lead.Test(true)).WithAttachments(withoutContent).
 		Order(ent.Asc(lead.FieldCreatedAt), ent.Asc(lead.FieldID)).Limit(MaxTestDelete + 1).ForUpdate().All(ctx)
 	if err != nil {
-		return 0, false, fmt.Errorf("find test leads: %w", err)
+		return TestDeletion{}, fmt.Errorf("find test leads: %w", err)
 	}
 	more := len(rows) > MaxTestDelete
 	if more {
@@ -348,11 +355,11 @@ func (s *Service) DeleteTest(ctx context.Context) (int, bool, error) {
 	for _, l := range rows {
 		// One by one: DeleteOne runs the hook that frees the lead's external references.
 		if err := db.Lead.DeleteOne(l).Exec(ctx); err != nil {
-			return 0, false, fmt.Errorf("delete test lead %s: %w", l.ID, err)
+			return TestDeletion{}, fmt.Errorf("delete test lead %s: %w", l.ID, err)
 		}
 		if err := s.events.Record(ctx, "lead.deleted", NewView(l, l.Edges.Attachments)); err != nil {
-			return 0, false, err
+			return TestDeletion{}, err
 		}
 	}
-	return len(rows), more, nil
+	return TestDeletion{Deleted: len(rows), More: more}, nil
 }
