@@ -14,6 +14,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/formats/gdv"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
+	"github.com/brokerdesk/brokerdesk/app/platform/ptr"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/contract"
 	"github.com/brokerdesk/brokerdesk/ent/insurer"
@@ -55,7 +56,7 @@ func parseListFilter(c *fiber.Ctx, v *errs.Invalid) (f ListFilter, binding strin
 		}
 	}
 	parts := []string{"contracts", "contactId=" + idString(f.ContactID), "insurerId=" + idString(f.InsurerID),
-		"type=" + deref(f.Type), "status=" + deref(f.Status)}
+		"type=" + ptr.Deref(f.Type), "status=" + ptr.Deref(f.Status)}
 	if f.UpdatedSince != nil {
 		parts = append(parts, "updatedSince="+f.UpdatedSince.UTC().Format(time.RFC3339Nano))
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
-	"github.com/brokerdesk/brokerdesk/app/contacts"
+	"github.com/brokerdesk/brokerdesk/app/platform/check"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
 	"github.com/brokerdesk/brokerdesk/ent/schema"
@@ -101,7 +101,7 @@ func parseListFilter(c *fiber.Ctx, v *errs.Invalid) (f ListFilter, _ error) {
 	if n := utf8.RuneCountInString(f.Search); c.Query("search") != "" {
 		v.Check("search", n >= MinSearch, "too_short", fmt.Sprintf("needs at least %d characters", MinSearch))
 		v.Check("search", n <= MaxSearch, "too_long", fmt.Sprintf("at most %d characters", MaxSearch))
-		contacts.CheckText(v, "search", f.Search)
+		check.Text(v, "search", f.Search)
 	}
 	f.StageID = httpx.QueryUUID(c, v, "stageId")
 	f.OwnerID = httpx.QueryUUID(c, v, "ownerId")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/brokerdesk/brokerdesk/app/platform/identity"
 	"github.com/brokerdesk/brokerdesk/app/platform/paging"
 	"github.com/brokerdesk/brokerdesk/ent/lead"
 	"github.com/brokerdesk/brokerdesk/ent/predicate"
@@ -77,7 +78,7 @@ func search(term string) predicate.Lead {
 		lead.EmailContainsFold(term),
 	}
 	if strings.Trim(term, "0123456789 +-/().") == "" {
-		if key, ok := PhoneKey(term); ok {
+		if key, ok := identity.PhoneKey(term); ok {
 			preds = append(preds, lead.PhoneKey(key))
 		}
 		digits := strings.TrimLeft(strings.Map(func(r rune) rune {
