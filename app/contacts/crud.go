@@ -215,7 +215,7 @@ func (s *Service) Create(ctx context.Context, d Doc) (Contact, error) {
 	}
 	var out Contact
 	// A contact created for another owner need not be visible to its creator (an agent's key).
-	err = tenancy.LiftVisibility(ctx, func() (err error) {
+	err = tenancy.HandOver(ctx, func() (err error) {
 		if out.Contact, err = q.Save(ctx); err != nil {
 			return fmt.Errorf("create contact: %w", err)
 		}
@@ -280,7 +280,7 @@ func (s *Service) SaveWith(ctx context.Context, c Contact, d Doc, add []Phone, t
 	same := s.same(c.Contact, r)
 	out := c
 	if len(add) > 0 {
-		err = tenancy.LiftVisibility(ctx, func() (err error) { out.Phones, err = s.addPhones(ctx, c.ID, c.Phones, add); return err })
+		err = tenancy.HandOver(ctx, func() (err error) { out.Phones, err = s.addPhones(ctx, c.ID, c.Phones, add); return err })
 		if err != nil {
 			return Contact{}, err
 		}
@@ -299,7 +299,7 @@ func (s *Service) SaveWith(ctx context.Context, c Contact, d Doc, add []Phone, t
 			}
 		}
 	}
-	err = tenancy.LiftVisibility(ctx, func() (err error) { out.Contact, err = u.Save(ctx); return err })
+	err = tenancy.HandOver(ctx, func() (err error) { out.Contact, err = u.Save(ctx); return err })
 	if err != nil {
 		return Contact{}, fmt.Errorf("update contact %s: %w", c.ID, err)
 	}
@@ -385,7 +385,7 @@ func (s *Service) Delete(ctx context.Context, c Contact) error {
 // such row goes, whoever may see it, so visibility is lifted; the contact itself was read
 // through it.
 func deleteDependentRefs(ctx context.Context, contactID uuid.UUID) error {
-	return tenancy.LiftVisibility(ctx, func() error {
+	return tenancy.ReadCompanyWide(ctx, func() error {
 		db := tenancy.Client(ctx)
 		notes, err := db.ContactActivity.Query().Where(contactactivity.ContactID(contactID),
 			contactactivity.KindEQ(contactactivity.KindNote)).IDs(ctx)

@@ -228,7 +228,7 @@ func (s *Service) resolve(ctx context.Context, in Input) error {
 // races; this gives the usual case a clear answer.
 func (s *Service) keyFree(ctx context.Context, in Input, self uuid.UUID) error {
 	var taken bool
-	err := tenancy.LiftVisibility(ctx, func() error {
+	err := tenancy.ReadCompanyWide(ctx, func() error {
 		rows, err := tenancy.Client(ctx).QueryContext(ctx, `SELECT EXISTS (SELECT 1 FROM contracts
 			WHERE insurer_id = $1 AND policy_number = $2 AND type = $3 AND id <> $4)`,
 			uuid.MustParse(*in.InsurerID), strings.TrimSpace(*in.PolicyNumber), *in.Type, self)
