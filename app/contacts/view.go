@@ -1,8 +1,7 @@
 // Package contacts serves /contacts: the people and businesses a brokerage advises, their field
 // groups (sensitive ones encrypted at rest), the field catalog and custom field definitions.
 // Its Service reads and writes the Contact aggregate (a contact with its phones); handlers build
-// the views. Lead conversion uses Create, LockContact, DocOf, SaveWith, Duplicates and CheckPatch
-// (compat.go keeps the tuple forms it and external.go call until they switch).
+// the views. Lead conversion uses Create, LockContact, DocOf, SaveWith, Duplicates and CheckPatch.
 package contacts
 
 import (

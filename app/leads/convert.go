@@ -73,8 +73,7 @@ type DryRunResult struct {
 type Conversion struct {
 	Dry            *DryRunResult
 	Lead           Lead
-	Contact        *ent.Contact
-	Phones         []*ent.ContactPhone
+	Contact        contacts.Contact
 	LinkedExisting bool
 }
 
@@ -99,11 +98,10 @@ func (s *Service) Convert(ctx context.Context, id uuid.UUID, in ConvertInput) (C
 		return Conversion{}, errs.Conflict("lead_already_converted", "lead %s was converted already", l.ID)
 	}
 	typ, patch := *in.ContactType, in.Overrides
-	var existing *ent.Contact
-	var have []*ent.ContactPhone
+	var existing *contacts.Contact
 	conflicts := []Conflict{}
 	if in.ExistingContactID != nil {
-		existing, have, err = s.contacts.Lock(ctx, uuid.MustParse(*in.ExistingContactID))
+		cur, err := s.contacts.LockContact(ctx, uuid.MustParse(*in.ExistingContactID))
 		if errors.Is(err, errs.ErrNotFound) {
 			// 404 like every other way of naming a contact the caller cannot see (issue 8): an
 			// invisible contact answers exactly as one that does not exist.
@@ -112,11 +110,12 @@ func (s *Service) Convert(ctx context.Context, id uuid.UUID, in ConvertInput) (C
 		if err != nil {
 			return Conversion{}, err
 		}
+		existing = &cur
 		if string(existing.Type) != typ {
 			return Conversion{}, errs.Conflict("contact_type_mismatch", "contact %s is a %s contact, not %s",
 				existing.ID, existing.Type, typ)
 		}
-		conflicts = conflictsWith(l, patch, existing)
+		conflicts = conflictsWith(l, patch, existing.Contact)
 	}
 	// who is the lead as a new contact: its data with the overrides applied.
 	who, err := leadDoc(l, typ, patch)
@@ -144,8 +143,7 @@ func (s *Service) Convert(ctx context.Context, id uuid.UUID, in ConvertInput) (C
 		return Conversion{}, errs.Conflict("contact_conflict", "the lead and contact %s differ in %s; give overrides for these fields "+
 			"(a dry run shows both values)", existing.ID, strings.Join(fields, ", "))
 	}
-	var c *ent.Contact
-	var all []*ent.ContactPhone
+	var c contacts.Contact
 	var out Lead
 	// The lead and the existing contact were read through the visibility layer (Lock); the
 	// contact may go to another owner than the caller (the lead's), which is allowed: the
@@ -153,13 +151,13 @@ func (s *Service) Convert(ctx context.Context, id uuid.UUID, in ConvertInput) (C
 	err = tenancy.HandOver(ctx, func() error {
 		var err error
 		if existing != nil {
-			c, all, err = s.mergeInto(ctx, l, existing, have, patch, phones)
+			c, err = s.mergeInto(ctx, l, *existing, patch, phones)
 		} else {
 			who.Phones = make([]contacts.PhoneInput, len(phones))
 			for i, p := range phones {
 				who.Phones[i] = contacts.PhoneInput{Number: p.Number, IsPrimary: p.IsPrimary}
 			}
-			c, all, err = s.contacts.CreateDoc(ctx, who)
+			c, err = s.contacts.Create(ctx, who)
 		}
 		if err != nil {
 			return errs.Prefixed(err, "overrides.")
@@ -170,7 +168,7 @@ func (s *Service) Convert(ctx context.Context, id uuid.UUID, in ConvertInput) (C
 	if err != nil {
 		return Conversion{}, err
 	}
-	return Conversion{Lead: out, Contact: c, Phones: all, LinkedExisting: existing != nil}, nil
+	return Conversion{Lead: out, Contact: c, LinkedExisting: existing != nil}, nil
 }
 
 // leadDoc is the contact of type typ the lead becomes: its names, e-mail and owner, with the
@@ -183,16 +181,16 @@ func leadDoc(l *ent.Lead, typ string, overrides map[string]any) (contacts.Doc, e
 	return d, nil
 }
 
-// mergeInto writes the lead into the existing contact c (locked, with its phones have): the
+// mergeInto writes the lead into the existing contact c (locked, with its phones): the
 // lead's names and e-mail where the contact has none, its owner when the contact has none, then
 // the overrides as a PATCH of the contact (writeMode fill_empty_only honoured), and the lead's
 // phone unless the contact has the number. It always records contact.updated: the lead's files
 // move to the contact.
-func (s *Service) mergeInto(ctx context.Context, l *ent.Lead, c *ent.Contact, have []*ent.ContactPhone,
-	overrides map[string]any, phones []contacts.Phone) (*ent.Contact, []*ent.ContactPhone, error) {
-	d, err := s.contacts.DocOf(c)
+func (s *Service) mergeInto(ctx context.Context, l *ent.Lead, c contacts.Contact, overrides map[string]any,
+	phones []contacts.Phone) (contacts.Contact, error) {
+	d, err := s.contacts.DocOf(c.Contact)
 	if err != nil {
-		return nil, nil, err
+		return contacts.Contact{}, err
 	}
 	fill := func(cur **string, lead string) {
 		if strings.TrimSpace(ptr.Deref(*cur)) == "" && strings.TrimSpace(lead) != "" {
@@ -207,12 +205,12 @@ func (s *Service) mergeInto(ctx context.Context, l *ent.Lead, c *ent.Contact, ha
 		d.OwnerID = &o
 	}
 	if overrides, err = contacts.FillEmptyIfAsked(d, overrides); err != nil {
-		return nil, nil, err
+		return contacts.Contact{}, err
 	}
 	if err := httpx.ApplyPatch(&d, overrides); err != nil {
-		return nil, nil, err
+		return contacts.Contact{}, err
 	}
-	return s.contacts.UpdateWith(ctx, c, have, d, phones, true)
+	return s.contacts.SaveWith(ctx, c, d, phones, true)
 }
 
 // checkDryRun checks that a dry run without existingContactId has what it looks for duplicates
@@ -341,7 +339,7 @@ func (h *Handler) convert(c *fiber.Ctx) error {
 	if conv.Dry != nil {
 		return c.JSON(conv.Dry)
 	}
-	ct, err := h.svc.contacts.Render(conv.Contact, conv.Phones, contacts.Readable(c))
+	ct, err := h.svc.contacts.View(conv.Contact, contacts.Readable(c))
 	if err != nil {
 		return err
 	}
