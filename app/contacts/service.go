@@ -120,15 +120,26 @@ func (s *Service) LockContact(ctx context.Context, id uuid.UUID) (Contact, error
 	return aggregate(c), nil
 }
 
-// Duplicate is a contact that matches by e-mail or phone. It is part of the answer of lead
-// conversion (app/leads), which serialises it as it is.
+// Duplicate is a contact that matches by e-mail or phone, with what matched ("email",
+// "phone").
 type Duplicate struct {
+	Contact
+	MatchedBy []string
+}
+
+// DuplicateView is the view of a Duplicate, as lead conversion's dry run lists it.
+type DuplicateView struct {
 	Contact   View     `json:"contact"`
 	MatchedBy []string `json:"matchedBy"`
 }
 
+// NewDuplicateView is the view of d.
+func NewDuplicateView(d Duplicate) DuplicateView {
+	return DuplicateView{Contact: NewView(d.Contact), MatchedBy: d.MatchedBy}
+}
+
 // Duplicates finds up to limit contacts (oldest first) with one of the e-mail keys or one of
-// the phone keys, each with what matched ("email", "phone").
+// the phone keys.
 func (s *Service) Duplicates(ctx context.Context, emailKeys, phoneKeys []string, limit int) ([]Duplicate, error) {
 	out := []Duplicate{}
 	if len(emailKeys) == 0 && len(phoneKeys) == 0 {
@@ -147,12 +158,11 @@ func (s *Service) Duplicates(ctx context.Context, emailKeys, phoneKeys []string,
 		return nil, fmt.Errorf("match contacts: %w", err)
 	}
 	for _, c := range found {
-		ct := aggregate(c)
-		d := Duplicate{Contact: NewView(ct), MatchedBy: []string{}}
+		d := Duplicate{Contact: aggregate(c), MatchedBy: []string{}}
 		if c.EmailKey != nil && slices.Contains(emailKeys, *c.EmailKey) {
 			d.MatchedBy = append(d.MatchedBy, "email")
 		}
-		if slices.ContainsFunc(ct.Phones, func(p *ent.ContactPhone) bool { return slices.Contains(phoneKeys, p.NumberKey) }) {
+		if slices.ContainsFunc(d.Phones, func(p *ent.ContactPhone) bool { return slices.Contains(phoneKeys, p.NumberKey) }) {
 			d.MatchedBy = append(d.MatchedBy, "phone")
 		}
 		out = append(out, d)

@@ -63,8 +63,23 @@ type Conflict struct {
 // DryRunResult is the answer of a dry run: contacts that match the lead, and the conflicts
 // with existingContactId that a conversion would refuse (those without an override).
 type DryRunResult struct {
-	Duplicates []contacts.Duplicate `json:"duplicates"`
-	Conflicts  []Conflict           `json:"conflicts"`
+	Duplicates []contacts.Duplicate
+	Conflicts  []Conflict
+}
+
+// DryRunView is the answer of a dry run.
+type DryRunView struct {
+	Duplicates []contacts.DuplicateView `json:"duplicates"`
+	Conflicts  []Conflict               `json:"conflicts"`
+}
+
+// NewDryRunView is the view of r.
+func NewDryRunView(r *DryRunResult) DryRunView {
+	v := DryRunView{Duplicates: make([]contacts.DuplicateView, len(r.Duplicates)), Conflicts: r.Conflicts}
+	for i, d := range r.Duplicates {
+		v.Duplicates[i] = contacts.NewDuplicateView(d)
+	}
+	return v
 }
 
 // Conversion is what Convert did: for a dry run its findings (Dry), otherwise the converted
@@ -337,7 +352,7 @@ func (h *Handler) convert(c *fiber.Ctx) error {
 		return err
 	}
 	if conv.Dry != nil {
-		return c.JSON(conv.Dry)
+		return c.JSON(NewDryRunView(conv.Dry))
 	}
 	ct, err := h.svc.contacts.View(conv.Contact, contacts.Readable(c))
 	if err != nil {
