@@ -104,19 +104,6 @@ func (s *Service) replacePhones(ctx context.Context, c *ent.Contact, in []PhoneI
 	return s.addPhones(ctx, c.ID, nil, phonesOf(in))
 }
 
-// getExternal handles GET /external/{source}/contacts/{externalId}.
-func (h *Handler) getExternal(c *fiber.Ctx) error {
-	ref, sel, err := external(c)
-	if err != nil {
-		return err
-	}
-	ct, err := h.svc.GetByRef(c.UserContext(), ref)
-	if err != nil {
-		return err
-	}
-	return h.answer(c, sel, ct, false)
-}
-
 // external reads the path reference and the field selection of an /external/… request; a bad
 // path is refused before the body is read.
 func external(c *fiber.Ctx) (schematype.ExternalRef, Selection, error) {

@@ -1,6 +1,7 @@
 package contacts
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,20 +25,24 @@ const SensitiveScope = "contacts.sensitive:read"
 
 // Handler serves the contact endpoints (the sub-resources live in their own files).
 type Handler struct {
-	svc            *Service
-	pager          *httpx.Pager
-	idem           fiber.Handler
-	update, delete fiber.Handler
+	svc              *Service
+	pager            *httpx.Pager
+	idem             fiber.Handler
+	get, getExternal fiber.Handler
+	update, delete   fiber.Handler
 }
 
 // NewHandler builds the handler. idem is the Idempotency-Key middleware of POST routes.
 func NewHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler) *Handler {
 	version := func(c Contact) int64 { return c.Version }
 	h := &Handler{svc: svc, pager: pager, idem: idem}
+	// GET /contacts/{contactId} and GET /external/{source}/contacts/{externalId}.
+	h.get = read(h, contactKey, svc.Find)
+	h.getExternal = read(h, external, svc.GetByRef)
 	// PATCH /contacts/{contactId}: a merge patch of ContactPatch, If-Match required (428
 	// without, 412 on a mismatch). Groups and customFields merge key by key, tags and labels
 	// replace, null clears; writeMode fill_empty_only keeps every value set today.
-	h.update = httpx.Patch[uuid.UUID, Contact, Doc]{Key: withFields(httpx.PathID("contactId")), Lock: svc.LockContact,
+	h.update = httpx.Patch[uuid.UUID, Contact, Doc]{Key: withoutFields(contactKey), Lock: svc.LockContact,
 		Version: version, IfMatchRequired: true, Read: h.readPatch, Update: svc.Save, View: h.view}.Handle
 	// DELETE /contacts/{contactId}: If-Match required.
 	h.delete = httpx.Delete[uuid.UUID, Contact]{Key: httpx.PathID("contactId"), Lock: svc.LockContact,
@@ -193,16 +198,37 @@ func (h *Handler) view(c *fiber.Ctx, ct Contact) (any, error) {
 	return h.svc.View(ct, sel)
 }
 
-// withFields checks `fields` along with the path's id, before anything is read: a bad
-// selection is a 422 whatever else the request says.
-func withFields(key func(*fiber.Ctx) (uuid.UUID, error)) func(*fiber.Ctx) (uuid.UUID, error) {
-	return func(c *fiber.Ctx) (uuid.UUID, error) {
-		id, err := key(c)
+// contactKey reads the path's contact and the field selection: a bad one of either is refused
+// before anything is read.
+func contactKey(c *fiber.Ctx) (uuid.UUID, Selection, error) {
+	id, err := httpx.UUIDParam(c, "contactId")
+	if err != nil {
+		return id, nil, err
+	}
+	sel, err := selection(c)
+	return id, sel, err
+}
+
+// withoutFields makes a key that checks the selection a recipe's Key (its View reads it again).
+func withoutFields[K any](key func(*fiber.Ctx) (K, Selection, error)) func(*fiber.Ctx) (K, error) {
+	return func(c *fiber.Ctx) (K, error) {
+		k, _, err := key(c)
+		return k, err
+	}
+}
+
+// read is the GET of one contact: its key and the selection from the request, find, the answer.
+func read[K any](h *Handler, key func(*fiber.Ctx) (K, Selection, error), find func(context.Context, K) (Contact, error)) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		k, sel, err := key(c)
 		if err != nil {
-			return id, err
+			return err
 		}
-		_, err = selection(c)
-		return id, err
+		ct, err := find(c.UserContext(), k)
+		if err != nil {
+			return err
+		}
+		return h.answer(c, sel, ct, false)
 	}
 }
 
@@ -217,23 +243,6 @@ func (h *Handler) create(c *fiber.Ctx) error {
 		return err
 	}
 	return h.answer(c, sel, ct, true)
-}
-
-// get handles GET /contacts/{contactId}.
-func (h *Handler) get(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "contactId")
-	if err != nil {
-		return err
-	}
-	sel, err := selection(c)
-	if err != nil {
-		return err
-	}
-	ct, err := h.svc.Find(c.UserContext(), id)
-	if err != nil {
-		return err
-	}
-	return h.answer(c, sel, ct, false)
 }
 
 // readPatch is the merged document of a PATCH: the body merged into the contact's document
