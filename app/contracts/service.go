@@ -57,35 +57,38 @@ func AnnualPremium(premium *schematype.Money, freq *string) *schematype.Money {
 	return &m
 }
 
-// withInsurer loads the insurer of c.
-func withInsurer(ctx context.Context, c *ent.Contract) (Contract, error) {
-	ins, err := tenancy.Client(ctx).Insurer.Get(ctx, c.InsurerID)
-	if err != nil {
-		return Contract{}, fmt.Errorf("read insurer of contract %s: %w", c.ID, err)
+// withInsurer is c as the service returns it: with its insurer (the edge), loaded unless it
+// is already. A row an update saved comes back without edges; when its insurer is the one of
+// the row before (known), that one is taken over instead of read again.
+func withInsurer(ctx context.Context, c *ent.Contract, known *ent.Insurer) (Contract, error) {
+	if c.Edges.Insurer == nil && known != nil && known.ID == c.InsurerID {
+		c.Edges.Insurer = known
 	}
-	return Contract{Contract: c, Insurer: ins}, nil
+	if c.Edges.Insurer == nil {
+		ins, err := c.QueryInsurer().Only(ctx)
+		if err != nil {
+			return Contract{}, fmt.Errorf("read insurer of contract %s: %w", c.ID, err)
+		}
+		c.Edges.Insurer = ins
+	}
+	return Contract{c}, nil
 }
 
-// Get reads one contract. Another company's contract is not found.
+// Get reads one contract with its insurer. Another company's contract is not found.
 func (s *Service) Get(ctx context.Context, id uuid.UUID) (Contract, error) {
-	c, err := tenancy.Client(ctx).Contract.Get(ctx, id)
-	if ent.IsNotFound(err) {
-		return Contract{}, errs.NotFound("contract %s not found", id)
-	}
+	c, err := tenancy.Client(ctx).Contract.Query().Where(contract.ID(id)).WithInsurer().Only(ctx)
 	if err != nil {
-		return Contract{}, fmt.Errorf("get contract %s: %w", id, err)
+		return Contract{}, errs.FromEnt(err, "contract %s", id)
 	}
-	return withInsurer(ctx, c)
+	return Contract{c}, nil
 }
 
-// Lock reads one contract and locks its row to the end of the transaction.
+// Lock reads one contract with its insurer and locks the contract's row (not the catalog's) to
+// the end of the transaction.
 func (s *Service) Lock(ctx context.Context, id uuid.UUID) (*ent.Contract, error) {
-	c, err := tenancy.Client(ctx).Contract.Query().Where(contract.ID(id)).ForUpdate().Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, errs.NotFound("contract %s not found", id)
-	}
+	c, err := tenancy.Client(ctx).Contract.Query().Where(contract.ID(id)).WithInsurer().ForUpdate().Only(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("lock contract %s: %w", id, err)
+		return nil, errs.FromEnt(err, "contract %s", id)
 	}
 	return c, nil
 }
@@ -143,7 +146,7 @@ func (s *Service) Create(ctx context.Context, in Input, x Extra) (Contract, erro
 	if err != nil {
 		return Contract{}, fmt.Errorf("create contract: %w", err)
 	}
-	out, err := withInsurer(ctx, c)
+	out, err := withInsurer(ctx, c, nil)
 	if err != nil {
 		return Contract{}, err
 	}
@@ -235,8 +238,7 @@ func (s *Service) resolve(ctx context.Context, in Input) error {
 func (s *Service) keyFree(ctx context.Context, in Input, self uuid.UUID) error {
 	var taken bool
 	err := tenancy.LiftVisibility(ctx, func() error {
-		rows, err := tenancy.Client(ctx).QueryContext(ctx, `SELECT EXISTS (SELECT 1 FROM contracts
-			WHERE insurer_id = $1 AND policy_number = $2 AND type = $3 AND id <> $4)`,
+		rows, err := tenancy.Client(ctx).QueryContext(ctx, keyTakenQuery,
 			uuid.MustParse(*in.InsurerID), strings.TrimSpace(*in.PolicyNumber), *in.Type, self)
 		if err != nil {
 			return err
@@ -306,7 +308,7 @@ func Same(c *ent.Contract, in Input, x Extra) bool {
 // records no event; x (import source, details) alone does not count as a change unless set.
 func (s *Service) Update(ctx context.Context, c *ent.Contract, in Input, x Extra) (Contract, bool, error) {
 	if Same(c, in, x) {
-		out, err := withInsurer(ctx, c)
+		out, err := withInsurer(ctx, c, nil)
 		return out, false, err
 	}
 	if err := s.resolve(ctx, in); err != nil {
@@ -338,7 +340,7 @@ func (s *Service) Update(ctx context.Context, c *ent.Contract, in Input, x Extra
 	if err != nil {
 		return Contract{}, false, fmt.Errorf("update contract %s: %w", c.ID, err)
 	}
-	out, err := withInsurer(ctx, saved)
+	out, err := withInsurer(ctx, saved, c.Edges.Insurer)
 	if err != nil {
 		return Contract{}, false, err
 	}
@@ -348,9 +350,10 @@ func (s *Service) Update(ctx context.Context, c *ent.Contract, in Input, x Extra
 	return out, true, nil
 }
 
-// Delete removes c (locked by Lock) and records contract.deleted with the contract as it was.
+// Delete removes c (locked by Lock, with its insurer) and records contract.deleted with the
+// contract as it was.
 func (s *Service) Delete(ctx context.Context, c *ent.Contract) error {
-	full, err := withInsurer(ctx, c)
+	full, err := withInsurer(ctx, c, nil)
 	if err != nil {
 		return err
 	}
@@ -363,22 +366,12 @@ func (s *Service) Delete(ctx context.Context, c *ent.Contract) error {
 // record records an event about v with the owner its contact has now (the caller sees the
 // contact: it just read or wrote the contract through the visibility layer).
 func (s *Service) record(ctx context.Context, typ string, v View) error {
-	rows, err := tenancy.Client(ctx).QueryContext(ctx, "SELECT owner_id FROM contacts WHERE id = $1", v.ContactID)
+	owners, err := tenancy.Client(ctx).Contact.Query().Where(contact.ID(v.ContactID)).Select(contact.FieldOwnerID).All(ctx)
 	if err != nil {
 		return fmt.Errorf("read owner of contact %s: %w", v.ContactID, err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var owner uuid.NullUUID
-		if err := rows.Scan(&owner); err != nil {
-			return fmt.Errorf("read owner of contact %s: %w", v.ContactID, err)
-		}
-		if owner.Valid {
-			v.contactOwner = &owner.UUID
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("read owner of contact %s: %w", v.ContactID, err)
+	if len(owners) == 1 {
+		v.contactOwner = owners[0].OwnerID
 	}
 	return s.events.Record(ctx, typ, v)
 }
@@ -388,7 +381,7 @@ func (s *Service) record(ctx context.Context, typ string, v View) error {
 // alone). contacts.Service.Delete calls it, with the contact locked, before the contact's row
 // goes (the foreign key would cascade silently); the caller sees the contact, so its contracts.
 func (s *Service) DeleteOfContact(ctx context.Context, contactID uuid.UUID) error {
-	cs, err := tenancy.Client(ctx).Contract.Query().Where(contract.ContactID(contactID)).
+	cs, err := tenancy.Client(ctx).Contract.Query().Where(contract.ContactID(contactID)).WithInsurer().
 		Order(ent.Asc(contract.FieldCreatedAt), ent.Asc(contract.FieldID)).ForUpdate().All(ctx)
 	if err != nil {
 		return fmt.Errorf("read contracts of contact %s: %w", contactID, err)
