@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
 
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
@@ -16,14 +17,19 @@ import (
 
 // Handler serves the document endpoints.
 type Handler struct {
-	svc   *Service
-	pager *httpx.Pager
-	idem  fiber.Handler
+	svc    *Service
+	pager  *httpx.Pager
+	idem   fiber.Handler
+	delete fiber.Handler
 }
 
 // NewHandler builds the handler.
 func NewHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler) *Handler {
-	return &Handler{svc: svc, pager: pager, idem: idem}
+	return &Handler{svc: svc, pager: pager, idem: idem,
+		// DELETE /documents/{documentId}; If-Match optional.
+		delete: httpx.Delete[uuid.UUID, *ent.Document]{Key: httpx.PathID("documentId"), Lock: svc.Lock,
+			Version: func(d *ent.Document) int64 { return d.Version }, Delete: svc.Delete}.Handle,
+	}
 }
 
 // Mount registers the routes.
@@ -90,7 +96,7 @@ func (h *Handler) upload(c *fiber.Ctx, in NewDocument) error {
 	if err != nil {
 		return err
 	}
-	return httpx.Created(c, "/api/public/v1/documents/"+d.ID.String(), d, 1)
+	return httpx.Created(c, httpx.URL("documents", d.ID.String()), NewView(d), d.Version)
 }
 
 // fileOf opens an uploaded part lazily, so the service checks the contact before reading.
@@ -118,29 +124,15 @@ func (l *lazyFile) Read(p []byte) (int, error) {
 
 // list handles GET /documents: paged, oldest first; filters contactId, contractId, type.
 func (h *Handler) list(c *fiber.Ctx) error {
-	var v errs.Invalid
-	var f Filter
-	f.ContactID = httpx.QueryUUID(c, &v, "contactId")
-	f.ContractID = httpx.QueryUUID(c, &v, "contractId")
-	f.Type = strings.Clone(c.Query("type"))
-	v.Check("type", f.Type == "" || slices.Contains(Types, f.Type), "invalid_enum", "must be one of "+strings.Join(Types, ", "))
-	binding := "documents&contactId=" + c.Query("contactId") + "&contractId=" + c.Query("contractId") + "&type=" + f.Type
-	page, err := h.pager.Parse(c, binding)
-	if perr, ok := err.(*errs.Invalid); ok {
-		v.Errors = append(v.Errors, perr.Errors...)
-	} else if err != nil {
-		return err
-	}
-	if err := v.Err(); err != nil {
-		return err
-	}
-	rows, err := h.svc.List(c.UserContext(), f, page.After, page.Limit)
-	if err != nil {
-		return err
-	}
-	return httpx.WritePage(c, page, rows, func(d *ent.Document) []string {
-		return httpx.CreatedKey(d.CreatedAt, d.ID)
-	}, httpx.Plain(NewView))
+	return httpx.ServeList(c, h.pager, "documents", parseFilter, h.svc.List, oldestFirst, NewView)
+}
+
+// parseFilter reads the query of GET /documents; every bad parameter is listed.
+func parseFilter(c *fiber.Ctx, v *errs.Invalid) (f Filter, _ error) {
+	f.ContactID = httpx.QueryUUID(c, v, "contactId")
+	f.ContractID = httpx.QueryUUID(c, v, "contractId")
+	f.Type = httpx.QueryEnum(c, v, "type", Types)
+	return f, nil
 }
 
 // get handles GET /documents/{documentId}: the metadata.
@@ -180,24 +172,4 @@ func (h *Handler) content(c *fiber.Ctx) error {
 		return err
 	}
 	return httpx.SendStreamAs(c, d.Filename, d.ContentType, content, d.Size)
-}
-
-// delete handles DELETE /documents/{documentId}; If-Match optional.
-func (h *Handler) delete(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "documentId")
-	if err != nil {
-		return err
-	}
-	ctx := c.UserContext()
-	d, err := h.svc.Get(ctx, id)
-	if err != nil {
-		return err
-	}
-	if err := httpx.IfMatch(c, d.Version, false); err != nil {
-		return err
-	}
-	if err := h.svc.Delete(ctx, d); err != nil {
-		return err
-	}
-	return httpx.NoContent(c)
 }
