@@ -17,7 +17,6 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/formats/gdv"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
-	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/policy"
 )
 
@@ -54,26 +53,13 @@ func (h *Handler) Mount(r, upload fiber.Router) {
 
 // list handles GET /portfolio-transfers: Paged, oldest first; query status.
 func (h *Handler) list(c *fiber.Ctx) error {
-	var v errs.Invalid
-	status := strings.Clone(c.Query("status"))
-	v.Check("status", status == "" || slices.Contains(statuses, status), "invalid_enum",
-		"must be one of "+strings.Join(statuses, ", "))
-	page, err := h.pager.Parse(c, "portfolio-transfers&status="+status)
-	if perr, ok := err.(*errs.Invalid); ok {
-		v.Errors = append(v.Errors, perr.Errors...)
-	} else if err != nil {
-		return err
-	}
-	if err := v.Err(); err != nil {
-		return err
-	}
-	rows, err := h.svc.List(c.UserContext(), status, page.After, page.Limit)
-	if err != nil {
-		return err
-	}
-	return httpx.WritePage(c, page, rows, func(t *ent.PortfolioTransfer) []string {
-		return httpx.CreatedKey(t.CreatedAt, t.ID)
-	}, httpx.Plain(NewView))
+	return httpx.ServeList(c, h.pager, "portfolio-transfers", parseListFilter, h.svc.List, transfersOldestFirst, NewView)
+}
+
+// parseListFilter reads the query of GET /portfolio-transfers.
+func parseListFilter(c *fiber.Ctx, v *errs.Invalid) (f ListFilter, _ error) {
+	f.Status = httpx.QueryEnum(c, v, "status", statuses)
+	return f, nil
 }
 
 // get handles GET /portfolio-transfers/{transferId}.
@@ -183,9 +169,9 @@ func (h *Handler) create(c *fiber.Ctx) error {
 		h.svc.DeleteFile(ctx, stored)
 		return err
 	}
-	c.Set(fiber.HeaderLocation, "/api/public/v1/portfolio-transfers/"+t.ID.String())
-	c.Set(fiber.HeaderETag, httpx.ETag(1))
-	return c.Status(fiber.StatusAccepted).JSON(t)
+	c.Set(fiber.HeaderLocation, httpx.URL("portfolio-transfers", t.ID.String()))
+	c.Set(fiber.HeaderETag, httpx.ETag(t.Version))
+	return c.Status(fiber.StatusAccepted).JSON(NewView(t))
 }
 
 // uploadIdle is how long an upload may send nothing before the server gives up on it.

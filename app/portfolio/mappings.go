@@ -13,6 +13,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/formats/portfoliocsv"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
+	"github.com/brokerdesk/brokerdesk/app/platform/paging"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliomapping"
 	"github.com/brokerdesk/brokerdesk/policy"
@@ -143,11 +144,8 @@ func csvOptions(snap map[string]any) (portfoliocsv.Mapping, bool) {
 // GetMapping reads one mapping. Another company's mapping is not found.
 func (s *Service) GetMapping(ctx context.Context, id uuid.UUID) (*ent.PortfolioMapping, error) {
 	m, err := tenancy.Client(ctx).PortfolioMapping.Get(ctx, id)
-	if ent.IsNotFound(err) {
-		return nil, errs.NotFound("portfolio mapping %s not found", id)
-	}
 	if err != nil {
-		return nil, fmt.Errorf("get portfolio mapping %s: %w", id, err)
+		return nil, errs.FromEnt(err, "portfolio mapping %s", id)
 	}
 	return m, nil
 }
@@ -155,26 +153,22 @@ func (s *Service) GetMapping(ctx context.Context, id uuid.UUID) (*ent.PortfolioM
 // LockMapping reads one mapping and locks it to the end of the transaction.
 func (s *Service) LockMapping(ctx context.Context, id uuid.UUID) (*ent.PortfolioMapping, error) {
 	m, err := tenancy.Client(ctx).PortfolioMapping.Query().Where(portfoliomapping.ID(id)).ForUpdate().Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, errs.NotFound("portfolio mapping %s not found", id)
-	}
 	if err != nil {
-		return nil, fmt.Errorf("lock portfolio mapping %s: %w", id, err)
+		return nil, errs.FromEnt(err, "portfolio mapping %s", id)
 	}
 	return m, nil
 }
 
-// ListMappings returns up to limit+1 mappings, oldest first.
-func (s *Service) ListMappings(ctx context.Context, after []string, limit int) ([]*ent.PortfolioMapping, error) {
-	q := tenancy.Client(ctx).PortfolioMapping.Query()
-	keyset, err := httpx.AfterCreated(after)
+// mappingsOldestFirst orders GET /portfolio-mappings.
+var mappingsOldestFirst = paging.ByCreated(func(m *ent.PortfolioMapping) (time.Time, uuid.UUID) { return m.CreatedAt, m.ID })
+
+// ListMappings returns a page of the mappings, oldest first.
+func (s *Service) ListMappings(ctx context.Context, _ struct{}, page paging.Page) ([]*ent.PortfolioMapping, error) {
+	k, err := mappingsOldestFirst.Apply(page)
 	if err != nil {
 		return nil, err
 	}
-	if keyset != nil {
-		q.Where(keyset)
-	}
-	rows, err := q.Order(ent.Asc(portfoliomapping.FieldCreatedAt), ent.Asc(portfoliomapping.FieldID)).Limit(limit + 1).All(ctx)
+	rows, err := tenancy.Client(ctx).PortfolioMapping.Query().Where(k.Where).Order(k.Order).Limit(k.Limit).All(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list portfolio mappings: %w", err)
 	}
@@ -224,14 +218,24 @@ func (s *Service) DeleteMapping(ctx context.Context, m *ent.PortfolioMapping) er
 
 // MappingHandler serves /portfolio-mappings and /portfolio-mapping-targets.
 type MappingHandler struct {
-	svc   *Service
-	pager *httpx.Pager
-	idem  fiber.Handler
+	svc            *Service
+	pager          *httpx.Pager
+	idem           fiber.Handler
+	update, delete fiber.Handler
 }
 
 // NewMappingHandler builds the handler.
 func NewMappingHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler) *MappingHandler {
-	return &MappingHandler{svc: svc, pager: pager, idem: idem}
+	key, version := httpx.PathID("mappingId"), func(m *ent.PortfolioMapping) int64 { return m.Version }
+	return &MappingHandler{svc: svc, pager: pager, idem: idem,
+		// PATCH /portfolio-mappings/{mappingId}: a merge patch of PortfolioMappingInput; If-Match
+		// optional (stale: 412).
+		update: httpx.Patch[uuid.UUID, *ent.PortfolioMapping, MappingInput]{Key: key, Lock: svc.LockMapping,
+			Version: version, Input: mappingInputOf, Update: svc.UpdateMapping, View: httpx.View(NewMappingView)}.Handle,
+		// DELETE /portfolio-mappings/{mappingId}; If-Match optional.
+		delete: httpx.Delete[uuid.UUID, *ent.PortfolioMapping]{Key: key, Lock: svc.LockMapping, Version: version,
+			Delete: svc.DeleteMapping}.Handle,
+	}
 }
 
 // Mount registers the routes.
@@ -245,23 +249,15 @@ func (h *MappingHandler) Mount(r fiber.Router) {
 }
 
 func mappingLocation(m *ent.PortfolioMapping) string {
-	return "/api/public/v1/portfolio-mappings/" + m.ID.String()
+	return httpx.URL("portfolio-mappings", m.ID.String())
 }
 
+// list handles GET /portfolio-mappings: Paged, oldest first.
 func (h *MappingHandler) list(c *fiber.Ctx) error {
-	page, err := h.pager.Parse(c, "portfolio-mappings")
-	if err != nil {
-		return err
-	}
-	rows, err := h.svc.ListMappings(c.UserContext(), page.After, page.Limit)
-	if err != nil {
-		return err
-	}
-	return httpx.WritePage(c, page, rows, func(m *ent.PortfolioMapping) []string {
-		return httpx.CreatedKey(m.CreatedAt, m.ID)
-	}, httpx.Plain(NewMappingView))
+	return httpx.ServeList(c, h.pager, "portfolio-mappings", httpx.NoFilter, h.svc.ListMappings, mappingsOldestFirst, NewMappingView)
 }
 
+// create handles POST /portfolio-mappings.
 func (h *MappingHandler) create(c *fiber.Ctx) error {
 	var in MappingInput
 	if err := httpx.Decode(c, &in); err != nil {
@@ -274,6 +270,7 @@ func (h *MappingHandler) create(c *fiber.Ctx) error {
 	return httpx.Created(c, mappingLocation(m), NewMappingView(m), m.Version)
 }
 
+// get handles GET /portfolio-mappings/{mappingId}.
 func (h *MappingHandler) get(c *fiber.Ctx) error {
 	id, err := httpx.UUIDParam(c, "mappingId")
 	if err != nil {
@@ -284,50 +281,6 @@ func (h *MappingHandler) get(c *fiber.Ctx) error {
 		return err
 	}
 	return httpx.OK(c, NewMappingView(m), m.Version)
-}
-
-// update handles PATCH: a merge patch of PortfolioMappingInput; If-Match optional (stale: 412).
-func (h *MappingHandler) update(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "mappingId")
-	if err != nil {
-		return err
-	}
-	ctx := c.UserContext()
-	cur, err := h.svc.LockMapping(ctx, id)
-	if err != nil {
-		return err
-	}
-	if err := httpx.IfMatch(c, cur.Version, false); err != nil {
-		return err
-	}
-	in := mappingInputOf(cur)
-	if err := httpx.MergePatch(c, &in); err != nil {
-		return err
-	}
-	m, err := h.svc.UpdateMapping(ctx, cur, in)
-	if err != nil {
-		return err
-	}
-	return httpx.OK(c, NewMappingView(m), m.Version)
-}
-
-func (h *MappingHandler) delete(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "mappingId")
-	if err != nil {
-		return err
-	}
-	ctx := c.UserContext()
-	cur, err := h.svc.LockMapping(ctx, id)
-	if err != nil {
-		return err
-	}
-	if err := httpx.IfMatch(c, cur.Version, false); err != nil {
-		return err
-	}
-	if err := h.svc.DeleteMapping(ctx, cur); err != nil {
-		return err
-	}
-	return httpx.NoContent(c)
 }
 
 // targets handles GET /portfolio-mapping-targets: the fields a column can fill.

@@ -16,7 +16,7 @@ import (
 
 	"github.com/brokerdesk/brokerdesk/app/platform/blobstore"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
-	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
+	"github.com/brokerdesk/brokerdesk/app/platform/paging"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
 	"github.com/brokerdesk/brokerdesk/ent/user"
@@ -46,13 +46,13 @@ type NewTransfer struct {
 // sweep (documents.Sweeper, prefix "portfolio/") removes it after documents.OrphanAge.
 //
 // The caller has stored the file with StoreFile and deletes it when Create fails.
-func (s *Service) Create(ctx context.Context, in NewTransfer, file StoredFile) (View, error) {
+func (s *Service) Create(ctx context.Context, in NewTransfer, file StoredFile) (*ent.PortfolioTransfer, error) {
 	company, ok := tenancy.CompanyID(ctx)
 	if !ok {
-		return View{}, tenancy.ErrNoCompany
+		return nil, tenancy.ErrNoCompany
 	}
 	if file.Size == 0 {
-		return View{}, errs.InvalidField("file", "empty", "the file is empty")
+		return nil, errs.InvalidField("file", "empty", "the file is empty")
 	}
 	// A csv transfer keeps the mapping as it is now: validation and commit read the same one.
 	var mapping []byte
@@ -68,7 +68,7 @@ func (s *Service) Create(ctx context.Context, in NewTransfer, file StoredFile) (
 		}
 		if in.MappingID != nil {
 			m, err := tx.PortfolioMapping.Get(ctx, *in.MappingID)
-			if ent.IsNotFound(err) {
+			if ent.IsNotFound(err) { // the caller's to fix, 422: not the resource of the path
 				return errs.InvalidField("mappingId", "unknown_mapping", "is not a mapping of this company (see GET /portfolio-mappings)")
 			}
 			if err != nil {
@@ -81,14 +81,14 @@ func (s *Service) Create(ctx context.Context, in NewTransfer, file StoredFile) (
 		return nil
 	})
 	if err != nil {
-		return View{}, err
+		return nil, err
 	}
 	key, size, sum := file.Key, file.Size, file.SHA256
 	id := uuid.Must(uuid.NewV7())
 	now := s.m.d.Now().UTC().Truncate(time.Microsecond)
 	tx, err := tenancy.BeginPgx(tenancy.WithCompany(context.WithoutCancel(ctx), company), s.m.d.Pool)
 	if err != nil {
-		return View{}, err
+		return nil, err
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck // no-op after commit
 	_, err = tx.Exec(ctx, `INSERT INTO portfolio_transfers (id, company_id, created_at, updated_at, version, status, format,
@@ -97,21 +97,21 @@ func (s *Service) Create(ctx context.Context, in NewTransfer, file StoredFile) (
 		id, company, now, in.Format, in.Source, in.OwnerID, in.MappingID, in.AutoCommit, in.WriteMode, in.Encoding,
 		in.Filename, size, sum, key, nullJSON(mapping))
 	if err != nil {
-		return View{}, insertError(err)
+		return nil, insertError(err)
 	}
 	if _, err := s.m.queue.InsertTx(ctx, tx, Args{CompanyID: company, TransferID: id}, nil); err != nil {
-		return View{}, fmt.Errorf("queue portfolio transfer: %w", err)
+		return nil, fmt.Errorf("queue portfolio transfer: %w", err)
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return View{}, err
+		return nil, err
 	}
 	// The row as inserted, not read back: from here on the transfer exists, and no error may
 	// make the caller delete its file.
-	return NewView(&ent.PortfolioTransfer{ID: id, CompanyID: company, CreatedAt: now, UpdatedAt: now, Version: 1,
+	return &ent.PortfolioTransfer{ID: id, CompanyID: company, CreatedAt: now, UpdatedAt: now, Version: 1,
 		Status: portfoliotransfer.StatusPending, Format: portfoliotransfer.Format(in.Format), Source: in.Source,
 		OwnerID: in.OwnerID, MappingID: in.MappingID, AutoCommit: in.AutoCommit,
 		WriteMode: portfoliotransfer.WriteMode(in.WriteMode), Encoding: in.Encoding, Filename: in.Filename,
-		Size: size, Sha256: sum, BlobKey: key}), nil
+		Size: size, Sha256: sum, BlobKey: key}, nil
 }
 
 // StoredFile is a portfolio file in blob storage, not yet a transfer's.
@@ -172,29 +172,29 @@ func nullJSON(b []byte) *string {
 // Get reads one transfer. Another company's transfer is not found.
 func (s *Service) Get(ctx context.Context, id uuid.UUID) (*ent.PortfolioTransfer, error) {
 	t, err := tenancy.Client(ctx).PortfolioTransfer.Get(ctx, id)
-	if ent.IsNotFound(err) {
-		return nil, errs.NotFound("portfolio transfer %s not found", id)
-	}
 	if err != nil {
-		return nil, fmt.Errorf("get portfolio transfer %s: %w", id, err)
+		return nil, errs.FromEnt(err, "portfolio transfer %s", id)
 	}
 	return t, nil
 }
 
-// List returns up to limit+1 transfers, oldest first, optionally of one status.
-func (s *Service) List(ctx context.Context, status string, after []string, limit int) ([]*ent.PortfolioTransfer, error) {
-	q := tenancy.Client(ctx).PortfolioTransfer.Query()
-	if status != "" {
-		q.Where(portfoliotransfer.StatusEQ(portfoliotransfer.Status(status)))
-	}
-	keyset, err := httpx.AfterCreated(after)
+// ListFilter narrows GET /portfolio-transfers. Nil fields do not filter.
+type ListFilter struct{ Status *string }
+
+// transfersOldestFirst orders GET /portfolio-transfers.
+var transfersOldestFirst = paging.ByCreated(func(t *ent.PortfolioTransfer) (time.Time, uuid.UUID) { return t.CreatedAt, t.ID })
+
+// List returns a page of the transfers matching f, oldest first.
+func (s *Service) List(ctx context.Context, f ListFilter, page paging.Page) ([]*ent.PortfolioTransfer, error) {
+	k, err := transfersOldestFirst.Apply(page)
 	if err != nil {
 		return nil, err
 	}
-	if keyset != nil {
-		q.Where(keyset)
+	q := tenancy.Client(ctx).PortfolioTransfer.Query()
+	if f.Status != nil {
+		q.Where(portfoliotransfer.StatusEQ(portfoliotransfer.Status(*f.Status)))
 	}
-	rows, err := q.Order(ent.Asc(portfoliotransfer.FieldCreatedAt), ent.Asc(portfoliotransfer.FieldID)).Limit(limit + 1).All(ctx)
+	rows, err := q.Where(k.Where).Order(k.Order).Limit(k.Limit).All(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list portfolio transfers: %w", err)
 	}
