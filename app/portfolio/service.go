@@ -3,15 +3,14 @@ package portfolio
 import (
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/brokerdesk/brokerdesk/app/platform/blobstore"
@@ -55,7 +54,7 @@ func (s *Service) Create(ctx context.Context, in NewTransfer, file StoredFile) (
 		return nil, errs.InvalidField("file", "empty", "the file is empty")
 	}
 	// A csv transfer keeps the mapping as it is now: validation and commit read the same one.
-	var mapping []byte
+	var mapping map[string]any
 	err := withTx(ctx, s.m.d.DB, func(ctx context.Context, tx *ent.Tx) error {
 		if in.OwnerID != nil {
 			ok, err := tx.User.Query().Where(user.ID(*in.OwnerID)).Exist(ctx)
@@ -74,44 +73,39 @@ func (s *Service) Create(ctx context.Context, in NewTransfer, file StoredFile) (
 			if err != nil {
 				return fmt.Errorf("read portfolio mapping: %w", err)
 			}
-			if mapping, err = json.Marshal(mappingSnapshot(m)); err != nil {
-				return err
-			}
+			mapping = mappingSnapshot(m)
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	key, size, sum := file.Key, file.Size, file.SHA256
-	id := uuid.Must(uuid.NewV7())
+	var t *ent.PortfolioTransfer
 	now := s.m.d.Now().UTC().Truncate(time.Microsecond)
-	tx, err := tenancy.BeginPgx(tenancy.WithCompany(context.WithoutCancel(ctx), company), s.m.d.Pool)
+	err = s.m.jobTx(tenancy.WithCompany(context.WithoutCancel(ctx), company), func(ctx context.Context, db *ent.Client, tx *sql.Tx) error {
+		q := db.PortfolioTransfer.Create().SetCreatedAt(now).SetUpdatedAt(now).
+			SetStatus(portfoliotransfer.StatusPending).SetFormat(portfoliotransfer.Format(in.Format)).SetSource(in.Source).
+			SetNillableOwnerID(in.OwnerID).SetNillableMappingID(in.MappingID).SetAutoCommit(in.AutoCommit).
+			SetWriteMode(portfoliotransfer.WriteMode(in.WriteMode)).SetEncoding(in.Encoding).SetFilename(in.Filename).
+			SetSize(file.Size).SetSha256(file.SHA256).SetBlobKey(file.Key)
+		if mapping != nil {
+			q.SetMapping(mapping)
+		}
+		var err error
+		if t, err = q.Save(ctx); err != nil {
+			return insertError(err)
+		}
+		if _, err := s.m.txJobs.InsertTx(ctx, tx, Args{CompanyID: company, TransferID: t.ID}, nil); err != nil {
+			return fmt.Errorf("queue portfolio transfer: %w", err)
+		}
+		return nil
+	})
 	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback(ctx) //nolint:errcheck // no-op after commit
-	_, err = tx.Exec(ctx, `INSERT INTO portfolio_transfers (id, company_id, created_at, updated_at, version, status, format,
-			source, owner_id, mapping_id, auto_commit, write_mode, encoding, filename, size, sha256, blob_key, committed, error, mapping)
-		VALUES ($1, $2, $3, $3, 1, 'pending', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 0, '', $15::jsonb)`,
-		id, company, now, in.Format, in.Source, in.OwnerID, in.MappingID, in.AutoCommit, in.WriteMode, in.Encoding,
-		in.Filename, size, sum, key, nullJSON(mapping))
-	if err != nil {
-		return nil, insertError(err)
-	}
-	if _, err := s.m.queue.InsertTx(ctx, tx, Args{CompanyID: company, TransferID: id}, nil); err != nil {
-		return nil, fmt.Errorf("queue portfolio transfer: %w", err)
-	}
-	if err := tx.Commit(ctx); err != nil {
 		return nil, err
 	}
 	// The row as inserted, not read back: from here on the transfer exists, and no error may
 	// make the caller delete its file.
-	return &ent.PortfolioTransfer{ID: id, CompanyID: company, CreatedAt: now, UpdatedAt: now, Version: 1,
-		Status: portfoliotransfer.StatusPending, Format: portfoliotransfer.Format(in.Format), Source: in.Source,
-		OwnerID: in.OwnerID, MappingID: in.MappingID, AutoCommit: in.AutoCommit,
-		WriteMode: portfoliotransfer.WriteMode(in.WriteMode), Encoding: in.Encoding, Filename: in.Filename,
-		Size: size, Sha256: sum, BlobKey: key}, nil
+	return t, nil
 }
 
 // StoredFile is a portfolio file in blob storage, not yet a transfer's.
@@ -158,15 +152,6 @@ func (s *Service) DeleteFile(ctx context.Context, f StoredFile) {
 	if f.Key != "" {
 		_ = s.m.d.Bucket.Delete(context.WithoutCancel(ctx), f.Key)
 	}
-}
-
-// nullJSON is b as a jsonb parameter, NULL when empty.
-func nullJSON(b []byte) *string {
-	if len(b) == 0 {
-		return nil
-	}
-	s := string(b)
-	return &s
 }
 
 // Get reads one transfer. Another company's transfer is not found.
@@ -217,25 +202,28 @@ func (s *Service) Commit(ctx context.Context, id uuid.UUID) (*ent.PortfolioTrans
 		return nil, false, errs.Conflict("transfer_not_validated",
 			"the transfer is %s: only a validated transfer can be committed", t.Status)
 	}
-	tx, err := tenancy.BeginPgx(tenancy.WithCompany(context.WithoutCancel(ctx), t.CompanyID), s.m.d.Pool)
-	if err != nil {
-		return nil, false, err
-	}
-	defer tx.Rollback(ctx) //nolint:errcheck // no-op after commit
 	var moved bool
-	err = tx.QueryRow(ctx, `UPDATE portfolio_transfers SET status = 'committing', version = version + 1, updated_at = now()
-		WHERE id = $1 AND status = 'validated' RETURNING true`, id).Scan(&moved)
-	if errors.Is(err, pgx.ErrNoRows) { // a concurrent commit request won
-		return t, false, nil
-	}
+	err = s.m.jobTx(tenancy.WithCompany(context.WithoutCancel(ctx), t.CompanyID), func(ctx context.Context, db *ent.Client, tx *sql.Tx) error {
+		// Only a validated transfer moves: a concurrent commit request that won leaves none.
+		n, err := db.PortfolioTransfer.Update().
+			Where(portfoliotransfer.ID(id), portfoliotransfer.StatusEQ(portfoliotransfer.StatusValidated)).
+			SetStatus(portfoliotransfer.StatusCommitting).Save(ctx)
+		if err != nil {
+			return fmt.Errorf("commit portfolio transfer %s: %w", id, err)
+		}
+		if moved = n == 1; !moved {
+			return nil
+		}
+		if _, err := s.m.txJobs.InsertTx(ctx, tx, Args{CompanyID: t.CompanyID, TransferID: id, Commit: true}, nil); err != nil {
+			return fmt.Errorf("queue portfolio commit: %w", err)
+		}
+		return nil
+	})
 	if err != nil {
-		return nil, false, fmt.Errorf("commit portfolio transfer %s: %w", id, err)
-	}
-	if _, err := s.m.queue.InsertTx(ctx, tx, Args{CompanyID: t.CompanyID, TransferID: id, Commit: true}, nil); err != nil {
-		return nil, false, fmt.Errorf("queue portfolio commit: %w", err)
-	}
-	if err := tx.Commit(ctx); err != nil {
 		return nil, false, err
+	}
+	if !moved {
+		return t, false, nil
 	}
 	t, err = s.Get(ctx, id)
 	return t, true, err
