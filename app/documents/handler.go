@@ -26,8 +26,10 @@ type Handler struct {
 // NewHandler builds the handler.
 func NewHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler) *Handler {
 	return &Handler{svc: svc, pager: pager, idem: idem,
-		// DELETE /documents/{documentId}; If-Match optional.
-		delete: httpx.Delete[uuid.UUID, *ent.Document]{Key: httpx.PathID("documentId"), Lock: svc.Lock,
+		// DELETE /documents/{documentId}; If-Match optional. A plain read, not a lock: a document
+		// never changes (the app role may not UPDATE documents, FOR UPDATE included), so its
+		// version is the one the delete removes.
+		delete: httpx.Delete[uuid.UUID, *ent.Document]{Key: httpx.PathID("documentId"), Lock: svc.Get,
 			Version: func(d *ent.Document) int64 { return d.Version }, Delete: svc.Delete}.Handle,
 	}
 }

@@ -172,16 +172,6 @@ func (s *Service) Get(ctx context.Context, id uuid.UUID) (*ent.Document, error) 
 	return d, nil
 }
 
-// Lock reads one document as Get does and locks its row to the end of the transaction
-// (DELETE's If-Match compares with the version the delete removes).
-func (s *Service) Lock(ctx context.Context, id uuid.UUID) (*ent.Document, error) {
-	d, err := tenancy.Client(ctx).Document.Query().Where(document.ID(id)).ForUpdate().Only(ctx)
-	if err != nil {
-		return nil, errs.FromEnt(err, "document %s", id)
-	}
-	return d, nil
-}
-
 // Filter narrows GET /documents. Nil fields do not filter.
 type Filter struct {
 	ContactID  *uuid.UUID

@@ -29,7 +29,7 @@ func TestDocuments_StorageWriteFails(t *testing.T) {
 	if r.Status != 503 || r.Problem(t).Code != "unavailable" || r.Header.Get("Retry-After") == "" {
 		t.Fatalf("upload with failing storage: %d %s (Retry-After %q)", r.Status, r.Body, r.Header.Get("Retry-After"))
 	}
-	var list struct{ Data []document }
+	var list apitest.Page[document]
 	env.Do(t, apitest.Request{Path: path, Key: a.Secret}).Decode(t, &list)
 	if len(list.Data) != 0 {
 		t.Fatalf("documents after a failed upload: %+v", list.Data)
