@@ -198,7 +198,7 @@ func (im *importer) insurerID(ctx context.Context, vu string, ensure bool) (uuid
 	}
 	db := tenancy.Client(ctx)
 	if ensure {
-		rows, err := db.QueryContext(ctx, "SELECT insurer_ensure($1)", vu)
+		rows, err := db.QueryContext(ctx, ensureInsurer, vu)
 		if err != nil {
 			return uuid.Nil, fmt.Errorf("add insurer %s: %w", vu, err)
 		}

@@ -113,7 +113,7 @@ func (m *Module) analyzeIfGrown(ctx context.Context, before, after int64) {
 	}
 	began := m.d.Now()
 	var ran bool
-	if err := m.d.Pool.QueryRow(ctx, "SELECT portfolio_analyze()").Scan(&ran); err != nil {
+	if err := m.d.Pool.QueryRow(ctx, analyzeTables).Scan(&ran); err != nil {
 		m.d.Log.Warn().Err(err).Msg("portfolio commit: analyse tables")
 		return
 	}
