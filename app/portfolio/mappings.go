@@ -7,16 +7,13 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
 	"github.com/brokerdesk/brokerdesk/app/formats/portfoliocsv"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
-	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
 	"github.com/brokerdesk/brokerdesk/app/platform/paging"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliomapping"
-	"github.com/brokerdesk/brokerdesk/policy"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
@@ -214,76 +211,4 @@ func (s *Service) DeleteMapping(ctx context.Context, m *ent.PortfolioMapping) er
 		return fmt.Errorf("delete portfolio mapping %s: %w", m.ID, err)
 	}
 	return nil
-}
-
-// MappingHandler serves /portfolio-mappings and /portfolio-mapping-targets.
-type MappingHandler struct {
-	svc            *Service
-	pager          *httpx.Pager
-	idem           fiber.Handler
-	update, delete fiber.Handler
-}
-
-// NewMappingHandler builds the handler.
-func NewMappingHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler) *MappingHandler {
-	key, version := httpx.PathID("mappingId"), func(m *ent.PortfolioMapping) int64 { return m.Version }
-	return &MappingHandler{svc: svc, pager: pager, idem: idem,
-		// PATCH /portfolio-mappings/{mappingId}: a merge patch of PortfolioMappingInput; If-Match
-		// optional (stale: 412).
-		update: httpx.Patch[uuid.UUID, *ent.PortfolioMapping, MappingInput]{Key: key, Lock: svc.LockMapping,
-			Version: version, Input: mappingInputOf, Update: svc.UpdateMapping, View: httpx.View(NewMappingView)}.Handle,
-		// DELETE /portfolio-mappings/{mappingId}; If-Match optional.
-		delete: httpx.Delete[uuid.UUID, *ent.PortfolioMapping]{Key: key, Lock: svc.LockMapping, Version: version,
-			Delete: svc.DeleteMapping}.Handle,
-	}
-}
-
-// Mount registers the routes.
-func (h *MappingHandler) Mount(r fiber.Router) {
-	r.Get("/portfolio-mappings", policy.Require("portfolio:read"), h.list)
-	r.Post("/portfolio-mappings", policy.Require("portfolio:write"), h.idem, h.create)
-	r.Get("/portfolio-mappings/:mappingId", policy.Require("portfolio:read"), h.get)
-	r.Patch("/portfolio-mappings/:mappingId", policy.Require("portfolio:write"), h.update)
-	r.Delete("/portfolio-mappings/:mappingId", policy.Require("portfolio:write"), h.delete)
-	r.Get("/portfolio-mapping-targets", policy.Require("portfolio:read"), h.targets)
-}
-
-func mappingLocation(m *ent.PortfolioMapping) string {
-	return httpx.URL("portfolio-mappings", m.ID.String())
-}
-
-// list handles GET /portfolio-mappings: Paged, oldest first.
-func (h *MappingHandler) list(c *fiber.Ctx) error {
-	return httpx.ServeList(c, h.pager, "portfolio-mappings", httpx.NoFilter, h.svc.ListMappings, mappingsOldestFirst, NewMappingView)
-}
-
-// create handles POST /portfolio-mappings.
-func (h *MappingHandler) create(c *fiber.Ctx) error {
-	var in MappingInput
-	if err := httpx.Decode(c, &in); err != nil {
-		return err
-	}
-	m, err := h.svc.CreateMapping(c.UserContext(), in)
-	if err != nil {
-		return err
-	}
-	return httpx.Created(c, mappingLocation(m), NewMappingView(m), m.Version)
-}
-
-// get handles GET /portfolio-mappings/{mappingId}.
-func (h *MappingHandler) get(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "mappingId")
-	if err != nil {
-		return err
-	}
-	m, err := h.svc.GetMapping(c.UserContext(), id)
-	if err != nil {
-		return err
-	}
-	return httpx.OK(c, NewMappingView(m), m.Version)
-}
-
-// targets handles GET /portfolio-mapping-targets: the fields a column can fill.
-func (h *MappingHandler) targets(c *fiber.Ctx) error {
-	return c.JSON(fiber.Map{"data": portfoliocsv.Targets()})
 }
