@@ -133,14 +133,9 @@ func (s *Service) Create(ctx context.Context, in Input, x Extra) (Contract, erro
 	}
 	q := tenancy.Client(ctx).Contract.Create().SetContactID(uuid.MustParse(*in.ContactID))
 	apply(q.Mutation(), in)
+	applyExtra(q.Mutation(), x)
 	if len(in.ExternalReferences) > 0 {
 		q.SetExternalReferences(in.ExternalReferences)
-	}
-	if x.Source != nil {
-		q.SetSource(x.Source)
-	}
-	if x.Details != nil {
-		q.SetDetails(x.Details)
 	}
 	c, err := q.Save(ctx)
 	if err != nil {
@@ -197,6 +192,16 @@ func apply(m *ent.ContractMutation, in Input) {
 		m.SetOwnerID(uuid.MustParse(*in.OwnerID))
 	} else {
 		m.ClearOwnerID()
+	}
+}
+
+// applyExtra writes what an import gives beside the input: nil fields leave the stored ones.
+func applyExtra(m *ent.ContractMutation, x Extra) {
+	if x.Source != nil {
+		m.SetSource(x.Source)
+	}
+	if x.Details != nil {
+		m.SetDetails(x.Details)
 	}
 }
 
@@ -330,12 +335,7 @@ func (s *Service) Update(ctx context.Context, c *ent.Contract, in Input, x Extra
 			u.ClearExternalReferences()
 		}
 	}
-	if x.Source != nil {
-		u.SetSource(x.Source)
-	}
-	if x.Details != nil {
-		u.SetDetails(x.Details)
-	}
+	applyExtra(u.Mutation(), x)
 	saved, err := u.Save(ctx)
 	if err != nil {
 		return Contract{}, false, fmt.Errorf("update contract %s: %w", c.ID, err)
