@@ -195,7 +195,7 @@ func (r *Relay) listen(ctx context.Context) error {
 		_ = conn.Conn().Close(context.Background())
 		conn.Release()
 	}()
-	if _, err := conn.Exec(ctx, "LISTEN "+Channel); err != nil {
+	if _, err := conn.Exec(ctx, listenEvents); err != nil {
 		return err
 	}
 	if err := r.markPending(ctx, conn.Conn()); err != nil {

@@ -43,3 +43,7 @@ const queueRetry = `INSERT INTO webhook_deliveries (id, company_id, created_at, 
 SELECT $1, $2, $3, $3, $4, $5, $6, coalesce(max(attempt), 0) + 1, 'pending'
 FROM webhook_deliveries WHERE company_id = $2 AND endpoint_id = $4 AND event_id = $5
 RETURNING attempt`
+
+// listenEvents subscribes the dispatcher's dedicated connection to the trigger's
+// notifications (ent has no LISTEN).
+const listenEvents = "LISTEN " + Channel
