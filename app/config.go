@@ -47,7 +47,9 @@ type Config struct {
 	WebhookSecretKeys [][]byte
 	// WebhookSecretKeysDerived: WEBHOOK_SECRET_KEYS was unset, the key comes from APP_SECRET.
 	WebhookSecretKeysDerived bool
-	Jobs                     jobs.Config
+	// DataKeysDerived: DATA_KEYS was unset, the key comes from APP_SECRET.
+	DataKeysDerived bool
+	Jobs            jobs.Config
 
 	// Limits beyond the spec's quotas (INTAKE_SENDER_LIMIT, AUTH_FAILURE_LIMIT,
 	// INTAKE_ATTACHMENT_MB_PER_DAY); zero fields take ratelimit's defaults.
@@ -136,6 +138,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	if cfg.DataKeys, err = datakeys.FromConfig(getenv("DATA_KEYS"), cfg.Secret); err != nil {
 		return cfg, fmt.Errorf("DATA_KEYS: %w", err)
 	}
+	cfg.DataKeysDerived = getenv("DATA_KEYS") == ""
 	cfg.AppDatabaseURL = getenv("APP_DATABASE_URL")
 	if cfg.AppDatabaseURL == "" && cfg.DatabaseURL != "" {
 		cfg.AppDatabaseURL, err = appURL(cfg.DatabaseURL, migrations.RoleApp, cfg.AppDBPassword)
@@ -246,4 +249,20 @@ func appURL(base, role, password string) (string, error) {
 		u.User = url.User(role)
 	}
 	return u.String(), nil
+}
+
+// Warnings are what serve logs at start about a configuration that runs but loses something
+// at a restart or across replicas: each key derived from a random APP_SECRET.
+func (c Config) Warnings() []string {
+	if !c.SecretGenerated {
+		return nil
+	}
+	w := []string{"APP_SECRET is not set: cursors are sealed with a random secret and do not survive a restart or cross replicas"}
+	if c.WebhookSecretKeysDerived {
+		w = append(w, "neither WEBHOOK_SECRET_KEYS nor APP_SECRET is set: webhook signing secrets stored now cannot be read after a restart")
+	}
+	if c.DataKeysDerived {
+		w = append(w, "neither DATA_KEYS nor APP_SECRET is set: sensitive contact data stored now cannot be read after a restart")
+	}
+	return w
 }

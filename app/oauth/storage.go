@@ -182,6 +182,23 @@ func (s *Store) get(ctx context.Context, kind oauthtoken.Kind, sig string, sessi
 	return active, r, nil
 }
 
+// getAs is get for a kind whose inactive rows answer inactive: with the request for
+// ErrInvalidatedAuthorizeCode and ErrInactiveToken (fosite revokes what the request granted),
+// without it for ErrNotFound (an inactive access token is simply not there).
+func (s *Store) getAs(ctx context.Context, kind oauthtoken.Kind, sig string, session fosite.Session, inactive error) (fosite.Requester, error) {
+	active, r, err := s.get(ctx, kind, sig, session)
+	if err != nil {
+		return nil, err
+	}
+	if active {
+		return r, nil
+	}
+	if errors.Is(inactive, fosite.ErrNotFound) {
+		return nil, inactive
+	}
+	return r, inactive
+}
+
 func (s *Store) deactivate(ctx context.Context, kind oauthtoken.Kind, sig string) error {
 	_, err := tenancy.Client(ctx).ExecContext(ctx, sqlTokenDeactivate, string(kind), hashSignature(sig))
 	return err
@@ -195,14 +212,7 @@ func (s *Store) CreateAuthorizeCodeSession(ctx context.Context, sig string, req 
 // GetAuthorizeCodeSession returns the code's request; a used code returns it with
 // ErrInvalidatedAuthorizeCode, upon which fosite revokes the tokens issued for it.
 func (s *Store) GetAuthorizeCodeSession(ctx context.Context, sig string, session fosite.Session) (fosite.Requester, error) {
-	active, r, err := s.get(ctx, oauthtoken.KindAuthorizeCode, sig, session)
-	if err != nil {
-		return nil, err
-	}
-	if !active {
-		return r, fosite.ErrInvalidatedAuthorizeCode
-	}
-	return r, nil
+	return s.getAs(ctx, oauthtoken.KindAuthorizeCode, sig, session, fosite.ErrInvalidatedAuthorizeCode)
 }
 
 // InvalidateAuthorizeCodeSession marks a code used.
@@ -234,14 +244,7 @@ func (s *Store) CreateAccessTokenSession(ctx context.Context, sig string, req fo
 
 // GetAccessTokenSession returns an active access token's request.
 func (s *Store) GetAccessTokenSession(ctx context.Context, sig string, session fosite.Session) (fosite.Requester, error) {
-	active, r, err := s.get(ctx, oauthtoken.KindAccessToken, sig, session)
-	if err != nil {
-		return nil, err
-	}
-	if !active {
-		return nil, fosite.ErrNotFound
-	}
-	return r, nil
+	return s.getAs(ctx, oauthtoken.KindAccessToken, sig, session, fosite.ErrNotFound)
 }
 
 // DeleteAccessTokenSession removes an access token.
@@ -257,14 +260,7 @@ func (s *Store) CreateRefreshTokenSession(ctx context.Context, sig, _ string, re
 // GetRefreshTokenSession returns a refresh token's request; a rotated one returns it with
 // ErrInactiveToken, upon which fosite revokes the whole grant (reuse detection).
 func (s *Store) GetRefreshTokenSession(ctx context.Context, sig string, session fosite.Session) (fosite.Requester, error) {
-	active, r, err := s.get(ctx, oauthtoken.KindRefreshToken, sig, session)
-	if err != nil {
-		return nil, err
-	}
-	if !active {
-		return r, fosite.ErrInactiveToken
-	}
-	return r, nil
+	return s.getAs(ctx, oauthtoken.KindRefreshToken, sig, session, fosite.ErrInactiveToken)
 }
 
 // DeleteRefreshTokenSession deactivates a refresh token.

@@ -109,11 +109,8 @@ func (e env) serve(ctx context.Context) error {
 		return err
 	}
 	log := e.logger(cfg)
-	if cfg.SecretGenerated {
-		log.Warn().Msg("APP_SECRET is not set: cursors are sealed with a random secret and do not survive a restart or cross replicas")
-	}
-	if cfg.SecretGenerated && cfg.WebhookSecretKeysDerived {
-		log.Warn().Msg("neither WEBHOOK_SECRET_KEYS nor APP_SECRET is set: webhook signing secrets stored now cannot be read after a restart")
+	for _, w := range cfg.Warnings() {
+		log.Warn().Msg(w)
 	}
 	return app.Serve(ctx, cfg, log)
 }

@@ -244,16 +244,4 @@ func (r *Reader) Summary() gdv.Summary {
 }
 
 // All iterates over the events; it stops after the first error.
-func (r *Reader) All() iter.Seq2[gdv.Event, error] {
-	return func(yield func(gdv.Event, error) bool) {
-		for {
-			ev, err := r.Next()
-			if errors.Is(err, io.EOF) {
-				return
-			}
-			if !yield(ev, err) || err != nil {
-				return
-			}
-		}
-	}
-}
+func (r *Reader) All() iter.Seq2[gdv.Event, error] { return gdv.All(r.Next) }

@@ -170,10 +170,14 @@ func (r *Reader) undecide() {
 }
 
 // All iterates over the events; it stops after the first error.
-func (r *Reader) All() iter.Seq2[Event, error] {
+func (r *Reader) All() iter.Seq2[Event, error] { return All(r.Next) }
+
+// All iterates over what next returns until io.EOF; it stops after the first other error. Every
+// reader of the output model (GDV, BiPRO, CSV) iterates through it.
+func All(next func() (Event, error)) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		for {
-			ev, err := r.Next()
+			ev, err := next()
 			if errors.Is(err, io.EOF) {
 				return
 			}

@@ -131,19 +131,7 @@ func validUTF8Prefix(w []byte) bool {
 }
 
 // All iterates over the events; it stops after the first error.
-func (r *Reader) All() iter.Seq2[gdv.Event, error] {
-	return func(yield func(gdv.Event, error) bool) {
-		for {
-			ev, err := r.Next()
-			if errors.Is(err, io.EOF) {
-				return
-			}
-			if !yield(ev, err) || err != nil {
-				return
-			}
-		}
-	}
-}
+func (r *Reader) All() iter.Seq2[gdv.Event, error] { return gdv.All(r.Next) }
 
 // Next returns the next event, io.EOF after the last one.
 func (r *Reader) Next() (gdv.Event, error) {

@@ -43,7 +43,7 @@ func New() *Metrics {
 		Buckets: []float64{.002, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}},
 		[]string{"route", "method"})
 	m.rateLimit = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "ratelimit_decisions_total",
-		Help: "Rate-limit decisions by policy (default, intake) and outcome (allowed, limited; _memory while Redis is unreachable)."},
+		Help: "Rate-limit decisions by policy (default, intake, intake-sender, auth-failures, intake-attachments, login, oauth-token, oauth-client-auth-failures) and outcome (allowed, limited; _memory while Redis is unreachable)."},
 		[]string{"policy", "outcome"})
 	m.redisDegraded = prometheus.NewGauge(prometheus.GaugeOpts{Namespace: Namespace, Name: "ratelimit_redis_degraded",
 		Help: "1 while Redis is unreachable and the limits are counted in memory per process, else 0."})

@@ -113,6 +113,29 @@ var redisBackend = backend{"redis", func(t testing.TB, w Window, now func() time
 
 var backends = []backend{memoryBackend, redisBackend}
 
+// eachBackend runs test as a parallel subtest per backend, so every behaviour is checked on
+// memory and on Redis alike.
+func eachBackend(t *testing.T, test func(t *testing.T, b backend)) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			test(t, b)
+		})
+	}
+}
+
+// eachBackendWindow runs test as a parallel subtest per backend and window kind.
+func eachBackendWindow(t *testing.T, test func(t *testing.T, b backend, w Window)) {
+	for _, b := range backends {
+		for _, w := range windows {
+			t.Run(b.name+" "+w.String(), func(t *testing.T) {
+				t.Parallel()
+				test(t, b, w)
+			})
+		}
+	}
+}
+
 // t0 is a fake "now": 2026-03-02 10:20:00.5 UTC, inside a clock hour and off a second boundary.
 var t0 = time.Date(2026, 3, 2, 10, 20, 0, 500_000_000, time.UTC)
 

@@ -86,88 +86,82 @@ func (s *syncBuffer) String() string {
 // headers count down, the L+1st is a 429 problem with Retry-After, another key is unaffected.
 func TestMiddleware_HeadersCountDown(t *testing.T) {
 	t.Parallel()
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			t.Parallel()
-			clock := newFakeClock(t0)
-			l := NewLimiter(b.new(t, Sliding, clock.Now), rateOf(5, time.Minute), "default")
-			app := newApp(l.Middleware(headerKey), nil)
-			type want struct {
-				status                  int
-				remaining, reset, retry string
+	eachBackend(t, func(t *testing.T, b backend) {
+		clock := newFakeClock(t0)
+		l := NewLimiter(b.new(t, Sliding, clock.Now), rateOf(5, time.Minute), "default")
+		app := newApp(l.Middleware(headerKey), nil)
+		type want struct {
+			status                  int
+			remaining, reset, retry string
+		}
+		wants := []want{
+			{200, "4", "60", ""},
+			{200, "3", "60", ""},
+			{200, "2", "60", ""},
+			{200, "1", "60", ""},
+			{200, "0", "56", ""}, // nothing left: time until the first request leaves
+			{429, "0", "55", "55"},
+		}
+		for i, w := range wants {
+			resp := do(t, app, "/ok", "cred-a")
+			h := resp.Header
+			if resp.StatusCode != w.status || h.Get(HeaderLimit) != "5" || h.Get(HeaderRemaining) != w.remaining ||
+				h.Get(HeaderReset) != w.reset || h.Get(fiber.HeaderRetryAfter) != w.retry {
+				t.Fatalf("request %d: got %d limit=%q remaining=%q reset=%q retry-after=%q, want %d 5 %q %q %q", i+1,
+					resp.StatusCode, h.Get(HeaderLimit), h.Get(HeaderRemaining), h.Get(HeaderReset), h.Get(fiber.HeaderRetryAfter),
+					w.status, w.remaining, w.reset, w.retry)
 			}
-			wants := []want{
-				{200, "4", "60", ""},
-				{200, "3", "60", ""},
-				{200, "2", "60", ""},
-				{200, "1", "60", ""},
-				{200, "0", "56", ""}, // nothing left: time until the first request leaves
-				{429, "0", "55", "55"},
+			if got, want := h.Get(HeaderPolicy), `"default";q=5;w=60`; got != want {
+				t.Errorf("request %d: got RateLimit-Policy %q, want %q", i+1, got, want)
 			}
-			for i, w := range wants {
-				resp := do(t, app, "/ok", "cred-a")
-				h := resp.Header
-				if resp.StatusCode != w.status || h.Get(HeaderLimit) != "5" || h.Get(HeaderRemaining) != w.remaining ||
-					h.Get(HeaderReset) != w.reset || h.Get(fiber.HeaderRetryAfter) != w.retry {
-					t.Fatalf("request %d: got %d limit=%q remaining=%q reset=%q retry-after=%q, want %d 5 %q %q %q", i+1,
-						resp.StatusCode, h.Get(HeaderLimit), h.Get(HeaderRemaining), h.Get(HeaderReset), h.Get(fiber.HeaderRetryAfter),
-						w.status, w.remaining, w.reset, w.retry)
+			if got, want := h.Get(HeaderRateLimit), `"default";r=`+w.remaining+`;t=`+w.reset; got != want {
+				t.Errorf("request %d: got RateLimit %q, want %q", i+1, got, want)
+			}
+			if w.status == 429 {
+				if ct := h.Get(fiber.HeaderContentType); !strings.HasPrefix(ct, httpx.ContentTypeProblem) {
+					t.Errorf("429: got Content-Type %q, want %s", ct, httpx.ContentTypeProblem)
 				}
-				if got, want := h.Get(HeaderPolicy), `"default";q=5;w=60`; got != want {
-					t.Errorf("request %d: got RateLimit-Policy %q, want %q", i+1, got, want)
+				var p httpx.Problem
+				if err := json.NewDecoder(resp.Body).Decode(&p); err != nil {
+					t.Fatal(err)
 				}
-				if got, want := h.Get(HeaderRateLimit), `"default";r=`+w.remaining+`;t=`+w.reset; got != want {
-					t.Errorf("request %d: got RateLimit %q, want %q", i+1, got, want)
+				if p.Status != 429 || p.Type != httpx.TypeRateLimited || p.Code != "rate_limited" || p.Instance != "/ok" {
+					t.Errorf("429: got problem %+v", p)
 				}
-				if w.status == 429 {
-					if ct := h.Get(fiber.HeaderContentType); !strings.HasPrefix(ct, httpx.ContentTypeProblem) {
-						t.Errorf("429: got Content-Type %q, want %s", ct, httpx.ContentTypeProblem)
-					}
-					var p httpx.Problem
-					if err := json.NewDecoder(resp.Body).Decode(&p); err != nil {
-						t.Fatal(err)
-					}
-					if p.Status != 429 || p.Type != httpx.TypeRateLimited || p.Code != "rate_limited" || p.Instance != "/ok" {
-						t.Errorf("429: got problem %+v", p)
-					}
-				}
-				clock.Add(time.Second)
 			}
-			resp := do(t, app, "/ok", "cred-b")
-			if resp.StatusCode != 200 || resp.Header.Get(HeaderRemaining) != "4" {
-				t.Errorf("second key: got %d remaining=%q, want 200 4", resp.StatusCode, resp.Header.Get(HeaderRemaining))
-			}
-			resp = do(t, app, "/ok", "")
-			if resp.StatusCode != 200 || resp.Header.Get(HeaderLimit) != "" {
-				t.Errorf("no key: got %d limit=%q, want 200 without headers", resp.StatusCode, resp.Header.Get(HeaderLimit))
-			}
-			clock.Set(t0.Add(5*time.Second + 55*time.Second)) // the refused request plus its Retry-After
-			if resp := do(t, app, "/ok", "cred-a"); resp.StatusCode != 200 {
-				t.Errorf("after Retry-After: got %d, want 200", resp.StatusCode)
-			}
-		})
-	}
+			clock.Add(time.Second)
+		}
+		resp := do(t, app, "/ok", "cred-b")
+		if resp.StatusCode != 200 || resp.Header.Get(HeaderRemaining) != "4" {
+			t.Errorf("second key: got %d remaining=%q, want 200 4", resp.StatusCode, resp.Header.Get(HeaderRemaining))
+		}
+		resp = do(t, app, "/ok", "")
+		if resp.StatusCode != 200 || resp.Header.Get(HeaderLimit) != "" {
+			t.Errorf("no key: got %d limit=%q, want 200 without headers", resp.StatusCode, resp.Header.Get(HeaderLimit))
+		}
+		clock.Set(t0.Add(5*time.Second + 55*time.Second)) // the refused request plus its Retry-After
+		if resp := do(t, app, "/ok", "cred-a"); resp.StatusCode != 200 {
+			t.Errorf("after Retry-After: got %d, want 200", resp.StatusCode)
+		}
+	})
 }
 
 // TestMiddleware_AccessDeniedDoesNotCount: 401/403 answers do not consume quota.
 func TestMiddleware_AccessDeniedDoesNotCount(t *testing.T) {
 	t.Parallel()
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			t.Parallel()
-			l := NewLimiter(b.new(t, Sliding, nil), rateOf(3, time.Minute), "default")
-			app := newApp(l.Middleware(headerKey), nil)
-			for _, path := range []string{"/forbidden", "/written-403", "/forbidden", "/forbidden"} {
-				resp := do(t, app, path, "k")
-				if resp.StatusCode != 403 || resp.Header.Get(HeaderRemaining) != "3" {
-					t.Fatalf("GET %s: got %d remaining=%q, want 403 3", path, resp.StatusCode, resp.Header.Get(HeaderRemaining))
-				}
+	eachBackend(t, func(t *testing.T, b backend) {
+		l := NewLimiter(b.new(t, Sliding, nil), rateOf(3, time.Minute), "default")
+		app := newApp(l.Middleware(headerKey), nil)
+		for _, path := range []string{"/forbidden", "/written-403", "/forbidden", "/forbidden"} {
+			resp := do(t, app, path, "k")
+			if resp.StatusCode != 403 || resp.Header.Get(HeaderRemaining) != "3" {
+				t.Fatalf("GET %s: got %d remaining=%q, want 403 3", path, resp.StatusCode, resp.Header.Get(HeaderRemaining))
 			}
-			if resp := do(t, app, "/ok", "k"); resp.StatusCode != 200 || resp.Header.Get(HeaderRemaining) != "2" {
-				t.Errorf("GET /ok: got %d remaining=%q, want 200 2", resp.StatusCode, resp.Header.Get(HeaderRemaining))
-			}
-		})
-	}
+		}
+		if resp := do(t, app, "/ok", "k"); resp.StatusCode != 200 || resp.Header.Get(HeaderRemaining) != "2" {
+			t.Errorf("GET /ok: got %d remaining=%q, want 200 2", resp.StatusCode, resp.Header.Get(HeaderRemaining))
+		}
+	})
 }
 
 // TestMiddleware_TwoProcessesShareRedis: two limiters with their own Redis clients (two server

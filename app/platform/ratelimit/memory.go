@@ -236,21 +236,13 @@ func (s *MemoryStore) Get(ctx context.Context, key string, rate limiter.Rate) (l
 
 // Increment implements limiter.Store: it takes count requests.
 func (s *MemoryStore) Increment(ctx context.Context, key string, count int64, rate limiter.Rate) (limiter.Context, error) {
-	d, err := s.Take(ctx, key, count, rate)
-	if err != nil {
-		return limiter.Context{}, err
-	}
-	return d.Context(), nil
+	return increment(ctx, s, key, count, rate)
 }
 
 // Peek implements limiter.Store: it reports without recording; Reached means a request now
 // would be refused.
 func (s *MemoryStore) Peek(ctx context.Context, key string, rate limiter.Rate) (limiter.Context, error) {
-	d, err := s.Take(ctx, key, 0, rate)
-	if err != nil {
-		return limiter.Context{}, err
-	}
-	return peekContext(d), nil
+	return peek(ctx, s, key, rate)
 }
 
 // Reset implements limiter.Store: it forgets key's count.

@@ -14,14 +14,18 @@ import (
 // otherwise, so every process decides on Redis's clock. Times are microseconds: below 2^53, so
 // exact in Lua's doubles. Each returns {admitted, count, reset_us, retry_us, now_us, token...}.
 
-// slidingScript: KEYS[1] = sorted set of admitted requests (score = time), KEYS[2] = sequence
-// counter that makes members unique; ARGV = n, limit, period_us, now_us (0: Redis TIME).
-var slidingScript = redis.NewScript(`
+// luaArgs opens the take scripts: n, limit, period_us from ARGV, and now_us from ARGV[4] or,
+// when that is 0, Redis's own clock (TIME), so every server process counts on one clock.
+const luaArgs = `
 local n, limit, period, now = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 if now == 0 then
   local t = redis.call('TIME')
   now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-end
+end`
+
+// slidingScript: KEYS[1] = sorted set of admitted requests (score = time), KEYS[2] = sequence
+// counter that makes members unique; ARGV = n, limit, period_us, now_us (0: Redis TIME).
+var slidingScript = redis.NewScript(luaArgs + `
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('%.0f', now - period))
 local count = redis.call('ZCARD', KEYS[1])
 local admitted, retry, first = 0, 0, 0
@@ -75,12 +79,7 @@ return redis.call('ZREM', KEYS[1], unpack(m))
 
 // fixedScript: KEYS[1] = the key's base; the counter of one window is base:<start_us>, in the same
 // hash slot thanks to the base's {hash tag}. ARGV = n, limit, period_us, now_us (0: Redis TIME).
-var fixedScript = redis.NewScript(`
-local n, limit, period, now = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
-if now == 0 then
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-end
+var fixedScript = redis.NewScript(luaArgs + `
 local start = now - math.fmod(now, period)
 local wkey = KEYS[1] .. ':' .. string.format('%.0f', start)
 local count = tonumber(redis.call('GET', wkey) or '0')
@@ -225,21 +224,13 @@ func (s *RedisStore) Get(ctx context.Context, key string, rate limiter.Rate) (li
 
 // Increment implements limiter.Store: it takes count requests.
 func (s *RedisStore) Increment(ctx context.Context, key string, count int64, rate limiter.Rate) (limiter.Context, error) {
-	d, err := s.Take(ctx, key, count, rate)
-	if err != nil {
-		return limiter.Context{}, err
-	}
-	return d.Context(), nil
+	return increment(ctx, s, key, count, rate)
 }
 
 // Peek implements limiter.Store: it reports without recording; Reached means a request now
 // would be refused.
 func (s *RedisStore) Peek(ctx context.Context, key string, rate limiter.Rate) (limiter.Context, error) {
-	d, err := s.Take(ctx, key, 0, rate)
-	if err != nil {
-		return limiter.Context{}, err
-	}
-	return peekContext(d), nil
+	return peek(ctx, s, key, rate)
 }
 
 // Reset implements limiter.Store: it forgets key's count (for a fixed window, the current

@@ -180,9 +180,23 @@ func WithTimeout(d time.Duration) StoreOption {
 	return func(c *storeConfig) { c.timeout = d }
 }
 
-// peekContext is what limiter.Store.Peek reports: Reached when a request now would be refused.
-func peekContext(d Decision) limiter.Context {
+// increment is limiter.Store.Increment of every Store: take count requests.
+func increment(ctx context.Context, s Store, key string, count int64, rate limiter.Rate) (limiter.Context, error) {
+	d, err := s.Take(ctx, key, count, rate)
+	if err != nil {
+		return limiter.Context{}, err
+	}
+	return d.Context(), nil
+}
+
+// peek is limiter.Store.Peek of every Store: take nothing and report; Reached when a request
+// now would be refused.
+func peek(ctx context.Context, s Store, key string, rate limiter.Rate) (limiter.Context, error) {
+	d, err := s.Take(ctx, key, 0, rate)
+	if err != nil {
+		return limiter.Context{}, err
+	}
 	c := d.Context()
 	c.Reached = d.Remaining == 0
-	return c
+	return c, nil
 }

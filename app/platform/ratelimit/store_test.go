@@ -18,39 +18,34 @@ var windows = []Window{Sliding, FixedClock}
 
 func TestStore_AdmitsLimitThenRefuses(t *testing.T) {
 	t.Parallel()
-	for _, b := range backends {
-		for _, w := range windows {
-			t.Run(b.name+" "+w.String(), func(t *testing.T) {
-				t.Parallel()
-				clock := newFakeClock(t0)
-				s := b.new(t, w, clock.Now)
-				const limit = 5
-				for i := int64(1); i <= limit; i++ {
-					d := mustTake(t, s, "a", 1, limit, time.Minute)
-					if !d.Allowed || d.Remaining != limit-i || d.Limit != limit {
-						t.Fatalf("request %d: got allowed=%v remaining=%d limit=%d, want true %d %d", i, d.Allowed, d.Remaining, d.Limit, limit-i, limit)
-					}
-					clock.Add(time.Second)
-				}
-				for i := range 3 {
-					d := mustTake(t, s, "a", 1, limit, time.Minute)
-					if d.Allowed || d.Remaining != 0 || d.RetryAfter <= 0 {
-						t.Fatalf("request %d over the limit: got allowed=%v remaining=%d retryAfter=%v, want refused", limit+1+i, d.Allowed, d.Remaining, d.RetryAfter)
-					}
-				}
-				// Refused requests were not counted: the peek still sees exactly the limit.
-				p := mustTake(t, s, "a", 0, limit, time.Minute)
-				if p.Remaining != 0 {
-					t.Errorf("peek: got remaining %d, want 0", p.Remaining)
-				}
-				// Another key has its own count.
-				d := mustTake(t, s, "b", 1, limit, time.Minute)
-				if !d.Allowed || d.Remaining != limit-1 {
-					t.Errorf("second key: got allowed=%v remaining=%d, want true %d", d.Allowed, d.Remaining, limit-1)
-				}
-			})
+	eachBackendWindow(t, func(t *testing.T, b backend, w Window) {
+		clock := newFakeClock(t0)
+		s := b.new(t, w, clock.Now)
+		const limit = 5
+		for i := int64(1); i <= limit; i++ {
+			d := mustTake(t, s, "a", 1, limit, time.Minute)
+			if !d.Allowed || d.Remaining != limit-i || d.Limit != limit {
+				t.Fatalf("request %d: got allowed=%v remaining=%d limit=%d, want true %d %d", i, d.Allowed, d.Remaining, d.Limit, limit-i, limit)
+			}
+			clock.Add(time.Second)
 		}
-	}
+		for i := range 3 {
+			d := mustTake(t, s, "a", 1, limit, time.Minute)
+			if d.Allowed || d.Remaining != 0 || d.RetryAfter <= 0 {
+				t.Fatalf("request %d over the limit: got allowed=%v remaining=%d retryAfter=%v, want refused", limit+1+i, d.Allowed, d.Remaining, d.RetryAfter)
+			}
+		}
+		// Refused requests were not counted: the peek still sees exactly the limit.
+		p := mustTake(t, s, "a", 0, limit, time.Minute)
+		if p.Remaining != 0 {
+			t.Errorf("peek: got remaining %d, want 0", p.Remaining)
+		}
+		// Another key has its own count.
+		d := mustTake(t, s, "b", 1, limit, time.Minute)
+		if !d.Allowed || d.Remaining != limit-1 {
+			t.Errorf("second key: got allowed=%v remaining=%d, want true %d", d.Allowed, d.Remaining, limit-1)
+		}
+	})
 }
 
 // TestStore_RetryAfterIsTimeUntilAdmitted checks RetryAfter against the clock: just before it the
@@ -171,165 +166,149 @@ func TestStore_RetryAfterOnRedisClock(t *testing.T) {
 // TestFixedWindow_HundredPerClockHour is the lead intake's limit: 100 per key per clock hour.
 func TestFixedWindow_HundredPerClockHour(t *testing.T) {
 	t.Parallel()
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			t.Parallel()
-			clock := newFakeClock(t0) // 10:20:00.5
-			l := NewLimiter(b.new(t, FixedClock, clock.Now), rateOf(IntakeLimit, IntakePeriod), IntakePolicy)
-			ctx := context.Background()
-			for i := int64(1); i <= 100; i++ {
-				d := l.Allow(ctx, "pk_live_a")
-				if !d.Allowed || d.Remaining != 100-i {
-					t.Fatalf("submission %d: got allowed=%v remaining=%d, want true %d", i, d.Allowed, d.Remaining, 100-i)
-				}
-				if d.ResetSeconds() != 2400 {
-					t.Fatalf("submission %d: got reset %ds, want 2400 (to 11:00)", i, d.ResetSeconds())
-				}
-			}
+	eachBackend(t, func(t *testing.T, b backend) {
+		clock := newFakeClock(t0) // 10:20:00.5
+		l := NewLimiter(b.new(t, FixedClock, clock.Now), rateOf(IntakeLimit, IntakePeriod), IntakePolicy)
+		ctx := context.Background()
+		for i := int64(1); i <= 100; i++ {
 			d := l.Allow(ctx, "pk_live_a")
-			if d.Allowed {
-				t.Fatalf("101st admitted")
+			if !d.Allowed || d.Remaining != 100-i {
+				t.Fatalf("submission %d: got allowed=%v remaining=%d, want true %d", i, d.Allowed, d.Remaining, 100-i)
 			}
-			if got, want := d.RetryAfterSeconds(), int64(2400); got != want {
-				t.Errorf("101st: got retryAfter %d, want %d (seconds to 11:00:00, rounded up)", got, want)
+			if d.ResetSeconds() != 2400 {
+				t.Fatalf("submission %d: got reset %ds, want 2400 (to 11:00)", i, d.ResetSeconds())
 			}
-			if got, want := d.RetryAfter, 39*time.Minute+59*time.Second+500*time.Millisecond; got != want {
-				t.Errorf("101st: got RetryAfter %v, want %v", got, want)
+		}
+		d := l.Allow(ctx, "pk_live_a")
+		if d.Allowed {
+			t.Fatalf("101st admitted")
+		}
+		if got, want := d.RetryAfterSeconds(), int64(2400); got != want {
+			t.Errorf("101st: got retryAfter %d, want %d (seconds to 11:00:00, rounded up)", got, want)
+		}
+		if got, want := d.RetryAfter, 39*time.Minute+59*time.Second+500*time.Millisecond; got != want {
+			t.Errorf("101st: got RetryAfter %v, want %v", got, want)
+		}
+		if !l.Allow(ctx, "pk_live_b").Allowed {
+			t.Errorf("another key refused")
+		}
+		clock.Set(time.Date(2026, 3, 2, 10, 59, 59, 999_000_000, time.UTC))
+		for range 50 {
+			if l.Allow(ctx, "pk_live_a").Allowed {
+				t.Fatalf("admitted at 10:59:59.999")
 			}
-			if !l.Allow(ctx, "pk_live_b").Allowed {
-				t.Errorf("another key refused")
-			}
-			clock.Set(time.Date(2026, 3, 2, 10, 59, 59, 999_000_000, time.UTC))
-			for range 50 {
-				if l.Allow(ctx, "pk_live_a").Allowed {
-					t.Fatalf("admitted at 10:59:59.999")
-				}
-			}
-			if got := l.Allow(ctx, "pk_live_a").RetryAfterSeconds(); got != 1 {
-				t.Errorf("at 10:59:59.999: got retryAfter %d, want 1", got)
-			}
-			clock.Set(time.Date(2026, 3, 2, 11, 0, 0, 0, time.UTC))
-			d = l.Allow(ctx, "pk_live_a")
-			if !d.Allowed || d.Remaining != 99 || d.ResetSeconds() != 3600 {
-				t.Errorf("at 11:00: got allowed=%v remaining=%d reset=%d, want true 99 3600 (refusals not counted)", d.Allowed, d.Remaining, d.ResetSeconds())
-			}
-		})
-	}
+		}
+		if got := l.Allow(ctx, "pk_live_a").RetryAfterSeconds(); got != 1 {
+			t.Errorf("at 10:59:59.999: got retryAfter %d, want 1", got)
+		}
+		clock.Set(time.Date(2026, 3, 2, 11, 0, 0, 0, time.UTC))
+		d = l.Allow(ctx, "pk_live_a")
+		if !d.Allowed || d.Remaining != 99 || d.ResetSeconds() != 3600 {
+			t.Errorf("at 11:00: got allowed=%v remaining=%d reset=%d, want true 99 3600 (refusals not counted)", d.Allowed, d.Remaining, d.ResetSeconds())
+		}
+	})
 }
 
 // TestStore_UluleInterface drives the stores through ulule's limiter.Limiter.
 func TestStore_UluleInterface(t *testing.T) {
 	t.Parallel()
-	for _, b := range backends {
-		for _, w := range windows {
-			t.Run(b.name+" "+w.String(), func(t *testing.T) {
-				t.Parallel()
-				clock := newFakeClock(t0)
-				l := limiter.New(b.new(t, w, clock.Now), rateOf(3, time.Minute))
-				ctx := context.Background()
-				for i := int64(1); i <= 3; i++ {
-					c, err := l.Get(ctx, "k")
-					if err != nil || c.Reached || c.Remaining != 3-i || c.Limit != 3 {
-						t.Fatalf("Get %d: got %+v, %v", i, c, err)
-					}
-					if c.Reset <= t0.Unix() || c.Reset > t0.Add(time.Minute).Unix()+1 {
-						t.Errorf("Get %d: got Reset %d, want Unix seconds within the minute after %d", i, c.Reset, t0.Unix())
-					}
-				}
-				if c, err := l.Get(ctx, "k"); err != nil || !c.Reached {
-					t.Fatalf("Get 4: got %+v, %v, want reached", c, err)
-				}
-				if c, err := l.Peek(ctx, "k"); err != nil || !c.Reached || c.Remaining != 0 {
-					t.Fatalf("Peek: got %+v, %v, want reached, 0 remaining", c, err)
-				}
-				if c, err := l.Reset(ctx, "k"); err != nil || c.Remaining != 3 {
-					t.Fatalf("Reset: got %+v, %v", c, err)
-				}
-				if c, err := l.Increment(ctx, "k", 2); err != nil || c.Reached || c.Remaining != 1 {
-					t.Fatalf("Increment 2: got %+v, %v", c, err)
-				}
-				if c, err := l.Increment(ctx, "k", 2); err != nil || !c.Reached || c.Remaining != 1 {
-					t.Fatalf("Increment 2 more: got %+v, %v, want reached with 1 remaining", c, err)
-				}
-				if c, err := l.Peek(ctx, "other"); err != nil || c.Reached || c.Remaining != 3 {
-					t.Fatalf("Peek of an unused key: got %+v, %v", c, err)
-				}
-			})
+	eachBackendWindow(t, func(t *testing.T, b backend, w Window) {
+		clock := newFakeClock(t0)
+		l := limiter.New(b.new(t, w, clock.Now), rateOf(3, time.Minute))
+		ctx := context.Background()
+		for i := int64(1); i <= 3; i++ {
+			c, err := l.Get(ctx, "k")
+			if err != nil || c.Reached || c.Remaining != 3-i || c.Limit != 3 {
+				t.Fatalf("Get %d: got %+v, %v", i, c, err)
+			}
+			if c.Reset <= t0.Unix() || c.Reset > t0.Add(time.Minute).Unix()+1 {
+				t.Errorf("Get %d: got Reset %d, want Unix seconds within the minute after %d", i, c.Reset, t0.Unix())
+			}
 		}
-	}
+		if c, err := l.Get(ctx, "k"); err != nil || !c.Reached {
+			t.Fatalf("Get 4: got %+v, %v, want reached", c, err)
+		}
+		if c, err := l.Peek(ctx, "k"); err != nil || !c.Reached || c.Remaining != 0 {
+			t.Fatalf("Peek: got %+v, %v, want reached, 0 remaining", c, err)
+		}
+		if c, err := l.Reset(ctx, "k"); err != nil || c.Remaining != 3 {
+			t.Fatalf("Reset: got %+v, %v", c, err)
+		}
+		if c, err := l.Increment(ctx, "k", 2); err != nil || c.Reached || c.Remaining != 1 {
+			t.Fatalf("Increment 2: got %+v, %v", c, err)
+		}
+		if c, err := l.Increment(ctx, "k", 2); err != nil || !c.Reached || c.Remaining != 1 {
+			t.Fatalf("Increment 2 more: got %+v, %v, want reached with 1 remaining", c, err)
+		}
+		if c, err := l.Peek(ctx, "other"); err != nil || c.Reached || c.Remaining != 3 {
+			t.Fatalf("Peek of an unused key: got %+v, %v", c, err)
+		}
+	})
 }
 
 func TestStore_RefundTakesBackOneRequest(t *testing.T) {
 	t.Parallel()
-	for _, b := range backends {
-		for _, w := range windows {
-			t.Run(b.name+" "+w.String(), func(t *testing.T) {
-				t.Parallel()
-				clock := newFakeClock(t0)
-				s := b.new(t, w, clock.Now)
-				rate := rateOf(3, time.Minute)
-				ctx := context.Background()
-				mustTake(t, s, "k", 1, 3, time.Minute)
-				d := mustTake(t, s, "k", 1, 3, time.Minute)
-				if err := s.Refund(ctx, "k", rate, d); err != nil {
-					t.Fatal(err)
-				}
-				if p := mustTake(t, s, "k", 0, 3, time.Minute); p.Remaining != 2 {
-					t.Errorf("after refund: got remaining %d, want 2", p.Remaining)
-				}
-				// A refused decision takes nothing back; a sliding log also ignores a second
-				// refund of one decision (a fixed counter cannot, see Store.Refund).
-				if w == Sliding {
-					if err := s.Refund(ctx, "k", rate, d); err != nil {
-						t.Fatal(err)
-					}
-				}
-				refused := mustTake(t, s, "k", 5, 3, time.Minute)
-				if err := s.Refund(ctx, "k", rate, refused); err != nil {
-					t.Fatal(err)
-				}
-				if p := mustTake(t, s, "k", 0, 3, time.Minute); p.Remaining != 2 {
-					t.Errorf("after a second refund: got remaining %d, want 2", p.Remaining)
-				}
-			})
+	eachBackendWindow(t, func(t *testing.T, b backend, w Window) {
+		clock := newFakeClock(t0)
+		s := b.new(t, w, clock.Now)
+		rate := rateOf(3, time.Minute)
+		ctx := context.Background()
+		mustTake(t, s, "k", 1, 3, time.Minute)
+		d := mustTake(t, s, "k", 1, 3, time.Minute)
+		if err := s.Refund(ctx, "k", rate, d); err != nil {
+			t.Fatal(err)
 		}
-	}
+		if p := mustTake(t, s, "k", 0, 3, time.Minute); p.Remaining != 2 {
+			t.Errorf("after refund: got remaining %d, want 2", p.Remaining)
+		}
+		// A refused decision takes nothing back; a sliding log also ignores a second
+		// refund of one decision (a fixed counter cannot, see Store.Refund).
+		if w == Sliding {
+			if err := s.Refund(ctx, "k", rate, d); err != nil {
+				t.Fatal(err)
+			}
+		}
+		refused := mustTake(t, s, "k", 5, 3, time.Minute)
+		if err := s.Refund(ctx, "k", rate, refused); err != nil {
+			t.Fatal(err)
+		}
+		if p := mustTake(t, s, "k", 0, 3, time.Minute); p.Remaining != 2 {
+			t.Errorf("after a second refund: got remaining %d, want 2", p.Remaining)
+		}
+	})
 }
 
 // TestStore_ConcurrentAdmitsExactlyLimit hits one key from many goroutines (and, for Redis, two
 // clients, as two server processes would).
 func TestStore_ConcurrentAdmitsExactlyLimit(t *testing.T) {
 	t.Parallel()
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			t.Parallel()
-			stores := []Store{b.new(t, Sliding, nil)}
-			if b.name == "redis" {
-				c := newTestRedis(t)
-				stores = append(stores, NewRedisSlidingStore(c, stores[0].(*RedisStore).prefix))
-			}
-			const limit, workers, each = 600, 40, 25
-			var admitted atomic.Int64
-			var wg sync.WaitGroup
-			for i := range workers {
-				s := stores[i%len(stores)]
-				wg.Go(func() {
-					for range each {
-						d, err := s.Take(context.Background(), "k", 1, rateOf(limit, time.Minute))
-						if err != nil {
-							t.Error(err)
-							return
-						}
-						if d.Allowed {
-							admitted.Add(1)
-						}
+	eachBackend(t, func(t *testing.T, b backend) {
+		stores := []Store{b.new(t, Sliding, nil)}
+		if b.name == "redis" {
+			c := newTestRedis(t)
+			stores = append(stores, NewRedisSlidingStore(c, stores[0].(*RedisStore).prefix))
+		}
+		const limit, workers, each = 600, 40, 25
+		var admitted atomic.Int64
+		var wg sync.WaitGroup
+		for i := range workers {
+			s := stores[i%len(stores)]
+			wg.Go(func() {
+				for range each {
+					d, err := s.Take(context.Background(), "k", 1, rateOf(limit, time.Minute))
+					if err != nil {
+						t.Error(err)
+						return
 					}
-				})
-			}
-			wg.Wait()
-			if got := admitted.Load(); got != limit {
-				t.Errorf("got %d admitted of %d, want exactly %d", got, workers*each, limit)
-			}
-		})
-	}
+					if d.Allowed {
+						admitted.Add(1)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		if got := admitted.Load(); got != limit {
+			t.Errorf("got %d admitted of %d, want exactly %d", got, workers*each, limit)
+		}
+	})
 }
