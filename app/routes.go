@@ -132,7 +132,7 @@ func (a authed) Delete(path string, h ...fiber.Handler) fiber.Router {
 // inputGuard holds each request to what the OpenAPI document says of its operation's input
 // (openapi.Inputs): its documented query parameters must be UTF-8 text without NUL (422
 // invalid_encoding), and it tells httpx.Decode which body members may not be null. (Free-text
-// path parameters, the external ids, are contacts.PathRef's.)
+// path parameters, the external ids, are extref.FromPath's.)
 func inputGuard() fiber.Handler {
 	inputs, err := openapi.Inputs()
 	if err != nil {

@@ -7,8 +7,9 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/brokerdesk/brokerdesk/app/contacts"
+	"github.com/brokerdesk/brokerdesk/app/platform/check"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
+	"github.com/brokerdesk/brokerdesk/app/platform/ptr"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/schema"
 )
@@ -58,9 +59,9 @@ func (in *Input) parse() (parsed, error) {
 	if in.Title == nil || strings.TrimSpace(*in.Title) == "" {
 		v.Add("title", "required", "must not be empty")
 	}
-	contacts.CheckLen(&v, "title", in.Title, MaxTitle)
-	contacts.CheckLen(&v, "description", in.Description, MaxDescription)
-	contacts.CheckLen(&v, "location", in.Location, MaxLocation)
+	check.Len(&v, "title", in.Title, MaxTitle)
+	check.Len(&v, "description", in.Description, MaxDescription)
+	check.Len(&v, "location", in.Location, MaxLocation)
 	if in.Type != nil {
 		v.Check("type", slices.Contains(schema.AppointmentTypes, *in.Type), "invalid_enum",
 			"must be one of "+strings.Join(schema.AppointmentTypes, ", "))
@@ -136,22 +137,20 @@ func parseID(s *string) *uuid.UUID {
 	return &id
 }
 
-func str(s string) *string { return &s }
-
 func idStr(u *uuid.UUID) *string {
 	if u == nil {
 		return nil
 	}
-	return str(u.String())
+	return ptr.To(u.String())
 }
 
 // inputOf is the Input of a stored series: what a PATCH with scope all merges into.
 func inputOf(a *ent.Appointment) Input {
 	loc := location(a)
 	allDay := a.AllDay
-	in := Input{Title: str(a.Title), Description: str(a.Description), Location: str(a.Location), Type: str(string(a.Type)),
-		StartAt: str(a.StartAt.In(loc).Format(time.RFC3339)), EndAt: str(a.EndAt.In(loc).Format(time.RFC3339)),
-		AllDay: &allDay, TimeZone: str(a.TimeZone), Recurrence: a.Recurrence, OwnerID: idStr(a.OwnerID), ContactID: idStr(a.ContactID)}
+	in := Input{Title: ptr.To(a.Title), Description: ptr.To(a.Description), Location: ptr.To(a.Location), Type: ptr.To(string(a.Type)),
+		StartAt: ptr.To(a.StartAt.In(loc).Format(time.RFC3339)), EndAt: ptr.To(a.EndAt.In(loc).Format(time.RFC3339)),
+		AllDay: &allDay, TimeZone: ptr.To(a.TimeZone), Recurrence: a.Recurrence, OwnerID: idStr(a.OwnerID), ContactID: idStr(a.ContactID)}
 	return in
 }
 
@@ -183,9 +182,9 @@ func (in *OccurrenceInput) parse(loc *time.Location) (time.Time, time.Time, erro
 	if in.Title == nil || strings.TrimSpace(*in.Title) == "" {
 		v.Add("title", "required", "must not be empty")
 	}
-	contacts.CheckLen(&v, "title", in.Title, MaxTitle)
-	contacts.CheckLen(&v, "description", in.Description, MaxDescription)
-	contacts.CheckLen(&v, "location", in.Location, MaxLocation)
+	check.Len(&v, "title", in.Title, MaxTitle)
+	check.Len(&v, "description", in.Description, MaxDescription)
+	check.Len(&v, "location", in.Location, MaxLocation)
 	if in.Type != nil {
 		v.Check("type", slices.Contains(schema.AppointmentTypes, *in.Type), "invalid_enum",
 			"must be one of "+strings.Join(schema.AppointmentTypes, ", "))

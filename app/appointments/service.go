@@ -10,6 +10,7 @@ import (
 
 	"github.com/brokerdesk/brokerdesk/app/events"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
+	"github.com/brokerdesk/brokerdesk/app/platform/ptr"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/appointment"
 	"github.com/brokerdesk/brokerdesk/ent/appointmentexception"
@@ -112,9 +113,9 @@ func checkLinks(ctx context.Context, in Input) error {
 // apply writes in (parsed as p) to m.
 func apply(m *ent.AppointmentMutation, in Input, p parsed) {
 	m.SetTitle(strings.TrimSpace(*in.Title))
-	m.SetDescription(deref(in.Description))
-	m.SetLocation(strings.TrimSpace(deref(in.Location)))
-	m.SetType(appointment.Type(orDefault(in.Type, "meeting")))
+	m.SetDescription(ptr.Deref(in.Description))
+	m.SetLocation(strings.TrimSpace(ptr.Deref(in.Location)))
+	m.SetType(appointment.Type(ptr.Or(in.Type, "meeting")))
 	m.SetStartAt(p.start)
 	m.SetEndAt(p.end)
 	m.SetAllDay(in.AllDay != nil && *in.AllDay)
@@ -139,20 +140,6 @@ func apply(m *ent.AppointmentMutation, in Input, p parsed) {
 	} else {
 		m.ClearContactID()
 	}
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
-func orDefault(s *string, def string) string {
-	if s == nil {
-		return def
-	}
-	return *s
 }
 
 // Create stores an appointment or series and records appointment.created. The owner defaults
@@ -333,8 +320,8 @@ func (s *Service) OccurrenceInputOf(ctx context.Context, a *ent.Appointment, occ
 		return OccurrenceInput{}, errs.InvalidField("occurrenceStart", "occurrence_cancelled", "this occurrence was cancelled")
 	}
 	o := occurrenceOf(a, occ, x)
-	return OccurrenceInput{Title: str(o.Title), Description: str(o.Description), Location: str(o.Location), Type: str(o.Type),
-		StartAt: str(o.StartAt.Format(time.RFC3339)), EndAt: str(o.EndAt.Format(time.RFC3339))}, nil
+	return OccurrenceInput{Title: ptr.To(o.Title), Description: ptr.To(o.Description), Location: ptr.To(o.Location), Type: ptr.To(o.Type),
+		StartAt: ptr.To(o.StartAt.Format(time.RFC3339)), EndAt: ptr.To(o.EndAt.Format(time.RFC3339))}, nil
 }
 
 // UpdateThis stores in as the exception of occurrence occ and records
@@ -376,13 +363,13 @@ func (s *Service) UpdateThis(ctx context.Context, a *ent.Appointment, occ time.T
 	}
 	if x == nil {
 		x, err = db.AppointmentException.Create().SetAppointmentID(a.ID).SetOccurrenceStart(occ).
-			SetNillableTitle(ov(title, a.Title)).SetNillableDescription(ov(deref(in.Description), a.Description)).
-			SetNillableLocation(ov(deref(in.Location), a.Location)).SetNillableType(ov(deref(in.Type), string(a.Type))).
+			SetNillableTitle(ov(title, a.Title)).SetNillableDescription(ov(ptr.Deref(in.Description), a.Description)).
+			SetNillableLocation(ov(ptr.Deref(in.Location), a.Location)).SetNillableType(ov(ptr.Deref(in.Type), string(a.Type))).
 			SetNillableStartAt(startOv).SetNillableEndAt(endOv).Save(ctx)
 	} else {
 		u := db.AppointmentException.UpdateOne(x).ClearTitle().ClearDescription().ClearLocation().ClearType().ClearStartAt().ClearEndAt()
-		x, err = u.SetNillableTitle(ov(title, a.Title)).SetNillableDescription(ov(deref(in.Description), a.Description)).
-			SetNillableLocation(ov(deref(in.Location), a.Location)).SetNillableType(ov(deref(in.Type), string(a.Type))).
+		x, err = u.SetNillableTitle(ov(title, a.Title)).SetNillableDescription(ov(ptr.Deref(in.Description), a.Description)).
+			SetNillableLocation(ov(ptr.Deref(in.Location), a.Location)).SetNillableType(ov(ptr.Deref(in.Type), string(a.Type))).
 			SetNillableStartAt(startOv).SetNillableEndAt(endOv).Save(ctx)
 	}
 	if err != nil {
@@ -411,8 +398,8 @@ func touch(ctx context.Context, a *ent.Appointment) error {
 func SplitInput(a *ent.Appointment, occ time.Time) Input {
 	in := inputOf(a)
 	loc := location(a)
-	in.StartAt = str(occ.In(loc).Format(time.RFC3339))
-	in.EndAt = str(occ.Add(a.EndAt.Sub(a.StartAt)).In(loc).Format(time.RFC3339))
+	in.StartAt = ptr.To(occ.In(loc).Format(time.RFC3339))
+	in.EndAt = ptr.To(occ.Add(a.EndAt.Sub(a.StartAt)).In(loc).Format(time.RFC3339))
 	return in
 }
 
@@ -428,7 +415,7 @@ func (s *Service) UpdateFollowing(ctx context.Context, a *ent.Appointment, occ t
 	}
 	old := ruleOf(a)
 	if in.Recurrence != nil && *in.Recurrence == *a.Recurrence && old.Count() > 0 {
-		in.Recurrence = str(old.WithCount(old.Count() - idx).String())
+		in.Recurrence = ptr.To(old.WithCount(old.Count() - idx).String())
 	}
 	if _, err := in.parse(); err != nil {
 		return Series{}, err

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/brokerdesk/brokerdesk/app/events"
+	"github.com/brokerdesk/brokerdesk/app/platform/check"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
 	"github.com/brokerdesk/brokerdesk/ent"
@@ -93,7 +94,7 @@ func (in *NoteBody) Validate() error {
 	v.Require("content", in.Content != nil)
 	if in.Content != nil {
 		v.Check("content", strings.TrimSpace(*in.Content) != "", "required", "must not be blank")
-		CheckLen(&v, "content", in.Content, MaxNote)
+		check.Len(&v, "content", in.Content, MaxNote)
 	}
 	if in.patch {
 		v.Check("occurredAt", in.OccurredAt == nil, "read_only_field", "only content can be changed")
@@ -110,8 +111,8 @@ func (in *NoteBody) Validate() error {
 		name := fmt.Sprintf("externalReferences.%d.", i)
 		v.Check(name+"source", strings.TrimSpace(r.Source) != "", "required", "is required")
 		v.Check(name+"externalId", strings.TrimSpace(r.ExternalID) != "", "required", "is required")
-		CheckLen(&v, name+"source", &r.Source, 100)
-		CheckLen(&v, name+"externalId", &r.ExternalID, 255)
+		check.Len(&v, name+"source", &r.Source, 100)
+		check.Len(&v, name+"externalId", &r.ExternalID, 255)
 		for _, o := range in.ExternalReferences[:i] {
 			v.Check(name+"externalId", o.Source != r.Source || o.ExternalID != r.ExternalID, "duplicate", "is listed twice")
 		}

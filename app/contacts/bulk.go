@@ -8,6 +8,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
+	"github.com/brokerdesk/brokerdesk/app/platform/extref"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 	"github.com/brokerdesk/brokerdesk/tenancy"
@@ -87,7 +88,7 @@ func (h *Handler) bulkItem(c *fiber.Ctx, raw json.RawMessage) (string, bool, err
 	if err := json.Unmarshal(refRaw, &ref); err != nil || ref.Source == "" || ref.ExternalID == "" {
 		v.Add("externalReference", "required", "needs source and externalId")
 	} else {
-		CheckRefs(&v, []schematype.ExternalRef{ref})
+		extref.Check(&v, []schematype.ExternalRef{ref})
 	}
 	if err := v.Err(); err != nil {
 		return "", false, err

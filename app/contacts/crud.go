@@ -11,6 +11,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
+	"github.com/brokerdesk/brokerdesk/app/platform/extref"
+	"github.com/brokerdesk/brokerdesk/app/platform/ptr"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contactactivity"
@@ -101,7 +103,7 @@ type row struct {
 
 // rowOf turns a checked document (groups cleaned by check) into columns.
 func (s *Service) rowOf(id, company uuid.UUID, d Doc, groups map[string]map[string]any, owner *uuid.UUID) (row, error) {
-	r := row{first: strings.TrimSpace(deref(d.FirstName)), last: strings.TrimSpace(deref(d.LastName)),
+	r := row{first: strings.TrimSpace(ptr.Deref(d.FirstName)), last: strings.TrimSpace(ptr.Deref(d.LastName)),
 		owner: owner, tags: cleanTags(d.Tags), labels: d.Labels, custom: d.CustomFields, refs: d.ExternalReferences,
 		groups: schematype.ContactGroups{}}
 	if r.labels == nil {
@@ -194,42 +196,7 @@ func (s *Service) checkOwner(ctx context.Context, given *uuid.UUID, create bool)
 
 // refsFree refuses external references another contact of the company carries (409).
 func refsFree(ctx context.Context, refs []schematype.ExternalRef, self uuid.UUID) error {
-	return RefsFree(ctx, refResource, "contact", refs, self)
-}
-
-// RefsFree answers 409 external_reference_taken when another record than self of resource (its
-// name in the external_refs lookup table; noun names it in the detail) carries one of refs.
-// Records the caller cannot see count too: a reference is the company's, not the user's, and
-// saying "taken" names no data of the other record. The unique index decides races; this gives
-// the usual case a clear answer. Contacts, leads, contracts and tasks all check here.
-func RefsFree(ctx context.Context, resource, noun string, refs []schematype.ExternalRef, self uuid.UUID) error {
-	for _, r := range refs {
-		var taken bool
-		err := tenancy.LiftVisibility(ctx, func() (err error) {
-			taken, err = tenancy.Client(ctx).ExternalRef.Query().Where(externalref.Resource(resource),
-				externalref.Source(r.Source), externalref.ExternalID(r.ExternalID), externalref.ResourceIDNEQ(self)).Exist(ctx)
-			return err
-		})
-		if err != nil {
-			return fmt.Errorf("check external reference: %w", err)
-		}
-		if taken {
-			return errs.Conflict("external_reference_taken",
-				"another %s carries the external reference %s/%s", noun, r.Source, r.ExternalID)
-		}
-	}
-	return nil
-}
-
-// RefTaken is the answer of an external upsert whose reference a record of resource noun
-// carries that the credential may not see (issue 20 item 8): 409 external_reference_taken, as
-// when a create names a taken reference (RefsFree), never 404, which claimed that nothing
-// carries it (and the next create would be refused with 409 anyway). It says the reference is
-// taken and nothing of the record: references are the company's identifiers, their existence is
-// not hidden from its users; the record's data and id are.
-func RefTaken(noun string, ref schematype.ExternalRef) error {
-	return errs.Conflict("external_reference_taken",
-		"the external reference %s/%s is carried by a %s this credential may not see or change", ref.Source, ref.ExternalID, noun)
+	return extref.Free(ctx, refResource, refs, self)
 }
 
 // CreateDoc validates and stores a new contact with its phones and records contact.created.
@@ -276,7 +243,7 @@ func (s *Service) CreateDoc(ctx context.Context, d Doc) (*ent.Contact, []*ent.Co
 	}
 	phones := make([]Phone, len(d.Phones))
 	for i, p := range d.Phones {
-		phones[i] = Phone{Number: p.Number, Type: deref(p.Type), IsPrimary: p.IsPrimary}
+		phones[i] = Phone{Number: p.Number, Type: ptr.Deref(p.Type), IsPrimary: p.IsPrimary}
 	}
 	var stored []*ent.ContactPhone
 	err = tenancy.LiftVisibility(ctx, func() (err error) { stored, err = s.addPhones(ctx, c.ID, nil, phones); return err })
@@ -363,7 +330,7 @@ func (s *Service) UpdateWith(ctx context.Context, c *ent.Contact, phones []*ent.
 // same reports whether r stores what c holds (sealed values compare by content).
 func (s *Service) same(c *ent.Contact, r row) bool {
 	if c.FirstName != r.first || c.LastName != r.last || c.CompanyName != strings.TrimSpace(r.company) ||
-		deref(c.Email) != deref(r.email) || (c.Email == nil) != (r.email == nil) ||
+		ptr.Deref(c.Email) != ptr.Deref(r.email) || (c.Email == nil) != (r.email == nil) ||
 		!reflect.DeepEqual(c.OwnerID, r.owner) || !reflect.DeepEqual(nonNil(c.Tags), nonNil(r.tags)) ||
 		!reflect.DeepEqual(nonNil(c.Labels), nonNil(r.labels)) || !jsonEqual(c.CustomFields, r.custom) ||
 		!jsonEqual(c.Groups, r.groups) || !reflect.DeepEqual(nonNil(c.ExternalReferences), nonNil(r.refs)) ||

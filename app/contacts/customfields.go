@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/brokerdesk/brokerdesk/app/platform/check"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/customfielddefinition"
@@ -41,7 +42,7 @@ func (in CustomFieldInput) Validate() error {
 		"must start with a lower-case letter and hold 1-50 letters, digits or _")
 	n := utf8.RuneCountInString(strings.TrimSpace(in.Label))
 	v.Check("label", n >= 1 && n <= 100, "invalid_length", "must have 1 to 100 characters")
-	CheckText(&v, "label", in.Label)
+	check.Text(&v, "label", in.Label)
 	v.Check("dataType", slices.Contains(CustomDataTypes, in.DataType), "invalid_enum",
 		"must be one of "+strings.Join(CustomDataTypes, ", "))
 	if in.DataType == "enum" {
@@ -162,7 +163,7 @@ func (s *Service) checkCustom(ctx context.Context, vals map[string]any) error {
 			str, ok := val.(string)
 			v.Check(path, ok, "invalid_type", "must be a string")
 			if ok {
-				CheckLen(&v, path, &str, MaxCustomStr)
+				check.Len(&v, path, &str, MaxCustomStr)
 			}
 		case "number":
 			_, ok := asNumber(val)

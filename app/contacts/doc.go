@@ -12,8 +12,11 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/brokerdesk/brokerdesk/app/platform/check"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
+	"github.com/brokerdesk/brokerdesk/app/platform/extref"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
+	"github.com/brokerdesk/brokerdesk/app/platform/ptr"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 )
 
@@ -102,8 +105,8 @@ var reColor = regexp.MustCompile(`^[a-z]+$`)
 func (d *Doc) check(v *errs.Invalid, phones bool, now time.Time) map[string]map[string]any {
 	switch d.Type {
 	case TypePrivate:
-		v.Check("firstName", strings.TrimSpace(deref(d.FirstName)) != "", "required", "a private contact needs a first name")
-		v.Check("lastName", strings.TrimSpace(deref(d.LastName)) != "", "required", "a private contact needs a last name")
+		v.Check("firstName", strings.TrimSpace(ptr.Deref(d.FirstName)) != "", "required", "a private contact needs a first name")
+		v.Check("lastName", strings.TrimSpace(ptr.Deref(d.LastName)) != "", "required", "a private contact needs a last name")
 	case TypeBusiness:
 		v.Check("business.companyName", d.CompanyName() != "", "required", "a business contact needs business.companyName")
 	default:
@@ -125,7 +128,7 @@ func (d *Doc) checkValues(v *errs.Invalid, phones bool, now time.Time) map[strin
 		name := fmt.Sprintf("tags.%d", i)
 		n := utf8.RuneCountInString(strings.TrimSpace(t))
 		v.Check(name, n >= 1 && n <= MaxTag, "invalid_length", fmt.Sprintf("must have 1 to %d characters", MaxTag))
-		CheckText(v, name, t)
+		check.Text(v, name, t)
 	}
 	colors := FieldCatalog().LabelColors
 	v.Check("labels", len(d.Labels) <= MaxLabels, "too_many", fmt.Sprintf("at most %d labels", MaxLabels))
@@ -136,7 +139,7 @@ func (d *Doc) checkValues(v *errs.Invalid, phones bool, now time.Time) map[strin
 	if d.WriteMode != nil {
 		v.Check("writeMode", slices.Contains(WriteModes, *d.WriteMode), "invalid_enum", "must be one of "+strings.Join(WriteModes, ", "))
 	}
-	CheckRefs(v, d.ExternalReferences)
+	extref.Check(v, d.ExternalReferences)
 	if d.Type != TypePrivate && d.Type != TypeBusiness {
 		return nil
 	}
@@ -203,13 +206,6 @@ func cleanTags(tags []string) []string {
 		}
 	}
 	return out
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
 
 // FillEmpty drops from patch every key whose value in cur is not empty today (writeMode

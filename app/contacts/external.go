@@ -3,50 +3,25 @@ package contacts
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"net/url"
-	"slices"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
+	"github.com/brokerdesk/brokerdesk/app/platform/extref"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
+	"github.com/brokerdesk/brokerdesk/app/platform/ptr"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
-	"github.com/brokerdesk/brokerdesk/ent/externalref"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
-// byRef finds the id of the contact carrying ref. References are the company's: the lookup
-// sees every contact's, so that an upsert can tell "no contact" from "a contact you may not
-// see" (which it must not take over).
-func byRef(ctx context.Context, ref schematype.ExternalRef) (uuid.UUID, bool, error) {
-	var r *ent.ExternalRef
-	err := tenancy.LiftVisibility(ctx, func() (err error) {
-		r, err = tenancy.Client(ctx).ExternalRef.Query().Where(externalref.Resource(refResource),
-			externalref.Source(ref.Source), externalref.ExternalID(ref.ExternalID)).Only(ctx)
-		return err
-	})
-	if ent.IsNotFound(err) {
-		return uuid.Nil, false, nil
-	}
-	if err != nil {
-		return uuid.Nil, false, fmt.Errorf("find contact by external reference: %w", err)
-	}
-	return r.ResourceID, true, nil
-}
-
 // GetByRef reads the visible contact carrying ref (404 otherwise).
 func (s *Service) GetByRef(ctx context.Context, ref schematype.ExternalRef) (*ent.Contact, []*ent.ContactPhone, error) {
-	id, ok, err := byRef(ctx, ref)
+	id, ok, err := extref.Owner(ctx, refResource, ref)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -60,67 +35,82 @@ func (s *Service) GetByRef(ctx context.Context, ref schematype.ExternalRef) (*en
 	return c, phones, nil
 }
 
+// withPhones is a contact with its phones, locked or saved by an upsert.
+type withPhones struct {
+	c      *ent.Contact
+	phones []*ent.ContactPhone
+}
+
+// upsertInput is the body of an external upsert: as a document (d) and as the merge patch it
+// is for an existing contact (patch, without its phones, which replace the contact's when the
+// body names them).
+type upsertInput struct {
+	d             Doc
+	patch         map[string]any
+	phones        []PhoneInput
+	replacePhones bool
+}
+
 // Upsert creates the contact carrying ref from d, or updates it: patch (the body as JSON)
 // merges into the stored contact like a PATCH (writeMode honoured), phones in the body replace
 // the contact's. A contact carrying ref that the caller may not see is never taken over: 409
-// external_reference_taken (RefTaken). Concurrent upserts of one reference are serialised by an
-// advisory lock.
+// external_reference_taken (extref.Taken). Concurrent upserts of one reference are serialised
+// by an advisory lock (extref.Upsert).
 func (s *Service) Upsert(ctx context.Context, ref schematype.ExternalRef, d Doc, patch map[string]any) (*ent.Contact, []*ent.ContactPhone, bool, error) {
-	db := tenancy.Client(ctx)
-	company, _ := tenancy.CompanyID(ctx)
-	sum := sha256.Sum256([]byte("contact-ref\x00" + company.String() + "\x00" + ref.Source + "\x00" + ref.ExternalID))
-	if _, err := db.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1)", int64(binary.BigEndian.Uint64(sum[:8]))); err != nil {
-		return nil, nil, false, fmt.Errorf("lock external reference: %w", err)
-	}
-	id, found, err := byRef(ctx, ref)
-	if err != nil {
-		return nil, nil, false, err
-	}
-	if !found {
-		if !slices.Contains(d.ExternalReferences, ref) {
-			d.ExternalReferences = append(slices.Clone(d.ExternalReferences), ref)
-		}
-		d.WriteMode = nil
-		c, phones, err := s.CreateDoc(ctx, d)
-		return c, phones, true, err
-	}
-	cur, phones, err := s.Lock(ctx, id)
-	if errors.Is(err, errs.ErrNotFound) {
-		return nil, nil, false, RefTaken("contact", ref)
-	}
-	if err != nil {
-		return nil, nil, false, err
-	}
-	doc, err := s.DocOf(cur)
-	if err != nil {
-		return nil, nil, false, err
-	}
 	newPhones, hasPhones := patch["phones"]
 	delete(patch, "phones")
-	var v errs.Invalid
-	(&Fields{Phones: d.Phones}).Check(&v, "")
-	if err := v.Err(); err != nil {
-		return nil, nil, false, err
+	in := upsertInput{d: d, patch: patch, phones: d.Phones, replacePhones: hasPhones && newPhones != nil}
+	r, created, err := extref.Upsert[withPhones, upsertInput, withPhones]{
+		Resource: refResource,
+		Refs:     func(in *upsertInput) *[]schematype.ExternalRef { return &in.d.ExternalReferences },
+		Create: func(ctx context.Context, in upsertInput) (withPhones, error) {
+			in.d.WriteMode = nil
+			c, phones, err := s.CreateDoc(ctx, in.d)
+			return withPhones{c, phones}, err
+		},
+		Lock: func(ctx context.Context, id uuid.UUID) (withPhones, error) {
+			c, phones, err := s.Lock(ctx, id)
+			return withPhones{c, phones}, err
+		},
+		Merge: s.mergeUpsert,
+		Update: func(ctx context.Context, cur withPhones, in upsertInput) (withPhones, error) {
+			saved, err := s.Update(ctx, cur.c, cur.phones, in.d)
+			if err != nil {
+				return withPhones{}, err
+			}
+			phones := cur.phones
+			if in.replacePhones {
+				if phones, err = s.replacePhones(ctx, saved, in.phones); err != nil {
+					return withPhones{}, err
+				}
+			}
+			return withPhones{saved, phones}, nil
+		},
+	}.Do(ctx, ref, in)
+	return r.c, r.phones, created, err
+}
+
+// mergeUpsert merges the upsert's patch into the stored contact cur like a PATCH; in.d becomes
+// the merged document. The body's phones are checked here, since they bypass the merge.
+func (s *Service) mergeUpsert(cur withPhones, in upsertInput) (upsertInput, error) {
+	doc, err := s.DocOf(cur.c)
+	if err != nil {
+		return in, err
 	}
-	if patch, err = FillEmptyIfAsked(doc, patch); err != nil {
-		return nil, nil, false, err
+	var v errs.Invalid
+	(&Fields{Phones: in.phones}).Check(&v, "")
+	if err := v.Err(); err != nil {
+		return in, err
+	}
+	patch, err := FillEmptyIfAsked(doc, in.patch)
+	if err != nil {
+		return in, err
 	}
 	if err := httpx.ApplyPatch(&doc, patch); err != nil {
-		return nil, nil, false, err
+		return in, err
 	}
-	if !slices.Contains(doc.ExternalReferences, ref) {
-		doc.ExternalReferences = append(slices.Clone(doc.ExternalReferences), ref)
-	}
-	saved, err := s.Update(ctx, cur, phones, doc)
-	if err != nil {
-		return nil, nil, false, err
-	}
-	if hasPhones && newPhones != nil {
-		if phones, err = s.replacePhones(ctx, saved, d.Phones); err != nil {
-			return nil, nil, false, err
-		}
-	}
-	return saved, phones, false, nil
+	in.d = doc
+	return in, nil
 }
 
 // replacePhones replaces the phones of c with in (already validated).
@@ -131,39 +121,14 @@ func (s *Service) replacePhones(ctx context.Context, c *ent.Contact, in []PhoneI
 	}
 	phones := make([]Phone, len(in))
 	for i, p := range in {
-		phones[i] = Phone{Number: p.Number, Type: deref(p.Type), IsPrimary: p.IsPrimary}
+		phones[i] = Phone{Number: p.Number, Type: ptr.Deref(p.Type), IsPrimary: p.IsPrimary}
 	}
 	return s.addPhones(ctx, c.ID, nil, phones)
 }
 
-// PathRef reads the path parameters source and externalId of an external upsert (percent-decoded,
-// copied out of Fiber's buffers); errors name them path.source and path.externalId. Contacts,
-// leads and contracts share it.
-func PathRef(c *fiber.Ctx) (schematype.ExternalRef, *errs.Invalid) {
-	var v errs.Invalid
-	get := func(name, field string, max int) string {
-		s, err := url.PathUnescape(c.Params(name))
-		ok := err == nil && strings.TrimSpace(s) != "" && utf8.RuneCountInString(s) <= max
-		v.Check(field, ok, "invalid_length", fmt.Sprintf("must have 1 to %d characters", max))
-		v.Check(field, !strings.ContainsRune(s, 0) && utf8.ValidString(s), "invalid_character",
-			"must be UTF-8 text without NUL characters")
-		return strings.Clone(s)
-	}
-	ref := schematype.ExternalRef{Source: get("source", "path.source", MaxRefSource),
-		ExternalID: get("externalId", "path.externalId", MaxRefExternalID)}
-	if len(v.Errors) > 0 {
-		return ref, &v
-	}
-	return ref, nil
-}
-
 // getExternal handles GET /external/{source}/contacts/{externalId}.
 func (h *Handler) getExternal(c *fiber.Ctx) error {
-	ref, perr := PathRef(c)
-	if perr != nil {
-		return perr
-	}
-	sel, err := selection(c)
+	ref, sel, err := external(c)
 	if err != nil {
 		return err
 	}
@@ -171,20 +136,36 @@ func (h *Handler) getExternal(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	return h.answer(c, sel, ct, phones, false)
+}
+
+// external reads the path reference and the field selection of an /external/… request; a bad
+// path is refused before the body is read.
+func external(c *fiber.Ctx) (schematype.ExternalRef, Selection, error) {
+	ref, err := extref.FromPath(c)
+	if err != nil {
+		return ref, nil, err
+	}
+	sel, err := selection(c)
+	return ref, sel, err
+}
+
+// answer renders the contact an external read or upsert found with the request's selection:
+// 201 at its URL when the upsert created it, 200 otherwise.
+func (h *Handler) answer(c *fiber.Ctx, sel Selection, ct *ent.Contact, phones []*ent.ContactPhone, created bool) error {
 	v, err := h.svc.Render(ct, phones, sel)
 	if err != nil {
 		return err
+	}
+	if created {
+		return httpx.Created(c, location(ct.ID.String()), v, ct.Version)
 	}
 	return httpx.OK(c, v, ct.Version)
 }
 
 // putExternal handles PUT /external/{source}/contacts/{externalId}: 201 created, 200 updated.
 func (h *Handler) putExternal(c *fiber.Ctx) error {
-	ref, perr := PathRef(c)
-	if perr != nil {
-		return perr
-	}
-	sel, err := selection(c)
+	ref, sel, err := external(c)
 	if err != nil {
 		return err
 	}
@@ -202,12 +183,5 @@ func (h *Handler) putExternal(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	v, err := h.svc.Render(ct, phones, sel)
-	if err != nil {
-		return err
-	}
-	if created {
-		return httpx.Created(c, location(ct.ID.String()), v, ct.Version)
-	}
-	return httpx.OK(c, v, ct.Version)
+	return h.answer(c, sel, ct, phones, created)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/brokerdesk/brokerdesk/app/platform/check"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/contactfinance"
@@ -78,7 +79,7 @@ func parseAmount(v *errs.Invalid, field string, s *string, required bool) *schem
 func (in *FinanceBody) Validate() error {
 	var v errs.Invalid
 	in.lists = map[string][]schematype.FinanceItem{}
-	check := func(list string, items *[]FinanceItemInput, flow bool) {
+	checkList := func(list string, items *[]FinanceItemInput, flow bool) {
 		if items == nil {
 			return
 		}
@@ -89,7 +90,7 @@ func (in *FinanceBody) Validate() error {
 			v.Check(name+"type", slices.Contains(FinanceTypes[list], it.Type), "invalid_enum",
 				"must be one of "+strings.Join(FinanceTypes[list], ", "))
 			item := schematype.FinanceItem{Type: it.Type, Description: strings.TrimSpace(it.Description), Interval: it.Interval}
-			CheckLen(&v, name+"description", &item.Description, MaxFinanceDescription)
+			check.Len(&v, name+"description", &item.Description, MaxFinanceDescription)
 			if m := parseAmount(&v, name+"amount", it.Amount, true); m != nil {
 				item.Amount = *m
 			}
@@ -111,11 +112,11 @@ func (in *FinanceBody) Validate() error {
 		}
 		in.lists[list] = out
 	}
-	check("income", in.Income, true)
-	check("expenses", in.Expenses, true)
-	check("assets", in.Assets, false)
-	check("liabilities", in.Liabilities, false)
-	check("realEstate", in.RealEstate, false)
+	checkList("income", in.Income, true)
+	checkList("expenses", in.Expenses, true)
+	checkList("assets", in.Assets, false)
+	checkList("liabilities", in.Liabilities, false)
+	checkList("realEstate", in.RealEstate, false)
 	return v.Err()
 }
 

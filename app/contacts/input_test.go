@@ -92,11 +92,3 @@ func TestPhoneType(t *testing.T) {
 		}
 	}
 }
-
-func TestValidEmail(t *testing.T) {
-	for in, want := range map[string]bool{"a@example.com": true, " a@example.com ": true, "Anna <a@example.com>": false, "a": false, "": false} {
-		if got := ValidEmail(in); got != want {
-			t.Errorf("ValidEmail(%q) = %v, want %v", in, got, want)
-		}
-	}
-}

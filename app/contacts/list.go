@@ -14,8 +14,10 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
+	"github.com/brokerdesk/brokerdesk/app/platform/check"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
+	"github.com/brokerdesk/brokerdesk/app/platform/identity"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
@@ -71,17 +73,17 @@ func ParseListFilter(c *fiber.Ctx, v *errs.Invalid) (f ListFilter, binding strin
 		n := utf8.RuneCountInString(f.Search)
 		v.Check("q", n >= MinSearch, "too_short", fmt.Sprintf("needs at least %d characters", MinSearch))
 		v.Check("q", n <= MaxSearch, "too_long", fmt.Sprintf("at most %d characters", MaxSearch))
-		CheckText(v, "q", f.Search)
+		check.Text(v, "q", f.Search)
 	}
 	if s := c.Query("type"); s != "" {
 		v.Check("type", s == TypePrivate || s == TypeBusiness, "invalid_enum", "must be private or business")
 		f.Type = strings.Clone(s)
 	}
 	if s := c.Query("email"); s != "" {
-		f.EmailKey = EmailKey(s)
+		f.EmailKey = identity.EmailKey(s)
 	}
 	if s := c.Query("phone"); s != "" {
-		key, ok := PhoneKey(s)
+		key, ok := identity.PhoneKey(s)
 		v.Check("phone", ok, "invalid_phone", "must be a phone number")
 		f.PhoneKey = key
 	}

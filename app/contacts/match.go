@@ -11,7 +11,9 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
+	"github.com/brokerdesk/brokerdesk/app/platform/check"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
+	"github.com/brokerdesk/brokerdesk/app/platform/extref"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
 	"github.com/brokerdesk/brokerdesk/app/platform/identity"
 	"github.com/brokerdesk/brokerdesk/ent"
@@ -41,7 +43,7 @@ func (in MatchInput) Validate() error {
 		in.DateOfBirth != nil || in.CompanyName != nil || in.ExternalReference != nil, "required", "give at least one property")
 	if in.ExternalReference != nil {
 		var rv errs.Invalid
-		CheckRefs(&rv, []schematype.ExternalRef{*in.ExternalReference})
+		extref.Check(&rv, []schematype.ExternalRef{*in.ExternalReference})
 		for _, e := range rv.Errors { // externalReferences.0.source -> externalReference.source
 			_, field, _ := strings.Cut(strings.TrimPrefix(e.Field, "externalReferences."), ".")
 			v.Add("externalReference."+field, e.Code, e.Detail)
@@ -51,19 +53,19 @@ func (in MatchInput) Validate() error {
 		v.Check("type", *in.Type == TypePrivate || *in.Type == TypeBusiness, "invalid_enum", "must be private or business")
 	}
 	if in.Email != nil {
-		v.Check("email", ValidEmail(*in.Email), "invalid_email", "must be an e-mail address")
+		v.Check("email", check.ValidEmail(*in.Email), "invalid_email", "must be an e-mail address")
 	}
 	if in.Phone != nil {
-		_, ok := PhoneKey(*in.Phone)
+		_, ok := identity.PhoneKey(*in.Phone)
 		v.Check("phone", ok, "invalid_phone", "must be a phone number")
 	}
 	if in.DateOfBirth != nil {
 		_, err := time.Parse(time.DateOnly, *in.DateOfBirth)
 		v.Check("dateOfBirth", err == nil, "invalid_date", "must be a date (YYYY-MM-DD)")
 	}
-	CheckLen(&v, "firstName", in.FirstName, MaxName)
-	CheckLen(&v, "lastName", in.LastName, MaxName)
-	CheckLen(&v, "companyName", in.CompanyName, MaxCompanyName)
+	check.Len(&v, "firstName", in.FirstName, check.MaxName)
+	check.Len(&v, "lastName", in.LastName, check.MaxName)
+	check.Len(&v, "companyName", in.CompanyName, MaxCompanyName)
 	return v.Err()
 }
 
@@ -91,12 +93,12 @@ func (s *Service) Match(ctx context.Context, in MatchInput) ([]MatchResult, erro
 	var preds []func(*entsql.Selector) *entsql.Predicate
 	if in.Email != nil {
 		preds = append(preds, func(sel *entsql.Selector) *entsql.Predicate {
-			return entsql.EQ(sel.C(contact.FieldEmailKey), EmailKey(*in.Email))
+			return entsql.EQ(sel.C(contact.FieldEmailKey), identity.EmailKey(*in.Email))
 		})
 	}
 	phoneKey := ""
 	if in.Phone != nil {
-		phoneKey, _ = PhoneKey(*in.Phone)
+		phoneKey, _ = identity.PhoneKey(*in.Phone)
 		preds = append(preds, func(sel *entsql.Selector) *entsql.Predicate { return phonePredicate(sel, phoneKey) })
 	}
 	if in.DateOfBirth != nil && in.LastName != nil {
@@ -123,9 +125,9 @@ func (s *Service) Match(ctx context.Context, in MatchInput) ([]MatchResult, erro
 	}
 	byRefID := uuid.Nil
 	if in.ExternalReference != nil {
-		// byRef sees every contact's references; the query below reads through the visibility
-		// layers, so a contact the caller may not see is no candidate.
-		id, ok, err := byRef(ctx, *in.ExternalReference)
+		// extref.Owner sees every contact's references; the query below reads through the
+		// visibility layers, so a contact the caller may not see is no candidate.
+		id, ok, err := extref.Owner(ctx, refResource, *in.ExternalReference)
 		if err != nil {
 			return nil, err
 		}
@@ -162,7 +164,7 @@ func (s *Service) Match(ctx context.Context, in MatchInput) ([]MatchResult, erro
 	}
 	for _, c := range found {
 		var by []string
-		if in.Email != nil && c.EmailKey != nil && *c.EmailKey == EmailKey(*in.Email) {
+		if in.Email != nil && c.EmailKey != nil && *c.EmailKey == identity.EmailKey(*in.Email) {
 			by = append(by, "email")
 		}
 		if phoneKey != "" && slices.ContainsFunc(phones[c.ID], func(p *ent.ContactPhone) bool { return p.NumberKey == phoneKey }) {

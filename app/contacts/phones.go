@@ -8,7 +8,9 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/brokerdesk/brokerdesk/app/platform/check"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
+	"github.com/brokerdesk/brokerdesk/app/platform/identity"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
 	"github.com/brokerdesk/brokerdesk/tenancy"
@@ -31,9 +33,9 @@ func (in PhoneBody) Validate() error {
 		v.Require("number", in.Number != nil)
 	}
 	if in.Number != nil {
-		_, ok := PhoneKey(*in.Number)
+		_, ok := identity.PhoneKey(*in.Number)
 		v.Check("number", ok, "invalid_phone", "must be a phone number (E.164, or German without a country code)")
-		CheckLen(&v, "number", in.Number, MaxPhone)
+		check.Len(&v, "number", in.Number, check.MaxPhone)
 	}
 	v.Check("type", in.Type == nil || slices.Contains(PhoneTypes, *in.Type), "invalid_enum",
 		"must be one of "+strings.Join(PhoneTypes, ", "))
@@ -54,7 +56,7 @@ func (s *Service) CreatePhone(ctx context.Context, contactID uuid.UUID, in Phone
 	if err != nil {
 		return PhoneView{}, 0, err
 	}
-	key, _ := PhoneKey(*in.Number)
+	key, _ := identity.PhoneKey(*in.Number)
 	if slices.ContainsFunc(phones, func(p *ent.ContactPhone) bool { return p.NumberKey == key }) {
 		return PhoneView{}, 0, errs.Conflict("phone_exists", "the contact has the number %s already", key)
 	}
@@ -103,7 +105,7 @@ func (s *Service) UpdatePhone(ctx context.Context, contactID, phoneID uuid.UUID,
 	db := tenancy.Client(ctx)
 	u := db.ContactPhone.UpdateOneID(phoneID)
 	if in.Number != nil {
-		key, _ := PhoneKey(*in.Number)
+		key, _ := identity.PhoneKey(*in.Number)
 		if slices.ContainsFunc(phones, func(p *ent.ContactPhone) bool { return p.ID != phoneID && p.NumberKey == key }) {
 			return PhoneView{}, 0, errs.Conflict("phone_exists", "the contact has the number %s already", key)
 		}

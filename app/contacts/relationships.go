@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/brokerdesk/brokerdesk/app/events"
+	"github.com/brokerdesk/brokerdesk/app/platform/check"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
@@ -112,7 +113,7 @@ func (in *RelationshipBody) Validate() error {
 	}
 	if in.Position != nil {
 		v.Check("position", in.Role != nil && *in.Role == RoleEmployer, "not_applicable", "is only given for the role employer")
-		CheckLen(&v, "position", in.Position, MaxPosition)
+		check.Len(&v, "position", in.Position, MaxPosition)
 	}
 	return v.Err()
 }

@@ -10,6 +10,7 @@ import (
 	entsql "entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
+	"github.com/brokerdesk/brokerdesk/app/platform/identity"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
@@ -141,7 +142,7 @@ func searchPhoneKey(term string) (string, bool) {
 	if strings.Trim(term, "0123456789 +-/().") != "" {
 		return "", false
 	}
-	return PhoneKey(term)
+	return identity.PhoneKey(term)
 }
 
 // queryValue scans the one value of the first row of query in the request transaction.

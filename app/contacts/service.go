@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/brokerdesk/brokerdesk/app/platform/datakeys"
+	"github.com/brokerdesk/brokerdesk/app/platform/identity"
 
 	"github.com/brokerdesk/brokerdesk/app/events"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
@@ -63,7 +64,7 @@ func (s *Service) addPhones(ctx context.Context, contactID uuid.UUID, have []*en
 	out := have
 	db := tenancy.Client(ctx)
 	for _, p := range phones {
-		key, _ := PhoneKey(p.Number)
+		key, _ := identity.PhoneKey(p.Number)
 		if seen[key] {
 			continue
 		}

@@ -7,11 +7,10 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
+	"github.com/brokerdesk/brokerdesk/app/platform/ptr"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 )
-
-func ptr[T any](v T) *T { return &v }
 
 func TestFinanceTotals(t *testing.T) {
 	m := schematype.MustMoney
@@ -25,7 +24,7 @@ func TestFinanceTotals(t *testing.T) {
 		},
 		Expenses:    []schematype.FinanceItem{{Type: "rent", Amount: m("700.00"), Interval: "monthly"}},
 		Assets:      []schematype.FinanceItem{{Type: "cash", Amount: m("10.00")}},
-		Liabilities: []schematype.FinanceItem{{Type: "car_loan", Amount: m("5000.00"), MonthlyPayment: ptr(m("150.00"))}, {Type: "other", Amount: m("1.00")}},
+		Liabilities: []schematype.FinanceItem{{Type: "car_loan", Amount: m("5000.00"), MonthlyPayment: ptr.To(m("150.00"))}, {Type: "other", Amount: m("1.00")}},
 		RealEstate:  []schematype.FinanceItem{{Type: "land", Amount: m("20000.00")}},
 	})
 	got := map[string]string{"monthlyIncome": f.Totals.MonthlyIncome.String(), "monthlyExpenses": f.Totals.MonthlyExpenses.String(),
@@ -50,12 +49,12 @@ func TestFinanceBody_Validate(t *testing.T) {
 		in    FinanceBody
 		codes []string
 	}{
-		{"valid", FinanceBody{Income: &[]FinanceItemInput{{Type: "salary", Amount: ptr("1")}}}, nil},
+		{"valid", FinanceBody{Income: &[]FinanceItemInput{{Type: "salary", Amount: ptr.To("1")}}}, nil},
 		{"amount missing", FinanceBody{Assets: &[]FinanceItemInput{{Type: "cash"}}}, []string{"assets.0.amount:required"}},
-		{"bad amount", FinanceBody{Assets: &[]FinanceItemInput{{Type: "cash", Amount: ptr("1,50")}}}, []string{"assets.0.amount:invalid_money"}},
-		{"negative", FinanceBody{Expenses: &[]FinanceItemInput{{Type: "rent", Amount: ptr("-1")}}}, []string{"expenses.0.amount:negative"}},
-		{"bad interval", FinanceBody{Expenses: &[]FinanceItemInput{{Type: "rent", Amount: ptr("1"), Interval: "weekly"}}}, []string{"expenses.0.interval:invalid_enum"}},
-		{"every field listed", FinanceBody{RealEstate: &[]FinanceItemInput{{Type: "castle", Amount: ptr("1"), Interval: "monthly", MonthlyPayment: ptr("1")}}},
+		{"bad amount", FinanceBody{Assets: &[]FinanceItemInput{{Type: "cash", Amount: ptr.To("1,50")}}}, []string{"assets.0.amount:invalid_money"}},
+		{"negative", FinanceBody{Expenses: &[]FinanceItemInput{{Type: "rent", Amount: ptr.To("-1")}}}, []string{"expenses.0.amount:negative"}},
+		{"bad interval", FinanceBody{Expenses: &[]FinanceItemInput{{Type: "rent", Amount: ptr.To("1"), Interval: "weekly"}}}, []string{"expenses.0.interval:invalid_enum"}},
+		{"every field listed", FinanceBody{RealEstate: &[]FinanceItemInput{{Type: "castle", Amount: ptr.To("1"), Interval: "monthly", MonthlyPayment: ptr.To("1")}}},
 			[]string{"realEstate.0.type:invalid_enum", "realEstate.0.interval:not_applicable", "realEstate.0.monthlyPayment:not_applicable"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -99,10 +98,10 @@ func TestRelationshipBody_Validate(t *testing.T) {
 		in   RelationshipBody
 		ok   bool
 	}{
-		{"partner", RelationshipBody{RelatedContactID: &id, Role: ptr("partner")}, true},
-		{"employer with position", RelationshipBody{RelatedContactID: &id, Role: ptr("employer"), Position: ptr("Azubi")}, true},
-		{"position on child", RelationshipBody{RelatedContactID: &id, Role: ptr("child"), Position: ptr("x")}, false},
-		{"employee", RelationshipBody{RelatedContactID: &id, Role: ptr("employee")}, false},
+		{"partner", RelationshipBody{RelatedContactID: &id, Role: ptr.To("partner")}, true},
+		{"employer with position", RelationshipBody{RelatedContactID: &id, Role: ptr.To("employer"), Position: ptr.To("Azubi")}, true},
+		{"position on child", RelationshipBody{RelatedContactID: &id, Role: ptr.To("child"), Position: ptr.To("x")}, false},
+		{"employee", RelationshipBody{RelatedContactID: &id, Role: ptr.To("employee")}, false},
 		{"no role", RelationshipBody{RelatedContactID: &id}, false},
 	} {
 		if err := tc.in.Validate(); (err == nil) != tc.ok {

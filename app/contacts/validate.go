@@ -3,25 +3,18 @@ package contacts
 import (
 	"encoding/json"
 	"fmt"
-	"math/big"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/brokerdesk/brokerdesk/app/platform/check"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
+	"github.com/brokerdesk/brokerdesk/app/platform/ptr"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 )
 
-// ibanLengths are the IBAN lengths of the SEPA countries; other countries need 15-34 characters.
-var ibanLengths = map[string]int{"DE": 22, "AT": 20, "CH": 21, "NL": 18, "BE": 16, "FR": 27, "IT": 27, "ES": 24,
-	"LU": 20, "PL": 28, "DK": 18, "SE": 24, "NO": 15, "FI": 18, "IE": 22, "PT": 25, "GB": 22, "LI": 21, "CZ": 24}
-
 var (
-	reIBAN    = regexp.MustCompile(`^[A-Z]{2}[0-9]{2}[A-Z0-9]{11,30}$`)
-	reBIC     = regexp.MustCompile(`^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$`)
-	reSVNR    = regexp.MustCompile(`^[0-9]{2}(0[1-9]|[12][0-9]|3[01]|[5-8][0-9])(0[1-9]|1[0-2])[0-9]{2}[A-Z][0-9]{3}$`)
 	reCountry = regexp.MustCompile(`^[A-Z]{2}$`)
 	reVATID   = regexp.MustCompile(`^[A-Z]{2}[0-9A-Z+*.]{2,12}$`)
 	reZipDE   = regexp.MustCompile(`^[0-9]{5}$`)
@@ -29,95 +22,12 @@ var (
 	reDecimal = regexp.MustCompile(`^-?[0-9]{1,12}(\.[0-9]{1,2})?$`)
 )
 
-func compact(s string) string {
-	return strings.ToUpper(strings.ReplaceAll(strings.TrimSpace(s), " ", ""))
-}
-
-// ValidIBAN checks an IBAN (spaces allowed): shape, the country's length and the ISO 7064
-// MOD 97-10 checksum.
-func ValidIBAN(s string) bool {
-	s = compact(s)
-	if !reIBAN.MatchString(s) {
-		return false
-	}
-	if n, ok := ibanLengths[s[:2]]; ok && len(s) != n {
-		return false
-	}
-	var b strings.Builder
-	for _, r := range s[4:] + s[:4] {
-		if r >= 'A' && r <= 'Z' {
-			b.WriteString(strconv.Itoa(int(r-'A') + 10))
-		} else {
-			b.WriteRune(r)
-		}
-	}
-	n, _ := new(big.Int).SetString(b.String(), 10)
-	return new(big.Int).Mod(n, big.NewInt(97)).Int64() == 1
-}
-
-// ValidBIC checks the shape of a BIC (8 or 11 characters).
-func ValidBIC(s string) bool { return reBIC.MatchString(compact(s)) }
-
-// ValidTaxID checks a German Steuer-Identifikationsnummer: 11 digits, no leading 0, among the
-// first ten one digit twice or three times (never three in a row) and every other once or not
-// at all, and the ISO 7064 MOD 11,10 check digit.
-func ValidTaxID(s string) bool {
-	s = strings.ReplaceAll(strings.TrimSpace(s), " ", "")
-	if len(s) != 11 || s[0] == '0' {
-		return false
-	}
-	counts := map[rune]int{}
-	for i, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-		if i < 10 {
-			counts[r]++
-		}
-	}
-	multi := 0
-	for _, n := range counts {
-		if n > 3 {
-			return false
-		}
-		if n > 1 {
-			multi++
-		}
-	}
-	if multi != 1 {
-		return false
-	}
-	for i := 2; i < 10; i++ {
-		if s[i] == s[i-1] && s[i] == s[i-2] {
-			return false
-		}
-	}
-	product := 10
-	for i := 0; i < 10; i++ {
-		sum := (int(s[i]-'0') + product) % 10
-		if sum == 0 {
-			sum = 10
-		}
-		product = (sum * 2) % 11
-	}
-	check := 11 - product
-	if check == 10 {
-		check = 0
-	}
-	return int(s[10]-'0') == check
-}
-
-// ValidSVNR checks the shape of a German Sozialversicherungsnummer (Rentenversicherungsnummer):
-// area number (2 digits), birth date DDMMYY (day + 50 allowed), the birth name's initial, serial
-// number (2 digits) and check digit. Spaces are allowed.
-func ValidSVNR(s string) bool { return reSVNR.MatchString(compact(s)) }
-
 // normalizeValue canonicalises a valid value by its format: IBAN, BIC, VAT id and social
 // insurance number upper case without spaces, tax id digits only.
 func normalizeValue(format, s string) string {
 	switch format {
 	case "iban", "bic", "socialInsuranceNumber", "vatId", "country":
-		return compact(s)
+		return check.Compact(s)
 	case "taxId":
 		return strings.ReplaceAll(strings.TrimSpace(s), " ", "")
 	}
@@ -141,7 +51,7 @@ func checkValue(v *errs.Invalid, path string, f FieldDef, val any, now time.Time
 			v.Add(path, "too_long", fmt.Sprintf("at most %d characters", f.MaxLength))
 			return nil
 		}
-		CheckText(v, path, str)
+		check.Text(v, path, str)
 		ok, code, detail := checkFormat(f.Format, str)
 		if !ok {
 			v.Add(path, code, detail)
@@ -179,7 +89,7 @@ func checkValue(v *errs.Invalid, path string, f FieldDef, val any, now time.Time
 			return nil
 		}
 		if (f.Min != nil && n < *f.Min) || (f.Max != nil && n > *f.Max) {
-			v.Add(path, "out_of_range", fmt.Sprintf("must be from %d to %d", deref64(f.Min), deref64(f.Max)))
+			v.Add(path, "out_of_range", fmt.Sprintf("must be from %d to %d", ptr.Deref(f.Min), ptr.Deref(f.Max)))
 			return nil
 		}
 		return n
@@ -191,13 +101,6 @@ func checkValue(v *errs.Invalid, path string, f FieldDef, val any, now time.Time
 		return schematype.MustMoney(str).String()
 	}
 	return nil
-}
-
-func deref64(p *int64) int64 {
-	if p == nil {
-		return 0
-	}
-	return *p
 }
 
 func asInt(val any) (int64, bool) {
@@ -219,17 +122,17 @@ func asInt(val any) (int64, bool) {
 func checkFormat(format, s string) (ok bool, code, detail string) {
 	switch format {
 	case "iban":
-		return ValidIBAN(s), "invalid_iban", "must be an IBAN with a valid checksum"
+		return check.ValidIBAN(s), "invalid_iban", "must be an IBAN with a valid checksum"
 	case "bic":
-		return ValidBIC(s), "invalid_bic", "must be a BIC of 8 or 11 characters"
+		return check.ValidBIC(s), "invalid_bic", "must be a BIC of 8 or 11 characters"
 	case "taxId":
-		return ValidTaxID(s), "invalid_tax_id", "must be a Steuer-ID: 11 digits with a valid check digit"
+		return check.ValidTaxID(s), "invalid_tax_id", "must be a Steuer-ID: 11 digits with a valid check digit"
 	case "socialInsuranceNumber":
-		return ValidSVNR(s), "invalid_social_insurance_number", "must be a Sozialversicherungsnummer like 65170839J003"
+		return check.ValidSVNR(s), "invalid_social_insurance_number", "must be a Sozialversicherungsnummer like 65170839J003"
 	case "country":
-		return reCountry.MatchString(compact(s)), "invalid_country", "must be an ISO 3166-1 alpha-2 code (DE)"
+		return reCountry.MatchString(check.Compact(s)), "invalid_country", "must be an ISO 3166-1 alpha-2 code (DE)"
 	case "vatId":
-		return reVATID.MatchString(compact(s)), "invalid_vat_id", "must be a VAT id (DE123456789)"
+		return reVATID.MatchString(check.Compact(s)), "invalid_vat_id", "must be a VAT id (DE123456789)"
 	case "zipCode":
 		return reZip.MatchString(strings.TrimSpace(s)), "invalid_zip_code", "must be a postcode"
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
-	"github.com/brokerdesk/brokerdesk/app/contacts"
 	"github.com/brokerdesk/brokerdesk/app/formats/gdv"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
@@ -121,31 +120,4 @@ func (h *Handler) insurers(c *fiber.Ctx) error {
 // types handles GET /contract-types: the GDV Sparten.
 func (h *Handler) types(c *fiber.Ctx) error {
 	return c.JSON(fiber.Map{"data": Types()})
-}
-
-// upsert handles PUT /external/{source}/contracts/{externalId}: 201 created, 200 updated.
-func (h *Handler) upsert(c *fiber.Ctx) error {
-	ref, perr := contacts.PathRef(c)
-	var in Input
-	err := httpx.Decode(c, &in)
-	inv, invalid := err.(*errs.Invalid)
-	switch {
-	case err != nil && !invalid:
-		return err
-	case perr != nil && invalid:
-		perr.Errors = append(perr.Errors, inv.Errors...)
-		return perr
-	case perr != nil:
-		return perr
-	case err != nil:
-		return err
-	}
-	ct, created, err := h.svc.Upsert(c.UserContext(), ref, in)
-	if err != nil {
-		return err
-	}
-	if created {
-		return httpx.Created(c, location(ct), ct.View(), ct.Version)
-	}
-	return httpx.OK(c, ct.View(), ct.Version)
 }

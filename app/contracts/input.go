@@ -1,7 +1,6 @@
 package contracts
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -9,9 +8,11 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	"github.com/brokerdesk/brokerdesk/app/contacts"
 	"github.com/brokerdesk/brokerdesk/app/formats/gdv"
+	"github.com/brokerdesk/brokerdesk/app/platform/check"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
+	"github.com/brokerdesk/brokerdesk/app/platform/extref"
+	"github.com/brokerdesk/brokerdesk/app/platform/ptr"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/schema"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
@@ -19,10 +20,7 @@ import (
 
 // Bounds of contract fields (characters; docs/decisions/contracts-documents-portfolio.md "Contracts").
 const (
-	MaxPolicyNumber  = 50
-	MaxExternalRefs  = contacts.MaxExternalRefs
-	MaxRefSource     = contacts.MaxRefSource
-	MaxRefExternalID = contacts.MaxRefExternalID
+	MaxPolicyNumber = 50
 	// MaxPremium is the largest premium numeric(14,2) stores with room for ×12.
 	MaxPremium = "9999999999.99"
 )
@@ -62,7 +60,7 @@ func (in Input) check(v *errs.Invalid) {
 	v.Require("policyNumber", in.PolicyNumber != nil)
 	if in.PolicyNumber != nil {
 		v.Check("policyNumber", strings.TrimSpace(*in.PolicyNumber) != "", "required", "must not be empty")
-		contacts.CheckLen(v, "policyNumber", in.PolicyNumber, MaxPolicyNumber)
+		check.Len(v, "policyNumber", in.PolicyNumber, MaxPolicyNumber)
 	}
 	v.Require("type", in.Type != nil)
 	if in.Type != nil {
@@ -105,7 +103,7 @@ func (in Input) check(v *errs.Invalid) {
 		v.Check("paymentFrequency", slices.Contains(schema.PaymentFrequencies, *in.PaymentFrequency), "invalid_enum",
 			"must be one of "+strings.Join(schema.PaymentFrequencies, ", "))
 	}
-	contacts.CheckRefs(v, in.ExternalReferences)
+	extref.Check(v, in.ExternalReferences)
 }
 
 func checkUUID(v *errs.Invalid, field string, s *string, required bool) {
@@ -117,33 +115,27 @@ func checkUUID(v *errs.Invalid, field string, s *string, required bool) {
 
 // InputOf is the Input of a stored contract: what a PATCH merges into.
 func InputOf(c *ent.Contract) Input {
-	str := func(s string) *string { return &s }
 	date := func(t *time.Time) *string {
 		if t == nil {
 			return nil
 		}
-		return str(t.Format(dateLayout))
+		return ptr.To(t.Format(dateLayout))
 	}
-	in := Input{ContactID: str(c.ContactID.String()), InsurerID: str(c.InsurerID.String()),
-		PolicyNumber: str(c.PolicyNumber), Type: str(c.Type), Status: str(string(c.Status)),
+	in := Input{ContactID: ptr.To(c.ContactID.String()), InsurerID: ptr.To(c.InsurerID.String()),
+		PolicyNumber: ptr.To(c.PolicyNumber), Type: ptr.To(c.Type), Status: ptr.To(string(c.Status)),
 		StartDate: date(c.StartDate), EndDate: date(c.EndDate), MainRenewalDate: date(c.MainRenewalDate),
 		ExternalReferences: c.ExternalReferences}
 	if c.StatusCode != "" {
-		in.StatusCode = str(c.StatusCode)
+		in.StatusCode = ptr.To(c.StatusCode)
 	}
 	if c.Premium != nil {
-		in.Premium = str(c.Premium.String())
+		in.Premium = ptr.To(c.Premium.String())
 	}
 	if c.PaymentFrequency != nil {
-		in.PaymentFrequency = str(string(*c.PaymentFrequency))
+		in.PaymentFrequency = ptr.To(string(*c.PaymentFrequency))
 	}
 	if c.OwnerID != nil {
-		in.OwnerID = str(c.OwnerID.String())
+		in.OwnerID = ptr.To(c.OwnerID.String())
 	}
 	return in
-}
-
-func invalidRefs() error {
-	return errs.InvalidField("externalReferences", "too_many",
-		fmt.Sprintf("at most %d references, the one in the path included", MaxExternalRefs))
 }

@@ -10,9 +10,10 @@ import (
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 
-	"github.com/brokerdesk/brokerdesk/app/contacts"
 	"github.com/brokerdesk/brokerdesk/app/events"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
+	"github.com/brokerdesk/brokerdesk/app/platform/extref"
+	"github.com/brokerdesk/brokerdesk/app/platform/ptr"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contract"
@@ -158,7 +159,7 @@ func apply(m *ent.ContractMutation, in Input) {
 	m.SetPolicyNumber(strings.TrimSpace(*in.PolicyNumber))
 	m.SetType(*in.Type)
 	m.SetStatus(contract.Status(*in.Status))
-	m.SetStatusCode(deref(in.StatusCode))
+	m.SetStatusCode(ptr.Deref(in.StatusCode))
 	setDate := func(s *string, set func(time.Time), clear func()) {
 		if s == nil {
 			clear()
@@ -203,13 +204,6 @@ func applyExtra(m *ent.ContractMutation, x Extra) {
 	if x.Details != nil {
 		m.SetDetails(x.Details)
 	}
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
 
 // resolve checks that the contact, insurer and owner in names exist (422 naming the field).
@@ -267,9 +261,9 @@ func (s *Service) keyFree(ctx context.Context, in Input, self uuid.UUID) error {
 }
 
 // refsFree returns 409 external_reference_taken when another contract than self carries one of
-// refs (contacts.RefsFree).
+// refs (extref.Free).
 func refsFree(ctx context.Context, refs []schematype.ExternalRef, self uuid.UUID) error {
-	return contacts.RefsFree(ctx, RefResource, "contract", refs, self)
+	return extref.Free(ctx, RefResource, refs, self)
 }
 
 // normalized is in as it would be stored, for telling whether a change changes anything.

@@ -6,7 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/brokerdesk/brokerdesk/app/contacts"
+	"github.com/brokerdesk/brokerdesk/app/platform/check"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/ent/lead"
 )
@@ -16,9 +16,9 @@ import (
 // the intake stores is a valid lead for the API too. The JavaScript SDK (app/sdk) checks the
 // same bounds before it sends.
 const (
-	MaxNameLen       = contacts.MaxName
-	MaxEmailLen      = contacts.MaxEmail
-	MaxPhoneLen      = contacts.MaxPhone
+	MaxNameLen       = check.MaxName
+	MaxEmailLen      = check.MaxEmail
+	MaxPhoneLen      = check.MaxPhone
 	MaxNotesLen      = 10000 // leads.MaxNotes is 50,000: a public form needs less
 	MaxFields        = 50    // additionalFields per submission
 	MaxFieldNameLen  = 64    // characters of an additionalFields name
@@ -205,10 +205,10 @@ func invalid(vs []violation, lang string) *errs.Invalid {
 	return &v
 }
 
-// validEmail accepts what contacts.ValidEmail accepts (a bare address, no display name) when
+// validEmail accepts what check.ValidEmail accepts (a bare address, no display name) when
 // its domain has a dot: a website visitor's address is never "name@localhost".
 func validEmail(s string) bool {
-	if !contacts.ValidEmail(s) || s != strings.TrimSpace(s) {
+	if !check.ValidEmail(s) || s != strings.TrimSpace(s) {
 		return false
 	}
 	domain := s[strings.LastIndexByte(s, '@')+1:]

@@ -16,6 +16,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/leads"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
 	"github.com/brokerdesk/brokerdesk/app/platform/identity"
+	"github.com/brokerdesk/brokerdesk/app/platform/ptr"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/lead"
 	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
@@ -164,7 +165,7 @@ func findOpen(ctx context.Context, db *ent.Client, test bool, who identity.Perso
 	}
 	var byPhone *ent.Lead
 	for _, c := range cands {
-		by := identity.MatchedBy(who, identity.Person{EmailKey: deref(c.EmailKey), PhoneKeys: []string{deref(c.PhoneKey)},
+		by := identity.MatchedBy(who, identity.Person{EmailKey: ptr.Deref(c.EmailKey), PhoneKeys: []string{ptr.Deref(c.PhoneKey)},
 			FirstName: c.FirstName, LastName: c.LastName})
 		if email != "" && slices.Contains(by, "email") {
 			return c, nil
@@ -174,13 +175,6 @@ func findOpen(ctx context.Context, db *ent.Client, test bool, who identity.Perso
 		}
 	}
 	return byPhone, nil
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
 
 func (s *Service) create(ctx context.Context, db *ent.Client, p *tenancy.Principal, in *Submission, emailKey, phoneKey string) (*ent.Lead, error) {

@@ -14,6 +14,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
 	"github.com/brokerdesk/brokerdesk/app/platform/identity"
+	"github.com/brokerdesk/brokerdesk/app/platform/ptr"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
 	"github.com/brokerdesk/brokerdesk/ent/leadstage"
@@ -188,13 +189,13 @@ func (s *Service) mergeInto(ctx context.Context, l *ent.Lead, c *ent.Contact, ha
 		return nil, nil, err
 	}
 	fill := func(cur **string, lead string) {
-		if strings.TrimSpace(deref(*cur)) == "" && strings.TrimSpace(lead) != "" {
+		if strings.TrimSpace(ptr.Deref(*cur)) == "" && strings.TrimSpace(lead) != "" {
 			*cur = &lead
 		}
 	}
 	fill(&d.FirstName, l.FirstName)
 	fill(&d.LastName, l.LastName)
-	fill(&d.Email, deref(l.Email))
+	fill(&d.Email, ptr.Deref(l.Email))
 	if d.OwnerID == nil && l.OwnerID != nil {
 		o := l.OwnerID.String()
 		d.OwnerID = &o
@@ -214,7 +215,7 @@ func (s *Service) mergeInto(ctx context.Context, l *ent.Lead, c *ent.Contact, ha
 func checkDryRun(who contacts.Doc) error {
 	var v errs.Invalid
 	if who.Type == contacts.TypePrivate {
-		v.Check("overrides.lastName", strings.TrimSpace(deref(who.LastName)) != "", "required",
+		v.Check("overrides.lastName", strings.TrimSpace(ptr.Deref(who.LastName)) != "", "required",
 			"the lead has no last name; give overrides.lastName")
 	} else {
 		v.Check("overrides.business.companyName", who.CompanyName() != "", "required",
@@ -228,10 +229,10 @@ func checkDryRun(who contacts.Doc) error {
 func (s *Service) duplicates(ctx context.Context, who contacts.Doc, phones []contacts.Phone) ([]contacts.Duplicate, error) {
 	var emails, keys []string
 	if who.Email != nil && strings.TrimSpace(*who.Email) != "" {
-		emails = append(emails, EmailKey(*who.Email))
+		emails = append(emails, identity.EmailKey(*who.Email))
 	}
 	for _, p := range phones {
-		if k, ok := PhoneKey(p.Number); ok {
+		if k, ok := identity.PhoneKey(p.Number); ok {
 			keys = append(keys, k)
 		}
 	}
@@ -239,7 +240,7 @@ func (s *Service) duplicates(ctx context.Context, who contacts.Doc, phones []con
 	if err != nil {
 		return nil, err
 	}
-	person := identity.Person{FirstName: deref(who.FirstName), LastName: deref(who.LastName), PhoneKeys: keys}
+	person := identity.Person{FirstName: ptr.Deref(who.FirstName), LastName: ptr.Deref(who.LastName), PhoneKeys: keys}
 	if len(emails) > 0 {
 		person.EmailKey = emails[0]
 	}
@@ -284,7 +285,7 @@ func samePerson(who identity.Person, found []contacts.Duplicate) []contacts.Dupl
 		for i, p := range c.Phones {
 			numbers[i] = p.Number
 		}
-		by := identity.MatchedBy(who, identity.Of(deref(c.Email), c.FirstName, c.LastName, numbers...))
+		by := identity.MatchedBy(who, identity.Of(ptr.Deref(c.Email), c.FirstName, c.LastName, numbers...))
 		if len(by) > 0 {
 			d.MatchedBy = by
 			out = append(out, d)
@@ -299,7 +300,7 @@ func leadPhones(l *ent.Lead) []contacts.Phone {
 	if l.Phone == nil {
 		return nil
 	}
-	if _, ok := PhoneKey(*l.Phone); !ok {
+	if _, ok := identity.PhoneKey(*l.Phone); !ok {
 		return nil
 	}
 	return []contacts.Phone{{Number: *l.Phone, IsPrimary: true}}
@@ -319,7 +320,7 @@ func conflictsWith(l *ent.Lead, overrides map[string]any, c *ent.Contact) []Conf
 	}
 	add("firstName", l.FirstName, c.FirstName, strings.EqualFold)
 	add("lastName", l.LastName, c.LastName, strings.EqualFold)
-	add("email", deref(l.Email), deref(c.Email), func(a, b string) bool { return EmailKey(a) == EmailKey(b) })
+	add("email", ptr.Deref(l.Email), ptr.Deref(c.Email), func(a, b string) bool { return identity.EmailKey(a) == identity.EmailKey(b) })
 	return out
 }
 

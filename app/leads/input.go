@@ -6,8 +6,11 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/brokerdesk/brokerdesk/app/contacts"
+	"github.com/brokerdesk/brokerdesk/app/platform/check"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
+	"github.com/brokerdesk/brokerdesk/app/platform/extref"
+	"github.com/brokerdesk/brokerdesk/app/platform/identity"
+	"github.com/brokerdesk/brokerdesk/app/platform/ptr"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/schema"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
@@ -19,9 +22,6 @@ const (
 	MaxAdditional      = 50
 	MaxAdditionalKey   = 100
 	MaxAdditionalValue = 2000
-	MaxExternalRefs    = contacts.MaxExternalRefs
-	MaxRefSource       = contacts.MaxRefSource
-	MaxRefExternalID   = contacts.MaxRefExternalID
 )
 
 // Input is LeadInput: the body of POST /leads and PUT /external/{source}/leads/{externalId};
@@ -48,26 +48,26 @@ func (in Input) Validate() error {
 }
 
 func (in Input) check(v *errs.Invalid) {
-	contacts.CheckLen(v, "firstName", in.FirstName, contacts.MaxName)
-	contacts.CheckLen(v, "lastName", in.LastName, contacts.MaxName)
+	check.Len(v, "firstName", in.FirstName, check.MaxName)
+	check.Len(v, "lastName", in.LastName, check.MaxName)
 	if in.Email == nil && in.Phone == nil {
 		v.Add("email", "email_or_phone_required", "give email or phone (or both)")
 		v.Add("phone", "email_or_phone_required", "give email or phone (or both)")
 	}
 	if in.Email != nil {
-		v.Check("email", contacts.ValidEmail(*in.Email), "invalid_email", "must be an e-mail address")
-		contacts.CheckLen(v, "email", in.Email, contacts.MaxEmail)
+		v.Check("email", check.ValidEmail(*in.Email), "invalid_email", "must be an e-mail address")
+		check.Len(v, "email", in.Email, check.MaxEmail)
 	}
 	if in.Phone != nil {
-		_, ok := PhoneKey(*in.Phone)
+		_, ok := identity.PhoneKey(*in.Phone)
 		v.Check("phone", ok, "invalid_phone", "must be a phone number")
-		contacts.CheckLen(v, "phone", in.Phone, contacts.MaxPhone)
+		check.Len(v, "phone", in.Phone, check.MaxPhone)
 	}
 	if in.Source != nil {
 		v.Check("source", slices.Contains(schema.LeadSources, *in.Source), "invalid_enum",
 			"must be one of "+strings.Join(schema.LeadSources, ", "))
 	}
-	contacts.CheckLen(v, "notes", in.Notes, MaxNotes)
+	check.Len(v, "notes", in.Notes, MaxNotes)
 	v.Check("additionalFields", len(in.AdditionalFields) <= MaxAdditional, "too_many",
 		fmt.Sprintf("at most %d fields", MaxAdditional))
 	for _, k := range sortedKeys(in.AdditionalFields) {
@@ -75,11 +75,11 @@ func (in Input) check(v *errs.Invalid) {
 		v.Check("additionalFields", ok && !strings.ContainsRune(k, 0), "invalid_key",
 			fmt.Sprintf("keys have 1 to %d characters", MaxAdditionalKey))
 		val := in.AdditionalFields[k]
-		contacts.CheckLen(v, "additionalFields."+k, &val, MaxAdditionalValue)
+		check.Len(v, "additionalFields."+k, &val, MaxAdditionalValue)
 	}
 	v.CheckUUID("ownerId", in.OwnerID)
 	v.CheckUUID("stageId", in.StageID)
-	contacts.CheckRefs(v, in.ExternalReferences)
+	extref.Check(v, in.ExternalReferences)
 }
 
 func sortedKeys(m map[string]string) []string {
@@ -105,17 +105,16 @@ func (in *patchInput) Validate() error {
 
 // inputOf is the Input of a stored lead: what a PATCH merges into.
 func inputOf(l *ent.Lead) Input {
-	str := func(s string) *string { return &s }
-	in := Input{FirstName: str(l.FirstName), LastName: str(l.LastName), Email: l.Email, Phone: l.Phone,
-		Notes: str(l.Notes), StageID: str(l.StageID.String()), ExternalReferences: l.ExternalReferences}
+	in := Input{FirstName: ptr.To(l.FirstName), LastName: ptr.To(l.LastName), Email: l.Email, Phone: l.Phone,
+		Notes: ptr.To(l.Notes), StageID: ptr.To(l.StageID.String()), ExternalReferences: l.ExternalReferences}
 	if l.Source != nil {
-		in.Source = str(string(*l.Source))
+		in.Source = ptr.To(string(*l.Source))
 	}
 	if len(l.AdditionalFields) > 0 {
 		in.AdditionalFields = l.AdditionalFields
 	}
 	if l.OwnerID != nil {
-		in.OwnerID = str(l.OwnerID.String())
+		in.OwnerID = ptr.To(l.OwnerID.String())
 	}
 	return in
 }

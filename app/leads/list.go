@@ -12,9 +12,11 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
-	"github.com/brokerdesk/brokerdesk/app/contacts"
+	"github.com/brokerdesk/brokerdesk/app/platform/check"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
+	"github.com/brokerdesk/brokerdesk/app/platform/identity"
+	"github.com/brokerdesk/brokerdesk/app/platform/ptr"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/lead"
 	"github.com/brokerdesk/brokerdesk/ent/predicate"
@@ -53,7 +55,7 @@ func parseListFilter(c *fiber.Ctx, v *errs.Invalid) (f ListFilter, binding strin
 	if n := utf8.RuneCountInString(f.Search); c.Query("search") != "" {
 		v.Check("search", n >= MinSearch, "too_short", fmt.Sprintf("needs at least %d characters", MinSearch))
 		v.Check("search", n <= MaxSearch, "too_long", fmt.Sprintf("at most %d characters", MaxSearch))
-		contacts.CheckText(v, "search", f.Search)
+		check.Text(v, "search", f.Search)
 	}
 	f.StageID = httpx.QueryUUID(c, v, "stageId")
 	f.OwnerID = httpx.QueryUUID(c, v, "ownerId")
@@ -72,7 +74,7 @@ func parseListFilter(c *fiber.Ctx, v *errs.Invalid) (f ListFilter, binding strin
 		parts = append(parts, "updatedSince="+f.UpdatedSince.UTC().Format(time.RFC3339Nano))
 	}
 	parts = append(parts, "search="+strings.ToLower(f.Search), "stageId="+idString(f.StageID),
-		"ownerId="+idString(f.OwnerID), "source="+deref(f.Source), "converted="+boolString(f.Converted),
+		"ownerId="+idString(f.OwnerID), "source="+ptr.Deref(f.Source), "converted="+boolString(f.Converted),
 		"includeTest="+strconv.FormatBool(f.IncludeTest))
 	return f, strings.Join(parts, "&")
 }
@@ -170,7 +172,7 @@ func search(term string) predicate.Lead {
 		lead.EmailContainsFold(term),
 	}
 	if strings.Trim(term, "0123456789 +-/().") == "" {
-		if key, ok := PhoneKey(term); ok {
+		if key, ok := identity.PhoneKey(term); ok {
 			preds = append(preds, lead.PhoneKey(key))
 		}
 		digits := strings.TrimLeft(strings.Map(func(r rune) rune {

@@ -12,6 +12,9 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/contacts"
 	"github.com/brokerdesk/brokerdesk/app/events"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
+	"github.com/brokerdesk/brokerdesk/app/platform/extref"
+	"github.com/brokerdesk/brokerdesk/app/platform/identity"
+	"github.com/brokerdesk/brokerdesk/app/platform/ptr"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/lead"
 	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
@@ -154,13 +157,13 @@ func applyData(m *ent.LeadMutation, in Input) {
 	m.SetLastName(trim(in.LastName))
 	if in.Email != nil {
 		m.SetEmail(strings.TrimSpace(*in.Email))
-		m.SetEmailKey(EmailKey(*in.Email))
+		m.SetEmailKey(identity.EmailKey(*in.Email))
 	} else {
 		m.ClearEmail()
 		m.ClearEmailKey()
 	}
 	if in.Phone != nil {
-		key, _ := PhoneKey(*in.Phone)
+		key, _ := identity.PhoneKey(*in.Phone)
 		m.SetPhone(strings.TrimSpace(*in.Phone))
 		m.SetPhoneKey(key)
 	} else {
@@ -172,7 +175,7 @@ func applyData(m *ent.LeadMutation, in Input) {
 	} else {
 		m.ClearSource()
 	}
-	m.SetNotes(deref(in.Notes))
+	m.SetNotes(ptr.Deref(in.Notes))
 	af := in.AdditionalFields
 	if af == nil {
 		af = map[string]string{}
@@ -180,14 +183,7 @@ func applyData(m *ent.LeadMutation, in Input) {
 	m.SetAdditionalFields(af)
 }
 
-func trim(s *string) string { return strings.TrimSpace(deref(s)) }
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
+func trim(s *string) string { return strings.TrimSpace(ptr.Deref(s)) }
 
 // resolve checks the stage and owner in names and returns them: the stage in.StageID or, when
 // it is nil, the lead's current stage (cur) or the stage new. Unknown ids are 422 naming the
@@ -234,9 +230,9 @@ func (s *Service) resolve(ctx context.Context, in Input, cur *ent.Lead) (*ent.Le
 }
 
 // refsFree returns 409 external_reference_taken when another lead than self carries one of
-// refs (contacts.RefsFree).
+// refs (extref.Free).
 func refsFree(ctx context.Context, refs []schematype.ExternalRef, self uuid.UUID) error {
-	return contacts.RefsFree(ctx, refResource, "lead", refs, self)
+	return extref.Free(ctx, refResource, refs, self)
 }
 
 // Update replaces the writable fields of l (locked by Lock) with in, the merged LeadInput of a
@@ -297,13 +293,13 @@ func normalized(in Input) Input {
 	out := Input{FirstName: t(in.FirstName), LastName: t(in.LastName), Email: t(in.Email), Phone: t(in.Phone),
 		Source: in.Source, Notes: in.Notes, OwnerID: in.OwnerID, StageID: in.StageID,
 		ExternalReferences: normalizedRefs(in.ExternalReferences)}
-	if deref(out.FirstName) == "" {
+	if ptr.Deref(out.FirstName) == "" {
 		out.FirstName = nil
 	}
-	if deref(out.LastName) == "" {
+	if ptr.Deref(out.LastName) == "" {
 		out.LastName = nil
 	}
-	if deref(out.Notes) == "" {
+	if ptr.Deref(out.Notes) == "" {
 		out.Notes = nil
 	}
 	if len(in.AdditionalFields) > 0 {

@@ -11,9 +11,10 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
-	"github.com/brokerdesk/brokerdesk/app/contacts"
+	"github.com/brokerdesk/brokerdesk/app/platform/check"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
+	"github.com/brokerdesk/brokerdesk/app/platform/ptr"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/leadstage"
 	"github.com/brokerdesk/brokerdesk/tenancy"
@@ -56,11 +57,11 @@ var colorRE = regexp.MustCompile(`^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$`)
 // Validate checks the body of POST /lead-stages.
 func (in StageInput) Validate() error {
 	var v errs.Invalid
-	name := strings.TrimSpace(deref(in.Name))
+	name := strings.TrimSpace(ptr.Deref(in.Name))
 	v.Require("name", name != "")
 	v.Check("name", utf8.RuneCountInString(name) <= MaxStageName, "too_long", fmt.Sprintf("at most %d characters", MaxStageName))
 	v.Check("name", name == "" || stageKey(name) != "", "invalid_name", "needs at least one letter or digit")
-	contacts.CheckText(&v, "name", name)
+	check.Text(&v, "name", name)
 	v.Check("color", in.Color == nil || colorRE.MatchString(*in.Color), "invalid_color", "must be a hex color such as #3b82f6")
 	v.Check("position", in.Position == nil || *in.Position >= 0, "out_of_range", "must be 0 or more")
 	return v.Err()

@@ -13,6 +13,8 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/contacts"
 	"github.com/brokerdesk/brokerdesk/app/contracts"
 	"github.com/brokerdesk/brokerdesk/app/formats/gdv"
+	"github.com/brokerdesk/brokerdesk/app/platform/check"
+	"github.com/brokerdesk/brokerdesk/app/platform/extref"
 	"github.com/brokerdesk/brokerdesk/app/platform/identity"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
@@ -372,7 +374,7 @@ func (im *importer) merge(existing *ent.Contract, file contracts.Input, ref sche
 	if out.StartDate != nil && out.EndDate != nil && *out.EndDate < *out.StartDate {
 		out.EndDate = nil
 	}
-	if !slices.Contains(out.ExternalReferences, ref) && len(out.ExternalReferences) < contracts.MaxExternalRefs {
+	if !slices.Contains(out.ExternalReferences, ref) && len(out.ExternalReferences) < extref.MaxRefs {
 		out.ExternalReferences = append(slices.Clone(out.ExternalReferences), ref)
 	}
 	return out
@@ -428,7 +430,7 @@ func (im *importer) contactFor(ctx context.Context, key string, p *gdv.Person, c
 		q.SetType(contact.TypePrivate).SetFirstName(truncate(p.FirstName, 100)).SetLastName(truncate(last, 100))
 	}
 	for _, cm := range p.Communications {
-		if cm.Kind == "email" && contacts.ValidEmail(cm.Value) && len(cm.Value) <= 255 {
+		if cm.Kind == "email" && check.ValidEmail(cm.Value) && len(cm.Value) <= 255 {
 			q.SetEmail(strings.TrimSpace(cm.Value))
 			break
 		}

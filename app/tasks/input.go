@@ -7,9 +7,11 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/brokerdesk/brokerdesk/app/contacts"
+	"github.com/brokerdesk/brokerdesk/app/platform/check"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
+	"github.com/brokerdesk/brokerdesk/app/platform/extref"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
+	"github.com/brokerdesk/brokerdesk/app/platform/ptr"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/schema"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
@@ -42,8 +44,8 @@ func (in *Input) Validate() error {
 	if in.Title == nil || strings.TrimSpace(*in.Title) == "" {
 		v.Add("title", "required", "must not be empty")
 	}
-	contacts.CheckLen(&v, "title", in.Title, MaxTitle)
-	contacts.CheckLen(&v, "description", in.Description, MaxDescription)
+	check.Len(&v, "title", in.Title, MaxTitle)
+	check.Len(&v, "description", in.Description, MaxDescription)
 	v.CheckUUID("contactId", in.ContactID)
 	v.CheckUUID("leadId", in.LeadID)
 	v.CheckUUID("assigneeId", in.AssigneeID)
@@ -59,7 +61,7 @@ func (in *Input) Validate() error {
 		v.Check("status", slices.Contains(schema.TaskStatuses, *in.Status), "invalid_enum",
 			"must be one of "+strings.Join(schema.TaskStatuses, ", "))
 	}
-	contacts.CheckRefs(&v, in.ExternalReferences)
+	extref.Check(&v, in.ExternalReferences)
 	return v.Err()
 }
 
@@ -81,18 +83,17 @@ func dueOf(in Input) *time.Time {
 
 // inputOf is the Input of a stored task: what a PATCH merges into.
 func inputOf(t *ent.Task) Input {
-	str := func(s string) *string { return &s }
 	id := func(u *uuid.UUID) *string {
 		if u == nil {
 			return nil
 		}
-		return str(u.String())
+		return ptr.To(u.String())
 	}
-	in := Input{Title: str(t.Title), Description: str(t.Description), ContactID: id(t.ContactID), LeadID: id(t.LeadID),
-		AssigneeID: id(t.AssigneeID), Priority: str(string(t.Priority)), Status: str(string(t.Status)),
+	in := Input{Title: ptr.To(t.Title), Description: ptr.To(t.Description), ContactID: id(t.ContactID), LeadID: id(t.LeadID),
+		AssigneeID: id(t.AssigneeID), Priority: ptr.To(string(t.Priority)), Status: ptr.To(string(t.Status)),
 		ExternalReferences: t.ExternalReferences}
 	if t.DueAt != nil {
-		in.DueAt = str(t.DueAt.UTC().Format(time.RFC3339Nano))
+		in.DueAt = ptr.To(t.DueAt.UTC().Format(time.RFC3339Nano))
 	}
 	return in
 }
@@ -109,7 +110,7 @@ func (in *CommentInput) Validate() error {
 	if in.Content == nil || strings.TrimSpace(*in.Content) == "" {
 		v.Add("content", "required", "must not be empty")
 	}
-	contacts.CheckLen(&v, "content", in.Content, MaxComment)
+	check.Len(&v, "content", in.Content, MaxComment)
 	v.CheckUUID("parentCommentId", in.ParentCommentID)
 	return v.Err()
 }

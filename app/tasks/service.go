@@ -9,9 +9,10 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/brokerdesk/brokerdesk/app/contacts"
 	"github.com/brokerdesk/brokerdesk/app/events"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
+	"github.com/brokerdesk/brokerdesk/app/platform/extref"
+	"github.com/brokerdesk/brokerdesk/app/platform/ptr"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/lead"
@@ -61,7 +62,7 @@ const refResource = "task"
 
 // checkLinks answers 422 naming each of contactId, leadId and assigneeId that is not a record
 // of the company (visible to the caller), then 409 external_reference_taken when another task
-// carries one of the external references (contacts.RefsFree, as contacts and leads answer).
+// carries one of the external references (extref.Free, as contacts and leads answer).
 func checkLinks(ctx context.Context, in Input, self uuid.UUID) error {
 	db := tenancy.Client(ctx)
 	var v errs.Invalid
@@ -89,13 +90,13 @@ func checkLinks(ctx context.Context, in Input, self uuid.UUID) error {
 	if err := v.Err(); err != nil {
 		return err
 	}
-	return contacts.RefsFree(ctx, refResource, "task", in.ExternalReferences, self)
+	return extref.Free(ctx, refResource, in.ExternalReferences, self)
 }
 
 // apply writes the fields of in to m; a nil field is cleared or set to its default.
 func apply(m *ent.TaskMutation, in Input) {
 	m.SetTitle(strings.TrimSpace(*in.Title))
-	m.SetDescription(deref(in.Description))
+	m.SetDescription(ptr.Deref(in.Description))
 	if id := parseID(in.ContactID); id != nil {
 		m.SetContactID(*id)
 	} else {
@@ -116,27 +117,13 @@ func apply(m *ent.TaskMutation, in Input) {
 	} else {
 		m.ClearDueAt()
 	}
-	m.SetPriority(task.Priority(orDefault(in.Priority, "normal")))
-	m.SetStatus(task.Status(orDefault(in.Status, "open")))
+	m.SetPriority(task.Priority(ptr.Or(in.Priority, "normal")))
+	m.SetStatus(task.Status(ptr.Or(in.Status, "open")))
 	if in.ExternalReferences != nil {
 		m.SetExternalReferences(in.ExternalReferences)
 	} else {
 		m.ClearExternalReferences()
 	}
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
-func orDefault(s *string, def string) string {
-	if s == nil {
-		return def
-	}
-	return *s
 }
 
 // Create stores a task and records task.created (and task.completed when it is created done).
@@ -147,7 +134,7 @@ func (s *Service) Create(ctx context.Context, in Input) (*ent.Task, error) {
 	}
 	q := tenancy.Client(ctx).Task.Create().SetNillableCreatorID(tenancy.ActingUser(ctx))
 	apply(q.Mutation(), in)
-	done := orDefault(in.Status, "open") == "done"
+	done := ptr.Or(in.Status, "open") == "done"
 	if done {
 		q.SetCompletedAt(s.now())
 	}
@@ -178,7 +165,7 @@ func (s *Service) Update(ctx context.Context, t *ent.Task, in Input) (*ent.Task,
 	}
 	q := tenancy.Client(ctx).Task.UpdateOne(t)
 	apply(q.Mutation(), in)
-	wasDone, isDone := t.Status == task.StatusDone, orDefault(in.Status, "open") == "done"
+	wasDone, isDone := t.Status == task.StatusDone, ptr.Or(in.Status, "open") == "done"
 	switch {
 	case isDone && !wasDone:
 		q.SetCompletedAt(s.now())
@@ -209,16 +196,16 @@ func (s *Service) Update(ctx context.Context, t *ent.Task, in Input) (*ent.Task,
 // normalized makes two Inputs comparable: trimmed title, empty description as nil, times in
 // UTC, defaults filled in.
 func normalized(in Input) Input {
-	title := strings.TrimSpace(deref(in.Title))
+	title := strings.TrimSpace(ptr.Deref(in.Title))
 	in.Title = &title
-	if deref(in.Description) == "" {
+	if ptr.Deref(in.Description) == "" {
 		in.Description = nil
 	}
 	if due := dueOf(in); due != nil {
 		s := due.UTC().Format(time.RFC3339Nano)
 		in.DueAt = &s
 	}
-	p, st := orDefault(in.Priority, "normal"), orDefault(in.Status, "open")
+	p, st := ptr.Or(in.Priority, "normal"), ptr.Or(in.Status, "open")
 	in.Priority, in.Status = &p, &st
 	if len(in.ExternalReferences) == 0 {
 		in.ExternalReferences = nil

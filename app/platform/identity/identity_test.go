@@ -89,7 +89,8 @@ func TestKeys(t *testing.T) {
 	if got := EmailKey("  Anna.Berger@Example.COM "); got != "anna.berger@example.com" {
 		t.Errorf("EmailKey = %q", got)
 	}
-	for in, want := range map[string]string{"0170 1234567": "+491701234567", "+49 (30) 123 45 67": "+49301234567", "030/1234567": "+49301234567"} {
+	for in, want := range map[string]string{"0170 1234567": "+491701234567", "+49 (30) 123 45 67": "+49301234567", "030/1234567": "+49301234567",
+		"+49 170 1234567": "+491701234567", "0049 (170) 123-4567": "+491701234567", "030/12345678": "+493012345678", "+43 1 234567": "+431234567"} {
 		if got, ok := PhoneKey(in); !ok || got != want {
 			t.Errorf("PhoneKey(%q) = %q, %v; want %q", in, got, ok, want)
 		}
