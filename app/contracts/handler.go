@@ -31,7 +31,7 @@ func NewHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler) *Handler {
 		// PATCH /contracts/{contractId}: a merge patch of ContractInput; If-Match optional.
 		update: httpx.Patch[uuid.UUID, *ent.Contract, Input]{Key: httpx.PathID("contractId"), Lock: svc.Lock,
 			Version: version, Input: InputOf, Update: func(ctx context.Context, c *ent.Contract, in Input) (*ent.Contract, error) {
-				out, _, err := svc.Update(ctx, c, in, Extra{})
+				out, err := svc.Update(ctx, c, in, Extra{})
 				return out.Contract, err
 			}, View: httpx.View(NewView)}.Handle,
 		// DELETE /contracts/{contractId}; If-Match optional.

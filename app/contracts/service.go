@@ -305,19 +305,18 @@ func Same(c *ent.Contract, in Input, x Extra) bool {
 // Update replaces the writable fields of c (locked by Lock) with in and records
 // contract.updated. A change that changes nothing changes neither version nor updatedAt and
 // records no event; x (import source, details) alone does not count as a change unless set.
-func (s *Service) Update(ctx context.Context, c *ent.Contract, in Input, x Extra) (Contract, bool, error) {
+func (s *Service) Update(ctx context.Context, c *ent.Contract, in Input, x Extra) (Contract, error) {
 	if Same(c, in, x) {
-		out, err := withInsurer(ctx, c, nil)
-		return out, false, err
+		return withInsurer(ctx, c, nil)
 	}
 	if err := s.resolve(ctx, in); err != nil {
-		return Contract{}, false, err
+		return Contract{}, err
 	}
 	if err := refsFree(ctx, in.ExternalReferences, c.ID); err != nil {
-		return Contract{}, false, err
+		return Contract{}, err
 	}
 	if err := s.keyFree(ctx, in, c.ID); err != nil {
-		return Contract{}, false, err
+		return Contract{}, err
 	}
 	u := c.Update()
 	apply(u.Mutation(), in)
@@ -332,16 +331,16 @@ func (s *Service) Update(ctx context.Context, c *ent.Contract, in Input, x Extra
 	applyExtra(u.Mutation(), x)
 	saved, err := u.Save(ctx)
 	if err != nil {
-		return Contract{}, false, fmt.Errorf("update contract %s: %w", c.ID, err)
+		return Contract{}, fmt.Errorf("update contract %s: %w", c.ID, err)
 	}
 	out, err := withInsurer(ctx, saved, c.Edges.Insurer)
 	if err != nil {
-		return Contract{}, false, err
+		return Contract{}, err
 	}
 	if err := s.record(ctx, "contract.updated", out.View()); err != nil {
-		return Contract{}, false, err
+		return Contract{}, err
 	}
-	return out, true, nil
+	return out, nil
 }
 
 // Delete removes c (locked by Lock, with its insurer) and records contract.deleted with the

@@ -465,7 +465,7 @@ func (im *importer) write(ctx context.Context, p plan) (string, bool, error) {
 		im.remember(out.Contract)
 		return actCreate, !found, nil
 	case actUpdate:
-		out, _, err := im.m.d.Contracts.Update(ctx, p.existing, p.in, p.x)
+		out, err := im.m.d.Contracts.Update(ctx, p.existing, p.in, p.x)
 		if err != nil {
 			return "", false, err
 		}
