@@ -199,26 +199,10 @@ func (s *Service) Update(ctx context.Context, cur *ent.WebhookEndpoint, in Input
 	if *in.URL != cur.URL {
 		u.SetURL(*in.URL)
 		c := credentialOf(ctx)
-		if c.key != nil {
-			u.SetCredentialID(*c.key)
-		} else {
-			u.ClearCredentialID()
-		}
-		if c.client != nil {
-			u.SetOauthClientID(*c.client)
-		} else {
-			u.ClearOauthClientID()
-		}
-		if c.user != nil {
-			u.SetOauthUserID(*c.user)
-		} else {
-			u.ClearOauthUserID()
-		}
-		if c.actsFor != nil {
-			u.SetCredentialUserID(*c.actsFor)
-		} else {
-			u.ClearCredentialUserID()
-		}
+		setOrClear(c.key, u.SetCredentialID, u.ClearCredentialID)
+		setOrClear(c.client, u.SetOauthClientID, u.ClearOauthClientID)
+		setOrClear(c.user, u.SetOauthUserID, u.ClearOauthUserID)
+		setOrClear(c.actsFor, u.SetCredentialUserID, u.ClearCredentialUserID)
 		changed = true
 	}
 	if !slices.Equal(in.Events, cur.EventTypes) {
@@ -251,6 +235,15 @@ func (s *Service) Update(ctx context.Context, cur *ent.WebhookEndpoint, in Input
 		return nil, fmt.Errorf("update webhook endpoint %s: %w", cur.ID, err)
 	}
 	return ep, nil
+}
+
+// setOrClear writes a nullable id column of an update: v, or NULL when v is nil.
+func setOrClear[U any](v *uuid.UUID, set func(uuid.UUID) U, clear func() U) {
+	if v != nil {
+		set(*v)
+	} else {
+		clear()
+	}
 }
 
 func equalPtr(a, b *string) bool {
