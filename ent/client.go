@@ -3648,6 +3648,22 @@ func (c *LeadClient) QueryCompany(_m *Lead) *CompanyQuery {
 	return query
 }
 
+// QueryAttachments queries the attachments edge of a Lead.
+func (c *LeadClient) QueryAttachments(_m *Lead) *LeadAttachmentQuery {
+	query := (&LeadAttachmentClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(lead.Table, lead.FieldID, id),
+			sqlgraph.To(leadattachment.Table, leadattachment.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, lead.AttachmentsTable, lead.AttachmentsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *LeadClient) Hooks() []Hook {
 	hooks := c.hooks.Lead
@@ -3791,6 +3807,22 @@ func (c *LeadAttachmentClient) QueryCompany(_m *LeadAttachment) *CompanyQuery {
 			sqlgraph.From(leadattachment.Table, leadattachment.FieldID, id),
 			sqlgraph.To(company.Table, company.FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, false, leadattachment.CompanyTable, leadattachment.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryLead queries the lead edge of a LeadAttachment.
+func (c *LeadAttachmentClient) QueryLead(_m *LeadAttachment) *LeadQuery {
+	query := (&LeadClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(leadattachment.Table, leadattachment.FieldID, id),
+			sqlgraph.To(lead.Table, lead.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, leadattachment.LeadTable, leadattachment.LeadColumn),
 		)
 		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
 		return fromV, nil
@@ -4950,6 +4982,22 @@ func (c *TaskClient) QueryCompany(_m *Task) *CompanyQuery {
 	return query
 }
 
+// QueryComments queries the comments edge of a Task.
+func (c *TaskClient) QueryComments(_m *Task) *TaskCommentQuery {
+	query := (&TaskCommentClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(task.Table, task.FieldID, id),
+			sqlgraph.To(taskcomment.Table, taskcomment.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, task.CommentsTable, task.CommentsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *TaskClient) Hooks() []Hook {
 	hooks := c.hooks.Task
@@ -5093,6 +5141,22 @@ func (c *TaskCommentClient) QueryCompany(_m *TaskComment) *CompanyQuery {
 			sqlgraph.From(taskcomment.Table, taskcomment.FieldID, id),
 			sqlgraph.To(company.Table, company.FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, false, taskcomment.CompanyTable, taskcomment.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryTask queries the task edge of a TaskComment.
+func (c *TaskCommentClient) QueryTask(_m *TaskComment) *TaskQuery {
+	query := (&TaskClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(taskcomment.Table, taskcomment.FieldID, id),
+			sqlgraph.To(task.Table, task.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, taskcomment.TaskTable, taskcomment.TaskColumn),
 		)
 		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
 		return fromV, nil

@@ -1158,6 +1158,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 		"Company",
 	)
 	graph.MustAddE(
+		"attachments",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   lead.AttachmentsTable,
+			Columns: []string{lead.AttachmentsColumn},
+			Bidi:    false,
+		},
+		"Lead",
+		"LeadAttachment",
+	)
+	graph.MustAddE(
 		"company",
 		&sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -1168,6 +1180,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"LeadAttachment",
 		"Company",
+	)
+	graph.MustAddE(
+		"lead",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   leadattachment.LeadTable,
+			Columns: []string{leadattachment.LeadColumn},
+			Bidi:    false,
+		},
+		"LeadAttachment",
+		"Lead",
 	)
 	graph.MustAddE(
 		"company",
@@ -1230,6 +1254,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 		"Company",
 	)
 	graph.MustAddE(
+		"comments",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   task.CommentsTable,
+			Columns: []string{task.CommentsColumn},
+			Bidi:    false,
+		},
+		"Task",
+		"TaskComment",
+	)
+	graph.MustAddE(
 		"company",
 		&sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -1240,6 +1276,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"TaskComment",
 		"Company",
+	)
+	graph.MustAddE(
+		"task",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   taskcomment.TaskTable,
+			Columns: []string{taskcomment.TaskColumn},
+			Bidi:    false,
+		},
+		"TaskComment",
+		"Task",
 	)
 	graph.MustAddE(
 		"company",
@@ -3580,6 +3628,20 @@ func (f *LeadFilter) WhereHasCompanyWith(preds ...predicate.Company) {
 	})))
 }
 
+// WhereHasAttachments applies a predicate to check if query has an edge attachments.
+func (f *LeadFilter) WhereHasAttachments() {
+	f.Where(entql.HasEdge("attachments"))
+}
+
+// WhereHasAttachmentsWith applies a predicate to check if query has an edge attachments with a given conditions (other predicates).
+func (f *LeadFilter) WhereHasAttachmentsWith(preds ...predicate.LeadAttachment) {
+	f.Where(entql.HasEdgeWith("attachments", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
 // addPredicate implements the predicateAdder interface.
 func (_q *LeadAttachmentQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
@@ -3668,6 +3730,20 @@ func (f *LeadAttachmentFilter) WhereHasCompany() {
 // WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
 func (f *LeadAttachmentFilter) WhereHasCompanyWith(preds ...predicate.Company) {
 	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasLead applies a predicate to check if query has an edge lead.
+func (f *LeadAttachmentFilter) WhereHasLead() {
+	f.Where(entql.HasEdge("lead"))
+}
+
+// WhereHasLeadWith applies a predicate to check if query has an edge lead with a given conditions (other predicates).
+func (f *LeadAttachmentFilter) WhereHasLeadWith(preds ...predicate.Lead) {
+	f.Where(entql.HasEdgeWith("lead", sqlgraph.WrapFunc(func(s *sql.Selector) {
 		for _, p := range preds {
 			p(s)
 		}
@@ -4524,6 +4600,20 @@ func (f *TaskFilter) WhereHasCompanyWith(preds ...predicate.Company) {
 	})))
 }
 
+// WhereHasComments applies a predicate to check if query has an edge comments.
+func (f *TaskFilter) WhereHasComments() {
+	f.Where(entql.HasEdge("comments"))
+}
+
+// WhereHasCommentsWith applies a predicate to check if query has an edge comments with a given conditions (other predicates).
+func (f *TaskFilter) WhereHasCommentsWith(preds ...predicate.TaskComment) {
+	f.Where(entql.HasEdgeWith("comments", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
 // addPredicate implements the predicateAdder interface.
 func (_q *TaskCommentQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
@@ -4607,6 +4697,20 @@ func (f *TaskCommentFilter) WhereHasCompany() {
 // WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
 func (f *TaskCommentFilter) WhereHasCompanyWith(preds ...predicate.Company) {
 	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasTask applies a predicate to check if query has an edge task.
+func (f *TaskCommentFilter) WhereHasTask() {
+	f.Where(entql.HasEdge("task"))
+}
+
+// WhereHasTaskWith applies a predicate to check if query has an edge task with a given conditions (other predicates).
+func (f *TaskCommentFilter) WhereHasTaskWith(preds ...predicate.Task) {
+	f.Where(entql.HasEdgeWith("task", sqlgraph.WrapFunc(func(s *sql.Selector) {
 		for _, p := range preds {
 			p(s)
 		}

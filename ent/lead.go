@@ -77,9 +77,11 @@ type Lead struct {
 type LeadEdges struct {
 	// Company holds the value of the company edge.
 	Company *Company `json:"company,omitempty"`
+	// Attachments holds the value of the attachments edge.
+	Attachments []*LeadAttachment `json:"attachments,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [1]bool
+	loadedTypes [2]bool
 }
 
 // CompanyOrErr returns the Company value or an error if the edge
@@ -91,6 +93,15 @@ func (e LeadEdges) CompanyOrErr() (*Company, error) {
 		return nil, &NotFoundError{label: company.Label}
 	}
 	return nil, &NotLoadedError{edge: "company"}
+}
+
+// AttachmentsOrErr returns the Attachments value or an error if the edge
+// was not loaded in eager-loading.
+func (e LeadEdges) AttachmentsOrErr() ([]*LeadAttachment, error) {
+	if e.loadedTypes[1] {
+		return e.Attachments, nil
+	}
+	return nil, &NotLoadedError{edge: "attachments"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -300,6 +311,11 @@ func (_m *Lead) Value(name string) (ent.Value, error) {
 // QueryCompany queries the "company" edge of the Lead entity.
 func (_m *Lead) QueryCompany() *CompanyQuery {
 	return NewLeadClient(_m.config).QueryCompany(_m)
+}
+
+// QueryAttachments queries the "attachments" edge of the Lead entity.
+func (_m *Lead) QueryAttachments() *LeadAttachmentQuery {
+	return NewLeadClient(_m.config).QueryAttachments(_m)
 }
 
 // Update returns a builder for updating this Lead.

@@ -4,6 +4,7 @@ package ent
 
 import (
 	"context"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"math"
@@ -15,6 +16,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/lead"
+	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
 	"github.com/brokerdesk/brokerdesk/ent/predicate"
 	"github.com/google/uuid"
 )
@@ -22,12 +24,13 @@ import (
 // LeadQuery is the builder for querying Lead entities.
 type LeadQuery struct {
 	config
-	ctx         *QueryContext
-	order       []lead.OrderOption
-	inters      []Interceptor
-	predicates  []predicate.Lead
-	withCompany *CompanyQuery
-	modifiers   []func(*sql.Selector)
+	ctx             *QueryContext
+	order           []lead.OrderOption
+	inters          []Interceptor
+	predicates      []predicate.Lead
+	withCompany     *CompanyQuery
+	withAttachments *LeadAttachmentQuery
+	modifiers       []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -79,6 +82,28 @@ func (_q *LeadQuery) QueryCompany() *CompanyQuery {
 			sqlgraph.From(lead.Table, lead.FieldID, selector),
 			sqlgraph.To(company.Table, company.FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, false, lead.CompanyTable, lead.CompanyColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryAttachments chains the current query on the "attachments" edge.
+func (_q *LeadQuery) QueryAttachments() *LeadAttachmentQuery {
+	query := (&LeadAttachmentClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(lead.Table, lead.FieldID, selector),
+			sqlgraph.To(leadattachment.Table, leadattachment.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, lead.AttachmentsTable, lead.AttachmentsColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -273,12 +298,13 @@ func (_q *LeadQuery) Clone() *LeadQuery {
 		return nil
 	}
 	return &LeadQuery{
-		config:      _q.config,
-		ctx:         _q.ctx.Clone(),
-		order:       append([]lead.OrderOption{}, _q.order...),
-		inters:      append([]Interceptor{}, _q.inters...),
-		predicates:  append([]predicate.Lead{}, _q.predicates...),
-		withCompany: _q.withCompany.Clone(),
+		config:          _q.config,
+		ctx:             _q.ctx.Clone(),
+		order:           append([]lead.OrderOption{}, _q.order...),
+		inters:          append([]Interceptor{}, _q.inters...),
+		predicates:      append([]predicate.Lead{}, _q.predicates...),
+		withCompany:     _q.withCompany.Clone(),
+		withAttachments: _q.withAttachments.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -293,6 +319,17 @@ func (_q *LeadQuery) WithCompany(opts ...func(*CompanyQuery)) *LeadQuery {
 		opt(query)
 	}
 	_q.withCompany = query
+	return _q
+}
+
+// WithAttachments tells the query-builder to eager-load the nodes that are connected to
+// the "attachments" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *LeadQuery) WithAttachments(opts ...func(*LeadAttachmentQuery)) *LeadQuery {
+	query := (&LeadAttachmentClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withAttachments = query
 	return _q
 }
 
@@ -380,8 +417,9 @@ func (_q *LeadQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Lead, e
 	var (
 		nodes       = []*Lead{}
 		_spec       = _q.querySpec()
-		loadedTypes = [1]bool{
+		loadedTypes = [2]bool{
 			_q.withCompany != nil,
+			_q.withAttachments != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -408,6 +446,13 @@ func (_q *LeadQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Lead, e
 	if query := _q.withCompany; query != nil {
 		if err := _q.loadCompany(ctx, query, nodes, nil,
 			func(n *Lead, e *Company) { n.Edges.Company = e }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withAttachments; query != nil {
+		if err := _q.loadAttachments(ctx, query, nodes,
+			func(n *Lead) { n.Edges.Attachments = []*LeadAttachment{} },
+			func(n *Lead, e *LeadAttachment) { n.Edges.Attachments = append(n.Edges.Attachments, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -440,6 +485,39 @@ func (_q *LeadQuery) loadCompany(ctx context.Context, query *CompanyQuery, nodes
 		for i := range nodes {
 			assign(nodes[i], n)
 		}
+	}
+	return nil
+}
+func (_q *LeadQuery) loadAttachments(ctx context.Context, query *LeadAttachmentQuery, nodes []*Lead, init func(*Lead), assign func(*Lead, *LeadAttachment)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[uuid.UUID]*Lead)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(leadattachment.FieldLeadID)
+	}
+	query.Where(predicate.LeadAttachment(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(lead.AttachmentsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.LeadID
+		if fk == nil {
+			return fmt.Errorf(`foreign-key "lead_id" is nil for node %v`, n.ID)
+		}
+		node, ok := nodeids[*fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "lead_id" returned %v for node %v`, *fk, n.ID)
+		}
+		assign(node, n)
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"github.com/brokerdesk/brokerdesk/ent/company"
+	"github.com/brokerdesk/brokerdesk/ent/lead"
 	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
 	"github.com/google/uuid"
 )
@@ -45,9 +46,11 @@ type LeadAttachment struct {
 type LeadAttachmentEdges struct {
 	// Company holds the value of the company edge.
 	Company *Company `json:"company,omitempty"`
+	// Lead holds the value of the lead edge.
+	Lead *Lead `json:"lead,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [1]bool
+	loadedTypes [2]bool
 }
 
 // CompanyOrErr returns the Company value or an error if the edge
@@ -59,6 +62,17 @@ func (e LeadAttachmentEdges) CompanyOrErr() (*Company, error) {
 		return nil, &NotFoundError{label: company.Label}
 	}
 	return nil, &NotLoadedError{edge: "company"}
+}
+
+// LeadOrErr returns the Lead value or an error if the edge
+// was not loaded in eager-loading, or loaded but was not found.
+func (e LeadAttachmentEdges) LeadOrErr() (*Lead, error) {
+	if e.Lead != nil {
+		return e.Lead, nil
+	} else if e.loadedTypes[1] {
+		return nil, &NotFoundError{label: lead.Label}
+	}
+	return nil, &NotLoadedError{edge: "lead"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -165,6 +179,11 @@ func (_m *LeadAttachment) Value(name string) (ent.Value, error) {
 // QueryCompany queries the "company" edge of the LeadAttachment entity.
 func (_m *LeadAttachment) QueryCompany() *CompanyQuery {
 	return NewLeadAttachmentClient(_m.config).QueryCompany(_m)
+}
+
+// QueryLead queries the "lead" edge of the LeadAttachment entity.
+func (_m *LeadAttachment) QueryLead() *LeadQuery {
+	return NewLeadAttachmentClient(_m.config).QueryLead(_m)
 }
 
 // Update returns a builder for updating this LeadAttachment.

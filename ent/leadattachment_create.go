@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/brokerdesk/brokerdesk/ent/company"
+	"github.com/brokerdesk/brokerdesk/ent/lead"
 	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
 	"github.com/google/uuid"
 )
@@ -114,6 +115,11 @@ func (_c *LeadAttachmentCreate) SetNillableID(v *uuid.UUID) *LeadAttachmentCreat
 // SetCompany sets the "company" edge to the Company entity.
 func (_c *LeadAttachmentCreate) SetCompany(v *Company) *LeadAttachmentCreate {
 	return _c.SetCompanyID(v.ID)
+}
+
+// SetLead sets the "lead" edge to the Lead entity.
+func (_c *LeadAttachmentCreate) SetLead(v *Lead) *LeadAttachmentCreate {
+	return _c.SetLeadID(v.ID)
 }
 
 // Mutation returns the LeadAttachmentMutation object of the builder.
@@ -244,10 +250,6 @@ func (_c *LeadAttachmentCreate) createSpec() (*LeadAttachment, *sqlgraph.CreateS
 		_node.ID = id
 		_spec.ID.Value = &id
 	}
-	if value, ok := _c.mutation.LeadID(); ok {
-		_spec.SetField(leadattachment.FieldLeadID, field.TypeUUID, value)
-		_node.LeadID = &value
-	}
 	if value, ok := _c.mutation.ContactID(); ok {
 		_spec.SetField(leadattachment.FieldContactID, field.TypeUUID, value)
 		_node.ContactID = &value
@@ -287,6 +289,23 @@ func (_c *LeadAttachmentCreate) createSpec() (*LeadAttachment, *sqlgraph.CreateS
 			edge.Target.Nodes = append(edge.Target.Nodes, k)
 		}
 		_node.CompanyID = nodes[0]
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.LeadIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   leadattachment.LeadTable,
+			Columns: []string{leadattachment.LeadColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(lead.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_node.LeadID = &nodes[0]
 		_spec.Edges = append(_spec.Edges, edge)
 	}
 	return _node, _spec

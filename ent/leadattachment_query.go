@@ -14,6 +14,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/brokerdesk/brokerdesk/ent/company"
+	"github.com/brokerdesk/brokerdesk/ent/lead"
 	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
 	"github.com/brokerdesk/brokerdesk/ent/predicate"
 	"github.com/google/uuid"
@@ -27,6 +28,7 @@ type LeadAttachmentQuery struct {
 	inters      []Interceptor
 	predicates  []predicate.LeadAttachment
 	withCompany *CompanyQuery
+	withLead    *LeadQuery
 	modifiers   []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
@@ -79,6 +81,28 @@ func (_q *LeadAttachmentQuery) QueryCompany() *CompanyQuery {
 			sqlgraph.From(leadattachment.Table, leadattachment.FieldID, selector),
 			sqlgraph.To(company.Table, company.FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, false, leadattachment.CompanyTable, leadattachment.CompanyColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryLead chains the current query on the "lead" edge.
+func (_q *LeadAttachmentQuery) QueryLead() *LeadQuery {
+	query := (&LeadClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(leadattachment.Table, leadattachment.FieldID, selector),
+			sqlgraph.To(lead.Table, lead.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, leadattachment.LeadTable, leadattachment.LeadColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -279,6 +303,7 @@ func (_q *LeadAttachmentQuery) Clone() *LeadAttachmentQuery {
 		inters:      append([]Interceptor{}, _q.inters...),
 		predicates:  append([]predicate.LeadAttachment{}, _q.predicates...),
 		withCompany: _q.withCompany.Clone(),
+		withLead:    _q.withLead.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -293,6 +318,17 @@ func (_q *LeadAttachmentQuery) WithCompany(opts ...func(*CompanyQuery)) *LeadAtt
 		opt(query)
 	}
 	_q.withCompany = query
+	return _q
+}
+
+// WithLead tells the query-builder to eager-load the nodes that are connected to
+// the "lead" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *LeadAttachmentQuery) WithLead(opts ...func(*LeadQuery)) *LeadAttachmentQuery {
+	query := (&LeadClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withLead = query
 	return _q
 }
 
@@ -380,8 +416,9 @@ func (_q *LeadAttachmentQuery) sqlAll(ctx context.Context, hooks ...queryHook) (
 	var (
 		nodes       = []*LeadAttachment{}
 		_spec       = _q.querySpec()
-		loadedTypes = [1]bool{
+		loadedTypes = [2]bool{
 			_q.withCompany != nil,
+			_q.withLead != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -411,6 +448,12 @@ func (_q *LeadAttachmentQuery) sqlAll(ctx context.Context, hooks ...queryHook) (
 			return nil, err
 		}
 	}
+	if query := _q.withLead; query != nil {
+		if err := _q.loadLead(ctx, query, nodes, nil,
+			func(n *LeadAttachment, e *Lead) { n.Edges.Lead = e }); err != nil {
+			return nil, err
+		}
+	}
 	return nodes, nil
 }
 
@@ -436,6 +479,38 @@ func (_q *LeadAttachmentQuery) loadCompany(ctx context.Context, query *CompanyQu
 		nodes, ok := nodeids[n.ID]
 		if !ok {
 			return fmt.Errorf(`unexpected foreign-key "company_id" returned %v`, n.ID)
+		}
+		for i := range nodes {
+			assign(nodes[i], n)
+		}
+	}
+	return nil
+}
+func (_q *LeadAttachmentQuery) loadLead(ctx context.Context, query *LeadQuery, nodes []*LeadAttachment, init func(*LeadAttachment), assign func(*LeadAttachment, *Lead)) error {
+	ids := make([]uuid.UUID, 0, len(nodes))
+	nodeids := make(map[uuid.UUID][]*LeadAttachment)
+	for i := range nodes {
+		if nodes[i].LeadID == nil {
+			continue
+		}
+		fk := *nodes[i].LeadID
+		if _, ok := nodeids[fk]; !ok {
+			ids = append(ids, fk)
+		}
+		nodeids[fk] = append(nodeids[fk], nodes[i])
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	query.Where(lead.IDIn(ids...))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		nodes, ok := nodeids[n.ID]
+		if !ok {
+			return fmt.Errorf(`unexpected foreign-key "lead_id" returned %v`, n.ID)
 		}
 		for i := range nodes {
 			assign(nodes[i], n)
@@ -474,6 +549,9 @@ func (_q *LeadAttachmentQuery) querySpec() *sqlgraph.QuerySpec {
 		}
 		if _q.withCompany != nil {
 			_spec.Node.AddColumnOnce(leadattachment.FieldCompanyID)
+		}
+		if _q.withLead != nil {
+			_spec.Node.AddColumnOnce(leadattachment.FieldLeadID)
 		}
 	}
 	if ps := _q.predicates; len(ps) > 0 {

@@ -10,6 +10,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
+	"github.com/brokerdesk/brokerdesk/ent/lead"
 	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
 	"github.com/brokerdesk/brokerdesk/ent/predicate"
 	"github.com/google/uuid"
@@ -123,9 +124,20 @@ func (_u *LeadAttachmentUpdate) SetContent(v []byte) *LeadAttachmentUpdate {
 	return _u
 }
 
+// SetLead sets the "lead" edge to the Lead entity.
+func (_u *LeadAttachmentUpdate) SetLead(v *Lead) *LeadAttachmentUpdate {
+	return _u.SetLeadID(v.ID)
+}
+
 // Mutation returns the LeadAttachmentMutation object of the builder.
 func (_u *LeadAttachmentUpdate) Mutation() *LeadAttachmentMutation {
 	return _u.mutation
+}
+
+// ClearLead clears the "lead" edge to the Lead entity.
+func (_u *LeadAttachmentUpdate) ClearLead() *LeadAttachmentUpdate {
+	_u.mutation.ClearLead()
+	return _u
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -190,12 +202,6 @@ func (_u *LeadAttachmentUpdate) sqlSave(ctx context.Context) (_node int, err err
 			}
 		}
 	}
-	if value, ok := _u.mutation.LeadID(); ok {
-		_spec.SetField(leadattachment.FieldLeadID, field.TypeUUID, value)
-	}
-	if _u.mutation.LeadIDCleared() {
-		_spec.ClearField(leadattachment.FieldLeadID, field.TypeUUID)
-	}
 	if value, ok := _u.mutation.ContactID(); ok {
 		_spec.SetField(leadattachment.FieldContactID, field.TypeUUID, value)
 	}
@@ -216,6 +222,35 @@ func (_u *LeadAttachmentUpdate) sqlSave(ctx context.Context) (_node int, err err
 	}
 	if value, ok := _u.mutation.Content(); ok {
 		_spec.SetField(leadattachment.FieldContent, field.TypeBytes, value)
+	}
+	if _u.mutation.LeadCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   leadattachment.LeadTable,
+			Columns: []string{leadattachment.LeadColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(lead.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.LeadIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   leadattachment.LeadTable,
+			Columns: []string{leadattachment.LeadColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(lead.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -332,9 +367,20 @@ func (_u *LeadAttachmentUpdateOne) SetContent(v []byte) *LeadAttachmentUpdateOne
 	return _u
 }
 
+// SetLead sets the "lead" edge to the Lead entity.
+func (_u *LeadAttachmentUpdateOne) SetLead(v *Lead) *LeadAttachmentUpdateOne {
+	return _u.SetLeadID(v.ID)
+}
+
 // Mutation returns the LeadAttachmentMutation object of the builder.
 func (_u *LeadAttachmentUpdateOne) Mutation() *LeadAttachmentMutation {
 	return _u.mutation
+}
+
+// ClearLead clears the "lead" edge to the Lead entity.
+func (_u *LeadAttachmentUpdateOne) ClearLead() *LeadAttachmentUpdateOne {
+	_u.mutation.ClearLead()
+	return _u
 }
 
 // Where appends a list predicates to the LeadAttachmentUpdate builder.
@@ -429,12 +475,6 @@ func (_u *LeadAttachmentUpdateOne) sqlSave(ctx context.Context) (_node *LeadAtta
 			}
 		}
 	}
-	if value, ok := _u.mutation.LeadID(); ok {
-		_spec.SetField(leadattachment.FieldLeadID, field.TypeUUID, value)
-	}
-	if _u.mutation.LeadIDCleared() {
-		_spec.ClearField(leadattachment.FieldLeadID, field.TypeUUID)
-	}
 	if value, ok := _u.mutation.ContactID(); ok {
 		_spec.SetField(leadattachment.FieldContactID, field.TypeUUID, value)
 	}
@@ -455,6 +495,35 @@ func (_u *LeadAttachmentUpdateOne) sqlSave(ctx context.Context) (_node *LeadAtta
 	}
 	if value, ok := _u.mutation.Content(); ok {
 		_spec.SetField(leadattachment.FieldContent, field.TypeBytes, value)
+	}
+	if _u.mutation.LeadCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   leadattachment.LeadTable,
+			Columns: []string{leadattachment.LeadColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(lead.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.LeadIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   leadattachment.LeadTable,
+			Columns: []string{leadattachment.LeadColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(lead.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
 	_node = &LeadAttachment{config: _u.config}
 	_spec.Assign = _node.assignValues

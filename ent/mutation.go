@@ -19354,6 +19354,9 @@ type LeadMutation struct {
 	clearedFields             map[string]struct{}
 	company                   *uuid.UUID
 	clearedcompany            bool
+	attachments               map[uuid.UUID]struct{}
+	removedattachments        map[uuid.UUID]struct{}
+	clearedattachments        bool
 	done                      bool
 	oldValue                  func(context.Context) (*Lead, error)
 	predicates                []predicate.Lead
@@ -20504,6 +20507,60 @@ func (m *LeadMutation) ResetCompany() {
 	m.clearedcompany = false
 }
 
+// AddAttachmentIDs adds the "attachments" edge to the LeadAttachment entity by ids.
+func (m *LeadMutation) AddAttachmentIDs(ids ...uuid.UUID) {
+	if m.attachments == nil {
+		m.attachments = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.attachments[ids[i]] = struct{}{}
+	}
+}
+
+// ClearAttachments clears the "attachments" edge to the LeadAttachment entity.
+func (m *LeadMutation) ClearAttachments() {
+	m.clearedattachments = true
+}
+
+// AttachmentsCleared reports if the "attachments" edge to the LeadAttachment entity was cleared.
+func (m *LeadMutation) AttachmentsCleared() bool {
+	return m.clearedattachments
+}
+
+// RemoveAttachmentIDs removes the "attachments" edge to the LeadAttachment entity by IDs.
+func (m *LeadMutation) RemoveAttachmentIDs(ids ...uuid.UUID) {
+	if m.removedattachments == nil {
+		m.removedattachments = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.attachments, ids[i])
+		m.removedattachments[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedAttachments returns the removed IDs of the "attachments" edge to the LeadAttachment entity.
+func (m *LeadMutation) RemovedAttachmentsIDs() (ids []uuid.UUID) {
+	for id := range m.removedattachments {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// AttachmentsIDs returns the "attachments" edge IDs in the mutation.
+func (m *LeadMutation) AttachmentsIDs() (ids []uuid.UUID) {
+	for id := range m.attachments {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetAttachments resets all changes to the "attachments" edge.
+func (m *LeadMutation) ResetAttachments() {
+	m.attachments = nil
+	m.clearedattachments = false
+	m.removedattachments = nil
+}
+
 // Where appends a list predicates to the LeadMutation builder.
 func (m *LeadMutation) Where(ps ...predicate.Lead) {
 	m.predicates = append(m.predicates, ps...)
@@ -21101,9 +21158,12 @@ func (m *LeadMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *LeadMutation) AddedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
 	if m.company != nil {
 		edges = append(edges, lead.EdgeCompany)
+	}
+	if m.attachments != nil {
+		edges = append(edges, lead.EdgeAttachments)
 	}
 	return edges
 }
@@ -21116,27 +21176,47 @@ func (m *LeadMutation) AddedIDs(name string) []ent.Value {
 		if id := m.company; id != nil {
 			return []ent.Value{*id}
 		}
+	case lead.EdgeAttachments:
+		ids := make([]ent.Value, 0, len(m.attachments))
+		for id := range m.attachments {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *LeadMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
+	if m.removedattachments != nil {
+		edges = append(edges, lead.EdgeAttachments)
+	}
 	return edges
 }
 
 // RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
 // the given name in this mutation.
 func (m *LeadMutation) RemovedIDs(name string) []ent.Value {
+	switch name {
+	case lead.EdgeAttachments:
+		ids := make([]ent.Value, 0, len(m.removedattachments))
+		for id := range m.removedattachments {
+			ids = append(ids, id)
+		}
+		return ids
+	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *LeadMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
 	if m.clearedcompany {
 		edges = append(edges, lead.EdgeCompany)
+	}
+	if m.clearedattachments {
+		edges = append(edges, lead.EdgeAttachments)
 	}
 	return edges
 }
@@ -21147,6 +21227,8 @@ func (m *LeadMutation) EdgeCleared(name string) bool {
 	switch name {
 	case lead.EdgeCompany:
 		return m.clearedcompany
+	case lead.EdgeAttachments:
+		return m.clearedattachments
 	}
 	return false
 }
@@ -21169,6 +21251,9 @@ func (m *LeadMutation) ResetEdge(name string) error {
 	case lead.EdgeCompany:
 		m.ResetCompany()
 		return nil
+	case lead.EdgeAttachments:
+		m.ResetAttachments()
+		return nil
 	}
 	return fmt.Errorf("unknown Lead edge %s", name)
 }
@@ -21179,7 +21264,6 @@ type LeadAttachmentMutation struct {
 	op             Op
 	typ            string
 	id             *uuid.UUID
-	lead_id        *uuid.UUID
 	contact_id     *uuid.UUID
 	filename       *string
 	content_type   *string
@@ -21190,6 +21274,8 @@ type LeadAttachmentMutation struct {
 	clearedFields  map[string]struct{}
 	company        *uuid.UUID
 	clearedcompany bool
+	lead           *uuid.UUID
+	clearedlead    bool
 	done           bool
 	oldValue       func(context.Context) (*LeadAttachment, error)
 	predicates     []predicate.LeadAttachment
@@ -21337,12 +21423,12 @@ func (m *LeadAttachmentMutation) ResetCompanyID() {
 
 // SetLeadID sets the "lead_id" field.
 func (m *LeadAttachmentMutation) SetLeadID(u uuid.UUID) {
-	m.lead_id = &u
+	m.lead = &u
 }
 
 // LeadID returns the value of the "lead_id" field in the mutation.
 func (m *LeadAttachmentMutation) LeadID() (r uuid.UUID, exists bool) {
-	v := m.lead_id
+	v := m.lead
 	if v == nil {
 		return
 	}
@@ -21368,7 +21454,7 @@ func (m *LeadAttachmentMutation) OldLeadID(ctx context.Context) (v *uuid.UUID, e
 
 // ClearLeadID clears the value of the "lead_id" field.
 func (m *LeadAttachmentMutation) ClearLeadID() {
-	m.lead_id = nil
+	m.lead = nil
 	m.clearedFields[leadattachment.FieldLeadID] = struct{}{}
 }
 
@@ -21380,7 +21466,7 @@ func (m *LeadAttachmentMutation) LeadIDCleared() bool {
 
 // ResetLeadID resets all changes to the "lead_id" field.
 func (m *LeadAttachmentMutation) ResetLeadID() {
-	m.lead_id = nil
+	m.lead = nil
 	delete(m.clearedFields, leadattachment.FieldLeadID)
 }
 
@@ -21660,6 +21746,33 @@ func (m *LeadAttachmentMutation) ResetCompany() {
 	m.clearedcompany = false
 }
 
+// ClearLead clears the "lead" edge to the Lead entity.
+func (m *LeadAttachmentMutation) ClearLead() {
+	m.clearedlead = true
+	m.clearedFields[leadattachment.FieldLeadID] = struct{}{}
+}
+
+// LeadCleared reports if the "lead" edge to the Lead entity was cleared.
+func (m *LeadAttachmentMutation) LeadCleared() bool {
+	return m.LeadIDCleared() || m.clearedlead
+}
+
+// LeadIDs returns the "lead" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// LeadID instead. It exists only for internal usage by the builders.
+func (m *LeadAttachmentMutation) LeadIDs() (ids []uuid.UUID) {
+	if id := m.lead; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetLead resets all changes to the "lead" edge.
+func (m *LeadAttachmentMutation) ResetLead() {
+	m.lead = nil
+	m.clearedlead = false
+}
+
 // Where appends a list predicates to the LeadAttachmentMutation builder.
 func (m *LeadAttachmentMutation) Where(ps ...predicate.LeadAttachment) {
 	m.predicates = append(m.predicates, ps...)
@@ -21698,7 +21811,7 @@ func (m *LeadAttachmentMutation) Fields() []string {
 	if m.company != nil {
 		fields = append(fields, leadattachment.FieldCompanyID)
 	}
-	if m.lead_id != nil {
+	if m.lead != nil {
 		fields = append(fields, leadattachment.FieldLeadID)
 	}
 	if m.contact_id != nil {
@@ -21942,9 +22055,12 @@ func (m *LeadAttachmentMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *LeadAttachmentMutation) AddedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
 	if m.company != nil {
 		edges = append(edges, leadattachment.EdgeCompany)
+	}
+	if m.lead != nil {
+		edges = append(edges, leadattachment.EdgeLead)
 	}
 	return edges
 }
@@ -21957,13 +22073,17 @@ func (m *LeadAttachmentMutation) AddedIDs(name string) []ent.Value {
 		if id := m.company; id != nil {
 			return []ent.Value{*id}
 		}
+	case leadattachment.EdgeLead:
+		if id := m.lead; id != nil {
+			return []ent.Value{*id}
+		}
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *LeadAttachmentMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
 	return edges
 }
 
@@ -21975,9 +22095,12 @@ func (m *LeadAttachmentMutation) RemovedIDs(name string) []ent.Value {
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *LeadAttachmentMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
 	if m.clearedcompany {
 		edges = append(edges, leadattachment.EdgeCompany)
+	}
+	if m.clearedlead {
+		edges = append(edges, leadattachment.EdgeLead)
 	}
 	return edges
 }
@@ -21988,6 +22111,8 @@ func (m *LeadAttachmentMutation) EdgeCleared(name string) bool {
 	switch name {
 	case leadattachment.EdgeCompany:
 		return m.clearedcompany
+	case leadattachment.EdgeLead:
+		return m.clearedlead
 	}
 	return false
 }
@@ -21999,6 +22124,9 @@ func (m *LeadAttachmentMutation) ClearEdge(name string) error {
 	case leadattachment.EdgeCompany:
 		m.ClearCompany()
 		return nil
+	case leadattachment.EdgeLead:
+		m.ClearLead()
+		return nil
 	}
 	return fmt.Errorf("unknown LeadAttachment unique edge %s", name)
 }
@@ -22009,6 +22137,9 @@ func (m *LeadAttachmentMutation) ResetEdge(name string) error {
 	switch name {
 	case leadattachment.EdgeCompany:
 		m.ResetCompany()
+		return nil
+	case leadattachment.EdgeLead:
+		m.ResetLead()
 		return nil
 	}
 	return fmt.Errorf("unknown LeadAttachment edge %s", name)
@@ -28911,6 +29042,9 @@ type TaskMutation struct {
 	clearedFields             map[string]struct{}
 	company                   *uuid.UUID
 	clearedcompany            bool
+	comments                  map[uuid.UUID]struct{}
+	removedcomments           map[uuid.UUID]struct{}
+	clearedcomments           bool
 	done                      bool
 	oldValue                  func(context.Context) (*Task, error)
 	predicates                []predicate.Task
@@ -29714,6 +29848,60 @@ func (m *TaskMutation) ResetCompany() {
 	m.clearedcompany = false
 }
 
+// AddCommentIDs adds the "comments" edge to the TaskComment entity by ids.
+func (m *TaskMutation) AddCommentIDs(ids ...uuid.UUID) {
+	if m.comments == nil {
+		m.comments = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.comments[ids[i]] = struct{}{}
+	}
+}
+
+// ClearComments clears the "comments" edge to the TaskComment entity.
+func (m *TaskMutation) ClearComments() {
+	m.clearedcomments = true
+}
+
+// CommentsCleared reports if the "comments" edge to the TaskComment entity was cleared.
+func (m *TaskMutation) CommentsCleared() bool {
+	return m.clearedcomments
+}
+
+// RemoveCommentIDs removes the "comments" edge to the TaskComment entity by IDs.
+func (m *TaskMutation) RemoveCommentIDs(ids ...uuid.UUID) {
+	if m.removedcomments == nil {
+		m.removedcomments = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.comments, ids[i])
+		m.removedcomments[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedComments returns the removed IDs of the "comments" edge to the TaskComment entity.
+func (m *TaskMutation) RemovedCommentsIDs() (ids []uuid.UUID) {
+	for id := range m.removedcomments {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// CommentsIDs returns the "comments" edge IDs in the mutation.
+func (m *TaskMutation) CommentsIDs() (ids []uuid.UUID) {
+	for id := range m.comments {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetComments resets all changes to the "comments" edge.
+func (m *TaskMutation) ResetComments() {
+	m.comments = nil
+	m.clearedcomments = false
+	m.removedcomments = nil
+}
+
 // Where appends a list predicates to the TaskMutation builder.
 func (m *TaskMutation) Where(ps ...predicate.Task) {
 	m.predicates = append(m.predicates, ps...)
@@ -30145,9 +30333,12 @@ func (m *TaskMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *TaskMutation) AddedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
 	if m.company != nil {
 		edges = append(edges, task.EdgeCompany)
+	}
+	if m.comments != nil {
+		edges = append(edges, task.EdgeComments)
 	}
 	return edges
 }
@@ -30160,27 +30351,47 @@ func (m *TaskMutation) AddedIDs(name string) []ent.Value {
 		if id := m.company; id != nil {
 			return []ent.Value{*id}
 		}
+	case task.EdgeComments:
+		ids := make([]ent.Value, 0, len(m.comments))
+		for id := range m.comments {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *TaskMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
+	if m.removedcomments != nil {
+		edges = append(edges, task.EdgeComments)
+	}
 	return edges
 }
 
 // RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
 // the given name in this mutation.
 func (m *TaskMutation) RemovedIDs(name string) []ent.Value {
+	switch name {
+	case task.EdgeComments:
+		ids := make([]ent.Value, 0, len(m.removedcomments))
+		for id := range m.removedcomments {
+			ids = append(ids, id)
+		}
+		return ids
+	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *TaskMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
 	if m.clearedcompany {
 		edges = append(edges, task.EdgeCompany)
+	}
+	if m.clearedcomments {
+		edges = append(edges, task.EdgeComments)
 	}
 	return edges
 }
@@ -30191,6 +30402,8 @@ func (m *TaskMutation) EdgeCleared(name string) bool {
 	switch name {
 	case task.EdgeCompany:
 		return m.clearedcompany
+	case task.EdgeComments:
+		return m.clearedcomments
 	}
 	return false
 }
@@ -30213,6 +30426,9 @@ func (m *TaskMutation) ResetEdge(name string) error {
 	case task.EdgeCompany:
 		m.ResetCompany()
 		return nil
+	case task.EdgeComments:
+		m.ResetComments()
+		return nil
 	}
 	return fmt.Errorf("unknown Task edge %s", name)
 }
@@ -30225,13 +30441,14 @@ type TaskCommentMutation struct {
 	id             *uuid.UUID
 	created_at     *time.Time
 	updated_at     *time.Time
-	task_id        *uuid.UUID
 	parent_id      *uuid.UUID
 	author_id      *uuid.UUID
 	content        *string
 	clearedFields  map[string]struct{}
 	company        *uuid.UUID
 	clearedcompany bool
+	task           *uuid.UUID
+	clearedtask    bool
 	done           bool
 	oldValue       func(context.Context) (*TaskComment, error)
 	predicates     []predicate.TaskComment
@@ -30451,12 +30668,12 @@ func (m *TaskCommentMutation) ResetUpdatedAt() {
 
 // SetTaskID sets the "task_id" field.
 func (m *TaskCommentMutation) SetTaskID(u uuid.UUID) {
-	m.task_id = &u
+	m.task = &u
 }
 
 // TaskID returns the value of the "task_id" field in the mutation.
 func (m *TaskCommentMutation) TaskID() (r uuid.UUID, exists bool) {
-	v := m.task_id
+	v := m.task
 	if v == nil {
 		return
 	}
@@ -30482,7 +30699,7 @@ func (m *TaskCommentMutation) OldTaskID(ctx context.Context) (v uuid.UUID, err e
 
 // ResetTaskID resets all changes to the "task_id" field.
 func (m *TaskCommentMutation) ResetTaskID() {
-	m.task_id = nil
+	m.task = nil
 }
 
 // SetParentID sets the "parent_id" field.
@@ -30646,6 +30863,33 @@ func (m *TaskCommentMutation) ResetCompany() {
 	m.clearedcompany = false
 }
 
+// ClearTask clears the "task" edge to the Task entity.
+func (m *TaskCommentMutation) ClearTask() {
+	m.clearedtask = true
+	m.clearedFields[taskcomment.FieldTaskID] = struct{}{}
+}
+
+// TaskCleared reports if the "task" edge to the Task entity was cleared.
+func (m *TaskCommentMutation) TaskCleared() bool {
+	return m.clearedtask
+}
+
+// TaskIDs returns the "task" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// TaskID instead. It exists only for internal usage by the builders.
+func (m *TaskCommentMutation) TaskIDs() (ids []uuid.UUID) {
+	if id := m.task; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetTask resets all changes to the "task" edge.
+func (m *TaskCommentMutation) ResetTask() {
+	m.task = nil
+	m.clearedtask = false
+}
+
 // Where appends a list predicates to the TaskCommentMutation builder.
 func (m *TaskCommentMutation) Where(ps ...predicate.TaskComment) {
 	m.predicates = append(m.predicates, ps...)
@@ -30690,7 +30934,7 @@ func (m *TaskCommentMutation) Fields() []string {
 	if m.updated_at != nil {
 		fields = append(fields, taskcomment.FieldUpdatedAt)
 	}
-	if m.task_id != nil {
+	if m.task != nil {
 		fields = append(fields, taskcomment.FieldTaskID)
 	}
 	if m.parent_id != nil {
@@ -30896,9 +31140,12 @@ func (m *TaskCommentMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *TaskCommentMutation) AddedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
 	if m.company != nil {
 		edges = append(edges, taskcomment.EdgeCompany)
+	}
+	if m.task != nil {
+		edges = append(edges, taskcomment.EdgeTask)
 	}
 	return edges
 }
@@ -30911,13 +31158,17 @@ func (m *TaskCommentMutation) AddedIDs(name string) []ent.Value {
 		if id := m.company; id != nil {
 			return []ent.Value{*id}
 		}
+	case taskcomment.EdgeTask:
+		if id := m.task; id != nil {
+			return []ent.Value{*id}
+		}
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *TaskCommentMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
 	return edges
 }
 
@@ -30929,9 +31180,12 @@ func (m *TaskCommentMutation) RemovedIDs(name string) []ent.Value {
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *TaskCommentMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
 	if m.clearedcompany {
 		edges = append(edges, taskcomment.EdgeCompany)
+	}
+	if m.clearedtask {
+		edges = append(edges, taskcomment.EdgeTask)
 	}
 	return edges
 }
@@ -30942,6 +31196,8 @@ func (m *TaskCommentMutation) EdgeCleared(name string) bool {
 	switch name {
 	case taskcomment.EdgeCompany:
 		return m.clearedcompany
+	case taskcomment.EdgeTask:
+		return m.clearedtask
 	}
 	return false
 }
@@ -30953,6 +31209,9 @@ func (m *TaskCommentMutation) ClearEdge(name string) error {
 	case taskcomment.EdgeCompany:
 		m.ClearCompany()
 		return nil
+	case taskcomment.EdgeTask:
+		m.ClearTask()
+		return nil
 	}
 	return fmt.Errorf("unknown TaskComment unique edge %s", name)
 }
@@ -30963,6 +31222,9 @@ func (m *TaskCommentMutation) ResetEdge(name string) error {
 	switch name {
 	case taskcomment.EdgeCompany:
 		m.ResetCompany()
+		return nil
+	case taskcomment.EdgeTask:
+		m.ResetTask()
 		return nil
 	}
 	return fmt.Errorf("unknown TaskComment edge %s", name)

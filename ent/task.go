@@ -61,9 +61,11 @@ type Task struct {
 type TaskEdges struct {
 	// Company holds the value of the company edge.
 	Company *Company `json:"company,omitempty"`
+	// Comments holds the value of the comments edge.
+	Comments []*TaskComment `json:"comments,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [1]bool
+	loadedTypes [2]bool
 }
 
 // CompanyOrErr returns the Company value or an error if the edge
@@ -75,6 +77,15 @@ func (e TaskEdges) CompanyOrErr() (*Company, error) {
 		return nil, &NotFoundError{label: company.Label}
 	}
 	return nil, &NotLoadedError{edge: "company"}
+}
+
+// CommentsOrErr returns the Comments value or an error if the edge
+// was not loaded in eager-loading.
+func (e TaskEdges) CommentsOrErr() ([]*TaskComment, error) {
+	if e.loadedTypes[1] {
+		return e.Comments, nil
+	}
+	return nil, &NotLoadedError{edge: "comments"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -229,6 +240,11 @@ func (_m *Task) Value(name string) (ent.Value, error) {
 // QueryCompany queries the "company" edge of the Task entity.
 func (_m *Task) QueryCompany() *CompanyQuery {
 	return NewTaskClient(_m.config).QueryCompany(_m)
+}
+
+// QueryComments queries the "comments" edge of the Task entity.
+func (_m *Task) QueryComments() *TaskCommentQuery {
+	return NewTaskClient(_m.config).QueryComments(_m)
 }
 
 // Update returns a builder for updating this Task.

@@ -15,6 +15,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 	"github.com/brokerdesk/brokerdesk/ent/task"
+	"github.com/brokerdesk/brokerdesk/ent/taskcomment"
 	"github.com/google/uuid"
 )
 
@@ -229,6 +230,21 @@ func (_c *TaskCreate) SetNillableID(v *uuid.UUID) *TaskCreate {
 // SetCompany sets the "company" edge to the Company entity.
 func (_c *TaskCreate) SetCompany(v *Company) *TaskCreate {
 	return _c.SetCompanyID(v.ID)
+}
+
+// AddCommentIDs adds the "comments" edge to the TaskComment entity by IDs.
+func (_c *TaskCreate) AddCommentIDs(ids ...uuid.UUID) *TaskCreate {
+	_c.mutation.AddCommentIDs(ids...)
+	return _c
+}
+
+// AddComments adds the "comments" edges to the TaskComment entity.
+func (_c *TaskCreate) AddComments(v ...*TaskComment) *TaskCreate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddCommentIDs(ids...)
 }
 
 // Mutation returns the TaskMutation object of the builder.
@@ -459,6 +475,22 @@ func (_c *TaskCreate) createSpec() (*Task, *sqlgraph.CreateSpec) {
 			edge.Target.Nodes = append(edge.Target.Nodes, k)
 		}
 		_node.CompanyID = nodes[0]
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.CommentsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   task.CommentsTable,
+			Columns: []string{task.CommentsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(taskcomment.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
 		_spec.Edges = append(_spec.Edges, edge)
 	}
 	return _node, _spec

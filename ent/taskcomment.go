@@ -10,6 +10,7 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"github.com/brokerdesk/brokerdesk/ent/company"
+	"github.com/brokerdesk/brokerdesk/ent/task"
 	"github.com/brokerdesk/brokerdesk/ent/taskcomment"
 	"github.com/google/uuid"
 )
@@ -43,9 +44,11 @@ type TaskComment struct {
 type TaskCommentEdges struct {
 	// Company holds the value of the company edge.
 	Company *Company `json:"company,omitempty"`
+	// Task holds the value of the task edge.
+	Task *Task `json:"task,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [1]bool
+	loadedTypes [2]bool
 }
 
 // CompanyOrErr returns the Company value or an error if the edge
@@ -57,6 +60,17 @@ func (e TaskCommentEdges) CompanyOrErr() (*Company, error) {
 		return nil, &NotFoundError{label: company.Label}
 	}
 	return nil, &NotLoadedError{edge: "company"}
+}
+
+// TaskOrErr returns the Task value or an error if the edge
+// was not loaded in eager-loading, or loaded but was not found.
+func (e TaskCommentEdges) TaskOrErr() (*Task, error) {
+	if e.Task != nil {
+		return e.Task, nil
+	} else if e.loadedTypes[1] {
+		return nil, &NotFoundError{label: task.Label}
+	}
+	return nil, &NotLoadedError{edge: "task"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -153,6 +167,11 @@ func (_m *TaskComment) Value(name string) (ent.Value, error) {
 // QueryCompany queries the "company" edge of the TaskComment entity.
 func (_m *TaskComment) QueryCompany() *CompanyQuery {
 	return NewTaskCommentClient(_m.config).QueryCompany(_m)
+}
+
+// QueryTask queries the "task" edge of the TaskComment entity.
+func (_m *TaskComment) QueryTask() *TaskQuery {
+	return NewTaskCommentClient(_m.config).QueryTask(_m)
 }
 
 // Update returns a builder for updating this TaskComment.

@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/brokerdesk/brokerdesk/ent/company"
+	"github.com/brokerdesk/brokerdesk/ent/task"
 	"github.com/brokerdesk/brokerdesk/ent/taskcomment"
 	"github.com/google/uuid"
 )
@@ -118,6 +119,11 @@ func (_c *TaskCommentCreate) SetCompany(v *Company) *TaskCommentCreate {
 	return _c.SetCompanyID(v.ID)
 }
 
+// SetTask sets the "task" edge to the Task entity.
+func (_c *TaskCommentCreate) SetTask(v *Task) *TaskCommentCreate {
+	return _c.SetTaskID(v.ID)
+}
+
 // Mutation returns the TaskCommentMutation object of the builder.
 func (_c *TaskCommentCreate) Mutation() *TaskCommentMutation {
 	return _c.mutation
@@ -204,6 +210,9 @@ func (_c *TaskCommentCreate) check() error {
 	if len(_c.mutation.CompanyIDs()) == 0 {
 		return &ValidationError{Name: "company", err: errors.New(`ent: missing required edge "TaskComment.company"`)}
 	}
+	if len(_c.mutation.TaskIDs()) == 0 {
+		return &ValidationError{Name: "task", err: errors.New(`ent: missing required edge "TaskComment.task"`)}
+	}
 	return nil
 }
 
@@ -248,10 +257,6 @@ func (_c *TaskCommentCreate) createSpec() (*TaskComment, *sqlgraph.CreateSpec) {
 		_spec.SetField(taskcomment.FieldUpdatedAt, field.TypeTime, value)
 		_node.UpdatedAt = value
 	}
-	if value, ok := _c.mutation.TaskID(); ok {
-		_spec.SetField(taskcomment.FieldTaskID, field.TypeUUID, value)
-		_node.TaskID = value
-	}
 	if value, ok := _c.mutation.ParentID(); ok {
 		_spec.SetField(taskcomment.FieldParentID, field.TypeUUID, value)
 		_node.ParentID = &value
@@ -279,6 +284,23 @@ func (_c *TaskCommentCreate) createSpec() (*TaskComment, *sqlgraph.CreateSpec) {
 			edge.Target.Nodes = append(edge.Target.Nodes, k)
 		}
 		_node.CompanyID = nodes[0]
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.TaskIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   taskcomment.TaskTable,
+			Columns: []string{taskcomment.TaskColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(task.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_node.TaskID = nodes[0]
 		_spec.Edges = append(_spec.Edges, edge)
 	}
 	return _node, _spec

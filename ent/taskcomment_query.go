@@ -15,6 +15,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/predicate"
+	"github.com/brokerdesk/brokerdesk/ent/task"
 	"github.com/brokerdesk/brokerdesk/ent/taskcomment"
 	"github.com/google/uuid"
 )
@@ -27,6 +28,7 @@ type TaskCommentQuery struct {
 	inters      []Interceptor
 	predicates  []predicate.TaskComment
 	withCompany *CompanyQuery
+	withTask    *TaskQuery
 	modifiers   []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
@@ -79,6 +81,28 @@ func (_q *TaskCommentQuery) QueryCompany() *CompanyQuery {
 			sqlgraph.From(taskcomment.Table, taskcomment.FieldID, selector),
 			sqlgraph.To(company.Table, company.FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, false, taskcomment.CompanyTable, taskcomment.CompanyColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryTask chains the current query on the "task" edge.
+func (_q *TaskCommentQuery) QueryTask() *TaskQuery {
+	query := (&TaskClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(taskcomment.Table, taskcomment.FieldID, selector),
+			sqlgraph.To(task.Table, task.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, taskcomment.TaskTable, taskcomment.TaskColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -279,6 +303,7 @@ func (_q *TaskCommentQuery) Clone() *TaskCommentQuery {
 		inters:      append([]Interceptor{}, _q.inters...),
 		predicates:  append([]predicate.TaskComment{}, _q.predicates...),
 		withCompany: _q.withCompany.Clone(),
+		withTask:    _q.withTask.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -293,6 +318,17 @@ func (_q *TaskCommentQuery) WithCompany(opts ...func(*CompanyQuery)) *TaskCommen
 		opt(query)
 	}
 	_q.withCompany = query
+	return _q
+}
+
+// WithTask tells the query-builder to eager-load the nodes that are connected to
+// the "task" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *TaskCommentQuery) WithTask(opts ...func(*TaskQuery)) *TaskCommentQuery {
+	query := (&TaskClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withTask = query
 	return _q
 }
 
@@ -380,8 +416,9 @@ func (_q *TaskCommentQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*
 	var (
 		nodes       = []*TaskComment{}
 		_spec       = _q.querySpec()
-		loadedTypes = [1]bool{
+		loadedTypes = [2]bool{
 			_q.withCompany != nil,
+			_q.withTask != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -411,6 +448,12 @@ func (_q *TaskCommentQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*
 			return nil, err
 		}
 	}
+	if query := _q.withTask; query != nil {
+		if err := _q.loadTask(ctx, query, nodes, nil,
+			func(n *TaskComment, e *Task) { n.Edges.Task = e }); err != nil {
+			return nil, err
+		}
+	}
 	return nodes, nil
 }
 
@@ -436,6 +479,35 @@ func (_q *TaskCommentQuery) loadCompany(ctx context.Context, query *CompanyQuery
 		nodes, ok := nodeids[n.ID]
 		if !ok {
 			return fmt.Errorf(`unexpected foreign-key "company_id" returned %v`, n.ID)
+		}
+		for i := range nodes {
+			assign(nodes[i], n)
+		}
+	}
+	return nil
+}
+func (_q *TaskCommentQuery) loadTask(ctx context.Context, query *TaskQuery, nodes []*TaskComment, init func(*TaskComment), assign func(*TaskComment, *Task)) error {
+	ids := make([]uuid.UUID, 0, len(nodes))
+	nodeids := make(map[uuid.UUID][]*TaskComment)
+	for i := range nodes {
+		fk := nodes[i].TaskID
+		if _, ok := nodeids[fk]; !ok {
+			ids = append(ids, fk)
+		}
+		nodeids[fk] = append(nodeids[fk], nodes[i])
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	query.Where(task.IDIn(ids...))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		nodes, ok := nodeids[n.ID]
+		if !ok {
+			return fmt.Errorf(`unexpected foreign-key "task_id" returned %v`, n.ID)
 		}
 		for i := range nodes {
 			assign(nodes[i], n)
@@ -474,6 +546,9 @@ func (_q *TaskCommentQuery) querySpec() *sqlgraph.QuerySpec {
 		}
 		if _q.withCompany != nil {
 			_spec.Node.AddColumnOnce(taskcomment.FieldCompanyID)
+		}
+		if _q.withTask != nil {
+			_spec.Node.AddColumnOnce(taskcomment.FieldTaskID)
 		}
 	}
 	if ps := _q.predicates; len(ps) > 0 {

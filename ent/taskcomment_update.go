@@ -105,6 +105,9 @@ func (_u *TaskCommentUpdate) check() error {
 	if _u.mutation.CompanyCleared() && len(_u.mutation.CompanyIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "TaskComment.company"`)
 	}
+	if _u.mutation.TaskCleared() && len(_u.mutation.TaskIDs()) > 0 {
+		return errors.New(`ent: clearing a required unique edge "TaskComment.task"`)
+	}
 	return nil
 }
 
@@ -241,6 +244,9 @@ func (_u *TaskCommentUpdateOne) check() error {
 	}
 	if _u.mutation.CompanyCleared() && len(_u.mutation.CompanyIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "TaskComment.company"`)
+	}
+	if _u.mutation.TaskCleared() && len(_u.mutation.TaskIDs()) > 0 {
+		return errors.New(`ent: clearing a required unique edge "TaskComment.task"`)
 	}
 	return nil
 }

@@ -69,9 +69,10 @@ func keepHandWritten(next schema.Differ) schema.Differ {
 		out := changes[:0]
 		for _, c := range changes {
 			if mt, ok := c.(*atlas.ModifyTable); ok {
+				cur, _ := current.Table(mt.T.Name)
 				kept := mt.Changes[:0]
 				for _, tc := range mt.Changes {
-					if !handWritten(tc) {
+					if !handWritten(tc) && !coveredByHandWritten(cur, tc) {
 						kept = append(kept, tc)
 					}
 				}
@@ -94,6 +95,35 @@ func handWritten(c atlas.Change) bool {
 		return strings.HasPrefix(c.I.Name, HandWrittenPrefix)
 	case *atlas.DropCheck:
 		return strings.HasPrefix(c.C.Name, HandWrittenPrefix)
+	}
+	return false
+}
+
+// coveredByHandWritten reports whether c adds an ent foreign key (an edge on an existing column,
+// e.g. lead_attachments.lead_id) whose columns a hand-written composite key of the table
+// already constrains to the same table: (company_id, lead_id) -> leads (company_id, id) is the
+// stronger rule, so the edge adds no constraint of its own and the schema does not change.
+func coveredByHandWritten(cur *atlas.Table, c atlas.Change) bool {
+	add, ok := c.(*atlas.AddForeignKey)
+	if !ok || cur == nil {
+		return false
+	}
+	for _, fk := range cur.ForeignKeys {
+		if !strings.HasPrefix(fk.Symbol, HandWrittenPrefix) || fk.RefTable == nil || add.F.RefTable == nil ||
+			fk.RefTable.Name != add.F.RefTable.Name {
+			continue
+		}
+		have := map[string]bool{}
+		for _, col := range fk.Columns {
+			have[col.Name] = true
+		}
+		all := true
+		for _, col := range add.F.Columns {
+			all = all && have[col.Name]
+		}
+		if all {
+			return true
+		}
 	}
 	return false
 }

@@ -333,14 +333,25 @@ func IsOAuthServer(ctx context.Context) bool {
 	return v
 }
 
-// LiftVisibility runs fn with app.visibility 'all' in the request transaction of ctx and then
-// pins the credential's visibility again. It exists for one write only: handing a row the
-// caller may see to another owner (an agent assigns a contact or lead to a colleague, or
-// creates one for them). PostgreSQL checks the new row of an UPDATE with a WHERE clause, and of
-// an INSERT … RETURNING, against the SELECT policies, so the handover would be refused although
-// it is allowed. The caller must have read the row through the visibility layer first; the ent
+// HandOver runs fn, a write that hands a row the caller may see to another owner, with
+// app.visibility 'all' in the request transaction of ctx, and then pins the credential's
+// visibility again. An agent assigns a contact, lead, task or appointment to a colleague, or
+// creates one for them: PostgreSQL checks the new row of an UPDATE with a WHERE clause, and of an
+// INSERT … RETURNING, against the SELECT policies, so the handover would be refused although it
+// is allowed. The caller must have read the row through the visibility layer first; the ent
 // rules still filter by the Principal of ctx meanwhile (fn's update matches the old row).
-func LiftVisibility(ctx context.Context, fn func() error) error {
+func HandOver(ctx context.Context, fn func() error) error { return withVisibilityAll(ctx, fn) }
+
+// ReadCompanyWide runs fn, reads of a key that is unique in the whole company (external
+// references, a contract's insurer, policy number and type), with app.visibility 'all' in the
+// request transaction of ctx, and then pins the credential's visibility again. Such a key may be
+// held by a row the caller does not see: without the lift the check would answer "free" and
+// the unique index would fail as a 500, or an upsert would take over a row it may not see. The
+// same holds for keeping the external_refs lookup in step when a cascade removes rows of any
+// owner. fn must not hand data of rows it cannot see back to the caller, only yes or no.
+func ReadCompanyWide(ctx context.Context, fn func() error) error { return withVisibilityAll(ctx, fn) }
+
+func withVisibilityAll(ctx context.Context, fn func() error) error {
 	vis, _ := VisibilityOf(ctx)
 	if vis == VisibilityAll {
 		return fn()

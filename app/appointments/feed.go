@@ -16,18 +16,18 @@ import (
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
-// Feed renders the calendar of the feed token's user (pinned in ctx): the series and
-// appointments it owns.
-func (s *Service) Feed(ctx context.Context) (string, error) {
+// Feed reads the calendar of the feed token's user (pinned in ctx): the series and
+// appointments it owns, with their exceptions.
+func (s *Service) Feed(ctx context.Context) ([]Series, error) {
 	p, ok := tenancy.PrincipalFrom(ctx)
 	if !ok || p.Kind != tenancy.KindCalendar {
-		return "", errs.NotFound("calendar feed not found")
+		return nil, errs.NotFound("calendar feed not found")
 	}
 	db := tenancy.Client(ctx)
 	rows, err := db.Appointment.Query().Where(appointment.OwnerID(p.UserID)).
 		Order(ent.Asc(appointment.FieldStartAt), ent.Asc(appointment.FieldID)).All(ctx)
 	if err != nil {
-		return "", fmt.Errorf("read feed appointments: %w", err)
+		return nil, fmt.Errorf("read feed appointments: %w", err)
 	}
 	ids := make([]uuid.UUID, len(rows))
 	for i, a := range rows {
@@ -36,7 +36,7 @@ func (s *Service) Feed(ctx context.Context) (string, error) {
 	xs, err := db.AppointmentException.Query().Where(appointmentexception.AppointmentIDIn(ids...)).
 		Order(ent.Asc(appointmentexception.FieldOccurrenceStart)).All(ctx)
 	if err != nil {
-		return "", fmt.Errorf("read feed exceptions: %w", err)
+		return nil, fmt.Errorf("read feed exceptions: %w", err)
 	}
 	byID := map[uuid.UUID][]*ent.AppointmentException{}
 	for _, x := range xs {
@@ -46,7 +46,7 @@ func (s *Service) Feed(ctx context.Context) (string, error) {
 	for i, a := range rows {
 		series[i] = Series{Appointment: a, Exceptions: byID[a.ID]}
 	}
-	return Calendar("BrokerDesk", series, s.now()), nil
+	return series, nil
 }
 
 // MountFeed registers the token routes on r (authenticated) and the feed on v1 behind feedAuth
@@ -62,12 +62,13 @@ func (h *Handler) MountFeed(r, v1 fiber.Router, feedAuth fiber.Handler, pager *h
 // FeedToken extracts the token of GET /calendar/{token}.ics.
 func FeedToken(c *fiber.Ctx) string { return c.Params("token") }
 
+// feed handles GET /calendar/{token}.ics: the user's calendar as iCalendar.
 func (h *Handler) feed(c *fiber.Ctx) error {
-	body, err := h.svc.Feed(c.UserContext())
+	series, err := h.svc.Feed(c.UserContext())
 	if err != nil {
 		return err
 	}
 	c.Set(fiber.HeaderContentType, "text/calendar; charset=utf-8")
 	c.Set(fiber.HeaderCacheControl, "private, max-age=300")
-	return c.SendString(body)
+	return c.SendString(Calendar("BrokerDesk", series, h.svc.now()))
 }

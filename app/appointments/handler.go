@@ -1,9 +1,12 @@
 package appointments
 
 import (
+	"context"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
 
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
@@ -13,14 +16,26 @@ import (
 
 // Handler serves the appointment endpoints.
 type Handler struct {
-	svc   *Service
-	idem  fiber.Handler
-	pager *httpx.Pager // GET /calendar-tokens (MountFeed)
+	svc            *Service
+	idem           fiber.Handler
+	pager          *httpx.Pager // GET /calendar-tokens (MountFeed)
+	update, delete fiber.Handler
 }
 
 // NewHandler builds the handler. idem is the Idempotency-Key middleware POST /appointments uses.
 func NewHandler(svc *Service, idem fiber.Handler) *Handler {
-	return &Handler{svc: svc, idem: idem}
+	h := &Handler{svc: svc, idem: idem}
+	lock := func(ctx context.Context, it item) (target, error) {
+		a, err := svc.Lock(ctx, it.id)
+		return target{Appointment: a, item: it}, err
+	}
+	// PATCH /appointments/{appointmentId} with scope and occurrenceStart; If-Match (the series'
+	// ETag) optional.
+	h.update = httpx.Patch[item, target, patch]{Key: itemKey, Lock: lock, Version: target.version,
+		Read: h.readPatch, Update: h.applyPatch, View: patchView}.Handle
+	// DELETE /appointments/{appointmentId} with scope and occurrenceStart; If-Match optional.
+	h.delete = httpx.Delete[item, target]{Key: itemKey, Lock: lock, Version: target.version, Delete: h.deleteItem}.Handle
+	return h
 }
 
 // Mount registers the routes. r authenticates every route it registers.
@@ -32,7 +47,7 @@ func (h *Handler) Mount(r fiber.Router) {
 	r.Delete("/appointments/:appointmentId", policy.Require("appointments:write"), h.delete)
 }
 
-func seriesURL(a *ent.Appointment) string { return "/api/public/v1/appointments/" + a.ID.String() }
+func seriesURL(a *ent.Appointment) string { return httpx.URL("appointments", a.ID.String()) }
 
 // list handles GET /appointments: occurrences in [from, to), ordered by start.
 func (h *Handler) list(c *fiber.Ctx) error {
@@ -73,20 +88,50 @@ func (h *Handler) get(c *fiber.Ctx) error {
 	return httpx.OK(c, s.View(), s.Version)
 }
 
-// itemQuery reads scope and occurrenceStart of an item operation and checks the occurrence
-// against a (every bad parameter in one 422).
-func itemQuery(c *fiber.Ctx, a *ent.Appointment) (Scope, time.Time, int, error) {
+// item is what PATCH and DELETE of /appointments/{appointmentId} name: the appointment, and
+// in the query the scope and the occurrence, which are read once the appointment (its time
+// zone) is known.
+type item struct {
+	id                     uuid.UUID
+	scope, occurrenceStart string
+}
+
+func itemKey(c *fiber.Ctx) (item, error) {
+	id, err := httpx.UUIDParam(c, "appointmentId")
+	return item{id: id, scope: strings.Clone(c.Query("scope", string(ScopeAll))),
+		occurrenceStart: strings.Clone(c.Query("occurrenceStart"))}, err
+}
+
+// target is the row of the write recipes: the locked appointment with its item and, after a
+// PATCH, what the answer shows (the series, or for scope this the occurrence, which has no
+// ETag of its own).
+type target struct {
+	*ent.Appointment
+	item
+	series     *Series
+	occurrence *Occurrence
+}
+
+func (t target) version() int64 {
+	if t.occurrence != nil {
+		return 0
+	}
+	return t.Version
+}
+
+// parse checks scope and occurrenceStart against the appointment (every bad parameter in
+// one 422).
+func (t target) parse() (Scope, time.Time, int, error) {
 	var v errs.Invalid
-	scope := Scope(c.Query("scope", string(ScopeAll)))
+	scope := Scope(t.scope)
 	v.Check("scope", scope == ScopeThis || scope == ScopeFollowing || scope == ScopeAll, "invalid_enum",
 		"must be one of this, following, all")
 	var occ time.Time
-	s := c.Query("occurrenceStart")
 	switch {
-	case s != "":
-		t, ok := ParseTimeIn(s, location(a))
+	case t.occurrenceStart != "":
+		o, ok := ParseTimeIn(t.occurrenceStart, location(t.Appointment))
 		v.Check("occurrenceStart", ok, "invalid_datetime", "must be an RFC 3339 timestamp (without offset: the appointment's timeZone)")
-		occ = t
+		occ = o
 	case scope == ScopeThis || scope == ScopeFollowing:
 		v.Add("occurrenceStart", "required", "is required with scope this or following")
 	}
@@ -96,86 +141,64 @@ func itemQuery(c *fiber.Ctx, a *ent.Appointment) (Scope, time.Time, int, error) 
 	if scope == ScopeAll {
 		return scope, occ, 0, nil
 	}
-	idx, err := CheckOccurrence(a, occ)
+	idx, err := CheckOccurrence(t.Appointment, occ)
 	return scope, occ, idx, err
 }
 
-// update handles PATCH /appointments/{appointmentId}: a merge patch of AppointmentInput for
-// scope all and following, of the occurrence's fields for scope this. If-Match (the series'
-// ETag) optional.
-func (h *Handler) update(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "appointmentId")
-	if err != nil {
-		return err
-	}
-	ctx := c.UserContext()
-	a, err := h.svc.Lock(ctx, id)
-	if err != nil {
-		return err
-	}
-	if err := httpx.IfMatch(c, a.Version, false); err != nil {
-		return err
-	}
-	scope, occ, idx, err := itemQuery(c, a)
-	if err != nil {
-		return err
-	}
-	switch scope {
-	case ScopeThis:
-		in, err := h.svc.OccurrenceInputOf(ctx, a, occ)
-		if err != nil {
-			return err
-		}
-		if err := httpx.MergePatch(c, &in); err != nil {
-			return err
-		}
-		o, err := h.svc.UpdateThis(ctx, a, occ, in)
-		if err != nil {
-			return err
-		}
-		return c.JSON(o)
-	case ScopeFollowing:
-		in := SplitInput(a, occ)
-		if err := httpx.MergePatch(c, &in); err != nil {
-			return err
-		}
-		s, err := h.svc.UpdateFollowing(ctx, a, occ, idx, in)
-		if err != nil {
-			return err
-		}
-		return httpx.OK(c, s.View(), s.Version)
-	}
-	in := inputOf(a)
-	if err := httpx.MergePatch(c, &in); err != nil {
-		return err
-	}
-	s, err := h.svc.UpdateAll(ctx, a, in)
-	if err != nil {
-		return err
-	}
-	return httpx.OK(c, s.View(), s.Version)
+// patch is the merged body of a PATCH: the occurrence's fields for scope this, the series'
+// input otherwise.
+type patch struct {
+	scope Scope
+	occ   time.Time
+	idx   int
+	this  OccurrenceInput
+	rest  Input
 }
 
-// delete handles DELETE /appointments/{appointmentId} with scope and occurrenceStart.
-func (h *Handler) delete(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "appointmentId")
+// readPatch merges the body into the input of what the scope names: a merge patch of
+// AppointmentInput for scope all and following, of the occurrence's fields for scope this.
+func (h *Handler) readPatch(c *fiber.Ctx, t target) (p patch, err error) {
+	if p.scope, p.occ, p.idx, err = t.parse(); err != nil {
+		return p, err
+	}
+	switch p.scope {
+	case ScopeThis:
+		if p.this, err = h.svc.OccurrenceInputOf(c.UserContext(), t.Appointment, p.occ); err != nil {
+			return p, err
+		}
+		return p, httpx.MergePatch(c, &p.this)
+	case ScopeFollowing:
+		p.rest = SplitInput(t.Appointment, p.occ)
+	default:
+		p.rest = inputOf(t.Appointment)
+	}
+	return p, httpx.MergePatch(c, &p.rest)
+}
+
+func (h *Handler) applyPatch(ctx context.Context, t target, p patch) (target, error) {
+	switch p.scope {
+	case ScopeThis:
+		o, err := h.svc.UpdateThis(ctx, t.Appointment, p.occ, p.this)
+		return target{occurrence: &o}, err
+	case ScopeFollowing:
+		s, err := h.svc.UpdateFollowing(ctx, t.Appointment, p.occ, p.idx, p.rest)
+		return target{Appointment: s.Appointment, series: &s}, err
+	}
+	s, err := h.svc.UpdateAll(ctx, t.Appointment, p.rest)
+	return target{Appointment: s.Appointment, series: &s}, err
+}
+
+func patchView(_ *fiber.Ctx, t target) (any, error) {
+	if t.occurrence != nil {
+		return *t.occurrence, nil
+	}
+	return t.series.View(), nil
+}
+
+func (h *Handler) deleteItem(ctx context.Context, t target) error {
+	scope, occ, idx, err := t.parse()
 	if err != nil {
 		return err
 	}
-	ctx := c.UserContext()
-	a, err := h.svc.Lock(ctx, id)
-	if err != nil {
-		return err
-	}
-	if err := httpx.IfMatch(c, a.Version, false); err != nil {
-		return err
-	}
-	scope, occ, idx, err := itemQuery(c, a)
-	if err != nil {
-		return err
-	}
-	if err := h.svc.Delete(ctx, a, scope, occ, idx); err != nil {
-		return err
-	}
-	return httpx.NoContent(c)
+	return h.svc.Delete(ctx, t.Appointment, scope, occ, idx)
 }

@@ -52,20 +52,26 @@ func (in *Input) Validate() error {
 	return err
 }
 
+// checkTexts checks the fields a series and an occurrence share: title (required), description,
+// location and type.
+func checkTexts(v *errs.Invalid, title, description, location, typ *string) {
+	if title == nil || strings.TrimSpace(*title) == "" {
+		v.Add("title", "required", "must not be empty")
+	}
+	check.Len(v, "title", title, MaxTitle)
+	check.Len(v, "description", description, MaxDescription)
+	check.Len(v, "location", location, MaxLocation)
+	if typ != nil {
+		v.Check("type", slices.Contains(schema.AppointmentTypes, *typ), "invalid_enum",
+			"must be one of "+strings.Join(schema.AppointmentTypes, ", "))
+	}
+}
+
 // parse validates in and returns its times and rule.
 func (in *Input) parse() (parsed, error) {
 	var v errs.Invalid
 	var p parsed
-	if in.Title == nil || strings.TrimSpace(*in.Title) == "" {
-		v.Add("title", "required", "must not be empty")
-	}
-	check.Len(&v, "title", in.Title, MaxTitle)
-	check.Len(&v, "description", in.Description, MaxDescription)
-	check.Len(&v, "location", in.Location, MaxLocation)
-	if in.Type != nil {
-		v.Check("type", slices.Contains(schema.AppointmentTypes, *in.Type), "invalid_enum",
-			"must be one of "+strings.Join(schema.AppointmentTypes, ", "))
-	}
+	checkTexts(&v, in.Title, in.Description, in.Location, in.Type)
 	p.loc = zoneOf(&v, in.TimeZone)
 	var startOK, endOK bool
 	p.start, startOK = timeField(&v, "startAt", in.StartAt, p.loc)
@@ -179,16 +185,7 @@ type OccurrenceInput struct {
 // time zone), and returns its start and end.
 func (in *OccurrenceInput) parse(loc *time.Location) (time.Time, time.Time, error) {
 	var v errs.Invalid
-	if in.Title == nil || strings.TrimSpace(*in.Title) == "" {
-		v.Add("title", "required", "must not be empty")
-	}
-	check.Len(&v, "title", in.Title, MaxTitle)
-	check.Len(&v, "description", in.Description, MaxDescription)
-	check.Len(&v, "location", in.Location, MaxLocation)
-	if in.Type != nil {
-		v.Check("type", slices.Contains(schema.AppointmentTypes, *in.Type), "invalid_enum",
-			"must be one of "+strings.Join(schema.AppointmentTypes, ", "))
-	}
+	checkTexts(&v, in.Title, in.Description, in.Location, in.Type)
 	start, sok := timeField(&v, "startAt", in.StartAt, loc)
 	end, eok := timeField(&v, "endAt", in.EndAt, loc)
 	if sok && eok {

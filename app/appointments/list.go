@@ -31,11 +31,13 @@ type ListFilter struct {
 	Type      *string
 }
 
+// parseListFilter reads the query of GET /appointments (not paged: a window of at most
+// MaxWindow); every bad parameter is listed.
 func parseListFilter(c *fiber.Ctx) (ListFilter, error) {
 	var v errs.Invalid
 	var f ListFilter
-	from, fok := requiredTime(c, &v, "from")
-	to, tok := requiredTime(c, &v, "to")
+	from, fok := httpx.RequiredQueryTime(c, &v, "from")
+	to, tok := httpx.RequiredQueryTime(c, &v, "to")
 	if fok && tok {
 		v.Check("to", to.After(from), "invalid_range", "must be after from")
 		v.Check("to", to.Sub(from) <= MaxWindow, "range_too_long", "from and to are at most 366 days apart")
@@ -43,24 +45,8 @@ func parseListFilter(c *fiber.Ctx) (ListFilter, error) {
 	f.From, f.To = from, to
 	f.ContactID = httpx.QueryUUID(c, &v, "contactId")
 	f.OwnerID = httpx.QueryUUID(c, &v, "ownerId")
-	if s := c.Query("type"); s != "" {
-		v.Check("type", slices.Contains(schema.AppointmentTypes, s), "invalid_enum",
-			"must be one of "+strings.Join(schema.AppointmentTypes, ", "))
-		t := strings.Clone(s)
-		f.Type = &t
-	}
+	f.Type = httpx.QueryEnum(c, &v, "type", schema.AppointmentTypes)
 	return f, v.Err()
-}
-
-func requiredTime(c *fiber.Ctx, v *errs.Invalid, name string) (time.Time, bool) {
-	s := c.Query(name)
-	if s == "" {
-		v.Add(name, "required", "is required")
-		return time.Time{}, false
-	}
-	t, ok := httpx.ParseTime(s)
-	v.Check(name, ok, "invalid_datetime", "must be an RFC 3339 timestamp (without offset: Europe/Berlin)")
-	return t, ok
 }
 
 // List returns the occurrences overlapping [from, to) of the appointments matching f, series

@@ -68,11 +68,8 @@ func withExceptions(ctx context.Context, a *ent.Appointment) (Series, error) {
 // Get reads one appointment (the series master for a recurring one) with its exceptions.
 func (s *Service) Get(ctx context.Context, id uuid.UUID) (Series, error) {
 	a, err := tenancy.Client(ctx).Appointment.Get(ctx, id)
-	if ent.IsNotFound(err) {
-		return Series{}, errs.NotFound("appointment %s not found", id)
-	}
 	if err != nil {
-		return Series{}, fmt.Errorf("get appointment %s: %w", id, err)
+		return Series{}, errs.FromEnt(err, "appointment %s", id)
 	}
 	return withExceptions(ctx, a)
 }
@@ -80,13 +77,7 @@ func (s *Service) Get(ctx context.Context, id uuid.UUID) (Series, error) {
 // Lock reads one appointment and locks its row to the end of the transaction.
 func (s *Service) Lock(ctx context.Context, id uuid.UUID) (*ent.Appointment, error) {
 	a, err := tenancy.Client(ctx).Appointment.Query().Where(appointment.ID(id)).ForUpdate().Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, errs.NotFound("appointment %s not found", id)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("lock appointment %s: %w", id, err)
-	}
-	return a, nil
+	return a, errs.FromEnt(err, "appointment %s", id)
 }
 
 // checkLinks answers 422 for an owner or contact that is not the company's.
@@ -214,7 +205,7 @@ func (s *Service) UpdateAll(ctx context.Context, a *ent.Appointment, in Input) (
 	// A new owner or contact may hand the series to someone the caller does not see (it was
 	// read through the visibility layer): the write and ent's re-read may lift it.
 	var out *ent.Appointment
-	err = tenancy.LiftVisibility(ctx, func() (err error) {
+	err = tenancy.HandOver(ctx, func() (err error) {
 		out, err = q.Save(ctx)
 		return err
 	})

@@ -10,12 +10,12 @@ import (
 	"fmt"
 	"time"
 
-	entsql "entgo.io/ent/dialect/sql"
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
+	"github.com/brokerdesk/brokerdesk/app/platform/paging"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/calendartoken"
 	"github.com/brokerdesk/brokerdesk/ent/user"
@@ -32,7 +32,7 @@ const TokenPrefix = "cal_"
 const MaxTokenLifetime = 366 * 24 * time.Hour
 
 // FeedPath is where a token's feed is served, below the API prefix.
-func FeedPath(token string) string { return "/api/public/v1/calendar/" + token + ".ics" }
+func FeedPath(token string) string { return httpx.URL("calendar", token+".ics") }
 
 // TokenInput is the optional body of POST /users/{userId}/calendar-token.
 type TokenInput struct {
@@ -118,10 +118,6 @@ type issuer struct {
 	grant       *string
 }
 
-// grantQuery finds the OAuth grant (request id) of an access token of the pinned company, as
-// the SECURITY DEFINER function calendar_token_grant reads it (the app role reads no token rows).
-const grantQuery = `SELECT grant_id, client_id FROM calendar_token_grant($1)`
-
 // issuerOf returns the credential of p: its key, or for an OAuth access token the grant behind
 // it (the token lives an hour; the grant is what the user authorized).
 func issuerOf(ctx context.Context, p *tenancy.Principal) (issuer, error) {
@@ -154,29 +150,42 @@ func checkExpiry(in TokenInput, now time.Time) error {
 	return v.Err()
 }
 
+// IssuedToken is a feed token as IssueToken stored it, with the token itself: shown once, never
+// stored (the row keeps its hash).
+type IssuedToken struct {
+	*ent.CalendarToken
+	Token string
+}
+
+// newTokenView is the answer of POST /users/{userId}/calendar-token.
+func newTokenView(t IssuedToken) TokenView {
+	return TokenView{UserID: t.UserID, Token: t.Token, URL: FeedPath(t.Token), CreatedAt: t.CreatedAt.UTC(),
+		ExpiresAt: utcPtr(t.ExpiresAt)}
+}
+
 // IssueToken creates the user's feed token, replacing (revoking) the one it had. The token
 // remembers the issuing credential and answers only while it is alive and before expiresAt.
-func (s *Service) IssueToken(ctx context.Context, userID uuid.UUID, in TokenInput) (TokenView, error) {
+func (s *Service) IssueToken(ctx context.Context, userID uuid.UUID, in TokenInput) (IssuedToken, error) {
 	if err := mayManage(ctx, userID, true); err != nil {
-		return TokenView{}, err
+		return IssuedToken{}, err
 	}
 	now := s.now()
 	if err := checkExpiry(in, now); err != nil {
-		return TokenView{}, err
+		return IssuedToken{}, err
 	}
 	p, _ := tenancy.PrincipalFrom(ctx)
 	iss, err := issuerOf(ctx, p)
 	if err != nil {
-		return TokenView{}, err
+		return IssuedToken{}, err
 	}
 	raw := make([]byte, 32)
 	if _, err := rand.Read(raw); err != nil {
-		return TokenView{}, err
+		return IssuedToken{}, err
 	}
 	token := TokenPrefix + base64.RawURLEncoding.EncodeToString(raw)
 	db := tenancy.Client(ctx)
 	if _, err := db.CalendarToken.Delete().Where(calendartoken.UserID(userID)).Exec(ctx); err != nil {
-		return TokenView{}, fmt.Errorf("revoke calendar token: %w", err)
+		return IssuedToken{}, fmt.Errorf("revoke calendar token: %w", err)
 	}
 	var expires *time.Time
 	if in.ExpiresAt != nil {
@@ -188,9 +197,9 @@ func (s *Service) IssueToken(ctx context.Context, userID uuid.UUID, in TokenInpu
 		SetNillableIssuerKeyID(iss.key).SetNillableIssuerGrantID(iss.grant).SetNillableIssuerClientID(iss.client).
 		Save(ctx)
 	if err != nil {
-		return TokenView{}, fmt.Errorf("store calendar token: %w", err)
+		return IssuedToken{}, fmt.Errorf("store calendar token: %w", err)
 	}
-	return TokenView{UserID: userID, Token: token, URL: FeedPath(token), CreatedAt: t.CreatedAt.UTC(), ExpiresAt: expires}, nil
+	return IssuedToken{CalendarToken: t, Token: token}, nil
 }
 
 // RevokeToken deletes the user's feed token (404 when it has none).
@@ -208,29 +217,22 @@ func (s *Service) RevokeToken(ctx context.Context, userID uuid.UUID) error {
 	return nil
 }
 
-// liveToken keeps the tokens the feed would answer, by the feed's own rule
-// (calendar_token_live, migrations/): not expired by the database's clock, the user active, the
-// issuing credential alive.
-func liveToken(s *entsql.Selector) {
-	s.Where(entsql.P(func(b *entsql.Builder) {
-		b.WriteString("public.calendar_token_live(" + s.C(calendartoken.FieldUserID) + ", " +
-			s.C(calendartoken.FieldExpiresAt) + ", " + s.C(calendartoken.FieldIssuerKeyID) + ", " +
-			s.C(calendartoken.FieldIssuerGrantID) + ")")
-	}))
-}
+// tokensOldestFirst orders GET /calendar-tokens: (createdAt, id).
+var tokensOldestFirst = paging.ByCreated(func(t *ent.CalendarToken) (time.Time, uuid.UUID) { return t.CreatedAt, t.ID })
 
 // ListTokens pages the company's active feed tokens, oldest first (admins: the route needs
 // admin:write). Expired tokens and those whose issuing credential died are left out.
-func (s *Service) ListTokens(ctx context.Context, after []string, limit int) ([]*ent.CalendarToken, error) {
-	q := tenancy.Client(ctx).CalendarToken.Query().Where(liveToken)
-	pred, err := httpx.AfterCreated(after)
+func (s *Service) ListTokens(ctx context.Context, _ struct{}, page paging.Page) ([]*ent.CalendarToken, error) {
+	k, err := tokensOldestFirst.Apply(page)
 	if err != nil {
 		return nil, err
 	}
-	if pred != nil {
-		q.Where(pred)
+	rows, err := tenancy.Client(ctx).CalendarToken.Query().Where(liveToken).
+		Where(k.Where).Order(k.Order).Limit(k.Limit).All(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list calendar tokens: %w", err)
 	}
-	return q.Order(ent.Asc(calendartoken.FieldCreatedAt), ent.Asc(calendartoken.FieldID)).Limit(limit + 1).All(ctx)
+	return rows, nil
 }
 
 // issueToken handles POST /users/{userId}/calendar-token; the body (TokenInput) is optional.
@@ -250,7 +252,7 @@ func (h *Handler) issueToken(c *fiber.Ctx) error {
 		return err
 	}
 	c.Set(fiber.HeaderCacheControl, "no-store")
-	return c.Status(fiber.StatusCreated).JSON(t)
+	return c.Status(fiber.StatusCreated).JSON(newTokenView(t))
 }
 
 // revokeToken handles DELETE /users/{userId}/calendar-token.
@@ -267,15 +269,5 @@ func (h *Handler) revokeToken(c *fiber.Ctx) error {
 
 // listTokens handles GET /calendar-tokens: Paged, oldest first.
 func (h *Handler) listTokens(c *fiber.Ctx) error {
-	page, err := h.pager.Parse(c, "calendar-tokens")
-	if err != nil {
-		return err
-	}
-	rows, err := h.svc.ListTokens(c.UserContext(), page.After, page.Limit)
-	if err != nil {
-		return err
-	}
-	return httpx.WritePage(c, page, rows, func(t *ent.CalendarToken) []string {
-		return httpx.CreatedKey(t.CreatedAt, t.ID)
-	}, httpx.Plain(newTokenInfo))
+	return httpx.ServeList(c, h.pager, "calendar-tokens", httpx.NoFilter, h.svc.ListTokens, tokensOldestFirst, newTokenInfo)
 }

@@ -145,7 +145,7 @@ func author(ctx context.Context) *uuid.UUID {
 // ctx: event names what happened ("relationship.created"), summary says it in one line. It
 // holds no sensitive data (no amounts, no identity, health, bank or income values). The caller
 // has read the contact through the visibility layer; a write that made the contact invisible
-// (owner change) records it inside tenancy.LiftVisibility.
+// (owner change) records it inside tenancy.HandOver.
 func (s *Service) RecordActivity(ctx context.Context, contactID uuid.UUID, event, summary string) error {
 	_, err := tenancy.Client(ctx).ContactActivity.Create().SetContactID(contactID).SetKind(contactactivity.KindSystem).
 		SetEvent(event).SetContent(summary).SetNillableAuthorID(author(ctx)).Save(ctx)

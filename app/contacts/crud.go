@@ -232,7 +232,7 @@ func (s *Service) CreateDoc(ctx context.Context, d Doc) (*ent.Contact, []*ent.Co
 	}
 	var c *ent.Contact
 	// A contact created for another owner need not be visible to its creator (an agent's key).
-	err = tenancy.LiftVisibility(ctx, func() (err error) {
+	err = tenancy.HandOver(ctx, func() (err error) {
 		if c, err = q.Save(ctx); err != nil {
 			return err
 		}
@@ -246,7 +246,7 @@ func (s *Service) CreateDoc(ctx context.Context, d Doc) (*ent.Contact, []*ent.Co
 		phones[i] = Phone{Number: p.Number, Type: ptr.Deref(p.Type), IsPrimary: p.IsPrimary}
 	}
 	var stored []*ent.ContactPhone
-	err = tenancy.LiftVisibility(ctx, func() (err error) { stored, err = s.addPhones(ctx, c.ID, nil, phones); return err })
+	err = tenancy.HandOver(ctx, func() (err error) { stored, err = s.addPhones(ctx, c.ID, nil, phones); return err })
 	if err != nil {
 		return nil, nil, err
 	}
@@ -297,7 +297,7 @@ func (s *Service) UpdateWith(ctx context.Context, c *ent.Contact, phones []*ent.
 	same := s.same(c, r)
 	all := phones
 	if len(add) > 0 {
-		err = tenancy.LiftVisibility(ctx, func() (err error) { all, err = s.addPhones(ctx, c.ID, phones, add); return err })
+		err = tenancy.HandOver(ctx, func() (err error) { all, err = s.addPhones(ctx, c.ID, phones, add); return err })
 		if err != nil {
 			return nil, nil, err
 		}
@@ -317,7 +317,7 @@ func (s *Service) UpdateWith(ctx context.Context, c *ent.Contact, phones []*ent.
 		}
 	}
 	var saved *ent.Contact
-	err = tenancy.LiftVisibility(ctx, func() (err error) { saved, err = u.Save(ctx); return err })
+	err = tenancy.HandOver(ctx, func() (err error) { saved, err = u.Save(ctx); return err })
 	if err != nil {
 		return nil, nil, fmt.Errorf("update contact %s: %w", c.ID, err)
 	}
@@ -403,7 +403,7 @@ func (s *Service) Delete(ctx context.Context, c *ent.Contact, phones []*ent.Cont
 // such row goes, whoever may see it, so visibility is lifted; the contact itself was read
 // through it.
 func deleteDependentRefs(ctx context.Context, contactID uuid.UUID) error {
-	return tenancy.LiftVisibility(ctx, func() error {
+	return tenancy.ReadCompanyWide(ctx, func() error {
 		db := tenancy.Client(ctx)
 		notes, err := db.ContactActivity.Query().Where(contactactivity.ContactID(contactID),
 			contactactivity.KindEQ(contactactivity.KindNote)).IDs(ctx)

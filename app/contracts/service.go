@@ -236,7 +236,7 @@ func (s *Service) resolve(ctx context.Context, in Input) error {
 // races; this gives the usual case a clear answer.
 func (s *Service) keyFree(ctx context.Context, in Input, self uuid.UUID) error {
 	var taken bool
-	err := tenancy.LiftVisibility(ctx, func() error {
+	err := tenancy.ReadCompanyWide(ctx, func() error {
 		rows, err := tenancy.Client(ctx).QueryContext(ctx, keyTakenQuery,
 			uuid.MustParse(*in.InsurerID), strings.TrimSpace(*in.PolicyNumber), *in.Type, self)
 		if err != nil {

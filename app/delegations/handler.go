@@ -58,7 +58,7 @@ func (h *Handler) create(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return httpx.Created(c, "/api/public/v1/users/"+id.String()+"/delegations/"+d.ID.String(),
+	return httpx.Created(c, httpx.URL("users", id.String(), "delegations", d.ID.String()),
 		NewView(d, h.svc.Now()), 0)
 }
 

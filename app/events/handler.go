@@ -2,8 +2,6 @@ package events
 
 import (
 	"encoding/json"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -13,21 +11,19 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
 	"github.com/brokerdesk/brokerdesk/ent"
-	"github.com/brokerdesk/brokerdesk/ent/event"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 	"github.com/brokerdesk/brokerdesk/policy"
-	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
 // Handler serves /events and /event-types.
 type Handler struct {
 	pager *httpx.Pager
-	authz *policy.Enforcer
+	feed  *Feed
 }
 
-// NewHandler builds the handler.
+// NewHandler builds the handler. authz decides which event types a credential receives.
 func NewHandler(pager *httpx.Pager, authz *policy.Enforcer) *Handler {
-	return &Handler{pager: pager, authz: authz}
+	return &Handler{pager: pager, feed: &Feed{authz: authz}}
 }
 
 // Mount registers the routes. r authenticates every route it registers.
@@ -58,8 +54,27 @@ func (h *Handler) types(c *fiber.Ctx) error {
 // list handles GET /events: Paged by cursor in commit order; types filters, since starts a walk
 // without a cursor. Events of types whose scope the credential lacks are left out.
 func (h *Handler) list(c *fiber.Ctx) error {
-	var v errs.Invalid
-	var want []string
+	f, page, err := httpx.ParseList(c, h.pager, "events", parseFilter)
+	if err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	rows, err := h.feed.List(ctx, f, page.Page)
+	if err != nil {
+		return err
+	}
+	if len(rows) == 0 && !page.HasCursor() {
+		// Nothing matched yet: continue after every event committed so far, not from the start
+		// (which would replay what since or types skipped).
+		if page.After, err = h.feed.Head(ctx); err != nil {
+			return err
+		}
+	}
+	return httpx.WritePage(c, page, rows, bySeq.Key, httpx.Plain(NewView))
+}
+
+// parseFilter reads the query of GET /events; every unknown type is listed.
+func parseFilter(c *fiber.Ctx, v *errs.Invalid) (f Filter, _ error) {
 	for _, t := range strings.Split(c.Query("types"), ",") {
 		if t = strings.TrimSpace(t); t == "" {
 			continue
@@ -68,58 +83,14 @@ func (h *Handler) list(c *fiber.Ctx) error {
 			v.Add("types", "invalid_event_type", t+" is not an event type (see GET /event-types)")
 			continue
 		}
-		want = append(want, t)
+		f.Types = append(f.Types, strings.Clone(t))
 	}
-	sort.Strings(want)
-	var since time.Time
 	if s := c.Query("since"); s != "" {
 		t, ok := httpx.ParseTime(s)
 		v.Check("since", ok, "invalid_datetime", "must be an RFC 3339 timestamp")
-		since = t
-	}
-	page, err := h.pager.Parse(c, "events?types="+strings.Join(want, ","))
-	if perr, ok := err.(*errs.Invalid); ok {
-		v.Errors = append(v.Errors, perr.Errors...)
-	}
-	if err := v.Err(); err != nil {
-		return err
-	}
-	ctx := c.UserContext()
-	q, err := Visible(ctx, h.authz, want)
-	if err != nil {
-		return err
-	}
-	db := tenancy.Client(ctx)
-	switch {
-	case page.HasCursor() && len(page.After) == 1:
-		seq, err := strconv.ParseInt(page.After[0], 10, 64)
-		if err != nil {
-			return errs.InvalidField("cursor", "invalid_cursor", "is not a cursor of this list")
-		}
-		q.Where(event.SeqGT(seq))
-	case page.HasCursor():
-		// a cursor from an empty feed: start at the beginning
-	case !since.IsZero():
-		q.Where(event.OccurredAtGTE(since))
-	}
-	rows, err := q.Order(ent.Asc(event.FieldSeq)).Limit(page.Limit + 1).All(ctx)
-	if err != nil {
-		return err
-	}
-	if len(rows) == 0 && !page.HasCursor() {
-		// Nothing matched yet: continue after every event committed so far, not from the start
-		// (which would replay what since or types skipped).
-		var max []struct {
-			Max *int64 `json:"max"`
-		}
-		if err := db.Event.Query().Aggregate(ent.Max(event.FieldSeq)).Scan(ctx, &max); err != nil {
-			return err
-		}
-		if len(max) == 1 && max[0].Max != nil {
-			page.After = []string{strconv.FormatInt(*max[0].Max, 10)}
+		if ok {
+			f.Since = &t
 		}
 	}
-	return httpx.WritePage(c, page, rows, func(e *ent.Event) []string {
-		return []string{strconv.FormatInt(*e.Seq, 10)}
-	}, httpx.Plain(NewView))
+	return f, nil
 }

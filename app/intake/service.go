@@ -135,7 +135,7 @@ func lockIdentities(ctx context.Context, db *ent.Client, company uuid.UUID, emai
 	}
 	slices.Sort(ids)
 	for _, id := range ids {
-		if _, err := db.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1)", id); err != nil {
+		if _, err := db.ExecContext(ctx, lockIdentity, id); err != nil {
 			return fmt.Errorf("intake: lock identity: %w", err)
 		}
 	}

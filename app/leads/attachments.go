@@ -20,13 +20,7 @@ import (
 func (s *Service) Attachment(ctx context.Context, leadID, id uuid.UUID) (*ent.LeadAttachment, error) {
 	a, err := tenancy.Client(ctx).LeadAttachment.Query().
 		Where(leadattachment.ID(id), leadattachment.LeadID(leadID)).Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, errs.NotFound("attachment %s of lead %s not found", id, leadID)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read attachment %s: %w", id, err)
-	}
-	return a, nil
+	return a, errs.FromEnt(err, "attachment %s of lead %s", id, leadID)
 }
 
 // ContactAttachment reads one attachment a conversion gave to a contact, with its content: the
@@ -42,45 +36,29 @@ func (s *Service) ContactAttachment(ctx context.Context, contactID, id uuid.UUID
 		return nil, errs.NotFound("contact %s not found", contactID)
 	}
 	a, err := db.LeadAttachment.Query().Where(leadattachment.ID(id), leadattachment.ContactID(contactID)).Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, errs.NotFound("attachment %s of contact %s not found", id, contactID)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read attachment %s: %w", id, err)
-	}
-	return a, nil
+	return a, errs.FromEnt(err, "attachment %s of contact %s", id, contactID)
 }
 
 // content handles GET /leads/{leadId}/attachments/{attachmentId}/content: the file as stored,
 // as a download (httpx.SendFile), never rendered by a browser.
 func (h *Handler) content(c *fiber.Ctx) error {
-	leadID, err := httpx.UUIDParam(c, "leadId")
-	if err != nil {
-		return err
-	}
-	id, err := httpx.UUIDParam(c, "attachmentId")
-	if err != nil {
-		return err
-	}
-	a, err := h.svc.Attachment(c.UserContext(), leadID, id)
-	if err != nil {
-		return err
-	}
-	return httpx.SendFile(c, a.Filename, a.Content)
+	return sendAttachment(c, httpx.PathChildID("leadId", "attachmentId"), h.svc.Attachment)
 }
 
 // contactContent handles GET /contacts/{contactId}/attachments/{attachmentId}/content: a lead's
 // attachment that a conversion gave to the contact, also after the lead was deleted.
 func (h *Handler) contactContent(c *fiber.Ctx) error {
-	contactID, err := httpx.UUIDParam(c, "contactId")
+	return sendAttachment(c, httpx.PathChildID("contactId", "attachmentId"), h.svc.ContactAttachment)
+}
+
+// sendAttachment reads the attachment the path names below its holder and sends it.
+func sendAttachment(c *fiber.Ctx, key func(*fiber.Ctx) (httpx.ChildID, error),
+	read func(ctx context.Context, holder, id uuid.UUID) (*ent.LeadAttachment, error)) error {
+	k, err := key(c)
 	if err != nil {
 		return err
 	}
-	id, err := httpx.UUIDParam(c, "attachmentId")
-	if err != nil {
-		return err
-	}
-	a, err := h.svc.ContactAttachment(c.UserContext(), contactID, id)
+	a, err := read(c.UserContext(), k.Parent, k.ID)
 	if err != nil {
 		return err
 	}

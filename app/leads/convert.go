@@ -67,6 +67,17 @@ type DryRunResult struct {
 	Conflicts  []Conflict           `json:"conflicts"`
 }
 
+// Conversion is what Convert did: for a dry run its findings (Dry), otherwise the converted
+// lead, the contact it became or was merged into (with its phones) and whether that contact
+// existed before.
+type Conversion struct {
+	Dry            *DryRunResult
+	Lead           Lead
+	Contact        *ent.Contact
+	Phones         []*ent.ContactPhone
+	LinkedExisting bool
+}
+
 // ConvertResult is the answer of a conversion.
 type ConvertResult struct {
 	Lead           View          `json:"lead"`
@@ -77,16 +88,15 @@ type ConvertResult struct {
 // Convert turns the lead into a contact: it creates one from the lead's data with the
 // overrides applied, or merges the lead into in.ExistingContactID (the lead fills what the
 // contact lacks, then the overrides apply as a PATCH would), moves the lead's attachments to
-// the contact, and moves the lead to the final stage converted. The contact is rendered with
-// sel. A dry run changes nothing and returns matches and conflicts instead (dry is nil
-// otherwise). Both answer 409 for a converted lead.
-func (s *Service) Convert(ctx context.Context, id uuid.UUID, in ConvertInput, sel contacts.Selection) (res *ConvertResult, dry *DryRunResult, err error) {
+// the contact, and moves the lead to the final stage converted. A dry run changes nothing and
+// returns matches and conflicts instead (Conversion.Dry). Both answer 409 for a converted lead.
+func (s *Service) Convert(ctx context.Context, id uuid.UUID, in ConvertInput) (Conversion, error) {
 	l, err := s.Lock(ctx, id)
 	if err != nil {
-		return nil, nil, err
+		return Conversion{}, err
 	}
 	if l.Converted {
-		return nil, nil, errs.Conflict("lead_already_converted", "lead %s was converted already", l.ID)
+		return Conversion{}, errs.Conflict("lead_already_converted", "lead %s was converted already", l.ID)
 	}
 	typ, patch := *in.ContactType, in.Overrides
 	var existing *ent.Contact
@@ -97,13 +107,13 @@ func (s *Service) Convert(ctx context.Context, id uuid.UUID, in ConvertInput, se
 		if errors.Is(err, errs.ErrNotFound) {
 			// 404 like every other way of naming a contact the caller cannot see (issue 8): an
 			// invisible contact answers exactly as one that does not exist.
-			return nil, nil, errs.NotFound("contact %s (existingContactId) not found", *in.ExistingContactID)
+			return Conversion{}, errs.NotFound("contact %s (existingContactId) not found", *in.ExistingContactID)
 		}
 		if err != nil {
-			return nil, nil, err
+			return Conversion{}, err
 		}
 		if string(existing.Type) != typ {
-			return nil, nil, errs.Conflict("contact_type_mismatch", "contact %s is a %s contact, not %s",
+			return Conversion{}, errs.Conflict("contact_type_mismatch", "contact %s is a %s contact, not %s",
 				existing.ID, existing.Type, typ)
 		}
 		conflicts = conflictsWith(l, patch, existing)
@@ -111,27 +121,27 @@ func (s *Service) Convert(ctx context.Context, id uuid.UUID, in ConvertInput, se
 	// who is the lead as a new contact: its data with the overrides applied.
 	who, err := leadDoc(l, typ, patch)
 	if err != nil {
-		return nil, nil, err
+		return Conversion{}, err
 	}
 	phones := leadPhones(l)
 	if in.DryRun {
 		if existing == nil {
 			if err := checkDryRun(who); err != nil {
-				return nil, nil, err
+				return Conversion{}, err
 			}
 		}
 		dups, err := s.duplicates(ctx, who, phones)
 		if err != nil {
-			return nil, nil, err
+			return Conversion{}, err
 		}
-		return nil, &DryRunResult{Duplicates: dups, Conflicts: conflicts}, nil
+		return Conversion{Dry: &DryRunResult{Duplicates: dups, Conflicts: conflicts}}, nil
 	}
 	if len(conflicts) > 0 {
 		fields := make([]string, len(conflicts))
 		for i, c := range conflicts {
 			fields[i] = c.Field
 		}
-		return nil, nil, errs.Conflict("contact_conflict", "the lead and contact %s differ in %s; give overrides for these fields "+
+		return Conversion{}, errs.Conflict("contact_conflict", "the lead and contact %s differ in %s; give overrides for these fields "+
 			"(a dry run shows both values)", existing.ID, strings.Join(fields, ", "))
 	}
 	var c *ent.Contact
@@ -139,8 +149,8 @@ func (s *Service) Convert(ctx context.Context, id uuid.UUID, in ConvertInput, se
 	var out Lead
 	// The lead and the existing contact were read through the visibility layer (Lock); the
 	// contact may go to another owner than the caller (the lead's), which is allowed: the
-	// writes run with the SQL visibility lifted (tenancy.LiftVisibility).
-	err = tenancy.LiftVisibility(ctx, func() error {
+	// writes run with the SQL visibility lifted (tenancy.HandOver).
+	err = tenancy.HandOver(ctx, func() error {
 		var err error
 		if existing != nil {
 			c, all, err = s.mergeInto(ctx, l, existing, have, patch, phones)
@@ -158,13 +168,9 @@ func (s *Service) Convert(ctx context.Context, id uuid.UUID, in ConvertInput, se
 		return err
 	})
 	if err != nil {
-		return nil, nil, err
+		return Conversion{}, err
 	}
-	ct, err := s.contacts.Render(c, all, sel)
-	if err != nil {
-		return nil, nil, err
-	}
-	return &ConvertResult{Lead: out.View(), Contact: ct, LinkedExisting: existing != nil}, nil, nil
+	return Conversion{Lead: out, Contact: c, Phones: all, LinkedExisting: existing != nil}, nil
 }
 
 // leadDoc is the contact of type typ the lead becomes: its names, e-mail and owner, with the
@@ -264,14 +270,7 @@ func (s *Service) markConverted(ctx context.Context, l *ent.Lead, contactID uuid
 	if err != nil {
 		return Lead{}, fmt.Errorf("convert lead %s: %w", l.ID, err)
 	}
-	out, err := withAttachments(ctx, saved)
-	if err != nil {
-		return Lead{}, err
-	}
-	if err := s.events.Record(ctx, "lead.converted", out.View()); err != nil {
-		return Lead{}, err
-	}
-	return out, nil
+	return s.recorded(ctx, "lead.converted", saved)
 }
 
 // samePerson keeps the contacts that are the person who by the one matching rule (identity), with
@@ -335,13 +334,18 @@ func (h *Handler) convert(c *fiber.Ctx) error {
 	if err := httpx.Decode(c, &in); err != nil {
 		return err
 	}
-	res, dry, err := h.svc.Convert(c.UserContext(), id, in, contacts.Readable(c))
+	conv, err := h.svc.Convert(c.UserContext(), id, in)
 	if err != nil {
 		return err
 	}
-	if dry != nil {
-		return c.JSON(dry)
+	if conv.Dry != nil {
+		return c.JSON(conv.Dry)
+	}
+	ct, err := h.svc.contacts.Render(conv.Contact, conv.Phones, contacts.Readable(c))
+	if err != nil {
+		return err
 	}
 	// The contact is the resource the conversion created (or linked): Location names it.
-	return httpx.Created(c, "/api/public/v1/contacts/"+res.Contact.ID.String(), res, 0)
+	return httpx.Created(c, httpx.URL("contacts", ct.ID.String()),
+		ConvertResult{Lead: conv.Lead.View(), Contact: ct, LinkedExisting: conv.LinkedExisting}, 0)
 }

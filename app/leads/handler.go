@@ -1,24 +1,51 @@
 package leads
 
 import (
-	"github.com/gofiber/fiber/v2"
+	"context"
+	"fmt"
+	"strings"
+	"unicode/utf8"
 
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"github.com/brokerdesk/brokerdesk/app/platform/check"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
+	"github.com/brokerdesk/brokerdesk/ent/schema"
 	"github.com/brokerdesk/brokerdesk/policy"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
 // Handler serves the lead endpoints.
 type Handler struct {
-	svc   *Service
-	pager *httpx.Pager
-	idem  fiber.Handler
+	svc            *Service
+	pager          *httpx.Pager
+	idem           fiber.Handler
+	update, delete fiber.Handler
 }
 
 // NewHandler builds the handler. idem is the Idempotency-Key middleware POST /leads uses.
 func NewHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler) *Handler {
-	return &Handler{svc: svc, pager: pager, idem: idem}
+	// The recipes hold a Lead: the locked row (its attachments are loaded by Update and Delete).
+	lock := func(ctx context.Context, id uuid.UUID) (Lead, error) {
+		l, err := svc.Lock(ctx, id)
+		return Lead{Lead: l}, err
+	}
+	version := func(l Lead) int64 { return l.Version }
+	return &Handler{svc: svc, pager: pager, idem: idem,
+		// PATCH /leads/{leadId}: a merge patch of LeadInput (stageId cannot be cleared); If-Match
+		// optional.
+		update: httpx.Patch[uuid.UUID, Lead, patchInput]{Key: httpx.PathID("leadId"), Lock: lock, Version: version,
+			Input: func(l Lead) patchInput { return patchInput{inputOf(l.Lead)} },
+			Update: func(ctx context.Context, l Lead, in patchInput) (Lead, error) {
+				return svc.Update(ctx, l.Lead, in.Input)
+			},
+			View: httpx.View(Lead.View)}.Handle,
+		// DELETE /leads/{leadId}; If-Match optional.
+		delete: httpx.Delete[uuid.UUID, Lead]{Key: httpx.PathID("leadId"), Lock: lock, Version: version,
+			Delete: func(ctx context.Context, l Lead) error { return svc.Delete(ctx, l.Lead) }}.Handle,
+	}
 }
 
 // Mount registers the routes. r authenticates every route it registers. Every route needs the
@@ -53,27 +80,37 @@ func requireFeature(feature string) fiber.Handler {
 	}
 }
 
-func location(l Lead) string { return "/api/public/v1/leads/" + l.ID.String() }
+func location(l Lead) string { return httpx.URL("leads", l.ID.String()) }
 
 // list handles GET /leads: Paged, oldest first (createdAt, id); test leads only with
 // includeTest=true.
 func (h *Handler) list(c *fiber.Ctx) error {
-	var v errs.Invalid
-	f, binding := parseListFilter(c, &v)
-	page, err := h.pager.Parse(c, binding)
-	if perr, ok := err.(*errs.Invalid); ok {
-		v.Errors = append(v.Errors, perr.Errors...)
+	return httpx.ServeList(c, h.pager, "leads", parseListFilter, h.svc.List, oldestFirst, Lead.View)
+}
+
+// Search bounds (characters).
+const (
+	MinSearch = 2
+	MaxSearch = 100
+)
+
+// parseListFilter reads the query of GET /leads; every bad parameter is listed.
+func parseListFilter(c *fiber.Ctx, v *errs.Invalid) (f ListFilter, _ error) {
+	f.UpdatedSince = httpx.QueryTime(c, v, "updatedSince")
+	f.Search = strings.Clone(strings.TrimSpace(c.Query("search")))
+	if n := utf8.RuneCountInString(f.Search); c.Query("search") != "" {
+		v.Check("search", n >= MinSearch, "too_short", fmt.Sprintf("needs at least %d characters", MinSearch))
+		v.Check("search", n <= MaxSearch, "too_long", fmt.Sprintf("at most %d characters", MaxSearch))
+		check.Text(v, "search", f.Search)
 	}
-	if err := v.Err(); err != nil {
-		return err
+	f.StageID = httpx.QueryUUID(c, v, "stageId")
+	f.OwnerID = httpx.QueryUUID(c, v, "ownerId")
+	f.Source = httpx.QueryEnum(c, v, "source", schema.LeadSources)
+	f.Converted = httpx.QueryBool(c, v, "converted")
+	if b := httpx.QueryBool(c, v, "includeTest"); b != nil {
+		f.IncludeTest = *b
 	}
-	rows, err := h.svc.List(c.UserContext(), f, page.After, page.Limit)
-	if err != nil {
-		return err
-	}
-	return httpx.WritePage(c, page, rows, func(l Lead) []string {
-		return httpx.CreatedKey(l.CreatedAt, l.ID)
-	}, httpx.Plain(Lead.View))
+	return f, nil
 }
 
 // create handles POST /leads.
@@ -102,60 +139,15 @@ func (h *Handler) get(c *fiber.Ctx) error {
 	return httpx.OK(c, l.View(), l.Version)
 }
 
-// update handles PATCH /leads/{leadId}: a merge patch of LeadInput; If-Match optional.
-func (h *Handler) update(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "leadId")
-	if err != nil {
-		return err
-	}
-	ctx := c.UserContext()
-	cur, err := h.svc.Lock(ctx, id)
-	if err != nil {
-		return err
-	}
-	if err := httpx.IfMatch(c, cur.Version, false); err != nil {
-		return err
-	}
-	in := patchInput{inputOf(cur)}
-	if err := httpx.MergePatch(c, &in); err != nil {
-		return err
-	}
-	l, err := h.svc.Update(ctx, cur, in.Input)
-	if err != nil {
-		return err
-	}
-	return httpx.OK(c, l.View(), l.Version)
-}
-
-// delete handles DELETE /leads/{leadId}; If-Match optional.
-func (h *Handler) delete(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "leadId")
-	if err != nil {
-		return err
-	}
-	ctx := c.UserContext()
-	l, err := h.svc.Lock(ctx, id)
-	if err != nil {
-		return err
-	}
-	if err := httpx.IfMatch(c, l.Version, false); err != nil {
-		return err
-	}
-	if err := h.svc.Delete(ctx, l); err != nil {
-		return err
-	}
-	return httpx.NoContent(c)
-}
-
 // deleteTest handles DELETE /leads?test=true: removes the company's test leads, up to
 // MaxTestDelete per call. The parameter is required so that no call deletes real leads.
 func (h *Handler) deleteTest(c *fiber.Ctx) error {
 	if c.Query("test") != "true" {
 		return errs.InvalidField("test", "required", "only test leads can be deleted together: send test=true")
 	}
-	n, more, err := h.svc.DeleteTest(c.UserContext())
+	d, err := h.svc.DeleteTest(c.UserContext())
 	if err != nil {
 		return err
 	}
-	return c.JSON(fiber.Map{"deleted": n, "hasMore": more})
+	return c.JSON(fiber.Map{"deleted": d.Deleted, "hasMore": d.More})
 }

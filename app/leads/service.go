@@ -55,59 +55,40 @@ type Lead struct {
 // View is the Lead resource of l.
 func (l Lead) View() View { return NewView(l.Lead, l.Attachments) }
 
-// attachmentFields are the columns of an attachment without its content.
-var attachmentFields = []string{leadattachment.FieldID, leadattachment.FieldLeadID, leadattachment.FieldContactID,
-	leadattachment.FieldFilename, leadattachment.FieldContentType, leadattachment.FieldSize, leadattachment.FieldCreatedAt}
-
-// attachmentsOf loads the attachments of leads (without content), oldest first.
-func attachmentsOf(ctx context.Context, ids ...uuid.UUID) (map[uuid.UUID][]*ent.LeadAttachment, error) {
-	out := map[uuid.UUID][]*ent.LeadAttachment{}
-	if len(ids) == 0 {
-		return out, nil
-	}
-	rows, err := tenancy.Client(ctx).LeadAttachment.Query().Where(leadattachment.LeadIDIn(ids...)).
-		Order(ent.Asc(leadattachment.FieldCreatedAt), ent.Asc(leadattachment.FieldID)).
-		Select(attachmentFields...).All(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("load lead attachments: %w", err)
-	}
-	for _, a := range rows {
-		out[*a.LeadID] = append(out[*a.LeadID], a) // LeadIDIn: never nil here
-	}
-	return out, nil
+// withoutContent loads a lead's attachments through the edge without their content, oldest
+// first: what the Lead resource lists.
+func withoutContent(q *ent.LeadAttachmentQuery) {
+	q.Select(leadattachment.FieldID, leadattachment.FieldLeadID, leadattachment.FieldContactID,
+		leadattachment.FieldFilename, leadattachment.FieldContentType, leadattachment.FieldSize,
+		leadattachment.FieldCreatedAt).
+		Order(ent.Asc(leadattachment.FieldCreatedAt), ent.Asc(leadattachment.FieldID))
 }
 
+// withAttachments is l with its attachments (content not loaded).
 func withAttachments(ctx context.Context, l *ent.Lead) (Lead, error) {
-	atts, err := attachmentsOf(ctx, l.ID)
+	q := l.QueryAttachments()
+	withoutContent(q)
+	atts, err := q.All(ctx)
 	if err != nil {
-		return Lead{}, err
+		return Lead{}, fmt.Errorf("load attachments of lead %s: %w", l.ID, err)
 	}
-	return Lead{Lead: l, Attachments: atts[l.ID]}, nil
+	return Lead{Lead: l, Attachments: atts}, nil
 }
 
-// Get reads one lead. Another company's lead is not found.
+// Get reads one lead with its attachments. Another company's lead is not found.
 func (s *Service) Get(ctx context.Context, id uuid.UUID) (Lead, error) {
-	l, err := tenancy.Client(ctx).Lead.Get(ctx, id)
-	if ent.IsNotFound(err) {
-		return Lead{}, errs.NotFound("lead %s not found", id)
-	}
+	l, err := tenancy.Client(ctx).Lead.Query().Where(lead.ID(id)).WithAttachments(withoutContent).Only(ctx)
 	if err != nil {
-		return Lead{}, fmt.Errorf("get lead %s: %w", id, err)
+		return Lead{}, errs.FromEnt(err, "lead %s", id)
 	}
-	return withAttachments(ctx, l)
+	return Lead{Lead: l, Attachments: l.Edges.Attachments}, nil
 }
 
 // Lock reads one lead and locks its row to the end of the transaction, so that a check of its
 // version (If-Match) or state holds until the change commits.
 func (s *Service) Lock(ctx context.Context, id uuid.UUID) (*ent.Lead, error) {
 	l, err := tenancy.Client(ctx).Lead.Query().Where(lead.ID(id)).ForUpdate().Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, errs.NotFound("lead %s not found", id)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("lock lead %s: %w", id, err)
-	}
-	return l, nil
+	return l, errs.FromEnt(err, "lead %s", id)
 }
 
 // Create stores a lead (in the stage new unless in names one) and records lead.created.
@@ -139,7 +120,7 @@ func (s *Service) create(ctx context.Context, in Input, origin lead.Origin) (Lea
 	}
 	var l *ent.Lead
 	// A lead created for another owner need not be visible to its creator (an agent's key).
-	err = tenancy.LiftVisibility(ctx, func() (err error) { l, err = q.Save(ctx); return err })
+	err = tenancy.HandOver(ctx, func() (err error) { l, err = q.Save(ctx); return err })
 	if err != nil {
 		return Lead{}, fmt.Errorf("create lead: %w", err)
 	}
@@ -267,15 +248,20 @@ func (s *Service) Update(ctx context.Context, l *ent.Lead, in Input) (Lead, erro
 	// l was read through the visibility layer (Lock); giving it to another owner may make it
 	// invisible to the caller, which is allowed, and the answer still shows it once.
 	var saved *ent.Lead
-	err = tenancy.LiftVisibility(ctx, func() (err error) { saved, err = u.Save(ctx); return err })
+	err = tenancy.HandOver(ctx, func() (err error) { saved, err = u.Save(ctx); return err })
 	if err != nil {
 		return Lead{}, fmt.Errorf("update lead %s: %w", l.ID, err)
 	}
-	out, err := withAttachments(ctx, saved)
+	return s.recorded(ctx, "lead.updated", saved)
+}
+
+// recorded is l, just written, with its attachments, after recording event typ about it.
+func (s *Service) recorded(ctx context.Context, typ string, l *ent.Lead) (Lead, error) {
+	out, err := withAttachments(ctx, l)
 	if err != nil {
 		return Lead{}, err
 	}
-	if err := s.events.Record(ctx, "lead.updated", out.View()); err != nil {
+	if err := s.events.Record(ctx, typ, out.View()); err != nil {
 		return Lead{}, err
 	}
 	return out, nil
@@ -341,36 +327,35 @@ func (s *Service) Delete(ctx context.Context, l *ent.Lead) error {
 // whether to call again.
 const MaxTestDelete = 500
 
+// TestDeletion is what one DeleteTest did: how many test leads it removed, and whether more
+// remain.
+type TestDeletion struct {
+	Deleted int
+	More    bool
+}
+
 // DeleteTest removes up to MaxTestDelete test leads, oldest first, each with its lead.deleted
 // event, and reports how many and whether more remain. Attachments a contact holds stay, as with
 // Delete.
-func (s *Service) DeleteTest(ctx context.Context) (int, bool, error) {
+func (s *Service) DeleteTest(ctx context.Context) (TestDeletion, error) {
 	db := tenancy.Client(ctx)
-	rows, err := db.Lead.Query().Where(lead.Test(true)).
+	rows, err := db.Lead.Query().Where(lead.Test(true)).WithAttachments(withoutContent).
 		Order(ent.Asc(lead.FieldCreatedAt), ent.Asc(lead.FieldID)).Limit(MaxTestDelete + 1).ForUpdate().All(ctx)
 	if err != nil {
-		return 0, false, fmt.Errorf("find test leads: %w", err)
+		return TestDeletion{}, fmt.Errorf("find test leads: %w", err)
 	}
 	more := len(rows) > MaxTestDelete
 	if more {
 		rows = rows[:MaxTestDelete]
 	}
-	ids := make([]uuid.UUID, len(rows))
-	for i, l := range rows {
-		ids[i] = l.ID
-	}
-	atts, err := attachmentsOf(ctx, ids...)
-	if err != nil {
-		return 0, false, err
-	}
 	for _, l := range rows {
 		// One by one: DeleteOne runs the hook that frees the lead's external references.
 		if err := db.Lead.DeleteOne(l).Exec(ctx); err != nil {
-			return 0, false, fmt.Errorf("delete test lead %s: %w", l.ID, err)
+			return TestDeletion{}, fmt.Errorf("delete test lead %s: %w", l.ID, err)
 		}
-		if err := s.events.Record(ctx, "lead.deleted", NewView(l, atts[l.ID])); err != nil {
-			return 0, false, err
+		if err := s.events.Record(ctx, "lead.deleted", NewView(l, l.Edges.Attachments)); err != nil {
+			return TestDeletion{}, err
 		}
 	}
-	return len(rows), more, nil
+	return TestDeletion{Deleted: len(rows), More: more}, nil
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/platform/paging"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/task"
-	"github.com/brokerdesk/brokerdesk/ent/taskcomment"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
@@ -92,18 +91,17 @@ var commentsOldestFirst = paging.ByCreated(func(c *ent.TaskComment) (time.Time, 
 
 // Comments returns a page of the comments of a task (which must be visible), oldest first.
 func (s *Service) Comments(ctx context.Context, f CommentFilter, page paging.Page) ([]*ent.TaskComment, error) {
-	taskID := f.TaskID
-	if _, err := s.Get(ctx, taskID); err != nil {
+	t, err := s.Get(ctx, f.TaskID)
+	if err != nil {
 		return nil, err
 	}
 	k, err := commentsOldestFirst.Apply(page)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := tenancy.Client(ctx).TaskComment.Query().Where(taskcomment.TaskID(taskID)).
-		Where(k.Where).Order(k.Order).Limit(k.Limit).All(ctx)
+	rows, err := t.QueryComments().Where(k.Where).Order(k.Order).Limit(k.Limit).All(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("list comments of task %s: %w", taskID, err)
+		return nil, fmt.Errorf("list comments of task %s: %w", t.ID, err)
 	}
 	return rows, nil
 }

@@ -175,7 +175,7 @@ func (s *Service) Update(ctx context.Context, t *ent.Task, in Input) (*ent.Task,
 	// Reassigning may hand the task to someone the caller does not see: the row was read through
 	// the visibility layer above, so the write (and ent's re-read) may lift it.
 	var out *ent.Task
-	err := tenancy.LiftVisibility(ctx, func() (err error) {
+	err := tenancy.HandOver(ctx, func() (err error) {
 		out, err = q.Save(ctx)
 		return err
 	})
@@ -235,7 +235,7 @@ func (s *Service) AddComment(ctx context.Context, taskID uuid.UUID, in CommentIn
 	db := tenancy.Client(ctx)
 	q := db.TaskComment.Create().SetTaskID(taskID).SetContent(*in.Content).SetNillableAuthorID(tenancy.ActingUser(ctx))
 	if id := parseID(in.ParentCommentID); id != nil {
-		ok, err := db.TaskComment.Query().Where(taskcomment.ID(*id), taskcomment.TaskID(taskID)).Exist(ctx)
+		ok, err := t.QueryComments().Where(taskcomment.ID(*id)).Exist(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("check parent comment: %w", err)
 		}

@@ -15,14 +15,16 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 	"github.com/brokerdesk/brokerdesk/ent/user"
 	"github.com/brokerdesk/brokerdesk/policy"
-	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
 // Handler serves the user endpoints.
-type Handler struct{ pager *httpx.Pager }
+type Handler struct {
+	pager *httpx.Pager
+	svc   *Service
+}
 
 // NewHandler builds the handler.
-func NewHandler(pager *httpx.Pager) *Handler { return &Handler{pager: pager} }
+func NewHandler(pager *httpx.Pager) *Handler { return &Handler{pager: pager, svc: &Service{}} }
 
 // Mount registers the routes. r authenticates every route it registers.
 func (h *Handler) Mount(r fiber.Router) {
@@ -65,47 +67,36 @@ var labels = map[string]map[string]string{
 		"admin": "Administrator", "manager": "Manager", "agent": "Agent"},
 }
 
-// list handles GET /users: Paged, oldest first, filters status and email.
+// list handles GET /users: Paged, oldest first, filters status and email. The view names
+// labels in the request's language, so the pipeline's steps are spelled out (ServeList's views
+// know no request).
 func (h *Handler) list(c *fiber.Ctx) error {
-	var v errs.Invalid
-	status := c.Query("status")
-	v.Check("status", status == "" || user.StatusValidator(user.Status(status)) == nil,
-		"invalid_enum", "must be one of active, inactive, suspended")
-	email := strings.ToLower(strings.TrimSpace(c.Query("email")))
-	if email != "" {
-		a, err := mail.ParseAddress(email)
-		v.Check("email", err == nil && a.Address == email, "invalid_email", "must be an e-mail address")
-	}
-	page, err := h.pager.Parse(c, "users?status="+status+"&email="+email)
-	if perr, ok := err.(*errs.Invalid); ok {
-		v.Errors = append(v.Errors, perr.Errors...)
-	}
-	if err := v.Err(); err != nil {
-		return err
-	}
-	ctx := c.UserContext()
-	q := tenancy.Client(ctx).User.Query()
-	if status != "" {
-		q.Where(user.StatusEQ(user.Status(status)))
-	}
-	if email != "" {
-		q.Where(user.Email(email))
-	}
-	after, err := httpx.AfterCreated(page.After)
+	f, page, err := httpx.ParseList(c, h.pager, "users", parseFilter)
 	if err != nil {
 		return err
 	}
-	if after != nil {
-		q.Where(after)
-	}
-	rows, err := q.Order(ent.Asc(user.FieldCreatedAt), ent.Asc(user.FieldID)).Limit(page.Limit + 1).All(ctx)
+	rows, err := h.svc.List(c.UserContext(), f, page.Page)
 	if err != nil {
 		return err
 	}
 	lang := httpx.Lang(c)
-	return httpx.WritePage(c, page, rows, func(u *ent.User) []string {
-		return httpx.CreatedKey(u.CreatedAt, u.ID)
-	}, httpx.Plain(func(u *ent.User) View { return NewView(u, lang) }))
+	return httpx.WritePage(c, page, rows, oldestFirst.Key, httpx.Plain(func(u *ent.User) View { return NewView(u, lang) }))
+}
+
+// parseFilter reads the query of GET /users; every bad parameter is listed.
+func parseFilter(c *fiber.Ctx, v *errs.Invalid) (f Filter, _ error) {
+	status := c.Query("status")
+	v.Check("status", status == "" || user.StatusValidator(user.Status(status)) == nil,
+		"invalid_enum", "must be one of active, inactive, suspended")
+	if status != "" {
+		f.Status = strings.Clone(status)
+	}
+	f.Email = strings.Clone(strings.ToLower(strings.TrimSpace(c.Query("email"))))
+	if f.Email != "" {
+		a, err := mail.ParseAddress(f.Email)
+		v.Check("email", err == nil && a.Address == f.Email, "invalid_email", "must be an e-mail address")
+	}
+	return f, nil
 }
 
 // get handles GET /users/{userId}.
@@ -114,12 +105,8 @@ func (h *Handler) get(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ctx := c.UserContext()
-	u, err := tenancy.Client(ctx).User.Get(ctx, id)
+	u, err := h.svc.Get(c.UserContext(), id)
 	if err != nil {
-		if ent.IsNotFound(err) {
-			return errs.NotFound("user %s not found", id)
-		}
 		return err
 	}
 	return httpx.OK(c, NewView(u, httpx.Lang(c)), u.Version)

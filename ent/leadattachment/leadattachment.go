@@ -34,6 +34,8 @@ const (
 	FieldCreatedAt = "created_at"
 	// EdgeCompany holds the string denoting the company edge name in mutations.
 	EdgeCompany = "company"
+	// EdgeLead holds the string denoting the lead edge name in mutations.
+	EdgeLead = "lead"
 	// Table holds the table name of the leadattachment in the database.
 	Table = "lead_attachments"
 	// CompanyTable is the table that holds the company relation/edge.
@@ -43,6 +45,13 @@ const (
 	CompanyInverseTable = "companies"
 	// CompanyColumn is the table column denoting the company relation/edge.
 	CompanyColumn = "company_id"
+	// LeadTable is the table that holds the lead relation/edge.
+	LeadTable = "lead_attachments"
+	// LeadInverseTable is the table name for the Lead entity.
+	// It exists in this package in order to avoid circular dependency with the "lead" package.
+	LeadInverseTable = "leads"
+	// LeadColumn is the table column denoting the lead relation/edge.
+	LeadColumn = "lead_id"
 )
 
 // Columns holds all SQL columns for leadattachment fields.
@@ -137,10 +146,24 @@ func ByCompanyField(field string, opts ...sql.OrderTermOption) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newCompanyStep(), sql.OrderByField(field, opts...))
 	}
 }
+
+// ByLeadField orders the results by lead field.
+func ByLeadField(field string, opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newLeadStep(), sql.OrderByField(field, opts...))
+	}
+}
 func newCompanyStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(CompanyInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.M2O, false, CompanyTable, CompanyColumn),
+	)
+}
+func newLeadStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(LeadInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.M2O, true, LeadTable, LeadColumn),
 	)
 }

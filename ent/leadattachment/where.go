@@ -136,26 +136,6 @@ func LeadIDNotIn(vs ...uuid.UUID) predicate.LeadAttachment {
 	return predicate.LeadAttachment(sql.FieldNotIn(FieldLeadID, vs...))
 }
 
-// LeadIDGT applies the GT predicate on the "lead_id" field.
-func LeadIDGT(v uuid.UUID) predicate.LeadAttachment {
-	return predicate.LeadAttachment(sql.FieldGT(FieldLeadID, v))
-}
-
-// LeadIDGTE applies the GTE predicate on the "lead_id" field.
-func LeadIDGTE(v uuid.UUID) predicate.LeadAttachment {
-	return predicate.LeadAttachment(sql.FieldGTE(FieldLeadID, v))
-}
-
-// LeadIDLT applies the LT predicate on the "lead_id" field.
-func LeadIDLT(v uuid.UUID) predicate.LeadAttachment {
-	return predicate.LeadAttachment(sql.FieldLT(FieldLeadID, v))
-}
-
-// LeadIDLTE applies the LTE predicate on the "lead_id" field.
-func LeadIDLTE(v uuid.UUID) predicate.LeadAttachment {
-	return predicate.LeadAttachment(sql.FieldLTE(FieldLeadID, v))
-}
-
 // LeadIDIsNil applies the IsNil predicate on the "lead_id" field.
 func LeadIDIsNil() predicate.LeadAttachment {
 	return predicate.LeadAttachment(sql.FieldIsNull(FieldLeadID))
@@ -481,6 +461,29 @@ func HasCompany() predicate.LeadAttachment {
 func HasCompanyWith(preds ...predicate.Company) predicate.LeadAttachment {
 	return predicate.LeadAttachment(func(s *sql.Selector) {
 		step := newCompanyStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasLead applies the HasEdge predicate on the "lead" edge.
+func HasLead() predicate.LeadAttachment {
+	return predicate.LeadAttachment(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, LeadTable, LeadColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasLeadWith applies the HasEdge predicate on the "lead" edge with a given conditions (other predicates).
+func HasLeadWith(preds ...predicate.Lead) predicate.LeadAttachment {
+	return predicate.LeadAttachment(func(s *sql.Selector) {
+		step := newLeadStep()
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)

@@ -948,13 +948,13 @@ var (
 	// LeadAttachmentsColumns holds the columns for the "lead_attachments" table.
 	LeadAttachmentsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
-		{Name: "lead_id", Type: field.TypeUUID, Nullable: true},
 		{Name: "contact_id", Type: field.TypeUUID, Nullable: true},
 		{Name: "filename", Type: field.TypeString, Size: 255},
 		{Name: "content_type", Type: field.TypeString, Size: 255},
 		{Name: "size", Type: field.TypeInt64},
 		{Name: "content", Type: field.TypeBytes},
 		{Name: "created_at", Type: field.TypeTime},
+		{Name: "lead_id", Type: field.TypeUUID, Nullable: true},
 		{Name: "company_id", Type: field.TypeUUID},
 	}
 	// LeadAttachmentsTable holds the schema information for the "lead_attachments" table.
@@ -963,6 +963,12 @@ var (
 		Columns:    LeadAttachmentsColumns,
 		PrimaryKey: []*schema.Column{LeadAttachmentsColumns[0]},
 		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "lead_attachments_leads_attachments",
+				Columns:    []*schema.Column{LeadAttachmentsColumns[7]},
+				RefColumns: []*schema.Column{LeadsColumns[0]},
+				OnDelete:   schema.SetNull,
+			},
 			{
 				Symbol:     "lead_attachments_companies_company",
 				Columns:    []*schema.Column{LeadAttachmentsColumns[8]},
@@ -979,12 +985,12 @@ var (
 			{
 				Name:    "leadattachment_company_id_lead_id",
 				Unique:  false,
-				Columns: []*schema.Column{LeadAttachmentsColumns[8], LeadAttachmentsColumns[1]},
+				Columns: []*schema.Column{LeadAttachmentsColumns[8], LeadAttachmentsColumns[7]},
 			},
 			{
 				Name:    "leadattachment_company_id_contact_id",
 				Unique:  false,
-				Columns: []*schema.Column{LeadAttachmentsColumns[8], LeadAttachmentsColumns[2]},
+				Columns: []*schema.Column{LeadAttachmentsColumns[8], LeadAttachmentsColumns[1]},
 			},
 		},
 	}
@@ -1309,10 +1315,10 @@ var (
 		{Name: "id", Type: field.TypeUUID},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
-		{Name: "task_id", Type: field.TypeUUID},
 		{Name: "parent_id", Type: field.TypeUUID, Nullable: true},
 		{Name: "author_id", Type: field.TypeUUID, Nullable: true},
 		{Name: "content", Type: field.TypeString, Size: 2147483647},
+		{Name: "task_id", Type: field.TypeUUID},
 		{Name: "company_id", Type: field.TypeUUID},
 	}
 	// TaskCommentsTable holds the schema information for the "task_comments" table.
@@ -1321,6 +1327,12 @@ var (
 		Columns:    TaskCommentsColumns,
 		PrimaryKey: []*schema.Column{TaskCommentsColumns[0]},
 		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "task_comments_tasks_comments",
+				Columns:    []*schema.Column{TaskCommentsColumns[6]},
+				RefColumns: []*schema.Column{TasksColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
 			{
 				Symbol:     "task_comments_companies_company",
 				Columns:    []*schema.Column{TaskCommentsColumns[7]},
@@ -1337,7 +1349,7 @@ var (
 			{
 				Name:    "taskcomment_company_id_task_id_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{TaskCommentsColumns[7], TaskCommentsColumns[3], TaskCommentsColumns[1], TaskCommentsColumns[0]},
+				Columns: []*schema.Column{TaskCommentsColumns[7], TaskCommentsColumns[6], TaskCommentsColumns[1], TaskCommentsColumns[0]},
 			},
 		},
 	}
@@ -1585,13 +1597,15 @@ func init() {
 	ExternalRefsTable.ForeignKeys[0].RefTable = CompaniesTable
 	IdempotencyKeysTable.ForeignKeys[0].RefTable = CompaniesTable
 	LeadsTable.ForeignKeys[0].RefTable = CompaniesTable
-	LeadAttachmentsTable.ForeignKeys[0].RefTable = CompaniesTable
+	LeadAttachmentsTable.ForeignKeys[0].RefTable = LeadsTable
+	LeadAttachmentsTable.ForeignKeys[1].RefTable = CompaniesTable
 	LeadStagesTable.ForeignKeys[0].RefTable = CompaniesTable
 	LeadSubmissionsTable.ForeignKeys[0].RefTable = CompaniesTable
 	PortfolioMappingsTable.ForeignKeys[0].RefTable = CompaniesTable
 	PortfolioTransfersTable.ForeignKeys[0].RefTable = CompaniesTable
 	TasksTable.ForeignKeys[0].RefTable = CompaniesTable
-	TaskCommentsTable.ForeignKeys[0].RefTable = CompaniesTable
+	TaskCommentsTable.ForeignKeys[0].RefTable = TasksTable
+	TaskCommentsTable.ForeignKeys[1].RefTable = CompaniesTable
 	UsersTable.ForeignKeys[0].RefTable = CompaniesTable
 	WebhookCursorsTable.ForeignKeys[0].RefTable = CompaniesTable
 	WebhookDeliveriesTable.ForeignKeys[0].RefTable = CompaniesTable

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"entgo.io/ent"
+	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 	"github.com/google/uuid"
@@ -43,6 +44,11 @@ func (Task) Fields() []ent.Field {
 	}
 }
 
+// Edges of Task: its comments (TaskComment.Edges), queried with QueryComments.
+func (Task) Edges() []ent.Edge {
+	return []ent.Edge{edge.To("comments", TaskComment.Type)}
+}
+
 // Policy of Task: a task about a contact is visible when the contact is; one without a
 // contact to its assignee, its creator (and their delegates) and users who see everything.
 func (Task) Policy() ent.Policy {
@@ -77,6 +83,13 @@ func (TaskComment) Fields() []ent.Field {
 		field.UUID("author_id", uuid.UUID{}).Optional().Nillable().Immutable(),
 		field.Text("content").NotEmpty(),
 	}
+}
+
+// Edges of TaskComment: the task it is on. task_id's constraint is the hand-written
+// tenant_task_comments_task ((company_id, task_id) -> tasks, migrations/): the edge adds no
+// constraint of its own.
+func (TaskComment) Edges() []ent.Edge {
+	return []ent.Edge{edge.From("task", Task.Type).Ref("comments").Field("task_id").Unique().Required().Immutable()}
 }
 
 // Indexes of TaskComment.

@@ -211,26 +211,6 @@ func TaskIDNotIn(vs ...uuid.UUID) predicate.TaskComment {
 	return predicate.TaskComment(sql.FieldNotIn(FieldTaskID, vs...))
 }
 
-// TaskIDGT applies the GT predicate on the "task_id" field.
-func TaskIDGT(v uuid.UUID) predicate.TaskComment {
-	return predicate.TaskComment(sql.FieldGT(FieldTaskID, v))
-}
-
-// TaskIDGTE applies the GTE predicate on the "task_id" field.
-func TaskIDGTE(v uuid.UUID) predicate.TaskComment {
-	return predicate.TaskComment(sql.FieldGTE(FieldTaskID, v))
-}
-
-// TaskIDLT applies the LT predicate on the "task_id" field.
-func TaskIDLT(v uuid.UUID) predicate.TaskComment {
-	return predicate.TaskComment(sql.FieldLT(FieldTaskID, v))
-}
-
-// TaskIDLTE applies the LTE predicate on the "task_id" field.
-func TaskIDLTE(v uuid.UUID) predicate.TaskComment {
-	return predicate.TaskComment(sql.FieldLTE(FieldTaskID, v))
-}
-
 // ParentIDEQ applies the EQ predicate on the "parent_id" field.
 func ParentIDEQ(v uuid.UUID) predicate.TaskComment {
 	return predicate.TaskComment(sql.FieldEQ(FieldParentID, v))
@@ -411,6 +391,29 @@ func HasCompany() predicate.TaskComment {
 func HasCompanyWith(preds ...predicate.Company) predicate.TaskComment {
 	return predicate.TaskComment(func(s *sql.Selector) {
 		step := newCompanyStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasTask applies the HasEdge predicate on the "task" edge.
+func HasTask() predicate.TaskComment {
+	return predicate.TaskComment(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, TaskTable, TaskColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasTaskWith applies the HasEdge predicate on the "task" edge with a given conditions (other predicates).
+func HasTaskWith(preds ...predicate.Task) predicate.TaskComment {
+	return predicate.TaskComment(func(s *sql.Selector) {
+		step := newTaskStep()
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)

@@ -51,17 +51,6 @@ var berlin = func() *time.Location {
 	return l
 }()
 
-func mustCreate(t *testing.T, env *apitest.Env, key string, body any) appt {
-	t.Helper()
-	r := env.Do(t, apitest.Request{Method: "POST", Path: "/appointments", Key: key, Body: body})
-	if r.Status != 201 {
-		t.Fatalf("create appointment: %d %s", r.Status, r.Body)
-	}
-	var a appt
-	r.Decode(t, &a)
-	return a
-}
-
 func list(t *testing.T, env *apitest.Env, key, from, to string, extra ...string) []occurrence {
 	t.Helper()
 	q := "/appointments?from=" + url.QueryEscape(from) + "&to=" + url.QueryEscape(to) + strings.Join(extra, "")
@@ -83,19 +72,6 @@ func local(os []occurrence) []string {
 		out = append(out, o.StartAt.In(berlin).Format("01-02 15:04")+" "+o.Title)
 	}
 	return out
-}
-
-func fields(want ...string) func(t *testing.T, r *apitest.Response) {
-	return func(t *testing.T, r *apitest.Response) {
-		t.Helper()
-		var got []string
-		for _, e := range r.Problem(t).Errors {
-			got = append(got, e.Field+":"+e.Code)
-		}
-		if !slices.Equal(got, want) {
-			t.Errorf("errors %v, want %v", got, want)
-		}
-	}
 }
 
 func TestAppointments_CreateGetErrors(t *testing.T) {
@@ -142,37 +118,37 @@ func TestAppointments_CreateGetErrors(t *testing.T) {
 				}
 			}},
 		{Name: "required", Key: a.Secret, Method: "POST", Path: "/appointments", Body: `{}`, Status: 422,
-			Check: fields("title:required", "startAt:required", "endAt:required")},
+			Check: apitest.FieldErrors("title:required", "startAt:required", "endAt:required")},
 		{Name: "end before start", Key: a.Secret, Method: "POST", Path: "/appointments", Body: with("endAt", "2026-05-04T09:00:00"),
-			Status: 422, Check: fields("endAt:end_before_start")},
+			Status: 422, Check: apitest.FieldErrors("endAt:end_before_start")},
 		{Name: "end equals start", Key: a.Secret, Method: "POST", Path: "/appointments", Body: with("endAt", "2026-05-04T10:00:00"),
-			Status: 422, Check: fields("endAt:end_before_start")},
+			Status: 422, Check: apitest.FieldErrors("endAt:end_before_start")},
 		{Name: "bad fields", Key: a.Secret, Method: "POST", Path: "/appointments", Status: 422,
 			Body: map[string]any{"title": "x", "startAt": "soon", "endAt": "2026-05-04T11:00:00", "type": "party",
 				"timeZone": "Mars/Olympus", "ownerId": "1", "contactId": "2"},
-			Check: fields("type:invalid_enum", "timeZone:invalid_time_zone", "startAt:invalid_datetime", "ownerId:invalid_uuid", "contactId:invalid_uuid")},
+			Check: apitest.FieldErrors("type:invalid_enum", "timeZone:invalid_time_zone", "startAt:invalid_datetime", "ownerId:invalid_uuid", "contactId:invalid_uuid")},
 		{Name: "bad rule", Key: a.Secret, Method: "POST", Path: "/appointments", Body: with("recurrence", "FREQ=SOMETIMES"),
-			Status: 422, Check: fields("recurrence:invalid_recurrence")},
+			Status: 422, Check: apitest.FieldErrors("recurrence:invalid_recurrence")},
 		{Name: "hourly rule", Key: a.Secret, Method: "POST", Path: "/appointments", Body: with("recurrence", "FREQ=HOURLY"),
-			Status: 422, Check: fields("recurrence:unsupported_recurrence")},
+			Status: 422, Check: apitest.FieldErrors("recurrence:unsupported_recurrence")},
 		{Name: "rule ending before start", Key: a.Secret, Method: "POST", Path: "/appointments",
-			Body: with("recurrence", "FREQ=DAILY;UNTIL=20260101T000000Z"), Status: 422, Check: fields("recurrence:no_occurrences")},
+			Body: with("recurrence", "FREQ=DAILY;UNTIL=20260101T000000Z"), Status: 422, Check: apitest.FieldErrors("recurrence:no_occurrences")},
 		{Name: "B's owner", Key: a.Secret, Method: "POST", Path: "/appointments", Body: with("ownerId", b.Admin.ID.String()),
-			Status: 422, Check: fields("ownerId:unknown_user")},
+			Status: 422, Check: apitest.FieldErrors("ownerId:unknown_user")},
 		{Name: "unknown contact", Key: a.Secret, Method: "POST", Path: "/appointments", Body: with("contactId", uuid.NewString()),
-			Status: 422, Check: fields("contactId:unknown_contact")},
+			Status: 422, Check: apitest.FieldErrors("contactId:unknown_contact")},
 		{Name: "malformed", Key: a.Secret, Method: "POST", Path: "/appointments", Body: `{`, Status: 400},
 		{Name: "read scope", Key: a.KeyWithScopes(t, "appointments:read"), Method: "POST", Path: "/appointments", Body: ok, Status: 403},
 		{Name: "get unknown", Key: a.Secret, Path: "/appointments/" + uuid.NewString(), Status: 404},
 		{Name: "get bad id", Key: a.Secret, Path: "/appointments/x", Status: 400},
-		{Name: "list without window", Key: a.Secret, Path: "/appointments", Status: 422, Check: fields("from:required", "to:required")},
+		{Name: "list without window", Key: a.Secret, Path: "/appointments", Status: 422, Check: apitest.FieldErrors("from:required", "to:required")},
 		{Name: "list 367 days", Key: a.Secret, Path: "/appointments?from=2026-01-01T00:00:00Z&to=2027-01-03T00:00:00Z", Status: 422,
-			Check: fields("to:range_too_long")},
+			Check: apitest.FieldErrors("to:range_too_long")},
 		{Name: "list 366 days", Key: a.Secret, Path: "/appointments?from=2026-01-01T00:00:00Z&to=2027-01-02T00:00:00Z", Status: 200},
 		{Name: "list inverted", Key: a.Secret, Path: "/appointments?from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z", Status: 422,
-			Check: fields("to:invalid_range")},
+			Check: apitest.FieldErrors("to:invalid_range")},
 		{Name: "list bad filters", Key: a.Secret, Path: "/appointments?from=x&to=2026-01-01T00:00:00Z&ownerId=1&type=party", Status: 422,
-			Check: fields("from:invalid_datetime", "ownerId:invalid_uuid", "type:invalid_enum")},
+			Check: apitest.FieldErrors("from:invalid_datetime", "ownerId:invalid_uuid", "type:invalid_enum")},
 	})
 	if n := len(list(t, env, a.Secret, "2026-05-01T00:00:00Z", "2026-06-01T00:00:00Z")); n != 4 {
 		t.Errorf("%d appointments in May, want 4 (nothing half-written, the reused key's body not stored)", n)
@@ -189,7 +165,7 @@ func TestAppointments_DST(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
 	a := env.NewCompany(t)
-	mustCreate(t, env, a.Secret, map[string]any{"title": "Jour fixe", "startAt": "2026-03-16T09:00:00", "endAt": "2026-03-16T09:30:00",
+	apitest.Create[appt](t, env, a.Secret, "/appointments", map[string]any{"title": "Jour fixe", "startAt": "2026-03-16T09:00:00", "endAt": "2026-03-16T09:30:00",
 		"recurrence": "FREQ=WEEKLY;BYDAY=MO"})
 	got := list(t, env, a.Secret, "2026-03-16T00:00:00+01:00", "2026-11-03T00:00:00+01:00")
 	if len(got) != 34 {
@@ -204,7 +180,7 @@ func TestAppointments_DST(t *testing.T) {
 			t.Errorf("occurrence %v (UTC %v)", o.StartAt.In(berlin), o.StartAt.UTC())
 		}
 	}
-	mustCreate(t, env, a.Secret, map[string]any{"title": "Backup", "startAt": "2026-03-27T02:30:00", "endAt": "2026-03-27T02:45:00",
+	apitest.Create[appt](t, env, a.Secret, "/appointments", map[string]any{"title": "Backup", "startAt": "2026-03-27T02:30:00", "endAt": "2026-03-27T02:45:00",
 		"recurrence": "FREQ=DAILY;COUNT=4"})
 	daily := local(list(t, env, a.Secret, "2026-03-27T00:00:00+01:00", "2026-04-02T00:00:00+02:00", "&type=meeting"))
 	var backups []string
@@ -226,7 +202,7 @@ func TestAppointments_Scopes(t *testing.T) {
 	// Mondays 09:00 from 2 March 2026: 03-02 ... 05-04.
 	weeks := []string{"03-02", "03-09", "03-16", "03-23", "03-30", "04-06", "04-13", "04-20", "04-27", "05-04"}
 	series := func(title string) appt {
-		return mustCreate(t, env, a.Secret, map[string]any{"title": title, "startAt": "2026-03-02T09:00:00", "endAt": "2026-03-02T10:00:00",
+		return apitest.Create[appt](t, env, a.Secret, "/appointments", map[string]any{"title": title, "startAt": "2026-03-02T09:00:00", "endAt": "2026-03-02T10:00:00",
 			"recurrence": "FREQ=WEEKLY;BYDAY=MO;COUNT=10"})
 	}
 	occ := func(day string) string { return url.QueryEscape("2026-" + day + "T09:00:00") }
@@ -349,19 +325,19 @@ func TestAppointments_Scopes(t *testing.T) {
 		p := "/appointments/" + s.ID
 		env.Run(t, []apitest.Case{
 			{Name: "this without occurrence", Key: a.Secret, Method: "PATCH", Path: p + "?scope=this", Body: `{"title":"x"}`,
-				Status: 422, Check: fields("occurrenceStart:required")},
+				Status: 422, Check: apitest.FieldErrors("occurrenceStart:required")},
 			{Name: "not an occurrence", Key: a.Secret, Method: "PATCH", Path: p + "?scope=this&occurrenceStart=" + occ("03-03"),
-				Body: `{"title":"x"}`, Status: 422, Check: fields("occurrenceStart:not_an_occurrence")},
+				Body: `{"title":"x"}`, Status: 422, Check: apitest.FieldErrors("occurrenceStart:not_an_occurrence")},
 			{Name: "after the last", Key: a.Secret, Method: "DELETE", Path: p + "?scope=this&occurrenceStart=" + occ("05-11"),
-				Status: 422, Check: fields("occurrenceStart:not_an_occurrence")},
+				Status: 422, Check: apitest.FieldErrors("occurrenceStart:not_an_occurrence")},
 			{Name: "bad scope and time", Key: a.Secret, Method: "DELETE", Path: p + "?scope=some&occurrenceStart=x",
-				Status: 422, Check: fields("scope:invalid_enum", "occurrenceStart:invalid_datetime")},
+				Status: 422, Check: apitest.FieldErrors("scope:invalid_enum", "occurrenceStart:invalid_datetime")},
 			{Name: "this cannot change the rule", Key: a.Secret, Method: "PATCH", Path: p + "?scope=this&occurrenceStart=" + occ("03-09"),
-				Body: `{"recurrence":"FREQ=DAILY"}`, Status: 422, Check: fields("recurrence:unknown_field")},
+				Body: `{"recurrence":"FREQ=DAILY"}`, Status: 422, Check: apitest.FieldErrors("recurrence:unknown_field")},
 			{Name: "this end before start", Key: a.Secret, Method: "PATCH", Path: p + "?scope=this&occurrenceStart=" + occ("03-09"),
-				Body: `{"endAt":"2026-03-09T08:00:00"}`, Status: 422, Check: fields("endAt:end_before_start")},
+				Body: `{"endAt":"2026-03-09T08:00:00"}`, Status: 422, Check: apitest.FieldErrors("endAt:end_before_start")},
 			{Name: "all bad rule", Key: a.Secret, Method: "PATCH", Path: p, Body: `{"recurrence":"FREQ=NEVER"}`, Status: 422,
-				Check: fields("recurrence:invalid_recurrence")},
+				Check: apitest.FieldErrors("recurrence:invalid_recurrence")},
 			{Name: "stale If-Match", Key: a.Secret, Method: "PATCH", Path: p, Header: map[string]string{"If-Match": `"99"`}, Body: `{"title":"x"}`, Status: 412},
 			{Name: "B patch", Key: b.Secret, Method: "PATCH", Path: p, Body: `{"title":"x"}`, Status: 404},
 			{Name: "B delete", Key: b.Secret, Method: "DELETE", Path: p + "?scope=this&occurrenceStart=" + occ("03-09"), Status: 404},
@@ -405,7 +381,7 @@ func TestAppointments_PatchLocalTimes(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Sundays 09:00 New York from 15 March 2026: 03-15 03-22 03-29 04-05 04-12.
-	s := mustCreate(t, env, a.Secret, map[string]any{"title": "NY", "startAt": "2026-03-15T09:00:00", "endAt": "2026-03-15T09:30:00",
+	s := apitest.Create[appt](t, env, a.Secret, "/appointments", map[string]any{"title": "NY", "startAt": "2026-03-15T09:00:00", "endAt": "2026-03-15T09:30:00",
 		"timeZone": "America/New_York", "recurrence": "FREQ=WEEKLY;BYDAY=SU;COUNT=5"})
 	occ := func(day, hm string) string { return url.QueryEscape("2026-" + day + "T" + hm + ":00") }
 	for _, r := range []apitest.Request{

@@ -24,14 +24,14 @@ func TestAppointments_Feed(t *testing.T) {
 	agent := env.NewUser(t, a, "agent")
 	other := env.NewUser(t, a, "agent")
 	key := a.UserKey(t, agent, "appointments:write")
-	weekly := mustCreate(t, env, key, map[string]any{"title": "Jour fixe, Team; \"A\"", "startAt": "2026-03-16T09:00:00",
+	weekly := apitest.Create[appt](t, env, key, "/appointments", map[string]any{"title": "Jour fixe, Team; \"A\"", "startAt": "2026-03-16T09:00:00",
 		"endAt": "2026-03-16T09:30:00", "recurrence": "FREQ=WEEKLY;BYDAY=MO;COUNT=12", "location": "Büro\nHamburg"})
-	mustCreate(t, env, key, map[string]any{"title": "Backup", "startAt": "2026-03-27T02:30:00", "endAt": "2026-03-27T02:45:00",
+	apitest.Create[appt](t, env, key, "/appointments", map[string]any{"title": "Backup", "startAt": "2026-03-27T02:30:00", "endAt": "2026-03-27T02:45:00",
 		"recurrence": "FREQ=DAILY;COUNT=5"})
-	mustCreate(t, env, key, map[string]any{"title": "Einzeltermin", "startAt": "2026-04-01T14:00:00", "endAt": "2026-04-01T15:00:00"})
-	mustCreate(t, env, key, map[string]any{"title": "NY call", "startAt": "2026-03-05T09:00:00", "endAt": "2026-03-05T09:15:00",
+	apitest.Create[appt](t, env, key, "/appointments", map[string]any{"title": "Einzeltermin", "startAt": "2026-04-01T14:00:00", "endAt": "2026-04-01T15:00:00"})
+	apitest.Create[appt](t, env, key, "/appointments", map[string]any{"title": "NY call", "startAt": "2026-03-05T09:00:00", "endAt": "2026-03-05T09:15:00",
 		"timeZone": "America/New_York", "recurrence": "FREQ=WEEKLY;BYDAY=TH;UNTIL=20260430T000000Z"})
-	mustCreate(t, env, a.Secret, map[string]any{"title": "not mine", "startAt": "2026-04-01T14:00:00", "endAt": "2026-04-01T15:00:00",
+	apitest.Create[appt](t, env, a.Secret, "/appointments", map[string]any{"title": "not mine", "startAt": "2026-04-01T14:00:00", "endAt": "2026-04-01T15:00:00",
 		"ownerId": other.ID.String()})
 	occ := func(day string) string { return url.QueryEscape("2026-" + day + "T09:00:00") }
 	for _, r := range []apitest.Request{
@@ -182,7 +182,7 @@ func TestAppointments_FeedVisibility(t *testing.T) {
 		if contact {
 			body["contactId"] = ct.ID
 		}
-		mustCreate(t, env, a.Secret, body)
+		apitest.Create[appt](t, env, a.Secret, "/appointments", body)
 	}
 	at(agent.ID, "agent own", false)
 	at(agent.ID, "colleague contact for agent", true)

@@ -72,13 +72,7 @@ func listed(t *testing.T, env *apitest.Env, key string) map[string]tokenInfo {
 		if r.Status != 200 {
 			t.Fatalf("list tokens: %d %s", r.Status, r.Body)
 		}
-		var page struct {
-			Data       []tokenInfo
-			Pagination struct {
-				HasMore    bool   `json:"hasMore"`
-				NextCursor string `json:"nextCursor"`
-			}
-		}
+		var page apitest.Page[tokenInfo]
 		r.Decode(t, &page)
 		for _, i := range page.Data {
 			out[i.Prefix] = i

@@ -18,7 +18,7 @@ func entRoutes(v1 fiber.Router, m app.Middleware) {
 	v1.Get("/_test/ent/contact-sub", m.Auth, func(c *fiber.Ctx) error {
 		ctx := c.UserContext()
 		n := map[string]int{}
-		err := tenancy.LiftVisibility(ctx, func() error {
+		err := tenancy.ReadCompanyWide(ctx, func() error {
 			db := tenancy.Client(ctx)
 			var err error
 			if n["activities"], err = db.ContactActivity.Query().Count(ctx); err != nil {

@@ -21,20 +21,15 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(apitest.Main(m)) }
 
-type eventPage struct {
-	Data []struct {
-		ID         string         `json:"id"`
-		Type       string         `json:"type"`
-		OccurredAt time.Time      `json:"occurredAt"`
-		Data       map[string]any `json:"data"`
-		Actor      struct {
-			Type string `json:"type"`
-		} `json:"actor"`
-	} `json:"data"`
-	Pagination struct {
-		NextCursor string `json:"nextCursor"`
-		HasMore    bool   `json:"hasMore"`
-	} `json:"pagination"`
+// listedEvent is what the tests read of an Event.
+type listedEvent struct {
+	ID         string         `json:"id"`
+	Type       string         `json:"type"`
+	OccurredAt time.Time      `json:"occurredAt"`
+	Data       map[string]any `json:"data"`
+	Actor      struct {
+		Type string `json:"type"`
+	} `json:"actor"`
 }
 
 // writeRoute records one event per request and then waits a random moment before the commit,
@@ -56,7 +51,7 @@ func TestEvents_Feed(t *testing.T) {
 	a, b := env.NewCompany(t), env.NewCompany(t)
 	extra := env.NewUser(t, a, "agent")
 
-	var page eventPage
+	var page apitest.Page[listedEvent]
 	env.Do(t, apitest.Request{Path: "/events", Key: a.Secret}).Decode(t, &page)
 	if len(page.Data) != 2 || page.Data[0].Type != "user.created" || page.Data[1].Data["id"] != extra.ID.String() {
 		t.Fatalf("A's feed: %+v", page.Data)
@@ -71,42 +66,42 @@ func TestEvents_Feed(t *testing.T) {
 
 	env.Run(t, []apitest.Case{
 		{Name: "B sees its own", Key: b.Secret, Path: "/events", Status: 200, Check: func(t *testing.T, r *apitest.Response) {
-			var p eventPage
+			var p apitest.Page[listedEvent]
 			r.Decode(t, &p)
 			if len(p.Data) != 1 || p.Data[0].Data["id"] != b.Admin.ID.String() {
 				t.Errorf("B's feed %s", r.Body)
 			}
 		}},
 		{Name: "sandbox sees the twins", Key: a.TestSecret, Path: "/events", Status: 200, Check: func(t *testing.T, r *apitest.Response) {
-			var p eventPage
+			var p apitest.Page[listedEvent]
 			r.Decode(t, &p)
 			if len(p.Data) != 2 || p.Data[0].Data["id"] != a.Admin.SandboxID.String() {
 				t.Errorf("sandbox feed %s", r.Body)
 			}
 		}},
 		{Name: "polling after the end is empty", Key: a.Secret, Path: "/events?cursor=" + cursor, Status: 200, Check: func(t *testing.T, r *apitest.Response) {
-			var p eventPage
+			var p apitest.Page[listedEvent]
 			r.Decode(t, &p)
 			if len(p.Data) != 0 || p.Pagination.HasMore || p.Pagination.NextCursor == "" {
 				t.Errorf("after the end: %s", r.Body)
 			}
 		}},
 		{Name: "types filter", Key: a.Secret, Path: "/events?types=company.updated", Status: 200, Check: func(t *testing.T, r *apitest.Response) {
-			var p eventPage
+			var p apitest.Page[listedEvent]
 			r.Decode(t, &p)
 			if len(p.Data) != 0 {
 				t.Errorf("company.updated filter: %s", r.Body)
 			}
 		}},
 		{Name: "since in the future", Key: a.Secret, Path: "/events?since=2999-01-01T00:00:00", Status: 200, Check: func(t *testing.T, r *apitest.Response) {
-			var p eventPage
+			var p apitest.Page[listedEvent]
 			r.Decode(t, &p)
 			if len(p.Data) != 0 {
 				t.Errorf("since 2999: %s", r.Body)
 			}
 		}},
 		{Name: "since in the past", Key: a.Secret, Path: "/events?since=2020-01-01T00:00:00%2B01:00", Status: 200, Check: func(t *testing.T, r *apitest.Response) {
-			var p eventPage
+			var p apitest.Page[listedEvent]
 			r.Decode(t, &p)
 			if len(p.Data) != 2 {
 				t.Errorf("since 2020: %s", r.Body)
@@ -114,7 +109,7 @@ func TestEvents_Feed(t *testing.T) {
 		}},
 		{Name: "without users:read the user events are hidden", Key: a.KeyWithScopes(t, "events:read"), Path: "/events", Status: 200,
 			Check: func(t *testing.T, r *apitest.Response) {
-				var p eventPage
+				var p apitest.Page[listedEvent]
 				r.Decode(t, &p)
 				if len(p.Data) != 0 {
 					t.Errorf("events of a scope the key lacks: %s", r.Body)
@@ -153,7 +148,7 @@ func TestEvents_ConcurrentWritersPolledInCommitOrder(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t, app.WithTestRoutes(writeRoute))
 	a := env.NewCompany(t)
-	var page eventPage
+	var page apitest.Page[listedEvent]
 	env.Do(t, apitest.Request{Path: "/events?types=user.updated", Key: a.Secret}).Decode(t, &page)
 	cursor := page.Pagination.NextCursor
 
@@ -179,7 +174,7 @@ func TestEvents_ConcurrentWritersPolledInCommitOrder(t *testing.T) {
 	var order []string
 	poll := func() {
 		for {
-			var p eventPage
+			var p apitest.Page[listedEvent]
 			r := env.Do(t, apitest.Request{Path: "/events?types=user.updated&limit=200&cursor=" + cursor, Key: a.Secret})
 			if r.Status != 200 {
 				t.Fatalf("poll: %d %s", r.Status, r.Body)
@@ -317,7 +312,7 @@ func TestEvents_Purge(t *testing.T) {
 	if left != 0 {
 		t.Errorf("%d old events left", left)
 	}
-	var p eventPage
+	var p apitest.Page[listedEvent]
 	env.Do(t, apitest.Request{Path: "/events", Key: a.Secret}).Decode(t, &p)
 	if len(p.Data) != 1 {
 		t.Errorf("recent events must stay: %d", len(p.Data))

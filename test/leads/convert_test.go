@@ -65,7 +65,7 @@ func TestLeads_Convert(t *testing.T) {
 	a, b := env.NewCompany(t), env.NewCompany(t)
 	agent := env.NewUser(t, a, "agent")
 	stages := mustStages(t, env, a.Secret)
-	anna := mustCreateLead(t, env, a.Secret, map[string]any{"firstName": "Anna", "lastName": "Berger",
+	anna := apitest.Create[lead](t, env, a.Secret, "/leads", map[string]any{"firstName": "Anna", "lastName": "Berger",
 		"email": "Anna.Berger@example.com", "phone": "0170 1234567", "ownerId": agent.ID.String()})
 	pdf := []byte("%PDF-1.7 offer")
 	att1 := addAttachment(t, env, a.ID, anna.ID, "angebot.pdf", "application/pdf", pdf)
@@ -97,7 +97,7 @@ func TestLeads_Convert(t *testing.T) {
 	if !l.Converted || l.ConvertedAt == nil || *l.ContactID != c.ID || l.StageID != stages["converted"].ID || len(l.Attachments) != 2 {
 		t.Errorf("lead %+v", l)
 	}
-	inCompany(t, env, a.ID, func(ctx context.Context, db *ent.Client) error {
+	env.InCompany(t, a.ID, func(ctx context.Context, db *ent.Client) error {
 		n, err := db.LeadAttachment.Query().Where(leadattachment.ContactID(uuid.MustParse(c.ID))).Count(ctx)
 		if n != 2 {
 			t.Errorf("%d attachments moved to the contact, want 2", n)
@@ -106,11 +106,11 @@ func TestLeads_Convert(t *testing.T) {
 	})
 
 	// A second lead for the same person: the contact is a duplicate, its last name a conflict.
-	schmidt := mustCreateLead(t, env, a.Secret, map[string]any{"firstName": "anna", "lastName": "Schmidt",
+	schmidt := apitest.Create[lead](t, env, a.Secret, "/leads", map[string]any{"firstName": "anna", "lastName": "Schmidt",
 		"email": "ANNA.BERGER@example.com", "phone": "+49 170 1234567", "source": "event"})
-	business := mustCreateLead(t, env, a.Secret, map[string]any{"firstName": "Carl", "email": "carl@example.com"})
-	noName := mustCreateLead(t, env, a.Secret, map[string]any{"phone": "030 1234567"})
-	bLead := mustCreateLead(t, env, b.Secret, map[string]any{"email": "b@example.com", "firstName": "Bo", "lastName": "B"})
+	business := apitest.Create[lead](t, env, a.Secret, "/leads", map[string]any{"firstName": "Carl", "email": "carl@example.com"})
+	noName := apitest.Create[lead](t, env, a.Secret, "/leads", map[string]any{"phone": "030 1234567"})
+	bLead := apitest.Create[lead](t, env, b.Secret, "/leads", map[string]any{"email": "b@example.com", "firstName": "Bo", "lastName": "B"})
 	bContact := mustConvert(t, env, b.Secret, bLead.ID, `{"contactType":"private"}`).Contact
 	path := func(id string) string { return "/leads/" + id + "/convert" }
 
@@ -164,25 +164,25 @@ func TestLeads_Convert(t *testing.T) {
 		{Name: "another company's contact is not found", Key: a.Secret, Method: "POST", Path: path(schmidt.ID),
 			Body: map[string]any{"contactType": "private", "existingContactId": bContact.ID}, Status: 404, Problem: "not_found"},
 		{Name: "a private contact needs first and last name", Key: a.Secret, Method: "POST", Path: path(noName.ID),
-			Body: `{"contactType":"private"}`, Status: 422, Check: fields("overrides.firstName:required", "overrides.lastName:required")},
+			Body: `{"contactType":"private"}`, Status: 422, Check: apitest.FieldErrors("overrides.firstName:required", "overrides.lastName:required")},
 		{Name: "a business contact needs a company name", Key: a.Secret, Method: "POST", Path: path(business.ID),
-			Body: `{"contactType":"business"}`, Status: 422, Check: fields("overrides.business.companyName:required")},
+			Body: `{"contactType":"business"}`, Status: 422, Check: apitest.FieldErrors("overrides.business.companyName:required")},
 		{Name: "every bad field is listed", Key: a.Secret, Method: "POST", Path: path(business.ID), Status: 422,
 			Body: map[string]any{"contactType": "person", "existingContactId": "1", "overrides": map[string]any{"email": "x",
 				"phones": []map[string]any{{"number": "abc", "type": "pager"}}, "ownerId": "2"}},
-			Check: fields("contactType:invalid_enum", "existingContactId:invalid_uuid", "overrides.email:invalid_email",
+			Check: apitest.FieldErrors("contactType:invalid_enum", "existingContactId:invalid_uuid", "overrides.email:invalid_email",
 				"overrides.phones.0.number:invalid_phone", "overrides.phones.0.type:invalid_enum", "overrides.ownerId:invalid_uuid",
 				"overrides.phones:not_patchable")},
 		{Name: "contactType is required", Key: a.Secret, Method: "POST", Path: path(business.ID), Body: `{}`, Status: 422,
-			Check: fields("contactType:required")},
+			Check: apitest.FieldErrors("contactType:required")},
 		{Name: "business fields on a private contact", Key: a.Secret, Method: "POST", Path: path(business.ID),
 			Body: `{"contactType":"private","overrides":{"lastName":"C","business":{"companyName":"X"}}}`, Status: 422,
-			Check: fields("overrides.business:group_not_applicable")},
+			Check: apitest.FieldErrors("overrides.business:group_not_applicable")},
 		{Name: "unknown owner override", Key: a.Secret, Method: "POST", Path: path(business.ID), Status: 422,
 			Body:  map[string]any{"contactType": "business", "overrides": map[string]any{"ownerId": uuid.NewString(), "business": map[string]any{"companyName": "X"}}},
-			Check: fields("overrides.ownerId:unknown_user")},
+			Check: apitest.FieldErrors("overrides.ownerId:unknown_user")},
 		{Name: "unknown override field", Key: a.Secret, Method: "POST", Path: path(business.ID),
-			Body: `{"contactType":"private","overrides":{"birthday":"1990-01-01"}}`, Status: 422, Check: fields("overrides.birthday:unknown_field")},
+			Body: `{"contactType":"private","overrides":{"birthday":"1990-01-01"}}`, Status: 422, Check: apitest.FieldErrors("overrides.birthday:unknown_field")},
 		{Name: "malformed", Key: a.Secret, Method: "POST", Path: path(business.ID), Body: `{`, Status: 400, Problem: "malformed_json"},
 		{Name: "leads:write alone is not enough", Key: a.KeyWithScopes(t, "leads:write"), Method: "POST", Path: path(business.ID),
 			Body: `{"contactType":"business"}`, Status: 403, Problem: "insufficient_scope"},
@@ -261,7 +261,7 @@ func TestLeads_Convert(t *testing.T) {
 
 	// Deleting the converted lead leaves the contact's files: they outlive the lead, where they
 	// belong now. An unconverted lead's files go with it.
-	plain := mustCreateLead(t, env, a.Secret, map[string]any{"lastName": "Plain", "email": "plain@example.com"})
+	plain := apitest.Create[lead](t, env, a.Secret, "/leads", map[string]any{"lastName": "Plain", "email": "plain@example.com"})
 	plainAtt := addAttachment(t, env, a.ID, plain.ID, "weg.txt", "text/plain", []byte("weg"))
 	env.Run(t, []apitest.Case{
 		{Name: "a converted lead can be deleted", Key: a.Secret, Method: "DELETE", Path: "/leads/" + anna.ID, Status: 204},
@@ -280,7 +280,7 @@ func TestLeads_Convert(t *testing.T) {
 			Problem: "insufficient_scope"},
 		{Name: "no key on the contact's path", Path: onContact + att1 + "/content", Status: 401},
 	})
-	inCompany(t, env, a.ID, func(ctx context.Context, db *ent.Client) error {
+	env.InCompany(t, a.ID, func(ctx context.Context, db *ent.Client) error {
 		held, err := db.LeadAttachment.Query().Where(leadattachment.ContactID(uuid.MustParse(c.ID)), leadattachment.LeadIDIsNil()).Count(ctx)
 		if err != nil {
 			return err
@@ -303,7 +303,7 @@ func TestLeads_ConvertDuplicatesSamePerson(t *testing.T) {
 	env := apitest.New(t)
 	a := env.NewCompany(t)
 	const landline = "+49 30 1234567"
-	anna := mustCreateLead(t, env, a.Secret, map[string]any{"firstName": "Anna", "lastName": "Berger",
+	anna := apitest.Create[lead](t, env, a.Secret, "/leads", map[string]any{"firstName": "Anna", "lastName": "Berger",
 		"email": "anna.berger@example.com", "phone": landline})
 	c := mustConvert(t, env, a.Secret, anna.ID, `{"contactType":"private"}`).Contact
 	dups := func(want ...string) func(t *testing.T, r *apitest.Response) {
@@ -335,7 +335,7 @@ func TestLeads_ConvertDuplicatesSamePerson(t *testing.T) {
 		{"Anna by e-mail with a new phone", map[string]any{"lastName": "Berger", "email": "Anna.Berger@example.com",
 			"phone": "0170 5556666"}, []string{c.ID + ":email"}},
 	} {
-		lead := mustCreateLead(t, env, a.Secret, l.lead)
+		lead := apitest.Create[lead](t, env, a.Secret, "/leads", l.lead)
 		env.Run(t, []apitest.Case{{Name: l.name, Key: a.Secret, Method: "POST", Path: "/leads/" + lead.ID + "/convert",
 			Body: `{"contactType":"private","dryRun":true}`, Status: 200, Check: dups(l.want...)}})
 	}

@@ -42,21 +42,21 @@ func TestLeads_Create(t *testing.T) {
 		{Name: "phone alone is enough", Key: a.Secret, Method: "POST", Path: "/leads", Body: `{"phone":"+49 30 1234567"}`, Status: 201},
 		{Name: "e-mail alone is enough", Key: a.Secret, Method: "POST", Path: "/leads", Body: `{"email":"x@example.com"}`, Status: 201},
 		{Name: "neither e-mail nor phone", Key: a.Secret, Method: "POST", Path: "/leads", Body: `{"firstName":"Anna"}`,
-			Status: 422, Problem: "validation_failed", Check: fields("email:email_or_phone_required", "phone:email_or_phone_required")},
+			Status: 422, Problem: "validation_failed", Check: apitest.FieldErrors("email:email_or_phone_required", "phone:email_or_phone_required")},
 		{Name: "every bad field is listed", Key: a.Secret, Method: "POST", Path: "/leads", Status: 422,
 			Body: map[string]any{"firstName": strings.Repeat("x", 101), "email": "nope", "phone": "12", "source": "tv",
 				"ownerId": "x", "stageId": "y", "externalReferences": []map[string]string{{"source": "", "externalId": "1"}}},
-			Check: fields("firstName:too_long", "email:invalid_email", "phone:invalid_phone", "source:invalid_enum",
+			Check: apitest.FieldErrors("firstName:too_long", "email:invalid_email", "phone:invalid_phone", "source:invalid_enum",
 				"ownerId:invalid_uuid", "stageId:invalid_uuid", "externalReferences.0.source:invalid_length")},
 		{Name: "unknown stage and owner", Key: a.Secret, Method: "POST", Path: "/leads", Status: 422,
 			Body:  map[string]any{"email": "a@example.com", "stageId": uuid.NewString(), "ownerId": uuid.NewString()},
-			Check: fields("stageId:unknown_stage", "ownerId:unknown_user")},
+			Check: apitest.FieldErrors("stageId:unknown_stage", "ownerId:unknown_user")},
 		{Name: "not straight into converted", Key: a.Secret, Method: "POST", Path: "/leads", Status: 422,
-			Body: map[string]any{"email": "a@example.com", "stageId": stages["converted"].ID}, Check: fields("stageId:conversion_required")},
+			Body: map[string]any{"email": "a@example.com", "stageId": stages["converted"].ID}, Check: apitest.FieldErrors("stageId:conversion_required")},
 		{Name: "unknown field", Key: a.Secret, Method: "POST", Path: "/leads", Body: `{"email":"a@example.com","test":true}`,
-			Status: 422, Check: fields("test:unknown_field")},
+			Status: 422, Check: apitest.FieldErrors("test:unknown_field")},
 		{Name: "wrong type", Key: a.Secret, Method: "POST", Path: "/leads", Body: `{"email":42}`, Status: 422,
-			Check: fields("email:invalid_type")},
+			Check: apitest.FieldErrors("email:invalid_type")},
 		{Name: "malformed JSON", Key: a.Secret, Method: "POST", Path: "/leads", Body: `{"email":`, Status: 400, Problem: "malformed_json"},
 		{Name: "not JSON", Key: a.Secret, Method: "POST", Path: "/leads", Body: `email=a`, Status: 415,
 			Header: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, Problem: "unsupported_media_type"},
@@ -116,7 +116,7 @@ func TestLeads_CreateIdempotent(t *testing.T) {
 	}
 	t.Logf("1 created, %d replayed, %d in use", replayed, inUse)
 	var created int
-	inCompany(t, env, a.ID, func(ctx context.Context, db *ent.Client) error {
+	env.InCompany(t, a.ID, func(ctx context.Context, db *ent.Client) error {
 		var err error
 		created, err = db.Lead.Query().Where(entlead.EmailKey("once@example.com")).Count(ctx)
 		return err
@@ -145,7 +145,7 @@ func TestLeads_Get(t *testing.T) {
 	env := apitest.New(t)
 	a, b := env.NewCompany(t), env.NewCompany(t)
 	portal := env.NewCompany(t, "customer_portal")
-	l := mustCreateLead(t, env, a.Secret, map[string]any{"firstName": "Anna", "email": "anna@example.com"})
+	l := apitest.Create[lead](t, env, a.Secret, "/leads", map[string]any{"firstName": "Anna", "email": "anna@example.com"})
 
 	env.Run(t, []apitest.Case{
 		{Name: "owner reads it", Key: a.Secret, Path: "/leads/" + l.ID, Status: 200, Check: func(t *testing.T, r *apitest.Response) {
@@ -178,7 +178,7 @@ func TestLeads_Update(t *testing.T) {
 	}
 	var termin stage
 	r.Decode(t, &termin)
-	l := mustCreateLead(t, env, a.Secret, map[string]any{"firstName": "Anna", "email": "anna@example.com", "phone": "0170 1234567",
+	l := apitest.Create[lead](t, env, a.Secret, "/leads", map[string]any{"firstName": "Anna", "email": "anna@example.com", "phone": "0170 1234567",
 		"additionalFields": map[string]string{"a": "1", "b": "2"}, "ownerId": agent.ID.String()})
 	merge := map[string]string{"Content-Type": "application/merge-patch+json"}
 	with := func(h map[string]string, k, v string) map[string]string {
@@ -215,22 +215,22 @@ func TestLeads_Update(t *testing.T) {
 		{Name: "stale If-Match", Key: a.Secret, Method: "PATCH", Path: "/leads/" + l.ID, Header: with(merge, "If-Match", `"1"`),
 			Body: `{"notes":"x"}`, Status: 412, Problem: "etag_mismatch"},
 		{Name: "clearing both e-mail and phone", Key: a.Secret, Method: "PATCH", Path: "/leads/" + l.ID, Header: merge,
-			Body: `{"email":null,"phone":null}`, Status: 422, Check: fields("email:email_or_phone_required", "phone:email_or_phone_required")},
+			Body: `{"email":null,"phone":null}`, Status: 422, Check: apitest.FieldErrors("email:email_or_phone_required", "phone:email_or_phone_required")},
 		{Name: "stageId cannot be cleared", Key: a.Secret, Method: "PATCH", Path: "/leads/" + l.ID, Header: merge,
-			Body: `{"stageId":null}`, Status: 422, Check: fields("stageId:required")},
+			Body: `{"stageId":null}`, Status: 422, Check: apitest.FieldErrors("stageId:required")},
 		{Name: "unknown stage", Key: a.Secret, Method: "PATCH", Path: "/leads/" + l.ID, Header: merge,
-			Body: map[string]any{"stageId": uuid.NewString()}, Status: 422, Check: fields("stageId:unknown_stage")},
+			Body: map[string]any{"stageId": uuid.NewString()}, Status: 422, Check: apitest.FieldErrors("stageId:unknown_stage")},
 		{Name: "another company's stage", Key: a.Secret, Method: "PATCH", Path: "/leads/" + l.ID, Header: merge,
-			Body: map[string]any{"stageId": mustStages(t, env, b.Secret)["new"].ID}, Status: 422, Check: fields("stageId:unknown_stage")},
+			Body: map[string]any{"stageId": mustStages(t, env, b.Secret)["new"].ID}, Status: 422, Check: apitest.FieldErrors("stageId:unknown_stage")},
 		{Name: "converted only by converting", Key: a.Secret, Method: "PATCH", Path: "/leads/" + l.ID, Header: merge,
-			Body: map[string]any{"stageId": stages["converted"].ID}, Status: 422, Check: fields("stageId:conversion_required")},
+			Body: map[string]any{"stageId": stages["converted"].ID}, Status: 422, Check: apitest.FieldErrors("stageId:conversion_required")},
 		{Name: "read-only field", Key: a.Secret, Method: "PATCH", Path: "/leads/" + l.ID, Header: merge,
-			Body: `{"id":"x","createdAt":"2020-01-01T00:00:00Z"}`, Status: 422, Check: fields("id:read_only_field", "createdAt:read_only_field")},
+			Body: `{"id":"x","createdAt":"2020-01-01T00:00:00Z"}`, Status: 422, Check: apitest.FieldErrors("id:read_only_field", "createdAt:read_only_field")},
 		{Name: "unknown field", Key: a.Secret, Method: "PATCH", Path: "/leads/" + l.ID, Header: merge,
-			Body: `{"converted":true}`, Status: 422, Check: fields("converted:unknown_field")},
+			Body: `{"converted":true}`, Status: 422, Check: apitest.FieldErrors("converted:unknown_field")},
 		{Name: "bad values listed", Key: a.Secret, Method: "PATCH", Path: "/leads/" + l.ID, Header: merge,
 			Body: `{"email":"x","source":"tv","ownerId":"1"}`, Status: 422,
-			Check: fields("email:invalid_email", "source:invalid_enum", "ownerId:invalid_uuid")},
+			Check: apitest.FieldErrors("email:invalid_email", "source:invalid_enum", "ownerId:invalid_uuid")},
 		{Name: "not a merge patch", Key: a.Secret, Method: "PATCH", Path: "/leads/" + l.ID, Body: `notes=x`,
 			Header: map[string]string{"Content-Type": "text/plain"}, Status: 415, Check: func(t *testing.T, r *apitest.Response) {
 				if r.Header.Get("Accept-Patch") != "application/merge-patch+json" {
@@ -246,7 +246,7 @@ func TestLeads_Update(t *testing.T) {
 		{Name: "read scope only", Key: a.KeyWithScopes(t, "leads:read"), Method: "PATCH", Path: "/leads/" + l.ID, Header: merge,
 			Body: `{}`, Status: 403, Problem: "insufficient_scope"},
 	})
-	if got := mustGetLead(t, env, a.Secret, l.ID); got.Notes != "called back" {
+	if got := apitest.Get[lead](t, env, a.Secret, "/leads/"+l.ID); got.Notes != "called back" {
 		t.Errorf("notes %q: B's patch or a refused one changed the lead", got.Notes)
 	}
 	updates := events(t, env, a.Secret, "lead.updated")
@@ -259,9 +259,9 @@ func TestLeads_Delete(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
 	a, b := env.NewCompany(t), env.NewCompany(t)
-	l := mustCreateLead(t, env, a.Secret, map[string]any{"firstName": "Gone", "email": "gone@example.com",
+	l := apitest.Create[lead](t, env, a.Secret, "/leads", map[string]any{"firstName": "Gone", "email": "gone@example.com",
 		"externalReferences": []map[string]string{{"source": "ams", "externalId": "G-1"}}})
-	kept := mustCreateLead(t, env, a.Secret, map[string]any{"email": "kept@example.com"})
+	kept := apitest.Create[lead](t, env, a.Secret, "/leads", map[string]any{"email": "kept@example.com"})
 
 	env.Run(t, []apitest.Case{
 		{Name: "other company gets 404", Key: b.Secret, Method: "DELETE", Path: "/leads/" + l.ID, Status: 404, Problem: "not_found"},
@@ -276,7 +276,7 @@ func TestLeads_Delete(t *testing.T) {
 		{Name: "its external reference is free again", Key: a.Secret, Method: "POST", Path: "/leads", Status: 201,
 			Body: map[string]any{"email": "again@example.com", "externalReferences": []map[string]string{{"source": "ams", "externalId": "G-1"}}}},
 	})
-	mustGetLead(t, env, a.Secret, kept.ID)
+	apitest.Get[lead](t, env, a.Secret, "/leads/"+kept.ID)
 	deleted := events(t, env, a.Secret, "lead.deleted")
 	if len(deleted) != 1 || deleted[0].Data["id"] != l.ID || deleted[0].Data["firstName"] != "Gone" {
 		t.Errorf("lead.deleted events %+v, want the lead as it was", deleted)
@@ -287,13 +287,13 @@ func TestLeads_DeleteTest(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
 	a, b := env.NewCompany(t), env.NewCompany(t)
-	real := mustCreateLead(t, env, a.Secret, map[string]any{"email": "real@example.com"})
+	real := apitest.Create[lead](t, env, a.Secret, "/leads", map[string]any{"email": "real@example.com"})
 	testIDs := addTestLeads(t, env, a.ID, 3)
 	bTest := addTestLeads(t, env, b.ID, 2)
 
 	count := func(want int) func(t *testing.T, r *apitest.Response) {
 		return func(t *testing.T, r *apitest.Response) {
-			var p leadPage
+			var p apitest.Page[lead]
 			r.Decode(t, &p)
 			if len(p.Data) != want {
 				t.Errorf("%d leads, want %d", len(p.Data), want)
@@ -315,7 +315,7 @@ func TestLeads_DeleteTest(t *testing.T) {
 	env.Run(t, []apitest.Case{
 		{Name: "test leads are hidden by default", Key: a.Secret, Path: "/leads", Status: 200, Check: count(1)},
 		{Name: "includeTest shows them", Key: a.Secret, Path: "/leads?includeTest=true", Status: 200, Check: count(4)},
-		{Name: "test=true is required", Key: a.Secret, Method: "DELETE", Path: "/leads", Status: 422, Check: fields("test:required")},
+		{Name: "test=true is required", Key: a.Secret, Method: "DELETE", Path: "/leads", Status: 422, Check: apitest.FieldErrors("test:required")},
 		{Name: "read scope only", Key: a.KeyWithScopes(t, "leads:read"), Method: "DELETE", Path: "/leads?test=true", Status: 403},
 		{Name: "no key", Method: "DELETE", Path: "/leads?test=true", Status: 401},
 		{Name: "deletes A's test leads only", Key: a.Secret, Method: "DELETE", Path: "/leads?test=true", Status: 200, Check: deleted(3)},

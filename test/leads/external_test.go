@@ -72,7 +72,7 @@ func TestLeads_ExternalUpsert(t *testing.T) {
 				"externalReferences": []map[string]string{{"source": "crm", "externalId": "C-1"}}}},
 		{Name: "body and path errors together", Key: a.Secret, Method: "PUT", Path: "/external/ams/leads/" + strings.Repeat("x", 256),
 			Body: `{"firstName":"x"}`, Status: 422,
-			Check: fields("path.externalId:invalid_length", "email:email_or_phone_required", "phone:email_or_phone_required")},
+			Check: apitest.FieldErrors("path.externalId:invalid_length", "email:email_or_phone_required", "phone:email_or_phone_required")},
 		{Name: "malformed body", Key: a.Secret, Method: "PUT", Path: "/external/ams/leads/L-3", Body: `{`, Status: 400, Problem: "malformed_json"},
 		{Name: "not JSON", Key: a.Secret, Method: "PUT", Path: "/external/ams/leads/L-3", Body: `x`,
 			Header: map[string]string{"Content-Type": "text/plain"}, Status: 415},
@@ -82,7 +82,7 @@ func TestLeads_ExternalUpsert(t *testing.T) {
 			Body: `{"email":"x@example.com"}`, Status: 403, Problem: "feature_not_licensed"},
 		{Name: "no key", Method: "PUT", Path: "/external/ams/leads/L-3", Body: `{"email":"x@example.com"}`, Status: 401},
 	})
-	if got := mustGetLead(t, env, a.Secret, id); got.Email != nil || got.StageID != qual.ID || len(got.ExternalReferences) != 2 {
+	if got := apitest.Get[lead](t, env, a.Secret, "/leads/"+id); got.Email != nil || got.StageID != qual.ID || len(got.ExternalReferences) != 2 {
 		t.Errorf("A's lead changed by B: %+v", got)
 	}
 	created, updated := len(events(t, env, a.Secret, "lead.created")), len(events(t, env, a.Secret, "lead.updated"))

@@ -13,7 +13,7 @@ func TestLeads_Isolation(t *testing.T) {
 	env := apitest.New(t)
 	a, b := env.NewCompany(t), env.NewCompany(t)
 	stagesA := mustStages(t, env, a.Secret)
-	anna := mustCreateLead(t, env, a.Secret, map[string]any{"firstName": "Anna", "email": "anna@example.com",
+	anna := apitest.Create[lead](t, env, a.Secret, "/leads", map[string]any{"firstName": "Anna", "email": "anna@example.com",
 		"ownerId": a.Admin.ID.String(), "externalReferences": []map[string]string{{"source": "ams", "externalId": "A-1"}}})
 	att := addAttachment(t, env, a.ID, anna.ID, "a.pdf", "application/pdf", []byte("A"))
 	addTestLeads(t, env, a.ID, 2)
@@ -38,9 +38,9 @@ func TestLeads_Isolation(t *testing.T) {
 				{Name: "attachment", Key: k, Path: "/leads/" + anna.ID + "/attachments/" + att + "/content", Status: 404},
 				{Name: "delete test leads", Key: k, Method: "DELETE", Path: "/leads?test=true", Status: 200},
 				{Name: "A's stage id in a body", Key: k, Method: "POST", Path: "/leads", Status: 422,
-					Body: map[string]any{"email": "x@example.com", "stageId": stagesA["new"].ID}, Check: fields("stageId:unknown_stage")},
+					Body: map[string]any{"email": "x@example.com", "stageId": stagesA["new"].ID}, Check: apitest.FieldErrors("stageId:unknown_stage")},
 				{Name: "A's user as owner", Key: k, Method: "POST", Path: "/leads", Status: 422,
-					Body: map[string]any{"email": "x@example.com", "ownerId": a.Admin.ID.String()}, Check: fields("ownerId:unknown_user")},
+					Body: map[string]any{"email": "x@example.com", "ownerId": a.Admin.ID.String()}, Check: apitest.FieldErrors("ownerId:unknown_user")},
 				{Name: "A's external id makes B's own lead", Key: k, Method: "PUT", Path: "/external/ams/leads/A-1",
 					Body: `{"email":"own@example.com"}`, Status: 201},
 			})
@@ -49,7 +49,7 @@ func TestLeads_Isolation(t *testing.T) {
 			}
 		})
 	}
-	got := mustGetLead(t, env, a.Secret, anna.ID)
+	got := apitest.Get[lead](t, env, a.Secret, "/leads/"+anna.ID)
 	if got.Notes != "" || got.Converted || len(got.Attachments) != 1 {
 		t.Errorf("A's lead changed: %+v", got)
 	}

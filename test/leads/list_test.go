@@ -14,7 +14,7 @@ import (
 
 func ids(t *testing.T, r *apitest.Response) []string {
 	t.Helper()
-	var p leadPage
+	var p apitest.Page[lead]
 	r.Decode(t, &p)
 	out := []string{}
 	for _, l := range p.Data {
@@ -33,11 +33,11 @@ func TestLeads_ListFilters(t *testing.T) {
 	var angebot stage
 	r.Decode(t, &angebot)
 
-	anna := mustCreateLead(t, env, a.Secret, map[string]any{"firstName": "Anna", "lastName": "Berger",
+	anna := apitest.Create[lead](t, env, a.Secret, "/leads", map[string]any{"firstName": "Anna", "lastName": "Berger",
 		"email": "anna.berger@example.com", "phone": "0170 1234567", "source": "website", "ownerId": agent.ID.String()})
-	bernd := mustCreateLead(t, env, a.Secret, map[string]any{"firstName": "Bernd", "lastName": "Müller",
+	bernd := apitest.Create[lead](t, env, a.Secret, "/leads", map[string]any{"firstName": "Bernd", "lastName": "Müller",
 		"email": "b.mueller@example.org", "source": "referral", "stageId": angebot.ID})
-	percent := mustCreateLead(t, env, a.Secret, map[string]any{"firstName": "100%", "phone": "+43 1 234567"})
+	percent := apitest.Create[lead](t, env, a.Secret, "/leads", map[string]any{"firstName": "100%", "phone": "+43 1 234567"})
 	time.Sleep(10 * time.Millisecond)
 	since := time.Now().UTC()
 	time.Sleep(10 * time.Millisecond)
@@ -74,10 +74,10 @@ func TestLeads_ListFilters(t *testing.T) {
 		{Name: "updated since (Berlin local time)", Key: a.Secret, Status: 200, Check: want(bernd),
 			Path: "/leads?updatedSince=" + q(since.In(mustBerlin(t)).Format("2006-01-02T15:04:05.999999999"))},
 		{Name: "filters combine", Key: a.Secret, Path: "/leads?source=website&stageId=" + angebot.ID, Status: 200, Check: want()},
-		{Name: "search too short", Key: a.Secret, Path: "/leads?search=a", Status: 422, Check: fields("search:too_short")},
+		{Name: "search too short", Key: a.Secret, Path: "/leads?search=a", Status: 422, Check: apitest.FieldErrors("search:too_short")},
 		{Name: "every bad parameter is listed", Key: a.Secret, Status: 422,
 			Path: "/leads?updatedSince=yesterday&search=x&stageId=1&source=tv&ownerId=2&converted=yes&includeTest=1&limit=0&cursor=zz",
-			Check: fields("updatedSince:invalid_datetime", "search:too_short", "stageId:invalid_uuid", "ownerId:invalid_uuid",
+			Check: apitest.FieldErrors("updatedSince:invalid_datetime", "search:too_short", "stageId:invalid_uuid", "ownerId:invalid_uuid",
 				"source:invalid_enum", "converted:invalid_boolean", "includeTest:invalid_boolean", "limit:out_of_range", "cursor:invalid_cursor")},
 		{Name: "no key", Path: "/leads", Status: 401, Problem: "missing_credential"},
 		{Name: "scope missing", Key: a.KeyWithScopes(t, "users:read"), Path: "/leads", Status: 403, Problem: "insufficient_scope"},
@@ -117,7 +117,7 @@ func TestLeads_Walk(t *testing.T) {
 		if r.Status != 200 {
 			t.Fatalf("page %d: %d %s", pages, r.Status, r.Body)
 		}
-		var p leadPage
+		var p apitest.Page[lead]
 		r.Decode(t, &p)
 		for _, l := range p.Data {
 			seen[l.ID]++
@@ -125,7 +125,7 @@ func TestLeads_Walk(t *testing.T) {
 		}
 		if pages == 0 {
 			firstCursor = p.Pagination.NextCursor
-			mustCreateLead(t, env, a.Secret, map[string]any{"email": "during@example.com"}) // lands at the end
+			apitest.Create[lead](t, env, a.Secret, "/leads", map[string]any{"email": "during@example.com"}) // lands at the end
 		}
 		if !p.Pagination.HasMore {
 			break
@@ -146,9 +146,9 @@ func TestLeads_Walk(t *testing.T) {
 	c := url.QueryEscape(firstCursor)
 	env.Run(t, []apitest.Case{
 		{Name: "cursor with other filters", Key: a.Secret, Path: "/leads?source=website&cursor=" + c, Status: 422,
-			Check: fields("cursor:cursor_mismatch")},
-		{Name: "cursor of another company", Key: b.Secret, Path: "/leads?cursor=" + c, Status: 422, Check: fields("cursor:cursor_mismatch")},
-		{Name: "cursor of another list", Key: a.Secret, Path: "/users?cursor=" + c, Status: 422, Check: fields("cursor:cursor_mismatch")},
+			Check: apitest.FieldErrors("cursor:cursor_mismatch")},
+		{Name: "cursor of another company", Key: b.Secret, Path: "/leads?cursor=" + c, Status: 422, Check: apitest.FieldErrors("cursor:cursor_mismatch")},
+		{Name: "cursor of another list", Key: a.Secret, Path: "/users?cursor=" + c, Status: 422, Check: apitest.FieldErrors("cursor:cursor_mismatch")},
 		{Name: "the limit may change", Key: a.Secret, Path: "/leads?limit=200&cursor=" + c, Status: 200, Check: func(t *testing.T, r *apitest.Response) {
 			if got := ids(t, r); len(got) != 181 || got[0] != before[50] {
 				t.Errorf("%d leads from the first cursor, want 181", len(got))

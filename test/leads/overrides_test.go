@@ -46,7 +46,7 @@ func TestLeads_ConvertOverrides(t *testing.T) {
 	}
 	path := func(id string) string { return "/leads/" + id + "/convert" }
 	newLead := func() string {
-		return mustCreateLead(t, env, a.Secret, map[string]any{"firstName": "Nina", "lastName": "Neu",
+		return apitest.Create[lead](t, env, a.Secret, "/leads", map[string]any{"firstName": "Nina", "lastName": "Neu",
 			"email": "nina@example.com", "phone": "0170 2223334"}).ID
 	}
 	full := map[string]any{"contactType": "private", "overrides": map[string]any{
@@ -59,7 +59,7 @@ func TestLeads_ConvertOverrides(t *testing.T) {
 	env.Run(t, []apitest.Case{
 		{Name: "a dry run checks the overrides too", Key: a.Secret, Method: "POST", Path: path(lead), Status: 422,
 			Body:  map[string]any{"contactType": "private", "dryRun": true, "overrides": map[string]any{"bank": map[string]any{"iban": "DE00"}}},
-			Check: fields("overrides.bank.iban:invalid_iban")},
+			Check: apitest.FieldErrors("overrides.bank.iban:invalid_iban")},
 		{Name: "a new contact with every kind of field", Key: a.Secret, Method: "POST", Path: path(lead), Body: full, Status: 201,
 			Check: func(t *testing.T, r *apitest.Response) {
 				c := convertedContact(t, r)
@@ -97,31 +97,31 @@ func TestLeads_ConvertOverrides(t *testing.T) {
 		{Name: "bad values of groups", Key: a.Secret, Method: "POST", Path: path(lead), Status: 422,
 			Body: bad(map[string]any{"bank": map[string]any{"iban": "DE89370400440532013001", "bic": "x"},
 				"personal": map[string]any{"dateOfBirth": "2999-01-01"}, "address": map[string]any{"planet": "Mars"}}),
-			Check: sortedFields("overrides.bank.iban:invalid_iban", "overrides.bank.bic:invalid_bic",
+			Check: apitest.FieldErrorSet("overrides.bank.iban:invalid_iban", "overrides.bank.bic:invalid_bic",
 				"overrides.personal.dateOfBirth:date_in_future", "overrides.address.planet:unknown_field")},
 		{Name: "a German postcode", Key: a.Secret, Method: "POST", Path: path(lead), Status: 422,
-			Body: bad(map[string]any{"address": map[string]any{"zipCode": "1234"}}), Check: fields("overrides.address.zipCode:invalid_zip_code")},
+			Body: bad(map[string]any{"address": map[string]any{"zipCode": "1234"}}), Check: apitest.FieldErrors("overrides.address.zipCode:invalid_zip_code")},
 		{Name: "tags and labels", Key: a.Secret, Method: "POST", Path: path(lead), Status: 422,
 			Body:  bad(map[string]any{"tags": []string{" "}, "labels": []string{"mauve"}}),
-			Check: fields("overrides.tags.0:invalid_length", "overrides.labels.0:invalid_enum")},
+			Check: apitest.FieldErrors("overrides.tags.0:invalid_length", "overrides.labels.0:invalid_enum")},
 		{Name: "a group of the other type", Key: a.Secret, Method: "POST", Path: path(lead), Status: 422,
 			Body: map[string]any{"contactType": "business", "overrides": map[string]any{"business": map[string]any{"companyName": "N GmbH"},
-				"health": map[string]any{"smoker": true}}}, Check: fields("overrides.health:group_not_applicable")},
+				"health": map[string]any{"smoker": true}}}, Check: apitest.FieldErrors("overrides.health:group_not_applicable")},
 		{Name: "phones are not patchable", Key: a.Secret, Method: "POST", Path: path(lead), Status: 422,
-			Body: bad(map[string]any{"phones": []map[string]any{{"number": "0170 1234567"}}}), Check: fields("overrides.phones:not_patchable")},
+			Body: bad(map[string]any{"phones": []map[string]any{{"number": "0170 1234567"}}}), Check: apitest.FieldErrors("overrides.phones:not_patchable")},
 		{Name: "server-owned fields and the type", Key: a.Secret, Method: "POST", Path: path(lead), Status: 422,
 			Body:  bad(map[string]any{"id": "x", "createdAt": "2020-01-01T00:00:00Z", "type": "business"}),
-			Check: sortedFields("overrides.id:read_only_field", "overrides.createdAt:read_only_field", "overrides.type:immutable")},
+			Check: apitest.FieldErrorSet("overrides.id:read_only_field", "overrides.createdAt:read_only_field", "overrides.type:immutable")},
 		{Name: "a wrong JSON type", Key: a.Secret, Method: "POST", Path: path(lead), Status: 422,
-			Body: bad(map[string]any{"tags": "vip"}), Check: fields("overrides.tags:invalid_type")},
+			Body: bad(map[string]any{"tags": "vip"}), Check: apitest.FieldErrors("overrides.tags:invalid_type")},
 		{Name: "overrides must be an object", Key: a.Secret, Method: "POST", Path: path(lead), Status: 422,
-			Body: bad("x"), Check: fields("overrides:invalid_type")},
+			Body: bad("x"), Check: apitest.FieldErrors("overrides:invalid_type")},
 		{Name: "an unknown custom field", Key: a.Secret, Method: "POST", Path: path(lead), Status: 422,
-			Body: bad(map[string]any{"customFields": map[string]any{"golf": "ja"}}), Check: fields("overrides.customFields.golf:unknown_custom_field")},
+			Body: bad(map[string]any{"customFields": map[string]any{"golf": "ja"}}), Check: apitest.FieldErrors("overrides.customFields.golf:unknown_custom_field")},
 		{Name: "writeMode applies to existing contacts only", Key: a.Secret, Method: "POST", Path: path(lead), Status: 422,
-			Body: bad(map[string]any{"writeMode": "fill_empty_only"}), Check: fields("overrides.writeMode:not_allowed")},
+			Body: bad(map[string]any{"writeMode": "fill_empty_only"}), Check: apitest.FieldErrors("overrides.writeMode:not_allowed")},
 		{Name: "null clears the lead's first name, which a private contact needs", Key: a.Secret, Method: "POST", Path: path(lead),
-			Status: 422, Body: bad(map[string]any{"firstName": nil}), Check: fields("overrides.firstName:required")},
+			Status: 422, Body: bad(map[string]any{"firstName": nil}), Check: apitest.FieldErrors("overrides.firstName:required")},
 		{Name: "the lead is still open after every refusal", Key: a.Secret, Path: "/leads/" + lead, Status: 200,
 			Check: func(t *testing.T, r *apitest.Response) {
 				var l struct{ Converted bool }
@@ -149,11 +149,11 @@ func TestLeads_ConvertOverrides(t *testing.T) {
 	lead = newLead()
 	env.Run(t, []apitest.Case{
 		{Name: "into existing: a bad value is named", Key: a.Secret, Method: "POST", Path: path(lead), Status: 422,
-			Body: into(map[string]any{"bank": map[string]any{"iban": "DE00"}}), Check: fields("overrides.bank.iban:invalid_iban")},
+			Body: into(map[string]any{"bank": map[string]any{"iban": "DE00"}}), Check: apitest.FieldErrors("overrides.bank.iban:invalid_iban")},
 		{Name: "into existing: null may not clear what the contact needs", Key: a.Secret, Method: "POST", Path: path(lead), Status: 422,
-			Body: into(map[string]any{"lastName": nil}), Check: fields("overrides.lastName:required")},
+			Body: into(map[string]any{"lastName": nil}), Check: apitest.FieldErrors("overrides.lastName:required")},
 		{Name: "into existing: unknown owner", Key: a.Secret, Method: "POST", Path: path(lead), Status: 422,
-			Body: into(map[string]any{"ownerId": "00000000-0000-4000-8000-000000000000"}), Check: fields("overrides.ownerId:unknown_user")},
+			Body: into(map[string]any{"ownerId": "00000000-0000-4000-8000-000000000000"}), Check: apitest.FieldErrors("overrides.ownerId:unknown_user")},
 		{Name: "into existing: a patch", Key: a.Secret, Method: "POST", Path: path(lead), Status: 201,
 			Body: into(map[string]any{"tags": []string{"neu"}, "address": map[string]any{"city": "Berlin", "zipCode": "10115", "street": nil},
 				"personal": map[string]any{"numberOfChildren": 1}}),
@@ -176,25 +176,5 @@ func TestLeads_ConvertOverrides(t *testing.T) {
 		}}})
 	if got := events(t, env, a.Secret, "contact.updated"); len(got) != 2 {
 		t.Errorf("%d contact.updated, want one per conversion into the contact", len(got))
-	}
-}
-
-// sortedFields is fields for errors whose order follows a map (keys of one group).
-func sortedFields(want ...string) func(t *testing.T, r *apitest.Response) {
-	return func(t *testing.T, r *apitest.Response) {
-		t.Helper()
-		got := map[string]bool{}
-		for _, e := range r.Problem(t).Errors {
-			got[e.Field+":"+e.Code] = true
-		}
-		for _, w := range want {
-			if !got[w] {
-				t.Errorf("errors %v, want %v", got, want)
-				return
-			}
-		}
-		if len(got) != len(want) {
-			t.Errorf("errors %v, want %v", got, want)
-		}
 	}
 }

@@ -19,16 +19,11 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(apitest.Main(m)) }
 
-type userPage struct {
-	Data []struct {
-		ID     uuid.UUID `json:"id"`
-		Email  string    `json:"email"`
-		Status string    `json:"status"`
-	} `json:"data"`
-	Pagination struct {
-		NextCursor string `json:"nextCursor"`
-		HasMore    bool   `json:"hasMore"`
-	} `json:"pagination"`
+// listedUser is what the tests read of a User.
+type listedUser struct {
+	ID     uuid.UUID `json:"id"`
+	Email  string    `json:"email"`
+	Status string    `json:"status"`
 }
 
 func TestUsers_Get(t *testing.T) {
@@ -61,7 +56,7 @@ func TestUsers_ListFilters(t *testing.T) {
 	}
 	count := func(want int) func(t *testing.T, r *apitest.Response) {
 		return func(t *testing.T, r *apitest.Response) {
-			var p userPage
+			var p apitest.Page[listedUser]
 			r.Decode(t, &p)
 			if len(p.Data) != want {
 				t.Errorf("got %d users, want %d: %s", len(p.Data), want, r.Body)
@@ -74,14 +69,14 @@ func TestUsers_ListFilters(t *testing.T) {
 		{Name: "status suspended", Key: a.Secret, Path: "/users?status=suspended", Status: 200, Check: count(0)},
 		{Name: "email exact, any case", Key: a.Secret, Path: "/users?email=" + url.QueryEscape(" "+upper(agent.Email)), Status: 200, Check: count(1)},
 		{Name: "bad status", Key: a.Secret, Path: "/users?status=gone", Status: 422, Problem: "validation_failed",
-			Check: fields("status:invalid_enum")},
+			Check: apitest.FieldErrors("status:invalid_enum")},
 		{Name: "bad email", Key: a.Secret, Path: "/users?email=nope", Status: 422, Problem: "validation_failed",
-			Check: fields("email:invalid_email")},
+			Check: apitest.FieldErrors("email:invalid_email")},
 		{Name: "every bad parameter listed", Key: a.Secret, Path: "/users?status=x&email=y&limit=0&cursor=zz", Status: 422,
-			Check: fields("status:invalid_enum", "email:invalid_email", "limit:out_of_range", "cursor:invalid_cursor")},
-		{Name: "limit 0", Key: a.Secret, Path: "/users?limit=0", Status: 422, Check: fields("limit:out_of_range")},
-		{Name: "limit 201", Key: a.Secret, Path: "/users?limit=201", Status: 422, Check: fields("limit:out_of_range")},
-		{Name: "limit abc", Key: a.Secret, Path: "/users?limit=abc", Status: 422, Check: fields("limit:invalid_integer")},
+			Check: apitest.FieldErrors("status:invalid_enum", "email:invalid_email", "limit:out_of_range", "cursor:invalid_cursor")},
+		{Name: "limit 0", Key: a.Secret, Path: "/users?limit=0", Status: 422, Check: apitest.FieldErrors("limit:out_of_range")},
+		{Name: "limit 201", Key: a.Secret, Path: "/users?limit=201", Status: 422, Check: apitest.FieldErrors("limit:out_of_range")},
+		{Name: "limit abc", Key: a.Secret, Path: "/users?limit=abc", Status: 422, Check: apitest.FieldErrors("limit:invalid_integer")},
 		{Name: "limit 200", Key: a.Secret, Path: "/users?limit=200", Status: 200},
 		{Name: "limit 1", Key: a.Secret, Path: "/users?limit=1", Status: 200, Check: count(1)},
 	})
@@ -95,19 +90,6 @@ func upper(s string) string {
 		}
 	}
 	return string(b)
-}
-
-func fields(want ...string) func(t *testing.T, r *apitest.Response) {
-	return func(t *testing.T, r *apitest.Response) {
-		p := r.Problem(t)
-		var got []string
-		for _, e := range p.Errors {
-			got = append(got, e.Field+":"+e.Code)
-		}
-		if fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Errorf("errors %v, want %v", got, want)
-		}
-	}
 }
 
 // TestUsers_WalkWhileInserting walks 10,000 users in pages of 200 while another goroutine
@@ -152,7 +134,7 @@ func TestUsers_WalkWhileInserting(t *testing.T) {
 		if cursor != "" {
 			path += "&cursor=" + cursor
 		}
-		var p userPage
+		var p apitest.Page[listedUser]
 		r := env.Do(t, apitest.Request{Path: path, Key: a.Secret})
 		if r.Status != 200 {
 			t.Fatalf("page %d: %d %s", pages, r.Status, r.Body)
@@ -208,7 +190,7 @@ func TestUsers_Cursors(t *testing.T) {
 		t.Fatal(err)
 	}
 	first := func(path, key string) string {
-		var p userPage
+		var p apitest.Page[listedUser]
 		env.Do(t, apitest.Request{Path: path, Key: key}).Decode(t, &p)
 		return p.Pagination.NextCursor
 	}
@@ -219,17 +201,17 @@ func TestUsers_Cursors(t *testing.T) {
 	env.Run(t, []apitest.Case{
 		{Name: "cursor continues", Key: a.Secret, Path: "/users?limit=2&cursor=" + cur, Status: 200},
 		{Name: "cursor with another limit continues", Key: a.Secret, Path: "/users?limit=3&cursor=" + cur, Status: 200},
-		{Name: "tampered cursor", Key: a.Secret, Path: "/users?cursor=" + string(tampered), Status: 422, Check: fields("cursor:invalid_cursor")},
-		{Name: "garbage cursor", Key: a.Secret, Path: "/users?cursor=%21%21", Status: 422, Check: fields("cursor:invalid_cursor")},
-		{Name: "cursor of other filters", Key: a.Secret, Path: "/users?cursor=" + activeCur, Status: 422, Check: fields("cursor:cursor_mismatch")},
-		{Name: "cursor of another company", Key: b.Secret, Path: "/users?cursor=" + cur, Status: 422, Check: fields("cursor:cursor_mismatch")},
-		{Name: "cursor of the sandbox twin", Key: a.TestSecret, Path: "/users?cursor=" + cur, Status: 422, Check: fields("cursor:cursor_mismatch")},
+		{Name: "tampered cursor", Key: a.Secret, Path: "/users?cursor=" + string(tampered), Status: 422, Check: apitest.FieldErrors("cursor:invalid_cursor")},
+		{Name: "garbage cursor", Key: a.Secret, Path: "/users?cursor=%21%21", Status: 422, Check: apitest.FieldErrors("cursor:invalid_cursor")},
+		{Name: "cursor of other filters", Key: a.Secret, Path: "/users?cursor=" + activeCur, Status: 422, Check: apitest.FieldErrors("cursor:cursor_mismatch")},
+		{Name: "cursor of another company", Key: b.Secret, Path: "/users?cursor=" + cur, Status: 422, Check: apitest.FieldErrors("cursor:cursor_mismatch")},
+		{Name: "cursor of the sandbox twin", Key: a.TestSecret, Path: "/users?cursor=" + cur, Status: 422, Check: apitest.FieldErrors("cursor:cursor_mismatch")},
 	})
 	mu.Lock()
 	now = now.Add(24*time.Hour + time.Second)
 	mu.Unlock()
 	env.Run(t, []apitest.Case{
-		{Name: "expired cursor", Key: a.Secret, Path: "/users?cursor=" + cur, Status: 422, Check: fields("cursor:cursor_expired")},
+		{Name: "expired cursor", Key: a.Secret, Path: "/users?cursor=" + cur, Status: 422, Check: apitest.FieldErrors("cursor:cursor_expired")},
 	})
 }
 

@@ -46,7 +46,7 @@ func layerRoutes(v1 fiber.Router, m app.Middleware) {
 		if out.IDs, err = queryTexts(ctx, "SELECT "+col+" FROM "+table); err != nil {
 			return err
 		}
-		lift := tenancy.LiftVisibility
+		lift := tenancy.ReadCompanyWide
 		if table == "events" {
 			lift = liftPolicies
 		}
@@ -98,7 +98,7 @@ func layerRoutes(v1 fiber.Router, m app.Middleware) {
 	// raw SQL in the same lifted transaction.
 	v1.Get("/_test/list/contacts", m.Auth, func(c *fiber.Ctx) error {
 		q := c.Query("q")
-		return entAlone(tenancy.LiftVisibility, "SELECT id::text FROM contacts", func(ctx context.Context) ([]string, error) {
+		return entAlone(tenancy.ReadCompanyWide, "SELECT id::text FROM contacts", func(ctx context.Context) ([]string, error) {
 			var ids []string
 			rows, err := contacts.NewService(nil, nil, time.Now).List(ctx, contacts.ListFilter{Search: q, Sort: "-createdAt"}, nil, 100)
 			for _, r := range rows {
@@ -266,11 +266,11 @@ func TestVisibility_ContactListOwnFilter(t *testing.T) {
 
 // queryTexts runs query (one text column) in the request transaction of ctx.
 // liftPolicies runs fn with every policy that narrows events (and leads) within a company
-// lifted: the visibility (tenancy.LiftVisibility), and the pinned user that the policy on
+// lifted: the visibility (tenancy.ReadCompanyWide), and the pinned user that the policy on
 // webhook endpoint events (event_endpoint_owner, issue 20 §5) reads, cleared for the while and
 // then restored. Not for the contacts list, whose own filter reads the pinned user too.
 func liftPolicies(ctx context.Context, fn func() error) error {
-	return tenancy.LiftVisibility(ctx, func() error {
+	return tenancy.ReadCompanyWide(ctx, func() error {
 		user, err := queryTexts(ctx, "SELECT coalesce(current_setting('app.user_id', true), '')")
 		if err != nil {
 			return err

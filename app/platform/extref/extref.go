@@ -59,7 +59,7 @@ func Check(v *errs.Invalid, refs []schematype.ExternalRef) {
 func Free(ctx context.Context, resource string, refs []schematype.ExternalRef, self uuid.UUID) error {
 	for _, r := range refs {
 		var taken bool
-		err := tenancy.LiftVisibility(ctx, func() (err error) {
+		err := tenancy.ReadCompanyWide(ctx, func() (err error) {
 			taken, err = tenancy.Client(ctx).ExternalRef.Query().Where(externalref.Resource(resource),
 				externalref.Source(r.Source), externalref.ExternalID(r.ExternalID), externalref.ResourceIDNEQ(self)).Exist(ctx)
 			return err
@@ -91,7 +91,7 @@ func Taken(resource string, ref schematype.ExternalRef) error {
 // see" (which it must not take over).
 func Owner(ctx context.Context, resource string, ref schematype.ExternalRef) (uuid.UUID, bool, error) {
 	var r *ent.ExternalRef
-	err := tenancy.LiftVisibility(ctx, func() (err error) {
+	err := tenancy.ReadCompanyWide(ctx, func() (err error) {
 		r, err = tenancy.Client(ctx).ExternalRef.Query().Where(externalref.Resource(resource),
 			externalref.Source(ref.Source), externalref.ExternalID(ref.ExternalID)).Only(ctx)
 		return err

@@ -6,6 +6,7 @@ package paging
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	entsql "entgo.io/ent/dialect/sql"
@@ -32,6 +33,8 @@ const (
 	Text Kind = iota
 	// Time sort values travel as RFC 3339 UTC timestamps with nanoseconds.
 	Time
+	// Int sort values (int64, e.g. the events' commit sequence) travel in decimal.
+	Int
 )
 
 // Keyset orders a list of rows R by one sort value and then id, ascending or descending, and
@@ -47,7 +50,8 @@ type Keyset[R any] struct {
 	// NullAs is the cursor text of a nil sort value (Value returned a nil *time.Time): the
 	// value Expr gives NULL, e.g. "infinity". Empty: sort values are never nil.
 	NullAs string
-	// Value gives a row's sort value (time.Time, *time.Time or string) and its id.
+	// Value gives a row's sort value (time.Time, *time.Time, string, *string, int64 or *int64)
+	// and its id.
 	Value func(R) (any, uuid.UUID)
 }
 
@@ -80,12 +84,20 @@ func (k Keyset[R]) Apply(p Page) (Query, error) {
 		return q, bad
 	}
 	var v any = p.After[0]
-	if k.Kind == Time && !(k.NullAs != "" && p.After[0] == k.NullAs) {
+	null := k.NullAs != "" && p.After[0] == k.NullAs
+	switch {
+	case k.Kind == Time && !null:
 		t, err := time.Parse(time.RFC3339Nano, p.After[0])
 		if err != nil {
 			return q, bad
 		}
 		v = t
+	case k.Kind == Int && !null:
+		n, err := strconv.ParseInt(p.After[0], 10, 64)
+		if err != nil {
+			return q, bad
+		}
+		v = n
 	}
 	cmp := entsql.CompositeGT
 	if k.Desc {
@@ -150,6 +162,13 @@ func (k Keyset[R]) Key(r R) []string {
 			return []string{k.NullAs, id.String()}
 		}
 		return []string{*x, id.String()}
+	case int64:
+		return []string{strconv.FormatInt(x, 10), id.String()}
+	case *int64:
+		if x == nil {
+			return []string{k.NullAs, id.String()}
+		}
+		return []string{strconv.FormatInt(*x, 10), id.String()}
 	}
 	panic(fmt.Sprintf("paging: sort value of type %T", v)) // a declaration error, found by any test of the list
 }

@@ -102,3 +102,30 @@ func TestKeyset_RefusesForeignKeys(t *testing.T) {
 		}
 	}
 }
+
+func TestKeyset_IntKindTravelsInDecimal(t *testing.T) {
+	type ev struct {
+		seq *int64
+		id  uuid.UUID
+	}
+	bySeq := Keyset[ev]{Column: "seq", Kind: Int, Value: func(e ev) (any, uuid.UUID) { return e.seq, e.id }}
+	id, seq := uuid.New(), int64(9007199254740993) // past float64's integers: must not round
+	key := bySeq.Key(ev{seq: &seq, id: id})
+	if key[0] != "9007199254740993" {
+		t.Fatalf("key = %v, want the sequence in decimal", key)
+	}
+	q, err := bySeq.Apply(Page{Limit: 2, After: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, args := render(t, q)
+	want := `SELECT * FROM "t" WHERE ("t"."seq", "t"."id") > ($1, $2) ORDER BY "t"."seq" ASC, "t"."id" ASC`
+	if got != want || !reflect.DeepEqual(args, []any{seq, id}) || q.Limit != 3 {
+		t.Errorf("got %q %v limit %d, want %q [%d %s] limit 3", got, args, q.Limit, want, seq, id)
+	}
+	_, err = bySeq.Apply(Page{Limit: 1, After: []string{"12a", id.String()}})
+	var inv *errs.Invalid
+	if !errors.As(err, &inv) || inv.Errors[0].Code != "invalid_cursor" {
+		t.Errorf("not a number: err = %v, want 422 invalid_cursor", err)
+	}
+}
