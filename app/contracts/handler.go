@@ -18,16 +18,19 @@ import (
 
 // Handler serves the contract endpoints and the catalogs.
 type Handler struct {
-	svc            *Service
-	pager          *httpx.Pager
-	idem           fiber.Handler
-	update, delete fiber.Handler
+	svc                 *Service
+	pager               *httpx.Pager
+	idem                fiber.Handler
+	get, update, delete fiber.Handler
 }
 
 // NewHandler builds the handler. idem is the Idempotency-Key middleware POST /contracts uses.
 func NewHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler) *Handler {
 	version := func(c *ent.Contract) int64 { return c.Version }
 	return &Handler{svc: svc, pager: pager, idem: idem,
+		// GET /contracts/{contractId}.
+		get: httpx.Read[uuid.UUID, Contract]{Key: httpx.PathID("contractId"), Get: svc.Get,
+			Version: func(c Contract) int64 { return c.Version }, View: httpx.View(Contract.View)}.Handle,
 		// PATCH /contracts/{contractId}: a merge patch of ContractInput; If-Match optional.
 		update: httpx.Patch[uuid.UUID, *ent.Contract, Input]{Key: httpx.PathID("contractId"), Lock: svc.Lock,
 			Version: version, Input: InputOf, Update: func(ctx context.Context, c *ent.Contract, in Input) (*ent.Contract, error) {
@@ -85,19 +88,6 @@ func (h *Handler) create(c *fiber.Ctx) error {
 		return err
 	}
 	return httpx.Created(c, location(ct), ct.View(), ct.Version)
-}
-
-// get handles GET /contracts/{contractId}.
-func (h *Handler) get(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "contractId")
-	if err != nil {
-		return err
-	}
-	ct, err := h.svc.Get(c.UserContext(), id)
-	if err != nil {
-		return err
-	}
-	return httpx.OK(c, ct.View(), ct.Version)
 }
 
 // insurers handles GET /insurers: the whole catalog, by name; query vuNumber narrows it.

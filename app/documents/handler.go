@@ -20,17 +20,22 @@ type Handler struct {
 	svc    *Service
 	pager  *httpx.Pager
 	idem   fiber.Handler
+	get    fiber.Handler
 	delete fiber.Handler
 }
 
 // NewHandler builds the handler.
 func NewHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler) *Handler {
+	version := func(d *ent.Document) int64 { return d.Version }
 	return &Handler{svc: svc, pager: pager, idem: idem,
+		// GET /documents/{documentId}: the metadata.
+		get: httpx.Read[uuid.UUID, *ent.Document]{Key: httpx.PathID("documentId"), Get: svc.Get,
+			Version: version, View: httpx.View(NewView)}.Handle,
 		// DELETE /documents/{documentId}; If-Match optional. A plain read, not a lock: a document
 		// never changes (the app role may not UPDATE documents, FOR UPDATE included), so its
 		// version is the one the delete removes.
 		delete: httpx.Delete[uuid.UUID, *ent.Document]{Key: httpx.PathID("documentId"), Lock: svc.Get,
-			Version: func(d *ent.Document) int64 { return d.Version }, Delete: svc.Delete}.Handle,
+			Version: version, Delete: svc.Delete}.Handle,
 	}
 }
 
@@ -135,19 +140,6 @@ func parseFilter(c *fiber.Ctx, v *errs.Invalid) (f Filter, _ error) {
 	f.ContractID = httpx.QueryUUID(c, v, "contractId")
 	f.Type = httpx.QueryEnum(c, v, "type", Types)
 	return f, nil
-}
-
-// get handles GET /documents/{documentId}: the metadata.
-func (h *Handler) get(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "documentId")
-	if err != nil {
-		return err
-	}
-	d, err := h.svc.Get(c.UserContext(), id)
-	if err != nil {
-		return err
-	}
-	return httpx.OK(c, NewView(d), d.Version)
 }
 
 // content handles GET /documents/{documentId}/content: the bytes as uploaded, streamed from

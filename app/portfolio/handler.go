@@ -17,6 +17,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/formats/gdv"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
+	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/policy"
 )
 
@@ -34,11 +35,16 @@ type Handler struct {
 	pager     *httpx.Pager
 	idem      fiber.Handler
 	maxUpload int64 // bytes of a POST /portfolio-transfers request
+	get       fiber.Handler
 }
 
 // NewHandler builds the handler.
 func NewHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler, maxUpload int64) *Handler {
-	return &Handler{svc: svc, pager: pager, idem: idem, maxUpload: maxUpload}
+	return &Handler{svc: svc, pager: pager, idem: idem, maxUpload: maxUpload,
+		// GET /portfolio-transfers/{transferId}.
+		get: httpx.Read[uuid.UUID, *ent.PortfolioTransfer]{Key: httpx.PathID("transferId"), Get: svc.Get,
+			Version: func(t *ent.PortfolioTransfer) int64 { return t.Version }, View: httpx.View(NewView)}.Handle,
+	}
 }
 
 // Mount registers the routes. upload serves POST /portfolio-transfers: authenticated like r
@@ -60,19 +66,6 @@ func (h *Handler) list(c *fiber.Ctx) error {
 func parseListFilter(c *fiber.Ctx, v *errs.Invalid) (f ListFilter, _ error) {
 	f.Status = httpx.QueryEnum(c, v, "status", statuses)
 	return f, nil
-}
-
-// get handles GET /portfolio-transfers/{transferId}.
-func (h *Handler) get(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "transferId")
-	if err != nil {
-		return err
-	}
-	t, err := h.svc.Get(c.UserContext(), id)
-	if err != nil {
-		return err
-	}
-	return httpx.OK(c, NewView(t), t.Version)
 }
 
 // commit handles POST /portfolio-transfers/{transferId}/commit: 202 with the transfer

@@ -12,16 +12,19 @@ import (
 
 // MappingHandler serves /portfolio-mappings and /portfolio-mapping-targets.
 type MappingHandler struct {
-	svc            *Service
-	pager          *httpx.Pager
-	idem           fiber.Handler
-	update, delete fiber.Handler
+	svc                 *Service
+	pager               *httpx.Pager
+	idem                fiber.Handler
+	get, update, delete fiber.Handler
 }
 
 // NewMappingHandler builds the handler.
 func NewMappingHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler) *MappingHandler {
 	key, version := httpx.PathID("mappingId"), func(m *ent.PortfolioMapping) int64 { return m.Version }
 	return &MappingHandler{svc: svc, pager: pager, idem: idem,
+		// GET /portfolio-mappings/{mappingId}.
+		get: httpx.Read[uuid.UUID, *ent.PortfolioMapping]{Key: key, Get: svc.GetMapping, Version: version,
+			View: httpx.View(NewMappingView)}.Handle,
 		// PATCH /portfolio-mappings/{mappingId}: a merge patch of PortfolioMappingInput; If-Match
 		// optional (stale: 412).
 		update: httpx.Patch[uuid.UUID, *ent.PortfolioMapping, MappingInput]{Key: key, Lock: svc.LockMapping,
@@ -62,19 +65,6 @@ func (h *MappingHandler) create(c *fiber.Ctx) error {
 		return err
 	}
 	return httpx.Created(c, mappingLocation(m), NewMappingView(m), m.Version)
-}
-
-// get handles GET /portfolio-mappings/{mappingId}.
-func (h *MappingHandler) get(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "mappingId")
-	if err != nil {
-		return err
-	}
-	m, err := h.svc.GetMapping(c.UserContext(), id)
-	if err != nil {
-		return err
-	}
-	return httpx.OK(c, NewMappingView(m), m.Version)
 }
 
 // targets handles GET /portfolio-mapping-targets: the fields a column can fill.

@@ -12,16 +12,19 @@ import (
 
 // Handler serves /webhook-endpoints.
 type Handler struct {
-	svc            *Service
-	pager          *httpx.Pager
-	idem           fiber.Handler
-	update, delete fiber.Handler
+	svc                 *Service
+	pager               *httpx.Pager
+	idem                fiber.Handler
+	get, update, delete fiber.Handler
 }
 
 // NewHandler builds the handler. idem is the Idempotency-Key middleware POST uses.
 func NewHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler) *Handler {
 	h := &Handler{svc: svc, pager: pager, idem: idem}
 	key, version := httpx.PathID("webhookEndpointId"), func(e *ent.WebhookEndpoint) int64 { return e.Version }
+	// GET /webhook-endpoints/{webhookEndpointId}.
+	h.get = httpx.Read[uuid.UUID, *ent.WebhookEndpoint]{Key: key, Get: svc.Get, Version: version,
+		View: httpx.View(h.view)}.Handle
 	// PATCH /webhook-endpoints/{webhookEndpointId}: a merge patch of WebhookEndpointInput;
 	// If-Match optional.
 	h.update = httpx.Patch[uuid.UUID, *ent.WebhookEndpoint, Input]{Key: key, Lock: svc.Lock, Version: version,
@@ -85,15 +88,6 @@ func (h *Handler) endpoint(c *fiber.Ctx, lock bool) (*ent.WebhookEndpoint, error
 		return h.svc.Lock(c.UserContext(), id)
 	}
 	return h.svc.Get(c.UserContext(), id)
-}
-
-// get handles GET /webhook-endpoints/{webhookEndpointId}.
-func (h *Handler) get(c *fiber.Ctx) error {
-	ep, err := h.endpoint(c, false)
-	if err != nil {
-		return err
-	}
-	return httpx.OK(c, h.view(ep), ep.Version)
 }
 
 // rotate handles POST /webhook-endpoints/{webhookEndpointId}/rotate-secret.
