@@ -43,7 +43,12 @@ require (
 	golang.org/x/text v0.43.0
 )
 
-require github.com/gabriel-vasile/mimetype v1.4.16
+require (
+	github.com/gabriel-vasile/mimetype v1.4.16
+	github.com/riverqueue/river/riverdriver/riverdatabasesql v0.51.1
+)
+
+require github.com/lib/pq v1.12.3 // indirect
 
 require (
 	github.com/aws/aws-sdk-go-v2/feature/s3/transfermanager v0.4.3 // indirect

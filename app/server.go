@@ -310,7 +310,6 @@ func (s *Server) newJobs(ctx context.Context, cfg Config, pcfg *pgxpool.Config, 
 		return fmt.Errorf("job queue: %w", err)
 	}
 	s.hooks.Bind(s.jobs)
-	s.portfolio.Bind(s.jobs)
 	return nil
 }
 

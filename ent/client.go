@@ -2166,6 +2166,22 @@ func (c *ContractClient) QueryCompany(_m *Contract) *CompanyQuery {
 	return query
 }
 
+// QueryInsurer queries the insurer edge of a Contract.
+func (c *ContractClient) QueryInsurer(_m *Contract) *InsurerQuery {
+	query := (&InsurerClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(contract.Table, contract.FieldID, id),
+			sqlgraph.To(insurer.Table, insurer.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, contract.InsurerTable, contract.InsurerColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *ContractClient) Hooks() []Hook {
 	hooks := c.hooks.Contract

@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/contract"
+	"github.com/brokerdesk/brokerdesk/ent/insurer"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 	"github.com/google/uuid"
 )
@@ -71,9 +72,11 @@ type Contract struct {
 type ContractEdges struct {
 	// Company holds the value of the company edge.
 	Company *Company `json:"company,omitempty"`
+	// Insurer holds the value of the insurer edge.
+	Insurer *Insurer `json:"insurer,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [1]bool
+	loadedTypes [2]bool
 }
 
 // CompanyOrErr returns the Company value or an error if the edge
@@ -85,6 +88,17 @@ func (e ContractEdges) CompanyOrErr() (*Company, error) {
 		return nil, &NotFoundError{label: company.Label}
 	}
 	return nil, &NotLoadedError{edge: "company"}
+}
+
+// InsurerOrErr returns the Insurer value or an error if the edge
+// was not loaded in eager-loading, or loaded but was not found.
+func (e ContractEdges) InsurerOrErr() (*Insurer, error) {
+	if e.Insurer != nil {
+		return e.Insurer, nil
+	} else if e.loadedTypes[1] {
+		return nil, &NotFoundError{label: insurer.Label}
+	}
+	return nil, &NotLoadedError{edge: "insurer"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -276,6 +290,11 @@ func (_m *Contract) Value(name string) (ent.Value, error) {
 // QueryCompany queries the "company" edge of the Contract entity.
 func (_m *Contract) QueryCompany() *CompanyQuery {
 	return NewContractClient(_m.config).QueryCompany(_m)
+}
+
+// QueryInsurer queries the "insurer" edge of the Contract entity.
+func (_m *Contract) QueryInsurer() *InsurerQuery {
+	return NewContractClient(_m.config).QueryInsurer(_m)
 }
 
 // Update returns a builder for updating this Contract.

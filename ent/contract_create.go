@@ -14,6 +14,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/contract"
+	"github.com/brokerdesk/brokerdesk/ent/insurer"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 	"github.com/google/uuid"
 )
@@ -253,6 +254,11 @@ func (_c *ContractCreate) SetCompany(v *Company) *ContractCreate {
 	return _c.SetCompanyID(v.ID)
 }
 
+// SetInsurer sets the "insurer" edge to the Insurer entity.
+func (_c *ContractCreate) SetInsurer(v *Insurer) *ContractCreate {
+	return _c.SetInsurerID(v.ID)
+}
+
 // Mutation returns the ContractMutation object of the builder.
 func (_c *ContractCreate) Mutation() *ContractMutation {
 	return _c.mutation
@@ -382,6 +388,9 @@ func (_c *ContractCreate) check() error {
 	if len(_c.mutation.CompanyIDs()) == 0 {
 		return &ValidationError{Name: "company", err: errors.New(`ent: missing required edge "Contract.company"`)}
 	}
+	if len(_c.mutation.InsurerIDs()) == 0 {
+		return &ValidationError{Name: "insurer", err: errors.New(`ent: missing required edge "Contract.insurer"`)}
+	}
 	return nil
 }
 
@@ -437,10 +446,6 @@ func (_c *ContractCreate) createSpec() (*Contract, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.ContactID(); ok {
 		_spec.SetField(contract.FieldContactID, field.TypeUUID, value)
 		_node.ContactID = value
-	}
-	if value, ok := _c.mutation.InsurerID(); ok {
-		_spec.SetField(contract.FieldInsurerID, field.TypeUUID, value)
-		_node.InsurerID = value
 	}
 	if value, ok := _c.mutation.PolicyNumber(); ok {
 		_spec.SetField(contract.FieldPolicyNumber, field.TypeString, value)
@@ -509,6 +514,23 @@ func (_c *ContractCreate) createSpec() (*Contract, *sqlgraph.CreateSpec) {
 			edge.Target.Nodes = append(edge.Target.Nodes, k)
 		}
 		_node.CompanyID = nodes[0]
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.InsurerIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   contract.InsurerTable,
+			Columns: []string{contract.InsurerColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(insurer.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_node.InsurerID = nodes[0]
 		_spec.Edges = append(_spec.Edges, edge)
 	}
 	return _node, _spec

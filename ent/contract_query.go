@@ -15,6 +15,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/contract"
+	"github.com/brokerdesk/brokerdesk/ent/insurer"
 	"github.com/brokerdesk/brokerdesk/ent/predicate"
 	"github.com/google/uuid"
 )
@@ -27,6 +28,7 @@ type ContractQuery struct {
 	inters      []Interceptor
 	predicates  []predicate.Contract
 	withCompany *CompanyQuery
+	withInsurer *InsurerQuery
 	modifiers   []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
@@ -79,6 +81,28 @@ func (_q *ContractQuery) QueryCompany() *CompanyQuery {
 			sqlgraph.From(contract.Table, contract.FieldID, selector),
 			sqlgraph.To(company.Table, company.FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, false, contract.CompanyTable, contract.CompanyColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryInsurer chains the current query on the "insurer" edge.
+func (_q *ContractQuery) QueryInsurer() *InsurerQuery {
+	query := (&InsurerClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(contract.Table, contract.FieldID, selector),
+			sqlgraph.To(insurer.Table, insurer.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, contract.InsurerTable, contract.InsurerColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -279,6 +303,7 @@ func (_q *ContractQuery) Clone() *ContractQuery {
 		inters:      append([]Interceptor{}, _q.inters...),
 		predicates:  append([]predicate.Contract{}, _q.predicates...),
 		withCompany: _q.withCompany.Clone(),
+		withInsurer: _q.withInsurer.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -293,6 +318,17 @@ func (_q *ContractQuery) WithCompany(opts ...func(*CompanyQuery)) *ContractQuery
 		opt(query)
 	}
 	_q.withCompany = query
+	return _q
+}
+
+// WithInsurer tells the query-builder to eager-load the nodes that are connected to
+// the "insurer" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *ContractQuery) WithInsurer(opts ...func(*InsurerQuery)) *ContractQuery {
+	query := (&InsurerClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withInsurer = query
 	return _q
 }
 
@@ -380,8 +416,9 @@ func (_q *ContractQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Con
 	var (
 		nodes       = []*Contract{}
 		_spec       = _q.querySpec()
-		loadedTypes = [1]bool{
+		loadedTypes = [2]bool{
 			_q.withCompany != nil,
+			_q.withInsurer != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -411,6 +448,12 @@ func (_q *ContractQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Con
 			return nil, err
 		}
 	}
+	if query := _q.withInsurer; query != nil {
+		if err := _q.loadInsurer(ctx, query, nodes, nil,
+			func(n *Contract, e *Insurer) { n.Edges.Insurer = e }); err != nil {
+			return nil, err
+		}
+	}
 	return nodes, nil
 }
 
@@ -436,6 +479,35 @@ func (_q *ContractQuery) loadCompany(ctx context.Context, query *CompanyQuery, n
 		nodes, ok := nodeids[n.ID]
 		if !ok {
 			return fmt.Errorf(`unexpected foreign-key "company_id" returned %v`, n.ID)
+		}
+		for i := range nodes {
+			assign(nodes[i], n)
+		}
+	}
+	return nil
+}
+func (_q *ContractQuery) loadInsurer(ctx context.Context, query *InsurerQuery, nodes []*Contract, init func(*Contract), assign func(*Contract, *Insurer)) error {
+	ids := make([]uuid.UUID, 0, len(nodes))
+	nodeids := make(map[uuid.UUID][]*Contract)
+	for i := range nodes {
+		fk := nodes[i].InsurerID
+		if _, ok := nodeids[fk]; !ok {
+			ids = append(ids, fk)
+		}
+		nodeids[fk] = append(nodeids[fk], nodes[i])
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	query.Where(insurer.IDIn(ids...))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		nodes, ok := nodeids[n.ID]
+		if !ok {
+			return fmt.Errorf(`unexpected foreign-key "insurer_id" returned %v`, n.ID)
 		}
 		for i := range nodes {
 			assign(nodes[i], n)
@@ -474,6 +546,9 @@ func (_q *ContractQuery) querySpec() *sqlgraph.QuerySpec {
 		}
 		if _q.withCompany != nil {
 			_spec.Node.AddColumnOnce(contract.FieldCompanyID)
+		}
+		if _q.withInsurer != nil {
+			_spec.Node.AddColumnOnce(contract.FieldInsurerID)
 		}
 	}
 	if ps := _q.predicates; len(ps) > 0 {

@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqljson"
 	"entgo.io/ent/schema/field"
 	"github.com/brokerdesk/brokerdesk/ent/contract"
+	"github.com/brokerdesk/brokerdesk/ent/insurer"
 	"github.com/brokerdesk/brokerdesk/ent/predicate"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 	"github.com/google/uuid"
@@ -330,9 +331,20 @@ func (_u *ContractUpdate) ClearDetails() *ContractUpdate {
 	return _u
 }
 
+// SetInsurer sets the "insurer" edge to the Insurer entity.
+func (_u *ContractUpdate) SetInsurer(v *Insurer) *ContractUpdate {
+	return _u.SetInsurerID(v.ID)
+}
+
 // Mutation returns the ContractMutation object of the builder.
 func (_u *ContractUpdate) Mutation() *ContractMutation {
 	return _u.mutation
+}
+
+// ClearInsurer clears the "insurer" edge to the Insurer entity.
+func (_u *ContractUpdate) ClearInsurer() *ContractUpdate {
+	_u.mutation.ClearInsurer()
+	return _u
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -407,6 +419,9 @@ func (_u *ContractUpdate) check() error {
 	if _u.mutation.CompanyCleared() && len(_u.mutation.CompanyIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "Contract.company"`)
 	}
+	if _u.mutation.InsurerCleared() && len(_u.mutation.InsurerIDs()) > 0 {
+		return errors.New(`ent: clearing a required unique edge "Contract.insurer"`)
+	}
 	return nil
 }
 
@@ -444,9 +459,6 @@ func (_u *ContractUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.ContactID(); ok {
 		_spec.SetField(contract.FieldContactID, field.TypeUUID, value)
-	}
-	if value, ok := _u.mutation.InsurerID(); ok {
-		_spec.SetField(contract.FieldInsurerID, field.TypeUUID, value)
 	}
 	if value, ok := _u.mutation.PolicyNumber(); ok {
 		_spec.SetField(contract.FieldPolicyNumber, field.TypeString, value)
@@ -518,6 +530,35 @@ func (_u *ContractUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.DetailsCleared() {
 		_spec.ClearField(contract.FieldDetails, field.TypeJSON)
+	}
+	if _u.mutation.InsurerCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   contract.InsurerTable,
+			Columns: []string{contract.InsurerColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(insurer.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.InsurerIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   contract.InsurerTable,
+			Columns: []string{contract.InsurerColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(insurer.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -838,9 +879,20 @@ func (_u *ContractUpdateOne) ClearDetails() *ContractUpdateOne {
 	return _u
 }
 
+// SetInsurer sets the "insurer" edge to the Insurer entity.
+func (_u *ContractUpdateOne) SetInsurer(v *Insurer) *ContractUpdateOne {
+	return _u.SetInsurerID(v.ID)
+}
+
 // Mutation returns the ContractMutation object of the builder.
 func (_u *ContractUpdateOne) Mutation() *ContractMutation {
 	return _u.mutation
+}
+
+// ClearInsurer clears the "insurer" edge to the Insurer entity.
+func (_u *ContractUpdateOne) ClearInsurer() *ContractUpdateOne {
+	_u.mutation.ClearInsurer()
+	return _u
 }
 
 // Where appends a list predicates to the ContractUpdate builder.
@@ -928,6 +980,9 @@ func (_u *ContractUpdateOne) check() error {
 	if _u.mutation.CompanyCleared() && len(_u.mutation.CompanyIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "Contract.company"`)
 	}
+	if _u.mutation.InsurerCleared() && len(_u.mutation.InsurerIDs()) > 0 {
+		return errors.New(`ent: clearing a required unique edge "Contract.insurer"`)
+	}
 	return nil
 }
 
@@ -982,9 +1037,6 @@ func (_u *ContractUpdateOne) sqlSave(ctx context.Context) (_node *Contract, err 
 	}
 	if value, ok := _u.mutation.ContactID(); ok {
 		_spec.SetField(contract.FieldContactID, field.TypeUUID, value)
-	}
-	if value, ok := _u.mutation.InsurerID(); ok {
-		_spec.SetField(contract.FieldInsurerID, field.TypeUUID, value)
 	}
 	if value, ok := _u.mutation.PolicyNumber(); ok {
 		_spec.SetField(contract.FieldPolicyNumber, field.TypeString, value)
@@ -1056,6 +1108,35 @@ func (_u *ContractUpdateOne) sqlSave(ctx context.Context) (_node *Contract, err 
 	}
 	if _u.mutation.DetailsCleared() {
 		_spec.ClearField(contract.FieldDetails, field.TypeJSON)
+	}
+	if _u.mutation.InsurerCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   contract.InsurerTable,
+			Columns: []string{contract.InsurerColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(insurer.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.InsurerIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   contract.InsurerTable,
+			Columns: []string{contract.InsurerColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(insurer.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
 	_node = &Contract{config: _u.config}
 	_spec.Assign = _node.assignValues

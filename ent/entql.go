@@ -1050,6 +1050,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 		"Company",
 	)
 	graph.MustAddE(
+		"insurer",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   contract.InsurerTable,
+			Columns: []string{contract.InsurerColumn},
+			Bidi:    false,
+		},
+		"Contract",
+		"Insurer",
+	)
+	graph.MustAddE(
 		"company",
 		&sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -2688,6 +2700,20 @@ func (f *ContractFilter) WhereHasCompany() {
 // WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
 func (f *ContractFilter) WhereHasCompanyWith(preds ...predicate.Company) {
 	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasInsurer applies a predicate to check if query has an edge insurer.
+func (f *ContractFilter) WhereHasInsurer() {
+	f.Where(entql.HasEdge("insurer"))
+}
+
+// WhereHasInsurerWith applies a predicate to check if query has an edge insurer with a given conditions (other predicates).
+func (f *ContractFilter) WhereHasInsurerWith(preds ...predicate.Insurer) {
+	f.Where(entql.HasEdgeWith("insurer", sqlgraph.WrapFunc(func(s *sql.Selector) {
 		for _, p := range preds {
 			p(s)
 		}

@@ -11009,7 +11009,6 @@ type ContractMutation struct {
 	external_references       *[]schematype.ExternalRef
 	appendexternal_references []schematype.ExternalRef
 	contact_id                *uuid.UUID
-	insurer_id                *uuid.UUID
 	policy_number             *string
 	_type                     *string
 	status                    *contract.Status
@@ -11027,6 +11026,8 @@ type ContractMutation struct {
 	clearedFields             map[string]struct{}
 	company                   *uuid.UUID
 	clearedcompany            bool
+	insurer                   *uuid.UUID
+	clearedinsurer            bool
 	done                      bool
 	oldValue                  func(context.Context) (*Contract, error)
 	predicates                []predicate.Contract
@@ -11403,12 +11404,12 @@ func (m *ContractMutation) ResetContactID() {
 
 // SetInsurerID sets the "insurer_id" field.
 func (m *ContractMutation) SetInsurerID(u uuid.UUID) {
-	m.insurer_id = &u
+	m.insurer = &u
 }
 
 // InsurerID returns the value of the "insurer_id" field in the mutation.
 func (m *ContractMutation) InsurerID() (r uuid.UUID, exists bool) {
-	v := m.insurer_id
+	v := m.insurer
 	if v == nil {
 		return
 	}
@@ -11434,7 +11435,7 @@ func (m *ContractMutation) OldInsurerID(ctx context.Context) (v uuid.UUID, err e
 
 // ResetInsurerID resets all changes to the "insurer_id" field.
 func (m *ContractMutation) ResetInsurerID() {
-	m.insurer_id = nil
+	m.insurer = nil
 }
 
 // SetPolicyNumber sets the "policy_number" field.
@@ -12065,6 +12066,33 @@ func (m *ContractMutation) ResetCompany() {
 	m.clearedcompany = false
 }
 
+// ClearInsurer clears the "insurer" edge to the Insurer entity.
+func (m *ContractMutation) ClearInsurer() {
+	m.clearedinsurer = true
+	m.clearedFields[contract.FieldInsurerID] = struct{}{}
+}
+
+// InsurerCleared reports if the "insurer" edge to the Insurer entity was cleared.
+func (m *ContractMutation) InsurerCleared() bool {
+	return m.clearedinsurer
+}
+
+// InsurerIDs returns the "insurer" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// InsurerID instead. It exists only for internal usage by the builders.
+func (m *ContractMutation) InsurerIDs() (ids []uuid.UUID) {
+	if id := m.insurer; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetInsurer resets all changes to the "insurer" edge.
+func (m *ContractMutation) ResetInsurer() {
+	m.insurer = nil
+	m.clearedinsurer = false
+}
+
 // Where appends a list predicates to the ContractMutation builder.
 func (m *ContractMutation) Where(ps ...predicate.Contract) {
 	m.predicates = append(m.predicates, ps...)
@@ -12118,7 +12146,7 @@ func (m *ContractMutation) Fields() []string {
 	if m.contact_id != nil {
 		fields = append(fields, contract.FieldContactID)
 	}
-	if m.insurer_id != nil {
+	if m.insurer != nil {
 		fields = append(fields, contract.FieldInsurerID)
 	}
 	if m.policy_number != nil {
@@ -12599,9 +12627,12 @@ func (m *ContractMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *ContractMutation) AddedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
 	if m.company != nil {
 		edges = append(edges, contract.EdgeCompany)
+	}
+	if m.insurer != nil {
+		edges = append(edges, contract.EdgeInsurer)
 	}
 	return edges
 }
@@ -12614,13 +12645,17 @@ func (m *ContractMutation) AddedIDs(name string) []ent.Value {
 		if id := m.company; id != nil {
 			return []ent.Value{*id}
 		}
+	case contract.EdgeInsurer:
+		if id := m.insurer; id != nil {
+			return []ent.Value{*id}
+		}
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *ContractMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
 	return edges
 }
 
@@ -12632,9 +12667,12 @@ func (m *ContractMutation) RemovedIDs(name string) []ent.Value {
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *ContractMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
 	if m.clearedcompany {
 		edges = append(edges, contract.EdgeCompany)
+	}
+	if m.clearedinsurer {
+		edges = append(edges, contract.EdgeInsurer)
 	}
 	return edges
 }
@@ -12645,6 +12683,8 @@ func (m *ContractMutation) EdgeCleared(name string) bool {
 	switch name {
 	case contract.EdgeCompany:
 		return m.clearedcompany
+	case contract.EdgeInsurer:
+		return m.clearedinsurer
 	}
 	return false
 }
@@ -12656,6 +12696,9 @@ func (m *ContractMutation) ClearEdge(name string) error {
 	case contract.EdgeCompany:
 		m.ClearCompany()
 		return nil
+	case contract.EdgeInsurer:
+		m.ClearInsurer()
+		return nil
 	}
 	return fmt.Errorf("unknown Contract unique edge %s", name)
 }
@@ -12666,6 +12709,9 @@ func (m *ContractMutation) ResetEdge(name string) error {
 	switch name {
 	case contract.EdgeCompany:
 		m.ResetCompany()
+		return nil
+	case contract.EdgeInsurer:
+		m.ResetInsurer()
 		return nil
 	}
 	return fmt.Errorf("unknown Contract edge %s", name)

@@ -97,6 +97,45 @@ type PgxBeginner interface {
 // Principal in ctx (a manager's or an admin's key uploading a portfolio file), else
 // company-level work that sees every contact.
 func BeginPgx(ctx context.Context, db PgxBeginner) (pgx.Tx, error) {
+	args, err := pinArgs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tx, err := db.Begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := tx.Exec(ctx, pinWorkTx, args...); err != nil {
+		_ = tx.Rollback(ctx)
+		return nil, fmt.Errorf("pin transaction: %w", err)
+	}
+	return tx, nil
+}
+
+// BeginSQL is BeginPgx for database/sql (a *sql.DB over the job pool): for work that writes
+// through ent and inserts its job in the same transaction (river's riverdatabasesql driver).
+func BeginSQL(ctx context.Context, db *sql.DB) (*sql.Tx, error) {
+	args, err := pinArgs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := tx.ExecContext(ctx, pinWorkTx, args...); err != nil {
+		_ = tx.Rollback()
+		return nil, fmt.Errorf("pin transaction: %w", err)
+	}
+	return tx, nil
+}
+
+// pinWorkTx pins a transaction of BeginPgx or BeginSQL, as Driver.BeginTx pins a request's.
+const pinWorkTx = `SELECT set_config('app.company_id', $1, true), set_config('app.user_id', $2, true),
+	set_config('app.visibility', $3, true)`
+
+// pinArgs are the arguments of pinWorkTx for ctx.
+func pinArgs(ctx context.Context) ([]any, error) {
 	id, ok := CompanyID(ctx)
 	if !ok {
 		return nil, ErrNoCompany
@@ -106,14 +145,5 @@ func BeginPgx(ctx context.Context, db PgxBeginner) (pgx.Tx, error) {
 	if user != uuid.Nil {
 		uid = user.String()
 	}
-	tx, err := db.Begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := tx.Exec(ctx, `SELECT set_config('app.company_id', $1, true), set_config('app.user_id', $2, true),
-		set_config('app.visibility', $3, true)`, id.String(), uid, vis); err != nil {
-		_ = tx.Rollback(ctx)
-		return nil, fmt.Errorf("pin transaction: %w", err)
-	}
-	return tx, nil
+	return []any{id.String(), uid, vis}, nil
 }

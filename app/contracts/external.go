@@ -31,8 +31,7 @@ func (s *Service) Upsert(ctx context.Context, ref schematype.ExternalRef, in Inp
 			return in, nil
 		},
 		Update: func(ctx context.Context, cur *ent.Contract, in Input) (Contract, error) {
-			c, _, err := s.Update(ctx, cur, in, Extra{})
-			return c, err
+			return s.Update(ctx, cur, in, Extra{})
 		},
 		CountPathRef: true,
 	}.Do(ctx, ref, in)

@@ -1,26 +1,46 @@
 package contracts
 
 import (
+	"context"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
 
+	"github.com/brokerdesk/brokerdesk/app/formats/gdv"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
+	"github.com/brokerdesk/brokerdesk/ent"
+	"github.com/brokerdesk/brokerdesk/ent/schema"
 	"github.com/brokerdesk/brokerdesk/policy"
 )
 
 // Handler serves the contract endpoints and the catalogs.
 type Handler struct {
-	svc   *Service
-	pager *httpx.Pager
-	idem  fiber.Handler
+	svc                 *Service
+	pager               *httpx.Pager
+	idem                fiber.Handler
+	get, update, delete fiber.Handler
 }
 
 // NewHandler builds the handler. idem is the Idempotency-Key middleware POST /contracts uses.
 func NewHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler) *Handler {
-	return &Handler{svc: svc, pager: pager, idem: idem}
+	version := func(c *ent.Contract) int64 { return c.Version }
+	return &Handler{svc: svc, pager: pager, idem: idem,
+		// GET /contracts/{contractId}.
+		get: httpx.Read[uuid.UUID, Contract]{Key: httpx.PathID("contractId"), Get: svc.Get,
+			Version: func(c Contract) int64 { return c.Version }, View: httpx.View(Contract.View)}.Handle,
+		// PATCH /contracts/{contractId}: a merge patch of ContractInput; If-Match optional.
+		update: httpx.Patch[uuid.UUID, *ent.Contract, Input]{Key: httpx.PathID("contractId"), Lock: svc.Lock,
+			Version: version, Input: InputOf, Update: func(ctx context.Context, c *ent.Contract, in Input) (*ent.Contract, error) {
+				out, err := svc.Update(ctx, c, in, Extra{})
+				return out.Contract, err
+			}, View: httpx.View(NewView)}.Handle,
+		// DELETE /contracts/{contractId}; If-Match optional.
+		delete: httpx.Delete[uuid.UUID, *ent.Contract]{Key: httpx.PathID("contractId"), Lock: svc.Lock,
+			Version: version, Delete: svc.Delete}.Handle,
+	}
 }
 
 // Mount registers the routes. r authenticates every route it registers.
@@ -35,28 +55,26 @@ func (h *Handler) Mount(r fiber.Router) {
 	r.Get("/contract-types", policy.Require("contracts:read"), h.types)
 }
 
-func location(c Contract) string { return "/api/public/v1/contracts/" + c.ID.String() }
+func location(c Contract) string { return httpx.URL("contracts", c.ID.String()) }
 
 // list handles GET /contracts: Paged, oldest first (createdAt, id).
 func (h *Handler) list(c *fiber.Ctx) error {
-	var v errs.Invalid
-	f, binding := parseListFilter(c, &v)
-	page, err := h.pager.Parse(c, binding)
-	if perr, ok := err.(*errs.Invalid); ok {
-		v.Errors = append(v.Errors, perr.Errors...)
-	} else if err != nil {
-		return err
+	return httpx.ServeList(c, h.pager, "contracts", parseListFilter, h.svc.List, oldestFirst, Contract.View)
+}
+
+// parseListFilter reads the query of GET /contracts; every bad parameter is listed.
+func parseListFilter(c *fiber.Ctx, v *errs.Invalid) (f ListFilter, _ error) {
+	f.ContactID = httpx.QueryUUID(c, v, "contactId")
+	f.InsurerID = httpx.QueryUUID(c, v, "insurerId")
+	if s := c.Query("type"); s != "" {
+		_, known := gdv.Sparte(s)
+		v.Check("type", known, "unknown_type", "is not a contract type (see GET /contract-types)")
+		t := strings.Clone(s)
+		f.Type = &t
 	}
-	if err := v.Err(); err != nil {
-		return err
-	}
-	rows, err := h.svc.List(c.UserContext(), f, page.After, page.Limit)
-	if err != nil {
-		return err
-	}
-	return httpx.WritePage(c, page, rows, func(r Contract) []string {
-		return httpx.CreatedKey(r.CreatedAt, r.ID)
-	}, httpx.Plain(Contract.View))
+	f.Status = httpx.QueryEnum(c, v, "status", schema.ContractStatuses)
+	f.UpdatedSince = httpx.QueryTime(c, v, "updatedSince")
+	return f, nil
 }
 
 // create handles POST /contracts.
@@ -72,65 +90,6 @@ func (h *Handler) create(c *fiber.Ctx) error {
 	return httpx.Created(c, location(ct), ct.View(), ct.Version)
 }
 
-// get handles GET /contracts/{contractId}.
-func (h *Handler) get(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "contractId")
-	if err != nil {
-		return err
-	}
-	ct, err := h.svc.Get(c.UserContext(), id)
-	if err != nil {
-		return err
-	}
-	return httpx.OK(c, ct.View(), ct.Version)
-}
-
-// update handles PATCH /contracts/{contractId}: a merge patch of ContractInput; If-Match
-// optional (a stale one is 412).
-func (h *Handler) update(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "contractId")
-	if err != nil {
-		return err
-	}
-	ctx := c.UserContext()
-	cur, err := h.svc.Lock(ctx, id)
-	if err != nil {
-		return err
-	}
-	if err := httpx.IfMatch(c, cur.Version, false); err != nil {
-		return err
-	}
-	in := InputOf(cur)
-	if err := httpx.MergePatch(c, &in); err != nil {
-		return err
-	}
-	ct, _, err := h.svc.Update(ctx, cur, in, Extra{})
-	if err != nil {
-		return err
-	}
-	return httpx.OK(c, ct.View(), ct.Version)
-}
-
-// delete handles DELETE /contracts/{contractId}; If-Match optional.
-func (h *Handler) delete(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "contractId")
-	if err != nil {
-		return err
-	}
-	ctx := c.UserContext()
-	cur, err := h.svc.Lock(ctx, id)
-	if err != nil {
-		return err
-	}
-	if err := httpx.IfMatch(c, cur.Version, false); err != nil {
-		return err
-	}
-	if err := h.svc.Delete(ctx, cur); err != nil {
-		return err
-	}
-	return httpx.NoContent(c)
-}
-
 // insurers handles GET /insurers: the whole catalog, by name; query vuNumber narrows it.
 func (h *Handler) insurers(c *fiber.Ctx) error {
 	vu := strings.Clone(c.Query("vuNumber"))
@@ -141,7 +100,11 @@ func (h *Handler) insurers(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(fiber.Map{"data": rows})
+	views := make([]InsurerView, len(rows))
+	for i, r := range rows {
+		views[i] = newInsurerView(r)
+	}
+	return c.JSON(fiber.Map{"data": views})
 }
 
 // types handles GET /contract-types: the GDV Sparten.

@@ -58,35 +58,38 @@ func AnnualPremium(premium *schematype.Money, freq *string) *schematype.Money {
 	return &m
 }
 
-// withInsurer loads the insurer of c.
-func withInsurer(ctx context.Context, c *ent.Contract) (Contract, error) {
-	ins, err := tenancy.Client(ctx).Insurer.Get(ctx, c.InsurerID)
-	if err != nil {
-		return Contract{}, fmt.Errorf("read insurer of contract %s: %w", c.ID, err)
+// withInsurer is c as the service returns it: with its insurer (the edge), loaded unless it
+// is already. A row an update saved comes back without edges; when its insurer is the one of
+// the row before (known), that one is taken over instead of read again.
+func withInsurer(ctx context.Context, c *ent.Contract, known *ent.Insurer) (Contract, error) {
+	if c.Edges.Insurer == nil && known != nil && known.ID == c.InsurerID {
+		c.Edges.Insurer = known
 	}
-	return Contract{Contract: c, Insurer: ins}, nil
+	if c.Edges.Insurer == nil {
+		ins, err := c.QueryInsurer().Only(ctx)
+		if err != nil {
+			return Contract{}, fmt.Errorf("read insurer of contract %s: %w", c.ID, err)
+		}
+		c.Edges.Insurer = ins
+	}
+	return Contract{c}, nil
 }
 
-// Get reads one contract. Another company's contract is not found.
+// Get reads one contract with its insurer. Another company's contract is not found.
 func (s *Service) Get(ctx context.Context, id uuid.UUID) (Contract, error) {
-	c, err := tenancy.Client(ctx).Contract.Get(ctx, id)
-	if ent.IsNotFound(err) {
-		return Contract{}, errs.NotFound("contract %s not found", id)
-	}
+	c, err := tenancy.Client(ctx).Contract.Query().Where(contract.ID(id)).WithInsurer().Only(ctx)
 	if err != nil {
-		return Contract{}, fmt.Errorf("get contract %s: %w", id, err)
+		return Contract{}, errs.FromEnt(err, "contract %s", id)
 	}
-	return withInsurer(ctx, c)
+	return Contract{c}, nil
 }
 
-// Lock reads one contract and locks its row to the end of the transaction.
+// Lock reads one contract with its insurer and locks the contract's row (not the catalog's) to
+// the end of the transaction.
 func (s *Service) Lock(ctx context.Context, id uuid.UUID) (*ent.Contract, error) {
-	c, err := tenancy.Client(ctx).Contract.Query().Where(contract.ID(id)).ForUpdate().Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, errs.NotFound("contract %s not found", id)
-	}
+	c, err := tenancy.Client(ctx).Contract.Query().Where(contract.ID(id)).WithInsurer().ForUpdate().Only(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("lock contract %s: %w", id, err)
+		return nil, errs.FromEnt(err, "contract %s", id)
 	}
 	return c, nil
 }
@@ -131,20 +134,15 @@ func (s *Service) Create(ctx context.Context, in Input, x Extra) (Contract, erro
 	}
 	q := tenancy.Client(ctx).Contract.Create().SetContactID(uuid.MustParse(*in.ContactID))
 	apply(q.Mutation(), in)
+	applyExtra(q.Mutation(), x)
 	if len(in.ExternalReferences) > 0 {
 		q.SetExternalReferences(in.ExternalReferences)
-	}
-	if x.Source != nil {
-		q.SetSource(x.Source)
-	}
-	if x.Details != nil {
-		q.SetDetails(x.Details)
 	}
 	c, err := q.Save(ctx)
 	if err != nil {
 		return Contract{}, fmt.Errorf("create contract: %w", err)
 	}
-	out, err := withInsurer(ctx, c)
+	out, err := withInsurer(ctx, c, nil)
 	if err != nil {
 		return Contract{}, err
 	}
@@ -198,6 +196,16 @@ func apply(m *ent.ContractMutation, in Input) {
 	}
 }
 
+// applyExtra writes what an import gives beside the input: nil fields leave the stored ones.
+func applyExtra(m *ent.ContractMutation, x Extra) {
+	if x.Source != nil {
+		m.SetSource(x.Source)
+	}
+	if x.Details != nil {
+		m.SetDetails(x.Details)
+	}
+}
+
 // resolve checks that the contact, insurer and owner in names exist (422 naming the field).
 func (s *Service) resolve(ctx context.Context, in Input) error {
 	db := tenancy.Client(ctx)
@@ -229,8 +237,7 @@ func (s *Service) resolve(ctx context.Context, in Input) error {
 func (s *Service) keyFree(ctx context.Context, in Input, self uuid.UUID) error {
 	var taken bool
 	err := tenancy.ReadCompanyWide(ctx, func() error {
-		rows, err := tenancy.Client(ctx).QueryContext(ctx, `SELECT EXISTS (SELECT 1 FROM contracts
-			WHERE insurer_id = $1 AND policy_number = $2 AND type = $3 AND id <> $4)`,
+		rows, err := tenancy.Client(ctx).QueryContext(ctx, keyTakenQuery,
 			uuid.MustParse(*in.InsurerID), strings.TrimSpace(*in.PolicyNumber), *in.Type, self)
 		if err != nil {
 			return err
@@ -298,19 +305,18 @@ func Same(c *ent.Contract, in Input, x Extra) bool {
 // Update replaces the writable fields of c (locked by Lock) with in and records
 // contract.updated. A change that changes nothing changes neither version nor updatedAt and
 // records no event; x (import source, details) alone does not count as a change unless set.
-func (s *Service) Update(ctx context.Context, c *ent.Contract, in Input, x Extra) (Contract, bool, error) {
+func (s *Service) Update(ctx context.Context, c *ent.Contract, in Input, x Extra) (Contract, error) {
 	if Same(c, in, x) {
-		out, err := withInsurer(ctx, c)
-		return out, false, err
+		return withInsurer(ctx, c, nil)
 	}
 	if err := s.resolve(ctx, in); err != nil {
-		return Contract{}, false, err
+		return Contract{}, err
 	}
 	if err := refsFree(ctx, in.ExternalReferences, c.ID); err != nil {
-		return Contract{}, false, err
+		return Contract{}, err
 	}
 	if err := s.keyFree(ctx, in, c.ID); err != nil {
-		return Contract{}, false, err
+		return Contract{}, err
 	}
 	u := c.Update()
 	apply(u.Mutation(), in)
@@ -322,29 +328,25 @@ func (s *Service) Update(ctx context.Context, c *ent.Contract, in Input, x Extra
 			u.ClearExternalReferences()
 		}
 	}
-	if x.Source != nil {
-		u.SetSource(x.Source)
-	}
-	if x.Details != nil {
-		u.SetDetails(x.Details)
-	}
+	applyExtra(u.Mutation(), x)
 	saved, err := u.Save(ctx)
 	if err != nil {
-		return Contract{}, false, fmt.Errorf("update contract %s: %w", c.ID, err)
+		return Contract{}, fmt.Errorf("update contract %s: %w", c.ID, err)
 	}
-	out, err := withInsurer(ctx, saved)
+	out, err := withInsurer(ctx, saved, c.Edges.Insurer)
 	if err != nil {
-		return Contract{}, false, err
+		return Contract{}, err
 	}
 	if err := s.record(ctx, "contract.updated", out.View()); err != nil {
-		return Contract{}, false, err
+		return Contract{}, err
 	}
-	return out, true, nil
+	return out, nil
 }
 
-// Delete removes c (locked by Lock) and records contract.deleted with the contract as it was.
+// Delete removes c (locked by Lock, with its insurer) and records contract.deleted with the
+// contract as it was.
 func (s *Service) Delete(ctx context.Context, c *ent.Contract) error {
-	full, err := withInsurer(ctx, c)
+	full, err := withInsurer(ctx, c, nil)
 	if err != nil {
 		return err
 	}
@@ -357,22 +359,12 @@ func (s *Service) Delete(ctx context.Context, c *ent.Contract) error {
 // record records an event about v with the owner its contact has now (the caller sees the
 // contact: it just read or wrote the contract through the visibility layer).
 func (s *Service) record(ctx context.Context, typ string, v View) error {
-	rows, err := tenancy.Client(ctx).QueryContext(ctx, "SELECT owner_id FROM contacts WHERE id = $1", v.ContactID)
+	owners, err := tenancy.Client(ctx).Contact.Query().Where(contact.ID(v.ContactID)).Select(contact.FieldOwnerID).All(ctx)
 	if err != nil {
 		return fmt.Errorf("read owner of contact %s: %w", v.ContactID, err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var owner uuid.NullUUID
-		if err := rows.Scan(&owner); err != nil {
-			return fmt.Errorf("read owner of contact %s: %w", v.ContactID, err)
-		}
-		if owner.Valid {
-			v.contactOwner = &owner.UUID
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("read owner of contact %s: %w", v.ContactID, err)
+	if len(owners) == 1 {
+		v.contactOwner = owners[0].OwnerID
 	}
 	return s.events.Record(ctx, typ, v)
 }
@@ -382,7 +374,7 @@ func (s *Service) record(ctx context.Context, typ string, v View) error {
 // alone). contacts.Service.Delete calls it, with the contact locked, before the contact's row
 // goes (the foreign key would cascade silently); the caller sees the contact, so its contracts.
 func (s *Service) DeleteOfContact(ctx context.Context, contactID uuid.UUID) error {
-	cs, err := tenancy.Client(ctx).Contract.Query().Where(contract.ContactID(contactID)).
+	cs, err := tenancy.Client(ctx).Contract.Query().Where(contract.ContactID(contactID)).WithInsurer().
 		Order(ent.Asc(contract.FieldCreatedAt), ent.Asc(contract.FieldID)).ForUpdate().All(ctx)
 	if err != nil {
 		return fmt.Errorf("read contracts of contact %s: %w", contactID, err)

@@ -67,17 +67,15 @@ func (v View) EventAbout() events.About {
 	return events.About{ContactID: &id, OwnerID: v.contactOwner, UserScoped: true}
 }
 
-// Contract is a stored contract with its insurer.
-type Contract struct {
-	*ent.Contract
-	Insurer *ent.Insurer
-}
+// Contract is a stored contract as the service returns it: its insurer loaded
+// (Edges.Insurer).
+type Contract struct{ *ent.Contract }
 
 // View is the Contract resource of c.
-func (c Contract) View() View { return NewView(c.Contract, c.Insurer) }
+func (c Contract) View() View { return NewView(c.Contract) }
 
-// NewView is the Contract resource of c, whose insurer is ins.
-func NewView(c *ent.Contract, ins *ent.Insurer) View {
+// NewView is the Contract resource of c, whose insurer is loaded.
+func NewView(c *ent.Contract) View {
 	date := func(t *time.Time) *string {
 		if t == nil {
 			return nil
@@ -86,7 +84,7 @@ func NewView(c *ent.Contract, ins *ent.Insurer) View {
 		return &s
 	}
 	sp, _ := gdv.Sparte(c.Type)
-	v := View{ID: c.ID, ContactID: c.ContactID, InsurerID: c.InsurerID, Insurer: newInsurerView(ins),
+	v := View{ID: c.ID, ContactID: c.ContactID, InsurerID: c.InsurerID, Insurer: newInsurerView(c.Edges.Insurer),
 		PolicyNumber: c.PolicyNumber, Type: c.Type, TypeLabel: sp.De, Status: string(c.Status),
 		StartDate: date(c.StartDate), EndDate: date(c.EndDate), MainRenewalDate: date(c.MainRenewalDate),
 		Premium: c.Premium, AnnualPremium: c.AnnualPremium, OwnerID: c.OwnerID,

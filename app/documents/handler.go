@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
 
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
@@ -16,14 +17,26 @@ import (
 
 // Handler serves the document endpoints.
 type Handler struct {
-	svc   *Service
-	pager *httpx.Pager
-	idem  fiber.Handler
+	svc    *Service
+	pager  *httpx.Pager
+	idem   fiber.Handler
+	get    fiber.Handler
+	delete fiber.Handler
 }
 
 // NewHandler builds the handler.
 func NewHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler) *Handler {
-	return &Handler{svc: svc, pager: pager, idem: idem}
+	version := func(d *ent.Document) int64 { return d.Version }
+	return &Handler{svc: svc, pager: pager, idem: idem,
+		// GET /documents/{documentId}: the metadata.
+		get: httpx.Read[uuid.UUID, *ent.Document]{Key: httpx.PathID("documentId"), Get: svc.Get,
+			Version: version, View: httpx.View(NewView)}.Handle,
+		// DELETE /documents/{documentId}; If-Match optional. A plain read, not a lock: a document
+		// never changes (the app role may not UPDATE documents, FOR UPDATE included), so its
+		// version is the one the delete removes.
+		delete: httpx.Delete[uuid.UUID, *ent.Document]{Key: httpx.PathID("documentId"), Lock: svc.Get,
+			Version: version, Delete: svc.Delete}.Handle,
+	}
 }
 
 // Mount registers the routes.
@@ -90,7 +103,7 @@ func (h *Handler) upload(c *fiber.Ctx, in NewDocument) error {
 	if err != nil {
 		return err
 	}
-	return httpx.Created(c, "/api/public/v1/documents/"+d.ID.String(), d, 1)
+	return httpx.Created(c, httpx.URL("documents", d.ID.String()), NewView(d), d.Version)
 }
 
 // fileOf opens an uploaded part lazily, so the service checks the contact before reading.
@@ -118,42 +131,15 @@ func (l *lazyFile) Read(p []byte) (int, error) {
 
 // list handles GET /documents: paged, oldest first; filters contactId, contractId, type.
 func (h *Handler) list(c *fiber.Ctx) error {
-	var v errs.Invalid
-	var f Filter
-	f.ContactID = httpx.QueryUUID(c, &v, "contactId")
-	f.ContractID = httpx.QueryUUID(c, &v, "contractId")
-	f.Type = strings.Clone(c.Query("type"))
-	v.Check("type", f.Type == "" || slices.Contains(Types, f.Type), "invalid_enum", "must be one of "+strings.Join(Types, ", "))
-	binding := "documents&contactId=" + c.Query("contactId") + "&contractId=" + c.Query("contractId") + "&type=" + f.Type
-	page, err := h.pager.Parse(c, binding)
-	if perr, ok := err.(*errs.Invalid); ok {
-		v.Errors = append(v.Errors, perr.Errors...)
-	} else if err != nil {
-		return err
-	}
-	if err := v.Err(); err != nil {
-		return err
-	}
-	rows, err := h.svc.List(c.UserContext(), f, page.After, page.Limit)
-	if err != nil {
-		return err
-	}
-	return httpx.WritePage(c, page, rows, func(d *ent.Document) []string {
-		return httpx.CreatedKey(d.CreatedAt, d.ID)
-	}, httpx.Plain(NewView))
+	return httpx.ServeList(c, h.pager, "documents", parseFilter, h.svc.List, oldestFirst, NewView)
 }
 
-// get handles GET /documents/{documentId}: the metadata.
-func (h *Handler) get(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "documentId")
-	if err != nil {
-		return err
-	}
-	d, err := h.svc.Get(c.UserContext(), id)
-	if err != nil {
-		return err
-	}
-	return httpx.OK(c, NewView(d), d.Version)
+// parseFilter reads the query of GET /documents; every bad parameter is listed.
+func parseFilter(c *fiber.Ctx, v *errs.Invalid) (f Filter, _ error) {
+	f.ContactID = httpx.QueryUUID(c, v, "contactId")
+	f.ContractID = httpx.QueryUUID(c, v, "contractId")
+	f.Type = httpx.QueryEnum(c, v, "type", Types)
+	return f, nil
 }
 
 // content handles GET /documents/{documentId}/content: the bytes as uploaded, streamed from
@@ -180,24 +166,4 @@ func (h *Handler) content(c *fiber.Ctx) error {
 		return err
 	}
 	return httpx.SendStreamAs(c, d.Filename, d.ContentType, content, d.Size)
-}
-
-// delete handles DELETE /documents/{documentId}; If-Match optional.
-func (h *Handler) delete(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "documentId")
-	if err != nil {
-		return err
-	}
-	ctx := c.UserContext()
-	d, err := h.svc.Get(ctx, id)
-	if err != nil {
-		return err
-	}
-	if err := httpx.IfMatch(c, d.Version, false); err != nil {
-		return err
-	}
-	if err := h.svc.Delete(ctx, d); err != nil {
-		return err
-	}
-	return httpx.NoContent(c)
 }

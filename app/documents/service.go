@@ -26,6 +26,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/platform/blobstore"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
+	"github.com/brokerdesk/brokerdesk/app/platform/paging"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/document"
@@ -87,19 +88,16 @@ type NewDocument struct {
 // the request's transaction; when that transaction rolls back the blob is removed, and a crash
 // in between leaves a blob without row that Sweeper removes. A row never exists without its
 // blob.
-func (s *Service) Create(ctx context.Context, in NewDocument, file io.Reader) (View, error) {
+func (s *Service) Create(ctx context.Context, in NewDocument, file io.Reader) (*ent.Document, error) {
 	company, ok := tenancy.CompanyID(ctx)
 	if !ok {
-		return View{}, tenancy.ErrNoCompany
+		return nil, tenancy.ErrNoCompany
 	}
 	db := tenancy.Client(ctx)
 	if in.ContractID != nil {
 		ct, err := db.Contract.Get(ctx, *in.ContractID)
-		if ent.IsNotFound(err) {
-			return View{}, errs.NotFound("contract %s not found", *in.ContractID)
-		}
 		if err != nil {
-			return View{}, fmt.Errorf("read contract %s: %w", *in.ContractID, err)
+			return nil, errs.FromEnt(err, "contract %s", *in.ContractID)
 		}
 		in.ContactID = ct.ContactID
 	}
@@ -107,33 +105,33 @@ func (s *Service) Create(ctx context.Context, in NewDocument, file io.Reader) (V
 	if err != nil {
 		if in.ContractID != nil && errors.Is(err, errs.ErrNotFound) {
 			// The contract's contact is not visible to the credential: so is the contract.
-			return View{}, errs.NotFound("contract %s not found", *in.ContractID)
+			return nil, errs.NotFound("contract %s not found", *in.ContractID)
 		}
-		return View{}, err
+		return nil, err
 	}
 	content, err := io.ReadAll(io.LimitReader(file, MaxSize+1))
 	if err != nil {
-		return View{}, fmt.Errorf("read uploaded file: %w", err)
+		return nil, fmt.Errorf("read uploaded file: %w", err)
 	}
 	if len(content) > MaxSize {
-		return View{}, errs.TooLarge("payload_too_large", "a document has at most %d bytes (10 MB)", MaxSize)
+		return nil, errs.TooLarge("payload_too_large", "a document has at most %d bytes (10 MB)", MaxSize)
 	}
 	if len(content) == 0 {
-		return View{}, errs.InvalidField("file", "empty", "the file is empty")
+		return nil, errs.InvalidField("file", "empty", "the file is empty")
 	}
 	mediaType := Sniff(content)
 	if !Allowed(mediaType) {
-		return View{}, errs.Unsupported("document_type_not_allowed",
+		return nil, errs.Unsupported("document_type_not_allowed",
 			"the content is %s, which is not a document type this API stores (see the Document schema)", mediaType)
 	}
 	sum := sha256.Sum256(content)
 	key := blobstore.NewKey(BlobPrefix, company)
 	if err := s.bucket.WriteAll(ctx, key, content, &blob.WriterOptions{ContentType: mediaType}); err != nil {
-		return View{}, blobstore.WriteFailed(ctx, "document", err)
+		return nil, blobstore.WriteFailed(ctx, "document", err)
 	}
 	if err := tenancy.AfterRollback(ctx, func() { s.removeBlobs(ctx, key) }); err != nil {
 		s.removeBlobs(ctx, key)
-		return View{}, err
+		return nil, err
 	}
 	d, err := db.Document.Create().
 		SetContactID(in.ContactID).
@@ -146,24 +144,20 @@ func (s *Service) Create(ctx context.Context, in NewDocument, file io.Reader) (V
 		SetBlobKey(key).
 		Save(ctx)
 	if err != nil {
-		return View{}, fmt.Errorf("store document: %w", err)
+		return nil, fmt.Errorf("store document: %w", err)
 	}
-	v := newView(d, owner)
-	if err := s.events.Record(ctx, "document.created", v); err != nil {
-		return View{}, err
+	if err := s.events.Record(ctx, "document.created", newView(d, owner)); err != nil {
+		return nil, err
 	}
-	return v, nil
+	return d, nil
 }
 
 // contactOwner reads the owner of a contact the credential may see; a contact it may not see
 // (another company's, outside a user's visibility) is not found.
 func (s *Service) contactOwner(ctx context.Context, id uuid.UUID) (*uuid.UUID, error) {
 	c, err := tenancy.Client(ctx).Contact.Query().Where(contact.ID(id)).Select(contact.FieldOwnerID).Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, errs.NotFound("contact %s not found", id)
-	}
 	if err != nil {
-		return nil, fmt.Errorf("read contact %s: %w", id, err)
+		return nil, errs.FromEnt(err, "contact %s", id)
 	}
 	return c.OwnerID, nil
 }
@@ -172,24 +166,28 @@ func (s *Service) contactOwner(ctx context.Context, id uuid.UUID) (*uuid.UUID, e
 // is not found.
 func (s *Service) Get(ctx context.Context, id uuid.UUID) (*ent.Document, error) {
 	d, err := tenancy.Client(ctx).Document.Get(ctx, id)
-	if ent.IsNotFound(err) {
-		return nil, errs.NotFound("document %s not found", id)
-	}
 	if err != nil {
-		return nil, fmt.Errorf("get document %s: %w", id, err)
+		return nil, errs.FromEnt(err, "document %s", id)
 	}
 	return d, nil
 }
 
-// Filter narrows a list.
+// Filter narrows GET /documents. Nil fields do not filter.
 type Filter struct {
 	ContactID  *uuid.UUID
 	ContractID *uuid.UUID
-	Type       string
+	Type       *string
 }
 
-// List returns up to limit+1 documents, oldest first.
-func (s *Service) List(ctx context.Context, f Filter, after []string, limit int) ([]*ent.Document, error) {
+// oldestFirst orders GET /documents: createdAt, then id.
+var oldestFirst = paging.ByCreated(func(d *ent.Document) (time.Time, uuid.UUID) { return d.CreatedAt, d.ID })
+
+// List returns a page of the documents matching f, oldest first.
+func (s *Service) List(ctx context.Context, f Filter, page paging.Page) ([]*ent.Document, error) {
+	k, err := oldestFirst.Apply(page)
+	if err != nil {
+		return nil, err
+	}
 	q := tenancy.Client(ctx).Document.Query()
 	if f.ContactID != nil {
 		q.Where(document.ContactID(*f.ContactID))
@@ -197,17 +195,10 @@ func (s *Service) List(ctx context.Context, f Filter, after []string, limit int)
 	if f.ContractID != nil {
 		q.Where(document.ContractID(*f.ContractID))
 	}
-	if f.Type != "" {
-		q.Where(document.TypeEQ(document.Type(f.Type)))
+	if f.Type != nil {
+		q.Where(document.TypeEQ(document.Type(*f.Type)))
 	}
-	keyset, err := httpx.AfterCreated(after)
-	if err != nil {
-		return nil, err
-	}
-	if keyset != nil {
-		q.Where(keyset)
-	}
-	rows, err := q.Order(ent.Asc(document.FieldCreatedAt), ent.Asc(document.FieldID)).Limit(limit + 1).All(ctx)
+	rows, err := q.Where(k.Where).Order(k.Order).Limit(k.Limit).All(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list documents: %w", err)
 	}

@@ -30,8 +30,8 @@ const SweepEvery = 30 * time.Minute
 // blobs: documents, and the files of portfolio transfers (app/portfolio writes them the same
 // way: blob first, then the row).
 var swept = []struct{ prefix, query string }{
-	{BlobPrefix + "/", "SELECT blob_key FROM documents WHERE blob_key = ANY($1)"},
-	{"portfolio/", "SELECT blob_key FROM portfolio_transfers WHERE blob_key = ANY($1)"},
+	{BlobPrefix + "/", documentKeysQuery},
+	{"portfolio/", transferKeysQuery},
 }
 
 const sweepBatch = 500

@@ -141,10 +141,10 @@ func findClient(ctx context.Context, db *ent.Client, ref string) (*ent.OAuthClie
 		return nil, errs.NotFound("oauth client %s not found", ref)
 	}
 	c, err := db.OAuthClient.Get(ctx, id)
-	if ent.IsNotFound(err) {
-		return nil, errs.NotFound("oauth client %s not found", ref)
+	if err != nil {
+		return nil, errs.FromEnt(err, "oauth client %s", ref)
 	}
-	return c, err
+	return c, nil
 }
 
 // RotateOAuthClientSecret replaces a confidential client's secret at once: the old one stops
@@ -221,7 +221,7 @@ func (s *Service) SetPassword(ctx context.Context, companyID uuid.UUID, ref, pas
 			q.Where(user.Email(strings.ToLower(strings.TrimSpace(ref))))
 		}
 		u, err := q.Only(ctx)
-		if ent.IsNotFound(err) {
+		if ent.IsNotFound(err) { // not errs.FromEnt: the message names the company after "not found"
 			return errs.NotFound("user %s not found in company %s", ref, live.ID)
 		}
 		if err != nil {

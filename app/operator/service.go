@@ -186,11 +186,8 @@ func createDefaultStages(ctx context.Context, db *ent.Client, companyID uuid.UUI
 
 func liveCompany(ctx context.Context, db *ent.Client, id uuid.UUID) (*ent.Company, error) {
 	c, err := db.Company.Get(ctx, id)
-	if ent.IsNotFound(err) {
-		return nil, errs.NotFound("company %s not found", id)
-	}
 	if err != nil {
-		return nil, err
+		return nil, errs.FromEnt(err, "company %s", id)
 	}
 	if c.Sandbox {
 		return nil, errs.InvalidField("company", "sandbox_company", "name the live company; its sandbox twin follows it")
@@ -357,7 +354,7 @@ func (s *Service) CreateKey(ctx context.Context, in NewKeyInput) (Key, error) {
 		var userID *uuid.UUID
 		if in.UserID != nil {
 			u, err := db.User.Query().Where(user.ID(*in.UserID), user.CompanyID(live.ID)).Only(ctx)
-			if ent.IsNotFound(err) {
+			if ent.IsNotFound(err) { // not errs.FromEnt: the message names the company after "not found"
 				return errs.NotFound("user %s not found in company %s", *in.UserID, live.ID)
 			}
 			if err != nil {

@@ -35,11 +35,16 @@ type Handler struct {
 	pager     *httpx.Pager
 	idem      fiber.Handler
 	maxUpload int64 // bytes of a POST /portfolio-transfers request
+	get       fiber.Handler
 }
 
 // NewHandler builds the handler.
 func NewHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler, maxUpload int64) *Handler {
-	return &Handler{svc: svc, pager: pager, idem: idem, maxUpload: maxUpload}
+	return &Handler{svc: svc, pager: pager, idem: idem, maxUpload: maxUpload,
+		// GET /portfolio-transfers/{transferId}.
+		get: httpx.Read[uuid.UUID, *ent.PortfolioTransfer]{Key: httpx.PathID("transferId"), Get: svc.Get,
+			Version: func(t *ent.PortfolioTransfer) int64 { return t.Version }, View: httpx.View(NewView)}.Handle,
+	}
 }
 
 // Mount registers the routes. upload serves POST /portfolio-transfers: authenticated like r
@@ -54,39 +59,13 @@ func (h *Handler) Mount(r, upload fiber.Router) {
 
 // list handles GET /portfolio-transfers: Paged, oldest first; query status.
 func (h *Handler) list(c *fiber.Ctx) error {
-	var v errs.Invalid
-	status := strings.Clone(c.Query("status"))
-	v.Check("status", status == "" || slices.Contains(statuses, status), "invalid_enum",
-		"must be one of "+strings.Join(statuses, ", "))
-	page, err := h.pager.Parse(c, "portfolio-transfers&status="+status)
-	if perr, ok := err.(*errs.Invalid); ok {
-		v.Errors = append(v.Errors, perr.Errors...)
-	} else if err != nil {
-		return err
-	}
-	if err := v.Err(); err != nil {
-		return err
-	}
-	rows, err := h.svc.List(c.UserContext(), status, page.After, page.Limit)
-	if err != nil {
-		return err
-	}
-	return httpx.WritePage(c, page, rows, func(t *ent.PortfolioTransfer) []string {
-		return httpx.CreatedKey(t.CreatedAt, t.ID)
-	}, httpx.Plain(NewView))
+	return httpx.ServeList(c, h.pager, "portfolio-transfers", parseListFilter, h.svc.List, transfersOldestFirst, NewView)
 }
 
-// get handles GET /portfolio-transfers/{transferId}.
-func (h *Handler) get(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "transferId")
-	if err != nil {
-		return err
-	}
-	t, err := h.svc.Get(c.UserContext(), id)
-	if err != nil {
-		return err
-	}
-	return httpx.OK(c, NewView(t), t.Version)
+// parseListFilter reads the query of GET /portfolio-transfers.
+func parseListFilter(c *fiber.Ctx, v *errs.Invalid) (f ListFilter, _ error) {
+	f.Status = httpx.QueryEnum(c, v, "status", statuses)
+	return f, nil
 }
 
 // commit handles POST /portfolio-transfers/{transferId}/commit: 202 with the transfer
@@ -183,9 +162,9 @@ func (h *Handler) create(c *fiber.Ctx) error {
 		h.svc.DeleteFile(ctx, stored)
 		return err
 	}
-	c.Set(fiber.HeaderLocation, "/api/public/v1/portfolio-transfers/"+t.ID.String())
-	c.Set(fiber.HeaderETag, httpx.ETag(1))
-	return c.Status(fiber.StatusAccepted).JSON(t)
+	c.Set(fiber.HeaderLocation, httpx.URL("portfolio-transfers", t.ID.String()))
+	c.Set(fiber.HeaderETag, httpx.ETag(t.Version))
+	return c.Status(fiber.StatusAccepted).JSON(NewView(t))
 }
 
 // uploadIdle is how long an upload may send nothing before the server gives up on it.

@@ -200,7 +200,7 @@ func (im *importer) insurerID(ctx context.Context, vu string, ensure bool) (uuid
 	}
 	db := tenancy.Client(ctx)
 	if ensure {
-		rows, err := db.QueryContext(ctx, "SELECT insurer_ensure($1)", vu)
+		rows, err := db.QueryContext(ctx, ensureInsurer, vu)
 		if err != nil {
 			return uuid.Nil, fmt.Errorf("add insurer %s: %w", vu, err)
 		}
@@ -465,7 +465,7 @@ func (im *importer) write(ctx context.Context, p plan) (string, bool, error) {
 		im.remember(out.Contract)
 		return actCreate, !found, nil
 	case actUpdate:
-		out, _, err := im.m.d.Contracts.Update(ctx, p.existing, p.in, p.x)
+		out, err := im.m.d.Contracts.Update(ctx, p.existing, p.in, p.x)
 		if err != nil {
 			return "", false, err
 		}

@@ -7,15 +7,13 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
 	"github.com/brokerdesk/brokerdesk/app/formats/portfoliocsv"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
-	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
+	"github.com/brokerdesk/brokerdesk/app/platform/paging"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliomapping"
-	"github.com/brokerdesk/brokerdesk/policy"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
@@ -143,11 +141,8 @@ func csvOptions(snap map[string]any) (portfoliocsv.Mapping, bool) {
 // GetMapping reads one mapping. Another company's mapping is not found.
 func (s *Service) GetMapping(ctx context.Context, id uuid.UUID) (*ent.PortfolioMapping, error) {
 	m, err := tenancy.Client(ctx).PortfolioMapping.Get(ctx, id)
-	if ent.IsNotFound(err) {
-		return nil, errs.NotFound("portfolio mapping %s not found", id)
-	}
 	if err != nil {
-		return nil, fmt.Errorf("get portfolio mapping %s: %w", id, err)
+		return nil, errs.FromEnt(err, "portfolio mapping %s", id)
 	}
 	return m, nil
 }
@@ -155,26 +150,22 @@ func (s *Service) GetMapping(ctx context.Context, id uuid.UUID) (*ent.PortfolioM
 // LockMapping reads one mapping and locks it to the end of the transaction.
 func (s *Service) LockMapping(ctx context.Context, id uuid.UUID) (*ent.PortfolioMapping, error) {
 	m, err := tenancy.Client(ctx).PortfolioMapping.Query().Where(portfoliomapping.ID(id)).ForUpdate().Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, errs.NotFound("portfolio mapping %s not found", id)
-	}
 	if err != nil {
-		return nil, fmt.Errorf("lock portfolio mapping %s: %w", id, err)
+		return nil, errs.FromEnt(err, "portfolio mapping %s", id)
 	}
 	return m, nil
 }
 
-// ListMappings returns up to limit+1 mappings, oldest first.
-func (s *Service) ListMappings(ctx context.Context, after []string, limit int) ([]*ent.PortfolioMapping, error) {
-	q := tenancy.Client(ctx).PortfolioMapping.Query()
-	keyset, err := httpx.AfterCreated(after)
+// mappingsOldestFirst orders GET /portfolio-mappings.
+var mappingsOldestFirst = paging.ByCreated(func(m *ent.PortfolioMapping) (time.Time, uuid.UUID) { return m.CreatedAt, m.ID })
+
+// ListMappings returns a page of the mappings, oldest first.
+func (s *Service) ListMappings(ctx context.Context, _ struct{}, page paging.Page) ([]*ent.PortfolioMapping, error) {
+	k, err := mappingsOldestFirst.Apply(page)
 	if err != nil {
 		return nil, err
 	}
-	if keyset != nil {
-		q.Where(keyset)
-	}
-	rows, err := q.Order(ent.Asc(portfoliomapping.FieldCreatedAt), ent.Asc(portfoliomapping.FieldID)).Limit(limit + 1).All(ctx)
+	rows, err := tenancy.Client(ctx).PortfolioMapping.Query().Where(k.Where).Order(k.Order).Limit(k.Limit).All(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list portfolio mappings: %w", err)
 	}
@@ -220,117 +211,4 @@ func (s *Service) DeleteMapping(ctx context.Context, m *ent.PortfolioMapping) er
 		return fmt.Errorf("delete portfolio mapping %s: %w", m.ID, err)
 	}
 	return nil
-}
-
-// MappingHandler serves /portfolio-mappings and /portfolio-mapping-targets.
-type MappingHandler struct {
-	svc   *Service
-	pager *httpx.Pager
-	idem  fiber.Handler
-}
-
-// NewMappingHandler builds the handler.
-func NewMappingHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler) *MappingHandler {
-	return &MappingHandler{svc: svc, pager: pager, idem: idem}
-}
-
-// Mount registers the routes.
-func (h *MappingHandler) Mount(r fiber.Router) {
-	r.Get("/portfolio-mappings", policy.Require("portfolio:read"), h.list)
-	r.Post("/portfolio-mappings", policy.Require("portfolio:write"), h.idem, h.create)
-	r.Get("/portfolio-mappings/:mappingId", policy.Require("portfolio:read"), h.get)
-	r.Patch("/portfolio-mappings/:mappingId", policy.Require("portfolio:write"), h.update)
-	r.Delete("/portfolio-mappings/:mappingId", policy.Require("portfolio:write"), h.delete)
-	r.Get("/portfolio-mapping-targets", policy.Require("portfolio:read"), h.targets)
-}
-
-func mappingLocation(m *ent.PortfolioMapping) string {
-	return "/api/public/v1/portfolio-mappings/" + m.ID.String()
-}
-
-func (h *MappingHandler) list(c *fiber.Ctx) error {
-	page, err := h.pager.Parse(c, "portfolio-mappings")
-	if err != nil {
-		return err
-	}
-	rows, err := h.svc.ListMappings(c.UserContext(), page.After, page.Limit)
-	if err != nil {
-		return err
-	}
-	return httpx.WritePage(c, page, rows, func(m *ent.PortfolioMapping) []string {
-		return httpx.CreatedKey(m.CreatedAt, m.ID)
-	}, httpx.Plain(NewMappingView))
-}
-
-func (h *MappingHandler) create(c *fiber.Ctx) error {
-	var in MappingInput
-	if err := httpx.Decode(c, &in); err != nil {
-		return err
-	}
-	m, err := h.svc.CreateMapping(c.UserContext(), in)
-	if err != nil {
-		return err
-	}
-	return httpx.Created(c, mappingLocation(m), NewMappingView(m), m.Version)
-}
-
-func (h *MappingHandler) get(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "mappingId")
-	if err != nil {
-		return err
-	}
-	m, err := h.svc.GetMapping(c.UserContext(), id)
-	if err != nil {
-		return err
-	}
-	return httpx.OK(c, NewMappingView(m), m.Version)
-}
-
-// update handles PATCH: a merge patch of PortfolioMappingInput; If-Match optional (stale: 412).
-func (h *MappingHandler) update(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "mappingId")
-	if err != nil {
-		return err
-	}
-	ctx := c.UserContext()
-	cur, err := h.svc.LockMapping(ctx, id)
-	if err != nil {
-		return err
-	}
-	if err := httpx.IfMatch(c, cur.Version, false); err != nil {
-		return err
-	}
-	in := mappingInputOf(cur)
-	if err := httpx.MergePatch(c, &in); err != nil {
-		return err
-	}
-	m, err := h.svc.UpdateMapping(ctx, cur, in)
-	if err != nil {
-		return err
-	}
-	return httpx.OK(c, NewMappingView(m), m.Version)
-}
-
-func (h *MappingHandler) delete(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "mappingId")
-	if err != nil {
-		return err
-	}
-	ctx := c.UserContext()
-	cur, err := h.svc.LockMapping(ctx, id)
-	if err != nil {
-		return err
-	}
-	if err := httpx.IfMatch(c, cur.Version, false); err != nil {
-		return err
-	}
-	if err := h.svc.DeleteMapping(ctx, cur); err != nil {
-		return err
-	}
-	return httpx.NoContent(c)
-}
-
-// targets handles GET /portfolio-mapping-targets: the fields a column can fill.
-func (h *MappingHandler) targets(c *fiber.Ctx) error {
-	return c.JSON(fiber.Map{"data": portfoliocsv.Targets()})
 }

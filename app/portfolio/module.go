@@ -6,25 +6,33 @@ package portfolio
 
 import (
 	"context"
+	"database/sql"
+
+	"entgo.io/ent/dialect"
+	entsql "entgo.io/ent/dialect/sql"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
 	"github.com/rs/zerolog"
 	"gocloud.dev/blob"
 
 	"github.com/brokerdesk/brokerdesk/app/contracts"
 	"github.com/brokerdesk/brokerdesk/app/events"
-	"github.com/brokerdesk/brokerdesk/app/platform/jobs"
 	"github.com/brokerdesk/brokerdesk/ent"
+	"github.com/brokerdesk/brokerdesk/migrations"
+	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
 // Deps are what the module needs.
 type Deps struct {
-	Pool      *pgxpool.Pool // the job pool: transfers are inserted with their job in one pgx transaction
+	Pool      *pgxpool.Pool // the job pool: transfers are inserted with their job in one transaction (jobTx)
 	DB        *ent.Client   // ent on the job pool, for the workers' transactions
 	Bucket    *blob.Bucket
 	Events    *events.Service
@@ -45,13 +53,17 @@ type Deps struct {
 	MaxZipRatio int64
 }
 
-// Module holds the service and the worker, which share the queue.
+// Module holds the service and the worker.
 type Module struct {
-	d     Deps
-	queue *jobs.Client
-	batch atomic.Int64 // contracts per commit batch now (adaptBatch), at most d.BatchSize
-	mu    sync.Mutex
-	files map[uuid.UUID]*openFile // files of commit runs that ended their slice (keepFile)
+	d Deps
+	// sqlDB is database/sql over d.Pool (no connections of its own) and txJobs the river
+	// client that inserts jobs in its transactions (insert only: d.Pool's client works them),
+	// so that a row written through ent and its job commit together (jobTx).
+	sqlDB  *sql.DB
+	txJobs *river.Client[*sql.Tx]
+	batch  atomic.Int64 // contracts per commit batch now (adaptBatch), at most d.BatchSize
+	mu     sync.Mutex
+	files  map[uuid.UUID]*openFile // files of commit runs that ended their slice (keepFile)
 }
 
 // batchSize is how many contracts the next commit batch takes.
@@ -101,7 +113,7 @@ func (m *Module) analyzeIfGrown(ctx context.Context, before, after int64) {
 	}
 	began := m.d.Now()
 	var ran bool
-	if err := m.d.Pool.QueryRow(ctx, "SELECT portfolio_analyze()").Scan(&ran); err != nil {
+	if err := m.d.Pool.QueryRow(ctx, analyzeTables).Scan(&ran); err != nil {
 		m.d.Log.Warn().Err(err).Msg("portfolio commit: analyse tables")
 		return
 	}
@@ -109,7 +121,7 @@ func (m *Module) analyzeIfGrown(ctx context.Context, before, after int64) {
 		Msg("portfolio commit: tables analysed (ran false: another call did within 30 s)")
 }
 
-// New builds the module. Bind gives it the queue before it serves or works.
+// New builds the module.
 func New(d Deps) *Module {
 	if d.BatchSize <= 0 {
 		d.BatchSize = 500
@@ -123,14 +135,20 @@ func New(d Deps) *Module {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
-	return &Module{d: d, files: map[uuid.UUID]*openFile{}}
+	m := &Module{d: d, files: map[uuid.UUID]*openFile{}}
+	if d.Pool != nil {
+		m.sqlDB = stdlib.OpenDBFromPool(d.Pool)
+		var err error
+		// Only a misconfiguration fails here (river checks the config): a declaration error.
+		if m.txJobs, err = river.NewClient(riverdatabasesql.New(m.sqlDB), &river.Config{Schema: migrations.RiverSchema}); err != nil {
+			panic(fmt.Sprintf("portfolio: job insert client: %v", err))
+		}
+	}
+	return m
 }
 
 // AddWorkers registers the transfer worker.
 func (m *Module) AddWorkers(w *river.Workers) { river.AddWorker(w, &Worker{m: m}) }
-
-// Bind attaches the queue client.
-func (m *Module) Bind(q *jobs.Client) { m.queue = q }
 
 // Service returns the API service.
 func (m *Module) Service() *Service { return &Service{m: m} }
@@ -142,6 +160,25 @@ func withTx(ctx context.Context, db *ent.Client, f func(ctx context.Context, tx 
 	}
 	if err := f(tenancyCtx(ctx, tx), tx); err != nil {
 		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// jobTx runs f in one transaction of the job pool, pinned to the company (and the acting
+// user) of ctx as a request's is (tenancy.BeginSQL), and commits it when f succeeds. f writes
+// rows through db, an ent client over that transaction (the tenant, time and version hooks
+// run, as everywhere), and inserts its job with m.txJobs.InsertTx(ctx, tx, …): the row and its
+// job commit together or not at all. database/sql, not pgx: river's riverdatabasesql driver
+// inserts into a *sql.Tx, which ent can run on; ent cannot run on a pgx.Tx.
+func (m *Module) jobTx(ctx context.Context, f func(ctx context.Context, db *ent.Client, tx *sql.Tx) error) error {
+	tx, err := tenancy.BeginSQL(ctx, m.sqlDB)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() //nolint:errcheck // no-op after commit
+	db := ent.NewClient(ent.Driver(entsql.NewDriver(dialect.Postgres, entsql.Conn{ExecQuerier: tx})))
+	if err := f(tenancy.WithClient(ctx, db), db, tx); err != nil {
 		return err
 	}
 	return tx.Commit()

@@ -3,20 +3,19 @@ package portfolio
 import (
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/brokerdesk/brokerdesk/app/platform/blobstore"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
-	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
+	"github.com/brokerdesk/brokerdesk/app/platform/paging"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
 	"github.com/brokerdesk/brokerdesk/ent/user"
@@ -46,16 +45,16 @@ type NewTransfer struct {
 // sweep (documents.Sweeper, prefix "portfolio/") removes it after documents.OrphanAge.
 //
 // The caller has stored the file with StoreFile and deletes it when Create fails.
-func (s *Service) Create(ctx context.Context, in NewTransfer, file StoredFile) (View, error) {
+func (s *Service) Create(ctx context.Context, in NewTransfer, file StoredFile) (*ent.PortfolioTransfer, error) {
 	company, ok := tenancy.CompanyID(ctx)
 	if !ok {
-		return View{}, tenancy.ErrNoCompany
+		return nil, tenancy.ErrNoCompany
 	}
 	if file.Size == 0 {
-		return View{}, errs.InvalidField("file", "empty", "the file is empty")
+		return nil, errs.InvalidField("file", "empty", "the file is empty")
 	}
 	// A csv transfer keeps the mapping as it is now: validation and commit read the same one.
-	var mapping []byte
+	var mapping map[string]any
 	err := withTx(ctx, s.m.d.DB, func(ctx context.Context, tx *ent.Tx) error {
 		if in.OwnerID != nil {
 			ok, err := tx.User.Query().Where(user.ID(*in.OwnerID)).Exist(ctx)
@@ -68,50 +67,45 @@ func (s *Service) Create(ctx context.Context, in NewTransfer, file StoredFile) (
 		}
 		if in.MappingID != nil {
 			m, err := tx.PortfolioMapping.Get(ctx, *in.MappingID)
-			if ent.IsNotFound(err) {
+			if ent.IsNotFound(err) { // the caller's to fix, 422: not the resource of the path
 				return errs.InvalidField("mappingId", "unknown_mapping", "is not a mapping of this company (see GET /portfolio-mappings)")
 			}
 			if err != nil {
 				return fmt.Errorf("read portfolio mapping: %w", err)
 			}
-			if mapping, err = json.Marshal(mappingSnapshot(m)); err != nil {
-				return err
-			}
+			mapping = mappingSnapshot(m)
 		}
 		return nil
 	})
 	if err != nil {
-		return View{}, err
+		return nil, err
 	}
-	key, size, sum := file.Key, file.Size, file.SHA256
-	id := uuid.Must(uuid.NewV7())
+	var t *ent.PortfolioTransfer
 	now := s.m.d.Now().UTC().Truncate(time.Microsecond)
-	tx, err := tenancy.BeginPgx(tenancy.WithCompany(context.WithoutCancel(ctx), company), s.m.d.Pool)
+	err = s.m.jobTx(tenancy.WithCompany(context.WithoutCancel(ctx), company), func(ctx context.Context, db *ent.Client, tx *sql.Tx) error {
+		q := db.PortfolioTransfer.Create().SetCreatedAt(now).SetUpdatedAt(now).
+			SetStatus(portfoliotransfer.StatusPending).SetFormat(portfoliotransfer.Format(in.Format)).SetSource(in.Source).
+			SetNillableOwnerID(in.OwnerID).SetNillableMappingID(in.MappingID).SetAutoCommit(in.AutoCommit).
+			SetWriteMode(portfoliotransfer.WriteMode(in.WriteMode)).SetEncoding(in.Encoding).SetFilename(in.Filename).
+			SetSize(file.Size).SetSha256(file.SHA256).SetBlobKey(file.Key)
+		if mapping != nil {
+			q.SetMapping(mapping)
+		}
+		var err error
+		if t, err = q.Save(ctx); err != nil {
+			return insertError(err)
+		}
+		if _, err := s.m.txJobs.InsertTx(ctx, tx, Args{CompanyID: company, TransferID: t.ID}, nil); err != nil {
+			return fmt.Errorf("queue portfolio transfer: %w", err)
+		}
+		return nil
+	})
 	if err != nil {
-		return View{}, err
-	}
-	defer tx.Rollback(ctx) //nolint:errcheck // no-op after commit
-	_, err = tx.Exec(ctx, `INSERT INTO portfolio_transfers (id, company_id, created_at, updated_at, version, status, format,
-			source, owner_id, mapping_id, auto_commit, write_mode, encoding, filename, size, sha256, blob_key, committed, error, mapping)
-		VALUES ($1, $2, $3, $3, 1, 'pending', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 0, '', $15::jsonb)`,
-		id, company, now, in.Format, in.Source, in.OwnerID, in.MappingID, in.AutoCommit, in.WriteMode, in.Encoding,
-		in.Filename, size, sum, key, nullJSON(mapping))
-	if err != nil {
-		return View{}, insertError(err)
-	}
-	if _, err := s.m.queue.InsertTx(ctx, tx, Args{CompanyID: company, TransferID: id}, nil); err != nil {
-		return View{}, fmt.Errorf("queue portfolio transfer: %w", err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return View{}, err
+		return nil, err
 	}
 	// The row as inserted, not read back: from here on the transfer exists, and no error may
 	// make the caller delete its file.
-	return NewView(&ent.PortfolioTransfer{ID: id, CompanyID: company, CreatedAt: now, UpdatedAt: now, Version: 1,
-		Status: portfoliotransfer.StatusPending, Format: portfoliotransfer.Format(in.Format), Source: in.Source,
-		OwnerID: in.OwnerID, MappingID: in.MappingID, AutoCommit: in.AutoCommit,
-		WriteMode: portfoliotransfer.WriteMode(in.WriteMode), Encoding: in.Encoding, Filename: in.Filename,
-		Size: size, Sha256: sum, BlobKey: key}), nil
+	return t, nil
 }
 
 // StoredFile is a portfolio file in blob storage, not yet a transfer's.
@@ -160,41 +154,32 @@ func (s *Service) DeleteFile(ctx context.Context, f StoredFile) {
 	}
 }
 
-// nullJSON is b as a jsonb parameter, NULL when empty.
-func nullJSON(b []byte) *string {
-	if len(b) == 0 {
-		return nil
-	}
-	s := string(b)
-	return &s
-}
-
 // Get reads one transfer. Another company's transfer is not found.
 func (s *Service) Get(ctx context.Context, id uuid.UUID) (*ent.PortfolioTransfer, error) {
 	t, err := tenancy.Client(ctx).PortfolioTransfer.Get(ctx, id)
-	if ent.IsNotFound(err) {
-		return nil, errs.NotFound("portfolio transfer %s not found", id)
-	}
 	if err != nil {
-		return nil, fmt.Errorf("get portfolio transfer %s: %w", id, err)
+		return nil, errs.FromEnt(err, "portfolio transfer %s", id)
 	}
 	return t, nil
 }
 
-// List returns up to limit+1 transfers, oldest first, optionally of one status.
-func (s *Service) List(ctx context.Context, status string, after []string, limit int) ([]*ent.PortfolioTransfer, error) {
-	q := tenancy.Client(ctx).PortfolioTransfer.Query()
-	if status != "" {
-		q.Where(portfoliotransfer.StatusEQ(portfoliotransfer.Status(status)))
-	}
-	keyset, err := httpx.AfterCreated(after)
+// ListFilter narrows GET /portfolio-transfers. Nil fields do not filter.
+type ListFilter struct{ Status *string }
+
+// transfersOldestFirst orders GET /portfolio-transfers.
+var transfersOldestFirst = paging.ByCreated(func(t *ent.PortfolioTransfer) (time.Time, uuid.UUID) { return t.CreatedAt, t.ID })
+
+// List returns a page of the transfers matching f, oldest first.
+func (s *Service) List(ctx context.Context, f ListFilter, page paging.Page) ([]*ent.PortfolioTransfer, error) {
+	k, err := transfersOldestFirst.Apply(page)
 	if err != nil {
 		return nil, err
 	}
-	if keyset != nil {
-		q.Where(keyset)
+	q := tenancy.Client(ctx).PortfolioTransfer.Query()
+	if f.Status != nil {
+		q.Where(portfoliotransfer.StatusEQ(portfoliotransfer.Status(*f.Status)))
 	}
-	rows, err := q.Order(ent.Asc(portfoliotransfer.FieldCreatedAt), ent.Asc(portfoliotransfer.FieldID)).Limit(limit + 1).All(ctx)
+	rows, err := q.Where(k.Where).Order(k.Order).Limit(k.Limit).All(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list portfolio transfers: %w", err)
 	}
@@ -217,25 +202,28 @@ func (s *Service) Commit(ctx context.Context, id uuid.UUID) (*ent.PortfolioTrans
 		return nil, false, errs.Conflict("transfer_not_validated",
 			"the transfer is %s: only a validated transfer can be committed", t.Status)
 	}
-	tx, err := tenancy.BeginPgx(tenancy.WithCompany(context.WithoutCancel(ctx), t.CompanyID), s.m.d.Pool)
-	if err != nil {
-		return nil, false, err
-	}
-	defer tx.Rollback(ctx) //nolint:errcheck // no-op after commit
 	var moved bool
-	err = tx.QueryRow(ctx, `UPDATE portfolio_transfers SET status = 'committing', version = version + 1, updated_at = now()
-		WHERE id = $1 AND status = 'validated' RETURNING true`, id).Scan(&moved)
-	if errors.Is(err, pgx.ErrNoRows) { // a concurrent commit request won
-		return t, false, nil
-	}
+	err = s.m.jobTx(tenancy.WithCompany(context.WithoutCancel(ctx), t.CompanyID), func(ctx context.Context, db *ent.Client, tx *sql.Tx) error {
+		// Only a validated transfer moves: a concurrent commit request that won leaves none.
+		n, err := db.PortfolioTransfer.Update().
+			Where(portfoliotransfer.ID(id), portfoliotransfer.StatusEQ(portfoliotransfer.StatusValidated)).
+			SetStatus(portfoliotransfer.StatusCommitting).Save(ctx)
+		if err != nil {
+			return fmt.Errorf("commit portfolio transfer %s: %w", id, err)
+		}
+		if moved = n == 1; !moved {
+			return nil
+		}
+		if _, err := s.m.txJobs.InsertTx(ctx, tx, Args{CompanyID: t.CompanyID, TransferID: id, Commit: true}, nil); err != nil {
+			return fmt.Errorf("queue portfolio commit: %w", err)
+		}
+		return nil
+	})
 	if err != nil {
-		return nil, false, fmt.Errorf("commit portfolio transfer %s: %w", id, err)
-	}
-	if _, err := s.m.queue.InsertTx(ctx, tx, Args{CompanyID: t.CompanyID, TransferID: id, Commit: true}, nil); err != nil {
-		return nil, false, fmt.Errorf("queue portfolio commit: %w", err)
-	}
-	if err := tx.Commit(ctx); err != nil {
 		return nil, false, err
+	}
+	if !moved {
+		return t, false, nil
 	}
 	t, err = s.Get(ctx, id)
 	return t, true, err

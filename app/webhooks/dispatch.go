@@ -68,7 +68,7 @@ func (d *Dispatcher) batch(ctx context.Context, q *jobs.Client, company uuid.UUI
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck // no-op after commit
 	var cursor int64
-	err = tx.QueryRow(ctx, `SELECT dispatched_seq FROM webhook_cursors WHERE company_id = $1 FOR UPDATE NOWAIT`, company).Scan(&cursor)
+	err = tx.QueryRow(ctx, lockCursor, company).Scan(&cursor)
 	var pgErr *pgconn.PgError
 	switch {
 	case errors.As(err, &pgErr) && pgErr.Code == "55P03": // lock_not_available
@@ -78,7 +78,7 @@ func (d *Dispatcher) batch(ctx context.Context, q *jobs.Client, company uuid.UUI
 	case err != nil:
 		return 0, false, fmt.Errorf("lock webhook cursor: %w", err)
 	}
-	rows, err := tx.Query(ctx, `SELECT id, event_types, start_seq FROM webhook_endpoints WHERE company_id = $1 AND enabled`, company)
+	rows, err := tx.Query(ctx, enabledEndpoints, company)
 	if err != nil {
 		return 0, false, err
 	}
@@ -100,15 +100,13 @@ func (d *Dispatcher) batch(ctx context.Context, q *jobs.Client, company uuid.UUI
 		return 0, false, err
 	}
 	if len(subs) == 0 { // nothing listens: skip what committed so far
-		if _, err := tx.Exec(ctx, `UPDATE webhook_cursors SET dispatched_seq = GREATEST(dispatched_seq,
-			(SELECT coalesce(max(last_seq), 0) FROM event_counters WHERE company_id = $1)), updated_at = now()
-			WHERE company_id = $1`, company); err != nil {
+		if _, err := tx.Exec(ctx, skipCursor, company); err != nil {
 			return 0, false, err
 		}
 		return 0, false, tx.Commit(ctx)
 	}
 	from = max(from, cursor) // events before every endpoint's start need no look
-	evs, err := tx.Query(ctx, `SELECT id, type, seq FROM events WHERE company_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+	evs, err := tx.Query(ctx, eventsAfter,
 		company, from, dispatchBatch)
 	if err != nil {
 		return 0, false, err
@@ -141,7 +139,7 @@ func (d *Dispatcher) batch(ctx context.Context, q *jobs.Client, company uuid.UUI
 		}
 	}
 	if last != cursor {
-		if _, err := tx.Exec(ctx, `UPDATE webhook_cursors SET dispatched_seq = $2, updated_at = now() WHERE company_id = $1`,
+		if _, err := tx.Exec(ctx, advanceCursor,
 			company, last); err != nil {
 			return 0, false, err
 		}
@@ -197,7 +195,7 @@ func (r *Relay) listen(ctx context.Context) error {
 		_ = conn.Conn().Close(context.Background())
 		conn.Release()
 	}()
-	if _, err := conn.Exec(ctx, "LISTEN "+Channel); err != nil {
+	if _, err := conn.Exec(ctx, listenEvents); err != nil {
 		return err
 	}
 	if err := r.markPending(ctx, conn.Conn()); err != nil {
@@ -226,7 +224,7 @@ func (r *Relay) markPending(ctx context.Context, conn *pgx.Conn) error {
 func pendingCompanies(ctx context.Context, conn interface {
 	Query(context.Context, string, ...any) (pgx.Rows, error)
 }) ([]uuid.UUID, error) {
-	rows, err := conn.Query(ctx, "SELECT webhook_pending_companies()")
+	rows, err := conn.Query(ctx, pendingCompaniesQuery)
 	if err != nil {
 		return nil, err
 	}
@@ -339,7 +337,7 @@ type PurgeWorker struct {
 // Work purges.
 func (w *PurgeWorker) Work(ctx context.Context, _ *river.Job[PurgeArgs]) error {
 	var n int64
-	if err := w.pool.QueryRow(ctx, "SELECT webhook_purge()").Scan(&n); err != nil {
+	if err := w.pool.QueryRow(ctx, purgeQuery).Scan(&n); err != nil {
 		return err
 	}
 	if n > 0 {

@@ -2,24 +2,45 @@ package webhooks
 
 import (
 	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
 
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
 	"github.com/brokerdesk/brokerdesk/ent"
-	"github.com/brokerdesk/brokerdesk/ent/webhookdelivery"
 	"github.com/brokerdesk/brokerdesk/policy"
 )
 
 // Handler serves /webhook-endpoints.
 type Handler struct {
-	svc   *Service
-	pager *httpx.Pager
-	idem  fiber.Handler
+	svc                 *Service
+	pager               *httpx.Pager
+	idem                fiber.Handler
+	get, update, delete fiber.Handler
 }
 
 // NewHandler builds the handler. idem is the Idempotency-Key middleware POST uses.
 func NewHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler) *Handler {
-	return &Handler{svc: svc, pager: pager, idem: idem}
+	h := &Handler{svc: svc, pager: pager, idem: idem}
+	key, version := httpx.PathID("webhookEndpointId"), func(e *ent.WebhookEndpoint) int64 { return e.Version }
+	// GET /webhook-endpoints/{webhookEndpointId}.
+	h.get = httpx.Read[uuid.UUID, *ent.WebhookEndpoint]{Key: key, Get: svc.Get, Version: version,
+		View: httpx.View(h.view)}.Handle
+	// PATCH /webhook-endpoints/{webhookEndpointId}: a merge patch of WebhookEndpointInput;
+	// If-Match optional.
+	h.update = httpx.Patch[uuid.UUID, *ent.WebhookEndpoint, Input]{Key: key, Lock: svc.Lock, Version: version,
+		Input: inputOf, Update: svc.Update, View: httpx.View(h.view)}.Handle
+	// DELETE /webhook-endpoints/{webhookEndpointId}; If-Match optional.
+	h.delete = httpx.Delete[uuid.UUID, *ent.WebhookEndpoint]{Key: key, Lock: svc.Lock, Version: version,
+		Delete: svc.Delete}.Handle
+	return h
+}
+
+// view is the WebhookEndpoint resource of e now.
+func (h *Handler) view(e *ent.WebhookEndpoint) View { return NewView(e, h.svc.now()) }
+
+// inputOf is ep as the input of a merge patch.
+func inputOf(ep *ent.WebhookEndpoint) Input {
+	return Input{URL: &ep.URL, Events: ep.EventTypes, Description: ep.Description, Enabled: &ep.Enabled}
 }
 
 // Mount registers the routes. r authenticates every route it registers.
@@ -36,24 +57,11 @@ func (h *Handler) Mount(r fiber.Router) {
 	r.Post(one+"/deliveries/:deliveryId/retry", policy.Require("webhooks:write"), h.retry)
 }
 
-func location(e *ent.WebhookEndpoint) string {
-	return "/api/public/v1/webhook-endpoints/" + e.ID.String()
-}
+func location(e *ent.WebhookEndpoint) string { return httpx.URL("webhook-endpoints", e.ID.String()) }
 
 // list handles GET /webhook-endpoints: Paged, oldest first.
 func (h *Handler) list(c *fiber.Ctx) error {
-	page, err := h.pager.Parse(c, "webhook-endpoints")
-	if err != nil {
-		return err
-	}
-	rows, err := h.svc.List(c.UserContext(), page.After, page.Limit)
-	if err != nil {
-		return err
-	}
-	now := h.svc.now()
-	return httpx.WritePage(c, page, rows, func(e *ent.WebhookEndpoint) []string {
-		return httpx.CreatedKey(e.CreatedAt, e.ID)
-	}, httpx.Plain(func(e *ent.WebhookEndpoint) View { return NewView(e, now) }))
+	return httpx.ServeList(c, h.pager, "webhook-endpoints", httpx.NoFilter, h.svc.List, endpointsOldestFirst, h.view)
 }
 
 // create handles POST /webhook-endpoints: 201 with the secret, shown this once.
@@ -62,12 +70,12 @@ func (h *Handler) create(c *fiber.Ctx) error {
 	if err := httpx.Decode(c, &in); err != nil {
 		return err
 	}
-	ep, secret, err := h.svc.Create(c.UserContext(), in)
+	ep, err := h.svc.Create(c.UserContext(), in)
 	if err != nil {
 		return err
 	}
 	c.Set(fiber.HeaderCacheControl, "no-store") // the answer carries a secret
-	return httpx.Created(c, location(ep), CreatedView{View: NewView(ep, h.svc.now()), Secret: secret}, ep.Version)
+	return httpx.Created(c, location(ep.WebhookEndpoint), CreatedView{View: h.view(ep.WebhookEndpoint), Secret: ep.Secret}, ep.Version)
 }
 
 // endpoint reads the path's endpoint, locked when lock is set.
@@ -82,63 +90,18 @@ func (h *Handler) endpoint(c *fiber.Ctx, lock bool) (*ent.WebhookEndpoint, error
 	return h.svc.Get(c.UserContext(), id)
 }
 
-// get handles GET /webhook-endpoints/{webhookEndpointId}.
-func (h *Handler) get(c *fiber.Ctx) error {
-	ep, err := h.endpoint(c, false)
-	if err != nil {
-		return err
-	}
-	return httpx.OK(c, NewView(ep, h.svc.now()), ep.Version)
-}
-
-// update handles PATCH /webhook-endpoints/{webhookEndpointId}: a merge patch of
-// WebhookEndpointInput; If-Match optional.
-func (h *Handler) update(c *fiber.Ctx) error {
-	cur, err := h.endpoint(c, true)
-	if err != nil {
-		return err
-	}
-	if err := httpx.IfMatch(c, cur.Version, false); err != nil {
-		return err
-	}
-	in := Input{URL: &cur.URL, Events: cur.EventTypes, Description: cur.Description, Enabled: &cur.Enabled}
-	if err := httpx.MergePatch(c, &in); err != nil {
-		return err
-	}
-	ep, err := h.svc.Update(c.UserContext(), cur, in)
-	if err != nil {
-		return err
-	}
-	return httpx.OK(c, NewView(ep, h.svc.now()), ep.Version)
-}
-
-// delete handles DELETE /webhook-endpoints/{webhookEndpointId}; If-Match optional.
-func (h *Handler) delete(c *fiber.Ctx) error {
-	ep, err := h.endpoint(c, true)
-	if err != nil {
-		return err
-	}
-	if err := httpx.IfMatch(c, ep.Version, false); err != nil {
-		return err
-	}
-	if err := h.svc.Delete(c.UserContext(), ep); err != nil {
-		return err
-	}
-	return httpx.NoContent(c)
-}
-
 // rotate handles POST /webhook-endpoints/{webhookEndpointId}/rotate-secret.
 func (h *Handler) rotate(c *fiber.Ctx) error {
 	ep, err := h.endpoint(c, true)
 	if err != nil {
 		return err
 	}
-	secret, expires, err := h.svc.Rotate(c.UserContext(), ep)
+	r, err := h.svc.Rotate(c.UserContext(), ep)
 	if err != nil {
 		return err
 	}
 	c.Set(fiber.HeaderCacheControl, "no-store")
-	return c.JSON(RotatedView{Secret: secret, PreviousSecretExpiresAt: expires})
+	return c.JSON(RotatedView{Secret: r.Secret, PreviousSecretExpiresAt: r.PreviousSecretExpiresAt})
 }
 
 // test handles POST /webhook-endpoints/{webhookEndpointId}/test: a ping now, answered with its
@@ -161,28 +124,17 @@ func (h *Handler) test(c *fiber.Ctx) error {
 // deliveries handles GET /webhook-endpoints/{webhookEndpointId}/deliveries: Paged, newest
 // first, the last 30 days, status filters.
 func (h *Handler) deliveries(c *fiber.Ctx) error {
-	var v errs.Invalid
-	status := c.Query("status")
-	v.Check("status", status == "" || webhookdelivery.StatusValidator(webhookdelivery.Status(status)) == nil,
-		"invalid_enum", "must be one of succeeded, failed, pending")
-	ep, err := h.endpoint(c, false)
-	if err != nil {
-		return err
-	}
-	page, err := h.pager.Parse(c, "webhook-deliveries?endpoint="+ep.ID.String()+"&status="+status)
-	if perr, ok := err.(*errs.Invalid); ok {
-		v.Errors = append(v.Errors, perr.Errors...)
-	}
-	if err := v.Err(); err != nil {
-		return err
-	}
-	rows, err := h.svc.Deliveries(c.UserContext(), ep, status, page.After, page.Limit)
-	if err != nil {
-		return err
-	}
-	return httpx.WritePage(c, page, rows, func(d *ent.WebhookDelivery) []string {
-		return httpx.CreatedKey(d.CreatedAt, d.ID)
-	}, httpx.Plain(NewDeliveryView))
+	return httpx.ServeList(c, h.pager, "webhook-deliveries", parseDeliveryFilter, h.svc.Deliveries, newestFirst, NewDeliveryView)
+}
+
+// deliveryStatuses are the values of the status filter, in the order the message names them.
+var deliveryStatuses = []string{"succeeded", "failed", "pending"}
+
+// parseDeliveryFilter reads the endpoint of the path (400 when malformed) and the status filter.
+func parseDeliveryFilter(c *fiber.Ctx, v *errs.Invalid) (f DeliveryFilter, err error) {
+	f.Status = httpx.QueryEnum(c, v, "status", deliveryStatuses)
+	f.EndpointID, err = httpx.UUIDParam(c, "webhookEndpointId")
+	return f, err
 }
 
 // retry handles POST /webhook-endpoints/{webhookEndpointId}/deliveries/{deliveryId}/retry:
@@ -200,5 +152,5 @@ func (h *Handler) retry(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusAccepted).JSON(d)
+	return c.Status(fiber.StatusAccepted).JSON(NewDeliveryView(d))
 }

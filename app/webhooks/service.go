@@ -13,7 +13,7 @@ import (
 
 	"github.com/brokerdesk/brokerdesk/app/events"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
-	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
+	"github.com/brokerdesk/brokerdesk/app/platform/paging"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
 	"github.com/brokerdesk/brokerdesk/ent/webhookcursor"
@@ -41,11 +41,8 @@ func (s *Service) now() time.Time { return s.m.d.Now() }
 // Get reads one endpoint; another company's is not found.
 func (s *Service) Get(ctx context.Context, id uuid.UUID) (*ent.WebhookEndpoint, error) {
 	ep, err := tenancy.Client(ctx).WebhookEndpoint.Get(ctx, id)
-	if ent.IsNotFound(err) {
-		return nil, errs.NotFound("webhook endpoint %s not found", id)
-	}
 	if err != nil {
-		return nil, fmt.Errorf("get webhook endpoint %s: %w", id, err)
+		return nil, errs.FromEnt(err, "webhook endpoint %s", id)
 	}
 	return ep, nil
 }
@@ -53,26 +50,26 @@ func (s *Service) Get(ctx context.Context, id uuid.UUID) (*ent.WebhookEndpoint, 
 // Lock reads one endpoint and locks it to the end of the transaction (If-Match, rotation).
 func (s *Service) Lock(ctx context.Context, id uuid.UUID) (*ent.WebhookEndpoint, error) {
 	ep, err := tenancy.Client(ctx).WebhookEndpoint.Query().Where(webhookendpoint.ID(id)).ForUpdate().Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, errs.NotFound("webhook endpoint %s not found", id)
-	}
 	if err != nil {
-		return nil, fmt.Errorf("lock webhook endpoint %s: %w", id, err)
+		return nil, errs.FromEnt(err, "webhook endpoint %s", id)
 	}
 	return ep, nil
 }
 
+// endpointsOldestFirst orders GET /webhook-endpoints.
+var endpointsOldestFirst = paging.ByCreated(func(e *ent.WebhookEndpoint) (time.Time, uuid.UUID) { return e.CreatedAt, e.ID })
+
 // List pages the company's endpoints, oldest first.
-func (s *Service) List(ctx context.Context, after []string, limit int) ([]*ent.WebhookEndpoint, error) {
-	q := tenancy.Client(ctx).WebhookEndpoint.Query()
-	pred, err := httpx.AfterCreated(after)
+func (s *Service) List(ctx context.Context, _ struct{}, page paging.Page) ([]*ent.WebhookEndpoint, error) {
+	k, err := endpointsOldestFirst.Apply(page)
 	if err != nil {
 		return nil, err
 	}
-	if pred != nil {
-		q.Where(pred)
+	rows, err := tenancy.Client(ctx).WebhookEndpoint.Query().Where(k.Where).Order(k.Order).Limit(k.Limit).All(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list webhook endpoints: %w", err)
 	}
-	return q.Order(ent.Asc(webhookendpoint.FieldCreatedAt), ent.Asc(webhookendpoint.FieldID)).Limit(limit + 1).All(ctx)
+	return rows, nil
 }
 
 // checkTypes refuses event types the caller could never receive (its scopes, role, license):
@@ -103,27 +100,34 @@ func lastSeq(ctx context.Context) (int64, error) {
 	return c.LastSeq, nil
 }
 
+// Registered is a new endpoint with its signing secret: the only time the secret is known
+// outside the sealed column.
+type Registered struct {
+	*ent.WebhookEndpoint
+	Secret string
+}
+
 // Create registers an endpoint for the caller's credential and returns it with its secret (the
 // only time the secret is shown). It receives events committed from now on.
-func (s *Service) Create(ctx context.Context, in Input) (*ent.WebhookEndpoint, string, error) {
+func (s *Service) Create(ctx context.Context, in Input) (Registered, error) {
 	if err := in.validate(s.m.d.Guard); err != nil {
-		return nil, "", err
+		return Registered{}, err
 	}
 	if err := s.checkTypes(ctx, in.Events); err != nil {
-		return nil, "", err
+		return Registered{}, err
 	}
 	c := credentialOf(ctx)
 	db := tenancy.Client(ctx)
 	n, err := endpointCount(ctx)
 	if err != nil {
-		return nil, "", err
+		return Registered{}, err
 	}
 	if n >= MaxEndpoints {
-		return nil, "", errs.Conflict("endpoint_limit", "a company can register at most %d webhook endpoints", MaxEndpoints)
+		return Registered{}, errs.Conflict("endpoint_limit", "a company can register at most %d webhook endpoints", MaxEndpoints)
 	}
 	seq, err := lastSeq(ctx)
 	if err != nil {
-		return nil, "", err
+		return Registered{}, err
 	}
 	key, secret := newSecret()
 	id := uuid.Must(uuid.NewV7())
@@ -134,18 +138,14 @@ func (s *Service) Create(ctx context.Context, in Input) (*ent.WebhookEndpoint, s
 		SetNillableCredentialID(c.key).SetNillableOauthClientID(c.client).SetNillableOauthUserID(c.user).
 		SetNillableCredentialUserID(c.actsFor).Save(ctx)
 	if err != nil {
-		return nil, "", fmt.Errorf("create webhook endpoint: %w", err)
+		return Registered{}, fmt.Errorf("create webhook endpoint: %w", err)
 	}
 	if err := db.WebhookCursor.Create().SetDispatchedSeq(seq).
 		OnConflictColumns(webhookcursor.FieldCompanyID).DoNothing().Exec(ctx); err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return nil, "", fmt.Errorf("create webhook cursor: %w", err)
+		return Registered{}, fmt.Errorf("create webhook cursor: %w", err)
 	}
-	return ep, secret, nil
+	return Registered{WebhookEndpoint: ep, Secret: secret}, nil
 }
-
-// endpointCountQuery counts every endpoint of the pinned company, also those the caller may not
-// see (its own are all a non-admin credential reads): webhook_endpoint_count (migrations/).
-const endpointCountQuery = `SELECT webhook_endpoint_count()`
 
 // endpointCount is the company's number of endpoints, for MaxEndpoints.
 func endpointCount(ctx context.Context) (int, error) {
@@ -199,26 +199,10 @@ func (s *Service) Update(ctx context.Context, cur *ent.WebhookEndpoint, in Input
 	if *in.URL != cur.URL {
 		u.SetURL(*in.URL)
 		c := credentialOf(ctx)
-		if c.key != nil {
-			u.SetCredentialID(*c.key)
-		} else {
-			u.ClearCredentialID()
-		}
-		if c.client != nil {
-			u.SetOauthClientID(*c.client)
-		} else {
-			u.ClearOauthClientID()
-		}
-		if c.user != nil {
-			u.SetOauthUserID(*c.user)
-		} else {
-			u.ClearOauthUserID()
-		}
-		if c.actsFor != nil {
-			u.SetCredentialUserID(*c.actsFor)
-		} else {
-			u.ClearCredentialUserID()
-		}
+		setOrClear(c.key, u.SetCredentialID, u.ClearCredentialID)
+		setOrClear(c.client, u.SetOauthClientID, u.ClearOauthClientID)
+		setOrClear(c.user, u.SetOauthUserID, u.ClearOauthUserID)
+		setOrClear(c.actsFor, u.SetCredentialUserID, u.ClearCredentialUserID)
 		changed = true
 	}
 	if !slices.Equal(in.Events, cur.EventTypes) {
@@ -253,6 +237,15 @@ func (s *Service) Update(ctx context.Context, cur *ent.WebhookEndpoint, in Input
 	return ep, nil
 }
 
+// setOrClear writes a nullable id column of an update: v, or NULL when v is nil.
+func setOrClear[U any](v *uuid.UUID, set func(uuid.UUID) U, clear func() U) {
+	if v != nil {
+		set(*v)
+	} else {
+		clear()
+	}
+}
+
 func equalPtr(a, b *string) bool {
 	return a == nil && b == nil || a != nil && b != nil && *a == *b
 }
@@ -265,17 +258,24 @@ func (s *Service) Delete(ctx context.Context, ep *ent.WebhookEndpoint) error {
 	return nil
 }
 
+// Rotation is the answer of a rotation: the new secret, and until when the one before it still
+// signs.
+type Rotation struct {
+	Secret                  string
+	PreviousSecretExpiresAt time.Time
+}
+
 // Rotate gives ep (locked) a new secret; the current one keeps signing for Overlap. A rotation
 // during an overlap drops the older secret at once: at most two secrets sign.
-func (s *Service) Rotate(ctx context.Context, ep *ent.WebhookEndpoint) (string, time.Time, error) {
+func (s *Service) Rotate(ctx context.Context, ep *ent.WebhookEndpoint) (Rotation, error) {
 	key, secret := newSecret()
 	expires := s.now().Add(Overlap).UTC().Truncate(time.Microsecond)
 	_, err := ep.Update().SetSecret(s.m.d.Sealer.Seal(ep.CompanyID, ep.ID, key)).SetPreviousSecret(ep.Secret).
 		SetPreviousSecretExpiresAt(expires).Save(ctx)
 	if err != nil {
-		return "", time.Time{}, fmt.Errorf("rotate webhook secret %s: %w", ep.ID, err)
+		return Rotation{}, fmt.Errorf("rotate webhook secret %s: %w", ep.ID, err)
 	}
-	return secret, expires, nil
+	return Rotation{Secret: secret, PreviousSecretExpiresAt: expires}, nil
 }
 
 // Test sends a ping to ep now and logs it (one attempt, no retries). The ping is not an event of
@@ -312,60 +312,67 @@ func (s *Service) Test(ctx context.Context, ep *ent.WebhookEndpoint) (*ent.Webho
 // errBusyTests answers a test while maxConcurrentTests run in this process.
 var errBusyTests = errs.RateLimited("too many test deliveries are running; try again in a second")
 
-// Deliveries pages the delivery log of ep, newest first, of the last LogRetention; status
-// filters ("" for all).
-func (s *Service) Deliveries(ctx context.Context, ep *ent.WebhookEndpoint, status string, after []string, limit int) ([]*ent.WebhookDelivery, error) {
-	q := tenancy.Client(ctx).WebhookDelivery.Query().Where(webhookdelivery.EndpointID(ep.ID),
-		webhookdelivery.CreatedAtGTE(s.now().Add(-LogRetention)))
-	if status != "" {
-		q.Where(webhookdelivery.StatusEQ(webhookdelivery.Status(status)))
+// DeliveryFilter names the endpoint of GET …/deliveries and narrows its log by status.
+type DeliveryFilter struct {
+	EndpointID uuid.UUID
+	Status     *string
+}
+
+// newestFirst orders a delivery log.
+var newestFirst = paging.ByCreatedDesc(func(d *ent.WebhookDelivery) (time.Time, uuid.UUID) { return d.CreatedAt, d.ID })
+
+// Deliveries pages the delivery log of the endpoint of f (which must be visible), newest
+// first, of the last LogRetention.
+func (s *Service) Deliveries(ctx context.Context, f DeliveryFilter, page paging.Page) ([]*ent.WebhookDelivery, error) {
+	if _, err := s.Get(ctx, f.EndpointID); err != nil {
+		return nil, err
 	}
-	pred, err := httpx.BeforeCreated(after)
+	k, err := newestFirst.Apply(page)
 	if err != nil {
 		return nil, err
 	}
-	if pred != nil {
-		q.Where(pred)
+	q := tenancy.Client(ctx).WebhookDelivery.Query().Where(webhookdelivery.EndpointID(f.EndpointID),
+		webhookdelivery.CreatedAtGTE(s.now().Add(-LogRetention)))
+	if f.Status != nil {
+		q.Where(webhookdelivery.StatusEQ(webhookdelivery.Status(*f.Status)))
 	}
-	return q.Order(ent.Desc(webhookdelivery.FieldCreatedAt), ent.Desc(webhookdelivery.FieldID)).Limit(limit + 1).All(ctx)
+	rows, err := q.Where(k.Where).Order(k.Order).Limit(k.Limit).All(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list deliveries of webhook endpoint %s: %w", f.EndpointID, err)
+	}
+	return rows, nil
 }
 
 // Retry queues one more attempt of the delivery id of ep (202): a pending log row and its job,
 // inserted in one transaction (river's InsertTx), so neither exists without the other. The
 // attempt fills the row. Retries are single attempts, as the automatic schedule is over.
-func (s *Service) Retry(ctx context.Context, ep *ent.WebhookEndpoint, id uuid.UUID) (DeliveryView, error) {
+func (s *Service) Retry(ctx context.Context, ep *ent.WebhookEndpoint, id uuid.UUID) (*ent.WebhookDelivery, error) {
 	d, err := tenancy.Client(ctx).WebhookDelivery.Query().Where(webhookdelivery.ID(id), webhookdelivery.EndpointID(ep.ID)).Only(ctx)
-	if ent.IsNotFound(err) {
-		return DeliveryView{}, errs.NotFound("delivery %s not found", id)
-	}
 	if err != nil {
-		return DeliveryView{}, err
+		return nil, errs.FromEnt(err, "delivery %s", id)
 	}
 	if !ep.Enabled {
-		return DeliveryView{}, errs.Conflict("endpoint_disabled", "the endpoint is disabled; enable it before retrying a delivery")
+		return nil, errs.Conflict("endpoint_disabled", "the endpoint is disabled; enable it before retrying a delivery")
 	}
 	tx, err := tenancy.BeginPgx(tenancy.WithCompany(ctx, ep.CompanyID), s.m.d.Pool)
 	if err != nil {
-		return DeliveryView{}, err
+		return nil, err
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck // no-op after commit
 	now := s.now().UTC().Truncate(time.Microsecond)
 	rowID := uuid.Must(uuid.NewV7())
 	var attempt int
-	if err := tx.QueryRow(ctx, `INSERT INTO webhook_deliveries (id, company_id, created_at, updated_at, endpoint_id, event_id,
-			event_type, attempt, status)
-		SELECT $1, $2, $3, $3, $4, $5, $6, coalesce(max(attempt), 0) + 1, 'pending'
-		FROM webhook_deliveries WHERE company_id = $2 AND endpoint_id = $4 AND event_id = $5
-		RETURNING attempt`, rowID, ep.CompanyID, now, ep.ID, d.EventID, d.EventType).Scan(&attempt); err != nil {
-		return DeliveryView{}, fmt.Errorf("queue webhook retry: %w", err)
+	if err := tx.QueryRow(ctx, queueRetry, rowID, ep.CompanyID, now, ep.ID, d.EventID, d.EventType).Scan(&attempt); err != nil {
+		return nil, fmt.Errorf("queue webhook retry: %w", err)
 	}
 	args := DeliveryArgs{CompanyID: ep.CompanyID, EndpointID: ep.ID, EventID: d.EventID, EventType: d.EventType, DeliveryID: &rowID}
 	if _, err := s.m.queue.InsertTx(ctx, tx, args, &river.InsertOpts{MaxAttempts: 1}); err != nil {
-		return DeliveryView{}, fmt.Errorf("queue webhook retry: %w", err)
+		return nil, fmt.Errorf("queue webhook retry: %w", err)
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return DeliveryView{}, err
+		return nil, err
 	}
-	return DeliveryView{ID: rowID, WebhookEndpointID: ep.ID, EventID: d.EventID, EventType: d.EventType,
-		Attempt: attempt, Status: string(webhookdelivery.StatusPending), CreatedAt: now, UpdatedAt: now}, nil
+	// The row as inserted, not read back: the request's transaction does not see the pgx one's.
+	return &ent.WebhookDelivery{ID: rowID, CompanyID: ep.CompanyID, EndpointID: ep.ID, EventID: d.EventID,
+		EventType: d.EventType, Attempt: attempt, Status: webhookdelivery.StatusPending, CreatedAt: now, UpdatedAt: now}, nil
 }

@@ -59,6 +59,8 @@ const (
 	FieldDetails = "details"
 	// EdgeCompany holds the string denoting the company edge name in mutations.
 	EdgeCompany = "company"
+	// EdgeInsurer holds the string denoting the insurer edge name in mutations.
+	EdgeInsurer = "insurer"
 	// Table holds the table name of the contract in the database.
 	Table = "contracts"
 	// CompanyTable is the table that holds the company relation/edge.
@@ -68,6 +70,13 @@ const (
 	CompanyInverseTable = "companies"
 	// CompanyColumn is the table column denoting the company relation/edge.
 	CompanyColumn = "company_id"
+	// InsurerTable is the table that holds the insurer relation/edge.
+	InsurerTable = "contracts"
+	// InsurerInverseTable is the table name for the Insurer entity.
+	// It exists in this package in order to avoid circular dependency with the "insurer" package.
+	InsurerInverseTable = "insurers"
+	// InsurerColumn is the table column denoting the insurer relation/edge.
+	InsurerColumn = "insurer_id"
 )
 
 // Columns holds all SQL columns for contract fields.
@@ -285,10 +294,24 @@ func ByCompanyField(field string, opts ...sql.OrderTermOption) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newCompanyStep(), sql.OrderByField(field, opts...))
 	}
 }
+
+// ByInsurerField orders the results by insurer field.
+func ByInsurerField(field string, opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newInsurerStep(), sql.OrderByField(field, opts...))
+	}
+}
 func newCompanyStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(CompanyInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.M2O, false, CompanyTable, CompanyColumn),
+	)
+}
+func newInsurerStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(InsurerInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.M2O, false, InsurerTable, InsurerColumn),
 	)
 }

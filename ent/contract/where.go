@@ -342,26 +342,6 @@ func InsurerIDNotIn(vs ...uuid.UUID) predicate.Contract {
 	return predicate.Contract(sql.FieldNotIn(FieldInsurerID, vs...))
 }
 
-// InsurerIDGT applies the GT predicate on the "insurer_id" field.
-func InsurerIDGT(v uuid.UUID) predicate.Contract {
-	return predicate.Contract(sql.FieldGT(FieldInsurerID, v))
-}
-
-// InsurerIDGTE applies the GTE predicate on the "insurer_id" field.
-func InsurerIDGTE(v uuid.UUID) predicate.Contract {
-	return predicate.Contract(sql.FieldGTE(FieldInsurerID, v))
-}
-
-// InsurerIDLT applies the LT predicate on the "insurer_id" field.
-func InsurerIDLT(v uuid.UUID) predicate.Contract {
-	return predicate.Contract(sql.FieldLT(FieldInsurerID, v))
-}
-
-// InsurerIDLTE applies the LTE predicate on the "insurer_id" field.
-func InsurerIDLTE(v uuid.UUID) predicate.Contract {
-	return predicate.Contract(sql.FieldLTE(FieldInsurerID, v))
-}
-
 // PolicyNumberEQ applies the EQ predicate on the "policy_number" field.
 func PolicyNumberEQ(v string) predicate.Contract {
 	return predicate.Contract(sql.FieldEQ(FieldPolicyNumber, v))
@@ -942,6 +922,29 @@ func HasCompany() predicate.Contract {
 func HasCompanyWith(preds ...predicate.Company) predicate.Contract {
 	return predicate.Contract(func(s *sql.Selector) {
 		step := newCompanyStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasInsurer applies the HasEdge predicate on the "insurer" edge.
+func HasInsurer() predicate.Contract {
+	return predicate.Contract(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, InsurerTable, InsurerColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasInsurerWith applies the HasEdge predicate on the "insurer" edge with a given conditions (other predicates).
+func HasInsurerWith(preds ...predicate.Insurer) predicate.Contract {
+	return predicate.Contract(func(s *sql.Selector) {
+		step := newInsurerStep()
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)

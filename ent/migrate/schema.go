@@ -475,7 +475,6 @@ var (
 		{Name: "version", Type: field.TypeInt64, Default: 1},
 		{Name: "external_references", Type: field.TypeJSON, Nullable: true},
 		{Name: "contact_id", Type: field.TypeUUID},
-		{Name: "insurer_id", Type: field.TypeUUID},
 		{Name: "policy_number", Type: field.TypeString, Size: 50},
 		{Name: "type", Type: field.TypeString, Size: 3},
 		{Name: "status", Type: field.TypeEnum, Enums: []string{"active", "offer", "application", "suspended", "cancelled", "ended"}},
@@ -490,6 +489,7 @@ var (
 		{Name: "source", Type: field.TypeJSON, Nullable: true},
 		{Name: "details", Type: field.TypeJSON, Nullable: true},
 		{Name: "company_id", Type: field.TypeUUID},
+		{Name: "insurer_id", Type: field.TypeUUID},
 	}
 	// ContractsTable holds the schema information for the "contracts" table.
 	ContractsTable = &schema.Table{
@@ -499,8 +499,14 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "contracts_companies_company",
-				Columns:    []*schema.Column{ContractsColumns[20]},
+				Columns:    []*schema.Column{ContractsColumns[19]},
 				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+			{
+				Symbol:     "tenant_contracts_insurer",
+				Columns:    []*schema.Column{ContractsColumns[20]},
+				RefColumns: []*schema.Column{InsurersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 		},
@@ -508,27 +514,27 @@ var (
 			{
 				Name:    "contract_company_id",
 				Unique:  false,
-				Columns: []*schema.Column{ContractsColumns[20]},
+				Columns: []*schema.Column{ContractsColumns[19]},
 			},
 			{
 				Name:    "contract_company_id_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{ContractsColumns[20], ContractsColumns[1], ContractsColumns[0]},
+				Columns: []*schema.Column{ContractsColumns[19], ContractsColumns[1], ContractsColumns[0]},
 			},
 			{
 				Name:    "contract_company_id_updated_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{ContractsColumns[20], ContractsColumns[2], ContractsColumns[0]},
+				Columns: []*schema.Column{ContractsColumns[19], ContractsColumns[2], ContractsColumns[0]},
 			},
 			{
 				Name:    "contract_company_id_contact_id",
 				Unique:  false,
-				Columns: []*schema.Column{ContractsColumns[20], ContractsColumns[5]},
+				Columns: []*schema.Column{ContractsColumns[19], ContractsColumns[5]},
 			},
 			{
 				Name:    "contract_company_id_insurer_id_policy_number_type",
 				Unique:  true,
-				Columns: []*schema.Column{ContractsColumns[20], ContractsColumns[6], ContractsColumns[7], ContractsColumns[8]},
+				Columns: []*schema.Column{ContractsColumns[19], ContractsColumns[20], ContractsColumns[6], ContractsColumns[7]},
 			},
 		},
 	}
@@ -1587,6 +1593,7 @@ func init() {
 	ContactPhonesTable.ForeignKeys[1].RefTable = CompaniesTable
 	ContactRelationshipsTable.ForeignKeys[0].RefTable = CompaniesTable
 	ContractsTable.ForeignKeys[0].RefTable = CompaniesTable
+	ContractsTable.ForeignKeys[1].RefTable = InsurersTable
 	CustomFieldDefinitionsTable.ForeignKeys[0].RefTable = CompaniesTable
 	DelegationsTable.ForeignKeys[0].RefTable = CompaniesTable
 	DelegationsTable.ForeignKeys[1].RefTable = UsersTable

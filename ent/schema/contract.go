@@ -5,6 +5,7 @@ import (
 
 	"entgo.io/ent"
 	"entgo.io/ent/dialect"
+	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 	"github.com/google/uuid"
@@ -63,8 +64,8 @@ func moneyField(name string) ent.Field {
 // Fields of Contract.
 func (Contract) Fields() []ent.Field {
 	return []ent.Field{
-		// contact_id, insurer_id and owner_id are kept inside the company (or the catalog) by
-		// foreign keys in migrations/, not ent edges.
+		// contact_id and owner_id are kept inside the company by composite foreign keys in
+		// migrations/, not ent edges; insurer_id is the edge insurer (Edges).
 		field.UUID("contact_id", uuid.UUID{}),
 		field.UUID("insurer_id", uuid.UUID{}),
 		field.String("policy_number").NotEmpty().MaxRuneLen(50),
@@ -85,6 +86,17 @@ func (Contract) Fields() []ent.Field {
 		field.JSON("source", &schematype.ImportSource{}).Optional(),
 		// details keeps the line-specific records of an import (GDV 0210, 0220, …) as read.
 		field.JSON("details", []map[string]any{}).Optional(),
+	}
+}
+
+// Edges of Contract: its insurer in the catalog. The edge names the hand-written foreign key
+// tenant_contracts_insurer (migrations/20261124060100) as its own, so ent's schema and the
+// migrations describe the same constraint and the edge adds none: services load the insurer
+// with WithInsurer instead of a second query by hand.
+func (Contract) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.To("insurer", Insurer.Type).Field("insurer_id").Unique().Required().
+			StorageKey(edge.Symbol("tenant_contracts_insurer")),
 	}
 }
 

@@ -3,7 +3,6 @@ package contracts
 
 import (
 	"context"
-	"database/sql"
 	"os"
 	"slices"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/test/apitest"
 )
 
@@ -40,20 +40,19 @@ type contract struct {
 	OwnerID          *string `json:"ownerId"`
 }
 
-// mustContact stores a private contact in company as the app role (RLS applies) and returns
-// its id. The contacts endpoints are another issue's.
+// mustContact stores a private contact in company as the app role (RLS and the ent rules
+// apply) and returns its id.
 func mustContact(t *testing.T, env *apitest.Env, company uuid.UUID, last string) string {
 	t.Helper()
-	id := uuid.Must(uuid.NewV7())
-	err := env.Pinned(context.Background(), company, func(tx *sql.Tx) error {
-		_, err := tx.Exec(`INSERT INTO contacts (tags, labels, custom_fields, groups, sensitive, sort_name, search_text, id, company_id, type, first_name, last_name, company_name, created_at, updated_at, version)
-			VALUES ('[]', '[]', '{}', '{}', '{}', '', '', $1, $2, 'private', 'Erika', $3, '', now(), now(), 1)`, id, company, last)
+	var id string
+	env.InCompany(t, company, func(ctx context.Context, db *ent.Client) error {
+		c, err := db.Contact.Create().SetType("private").SetFirstName("Erika").SetLastName(last).Save(ctx)
+		if err == nil {
+			id = c.ID.String()
+		}
 		return err
 	})
-	if err != nil {
-		t.Fatalf("insert contact: %v", err)
-	}
-	return id.String()
+	return id
 }
 
 func mustInsurer(t *testing.T, env *apitest.Env, key, vu string) insurer {
@@ -65,32 +64,6 @@ func mustInsurer(t *testing.T, env *apitest.Env, key, vu string) insurer {
 		t.Fatalf("insurer %s: %d %s", vu, r.Status, r.Body)
 	}
 	return body.Data[0]
-}
-
-func mustCreate(t *testing.T, env *apitest.Env, key string, body map[string]any) contract {
-	t.Helper()
-	r := env.Do(t, apitest.Request{Method: "POST", Path: "/contracts", Key: key, Body: body})
-	if r.Status != 201 {
-		t.Fatalf("create contract: %d %s", r.Status, r.Body)
-	}
-	var c contract
-	r.Decode(t, &c)
-	return c
-}
-
-func fields(want ...string) func(t *testing.T, r *apitest.Response) {
-	return func(t *testing.T, r *apitest.Response) {
-		t.Helper()
-		var got []string
-		for _, e := range r.Problem(t).Errors {
-			got = append(got, e.Field+":"+e.Code)
-		}
-		slices.Sort(got)
-		slices.Sort(want)
-		if !slices.Equal(got, want) {
-			t.Errorf("errors %v, want %v", got, want)
-		}
-	}
 }
 
 func TestContracts_Catalogs(t *testing.T) {
@@ -121,7 +94,7 @@ func TestContracts_Catalogs(t *testing.T) {
 				}
 			}},
 		{Name: "VU number too long", Key: a.Secret, Method: "GET", Path: "/insurers?vuNumber=123456", Status: 422,
-			Check: fields("vuNumber:invalid_length")},
+			Check: apitest.FieldErrorSet("vuNumber:invalid_length")},
 		{Name: "contract types are the GDV Sparten", Key: a.Secret, Method: "GET", Path: "/contract-types", Status: 200,
 			Check: func(t *testing.T, r *apitest.Response) {
 				var body struct {
@@ -150,7 +123,7 @@ func TestContracts_CRUD(t *testing.T) {
 		return map[string]any{"contactId": contact, "insurerId": ins.ID, "policyNumber": policy, "type": "130",
 			"status": "active", "startDate": "2024-01-01", "premium": "12.50", "paymentFrequency": "monthly"}
 	}
-	first := mustCreate(t, env, a.Secret, base("HR-1"))
+	first := apitest.Create[contract](t, env, a.Secret, "/contracts", base("HR-1"))
 	if first.AnnualPremium == nil || *first.AnnualPremium != "150.00" || first.TypeLabel != "Verbundene Hausratversicherung" ||
 		first.Insurer.VUNumber != "5501" {
 		t.Fatalf("created %+v", first)
@@ -173,22 +146,22 @@ func TestContracts_CRUD(t *testing.T) {
 		{Name: "every bad field is listed", Key: a.Secret, Method: "POST", Path: "/contracts", Status: 422,
 			Body: map[string]any{"contactId": "x", "policyNumber": strings.Repeat("p", 51), "type": "999", "status": "alive",
 				"startDate": "2024-02-30", "premium": "1.234", "paymentFrequency": "weekly", "statusCode": "xyz"},
-			Check: fields("contactId:invalid_uuid", "insurerId:required", "policyNumber:too_long", "type:unknown_type",
+			Check: apitest.FieldErrorSet("contactId:invalid_uuid", "insurerId:required", "policyNumber:too_long", "type:unknown_type",
 				"status:invalid_enum", "startDate:invalid_date", "premium:invalid_decimal", "paymentFrequency:invalid_enum",
 				"statusCode:invalid_code")},
 		{Name: "negative premium, end before start", Key: a.Secret, Method: "POST", Path: "/contracts", Status: 422,
 			Body:  with(with(base("HR-3"), "premium", "-1.00"), "endDate", "2023-12-31"),
-			Check: fields("premium:negative", "endDate:before_start")},
+			Check: apitest.FieldErrorSet("premium:negative", "endDate:before_start")},
 		{Name: "premium as a number", Key: a.Secret, Method: "POST", Path: "/contracts", Status: 422,
-			Body: with(base("HR-3"), "premium", 12.5), Check: fields("premium:invalid_type")},
+			Body: with(base("HR-3"), "premium", 12.5), Check: apitest.FieldErrorSet("premium:invalid_type")},
 		{Name: "required fields", Key: a.Secret, Method: "POST", Path: "/contracts", Status: 422,
 			Body:  without(without(base("HR-3"), "type"), "status"),
-			Check: fields("type:required", "status:required")},
+			Check: apitest.FieldErrorSet("type:required", "status:required")},
 		{Name: "another company's contact is unknown", Key: a.Secret, Method: "POST", Path: "/contracts", Status: 422,
-			Body: with(base("HR-3"), "contactId", otherContact), Check: fields("contactId:unknown_contact")},
+			Body: with(base("HR-3"), "contactId", otherContact), Check: apitest.FieldErrorSet("contactId:unknown_contact")},
 		{Name: "unknown insurer and owner", Key: a.Secret, Method: "POST", Path: "/contracts", Status: 422,
 			Body:  with(with(base("HR-3"), "insurerId", uuid.NewString()), "ownerId", uuid.NewString()),
-			Check: fields("insurerId:unknown_insurer", "ownerId:unknown_user")},
+			Check: apitest.FieldErrorSet("insurerId:unknown_insurer", "ownerId:unknown_user")},
 		{Name: "malformed JSON", Key: a.Secret, Method: "POST", Path: "/contracts", Body: `{"type":`, Status: 400, Problem: "malformed_json"},
 		{Name: "read scope only", Key: a.KeyWithScopes(t, "contracts:read"), Method: "POST", Path: "/contracts",
 			Body: base("HR-4"), Status: 403, Problem: "insufficient_scope"},
@@ -219,7 +192,7 @@ func TestContracts_CRUD(t *testing.T) {
 			}},
 		{Name: "patch cannot clear a required field", Key: a.Secret, Method: "PATCH", Path: "/contracts/" + first.ID,
 			Header: map[string]string{"Content-Type": "application/merge-patch+json"}, Body: `{"policyNumber":null}`,
-			Status: 422, Check: fields("policyNumber:required")},
+			Status: 422, Check: apitest.FieldErrorSet("policyNumber:required")},
 		{Name: "other company cannot patch", Key: b.Secret, Method: "PATCH", Path: "/contracts/" + first.ID,
 			Header: map[string]string{"Content-Type": "application/merge-patch+json"}, Body: `{"status":"ended"}`, Status: 404},
 		{Name: "other company cannot delete", Key: b.Secret, Method: "DELETE", Path: "/contracts/" + first.ID, Status: 404},
@@ -230,7 +203,7 @@ func TestContracts_CRUD(t *testing.T) {
 	})
 
 	r := env.Do(t, apitest.Request{Path: "/events?limit=100", Key: a.Secret})
-	var evs struct{ Data []struct{ Type string } }
+	var evs apitest.Page[struct{ Type string }]
 	r.Decode(t, &evs)
 	var types []string
 	for _, e := range evs.Data {
@@ -255,12 +228,12 @@ func TestContracts_ListAndExternal(t *testing.T) {
 	mk := func(contact, ins, policy, typ, status string) map[string]any {
 		return map[string]any{"contactId": contact, "insurerId": ins, "policyNumber": policy, "type": typ, "status": status}
 	}
-	mustCreate(t, env, a.Secret, mk(c1, hm.ID, "K-1", "020", "active"))
-	mustCreate(t, env, a.Secret, mk(c1, nv.ID, "H-1", "130", "cancelled"))
-	mustCreate(t, env, a.Secret, mk(c2, nv.ID, "H-2", "130", "active"))
+	apitest.Create[contract](t, env, a.Secret, "/contracts", mk(c1, hm.ID, "K-1", "020", "active"))
+	apitest.Create[contract](t, env, a.Secret, "/contracts", mk(c1, nv.ID, "H-1", "130", "cancelled"))
+	apitest.Create[contract](t, env, a.Secret, "/contracts", mk(c2, nv.ID, "H-2", "130", "active"))
 	count := func(n int) func(t *testing.T, r *apitest.Response) {
 		return func(t *testing.T, r *apitest.Response) {
-			var p struct{ Data []contract }
+			var p apitest.Page[contract]
 			r.Decode(t, &p)
 			if len(p.Data) != n {
 				t.Errorf("got %d contracts, want %d", len(p.Data), n)
@@ -277,7 +250,7 @@ func TestContracts_ListAndExternal(t *testing.T) {
 		{Name: "updated since the future", Key: a.Secret, Method: "GET", Path: "/contracts?updatedSince=2999-01-01T00:00:00Z", Status: 200, Check: count(0)},
 		{Name: "paged", Key: a.Secret, Method: "GET", Path: "/contracts?limit=2", Status: 200, Check: count(2)},
 		{Name: "bad filters listed", Key: a.Secret, Method: "GET", Path: "/contracts?contactId=x&type=999&status=alive&updatedSince=x",
-			Status: 422, Check: fields("contactId:invalid_uuid", "type:unknown_type", "status:invalid_enum", "updatedSince:invalid_datetime")},
+			Status: 422, Check: apitest.FieldErrorSet("contactId:invalid_uuid", "type:unknown_type", "status:invalid_enum", "updatedSince:invalid_datetime")},
 		{Name: "external create", Key: a.Secret, Method: "PUT", Path: "/external/ams/contracts/V-1", Body: ext, Status: 201},
 		{Name: "external update", Key: a.Secret, Method: "PUT", Path: "/external/ams/contracts/V-1",
 			Body: mk(c2, hm.ID, "K-9", "020", "suspended"), Status: 200,
@@ -289,12 +262,12 @@ func TestContracts_ListAndExternal(t *testing.T) {
 				}
 			}},
 		{Name: "external in another company creates its own", Key: b.Secret, Method: "PUT", Path: "/external/ams/contracts/V-1",
-			Body: ext, Status: 422, Check: fields("contactId:unknown_contact")},
+			Body: ext, Status: 422, Check: apitest.FieldErrorSet("contactId:unknown_contact")},
 		{Name: "external key of another contract", Key: a.Secret, Method: "PUT", Path: "/external/ams/contracts/V-2",
 			Body: ext, Status: 409, Problem: "contract_exists"},
 		{Name: "external bad path and body", Key: a.Secret, Method: "PUT", Path: "/external/ams/contracts/" + strings.Repeat("x", 256),
 			Body: map[string]any{"type": "1"}, Status: 422,
-			Check: fields("path.externalId:invalid_length", "contactId:required", "insurerId:required", "policyNumber:required",
+			Check: apitest.FieldErrorSet("path.externalId:invalid_length", "contactId:required", "insurerId:required", "policyNumber:required",
 				"type:unknown_type", "status:required")},
 	})
 }

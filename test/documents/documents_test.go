@@ -77,28 +77,16 @@ func mustUpload(t *testing.T, env *apitest.Env, key, path, filename string, cont
 
 func mustContact(t *testing.T, env *apitest.Env, key string) string {
 	t.Helper()
-	r := env.Do(t, apitest.Request{Method: "POST", Path: "/contacts", Key: key,
-		Body: map[string]any{"type": "private", "firstName": "Jürgen", "lastName": "Größe"}})
-	if r.Status != 201 {
-		t.Fatalf("create contact: %d %s", r.Status, r.Body)
-	}
-	var c struct{ ID string }
-	r.Decode(t, &c)
-	return c.ID
+	return apitest.Create[struct{ ID string }](t, env, key, "/contacts",
+		map[string]any{"type": "private", "firstName": "Jürgen", "lastName": "Größe"}).ID
 }
 
 func mustContract(t *testing.T, env *apitest.Env, key, contactID, policy string) string {
 	t.Helper()
 	var ins struct{ Data []struct{ ID string } }
 	env.Do(t, apitest.Request{Path: "/insurers?vuNumber=5501", Key: key}).Decode(t, &ins)
-	r := env.Do(t, apitest.Request{Method: "POST", Path: "/contracts", Key: key, Body: map[string]any{
-		"contactId": contactID, "insurerId": ins.Data[0].ID, "policyNumber": policy, "type": "020", "status": "active"}})
-	if r.Status != 201 {
-		t.Fatalf("create contract: %d %s", r.Status, r.Body)
-	}
-	var c struct{ ID string }
-	r.Decode(t, &c)
-	return c.ID
+	return apitest.Create[struct{ ID string }](t, env, key, "/contracts", map[string]any{
+		"contactId": contactID, "insurerId": ins.Data[0].ID, "policyNumber": policy, "type": "020", "status": "active"}).ID
 }
 
 // blobKey reads a document's blob key as the owner (the API never shows it).
@@ -213,7 +201,7 @@ func TestDocuments_UploadAndDownload(t *testing.T) {
 			}},
 		{Name: "list by contact", Key: a.Secret, Path: "/documents?contactId=" + contact, Status: 200,
 			Check: func(t *testing.T, r *apitest.Response) {
-				var page struct{ Data []document }
+				var page apitest.Page[document]
 				r.Decode(t, &page)
 				if len(page.Data) != 1 || page.Data[0].ID != d.ID {
 					t.Errorf("list %s", r.Body)

@@ -2,8 +2,6 @@ package portfolio
 
 import (
 	"bytes"
-	"fmt"
-	"slices"
 	"strings"
 	"testing"
 
@@ -27,42 +25,11 @@ var csvColumns = map[string]string{
 	"Vorname": "person.firstName", "Name": "person.lastName", "Geburtsdatum": "person.birthDate",
 }
 
-func problemFields(t *testing.T, r *apitest.Response) []string {
-	t.Helper()
-	var got []string
-	for _, e := range r.Problem(t).Errors {
-		got = append(got, e.Field+":"+e.Code)
-	}
-	slices.Sort(got)
-	return got
-}
-
-func wantFields(want ...string) func(t *testing.T, r *apitest.Response) {
-	return func(t *testing.T, r *apitest.Response) {
-		t.Helper()
-		slices.Sort(want)
-		if got := problemFields(t, r); !slices.Equal(got, want) {
-			t.Errorf("errors %v, want %v", got, want)
-		}
-	}
-}
-
-func mustMapping(t *testing.T, env *apitest.Env, key string, body map[string]any) mapping {
-	t.Helper()
-	r := env.Do(t, apitest.Request{Method: "POST", Path: "/portfolio-mappings", Key: key, Body: body})
-	if r.Status != 201 {
-		t.Fatalf("create mapping: %d %s", r.Status, r.Body)
-	}
-	var m mapping
-	r.Decode(t, &m)
-	return m
-}
-
 // TestPortfolio_Mappings: the CSV mapping resource and its error cases.
 func TestPortfolio_Mappings(t *testing.T) {
 	env := setup(t)
 	a, b := env.NewCompany(t), env.NewCompany(t)
-	m := mustMapping(t, env, a.Secret, map[string]any{"name": "Export", "columns": csvColumns,
+	m := apitest.Create[mapping](t, env, a.Secret, "/portfolio-mappings", map[string]any{"name": "Export", "columns": csvColumns,
 		"defaults": map[string]string{"contract.status": "aktiv"}})
 	if m.Columns["VSNR"] != "contract.policyNumber" || m.Defaults["contract.status"] != "aktiv" || m.DecimalPoint {
 		t.Fatalf("created %+v", m)
@@ -73,15 +40,15 @@ func TestPortfolio_Mappings(t *testing.T) {
 		{Name: "unknown and duplicate targets, defaults too", Key: a.Secret, Method: "POST", Path: "/portfolio-mappings",
 			Body: map[string]any{"name": "x", "columns": map[string]string{"VSNR": "contract.policyNumber", "Farbe": "contract.color",
 				"Nr": "contract.policyNumber"}, "defaults": map[string]string{"person.shoeSize": "42"}},
-			Status: 422, Check: wantFields("columns.Farbe:unknown_target", "columns.VSNR:duplicate_target", "defaults.person.shoeSize:unknown_target")},
+			Status: 422, Check: apitest.FieldErrorSet("columns.Farbe:unknown_target", "columns.VSNR:duplicate_target", "defaults.person.shoeSize:unknown_target")},
 		{Name: "policy number unmapped, name missing", Key: a.Secret, Method: "POST", Path: "/portfolio-mappings",
 			Body: map[string]any{"columns": map[string]string{"Name": "person.lastName"}}, Status: 422,
-			Check: wantFields("columns:required", "name:required")},
+			Check: apitest.FieldErrorSet("columns:required", "name:required")},
 		{Name: "no columns, empty default", Key: a.Secret, Method: "POST", Path: "/portfolio-mappings",
 			Body: map[string]any{"name": " ", "columns": map[string]string{}, "defaults": map[string]string{"contract.status": ""}}, Status: 422,
-			Check: wantFields("columns:required", "defaults.contract.status:invalid_length", "name:invalid_length")},
+			Check: apitest.FieldErrorSet("columns:required", "defaults.contract.status:invalid_length", "name:invalid_length")},
 		{Name: "unknown field", Key: a.Secret, Method: "POST", Path: "/portfolio-mappings",
-			Body: map[string]any{"name": "x", "columns": csvColumns, "comma": ","}, Status: 422, Check: wantFields("comma:unknown_field")},
+			Body: map[string]any{"name": "x", "columns": csvColumns, "comma": ","}, Status: 422, Check: apitest.FieldErrorSet("comma:unknown_field")},
 		{Name: "not JSON", Key: a.Secret, Method: "POST", Path: "/portfolio-mappings", Body: "name=x",
 			Header: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, Status: 415},
 		{Name: "read scope cannot create", Key: a.KeyWithScopes(t, "portfolio:read"), Method: "POST", Path: "/portfolio-mappings",
@@ -105,9 +72,9 @@ func TestPortfolio_Mappings(t *testing.T) {
 		{Name: "stale If-Match", Key: a.Secret, Method: "PATCH", Path: one, Header: map[string]string{"Content-Type": "application/merge-patch+json",
 			"If-Match": `"99"`}, Body: map[string]any{"name": "y"}, Status: 412},
 		{Name: "patch removing the policy number column", Key: a.Secret, Method: "PATCH", Path: one, Header: merge,
-			Body: map[string]any{"columns": map[string]any{"VSNR": nil}}, Status: 422, Check: wantFields("columns:required")},
+			Body: map[string]any{"columns": map[string]any{"VSNR": nil}}, Status: 422, Check: apitest.FieldErrorSet("columns:required")},
 		{Name: "patch to an unknown target", Key: a.Secret, Method: "PATCH", Path: one, Header: merge,
-			Body: map[string]any{"columns": map[string]any{"Farbe": "contract.color"}}, Status: 422, Check: wantFields("columns.Farbe:unknown_target")},
+			Body: map[string]any{"columns": map[string]any{"Farbe": "contract.color"}}, Status: 422, Check: apitest.FieldErrorSet("columns.Farbe:unknown_target")},
 		{Name: "patch merges columns key by key", Key: a.Secret, Method: "PATCH", Path: one, Header: merge,
 			Body: map[string]any{"columns": map[string]any{"Ort": "person.city", "Beginn": nil}, "defaults": nil, "decimalPoint": true}, Status: 200,
 			Check: func(t *testing.T, r *apitest.Response) {
@@ -118,7 +85,7 @@ func TestPortfolio_Mappings(t *testing.T) {
 				}
 			}},
 		{Name: "read-only field", Key: a.Secret, Method: "PATCH", Path: one, Header: merge, Body: map[string]any{"id": uuid.NewString()},
-			Status: 422, Check: wantFields("id:read_only_field")},
+			Status: 422, Check: apitest.FieldErrorSet("id:read_only_field")},
 		{Name: "list", Key: a.Secret, Path: "/portfolio-mappings", Status: 200, Check: func(t *testing.T, r *apitest.Response) {
 			if !bytes.Contains(r.Body, []byte(m.ID)) {
 				t.Error("list lacks the mapping")
@@ -144,8 +111,8 @@ func cp1252(t *testing.T, s string) []byte {
 func TestPortfolio_CSV(t *testing.T) {
 	env := setup(t)
 	a, b := env.NewCompany(t), env.NewCompany(t)
-	m := mustMapping(t, env, a.Secret, map[string]any{"name": "Export", "columns": csvColumns})
-	ofB := mustMapping(t, env, b.Secret, map[string]any{"name": "B", "columns": csvColumns})
+	m := apitest.Create[mapping](t, env, a.Secret, "/portfolio-mappings", map[string]any{"name": "Export", "columns": csvColumns})
+	ofB := apitest.Create[mapping](t, env, b.Secret, "/portfolio-mappings", map[string]any{"name": "B", "columns": csvColumns})
 	file := cp1252(t, "VSNR;VU-Nr;Sparte;Beginn;Beitrag;Zahlweise;Vorname;Name;Geburtsdatum;Notiz\n"+
 		"HR-1;5015;130;01.04.2020;\"1.234,56\";jährlich;Jürgen;Müller;03.02.1970;\"mit; Semikolon\"\n"+
 		"HR-2;5015;140;01.01.2021;12,50;monatlich;Jürgen;Müller;03.02.1970;\n"+
@@ -165,9 +132,11 @@ func TestPortfolio_CSV(t *testing.T) {
 		{"mapping with GDV", map[string]string{"format": "gdv_vu_vermittler", "mappingId": m.ID}, "mappingId:not_applicable"},
 	} {
 		r := upload(t, env, a.Secret, tc.fields, "bestand.csv", file)
-		if r.Status != 422 || fmt.Sprint(problemFields(t, r)) != fmt.Sprint([]string{tc.want}) {
+		if r.Status != 422 {
 			t.Errorf("%s: %d %s", tc.name, r.Status, r.Body)
+			continue
 		}
+		apitest.FieldErrors(tc.want)(t, r)
 	}
 
 	r := upload(t, env, a.Secret, csv(m.ID), "bestand.csv", file)
@@ -207,7 +176,7 @@ func TestPortfolio_CSV(t *testing.T) {
 	}
 
 	// The same file again, with autoCommit: nothing changes, and the summary says so.
-	m2 := mustMapping(t, env, a.Secret, map[string]any{"name": "Export 2", "columns": csvColumns})
+	m2 := apitest.Create[mapping](t, env, a.Secret, "/portfolio-mappings", map[string]any{"name": "Export 2", "columns": csvColumns})
 	r = upload(t, env, a.Secret, map[string]string{"format": "csv", "source": "mvp", "mappingId": m2.ID, "autoCommit": "true"}, "bestand.csv", file)
 	r.Decode(t, &tr)
 	tr = await(t, env, a.Secret, tr.ID, "committed", "failed")
@@ -226,7 +195,7 @@ func TestPortfolio_CSV(t *testing.T) {
 func TestPortfolio_MappingDeletedDuringCreate(t *testing.T) {
 	env := setup(t)
 	a := env.NewCompany(t)
-	m := mustMapping(t, env, a.Secret, map[string]any{"name": "Gleich weg", "columns": csvColumns})
+	m := apitest.Create[mapping](t, env, a.Secret, "/portfolio-mappings", map[string]any{"name": "Gleich weg", "columns": csvColumns})
 	for _, q := range []string{
 		`CREATE OR REPLACE FUNCTION test_delete_mapping() RETURNS trigger LANGUAGE plpgsql AS $$
 		BEGIN DELETE FROM portfolio_mappings WHERE id = NEW.mapping_id; RETURN NEW; END $$`,
@@ -240,9 +209,10 @@ func TestPortfolio_MappingDeletedDuringCreate(t *testing.T) {
 	t.Cleanup(func() { _, _ = env.OwnerDB.Exec(`DROP TRIGGER IF EXISTS test_delete_mapping ON portfolio_transfers`) })
 	r := upload(t, env, a.Secret, map[string]string{"format": "csv", "mappingId": m.ID}, "race.csv",
 		[]byte("VSNR;VU-Nr\nR-1;5015\n"))
-	if r.Status != 422 || fmt.Sprint(problemFields(t, r)) != "[mappingId:unknown_mapping]" {
+	if r.Status != 422 {
 		t.Fatalf("%d %s", r.Status, r.Body)
 	}
+	apitest.FieldErrors("mappingId:unknown_mapping")(t, r)
 	if n := blobs(t, env, a); n != 0 {
 		t.Errorf("%d blobs left by the refused transfer", n)
 	}

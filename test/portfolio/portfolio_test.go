@@ -124,13 +124,7 @@ func count(t *testing.T, env *apitest.Env, key, path string) int {
 	n := 0
 	for path != "" {
 		r := env.Do(t, apitest.Request{Path: path, Key: key})
-		var p struct {
-			Data       []map[string]any
-			Pagination struct {
-				NextCursor string `json:"nextCursor"`
-				HasMore    bool   `json:"hasMore"`
-			}
-		}
+		var p apitest.Page[map[string]any]
 		r.Decode(t, &p)
 		n += len(p.Data)
 		path = ""

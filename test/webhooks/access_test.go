@@ -44,7 +44,7 @@ func TestWebhooks_CredentialDecidesAtDelivery(t *testing.T) {
 	co := env.NewCompany(t)
 	key := co.Key(t, apitestKey("webhooks:write", "leads:read", "leads:write"))
 	rcv := newReceiver(t)
-	ep := create(t, env, key.Secret, map[string]any{"url": rcv.URL, "events": []string{"*"}})
+	ep := apitest.Create[endpoint](t, env, key.Secret, "/webhook-endpoints", map[string]any{"url": rcv.URL, "events": []string{"*"}})
 	env.NewUser(t, co, "agent") // user.created: needs users:read, which the key lacks
 	createLead(t, env, co.Secret, "Berger")
 	got := rcv.waitFor(t, 30*time.Second, "the lead event", atLeast(1))
@@ -60,7 +60,7 @@ func TestWebhooks_CredentialDecidesAtDelivery(t *testing.T) {
 	createLead(t, env, co.Secret, "Meier")
 	// A second endpoint of the same company, of an active key, proves the event was dispatched.
 	other := newReceiver(t)
-	create(t, env, co.Secret, map[string]any{"url": other.URL, "events": []string{"lead.created"}})
+	apitest.Create[endpoint](t, env, co.Secret, "/webhook-endpoints", map[string]any{"url": other.URL, "events": []string{"lead.created"}})
 	createLead(t, env, co.Secret, "Schulz")
 	other.waitFor(t, 30*time.Second, "the active endpoint's delivery", atLeast(1))
 	time.Sleep(time.Second)
@@ -93,8 +93,8 @@ func TestWebhooks_Sandbox(t *testing.T) {
 	env := setup(t)
 	co := env.NewCompany(t)
 	live, sandbox := newReceiver(t), newReceiver(t)
-	liveEP := create(t, env, co.Secret, map[string]any{"url": live.URL, "events": []string{"user.created"}})
-	sbEP := create(t, env, co.TestSecret, map[string]any{"url": sandbox.URL, "events": []string{"user.created"}})
+	liveEP := apitest.Create[endpoint](t, env, co.Secret, "/webhook-endpoints", map[string]any{"url": live.URL, "events": []string{"user.created"}})
+	sbEP := apitest.Create[endpoint](t, env, co.TestSecret, "/webhook-endpoints", map[string]any{"url": sandbox.URL, "events": []string{"user.created"}})
 	u := env.NewUser(t, co, "agent") // created in both: the live company and its twin
 	data := func(r received) string {
 		var e struct {
@@ -115,7 +115,7 @@ func TestWebhooks_Sandbox(t *testing.T) {
 		{Name: "live key cannot see the sandbox endpoint", Key: co.Secret, Path: "/webhook-endpoints/" + sbEP.ID, Status: 404},
 		{Name: "sandbox key cannot see the live endpoint", Key: co.TestSecret, Path: "/webhook-endpoints/" + liveEP.ID, Status: 404},
 		{Name: "sandbox list has only its own", Key: co.TestSecret, Path: "/webhook-endpoints", Status: 200, Check: func(t *testing.T, r *apitest.Response) {
-			var page struct{ Data []endpoint }
+			var page apitest.Page[endpoint]
 			r.Decode(t, &page)
 			if len(page.Data) != 1 || page.Data[0].ID != sbEP.ID {
 				t.Errorf("sandbox list %s", r.Body)

@@ -18,7 +18,7 @@ func TestWebhooks_RotationOverlap(t *testing.T) {
 	env := setup(t)
 	co := env.NewCompany(t)
 	rcv := newReceiver(t)
-	ep := create(t, env, co.Secret, map[string]any{"url": rcv.URL, "events": []string{"*"}})
+	ep := apitest.Create[endpoint](t, env, co.Secret, "/webhook-endpoints", map[string]any{"url": rcv.URL, "events": []string{"*"}})
 	ping := func() received {
 		t.Helper()
 		n := len(rcv.requests())
@@ -76,7 +76,7 @@ type feedEvent struct {
 
 func disabledEvents(t *testing.T, env *apitest.Env, key string) []feedEvent {
 	t.Helper()
-	var feed struct{ Data []feedEvent }
+	var feed apitest.Page[feedEvent]
 	env.Do(t, apitest.Request{Path: "/events?types=webhook_endpoint.disabled", Key: key}).Decode(t, &feed)
 	return feed.Data
 }
@@ -88,7 +88,7 @@ func TestWebhooks_GoneDisables(t *testing.T) {
 	co := env.NewCompany(t)
 	rcv := newReceiver(t)
 	rcv.always.Store(410)
-	ep := create(t, env, co.Secret, map[string]any{"url": rcv.URL, "events": []string{"user.created"}})
+	ep := apitest.Create[endpoint](t, env, co.Secret, "/webhook-endpoints", map[string]any{"url": rcv.URL, "events": []string{"user.created"}})
 	env.NewUser(t, co, "agent")
 	log := waitLog(t, env, co.Secret, ep.ID, func(d []delivery) bool { return len(d) == 1 })
 	if log[0].Status != "failed" || *log[0].HTTPStatus != 410 || log[0].NextAttemptAt != nil {
@@ -117,7 +117,7 @@ func TestWebhooks_FailingFiveDaysDisables(t *testing.T) {
 	co := env.NewCompany(t)
 	rcv := newReceiver(t)
 	rcv.always.Store(500)
-	ep := create(t, env, co.Secret, map[string]any{"url": rcv.URL, "events": []string{"user.created"}})
+	ep := apitest.Create[endpoint](t, env, co.Secret, "/webhook-endpoints", map[string]any{"url": rcv.URL, "events": []string{"user.created"}})
 	env.NewUser(t, co, "agent")
 	waitLog(t, env, co.Secret, ep.ID, func(d []delivery) bool { return len(d) >= 1 })
 	var got endpoint

@@ -19,7 +19,7 @@ func TestWebhooks_DeliveryRetriesAndRedelivery(t *testing.T) {
 	co := env.NewCompany(t)
 	rcv := newReceiver(t)
 	rcv.failures.Store(2)
-	ep := create(t, env, co.Secret, map[string]any{"url": rcv.URL + "/hook", "events": []string{"user.created"}})
+	ep := apitest.Create[endpoint](t, env, co.Secret, "/webhook-endpoints", map[string]any{"url": rcv.URL + "/hook", "events": []string{"user.created"}})
 	if !strings.HasPrefix(ep.Secret, "whsec_") {
 		t.Fatalf("secret %q", ep.Secret)
 	}
@@ -50,7 +50,7 @@ func TestWebhooks_DeliveryRetriesAndRedelivery(t *testing.T) {
 		t.Errorf("delivered %s", got[2].Body)
 	}
 	// The same envelope as the feed.
-	var feed struct{ Data []json.RawMessage }
+	var feed apitest.Page[json.RawMessage]
 	env.Do(t, apitest.Request{Path: "/events?types=user.created", Key: co.Secret}).Decode(t, &feed)
 	found := false
 	for _, e := range feed.Data {
@@ -107,7 +107,7 @@ func TestWebhooks_Ping(t *testing.T) {
 	env := setup(t)
 	co := env.NewCompany(t)
 	rcv := newReceiver(t)
-	ep := create(t, env, co.Secret, map[string]any{"url": rcv.URL, "events": []string{"*"}})
+	ep := apitest.Create[endpoint](t, env, co.Secret, "/webhook-endpoints", map[string]any{"url": rcv.URL, "events": []string{"*"}})
 	path := "/webhook-endpoints/" + ep.ID + "/test"
 	env.Run(t, []apitest.Case{
 		{Name: "ping succeeds", Key: co.Secret, Method: "POST", Path: path, Status: 200, Check: func(t *testing.T, r *apitest.Response) {
@@ -143,7 +143,7 @@ func TestWebhooks_Ping(t *testing.T) {
 			}
 		}},
 		{Name: "pings are not in the feed", Key: co.Secret, Path: "/events?types=ping", Status: 200, Check: func(t *testing.T, r *apitest.Response) {
-			var feed struct{ Data []any }
+			var feed apitest.Page[any]
 			r.Decode(t, &feed)
 			if len(feed.Data) != 0 {
 				t.Errorf("feed has pings: %s", r.Body)

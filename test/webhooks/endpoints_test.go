@@ -14,7 +14,7 @@ func TestWebhooks_Endpoints(t *testing.T) {
 	env := setup(t)
 	a, b := env.NewCompany(t), env.NewCompany(t)
 	rcv := newReceiver(t)
-	ep := create(t, env, a.Secret, map[string]any{"url": rcv.URL, "events": []string{"lead.updated", "lead.created", "lead.created"},
+	ep := apitest.Create[endpoint](t, env, a.Secret, "/webhook-endpoints", map[string]any{"url": rcv.URL, "events": []string{"lead.updated", "lead.created", "lead.created"},
 		"description": "CRM sync"})
 	one := "/webhook-endpoints/" + ep.ID
 	readOnly := a.KeyWithScopes(t, "webhooks:read")
@@ -36,7 +36,7 @@ func TestWebhooks_Endpoints(t *testing.T) {
 				}
 			}},
 		{Name: "list", Key: a.Secret, Path: "/webhook-endpoints?limit=1", Status: 200, Check: func(t *testing.T, r *apitest.Response) {
-			var page struct{ Data []endpoint }
+			var page apitest.Page[endpoint]
 			r.Decode(t, &page)
 			if len(page.Data) != 1 || page.Data[0].ID != ep.ID {
 				t.Errorf("list %s", r.Body)
@@ -52,32 +52,32 @@ func TestWebhooks_Endpoints(t *testing.T) {
 		{Name: "malformed JSON", Key: a.Secret, Method: "POST", Path: "/webhook-endpoints", Body: "{", Status: 400, Problem: "malformed_json"},
 		{Name: "every invalid field at once", Key: a.Secret, Method: "POST", Path: "/webhook-endpoints",
 			Body:   map[string]any{"url": "ftp://x", "events": []string{"nope.nope"}, "description": strings.Repeat("x", 501)},
-			Status: 422, Problem: "validation_failed", Check: fieldCodes("url:https_required", "events:invalid_event_type", "description:too_long")},
+			Status: 422, Problem: "validation_failed", Check: apitest.FieldErrors("url:https_required", "events:invalid_event_type", "description:too_long")},
 		{Name: "url and events required", Key: a.Secret, Method: "POST", Path: "/webhook-endpoints", Body: map[string]any{},
-			Status: 422, Check: fieldCodes("url:required", "events:required")},
+			Status: 422, Check: apitest.FieldErrors("url:required", "events:required")},
 		{Name: "wildcard not alone", Key: a.Secret, Method: "POST", Path: "/webhook-endpoints",
 			Body:   map[string]any{"url": "https://hooks.example.com", "events": []string{"*", "lead.created"}},
-			Status: 422, Check: fieldCodes("events:wildcard_not_alone")},
+			Status: 422, Check: apitest.FieldErrors("events:wildcard_not_alone")},
 		{Name: "unknown field", Key: a.Secret, Method: "POST", Path: "/webhook-endpoints",
 			Body:   map[string]any{"url": "https://hooks.example.com", "events": []string{"*"}, "secret": "mine"},
-			Status: 422, Check: fieldCodes("secret:unknown_field")},
+			Status: 422, Check: apitest.FieldErrors("secret:unknown_field")},
 		{Name: "a type the key may not receive", Key: leadsOnly, Method: "POST", Path: "/webhook-endpoints",
 			Body:   map[string]any{"url": "https://hooks.example.com", "events": []string{"lead.created", "user.created"}},
-			Status: 422, Check: fieldCodes("events:event_type_forbidden")},
+			Status: 422, Check: apitest.FieldErrors("events:event_type_forbidden")},
 		{Name: "user info in the url", Key: a.Secret, Method: "POST", Path: "/webhook-endpoints",
 			Body:   map[string]any{"url": "https://u:p@hooks.example.com", "events": []string{"*"}},
-			Status: 422, Check: fieldCodes("url:url_credentials_not_allowed")},
+			Status: 422, Check: apitest.FieldErrors("url:url_credentials_not_allowed")},
 		{Name: "private address", Key: a.Secret, Method: "POST", Path: "/webhook-endpoints",
 			Body:   map[string]any{"url": "https://10.0.0.1/hook", "events": []string{"*"}},
-			Status: 422, Check: fieldCodes("url:url_not_allowed")},
+			Status: 422, Check: apitest.FieldErrors("url:url_not_allowed")},
 		{Name: "decimal IP", Key: a.Secret, Method: "POST", Path: "/webhook-endpoints",
 			Body:   map[string]any{"url": "https://2130706433/hook", "events": []string{"*"}},
-			Status: 422, Check: fieldCodes("url:invalid_host")},
+			Status: 422, Check: apitest.FieldErrors("url:invalid_host")},
 		{Name: "patch needs a body that is an object", Key: a.Secret, Method: "PATCH", Path: one, Body: "[]", Status: 400},
 		{Name: "patch cannot clear url", Key: a.Secret, Method: "PATCH", Path: one, Body: map[string]any{"url": nil},
-			Status: 422, Check: fieldCodes("url:required")},
+			Status: 422, Check: apitest.FieldErrors("url:required")},
 		{Name: "patch server-owned field", Key: a.Secret, Method: "PATCH", Path: one, Body: map[string]any{"id": ep.ID},
-			Status: 422, Check: fieldCodes("id:read_only_field")},
+			Status: 422, Check: apitest.FieldErrors("id:read_only_field")},
 		{Name: "stale If-Match", Key: a.Secret, Method: "PATCH", Path: one, Body: map[string]any{"enabled": false},
 			Header: map[string]string{"If-Match": `"7"`}, Status: 412, Problem: "etag_mismatch"},
 		{Name: "other company cannot patch", Key: b.Secret, Method: "PATCH", Path: one, Body: map[string]any{"enabled": false}, Status: 404},
@@ -85,7 +85,7 @@ func TestWebhooks_Endpoints(t *testing.T) {
 		{Name: "other company cannot test", Key: b.Secret, Method: "POST", Path: one + "/test", Status: 404},
 		{Name: "other company cannot read the log", Key: b.Secret, Path: one + "/deliveries", Status: 404},
 		{Name: "other company cannot delete", Key: b.Secret, Method: "DELETE", Path: one, Status: 404},
-		{Name: "bad status filter", Key: a.Secret, Path: one + "/deliveries?status=done", Status: 422, Check: fieldCodes("status:invalid_enum")},
+		{Name: "bad status filter", Key: a.Secret, Path: one + "/deliveries?status=done", Status: 422, Check: apitest.FieldErrors("status:invalid_enum")},
 		{Name: "retry of an unknown delivery", Key: a.Secret, Method: "POST", Path: one + "/deliveries/" + ep.ID + "/retry", Status: 404},
 		{Name: "retry with a bad delivery id", Key: a.Secret, Method: "POST", Path: one + "/deliveries/x/retry", Status: 400, Problem: "invalid_id"},
 		{Name: "disable", Key: a.Secret, Method: "PATCH", Path: one, Body: map[string]any{"enabled": false},
@@ -154,23 +154,9 @@ func TestWebhooks_Endpoints(t *testing.T) {
 	t.Run("at most 20 endpoints per company", func(t *testing.T) {
 		c := env.NewCompany(t)
 		for range 20 {
-			create(t, env, c.Secret, valid)
+			apitest.Create[endpoint](t, env, c.Secret, "/webhook-endpoints", valid)
 		}
 		env.Run(t, []apitest.Case{{Name: "21st", Key: c.Secret, Method: "POST", Path: "/webhook-endpoints", Body: valid,
 			Status: 409, Problem: "endpoint_limit"}})
 	})
-}
-
-// fieldCodes checks that a 422 lists exactly these "field:code" pairs.
-func fieldCodes(want ...string) func(t *testing.T, r *apitest.Response) {
-	return func(t *testing.T, r *apitest.Response) {
-		p := r.Problem(t)
-		var got []string
-		for _, e := range p.Errors {
-			got = append(got, e.Field+":"+e.Code)
-		}
-		if strings.Join(got, " ") != strings.Join(want, " ") {
-			t.Errorf("errors %v, want %v", got, want)
-		}
-	}
 }

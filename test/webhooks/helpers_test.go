@@ -184,18 +184,6 @@ type delivery struct {
 	NextAttemptAt *time.Time `json:"nextAttemptAt"`
 }
 
-// create registers an endpoint with key and fails the test unless it is 201.
-func create(t *testing.T, env *apitest.Env, key string, body any) endpoint {
-	t.Helper()
-	r := env.Do(t, apitest.Request{Method: "POST", Path: "/webhook-endpoints", Key: key, Body: body})
-	if r.Status != 201 {
-		t.Fatalf("create endpoint: %d %s", r.Status, r.Body)
-	}
-	var ep endpoint
-	r.Decode(t, &ep)
-	return ep
-}
-
 // deliveries reads an endpoint's delivery log (newest first).
 func deliveries(t *testing.T, env *apitest.Env, key, id, query string) []delivery {
 	t.Helper()
@@ -203,7 +191,7 @@ func deliveries(t *testing.T, env *apitest.Env, key, id, query string) []deliver
 	if r.Status != 200 {
 		t.Fatalf("deliveries: %d %s", r.Status, r.Body)
 	}
-	var page struct{ Data []delivery }
+	var page apitest.Page[delivery]
 	r.Decode(t, &page)
 	return page.Data
 }

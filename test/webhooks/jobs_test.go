@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/brokerdesk/brokerdesk/test/apitest"
 )
 
 // TestJobs_PeriodicPurges: the purges are river periodic jobs, run by the process river elected
@@ -39,7 +41,7 @@ func TestJobs_PeriodicPurges(t *testing.T) {
 
 	co := env.NewCompany(t)
 	rcv := newReceiver(t)
-	ep := create(t, env, co.Secret, map[string]any{"url": rcv.URL, "events": []string{"*"}})
+	ep := apitest.Create[endpoint](t, env, co.Secret, "/webhook-endpoints", map[string]any{"url": rcv.URL, "events": []string{"*"}})
 	ctx := context.Background()
 	insert := func(age time.Duration) uuid.UUID {
 		id := uuid.New()

@@ -51,12 +51,12 @@ func TestWebhooks_OAuthUserGrant(t *testing.T) {
 	other := env.NewUser(t, co, "agent")
 	g := co.UserOAuthToken(t, u, "webhooks:write", "leads:read")
 	rcv := newReceiver(t)
-	ep := create(t, env, g.AccessToken, map[string]any{"url": rcv.URL, "events": []string{"lead.created"}})
+	ep := apitest.Create[endpoint](t, env, g.AccessToken, "/webhook-endpoints", map[string]any{"url": rcv.URL, "events": []string{"lead.created"}})
 	if ep.CredentialID != nil || ep.OAuthClientID == nil || *ep.OAuthClientID != g.Client.ID.String() {
 		t.Fatalf("endpoint credential: key %v, client %v; want client %s", ep.CredentialID, ep.OAuthClientID, g.Client.ID)
 	}
 	all := newReceiver(t) // a company-level endpoint proves every event below was dispatched
-	allEP := create(t, env, co.Secret, map[string]any{"url": all.URL, "events": []string{"lead.created"}})
+	allEP := apitest.Create[endpoint](t, env, co.Secret, "/webhook-endpoints", map[string]any{"url": all.URL, "events": []string{"lead.created"}})
 	if allEP.OAuthClientID != nil || allEP.CredentialID == nil {
 		t.Fatalf("key endpoint credential: key %v, client %v", allEP.CredentialID, allEP.OAuthClientID)
 	}
@@ -94,7 +94,7 @@ func TestWebhooks_OAuthClientCredentials(t *testing.T) {
 	agent := env.NewUser(t, co, "agent")
 	tok := co.OAuthToken(t, "live", "webhooks:write", "leads:read")
 	rcv := newReceiver(t)
-	ep := create(t, env, tok, map[string]any{"url": rcv.URL, "events": []string{"lead.created"}})
+	ep := apitest.Create[endpoint](t, env, tok, "/webhook-endpoints", map[string]any{"url": rcv.URL, "events": []string{"lead.created"}})
 	if ep.OAuthClientID == nil {
 		t.Fatalf("endpoint without its client: %+v", ep)
 	}
@@ -106,7 +106,7 @@ func TestWebhooks_OAuthClientCredentials(t *testing.T) {
 		t.Fatal(err)
 	}
 	all := newReceiver(t)
-	create(t, env, co.Secret, map[string]any{"url": all.URL, "events": []string{"lead.created"}})
+	apitest.Create[endpoint](t, env, co.Secret, "/webhook-endpoints", map[string]any{"url": all.URL, "events": []string{"lead.created"}})
 	lead("Danach")
 	all.waitFor(t, 30*time.Second, "the company endpoint's delivery", atLeast(1))
 	time.Sleep(time.Second)
@@ -125,9 +125,9 @@ func TestWebhooks_OAuthInactiveUser(t *testing.T) {
 	u := env.NewUser(t, co, "manager")
 	g := co.UserOAuthToken(t, u, "webhooks:write", "leads:read")
 	rcv := newReceiver(t)
-	ep := create(t, env, g.AccessToken, map[string]any{"url": rcv.URL, "events": []string{"lead.created"}})
+	ep := apitest.Create[endpoint](t, env, g.AccessToken, "/webhook-endpoints", map[string]any{"url": rcv.URL, "events": []string{"lead.created"}})
 	all := newReceiver(t)
-	create(t, env, co.Secret, map[string]any{"url": all.URL, "events": []string{"lead.created"}})
+	apitest.Create[endpoint](t, env, co.Secret, "/webhook-endpoints", map[string]any{"url": all.URL, "events": []string{"lead.created"}})
 	if err := env.Operator(context.Background(), co.ID, func(tx *sql.Tx) error {
 		_, err := tx.Exec(`UPDATE users SET status = 'inactive' WHERE id = $1`, u.ID)
 		return err

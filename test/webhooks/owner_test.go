@@ -28,7 +28,7 @@ func listIDs(t *testing.T, env *apitest.Env, key string) []string {
 	if r.Status != 200 {
 		t.Fatalf("list: %d %s", r.Status, r.Body)
 	}
-	var page struct{ Data []endpoint }
+	var page apitest.Page[endpoint]
 	r.Decode(t, &page)
 	ids := []string{}
 	for _, e := range page.Data {
@@ -89,7 +89,7 @@ func TestWebhooks_EndpointOwnerMatrix(t *testing.T) {
 	eps := map[string]string{} // owner → endpoint id
 	var all []string
 	for _, o := range owners {
-		ep := create(t, env, keys[o], map[string]any{"url": "https://hooks.example.com/" + strings.ReplaceAll(o, " ", "-"),
+		ep := apitest.Create[endpoint](t, env, keys[o], "/webhook-endpoints", map[string]any{"url": "https://hooks.example.com/" + strings.ReplaceAll(o, " ", "-"),
 			"events": []string{"lead.deleted"}})
 		eps[o] = ep.ID
 		all = append(all, ep.ID)
@@ -190,7 +190,7 @@ func TestWebhooks_EndpointLimitCountsEveryCredential(t *testing.T) {
 		if i == 0 {
 			key = mine
 		}
-		create(t, env, key, map[string]any{"url": "https://hooks.example.com/" + string(rune('a'+i)), "events": []string{"lead.deleted"}})
+		apitest.Create[endpoint](t, env, key, "/webhook-endpoints", map[string]any{"url": "https://hooks.example.com/" + string(rune('a'+i)), "events": []string{"lead.deleted"}})
 	}
 	r := env.Do(t, apitest.Request{Method: "POST", Path: "/webhook-endpoints", Key: other,
 		Body: map[string]any{"url": "https://hooks.example.com/z", "events": []string{"lead.deleted"}}})
@@ -215,7 +215,7 @@ func TestWebhooks_DisabledEventFollowsTheEndpoint(t *testing.T) {
 	k := a.Key(t, operator.NewKeyInput{Kind: tenancy.KindSecret, Env: tenancy.EnvLive, UserID: &manager.ID})
 	agentKey := a.UserKey(t, agent)
 	rcv := newReceiver(t)
-	ep := create(t, env, k.Secret, map[string]any{"url": rcv.URL + "/capability-token-xyz", "events": []string{"lead.created"}})
+	ep := apitest.Create[endpoint](t, env, k.Secret, "/webhook-endpoints", map[string]any{"url": rcv.URL + "/capability-token-xyz", "events": []string{"lead.created"}})
 	if _, err := env.Ops.DeactivateKey(context.Background(), k.ID.String()); err != nil {
 		t.Fatal(err)
 	}
@@ -333,7 +333,7 @@ func TestWebhooks_EndpointOwnerLayers(t *testing.T) {
 	body := func(n string) map[string]any {
 		return map[string]any{"url": "https://hooks.example.com/" + n, "events": []string{"lead.deleted"}}
 	}
-	e1, e2, ec := create(t, env, m1Key, body("m1")).ID, create(t, env, m2Key, body("m2")).ID, create(t, env, companyKey, body("c")).ID
+	e1, e2, ec := apitest.Create[endpoint](t, env, m1Key, "/webhook-endpoints", body("m1")).ID, apitest.Create[endpoint](t, env, m2Key, "/webhook-endpoints", body("m2")).ID, apitest.Create[endpoint](t, env, companyKey, "/webhook-endpoints", body("c")).ID
 	all := sorted(e1, e2, ec)
 	ids := func(t *testing.T, key, path string) []string {
 		t.Helper()

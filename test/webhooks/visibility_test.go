@@ -8,6 +8,7 @@ import (
 
 	"github.com/brokerdesk/brokerdesk/app/operator"
 	"github.com/brokerdesk/brokerdesk/tenancy"
+	"github.com/brokerdesk/brokerdesk/test/apitest"
 )
 
 // TestWebhooks_UserVisibilityAtDelivery: an endpoint registered with a user-bound key receives
@@ -22,10 +23,10 @@ func TestWebhooks_UserVisibilityAtDelivery(t *testing.T) {
 	userKey := co.Key(t, operator.NewKeyInput{Kind: tenancy.KindSecret, Env: tenancy.EnvLive, UserID: &u.ID,
 		Scopes: []string{"webhooks:write", "leads:read"}})
 	rcv := newReceiver(t)
-	create(t, env, userKey.Secret, map[string]any{"url": rcv.URL, "events": []string{"lead.created"}})
+	apitest.Create[endpoint](t, env, userKey.Secret, "/webhook-endpoints", map[string]any{"url": rcv.URL, "events": []string{"lead.created"}})
 	// A company-level endpoint proves every event below was dispatched.
 	all := newReceiver(t)
-	create(t, env, co.Secret, map[string]any{"url": all.URL, "events": []string{"lead.created"}})
+	apitest.Create[endpoint](t, env, co.Secret, "/webhook-endpoints", map[string]any{"url": all.URL, "events": []string{"lead.created"}})
 
 	lead := func(last, owner string) { t.Helper(); ownedLead(t, env, co.Secret, last, owner) }
 	lead("Kollege", other.ID.String()) // the manager sees it

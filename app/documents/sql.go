@@ -1,0 +1,11 @@
+package documents
+
+// The statements of this package that ent does not write, each with the reason.
+
+// documentKeysQuery and transferKeysQuery name which of the blob keys $1 a row of the pinned
+// company still holds. Raw SQL because the sweep is a river job on the job pool: it reads in a
+// pgx transaction (tenancy.BeginPgx), where ent has no client.
+const (
+	documentKeysQuery = `SELECT blob_key FROM documents WHERE blob_key = ANY($1)`
+	transferKeysQuery = `SELECT blob_key FROM portfolio_transfers WHERE blob_key = ANY($1)`
+)
