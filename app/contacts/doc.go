@@ -16,6 +16,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/app/platform/extref"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
+	"github.com/brokerdesk/brokerdesk/app/platform/jsondoc"
 	"github.com/brokerdesk/brokerdesk/app/platform/ptr"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 )
@@ -167,7 +168,7 @@ func CheckPatch(v *errs.Invalid, prefix, typ string, patch map[string]any, now t
 		own.Add("type", "immutable", "the type of the contact is contactType")
 	}
 	d := Doc{Type: typ}
-	err := httpx.ApplyPatch(&d, rest)
+	err := jsondoc.ApplyPatch(&d, rest)
 	if err != nil {
 		var bad *errs.Invalid
 		if !errors.As(err, &bad) {

@@ -11,6 +11,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/app/platform/extref"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
+	"github.com/brokerdesk/brokerdesk/app/platform/jsondoc"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
@@ -88,7 +89,7 @@ func (s *Service) mergeUpsert(cur Contact, in upsertInput) (upsertInput, error) 
 	if err != nil {
 		return in, err
 	}
-	if err := httpx.ApplyPatch(&doc, patch); err != nil {
+	if err := jsondoc.ApplyPatch(&doc, patch); err != nil {
 		return in, err
 	}
 	in.d = doc

@@ -16,6 +16,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
 	"github.com/brokerdesk/brokerdesk/app/platform/identity"
+	"github.com/brokerdesk/brokerdesk/app/platform/jsondoc"
 	"github.com/brokerdesk/brokerdesk/policy"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
@@ -259,7 +260,7 @@ func (h *Handler) readPatch(c *fiber.Ctx, cur Contact) (Doc, error) {
 	if patch, err = FillEmptyIfAsked(d, patch); err != nil {
 		return Doc{}, err
 	}
-	err = httpx.ApplyPatch(&d, patch)
+	err = jsondoc.ApplyPatch(&d, patch)
 	return d, err
 }
 

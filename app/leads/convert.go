@@ -14,6 +14,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
 	"github.com/brokerdesk/brokerdesk/app/platform/identity"
+	"github.com/brokerdesk/brokerdesk/app/platform/jsondoc"
 	"github.com/brokerdesk/brokerdesk/app/platform/ptr"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
@@ -190,7 +191,7 @@ func (s *Service) Convert(ctx context.Context, id uuid.UUID, in ConvertInput) (C
 // overrides applied (a merge patch).
 func leadDoc(l *ent.Lead, typ string, overrides map[string]any) (contacts.Doc, error) {
 	d := contacts.NewDoc(typ, l.FirstName, l.LastName, l.Email, l.OwnerID)
-	if err := httpx.ApplyPatch(&d, overrides); err != nil {
+	if err := jsondoc.ApplyPatch(&d, overrides); err != nil {
 		return contacts.Doc{}, errs.Prefixed(err, "overrides.")
 	}
 	return d, nil
@@ -222,7 +223,7 @@ func (s *Service) mergeInto(ctx context.Context, l *ent.Lead, c contacts.Contact
 	if overrides, err = contacts.FillEmptyIfAsked(d, overrides); err != nil {
 		return contacts.Contact{}, err
 	}
-	if err := httpx.ApplyPatch(&d, overrides); err != nil {
+	if err := jsondoc.ApplyPatch(&d, overrides); err != nil {
 		return contacts.Contact{}, err
 	}
 	return s.contacts.SaveWith(ctx, c, d, phones, true)

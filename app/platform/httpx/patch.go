@@ -3,13 +3,12 @@ package httpx
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
-	"reflect"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
+	"github.com/brokerdesk/brokerdesk/app/platform/jsondoc"
 )
 
 // ServerOwned are fields a client never writes: a merge patch naming one is refused with 422
@@ -52,7 +51,7 @@ func MergePatch(c *fiber.Ctx, current any) error {
 	if err != nil {
 		return err
 	}
-	return ApplyPatch(current, patch)
+	return jsondoc.ApplyPatch(current, patch)
 }
 
 // ReadMergePatch reads the body of a PATCH as MergePatch does (content type, a JSON object,
@@ -79,60 +78,6 @@ func ReadMergePatch(c *fiber.Ctx) (map[string]any, error) {
 	return patch, v.Err()
 }
 
-// ApplyPatch applies patch (from ReadMergePatch) to current, decodes the result back into
-// current (unknown fields are 422) and runs its Validate when it has one.
-func ApplyPatch(current any, patch map[string]any) error {
-	doc, err := json.Marshal(current)
-	if err != nil {
-		return err
-	}
-	var target any
-	d2 := json.NewDecoder(bytes.NewReader(doc))
-	d2.UseNumber()
-	if err := d2.Decode(&target); err != nil {
-		return err
-	}
-	merged, err := json.Marshal(ApplyMergePatch(target, patch))
-	if err != nil {
-		return err
-	}
-	// Decode into a zeroed value: fields the patch removed must end up empty, not keep the old value.
-	rv := reflect.ValueOf(current)
-	if rv.Kind() != reflect.Pointer || rv.IsNil() {
-		return fmt.Errorf("merge patch: want a non-nil pointer, got %T", current)
-	}
-	rv.Elem().Set(reflect.Zero(rv.Elem().Type()))
-	strict := json.NewDecoder(bytes.NewReader(merged))
-	strict.DisallowUnknownFields()
-	if err := strict.Decode(current); err != nil {
-		return decodeError(err)
-	}
-	if val, ok := current.(Validator); ok {
-		return val.Validate()
-	}
-	return nil
-}
-
-// ApplyMergePatch is RFC 7396 §2 MergePatch(Target, Patch) on decoded JSON values.
-func ApplyMergePatch(target, patch any) any {
-	p, ok := patch.(map[string]any)
-	if !ok {
-		return patch
-	}
-	t, ok := target.(map[string]any)
-	if !ok {
-		t = map[string]any{}
-	}
-	for k, v := range p {
-		if v == nil {
-			delete(t, k)
-			continue
-		}
-		t[k] = ApplyMergePatch(t[k], v)
-	}
-	return t
-}
-
 // splitTags splits an If-Match or If-None-Match list into trimmed entity tags.
 func splitTags(h string) []string {
 	parts := strings.Split(h, ",")
@@ -143,3 +88,14 @@ func splitTags(h string) []string {
 }
 
 func trimWeak(tag string) string { return strings.TrimPrefix(tag, "W/") }
+
+// IfNoneMatch reports whether an If-None-Match header names etag (weak comparison, RFC 9110
+// §13.1.2): a conditional GET of an unchanged resource answers 304.
+func IfNoneMatch(header, etag string) bool {
+	for _, t := range splitTags(header) {
+		if t == "*" || trimWeak(t) == trimWeak(etag) {
+			return true
+		}
+	}
+	return false
+}

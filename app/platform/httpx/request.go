@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"sort"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
+	"github.com/brokerdesk/brokerdesk/app/platform/jsondoc"
 )
 
 // RequestIDHeader carries the request id in both directions.
@@ -30,10 +30,6 @@ func RequestID(c *fiber.Ctx) string {
 	return id
 }
 
-// Validator is an input type that checks itself; Validate returns *errs.Invalid listing every
-// bad field.
-type Validator interface{ Validate() error }
-
 // Decode reads a JSON body into v: a body that is not JSON is 400, a field of the wrong type or
 // an unknown field is 422 naming it, then v.Validate runs when v has it.
 func Decode(c *fiber.Ctx, v any) error {
@@ -49,14 +45,14 @@ func Decode(c *fiber.Ctx, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return decodeError(err)
+		return jsondoc.DecodeError(err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return errs.BadRequest("malformed_json", "the body must hold one JSON value")
 	}
 	nulls := nullMembers(c, body)
 	var err error
-	if val, ok := v.(Validator); ok {
+	if val, ok := v.(jsondoc.Validator); ok {
 		err = val.Validate()
 	}
 	if nulls == nil {
@@ -109,37 +105,6 @@ func nullMembers(c *fiber.Ctx, body []byte) *errs.Invalid {
 	}
 	sort.Slice(v.Errors, func(i, j int) bool { return v.Errors[i].Field < v.Errors[j].Field })
 	return &v
-}
-
-func decodeError(err error) error {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) && te.Field == "" {
-		// The body itself is of the wrong JSON type (an array, a string, a number): no field
-		// to name, so the body is malformed, as a non-object merge patch is.
-		return errs.BadRequest("malformed_json", "the body must be %s", jsonType(te.Type.Kind().String()))
-	}
-	if errors.As(err, &te) {
-		return errs.InvalidField(te.Field, "invalid_type", fmt.Sprintf("must be %s", jsonType(te.Type.Kind().String())))
-	}
-	if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		return errs.InvalidField(strings.Trim(f, `"`), "unknown_field", "is not a field of this resource")
-	}
-	return errs.BadRequest("malformed_json", "the body is not valid JSON: %v", err)
-}
-
-func jsonType(kind string) string {
-	switch kind {
-	case "string":
-		return "a string"
-	case "bool":
-		return "a boolean"
-	case "slice", "array":
-		return "an array"
-	case "map", "struct", "ptr":
-		return "an object"
-	default:
-		return "a number"
-	}
 }
 
 // UUIDParam reads path parameter name as a UUID; anything else is 400.
