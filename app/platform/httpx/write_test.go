@@ -101,3 +101,91 @@ func TestRecipes(t *testing.T) {
 		})
 	}
 }
+
+func TestRead(t *testing.T) {
+	stored := &note{ID: uuid.New(), Text: "old", Version: 3}
+	app := fiber.New(fiber.Config{ErrorHandler: ErrorHandler})
+	app.Get("/notes/:id", Read[uuid.UUID, *note]{Key: PathID("id"),
+		Get: func(_ context.Context, id uuid.UUID) (*note, error) {
+			if id != stored.ID {
+				return nil, errs.NotFound("note %s not found", id)
+			}
+			return stored, nil
+		},
+		Version: func(n *note) int64 { return n.Version },
+		View:    View(func(n *note) note { return *n })}.Handle)
+	for _, tc := range []struct {
+		name, path string
+		status     int
+		etag, body string
+	}{
+		{"the row, its view and ETag", "/notes/" + stored.ID.String(), 200, `"3"`, `"Text":"old"`},
+		{"another id is 404", "/notes/" + uuid.NewString(), 404, "", "not found"},
+		{"a malformed id is 400", "/notes/x", 400, "", ""},
+	} {
+		res, err := app.Test(httptest.NewRequest("GET", tc.path, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		if res.StatusCode != tc.status || res.Header.Get("ETag") != tc.etag || !strings.Contains(string(b), tc.body) {
+			t.Errorf("%s: got %d ETag %q %s, want %d ETag %q containing %q", tc.name, res.StatusCode,
+				res.Header.Get("ETag"), b, tc.status, tc.etag, tc.body)
+		}
+	}
+}
+
+func TestCreate(t *testing.T) {
+	var made []note
+	create := func(_ context.Context, in noteInput) (note, error) {
+		n := note{ID: uuid.New(), Text: in.Text, Version: 1}
+		made = append(made, n)
+		return n, nil
+	}
+	parent := uuid.New()
+	app := fiber.New(fiber.Config{ErrorHandler: ErrorHandler})
+	app.Post("/notes", Create[noteInput, note]{Create: create,
+		Location: func(n note) string { return "/notes/" + n.ID.String() },
+		Version:  func(n note) int64 { return n.Version },
+		View:     View(func(n note) note { return n })}.Handle)
+	app.Post("/parents/:id/notes", CreateUnder[uuid.UUID, noteInput, note]{Key: PathID("id"),
+		Create: func(ctx context.Context, p uuid.UUID, in noteInput) (note, error) {
+			if p != parent {
+				return note{}, errs.NotFound("parent %s not found", p)
+			}
+			return create(ctx, in)
+		},
+		View: View(func(n note) note { return n })}.Handle)
+	for _, tc := range []struct {
+		name, path, body string
+		status, made     int
+		location, etag   bool
+	}{
+		{"201 with Location and ETag", "/notes", `{"text":"a"}`, 201, 1, true, true},
+		{"invalid body is 422, nothing made", "/notes", `{"text":""}`, 422, 0, false, false},
+		{"malformed body is 400, nothing made", "/notes", `{`, 400, 0, false, false},
+		{"under a parent: 201, no Location or ETag when not declared", "/parents/" + parent.String() + "/notes", `{"text":"a"}`, 201, 1, false, false},
+		{"a malformed parent id is 400 before the body", "/parents/x/notes", `{`, 400, 0, false, false},
+		{"an unknown parent is 404", "/parents/" + uuid.NewString() + "/notes", `{"text":"a"}`, 404, 0, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			made = nil
+			req := httptest.NewRequest("POST", tc.path, strings.NewReader(tc.body))
+			req.Header.Set("Content-Type", "application/json")
+			res, err := app.Test(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(res.Body)
+			if res.StatusCode != tc.status || len(made) != tc.made {
+				t.Fatalf("got %d with %d made (%s), want %d with %d", res.StatusCode, len(made), body, tc.status, tc.made)
+			}
+			if got := res.Header.Get("Location") != ""; got != tc.location {
+				t.Errorf("Location %q, want one: %v", res.Header.Get("Location"), tc.location)
+			}
+			if got := res.Header.Get("ETag") == `"1"`; got != tc.etag {
+				t.Errorf("ETag %q, want \"1\": %v", res.Header.Get("ETag"), tc.etag)
+			}
+		})
+	}
+}
