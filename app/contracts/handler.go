@@ -18,16 +18,20 @@ import (
 
 // Handler serves the contract endpoints and the catalogs.
 type Handler struct {
-	svc                 *Service
-	pager               *httpx.Pager
-	idem                fiber.Handler
-	get, update, delete fiber.Handler
+	svc                         *Service
+	pager                       *httpx.Pager
+	idem                        fiber.Handler
+	create, get, update, delete fiber.Handler
 }
 
 // NewHandler builds the handler. idem is the Idempotency-Key middleware POST /contracts uses.
 func NewHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler) *Handler {
 	version := func(c *ent.Contract) int64 { return c.Version }
 	return &Handler{svc: svc, pager: pager, idem: idem,
+		// POST /contracts.
+		create: httpx.Create[Input, Contract]{Create: func(ctx context.Context, in Input) (Contract, error) {
+			return svc.Create(ctx, in, Extra{})
+		}, Location: location, Version: func(c Contract) int64 { return c.Version }, View: httpx.View(Contract.View)}.Handle,
 		// GET /contracts/{contractId}.
 		get: httpx.Read[uuid.UUID, Contract]{Key: httpx.PathID("contractId"), Get: svc.Get,
 			Version: func(c Contract) int64 { return c.Version }, View: httpx.View(Contract.View)}.Handle,
@@ -77,19 +81,6 @@ func parseListFilter(c *fiber.Ctx, v *errs.Invalid) (f ListFilter, _ error) {
 	return f, nil
 }
 
-// create handles POST /contracts.
-func (h *Handler) create(c *fiber.Ctx) error {
-	var in Input
-	if err := httpx.Decode(c, &in); err != nil {
-		return err
-	}
-	ct, err := h.svc.Create(c.UserContext(), in, Extra{})
-	if err != nil {
-		return err
-	}
-	return httpx.Created(c, location(ct), ct.View(), ct.Version)
-}
-
 // insurers handles GET /insurers: the whole catalog, by name; query vuNumber narrows it.
 func (h *Handler) insurers(c *fiber.Ctx) error {
 	vu := strings.Clone(c.Query("vuNumber"))
@@ -100,11 +91,7 @@ func (h *Handler) insurers(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	views := make([]InsurerView, len(rows))
-	for i, r := range rows {
-		views[i] = newInsurerView(r)
-	}
-	return c.JSON(fiber.Map{"data": views})
+	return httpx.Data(c, rows, newInsurerView)
 }
 
 // types handles GET /contract-types: the GDV Sparten.

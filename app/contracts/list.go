@@ -35,22 +35,12 @@ func (s *Service) List(ctx context.Context, f ListFilter, page paging.Page) ([]C
 	if err != nil {
 		return nil, err
 	}
-	q := tenancy.Client(ctx).Contract.Query()
-	if f.ContactID != nil {
-		q.Where(contract.ContactID(*f.ContactID))
-	}
-	if f.InsurerID != nil {
-		q.Where(contract.InsurerID(*f.InsurerID))
-	}
-	if f.Type != nil {
-		q.Where(contract.Type(*f.Type))
-	}
-	if f.Status != nil {
-		q.Where(contract.StatusEQ(contract.Status(*f.Status)))
-	}
-	if f.UpdatedSince != nil {
-		q.Where(contract.UpdatedAtGTE(*f.UpdatedSince))
-	}
+	q := tenancy.Client(ctx).Contract.Query().Where(
+		paging.Filter(f.ContactID, contract.ContactID),
+		paging.Filter(f.InsurerID, contract.InsurerID),
+		paging.Filter(f.Type, contract.Type),
+		paging.Enum(f.Status, contract.StatusEQ),
+		paging.Filter(f.UpdatedSince, contract.UpdatedAtGTE))
 	rows, err := q.WithInsurer().Where(k.Where).Order(k.Order).Limit(k.Limit).All(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list contracts: %w", err)

@@ -41,31 +41,28 @@ func NewHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler) *Handler {
 
 // Mount registers the routes.
 func (h *Handler) Mount(r fiber.Router) {
-	r.Post("/contacts/:contactId/documents", policy.Require("documents:write"), h.idem, h.uploadToContact)
-	r.Post("/contracts/:contractId/documents", policy.Require("documents:write"), h.idem, h.uploadToContract)
+	r.Post("/contacts/:contactId/documents", policy.Require("documents:write"), h.idem,
+		h.uploadTo("contactId", func(id uuid.UUID) NewDocument { return NewDocument{ContactID: id} }))
+	r.Post("/contracts/:contractId/documents", policy.Require("documents:write"), h.idem,
+		h.uploadTo("contractId", func(id uuid.UUID) NewDocument { return NewDocument{ContractID: &id} }))
 	r.Get("/documents", policy.Require("documents:read"), h.list)
 	r.Get("/documents/:documentId", policy.Require("documents:read"), h.get)
 	r.Get("/documents/:documentId/content", policy.Require("documents:read"), h.content)
 	r.Delete("/documents/:documentId", policy.Require("documents:write"), h.delete)
 }
 
-// uploadToContact handles POST /contacts/{contactId}/documents (multipart/form-data).
-func (h *Handler) uploadToContact(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "contactId")
-	if err != nil {
-		return err
+// uploadTo handles the upload under the record the path's param names (400 when malformed):
+// POST /contacts/{contactId}/documents, and POST /contracts/{contractId}/documents, whose
+// document belongs to the contract's contact as well (multipart/form-data).
+func (h *Handler) uploadTo(param string, under func(uuid.UUID) NewDocument) fiber.Handler {
+	key := httpx.PathID(param)
+	return func(c *fiber.Ctx) error {
+		id, err := key(c)
+		if err != nil {
+			return err
+		}
+		return h.upload(c, under(id))
 	}
-	return h.upload(c, NewDocument{ContactID: id})
-}
-
-// uploadToContract handles POST /contracts/{contractId}/documents (multipart/form-data): the
-// document belongs to the contract's contact as well.
-func (h *Handler) uploadToContract(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "contractId")
-	if err != nil {
-		return err
-	}
-	return h.upload(c, NewDocument{ContractID: &id})
 }
 
 // upload reads the form (a part file, optional field type) and answers 201 with the Document.

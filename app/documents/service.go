@@ -188,16 +188,10 @@ func (s *Service) List(ctx context.Context, f Filter, page paging.Page) ([]*ent.
 	if err != nil {
 		return nil, err
 	}
-	q := tenancy.Client(ctx).Document.Query()
-	if f.ContactID != nil {
-		q.Where(document.ContactID(*f.ContactID))
-	}
-	if f.ContractID != nil {
-		q.Where(document.ContractID(*f.ContractID))
-	}
-	if f.Type != nil {
-		q.Where(document.TypeEQ(document.Type(*f.Type)))
-	}
+	q := tenancy.Client(ctx).Document.Query().Where(
+		paging.Filter(f.ContactID, document.ContactID),
+		paging.Filter(f.ContractID, document.ContractID),
+		paging.Enum(f.Type, document.TypeEQ))
 	rows, err := q.Where(k.Where).Order(k.Order).Limit(k.Limit).All(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list documents: %w", err)

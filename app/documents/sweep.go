@@ -15,6 +15,7 @@ import (
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
 
+	"github.com/brokerdesk/brokerdesk/app/platform/maintenance"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
@@ -169,7 +170,5 @@ func AddWorkers(w *river.Workers, s *Sweeper) { river.AddWorker(w, &SweepWorker{
 
 // PeriodicJobs is the sweep, every SweepEvery, also at start.
 func PeriodicJobs() []*river.PeriodicJob {
-	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(SweepEvery),
-		func() (river.JobArgs, *river.InsertOpts) { return SweepArgs{}, nil },
-		&river.PeriodicJobOpts{RunOnStart: true, ID: "blob_orphan_sweep"})}
+	return []*river.PeriodicJob{maintenance.Every(SweepEvery, SweepArgs{})}
 }

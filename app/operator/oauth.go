@@ -150,53 +150,39 @@ func findClient(ctx context.Context, db *ent.Client, ref string) (*ent.OAuthClie
 // RotateOAuthClientSecret replaces a confidential client's secret at once: the old one stops
 // working (tokens already issued stay valid).
 func (s *Service) RotateOAuthClientSecret(ctx context.Context, ref string) (OAuthClient, error) {
-	var out OAuthClient
-	err := s.tx(ctx, func(ctx context.Context, db *ent.Client) error {
-		c, err := findClient(ctx, db, ref)
-		if err != nil {
-			return err
-		}
+	return onOne(ctx, s, ref, findClient, func(ctx context.Context, _ *ent.Client, c *ent.OAuthClient) (OAuthClient, error) {
 		if c.Public {
-			return errs.Conflict("public_client", "a public client has no secret")
+			return OAuthClient{}, errs.Conflict("public_client", "a public client has no secret")
 		}
 		secret, hash := newClientSecret()
-		if c, err = c.Update().SetSecretHash(hash).Save(ctx); err != nil {
-			return err
+		c, err := c.Update().SetSecretHash(hash).Save(ctx)
+		if err != nil {
+			return OAuthClient{}, err
 		}
-		out = newOAuthClient(c)
+		out := newOAuthClient(c)
 		out.Secret = secret
-		return nil
+		return out, nil
 	})
-	return out, err
 }
 
 // DisableOAuthClient refuses the client's tokens from the next request on and its new
 // authorizations.
 func (s *Service) DisableOAuthClient(ctx context.Context, ref string) (OAuthClient, error) {
-	var out OAuthClient
-	err := s.tx(ctx, func(ctx context.Context, db *ent.Client) error {
-		c, err := findClient(ctx, db, ref)
+	return onOne(ctx, s, ref, findClient, func(ctx context.Context, _ *ent.Client, c *ent.OAuthClient) (OAuthClient, error) {
+		c, err := c.Update().SetStatus(oauthclient.StatusDisabled).Save(ctx)
 		if err != nil {
-			return err
+			return OAuthClient{}, err
 		}
-		if c, err = c.Update().SetStatus(oauthclient.StatusDisabled).Save(ctx); err != nil {
-			return err
-		}
-		out = newOAuthClient(c)
-		return nil
+		return newOAuthClient(c), nil
 	})
-	return out, err
 }
 
 // DeleteOAuthClient removes a client with its tokens and consents.
 func (s *Service) DeleteOAuthClient(ctx context.Context, ref string) error {
-	return s.tx(ctx, func(ctx context.Context, db *ent.Client) error {
-		c, err := findClient(ctx, db, ref)
-		if err != nil {
-			return err
-		}
-		return db.OAuthClient.DeleteOne(c).Exec(ctx)
+	_, err := onOne(ctx, s, ref, findClient, func(ctx context.Context, db *ent.Client, c *ent.OAuthClient) (struct{}, error) {
+		return struct{}{}, db.OAuthClient.DeleteOne(c).Exec(ctx)
 	})
+	return err
 }
 
 // SetPassword sets the sign-in password (argon2id) of a user of a live company, by id or by

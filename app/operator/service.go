@@ -52,6 +52,22 @@ func (s *Service) tx(ctx context.Context, f func(ctx context.Context, db *ent.Cl
 	return tx.Commit()
 }
 
+// onOne is an operator command on one row named by ref: in one transaction (Service.tx), the
+// row find gives (its not-found answer as find words it), then do on it, whose result it returns.
+func onOne[R, T any](ctx context.Context, s *Service, ref string, find func(context.Context, *ent.Client, string) (R, error),
+	do func(context.Context, *ent.Client, R) (T, error)) (T, error) {
+	var out T
+	err := s.tx(ctx, func(ctx context.Context, db *ent.Client) error {
+		r, err := find(ctx, db, ref)
+		if err != nil {
+			return err
+		}
+		out, err = do(ctx, db, r)
+		return err
+	})
+	return out, err
+}
+
 // Company is a live company with its sandbox twin.
 type Company struct {
 	ID        uuid.UUID `json:"id"`
@@ -425,30 +441,21 @@ func findKey(ctx context.Context, db *ent.Client, ref string) (*ent.APIKey, erro
 // DeactivateKey makes a key unusable from the next request on, on every replica: credentials
 // are looked up on every request, never cached.
 func (s *Service) DeactivateKey(ctx context.Context, ref string) (Key, error) {
-	var out Key
-	err := s.tx(ctx, func(ctx context.Context, db *ent.Client) error {
-		k, err := findKey(ctx, db, ref)
+	return onOne(ctx, s, ref, findKey, func(ctx context.Context, _ *ent.Client, k *ent.APIKey) (Key, error) {
+		k, err := k.Update().SetStatus(apikey.StatusInactive).Save(ctx)
 		if err != nil {
-			return err
+			return Key{}, err
 		}
-		if k, err = k.Update().SetStatus(apikey.StatusInactive).Save(ctx); err != nil {
-			return err
-		}
-		out = newKey(k)
-		return nil
+		return newKey(k), nil
 	})
-	return out, err
 }
 
 // DeleteKey removes a key for good.
 func (s *Service) DeleteKey(ctx context.Context, ref string) error {
-	return s.tx(ctx, func(ctx context.Context, db *ent.Client) error {
-		k, err := findKey(ctx, db, ref)
-		if err != nil {
-			return err
-		}
-		return db.APIKey.DeleteOne(k).Exec(ctx)
+	_, err := onOne(ctx, s, ref, findKey, func(ctx context.Context, db *ent.Client, k *ent.APIKey) (struct{}, error) {
+		return struct{}{}, db.APIKey.DeleteOne(k).Exec(ctx)
 	})
+	return err
 }
 
 func validDomain(d string) bool {

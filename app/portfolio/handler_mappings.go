@@ -12,16 +12,19 @@ import (
 
 // MappingHandler serves /portfolio-mappings and /portfolio-mapping-targets.
 type MappingHandler struct {
-	svc                 *Service
-	pager               *httpx.Pager
-	idem                fiber.Handler
-	get, update, delete fiber.Handler
+	svc                         *Service
+	pager                       *httpx.Pager
+	idem                        fiber.Handler
+	create, get, update, delete fiber.Handler
 }
 
 // NewMappingHandler builds the handler.
 func NewMappingHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler) *MappingHandler {
 	key, version := httpx.PathID("mappingId"), func(m *ent.PortfolioMapping) int64 { return m.Version }
 	return &MappingHandler{svc: svc, pager: pager, idem: idem,
+		// POST /portfolio-mappings.
+		create: httpx.Create[MappingInput, *ent.PortfolioMapping]{Create: svc.CreateMapping, Location: mappingLocation,
+			Version: version, View: httpx.View(NewMappingView)}.Handle,
 		// GET /portfolio-mappings/{mappingId}.
 		get: httpx.Read[uuid.UUID, *ent.PortfolioMapping]{Key: key, Get: svc.GetMapping, Version: version,
 			View: httpx.View(NewMappingView)}.Handle,
@@ -52,19 +55,6 @@ func mappingLocation(m *ent.PortfolioMapping) string {
 // list handles GET /portfolio-mappings: Paged, oldest first.
 func (h *MappingHandler) list(c *fiber.Ctx) error {
 	return httpx.ServeList(c, h.pager, "portfolio-mappings", httpx.NoFilter, h.svc.ListMappings, mappingsOldestFirst, NewMappingView)
-}
-
-// create handles POST /portfolio-mappings.
-func (h *MappingHandler) create(c *fiber.Ctx) error {
-	var in MappingInput
-	if err := httpx.Decode(c, &in); err != nil {
-		return err
-	}
-	m, err := h.svc.CreateMapping(c.UserContext(), in)
-	if err != nil {
-		return err
-	}
-	return httpx.Created(c, mappingLocation(m), NewMappingView(m), m.Version)
 }
 
 // targets handles GET /portfolio-mapping-targets: the fields a column can fill.

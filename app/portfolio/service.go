@@ -175,10 +175,7 @@ func (s *Service) List(ctx context.Context, f ListFilter, page paging.Page) ([]*
 	if err != nil {
 		return nil, err
 	}
-	q := tenancy.Client(ctx).PortfolioTransfer.Query()
-	if f.Status != nil {
-		q.Where(portfoliotransfer.StatusEQ(portfoliotransfer.Status(*f.Status)))
-	}
+	q := tenancy.Client(ctx).PortfolioTransfer.Query().Where(paging.Enum(f.Status, portfoliotransfer.StatusEQ))
 	rows, err := q.Where(k.Where).Order(k.Order).Limit(k.Limit).All(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list portfolio transfers: %w", err)

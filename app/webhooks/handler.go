@@ -12,16 +12,24 @@ import (
 
 // Handler serves /webhook-endpoints.
 type Handler struct {
-	svc                 *Service
-	pager               *httpx.Pager
-	idem                fiber.Handler
-	get, update, delete fiber.Handler
+	svc                         *Service
+	pager                       *httpx.Pager
+	idem                        fiber.Handler
+	create, get, update, delete fiber.Handler
 }
 
 // NewHandler builds the handler. idem is the Idempotency-Key middleware POST uses.
 func NewHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler) *Handler {
 	h := &Handler{svc: svc, pager: pager, idem: idem}
 	key, version := httpx.PathID("webhookEndpointId"), func(e *ent.WebhookEndpoint) int64 { return e.Version }
+	// POST /webhook-endpoints: 201 with the secret, shown this once.
+	h.create = httpx.Create[Input, Registered]{Create: svc.Create,
+		Location: func(ep Registered) string { return location(ep.WebhookEndpoint) },
+		Version:  func(ep Registered) int64 { return ep.Version },
+		View: func(c *fiber.Ctx, ep Registered) (any, error) {
+			c.Set(fiber.HeaderCacheControl, "no-store") // the answer carries a secret
+			return CreatedView{View: h.view(ep.WebhookEndpoint), Secret: ep.Secret}, nil
+		}}.Handle
 	// GET /webhook-endpoints/{webhookEndpointId}.
 	h.get = httpx.Read[uuid.UUID, *ent.WebhookEndpoint]{Key: key, Get: svc.Get, Version: version,
 		View: httpx.View(h.view)}.Handle
@@ -62,20 +70,6 @@ func location(e *ent.WebhookEndpoint) string { return httpx.URL("webhook-endpoin
 // list handles GET /webhook-endpoints: Paged, oldest first.
 func (h *Handler) list(c *fiber.Ctx) error {
 	return httpx.ServeList(c, h.pager, "webhook-endpoints", httpx.NoFilter, h.svc.List, endpointsOldestFirst, h.view)
-}
-
-// create handles POST /webhook-endpoints: 201 with the secret, shown this once.
-func (h *Handler) create(c *fiber.Ctx) error {
-	var in Input
-	if err := httpx.Decode(c, &in); err != nil {
-		return err
-	}
-	ep, err := h.svc.Create(c.UserContext(), in)
-	if err != nil {
-		return err
-	}
-	c.Set(fiber.HeaderCacheControl, "no-store") // the answer carries a secret
-	return httpx.Created(c, location(ep.WebhookEndpoint), CreatedView{View: h.view(ep.WebhookEndpoint), Secret: ep.Secret}, ep.Version)
 }
 
 // endpoint reads the path's endpoint, locked when lock is set.

@@ -21,6 +21,7 @@ import (
 
 	"github.com/brokerdesk/brokerdesk/app/events"
 	"github.com/brokerdesk/brokerdesk/app/platform/jobs"
+	"github.com/brokerdesk/brokerdesk/app/platform/maintenance"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/policy"
 )
@@ -70,14 +71,7 @@ func (m *Module) AddWorkers(w *river.Workers) {
 
 // PeriodicJobs are the module's periodic jobs (run by one process, river's leader).
 func (m *Module) PeriodicJobs() []*river.PeriodicJob {
-	return []*river.PeriodicJob{
-		river.NewPeriodicJob(river.PeriodicInterval(SweepEvery),
-			func() (river.JobArgs, *river.InsertOpts) { return SweepArgs{}, nil },
-			&river.PeriodicJobOpts{RunOnStart: true, ID: "webhook_sweep"}),
-		river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
-			func() (river.JobArgs, *river.InsertOpts) { return PurgeArgs{}, nil },
-			&river.PeriodicJobOpts{RunOnStart: true, ID: "webhook_purge"}),
-	}
+	return []*river.PeriodicJob{maintenance.Every(SweepEvery, SweepArgs{}), maintenance.Every(time.Hour, PurgeArgs{})}
 }
 
 // Bind attaches the queue client (built after the workers were registered).

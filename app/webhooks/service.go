@@ -332,10 +332,7 @@ func (s *Service) Deliveries(ctx context.Context, f DeliveryFilter, page paging.
 		return nil, err
 	}
 	q := tenancy.Client(ctx).WebhookDelivery.Query().Where(webhookdelivery.EndpointID(f.EndpointID),
-		webhookdelivery.CreatedAtGTE(s.now().Add(-LogRetention)))
-	if f.Status != nil {
-		q.Where(webhookdelivery.StatusEQ(webhookdelivery.Status(*f.Status)))
-	}
+		webhookdelivery.CreatedAtGTE(s.now().Add(-LogRetention)), paging.Enum(f.Status, webhookdelivery.StatusEQ))
 	rows, err := q.Where(k.Where).Order(k.Order).Limit(k.Limit).All(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list deliveries of webhook endpoint %s: %w", f.EndpointID, err)

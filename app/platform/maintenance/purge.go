@@ -81,7 +81,5 @@ func AddWorkers(w *river.Workers, p *Purger) { river.AddWorker(w, &PurgeWorker{p
 
 // PeriodicJobs is the purge, every checkEvery, also at start.
 func PeriodicJobs() []*river.PeriodicJob {
-	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(checkEvery),
-		func() (river.JobArgs, *river.InsertOpts) { return PurgeArgs{}, nil },
-		&river.PeriodicJobOpts{RunOnStart: true, ID: "maintenance_purge"})}
+	return []*river.PeriodicJob{Every(checkEvery, PurgeArgs{})}
 }

@@ -1,0 +1,15 @@
+package maintenance
+
+import (
+	"time"
+
+	"github.com/riverqueue/river"
+)
+
+// Every is a periodic job as every maintenance job (the purges, the sweeps) is registered:
+// args enqueued every interval by river's leader and once at start, the job's kind its id.
+func Every(interval time.Duration, args river.JobArgs) *river.PeriodicJob {
+	return river.NewPeriodicJob(river.PeriodicInterval(interval),
+		func() (river.JobArgs, *river.InsertOpts) { return args, nil },
+		&river.PeriodicJobOpts{RunOnStart: true, ID: args.Kind()})
+}
