@@ -122,13 +122,7 @@ type Extra struct {
 // Create stores a contract and records contract.created.
 func (s *Service) Create(ctx context.Context, in Input, x Extra) (Contract, error) {
 	if !x.Checked {
-		if err := s.resolve(ctx, in); err != nil {
-			return Contract{}, err
-		}
-		if err := refsFree(ctx, in.ExternalReferences, uuid.Nil); err != nil {
-			return Contract{}, err
-		}
-		if err := s.keyFree(ctx, in, uuid.Nil); err != nil {
+		if err := s.writable(ctx, in, uuid.Nil); err != nil {
 			return Contract{}, err
 		}
 	}
@@ -204,6 +198,19 @@ func applyExtra(m *ent.ContractMutation, x Extra) {
 	if x.Details != nil {
 		m.SetDetails(x.Details)
 	}
+}
+
+// writable checks in before a create (self uuid.Nil) or an update of the contract self, in the
+// order the answers take precedence: 422 for records in names that do not exist, 409 for an
+// external reference or a key another contract holds.
+func (s *Service) writable(ctx context.Context, in Input, self uuid.UUID) error {
+	if err := s.resolve(ctx, in); err != nil {
+		return err
+	}
+	if err := refsFree(ctx, in.ExternalReferences, self); err != nil {
+		return err
+	}
+	return s.keyFree(ctx, in, self)
 }
 
 // resolve checks that the contact, insurer and owner in names exist (422 naming the field).
@@ -309,13 +316,7 @@ func (s *Service) Update(ctx context.Context, c *ent.Contract, in Input, x Extra
 	if Same(c, in, x) {
 		return withInsurer(ctx, c, nil)
 	}
-	if err := s.resolve(ctx, in); err != nil {
-		return Contract{}, err
-	}
-	if err := refsFree(ctx, in.ExternalReferences, c.ID); err != nil {
-		return Contract{}, err
-	}
-	if err := s.keyFree(ctx, in, c.ID); err != nil {
+	if err := s.writable(ctx, in, c.ID); err != nil {
 		return Contract{}, err
 	}
 	u := c.Update()
