@@ -184,19 +184,13 @@ var oldestFirst = paging.ByCreated(func(d *ent.Document) (time.Time, uuid.UUID) 
 
 // List returns a page of the documents matching f, oldest first.
 func (s *Service) List(ctx context.Context, f Filter, page paging.Page) ([]*ent.Document, error) {
-	k, err := oldestFirst.Apply(page)
-	if err != nil {
-		return nil, err
-	}
-	q := tenancy.Client(ctx).Document.Query().Where(
-		paging.Filter(f.ContactID, document.ContactID),
-		paging.Filter(f.ContractID, document.ContractID),
-		paging.Enum(f.Type, document.TypeEQ))
-	rows, err := q.Where(k.Where).Order(k.Order).Limit(k.Limit).All(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("list documents: %w", err)
-	}
-	return rows, nil
+	return oldestFirst.Rows(page, "documents", func(k paging.Query) ([]*ent.Document, error) {
+		return tenancy.Client(ctx).Document.Query().Where(
+			paging.Filter(f.ContactID, document.ContactID),
+			paging.Filter(f.ContractID, document.ContractID),
+			paging.Enum(f.Type, document.TypeEQ)).
+			Where(k.Where).Order(k.Order).Limit(k.Limit).All(ctx)
+	})
 }
 
 // Delete deletes a document; its blob is removed once the deletion committed.

@@ -161,15 +161,9 @@ var mappingsOldestFirst = paging.ByCreated(func(m *ent.PortfolioMapping) (time.T
 
 // ListMappings returns a page of the mappings, oldest first.
 func (s *Service) ListMappings(ctx context.Context, _ struct{}, page paging.Page) ([]*ent.PortfolioMapping, error) {
-	k, err := mappingsOldestFirst.Apply(page)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := tenancy.Client(ctx).PortfolioMapping.Query().Where(k.Where).Order(k.Order).Limit(k.Limit).All(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("list portfolio mappings: %w", err)
-	}
-	return rows, nil
+	return mappingsOldestFirst.Rows(page, "portfolio mappings", func(k paging.Query) ([]*ent.PortfolioMapping, error) {
+		return tenancy.Client(ctx).PortfolioMapping.Query().Where(k.Where).Order(k.Order).Limit(k.Limit).All(ctx)
+	})
 }
 
 // CreateMapping stores a validated mapping.

@@ -171,16 +171,10 @@ var transfersOldestFirst = paging.ByCreated(func(t *ent.PortfolioTransfer) (time
 
 // List returns a page of the transfers matching f, oldest first.
 func (s *Service) List(ctx context.Context, f ListFilter, page paging.Page) ([]*ent.PortfolioTransfer, error) {
-	k, err := transfersOldestFirst.Apply(page)
-	if err != nil {
-		return nil, err
-	}
-	q := tenancy.Client(ctx).PortfolioTransfer.Query().Where(paging.Enum(f.Status, portfoliotransfer.StatusEQ))
-	rows, err := q.Where(k.Where).Order(k.Order).Limit(k.Limit).All(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("list portfolio transfers: %w", err)
-	}
-	return rows, nil
+	return transfersOldestFirst.Rows(page, "portfolio transfers", func(k paging.Query) ([]*ent.PortfolioTransfer, error) {
+		return tenancy.Client(ctx).PortfolioTransfer.Query().Where(paging.Enum(f.Status, portfoliotransfer.StatusEQ)).
+			Where(k.Where).Order(k.Order).Limit(k.Limit).All(ctx)
+	})
 }
 
 // Commit starts the commit of a validated transfer: it becomes committing and its job is

@@ -61,15 +61,9 @@ var endpointsOldestFirst = paging.ByCreated(func(e *ent.WebhookEndpoint) (time.T
 
 // List pages the company's endpoints, oldest first.
 func (s *Service) List(ctx context.Context, _ struct{}, page paging.Page) ([]*ent.WebhookEndpoint, error) {
-	k, err := endpointsOldestFirst.Apply(page)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := tenancy.Client(ctx).WebhookEndpoint.Query().Where(k.Where).Order(k.Order).Limit(k.Limit).All(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("list webhook endpoints: %w", err)
-	}
-	return rows, nil
+	return endpointsOldestFirst.Rows(page, "webhook endpoints", func(k paging.Query) ([]*ent.WebhookEndpoint, error) {
+		return tenancy.Client(ctx).WebhookEndpoint.Query().Where(k.Where).Order(k.Order).Limit(k.Limit).All(ctx)
+	})
 }
 
 // checkTypes refuses event types the caller could never receive (its scopes, role, license):
@@ -327,17 +321,11 @@ func (s *Service) Deliveries(ctx context.Context, f DeliveryFilter, page paging.
 	if _, err := s.Get(ctx, f.EndpointID); err != nil {
 		return nil, err
 	}
-	k, err := newestFirst.Apply(page)
-	if err != nil {
-		return nil, err
-	}
-	q := tenancy.Client(ctx).WebhookDelivery.Query().Where(webhookdelivery.EndpointID(f.EndpointID),
-		webhookdelivery.CreatedAtGTE(s.now().Add(-LogRetention)), paging.Enum(f.Status, webhookdelivery.StatusEQ))
-	rows, err := q.Where(k.Where).Order(k.Order).Limit(k.Limit).All(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("list deliveries of webhook endpoint %s: %w", f.EndpointID, err)
-	}
-	return rows, nil
+	return newestFirst.Rows(page, "deliveries of webhook endpoint "+f.EndpointID.String(), func(k paging.Query) ([]*ent.WebhookDelivery, error) {
+		return tenancy.Client(ctx).WebhookDelivery.Query().Where(webhookdelivery.EndpointID(f.EndpointID),
+			webhookdelivery.CreatedAtGTE(s.now().Add(-LogRetention)), paging.Enum(f.Status, webhookdelivery.StatusEQ)).
+			Where(k.Where).Order(k.Order).Limit(k.Limit).All(ctx)
+	})
 }
 
 // Retry queues one more attempt of the delivery id of ep (202): a pending log row and its job,

@@ -1,6 +1,7 @@
 package paging
 
 import (
+	"errors"
 	"testing"
 
 	entsql "entgo.io/ent/dialect/sql"
@@ -28,5 +29,24 @@ func TestFilter_GivenFiltersNilDoesNot(t *testing.T) {
 	got, args = where(Filter[string](nil, name), Enum[status](nil, state))
 	if want := `SELECT * FROM "t"`; got != want || len(args) != 0 {
 		t.Errorf("nil: %q %v, want %q", got, args, want)
+	}
+}
+
+func TestKeyset_RowsWrapsTheFetch(t *testing.T) {
+	rows, err := byName.Rows(Page{Limit: 2}, "names", func(q Query) ([]row, error) {
+		if q.Limit != 3 {
+			t.Errorf("limit %d, want 3", q.Limit)
+		}
+		return []row{{name: "a"}}, nil
+	})
+	if err != nil || len(rows) != 1 {
+		t.Errorf("rows %v, %v", rows, err)
+	}
+	_, err = byName.Rows(Page{Limit: 2}, "names", func(Query) ([]row, error) { return nil, errors.New("down") })
+	if err == nil || err.Error() != "list names: down" {
+		t.Errorf("err %v, want list names: down", err)
+	}
+	if _, err = byName.Rows(Page{Limit: 2, After: []string{"x"}}, "names", nil); err == nil {
+		t.Error("a foreign cursor key must be refused before the fetch")
 	}
 }

@@ -144,6 +144,24 @@ func (k Keyset[R]) order(s *entsql.Selector) {
 	s.OrderBy(dir(s.C("id")))
 }
 
+// Rows is a list service's page: fetch runs the list's ent query with the page's Query (its
+// filters, then q.Where, q.Order, q.Limit); a failure is wrapped as "list <what>".
+//
+//	return byDue.Rows(page, "tasks", func(k paging.Query) ([]*ent.Task, error) {
+//		return tenancy.Client(ctx).Task.Query().Where(k.Where).Order(k.Order).Limit(k.Limit).All(ctx)
+//	})
+func (k Keyset[R]) Rows(p Page, what string, fetch func(Query) ([]R, error)) ([]R, error) {
+	q, err := k.Apply(p)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := fetch(q)
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", what, err)
+	}
+	return rows, nil
+}
+
 // Key is the cursor key of row r: its sort value as Kind says, then its id.
 func (k Keyset[R]) Key(r R) []string {
 	v, id := k.Value(r)
