@@ -150,38 +150,34 @@ func findClient(ctx context.Context, db *ent.Client, ref string) (*ent.OAuthClie
 // RotateOAuthClientSecret replaces a confidential client's secret at once: the old one stops
 // working (tokens already issued stay valid).
 func (s *Service) RotateOAuthClientSecret(ctx context.Context, ref string) (OAuthClient, error) {
-	return onOne(ctx, s, ref, findClient, func(ctx context.Context, _ *ent.Client, c *ent.OAuthClient) (OAuthClient, error) {
+	var secret string
+	return onOne(ctx, s, ref, findClient, func(ctx context.Context, _ *ent.Client, c *ent.OAuthClient) (*ent.OAuthClient, error) {
 		if c.Public {
-			return OAuthClient{}, errs.Conflict("public_client", "a public client has no secret")
+			return nil, errs.Conflict("public_client", "a public client has no secret")
 		}
-		secret, hash := newClientSecret()
-		c, err := c.Update().SetSecretHash(hash).Save(ctx)
-		if err != nil {
-			return OAuthClient{}, err
-		}
+		var hash []byte
+		secret, hash = newClientSecret()
+		return c.Update().SetSecretHash(hash).Save(ctx)
+	}, func(c *ent.OAuthClient) OAuthClient {
 		out := newOAuthClient(c)
 		out.Secret = secret
-		return out, nil
+		return out
 	})
 }
 
 // DisableOAuthClient refuses the client's tokens from the next request on and its new
 // authorizations.
 func (s *Service) DisableOAuthClient(ctx context.Context, ref string) (OAuthClient, error) {
-	return onOne(ctx, s, ref, findClient, func(ctx context.Context, _ *ent.Client, c *ent.OAuthClient) (OAuthClient, error) {
-		c, err := c.Update().SetStatus(oauthclient.StatusDisabled).Save(ctx)
-		if err != nil {
-			return OAuthClient{}, err
-		}
-		return newOAuthClient(c), nil
-	})
+	return onOne(ctx, s, ref, findClient, func(ctx context.Context, _ *ent.Client, c *ent.OAuthClient) (*ent.OAuthClient, error) {
+		return c.Update().SetStatus(oauthclient.StatusDisabled).Save(ctx)
+	}, newOAuthClient)
 }
 
 // DeleteOAuthClient removes a client with its tokens and consents.
 func (s *Service) DeleteOAuthClient(ctx context.Context, ref string) error {
-	_, err := onOne(ctx, s, ref, findClient, func(ctx context.Context, db *ent.Client, c *ent.OAuthClient) (struct{}, error) {
-		return struct{}{}, db.OAuthClient.DeleteOne(c).Exec(ctx)
-	})
+	_, err := onOne(ctx, s, ref, findClient, func(ctx context.Context, db *ent.Client, c *ent.OAuthClient) (*ent.OAuthClient, error) {
+		return c, db.OAuthClient.DeleteOne(c).Exec(ctx)
+	}, newOAuthClient)
 	return err
 }
 

@@ -53,17 +53,21 @@ func (s *Service) tx(ctx context.Context, f func(ctx context.Context, db *ent.Cl
 }
 
 // onOne is an operator command on one row named by ref: in one transaction (Service.tx), the
-// row find gives (its not-found answer as find words it), then do on it, whose result it returns.
+// row find gives (its not-found answer as find words it), then do on it; the answer is view of
+// the row do returns (nothing when a step failed).
 func onOne[R, T any](ctx context.Context, s *Service, ref string, find func(context.Context, *ent.Client, string) (R, error),
-	do func(context.Context, *ent.Client, R) (T, error)) (T, error) {
+	do func(context.Context, *ent.Client, R) (R, error), view func(R) T) (T, error) {
 	var out T
 	err := s.tx(ctx, func(ctx context.Context, db *ent.Client) error {
 		r, err := find(ctx, db, ref)
 		if err != nil {
 			return err
 		}
-		out, err = do(ctx, db, r)
-		return err
+		if r, err = do(ctx, db, r); err != nil {
+			return err
+		}
+		out = view(r)
+		return nil
 	})
 	return out, err
 }
@@ -441,20 +445,16 @@ func findKey(ctx context.Context, db *ent.Client, ref string) (*ent.APIKey, erro
 // DeactivateKey makes a key unusable from the next request on, on every replica: credentials
 // are looked up on every request, never cached.
 func (s *Service) DeactivateKey(ctx context.Context, ref string) (Key, error) {
-	return onOne(ctx, s, ref, findKey, func(ctx context.Context, _ *ent.Client, k *ent.APIKey) (Key, error) {
-		k, err := k.Update().SetStatus(apikey.StatusInactive).Save(ctx)
-		if err != nil {
-			return Key{}, err
-		}
-		return newKey(k), nil
-	})
+	return onOne(ctx, s, ref, findKey, func(ctx context.Context, _ *ent.Client, k *ent.APIKey) (*ent.APIKey, error) {
+		return k.Update().SetStatus(apikey.StatusInactive).Save(ctx)
+	}, newKey)
 }
 
 // DeleteKey removes a key for good.
 func (s *Service) DeleteKey(ctx context.Context, ref string) error {
-	_, err := onOne(ctx, s, ref, findKey, func(ctx context.Context, db *ent.Client, k *ent.APIKey) (struct{}, error) {
-		return struct{}{}, db.APIKey.DeleteOne(k).Exec(ctx)
-	})
+	_, err := onOne(ctx, s, ref, findKey, func(ctx context.Context, db *ent.Client, k *ent.APIKey) (*ent.APIKey, error) {
+		return k, db.APIKey.DeleteOne(k).Exec(ctx)
+	}, newKey)
 	return err
 }
 
