@@ -150,23 +150,19 @@ func (SweepArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{MaxAttempts: 3, UniqueOpts: river.UniqueOpts{ByPeriod: SweepEvery}}
 }
 
-// SweepWorker runs the sweep job.
-type SweepWorker struct {
-	river.WorkerDefaults[SweepArgs]
-	s *Sweeper
-}
-
-// Work sweeps once.
-func (w *SweepWorker) Work(ctx context.Context, _ *river.Job[SweepArgs]) error {
-	r, err := w.s.RunOnce(ctx)
+// work is the sweep job: sweep once, log what went.
+func (s *Sweeper) work(ctx context.Context) error {
+	r, err := s.RunOnce(ctx)
 	if r.Removed > 0 {
-		w.s.log.Info().Int("checked", r.Checked).Int("removed", r.Removed).Msg("blob sweep")
+		s.log.Info().Int("checked", r.Checked).Int("removed", r.Removed).Msg("blob sweep")
 	}
 	return err
 }
 
 // AddWorkers registers the sweep worker.
-func AddWorkers(w *river.Workers, s *Sweeper) { river.AddWorker(w, &SweepWorker{s: s}) }
+func AddWorkers(w *river.Workers, s *Sweeper) {
+	river.AddWorker(w, &maintenance.Worker[SweepArgs]{Run: s.work})
+}
 
 // PeriodicJobs is the sweep, every SweepEvery, also at start.
 func PeriodicJobs() []*river.PeriodicJob {

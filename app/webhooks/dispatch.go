@@ -294,21 +294,16 @@ func (SweepArgs) InsertOpts() river.InsertOpts {
 		UniqueOpts: river.UniqueOpts{ByPeriod: SweepEvery}}
 }
 
-// SweepWorker runs the sweep.
-type SweepWorker struct {
-	river.WorkerDefaults[SweepArgs]
-	m *Module
-}
-
-// Work dispatches every pending company; a busy one is being dispatched right now.
-func (w *SweepWorker) Work(ctx context.Context, _ *river.Job[SweepArgs]) error {
-	ids, err := pendingCompanies(ctx, w.m.d.Pool)
+// sweep is the sweep job: dispatch every pending company; a busy one is being dispatched right
+// now.
+func (m *Module) sweep(ctx context.Context) error {
+	ids, err := pendingCompanies(ctx, m.d.Pool)
 	if err != nil {
 		return err
 	}
 	var errs []error
 	for _, id := range ids {
-		if _, err := w.m.disp.Dispatch(ctx, w.m.queue, id); err != nil && !errors.Is(err, errBusy) {
+		if _, err := m.disp.Dispatch(ctx, m.queue, id); err != nil && !errors.Is(err, errBusy) {
 			errs = append(errs, fmt.Errorf("company %s: %w", id, err))
 		}
 	}
@@ -326,22 +321,15 @@ func (PurgeArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: jobs.QueueDefault, MaxAttempts: 3, UniqueOpts: river.UniqueOpts{ByPeriod: time.Hour}}
 }
 
-// PurgeWorker deletes delivery log rows older than 30 days, of every company, through the
-// SECURITY DEFINER function webhook_purge (migrations/).
-type PurgeWorker struct {
-	river.WorkerDefaults[PurgeArgs]
-	pool *pgxpool.Pool
-	log  zerolog.Logger
-}
-
-// Work purges.
-func (w *PurgeWorker) Work(ctx context.Context, _ *river.Job[PurgeArgs]) error {
+// purge is the purge job: delete delivery log rows older than 30 days, of every company,
+// through the SECURITY DEFINER function webhook_purge (migrations/).
+func (m *Module) purge(ctx context.Context) error {
 	var n int64
-	if err := w.pool.QueryRow(ctx, purgeQuery).Scan(&n); err != nil {
+	if err := m.d.Pool.QueryRow(ctx, purgeQuery).Scan(&n); err != nil {
 		return err
 	}
 	if n > 0 {
-		w.log.Info().Int64("deliveries", n).Msg("purged webhook delivery log")
+		m.d.Log.Info().Int64("deliveries", n).Msg("purged webhook delivery log")
 	}
 	return nil
 }

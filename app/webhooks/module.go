@@ -65,8 +65,8 @@ func New(d Deps) *Module {
 // AddWorkers registers the module's job workers.
 func (m *Module) AddWorkers(w *river.Workers) {
 	river.AddWorker(w, &DeliveryWorker{m: m})
-	river.AddWorker(w, &SweepWorker{m: m})
-	river.AddWorker(w, &PurgeWorker{pool: m.d.Pool, log: m.d.Log})
+	river.AddWorker(w, &maintenance.Worker[SweepArgs]{Run: m.sweep})
+	river.AddWorker(w, &maintenance.Worker[PurgeArgs]{Run: m.purge})
 }
 
 // PeriodicJobs are the module's periodic jobs (run by one process, river's leader).

@@ -1,6 +1,7 @@
 package maintenance
 
 import (
+	"context"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -13,3 +14,12 @@ func Every(interval time.Duration, args river.JobArgs) *river.PeriodicJob {
 		func() (river.JobArgs, *river.InsertOpts) { return args, nil },
 		&river.PeriodicJobOpts{RunOnStart: true, ID: args.Kind()})
 }
+
+// Worker runs a maintenance job: Run once per job (the job's arguments only name it).
+type Worker[A river.JobArgs] struct {
+	river.WorkerDefaults[A]
+	Run func(context.Context) error
+}
+
+// Work runs the job once.
+func (w *Worker[A]) Work(ctx context.Context, _ *river.Job[A]) error { return w.Run(ctx) }

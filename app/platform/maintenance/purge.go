@@ -58,26 +58,20 @@ func (PurgeArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{MaxAttempts: 3, UniqueOpts: river.UniqueOpts{ByPeriod: checkEvery}}
 }
 
-// PurgeWorker runs the purge job.
-type PurgeWorker struct {
-	river.WorkerDefaults[PurgeArgs]
-	p *Purger
-}
-
-// Work purges once.
-func (w *PurgeWorker) Work(ctx context.Context, _ *river.Job[PurgeArgs]) error {
-	r, err := w.p.RunOnce(ctx)
+// work is the purge job: purge once, log what went.
+func (p *Purger) work(ctx context.Context) error {
+	r, err := p.RunOnce(ctx)
 	if err != nil {
 		return err
 	}
 	if r.Ran {
-		w.p.log.Info().Int64("events", r.Events).Int64("idempotency_keys", r.IdempotencyKeys).Msg("purged")
+		p.log.Info().Int64("events", r.Events).Int64("idempotency_keys", r.IdempotencyKeys).Msg("purged")
 	}
 	return nil
 }
 
 // AddWorkers registers the purge worker.
-func AddWorkers(w *river.Workers, p *Purger) { river.AddWorker(w, &PurgeWorker{p: p}) }
+func AddWorkers(w *river.Workers, p *Purger) { river.AddWorker(w, &Worker[PurgeArgs]{Run: p.work}) }
 
 // PeriodicJobs is the purge, every checkEvery, also at start.
 func PeriodicJobs() []*river.PeriodicJob {
