@@ -43,7 +43,6 @@ type user struct {
 	Status string    `json:"status"`
 }
 
-
 func hasETag(t *testing.T, r *apitest.Response) {
 	t.Helper()
 	if r.Header.Get("ETag") == "" {
