@@ -10,12 +10,11 @@ import (
 
 	"github.com/brokerdesk/brokerdesk/app/events"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
+	"github.com/brokerdesk/brokerdesk/app/platform/linked"
 	"github.com/brokerdesk/brokerdesk/app/platform/ptr"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/appointment"
 	"github.com/brokerdesk/brokerdesk/ent/appointmentexception"
-	"github.com/brokerdesk/brokerdesk/ent/contact"
-	"github.com/brokerdesk/brokerdesk/ent/user"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
@@ -82,21 +81,10 @@ func (s *Service) Lock(ctx context.Context, id uuid.UUID) (*ent.Appointment, err
 
 // checkLinks answers 422 for an owner or contact that is not the company's.
 func checkLinks(ctx context.Context, in Input) error {
-	db := tenancy.Client(ctx)
 	var v errs.Invalid
-	if id := parseID(in.OwnerID); id != nil {
-		ok, err := db.User.Query().Where(user.ID(*id)).Exist(ctx)
-		if err != nil {
-			return fmt.Errorf("check appointment owner: %w", err)
-		}
-		v.Check("ownerId", ok, "unknown_user", "is not a user of this company (see GET /users)")
-	}
-	if id := parseID(in.ContactID); id != nil {
-		ok, err := db.Contact.Query().Where(contact.ID(*id)).Exist(ctx)
-		if err != nil {
-			return fmt.Errorf("check appointment contact: %w", err)
-		}
-		v.Check("contactId", ok, "unknown_contact", "is not a contact of this company")
+	err := linked.Check(ctx, &v, linked.User("ownerId", parseID(in.OwnerID)), linked.Contact("contactId", parseID(in.ContactID)))
+	if err != nil {
+		return err
 	}
 	return v.Err()
 }

@@ -12,13 +12,11 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/events"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/app/platform/extref"
+	"github.com/brokerdesk/brokerdesk/app/platform/linked"
 	"github.com/brokerdesk/brokerdesk/app/platform/ptr"
 	"github.com/brokerdesk/brokerdesk/ent"
-	"github.com/brokerdesk/brokerdesk/ent/contact"
-	"github.com/brokerdesk/brokerdesk/ent/lead"
 	"github.com/brokerdesk/brokerdesk/ent/task"
 	"github.com/brokerdesk/brokerdesk/ent/taskcomment"
-	"github.com/brokerdesk/brokerdesk/ent/user"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
@@ -64,28 +62,11 @@ const refResource = "task"
 // of the company (visible to the caller), then 409 external_reference_taken when another task
 // carries one of the external references (extref.Free, as contacts and leads answer).
 func checkLinks(ctx context.Context, in Input, self uuid.UUID) error {
-	db := tenancy.Client(ctx)
 	var v errs.Invalid
-	if id := parseID(in.ContactID); id != nil {
-		ok, err := db.Contact.Query().Where(contact.ID(*id)).Exist(ctx)
-		if err != nil {
-			return fmt.Errorf("check task contact: %w", err)
-		}
-		v.Check("contactId", ok, "unknown_contact", "is not a contact of this company")
-	}
-	if id := parseID(in.LeadID); id != nil {
-		ok, err := db.Lead.Query().Where(lead.ID(*id)).Exist(ctx)
-		if err != nil {
-			return fmt.Errorf("check task lead: %w", err)
-		}
-		v.Check("leadId", ok, "unknown_lead", "is not a lead of this company")
-	}
-	if id := parseID(in.AssigneeID); id != nil {
-		ok, err := db.User.Query().Where(user.ID(*id)).Exist(ctx)
-		if err != nil {
-			return fmt.Errorf("check task assignee: %w", err)
-		}
-		v.Check("assigneeId", ok, "unknown_user", "is not a user of this company (see GET /users)")
+	err := linked.Check(ctx, &v, linked.Contact("contactId", parseID(in.ContactID)),
+		linked.Lead("leadId", parseID(in.LeadID)), linked.User("assigneeId", parseID(in.AssigneeID)))
+	if err != nil {
+		return err
 	}
 	if err := v.Err(); err != nil {
 		return err
