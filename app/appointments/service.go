@@ -257,9 +257,7 @@ func occurrenceOf(a *ent.Appointment, occ time.Time, x *ent.AppointmentException
 // occurrenceIn is occurrenceOf with a's time zone loaded already: time.LoadLocation reads the
 // zone database on every call, which was half the CPU of listing thousands of occurrences.
 func occurrenceIn(a *ent.Appointment, loc *time.Location, occ time.Time, x *ent.AppointmentException) Occurrence {
-	o := Occurrence{ID: a.ID, Title: a.Title, Description: a.Description, Location: a.Location, Type: string(a.Type),
-		StartAt: occ.In(loc), EndAt: occ.Add(a.EndAt.Sub(a.StartAt)).In(loc), AllDay: a.AllDay, TimeZone: a.TimeZone,
-		Recurrence: a.Recurrence, OwnerID: a.OwnerID, ContactID: a.ContactID, creator: a.CreatorID}
+	o := Occurrence{ID: a.ID, Shown: shownOf(a, loc, occ, occ.Add(a.EndAt.Sub(a.StartAt))), creator: a.CreatorID}
 	if a.Recurrence != nil {
 		id, t := a.ID, occ.In(loc)
 		o.SeriesID, o.OccurrenceStart = &id, &t
@@ -312,8 +310,7 @@ func (s *Service) UpdateThis(ctx context.Context, a *ent.Appointment, occ time.T
 	}
 	if a.Recurrence == nil { // a single appointment's only occurrence is itself
 		full := inputOf(a)
-		full.Title, full.Description, full.Location, full.Type = in.Title, in.Description, in.Location, in.Type
-		full.StartAt, full.EndAt = in.StartAt, in.EndAt
+		full.OccurrenceInput = in
 		ser, err := s.UpdateAll(ctx, a, full)
 		if err != nil {
 			return Occurrence{}, err
