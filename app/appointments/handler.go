@@ -11,7 +11,6 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
 	"github.com/brokerdesk/brokerdesk/ent"
-	"github.com/brokerdesk/brokerdesk/policy"
 )
 
 // Handler serves the appointment endpoints.
@@ -48,11 +47,8 @@ func NewHandler(svc *Service, idem fiber.Handler) *Handler {
 
 // Mount registers the routes. r authenticates every route it registers.
 func (h *Handler) Mount(r fiber.Router) {
-	r.Get("/appointments", policy.Require("appointments:read"), h.list)
-	r.Post("/appointments", policy.Require("appointments:write"), h.idem, h.create)
-	r.Get("/appointments/:appointmentId", policy.Require("appointments:read"), h.get)
-	r.Patch("/appointments/:appointmentId", policy.Require("appointments:write"), h.update)
-	r.Delete("/appointments/:appointmentId", policy.Require("appointments:write"), h.delete)
+	httpx.Collection{Path: "/appointments", Param: "appointmentId", Scope: "appointments", Idem: h.idem,
+		List: h.list, Create: h.create, Get: h.get, Update: h.update, Delete: h.delete}.Mount(r)
 }
 
 func seriesURL(s Series) string { return httpx.URL("appointments", s.ID.String()) }

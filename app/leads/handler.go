@@ -64,12 +64,9 @@ func NewHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler) *Handler {
 // Mount registers the routes. r authenticates every route it registers. Every route needs the
 // feature leads: the leads scopes carry it, POST /lead-stages (scope admin:write) checks it.
 func (h *Handler) Mount(r fiber.Router) {
-	r.Get("/leads", policy.Require("leads:read"), h.list)
-	r.Post("/leads", policy.Require("leads:write"), h.idem, h.create)
+	httpx.Collection{Path: "/leads", Param: "leadId", Scope: "leads", Idem: h.idem, List: h.list,
+		Create: h.create, Get: h.get, Update: h.update, Delete: h.delete}.Mount(r)
 	r.Delete("/leads", policy.Require("leads:write"), h.deleteTest)
-	r.Get("/leads/:leadId", policy.Require("leads:read"), h.get)
-	r.Patch("/leads/:leadId", policy.Require("leads:write"), h.update)
-	r.Delete("/leads/:leadId", policy.Require("leads:write"), h.delete)
 	r.Post("/leads/:leadId/convert", policy.Require("leads:write"), policy.Require("contacts:write"), h.convert)
 	r.Get("/leads/:leadId/attachments/:attachmentId/content", policy.Require("leads:read"), h.content)
 	r.Get("/contacts/:contactId/attachments/:attachmentId/content", policy.Require("contacts:read"), h.contactContent)

@@ -46,11 +46,8 @@ func NewHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler) *Handler {
 
 // Mount registers the routes. r authenticates every route it registers.
 func (h *Handler) Mount(r fiber.Router) {
-	r.Get("/tasks", policy.Require("tasks:read"), h.list)
-	r.Post("/tasks", policy.Require("tasks:write"), h.idem, h.create)
-	r.Get("/tasks/:taskId", policy.Require("tasks:read"), h.get)
-	r.Patch("/tasks/:taskId", policy.Require("tasks:write"), h.update)
-	r.Delete("/tasks/:taskId", policy.Require("tasks:write"), h.delete)
+	httpx.Collection{Path: "/tasks", Param: "taskId", Scope: "tasks", Idem: h.idem, List: h.list,
+		Create: h.create, Get: h.get, Update: h.update, Delete: h.delete}.Mount(r)
 	r.Get("/tasks/:taskId/comments", policy.Require("tasks:read"), h.listComments)
 	r.Post("/tasks/:taskId/comments", policy.Require("tasks:write"), h.createComment)
 }
