@@ -56,15 +56,11 @@ func (h *Handler) list(c *fiber.Ctx) error {
 
 // delete handles DELETE /users/{userId}/delegations/{delegationId}.
 func (h *Handler) delete(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "userId")
+	k, err := httpx.PathChildID("userId", "delegationId")(c)
 	if err != nil {
 		return err
 	}
-	did, err := httpx.UUIDParam(c, "delegationId")
-	if err != nil {
-		return err
-	}
-	if err := h.svc.Delete(c.UserContext(), id, did); err != nil {
+	if err := h.svc.Delete(c.UserContext(), k.Parent, k.ID); err != nil {
 		return err
 	}
 	return httpx.NoContent(c)

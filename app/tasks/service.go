@@ -34,25 +34,13 @@ func NewService(ev *events.Service, now func() time.Time) *Service {
 // Get reads one task. A task of another company (or one the caller may not see) is not found.
 func (s *Service) Get(ctx context.Context, id uuid.UUID) (*ent.Task, error) {
 	t, err := tenancy.Client(ctx).Task.Get(ctx, id)
-	if ent.IsNotFound(err) {
-		return nil, errs.NotFound("task %s not found", id)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("get task %s: %w", id, err)
-	}
-	return t, nil
+	return t, errs.FromEnt(err, "task %s", id)
 }
 
 // Lock reads one task and locks its row to the end of the transaction.
 func (s *Service) Lock(ctx context.Context, id uuid.UUID) (*ent.Task, error) {
 	t, err := tenancy.Client(ctx).Task.Query().Where(task.ID(id)).ForUpdate().Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, errs.NotFound("task %s not found", id)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("lock task %s: %w", id, err)
-	}
-	return t, nil
+	return t, errs.FromEnt(err, "task %s", id)
 }
 
 // refResource is the resource name of tasks in the external_refs lookup table (ent/schema).
