@@ -65,9 +65,7 @@ func (s *Service) List(ctx context.Context, f ListFilter) ([]Occurrence, error) 
 		}))
 	q.Where(paging.If(f.ContactID, appointment.ContactID)...)
 	q.Where(paging.If(f.OwnerID, appointment.OwnerID)...)
-	if f.Type != nil {
-		q.Where(appointment.TypeEQ(appointment.Type(*f.Type)))
-	}
+	q.Where(paging.Enum(f.Type, appointment.TypeEQ)...)
 	rows, err := q.All(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list appointments: %w", err)

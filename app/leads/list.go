@@ -46,9 +46,7 @@ func (s *Service) List(ctx context.Context, f ListFilter, page paging.Page) ([]L
 	}
 	q.Where(paging.If(f.StageID, lead.StageID)...)
 	q.Where(paging.If(f.OwnerID, lead.OwnerID)...)
-	if f.Source != nil {
-		q.Where(lead.SourceEQ(lead.Source(*f.Source)))
-	}
+	q.Where(paging.Enum(f.Source, lead.SourceEQ)...)
 	q.Where(paging.If(f.Converted, lead.Converted)...)
 	rows, err := q.WithAttachments(withoutContent).Where(k.Where).Order(k.Order).Limit(k.Limit).All(ctx)
 	if err != nil {

@@ -48,20 +48,8 @@ func (s *Service) List(ctx context.Context, f ListFilter, page paging.Page) ([]*
 	q.Where(paging.If(f.ContactID, task.ContactID)...)
 	q.Where(paging.If(f.AssigneeID, task.AssigneeID)...)
 	q.Where(paging.If(f.LeadID, task.LeadID)...)
-	if len(f.Statuses) > 0 {
-		st := make([]task.Status, len(f.Statuses))
-		for i, x := range f.Statuses {
-			st[i] = task.Status(x)
-		}
-		q.Where(task.StatusIn(st...))
-	}
-	if len(f.Priorities) > 0 {
-		pr := make([]task.Priority, len(f.Priorities))
-		for i, x := range f.Priorities {
-			pr[i] = task.Priority(x)
-		}
-		q.Where(task.PriorityIn(pr...))
-	}
+	q.Where(paging.In(f.Statuses, task.StatusIn)...)
+	q.Where(paging.In(f.Priorities, task.PriorityIn)...)
 	q.Where(paging.If(f.DueFrom, task.DueAtGTE)...)
 	q.Where(paging.If(f.DueTo, task.DueAtLTE)...)
 	rows, err := q.Where(k.Where).Order(k.Order).Limit(k.Limit).All(ctx)
