@@ -43,14 +43,6 @@ type user struct {
 	Status string    `json:"status"`
 }
 
-type userPage struct {
-	Data       []user `json:"data"`
-	Pagination struct {
-		NextCursor string `json:"nextCursor"`
-		HasMore    bool   `json:"hasMore"`
-	} `json:"pagination"`
-}
-
 func hasETag(t *testing.T, r *apitest.Response) {
 	t.Helper()
 	if r.Header.Get("ETag") == "" {
@@ -176,13 +168,13 @@ func TestOpenAPI_Users(t *testing.T) {
 	a, b := env.NewCompany(t), env.NewCompany(t)
 	second := env.NewUser(t, a, "agent")
 
-	page := func(path string) userPage {
+	page := func(path string) apitest.Page[user] {
 		t.Helper()
 		r := env.Do(t, apitest.Request{Key: a.Secret, Path: path})
 		if r.Status != 200 {
 			t.Fatalf("GET %s: status %d: %s", path, r.Status, r.Body)
 		}
-		var p userPage
+		var p apitest.Page[user]
 		r.Decode(t, &p)
 		return p
 	}
@@ -199,7 +191,7 @@ func TestOpenAPI_Users(t *testing.T) {
 	env.Run(t, []apitest.Case{
 		{Name: "lists the company's users", Key: a.Secret, Path: "/users", Status: 200,
 			Check: func(t *testing.T, r *apitest.Response) {
-				var p userPage
+				var p apitest.Page[user]
 				r.Decode(t, &p)
 				if len(p.Data) != 2 || p.Pagination.HasMore || p.Pagination.NextCursor == "" {
 					t.Errorf("got %+v", p)
@@ -207,7 +199,7 @@ func TestOpenAPI_Users(t *testing.T) {
 			}},
 		{Name: "filters by status", Key: a.Secret, Path: "/users?status=suspended", Status: 200,
 			Check: func(t *testing.T, r *apitest.Response) {
-				var p userPage
+				var p apitest.Page[user]
 				r.Decode(t, &p)
 				if len(p.Data) != 0 {
 					t.Errorf("got %+v", p)
@@ -215,7 +207,7 @@ func TestOpenAPI_Users(t *testing.T) {
 			}},
 		{Name: "filters by email", Key: a.Secret, Path: "/users?email=" + url.QueryEscape(second.Email), Status: 200,
 			Check: func(t *testing.T, r *apitest.Response) {
-				var p userPage
+				var p apitest.Page[user]
 				r.Decode(t, &p)
 				if len(p.Data) != 1 || p.Data[0].ID != second.ID {
 					t.Errorf("got %+v", p)
