@@ -1,7 +1,6 @@
 package contacts
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +16,9 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
 	"github.com/brokerdesk/brokerdesk/app/platform/identity"
 	"github.com/brokerdesk/brokerdesk/app/platform/jsondoc"
+	"github.com/brokerdesk/brokerdesk/app/platform/paging"
+	"github.com/brokerdesk/brokerdesk/ent"
+	"github.com/brokerdesk/brokerdesk/ent/schematype"
 	"github.com/brokerdesk/brokerdesk/policy"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
@@ -31,15 +33,19 @@ type Handler struct {
 	idem             fiber.Handler
 	get, getExternal fiber.Handler
 	update, delete   fiber.Handler
+	createCustom     fiber.Handler
 }
 
 // NewHandler builds the handler. idem is the Idempotency-Key middleware of POST routes.
 func NewHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler) *Handler {
 	version := func(c Contact) int64 { return c.Version }
 	h := &Handler{svc: svc, pager: pager, idem: idem}
-	// GET /contacts/{contactId} and GET /external/{source}/contacts/{externalId}.
-	h.get = read(h, contactKey, svc.Find)
-	h.getExternal = read(h, external, svc.GetByRef)
+	// GET /contacts/{contactId} and GET /external/{source}/contacts/{externalId}: the key
+	// checks the selection before anything is read, the view applies it.
+	h.get = httpx.Read[uuid.UUID, Contact]{Key: withoutFields(contactKey), Get: svc.Find, Version: version,
+		View: h.view}.Handle
+	h.getExternal = httpx.Read[schematype.ExternalRef, Contact]{Key: withoutFields(external), Get: svc.GetByRef,
+		Version: version, View: h.view}.Handle
 	// PATCH /contacts/{contactId}: a merge patch of ContactPatch, If-Match required (428
 	// without, 412 on a mismatch). Groups and customFields merge key by key, tags and labels
 	// replace, null clears; writeMode fill_empty_only keeps every value set today.
@@ -48,6 +54,11 @@ func NewHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler) *Handler {
 	// DELETE /contacts/{contactId}: If-Match required.
 	h.delete = httpx.Delete[uuid.UUID, Contact]{Key: httpx.PathID("contactId"), Lock: svc.LockContact,
 		Version: version, IfMatchRequired: true, Delete: svc.Delete}.Handle
+	// POST /custom-fields: a definition never changes, so its ETag is immutableVersion; it has
+	// no Location (there is no GET of one definition).
+	h.createCustom = httpx.Create[CustomFieldInput, *ent.CustomFieldDefinition]{Create: svc.CreateCustomField,
+		Version: func(*ent.CustomFieldDefinition) int64 { return immutableVersion },
+		View:    httpx.View(NewCustomFieldView)}.Handle
 	return h
 }
 
@@ -120,19 +131,13 @@ func MaySeeSensitive(c *fiber.Ctx) bool {
 	return ok && policy.Default().Check(p, SensitiveScope) == nil
 }
 
-// list handles GET /contacts: Paged, in the order of sort (default newest first). It is
-// ServeList spelled out: the keyset is the one sort names, and the view decrypts the groups
-// fields selects, which may fail.
+// list handles GET /contacts: Paged, in the order of sort (default newest first). The keyset
+// is the one sort names, and the view decrypts the groups fields selects, which may fail.
 func (h *Handler) list(c *fiber.Ctx) error {
-	f, page, err := httpx.ParseList(c, h.pager, "contacts", parseListFilter)
-	if err != nil {
-		return err
-	}
-	rows, err := h.svc.List(c.UserContext(), f, page.Page)
-	if err != nil {
-		return err
-	}
-	return httpx.WritePage(c, page, rows, sorts[f.Sort].Key, func(r Contact) (View, error) { return h.svc.View(r, f.Fields) })
+	return httpx.ServeListFor(c, h.pager, "contacts", parseListFilter, h.svc.List,
+		func(f ListFilter) (paging.Keyset[Contact], func(Contact) (View, error)) {
+			return sorts[f.Sort], func(r Contact) (View, error) { return h.svc.View(r, f.Fields) }
+		})
 }
 
 // parseListFilter reads the query of GET /contacts; every bad parameter is listed.
@@ -215,21 +220,6 @@ func withoutFields[K any](key func(*fiber.Ctx) (K, Selection, error)) func(*fibe
 	return func(c *fiber.Ctx) (K, error) {
 		k, _, err := key(c)
 		return k, err
-	}
-}
-
-// read is the GET of one contact: its key and the selection from the request, find, the answer.
-func read[K any](h *Handler, key func(*fiber.Ctx) (K, Selection, error), find func(context.Context, K) (Contact, error)) fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		k, sel, err := key(c)
-		if err != nil {
-			return err
-		}
-		ct, err := find(c.UserContext(), k)
-		if err != nil {
-			return err
-		}
-		return h.answer(c, sel, ct, false)
 	}
 }
 
@@ -323,14 +313,4 @@ func (h *Handler) listCustom(c *fiber.Ctx) error {
 		return err
 	}
 	return httpx.Data(c, defs, NewCustomFieldView)
-}
-
-// createCustom handles POST /custom-fields.
-func (h *Handler) createCustom(c *fiber.Ctx) error {
-	d, err := httpx.Call(c, h.svc.CreateCustomField)
-	if err != nil {
-		return err
-	}
-	c.Set(fiber.HeaderETag, httpx.ETag(immutableVersion))
-	return c.Status(fiber.StatusCreated).JSON(NewCustomFieldView(d))
 }

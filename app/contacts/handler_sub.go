@@ -19,12 +19,15 @@ type SubHandler struct {
 	pager                              *httpx.Pager
 	putFinance, updateNote, deleteNote fiber.Handler
 	deletePhone, deleteRelationship    fiber.Handler
+	listRelationships, getNote         fiber.Handler
+	getFinance                         fiber.Handler
 }
 
 // NewSubHandler builds the handler.
 func NewSubHandler(svc *Service, pager *httpx.Pager) *SubHandler {
 	noteVersion := func(n Note) int64 { return n.Version }
 	lockNote := func(ctx context.Context, id httpx.ChildID) (Note, error) { return svc.LockNote(ctx, id.Parent, id.ID) }
+	findNote := func(ctx context.Context, id httpx.ChildID) (Note, error) { return svc.FindNote(ctx, id.Parent, id.ID) }
 	noteKey := httpx.PathChildID("contactId", "noteId")
 	return &SubHandler{svc: svc, pager: pager,
 		// PUT /contacts/{contactId}/finance: lists present replace, omitted stay; If-Match
@@ -44,6 +47,17 @@ func NewSubHandler(svc *Service, pager *httpx.Pager) *SubHandler {
 		// DELETE /contacts/{contactId}/relationships/{relationshipId}; no If-Match (a
 		// relationship never changes).
 		deleteRelationship: deleteChild("relationshipId", svc.DeleteRelationship),
+		// GET /contacts/{contactId}/finance: empty lists before the first PUT, and an ETag also
+		// then ("0"): every single-resource answer carries one, and If-Match: "0" on PUT then
+		// means "only if nobody has written them yet".
+		getFinance: httpx.Read[uuid.UUID, Household]{Key: httpx.PathID("contactId"), Get: svc.Finance,
+			Version: Household.Version, ETagAtZero: true, View: httpx.View(NewFinance)}.Handle,
+		// GET /contacts/{contactId}/relationships: one unpaged list, oldest first, no ETag.
+		listRelationships: httpx.Read[uuid.UUID, []Link]{Key: httpx.PathID("contactId"), Get: svc.Relationships,
+			View: httpx.DataView(NewRelationship)}.Handle,
+		// GET /contacts/{contactId}/notes/{noteId} (ours: the Location of a new note).
+		getNote: httpx.Read[httpx.ChildID, Note]{Key: noteKey, Get: findNote, Version: noteVersion,
+			View: httpx.View(noteView)}.Handle,
 	}
 }
 
@@ -139,19 +153,6 @@ func (h *SubHandler) updatePhone(c *fiber.Ctx) error {
 	return httpx.OK(c, NewPhoneView(p), p.Edges.Contact.Version)
 }
 
-// listRelationships handles GET /contacts/{contactId}/relationships: one page, oldest first.
-func (h *SubHandler) listRelationships(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "contactId")
-	if err != nil {
-		return err
-	}
-	links, err := h.svc.Relationships(c.UserContext(), id)
-	if err != nil {
-		return err
-	}
-	return httpx.Data(c, links, NewRelationship)
-}
-
 // createRelationship handles POST /contacts/{contactId}/relationships.
 func (h *SubHandler) createRelationship(c *fiber.Ctx) error {
 	l, err := underContact(c, RelationshipBody{}, h.svc.CreateRelationship)
@@ -159,23 +160,6 @@ func (h *SubHandler) createRelationship(c *fiber.Ctx) error {
 		return err
 	}
 	return httpx.Created(c, contactPath(c)+"/relationships", NewRelationship(l), immutableVersion)
-}
-
-// getFinance handles GET /contacts/{contactId}/finance: empty lists before the first PUT.
-func (h *SubHandler) getFinance(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "contactId")
-	if err != nil {
-		return err
-	}
-	f, err := h.svc.Finance(c.UserContext(), id)
-	if err != nil {
-		return err
-	}
-	// An ETag also before the first write ("0"): every single-resource answer carries one, and
-	// If-Match: "0" on PUT then means "only if nobody has written them yet". (httpx.OK leaves
-	// version 0 out.)
-	c.Set(fiber.HeaderETag, httpx.ETag(f.Version()))
-	return c.JSON(NewFinance(f))
 }
 
 // listActivities handles GET /contacts/{contactId}/activities: Paged, newest first, filter
@@ -203,17 +187,4 @@ func (h *SubHandler) createNote(c *fiber.Ctx) error {
 		return err
 	}
 	return httpx.Created(c, contactPath(c)+"/notes/"+n.ID.String(), noteView(n), n.Version)
-}
-
-// getNote handles GET /contacts/{contactId}/notes/{noteId} (ours: the Location of a new note).
-func (h *SubHandler) getNote(c *fiber.Ctx) error {
-	id, err := httpx.PathChildID("contactId", "noteId")(c)
-	if err != nil {
-		return err
-	}
-	n, err := h.svc.FindNote(c.UserContext(), id.Parent, id.ID)
-	if err != nil {
-		return err
-	}
-	return httpx.OK(c, noteView(n), n.Version)
 }

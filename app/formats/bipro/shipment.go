@@ -190,12 +190,15 @@ func contentID(h textproto.MIMEHeader) string {
 	return strings.Trim(strings.TrimSpace(h.Get("Content-ID")), "<>")
 }
 
-func (sh *Shipment) spoolFrom(r io.Reader, limit int64) (*os.File, int64, error) {
+// spoolFrom copies a document's bytes, r, into a new spool file under the shipment's tmpDir,
+// rewound for reading: at most limit bytes (more is too_large). n is what was copied, also on
+// failure; the file is then removed.
+func (sh *Shipment) spoolFrom(r io.Reader, limit int64) (_ *os.File, n int64, _ error) {
 	f, err := os.CreateTemp(sh.tmpDir, "bipro-*.bin")
 	if err != nil {
 		return nil, 0, err
 	}
-	n, err := io.Copy(f, io.LimitReader(r, limit+1))
+	n, err = io.Copy(f, io.LimitReader(r, limit+1))
 	if err == nil && n > limit {
 		err = &gdv.FormatError{Code: "too_large", Detail: "the shipment's documents exceed the size limit"}
 	}
@@ -205,7 +208,7 @@ func (sh *Shipment) spoolFrom(r io.Reader, limit int64) (*os.File, int64, error)
 	if err != nil {
 		f.Close()
 		os.Remove(f.Name())
-		return nil, 0, err
+		return nil, n, err
 	}
 	return f, n, nil
 }
@@ -585,22 +588,10 @@ func (f *filter) spool() (int, error) {
 	if cdata {
 		_, _ = f.br.Discard(9)
 	}
-	file, err := os.CreateTemp(f.sh.tmpDir, "bipro-*.bin")
-	if err != nil {
-		return 0, err
-	}
 	src := &base64Text{br: f.br, cdata: cdata}
-	n, err := io.Copy(file, io.LimitReader(base64.NewDecoder(base64.StdEncoding, src), f.limit-f.total+1))
+	file, n, err := f.sh.spoolFrom(base64.NewDecoder(base64.StdEncoding, src), f.limit-f.total)
 	f.total += n
-	if err == nil && f.total > f.limit {
-		err = &gdv.FormatError{Code: "too_large", Detail: "the shipment's documents exceed the size limit"}
-	}
-	if err == nil {
-		_, err = file.Seek(0, io.SeekStart)
-	}
 	if err != nil {
-		file.Close()
-		os.Remove(file.Name())
 		var fe *gdv.FormatError
 		var pe *fs.PathError // the spool file's (a full disk): not the shipment's fault
 		if !errors.As(err, &fe) && !errors.As(err, &pe) {

@@ -9,11 +9,21 @@ import (
 // Data answers 200 with an unpaged list, {"data": [view(row)...]} ([] when empty): the answer of
 // lists the spec does not page (a contact's relationships, custom field definitions, matches).
 func Data[R, V any](c *fiber.Ctx, rows []R, view func(R) V) error {
+	return c.JSON(dataOf(rows, view))
+}
+
+// DataView is Data as a recipe's View: httpx.Read[uuid.UUID, []*ent.X]{…, View:
+// httpx.DataView(NewX)} answers a parent's unpaged list.
+func DataView[R, V any](view func(R) V) func(*fiber.Ctx, []R) (any, error) {
+	return func(_ *fiber.Ctx, rows []R) (any, error) { return dataOf(rows, view), nil }
+}
+
+func dataOf[R, V any](rows []R, view func(R) V) fiber.Map {
 	out := make([]V, len(rows))
 	for i, r := range rows {
 		out[i] = view(r)
 	}
-	return c.JSON(fiber.Map{"data": out})
+	return fiber.Map{"data": out}
 }
 
 // Call is the head of a POST: the body decoded into an I (400 when malformed, 422 when Validate

@@ -8,6 +8,8 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/brokerdesk/brokerdesk/app/platform/identity"
 )
 
 // SniffType is the media type of a file by its content (the WHATWG sniffing algorithm of
@@ -130,37 +132,24 @@ func AttachmentDisposition(name string) string {
 func asciiName(name string) string {
 	var b strings.Builder
 	for _, r := range name {
-		switch r {
-		case 'ä':
-			b.WriteString("ae")
-		case 'ö':
-			b.WriteString("oe")
-		case 'ü':
-			b.WriteString("ue")
-		case 'Ä':
-			b.WriteString("Ae")
-		case 'Ö':
-			b.WriteString("Oe")
-		case 'Ü':
-			b.WriteString("Ue")
-		case 'ß':
-			b.WriteString("ss")
-		case '"', '\\':
+		if spelled, ok := identity.SpellUmlaut(r); ok {
+			b.WriteString(spelled)
+			continue
+		}
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('_')
+		case r >= 0x20 && r < 0x7f:
+			b.WriteRune(r)
+		case r < 0x80 || r == 0x7f:
 			b.WriteByte('_')
 		default:
-			switch {
-			case r >= 0x20 && r < 0x7f:
-				b.WriteRune(r)
-			case r < 0x80 || r == 0x7f:
+			// A letter with an accent becomes its base letter (é → e); the rest "_".
+			base := []rune(norm.NFD.String(string(r)))
+			if len(base) > 1 && base[0] < 0x80 && unicode.IsLetter(base[0]) {
+				b.WriteRune(base[0])
+			} else {
 				b.WriteByte('_')
-			default:
-				// A letter with an accent becomes its base letter (é → e); the rest "_".
-				base := []rune(norm.NFD.String(string(r)))
-				if len(base) > 1 && base[0] < 0x80 && unicode.IsLetter(base[0]) {
-					b.WriteRune(base[0])
-				} else {
-					b.WriteByte('_')
-				}
 			}
 		}
 	}

@@ -33,21 +33,17 @@ func TestAttachmentDisposition(t *testing.T) {
 }
 
 func TestSniffType(t *testing.T) {
-	for _, c := range []struct{ in, want string }{
+	eachCase(t, "SniffType", func(s string) string { return SniffType([]byte(s)) }, []stringCase{
 		{"%PDF-1.7 offer", "application/pdf"},
 		{"<html><script>alert(1)</script>", "text/html; charset=utf-8"},
 		{"hallo", "text/plain; charset=utf-8"},
 		{"\x00\x01\x02", "application/octet-stream"},
 		{"\x89PNG\r\n\x1a\n", "image/png"},
-	} {
-		if got := SniffType([]byte(c.in)); got != c.want {
-			t.Errorf("SniffType(%q) = %q, want %q", c.in, got, c.want)
-		}
-	}
+	})
 }
 
 func TestCleanFilename(t *testing.T) {
-	for _, c := range []struct{ in, want string }{
+	eachCase(t, "CleanFilename", func(s string) string { return CleanFilename(s, "fallback") }, []stringCase{
 		{"Übersicht März.pdf", "Übersicht März.pdf"},
 		{"U\u0308bersicht.pdf", "Übersicht.pdf"}, // NFD as macOS sends it → NFC
 		{`C:\fakepath\x.pdf`, "x.pdf"},
@@ -57,11 +53,7 @@ func TestCleanFilename(t *testing.T) {
 		{"  \u200B ", "fallback"},
 		{"..", "fallback"},
 		{strings.Repeat("ä", 300), strings.Repeat("ä", MaxFilenameLen)},
-	} {
-		if got := CleanFilename(c.in, "fallback"); got != c.want {
-			t.Errorf("CleanFilename(%q) = %q, want %q", c.in, got, c.want)
-		}
-	}
+	})
 }
 
 // TestServedType: a download goes out under its own type only when that type is on the
@@ -69,7 +61,7 @@ func TestCleanFilename(t *testing.T) {
 // when opened), HTML, SVG, e-mails (MHTML), scripts and anything unknown go out as
 // application/octet-stream. Catches text/xml and application/xml documents served as such.
 func TestServedType(t *testing.T) {
-	for _, c := range []struct{ in, want string }{
+	eachCase(t, "ServedType", ServedType, []stringCase{
 		{"application/pdf", "application/pdf"},
 		{"image/png", "image/png"},
 		{"image/jpeg", "image/jpeg"},
@@ -91,9 +83,5 @@ func TestServedType(t *testing.T) {
 		{"application/octet-stream", "application/octet-stream"},
 		{"", "application/octet-stream"},
 		{"text/plain, text/html", "application/octet-stream"},
-	} {
-		if got := ServedType(c.in); got != c.want {
-			t.Errorf("ServedType(%q) = %q, want %q", c.in, got, c.want)
-		}
-	}
+	})
 }

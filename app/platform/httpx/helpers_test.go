@@ -17,3 +17,16 @@ func readPage(t *testing.T, r *http.Response) PageBody[int] {
 	}
 	return p
 }
+
+// stringCase is one row of a table test of a string function.
+type stringCase = struct{ in, want string }
+
+// eachCase runs f, named name in failures, on every row of cases.
+func eachCase(t *testing.T, name string, f func(string) string, cases []stringCase) {
+	t.Helper()
+	for _, c := range cases {
+		if got := f(c.in); got != c.want {
+			t.Errorf("%s(%q) = %q, want %q", name, c.in, got, c.want)
+		}
+	}
+}

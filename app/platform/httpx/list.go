@@ -54,6 +54,15 @@ func ParseList[F any](c *fiber.Ctx, p *Pager, name string, parse FilterParser[F]
 // ServeList answers a list request: ParseList, the service's fetch, WritePage.
 func ServeList[F, R, V any](c *fiber.Ctx, p *Pager, name string, parse FilterParser[F],
 	fetch func(context.Context, F, paging.Page) ([]R, error), order paging.Keyset[R], view func(R) V) error {
+	return ServeListFor(c, p, name, parse, fetch, func(F) (paging.Keyset[R], func(R) (V, error)) {
+		return order, Plain(view)
+	})
+}
+
+// ServeListFor is ServeList for a list whose order and view its filter chooses (contacts:
+// sort picks the keyset, fields the groups the view decrypts, which may fail).
+func ServeListFor[F, R, V any](c *fiber.Ctx, p *Pager, name string, parse FilterParser[F],
+	fetch func(context.Context, F, paging.Page) ([]R, error), shape func(F) (paging.Keyset[R], func(R) (V, error))) error {
 	f, page, err := ParseList(c, p, name, parse)
 	if err != nil {
 		return err
@@ -62,7 +71,8 @@ func ServeList[F, R, V any](c *fiber.Ctx, p *Pager, name string, parse FilterPar
 	if err != nil {
 		return err
 	}
-	return WritePage(c, page, rows, order.Key, Plain(view))
+	order, view := shape(f)
+	return WritePage(c, page, rows, order.Key, view)
 }
 
 // NoFilter is the parser of a list without filters.

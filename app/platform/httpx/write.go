@@ -55,11 +55,7 @@ func (p Patch[K, R, I]) Handle(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	v, err := p.View(c, saved)
-	if err != nil {
-		return err
-	}
-	return OK(c, v, p.Version(saved))
+	return answerOK(c, saved, p.View, p.Version)
 }
 
 // Delete is the DELETE recipe: lock the row the path names, check If-Match, delete, 204.

@@ -114,12 +114,23 @@ func TestRead(t *testing.T) {
 		},
 		Version: func(n *note) int64 { return n.Version },
 		View:    View(func(n *note) note { return *n })}.Handle)
+	// Finances before their first write: version 0 and yet an ETag.
+	app.Get("/unwritten/:id", Read[uuid.UUID, note]{Key: PathID("id"),
+		Get:     func(context.Context, uuid.UUID) (note, error) { return note{Text: "none yet"}, nil },
+		Version: func(n note) int64 { return n.Version }, ETagAtZero: true,
+		View: View(func(n note) note { return n })}.Handle)
+	// A parent's unpaged list: {"data": [...]} and no ETag.
+	app.Get("/lists/:id", Read[uuid.UUID, []note]{Key: PathID("id"),
+		Get:  func(context.Context, uuid.UUID) ([]note, error) { return []note{*stored, *stored}, nil },
+		View: DataView(func(n note) string { return n.Text })}.Handle)
 	for _, tc := range []struct {
 		name, path string
 		status     int
 		etag, body string
 	}{
 		{"the row, its view and ETag", "/notes/" + stored.ID.String(), 200, `"3"`, `"Text":"old"`},
+		{"version 0 with ETagAtZero has ETag 0", "/unwritten/" + stored.ID.String(), 200, `"0"`, `"Text":"none yet"`},
+		{"no Version, no ETag", "/lists/" + stored.ID.String(), 200, "", `{"data":["old","old"]}`},
 		{"another id is 404", "/notes/" + uuid.NewString(), 404, "", "not found"},
 		{"a malformed id is 400", "/notes/x", 400, "", ""},
 	} {

@@ -133,20 +133,26 @@ func NameKey(name string) string {
 			b.WriteByte(' ')
 			space = false
 		}
-		switch r = unicode.ToLower(r); r {
-		case 'ä':
-			b.WriteString("ae")
-		case 'ö':
-			b.WriteString("oe")
-		case 'ü':
-			b.WriteString("ue")
-		case 'ß', 'ẞ':
-			b.WriteString("ss")
-		default:
+		// ToLower makes ẞ ß, so SpellUmlaut's lower-case spellings are the only ones used here.
+		r = unicode.ToLower(r)
+		if spelled, ok := SpellUmlaut(r); ok {
+			b.WriteString(spelled)
+		} else {
 			b.WriteRune(r)
 		}
 	}
 	return b.String()
+}
+
+// umlauts are the German letters spelled out in ASCII (ä → ae, Ä → Ae, ß → ss), as Germans
+// write them where the letter is not available.
+var umlauts = map[rune]string{'ä': "ae", 'ö': "oe", 'ü': "ue", 'Ä': "Ae", 'Ö': "Oe", 'Ü': "Ue", 'ß': "ss"}
+
+// SpellUmlaut spells r out in ASCII when it is ä, ö, ü, Ä, Ö, Ü or ß: the one spelling of
+// NameKey ("Müller" agrees with "Mueller") and of the ASCII name of a download.
+func SpellUmlaut(r rune) (string, bool) {
+	s, ok := umlauts[r]
+	return s, ok
 }
 
 // legalForms are the spelled-out German legal forms and their short forms, longest first.

@@ -29,21 +29,22 @@ var (
 	}
 )
 
-// sql renders what Apply gives a query on table t.
-func render(t *testing.T, q Query) (string, []any) {
+// render applies k to p and renders what that gives a query on table t.
+func render[R any](t *testing.T, k Keyset[R], p Page) (string, []any, Query) {
 	t.Helper()
-	s := entsql.Dialect("postgres").Select("*").From(entsql.Table("t"))
-	q.Where(s)
-	q.Order(s)
-	return s.Query()
-}
-
-func TestKeyset_FirstPageHasNoCondition(t *testing.T) {
-	q, err := byName.Apply(Page{Limit: 10})
+	q, err := k.Apply(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, args := render(t, q)
+	s := entsql.Dialect("postgres").Select("*").From(entsql.Table("t"))
+	q.Where(s)
+	q.Order(s)
+	got, args := s.Query()
+	return got, args, q
+}
+
+func TestKeyset_FirstPageHasNoCondition(t *testing.T) {
+	got, args, q := render(t, byName, Page{Limit: 10})
 	want := `SELECT * FROM "t" ORDER BY "t"."name" ASC, "t"."id" ASC`
 	if got != want || len(args) != 0 || q.Limit != 11 {
 		t.Errorf("got %q %v limit %d, want %q no args limit 11 (one more than the page: is there another?)", got, args, q.Limit, want)
@@ -52,11 +53,7 @@ func TestKeyset_FirstPageHasNoCondition(t *testing.T) {
 
 func TestKeyset_ContinuesPastTheKey(t *testing.T) {
 	id := uuid.New()
-	q, err := byName.Apply(Page{Limit: 5, After: byName.Key(row{name: "Meier", id: id})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, args := render(t, q)
+	got, args, _ := render(t, byName, Page{Limit: 5, After: byName.Key(row{name: "Meier", id: id})})
 	want := `SELECT * FROM "t" WHERE ("t"."name", "t"."id") > ($1, $2) ORDER BY "t"."name" ASC, "t"."id" ASC`
 	if got != want || !reflect.DeepEqual(args, []any{"Meier", id}) {
 		t.Errorf("got %q %v, want %q [Meier %s]", got, args, want, id)
@@ -69,11 +66,7 @@ func TestKeyset_ComputedKeyCarriesNulls(t *testing.T) {
 	if key[0] != "infinity" {
 		t.Fatalf("key of a nil time = %v, want infinity first", key)
 	}
-	q, err := byDue.Apply(Page{Limit: 1, After: key})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, args := render(t, q)
+	got, args, _ := render(t, byDue, Page{Limit: 1, After: key})
 	want := `SELECT * FROM "t" WHERE (COALESCE("t"."due_at", 'infinity'::timestamptz), "t"."id") < ($1::timestamptz, $2) ORDER BY COALESCE("t"."due_at", 'infinity'::timestamptz) DESC, "t"."id" DESC`
 	if got != want || !reflect.DeepEqual(args, []any{"infinity", id}) {
 		t.Errorf("got %q %v, want %q", got, args, want)
@@ -114,16 +107,12 @@ func TestKeyset_IntKindTravelsInDecimal(t *testing.T) {
 	if key[0] != "9007199254740993" {
 		t.Fatalf("key = %v, want the sequence in decimal", key)
 	}
-	q, err := bySeq.Apply(Page{Limit: 2, After: key})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, args := render(t, q)
+	got, args, q := render(t, bySeq, Page{Limit: 2, After: key})
 	want := `SELECT * FROM "t" WHERE ("t"."seq", "t"."id") > ($1, $2) ORDER BY "t"."seq" ASC, "t"."id" ASC`
 	if got != want || !reflect.DeepEqual(args, []any{seq, id}) || q.Limit != 3 {
 		t.Errorf("got %q %v limit %d, want %q [%d %s] limit 3", got, args, q.Limit, want, seq, id)
 	}
-	_, err = bySeq.Apply(Page{Limit: 1, After: []string{"12a", id.String()}})
+	_, err := bySeq.Apply(Page{Limit: 1, After: []string{"12a", id.String()}})
 	var inv *errs.Invalid
 	if !errors.As(err, &inv) || inv.Errors[0].Code != "invalid_cursor" {
 		t.Errorf("not a number: err = %v, want 422 invalid_cursor", err)

@@ -13,6 +13,7 @@ import (
 // MemoryStore counts in process memory, under one mutex: for tests and single-instance
 // deployments (each process has its own count). Its arithmetic is the Redis scripts', in Go.
 type MemoryStore struct {
+	viaTake
 	window Window
 	now    func() time.Time
 
@@ -53,7 +54,9 @@ func newMemoryStore(w Window, opts []StoreOption) *MemoryStore {
 	if c.now == nil {
 		c.now = time.Now
 	}
-	return &MemoryStore{window: w, now: c.now, logs: map[string]*memLog{}, fixed: map[string]*memFixed{}}
+	s := &MemoryStore{window: w, now: c.now, logs: map[string]*memLog{}, fixed: map[string]*memFixed{}}
+	s.viaTake = viaTake{s.Take}
+	return s
 }
 
 // Window reports how s counts.
@@ -227,22 +230,6 @@ func (s *MemoryStore) Refund(_ context.Context, key string, _ limiter.Rate, d De
 		w.count = max(w.count-t.n, 0)
 	}
 	return nil
-}
-
-// Get implements limiter.Store: it takes one request.
-func (s *MemoryStore) Get(ctx context.Context, key string, rate limiter.Rate) (limiter.Context, error) {
-	return s.Increment(ctx, key, 1, rate)
-}
-
-// Increment implements limiter.Store: it takes count requests.
-func (s *MemoryStore) Increment(ctx context.Context, key string, count int64, rate limiter.Rate) (limiter.Context, error) {
-	return increment(ctx, s, key, count, rate)
-}
-
-// Peek implements limiter.Store: it reports without recording; Reached means a request now
-// would be refused.
-func (s *MemoryStore) Peek(ctx context.Context, key string, rate limiter.Rate) (limiter.Context, error) {
-	return peek(ctx, s, key, rate)
 }
 
 // Reset implements limiter.Store: it forgets key's count.

@@ -121,6 +121,7 @@ return now
 // RedisStore counts in Redis, atomically, on Redis's clock: any number of server processes
 // sharing one Redis share one count per key.
 type RedisStore struct {
+	viaTake
 	client  redis.UniversalClient
 	prefix  string
 	window  Window
@@ -143,7 +144,9 @@ func NewRedisFixedStore(client redis.UniversalClient, prefix string, opts ...Sto
 
 func newRedisStore(client redis.UniversalClient, prefix string, w Window, opts []StoreOption) *RedisStore {
 	c := newStoreConfig(opts)
-	return &RedisStore{client: client, prefix: prefix, window: w, now: c.now, timeout: c.timeout}
+	s := &RedisStore{client: client, prefix: prefix, window: w, now: c.now, timeout: c.timeout}
+	s.viaTake = viaTake{s.Take}
+	return s
 }
 
 // Window reports how s counts.
@@ -215,22 +218,6 @@ func (s *RedisStore) Refund(ctx context.Context, key string, _ limiter.Rate, d D
 		return fmt.Errorf("redis %s rate limit refund: %w", s.window, err)
 	}
 	return nil
-}
-
-// Get implements limiter.Store: it takes one request.
-func (s *RedisStore) Get(ctx context.Context, key string, rate limiter.Rate) (limiter.Context, error) {
-	return s.Increment(ctx, key, 1, rate)
-}
-
-// Increment implements limiter.Store: it takes count requests.
-func (s *RedisStore) Increment(ctx context.Context, key string, count int64, rate limiter.Rate) (limiter.Context, error) {
-	return increment(ctx, s, key, count, rate)
-}
-
-// Peek implements limiter.Store: it reports without recording; Reached means a request now
-// would be refused.
-func (s *RedisStore) Peek(ctx context.Context, key string, rate limiter.Rate) (limiter.Context, error) {
-	return peek(ctx, s, key, rate)
 }
 
 // Reset implements limiter.Store: it forgets key's count (for a fixed window, the current

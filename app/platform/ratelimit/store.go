@@ -180,19 +180,30 @@ func WithTimeout(d time.Duration) StoreOption {
 	return func(c *storeConfig) { c.timeout = d }
 }
 
-// increment is limiter.Store.Increment of every Store: take count requests.
-func increment(ctx context.Context, s Store, key string, count int64, rate limiter.Rate) (limiter.Context, error) {
-	d, err := s.Take(ctx, key, count, rate)
+// viaTake gives a Store the limiter.Store methods that are Take in other words: Get, Increment
+// and Peek. Each store embeds one bound to its own Take.
+type viaTake struct {
+	take func(ctx context.Context, key string, n int64, rate limiter.Rate) (Decision, error)
+}
+
+// Get implements limiter.Store: it takes one request.
+func (t viaTake) Get(ctx context.Context, key string, rate limiter.Rate) (limiter.Context, error) {
+	return t.Increment(ctx, key, 1, rate)
+}
+
+// Increment implements limiter.Store: it takes count requests.
+func (t viaTake) Increment(ctx context.Context, key string, count int64, rate limiter.Rate) (limiter.Context, error) {
+	d, err := t.take(ctx, key, count, rate)
 	if err != nil {
 		return limiter.Context{}, err
 	}
 	return d.Context(), nil
 }
 
-// peek is limiter.Store.Peek of every Store: take nothing and report; Reached when a request
-// now would be refused.
-func peek(ctx context.Context, s Store, key string, rate limiter.Rate) (limiter.Context, error) {
-	d, err := s.Take(ctx, key, 0, rate)
+// Peek implements limiter.Store: it reports without recording; Reached means a request now
+// would be refused.
+func (t viaTake) Peek(ctx context.Context, key string, rate limiter.Rate) (limiter.Context, error) {
+	d, err := t.take(ctx, key, 0, rate)
 	if err != nil {
 		return limiter.Context{}, err
 	}
