@@ -15,13 +15,20 @@ func userID(id uuid.UUID) predicate.User { return user.ID(id) }
 
 // Handler serves the delegation endpoints.
 type Handler struct {
-	svc    *Service
-	create fiber.Handler
+	svc          *Service
+	list, create fiber.Handler
 }
 
 // NewHandler builds the handler.
 func NewHandler(svc *Service) *Handler {
 	return &Handler{svc: svc,
+		// GET /users/{userId}/delegations: every delegation the user gave, in one page, each
+		// marked active or not at one instant.
+		list: httpx.Read[uuid.UUID, []*ent.Delegation]{Key: httpx.PathID("userId"), Get: svc.List,
+			View: func(c *fiber.Ctx, rows []*ent.Delegation) (any, error) {
+				now := svc.Now()
+				return httpx.DataView(func(d *ent.Delegation) View { return NewView(d, now) })(c, rows)
+			}}.Handle,
 		// POST /users/{userId}/delegations: no ETag (a delegation is never changed, only deleted).
 		create: httpx.CreateUnder[uuid.UUID, CreateInput, *ent.Delegation]{Key: httpx.PathID("userId"),
 			Create: svc.Create,
@@ -38,20 +45,6 @@ func (h *Handler) Mount(r fiber.Router) {
 	r.Get("/users/:userId/delegations", policy.Require("admin:write"), h.list)
 	r.Post("/users/:userId/delegations", policy.Require("admin:write"), h.create)
 	r.Delete("/users/:userId/delegations/:delegationId", policy.Require("admin:write"), h.delete)
-}
-
-// list handles GET /users/{userId}/delegations: every delegation the user gave, in one page.
-func (h *Handler) list(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "userId")
-	if err != nil {
-		return err
-	}
-	rows, err := h.svc.List(c.UserContext(), id)
-	if err != nil {
-		return err
-	}
-	now := h.svc.Now()
-	return httpx.Data(c, rows, func(d *ent.Delegation) View { return NewView(d, now) })
 }
 
 // delete handles DELETE /users/{userId}/delegations/{delegationId}.
