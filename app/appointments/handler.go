@@ -11,7 +11,6 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
 	"github.com/brokerdesk/brokerdesk/ent"
-	"github.com/brokerdesk/brokerdesk/policy"
 )
 
 // Handler serves the appointment endpoints.
@@ -19,12 +18,20 @@ type Handler struct {
 	svc            *Service
 	idem           fiber.Handler
 	pager          *httpx.Pager // GET /calendar-tokens (MountFeed)
+	create, get    fiber.Handler
 	update, delete fiber.Handler
 }
 
 // NewHandler builds the handler. idem is the Idempotency-Key middleware POST /appointments uses.
 func NewHandler(svc *Service, idem fiber.Handler) *Handler {
 	h := &Handler{svc: svc, idem: idem}
+	version := func(s Series) int64 { return s.Version }
+	// POST /appointments.
+	h.create = httpx.Create[Input, Series]{Create: svc.Create, Location: seriesURL, Version: version,
+		View: httpx.View(Series.View)}.Handle
+	// GET /appointments/{appointmentId}: the series master of a recurring one.
+	h.get = httpx.Read[uuid.UUID, Series]{Key: httpx.PathID("appointmentId"), Get: svc.Get, Version: version,
+		View: httpx.View(Series.View)}.Handle
 	lock := func(ctx context.Context, it item) (target, error) {
 		a, err := svc.Lock(ctx, it.id)
 		return target{Appointment: a, item: it}, err
@@ -40,14 +47,11 @@ func NewHandler(svc *Service, idem fiber.Handler) *Handler {
 
 // Mount registers the routes. r authenticates every route it registers.
 func (h *Handler) Mount(r fiber.Router) {
-	r.Get("/appointments", policy.Require("appointments:read"), h.list)
-	r.Post("/appointments", policy.Require("appointments:write"), h.idem, h.create)
-	r.Get("/appointments/:appointmentId", policy.Require("appointments:read"), h.get)
-	r.Patch("/appointments/:appointmentId", policy.Require("appointments:write"), h.update)
-	r.Delete("/appointments/:appointmentId", policy.Require("appointments:write"), h.delete)
+	httpx.Collection{Path: "/appointments", Param: "appointmentId", Scope: "appointments", Idem: h.idem,
+		List: h.list, Create: h.create, Get: h.get, Update: h.update, Delete: h.delete}.Mount(r)
 }
 
-func seriesURL(a *ent.Appointment) string { return httpx.URL("appointments", a.ID.String()) }
+func seriesURL(s Series) string { return httpx.URL("appointments", s.ID.String()) }
 
 // list handles GET /appointments: occurrences in [from, to), ordered by start.
 func (h *Handler) list(c *fiber.Ctx) error {
@@ -60,32 +64,6 @@ func (h *Handler) list(c *fiber.Ctx) error {
 		return err
 	}
 	return c.JSON(OccurrencePage{Data: occ})
-}
-
-// create handles POST /appointments.
-func (h *Handler) create(c *fiber.Ctx) error {
-	var in Input
-	if err := httpx.Decode(c, &in); err != nil {
-		return err
-	}
-	s, err := h.svc.Create(c.UserContext(), in)
-	if err != nil {
-		return err
-	}
-	return httpx.Created(c, seriesURL(s.Appointment), s.View(), s.Version)
-}
-
-// get handles GET /appointments/{appointmentId}: the series master of a recurring one.
-func (h *Handler) get(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "appointmentId")
-	if err != nil {
-		return err
-	}
-	s, err := h.svc.Get(c.UserContext(), id)
-	if err != nil {
-		return err
-	}
-	return httpx.OK(c, s.View(), s.Version)
 }
 
 // item is what PATCH and DELETE of /appointments/{appointmentId} name: the appointment, and

@@ -26,17 +26,12 @@ const (
 // Input of the stored series. Times are strings: RFC 3339, or without an offset local time in
 // timeZone.
 type Input struct {
-	Title       *string `json:"title,omitempty"`
-	Description *string `json:"description,omitempty"`
-	Location    *string `json:"location,omitempty"`
-	Type        *string `json:"type,omitempty"`
-	StartAt     *string `json:"startAt,omitempty"`
-	EndAt       *string `json:"endAt,omitempty"`
-	AllDay      *bool   `json:"allDay,omitempty"`
-	TimeZone    *string `json:"timeZone,omitempty"`
-	Recurrence  *string `json:"recurrence,omitempty"`
-	OwnerID     *string `json:"ownerId,omitempty"`
-	ContactID   *string `json:"contactId,omitempty"`
+	OccurrenceInput         // the fields one occurrence may change too (embedded: the JSON stays flat)
+	AllDay          *bool   `json:"allDay,omitempty"`
+	TimeZone        *string `json:"timeZone,omitempty"`
+	Recurrence      *string `json:"recurrence,omitempty"`
+	OwnerID         *string `json:"ownerId,omitempty"`
+	ContactID       *string `json:"contactId,omitempty"`
 }
 
 // parsed is a valid Input's times and rule.
@@ -154,8 +149,9 @@ func idStr(u *uuid.UUID) *string {
 func inputOf(a *ent.Appointment) Input {
 	loc := location(a)
 	allDay := a.AllDay
-	in := Input{Title: ptr.To(a.Title), Description: ptr.To(a.Description), Location: ptr.To(a.Location), Type: ptr.To(string(a.Type)),
-		StartAt: ptr.To(a.StartAt.In(loc).Format(time.RFC3339)), EndAt: ptr.To(a.EndAt.In(loc).Format(time.RFC3339)),
+	in := Input{OccurrenceInput: OccurrenceInput{Title: ptr.To(a.Title), Description: ptr.To(a.Description),
+		Location: ptr.To(a.Location), Type: ptr.To(string(a.Type)),
+		StartAt: ptr.To(a.StartAt.In(loc).Format(time.RFC3339)), EndAt: ptr.To(a.EndAt.In(loc).Format(time.RFC3339))},
 		AllDay: &allDay, TimeZone: ptr.To(a.TimeZone), Recurrence: a.Recurrence, OwnerID: idStr(a.OwnerID), ContactID: idStr(a.ContactID)}
 	return in
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
+	"github.com/brokerdesk/brokerdesk/app/platform/paging"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/appointment"
 	"github.com/brokerdesk/brokerdesk/ent/appointmentexception"
@@ -62,15 +63,9 @@ func (s *Service) List(ctx context.Context, f ListFilter) ([]Occurrence, error) 
 			sel.Where(entsql.In(sel.C(appointment.FieldID), entsql.Select(t.C(appointmentexception.FieldAppointmentID)).From(t).
 				Where(entsql.And(entsql.LT(t.C(appointmentexception.FieldStartAt), f.To), entsql.GT(t.C(appointmentexception.FieldEndAt), f.From)))))
 		}))
-	if f.ContactID != nil {
-		q.Where(appointment.ContactID(*f.ContactID))
-	}
-	if f.OwnerID != nil {
-		q.Where(appointment.OwnerID(*f.OwnerID))
-	}
-	if f.Type != nil {
-		q.Where(appointment.TypeEQ(appointment.Type(*f.Type)))
-	}
+	q.Where(paging.If(f.ContactID, appointment.ContactID)...)
+	q.Where(paging.If(f.OwnerID, appointment.OwnerID)...)
+	q.Where(paging.Enum(f.Type, appointment.TypeEQ)...)
 	rows, err := q.All(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list appointments: %w", err)

@@ -10,12 +10,11 @@ import (
 
 	"github.com/brokerdesk/brokerdesk/app/events"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
+	"github.com/brokerdesk/brokerdesk/app/platform/linked"
 	"github.com/brokerdesk/brokerdesk/app/platform/ptr"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/appointment"
 	"github.com/brokerdesk/brokerdesk/ent/appointmentexception"
-	"github.com/brokerdesk/brokerdesk/ent/contact"
-	"github.com/brokerdesk/brokerdesk/ent/user"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
@@ -82,21 +81,10 @@ func (s *Service) Lock(ctx context.Context, id uuid.UUID) (*ent.Appointment, err
 
 // checkLinks answers 422 for an owner or contact that is not the company's.
 func checkLinks(ctx context.Context, in Input) error {
-	db := tenancy.Client(ctx)
 	var v errs.Invalid
-	if id := parseID(in.OwnerID); id != nil {
-		ok, err := db.User.Query().Where(user.ID(*id)).Exist(ctx)
-		if err != nil {
-			return fmt.Errorf("check appointment owner: %w", err)
-		}
-		v.Check("ownerId", ok, "unknown_user", "is not a user of this company (see GET /users)")
-	}
-	if id := parseID(in.ContactID); id != nil {
-		ok, err := db.Contact.Query().Where(contact.ID(*id)).Exist(ctx)
-		if err != nil {
-			return fmt.Errorf("check appointment contact: %w", err)
-		}
-		v.Check("contactId", ok, "unknown_contact", "is not a contact of this company")
+	err := linked.Check(ctx, &v, linked.User("ownerId", parseID(in.OwnerID)), linked.Contact("contactId", parseID(in.ContactID)))
+	if err != nil {
+		return err
 	}
 	return v.Err()
 }
@@ -269,9 +257,7 @@ func occurrenceOf(a *ent.Appointment, occ time.Time, x *ent.AppointmentException
 // occurrenceIn is occurrenceOf with a's time zone loaded already: time.LoadLocation reads the
 // zone database on every call, which was half the CPU of listing thousands of occurrences.
 func occurrenceIn(a *ent.Appointment, loc *time.Location, occ time.Time, x *ent.AppointmentException) Occurrence {
-	o := Occurrence{ID: a.ID, Title: a.Title, Description: a.Description, Location: a.Location, Type: string(a.Type),
-		StartAt: occ.In(loc), EndAt: occ.Add(a.EndAt.Sub(a.StartAt)).In(loc), AllDay: a.AllDay, TimeZone: a.TimeZone,
-		Recurrence: a.Recurrence, OwnerID: a.OwnerID, ContactID: a.ContactID, creator: a.CreatorID}
+	o := Occurrence{ID: a.ID, Shown: shownOf(a, loc, occ, occ.Add(a.EndAt.Sub(a.StartAt))), creator: a.CreatorID}
 	if a.Recurrence != nil {
 		id, t := a.ID, occ.In(loc)
 		o.SeriesID, o.OccurrenceStart = &id, &t
@@ -324,8 +310,7 @@ func (s *Service) UpdateThis(ctx context.Context, a *ent.Appointment, occ time.T
 	}
 	if a.Recurrence == nil { // a single appointment's only occurrence is itself
 		full := inputOf(a)
-		full.Title, full.Description, full.Location, full.Type = in.Title, in.Description, in.Location, in.Type
-		full.StartAt, full.EndAt = in.StartAt, in.EndAt
+		full.OccurrenceInput = in
 		ser, err := s.UpdateAll(ctx, a, full)
 		if err != nil {
 			return Occurrence{}, err

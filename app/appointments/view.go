@@ -14,22 +14,35 @@ import (
 
 // View is the Appointment resource: a single appointment or a series master.
 type View struct {
-	ID          uuid.UUID       `json:"id"`
-	Title       string          `json:"title"`
-	Description string          `json:"description"`
-	Location    string          `json:"location"`
-	Type        string          `json:"type"`
-	StartAt     time.Time       `json:"startAt"`
-	EndAt       time.Time       `json:"endAt"`
-	AllDay      bool            `json:"allDay"`
-	TimeZone    string          `json:"timeZone"`
-	Recurrence  *string         `json:"recurrence"`
-	OwnerID     *uuid.UUID      `json:"ownerId"`
-	ContactID   *uuid.UUID      `json:"contactId"`
-	CreatorID   *uuid.UUID      `json:"creatorId"`
-	Exceptions  []ExceptionView `json:"exceptions"`
-	CreatedAt   time.Time       `json:"createdAt"`
-	UpdatedAt   time.Time       `json:"updatedAt"`
+	ID uuid.UUID `json:"id"`
+	Shown
+	CreatorID  *uuid.UUID      `json:"creatorId"`
+	Exceptions []ExceptionView `json:"exceptions"`
+	CreatedAt  time.Time       `json:"createdAt"`
+	UpdatedAt  time.Time       `json:"updatedAt"`
+}
+
+// Shown are the fields an appointment and each of its occurrences show alike (embedded, so
+// the JSON keeps them flat and in this order).
+type Shown struct {
+	Title       string     `json:"title"`
+	Description string     `json:"description"`
+	Location    string     `json:"location"`
+	Type        string     `json:"type"`
+	StartAt     time.Time  `json:"startAt"`
+	EndAt       time.Time  `json:"endAt"`
+	AllDay      bool       `json:"allDay"`
+	TimeZone    string     `json:"timeZone"`
+	Recurrence  *string    `json:"recurrence"`
+	OwnerID     *uuid.UUID `json:"ownerId"`
+	ContactID   *uuid.UUID `json:"contactId"`
+}
+
+// shownOf is what a shows, its times from start to end in loc.
+func shownOf(a *ent.Appointment, loc *time.Location, start, end time.Time) Shown {
+	return Shown{Title: a.Title, Description: a.Description, Location: a.Location, Type: string(a.Type),
+		StartAt: start.In(loc), EndAt: end.In(loc), AllDay: a.AllDay, TimeZone: a.TimeZone, Recurrence: a.Recurrence,
+		OwnerID: a.OwnerID, ContactID: a.ContactID}
 }
 
 // ExceptionView is a changed or cancelled occurrence of a series; nil fields keep the series'.
@@ -54,10 +67,8 @@ type Series struct {
 func (s Series) View() View {
 	loc := location(s.Appointment)
 	a := s.Appointment
-	v := View{ID: a.ID, Title: a.Title, Description: a.Description, Location: a.Location, Type: string(a.Type),
-		StartAt: a.StartAt.In(loc), EndAt: a.EndAt.In(loc), AllDay: a.AllDay, TimeZone: a.TimeZone, Recurrence: a.Recurrence,
-		OwnerID: a.OwnerID, ContactID: a.ContactID, CreatorID: a.CreatorID, Exceptions: []ExceptionView{},
-		CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
+	v := View{ID: a.ID, Shown: shownOf(a, loc, a.StartAt, a.EndAt), CreatorID: a.CreatorID,
+		Exceptions: []ExceptionView{}, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
 	for _, x := range s.Exceptions {
 		ev := ExceptionView{OccurrenceStart: x.OccurrenceStart.In(loc), Cancelled: x.Cancelled, Title: x.Title,
 			Description: x.Description, Location: x.Location, Type: x.Type}
@@ -81,18 +92,8 @@ type Occurrence struct {
 	SeriesID        *uuid.UUID `json:"seriesId"`
 	OccurrenceStart *time.Time `json:"occurrenceStart"`
 	IsException     bool       `json:"isException"`
-	Title           string     `json:"title"`
-	Description     string     `json:"description"`
-	Location        string     `json:"location"`
-	Type            string     `json:"type"`
-	StartAt         time.Time  `json:"startAt"`
-	EndAt           time.Time  `json:"endAt"`
-	AllDay          bool       `json:"allDay"`
-	TimeZone        string     `json:"timeZone"`
-	Recurrence      *string    `json:"recurrence"`
-	OwnerID         *uuid.UUID `json:"ownerId"`
-	ContactID       *uuid.UUID `json:"contactId"`
-	creator         *uuid.UUID // the series' creator: its events' visibility (EventAbout)
+	Shown
+	creator *uuid.UUID // the series' creator: its events' visibility (EventAbout)
 }
 
 // OccurrencePage is the body of GET /appointments.

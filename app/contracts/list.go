@@ -35,12 +35,12 @@ func (s *Service) List(ctx context.Context, f ListFilter, page paging.Page) ([]C
 	if err != nil {
 		return nil, err
 	}
-	q := tenancy.Client(ctx).Contract.Query().Where(
-		paging.Filter(f.ContactID, contract.ContactID),
-		paging.Filter(f.InsurerID, contract.InsurerID),
-		paging.Filter(f.Type, contract.Type),
-		paging.Enum(f.Status, contract.StatusEQ),
-		paging.Filter(f.UpdatedSince, contract.UpdatedAtGTE))
+	q := tenancy.Client(ctx).Contract.Query()
+	q.Where(paging.If(f.ContactID, contract.ContactID)...)
+	q.Where(paging.If(f.InsurerID, contract.InsurerID)...)
+	q.Where(paging.If(f.Type, contract.Type)...)
+	q.Where(paging.Enum(f.Status, contract.StatusEQ)...)
+	q.Where(paging.If(f.UpdatedSince, contract.UpdatedAtGTE)...)
 	rows, err := q.WithInsurer().Where(k.Where).Order(k.Order).Limit(k.Limit).All(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list contracts: %w", err)

@@ -4,6 +4,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
+	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/predicate"
 	"github.com/brokerdesk/brokerdesk/ent/user"
 	"github.com/brokerdesk/brokerdesk/policy"
@@ -13,10 +14,30 @@ import (
 func userID(id uuid.UUID) predicate.User { return user.ID(id) }
 
 // Handler serves the delegation endpoints.
-type Handler struct{ svc *Service }
+type Handler struct {
+	svc          *Service
+	list, create fiber.Handler
+}
 
 // NewHandler builds the handler.
-func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
+func NewHandler(svc *Service) *Handler {
+	return &Handler{svc: svc,
+		// GET /users/{userId}/delegations: every delegation the user gave, in one page, each
+		// marked active or not at one instant.
+		list: httpx.Read[uuid.UUID, []*ent.Delegation]{Key: httpx.PathID("userId"), Get: svc.List,
+			View: func(c *fiber.Ctx, rows []*ent.Delegation) (any, error) {
+				now := svc.Now()
+				return httpx.DataView(func(d *ent.Delegation) View { return NewView(d, now) })(c, rows)
+			}}.Handle,
+		// POST /users/{userId}/delegations: no ETag (a delegation is never changed, only deleted).
+		create: httpx.CreateUnder[uuid.UUID, CreateInput, *ent.Delegation]{Key: httpx.PathID("userId"),
+			Create: svc.Create,
+			Location: func(d *ent.Delegation) string {
+				return httpx.URL("users", d.DelegatorID.String(), "delegations", d.ID.String())
+			},
+			View: func(_ *fiber.Ctx, d *ent.Delegation) (any, error) { return NewView(d, svc.Now()), nil }}.Handle,
+	}
+}
 
 // Mount registers the routes (scope admin:write, the company's administration). r
 // authenticates every route it registers.
@@ -26,53 +47,13 @@ func (h *Handler) Mount(r fiber.Router) {
 	r.Delete("/users/:userId/delegations/:delegationId", policy.Require("admin:write"), h.delete)
 }
 
-// list handles GET /users/{userId}/delegations: every delegation the user gave, in one page.
-func (h *Handler) list(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "userId")
-	if err != nil {
-		return err
-	}
-	rows, err := h.svc.List(c.UserContext(), id)
-	if err != nil {
-		return err
-	}
-	now := h.svc.Now()
-	out := make([]View, 0, len(rows))
-	for _, d := range rows {
-		out = append(out, NewView(d, now))
-	}
-	return c.JSON(fiber.Map{"data": out})
-}
-
-// create handles POST /users/{userId}/delegations.
-func (h *Handler) create(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "userId")
-	if err != nil {
-		return err
-	}
-	var in CreateInput
-	if err := httpx.Decode(c, &in); err != nil {
-		return err
-	}
-	d, err := h.svc.Create(c.UserContext(), id, in)
-	if err != nil {
-		return err
-	}
-	return httpx.Created(c, httpx.URL("users", id.String(), "delegations", d.ID.String()),
-		NewView(d, h.svc.Now()), 0)
-}
-
 // delete handles DELETE /users/{userId}/delegations/{delegationId}.
 func (h *Handler) delete(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "userId")
+	k, err := httpx.PathChildID("userId", "delegationId")(c)
 	if err != nil {
 		return err
 	}
-	did, err := httpx.UUIDParam(c, "delegationId")
-	if err != nil {
-		return err
-	}
-	if err := h.svc.Delete(c.UserContext(), id, did); err != nil {
+	if err := h.svc.Delete(c.UserContext(), k.Parent, k.ID); err != nil {
 		return err
 	}
 	return httpx.NoContent(c)

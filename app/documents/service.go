@@ -185,11 +185,11 @@ var oldestFirst = paging.ByCreated(func(d *ent.Document) (time.Time, uuid.UUID) 
 // List returns a page of the documents matching f, oldest first.
 func (s *Service) List(ctx context.Context, f Filter, page paging.Page) ([]*ent.Document, error) {
 	return oldestFirst.Rows(page, "documents", func(k paging.Query) ([]*ent.Document, error) {
-		return tenancy.Client(ctx).Document.Query().Where(
-			paging.Filter(f.ContactID, document.ContactID),
-			paging.Filter(f.ContractID, document.ContractID),
-			paging.Enum(f.Type, document.TypeEQ)).
-			Where(k.Where).Order(k.Order).Limit(k.Limit).All(ctx)
+		q := tenancy.Client(ctx).Document.Query()
+		q.Where(paging.If(f.ContactID, document.ContactID)...)
+		q.Where(paging.If(f.ContractID, document.ContractID)...)
+		q.Where(paging.Enum(f.Type, document.TypeEQ)...)
+		return q.Where(k.Where).Order(k.Order).Limit(k.Limit).All(ctx)
 	})
 }
 

@@ -17,23 +17,21 @@ func tr(lang, de, en string) string {
 	return de
 }
 
+// labels name the fields in a sentence: German, English.
+var labels = map[string][2]string{
+	"firstName":        {"Vorname", "First name"},
+	"lastName":         {"Nachname", "Last name"},
+	"email":            {"E-Mail", "Email"},
+	"phone":            {"Telefon", "Phone"},
+	"notes":            {"Notizen", "Notes"},
+	"_redirect":        {"Weiterleitungsziel", "Redirect target"},
+	"additionalFields": {"Zusatzfelder", "Additional fields"},
+}
+
 // label names a field in a sentence.
 func label(field, lang string) string {
-	switch field {
-	case "firstName":
-		return tr(lang, "Vorname", "First name")
-	case "lastName":
-		return tr(lang, "Nachname", "Last name")
-	case "email":
-		return tr(lang, "E-Mail", "Email")
-	case "phone":
-		return tr(lang, "Telefon", "Phone")
-	case "notes":
-		return tr(lang, "Notizen", "Notes")
-	case "_redirect":
-		return tr(lang, "Weiterleitungsziel", "Redirect target")
-	case "additionalFields":
-		return tr(lang, "Zusatzfelder", "Additional fields")
+	if l, ok := labels[field]; ok {
+		return tr(lang, l[0], l[1])
 	}
 	if name, ok := strings.CutPrefix(field, "additionalFields."); ok {
 		return tr(lang, "Zusatzfeld „"+name+"“", `Additional field "`+name+`"`)

@@ -344,11 +344,9 @@ func (h *Handler) convert(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	var in ConvertInput
-	if err := httpx.Decode(c, &in); err != nil {
-		return err
-	}
-	conv, err := h.svc.Convert(c.UserContext(), id, in)
+	conv, err := httpx.Call(c, func(ctx context.Context, in ConvertInput) (Conversion, error) {
+		return h.svc.Convert(ctx, id, in)
+	})
 	if err != nil {
 		return err
 	}

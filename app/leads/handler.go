@@ -12,6 +12,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/platform/check"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
+	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/schema"
 	"github.com/brokerdesk/brokerdesk/policy"
 	"github.com/brokerdesk/brokerdesk/tenancy"
@@ -22,7 +23,9 @@ type Handler struct {
 	svc            *Service
 	pager          *httpx.Pager
 	idem           fiber.Handler
+	create, get    fiber.Handler
 	update, delete fiber.Handler
+	createStage    fiber.Handler
 }
 
 // NewHandler builds the handler. idem is the Idempotency-Key middleware POST /leads uses.
@@ -34,6 +37,12 @@ func NewHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler) *Handler {
 	}
 	version := func(l Lead) int64 { return l.Version }
 	return &Handler{svc: svc, pager: pager, idem: idem,
+		// POST /leads.
+		create: httpx.Create[Input, Lead]{Create: svc.Create, Location: location, Version: version,
+			View: httpx.View(Lead.View)}.Handle,
+		// GET /leads/{leadId}.
+		get: httpx.Read[uuid.UUID, Lead]{Key: httpx.PathID("leadId"), Get: svc.Get, Version: version,
+			View: httpx.View(Lead.View)}.Handle,
 		// PATCH /leads/{leadId}: a merge patch of LeadInput (stageId cannot be cleared); If-Match
 		// optional.
 		update: httpx.Patch[uuid.UUID, Lead, patchInput]{Key: httpx.PathID("leadId"), Lock: lock, Version: version,
@@ -45,18 +54,19 @@ func NewHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler) *Handler {
 		// DELETE /leads/{leadId}; If-Match optional.
 		delete: httpx.Delete[uuid.UUID, Lead]{Key: httpx.PathID("leadId"), Lock: lock, Version: version,
 			Delete: func(ctx context.Context, l Lead) error { return svc.Delete(ctx, l.Lead) }}.Handle,
+		// POST /lead-stages. No Location: stages have no URL of their own yet (GET /lead-stages
+		// lists them). Nothing changes a stage after its creation, so its ETag names version 1.
+		createStage: httpx.Create[StageInput, *ent.LeadStage]{Create: svc.CreateStage,
+			Version: func(*ent.LeadStage) int64 { return 1 }, View: httpx.View(NewStageView)}.Handle,
 	}
 }
 
 // Mount registers the routes. r authenticates every route it registers. Every route needs the
 // feature leads: the leads scopes carry it, POST /lead-stages (scope admin:write) checks it.
 func (h *Handler) Mount(r fiber.Router) {
-	r.Get("/leads", policy.Require("leads:read"), h.list)
-	r.Post("/leads", policy.Require("leads:write"), h.idem, h.create)
+	httpx.Collection{Path: "/leads", Param: "leadId", Scope: "leads", Idem: h.idem, List: h.list,
+		Create: h.create, Get: h.get, Update: h.update, Delete: h.delete}.Mount(r)
 	r.Delete("/leads", policy.Require("leads:write"), h.deleteTest)
-	r.Get("/leads/:leadId", policy.Require("leads:read"), h.get)
-	r.Patch("/leads/:leadId", policy.Require("leads:write"), h.update)
-	r.Delete("/leads/:leadId", policy.Require("leads:write"), h.delete)
 	r.Post("/leads/:leadId/convert", policy.Require("leads:write"), policy.Require("contacts:write"), h.convert)
 	r.Get("/leads/:leadId/attachments/:attachmentId/content", policy.Require("leads:read"), h.content)
 	r.Get("/contacts/:contactId/attachments/:attachmentId/content", policy.Require("contacts:read"), h.contactContent)
@@ -111,32 +121,6 @@ func parseListFilter(c *fiber.Ctx, v *errs.Invalid) (f ListFilter, _ error) {
 		f.IncludeTest = *b
 	}
 	return f, nil
-}
-
-// create handles POST /leads.
-func (h *Handler) create(c *fiber.Ctx) error {
-	var in Input
-	if err := httpx.Decode(c, &in); err != nil {
-		return err
-	}
-	l, err := h.svc.Create(c.UserContext(), in)
-	if err != nil {
-		return err
-	}
-	return httpx.Created(c, location(l), l.View(), l.Version)
-}
-
-// get handles GET /leads/{leadId}.
-func (h *Handler) get(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "leadId")
-	if err != nil {
-		return err
-	}
-	l, err := h.svc.Get(c.UserContext(), id)
-	if err != nil {
-		return err
-	}
-	return httpx.OK(c, l.View(), l.Version)
 }
 
 // deleteTest handles DELETE /leads?test=true: removes the company's test leads, up to

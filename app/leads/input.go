@@ -2,6 +2,7 @@ package leads
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -70,7 +71,7 @@ func (in Input) check(v *errs.Invalid) {
 	check.Len(v, "notes", in.Notes, MaxNotes)
 	v.Check("additionalFields", len(in.AdditionalFields) <= MaxAdditional, "too_many",
 		fmt.Sprintf("at most %d fields", MaxAdditional))
-	for _, k := range sortedKeys(in.AdditionalFields) {
+	for _, k := range slices.Sorted(maps.Keys(in.AdditionalFields)) {
 		ok := strings.TrimSpace(k) != "" && utf8.RuneCountInString(k) <= MaxAdditionalKey
 		v.Check("additionalFields", ok && !strings.ContainsRune(k, 0), "invalid_key",
 			fmt.Sprintf("keys have 1 to %d characters", MaxAdditionalKey))
@@ -80,15 +81,6 @@ func (in Input) check(v *errs.Invalid) {
 	v.CheckUUID("ownerId", in.OwnerID)
 	v.CheckUUID("stageId", in.StageID)
 	extref.Check(v, in.ExternalReferences)
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // patchInput is what PATCH /leads/{leadId} validates after merging: LeadInput where stageId

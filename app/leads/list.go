@@ -40,24 +40,14 @@ func (s *Service) List(ctx context.Context, f ListFilter, page paging.Page) ([]L
 	if !f.IncludeTest {
 		q.Where(lead.Test(false))
 	}
-	if f.UpdatedSince != nil {
-		q.Where(lead.UpdatedAtGTE(*f.UpdatedSince))
-	}
+	q.Where(paging.If(f.UpdatedSince, lead.UpdatedAtGTE)...)
 	if f.Search != "" {
 		q.Where(search(f.Search))
 	}
-	if f.StageID != nil {
-		q.Where(lead.StageID(*f.StageID))
-	}
-	if f.OwnerID != nil {
-		q.Where(lead.OwnerID(*f.OwnerID))
-	}
-	if f.Source != nil {
-		q.Where(lead.SourceEQ(lead.Source(*f.Source)))
-	}
-	if f.Converted != nil {
-		q.Where(lead.Converted(*f.Converted))
-	}
+	q.Where(paging.If(f.StageID, lead.StageID)...)
+	q.Where(paging.If(f.OwnerID, lead.OwnerID)...)
+	q.Where(paging.Enum(f.Source, lead.SourceEQ)...)
+	q.Where(paging.If(f.Converted, lead.Converted)...)
 	rows, err := q.WithAttachments(withoutContent).Where(k.Where).Order(k.Order).Limit(k.Limit).All(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list leads: %w", err)

@@ -14,13 +14,13 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/app/platform/extref"
 	"github.com/brokerdesk/brokerdesk/app/platform/identity"
+	"github.com/brokerdesk/brokerdesk/app/platform/linked"
 	"github.com/brokerdesk/brokerdesk/app/platform/ptr"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/lead"
 	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
 	"github.com/brokerdesk/brokerdesk/ent/leadstage"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
-	"github.com/brokerdesk/brokerdesk/ent/user"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
@@ -197,11 +197,9 @@ func (s *Service) resolve(ctx context.Context, in Input, cur *ent.Lead) (*ent.Le
 	var owner *uuid.UUID
 	if in.OwnerID != nil {
 		id := uuid.MustParse(*in.OwnerID)
-		ok, err := db.User.Query().Where(user.ID(id)).Exist(ctx)
-		if err != nil {
-			return nil, nil, fmt.Errorf("read lead owner: %w", err)
+		if err := linked.Check(ctx, &v, linked.User("ownerId", &id)); err != nil {
+			return nil, nil, err
 		}
-		v.Check("ownerId", ok, "unknown_user", "is not a user of this company (see GET /users)")
 		owner = &id
 	}
 	if err := v.Err(); err != nil {

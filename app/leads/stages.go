@@ -145,25 +145,5 @@ func (h *Handler) listStages(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	data := make([]StageView, len(rows))
-	for i, st := range rows {
-		data[i] = NewStageView(st)
-	}
-	return c.JSON(fiber.Map{"data": data})
-}
-
-// createStage handles POST /lead-stages.
-func (h *Handler) createStage(c *fiber.Ctx) error {
-	var in StageInput
-	if err := httpx.Decode(c, &in); err != nil {
-		return err
-	}
-	st, err := h.svc.CreateStage(c.UserContext(), in)
-	if err != nil {
-		return err
-	}
-	// No Location: stages have no URL of their own yet (GET /lead-stages lists them). Nothing
-	// changes a stage after its creation, so its ETag names version 1.
-	c.Status(fiber.StatusCreated)
-	return httpx.OK(c, NewStageView(st), 1)
+	return httpx.Data(c, rows, NewStageView)
 }

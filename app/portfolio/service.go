@@ -172,7 +172,7 @@ var transfersOldestFirst = paging.ByCreated(func(t *ent.PortfolioTransfer) (time
 // List returns a page of the transfers matching f, oldest first.
 func (s *Service) List(ctx context.Context, f ListFilter, page paging.Page) ([]*ent.PortfolioTransfer, error) {
 	return transfersOldestFirst.Rows(page, "portfolio transfers", func(k paging.Query) ([]*ent.PortfolioTransfer, error) {
-		return tenancy.Client(ctx).PortfolioTransfer.Query().Where(paging.Enum(f.Status, portfoliotransfer.StatusEQ)).
+		return tenancy.Client(ctx).PortfolioTransfer.Query().Where(paging.Enum(f.Status, portfoliotransfer.StatusEQ)...).
 			Where(k.Where).Order(k.Order).Limit(k.Limit).All(ctx)
 	})
 }

@@ -16,13 +16,25 @@ type Handler struct {
 	svc            *Service
 	pager          *httpx.Pager
 	idem           fiber.Handler
+	create, get    fiber.Handler
 	update, delete fiber.Handler
+	createComment  fiber.Handler
 }
 
 // NewHandler builds the handler. idem is the Idempotency-Key middleware POST /tasks uses.
 func NewHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler) *Handler {
 	version := func(t *ent.Task) int64 { return t.Version }
 	return &Handler{svc: svc, pager: pager, idem: idem,
+		// POST /tasks.
+		create: httpx.Create[Input, *ent.Task]{Create: svc.Create, Location: location, Version: version,
+			View: httpx.View(NewView)}.Handle,
+		// GET /tasks/{taskId}.
+		get: httpx.Read[uuid.UUID, *ent.Task]{Key: httpx.PathID("taskId"), Get: svc.Get, Version: version,
+			View: httpx.View(NewView)}.Handle,
+		// POST /tasks/{taskId}/comments: a comment is never read or changed on its own, so the
+		// answer has no Location and no ETag.
+		createComment: httpx.CreateUnder[uuid.UUID, CommentInput, *ent.TaskComment]{Key: httpx.PathID("taskId"),
+			Create: svc.AddComment, View: httpx.View(NewCommentView)}.Handle,
 		// PATCH /tasks/{taskId}: a merge patch of the task's input; If-Match optional.
 		update: httpx.Patch[uuid.UUID, *ent.Task, Input]{Key: httpx.PathID("taskId"), Lock: svc.Lock,
 			Version: version, Input: inputOf, Update: svc.Update, View: httpx.View(NewView)}.Handle,
@@ -34,11 +46,8 @@ func NewHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler) *Handler {
 
 // Mount registers the routes. r authenticates every route it registers.
 func (h *Handler) Mount(r fiber.Router) {
-	r.Get("/tasks", policy.Require("tasks:read"), h.list)
-	r.Post("/tasks", policy.Require("tasks:write"), h.idem, h.create)
-	r.Get("/tasks/:taskId", policy.Require("tasks:read"), h.get)
-	r.Patch("/tasks/:taskId", policy.Require("tasks:write"), h.update)
-	r.Delete("/tasks/:taskId", policy.Require("tasks:write"), h.delete)
+	httpx.Collection{Path: "/tasks", Param: "taskId", Scope: "tasks", Idem: h.idem, List: h.list,
+		Create: h.create, Get: h.get, Update: h.update, Delete: h.delete}.Mount(r)
 	r.Get("/tasks/:taskId/comments", policy.Require("tasks:read"), h.listComments)
 	r.Post("/tasks/:taskId/comments", policy.Require("tasks:write"), h.createComment)
 }
@@ -66,32 +75,6 @@ func parseListFilter(c *fiber.Ctx, v *errs.Invalid) (f ListFilter, _ error) {
 	return f, nil
 }
 
-// create handles POST /tasks.
-func (h *Handler) create(c *fiber.Ctx) error {
-	var in Input
-	if err := httpx.Decode(c, &in); err != nil {
-		return err
-	}
-	t, err := h.svc.Create(c.UserContext(), in)
-	if err != nil {
-		return err
-	}
-	return httpx.Created(c, location(t), NewView(t), t.Version)
-}
-
-// get handles GET /tasks/{taskId}.
-func (h *Handler) get(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "taskId")
-	if err != nil {
-		return err
-	}
-	t, err := h.svc.Get(c.UserContext(), id)
-	if err != nil {
-		return err
-	}
-	return httpx.OK(c, NewView(t), t.Version)
-}
-
 // listComments handles GET /tasks/{taskId}/comments: Paged, oldest first.
 func (h *Handler) listComments(c *fiber.Ctx) error {
 	return httpx.ServeList(c, h.pager, "task-comments", parseCommentFilter, h.svc.Comments, commentsOldestFirst, NewCommentView)
@@ -100,21 +83,4 @@ func (h *Handler) listComments(c *fiber.Ctx) error {
 func parseCommentFilter(c *fiber.Ctx, _ *errs.Invalid) (f CommentFilter, err error) {
 	f.TaskID, err = httpx.UUIDParam(c, "taskId")
 	return f, err
-}
-
-// createComment handles POST /tasks/{taskId}/comments.
-func (h *Handler) createComment(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "taskId")
-	if err != nil {
-		return err
-	}
-	var in CommentInput
-	if err := httpx.Decode(c, &in); err != nil {
-		return err
-	}
-	cm, err := h.svc.AddComment(c.UserContext(), id, in)
-	if err != nil {
-		return err
-	}
-	return c.Status(fiber.StatusCreated).JSON(NewCommentView(cm))
 }

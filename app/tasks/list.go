@@ -44,38 +44,14 @@ func (s *Service) List(ctx context.Context, f ListFilter, page paging.Page) ([]*
 		return nil, err
 	}
 	q := tenancy.Client(ctx).Task.Query()
-	if f.UpdatedSince != nil {
-		q.Where(task.UpdatedAtGTE(*f.UpdatedSince))
-	}
-	if f.ContactID != nil {
-		q.Where(task.ContactID(*f.ContactID))
-	}
-	if f.AssigneeID != nil {
-		q.Where(task.AssigneeID(*f.AssigneeID))
-	}
-	if f.LeadID != nil {
-		q.Where(task.LeadID(*f.LeadID))
-	}
-	if len(f.Statuses) > 0 {
-		st := make([]task.Status, len(f.Statuses))
-		for i, x := range f.Statuses {
-			st[i] = task.Status(x)
-		}
-		q.Where(task.StatusIn(st...))
-	}
-	if len(f.Priorities) > 0 {
-		pr := make([]task.Priority, len(f.Priorities))
-		for i, x := range f.Priorities {
-			pr[i] = task.Priority(x)
-		}
-		q.Where(task.PriorityIn(pr...))
-	}
-	if f.DueFrom != nil {
-		q.Where(task.DueAtGTE(*f.DueFrom))
-	}
-	if f.DueTo != nil {
-		q.Where(task.DueAtLTE(*f.DueTo))
-	}
+	q.Where(paging.If(f.UpdatedSince, task.UpdatedAtGTE)...)
+	q.Where(paging.If(f.ContactID, task.ContactID)...)
+	q.Where(paging.If(f.AssigneeID, task.AssigneeID)...)
+	q.Where(paging.If(f.LeadID, task.LeadID)...)
+	q.Where(paging.In(f.Statuses, task.StatusIn)...)
+	q.Where(paging.In(f.Priorities, task.PriorityIn)...)
+	q.Where(paging.If(f.DueFrom, task.DueAtGTE)...)
+	q.Where(paging.If(f.DueTo, task.DueAtLTE)...)
 	rows, err := q.Where(k.Where).Order(k.Order).Limit(k.Limit).All(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list tasks: %w", err)

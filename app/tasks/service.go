@@ -12,13 +12,11 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/events"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/app/platform/extref"
+	"github.com/brokerdesk/brokerdesk/app/platform/linked"
 	"github.com/brokerdesk/brokerdesk/app/platform/ptr"
 	"github.com/brokerdesk/brokerdesk/ent"
-	"github.com/brokerdesk/brokerdesk/ent/contact"
-	"github.com/brokerdesk/brokerdesk/ent/lead"
 	"github.com/brokerdesk/brokerdesk/ent/task"
 	"github.com/brokerdesk/brokerdesk/ent/taskcomment"
-	"github.com/brokerdesk/brokerdesk/ent/user"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
@@ -36,25 +34,13 @@ func NewService(ev *events.Service, now func() time.Time) *Service {
 // Get reads one task. A task of another company (or one the caller may not see) is not found.
 func (s *Service) Get(ctx context.Context, id uuid.UUID) (*ent.Task, error) {
 	t, err := tenancy.Client(ctx).Task.Get(ctx, id)
-	if ent.IsNotFound(err) {
-		return nil, errs.NotFound("task %s not found", id)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("get task %s: %w", id, err)
-	}
-	return t, nil
+	return t, errs.FromEnt(err, "task %s", id)
 }
 
 // Lock reads one task and locks its row to the end of the transaction.
 func (s *Service) Lock(ctx context.Context, id uuid.UUID) (*ent.Task, error) {
 	t, err := tenancy.Client(ctx).Task.Query().Where(task.ID(id)).ForUpdate().Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, errs.NotFound("task %s not found", id)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("lock task %s: %w", id, err)
-	}
-	return t, nil
+	return t, errs.FromEnt(err, "task %s", id)
 }
 
 // refResource is the resource name of tasks in the external_refs lookup table (ent/schema).
@@ -64,28 +50,11 @@ const refResource = "task"
 // of the company (visible to the caller), then 409 external_reference_taken when another task
 // carries one of the external references (extref.Free, as contacts and leads answer).
 func checkLinks(ctx context.Context, in Input, self uuid.UUID) error {
-	db := tenancy.Client(ctx)
 	var v errs.Invalid
-	if id := parseID(in.ContactID); id != nil {
-		ok, err := db.Contact.Query().Where(contact.ID(*id)).Exist(ctx)
-		if err != nil {
-			return fmt.Errorf("check task contact: %w", err)
-		}
-		v.Check("contactId", ok, "unknown_contact", "is not a contact of this company")
-	}
-	if id := parseID(in.LeadID); id != nil {
-		ok, err := db.Lead.Query().Where(lead.ID(*id)).Exist(ctx)
-		if err != nil {
-			return fmt.Errorf("check task lead: %w", err)
-		}
-		v.Check("leadId", ok, "unknown_lead", "is not a lead of this company")
-	}
-	if id := parseID(in.AssigneeID); id != nil {
-		ok, err := db.User.Query().Where(user.ID(*id)).Exist(ctx)
-		if err != nil {
-			return fmt.Errorf("check task assignee: %w", err)
-		}
-		v.Check("assigneeId", ok, "unknown_user", "is not a user of this company (see GET /users)")
+	err := linked.Check(ctx, &v, linked.Contact("contactId", parseID(in.ContactID)),
+		linked.Lead("leadId", parseID(in.LeadID)), linked.User("assigneeId", parseID(in.AssigneeID)))
+	if err != nil {
+		return err
 	}
 	if err := v.Err(); err != nil {
 		return err

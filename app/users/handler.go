@@ -21,10 +21,19 @@ import (
 type Handler struct {
 	pager *httpx.Pager
 	svc   *Service
+	get   fiber.Handler
 }
 
 // NewHandler builds the handler.
-func NewHandler(pager *httpx.Pager) *Handler { return &Handler{pager: pager, svc: &Service{}} }
+func NewHandler(pager *httpx.Pager) *Handler {
+	svc := &Service{}
+	return &Handler{pager: pager, svc: svc,
+		// GET /users/{userId}, labelled in the request's language.
+		get: httpx.Read[uuid.UUID, *ent.User]{Key: httpx.PathID("userId"), Get: svc.Get,
+			Version: func(u *ent.User) int64 { return u.Version },
+			View:    func(c *fiber.Ctx, u *ent.User) (any, error) { return NewView(u, httpx.Lang(c)), nil }}.Handle,
+	}
+}
 
 // Mount registers the routes. r authenticates every route it registers.
 func (h *Handler) Mount(r fiber.Router) {
@@ -97,17 +106,4 @@ func parseFilter(c *fiber.Ctx, v *errs.Invalid) (f Filter, _ error) {
 		v.Check("email", err == nil && a.Address == f.Email, "invalid_email", "must be an e-mail address")
 	}
 	return f, nil
-}
-
-// get handles GET /users/{userId}.
-func (h *Handler) get(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "userId")
-	if err != nil {
-		return err
-	}
-	u, err := h.svc.Get(c.UserContext(), id)
-	if err != nil {
-		return err
-	}
-	return httpx.OK(c, NewView(u, httpx.Lang(c)), u.Version)
 }

@@ -323,7 +323,7 @@ func (s *Service) Deliveries(ctx context.Context, f DeliveryFilter, page paging.
 	}
 	return newestFirst.Rows(page, "deliveries of webhook endpoint "+f.EndpointID.String(), func(k paging.Query) ([]*ent.WebhookDelivery, error) {
 		return tenancy.Client(ctx).WebhookDelivery.Query().Where(webhookdelivery.EndpointID(f.EndpointID),
-			webhookdelivery.CreatedAtGTE(s.now().Add(-LogRetention)), paging.Enum(f.Status, webhookdelivery.StatusEQ)).
+			webhookdelivery.CreatedAtGTE(s.now().Add(-LogRetention))).Where(paging.Enum(f.Status, webhookdelivery.StatusEQ)...).
 			Where(k.Where).Order(k.Order).Limit(k.Limit).All(ctx)
 	})
 }

@@ -1,24 +1,39 @@
 package paging
 
-import entsql "entgo.io/ent/dialect/sql"
-
-// Filter is the predicate of one optional list filter, for the list's ent query: pred(*v) when
-// the filter is given, nothing when v is nil (a list's nil filter fields do not filter). One
-// line per filter instead of an if block each.
+// If is the predicate pred(*v) when the optional filter value v is given, and none when it is
+// nil: a list's filters read as one line each,
 //
-//	q.Where(paging.Filter(f.ContactID, contract.ContactID), paging.Enum(f.Status, contract.StatusEQ))
-func Filter[T any, P ~func(*entsql.Selector)](v *T, pred func(T) P) func(*entsql.Selector) {
+//	q.Where(paging.If(f.ContactID, task.ContactID)...)
+//
+// instead of a nil check around every q.Where.
+func If[T, P any](v *T, pred func(T) P) []P {
 	if v == nil {
-		return func(*entsql.Selector) {}
+		return nil
 	}
-	return pred(*v)
+	return []P{pred(*v)}
 }
 
-// Enum is Filter for an enum column, whose filter value arrives as text (httpx.QueryEnum checked
-// it against the enum's values).
-func Enum[E ~string, P ~func(*entsql.Selector)](v *string, pred func(E) P) func(*entsql.Selector) {
-	if v == nil {
-		return func(*entsql.Selector) {}
+// In is the predicate pred(xs...) with the query's strings as the column's enum type E when
+// the filter lists any value, and none when it lists none:
+//
+//	q.Where(paging.In(f.Statuses, task.StatusIn)...)
+func In[E ~string, P any](xs []string, pred func(...E) P) []P {
+	if len(xs) == 0 {
+		return nil
 	}
-	return pred(E(*v))
+	es := make([]E, len(xs))
+	for i, x := range xs {
+		es[i] = E(x)
+	}
+	return []P{pred(es...)}
+}
+
+// Enum is If for a column of enum type E the query names by a string:
+//
+//	q.Where(paging.Enum(f.Source, lead.SourceEQ)...)
+func Enum[E ~string, P any](v *string, pred func(E) P) []P {
+	if v == nil {
+		return nil
+	}
+	return []P{pred(E(*v))}
 }
