@@ -49,11 +49,8 @@ func NewHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler) *Handler {
 
 // Mount registers the routes. r authenticates every route it registers.
 func (h *Handler) Mount(r fiber.Router) {
-	r.Get("/contracts", policy.Require("contracts:read"), h.list)
-	r.Post("/contracts", policy.Require("contracts:write"), h.idem, h.create)
-	r.Get("/contracts/:contractId", policy.Require("contracts:read"), h.get)
-	r.Patch("/contracts/:contractId", policy.Require("contracts:write"), h.update)
-	r.Delete("/contracts/:contractId", policy.Require("contracts:write"), h.delete)
+	httpx.Collection{Path: "/contracts", Param: "contractId", Scope: "contracts", Idem: h.idem, List: h.list,
+		Create: h.create, Get: h.get, Update: h.update, Delete: h.delete}.Mount(r)
 	r.Put("/external/:source/contracts/:externalId", policy.Require("contracts:write"), h.upsert)
 	r.Get("/insurers", policy.Require("contracts:read"), h.insurers)
 	r.Get("/contract-types", policy.Require("contracts:read"), h.types)

@@ -40,11 +40,8 @@ func NewMappingHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler) *Ma
 
 // Mount registers the routes.
 func (h *MappingHandler) Mount(r fiber.Router) {
-	r.Get("/portfolio-mappings", policy.Require("portfolio:read"), h.list)
-	r.Post("/portfolio-mappings", policy.Require("portfolio:write"), h.idem, h.create)
-	r.Get("/portfolio-mappings/:mappingId", policy.Require("portfolio:read"), h.get)
-	r.Patch("/portfolio-mappings/:mappingId", policy.Require("portfolio:write"), h.update)
-	r.Delete("/portfolio-mappings/:mappingId", policy.Require("portfolio:write"), h.delete)
+	httpx.Collection{Path: "/portfolio-mappings", Param: "mappingId", Scope: "portfolio", Idem: h.idem, List: h.list,
+		Create: h.create, Get: h.get, Update: h.update, Delete: h.delete}.Mount(r)
 	r.Get("/portfolio-mapping-targets", policy.Require("portfolio:read"), h.targets)
 }
 

@@ -54,11 +54,8 @@ func inputOf(ep *ent.WebhookEndpoint) Input {
 // Mount registers the routes. r authenticates every route it registers.
 func (h *Handler) Mount(r fiber.Router) {
 	const one = "/webhook-endpoints/:webhookEndpointId"
-	r.Get("/webhook-endpoints", policy.Require("webhooks:read"), h.list)
-	r.Post("/webhook-endpoints", policy.Require("webhooks:write"), h.idem, h.create)
-	r.Get(one, policy.Require("webhooks:read"), h.get)
-	r.Patch(one, policy.Require("webhooks:write"), h.update)
-	r.Delete(one, policy.Require("webhooks:write"), h.delete)
+	httpx.Collection{Path: "/webhook-endpoints", Param: "webhookEndpointId", Scope: "webhooks", Idem: h.idem, List: h.list,
+		Create: h.create, Get: h.get, Update: h.update, Delete: h.delete}.Mount(r)
 	r.Post(one+"/rotate-secret", policy.Require("webhooks:write"), h.rotate)
 	r.Post(one+"/test", policy.Require("webhooks:write"), h.test)
 	r.Get(one+"/deliveries", policy.Require("webhooks:read"), h.deliveries)
