@@ -31,25 +31,20 @@ var oldestFirst = paging.ByCreated(func(c Contract) (time.Time, uuid.UUID) { ret
 // List returns a page of the contracts matching f, oldest first (createdAt, then id), each with
 // its insurer.
 func (s *Service) List(ctx context.Context, f ListFilter, page paging.Page) ([]Contract, error) {
-	k, err := oldestFirst.Apply(page)
-	if err != nil {
-		return nil, err
-	}
-	q := tenancy.Client(ctx).Contract.Query()
-	q.Where(paging.If(f.ContactID, contract.ContactID)...)
-	q.Where(paging.If(f.InsurerID, contract.InsurerID)...)
-	q.Where(paging.If(f.Type, contract.Type)...)
-	q.Where(paging.Enum(f.Status, contract.StatusEQ)...)
-	q.Where(paging.If(f.UpdatedSince, contract.UpdatedAtGTE)...)
-	rows, err := q.WithInsurer().Where(k.Where).Order(k.Order).Limit(k.Limit).All(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("list contracts: %w", err)
-	}
-	out := make([]Contract, len(rows))
-	for i, c := range rows {
-		out[i] = Contract{c}
-	}
-	return out, nil
+	return oldestFirst.Rows(page, "contracts", func(k paging.Query) ([]Contract, error) {
+		q := tenancy.Client(ctx).Contract.Query()
+		q.Where(paging.If(f.ContactID, contract.ContactID)...)
+		q.Where(paging.If(f.InsurerID, contract.InsurerID)...)
+		q.Where(paging.If(f.Type, contract.Type)...)
+		q.Where(paging.Enum(f.Status, contract.StatusEQ)...)
+		q.Where(paging.If(f.UpdatedSince, contract.UpdatedAtGTE)...)
+		rows, err := q.WithInsurer().Where(k.Where).Order(k.Order).Limit(k.Limit).All(ctx)
+		out := make([]Contract, len(rows))
+		for i, c := range rows {
+			out[i] = Contract{c}
+		}
+		return out, err
+	})
 }
 
 // Insurers returns the catalog, by name, optionally only the entry of one VU number.
