@@ -154,40 +154,33 @@ func apply(m *ent.ContractMutation, in Input) {
 	m.SetType(*in.Type)
 	m.SetStatus(contract.Status(*in.Status))
 	m.SetStatusCode(ptr.Deref(in.StatusCode))
-	setDate := func(s *string, set func(time.Time), clear func()) {
-		if s == nil {
-			clear()
-			return
+	date := func(set func(time.Time)) func(string) {
+		return func(s string) {
+			t, _ := time.Parse(dateLayout, s)
+			set(t)
 		}
-		t, _ := time.Parse(dateLayout, *s)
-		set(t)
 	}
-	setDate(in.StartDate, m.SetStartDate, m.ClearStartDate)
-	setDate(in.EndDate, m.SetEndDate, m.ClearEndDate)
-	setDate(in.MainRenewalDate, m.SetMainRenewalDate, m.ClearMainRenewalDate)
+	setOrClear(in.StartDate, date(m.SetStartDate), m.ClearStartDate)
+	setOrClear(in.EndDate, date(m.SetEndDate), m.ClearEndDate)
+	setOrClear(in.MainRenewalDate, date(m.SetMainRenewalDate), m.ClearMainRenewalDate)
 	var premium *schematype.Money
 	if in.Premium != nil {
 		p, _ := schematype.ParseMoney(*in.Premium)
 		premium = &p
-		m.SetPremium(p)
-	} else {
-		m.ClearPremium()
 	}
-	if in.PaymentFrequency != nil {
-		m.SetPaymentFrequency(contract.PaymentFrequency(*in.PaymentFrequency))
-	} else {
-		m.ClearPaymentFrequency()
+	setOrClear(premium, m.SetPremium, m.ClearPremium)
+	setOrClear(in.PaymentFrequency, func(f string) { m.SetPaymentFrequency(contract.PaymentFrequency(f)) }, m.ClearPaymentFrequency)
+	setOrClear(AnnualPremium(premium, in.PaymentFrequency), m.SetAnnualPremium, m.ClearAnnualPremium)
+	setOrClear(in.OwnerID, func(id string) { m.SetOwnerID(uuid.MustParse(id)) }, m.ClearOwnerID)
+}
+
+// setOrClear writes an optional field of the input: set(*v) when given, clear() when nil.
+func setOrClear[T any](v *T, set func(T), clear func()) {
+	if v == nil {
+		clear()
+		return
 	}
-	if a := AnnualPremium(premium, in.PaymentFrequency); a != nil {
-		m.SetAnnualPremium(*a)
-	} else {
-		m.ClearAnnualPremium()
-	}
-	if in.OwnerID != nil {
-		m.SetOwnerID(uuid.MustParse(*in.OwnerID))
-	} else {
-		m.ClearOwnerID()
-	}
+	set(*v)
 }
 
 // applyExtra writes what an import gives beside the input: nil fields leave the stored ones.
