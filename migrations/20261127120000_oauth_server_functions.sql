@@ -281,57 +281,13 @@ GRANT EXECUTE ON FUNCTION public.oauth_server_client(uuid), public.oauth_server_
   TO brokerdesk_app;
 
 -- +goose Down
-DROP FUNCTION public.oauth_server_grant(text);
-DROP FUNCTION public.oauth_server_grant_revoke(text, text);
-DROP FUNCTION public.oauth_server_pkce_delete(bytea);
-DROP FUNCTION public.oauth_server_token_deactivate(text, bytea);
-DROP FUNCTION public.oauth_server_token(text, bytea);
-DROP FUNCTION public.oauth_server_token_store(text, bytea, text, uuid, uuid, uuid, jsonb, jsonb, jsonb, bytea, timestamptz, timestamptz);
-DROP FUNCTION public.oauth_server_consent_save(uuid, uuid, jsonb);
-DROP FUNCTION public.oauth_server_consent(uuid, uuid);
-DROP FUNCTION public.oauth_server_user(uuid);
-DROP FUNCTION public.oauth_server_login(text, text[]);
-DROP FUNCTION public.oauth_server_login_params(text);
-DROP FUNCTION public.oauth_server_client_secret(uuid, bytea);
-DROP FUNCTION public.oauth_server_client(uuid);
-DROP POLICY auth_server ON oauth_consents;
-DROP POLICY auth_server ON oauth_tokens;
-REVOKE UPDATE (scopes, updated_at) ON oauth_consents FROM brokerdesk_auth;
-REVOKE INSERT ON oauth_consents FROM brokerdesk_auth;
-REVOKE UPDATE (active) ON oauth_tokens FROM brokerdesk_auth;
-REVOKE INSERT, DELETE ON oauth_tokens FROM brokerdesk_auth;
-REVOKE SELECT ON oauth_consents FROM brokerdesk_auth;
-GRANT INSERT, DELETE ON oauth_tokens TO brokerdesk_app;
-GRANT UPDATE (active) ON oauth_tokens TO brokerdesk_app;
-GRANT INSERT ON oauth_consents TO brokerdesk_app;
-GRANT UPDATE (scopes, updated_at) ON oauth_consents TO brokerdesk_app;
-CREATE POLICY oauth_server ON oauth_clients FOR SELECT TO brokerdesk_app
-  USING (current_setting('app.oauth', true) = 'server');
-CREATE POLICY oauth_server ON oauth_tokens TO brokerdesk_app
-  USING (current_setting('app.oauth', true) = 'server') WITH CHECK (current_setting('app.oauth', true) = 'server');
-CREATE POLICY oauth_server ON oauth_consents TO brokerdesk_app
-  USING (current_setting('app.oauth', true) = 'server') WITH CHECK (current_setting('app.oauth', true) = 'server');
+-- Irreversible on purpose: going back would recreate the oauth_server policies and
+-- oauth_login_users, opened by app.oauth = 'server', which any session may SET (issue 20 item 1:
+-- every company's clients, tokens and password hashes). Roll back by restoring a backup taken
+-- before this migration, or deploy a fix forward.
 -- +goose StatementBegin
-CREATE FUNCTION public.oauth_login_users(p_email text, p_user uuid) RETURNS TABLE (
-  user_id uuid, company_id uuid, company_name text, email text, first_name text, last_name text,
-  role text, active boolean, password_hash text)
-LANGUAGE plpgsql STABLE SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
-AS $$
+DO $$
 BEGIN
-  IF current_setting('app.oauth', true) IS DISTINCT FROM 'server' THEN
-    RETURN;
-  END IF;
-  RETURN QUERY
-  SELECT u.id, c.id, c.name::text, u.email::text, u.first_name::text, u.last_name::text, u.role::text,
-         u.status = 'active' AND c.status = 'active', u.password_hash::text
-  FROM public.users u JOIN public.companies c ON c.id = u.company_id AND NOT c.sandbox
-  WHERE (p_email IS NOT NULL AND u.email = p_email) OR (p_user IS NOT NULL AND u.id = p_user)
-  ORDER BY u.created_at, u.id;
+  RAISE EXCEPTION 'migration 20261127120000 is irreversible: its Down would reopen the OAuth tables to any session (SET app.oauth); restore a backup or fix forward';
 END $$;
 -- +goose StatementEnd
-GRANT CREATE ON SCHEMA public TO brokerdesk_auth;
-ALTER FUNCTION public.oauth_login_users(text, uuid) OWNER TO brokerdesk_auth;
-REVOKE CREATE ON SCHEMA public FROM brokerdesk_auth;
-REVOKE ALL ON FUNCTION public.oauth_login_users(text, uuid) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION public.oauth_login_users(text, uuid) TO brokerdesk_app;

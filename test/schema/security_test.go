@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/pressly/goose/v3"
 
 	"github.com/brokerdesk/brokerdesk/migrations"
 	"github.com/brokerdesk/brokerdesk/test/apitest"
@@ -467,5 +468,31 @@ func TestSchema_ActivitiesImmutable(t *testing.T) {
 			AND content <> 'rewritten'`, contact).Scan(&system)
 	}); err != nil || system == 0 {
 		t.Errorf("system entries left unchanged: %d (%v), want at least 1", system, err)
+	}
+}
+
+// TestSchema_OAuthServerDownRefused: the Down of migration 20261127120000 would recreate the
+// oauth_server policies and oauth_login_users, which any session opens with SET app.oauth =
+// 'server' (every company's clients, tokens and password hashes). A rollback must not reopen
+// them: the Down is refused, and in its transaction nothing changes.
+func TestSchema_OAuthServerDownRefused(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	db := open(t, env.OwnerURL)
+	p, err := goose.NewProvider(goose.DialectPostgres, db, migrations.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.ApplyVersion(context.Background(), 20261127120000, false)
+	if err == nil || !strings.Contains(err.Error(), "irreversible") {
+		t.Fatalf("down of 20261127120000: %v, want it refused as irreversible", err)
+	}
+	var policies, functions int
+	if err := db.QueryRow(`SELECT (SELECT count(*) FROM pg_policies WHERE policyname = 'oauth_server'),
+		(SELECT count(*) FROM pg_proc WHERE proname LIKE 'oauth_server_%')`).Scan(&policies, &functions); err != nil {
+		t.Fatal(err)
+	}
+	if policies != 0 || functions == 0 {
+		t.Errorf("after the refused down: %d oauth_server policies (want 0), %d oauth_server_* functions (want them kept)", policies, functions)
 	}
 }
