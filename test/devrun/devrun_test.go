@@ -4,7 +4,6 @@ package devrun
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,7 +15,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -98,7 +96,7 @@ type devRun struct {
 	cmd        *exec.Cmd
 	addr       string
 	out        string // stdout up to the end of the printed block
-	stderr     *syncBuffer
+	stderr     *apitest.LogBuffer
 	keys       map[string]string
 	ownCluster bool // a private cluster (not a container): postmaster.pid tells whether it stopped
 	done       chan error
@@ -108,7 +106,7 @@ type devRun struct {
 // printed its block of keys.
 func startDev(ctx context.Context, t *testing.T, bin, dataDir string) *devRun {
 	t.Helper()
-	r := &devRun{addr: freeAddr(t), stderr: &syncBuffer{}, keys: map[string]string{}, done: make(chan error, 1)}
+	r := &devRun{addr: freeAddr(t), stderr: &apitest.LogBuffer{}, keys: map[string]string{}, done: make(chan error, 1)}
 	r.cmd = exec.Command(bin, "dev", "--data", dataDir)
 	for _, kv := range os.Environ() {
 		switch strings.SplitN(kv, "=", 2)[0] {
@@ -247,22 +245,4 @@ func checkStopped(t *testing.T, dataDir string) {
 	if _, err := os.Stat(pidFile); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("%s still exists after dev exited (err %v): the cluster did not stop", pidFile, err)
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for the process writing and the test reading.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

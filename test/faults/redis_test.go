@@ -7,8 +7,6 @@ import (
 	"net"
 	"net/http"
 	"os/exec"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -64,29 +62,6 @@ func freePort(t *testing.T) int {
 	return ln.Addr().(*net.TCPAddr).Port
 }
 
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) lines(substr string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	n := 0
-	for _, line := range strings.Split(l.b.String(), "\n") {
-		if strings.Contains(line, substr) {
-			n++
-		}
-	}
-	return n
-}
-
 // TestFaults_RedisKilled kills Redis (SIGKILL) for about three seconds under GET /me load and
 // starts it again: zero 5xx, every answer keeps its rate-limit headers, the quota holds per
 // process (REPLICAS=20: 600/20 = 30 a minute per key in memory), /readyz stays 200 and says
@@ -95,7 +70,7 @@ func TestFaults_RedisKilled(t *testing.T) {
 	port := freePort(t)
 	rs := startRedis(t, port)
 	t.Cleanup(func() { rs.kill() })
-	var logs lockedBuffer
+	var logs apitest.LogBuffer
 	env, err := apitest.Open(apitest.Setup{OwnerURL: ownerURL, Log: &logs, Env: map[string]string{
 		"REDIS_URL": fmt.Sprintf("redis://127.0.0.1:%d/0", port), "REPLICAS": "20", "WEBHOOK_WORKERS": "0"}})
 	if err != nil {
@@ -189,13 +164,13 @@ func TestFaults_RedisKilled(t *testing.T) {
 	if r := env.Do(t, apitest.Request{Method: "GET", Path: "/me", Key: co.Secret}); r.Status != 200 || r.Header.Get("RateLimit-Limit") != "600" {
 		t.Errorf("GET /me after Redis came back: %d, RateLimit-Limit %q, want 600 (shared through Redis again)", r.Status, r.Header.Get("RateLimit-Limit"))
 	}
-	if n := logs.lines("redis"); n < 2 || n > 3 {
-		t.Errorf("%d log lines about Redis, want 2 or 3 (start, maybe a reminder, end):\n%s", n, logs.b.String())
+	if n := logs.Lines("redis"); n < 2 || n > 3 {
+		t.Errorf("%d log lines about Redis, want 2 or 3 (start, maybe a reminder, end):\n%s", n, logs.String())
 	}
-	if n := logs.lines(`"level":"error"`); n > 2 {
+	if n := logs.Lines(`"level":"error"`); n > 2 {
 		t.Errorf("%d error lines during a 3 s outage, want at most 2 (start and a reminder)", n)
 	}
-	if logs.lines("reachable again") != 1 {
-		t.Errorf("the outage's end was not logged:\n%s", logs.b.String())
+	if logs.Lines("reachable again") != 1 {
+		t.Errorf("the outage's end was not logged:\n%s", logs.String())
 	}
 }

@@ -1,14 +1,12 @@
 package oauth
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -143,25 +141,12 @@ func TestOAuth_TokenRateLimits(t *testing.T) {
 	tooMany("the right secret from an address that failed twice", resp, body)
 }
 
-// syncBuffer is a log sink the server writes to from its goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
-
 // TestOAuth_LogCarriesRequestID: the authorization server's own log lines carry the request id
 // like the API's (here the warning of a refresh-token reuse).
 func TestOAuth_LogCarriesRequestID(t *testing.T) {
 	t.Parallel()
 	shared := apitest.New(t)
-	var log syncBuffer
+	var log apitest.LogBuffer
 	env, err := apitest.Open(apitest.Setup{OwnerURL: shared.OwnerURL, Log: &log})
 	if err != nil {
 		t.Fatal(err)
