@@ -78,6 +78,8 @@ type Config struct {
 	// DataKeys seal the sensitive contact groups at rest (DATA_KEYS "kid:base64key,...", the
 	// first seals). Unset: one key derived from APP_SECRET with the id "app".
 	DataKeys *datakeys.Keyring
+	// Mail configures the e-mail area (config_mail.go).
+	Mail MailConfig
 }
 
 // LoadConfig reads every variable once, with its default. README.md lists them.
@@ -133,6 +135,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		}
 	}
 	if err := loadPortfolio(&cfg, env); err != nil {
+		return cfg, err
+	}
+	if err := loadMail(&cfg, env); err != nil {
 		return cfg, err
 	}
 	if cfg.DataKeys, err = datakeys.FromConfig(getenv("DATA_KEYS"), cfg.Secret); err != nil {

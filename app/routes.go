@@ -9,8 +9,10 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/appointments"
 	"github.com/brokerdesk/brokerdesk/app/contacts"
 	"github.com/brokerdesk/brokerdesk/app/contracts"
+	"github.com/brokerdesk/brokerdesk/app/correspondence"
 	"github.com/brokerdesk/brokerdesk/app/delegations"
 	"github.com/brokerdesk/brokerdesk/app/documents"
+	"github.com/brokerdesk/brokerdesk/app/emails"
 	"github.com/brokerdesk/brokerdesk/app/events"
 	"github.com/brokerdesk/brokerdesk/app/intake"
 	"github.com/brokerdesk/brokerdesk/app/leads"
@@ -87,6 +89,11 @@ func (s *Server) routes(pager *httpx.Pager, o options) {
 	appts.Mount(api)
 	appts.MountFeed(api, v1, auth.CalendarFeed(appointments.FeedToken), pager)
 	tasks.NewHandler(tasks.NewService(events.NewService(), o.now), pager, idem.Middleware()).Mount(api)
+	mail := emails.NewHandler(s.emails.Service(), pager, idem.Middleware())
+	mail.Mount(api)
+	mail.MountPublic(s.App) // tracking and unsubscribe links: no credential, a signed token each
+	correspondence.NewHandler(correspondence.NewService(events.NewService(), s.emails.Service()), pager,
+		idem.Middleware()).Mount(api)
 	if o.testRoutes != nil {
 		o.testRoutes(v1, Middleware{Auth: auth.Secret(), RateLimit: s.limits.API.Middleware(ratelimit.CredentialKey),
 			Idempotent: idem.Middleware()})

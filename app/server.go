@@ -25,10 +25,12 @@ import (
 
 	"github.com/brokerdesk/brokerdesk/app/contracts"
 	"github.com/brokerdesk/brokerdesk/app/documents"
+	"github.com/brokerdesk/brokerdesk/app/emails"
 	"github.com/brokerdesk/brokerdesk/app/events"
 	"github.com/brokerdesk/brokerdesk/app/platform/blobstore"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
 	"github.com/brokerdesk/brokerdesk/app/platform/jobs"
+	"github.com/brokerdesk/brokerdesk/app/platform/mail"
 	"github.com/brokerdesk/brokerdesk/app/platform/maintenance"
 	"github.com/brokerdesk/brokerdesk/app/platform/metrics"
 	"github.com/brokerdesk/brokerdesk/app/platform/ratelimit"
@@ -68,6 +70,7 @@ type Server struct {
 	oauthSecret []byte
 	stopRelay   func()
 	portfolio   *portfolio.Module
+	emails      *emails.Module
 	// portfolioMaxUpload bounds POST /portfolio-transfers (PORTFOLIO_MAX_UPLOAD_MB).
 	portfolioMaxUpload int64
 	bucket             *blob.Bucket
@@ -85,7 +88,12 @@ type options struct {
 	schedule   []time.Duration
 	config     func(*Config)
 	tracing    *tracing.Tracing
+	mail       mail.Config
 }
+
+// WithMail sets how the e-mail workers reach IMAP and SMTP servers (tests: the TLS roots of
+// the loopback mail server).
+func WithMail(c mail.Config) Option { return func(o *options) { o.mail = c } }
 
 // WithConfig changes the configuration before the server is built (tests of limits).
 func WithConfig(f func(*Config)) Option { return func(o *options) { o.config = f } }
@@ -302,14 +310,20 @@ func (s *Server) newJobs(ctx context.Context, cfg Config, pcfg *pgxpool.Config, 
 		BatchSize: cfg.PortfolioBatchSize, MaxUnzipped: cfg.PortfolioMaxUnzipped, MaxZipRatio: cfg.PortfolioMaxZipRatio,
 		ValidateTimeout: cfg.PortfolioValidateTimeout})
 	s.portfolio.AddWorkers(workers)
+	s.emails = emails.New(emails.Deps{Pool: s.jobsPool, DB: s.jobsDB, Bucket: s.bucket, Events: events.NewService(),
+		Keys: cfg.DataKeys, Secret: cfg.Secret, PublicURL: cfg.Mail.PublicURL, SyncEvery: cfg.Mail.SyncEvery,
+		Mail: o.mail, Now: o.now, Log: s.log})
+	s.emails.AddWorkers(workers)
 	maintenance.AddWorkers(workers, maintenance.NewPurger(s.pool, s.log))
 	documents.AddWorkers(workers, documents.NewSweeper(s.jobsPool, s.bucket, o.now, s.log))
 	periodic := append(s.hooks.PeriodicJobs(), maintenance.PeriodicJobs()...)
 	periodic = append(periodic, documents.PeriodicJobs()...)
+	periodic = append(periodic, s.emails.PeriodicJobs()...)
 	if s.jobs, err = jobs.NewClient(s.jobsPool, workers, periodic, cfg.Jobs, s.log); err != nil {
 		return fmt.Errorf("job queue: %w", err)
 	}
 	s.hooks.Bind(s.jobs)
+	s.emails.Bind(s.jobs)
 	return nil
 }
 

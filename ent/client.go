@@ -21,15 +21,23 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/appointmentexception"
 	"github.com/brokerdesk/brokerdesk/ent/calendartoken"
 	"github.com/brokerdesk/brokerdesk/ent/company"
+	"github.com/brokerdesk/brokerdesk/ent/companypoints"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contactactivity"
 	"github.com/brokerdesk/brokerdesk/ent/contactfinance"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
 	"github.com/brokerdesk/brokerdesk/ent/contactrelationship"
 	"github.com/brokerdesk/brokerdesk/ent/contract"
+	"github.com/brokerdesk/brokerdesk/ent/correspondencecase"
 	"github.com/brokerdesk/brokerdesk/ent/customfielddefinition"
 	"github.com/brokerdesk/brokerdesk/ent/delegation"
 	"github.com/brokerdesk/brokerdesk/ent/document"
+	"github.com/brokerdesk/brokerdesk/ent/email"
+	"github.com/brokerdesk/brokerdesk/ent/emailattachment"
+	"github.com/brokerdesk/brokerdesk/ent/emaillink"
+	"github.com/brokerdesk/brokerdesk/ent/emailoptout"
+	"github.com/brokerdesk/brokerdesk/ent/emailtemplate"
+	"github.com/brokerdesk/brokerdesk/ent/emailthread"
 	"github.com/brokerdesk/brokerdesk/ent/event"
 	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
 	"github.com/brokerdesk/brokerdesk/ent/externalref"
@@ -40,9 +48,12 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
 	"github.com/brokerdesk/brokerdesk/ent/leadstage"
 	"github.com/brokerdesk/brokerdesk/ent/leadsubmission"
+	"github.com/brokerdesk/brokerdesk/ent/mailbox"
+	"github.com/brokerdesk/brokerdesk/ent/mailboxfolder"
 	"github.com/brokerdesk/brokerdesk/ent/oauthclient"
 	"github.com/brokerdesk/brokerdesk/ent/oauthconsent"
 	"github.com/brokerdesk/brokerdesk/ent/oauthtoken"
+	"github.com/brokerdesk/brokerdesk/ent/pointentry"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliomapping"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
 	"github.com/brokerdesk/brokerdesk/ent/task"
@@ -70,6 +81,8 @@ type Client struct {
 	CalendarToken *CalendarTokenClient
 	// Company is the client for interacting with the Company builders.
 	Company *CompanyClient
+	// CompanyPoints is the client for interacting with the CompanyPoints builders.
+	CompanyPoints *CompanyPointsClient
 	// Contact is the client for interacting with the Contact builders.
 	Contact *ContactClient
 	// ContactActivity is the client for interacting with the ContactActivity builders.
@@ -82,12 +95,26 @@ type Client struct {
 	ContactRelationship *ContactRelationshipClient
 	// Contract is the client for interacting with the Contract builders.
 	Contract *ContractClient
+	// CorrespondenceCase is the client for interacting with the CorrespondenceCase builders.
+	CorrespondenceCase *CorrespondenceCaseClient
 	// CustomFieldDefinition is the client for interacting with the CustomFieldDefinition builders.
 	CustomFieldDefinition *CustomFieldDefinitionClient
 	// Delegation is the client for interacting with the Delegation builders.
 	Delegation *DelegationClient
 	// Document is the client for interacting with the Document builders.
 	Document *DocumentClient
+	// Email is the client for interacting with the Email builders.
+	Email *EmailClient
+	// EmailAttachment is the client for interacting with the EmailAttachment builders.
+	EmailAttachment *EmailAttachmentClient
+	// EmailLink is the client for interacting with the EmailLink builders.
+	EmailLink *EmailLinkClient
+	// EmailOptOut is the client for interacting with the EmailOptOut builders.
+	EmailOptOut *EmailOptOutClient
+	// EmailTemplate is the client for interacting with the EmailTemplate builders.
+	EmailTemplate *EmailTemplateClient
+	// EmailThread is the client for interacting with the EmailThread builders.
+	EmailThread *EmailThreadClient
 	// Event is the client for interacting with the Event builders.
 	Event *EventClient
 	// EventCounter is the client for interacting with the EventCounter builders.
@@ -108,12 +135,18 @@ type Client struct {
 	LeadStage *LeadStageClient
 	// LeadSubmission is the client for interacting with the LeadSubmission builders.
 	LeadSubmission *LeadSubmissionClient
+	// Mailbox is the client for interacting with the Mailbox builders.
+	Mailbox *MailboxClient
+	// MailboxFolder is the client for interacting with the MailboxFolder builders.
+	MailboxFolder *MailboxFolderClient
 	// OAuthClient is the client for interacting with the OAuthClient builders.
 	OAuthClient *OAuthClientClient
 	// OAuthConsent is the client for interacting with the OAuthConsent builders.
 	OAuthConsent *OAuthConsentClient
 	// OAuthToken is the client for interacting with the OAuthToken builders.
 	OAuthToken *OAuthTokenClient
+	// PointEntry is the client for interacting with the PointEntry builders.
+	PointEntry *PointEntryClient
 	// PortfolioMapping is the client for interacting with the PortfolioMapping builders.
 	PortfolioMapping *PortfolioMappingClient
 	// PortfolioTransfer is the client for interacting with the PortfolioTransfer builders.
@@ -146,15 +179,23 @@ func (c *Client) init() {
 	c.AppointmentException = NewAppointmentExceptionClient(c.config)
 	c.CalendarToken = NewCalendarTokenClient(c.config)
 	c.Company = NewCompanyClient(c.config)
+	c.CompanyPoints = NewCompanyPointsClient(c.config)
 	c.Contact = NewContactClient(c.config)
 	c.ContactActivity = NewContactActivityClient(c.config)
 	c.ContactFinance = NewContactFinanceClient(c.config)
 	c.ContactPhone = NewContactPhoneClient(c.config)
 	c.ContactRelationship = NewContactRelationshipClient(c.config)
 	c.Contract = NewContractClient(c.config)
+	c.CorrespondenceCase = NewCorrespondenceCaseClient(c.config)
 	c.CustomFieldDefinition = NewCustomFieldDefinitionClient(c.config)
 	c.Delegation = NewDelegationClient(c.config)
 	c.Document = NewDocumentClient(c.config)
+	c.Email = NewEmailClient(c.config)
+	c.EmailAttachment = NewEmailAttachmentClient(c.config)
+	c.EmailLink = NewEmailLinkClient(c.config)
+	c.EmailOptOut = NewEmailOptOutClient(c.config)
+	c.EmailTemplate = NewEmailTemplateClient(c.config)
+	c.EmailThread = NewEmailThreadClient(c.config)
 	c.Event = NewEventClient(c.config)
 	c.EventCounter = NewEventCounterClient(c.config)
 	c.ExternalRef = NewExternalRefClient(c.config)
@@ -165,9 +206,12 @@ func (c *Client) init() {
 	c.LeadAttachment = NewLeadAttachmentClient(c.config)
 	c.LeadStage = NewLeadStageClient(c.config)
 	c.LeadSubmission = NewLeadSubmissionClient(c.config)
+	c.Mailbox = NewMailboxClient(c.config)
+	c.MailboxFolder = NewMailboxFolderClient(c.config)
 	c.OAuthClient = NewOAuthClientClient(c.config)
 	c.OAuthConsent = NewOAuthConsentClient(c.config)
 	c.OAuthToken = NewOAuthTokenClient(c.config)
+	c.PointEntry = NewPointEntryClient(c.config)
 	c.PortfolioMapping = NewPortfolioMappingClient(c.config)
 	c.PortfolioTransfer = NewPortfolioTransferClient(c.config)
 	c.Task = NewTaskClient(c.config)
@@ -273,15 +317,23 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		AppointmentException:  NewAppointmentExceptionClient(cfg),
 		CalendarToken:         NewCalendarTokenClient(cfg),
 		Company:               NewCompanyClient(cfg),
+		CompanyPoints:         NewCompanyPointsClient(cfg),
 		Contact:               NewContactClient(cfg),
 		ContactActivity:       NewContactActivityClient(cfg),
 		ContactFinance:        NewContactFinanceClient(cfg),
 		ContactPhone:          NewContactPhoneClient(cfg),
 		ContactRelationship:   NewContactRelationshipClient(cfg),
 		Contract:              NewContractClient(cfg),
+		CorrespondenceCase:    NewCorrespondenceCaseClient(cfg),
 		CustomFieldDefinition: NewCustomFieldDefinitionClient(cfg),
 		Delegation:            NewDelegationClient(cfg),
 		Document:              NewDocumentClient(cfg),
+		Email:                 NewEmailClient(cfg),
+		EmailAttachment:       NewEmailAttachmentClient(cfg),
+		EmailLink:             NewEmailLinkClient(cfg),
+		EmailOptOut:           NewEmailOptOutClient(cfg),
+		EmailTemplate:         NewEmailTemplateClient(cfg),
+		EmailThread:           NewEmailThreadClient(cfg),
 		Event:                 NewEventClient(cfg),
 		EventCounter:          NewEventCounterClient(cfg),
 		ExternalRef:           NewExternalRefClient(cfg),
@@ -292,9 +344,12 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		LeadAttachment:        NewLeadAttachmentClient(cfg),
 		LeadStage:             NewLeadStageClient(cfg),
 		LeadSubmission:        NewLeadSubmissionClient(cfg),
+		Mailbox:               NewMailboxClient(cfg),
+		MailboxFolder:         NewMailboxFolderClient(cfg),
 		OAuthClient:           NewOAuthClientClient(cfg),
 		OAuthConsent:          NewOAuthConsentClient(cfg),
 		OAuthToken:            NewOAuthTokenClient(cfg),
+		PointEntry:            NewPointEntryClient(cfg),
 		PortfolioMapping:      NewPortfolioMappingClient(cfg),
 		PortfolioTransfer:     NewPortfolioTransferClient(cfg),
 		Task:                  NewTaskClient(cfg),
@@ -327,15 +382,23 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		AppointmentException:  NewAppointmentExceptionClient(cfg),
 		CalendarToken:         NewCalendarTokenClient(cfg),
 		Company:               NewCompanyClient(cfg),
+		CompanyPoints:         NewCompanyPointsClient(cfg),
 		Contact:               NewContactClient(cfg),
 		ContactActivity:       NewContactActivityClient(cfg),
 		ContactFinance:        NewContactFinanceClient(cfg),
 		ContactPhone:          NewContactPhoneClient(cfg),
 		ContactRelationship:   NewContactRelationshipClient(cfg),
 		Contract:              NewContractClient(cfg),
+		CorrespondenceCase:    NewCorrespondenceCaseClient(cfg),
 		CustomFieldDefinition: NewCustomFieldDefinitionClient(cfg),
 		Delegation:            NewDelegationClient(cfg),
 		Document:              NewDocumentClient(cfg),
+		Email:                 NewEmailClient(cfg),
+		EmailAttachment:       NewEmailAttachmentClient(cfg),
+		EmailLink:             NewEmailLinkClient(cfg),
+		EmailOptOut:           NewEmailOptOutClient(cfg),
+		EmailTemplate:         NewEmailTemplateClient(cfg),
+		EmailThread:           NewEmailThreadClient(cfg),
 		Event:                 NewEventClient(cfg),
 		EventCounter:          NewEventCounterClient(cfg),
 		ExternalRef:           NewExternalRefClient(cfg),
@@ -346,9 +409,12 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		LeadAttachment:        NewLeadAttachmentClient(cfg),
 		LeadStage:             NewLeadStageClient(cfg),
 		LeadSubmission:        NewLeadSubmissionClient(cfg),
+		Mailbox:               NewMailboxClient(cfg),
+		MailboxFolder:         NewMailboxFolderClient(cfg),
 		OAuthClient:           NewOAuthClientClient(cfg),
 		OAuthConsent:          NewOAuthConsentClient(cfg),
 		OAuthToken:            NewOAuthTokenClient(cfg),
+		PointEntry:            NewPointEntryClient(cfg),
 		PortfolioMapping:      NewPortfolioMappingClient(cfg),
 		PortfolioTransfer:     NewPortfolioTransferClient(cfg),
 		Task:                  NewTaskClient(cfg),
@@ -387,11 +453,13 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIKey, c.Appointment, c.AppointmentException, c.CalendarToken, c.Company,
-		c.Contact, c.ContactActivity, c.ContactFinance, c.ContactPhone,
-		c.ContactRelationship, c.Contract, c.CustomFieldDefinition, c.Delegation,
-		c.Document, c.Event, c.EventCounter, c.ExternalRef, c.IdempotencyKey,
-		c.Insurer, c.JobRun, c.Lead, c.LeadAttachment, c.LeadStage, c.LeadSubmission,
-		c.OAuthClient, c.OAuthConsent, c.OAuthToken, c.PortfolioMapping,
+		c.CompanyPoints, c.Contact, c.ContactActivity, c.ContactFinance,
+		c.ContactPhone, c.ContactRelationship, c.Contract, c.CorrespondenceCase,
+		c.CustomFieldDefinition, c.Delegation, c.Document, c.Email, c.EmailAttachment,
+		c.EmailLink, c.EmailOptOut, c.EmailTemplate, c.EmailThread, c.Event,
+		c.EventCounter, c.ExternalRef, c.IdempotencyKey, c.Insurer, c.JobRun, c.Lead,
+		c.LeadAttachment, c.LeadStage, c.LeadSubmission, c.Mailbox, c.MailboxFolder,
+		c.OAuthClient, c.OAuthConsent, c.OAuthToken, c.PointEntry, c.PortfolioMapping,
 		c.PortfolioTransfer, c.Task, c.TaskComment, c.User, c.WebhookCursor,
 		c.WebhookDelivery, c.WebhookEndpoint,
 	} {
@@ -404,11 +472,13 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIKey, c.Appointment, c.AppointmentException, c.CalendarToken, c.Company,
-		c.Contact, c.ContactActivity, c.ContactFinance, c.ContactPhone,
-		c.ContactRelationship, c.Contract, c.CustomFieldDefinition, c.Delegation,
-		c.Document, c.Event, c.EventCounter, c.ExternalRef, c.IdempotencyKey,
-		c.Insurer, c.JobRun, c.Lead, c.LeadAttachment, c.LeadStage, c.LeadSubmission,
-		c.OAuthClient, c.OAuthConsent, c.OAuthToken, c.PortfolioMapping,
+		c.CompanyPoints, c.Contact, c.ContactActivity, c.ContactFinance,
+		c.ContactPhone, c.ContactRelationship, c.Contract, c.CorrespondenceCase,
+		c.CustomFieldDefinition, c.Delegation, c.Document, c.Email, c.EmailAttachment,
+		c.EmailLink, c.EmailOptOut, c.EmailTemplate, c.EmailThread, c.Event,
+		c.EventCounter, c.ExternalRef, c.IdempotencyKey, c.Insurer, c.JobRun, c.Lead,
+		c.LeadAttachment, c.LeadStage, c.LeadSubmission, c.Mailbox, c.MailboxFolder,
+		c.OAuthClient, c.OAuthConsent, c.OAuthToken, c.PointEntry, c.PortfolioMapping,
 		c.PortfolioTransfer, c.Task, c.TaskComment, c.User, c.WebhookCursor,
 		c.WebhookDelivery, c.WebhookEndpoint,
 	} {
@@ -429,6 +499,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.CalendarToken.mutate(ctx, m)
 	case *CompanyMutation:
 		return c.Company.mutate(ctx, m)
+	case *CompanyPointsMutation:
+		return c.CompanyPoints.mutate(ctx, m)
 	case *ContactMutation:
 		return c.Contact.mutate(ctx, m)
 	case *ContactActivityMutation:
@@ -441,12 +513,26 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.ContactRelationship.mutate(ctx, m)
 	case *ContractMutation:
 		return c.Contract.mutate(ctx, m)
+	case *CorrespondenceCaseMutation:
+		return c.CorrespondenceCase.mutate(ctx, m)
 	case *CustomFieldDefinitionMutation:
 		return c.CustomFieldDefinition.mutate(ctx, m)
 	case *DelegationMutation:
 		return c.Delegation.mutate(ctx, m)
 	case *DocumentMutation:
 		return c.Document.mutate(ctx, m)
+	case *EmailMutation:
+		return c.Email.mutate(ctx, m)
+	case *EmailAttachmentMutation:
+		return c.EmailAttachment.mutate(ctx, m)
+	case *EmailLinkMutation:
+		return c.EmailLink.mutate(ctx, m)
+	case *EmailOptOutMutation:
+		return c.EmailOptOut.mutate(ctx, m)
+	case *EmailTemplateMutation:
+		return c.EmailTemplate.mutate(ctx, m)
+	case *EmailThreadMutation:
+		return c.EmailThread.mutate(ctx, m)
 	case *EventMutation:
 		return c.Event.mutate(ctx, m)
 	case *EventCounterMutation:
@@ -467,12 +553,18 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.LeadStage.mutate(ctx, m)
 	case *LeadSubmissionMutation:
 		return c.LeadSubmission.mutate(ctx, m)
+	case *MailboxMutation:
+		return c.Mailbox.mutate(ctx, m)
+	case *MailboxFolderMutation:
+		return c.MailboxFolder.mutate(ctx, m)
 	case *OAuthClientMutation:
 		return c.OAuthClient.mutate(ctx, m)
 	case *OAuthConsentMutation:
 		return c.OAuthConsent.mutate(ctx, m)
 	case *OAuthTokenMutation:
 		return c.OAuthToken.mutate(ctx, m)
+	case *PointEntryMutation:
+		return c.PointEntry.mutate(ctx, m)
 	case *PortfolioMappingMutation:
 		return c.PortfolioMapping.mutate(ctx, m)
 	case *PortfolioTransferMutation:
@@ -1257,6 +1349,156 @@ func (c *CompanyClient) mutate(ctx context.Context, m *CompanyMutation) (Value, 
 		return (&CompanyDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Company mutation op: %q", m.Op())
+	}
+}
+
+// CompanyPointsClient is a client for the CompanyPoints schema.
+type CompanyPointsClient struct {
+	config
+}
+
+// NewCompanyPointsClient returns a client for the CompanyPoints from the given config.
+func NewCompanyPointsClient(c config) *CompanyPointsClient {
+	return &CompanyPointsClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `companypoints.Hooks(f(g(h())))`.
+func (c *CompanyPointsClient) Use(hooks ...Hook) {
+	c.hooks.CompanyPoints = append(c.hooks.CompanyPoints, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `companypoints.Intercept(f(g(h())))`.
+func (c *CompanyPointsClient) Intercept(interceptors ...Interceptor) {
+	c.inters.CompanyPoints = append(c.inters.CompanyPoints, interceptors...)
+}
+
+// Create returns a builder for creating a CompanyPoints entity.
+func (c *CompanyPointsClient) Create() *CompanyPointsCreate {
+	mutation := newCompanyPointsMutation(c.config, OpCreate)
+	return &CompanyPointsCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of CompanyPoints entities.
+func (c *CompanyPointsClient) CreateBulk(builders ...*CompanyPointsCreate) *CompanyPointsCreateBulk {
+	return &CompanyPointsCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *CompanyPointsClient) MapCreateBulk(slice any, setFunc func(*CompanyPointsCreate, int)) *CompanyPointsCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &CompanyPointsCreateBulk{err: fmt.Errorf("calling to CompanyPointsClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*CompanyPointsCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &CompanyPointsCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for CompanyPoints.
+func (c *CompanyPointsClient) Update() *CompanyPointsUpdate {
+	mutation := newCompanyPointsMutation(c.config, OpUpdate)
+	return &CompanyPointsUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *CompanyPointsClient) UpdateOne(_m *CompanyPoints) *CompanyPointsUpdateOne {
+	mutation := newCompanyPointsMutation(c.config, OpUpdateOne, withCompanyPoints(_m))
+	return &CompanyPointsUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *CompanyPointsClient) UpdateOneID(id uuid.UUID) *CompanyPointsUpdateOne {
+	mutation := newCompanyPointsMutation(c.config, OpUpdateOne, withCompanyPointsID(id))
+	return &CompanyPointsUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for CompanyPoints.
+func (c *CompanyPointsClient) Delete() *CompanyPointsDelete {
+	mutation := newCompanyPointsMutation(c.config, OpDelete)
+	return &CompanyPointsDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *CompanyPointsClient) DeleteOne(_m *CompanyPoints) *CompanyPointsDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *CompanyPointsClient) DeleteOneID(id uuid.UUID) *CompanyPointsDeleteOne {
+	builder := c.Delete().Where(companypoints.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &CompanyPointsDeleteOne{builder}
+}
+
+// Query returns a query builder for CompanyPoints.
+func (c *CompanyPointsClient) Query() *CompanyPointsQuery {
+	return &CompanyPointsQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeCompanyPoints},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a CompanyPoints entity by its id.
+func (c *CompanyPointsClient) Get(ctx context.Context, id uuid.UUID) (*CompanyPoints, error) {
+	return c.Query().Where(companypoints.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *CompanyPointsClient) GetX(ctx context.Context, id uuid.UUID) *CompanyPoints {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a CompanyPoints.
+func (c *CompanyPointsClient) QueryCompany(_m *CompanyPoints) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(companypoints.Table, companypoints.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, companypoints.CompanyTable, companypoints.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *CompanyPointsClient) Hooks() []Hook {
+	hooks := c.hooks.CompanyPoints
+	return append(hooks[:len(hooks):len(hooks)], companypoints.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *CompanyPointsClient) Interceptors() []Interceptor {
+	return c.inters.CompanyPoints
+}
+
+func (c *CompanyPointsClient) mutate(ctx context.Context, m *CompanyPointsMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&CompanyPointsCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&CompanyPointsUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&CompanyPointsUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&CompanyPointsDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown CompanyPoints mutation op: %q", m.Op())
 	}
 }
 
@@ -2208,6 +2450,156 @@ func (c *ContractClient) mutate(ctx context.Context, m *ContractMutation) (Value
 	}
 }
 
+// CorrespondenceCaseClient is a client for the CorrespondenceCase schema.
+type CorrespondenceCaseClient struct {
+	config
+}
+
+// NewCorrespondenceCaseClient returns a client for the CorrespondenceCase from the given config.
+func NewCorrespondenceCaseClient(c config) *CorrespondenceCaseClient {
+	return &CorrespondenceCaseClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `correspondencecase.Hooks(f(g(h())))`.
+func (c *CorrespondenceCaseClient) Use(hooks ...Hook) {
+	c.hooks.CorrespondenceCase = append(c.hooks.CorrespondenceCase, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `correspondencecase.Intercept(f(g(h())))`.
+func (c *CorrespondenceCaseClient) Intercept(interceptors ...Interceptor) {
+	c.inters.CorrespondenceCase = append(c.inters.CorrespondenceCase, interceptors...)
+}
+
+// Create returns a builder for creating a CorrespondenceCase entity.
+func (c *CorrespondenceCaseClient) Create() *CorrespondenceCaseCreate {
+	mutation := newCorrespondenceCaseMutation(c.config, OpCreate)
+	return &CorrespondenceCaseCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of CorrespondenceCase entities.
+func (c *CorrespondenceCaseClient) CreateBulk(builders ...*CorrespondenceCaseCreate) *CorrespondenceCaseCreateBulk {
+	return &CorrespondenceCaseCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *CorrespondenceCaseClient) MapCreateBulk(slice any, setFunc func(*CorrespondenceCaseCreate, int)) *CorrespondenceCaseCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &CorrespondenceCaseCreateBulk{err: fmt.Errorf("calling to CorrespondenceCaseClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*CorrespondenceCaseCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &CorrespondenceCaseCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for CorrespondenceCase.
+func (c *CorrespondenceCaseClient) Update() *CorrespondenceCaseUpdate {
+	mutation := newCorrespondenceCaseMutation(c.config, OpUpdate)
+	return &CorrespondenceCaseUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *CorrespondenceCaseClient) UpdateOne(_m *CorrespondenceCase) *CorrespondenceCaseUpdateOne {
+	mutation := newCorrespondenceCaseMutation(c.config, OpUpdateOne, withCorrespondenceCase(_m))
+	return &CorrespondenceCaseUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *CorrespondenceCaseClient) UpdateOneID(id uuid.UUID) *CorrespondenceCaseUpdateOne {
+	mutation := newCorrespondenceCaseMutation(c.config, OpUpdateOne, withCorrespondenceCaseID(id))
+	return &CorrespondenceCaseUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for CorrespondenceCase.
+func (c *CorrespondenceCaseClient) Delete() *CorrespondenceCaseDelete {
+	mutation := newCorrespondenceCaseMutation(c.config, OpDelete)
+	return &CorrespondenceCaseDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *CorrespondenceCaseClient) DeleteOne(_m *CorrespondenceCase) *CorrespondenceCaseDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *CorrespondenceCaseClient) DeleteOneID(id uuid.UUID) *CorrespondenceCaseDeleteOne {
+	builder := c.Delete().Where(correspondencecase.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &CorrespondenceCaseDeleteOne{builder}
+}
+
+// Query returns a query builder for CorrespondenceCase.
+func (c *CorrespondenceCaseClient) Query() *CorrespondenceCaseQuery {
+	return &CorrespondenceCaseQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeCorrespondenceCase},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a CorrespondenceCase entity by its id.
+func (c *CorrespondenceCaseClient) Get(ctx context.Context, id uuid.UUID) (*CorrespondenceCase, error) {
+	return c.Query().Where(correspondencecase.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *CorrespondenceCaseClient) GetX(ctx context.Context, id uuid.UUID) *CorrespondenceCase {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a CorrespondenceCase.
+func (c *CorrespondenceCaseClient) QueryCompany(_m *CorrespondenceCase) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(correspondencecase.Table, correspondencecase.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, correspondencecase.CompanyTable, correspondencecase.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *CorrespondenceCaseClient) Hooks() []Hook {
+	hooks := c.hooks.CorrespondenceCase
+	return append(hooks[:len(hooks):len(hooks)], correspondencecase.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *CorrespondenceCaseClient) Interceptors() []Interceptor {
+	return c.inters.CorrespondenceCase
+}
+
+func (c *CorrespondenceCaseClient) mutate(ctx context.Context, m *CorrespondenceCaseMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&CorrespondenceCaseCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&CorrespondenceCaseUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&CorrespondenceCaseUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&CorrespondenceCaseDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown CorrespondenceCase mutation op: %q", m.Op())
+	}
+}
+
 // CustomFieldDefinitionClient is a client for the CustomFieldDefinition schema.
 type CustomFieldDefinitionClient struct {
 	config
@@ -2687,6 +3079,906 @@ func (c *DocumentClient) mutate(ctx context.Context, m *DocumentMutation) (Value
 		return (&DocumentDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Document mutation op: %q", m.Op())
+	}
+}
+
+// EmailClient is a client for the Email schema.
+type EmailClient struct {
+	config
+}
+
+// NewEmailClient returns a client for the Email from the given config.
+func NewEmailClient(c config) *EmailClient {
+	return &EmailClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `email.Hooks(f(g(h())))`.
+func (c *EmailClient) Use(hooks ...Hook) {
+	c.hooks.Email = append(c.hooks.Email, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `email.Intercept(f(g(h())))`.
+func (c *EmailClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Email = append(c.inters.Email, interceptors...)
+}
+
+// Create returns a builder for creating a Email entity.
+func (c *EmailClient) Create() *EmailCreate {
+	mutation := newEmailMutation(c.config, OpCreate)
+	return &EmailCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Email entities.
+func (c *EmailClient) CreateBulk(builders ...*EmailCreate) *EmailCreateBulk {
+	return &EmailCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *EmailClient) MapCreateBulk(slice any, setFunc func(*EmailCreate, int)) *EmailCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &EmailCreateBulk{err: fmt.Errorf("calling to EmailClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*EmailCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &EmailCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Email.
+func (c *EmailClient) Update() *EmailUpdate {
+	mutation := newEmailMutation(c.config, OpUpdate)
+	return &EmailUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *EmailClient) UpdateOne(_m *Email) *EmailUpdateOne {
+	mutation := newEmailMutation(c.config, OpUpdateOne, withEmail(_m))
+	return &EmailUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *EmailClient) UpdateOneID(id uuid.UUID) *EmailUpdateOne {
+	mutation := newEmailMutation(c.config, OpUpdateOne, withEmailID(id))
+	return &EmailUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Email.
+func (c *EmailClient) Delete() *EmailDelete {
+	mutation := newEmailMutation(c.config, OpDelete)
+	return &EmailDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *EmailClient) DeleteOne(_m *Email) *EmailDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *EmailClient) DeleteOneID(id uuid.UUID) *EmailDeleteOne {
+	builder := c.Delete().Where(email.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &EmailDeleteOne{builder}
+}
+
+// Query returns a query builder for Email.
+func (c *EmailClient) Query() *EmailQuery {
+	return &EmailQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeEmail},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Email entity by its id.
+func (c *EmailClient) Get(ctx context.Context, id uuid.UUID) (*Email, error) {
+	return c.Query().Where(email.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *EmailClient) GetX(ctx context.Context, id uuid.UUID) *Email {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a Email.
+func (c *EmailClient) QueryCompany(_m *Email) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(email.Table, email.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, email.CompanyTable, email.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *EmailClient) Hooks() []Hook {
+	hooks := c.hooks.Email
+	return append(hooks[:len(hooks):len(hooks)], email.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *EmailClient) Interceptors() []Interceptor {
+	return c.inters.Email
+}
+
+func (c *EmailClient) mutate(ctx context.Context, m *EmailMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&EmailCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&EmailUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&EmailUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&EmailDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Email mutation op: %q", m.Op())
+	}
+}
+
+// EmailAttachmentClient is a client for the EmailAttachment schema.
+type EmailAttachmentClient struct {
+	config
+}
+
+// NewEmailAttachmentClient returns a client for the EmailAttachment from the given config.
+func NewEmailAttachmentClient(c config) *EmailAttachmentClient {
+	return &EmailAttachmentClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `emailattachment.Hooks(f(g(h())))`.
+func (c *EmailAttachmentClient) Use(hooks ...Hook) {
+	c.hooks.EmailAttachment = append(c.hooks.EmailAttachment, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `emailattachment.Intercept(f(g(h())))`.
+func (c *EmailAttachmentClient) Intercept(interceptors ...Interceptor) {
+	c.inters.EmailAttachment = append(c.inters.EmailAttachment, interceptors...)
+}
+
+// Create returns a builder for creating a EmailAttachment entity.
+func (c *EmailAttachmentClient) Create() *EmailAttachmentCreate {
+	mutation := newEmailAttachmentMutation(c.config, OpCreate)
+	return &EmailAttachmentCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of EmailAttachment entities.
+func (c *EmailAttachmentClient) CreateBulk(builders ...*EmailAttachmentCreate) *EmailAttachmentCreateBulk {
+	return &EmailAttachmentCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *EmailAttachmentClient) MapCreateBulk(slice any, setFunc func(*EmailAttachmentCreate, int)) *EmailAttachmentCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &EmailAttachmentCreateBulk{err: fmt.Errorf("calling to EmailAttachmentClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*EmailAttachmentCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &EmailAttachmentCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for EmailAttachment.
+func (c *EmailAttachmentClient) Update() *EmailAttachmentUpdate {
+	mutation := newEmailAttachmentMutation(c.config, OpUpdate)
+	return &EmailAttachmentUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *EmailAttachmentClient) UpdateOne(_m *EmailAttachment) *EmailAttachmentUpdateOne {
+	mutation := newEmailAttachmentMutation(c.config, OpUpdateOne, withEmailAttachment(_m))
+	return &EmailAttachmentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *EmailAttachmentClient) UpdateOneID(id uuid.UUID) *EmailAttachmentUpdateOne {
+	mutation := newEmailAttachmentMutation(c.config, OpUpdateOne, withEmailAttachmentID(id))
+	return &EmailAttachmentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for EmailAttachment.
+func (c *EmailAttachmentClient) Delete() *EmailAttachmentDelete {
+	mutation := newEmailAttachmentMutation(c.config, OpDelete)
+	return &EmailAttachmentDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *EmailAttachmentClient) DeleteOne(_m *EmailAttachment) *EmailAttachmentDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *EmailAttachmentClient) DeleteOneID(id uuid.UUID) *EmailAttachmentDeleteOne {
+	builder := c.Delete().Where(emailattachment.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &EmailAttachmentDeleteOne{builder}
+}
+
+// Query returns a query builder for EmailAttachment.
+func (c *EmailAttachmentClient) Query() *EmailAttachmentQuery {
+	return &EmailAttachmentQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeEmailAttachment},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a EmailAttachment entity by its id.
+func (c *EmailAttachmentClient) Get(ctx context.Context, id uuid.UUID) (*EmailAttachment, error) {
+	return c.Query().Where(emailattachment.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *EmailAttachmentClient) GetX(ctx context.Context, id uuid.UUID) *EmailAttachment {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a EmailAttachment.
+func (c *EmailAttachmentClient) QueryCompany(_m *EmailAttachment) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(emailattachment.Table, emailattachment.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, emailattachment.CompanyTable, emailattachment.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *EmailAttachmentClient) Hooks() []Hook {
+	hooks := c.hooks.EmailAttachment
+	return append(hooks[:len(hooks):len(hooks)], emailattachment.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *EmailAttachmentClient) Interceptors() []Interceptor {
+	return c.inters.EmailAttachment
+}
+
+func (c *EmailAttachmentClient) mutate(ctx context.Context, m *EmailAttachmentMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&EmailAttachmentCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&EmailAttachmentUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&EmailAttachmentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&EmailAttachmentDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown EmailAttachment mutation op: %q", m.Op())
+	}
+}
+
+// EmailLinkClient is a client for the EmailLink schema.
+type EmailLinkClient struct {
+	config
+}
+
+// NewEmailLinkClient returns a client for the EmailLink from the given config.
+func NewEmailLinkClient(c config) *EmailLinkClient {
+	return &EmailLinkClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `emaillink.Hooks(f(g(h())))`.
+func (c *EmailLinkClient) Use(hooks ...Hook) {
+	c.hooks.EmailLink = append(c.hooks.EmailLink, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `emaillink.Intercept(f(g(h())))`.
+func (c *EmailLinkClient) Intercept(interceptors ...Interceptor) {
+	c.inters.EmailLink = append(c.inters.EmailLink, interceptors...)
+}
+
+// Create returns a builder for creating a EmailLink entity.
+func (c *EmailLinkClient) Create() *EmailLinkCreate {
+	mutation := newEmailLinkMutation(c.config, OpCreate)
+	return &EmailLinkCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of EmailLink entities.
+func (c *EmailLinkClient) CreateBulk(builders ...*EmailLinkCreate) *EmailLinkCreateBulk {
+	return &EmailLinkCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *EmailLinkClient) MapCreateBulk(slice any, setFunc func(*EmailLinkCreate, int)) *EmailLinkCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &EmailLinkCreateBulk{err: fmt.Errorf("calling to EmailLinkClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*EmailLinkCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &EmailLinkCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for EmailLink.
+func (c *EmailLinkClient) Update() *EmailLinkUpdate {
+	mutation := newEmailLinkMutation(c.config, OpUpdate)
+	return &EmailLinkUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *EmailLinkClient) UpdateOne(_m *EmailLink) *EmailLinkUpdateOne {
+	mutation := newEmailLinkMutation(c.config, OpUpdateOne, withEmailLink(_m))
+	return &EmailLinkUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *EmailLinkClient) UpdateOneID(id uuid.UUID) *EmailLinkUpdateOne {
+	mutation := newEmailLinkMutation(c.config, OpUpdateOne, withEmailLinkID(id))
+	return &EmailLinkUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for EmailLink.
+func (c *EmailLinkClient) Delete() *EmailLinkDelete {
+	mutation := newEmailLinkMutation(c.config, OpDelete)
+	return &EmailLinkDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *EmailLinkClient) DeleteOne(_m *EmailLink) *EmailLinkDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *EmailLinkClient) DeleteOneID(id uuid.UUID) *EmailLinkDeleteOne {
+	builder := c.Delete().Where(emaillink.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &EmailLinkDeleteOne{builder}
+}
+
+// Query returns a query builder for EmailLink.
+func (c *EmailLinkClient) Query() *EmailLinkQuery {
+	return &EmailLinkQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeEmailLink},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a EmailLink entity by its id.
+func (c *EmailLinkClient) Get(ctx context.Context, id uuid.UUID) (*EmailLink, error) {
+	return c.Query().Where(emaillink.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *EmailLinkClient) GetX(ctx context.Context, id uuid.UUID) *EmailLink {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a EmailLink.
+func (c *EmailLinkClient) QueryCompany(_m *EmailLink) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(emaillink.Table, emaillink.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, emaillink.CompanyTable, emaillink.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *EmailLinkClient) Hooks() []Hook {
+	hooks := c.hooks.EmailLink
+	return append(hooks[:len(hooks):len(hooks)], emaillink.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *EmailLinkClient) Interceptors() []Interceptor {
+	return c.inters.EmailLink
+}
+
+func (c *EmailLinkClient) mutate(ctx context.Context, m *EmailLinkMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&EmailLinkCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&EmailLinkUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&EmailLinkUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&EmailLinkDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown EmailLink mutation op: %q", m.Op())
+	}
+}
+
+// EmailOptOutClient is a client for the EmailOptOut schema.
+type EmailOptOutClient struct {
+	config
+}
+
+// NewEmailOptOutClient returns a client for the EmailOptOut from the given config.
+func NewEmailOptOutClient(c config) *EmailOptOutClient {
+	return &EmailOptOutClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `emailoptout.Hooks(f(g(h())))`.
+func (c *EmailOptOutClient) Use(hooks ...Hook) {
+	c.hooks.EmailOptOut = append(c.hooks.EmailOptOut, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `emailoptout.Intercept(f(g(h())))`.
+func (c *EmailOptOutClient) Intercept(interceptors ...Interceptor) {
+	c.inters.EmailOptOut = append(c.inters.EmailOptOut, interceptors...)
+}
+
+// Create returns a builder for creating a EmailOptOut entity.
+func (c *EmailOptOutClient) Create() *EmailOptOutCreate {
+	mutation := newEmailOptOutMutation(c.config, OpCreate)
+	return &EmailOptOutCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of EmailOptOut entities.
+func (c *EmailOptOutClient) CreateBulk(builders ...*EmailOptOutCreate) *EmailOptOutCreateBulk {
+	return &EmailOptOutCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *EmailOptOutClient) MapCreateBulk(slice any, setFunc func(*EmailOptOutCreate, int)) *EmailOptOutCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &EmailOptOutCreateBulk{err: fmt.Errorf("calling to EmailOptOutClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*EmailOptOutCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &EmailOptOutCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for EmailOptOut.
+func (c *EmailOptOutClient) Update() *EmailOptOutUpdate {
+	mutation := newEmailOptOutMutation(c.config, OpUpdate)
+	return &EmailOptOutUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *EmailOptOutClient) UpdateOne(_m *EmailOptOut) *EmailOptOutUpdateOne {
+	mutation := newEmailOptOutMutation(c.config, OpUpdateOne, withEmailOptOut(_m))
+	return &EmailOptOutUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *EmailOptOutClient) UpdateOneID(id uuid.UUID) *EmailOptOutUpdateOne {
+	mutation := newEmailOptOutMutation(c.config, OpUpdateOne, withEmailOptOutID(id))
+	return &EmailOptOutUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for EmailOptOut.
+func (c *EmailOptOutClient) Delete() *EmailOptOutDelete {
+	mutation := newEmailOptOutMutation(c.config, OpDelete)
+	return &EmailOptOutDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *EmailOptOutClient) DeleteOne(_m *EmailOptOut) *EmailOptOutDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *EmailOptOutClient) DeleteOneID(id uuid.UUID) *EmailOptOutDeleteOne {
+	builder := c.Delete().Where(emailoptout.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &EmailOptOutDeleteOne{builder}
+}
+
+// Query returns a query builder for EmailOptOut.
+func (c *EmailOptOutClient) Query() *EmailOptOutQuery {
+	return &EmailOptOutQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeEmailOptOut},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a EmailOptOut entity by its id.
+func (c *EmailOptOutClient) Get(ctx context.Context, id uuid.UUID) (*EmailOptOut, error) {
+	return c.Query().Where(emailoptout.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *EmailOptOutClient) GetX(ctx context.Context, id uuid.UUID) *EmailOptOut {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a EmailOptOut.
+func (c *EmailOptOutClient) QueryCompany(_m *EmailOptOut) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(emailoptout.Table, emailoptout.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, emailoptout.CompanyTable, emailoptout.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *EmailOptOutClient) Hooks() []Hook {
+	hooks := c.hooks.EmailOptOut
+	return append(hooks[:len(hooks):len(hooks)], emailoptout.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *EmailOptOutClient) Interceptors() []Interceptor {
+	return c.inters.EmailOptOut
+}
+
+func (c *EmailOptOutClient) mutate(ctx context.Context, m *EmailOptOutMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&EmailOptOutCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&EmailOptOutUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&EmailOptOutUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&EmailOptOutDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown EmailOptOut mutation op: %q", m.Op())
+	}
+}
+
+// EmailTemplateClient is a client for the EmailTemplate schema.
+type EmailTemplateClient struct {
+	config
+}
+
+// NewEmailTemplateClient returns a client for the EmailTemplate from the given config.
+func NewEmailTemplateClient(c config) *EmailTemplateClient {
+	return &EmailTemplateClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `emailtemplate.Hooks(f(g(h())))`.
+func (c *EmailTemplateClient) Use(hooks ...Hook) {
+	c.hooks.EmailTemplate = append(c.hooks.EmailTemplate, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `emailtemplate.Intercept(f(g(h())))`.
+func (c *EmailTemplateClient) Intercept(interceptors ...Interceptor) {
+	c.inters.EmailTemplate = append(c.inters.EmailTemplate, interceptors...)
+}
+
+// Create returns a builder for creating a EmailTemplate entity.
+func (c *EmailTemplateClient) Create() *EmailTemplateCreate {
+	mutation := newEmailTemplateMutation(c.config, OpCreate)
+	return &EmailTemplateCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of EmailTemplate entities.
+func (c *EmailTemplateClient) CreateBulk(builders ...*EmailTemplateCreate) *EmailTemplateCreateBulk {
+	return &EmailTemplateCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *EmailTemplateClient) MapCreateBulk(slice any, setFunc func(*EmailTemplateCreate, int)) *EmailTemplateCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &EmailTemplateCreateBulk{err: fmt.Errorf("calling to EmailTemplateClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*EmailTemplateCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &EmailTemplateCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for EmailTemplate.
+func (c *EmailTemplateClient) Update() *EmailTemplateUpdate {
+	mutation := newEmailTemplateMutation(c.config, OpUpdate)
+	return &EmailTemplateUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *EmailTemplateClient) UpdateOne(_m *EmailTemplate) *EmailTemplateUpdateOne {
+	mutation := newEmailTemplateMutation(c.config, OpUpdateOne, withEmailTemplate(_m))
+	return &EmailTemplateUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *EmailTemplateClient) UpdateOneID(id uuid.UUID) *EmailTemplateUpdateOne {
+	mutation := newEmailTemplateMutation(c.config, OpUpdateOne, withEmailTemplateID(id))
+	return &EmailTemplateUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for EmailTemplate.
+func (c *EmailTemplateClient) Delete() *EmailTemplateDelete {
+	mutation := newEmailTemplateMutation(c.config, OpDelete)
+	return &EmailTemplateDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *EmailTemplateClient) DeleteOne(_m *EmailTemplate) *EmailTemplateDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *EmailTemplateClient) DeleteOneID(id uuid.UUID) *EmailTemplateDeleteOne {
+	builder := c.Delete().Where(emailtemplate.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &EmailTemplateDeleteOne{builder}
+}
+
+// Query returns a query builder for EmailTemplate.
+func (c *EmailTemplateClient) Query() *EmailTemplateQuery {
+	return &EmailTemplateQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeEmailTemplate},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a EmailTemplate entity by its id.
+func (c *EmailTemplateClient) Get(ctx context.Context, id uuid.UUID) (*EmailTemplate, error) {
+	return c.Query().Where(emailtemplate.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *EmailTemplateClient) GetX(ctx context.Context, id uuid.UUID) *EmailTemplate {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a EmailTemplate.
+func (c *EmailTemplateClient) QueryCompany(_m *EmailTemplate) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(emailtemplate.Table, emailtemplate.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, emailtemplate.CompanyTable, emailtemplate.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *EmailTemplateClient) Hooks() []Hook {
+	hooks := c.hooks.EmailTemplate
+	return append(hooks[:len(hooks):len(hooks)], emailtemplate.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *EmailTemplateClient) Interceptors() []Interceptor {
+	return c.inters.EmailTemplate
+}
+
+func (c *EmailTemplateClient) mutate(ctx context.Context, m *EmailTemplateMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&EmailTemplateCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&EmailTemplateUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&EmailTemplateUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&EmailTemplateDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown EmailTemplate mutation op: %q", m.Op())
+	}
+}
+
+// EmailThreadClient is a client for the EmailThread schema.
+type EmailThreadClient struct {
+	config
+}
+
+// NewEmailThreadClient returns a client for the EmailThread from the given config.
+func NewEmailThreadClient(c config) *EmailThreadClient {
+	return &EmailThreadClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `emailthread.Hooks(f(g(h())))`.
+func (c *EmailThreadClient) Use(hooks ...Hook) {
+	c.hooks.EmailThread = append(c.hooks.EmailThread, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `emailthread.Intercept(f(g(h())))`.
+func (c *EmailThreadClient) Intercept(interceptors ...Interceptor) {
+	c.inters.EmailThread = append(c.inters.EmailThread, interceptors...)
+}
+
+// Create returns a builder for creating a EmailThread entity.
+func (c *EmailThreadClient) Create() *EmailThreadCreate {
+	mutation := newEmailThreadMutation(c.config, OpCreate)
+	return &EmailThreadCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of EmailThread entities.
+func (c *EmailThreadClient) CreateBulk(builders ...*EmailThreadCreate) *EmailThreadCreateBulk {
+	return &EmailThreadCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *EmailThreadClient) MapCreateBulk(slice any, setFunc func(*EmailThreadCreate, int)) *EmailThreadCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &EmailThreadCreateBulk{err: fmt.Errorf("calling to EmailThreadClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*EmailThreadCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &EmailThreadCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for EmailThread.
+func (c *EmailThreadClient) Update() *EmailThreadUpdate {
+	mutation := newEmailThreadMutation(c.config, OpUpdate)
+	return &EmailThreadUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *EmailThreadClient) UpdateOne(_m *EmailThread) *EmailThreadUpdateOne {
+	mutation := newEmailThreadMutation(c.config, OpUpdateOne, withEmailThread(_m))
+	return &EmailThreadUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *EmailThreadClient) UpdateOneID(id uuid.UUID) *EmailThreadUpdateOne {
+	mutation := newEmailThreadMutation(c.config, OpUpdateOne, withEmailThreadID(id))
+	return &EmailThreadUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for EmailThread.
+func (c *EmailThreadClient) Delete() *EmailThreadDelete {
+	mutation := newEmailThreadMutation(c.config, OpDelete)
+	return &EmailThreadDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *EmailThreadClient) DeleteOne(_m *EmailThread) *EmailThreadDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *EmailThreadClient) DeleteOneID(id uuid.UUID) *EmailThreadDeleteOne {
+	builder := c.Delete().Where(emailthread.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &EmailThreadDeleteOne{builder}
+}
+
+// Query returns a query builder for EmailThread.
+func (c *EmailThreadClient) Query() *EmailThreadQuery {
+	return &EmailThreadQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeEmailThread},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a EmailThread entity by its id.
+func (c *EmailThreadClient) Get(ctx context.Context, id uuid.UUID) (*EmailThread, error) {
+	return c.Query().Where(emailthread.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *EmailThreadClient) GetX(ctx context.Context, id uuid.UUID) *EmailThread {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a EmailThread.
+func (c *EmailThreadClient) QueryCompany(_m *EmailThread) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(emailthread.Table, emailthread.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, emailthread.CompanyTable, emailthread.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *EmailThreadClient) Hooks() []Hook {
+	hooks := c.hooks.EmailThread
+	return append(hooks[:len(hooks):len(hooks)], emailthread.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *EmailThreadClient) Interceptors() []Interceptor {
+	return c.inters.EmailThread
+}
+
+func (c *EmailThreadClient) mutate(ctx context.Context, m *EmailThreadMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&EmailThreadCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&EmailThreadUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&EmailThreadUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&EmailThreadDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown EmailThread mutation op: %q", m.Op())
 	}
 }
 
@@ -4188,6 +5480,306 @@ func (c *LeadSubmissionClient) mutate(ctx context.Context, m *LeadSubmissionMuta
 	}
 }
 
+// MailboxClient is a client for the Mailbox schema.
+type MailboxClient struct {
+	config
+}
+
+// NewMailboxClient returns a client for the Mailbox from the given config.
+func NewMailboxClient(c config) *MailboxClient {
+	return &MailboxClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `mailbox.Hooks(f(g(h())))`.
+func (c *MailboxClient) Use(hooks ...Hook) {
+	c.hooks.Mailbox = append(c.hooks.Mailbox, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `mailbox.Intercept(f(g(h())))`.
+func (c *MailboxClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Mailbox = append(c.inters.Mailbox, interceptors...)
+}
+
+// Create returns a builder for creating a Mailbox entity.
+func (c *MailboxClient) Create() *MailboxCreate {
+	mutation := newMailboxMutation(c.config, OpCreate)
+	return &MailboxCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Mailbox entities.
+func (c *MailboxClient) CreateBulk(builders ...*MailboxCreate) *MailboxCreateBulk {
+	return &MailboxCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *MailboxClient) MapCreateBulk(slice any, setFunc func(*MailboxCreate, int)) *MailboxCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &MailboxCreateBulk{err: fmt.Errorf("calling to MailboxClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*MailboxCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &MailboxCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Mailbox.
+func (c *MailboxClient) Update() *MailboxUpdate {
+	mutation := newMailboxMutation(c.config, OpUpdate)
+	return &MailboxUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *MailboxClient) UpdateOne(_m *Mailbox) *MailboxUpdateOne {
+	mutation := newMailboxMutation(c.config, OpUpdateOne, withMailbox(_m))
+	return &MailboxUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *MailboxClient) UpdateOneID(id uuid.UUID) *MailboxUpdateOne {
+	mutation := newMailboxMutation(c.config, OpUpdateOne, withMailboxID(id))
+	return &MailboxUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Mailbox.
+func (c *MailboxClient) Delete() *MailboxDelete {
+	mutation := newMailboxMutation(c.config, OpDelete)
+	return &MailboxDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *MailboxClient) DeleteOne(_m *Mailbox) *MailboxDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *MailboxClient) DeleteOneID(id uuid.UUID) *MailboxDeleteOne {
+	builder := c.Delete().Where(mailbox.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &MailboxDeleteOne{builder}
+}
+
+// Query returns a query builder for Mailbox.
+func (c *MailboxClient) Query() *MailboxQuery {
+	return &MailboxQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeMailbox},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Mailbox entity by its id.
+func (c *MailboxClient) Get(ctx context.Context, id uuid.UUID) (*Mailbox, error) {
+	return c.Query().Where(mailbox.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *MailboxClient) GetX(ctx context.Context, id uuid.UUID) *Mailbox {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a Mailbox.
+func (c *MailboxClient) QueryCompany(_m *Mailbox) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(mailbox.Table, mailbox.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, mailbox.CompanyTable, mailbox.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *MailboxClient) Hooks() []Hook {
+	hooks := c.hooks.Mailbox
+	return append(hooks[:len(hooks):len(hooks)], mailbox.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *MailboxClient) Interceptors() []Interceptor {
+	return c.inters.Mailbox
+}
+
+func (c *MailboxClient) mutate(ctx context.Context, m *MailboxMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&MailboxCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&MailboxUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&MailboxUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&MailboxDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Mailbox mutation op: %q", m.Op())
+	}
+}
+
+// MailboxFolderClient is a client for the MailboxFolder schema.
+type MailboxFolderClient struct {
+	config
+}
+
+// NewMailboxFolderClient returns a client for the MailboxFolder from the given config.
+func NewMailboxFolderClient(c config) *MailboxFolderClient {
+	return &MailboxFolderClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `mailboxfolder.Hooks(f(g(h())))`.
+func (c *MailboxFolderClient) Use(hooks ...Hook) {
+	c.hooks.MailboxFolder = append(c.hooks.MailboxFolder, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `mailboxfolder.Intercept(f(g(h())))`.
+func (c *MailboxFolderClient) Intercept(interceptors ...Interceptor) {
+	c.inters.MailboxFolder = append(c.inters.MailboxFolder, interceptors...)
+}
+
+// Create returns a builder for creating a MailboxFolder entity.
+func (c *MailboxFolderClient) Create() *MailboxFolderCreate {
+	mutation := newMailboxFolderMutation(c.config, OpCreate)
+	return &MailboxFolderCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of MailboxFolder entities.
+func (c *MailboxFolderClient) CreateBulk(builders ...*MailboxFolderCreate) *MailboxFolderCreateBulk {
+	return &MailboxFolderCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *MailboxFolderClient) MapCreateBulk(slice any, setFunc func(*MailboxFolderCreate, int)) *MailboxFolderCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &MailboxFolderCreateBulk{err: fmt.Errorf("calling to MailboxFolderClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*MailboxFolderCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &MailboxFolderCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for MailboxFolder.
+func (c *MailboxFolderClient) Update() *MailboxFolderUpdate {
+	mutation := newMailboxFolderMutation(c.config, OpUpdate)
+	return &MailboxFolderUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *MailboxFolderClient) UpdateOne(_m *MailboxFolder) *MailboxFolderUpdateOne {
+	mutation := newMailboxFolderMutation(c.config, OpUpdateOne, withMailboxFolder(_m))
+	return &MailboxFolderUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *MailboxFolderClient) UpdateOneID(id uuid.UUID) *MailboxFolderUpdateOne {
+	mutation := newMailboxFolderMutation(c.config, OpUpdateOne, withMailboxFolderID(id))
+	return &MailboxFolderUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for MailboxFolder.
+func (c *MailboxFolderClient) Delete() *MailboxFolderDelete {
+	mutation := newMailboxFolderMutation(c.config, OpDelete)
+	return &MailboxFolderDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *MailboxFolderClient) DeleteOne(_m *MailboxFolder) *MailboxFolderDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *MailboxFolderClient) DeleteOneID(id uuid.UUID) *MailboxFolderDeleteOne {
+	builder := c.Delete().Where(mailboxfolder.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &MailboxFolderDeleteOne{builder}
+}
+
+// Query returns a query builder for MailboxFolder.
+func (c *MailboxFolderClient) Query() *MailboxFolderQuery {
+	return &MailboxFolderQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeMailboxFolder},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a MailboxFolder entity by its id.
+func (c *MailboxFolderClient) Get(ctx context.Context, id uuid.UUID) (*MailboxFolder, error) {
+	return c.Query().Where(mailboxfolder.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *MailboxFolderClient) GetX(ctx context.Context, id uuid.UUID) *MailboxFolder {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a MailboxFolder.
+func (c *MailboxFolderClient) QueryCompany(_m *MailboxFolder) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(mailboxfolder.Table, mailboxfolder.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, mailboxfolder.CompanyTable, mailboxfolder.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *MailboxFolderClient) Hooks() []Hook {
+	hooks := c.hooks.MailboxFolder
+	return append(hooks[:len(hooks):len(hooks)], mailboxfolder.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *MailboxFolderClient) Interceptors() []Interceptor {
+	return c.inters.MailboxFolder
+}
+
+func (c *MailboxFolderClient) mutate(ctx context.Context, m *MailboxFolderMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&MailboxFolderCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&MailboxFolderUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&MailboxFolderUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&MailboxFolderDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown MailboxFolder mutation op: %q", m.Op())
+	}
+}
+
 // OAuthClientClient is a client for the OAuthClient schema.
 type OAuthClientClient struct {
 	config
@@ -4587,6 +6179,156 @@ func (c *OAuthTokenClient) mutate(ctx context.Context, m *OAuthTokenMutation) (V
 		return (&OAuthTokenDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown OAuthToken mutation op: %q", m.Op())
+	}
+}
+
+// PointEntryClient is a client for the PointEntry schema.
+type PointEntryClient struct {
+	config
+}
+
+// NewPointEntryClient returns a client for the PointEntry from the given config.
+func NewPointEntryClient(c config) *PointEntryClient {
+	return &PointEntryClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `pointentry.Hooks(f(g(h())))`.
+func (c *PointEntryClient) Use(hooks ...Hook) {
+	c.hooks.PointEntry = append(c.hooks.PointEntry, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `pointentry.Intercept(f(g(h())))`.
+func (c *PointEntryClient) Intercept(interceptors ...Interceptor) {
+	c.inters.PointEntry = append(c.inters.PointEntry, interceptors...)
+}
+
+// Create returns a builder for creating a PointEntry entity.
+func (c *PointEntryClient) Create() *PointEntryCreate {
+	mutation := newPointEntryMutation(c.config, OpCreate)
+	return &PointEntryCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of PointEntry entities.
+func (c *PointEntryClient) CreateBulk(builders ...*PointEntryCreate) *PointEntryCreateBulk {
+	return &PointEntryCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *PointEntryClient) MapCreateBulk(slice any, setFunc func(*PointEntryCreate, int)) *PointEntryCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &PointEntryCreateBulk{err: fmt.Errorf("calling to PointEntryClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*PointEntryCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &PointEntryCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for PointEntry.
+func (c *PointEntryClient) Update() *PointEntryUpdate {
+	mutation := newPointEntryMutation(c.config, OpUpdate)
+	return &PointEntryUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *PointEntryClient) UpdateOne(_m *PointEntry) *PointEntryUpdateOne {
+	mutation := newPointEntryMutation(c.config, OpUpdateOne, withPointEntry(_m))
+	return &PointEntryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *PointEntryClient) UpdateOneID(id uuid.UUID) *PointEntryUpdateOne {
+	mutation := newPointEntryMutation(c.config, OpUpdateOne, withPointEntryID(id))
+	return &PointEntryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for PointEntry.
+func (c *PointEntryClient) Delete() *PointEntryDelete {
+	mutation := newPointEntryMutation(c.config, OpDelete)
+	return &PointEntryDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *PointEntryClient) DeleteOne(_m *PointEntry) *PointEntryDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *PointEntryClient) DeleteOneID(id uuid.UUID) *PointEntryDeleteOne {
+	builder := c.Delete().Where(pointentry.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &PointEntryDeleteOne{builder}
+}
+
+// Query returns a query builder for PointEntry.
+func (c *PointEntryClient) Query() *PointEntryQuery {
+	return &PointEntryQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypePointEntry},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a PointEntry entity by its id.
+func (c *PointEntryClient) Get(ctx context.Context, id uuid.UUID) (*PointEntry, error) {
+	return c.Query().Where(pointentry.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *PointEntryClient) GetX(ctx context.Context, id uuid.UUID) *PointEntry {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a PointEntry.
+func (c *PointEntryClient) QueryCompany(_m *PointEntry) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(pointentry.Table, pointentry.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, pointentry.CompanyTable, pointentry.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *PointEntryClient) Hooks() []Hook {
+	hooks := c.hooks.PointEntry
+	return append(hooks[:len(hooks):len(hooks)], pointentry.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *PointEntryClient) Interceptors() []Interceptor {
+	return c.inters.PointEntry
+}
+
+func (c *PointEntryClient) mutate(ctx context.Context, m *PointEntryMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&PointEntryCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&PointEntryUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&PointEntryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&PointEntryDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown PointEntry mutation op: %q", m.Op())
 	}
 }
 
@@ -5825,22 +7567,26 @@ func (c *WebhookEndpointClient) mutate(ctx context.Context, m *WebhookEndpointMu
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIKey, Appointment, AppointmentException, CalendarToken, Company, Contact,
-		ContactActivity, ContactFinance, ContactPhone, ContactRelationship, Contract,
-		CustomFieldDefinition, Delegation, Document, Event, EventCounter, ExternalRef,
-		IdempotencyKey, Insurer, JobRun, Lead, LeadAttachment, LeadStage,
-		LeadSubmission, OAuthClient, OAuthConsent, OAuthToken, PortfolioMapping,
-		PortfolioTransfer, Task, TaskComment, User, WebhookCursor, WebhookDelivery,
-		WebhookEndpoint []ent.Hook
+		APIKey, Appointment, AppointmentException, CalendarToken, Company,
+		CompanyPoints, Contact, ContactActivity, ContactFinance, ContactPhone,
+		ContactRelationship, Contract, CorrespondenceCase, CustomFieldDefinition,
+		Delegation, Document, Email, EmailAttachment, EmailLink, EmailOptOut,
+		EmailTemplate, EmailThread, Event, EventCounter, ExternalRef, IdempotencyKey,
+		Insurer, JobRun, Lead, LeadAttachment, LeadStage, LeadSubmission, Mailbox,
+		MailboxFolder, OAuthClient, OAuthConsent, OAuthToken, PointEntry,
+		PortfolioMapping, PortfolioTransfer, Task, TaskComment, User, WebhookCursor,
+		WebhookDelivery, WebhookEndpoint []ent.Hook
 	}
 	inters struct {
-		APIKey, Appointment, AppointmentException, CalendarToken, Company, Contact,
-		ContactActivity, ContactFinance, ContactPhone, ContactRelationship, Contract,
-		CustomFieldDefinition, Delegation, Document, Event, EventCounter, ExternalRef,
-		IdempotencyKey, Insurer, JobRun, Lead, LeadAttachment, LeadStage,
-		LeadSubmission, OAuthClient, OAuthConsent, OAuthToken, PortfolioMapping,
-		PortfolioTransfer, Task, TaskComment, User, WebhookCursor, WebhookDelivery,
-		WebhookEndpoint []ent.Interceptor
+		APIKey, Appointment, AppointmentException, CalendarToken, Company,
+		CompanyPoints, Contact, ContactActivity, ContactFinance, ContactPhone,
+		ContactRelationship, Contract, CorrespondenceCase, CustomFieldDefinition,
+		Delegation, Document, Email, EmailAttachment, EmailLink, EmailOptOut,
+		EmailTemplate, EmailThread, Event, EventCounter, ExternalRef, IdempotencyKey,
+		Insurer, JobRun, Lead, LeadAttachment, LeadStage, LeadSubmission, Mailbox,
+		MailboxFolder, OAuthClient, OAuthConsent, OAuthToken, PointEntry,
+		PortfolioMapping, PortfolioTransfer, Task, TaskComment, User, WebhookCursor,
+		WebhookDelivery, WebhookEndpoint []ent.Interceptor
 	}
 )
 

@@ -42,6 +42,8 @@ type Company struct {
 	LiveCompanyID *uuid.UUID `json:"live_company_id,omitempty"`
 	// LeadRules holds the value of the "lead_rules" field.
 	LeadRules schematype.LeadRules `json:"lead_rules,omitempty"`
+	// EmailTracking holds the value of the "email_tracking" field.
+	EmailTracking bool `json:"email_tracking,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the CompanyQuery when eager-loading is set.
 	Edges        CompanyEdges `json:"edges"`
@@ -90,7 +92,7 @@ func (*Company) scanValues(columns []string) ([]any, error) {
 			values[i] = &sql.NullScanner{S: new(uuid.UUID)}
 		case company.FieldAddress, company.FieldLinks, company.FieldFeatures, company.FieldLeadRules:
 			values[i] = new([]byte)
-		case company.FieldSandbox:
+		case company.FieldSandbox, company.FieldEmailTracking:
 			values[i] = new(sql.NullBool)
 		case company.FieldVersion:
 			values[i] = new(sql.NullInt64)
@@ -196,6 +198,12 @@ func (_m *Company) assignValues(columns []string, values []any) error {
 					return fmt.Errorf("unmarshal field lead_rules: %w", err)
 				}
 			}
+		case company.FieldEmailTracking:
+			if value, ok := values[i].(*sql.NullBool); !ok {
+				return fmt.Errorf("unexpected type %T for field email_tracking", values[i])
+			} else if value.Valid {
+				_m.EmailTracking = value.Bool
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -276,6 +284,9 @@ func (_m *Company) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("lead_rules=")
 	builder.WriteString(fmt.Sprintf("%v", _m.LeadRules))
+	builder.WriteString(", ")
+	builder.WriteString("email_tracking=")
+	builder.WriteString(fmt.Sprintf("%v", _m.EmailTracking))
 	builder.WriteByte(')')
 	return builder.String()
 }

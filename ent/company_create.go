@@ -163,6 +163,20 @@ func (_c *CompanyCreate) SetNillableLeadRules(v *schematype.LeadRules) *CompanyC
 	return _c
 }
 
+// SetEmailTracking sets the "email_tracking" field.
+func (_c *CompanyCreate) SetEmailTracking(v bool) *CompanyCreate {
+	_c.mutation.SetEmailTracking(v)
+	return _c
+}
+
+// SetNillableEmailTracking sets the "email_tracking" field if the given value is not nil.
+func (_c *CompanyCreate) SetNillableEmailTracking(v *bool) *CompanyCreate {
+	if v != nil {
+		_c.SetEmailTracking(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *CompanyCreate) SetID(v uuid.UUID) *CompanyCreate {
 	_c.mutation.SetID(v)
@@ -272,6 +286,10 @@ func (_c *CompanyCreate) defaults() error {
 		v := company.DefaultLeadRules
 		_c.mutation.SetLeadRules(v)
 	}
+	if _, ok := _c.mutation.EmailTracking(); !ok {
+		v := company.DefaultEmailTracking
+		_c.mutation.SetEmailTracking(v)
+	}
 	if _, ok := _c.mutation.ID(); !ok {
 		if company.DefaultID == nil {
 			return fmt.Errorf("ent: uninitialized company.DefaultID (forgotten import ent/runtime?)")
@@ -317,6 +335,9 @@ func (_c *CompanyCreate) check() error {
 	}
 	if _, ok := _c.mutation.LeadRules(); !ok {
 		return &ValidationError{Name: "lead_rules", err: errors.New(`ent: missing required field "Company.lead_rules"`)}
+	}
+	if _, ok := _c.mutation.EmailTracking(); !ok {
+		return &ValidationError{Name: "email_tracking", err: errors.New(`ent: missing required field "Company.email_tracking"`)}
 	}
 	return nil
 }
@@ -393,6 +414,10 @@ func (_c *CompanyCreate) createSpec() (*Company, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.LeadRules(); ok {
 		_spec.SetField(company.FieldLeadRules, field.TypeJSON, value)
 		_node.LeadRules = value
+	}
+	if value, ok := _c.mutation.EmailTracking(); ok {
+		_spec.SetField(company.FieldEmailTracking, field.TypeBool, value)
+		_node.EmailTracking = value
 	}
 	if nodes := _c.mutation.LiveCompanyIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -593,6 +618,18 @@ func (u *CompanyUpsert) UpdateLeadRules() *CompanyUpsert {
 	return u
 }
 
+// SetEmailTracking sets the "email_tracking" field.
+func (u *CompanyUpsert) SetEmailTracking(v bool) *CompanyUpsert {
+	u.Set(company.FieldEmailTracking, v)
+	return u
+}
+
+// UpdateEmailTracking sets the "email_tracking" field to the value that was provided on create.
+func (u *CompanyUpsert) UpdateEmailTracking() *CompanyUpsert {
+	u.SetExcluded(company.FieldEmailTracking)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create except the ID field.
 // Using this option is equivalent to using:
 //
@@ -780,6 +817,20 @@ func (u *CompanyUpsertOne) SetLeadRules(v schematype.LeadRules) *CompanyUpsertOn
 func (u *CompanyUpsertOne) UpdateLeadRules() *CompanyUpsertOne {
 	return u.Update(func(s *CompanyUpsert) {
 		s.UpdateLeadRules()
+	})
+}
+
+// SetEmailTracking sets the "email_tracking" field.
+func (u *CompanyUpsertOne) SetEmailTracking(v bool) *CompanyUpsertOne {
+	return u.Update(func(s *CompanyUpsert) {
+		s.SetEmailTracking(v)
+	})
+}
+
+// UpdateEmailTracking sets the "email_tracking" field to the value that was provided on create.
+func (u *CompanyUpsertOne) UpdateEmailTracking() *CompanyUpsertOne {
+	return u.Update(func(s *CompanyUpsert) {
+		s.UpdateEmailTracking()
 	})
 }
 
@@ -1137,6 +1188,20 @@ func (u *CompanyUpsertBulk) SetLeadRules(v schematype.LeadRules) *CompanyUpsertB
 func (u *CompanyUpsertBulk) UpdateLeadRules() *CompanyUpsertBulk {
 	return u.Update(func(s *CompanyUpsert) {
 		s.UpdateLeadRules()
+	})
+}
+
+// SetEmailTracking sets the "email_tracking" field.
+func (u *CompanyUpsertBulk) SetEmailTracking(v bool) *CompanyUpsertBulk {
+	return u.Update(func(s *CompanyUpsert) {
+		s.SetEmailTracking(v)
+	})
+}
+
+// UpdateEmailTracking sets the "email_tracking" field to the value that was provided on create.
+func (u *CompanyUpsertBulk) UpdateEmailTracking() *CompanyUpsertBulk {
+	return u.Update(func(s *CompanyUpsert) {
+		s.UpdateEmailTracking()
 	})
 }
 

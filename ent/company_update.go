@@ -152,6 +152,20 @@ func (_u *CompanyUpdate) SetNillableLeadRules(v *schematype.LeadRules) *CompanyU
 	return _u
 }
 
+// SetEmailTracking sets the "email_tracking" field.
+func (_u *CompanyUpdate) SetEmailTracking(v bool) *CompanyUpdate {
+	_u.mutation.SetEmailTracking(v)
+	return _u
+}
+
+// SetNillableEmailTracking sets the "email_tracking" field if the given value is not nil.
+func (_u *CompanyUpdate) SetNillableEmailTracking(v *bool) *CompanyUpdate {
+	if v != nil {
+		_u.SetEmailTracking(*v)
+	}
+	return _u
+}
+
 // SetSandboxTwinID sets the "sandbox_twin" edge to the Company entity by ID.
 func (_u *CompanyUpdate) SetSandboxTwinID(id uuid.UUID) *CompanyUpdate {
 	_u.mutation.SetSandboxTwinID(id)
@@ -288,6 +302,9 @@ func (_u *CompanyUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.LeadRules(); ok {
 		_spec.SetField(company.FieldLeadRules, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.EmailTracking(); ok {
+		_spec.SetField(company.FieldEmailTracking, field.TypeBool, value)
 	}
 	if _u.mutation.SandboxTwinCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -459,6 +476,20 @@ func (_u *CompanyUpdateOne) SetNillableLeadRules(v *schematype.LeadRules) *Compa
 	return _u
 }
 
+// SetEmailTracking sets the "email_tracking" field.
+func (_u *CompanyUpdateOne) SetEmailTracking(v bool) *CompanyUpdateOne {
+	_u.mutation.SetEmailTracking(v)
+	return _u
+}
+
+// SetNillableEmailTracking sets the "email_tracking" field if the given value is not nil.
+func (_u *CompanyUpdateOne) SetNillableEmailTracking(v *bool) *CompanyUpdateOne {
+	if v != nil {
+		_u.SetEmailTracking(*v)
+	}
+	return _u
+}
+
 // SetSandboxTwinID sets the "sandbox_twin" edge to the Company entity by ID.
 func (_u *CompanyUpdateOne) SetSandboxTwinID(id uuid.UUID) *CompanyUpdateOne {
 	_u.mutation.SetSandboxTwinID(id)
@@ -625,6 +656,9 @@ func (_u *CompanyUpdateOne) sqlSave(ctx context.Context) (_node *Company, err er
 	}
 	if value, ok := _u.mutation.LeadRules(); ok {
 		_spec.SetField(company.FieldLeadRules, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.EmailTracking(); ok {
+		_spec.SetField(company.FieldEmailTracking, field.TypeBool, value)
 	}
 	if _u.mutation.SandboxTwinCleared() {
 		edge := &sqlgraph.EdgeSpec{

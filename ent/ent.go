@@ -17,15 +17,23 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/appointmentexception"
 	"github.com/brokerdesk/brokerdesk/ent/calendartoken"
 	"github.com/brokerdesk/brokerdesk/ent/company"
+	"github.com/brokerdesk/brokerdesk/ent/companypoints"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contactactivity"
 	"github.com/brokerdesk/brokerdesk/ent/contactfinance"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
 	"github.com/brokerdesk/brokerdesk/ent/contactrelationship"
 	"github.com/brokerdesk/brokerdesk/ent/contract"
+	"github.com/brokerdesk/brokerdesk/ent/correspondencecase"
 	"github.com/brokerdesk/brokerdesk/ent/customfielddefinition"
 	"github.com/brokerdesk/brokerdesk/ent/delegation"
 	"github.com/brokerdesk/brokerdesk/ent/document"
+	"github.com/brokerdesk/brokerdesk/ent/email"
+	"github.com/brokerdesk/brokerdesk/ent/emailattachment"
+	"github.com/brokerdesk/brokerdesk/ent/emaillink"
+	"github.com/brokerdesk/brokerdesk/ent/emailoptout"
+	"github.com/brokerdesk/brokerdesk/ent/emailtemplate"
+	"github.com/brokerdesk/brokerdesk/ent/emailthread"
 	"github.com/brokerdesk/brokerdesk/ent/event"
 	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
 	"github.com/brokerdesk/brokerdesk/ent/externalref"
@@ -36,9 +44,12 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
 	"github.com/brokerdesk/brokerdesk/ent/leadstage"
 	"github.com/brokerdesk/brokerdesk/ent/leadsubmission"
+	"github.com/brokerdesk/brokerdesk/ent/mailbox"
+	"github.com/brokerdesk/brokerdesk/ent/mailboxfolder"
 	"github.com/brokerdesk/brokerdesk/ent/oauthclient"
 	"github.com/brokerdesk/brokerdesk/ent/oauthconsent"
 	"github.com/brokerdesk/brokerdesk/ent/oauthtoken"
+	"github.com/brokerdesk/brokerdesk/ent/pointentry"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliomapping"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
 	"github.com/brokerdesk/brokerdesk/ent/task"
@@ -112,15 +123,23 @@ func checkColumn(t, c string) error {
 			appointmentexception.Table:  appointmentexception.ValidColumn,
 			calendartoken.Table:         calendartoken.ValidColumn,
 			company.Table:               company.ValidColumn,
+			companypoints.Table:         companypoints.ValidColumn,
 			contact.Table:               contact.ValidColumn,
 			contactactivity.Table:       contactactivity.ValidColumn,
 			contactfinance.Table:        contactfinance.ValidColumn,
 			contactphone.Table:          contactphone.ValidColumn,
 			contactrelationship.Table:   contactrelationship.ValidColumn,
 			contract.Table:              contract.ValidColumn,
+			correspondencecase.Table:    correspondencecase.ValidColumn,
 			customfielddefinition.Table: customfielddefinition.ValidColumn,
 			delegation.Table:            delegation.ValidColumn,
 			document.Table:              document.ValidColumn,
+			email.Table:                 email.ValidColumn,
+			emailattachment.Table:       emailattachment.ValidColumn,
+			emaillink.Table:             emaillink.ValidColumn,
+			emailoptout.Table:           emailoptout.ValidColumn,
+			emailtemplate.Table:         emailtemplate.ValidColumn,
+			emailthread.Table:           emailthread.ValidColumn,
 			event.Table:                 event.ValidColumn,
 			eventcounter.Table:          eventcounter.ValidColumn,
 			externalref.Table:           externalref.ValidColumn,
@@ -131,9 +150,12 @@ func checkColumn(t, c string) error {
 			leadattachment.Table:        leadattachment.ValidColumn,
 			leadstage.Table:             leadstage.ValidColumn,
 			leadsubmission.Table:        leadsubmission.ValidColumn,
+			mailbox.Table:               mailbox.ValidColumn,
+			mailboxfolder.Table:         mailboxfolder.ValidColumn,
 			oauthclient.Table:           oauthclient.ValidColumn,
 			oauthconsent.Table:          oauthconsent.ValidColumn,
 			oauthtoken.Table:            oauthtoken.ValidColumn,
+			pointentry.Table:            pointentry.ValidColumn,
 			portfoliomapping.Table:      portfoliomapping.ValidColumn,
 			portfoliotransfer.Table:     portfoliotransfer.ValidColumn,
 			task.Table:                  task.ValidColumn,

@@ -8,15 +8,23 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/appointmentexception"
 	"github.com/brokerdesk/brokerdesk/ent/calendartoken"
 	"github.com/brokerdesk/brokerdesk/ent/company"
+	"github.com/brokerdesk/brokerdesk/ent/companypoints"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contactactivity"
 	"github.com/brokerdesk/brokerdesk/ent/contactfinance"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
 	"github.com/brokerdesk/brokerdesk/ent/contactrelationship"
 	"github.com/brokerdesk/brokerdesk/ent/contract"
+	"github.com/brokerdesk/brokerdesk/ent/correspondencecase"
 	"github.com/brokerdesk/brokerdesk/ent/customfielddefinition"
 	"github.com/brokerdesk/brokerdesk/ent/delegation"
 	"github.com/brokerdesk/brokerdesk/ent/document"
+	"github.com/brokerdesk/brokerdesk/ent/email"
+	"github.com/brokerdesk/brokerdesk/ent/emailattachment"
+	"github.com/brokerdesk/brokerdesk/ent/emaillink"
+	"github.com/brokerdesk/brokerdesk/ent/emailoptout"
+	"github.com/brokerdesk/brokerdesk/ent/emailtemplate"
+	"github.com/brokerdesk/brokerdesk/ent/emailthread"
 	"github.com/brokerdesk/brokerdesk/ent/event"
 	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
 	"github.com/brokerdesk/brokerdesk/ent/externalref"
@@ -27,9 +35,12 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
 	"github.com/brokerdesk/brokerdesk/ent/leadstage"
 	"github.com/brokerdesk/brokerdesk/ent/leadsubmission"
+	"github.com/brokerdesk/brokerdesk/ent/mailbox"
+	"github.com/brokerdesk/brokerdesk/ent/mailboxfolder"
 	"github.com/brokerdesk/brokerdesk/ent/oauthclient"
 	"github.com/brokerdesk/brokerdesk/ent/oauthconsent"
 	"github.com/brokerdesk/brokerdesk/ent/oauthtoken"
+	"github.com/brokerdesk/brokerdesk/ent/pointentry"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliomapping"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
 	"github.com/brokerdesk/brokerdesk/ent/predicate"
@@ -48,7 +59,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 35)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 46)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -175,9 +186,27 @@ var schemaGraph = func() *sqlgraph.Schema {
 			company.FieldSandbox:       {Type: field.TypeBool, Column: company.FieldSandbox},
 			company.FieldLiveCompanyID: {Type: field.TypeUUID, Column: company.FieldLiveCompanyID},
 			company.FieldLeadRules:     {Type: field.TypeJSON, Column: company.FieldLeadRules},
+			company.FieldEmailTracking: {Type: field.TypeBool, Column: company.FieldEmailTracking},
 		},
 	}
 	graph.Nodes[5] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   companypoints.Table,
+			Columns: companypoints.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: companypoints.FieldID,
+			},
+		},
+		Type: "CompanyPoints",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			companypoints.FieldCompanyID: {Type: field.TypeUUID, Column: companypoints.FieldCompanyID},
+			companypoints.FieldCreatedAt: {Type: field.TypeTime, Column: companypoints.FieldCreatedAt},
+			companypoints.FieldUpdatedAt: {Type: field.TypeTime, Column: companypoints.FieldUpdatedAt},
+			companypoints.FieldBalance:   {Type: field.TypeInt64, Column: companypoints.FieldBalance},
+		},
+	}
+	graph.Nodes[6] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   contact.Table,
 			Columns: contact.Columns,
@@ -209,7 +238,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contact.FieldSortName:           {Type: field.TypeString, Column: contact.FieldSortName},
 		},
 	}
-	graph.Nodes[6] = &sqlgraph.Node{
+	graph.Nodes[7] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   contactactivity.Table,
 			Columns: contactactivity.Columns,
@@ -234,7 +263,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contactactivity.FieldRelatedContactID:   {Type: field.TypeUUID, Column: contactactivity.FieldRelatedContactID},
 		},
 	}
-	graph.Nodes[7] = &sqlgraph.Node{
+	graph.Nodes[8] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   contactfinance.Table,
 			Columns: contactfinance.Columns,
@@ -257,7 +286,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contactfinance.FieldRealEstate:  {Type: field.TypeJSON, Column: contactfinance.FieldRealEstate},
 		},
 	}
-	graph.Nodes[8] = &sqlgraph.Node{
+	graph.Nodes[9] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   contactphone.Table,
 			Columns: contactphone.Columns,
@@ -278,7 +307,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contactphone.FieldIsPrimary: {Type: field.TypeBool, Column: contactphone.FieldIsPrimary},
 		},
 	}
-	graph.Nodes[9] = &sqlgraph.Node{
+	graph.Nodes[10] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   contactrelationship.Table,
 			Columns: contactrelationship.Columns,
@@ -299,7 +328,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contactrelationship.FieldPairID:           {Type: field.TypeUUID, Column: contactrelationship.FieldPairID},
 		},
 	}
-	graph.Nodes[10] = &sqlgraph.Node{
+	graph.Nodes[11] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   contract.Table,
 			Columns: contract.Columns,
@@ -332,7 +361,39 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contract.FieldDetails:            {Type: field.TypeJSON, Column: contract.FieldDetails},
 		},
 	}
-	graph.Nodes[11] = &sqlgraph.Node{
+	graph.Nodes[12] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   correspondencecase.Table,
+			Columns: correspondencecase.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: correspondencecase.FieldID,
+			},
+		},
+		Type: "CorrespondenceCase",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			correspondencecase.FieldCompanyID:             {Type: field.TypeUUID, Column: correspondencecase.FieldCompanyID},
+			correspondencecase.FieldCreatedAt:             {Type: field.TypeTime, Column: correspondencecase.FieldCreatedAt},
+			correspondencecase.FieldUpdatedAt:             {Type: field.TypeTime, Column: correspondencecase.FieldUpdatedAt},
+			correspondencecase.FieldVersion:               {Type: field.TypeInt64, Column: correspondencecase.FieldVersion},
+			correspondencecase.FieldContactID:             {Type: field.TypeUUID, Column: correspondencecase.FieldContactID},
+			correspondencecase.FieldInsurerID:             {Type: field.TypeUUID, Column: correspondencecase.FieldInsurerID},
+			correspondencecase.FieldContractIds:           {Type: field.TypeJSON, Column: correspondencecase.FieldContractIds},
+			correspondencecase.FieldTransactionType:       {Type: field.TypeString, Column: correspondencecase.FieldTransactionType},
+			correspondencecase.FieldSubject:               {Type: field.TypeString, Column: correspondencecase.FieldSubject},
+			correspondencecase.FieldBody:                  {Type: field.TypeString, Column: correspondencecase.FieldBody},
+			correspondencecase.FieldRecipientEmail:        {Type: field.TypeString, Column: correspondencecase.FieldRecipientEmail},
+			correspondencecase.FieldFormData:              {Type: field.TypeJSON, Column: correspondencecase.FieldFormData},
+			correspondencecase.FieldStatus:                {Type: field.TypeEnum, Column: correspondencecase.FieldStatus},
+			correspondencecase.FieldMailboxID:             {Type: field.TypeUUID, Column: correspondencecase.FieldMailboxID},
+			correspondencecase.FieldEmailID:               {Type: field.TypeUUID, Column: correspondencecase.FieldEmailID},
+			correspondencecase.FieldThreadID:              {Type: field.TypeUUID, Column: correspondencecase.FieldThreadID},
+			correspondencecase.FieldAttachmentDocumentIds: {Type: field.TypeJSON, Column: correspondencecase.FieldAttachmentDocumentIds},
+			correspondencecase.FieldSentAt:                {Type: field.TypeTime, Column: correspondencecase.FieldSentAt},
+			correspondencecase.FieldCreatorID:             {Type: field.TypeUUID, Column: correspondencecase.FieldCreatorID},
+		},
+	}
+	graph.Nodes[13] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   customfielddefinition.Table,
 			Columns: customfielddefinition.Columns,
@@ -353,7 +414,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			customfielddefinition.FieldPosition:  {Type: field.TypeInt, Column: customfielddefinition.FieldPosition},
 		},
 	}
-	graph.Nodes[12] = &sqlgraph.Node{
+	graph.Nodes[14] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   delegation.Table,
 			Columns: delegation.Columns,
@@ -371,7 +432,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			delegation.FieldCreatedAt:   {Type: field.TypeTime, Column: delegation.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[13] = &sqlgraph.Node{
+	graph.Nodes[15] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   document.Table,
 			Columns: document.Columns,
@@ -396,7 +457,161 @@ var schemaGraph = func() *sqlgraph.Schema {
 			document.FieldBlobKey:     {Type: field.TypeString, Column: document.FieldBlobKey},
 		},
 	}
-	graph.Nodes[14] = &sqlgraph.Node{
+	graph.Nodes[16] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   email.Table,
+			Columns: email.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: email.FieldID,
+			},
+		},
+		Type: "Email",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			email.FieldCompanyID:   {Type: field.TypeUUID, Column: email.FieldCompanyID},
+			email.FieldCreatedAt:   {Type: field.TypeTime, Column: email.FieldCreatedAt},
+			email.FieldUpdatedAt:   {Type: field.TypeTime, Column: email.FieldUpdatedAt},
+			email.FieldVersion:     {Type: field.TypeInt64, Column: email.FieldVersion},
+			email.FieldThreadID:    {Type: field.TypeUUID, Column: email.FieldThreadID},
+			email.FieldMailboxID:   {Type: field.TypeUUID, Column: email.FieldMailboxID},
+			email.FieldDirection:   {Type: field.TypeEnum, Column: email.FieldDirection},
+			email.FieldStatus:      {Type: field.TypeEnum, Column: email.FieldStatus},
+			email.FieldMessageID:   {Type: field.TypeString, Column: email.FieldMessageID},
+			email.FieldInReplyTo:   {Type: field.TypeString, Column: email.FieldInReplyTo},
+			email.FieldReferences:  {Type: field.TypeJSON, Column: email.FieldReferences},
+			email.FieldFromAddress: {Type: field.TypeString, Column: email.FieldFromAddress},
+			email.FieldFromName:    {Type: field.TypeString, Column: email.FieldFromName},
+			email.FieldTo:          {Type: field.TypeJSON, Column: email.FieldTo},
+			email.FieldCc:          {Type: field.TypeJSON, Column: email.FieldCc},
+			email.FieldBcc:         {Type: field.TypeJSON, Column: email.FieldBcc},
+			email.FieldReplyTo:     {Type: field.TypeString, Column: email.FieldReplyTo},
+			email.FieldSubject:     {Type: field.TypeString, Column: email.FieldSubject},
+			email.FieldTextBody:    {Type: field.TypeString, Column: email.FieldTextBody},
+			email.FieldHTMLBody:    {Type: field.TypeString, Column: email.FieldHTMLBody},
+			email.FieldSearchText:  {Type: field.TypeString, Column: email.FieldSearchText},
+			email.FieldSentAt:      {Type: field.TypeTime, Column: email.FieldSentAt},
+			email.FieldDeliveredAt: {Type: field.TypeTime, Column: email.FieldDeliveredAt},
+			email.FieldOpenedAt:    {Type: field.TypeTime, Column: email.FieldOpenedAt},
+			email.FieldClickedAt:   {Type: field.TypeTime, Column: email.FieldClickedAt},
+			email.FieldRawKey:      {Type: field.TypeString, Column: email.FieldRawKey},
+			email.FieldSizeBytes:   {Type: field.TypeInt64, Column: email.FieldSizeBytes},
+			email.FieldError:       {Type: field.TypeString, Column: email.FieldError},
+			email.FieldMarketing:   {Type: field.TypeBool, Column: email.FieldMarketing},
+			email.FieldTracking:    {Type: field.TypeBool, Column: email.FieldTracking},
+			email.FieldTemplateID:  {Type: field.TypeUUID, Column: email.FieldTemplateID},
+			email.FieldCreatorID:   {Type: field.TypeUUID, Column: email.FieldCreatorID},
+			email.FieldPoints:      {Type: field.TypeInt, Column: email.FieldPoints},
+			email.FieldFolder:      {Type: field.TypeString, Column: email.FieldFolder},
+			email.FieldImapUID:     {Type: field.TypeInt64, Column: email.FieldImapUID},
+		},
+	}
+	graph.Nodes[17] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   emailattachment.Table,
+			Columns: emailattachment.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: emailattachment.FieldID,
+			},
+		},
+		Type: "EmailAttachment",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			emailattachment.FieldCompanyID:   {Type: field.TypeUUID, Column: emailattachment.FieldCompanyID},
+			emailattachment.FieldEmailID:     {Type: field.TypeUUID, Column: emailattachment.FieldEmailID},
+			emailattachment.FieldThreadID:    {Type: field.TypeUUID, Column: emailattachment.FieldThreadID},
+			emailattachment.FieldFilename:    {Type: field.TypeString, Column: emailattachment.FieldFilename},
+			emailattachment.FieldContentType: {Type: field.TypeString, Column: emailattachment.FieldContentType},
+			emailattachment.FieldContentID:   {Type: field.TypeString, Column: emailattachment.FieldContentID},
+			emailattachment.FieldInline:      {Type: field.TypeBool, Column: emailattachment.FieldInline},
+			emailattachment.FieldSizeBytes:   {Type: field.TypeInt64, Column: emailattachment.FieldSizeBytes},
+			emailattachment.FieldSha256:      {Type: field.TypeString, Column: emailattachment.FieldSha256},
+			emailattachment.FieldBlobKey:     {Type: field.TypeString, Column: emailattachment.FieldBlobKey},
+			emailattachment.FieldCreatedAt:   {Type: field.TypeTime, Column: emailattachment.FieldCreatedAt},
+		},
+	}
+	graph.Nodes[18] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   emaillink.Table,
+			Columns: emaillink.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: emaillink.FieldID,
+			},
+		},
+		Type: "EmailLink",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			emaillink.FieldCompanyID: {Type: field.TypeUUID, Column: emaillink.FieldCompanyID},
+			emaillink.FieldEmailID:   {Type: field.TypeUUID, Column: emaillink.FieldEmailID},
+			emaillink.FieldThreadID:  {Type: field.TypeUUID, Column: emaillink.FieldThreadID},
+			emaillink.FieldContactID: {Type: field.TypeUUID, Column: emaillink.FieldContactID},
+			emaillink.FieldLeadID:    {Type: field.TypeUUID, Column: emaillink.FieldLeadID},
+			emaillink.FieldCreatedAt: {Type: field.TypeTime, Column: emaillink.FieldCreatedAt},
+		},
+	}
+	graph.Nodes[19] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   emailoptout.Table,
+			Columns: emailoptout.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: emailoptout.FieldID,
+			},
+		},
+		Type: "EmailOptOut",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			emailoptout.FieldCompanyID: {Type: field.TypeUUID, Column: emailoptout.FieldCompanyID},
+			emailoptout.FieldEmail:     {Type: field.TypeString, Column: emailoptout.FieldEmail},
+			emailoptout.FieldReason:    {Type: field.TypeString, Column: emailoptout.FieldReason},
+			emailoptout.FieldSource:    {Type: field.TypeEnum, Column: emailoptout.FieldSource},
+			emailoptout.FieldCreatorID: {Type: field.TypeUUID, Column: emailoptout.FieldCreatorID},
+			emailoptout.FieldCreatedAt: {Type: field.TypeTime, Column: emailoptout.FieldCreatedAt},
+		},
+	}
+	graph.Nodes[20] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   emailtemplate.Table,
+			Columns: emailtemplate.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: emailtemplate.FieldID,
+			},
+		},
+		Type: "EmailTemplate",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			emailtemplate.FieldCompanyID:    {Type: field.TypeUUID, Column: emailtemplate.FieldCompanyID},
+			emailtemplate.FieldCreatedAt:    {Type: field.TypeTime, Column: emailtemplate.FieldCreatedAt},
+			emailtemplate.FieldUpdatedAt:    {Type: field.TypeTime, Column: emailtemplate.FieldUpdatedAt},
+			emailtemplate.FieldName:         {Type: field.TypeString, Column: emailtemplate.FieldName},
+			emailtemplate.FieldSubject:      {Type: field.TypeString, Column: emailtemplate.FieldSubject},
+			emailtemplate.FieldBodyText:     {Type: field.TypeString, Column: emailtemplate.FieldBodyText},
+			emailtemplate.FieldBodyHTML:     {Type: field.TypeString, Column: emailtemplate.FieldBodyHTML},
+			emailtemplate.FieldCategory:     {Type: field.TypeString, Column: emailtemplate.FieldCategory},
+			emailtemplate.FieldMarketing:    {Type: field.TypeBool, Column: emailtemplate.FieldMarketing},
+			emailtemplate.FieldPlaceholders: {Type: field.TypeJSON, Column: emailtemplate.FieldPlaceholders},
+		},
+	}
+	graph.Nodes[21] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   emailthread.Table,
+			Columns: emailthread.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: emailthread.FieldID,
+			},
+		},
+		Type: "EmailThread",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			emailthread.FieldCompanyID:     {Type: field.TypeUUID, Column: emailthread.FieldCompanyID},
+			emailthread.FieldCreatedAt:     {Type: field.TypeTime, Column: emailthread.FieldCreatedAt},
+			emailthread.FieldUpdatedAt:     {Type: field.TypeTime, Column: emailthread.FieldUpdatedAt},
+			emailthread.FieldMailboxID:     {Type: field.TypeUUID, Column: emailthread.FieldMailboxID},
+			emailthread.FieldSubject:       {Type: field.TypeString, Column: emailthread.FieldSubject},
+			emailthread.FieldSubjectKey:    {Type: field.TypeString, Column: emailthread.FieldSubjectKey},
+			emailthread.FieldLastMessageAt: {Type: field.TypeTime, Column: emailthread.FieldLastMessageAt},
+			emailthread.FieldMessageCount:  {Type: field.TypeInt, Column: emailthread.FieldMessageCount},
+		},
+	}
+	graph.Nodes[22] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   event.Table,
 			Columns: event.Columns,
@@ -421,7 +636,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			event.FieldUserScoped:       {Type: field.TypeBool, Column: event.FieldUserScoped},
 		},
 	}
-	graph.Nodes[15] = &sqlgraph.Node{
+	graph.Nodes[23] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   eventcounter.Table,
 			Columns: eventcounter.Columns,
@@ -436,7 +651,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			eventcounter.FieldLastSeq:   {Type: field.TypeInt64, Column: eventcounter.FieldLastSeq},
 		},
 	}
-	graph.Nodes[16] = &sqlgraph.Node{
+	graph.Nodes[24] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   externalref.Table,
 			Columns: externalref.Columns,
@@ -454,7 +669,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			externalref.FieldExternalID: {Type: field.TypeString, Column: externalref.FieldExternalID},
 		},
 	}
-	graph.Nodes[17] = &sqlgraph.Node{
+	graph.Nodes[25] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   idempotencykey.Table,
 			Columns: idempotencykey.Columns,
@@ -480,7 +695,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			idempotencykey.FieldExpiresAt:       {Type: field.TypeTime, Column: idempotencykey.FieldExpiresAt},
 		},
 	}
-	graph.Nodes[18] = &sqlgraph.Node{
+	graph.Nodes[26] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   insurer.Table,
 			Columns: insurer.Columns,
@@ -491,12 +706,13 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		Type: "Insurer",
 		Fields: map[string]*sqlgraph.FieldSpec{
-			insurer.FieldVuNumber:  {Type: field.TypeString, Column: insurer.FieldVuNumber},
-			insurer.FieldName:      {Type: field.TypeString, Column: insurer.FieldName},
-			insurer.FieldCreatedAt: {Type: field.TypeTime, Column: insurer.FieldCreatedAt},
+			insurer.FieldVuNumber:            {Type: field.TypeString, Column: insurer.FieldVuNumber},
+			insurer.FieldName:                {Type: field.TypeString, Column: insurer.FieldName},
+			insurer.FieldCorrespondenceEmail: {Type: field.TypeString, Column: insurer.FieldCorrespondenceEmail},
+			insurer.FieldCreatedAt:           {Type: field.TypeTime, Column: insurer.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[19] = &sqlgraph.Node{
+	graph.Nodes[27] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   jobrun.Table,
 			Columns: jobrun.Columns,
@@ -510,7 +726,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			jobrun.FieldLastRunAt: {Type: field.TypeTime, Column: jobrun.FieldLastRunAt},
 		},
 	}
-	graph.Nodes[20] = &sqlgraph.Node{
+	graph.Nodes[28] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   lead.Table,
 			Columns: lead.Columns,
@@ -546,7 +762,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			lead.FieldOrigin:             {Type: field.TypeEnum, Column: lead.FieldOrigin},
 		},
 	}
-	graph.Nodes[21] = &sqlgraph.Node{
+	graph.Nodes[29] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadattachment.Table,
 			Columns: leadattachment.Columns,
@@ -567,7 +783,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadattachment.FieldCreatedAt:   {Type: field.TypeTime, Column: leadattachment.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[22] = &sqlgraph.Node{
+	graph.Nodes[30] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadstage.Table,
 			Columns: leadstage.Columns,
@@ -588,7 +804,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadstage.FieldIsFinal:   {Type: field.TypeBool, Column: leadstage.FieldIsFinal},
 		},
 	}
-	graph.Nodes[23] = &sqlgraph.Node{
+	graph.Nodes[31] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadsubmission.Table,
 			Columns: leadsubmission.Columns,
@@ -608,7 +824,56 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadsubmission.FieldPayload:      {Type: field.TypeJSON, Column: leadsubmission.FieldPayload},
 		},
 	}
-	graph.Nodes[24] = &sqlgraph.Node{
+	graph.Nodes[32] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   mailbox.Table,
+			Columns: mailbox.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: mailbox.FieldID,
+			},
+		},
+		Type: "Mailbox",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			mailbox.FieldCompanyID:      {Type: field.TypeUUID, Column: mailbox.FieldCompanyID},
+			mailbox.FieldCreatedAt:      {Type: field.TypeTime, Column: mailbox.FieldCreatedAt},
+			mailbox.FieldUpdatedAt:      {Type: field.TypeTime, Column: mailbox.FieldUpdatedAt},
+			mailbox.FieldEmail:          {Type: field.TypeString, Column: mailbox.FieldEmail},
+			mailbox.FieldLabel:          {Type: field.TypeString, Column: mailbox.FieldLabel},
+			mailbox.FieldShared:         {Type: field.TypeBool, Column: mailbox.FieldShared},
+			mailbox.FieldOwnerID:        {Type: field.TypeUUID, Column: mailbox.FieldOwnerID},
+			mailbox.FieldImapURL:        {Type: field.TypeString, Column: mailbox.FieldImapURL},
+			mailbox.FieldSMTPURL:        {Type: field.TypeString, Column: mailbox.FieldSMTPURL},
+			mailbox.FieldUsername:       {Type: field.TypeString, Column: mailbox.FieldUsername},
+			mailbox.FieldPasswordSealed: {Type: field.TypeBytes, Column: mailbox.FieldPasswordSealed},
+			mailbox.FieldSentFolder:     {Type: field.TypeString, Column: mailbox.FieldSentFolder},
+			mailbox.FieldSyncState:      {Type: field.TypeEnum, Column: mailbox.FieldSyncState},
+			mailbox.FieldSyncError:      {Type: field.TypeString, Column: mailbox.FieldSyncError},
+			mailbox.FieldSyncedAt:       {Type: field.TypeTime, Column: mailbox.FieldSyncedAt},
+		},
+	}
+	graph.Nodes[33] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   mailboxfolder.Table,
+			Columns: mailboxfolder.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: mailboxfolder.FieldID,
+			},
+		},
+		Type: "MailboxFolder",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			mailboxfolder.FieldCompanyID:     {Type: field.TypeUUID, Column: mailboxfolder.FieldCompanyID},
+			mailboxfolder.FieldCreatedAt:     {Type: field.TypeTime, Column: mailboxfolder.FieldCreatedAt},
+			mailboxfolder.FieldUpdatedAt:     {Type: field.TypeTime, Column: mailboxfolder.FieldUpdatedAt},
+			mailboxfolder.FieldMailboxID:     {Type: field.TypeUUID, Column: mailboxfolder.FieldMailboxID},
+			mailboxfolder.FieldName:          {Type: field.TypeString, Column: mailboxfolder.FieldName},
+			mailboxfolder.FieldUIDValidity:   {Type: field.TypeInt64, Column: mailboxfolder.FieldUIDValidity},
+			mailboxfolder.FieldLastUID:       {Type: field.TypeInt64, Column: mailboxfolder.FieldLastUID},
+			mailboxfolder.FieldHighestModseq: {Type: field.TypeInt64, Column: mailboxfolder.FieldHighestModseq},
+		},
+	}
+	graph.Nodes[34] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   oauthclient.Table,
 			Columns: oauthclient.Columns,
@@ -631,7 +896,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			oauthclient.FieldStatus:       {Type: field.TypeEnum, Column: oauthclient.FieldStatus},
 		},
 	}
-	graph.Nodes[25] = &sqlgraph.Node{
+	graph.Nodes[35] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   oauthconsent.Table,
 			Columns: oauthconsent.Columns,
@@ -650,7 +915,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			oauthconsent.FieldScopes:    {Type: field.TypeJSON, Column: oauthconsent.FieldScopes},
 		},
 	}
-	graph.Nodes[26] = &sqlgraph.Node{
+	graph.Nodes[36] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   oauthtoken.Table,
 			Columns: oauthtoken.Columns,
@@ -677,7 +942,25 @@ var schemaGraph = func() *sqlgraph.Schema {
 			oauthtoken.FieldCreatedAt:       {Type: field.TypeTime, Column: oauthtoken.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[27] = &sqlgraph.Node{
+	graph.Nodes[37] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   pointentry.Table,
+			Columns: pointentry.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: pointentry.FieldID,
+			},
+		},
+		Type: "PointEntry",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			pointentry.FieldCompanyID: {Type: field.TypeUUID, Column: pointentry.FieldCompanyID},
+			pointentry.FieldDelta:     {Type: field.TypeInt64, Column: pointentry.FieldDelta},
+			pointentry.FieldReason:    {Type: field.TypeString, Column: pointentry.FieldReason},
+			pointentry.FieldEmailID:   {Type: field.TypeUUID, Column: pointentry.FieldEmailID},
+			pointentry.FieldCreatedAt: {Type: field.TypeTime, Column: pointentry.FieldCreatedAt},
+		},
+	}
+	graph.Nodes[38] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   portfoliomapping.Table,
 			Columns: portfoliomapping.Columns,
@@ -698,7 +981,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			portfoliomapping.FieldDecimalPoint: {Type: field.TypeBool, Column: portfoliomapping.FieldDecimalPoint},
 		},
 	}
-	graph.Nodes[28] = &sqlgraph.Node{
+	graph.Nodes[39] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   portfoliotransfer.Table,
 			Columns: portfoliotransfer.Columns,
@@ -735,7 +1018,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			portfoliotransfer.FieldCommittedAt: {Type: field.TypeTime, Column: portfoliotransfer.FieldCommittedAt},
 		},
 	}
-	graph.Nodes[29] = &sqlgraph.Node{
+	graph.Nodes[40] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   task.Table,
 			Columns: task.Columns,
@@ -763,7 +1046,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			task.FieldCompletedAt:        {Type: field.TypeTime, Column: task.FieldCompletedAt},
 		},
 	}
-	graph.Nodes[30] = &sqlgraph.Node{
+	graph.Nodes[41] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   taskcomment.Table,
 			Columns: taskcomment.Columns,
@@ -783,7 +1066,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			taskcomment.FieldContent:   {Type: field.TypeString, Column: taskcomment.FieldContent},
 		},
 	}
-	graph.Nodes[31] = &sqlgraph.Node{
+	graph.Nodes[42] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   user.Table,
 			Columns: user.Columns,
@@ -807,7 +1090,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			user.FieldPasswordHash:       {Type: field.TypeString, Column: user.FieldPasswordHash},
 		},
 	}
-	graph.Nodes[32] = &sqlgraph.Node{
+	graph.Nodes[43] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookcursor.Table,
 			Columns: webhookcursor.Columns,
@@ -823,7 +1106,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookcursor.FieldUpdatedAt:     {Type: field.TypeTime, Column: webhookcursor.FieldUpdatedAt},
 		},
 	}
-	graph.Nodes[33] = &sqlgraph.Node{
+	graph.Nodes[44] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -850,7 +1133,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldNextAttemptAt: {Type: field.TypeTime, Column: webhookdelivery.FieldNextAttemptAt},
 		},
 	}
-	graph.Nodes[34] = &sqlgraph.Node{
+	graph.Nodes[45] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookendpoint.Table,
 			Columns: webhookendpoint.Columns,
@@ -951,6 +1234,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 			Bidi:    false,
 		},
 		"Company",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   companypoints.CompanyTable,
+			Columns: []string{companypoints.CompanyColumn},
+			Bidi:    false,
+		},
+		"CompanyPoints",
 		"Company",
 	)
 	graph.MustAddE(
@@ -1066,6 +1361,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 		&sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
 			Inverse: false,
+			Table:   correspondencecase.CompanyTable,
+			Columns: []string{correspondencecase.CompanyColumn},
+			Bidi:    false,
+		},
+		"CorrespondenceCase",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
 			Table:   customfielddefinition.CompanyTable,
 			Columns: []string{customfielddefinition.CompanyColumn},
 			Bidi:    false,
@@ -1119,6 +1426,78 @@ var schemaGraph = func() *sqlgraph.Schema {
 			Bidi:    false,
 		},
 		"Document",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   email.CompanyTable,
+			Columns: []string{email.CompanyColumn},
+			Bidi:    false,
+		},
+		"Email",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   emailattachment.CompanyTable,
+			Columns: []string{emailattachment.CompanyColumn},
+			Bidi:    false,
+		},
+		"EmailAttachment",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   emaillink.CompanyTable,
+			Columns: []string{emaillink.CompanyColumn},
+			Bidi:    false,
+		},
+		"EmailLink",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   emailoptout.CompanyTable,
+			Columns: []string{emailoptout.CompanyColumn},
+			Bidi:    false,
+		},
+		"EmailOptOut",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   emailtemplate.CompanyTable,
+			Columns: []string{emailtemplate.CompanyColumn},
+			Bidi:    false,
+		},
+		"EmailTemplate",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   emailthread.CompanyTable,
+			Columns: []string{emailthread.CompanyColumn},
+			Bidi:    false,
+		},
+		"EmailThread",
 		"Company",
 	)
 	graph.MustAddE(
@@ -1239,6 +1618,42 @@ var schemaGraph = func() *sqlgraph.Schema {
 			Bidi:    false,
 		},
 		"LeadSubmission",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   mailbox.CompanyTable,
+			Columns: []string{mailbox.CompanyColumn},
+			Bidi:    false,
+		},
+		"Mailbox",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   mailboxfolder.CompanyTable,
+			Columns: []string{mailboxfolder.CompanyColumn},
+			Bidi:    false,
+		},
+		"MailboxFolder",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   pointentry.CompanyTable,
+			Columns: []string{pointentry.CompanyColumn},
+			Bidi:    false,
+		},
+		"PointEntry",
 		"Company",
 	)
 	graph.MustAddE(
@@ -1941,6 +2356,11 @@ func (f *CompanyFilter) WhereLeadRules(p entql.BytesP) {
 	f.Where(p.Field(company.FieldLeadRules))
 }
 
+// WhereEmailTracking applies the entql bool predicate on the email_tracking field.
+func (f *CompanyFilter) WhereEmailTracking(p entql.BoolP) {
+	f.Where(p.Field(company.FieldEmailTracking))
+}
+
 // WhereHasLiveCompany applies a predicate to check if query has an edge live_company.
 func (f *CompanyFilter) WhereHasLiveCompany() {
 	f.Where(entql.HasEdge("live_company"))
@@ -1963,6 +2383,80 @@ func (f *CompanyFilter) WhereHasSandboxTwin() {
 // WhereHasSandboxTwinWith applies a predicate to check if query has an edge sandbox_twin with a given conditions (other predicates).
 func (f *CompanyFilter) WhereHasSandboxTwinWith(preds ...predicate.Company) {
 	f.Where(entql.HasEdgeWith("sandbox_twin", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *CompanyPointsQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the CompanyPointsQuery builder.
+func (_q *CompanyPointsQuery) Filter() *CompanyPointsFilter {
+	return &CompanyPointsFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *CompanyPointsMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the CompanyPointsMutation builder.
+func (m *CompanyPointsMutation) Filter() *CompanyPointsFilter {
+	return &CompanyPointsFilter{config: m.config, predicateAdder: m}
+}
+
+// CompanyPointsFilter provides a generic filtering capability at runtime for CompanyPointsQuery.
+type CompanyPointsFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *CompanyPointsFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *CompanyPointsFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(companypoints.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *CompanyPointsFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(companypoints.FieldCompanyID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *CompanyPointsFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(companypoints.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *CompanyPointsFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(companypoints.FieldUpdatedAt))
+}
+
+// WhereBalance applies the entql int64 predicate on the balance field.
+func (f *CompanyPointsFilter) WhereBalance(p entql.Int64P) {
+	f.Where(p.Field(companypoints.FieldBalance))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *CompanyPointsFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *CompanyPointsFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
 		for _, p := range preds {
 			p(s)
 		}
@@ -1998,7 +2492,7 @@ type ContactFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ContactFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2161,7 +2655,7 @@ type ContactActivityFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ContactActivityFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2275,7 +2769,7 @@ type ContactFinanceFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ContactFinanceFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2379,7 +2873,7 @@ type ContactPhoneFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ContactPhoneFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2487,7 +2981,7 @@ type ContactRelationshipFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ContactRelationshipFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2581,7 +3075,7 @@ type ContractFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ContractFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2721,6 +3215,155 @@ func (f *ContractFilter) WhereHasInsurerWith(preds ...predicate.Insurer) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *CorrespondenceCaseQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the CorrespondenceCaseQuery builder.
+func (_q *CorrespondenceCaseQuery) Filter() *CorrespondenceCaseFilter {
+	return &CorrespondenceCaseFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *CorrespondenceCaseMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the CorrespondenceCaseMutation builder.
+func (m *CorrespondenceCaseMutation) Filter() *CorrespondenceCaseFilter {
+	return &CorrespondenceCaseFilter{config: m.config, predicateAdder: m}
+}
+
+// CorrespondenceCaseFilter provides a generic filtering capability at runtime for CorrespondenceCaseQuery.
+type CorrespondenceCaseFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *CorrespondenceCaseFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *CorrespondenceCaseFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(correspondencecase.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *CorrespondenceCaseFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(correspondencecase.FieldCompanyID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *CorrespondenceCaseFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(correspondencecase.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *CorrespondenceCaseFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(correspondencecase.FieldUpdatedAt))
+}
+
+// WhereVersion applies the entql int64 predicate on the version field.
+func (f *CorrespondenceCaseFilter) WhereVersion(p entql.Int64P) {
+	f.Where(p.Field(correspondencecase.FieldVersion))
+}
+
+// WhereContactID applies the entql [16]byte predicate on the contact_id field.
+func (f *CorrespondenceCaseFilter) WhereContactID(p entql.ValueP) {
+	f.Where(p.Field(correspondencecase.FieldContactID))
+}
+
+// WhereInsurerID applies the entql [16]byte predicate on the insurer_id field.
+func (f *CorrespondenceCaseFilter) WhereInsurerID(p entql.ValueP) {
+	f.Where(p.Field(correspondencecase.FieldInsurerID))
+}
+
+// WhereContractIds applies the entql json.RawMessage predicate on the contract_ids field.
+func (f *CorrespondenceCaseFilter) WhereContractIds(p entql.BytesP) {
+	f.Where(p.Field(correspondencecase.FieldContractIds))
+}
+
+// WhereTransactionType applies the entql string predicate on the transaction_type field.
+func (f *CorrespondenceCaseFilter) WhereTransactionType(p entql.StringP) {
+	f.Where(p.Field(correspondencecase.FieldTransactionType))
+}
+
+// WhereSubject applies the entql string predicate on the subject field.
+func (f *CorrespondenceCaseFilter) WhereSubject(p entql.StringP) {
+	f.Where(p.Field(correspondencecase.FieldSubject))
+}
+
+// WhereBody applies the entql string predicate on the body field.
+func (f *CorrespondenceCaseFilter) WhereBody(p entql.StringP) {
+	f.Where(p.Field(correspondencecase.FieldBody))
+}
+
+// WhereRecipientEmail applies the entql string predicate on the recipient_email field.
+func (f *CorrespondenceCaseFilter) WhereRecipientEmail(p entql.StringP) {
+	f.Where(p.Field(correspondencecase.FieldRecipientEmail))
+}
+
+// WhereFormData applies the entql json.RawMessage predicate on the form_data field.
+func (f *CorrespondenceCaseFilter) WhereFormData(p entql.BytesP) {
+	f.Where(p.Field(correspondencecase.FieldFormData))
+}
+
+// WhereStatus applies the entql string predicate on the status field.
+func (f *CorrespondenceCaseFilter) WhereStatus(p entql.StringP) {
+	f.Where(p.Field(correspondencecase.FieldStatus))
+}
+
+// WhereMailboxID applies the entql [16]byte predicate on the mailbox_id field.
+func (f *CorrespondenceCaseFilter) WhereMailboxID(p entql.ValueP) {
+	f.Where(p.Field(correspondencecase.FieldMailboxID))
+}
+
+// WhereEmailID applies the entql [16]byte predicate on the email_id field.
+func (f *CorrespondenceCaseFilter) WhereEmailID(p entql.ValueP) {
+	f.Where(p.Field(correspondencecase.FieldEmailID))
+}
+
+// WhereThreadID applies the entql [16]byte predicate on the thread_id field.
+func (f *CorrespondenceCaseFilter) WhereThreadID(p entql.ValueP) {
+	f.Where(p.Field(correspondencecase.FieldThreadID))
+}
+
+// WhereAttachmentDocumentIds applies the entql json.RawMessage predicate on the attachment_document_ids field.
+func (f *CorrespondenceCaseFilter) WhereAttachmentDocumentIds(p entql.BytesP) {
+	f.Where(p.Field(correspondencecase.FieldAttachmentDocumentIds))
+}
+
+// WhereSentAt applies the entql time.Time predicate on the sent_at field.
+func (f *CorrespondenceCaseFilter) WhereSentAt(p entql.TimeP) {
+	f.Where(p.Field(correspondencecase.FieldSentAt))
+}
+
+// WhereCreatorID applies the entql [16]byte predicate on the creator_id field.
+func (f *CorrespondenceCaseFilter) WhereCreatorID(p entql.ValueP) {
+	f.Where(p.Field(correspondencecase.FieldCreatorID))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *CorrespondenceCaseFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *CorrespondenceCaseFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *CustomFieldDefinitionQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -2749,7 +3392,7 @@ type CustomFieldDefinitionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CustomFieldDefinitionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2843,7 +3486,7 @@ type DelegationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *DelegationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2950,7 +3593,7 @@ type DocumentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *DocumentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3036,6 +3679,710 @@ func (f *DocumentFilter) WhereHasCompanyWith(preds ...predicate.Company) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *EmailQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the EmailQuery builder.
+func (_q *EmailQuery) Filter() *EmailFilter {
+	return &EmailFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *EmailMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the EmailMutation builder.
+func (m *EmailMutation) Filter() *EmailFilter {
+	return &EmailFilter{config: m.config, predicateAdder: m}
+}
+
+// EmailFilter provides a generic filtering capability at runtime for EmailQuery.
+type EmailFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *EmailFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *EmailFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(email.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *EmailFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(email.FieldCompanyID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *EmailFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(email.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *EmailFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(email.FieldUpdatedAt))
+}
+
+// WhereVersion applies the entql int64 predicate on the version field.
+func (f *EmailFilter) WhereVersion(p entql.Int64P) {
+	f.Where(p.Field(email.FieldVersion))
+}
+
+// WhereThreadID applies the entql [16]byte predicate on the thread_id field.
+func (f *EmailFilter) WhereThreadID(p entql.ValueP) {
+	f.Where(p.Field(email.FieldThreadID))
+}
+
+// WhereMailboxID applies the entql [16]byte predicate on the mailbox_id field.
+func (f *EmailFilter) WhereMailboxID(p entql.ValueP) {
+	f.Where(p.Field(email.FieldMailboxID))
+}
+
+// WhereDirection applies the entql string predicate on the direction field.
+func (f *EmailFilter) WhereDirection(p entql.StringP) {
+	f.Where(p.Field(email.FieldDirection))
+}
+
+// WhereStatus applies the entql string predicate on the status field.
+func (f *EmailFilter) WhereStatus(p entql.StringP) {
+	f.Where(p.Field(email.FieldStatus))
+}
+
+// WhereMessageID applies the entql string predicate on the message_id field.
+func (f *EmailFilter) WhereMessageID(p entql.StringP) {
+	f.Where(p.Field(email.FieldMessageID))
+}
+
+// WhereInReplyTo applies the entql string predicate on the in_reply_to field.
+func (f *EmailFilter) WhereInReplyTo(p entql.StringP) {
+	f.Where(p.Field(email.FieldInReplyTo))
+}
+
+// WhereReferences applies the entql json.RawMessage predicate on the references field.
+func (f *EmailFilter) WhereReferences(p entql.BytesP) {
+	f.Where(p.Field(email.FieldReferences))
+}
+
+// WhereFromAddress applies the entql string predicate on the from_address field.
+func (f *EmailFilter) WhereFromAddress(p entql.StringP) {
+	f.Where(p.Field(email.FieldFromAddress))
+}
+
+// WhereFromName applies the entql string predicate on the from_name field.
+func (f *EmailFilter) WhereFromName(p entql.StringP) {
+	f.Where(p.Field(email.FieldFromName))
+}
+
+// WhereTo applies the entql json.RawMessage predicate on the to field.
+func (f *EmailFilter) WhereTo(p entql.BytesP) {
+	f.Where(p.Field(email.FieldTo))
+}
+
+// WhereCc applies the entql json.RawMessage predicate on the cc field.
+func (f *EmailFilter) WhereCc(p entql.BytesP) {
+	f.Where(p.Field(email.FieldCc))
+}
+
+// WhereBcc applies the entql json.RawMessage predicate on the bcc field.
+func (f *EmailFilter) WhereBcc(p entql.BytesP) {
+	f.Where(p.Field(email.FieldBcc))
+}
+
+// WhereReplyTo applies the entql string predicate on the reply_to field.
+func (f *EmailFilter) WhereReplyTo(p entql.StringP) {
+	f.Where(p.Field(email.FieldReplyTo))
+}
+
+// WhereSubject applies the entql string predicate on the subject field.
+func (f *EmailFilter) WhereSubject(p entql.StringP) {
+	f.Where(p.Field(email.FieldSubject))
+}
+
+// WhereTextBody applies the entql string predicate on the text_body field.
+func (f *EmailFilter) WhereTextBody(p entql.StringP) {
+	f.Where(p.Field(email.FieldTextBody))
+}
+
+// WhereHTMLBody applies the entql string predicate on the html_body field.
+func (f *EmailFilter) WhereHTMLBody(p entql.StringP) {
+	f.Where(p.Field(email.FieldHTMLBody))
+}
+
+// WhereSearchText applies the entql string predicate on the search_text field.
+func (f *EmailFilter) WhereSearchText(p entql.StringP) {
+	f.Where(p.Field(email.FieldSearchText))
+}
+
+// WhereSentAt applies the entql time.Time predicate on the sent_at field.
+func (f *EmailFilter) WhereSentAt(p entql.TimeP) {
+	f.Where(p.Field(email.FieldSentAt))
+}
+
+// WhereDeliveredAt applies the entql time.Time predicate on the delivered_at field.
+func (f *EmailFilter) WhereDeliveredAt(p entql.TimeP) {
+	f.Where(p.Field(email.FieldDeliveredAt))
+}
+
+// WhereOpenedAt applies the entql time.Time predicate on the opened_at field.
+func (f *EmailFilter) WhereOpenedAt(p entql.TimeP) {
+	f.Where(p.Field(email.FieldOpenedAt))
+}
+
+// WhereClickedAt applies the entql time.Time predicate on the clicked_at field.
+func (f *EmailFilter) WhereClickedAt(p entql.TimeP) {
+	f.Where(p.Field(email.FieldClickedAt))
+}
+
+// WhereRawKey applies the entql string predicate on the raw_key field.
+func (f *EmailFilter) WhereRawKey(p entql.StringP) {
+	f.Where(p.Field(email.FieldRawKey))
+}
+
+// WhereSizeBytes applies the entql int64 predicate on the size_bytes field.
+func (f *EmailFilter) WhereSizeBytes(p entql.Int64P) {
+	f.Where(p.Field(email.FieldSizeBytes))
+}
+
+// WhereError applies the entql string predicate on the error field.
+func (f *EmailFilter) WhereError(p entql.StringP) {
+	f.Where(p.Field(email.FieldError))
+}
+
+// WhereMarketing applies the entql bool predicate on the marketing field.
+func (f *EmailFilter) WhereMarketing(p entql.BoolP) {
+	f.Where(p.Field(email.FieldMarketing))
+}
+
+// WhereTracking applies the entql bool predicate on the tracking field.
+func (f *EmailFilter) WhereTracking(p entql.BoolP) {
+	f.Where(p.Field(email.FieldTracking))
+}
+
+// WhereTemplateID applies the entql [16]byte predicate on the template_id field.
+func (f *EmailFilter) WhereTemplateID(p entql.ValueP) {
+	f.Where(p.Field(email.FieldTemplateID))
+}
+
+// WhereCreatorID applies the entql [16]byte predicate on the creator_id field.
+func (f *EmailFilter) WhereCreatorID(p entql.ValueP) {
+	f.Where(p.Field(email.FieldCreatorID))
+}
+
+// WherePoints applies the entql int predicate on the points field.
+func (f *EmailFilter) WherePoints(p entql.IntP) {
+	f.Where(p.Field(email.FieldPoints))
+}
+
+// WhereFolder applies the entql string predicate on the folder field.
+func (f *EmailFilter) WhereFolder(p entql.StringP) {
+	f.Where(p.Field(email.FieldFolder))
+}
+
+// WhereImapUID applies the entql int64 predicate on the imap_uid field.
+func (f *EmailFilter) WhereImapUID(p entql.Int64P) {
+	f.Where(p.Field(email.FieldImapUID))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *EmailFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *EmailFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *EmailAttachmentQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the EmailAttachmentQuery builder.
+func (_q *EmailAttachmentQuery) Filter() *EmailAttachmentFilter {
+	return &EmailAttachmentFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *EmailAttachmentMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the EmailAttachmentMutation builder.
+func (m *EmailAttachmentMutation) Filter() *EmailAttachmentFilter {
+	return &EmailAttachmentFilter{config: m.config, predicateAdder: m}
+}
+
+// EmailAttachmentFilter provides a generic filtering capability at runtime for EmailAttachmentQuery.
+type EmailAttachmentFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *EmailAttachmentFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *EmailAttachmentFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(emailattachment.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *EmailAttachmentFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(emailattachment.FieldCompanyID))
+}
+
+// WhereEmailID applies the entql [16]byte predicate on the email_id field.
+func (f *EmailAttachmentFilter) WhereEmailID(p entql.ValueP) {
+	f.Where(p.Field(emailattachment.FieldEmailID))
+}
+
+// WhereThreadID applies the entql [16]byte predicate on the thread_id field.
+func (f *EmailAttachmentFilter) WhereThreadID(p entql.ValueP) {
+	f.Where(p.Field(emailattachment.FieldThreadID))
+}
+
+// WhereFilename applies the entql string predicate on the filename field.
+func (f *EmailAttachmentFilter) WhereFilename(p entql.StringP) {
+	f.Where(p.Field(emailattachment.FieldFilename))
+}
+
+// WhereContentType applies the entql string predicate on the content_type field.
+func (f *EmailAttachmentFilter) WhereContentType(p entql.StringP) {
+	f.Where(p.Field(emailattachment.FieldContentType))
+}
+
+// WhereContentID applies the entql string predicate on the content_id field.
+func (f *EmailAttachmentFilter) WhereContentID(p entql.StringP) {
+	f.Where(p.Field(emailattachment.FieldContentID))
+}
+
+// WhereInline applies the entql bool predicate on the inline field.
+func (f *EmailAttachmentFilter) WhereInline(p entql.BoolP) {
+	f.Where(p.Field(emailattachment.FieldInline))
+}
+
+// WhereSizeBytes applies the entql int64 predicate on the size_bytes field.
+func (f *EmailAttachmentFilter) WhereSizeBytes(p entql.Int64P) {
+	f.Where(p.Field(emailattachment.FieldSizeBytes))
+}
+
+// WhereSha256 applies the entql string predicate on the sha256 field.
+func (f *EmailAttachmentFilter) WhereSha256(p entql.StringP) {
+	f.Where(p.Field(emailattachment.FieldSha256))
+}
+
+// WhereBlobKey applies the entql string predicate on the blob_key field.
+func (f *EmailAttachmentFilter) WhereBlobKey(p entql.StringP) {
+	f.Where(p.Field(emailattachment.FieldBlobKey))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *EmailAttachmentFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(emailattachment.FieldCreatedAt))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *EmailAttachmentFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *EmailAttachmentFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *EmailLinkQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the EmailLinkQuery builder.
+func (_q *EmailLinkQuery) Filter() *EmailLinkFilter {
+	return &EmailLinkFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *EmailLinkMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the EmailLinkMutation builder.
+func (m *EmailLinkMutation) Filter() *EmailLinkFilter {
+	return &EmailLinkFilter{config: m.config, predicateAdder: m}
+}
+
+// EmailLinkFilter provides a generic filtering capability at runtime for EmailLinkQuery.
+type EmailLinkFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *EmailLinkFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *EmailLinkFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(emaillink.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *EmailLinkFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(emaillink.FieldCompanyID))
+}
+
+// WhereEmailID applies the entql [16]byte predicate on the email_id field.
+func (f *EmailLinkFilter) WhereEmailID(p entql.ValueP) {
+	f.Where(p.Field(emaillink.FieldEmailID))
+}
+
+// WhereThreadID applies the entql [16]byte predicate on the thread_id field.
+func (f *EmailLinkFilter) WhereThreadID(p entql.ValueP) {
+	f.Where(p.Field(emaillink.FieldThreadID))
+}
+
+// WhereContactID applies the entql [16]byte predicate on the contact_id field.
+func (f *EmailLinkFilter) WhereContactID(p entql.ValueP) {
+	f.Where(p.Field(emaillink.FieldContactID))
+}
+
+// WhereLeadID applies the entql [16]byte predicate on the lead_id field.
+func (f *EmailLinkFilter) WhereLeadID(p entql.ValueP) {
+	f.Where(p.Field(emaillink.FieldLeadID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *EmailLinkFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(emaillink.FieldCreatedAt))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *EmailLinkFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *EmailLinkFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *EmailOptOutQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the EmailOptOutQuery builder.
+func (_q *EmailOptOutQuery) Filter() *EmailOptOutFilter {
+	return &EmailOptOutFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *EmailOptOutMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the EmailOptOutMutation builder.
+func (m *EmailOptOutMutation) Filter() *EmailOptOutFilter {
+	return &EmailOptOutFilter{config: m.config, predicateAdder: m}
+}
+
+// EmailOptOutFilter provides a generic filtering capability at runtime for EmailOptOutQuery.
+type EmailOptOutFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *EmailOptOutFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *EmailOptOutFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(emailoptout.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *EmailOptOutFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(emailoptout.FieldCompanyID))
+}
+
+// WhereEmail applies the entql string predicate on the email field.
+func (f *EmailOptOutFilter) WhereEmail(p entql.StringP) {
+	f.Where(p.Field(emailoptout.FieldEmail))
+}
+
+// WhereReason applies the entql string predicate on the reason field.
+func (f *EmailOptOutFilter) WhereReason(p entql.StringP) {
+	f.Where(p.Field(emailoptout.FieldReason))
+}
+
+// WhereSource applies the entql string predicate on the source field.
+func (f *EmailOptOutFilter) WhereSource(p entql.StringP) {
+	f.Where(p.Field(emailoptout.FieldSource))
+}
+
+// WhereCreatorID applies the entql [16]byte predicate on the creator_id field.
+func (f *EmailOptOutFilter) WhereCreatorID(p entql.ValueP) {
+	f.Where(p.Field(emailoptout.FieldCreatorID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *EmailOptOutFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(emailoptout.FieldCreatedAt))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *EmailOptOutFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *EmailOptOutFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *EmailTemplateQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the EmailTemplateQuery builder.
+func (_q *EmailTemplateQuery) Filter() *EmailTemplateFilter {
+	return &EmailTemplateFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *EmailTemplateMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the EmailTemplateMutation builder.
+func (m *EmailTemplateMutation) Filter() *EmailTemplateFilter {
+	return &EmailTemplateFilter{config: m.config, predicateAdder: m}
+}
+
+// EmailTemplateFilter provides a generic filtering capability at runtime for EmailTemplateQuery.
+type EmailTemplateFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *EmailTemplateFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *EmailTemplateFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(emailtemplate.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *EmailTemplateFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(emailtemplate.FieldCompanyID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *EmailTemplateFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(emailtemplate.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *EmailTemplateFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(emailtemplate.FieldUpdatedAt))
+}
+
+// WhereName applies the entql string predicate on the name field.
+func (f *EmailTemplateFilter) WhereName(p entql.StringP) {
+	f.Where(p.Field(emailtemplate.FieldName))
+}
+
+// WhereSubject applies the entql string predicate on the subject field.
+func (f *EmailTemplateFilter) WhereSubject(p entql.StringP) {
+	f.Where(p.Field(emailtemplate.FieldSubject))
+}
+
+// WhereBodyText applies the entql string predicate on the body_text field.
+func (f *EmailTemplateFilter) WhereBodyText(p entql.StringP) {
+	f.Where(p.Field(emailtemplate.FieldBodyText))
+}
+
+// WhereBodyHTML applies the entql string predicate on the body_html field.
+func (f *EmailTemplateFilter) WhereBodyHTML(p entql.StringP) {
+	f.Where(p.Field(emailtemplate.FieldBodyHTML))
+}
+
+// WhereCategory applies the entql string predicate on the category field.
+func (f *EmailTemplateFilter) WhereCategory(p entql.StringP) {
+	f.Where(p.Field(emailtemplate.FieldCategory))
+}
+
+// WhereMarketing applies the entql bool predicate on the marketing field.
+func (f *EmailTemplateFilter) WhereMarketing(p entql.BoolP) {
+	f.Where(p.Field(emailtemplate.FieldMarketing))
+}
+
+// WherePlaceholders applies the entql json.RawMessage predicate on the placeholders field.
+func (f *EmailTemplateFilter) WherePlaceholders(p entql.BytesP) {
+	f.Where(p.Field(emailtemplate.FieldPlaceholders))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *EmailTemplateFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *EmailTemplateFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *EmailThreadQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the EmailThreadQuery builder.
+func (_q *EmailThreadQuery) Filter() *EmailThreadFilter {
+	return &EmailThreadFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *EmailThreadMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the EmailThreadMutation builder.
+func (m *EmailThreadMutation) Filter() *EmailThreadFilter {
+	return &EmailThreadFilter{config: m.config, predicateAdder: m}
+}
+
+// EmailThreadFilter provides a generic filtering capability at runtime for EmailThreadQuery.
+type EmailThreadFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *EmailThreadFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *EmailThreadFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(emailthread.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *EmailThreadFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(emailthread.FieldCompanyID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *EmailThreadFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(emailthread.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *EmailThreadFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(emailthread.FieldUpdatedAt))
+}
+
+// WhereMailboxID applies the entql [16]byte predicate on the mailbox_id field.
+func (f *EmailThreadFilter) WhereMailboxID(p entql.ValueP) {
+	f.Where(p.Field(emailthread.FieldMailboxID))
+}
+
+// WhereSubject applies the entql string predicate on the subject field.
+func (f *EmailThreadFilter) WhereSubject(p entql.StringP) {
+	f.Where(p.Field(emailthread.FieldSubject))
+}
+
+// WhereSubjectKey applies the entql string predicate on the subject_key field.
+func (f *EmailThreadFilter) WhereSubjectKey(p entql.StringP) {
+	f.Where(p.Field(emailthread.FieldSubjectKey))
+}
+
+// WhereLastMessageAt applies the entql time.Time predicate on the last_message_at field.
+func (f *EmailThreadFilter) WhereLastMessageAt(p entql.TimeP) {
+	f.Where(p.Field(emailthread.FieldLastMessageAt))
+}
+
+// WhereMessageCount applies the entql int predicate on the message_count field.
+func (f *EmailThreadFilter) WhereMessageCount(p entql.IntP) {
+	f.Where(p.Field(emailthread.FieldMessageCount))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *EmailThreadFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *EmailThreadFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *EventQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -3064,7 +4411,7 @@ type EventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3178,7 +4525,7 @@ type EventCounterFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EventCounterFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3242,7 +4589,7 @@ type ExternalRefFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ExternalRefFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3321,7 +4668,7 @@ type IdempotencyKeyFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *IdempotencyKeyFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3440,7 +4787,7 @@ type InsurerFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *InsurerFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3459,6 +4806,11 @@ func (f *InsurerFilter) WhereVuNumber(p entql.StringP) {
 // WhereName applies the entql string predicate on the name field.
 func (f *InsurerFilter) WhereName(p entql.StringP) {
 	f.Where(p.Field(insurer.FieldName))
+}
+
+// WhereCorrespondenceEmail applies the entql string predicate on the correspondence_email field.
+func (f *InsurerFilter) WhereCorrespondenceEmail(p entql.StringP) {
+	f.Where(p.Field(insurer.FieldCorrespondenceEmail))
 }
 
 // WhereCreatedAt applies the entql time.Time predicate on the created_at field.
@@ -3495,7 +4847,7 @@ type JobRunFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *JobRunFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3540,7 +4892,7 @@ type LeadFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3723,7 +5075,7 @@ type LeadAttachmentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadAttachmentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3831,7 +5183,7 @@ type LeadStageFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadStageFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3925,7 +5277,7 @@ type LeadSubmissionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadSubmissionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3986,6 +5338,229 @@ func (f *LeadSubmissionFilter) WhereHasCompanyWith(preds ...predicate.Company) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *MailboxQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the MailboxQuery builder.
+func (_q *MailboxQuery) Filter() *MailboxFilter {
+	return &MailboxFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *MailboxMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the MailboxMutation builder.
+func (m *MailboxMutation) Filter() *MailboxFilter {
+	return &MailboxFilter{config: m.config, predicateAdder: m}
+}
+
+// MailboxFilter provides a generic filtering capability at runtime for MailboxQuery.
+type MailboxFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *MailboxFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *MailboxFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(mailbox.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *MailboxFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(mailbox.FieldCompanyID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *MailboxFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(mailbox.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *MailboxFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(mailbox.FieldUpdatedAt))
+}
+
+// WhereEmail applies the entql string predicate on the email field.
+func (f *MailboxFilter) WhereEmail(p entql.StringP) {
+	f.Where(p.Field(mailbox.FieldEmail))
+}
+
+// WhereLabel applies the entql string predicate on the label field.
+func (f *MailboxFilter) WhereLabel(p entql.StringP) {
+	f.Where(p.Field(mailbox.FieldLabel))
+}
+
+// WhereShared applies the entql bool predicate on the shared field.
+func (f *MailboxFilter) WhereShared(p entql.BoolP) {
+	f.Where(p.Field(mailbox.FieldShared))
+}
+
+// WhereOwnerID applies the entql [16]byte predicate on the owner_id field.
+func (f *MailboxFilter) WhereOwnerID(p entql.ValueP) {
+	f.Where(p.Field(mailbox.FieldOwnerID))
+}
+
+// WhereImapURL applies the entql string predicate on the imap_url field.
+func (f *MailboxFilter) WhereImapURL(p entql.StringP) {
+	f.Where(p.Field(mailbox.FieldImapURL))
+}
+
+// WhereSMTPURL applies the entql string predicate on the smtp_url field.
+func (f *MailboxFilter) WhereSMTPURL(p entql.StringP) {
+	f.Where(p.Field(mailbox.FieldSMTPURL))
+}
+
+// WhereUsername applies the entql string predicate on the username field.
+func (f *MailboxFilter) WhereUsername(p entql.StringP) {
+	f.Where(p.Field(mailbox.FieldUsername))
+}
+
+// WherePasswordSealed applies the entql []byte predicate on the password_sealed field.
+func (f *MailboxFilter) WherePasswordSealed(p entql.BytesP) {
+	f.Where(p.Field(mailbox.FieldPasswordSealed))
+}
+
+// WhereSentFolder applies the entql string predicate on the sent_folder field.
+func (f *MailboxFilter) WhereSentFolder(p entql.StringP) {
+	f.Where(p.Field(mailbox.FieldSentFolder))
+}
+
+// WhereSyncState applies the entql string predicate on the sync_state field.
+func (f *MailboxFilter) WhereSyncState(p entql.StringP) {
+	f.Where(p.Field(mailbox.FieldSyncState))
+}
+
+// WhereSyncError applies the entql string predicate on the sync_error field.
+func (f *MailboxFilter) WhereSyncError(p entql.StringP) {
+	f.Where(p.Field(mailbox.FieldSyncError))
+}
+
+// WhereSyncedAt applies the entql time.Time predicate on the synced_at field.
+func (f *MailboxFilter) WhereSyncedAt(p entql.TimeP) {
+	f.Where(p.Field(mailbox.FieldSyncedAt))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *MailboxFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *MailboxFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *MailboxFolderQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the MailboxFolderQuery builder.
+func (_q *MailboxFolderQuery) Filter() *MailboxFolderFilter {
+	return &MailboxFolderFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *MailboxFolderMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the MailboxFolderMutation builder.
+func (m *MailboxFolderMutation) Filter() *MailboxFolderFilter {
+	return &MailboxFolderFilter{config: m.config, predicateAdder: m}
+}
+
+// MailboxFolderFilter provides a generic filtering capability at runtime for MailboxFolderQuery.
+type MailboxFolderFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *MailboxFolderFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[33].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *MailboxFolderFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(mailboxfolder.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *MailboxFolderFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(mailboxfolder.FieldCompanyID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *MailboxFolderFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(mailboxfolder.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *MailboxFolderFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(mailboxfolder.FieldUpdatedAt))
+}
+
+// WhereMailboxID applies the entql [16]byte predicate on the mailbox_id field.
+func (f *MailboxFolderFilter) WhereMailboxID(p entql.ValueP) {
+	f.Where(p.Field(mailboxfolder.FieldMailboxID))
+}
+
+// WhereName applies the entql string predicate on the name field.
+func (f *MailboxFolderFilter) WhereName(p entql.StringP) {
+	f.Where(p.Field(mailboxfolder.FieldName))
+}
+
+// WhereUIDValidity applies the entql int64 predicate on the uid_validity field.
+func (f *MailboxFolderFilter) WhereUIDValidity(p entql.Int64P) {
+	f.Where(p.Field(mailboxfolder.FieldUIDValidity))
+}
+
+// WhereLastUID applies the entql int64 predicate on the last_uid field.
+func (f *MailboxFolderFilter) WhereLastUID(p entql.Int64P) {
+	f.Where(p.Field(mailboxfolder.FieldLastUID))
+}
+
+// WhereHighestModseq applies the entql int64 predicate on the highest_modseq field.
+func (f *MailboxFolderFilter) WhereHighestModseq(p entql.Int64P) {
+	f.Where(p.Field(mailboxfolder.FieldHighestModseq))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *MailboxFolderFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *MailboxFolderFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *OAuthClientQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -4014,7 +5589,7 @@ type OAuthClientFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OAuthClientFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[34].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4104,7 +5679,7 @@ type OAuthConsentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OAuthConsentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[35].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4174,7 +5749,7 @@ type OAuthTokenFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OAuthTokenFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[36].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4256,6 +5831,85 @@ func (f *OAuthTokenFilter) WhereCreatedAt(p entql.TimeP) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *PointEntryQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the PointEntryQuery builder.
+func (_q *PointEntryQuery) Filter() *PointEntryFilter {
+	return &PointEntryFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *PointEntryMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the PointEntryMutation builder.
+func (m *PointEntryMutation) Filter() *PointEntryFilter {
+	return &PointEntryFilter{config: m.config, predicateAdder: m}
+}
+
+// PointEntryFilter provides a generic filtering capability at runtime for PointEntryQuery.
+type PointEntryFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *PointEntryFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[37].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *PointEntryFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(pointentry.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *PointEntryFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(pointentry.FieldCompanyID))
+}
+
+// WhereDelta applies the entql int64 predicate on the delta field.
+func (f *PointEntryFilter) WhereDelta(p entql.Int64P) {
+	f.Where(p.Field(pointentry.FieldDelta))
+}
+
+// WhereReason applies the entql string predicate on the reason field.
+func (f *PointEntryFilter) WhereReason(p entql.StringP) {
+	f.Where(p.Field(pointentry.FieldReason))
+}
+
+// WhereEmailID applies the entql [16]byte predicate on the email_id field.
+func (f *PointEntryFilter) WhereEmailID(p entql.ValueP) {
+	f.Where(p.Field(pointentry.FieldEmailID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *PointEntryFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(pointentry.FieldCreatedAt))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *PointEntryFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *PointEntryFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *PortfolioMappingQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -4284,7 +5938,7 @@ type PortfolioMappingFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PortfolioMappingFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[38].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4378,7 +6032,7 @@ type PortfolioTransferFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PortfolioTransferFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[39].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4552,7 +6206,7 @@ type TaskFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TaskFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[40].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4695,7 +6349,7 @@ type TaskCommentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TaskCommentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[41].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4798,7 +6452,7 @@ type UserFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UserFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[42].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4907,7 +6561,7 @@ type WebhookCursorFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookCursorFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[43].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4976,7 +6630,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[33].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[44].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5100,7 +6754,7 @@ type WebhookEndpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookEndpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[34].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[45].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

@@ -22,6 +22,8 @@ type Insurer struct {
 	VuNumber string `json:"vu_number,omitempty"`
 	// Name holds the value of the "name" field.
 	Name string `json:"name,omitempty"`
+	// CorrespondenceEmail holds the value of the "correspondence_email" field.
+	CorrespondenceEmail string `json:"correspondence_email,omitempty"`
 	// CreatedAt holds the value of the "created_at" field.
 	CreatedAt    time.Time `json:"created_at,omitempty"`
 	selectValues sql.SelectValues
@@ -32,7 +34,7 @@ func (*Insurer) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case insurer.FieldVuNumber, insurer.FieldName:
+		case insurer.FieldVuNumber, insurer.FieldName, insurer.FieldCorrespondenceEmail:
 			values[i] = new(sql.NullString)
 		case insurer.FieldCreatedAt:
 			values[i] = new(sql.NullTime)
@@ -70,6 +72,12 @@ func (_m *Insurer) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field name", values[i])
 			} else if value.Valid {
 				_m.Name = value.String
+			}
+		case insurer.FieldCorrespondenceEmail:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field correspondence_email", values[i])
+			} else if value.Valid {
+				_m.CorrespondenceEmail = value.String
 			}
 		case insurer.FieldCreatedAt:
 			if value, ok := values[i].(*sql.NullTime); !ok {
@@ -118,6 +126,9 @@ func (_m *Insurer) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("name=")
 	builder.WriteString(_m.Name)
+	builder.WriteString(", ")
+	builder.WriteString("correspondence_email=")
+	builder.WriteString(_m.CorrespondenceEmail)
 	builder.WriteString(", ")
 	builder.WriteString("created_at=")
 	builder.WriteString(_m.CreatedAt.Format(time.ANSIC))

@@ -36,6 +36,20 @@ func (_c *InsurerCreate) SetName(v string) *InsurerCreate {
 	return _c
 }
 
+// SetCorrespondenceEmail sets the "correspondence_email" field.
+func (_c *InsurerCreate) SetCorrespondenceEmail(v string) *InsurerCreate {
+	_c.mutation.SetCorrespondenceEmail(v)
+	return _c
+}
+
+// SetNillableCorrespondenceEmail sets the "correspondence_email" field if the given value is not nil.
+func (_c *InsurerCreate) SetNillableCorrespondenceEmail(v *string) *InsurerCreate {
+	if v != nil {
+		_c.SetCorrespondenceEmail(*v)
+	}
+	return _c
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (_c *InsurerCreate) SetCreatedAt(v time.Time) *InsurerCreate {
 	_c.mutation.SetCreatedAt(v)
@@ -99,6 +113,10 @@ func (_c *InsurerCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *InsurerCreate) defaults() {
+	if _, ok := _c.mutation.CorrespondenceEmail(); !ok {
+		v := insurer.DefaultCorrespondenceEmail
+		_c.mutation.SetCorrespondenceEmail(v)
+	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
 		v := insurer.DefaultCreatedAt()
 		_c.mutation.SetCreatedAt(v)
@@ -125,6 +143,14 @@ func (_c *InsurerCreate) check() error {
 	if v, ok := _c.mutation.Name(); ok {
 		if err := insurer.NameValidator(v); err != nil {
 			return &ValidationError{Name: "name", err: fmt.Errorf(`ent: validator failed for field "Insurer.name": %w`, err)}
+		}
+	}
+	if _, ok := _c.mutation.CorrespondenceEmail(); !ok {
+		return &ValidationError{Name: "correspondence_email", err: errors.New(`ent: missing required field "Insurer.correspondence_email"`)}
+	}
+	if v, ok := _c.mutation.CorrespondenceEmail(); ok {
+		if err := insurer.CorrespondenceEmailValidator(v); err != nil {
+			return &ValidationError{Name: "correspondence_email", err: fmt.Errorf(`ent: validator failed for field "Insurer.correspondence_email": %w`, err)}
 		}
 	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
@@ -173,6 +199,10 @@ func (_c *InsurerCreate) createSpec() (*Insurer, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Name(); ok {
 		_spec.SetField(insurer.FieldName, field.TypeString, value)
 		_node.Name = value
+	}
+	if value, ok := _c.mutation.CorrespondenceEmail(); ok {
+		_spec.SetField(insurer.FieldCorrespondenceEmail, field.TypeString, value)
+		_node.CorrespondenceEmail = value
 	}
 	if value, ok := _c.mutation.CreatedAt(); ok {
 		_spec.SetField(insurer.FieldCreatedAt, field.TypeTime, value)
@@ -242,6 +272,18 @@ func (u *InsurerUpsert) UpdateName() *InsurerUpsert {
 	return u
 }
 
+// SetCorrespondenceEmail sets the "correspondence_email" field.
+func (u *InsurerUpsert) SetCorrespondenceEmail(v string) *InsurerUpsert {
+	u.Set(insurer.FieldCorrespondenceEmail, v)
+	return u
+}
+
+// UpdateCorrespondenceEmail sets the "correspondence_email" field to the value that was provided on create.
+func (u *InsurerUpsert) UpdateCorrespondenceEmail() *InsurerUpsert {
+	u.SetExcluded(insurer.FieldCorrespondenceEmail)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create except the ID field.
 // Using this option is equivalent to using:
 //
@@ -307,6 +349,20 @@ func (u *InsurerUpsertOne) SetName(v string) *InsurerUpsertOne {
 func (u *InsurerUpsertOne) UpdateName() *InsurerUpsertOne {
 	return u.Update(func(s *InsurerUpsert) {
 		s.UpdateName()
+	})
+}
+
+// SetCorrespondenceEmail sets the "correspondence_email" field.
+func (u *InsurerUpsertOne) SetCorrespondenceEmail(v string) *InsurerUpsertOne {
+	return u.Update(func(s *InsurerUpsert) {
+		s.SetCorrespondenceEmail(v)
+	})
+}
+
+// UpdateCorrespondenceEmail sets the "correspondence_email" field to the value that was provided on create.
+func (u *InsurerUpsertOne) UpdateCorrespondenceEmail() *InsurerUpsertOne {
+	return u.Update(func(s *InsurerUpsert) {
+		s.UpdateCorrespondenceEmail()
 	})
 }
 
@@ -542,6 +598,20 @@ func (u *InsurerUpsertBulk) SetName(v string) *InsurerUpsertBulk {
 func (u *InsurerUpsertBulk) UpdateName() *InsurerUpsertBulk {
 	return u.Update(func(s *InsurerUpsert) {
 		s.UpdateName()
+	})
+}
+
+// SetCorrespondenceEmail sets the "correspondence_email" field.
+func (u *InsurerUpsertBulk) SetCorrespondenceEmail(v string) *InsurerUpsertBulk {
+	return u.Update(func(s *InsurerUpsert) {
+		s.SetCorrespondenceEmail(v)
+	})
+}
+
+// UpdateCorrespondenceEmail sets the "correspondence_email" field to the value that was provided on create.
+func (u *InsurerUpsertBulk) UpdateCorrespondenceEmail() *InsurerUpsertBulk {
+	return u.Update(func(s *InsurerUpsert) {
+		s.UpdateCorrespondenceEmail()
 	})
 }
 

@@ -41,6 +41,20 @@ func (_u *InsurerUpdate) SetNillableName(v *string) *InsurerUpdate {
 	return _u
 }
 
+// SetCorrespondenceEmail sets the "correspondence_email" field.
+func (_u *InsurerUpdate) SetCorrespondenceEmail(v string) *InsurerUpdate {
+	_u.mutation.SetCorrespondenceEmail(v)
+	return _u
+}
+
+// SetNillableCorrespondenceEmail sets the "correspondence_email" field if the given value is not nil.
+func (_u *InsurerUpdate) SetNillableCorrespondenceEmail(v *string) *InsurerUpdate {
+	if v != nil {
+		_u.SetCorrespondenceEmail(*v)
+	}
+	return _u
+}
+
 // Mutation returns the InsurerMutation object of the builder.
 func (_u *InsurerUpdate) Mutation() *InsurerMutation {
 	return _u.mutation
@@ -80,6 +94,11 @@ func (_u *InsurerUpdate) check() error {
 			return &ValidationError{Name: "name", err: fmt.Errorf(`ent: validator failed for field "Insurer.name": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.CorrespondenceEmail(); ok {
+		if err := insurer.CorrespondenceEmailValidator(v); err != nil {
+			return &ValidationError{Name: "correspondence_email", err: fmt.Errorf(`ent: validator failed for field "Insurer.correspondence_email": %w`, err)}
+		}
+	}
 	return nil
 }
 
@@ -97,6 +116,9 @@ func (_u *InsurerUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.Name(); ok {
 		_spec.SetField(insurer.FieldName, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.CorrespondenceEmail(); ok {
+		_spec.SetField(insurer.FieldCorrespondenceEmail, field.TypeString, value)
 	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -128,6 +150,20 @@ func (_u *InsurerUpdateOne) SetName(v string) *InsurerUpdateOne {
 func (_u *InsurerUpdateOne) SetNillableName(v *string) *InsurerUpdateOne {
 	if v != nil {
 		_u.SetName(*v)
+	}
+	return _u
+}
+
+// SetCorrespondenceEmail sets the "correspondence_email" field.
+func (_u *InsurerUpdateOne) SetCorrespondenceEmail(v string) *InsurerUpdateOne {
+	_u.mutation.SetCorrespondenceEmail(v)
+	return _u
+}
+
+// SetNillableCorrespondenceEmail sets the "correspondence_email" field if the given value is not nil.
+func (_u *InsurerUpdateOne) SetNillableCorrespondenceEmail(v *string) *InsurerUpdateOne {
+	if v != nil {
+		_u.SetCorrespondenceEmail(*v)
 	}
 	return _u
 }
@@ -184,6 +220,11 @@ func (_u *InsurerUpdateOne) check() error {
 			return &ValidationError{Name: "name", err: fmt.Errorf(`ent: validator failed for field "Insurer.name": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.CorrespondenceEmail(); ok {
+		if err := insurer.CorrespondenceEmailValidator(v); err != nil {
+			return &ValidationError{Name: "correspondence_email", err: fmt.Errorf(`ent: validator failed for field "Insurer.correspondence_email": %w`, err)}
+		}
+	}
 	return nil
 }
 
@@ -218,6 +259,9 @@ func (_u *InsurerUpdateOne) sqlSave(ctx context.Context) (_node *Insurer, err er
 	}
 	if value, ok := _u.mutation.Name(); ok {
 		_spec.SetField(insurer.FieldName, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.CorrespondenceEmail(); ok {
+		_spec.SetField(insurer.FieldCorrespondenceEmail, field.TypeString, value)
 	}
 	_node = &Insurer{config: _u.config}
 	_spec.Assign = _node.assignValues

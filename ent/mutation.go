@@ -17,15 +17,23 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/appointmentexception"
 	"github.com/brokerdesk/brokerdesk/ent/calendartoken"
 	"github.com/brokerdesk/brokerdesk/ent/company"
+	"github.com/brokerdesk/brokerdesk/ent/companypoints"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contactactivity"
 	"github.com/brokerdesk/brokerdesk/ent/contactfinance"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
 	"github.com/brokerdesk/brokerdesk/ent/contactrelationship"
 	"github.com/brokerdesk/brokerdesk/ent/contract"
+	"github.com/brokerdesk/brokerdesk/ent/correspondencecase"
 	"github.com/brokerdesk/brokerdesk/ent/customfielddefinition"
 	"github.com/brokerdesk/brokerdesk/ent/delegation"
 	"github.com/brokerdesk/brokerdesk/ent/document"
+	"github.com/brokerdesk/brokerdesk/ent/email"
+	"github.com/brokerdesk/brokerdesk/ent/emailattachment"
+	"github.com/brokerdesk/brokerdesk/ent/emaillink"
+	"github.com/brokerdesk/brokerdesk/ent/emailoptout"
+	"github.com/brokerdesk/brokerdesk/ent/emailtemplate"
+	"github.com/brokerdesk/brokerdesk/ent/emailthread"
 	"github.com/brokerdesk/brokerdesk/ent/event"
 	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
 	"github.com/brokerdesk/brokerdesk/ent/externalref"
@@ -36,9 +44,12 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
 	"github.com/brokerdesk/brokerdesk/ent/leadstage"
 	"github.com/brokerdesk/brokerdesk/ent/leadsubmission"
+	"github.com/brokerdesk/brokerdesk/ent/mailbox"
+	"github.com/brokerdesk/brokerdesk/ent/mailboxfolder"
 	"github.com/brokerdesk/brokerdesk/ent/oauthclient"
 	"github.com/brokerdesk/brokerdesk/ent/oauthconsent"
 	"github.com/brokerdesk/brokerdesk/ent/oauthtoken"
+	"github.com/brokerdesk/brokerdesk/ent/pointentry"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliomapping"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
 	"github.com/brokerdesk/brokerdesk/ent/predicate"
@@ -66,15 +77,23 @@ const (
 	TypeAppointmentException  = "AppointmentException"
 	TypeCalendarToken         = "CalendarToken"
 	TypeCompany               = "Company"
+	TypeCompanyPoints         = "CompanyPoints"
 	TypeContact               = "Contact"
 	TypeContactActivity       = "ContactActivity"
 	TypeContactFinance        = "ContactFinance"
 	TypeContactPhone          = "ContactPhone"
 	TypeContactRelationship   = "ContactRelationship"
 	TypeContract              = "Contract"
+	TypeCorrespondenceCase    = "CorrespondenceCase"
 	TypeCustomFieldDefinition = "CustomFieldDefinition"
 	TypeDelegation            = "Delegation"
 	TypeDocument              = "Document"
+	TypeEmail                 = "Email"
+	TypeEmailAttachment       = "EmailAttachment"
+	TypeEmailLink             = "EmailLink"
+	TypeEmailOptOut           = "EmailOptOut"
+	TypeEmailTemplate         = "EmailTemplate"
+	TypeEmailThread           = "EmailThread"
 	TypeEvent                 = "Event"
 	TypeEventCounter          = "EventCounter"
 	TypeExternalRef           = "ExternalRef"
@@ -85,9 +104,12 @@ const (
 	TypeLeadAttachment        = "LeadAttachment"
 	TypeLeadStage             = "LeadStage"
 	TypeLeadSubmission        = "LeadSubmission"
+	TypeMailbox               = "Mailbox"
+	TypeMailboxFolder         = "MailboxFolder"
 	TypeOAuthClient           = "OAuthClient"
 	TypeOAuthConsent          = "OAuthConsent"
 	TypeOAuthToken            = "OAuthToken"
+	TypePointEntry            = "PointEntry"
 	TypePortfolioMapping      = "PortfolioMapping"
 	TypePortfolioTransfer     = "PortfolioTransfer"
 	TypeTask                  = "Task"
@@ -4655,6 +4677,7 @@ type CompanyMutation struct {
 	status              *company.Status
 	sandbox             *bool
 	lead_rules          *schematype.LeadRules
+	email_tracking      *bool
 	clearedFields       map[string]struct{}
 	live_company        *uuid.UUID
 	clearedlive_company bool
@@ -5239,6 +5262,42 @@ func (m *CompanyMutation) ResetLeadRules() {
 	m.lead_rules = nil
 }
 
+// SetEmailTracking sets the "email_tracking" field.
+func (m *CompanyMutation) SetEmailTracking(b bool) {
+	m.email_tracking = &b
+}
+
+// EmailTracking returns the value of the "email_tracking" field in the mutation.
+func (m *CompanyMutation) EmailTracking() (r bool, exists bool) {
+	v := m.email_tracking
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEmailTracking returns the old "email_tracking" field's value of the Company entity.
+// If the Company object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CompanyMutation) OldEmailTracking(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEmailTracking is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEmailTracking requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEmailTracking: %w", err)
+	}
+	return oldValue.EmailTracking, nil
+}
+
+// ResetEmailTracking resets all changes to the "email_tracking" field.
+func (m *CompanyMutation) ResetEmailTracking() {
+	m.email_tracking = nil
+}
+
 // ClearLiveCompany clears the "live_company" edge to the Company entity.
 func (m *CompanyMutation) ClearLiveCompany() {
 	m.clearedlive_company = true
@@ -5339,7 +5398,7 @@ func (m *CompanyMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *CompanyMutation) Fields() []string {
-	fields := make([]string, 0, 11)
+	fields := make([]string, 0, 12)
 	if m.created_at != nil {
 		fields = append(fields, company.FieldCreatedAt)
 	}
@@ -5373,6 +5432,9 @@ func (m *CompanyMutation) Fields() []string {
 	if m.lead_rules != nil {
 		fields = append(fields, company.FieldLeadRules)
 	}
+	if m.email_tracking != nil {
+		fields = append(fields, company.FieldEmailTracking)
+	}
 	return fields
 }
 
@@ -5403,6 +5465,8 @@ func (m *CompanyMutation) Field(name string) (ent.Value, bool) {
 		return m.LiveCompanyID()
 	case company.FieldLeadRules:
 		return m.LeadRules()
+	case company.FieldEmailTracking:
+		return m.EmailTracking()
 	}
 	return nil, false
 }
@@ -5434,6 +5498,8 @@ func (m *CompanyMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldLiveCompanyID(ctx)
 	case company.FieldLeadRules:
 		return m.OldLeadRules(ctx)
+	case company.FieldEmailTracking:
+		return m.OldEmailTracking(ctx)
 	}
 	return nil, fmt.Errorf("unknown Company field %s", name)
 }
@@ -5519,6 +5585,13 @@ func (m *CompanyMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetLeadRules(v)
+		return nil
+	case company.FieldEmailTracking:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEmailTracking(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Company field %s", name)
@@ -5638,6 +5711,9 @@ func (m *CompanyMutation) ResetField(name string) error {
 	case company.FieldLeadRules:
 		m.ResetLeadRules()
 		return nil
+	case company.FieldEmailTracking:
+		m.ResetEmailTracking()
+		return nil
 	}
 	return fmt.Errorf("unknown Company field %s", name)
 }
@@ -5732,6 +5808,590 @@ func (m *CompanyMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Company edge %s", name)
+}
+
+// CompanyPointsMutation represents an operation that mutates the CompanyPoints nodes in the graph.
+type CompanyPointsMutation struct {
+	config
+	op             Op
+	typ            string
+	id             *uuid.UUID
+	created_at     *time.Time
+	updated_at     *time.Time
+	balance        *int64
+	addbalance     *int64
+	clearedFields  map[string]struct{}
+	company        *uuid.UUID
+	clearedcompany bool
+	done           bool
+	oldValue       func(context.Context) (*CompanyPoints, error)
+	predicates     []predicate.CompanyPoints
+}
+
+var _ ent.Mutation = (*CompanyPointsMutation)(nil)
+
+// companypointsOption allows management of the mutation configuration using functional options.
+type companypointsOption func(*CompanyPointsMutation)
+
+// newCompanyPointsMutation creates new mutation for the CompanyPoints entity.
+func newCompanyPointsMutation(c config, op Op, opts ...companypointsOption) *CompanyPointsMutation {
+	m := &CompanyPointsMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeCompanyPoints,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withCompanyPointsID sets the ID field of the mutation.
+func withCompanyPointsID(id uuid.UUID) companypointsOption {
+	return func(m *CompanyPointsMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *CompanyPoints
+		)
+		m.oldValue = func(ctx context.Context) (*CompanyPoints, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().CompanyPoints.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withCompanyPoints sets the old CompanyPoints of the mutation.
+func withCompanyPoints(node *CompanyPoints) companypointsOption {
+	return func(m *CompanyPointsMutation) {
+		m.oldValue = func(context.Context) (*CompanyPoints, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m CompanyPointsMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m CompanyPointsMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of CompanyPoints entities.
+func (m *CompanyPointsMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *CompanyPointsMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *CompanyPointsMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().CompanyPoints.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *CompanyPointsMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *CompanyPointsMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the CompanyPoints entity.
+// If the CompanyPoints object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CompanyPointsMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *CompanyPointsMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *CompanyPointsMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *CompanyPointsMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the CompanyPoints entity.
+// If the CompanyPoints object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CompanyPointsMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *CompanyPointsMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *CompanyPointsMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *CompanyPointsMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the CompanyPoints entity.
+// If the CompanyPoints object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CompanyPointsMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *CompanyPointsMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetBalance sets the "balance" field.
+func (m *CompanyPointsMutation) SetBalance(i int64) {
+	m.balance = &i
+	m.addbalance = nil
+}
+
+// Balance returns the value of the "balance" field in the mutation.
+func (m *CompanyPointsMutation) Balance() (r int64, exists bool) {
+	v := m.balance
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBalance returns the old "balance" field's value of the CompanyPoints entity.
+// If the CompanyPoints object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CompanyPointsMutation) OldBalance(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBalance is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBalance requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBalance: %w", err)
+	}
+	return oldValue.Balance, nil
+}
+
+// AddBalance adds i to the "balance" field.
+func (m *CompanyPointsMutation) AddBalance(i int64) {
+	if m.addbalance != nil {
+		*m.addbalance += i
+	} else {
+		m.addbalance = &i
+	}
+}
+
+// AddedBalance returns the value that was added to the "balance" field in this mutation.
+func (m *CompanyPointsMutation) AddedBalance() (r int64, exists bool) {
+	v := m.addbalance
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetBalance resets all changes to the "balance" field.
+func (m *CompanyPointsMutation) ResetBalance() {
+	m.balance = nil
+	m.addbalance = nil
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *CompanyPointsMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[companypoints.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *CompanyPointsMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *CompanyPointsMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *CompanyPointsMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// Where appends a list predicates to the CompanyPointsMutation builder.
+func (m *CompanyPointsMutation) Where(ps ...predicate.CompanyPoints) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the CompanyPointsMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *CompanyPointsMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.CompanyPoints, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *CompanyPointsMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *CompanyPointsMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (CompanyPoints).
+func (m *CompanyPointsMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *CompanyPointsMutation) Fields() []string {
+	fields := make([]string, 0, 4)
+	if m.company != nil {
+		fields = append(fields, companypoints.FieldCompanyID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, companypoints.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, companypoints.FieldUpdatedAt)
+	}
+	if m.balance != nil {
+		fields = append(fields, companypoints.FieldBalance)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *CompanyPointsMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case companypoints.FieldCompanyID:
+		return m.CompanyID()
+	case companypoints.FieldCreatedAt:
+		return m.CreatedAt()
+	case companypoints.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case companypoints.FieldBalance:
+		return m.Balance()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *CompanyPointsMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case companypoints.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case companypoints.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case companypoints.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case companypoints.FieldBalance:
+		return m.OldBalance(ctx)
+	}
+	return nil, fmt.Errorf("unknown CompanyPoints field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *CompanyPointsMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case companypoints.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case companypoints.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case companypoints.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case companypoints.FieldBalance:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBalance(v)
+		return nil
+	}
+	return fmt.Errorf("unknown CompanyPoints field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *CompanyPointsMutation) AddedFields() []string {
+	var fields []string
+	if m.addbalance != nil {
+		fields = append(fields, companypoints.FieldBalance)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *CompanyPointsMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case companypoints.FieldBalance:
+		return m.AddedBalance()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *CompanyPointsMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case companypoints.FieldBalance:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddBalance(v)
+		return nil
+	}
+	return fmt.Errorf("unknown CompanyPoints numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *CompanyPointsMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *CompanyPointsMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *CompanyPointsMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown CompanyPoints nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *CompanyPointsMutation) ResetField(name string) error {
+	switch name {
+	case companypoints.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case companypoints.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case companypoints.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case companypoints.FieldBalance:
+		m.ResetBalance()
+		return nil
+	}
+	return fmt.Errorf("unknown CompanyPoints field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *CompanyPointsMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.company != nil {
+		edges = append(edges, companypoints.EdgeCompany)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *CompanyPointsMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case companypoints.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *CompanyPointsMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *CompanyPointsMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *CompanyPointsMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcompany {
+		edges = append(edges, companypoints.EdgeCompany)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *CompanyPointsMutation) EdgeCleared(name string) bool {
+	switch name {
+	case companypoints.EdgeCompany:
+		return m.clearedcompany
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *CompanyPointsMutation) ClearEdge(name string) error {
+	switch name {
+	case companypoints.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown CompanyPoints unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *CompanyPointsMutation) ResetEdge(name string) error {
+	switch name {
+	case companypoints.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown CompanyPoints edge %s", name)
 }
 
 // ContactMutation represents an operation that mutates the Contact nodes in the graph.
@@ -12717,6 +13377,1530 @@ func (m *ContractMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown Contract edge %s", name)
 }
 
+// CorrespondenceCaseMutation represents an operation that mutates the CorrespondenceCase nodes in the graph.
+type CorrespondenceCaseMutation struct {
+	config
+	op                            Op
+	typ                           string
+	id                            *uuid.UUID
+	created_at                    *time.Time
+	updated_at                    *time.Time
+	version                       *int64
+	addversion                    *int64
+	contact_id                    *uuid.UUID
+	insurer_id                    *uuid.UUID
+	contract_ids                  *[]uuid.UUID
+	appendcontract_ids            []uuid.UUID
+	transaction_type              *string
+	subject                       *string
+	body                          *string
+	recipient_email               *string
+	form_data                     *map[string]interface{}
+	status                        *correspondencecase.Status
+	mailbox_id                    *uuid.UUID
+	email_id                      *uuid.UUID
+	thread_id                     *uuid.UUID
+	attachment_document_ids       *[]uuid.UUID
+	appendattachment_document_ids []uuid.UUID
+	sent_at                       *time.Time
+	creator_id                    *uuid.UUID
+	clearedFields                 map[string]struct{}
+	company                       *uuid.UUID
+	clearedcompany                bool
+	done                          bool
+	oldValue                      func(context.Context) (*CorrespondenceCase, error)
+	predicates                    []predicate.CorrespondenceCase
+}
+
+var _ ent.Mutation = (*CorrespondenceCaseMutation)(nil)
+
+// correspondencecaseOption allows management of the mutation configuration using functional options.
+type correspondencecaseOption func(*CorrespondenceCaseMutation)
+
+// newCorrespondenceCaseMutation creates new mutation for the CorrespondenceCase entity.
+func newCorrespondenceCaseMutation(c config, op Op, opts ...correspondencecaseOption) *CorrespondenceCaseMutation {
+	m := &CorrespondenceCaseMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeCorrespondenceCase,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withCorrespondenceCaseID sets the ID field of the mutation.
+func withCorrespondenceCaseID(id uuid.UUID) correspondencecaseOption {
+	return func(m *CorrespondenceCaseMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *CorrespondenceCase
+		)
+		m.oldValue = func(ctx context.Context) (*CorrespondenceCase, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().CorrespondenceCase.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withCorrespondenceCase sets the old CorrespondenceCase of the mutation.
+func withCorrespondenceCase(node *CorrespondenceCase) correspondencecaseOption {
+	return func(m *CorrespondenceCaseMutation) {
+		m.oldValue = func(context.Context) (*CorrespondenceCase, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m CorrespondenceCaseMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m CorrespondenceCaseMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of CorrespondenceCase entities.
+func (m *CorrespondenceCaseMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *CorrespondenceCaseMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *CorrespondenceCaseMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().CorrespondenceCase.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *CorrespondenceCaseMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *CorrespondenceCaseMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the CorrespondenceCase entity.
+// If the CorrespondenceCase object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CorrespondenceCaseMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *CorrespondenceCaseMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *CorrespondenceCaseMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *CorrespondenceCaseMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the CorrespondenceCase entity.
+// If the CorrespondenceCase object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CorrespondenceCaseMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *CorrespondenceCaseMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *CorrespondenceCaseMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *CorrespondenceCaseMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the CorrespondenceCase entity.
+// If the CorrespondenceCase object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CorrespondenceCaseMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *CorrespondenceCaseMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *CorrespondenceCaseMutation) SetVersion(i int64) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *CorrespondenceCaseMutation) Version() (r int64, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the CorrespondenceCase entity.
+// If the CorrespondenceCase object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CorrespondenceCaseMutation) OldVersion(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *CorrespondenceCaseMutation) AddVersion(i int64) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *CorrespondenceCaseMutation) AddedVersion() (r int64, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *CorrespondenceCaseMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
+}
+
+// SetContactID sets the "contact_id" field.
+func (m *CorrespondenceCaseMutation) SetContactID(u uuid.UUID) {
+	m.contact_id = &u
+}
+
+// ContactID returns the value of the "contact_id" field in the mutation.
+func (m *CorrespondenceCaseMutation) ContactID() (r uuid.UUID, exists bool) {
+	v := m.contact_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContactID returns the old "contact_id" field's value of the CorrespondenceCase entity.
+// If the CorrespondenceCase object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CorrespondenceCaseMutation) OldContactID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContactID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContactID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContactID: %w", err)
+	}
+	return oldValue.ContactID, nil
+}
+
+// ResetContactID resets all changes to the "contact_id" field.
+func (m *CorrespondenceCaseMutation) ResetContactID() {
+	m.contact_id = nil
+}
+
+// SetInsurerID sets the "insurer_id" field.
+func (m *CorrespondenceCaseMutation) SetInsurerID(u uuid.UUID) {
+	m.insurer_id = &u
+}
+
+// InsurerID returns the value of the "insurer_id" field in the mutation.
+func (m *CorrespondenceCaseMutation) InsurerID() (r uuid.UUID, exists bool) {
+	v := m.insurer_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldInsurerID returns the old "insurer_id" field's value of the CorrespondenceCase entity.
+// If the CorrespondenceCase object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CorrespondenceCaseMutation) OldInsurerID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldInsurerID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldInsurerID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldInsurerID: %w", err)
+	}
+	return oldValue.InsurerID, nil
+}
+
+// ResetInsurerID resets all changes to the "insurer_id" field.
+func (m *CorrespondenceCaseMutation) ResetInsurerID() {
+	m.insurer_id = nil
+}
+
+// SetContractIds sets the "contract_ids" field.
+func (m *CorrespondenceCaseMutation) SetContractIds(u []uuid.UUID) {
+	m.contract_ids = &u
+	m.appendcontract_ids = nil
+}
+
+// ContractIds returns the value of the "contract_ids" field in the mutation.
+func (m *CorrespondenceCaseMutation) ContractIds() (r []uuid.UUID, exists bool) {
+	v := m.contract_ids
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContractIds returns the old "contract_ids" field's value of the CorrespondenceCase entity.
+// If the CorrespondenceCase object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CorrespondenceCaseMutation) OldContractIds(ctx context.Context) (v []uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContractIds is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContractIds requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContractIds: %w", err)
+	}
+	return oldValue.ContractIds, nil
+}
+
+// AppendContractIds adds u to the "contract_ids" field.
+func (m *CorrespondenceCaseMutation) AppendContractIds(u []uuid.UUID) {
+	m.appendcontract_ids = append(m.appendcontract_ids, u...)
+}
+
+// AppendedContractIds returns the list of values that were appended to the "contract_ids" field in this mutation.
+func (m *CorrespondenceCaseMutation) AppendedContractIds() ([]uuid.UUID, bool) {
+	if len(m.appendcontract_ids) == 0 {
+		return nil, false
+	}
+	return m.appendcontract_ids, true
+}
+
+// ResetContractIds resets all changes to the "contract_ids" field.
+func (m *CorrespondenceCaseMutation) ResetContractIds() {
+	m.contract_ids = nil
+	m.appendcontract_ids = nil
+}
+
+// SetTransactionType sets the "transaction_type" field.
+func (m *CorrespondenceCaseMutation) SetTransactionType(s string) {
+	m.transaction_type = &s
+}
+
+// TransactionType returns the value of the "transaction_type" field in the mutation.
+func (m *CorrespondenceCaseMutation) TransactionType() (r string, exists bool) {
+	v := m.transaction_type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTransactionType returns the old "transaction_type" field's value of the CorrespondenceCase entity.
+// If the CorrespondenceCase object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CorrespondenceCaseMutation) OldTransactionType(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTransactionType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTransactionType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTransactionType: %w", err)
+	}
+	return oldValue.TransactionType, nil
+}
+
+// ResetTransactionType resets all changes to the "transaction_type" field.
+func (m *CorrespondenceCaseMutation) ResetTransactionType() {
+	m.transaction_type = nil
+}
+
+// SetSubject sets the "subject" field.
+func (m *CorrespondenceCaseMutation) SetSubject(s string) {
+	m.subject = &s
+}
+
+// Subject returns the value of the "subject" field in the mutation.
+func (m *CorrespondenceCaseMutation) Subject() (r string, exists bool) {
+	v := m.subject
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSubject returns the old "subject" field's value of the CorrespondenceCase entity.
+// If the CorrespondenceCase object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CorrespondenceCaseMutation) OldSubject(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSubject is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSubject requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSubject: %w", err)
+	}
+	return oldValue.Subject, nil
+}
+
+// ResetSubject resets all changes to the "subject" field.
+func (m *CorrespondenceCaseMutation) ResetSubject() {
+	m.subject = nil
+}
+
+// SetBody sets the "body" field.
+func (m *CorrespondenceCaseMutation) SetBody(s string) {
+	m.body = &s
+}
+
+// Body returns the value of the "body" field in the mutation.
+func (m *CorrespondenceCaseMutation) Body() (r string, exists bool) {
+	v := m.body
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBody returns the old "body" field's value of the CorrespondenceCase entity.
+// If the CorrespondenceCase object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CorrespondenceCaseMutation) OldBody(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBody is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBody requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBody: %w", err)
+	}
+	return oldValue.Body, nil
+}
+
+// ResetBody resets all changes to the "body" field.
+func (m *CorrespondenceCaseMutation) ResetBody() {
+	m.body = nil
+}
+
+// SetRecipientEmail sets the "recipient_email" field.
+func (m *CorrespondenceCaseMutation) SetRecipientEmail(s string) {
+	m.recipient_email = &s
+}
+
+// RecipientEmail returns the value of the "recipient_email" field in the mutation.
+func (m *CorrespondenceCaseMutation) RecipientEmail() (r string, exists bool) {
+	v := m.recipient_email
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRecipientEmail returns the old "recipient_email" field's value of the CorrespondenceCase entity.
+// If the CorrespondenceCase object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CorrespondenceCaseMutation) OldRecipientEmail(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRecipientEmail is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRecipientEmail requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRecipientEmail: %w", err)
+	}
+	return oldValue.RecipientEmail, nil
+}
+
+// ResetRecipientEmail resets all changes to the "recipient_email" field.
+func (m *CorrespondenceCaseMutation) ResetRecipientEmail() {
+	m.recipient_email = nil
+}
+
+// SetFormData sets the "form_data" field.
+func (m *CorrespondenceCaseMutation) SetFormData(value map[string]interface{}) {
+	m.form_data = &value
+}
+
+// FormData returns the value of the "form_data" field in the mutation.
+func (m *CorrespondenceCaseMutation) FormData() (r map[string]interface{}, exists bool) {
+	v := m.form_data
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFormData returns the old "form_data" field's value of the CorrespondenceCase entity.
+// If the CorrespondenceCase object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CorrespondenceCaseMutation) OldFormData(ctx context.Context) (v map[string]interface{}, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFormData is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFormData requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFormData: %w", err)
+	}
+	return oldValue.FormData, nil
+}
+
+// ResetFormData resets all changes to the "form_data" field.
+func (m *CorrespondenceCaseMutation) ResetFormData() {
+	m.form_data = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *CorrespondenceCaseMutation) SetStatus(c correspondencecase.Status) {
+	m.status = &c
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *CorrespondenceCaseMutation) Status() (r correspondencecase.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the CorrespondenceCase entity.
+// If the CorrespondenceCase object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CorrespondenceCaseMutation) OldStatus(ctx context.Context) (v correspondencecase.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *CorrespondenceCaseMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetMailboxID sets the "mailbox_id" field.
+func (m *CorrespondenceCaseMutation) SetMailboxID(u uuid.UUID) {
+	m.mailbox_id = &u
+}
+
+// MailboxID returns the value of the "mailbox_id" field in the mutation.
+func (m *CorrespondenceCaseMutation) MailboxID() (r uuid.UUID, exists bool) {
+	v := m.mailbox_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMailboxID returns the old "mailbox_id" field's value of the CorrespondenceCase entity.
+// If the CorrespondenceCase object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CorrespondenceCaseMutation) OldMailboxID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMailboxID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMailboxID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMailboxID: %w", err)
+	}
+	return oldValue.MailboxID, nil
+}
+
+// ClearMailboxID clears the value of the "mailbox_id" field.
+func (m *CorrespondenceCaseMutation) ClearMailboxID() {
+	m.mailbox_id = nil
+	m.clearedFields[correspondencecase.FieldMailboxID] = struct{}{}
+}
+
+// MailboxIDCleared returns if the "mailbox_id" field was cleared in this mutation.
+func (m *CorrespondenceCaseMutation) MailboxIDCleared() bool {
+	_, ok := m.clearedFields[correspondencecase.FieldMailboxID]
+	return ok
+}
+
+// ResetMailboxID resets all changes to the "mailbox_id" field.
+func (m *CorrespondenceCaseMutation) ResetMailboxID() {
+	m.mailbox_id = nil
+	delete(m.clearedFields, correspondencecase.FieldMailboxID)
+}
+
+// SetEmailID sets the "email_id" field.
+func (m *CorrespondenceCaseMutation) SetEmailID(u uuid.UUID) {
+	m.email_id = &u
+}
+
+// EmailID returns the value of the "email_id" field in the mutation.
+func (m *CorrespondenceCaseMutation) EmailID() (r uuid.UUID, exists bool) {
+	v := m.email_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEmailID returns the old "email_id" field's value of the CorrespondenceCase entity.
+// If the CorrespondenceCase object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CorrespondenceCaseMutation) OldEmailID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEmailID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEmailID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEmailID: %w", err)
+	}
+	return oldValue.EmailID, nil
+}
+
+// ClearEmailID clears the value of the "email_id" field.
+func (m *CorrespondenceCaseMutation) ClearEmailID() {
+	m.email_id = nil
+	m.clearedFields[correspondencecase.FieldEmailID] = struct{}{}
+}
+
+// EmailIDCleared returns if the "email_id" field was cleared in this mutation.
+func (m *CorrespondenceCaseMutation) EmailIDCleared() bool {
+	_, ok := m.clearedFields[correspondencecase.FieldEmailID]
+	return ok
+}
+
+// ResetEmailID resets all changes to the "email_id" field.
+func (m *CorrespondenceCaseMutation) ResetEmailID() {
+	m.email_id = nil
+	delete(m.clearedFields, correspondencecase.FieldEmailID)
+}
+
+// SetThreadID sets the "thread_id" field.
+func (m *CorrespondenceCaseMutation) SetThreadID(u uuid.UUID) {
+	m.thread_id = &u
+}
+
+// ThreadID returns the value of the "thread_id" field in the mutation.
+func (m *CorrespondenceCaseMutation) ThreadID() (r uuid.UUID, exists bool) {
+	v := m.thread_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldThreadID returns the old "thread_id" field's value of the CorrespondenceCase entity.
+// If the CorrespondenceCase object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CorrespondenceCaseMutation) OldThreadID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldThreadID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldThreadID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldThreadID: %w", err)
+	}
+	return oldValue.ThreadID, nil
+}
+
+// ClearThreadID clears the value of the "thread_id" field.
+func (m *CorrespondenceCaseMutation) ClearThreadID() {
+	m.thread_id = nil
+	m.clearedFields[correspondencecase.FieldThreadID] = struct{}{}
+}
+
+// ThreadIDCleared returns if the "thread_id" field was cleared in this mutation.
+func (m *CorrespondenceCaseMutation) ThreadIDCleared() bool {
+	_, ok := m.clearedFields[correspondencecase.FieldThreadID]
+	return ok
+}
+
+// ResetThreadID resets all changes to the "thread_id" field.
+func (m *CorrespondenceCaseMutation) ResetThreadID() {
+	m.thread_id = nil
+	delete(m.clearedFields, correspondencecase.FieldThreadID)
+}
+
+// SetAttachmentDocumentIds sets the "attachment_document_ids" field.
+func (m *CorrespondenceCaseMutation) SetAttachmentDocumentIds(u []uuid.UUID) {
+	m.attachment_document_ids = &u
+	m.appendattachment_document_ids = nil
+}
+
+// AttachmentDocumentIds returns the value of the "attachment_document_ids" field in the mutation.
+func (m *CorrespondenceCaseMutation) AttachmentDocumentIds() (r []uuid.UUID, exists bool) {
+	v := m.attachment_document_ids
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAttachmentDocumentIds returns the old "attachment_document_ids" field's value of the CorrespondenceCase entity.
+// If the CorrespondenceCase object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CorrespondenceCaseMutation) OldAttachmentDocumentIds(ctx context.Context) (v []uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAttachmentDocumentIds is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAttachmentDocumentIds requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAttachmentDocumentIds: %w", err)
+	}
+	return oldValue.AttachmentDocumentIds, nil
+}
+
+// AppendAttachmentDocumentIds adds u to the "attachment_document_ids" field.
+func (m *CorrespondenceCaseMutation) AppendAttachmentDocumentIds(u []uuid.UUID) {
+	m.appendattachment_document_ids = append(m.appendattachment_document_ids, u...)
+}
+
+// AppendedAttachmentDocumentIds returns the list of values that were appended to the "attachment_document_ids" field in this mutation.
+func (m *CorrespondenceCaseMutation) AppendedAttachmentDocumentIds() ([]uuid.UUID, bool) {
+	if len(m.appendattachment_document_ids) == 0 {
+		return nil, false
+	}
+	return m.appendattachment_document_ids, true
+}
+
+// ResetAttachmentDocumentIds resets all changes to the "attachment_document_ids" field.
+func (m *CorrespondenceCaseMutation) ResetAttachmentDocumentIds() {
+	m.attachment_document_ids = nil
+	m.appendattachment_document_ids = nil
+}
+
+// SetSentAt sets the "sent_at" field.
+func (m *CorrespondenceCaseMutation) SetSentAt(t time.Time) {
+	m.sent_at = &t
+}
+
+// SentAt returns the value of the "sent_at" field in the mutation.
+func (m *CorrespondenceCaseMutation) SentAt() (r time.Time, exists bool) {
+	v := m.sent_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSentAt returns the old "sent_at" field's value of the CorrespondenceCase entity.
+// If the CorrespondenceCase object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CorrespondenceCaseMutation) OldSentAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSentAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSentAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSentAt: %w", err)
+	}
+	return oldValue.SentAt, nil
+}
+
+// ClearSentAt clears the value of the "sent_at" field.
+func (m *CorrespondenceCaseMutation) ClearSentAt() {
+	m.sent_at = nil
+	m.clearedFields[correspondencecase.FieldSentAt] = struct{}{}
+}
+
+// SentAtCleared returns if the "sent_at" field was cleared in this mutation.
+func (m *CorrespondenceCaseMutation) SentAtCleared() bool {
+	_, ok := m.clearedFields[correspondencecase.FieldSentAt]
+	return ok
+}
+
+// ResetSentAt resets all changes to the "sent_at" field.
+func (m *CorrespondenceCaseMutation) ResetSentAt() {
+	m.sent_at = nil
+	delete(m.clearedFields, correspondencecase.FieldSentAt)
+}
+
+// SetCreatorID sets the "creator_id" field.
+func (m *CorrespondenceCaseMutation) SetCreatorID(u uuid.UUID) {
+	m.creator_id = &u
+}
+
+// CreatorID returns the value of the "creator_id" field in the mutation.
+func (m *CorrespondenceCaseMutation) CreatorID() (r uuid.UUID, exists bool) {
+	v := m.creator_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatorID returns the old "creator_id" field's value of the CorrespondenceCase entity.
+// If the CorrespondenceCase object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CorrespondenceCaseMutation) OldCreatorID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatorID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatorID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatorID: %w", err)
+	}
+	return oldValue.CreatorID, nil
+}
+
+// ClearCreatorID clears the value of the "creator_id" field.
+func (m *CorrespondenceCaseMutation) ClearCreatorID() {
+	m.creator_id = nil
+	m.clearedFields[correspondencecase.FieldCreatorID] = struct{}{}
+}
+
+// CreatorIDCleared returns if the "creator_id" field was cleared in this mutation.
+func (m *CorrespondenceCaseMutation) CreatorIDCleared() bool {
+	_, ok := m.clearedFields[correspondencecase.FieldCreatorID]
+	return ok
+}
+
+// ResetCreatorID resets all changes to the "creator_id" field.
+func (m *CorrespondenceCaseMutation) ResetCreatorID() {
+	m.creator_id = nil
+	delete(m.clearedFields, correspondencecase.FieldCreatorID)
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *CorrespondenceCaseMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[correspondencecase.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *CorrespondenceCaseMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *CorrespondenceCaseMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *CorrespondenceCaseMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// Where appends a list predicates to the CorrespondenceCaseMutation builder.
+func (m *CorrespondenceCaseMutation) Where(ps ...predicate.CorrespondenceCase) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the CorrespondenceCaseMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *CorrespondenceCaseMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.CorrespondenceCase, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *CorrespondenceCaseMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *CorrespondenceCaseMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (CorrespondenceCase).
+func (m *CorrespondenceCaseMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *CorrespondenceCaseMutation) Fields() []string {
+	fields := make([]string, 0, 19)
+	if m.company != nil {
+		fields = append(fields, correspondencecase.FieldCompanyID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, correspondencecase.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, correspondencecase.FieldUpdatedAt)
+	}
+	if m.version != nil {
+		fields = append(fields, correspondencecase.FieldVersion)
+	}
+	if m.contact_id != nil {
+		fields = append(fields, correspondencecase.FieldContactID)
+	}
+	if m.insurer_id != nil {
+		fields = append(fields, correspondencecase.FieldInsurerID)
+	}
+	if m.contract_ids != nil {
+		fields = append(fields, correspondencecase.FieldContractIds)
+	}
+	if m.transaction_type != nil {
+		fields = append(fields, correspondencecase.FieldTransactionType)
+	}
+	if m.subject != nil {
+		fields = append(fields, correspondencecase.FieldSubject)
+	}
+	if m.body != nil {
+		fields = append(fields, correspondencecase.FieldBody)
+	}
+	if m.recipient_email != nil {
+		fields = append(fields, correspondencecase.FieldRecipientEmail)
+	}
+	if m.form_data != nil {
+		fields = append(fields, correspondencecase.FieldFormData)
+	}
+	if m.status != nil {
+		fields = append(fields, correspondencecase.FieldStatus)
+	}
+	if m.mailbox_id != nil {
+		fields = append(fields, correspondencecase.FieldMailboxID)
+	}
+	if m.email_id != nil {
+		fields = append(fields, correspondencecase.FieldEmailID)
+	}
+	if m.thread_id != nil {
+		fields = append(fields, correspondencecase.FieldThreadID)
+	}
+	if m.attachment_document_ids != nil {
+		fields = append(fields, correspondencecase.FieldAttachmentDocumentIds)
+	}
+	if m.sent_at != nil {
+		fields = append(fields, correspondencecase.FieldSentAt)
+	}
+	if m.creator_id != nil {
+		fields = append(fields, correspondencecase.FieldCreatorID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *CorrespondenceCaseMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case correspondencecase.FieldCompanyID:
+		return m.CompanyID()
+	case correspondencecase.FieldCreatedAt:
+		return m.CreatedAt()
+	case correspondencecase.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case correspondencecase.FieldVersion:
+		return m.Version()
+	case correspondencecase.FieldContactID:
+		return m.ContactID()
+	case correspondencecase.FieldInsurerID:
+		return m.InsurerID()
+	case correspondencecase.FieldContractIds:
+		return m.ContractIds()
+	case correspondencecase.FieldTransactionType:
+		return m.TransactionType()
+	case correspondencecase.FieldSubject:
+		return m.Subject()
+	case correspondencecase.FieldBody:
+		return m.Body()
+	case correspondencecase.FieldRecipientEmail:
+		return m.RecipientEmail()
+	case correspondencecase.FieldFormData:
+		return m.FormData()
+	case correspondencecase.FieldStatus:
+		return m.Status()
+	case correspondencecase.FieldMailboxID:
+		return m.MailboxID()
+	case correspondencecase.FieldEmailID:
+		return m.EmailID()
+	case correspondencecase.FieldThreadID:
+		return m.ThreadID()
+	case correspondencecase.FieldAttachmentDocumentIds:
+		return m.AttachmentDocumentIds()
+	case correspondencecase.FieldSentAt:
+		return m.SentAt()
+	case correspondencecase.FieldCreatorID:
+		return m.CreatorID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *CorrespondenceCaseMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case correspondencecase.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case correspondencecase.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case correspondencecase.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case correspondencecase.FieldVersion:
+		return m.OldVersion(ctx)
+	case correspondencecase.FieldContactID:
+		return m.OldContactID(ctx)
+	case correspondencecase.FieldInsurerID:
+		return m.OldInsurerID(ctx)
+	case correspondencecase.FieldContractIds:
+		return m.OldContractIds(ctx)
+	case correspondencecase.FieldTransactionType:
+		return m.OldTransactionType(ctx)
+	case correspondencecase.FieldSubject:
+		return m.OldSubject(ctx)
+	case correspondencecase.FieldBody:
+		return m.OldBody(ctx)
+	case correspondencecase.FieldRecipientEmail:
+		return m.OldRecipientEmail(ctx)
+	case correspondencecase.FieldFormData:
+		return m.OldFormData(ctx)
+	case correspondencecase.FieldStatus:
+		return m.OldStatus(ctx)
+	case correspondencecase.FieldMailboxID:
+		return m.OldMailboxID(ctx)
+	case correspondencecase.FieldEmailID:
+		return m.OldEmailID(ctx)
+	case correspondencecase.FieldThreadID:
+		return m.OldThreadID(ctx)
+	case correspondencecase.FieldAttachmentDocumentIds:
+		return m.OldAttachmentDocumentIds(ctx)
+	case correspondencecase.FieldSentAt:
+		return m.OldSentAt(ctx)
+	case correspondencecase.FieldCreatorID:
+		return m.OldCreatorID(ctx)
+	}
+	return nil, fmt.Errorf("unknown CorrespondenceCase field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *CorrespondenceCaseMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case correspondencecase.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case correspondencecase.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case correspondencecase.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case correspondencecase.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
+		return nil
+	case correspondencecase.FieldContactID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContactID(v)
+		return nil
+	case correspondencecase.FieldInsurerID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetInsurerID(v)
+		return nil
+	case correspondencecase.FieldContractIds:
+		v, ok := value.([]uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContractIds(v)
+		return nil
+	case correspondencecase.FieldTransactionType:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTransactionType(v)
+		return nil
+	case correspondencecase.FieldSubject:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSubject(v)
+		return nil
+	case correspondencecase.FieldBody:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBody(v)
+		return nil
+	case correspondencecase.FieldRecipientEmail:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRecipientEmail(v)
+		return nil
+	case correspondencecase.FieldFormData:
+		v, ok := value.(map[string]interface{})
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFormData(v)
+		return nil
+	case correspondencecase.FieldStatus:
+		v, ok := value.(correspondencecase.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case correspondencecase.FieldMailboxID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMailboxID(v)
+		return nil
+	case correspondencecase.FieldEmailID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEmailID(v)
+		return nil
+	case correspondencecase.FieldThreadID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetThreadID(v)
+		return nil
+	case correspondencecase.FieldAttachmentDocumentIds:
+		v, ok := value.([]uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAttachmentDocumentIds(v)
+		return nil
+	case correspondencecase.FieldSentAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSentAt(v)
+		return nil
+	case correspondencecase.FieldCreatorID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatorID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown CorrespondenceCase field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *CorrespondenceCaseMutation) AddedFields() []string {
+	var fields []string
+	if m.addversion != nil {
+		fields = append(fields, correspondencecase.FieldVersion)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *CorrespondenceCaseMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case correspondencecase.FieldVersion:
+		return m.AddedVersion()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *CorrespondenceCaseMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case correspondencecase.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
+	}
+	return fmt.Errorf("unknown CorrespondenceCase numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *CorrespondenceCaseMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(correspondencecase.FieldMailboxID) {
+		fields = append(fields, correspondencecase.FieldMailboxID)
+	}
+	if m.FieldCleared(correspondencecase.FieldEmailID) {
+		fields = append(fields, correspondencecase.FieldEmailID)
+	}
+	if m.FieldCleared(correspondencecase.FieldThreadID) {
+		fields = append(fields, correspondencecase.FieldThreadID)
+	}
+	if m.FieldCleared(correspondencecase.FieldSentAt) {
+		fields = append(fields, correspondencecase.FieldSentAt)
+	}
+	if m.FieldCleared(correspondencecase.FieldCreatorID) {
+		fields = append(fields, correspondencecase.FieldCreatorID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *CorrespondenceCaseMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *CorrespondenceCaseMutation) ClearField(name string) error {
+	switch name {
+	case correspondencecase.FieldMailboxID:
+		m.ClearMailboxID()
+		return nil
+	case correspondencecase.FieldEmailID:
+		m.ClearEmailID()
+		return nil
+	case correspondencecase.FieldThreadID:
+		m.ClearThreadID()
+		return nil
+	case correspondencecase.FieldSentAt:
+		m.ClearSentAt()
+		return nil
+	case correspondencecase.FieldCreatorID:
+		m.ClearCreatorID()
+		return nil
+	}
+	return fmt.Errorf("unknown CorrespondenceCase nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *CorrespondenceCaseMutation) ResetField(name string) error {
+	switch name {
+	case correspondencecase.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case correspondencecase.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case correspondencecase.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case correspondencecase.FieldVersion:
+		m.ResetVersion()
+		return nil
+	case correspondencecase.FieldContactID:
+		m.ResetContactID()
+		return nil
+	case correspondencecase.FieldInsurerID:
+		m.ResetInsurerID()
+		return nil
+	case correspondencecase.FieldContractIds:
+		m.ResetContractIds()
+		return nil
+	case correspondencecase.FieldTransactionType:
+		m.ResetTransactionType()
+		return nil
+	case correspondencecase.FieldSubject:
+		m.ResetSubject()
+		return nil
+	case correspondencecase.FieldBody:
+		m.ResetBody()
+		return nil
+	case correspondencecase.FieldRecipientEmail:
+		m.ResetRecipientEmail()
+		return nil
+	case correspondencecase.FieldFormData:
+		m.ResetFormData()
+		return nil
+	case correspondencecase.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case correspondencecase.FieldMailboxID:
+		m.ResetMailboxID()
+		return nil
+	case correspondencecase.FieldEmailID:
+		m.ResetEmailID()
+		return nil
+	case correspondencecase.FieldThreadID:
+		m.ResetThreadID()
+		return nil
+	case correspondencecase.FieldAttachmentDocumentIds:
+		m.ResetAttachmentDocumentIds()
+		return nil
+	case correspondencecase.FieldSentAt:
+		m.ResetSentAt()
+		return nil
+	case correspondencecase.FieldCreatorID:
+		m.ResetCreatorID()
+		return nil
+	}
+	return fmt.Errorf("unknown CorrespondenceCase field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *CorrespondenceCaseMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.company != nil {
+		edges = append(edges, correspondencecase.EdgeCompany)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *CorrespondenceCaseMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case correspondencecase.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *CorrespondenceCaseMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *CorrespondenceCaseMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *CorrespondenceCaseMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcompany {
+		edges = append(edges, correspondencecase.EdgeCompany)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *CorrespondenceCaseMutation) EdgeCleared(name string) bool {
+	switch name {
+	case correspondencecase.EdgeCompany:
+		return m.clearedcompany
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *CorrespondenceCaseMutation) ClearEdge(name string) error {
+	switch name {
+	case correspondencecase.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown CorrespondenceCase unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *CorrespondenceCaseMutation) ResetEdge(name string) error {
+	switch name {
+	case correspondencecase.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown CorrespondenceCase edge %s", name)
+}
+
 // CustomFieldDefinitionMutation represents an operation that mutates the CustomFieldDefinition nodes in the graph.
 type CustomFieldDefinitionMutation struct {
 	config
@@ -15318,6 +17502,6629 @@ func (m *DocumentMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Document edge %s", name)
+}
+
+// EmailMutation represents an operation that mutates the Email nodes in the graph.
+type EmailMutation struct {
+	config
+	op               Op
+	typ              string
+	id               *uuid.UUID
+	created_at       *time.Time
+	updated_at       *time.Time
+	version          *int64
+	addversion       *int64
+	thread_id        *uuid.UUID
+	mailbox_id       *uuid.UUID
+	direction        *email.Direction
+	status           *email.Status
+	message_id       *string
+	in_reply_to      *string
+	references       *[]string
+	appendreferences []string
+	from_address     *string
+	from_name        *string
+	to               *[]schematype.MailAddress
+	appendto         []schematype.MailAddress
+	cc               *[]schematype.MailAddress
+	appendcc         []schematype.MailAddress
+	bcc              *[]schematype.MailAddress
+	appendbcc        []schematype.MailAddress
+	reply_to         *string
+	subject          *string
+	text_body        *string
+	html_body        *string
+	search_text      *string
+	sent_at          *time.Time
+	delivered_at     *time.Time
+	opened_at        *time.Time
+	clicked_at       *time.Time
+	raw_key          *string
+	size_bytes       *int64
+	addsize_bytes    *int64
+	error            *string
+	marketing        *bool
+	tracking         *bool
+	template_id      *uuid.UUID
+	creator_id       *uuid.UUID
+	points           *int
+	addpoints        *int
+	folder           *string
+	imap_uid         *int64
+	addimap_uid      *int64
+	clearedFields    map[string]struct{}
+	company          *uuid.UUID
+	clearedcompany   bool
+	done             bool
+	oldValue         func(context.Context) (*Email, error)
+	predicates       []predicate.Email
+}
+
+var _ ent.Mutation = (*EmailMutation)(nil)
+
+// emailOption allows management of the mutation configuration using functional options.
+type emailOption func(*EmailMutation)
+
+// newEmailMutation creates new mutation for the Email entity.
+func newEmailMutation(c config, op Op, opts ...emailOption) *EmailMutation {
+	m := &EmailMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeEmail,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withEmailID sets the ID field of the mutation.
+func withEmailID(id uuid.UUID) emailOption {
+	return func(m *EmailMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Email
+		)
+		m.oldValue = func(ctx context.Context) (*Email, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Email.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withEmail sets the old Email of the mutation.
+func withEmail(node *Email) emailOption {
+	return func(m *EmailMutation) {
+		m.oldValue = func(context.Context) (*Email, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m EmailMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m EmailMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of Email entities.
+func (m *EmailMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *EmailMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *EmailMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Email.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *EmailMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *EmailMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the Email entity.
+// If the Email object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *EmailMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *EmailMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *EmailMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Email entity.
+// If the Email object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *EmailMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *EmailMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *EmailMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the Email entity.
+// If the Email object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *EmailMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *EmailMutation) SetVersion(i int64) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *EmailMutation) Version() (r int64, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the Email entity.
+// If the Email object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailMutation) OldVersion(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *EmailMutation) AddVersion(i int64) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *EmailMutation) AddedVersion() (r int64, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *EmailMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
+}
+
+// SetThreadID sets the "thread_id" field.
+func (m *EmailMutation) SetThreadID(u uuid.UUID) {
+	m.thread_id = &u
+}
+
+// ThreadID returns the value of the "thread_id" field in the mutation.
+func (m *EmailMutation) ThreadID() (r uuid.UUID, exists bool) {
+	v := m.thread_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldThreadID returns the old "thread_id" field's value of the Email entity.
+// If the Email object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailMutation) OldThreadID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldThreadID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldThreadID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldThreadID: %w", err)
+	}
+	return oldValue.ThreadID, nil
+}
+
+// ResetThreadID resets all changes to the "thread_id" field.
+func (m *EmailMutation) ResetThreadID() {
+	m.thread_id = nil
+}
+
+// SetMailboxID sets the "mailbox_id" field.
+func (m *EmailMutation) SetMailboxID(u uuid.UUID) {
+	m.mailbox_id = &u
+}
+
+// MailboxID returns the value of the "mailbox_id" field in the mutation.
+func (m *EmailMutation) MailboxID() (r uuid.UUID, exists bool) {
+	v := m.mailbox_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMailboxID returns the old "mailbox_id" field's value of the Email entity.
+// If the Email object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailMutation) OldMailboxID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMailboxID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMailboxID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMailboxID: %w", err)
+	}
+	return oldValue.MailboxID, nil
+}
+
+// ResetMailboxID resets all changes to the "mailbox_id" field.
+func (m *EmailMutation) ResetMailboxID() {
+	m.mailbox_id = nil
+}
+
+// SetDirection sets the "direction" field.
+func (m *EmailMutation) SetDirection(e email.Direction) {
+	m.direction = &e
+}
+
+// Direction returns the value of the "direction" field in the mutation.
+func (m *EmailMutation) Direction() (r email.Direction, exists bool) {
+	v := m.direction
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDirection returns the old "direction" field's value of the Email entity.
+// If the Email object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailMutation) OldDirection(ctx context.Context) (v email.Direction, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDirection is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDirection requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDirection: %w", err)
+	}
+	return oldValue.Direction, nil
+}
+
+// ResetDirection resets all changes to the "direction" field.
+func (m *EmailMutation) ResetDirection() {
+	m.direction = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *EmailMutation) SetStatus(e email.Status) {
+	m.status = &e
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *EmailMutation) Status() (r email.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the Email entity.
+// If the Email object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailMutation) OldStatus(ctx context.Context) (v email.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *EmailMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetMessageID sets the "message_id" field.
+func (m *EmailMutation) SetMessageID(s string) {
+	m.message_id = &s
+}
+
+// MessageID returns the value of the "message_id" field in the mutation.
+func (m *EmailMutation) MessageID() (r string, exists bool) {
+	v := m.message_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMessageID returns the old "message_id" field's value of the Email entity.
+// If the Email object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailMutation) OldMessageID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMessageID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMessageID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMessageID: %w", err)
+	}
+	return oldValue.MessageID, nil
+}
+
+// ResetMessageID resets all changes to the "message_id" field.
+func (m *EmailMutation) ResetMessageID() {
+	m.message_id = nil
+}
+
+// SetInReplyTo sets the "in_reply_to" field.
+func (m *EmailMutation) SetInReplyTo(s string) {
+	m.in_reply_to = &s
+}
+
+// InReplyTo returns the value of the "in_reply_to" field in the mutation.
+func (m *EmailMutation) InReplyTo() (r string, exists bool) {
+	v := m.in_reply_to
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldInReplyTo returns the old "in_reply_to" field's value of the Email entity.
+// If the Email object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailMutation) OldInReplyTo(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldInReplyTo is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldInReplyTo requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldInReplyTo: %w", err)
+	}
+	return oldValue.InReplyTo, nil
+}
+
+// ResetInReplyTo resets all changes to the "in_reply_to" field.
+func (m *EmailMutation) ResetInReplyTo() {
+	m.in_reply_to = nil
+}
+
+// SetReferences sets the "references" field.
+func (m *EmailMutation) SetReferences(s []string) {
+	m.references = &s
+	m.appendreferences = nil
+}
+
+// References returns the value of the "references" field in the mutation.
+func (m *EmailMutation) References() (r []string, exists bool) {
+	v := m.references
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReferences returns the old "references" field's value of the Email entity.
+// If the Email object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailMutation) OldReferences(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReferences is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReferences requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReferences: %w", err)
+	}
+	return oldValue.References, nil
+}
+
+// AppendReferences adds s to the "references" field.
+func (m *EmailMutation) AppendReferences(s []string) {
+	m.appendreferences = append(m.appendreferences, s...)
+}
+
+// AppendedReferences returns the list of values that were appended to the "references" field in this mutation.
+func (m *EmailMutation) AppendedReferences() ([]string, bool) {
+	if len(m.appendreferences) == 0 {
+		return nil, false
+	}
+	return m.appendreferences, true
+}
+
+// ResetReferences resets all changes to the "references" field.
+func (m *EmailMutation) ResetReferences() {
+	m.references = nil
+	m.appendreferences = nil
+}
+
+// SetFromAddress sets the "from_address" field.
+func (m *EmailMutation) SetFromAddress(s string) {
+	m.from_address = &s
+}
+
+// FromAddress returns the value of the "from_address" field in the mutation.
+func (m *EmailMutation) FromAddress() (r string, exists bool) {
+	v := m.from_address
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFromAddress returns the old "from_address" field's value of the Email entity.
+// If the Email object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailMutation) OldFromAddress(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFromAddress is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFromAddress requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFromAddress: %w", err)
+	}
+	return oldValue.FromAddress, nil
+}
+
+// ResetFromAddress resets all changes to the "from_address" field.
+func (m *EmailMutation) ResetFromAddress() {
+	m.from_address = nil
+}
+
+// SetFromName sets the "from_name" field.
+func (m *EmailMutation) SetFromName(s string) {
+	m.from_name = &s
+}
+
+// FromName returns the value of the "from_name" field in the mutation.
+func (m *EmailMutation) FromName() (r string, exists bool) {
+	v := m.from_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFromName returns the old "from_name" field's value of the Email entity.
+// If the Email object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailMutation) OldFromName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFromName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFromName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFromName: %w", err)
+	}
+	return oldValue.FromName, nil
+}
+
+// ResetFromName resets all changes to the "from_name" field.
+func (m *EmailMutation) ResetFromName() {
+	m.from_name = nil
+}
+
+// SetTo sets the "to" field.
+func (m *EmailMutation) SetTo(sa []schematype.MailAddress) {
+	m.to = &sa
+	m.appendto = nil
+}
+
+// To returns the value of the "to" field in the mutation.
+func (m *EmailMutation) To() (r []schematype.MailAddress, exists bool) {
+	v := m.to
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTo returns the old "to" field's value of the Email entity.
+// If the Email object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailMutation) OldTo(ctx context.Context) (v []schematype.MailAddress, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTo is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTo requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTo: %w", err)
+	}
+	return oldValue.To, nil
+}
+
+// AppendTo adds sa to the "to" field.
+func (m *EmailMutation) AppendTo(sa []schematype.MailAddress) {
+	m.appendto = append(m.appendto, sa...)
+}
+
+// AppendedTo returns the list of values that were appended to the "to" field in this mutation.
+func (m *EmailMutation) AppendedTo() ([]schematype.MailAddress, bool) {
+	if len(m.appendto) == 0 {
+		return nil, false
+	}
+	return m.appendto, true
+}
+
+// ResetTo resets all changes to the "to" field.
+func (m *EmailMutation) ResetTo() {
+	m.to = nil
+	m.appendto = nil
+}
+
+// SetCc sets the "cc" field.
+func (m *EmailMutation) SetCc(sa []schematype.MailAddress) {
+	m.cc = &sa
+	m.appendcc = nil
+}
+
+// Cc returns the value of the "cc" field in the mutation.
+func (m *EmailMutation) Cc() (r []schematype.MailAddress, exists bool) {
+	v := m.cc
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCc returns the old "cc" field's value of the Email entity.
+// If the Email object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailMutation) OldCc(ctx context.Context) (v []schematype.MailAddress, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCc is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCc requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCc: %w", err)
+	}
+	return oldValue.Cc, nil
+}
+
+// AppendCc adds sa to the "cc" field.
+func (m *EmailMutation) AppendCc(sa []schematype.MailAddress) {
+	m.appendcc = append(m.appendcc, sa...)
+}
+
+// AppendedCc returns the list of values that were appended to the "cc" field in this mutation.
+func (m *EmailMutation) AppendedCc() ([]schematype.MailAddress, bool) {
+	if len(m.appendcc) == 0 {
+		return nil, false
+	}
+	return m.appendcc, true
+}
+
+// ResetCc resets all changes to the "cc" field.
+func (m *EmailMutation) ResetCc() {
+	m.cc = nil
+	m.appendcc = nil
+}
+
+// SetBcc sets the "bcc" field.
+func (m *EmailMutation) SetBcc(sa []schematype.MailAddress) {
+	m.bcc = &sa
+	m.appendbcc = nil
+}
+
+// Bcc returns the value of the "bcc" field in the mutation.
+func (m *EmailMutation) Bcc() (r []schematype.MailAddress, exists bool) {
+	v := m.bcc
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBcc returns the old "bcc" field's value of the Email entity.
+// If the Email object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailMutation) OldBcc(ctx context.Context) (v []schematype.MailAddress, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBcc is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBcc requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBcc: %w", err)
+	}
+	return oldValue.Bcc, nil
+}
+
+// AppendBcc adds sa to the "bcc" field.
+func (m *EmailMutation) AppendBcc(sa []schematype.MailAddress) {
+	m.appendbcc = append(m.appendbcc, sa...)
+}
+
+// AppendedBcc returns the list of values that were appended to the "bcc" field in this mutation.
+func (m *EmailMutation) AppendedBcc() ([]schematype.MailAddress, bool) {
+	if len(m.appendbcc) == 0 {
+		return nil, false
+	}
+	return m.appendbcc, true
+}
+
+// ResetBcc resets all changes to the "bcc" field.
+func (m *EmailMutation) ResetBcc() {
+	m.bcc = nil
+	m.appendbcc = nil
+}
+
+// SetReplyTo sets the "reply_to" field.
+func (m *EmailMutation) SetReplyTo(s string) {
+	m.reply_to = &s
+}
+
+// ReplyTo returns the value of the "reply_to" field in the mutation.
+func (m *EmailMutation) ReplyTo() (r string, exists bool) {
+	v := m.reply_to
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReplyTo returns the old "reply_to" field's value of the Email entity.
+// If the Email object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailMutation) OldReplyTo(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReplyTo is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReplyTo requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReplyTo: %w", err)
+	}
+	return oldValue.ReplyTo, nil
+}
+
+// ResetReplyTo resets all changes to the "reply_to" field.
+func (m *EmailMutation) ResetReplyTo() {
+	m.reply_to = nil
+}
+
+// SetSubject sets the "subject" field.
+func (m *EmailMutation) SetSubject(s string) {
+	m.subject = &s
+}
+
+// Subject returns the value of the "subject" field in the mutation.
+func (m *EmailMutation) Subject() (r string, exists bool) {
+	v := m.subject
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSubject returns the old "subject" field's value of the Email entity.
+// If the Email object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailMutation) OldSubject(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSubject is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSubject requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSubject: %w", err)
+	}
+	return oldValue.Subject, nil
+}
+
+// ResetSubject resets all changes to the "subject" field.
+func (m *EmailMutation) ResetSubject() {
+	m.subject = nil
+}
+
+// SetTextBody sets the "text_body" field.
+func (m *EmailMutation) SetTextBody(s string) {
+	m.text_body = &s
+}
+
+// TextBody returns the value of the "text_body" field in the mutation.
+func (m *EmailMutation) TextBody() (r string, exists bool) {
+	v := m.text_body
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTextBody returns the old "text_body" field's value of the Email entity.
+// If the Email object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailMutation) OldTextBody(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTextBody is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTextBody requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTextBody: %w", err)
+	}
+	return oldValue.TextBody, nil
+}
+
+// ResetTextBody resets all changes to the "text_body" field.
+func (m *EmailMutation) ResetTextBody() {
+	m.text_body = nil
+}
+
+// SetHTMLBody sets the "html_body" field.
+func (m *EmailMutation) SetHTMLBody(s string) {
+	m.html_body = &s
+}
+
+// HTMLBody returns the value of the "html_body" field in the mutation.
+func (m *EmailMutation) HTMLBody() (r string, exists bool) {
+	v := m.html_body
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHTMLBody returns the old "html_body" field's value of the Email entity.
+// If the Email object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailMutation) OldHTMLBody(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHTMLBody is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHTMLBody requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHTMLBody: %w", err)
+	}
+	return oldValue.HTMLBody, nil
+}
+
+// ClearHTMLBody clears the value of the "html_body" field.
+func (m *EmailMutation) ClearHTMLBody() {
+	m.html_body = nil
+	m.clearedFields[email.FieldHTMLBody] = struct{}{}
+}
+
+// HTMLBodyCleared returns if the "html_body" field was cleared in this mutation.
+func (m *EmailMutation) HTMLBodyCleared() bool {
+	_, ok := m.clearedFields[email.FieldHTMLBody]
+	return ok
+}
+
+// ResetHTMLBody resets all changes to the "html_body" field.
+func (m *EmailMutation) ResetHTMLBody() {
+	m.html_body = nil
+	delete(m.clearedFields, email.FieldHTMLBody)
+}
+
+// SetSearchText sets the "search_text" field.
+func (m *EmailMutation) SetSearchText(s string) {
+	m.search_text = &s
+}
+
+// SearchText returns the value of the "search_text" field in the mutation.
+func (m *EmailMutation) SearchText() (r string, exists bool) {
+	v := m.search_text
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSearchText returns the old "search_text" field's value of the Email entity.
+// If the Email object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailMutation) OldSearchText(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSearchText is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSearchText requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSearchText: %w", err)
+	}
+	return oldValue.SearchText, nil
+}
+
+// ResetSearchText resets all changes to the "search_text" field.
+func (m *EmailMutation) ResetSearchText() {
+	m.search_text = nil
+}
+
+// SetSentAt sets the "sent_at" field.
+func (m *EmailMutation) SetSentAt(t time.Time) {
+	m.sent_at = &t
+}
+
+// SentAt returns the value of the "sent_at" field in the mutation.
+func (m *EmailMutation) SentAt() (r time.Time, exists bool) {
+	v := m.sent_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSentAt returns the old "sent_at" field's value of the Email entity.
+// If the Email object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailMutation) OldSentAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSentAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSentAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSentAt: %w", err)
+	}
+	return oldValue.SentAt, nil
+}
+
+// ClearSentAt clears the value of the "sent_at" field.
+func (m *EmailMutation) ClearSentAt() {
+	m.sent_at = nil
+	m.clearedFields[email.FieldSentAt] = struct{}{}
+}
+
+// SentAtCleared returns if the "sent_at" field was cleared in this mutation.
+func (m *EmailMutation) SentAtCleared() bool {
+	_, ok := m.clearedFields[email.FieldSentAt]
+	return ok
+}
+
+// ResetSentAt resets all changes to the "sent_at" field.
+func (m *EmailMutation) ResetSentAt() {
+	m.sent_at = nil
+	delete(m.clearedFields, email.FieldSentAt)
+}
+
+// SetDeliveredAt sets the "delivered_at" field.
+func (m *EmailMutation) SetDeliveredAt(t time.Time) {
+	m.delivered_at = &t
+}
+
+// DeliveredAt returns the value of the "delivered_at" field in the mutation.
+func (m *EmailMutation) DeliveredAt() (r time.Time, exists bool) {
+	v := m.delivered_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeliveredAt returns the old "delivered_at" field's value of the Email entity.
+// If the Email object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailMutation) OldDeliveredAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeliveredAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeliveredAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeliveredAt: %w", err)
+	}
+	return oldValue.DeliveredAt, nil
+}
+
+// ClearDeliveredAt clears the value of the "delivered_at" field.
+func (m *EmailMutation) ClearDeliveredAt() {
+	m.delivered_at = nil
+	m.clearedFields[email.FieldDeliveredAt] = struct{}{}
+}
+
+// DeliveredAtCleared returns if the "delivered_at" field was cleared in this mutation.
+func (m *EmailMutation) DeliveredAtCleared() bool {
+	_, ok := m.clearedFields[email.FieldDeliveredAt]
+	return ok
+}
+
+// ResetDeliveredAt resets all changes to the "delivered_at" field.
+func (m *EmailMutation) ResetDeliveredAt() {
+	m.delivered_at = nil
+	delete(m.clearedFields, email.FieldDeliveredAt)
+}
+
+// SetOpenedAt sets the "opened_at" field.
+func (m *EmailMutation) SetOpenedAt(t time.Time) {
+	m.opened_at = &t
+}
+
+// OpenedAt returns the value of the "opened_at" field in the mutation.
+func (m *EmailMutation) OpenedAt() (r time.Time, exists bool) {
+	v := m.opened_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOpenedAt returns the old "opened_at" field's value of the Email entity.
+// If the Email object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailMutation) OldOpenedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOpenedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOpenedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOpenedAt: %w", err)
+	}
+	return oldValue.OpenedAt, nil
+}
+
+// ClearOpenedAt clears the value of the "opened_at" field.
+func (m *EmailMutation) ClearOpenedAt() {
+	m.opened_at = nil
+	m.clearedFields[email.FieldOpenedAt] = struct{}{}
+}
+
+// OpenedAtCleared returns if the "opened_at" field was cleared in this mutation.
+func (m *EmailMutation) OpenedAtCleared() bool {
+	_, ok := m.clearedFields[email.FieldOpenedAt]
+	return ok
+}
+
+// ResetOpenedAt resets all changes to the "opened_at" field.
+func (m *EmailMutation) ResetOpenedAt() {
+	m.opened_at = nil
+	delete(m.clearedFields, email.FieldOpenedAt)
+}
+
+// SetClickedAt sets the "clicked_at" field.
+func (m *EmailMutation) SetClickedAt(t time.Time) {
+	m.clicked_at = &t
+}
+
+// ClickedAt returns the value of the "clicked_at" field in the mutation.
+func (m *EmailMutation) ClickedAt() (r time.Time, exists bool) {
+	v := m.clicked_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldClickedAt returns the old "clicked_at" field's value of the Email entity.
+// If the Email object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailMutation) OldClickedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldClickedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldClickedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldClickedAt: %w", err)
+	}
+	return oldValue.ClickedAt, nil
+}
+
+// ClearClickedAt clears the value of the "clicked_at" field.
+func (m *EmailMutation) ClearClickedAt() {
+	m.clicked_at = nil
+	m.clearedFields[email.FieldClickedAt] = struct{}{}
+}
+
+// ClickedAtCleared returns if the "clicked_at" field was cleared in this mutation.
+func (m *EmailMutation) ClickedAtCleared() bool {
+	_, ok := m.clearedFields[email.FieldClickedAt]
+	return ok
+}
+
+// ResetClickedAt resets all changes to the "clicked_at" field.
+func (m *EmailMutation) ResetClickedAt() {
+	m.clicked_at = nil
+	delete(m.clearedFields, email.FieldClickedAt)
+}
+
+// SetRawKey sets the "raw_key" field.
+func (m *EmailMutation) SetRawKey(s string) {
+	m.raw_key = &s
+}
+
+// RawKey returns the value of the "raw_key" field in the mutation.
+func (m *EmailMutation) RawKey() (r string, exists bool) {
+	v := m.raw_key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRawKey returns the old "raw_key" field's value of the Email entity.
+// If the Email object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailMutation) OldRawKey(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRawKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRawKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRawKey: %w", err)
+	}
+	return oldValue.RawKey, nil
+}
+
+// ResetRawKey resets all changes to the "raw_key" field.
+func (m *EmailMutation) ResetRawKey() {
+	m.raw_key = nil
+}
+
+// SetSizeBytes sets the "size_bytes" field.
+func (m *EmailMutation) SetSizeBytes(i int64) {
+	m.size_bytes = &i
+	m.addsize_bytes = nil
+}
+
+// SizeBytes returns the value of the "size_bytes" field in the mutation.
+func (m *EmailMutation) SizeBytes() (r int64, exists bool) {
+	v := m.size_bytes
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSizeBytes returns the old "size_bytes" field's value of the Email entity.
+// If the Email object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailMutation) OldSizeBytes(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSizeBytes is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSizeBytes requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSizeBytes: %w", err)
+	}
+	return oldValue.SizeBytes, nil
+}
+
+// AddSizeBytes adds i to the "size_bytes" field.
+func (m *EmailMutation) AddSizeBytes(i int64) {
+	if m.addsize_bytes != nil {
+		*m.addsize_bytes += i
+	} else {
+		m.addsize_bytes = &i
+	}
+}
+
+// AddedSizeBytes returns the value that was added to the "size_bytes" field in this mutation.
+func (m *EmailMutation) AddedSizeBytes() (r int64, exists bool) {
+	v := m.addsize_bytes
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetSizeBytes resets all changes to the "size_bytes" field.
+func (m *EmailMutation) ResetSizeBytes() {
+	m.size_bytes = nil
+	m.addsize_bytes = nil
+}
+
+// SetError sets the "error" field.
+func (m *EmailMutation) SetError(s string) {
+	m.error = &s
+}
+
+// Error returns the value of the "error" field in the mutation.
+func (m *EmailMutation) Error() (r string, exists bool) {
+	v := m.error
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldError returns the old "error" field's value of the Email entity.
+// If the Email object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailMutation) OldError(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldError is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldError requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldError: %w", err)
+	}
+	return oldValue.Error, nil
+}
+
+// ResetError resets all changes to the "error" field.
+func (m *EmailMutation) ResetError() {
+	m.error = nil
+}
+
+// SetMarketing sets the "marketing" field.
+func (m *EmailMutation) SetMarketing(b bool) {
+	m.marketing = &b
+}
+
+// Marketing returns the value of the "marketing" field in the mutation.
+func (m *EmailMutation) Marketing() (r bool, exists bool) {
+	v := m.marketing
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMarketing returns the old "marketing" field's value of the Email entity.
+// If the Email object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailMutation) OldMarketing(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMarketing is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMarketing requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMarketing: %w", err)
+	}
+	return oldValue.Marketing, nil
+}
+
+// ResetMarketing resets all changes to the "marketing" field.
+func (m *EmailMutation) ResetMarketing() {
+	m.marketing = nil
+}
+
+// SetTracking sets the "tracking" field.
+func (m *EmailMutation) SetTracking(b bool) {
+	m.tracking = &b
+}
+
+// Tracking returns the value of the "tracking" field in the mutation.
+func (m *EmailMutation) Tracking() (r bool, exists bool) {
+	v := m.tracking
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTracking returns the old "tracking" field's value of the Email entity.
+// If the Email object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailMutation) OldTracking(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTracking is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTracking requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTracking: %w", err)
+	}
+	return oldValue.Tracking, nil
+}
+
+// ResetTracking resets all changes to the "tracking" field.
+func (m *EmailMutation) ResetTracking() {
+	m.tracking = nil
+}
+
+// SetTemplateID sets the "template_id" field.
+func (m *EmailMutation) SetTemplateID(u uuid.UUID) {
+	m.template_id = &u
+}
+
+// TemplateID returns the value of the "template_id" field in the mutation.
+func (m *EmailMutation) TemplateID() (r uuid.UUID, exists bool) {
+	v := m.template_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTemplateID returns the old "template_id" field's value of the Email entity.
+// If the Email object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailMutation) OldTemplateID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTemplateID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTemplateID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTemplateID: %w", err)
+	}
+	return oldValue.TemplateID, nil
+}
+
+// ClearTemplateID clears the value of the "template_id" field.
+func (m *EmailMutation) ClearTemplateID() {
+	m.template_id = nil
+	m.clearedFields[email.FieldTemplateID] = struct{}{}
+}
+
+// TemplateIDCleared returns if the "template_id" field was cleared in this mutation.
+func (m *EmailMutation) TemplateIDCleared() bool {
+	_, ok := m.clearedFields[email.FieldTemplateID]
+	return ok
+}
+
+// ResetTemplateID resets all changes to the "template_id" field.
+func (m *EmailMutation) ResetTemplateID() {
+	m.template_id = nil
+	delete(m.clearedFields, email.FieldTemplateID)
+}
+
+// SetCreatorID sets the "creator_id" field.
+func (m *EmailMutation) SetCreatorID(u uuid.UUID) {
+	m.creator_id = &u
+}
+
+// CreatorID returns the value of the "creator_id" field in the mutation.
+func (m *EmailMutation) CreatorID() (r uuid.UUID, exists bool) {
+	v := m.creator_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatorID returns the old "creator_id" field's value of the Email entity.
+// If the Email object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailMutation) OldCreatorID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatorID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatorID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatorID: %w", err)
+	}
+	return oldValue.CreatorID, nil
+}
+
+// ClearCreatorID clears the value of the "creator_id" field.
+func (m *EmailMutation) ClearCreatorID() {
+	m.creator_id = nil
+	m.clearedFields[email.FieldCreatorID] = struct{}{}
+}
+
+// CreatorIDCleared returns if the "creator_id" field was cleared in this mutation.
+func (m *EmailMutation) CreatorIDCleared() bool {
+	_, ok := m.clearedFields[email.FieldCreatorID]
+	return ok
+}
+
+// ResetCreatorID resets all changes to the "creator_id" field.
+func (m *EmailMutation) ResetCreatorID() {
+	m.creator_id = nil
+	delete(m.clearedFields, email.FieldCreatorID)
+}
+
+// SetPoints sets the "points" field.
+func (m *EmailMutation) SetPoints(i int) {
+	m.points = &i
+	m.addpoints = nil
+}
+
+// Points returns the value of the "points" field in the mutation.
+func (m *EmailMutation) Points() (r int, exists bool) {
+	v := m.points
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPoints returns the old "points" field's value of the Email entity.
+// If the Email object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailMutation) OldPoints(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPoints is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPoints requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPoints: %w", err)
+	}
+	return oldValue.Points, nil
+}
+
+// AddPoints adds i to the "points" field.
+func (m *EmailMutation) AddPoints(i int) {
+	if m.addpoints != nil {
+		*m.addpoints += i
+	} else {
+		m.addpoints = &i
+	}
+}
+
+// AddedPoints returns the value that was added to the "points" field in this mutation.
+func (m *EmailMutation) AddedPoints() (r int, exists bool) {
+	v := m.addpoints
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetPoints resets all changes to the "points" field.
+func (m *EmailMutation) ResetPoints() {
+	m.points = nil
+	m.addpoints = nil
+}
+
+// SetFolder sets the "folder" field.
+func (m *EmailMutation) SetFolder(s string) {
+	m.folder = &s
+}
+
+// Folder returns the value of the "folder" field in the mutation.
+func (m *EmailMutation) Folder() (r string, exists bool) {
+	v := m.folder
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFolder returns the old "folder" field's value of the Email entity.
+// If the Email object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailMutation) OldFolder(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFolder is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFolder requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFolder: %w", err)
+	}
+	return oldValue.Folder, nil
+}
+
+// ResetFolder resets all changes to the "folder" field.
+func (m *EmailMutation) ResetFolder() {
+	m.folder = nil
+}
+
+// SetImapUID sets the "imap_uid" field.
+func (m *EmailMutation) SetImapUID(i int64) {
+	m.imap_uid = &i
+	m.addimap_uid = nil
+}
+
+// ImapUID returns the value of the "imap_uid" field in the mutation.
+func (m *EmailMutation) ImapUID() (r int64, exists bool) {
+	v := m.imap_uid
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldImapUID returns the old "imap_uid" field's value of the Email entity.
+// If the Email object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailMutation) OldImapUID(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldImapUID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldImapUID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldImapUID: %w", err)
+	}
+	return oldValue.ImapUID, nil
+}
+
+// AddImapUID adds i to the "imap_uid" field.
+func (m *EmailMutation) AddImapUID(i int64) {
+	if m.addimap_uid != nil {
+		*m.addimap_uid += i
+	} else {
+		m.addimap_uid = &i
+	}
+}
+
+// AddedImapUID returns the value that was added to the "imap_uid" field in this mutation.
+func (m *EmailMutation) AddedImapUID() (r int64, exists bool) {
+	v := m.addimap_uid
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetImapUID resets all changes to the "imap_uid" field.
+func (m *EmailMutation) ResetImapUID() {
+	m.imap_uid = nil
+	m.addimap_uid = nil
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *EmailMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[email.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *EmailMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *EmailMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *EmailMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// Where appends a list predicates to the EmailMutation builder.
+func (m *EmailMutation) Where(ps ...predicate.Email) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the EmailMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *EmailMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Email, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *EmailMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *EmailMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Email).
+func (m *EmailMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *EmailMutation) Fields() []string {
+	fields := make([]string, 0, 35)
+	if m.company != nil {
+		fields = append(fields, email.FieldCompanyID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, email.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, email.FieldUpdatedAt)
+	}
+	if m.version != nil {
+		fields = append(fields, email.FieldVersion)
+	}
+	if m.thread_id != nil {
+		fields = append(fields, email.FieldThreadID)
+	}
+	if m.mailbox_id != nil {
+		fields = append(fields, email.FieldMailboxID)
+	}
+	if m.direction != nil {
+		fields = append(fields, email.FieldDirection)
+	}
+	if m.status != nil {
+		fields = append(fields, email.FieldStatus)
+	}
+	if m.message_id != nil {
+		fields = append(fields, email.FieldMessageID)
+	}
+	if m.in_reply_to != nil {
+		fields = append(fields, email.FieldInReplyTo)
+	}
+	if m.references != nil {
+		fields = append(fields, email.FieldReferences)
+	}
+	if m.from_address != nil {
+		fields = append(fields, email.FieldFromAddress)
+	}
+	if m.from_name != nil {
+		fields = append(fields, email.FieldFromName)
+	}
+	if m.to != nil {
+		fields = append(fields, email.FieldTo)
+	}
+	if m.cc != nil {
+		fields = append(fields, email.FieldCc)
+	}
+	if m.bcc != nil {
+		fields = append(fields, email.FieldBcc)
+	}
+	if m.reply_to != nil {
+		fields = append(fields, email.FieldReplyTo)
+	}
+	if m.subject != nil {
+		fields = append(fields, email.FieldSubject)
+	}
+	if m.text_body != nil {
+		fields = append(fields, email.FieldTextBody)
+	}
+	if m.html_body != nil {
+		fields = append(fields, email.FieldHTMLBody)
+	}
+	if m.search_text != nil {
+		fields = append(fields, email.FieldSearchText)
+	}
+	if m.sent_at != nil {
+		fields = append(fields, email.FieldSentAt)
+	}
+	if m.delivered_at != nil {
+		fields = append(fields, email.FieldDeliveredAt)
+	}
+	if m.opened_at != nil {
+		fields = append(fields, email.FieldOpenedAt)
+	}
+	if m.clicked_at != nil {
+		fields = append(fields, email.FieldClickedAt)
+	}
+	if m.raw_key != nil {
+		fields = append(fields, email.FieldRawKey)
+	}
+	if m.size_bytes != nil {
+		fields = append(fields, email.FieldSizeBytes)
+	}
+	if m.error != nil {
+		fields = append(fields, email.FieldError)
+	}
+	if m.marketing != nil {
+		fields = append(fields, email.FieldMarketing)
+	}
+	if m.tracking != nil {
+		fields = append(fields, email.FieldTracking)
+	}
+	if m.template_id != nil {
+		fields = append(fields, email.FieldTemplateID)
+	}
+	if m.creator_id != nil {
+		fields = append(fields, email.FieldCreatorID)
+	}
+	if m.points != nil {
+		fields = append(fields, email.FieldPoints)
+	}
+	if m.folder != nil {
+		fields = append(fields, email.FieldFolder)
+	}
+	if m.imap_uid != nil {
+		fields = append(fields, email.FieldImapUID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *EmailMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case email.FieldCompanyID:
+		return m.CompanyID()
+	case email.FieldCreatedAt:
+		return m.CreatedAt()
+	case email.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case email.FieldVersion:
+		return m.Version()
+	case email.FieldThreadID:
+		return m.ThreadID()
+	case email.FieldMailboxID:
+		return m.MailboxID()
+	case email.FieldDirection:
+		return m.Direction()
+	case email.FieldStatus:
+		return m.Status()
+	case email.FieldMessageID:
+		return m.MessageID()
+	case email.FieldInReplyTo:
+		return m.InReplyTo()
+	case email.FieldReferences:
+		return m.References()
+	case email.FieldFromAddress:
+		return m.FromAddress()
+	case email.FieldFromName:
+		return m.FromName()
+	case email.FieldTo:
+		return m.To()
+	case email.FieldCc:
+		return m.Cc()
+	case email.FieldBcc:
+		return m.Bcc()
+	case email.FieldReplyTo:
+		return m.ReplyTo()
+	case email.FieldSubject:
+		return m.Subject()
+	case email.FieldTextBody:
+		return m.TextBody()
+	case email.FieldHTMLBody:
+		return m.HTMLBody()
+	case email.FieldSearchText:
+		return m.SearchText()
+	case email.FieldSentAt:
+		return m.SentAt()
+	case email.FieldDeliveredAt:
+		return m.DeliveredAt()
+	case email.FieldOpenedAt:
+		return m.OpenedAt()
+	case email.FieldClickedAt:
+		return m.ClickedAt()
+	case email.FieldRawKey:
+		return m.RawKey()
+	case email.FieldSizeBytes:
+		return m.SizeBytes()
+	case email.FieldError:
+		return m.Error()
+	case email.FieldMarketing:
+		return m.Marketing()
+	case email.FieldTracking:
+		return m.Tracking()
+	case email.FieldTemplateID:
+		return m.TemplateID()
+	case email.FieldCreatorID:
+		return m.CreatorID()
+	case email.FieldPoints:
+		return m.Points()
+	case email.FieldFolder:
+		return m.Folder()
+	case email.FieldImapUID:
+		return m.ImapUID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *EmailMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case email.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case email.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case email.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case email.FieldVersion:
+		return m.OldVersion(ctx)
+	case email.FieldThreadID:
+		return m.OldThreadID(ctx)
+	case email.FieldMailboxID:
+		return m.OldMailboxID(ctx)
+	case email.FieldDirection:
+		return m.OldDirection(ctx)
+	case email.FieldStatus:
+		return m.OldStatus(ctx)
+	case email.FieldMessageID:
+		return m.OldMessageID(ctx)
+	case email.FieldInReplyTo:
+		return m.OldInReplyTo(ctx)
+	case email.FieldReferences:
+		return m.OldReferences(ctx)
+	case email.FieldFromAddress:
+		return m.OldFromAddress(ctx)
+	case email.FieldFromName:
+		return m.OldFromName(ctx)
+	case email.FieldTo:
+		return m.OldTo(ctx)
+	case email.FieldCc:
+		return m.OldCc(ctx)
+	case email.FieldBcc:
+		return m.OldBcc(ctx)
+	case email.FieldReplyTo:
+		return m.OldReplyTo(ctx)
+	case email.FieldSubject:
+		return m.OldSubject(ctx)
+	case email.FieldTextBody:
+		return m.OldTextBody(ctx)
+	case email.FieldHTMLBody:
+		return m.OldHTMLBody(ctx)
+	case email.FieldSearchText:
+		return m.OldSearchText(ctx)
+	case email.FieldSentAt:
+		return m.OldSentAt(ctx)
+	case email.FieldDeliveredAt:
+		return m.OldDeliveredAt(ctx)
+	case email.FieldOpenedAt:
+		return m.OldOpenedAt(ctx)
+	case email.FieldClickedAt:
+		return m.OldClickedAt(ctx)
+	case email.FieldRawKey:
+		return m.OldRawKey(ctx)
+	case email.FieldSizeBytes:
+		return m.OldSizeBytes(ctx)
+	case email.FieldError:
+		return m.OldError(ctx)
+	case email.FieldMarketing:
+		return m.OldMarketing(ctx)
+	case email.FieldTracking:
+		return m.OldTracking(ctx)
+	case email.FieldTemplateID:
+		return m.OldTemplateID(ctx)
+	case email.FieldCreatorID:
+		return m.OldCreatorID(ctx)
+	case email.FieldPoints:
+		return m.OldPoints(ctx)
+	case email.FieldFolder:
+		return m.OldFolder(ctx)
+	case email.FieldImapUID:
+		return m.OldImapUID(ctx)
+	}
+	return nil, fmt.Errorf("unknown Email field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *EmailMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case email.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case email.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case email.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case email.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
+		return nil
+	case email.FieldThreadID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetThreadID(v)
+		return nil
+	case email.FieldMailboxID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMailboxID(v)
+		return nil
+	case email.FieldDirection:
+		v, ok := value.(email.Direction)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDirection(v)
+		return nil
+	case email.FieldStatus:
+		v, ok := value.(email.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case email.FieldMessageID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMessageID(v)
+		return nil
+	case email.FieldInReplyTo:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetInReplyTo(v)
+		return nil
+	case email.FieldReferences:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReferences(v)
+		return nil
+	case email.FieldFromAddress:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFromAddress(v)
+		return nil
+	case email.FieldFromName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFromName(v)
+		return nil
+	case email.FieldTo:
+		v, ok := value.([]schematype.MailAddress)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTo(v)
+		return nil
+	case email.FieldCc:
+		v, ok := value.([]schematype.MailAddress)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCc(v)
+		return nil
+	case email.FieldBcc:
+		v, ok := value.([]schematype.MailAddress)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBcc(v)
+		return nil
+	case email.FieldReplyTo:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReplyTo(v)
+		return nil
+	case email.FieldSubject:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSubject(v)
+		return nil
+	case email.FieldTextBody:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTextBody(v)
+		return nil
+	case email.FieldHTMLBody:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHTMLBody(v)
+		return nil
+	case email.FieldSearchText:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSearchText(v)
+		return nil
+	case email.FieldSentAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSentAt(v)
+		return nil
+	case email.FieldDeliveredAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeliveredAt(v)
+		return nil
+	case email.FieldOpenedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOpenedAt(v)
+		return nil
+	case email.FieldClickedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetClickedAt(v)
+		return nil
+	case email.FieldRawKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRawKey(v)
+		return nil
+	case email.FieldSizeBytes:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSizeBytes(v)
+		return nil
+	case email.FieldError:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetError(v)
+		return nil
+	case email.FieldMarketing:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMarketing(v)
+		return nil
+	case email.FieldTracking:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTracking(v)
+		return nil
+	case email.FieldTemplateID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTemplateID(v)
+		return nil
+	case email.FieldCreatorID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatorID(v)
+		return nil
+	case email.FieldPoints:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPoints(v)
+		return nil
+	case email.FieldFolder:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFolder(v)
+		return nil
+	case email.FieldImapUID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetImapUID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Email field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *EmailMutation) AddedFields() []string {
+	var fields []string
+	if m.addversion != nil {
+		fields = append(fields, email.FieldVersion)
+	}
+	if m.addsize_bytes != nil {
+		fields = append(fields, email.FieldSizeBytes)
+	}
+	if m.addpoints != nil {
+		fields = append(fields, email.FieldPoints)
+	}
+	if m.addimap_uid != nil {
+		fields = append(fields, email.FieldImapUID)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *EmailMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case email.FieldVersion:
+		return m.AddedVersion()
+	case email.FieldSizeBytes:
+		return m.AddedSizeBytes()
+	case email.FieldPoints:
+		return m.AddedPoints()
+	case email.FieldImapUID:
+		return m.AddedImapUID()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *EmailMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case email.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
+	case email.FieldSizeBytes:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddSizeBytes(v)
+		return nil
+	case email.FieldPoints:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPoints(v)
+		return nil
+	case email.FieldImapUID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddImapUID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Email numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *EmailMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(email.FieldHTMLBody) {
+		fields = append(fields, email.FieldHTMLBody)
+	}
+	if m.FieldCleared(email.FieldSentAt) {
+		fields = append(fields, email.FieldSentAt)
+	}
+	if m.FieldCleared(email.FieldDeliveredAt) {
+		fields = append(fields, email.FieldDeliveredAt)
+	}
+	if m.FieldCleared(email.FieldOpenedAt) {
+		fields = append(fields, email.FieldOpenedAt)
+	}
+	if m.FieldCleared(email.FieldClickedAt) {
+		fields = append(fields, email.FieldClickedAt)
+	}
+	if m.FieldCleared(email.FieldTemplateID) {
+		fields = append(fields, email.FieldTemplateID)
+	}
+	if m.FieldCleared(email.FieldCreatorID) {
+		fields = append(fields, email.FieldCreatorID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *EmailMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *EmailMutation) ClearField(name string) error {
+	switch name {
+	case email.FieldHTMLBody:
+		m.ClearHTMLBody()
+		return nil
+	case email.FieldSentAt:
+		m.ClearSentAt()
+		return nil
+	case email.FieldDeliveredAt:
+		m.ClearDeliveredAt()
+		return nil
+	case email.FieldOpenedAt:
+		m.ClearOpenedAt()
+		return nil
+	case email.FieldClickedAt:
+		m.ClearClickedAt()
+		return nil
+	case email.FieldTemplateID:
+		m.ClearTemplateID()
+		return nil
+	case email.FieldCreatorID:
+		m.ClearCreatorID()
+		return nil
+	}
+	return fmt.Errorf("unknown Email nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *EmailMutation) ResetField(name string) error {
+	switch name {
+	case email.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case email.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case email.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case email.FieldVersion:
+		m.ResetVersion()
+		return nil
+	case email.FieldThreadID:
+		m.ResetThreadID()
+		return nil
+	case email.FieldMailboxID:
+		m.ResetMailboxID()
+		return nil
+	case email.FieldDirection:
+		m.ResetDirection()
+		return nil
+	case email.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case email.FieldMessageID:
+		m.ResetMessageID()
+		return nil
+	case email.FieldInReplyTo:
+		m.ResetInReplyTo()
+		return nil
+	case email.FieldReferences:
+		m.ResetReferences()
+		return nil
+	case email.FieldFromAddress:
+		m.ResetFromAddress()
+		return nil
+	case email.FieldFromName:
+		m.ResetFromName()
+		return nil
+	case email.FieldTo:
+		m.ResetTo()
+		return nil
+	case email.FieldCc:
+		m.ResetCc()
+		return nil
+	case email.FieldBcc:
+		m.ResetBcc()
+		return nil
+	case email.FieldReplyTo:
+		m.ResetReplyTo()
+		return nil
+	case email.FieldSubject:
+		m.ResetSubject()
+		return nil
+	case email.FieldTextBody:
+		m.ResetTextBody()
+		return nil
+	case email.FieldHTMLBody:
+		m.ResetHTMLBody()
+		return nil
+	case email.FieldSearchText:
+		m.ResetSearchText()
+		return nil
+	case email.FieldSentAt:
+		m.ResetSentAt()
+		return nil
+	case email.FieldDeliveredAt:
+		m.ResetDeliveredAt()
+		return nil
+	case email.FieldOpenedAt:
+		m.ResetOpenedAt()
+		return nil
+	case email.FieldClickedAt:
+		m.ResetClickedAt()
+		return nil
+	case email.FieldRawKey:
+		m.ResetRawKey()
+		return nil
+	case email.FieldSizeBytes:
+		m.ResetSizeBytes()
+		return nil
+	case email.FieldError:
+		m.ResetError()
+		return nil
+	case email.FieldMarketing:
+		m.ResetMarketing()
+		return nil
+	case email.FieldTracking:
+		m.ResetTracking()
+		return nil
+	case email.FieldTemplateID:
+		m.ResetTemplateID()
+		return nil
+	case email.FieldCreatorID:
+		m.ResetCreatorID()
+		return nil
+	case email.FieldPoints:
+		m.ResetPoints()
+		return nil
+	case email.FieldFolder:
+		m.ResetFolder()
+		return nil
+	case email.FieldImapUID:
+		m.ResetImapUID()
+		return nil
+	}
+	return fmt.Errorf("unknown Email field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *EmailMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.company != nil {
+		edges = append(edges, email.EdgeCompany)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *EmailMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case email.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *EmailMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *EmailMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *EmailMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcompany {
+		edges = append(edges, email.EdgeCompany)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *EmailMutation) EdgeCleared(name string) bool {
+	switch name {
+	case email.EdgeCompany:
+		return m.clearedcompany
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *EmailMutation) ClearEdge(name string) error {
+	switch name {
+	case email.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown Email unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *EmailMutation) ResetEdge(name string) error {
+	switch name {
+	case email.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown Email edge %s", name)
+}
+
+// EmailAttachmentMutation represents an operation that mutates the EmailAttachment nodes in the graph.
+type EmailAttachmentMutation struct {
+	config
+	op             Op
+	typ            string
+	id             *uuid.UUID
+	email_id       *uuid.UUID
+	thread_id      *uuid.UUID
+	filename       *string
+	content_type   *string
+	content_id     *string
+	inline         *bool
+	size_bytes     *int64
+	addsize_bytes  *int64
+	sha256         *string
+	blob_key       *string
+	created_at     *time.Time
+	clearedFields  map[string]struct{}
+	company        *uuid.UUID
+	clearedcompany bool
+	done           bool
+	oldValue       func(context.Context) (*EmailAttachment, error)
+	predicates     []predicate.EmailAttachment
+}
+
+var _ ent.Mutation = (*EmailAttachmentMutation)(nil)
+
+// emailattachmentOption allows management of the mutation configuration using functional options.
+type emailattachmentOption func(*EmailAttachmentMutation)
+
+// newEmailAttachmentMutation creates new mutation for the EmailAttachment entity.
+func newEmailAttachmentMutation(c config, op Op, opts ...emailattachmentOption) *EmailAttachmentMutation {
+	m := &EmailAttachmentMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeEmailAttachment,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withEmailAttachmentID sets the ID field of the mutation.
+func withEmailAttachmentID(id uuid.UUID) emailattachmentOption {
+	return func(m *EmailAttachmentMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *EmailAttachment
+		)
+		m.oldValue = func(ctx context.Context) (*EmailAttachment, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().EmailAttachment.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withEmailAttachment sets the old EmailAttachment of the mutation.
+func withEmailAttachment(node *EmailAttachment) emailattachmentOption {
+	return func(m *EmailAttachmentMutation) {
+		m.oldValue = func(context.Context) (*EmailAttachment, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m EmailAttachmentMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m EmailAttachmentMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of EmailAttachment entities.
+func (m *EmailAttachmentMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *EmailAttachmentMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *EmailAttachmentMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().EmailAttachment.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *EmailAttachmentMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *EmailAttachmentMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the EmailAttachment entity.
+// If the EmailAttachment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailAttachmentMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *EmailAttachmentMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetEmailID sets the "email_id" field.
+func (m *EmailAttachmentMutation) SetEmailID(u uuid.UUID) {
+	m.email_id = &u
+}
+
+// EmailID returns the value of the "email_id" field in the mutation.
+func (m *EmailAttachmentMutation) EmailID() (r uuid.UUID, exists bool) {
+	v := m.email_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEmailID returns the old "email_id" field's value of the EmailAttachment entity.
+// If the EmailAttachment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailAttachmentMutation) OldEmailID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEmailID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEmailID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEmailID: %w", err)
+	}
+	return oldValue.EmailID, nil
+}
+
+// ResetEmailID resets all changes to the "email_id" field.
+func (m *EmailAttachmentMutation) ResetEmailID() {
+	m.email_id = nil
+}
+
+// SetThreadID sets the "thread_id" field.
+func (m *EmailAttachmentMutation) SetThreadID(u uuid.UUID) {
+	m.thread_id = &u
+}
+
+// ThreadID returns the value of the "thread_id" field in the mutation.
+func (m *EmailAttachmentMutation) ThreadID() (r uuid.UUID, exists bool) {
+	v := m.thread_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldThreadID returns the old "thread_id" field's value of the EmailAttachment entity.
+// If the EmailAttachment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailAttachmentMutation) OldThreadID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldThreadID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldThreadID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldThreadID: %w", err)
+	}
+	return oldValue.ThreadID, nil
+}
+
+// ResetThreadID resets all changes to the "thread_id" field.
+func (m *EmailAttachmentMutation) ResetThreadID() {
+	m.thread_id = nil
+}
+
+// SetFilename sets the "filename" field.
+func (m *EmailAttachmentMutation) SetFilename(s string) {
+	m.filename = &s
+}
+
+// Filename returns the value of the "filename" field in the mutation.
+func (m *EmailAttachmentMutation) Filename() (r string, exists bool) {
+	v := m.filename
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFilename returns the old "filename" field's value of the EmailAttachment entity.
+// If the EmailAttachment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailAttachmentMutation) OldFilename(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFilename is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFilename requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFilename: %w", err)
+	}
+	return oldValue.Filename, nil
+}
+
+// ResetFilename resets all changes to the "filename" field.
+func (m *EmailAttachmentMutation) ResetFilename() {
+	m.filename = nil
+}
+
+// SetContentType sets the "content_type" field.
+func (m *EmailAttachmentMutation) SetContentType(s string) {
+	m.content_type = &s
+}
+
+// ContentType returns the value of the "content_type" field in the mutation.
+func (m *EmailAttachmentMutation) ContentType() (r string, exists bool) {
+	v := m.content_type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContentType returns the old "content_type" field's value of the EmailAttachment entity.
+// If the EmailAttachment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailAttachmentMutation) OldContentType(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContentType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContentType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContentType: %w", err)
+	}
+	return oldValue.ContentType, nil
+}
+
+// ResetContentType resets all changes to the "content_type" field.
+func (m *EmailAttachmentMutation) ResetContentType() {
+	m.content_type = nil
+}
+
+// SetContentID sets the "content_id" field.
+func (m *EmailAttachmentMutation) SetContentID(s string) {
+	m.content_id = &s
+}
+
+// ContentID returns the value of the "content_id" field in the mutation.
+func (m *EmailAttachmentMutation) ContentID() (r string, exists bool) {
+	v := m.content_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContentID returns the old "content_id" field's value of the EmailAttachment entity.
+// If the EmailAttachment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailAttachmentMutation) OldContentID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContentID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContentID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContentID: %w", err)
+	}
+	return oldValue.ContentID, nil
+}
+
+// ResetContentID resets all changes to the "content_id" field.
+func (m *EmailAttachmentMutation) ResetContentID() {
+	m.content_id = nil
+}
+
+// SetInline sets the "inline" field.
+func (m *EmailAttachmentMutation) SetInline(b bool) {
+	m.inline = &b
+}
+
+// Inline returns the value of the "inline" field in the mutation.
+func (m *EmailAttachmentMutation) Inline() (r bool, exists bool) {
+	v := m.inline
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldInline returns the old "inline" field's value of the EmailAttachment entity.
+// If the EmailAttachment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailAttachmentMutation) OldInline(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldInline is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldInline requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldInline: %w", err)
+	}
+	return oldValue.Inline, nil
+}
+
+// ResetInline resets all changes to the "inline" field.
+func (m *EmailAttachmentMutation) ResetInline() {
+	m.inline = nil
+}
+
+// SetSizeBytes sets the "size_bytes" field.
+func (m *EmailAttachmentMutation) SetSizeBytes(i int64) {
+	m.size_bytes = &i
+	m.addsize_bytes = nil
+}
+
+// SizeBytes returns the value of the "size_bytes" field in the mutation.
+func (m *EmailAttachmentMutation) SizeBytes() (r int64, exists bool) {
+	v := m.size_bytes
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSizeBytes returns the old "size_bytes" field's value of the EmailAttachment entity.
+// If the EmailAttachment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailAttachmentMutation) OldSizeBytes(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSizeBytes is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSizeBytes requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSizeBytes: %w", err)
+	}
+	return oldValue.SizeBytes, nil
+}
+
+// AddSizeBytes adds i to the "size_bytes" field.
+func (m *EmailAttachmentMutation) AddSizeBytes(i int64) {
+	if m.addsize_bytes != nil {
+		*m.addsize_bytes += i
+	} else {
+		m.addsize_bytes = &i
+	}
+}
+
+// AddedSizeBytes returns the value that was added to the "size_bytes" field in this mutation.
+func (m *EmailAttachmentMutation) AddedSizeBytes() (r int64, exists bool) {
+	v := m.addsize_bytes
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetSizeBytes resets all changes to the "size_bytes" field.
+func (m *EmailAttachmentMutation) ResetSizeBytes() {
+	m.size_bytes = nil
+	m.addsize_bytes = nil
+}
+
+// SetSha256 sets the "sha256" field.
+func (m *EmailAttachmentMutation) SetSha256(s string) {
+	m.sha256 = &s
+}
+
+// Sha256 returns the value of the "sha256" field in the mutation.
+func (m *EmailAttachmentMutation) Sha256() (r string, exists bool) {
+	v := m.sha256
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSha256 returns the old "sha256" field's value of the EmailAttachment entity.
+// If the EmailAttachment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailAttachmentMutation) OldSha256(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSha256 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSha256 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSha256: %w", err)
+	}
+	return oldValue.Sha256, nil
+}
+
+// ResetSha256 resets all changes to the "sha256" field.
+func (m *EmailAttachmentMutation) ResetSha256() {
+	m.sha256 = nil
+}
+
+// SetBlobKey sets the "blob_key" field.
+func (m *EmailAttachmentMutation) SetBlobKey(s string) {
+	m.blob_key = &s
+}
+
+// BlobKey returns the value of the "blob_key" field in the mutation.
+func (m *EmailAttachmentMutation) BlobKey() (r string, exists bool) {
+	v := m.blob_key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBlobKey returns the old "blob_key" field's value of the EmailAttachment entity.
+// If the EmailAttachment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailAttachmentMutation) OldBlobKey(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBlobKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBlobKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBlobKey: %w", err)
+	}
+	return oldValue.BlobKey, nil
+}
+
+// ResetBlobKey resets all changes to the "blob_key" field.
+func (m *EmailAttachmentMutation) ResetBlobKey() {
+	m.blob_key = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *EmailAttachmentMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *EmailAttachmentMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the EmailAttachment entity.
+// If the EmailAttachment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailAttachmentMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *EmailAttachmentMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *EmailAttachmentMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[emailattachment.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *EmailAttachmentMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *EmailAttachmentMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *EmailAttachmentMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// Where appends a list predicates to the EmailAttachmentMutation builder.
+func (m *EmailAttachmentMutation) Where(ps ...predicate.EmailAttachment) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the EmailAttachmentMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *EmailAttachmentMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.EmailAttachment, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *EmailAttachmentMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *EmailAttachmentMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (EmailAttachment).
+func (m *EmailAttachmentMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *EmailAttachmentMutation) Fields() []string {
+	fields := make([]string, 0, 11)
+	if m.company != nil {
+		fields = append(fields, emailattachment.FieldCompanyID)
+	}
+	if m.email_id != nil {
+		fields = append(fields, emailattachment.FieldEmailID)
+	}
+	if m.thread_id != nil {
+		fields = append(fields, emailattachment.FieldThreadID)
+	}
+	if m.filename != nil {
+		fields = append(fields, emailattachment.FieldFilename)
+	}
+	if m.content_type != nil {
+		fields = append(fields, emailattachment.FieldContentType)
+	}
+	if m.content_id != nil {
+		fields = append(fields, emailattachment.FieldContentID)
+	}
+	if m.inline != nil {
+		fields = append(fields, emailattachment.FieldInline)
+	}
+	if m.size_bytes != nil {
+		fields = append(fields, emailattachment.FieldSizeBytes)
+	}
+	if m.sha256 != nil {
+		fields = append(fields, emailattachment.FieldSha256)
+	}
+	if m.blob_key != nil {
+		fields = append(fields, emailattachment.FieldBlobKey)
+	}
+	if m.created_at != nil {
+		fields = append(fields, emailattachment.FieldCreatedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *EmailAttachmentMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case emailattachment.FieldCompanyID:
+		return m.CompanyID()
+	case emailattachment.FieldEmailID:
+		return m.EmailID()
+	case emailattachment.FieldThreadID:
+		return m.ThreadID()
+	case emailattachment.FieldFilename:
+		return m.Filename()
+	case emailattachment.FieldContentType:
+		return m.ContentType()
+	case emailattachment.FieldContentID:
+		return m.ContentID()
+	case emailattachment.FieldInline:
+		return m.Inline()
+	case emailattachment.FieldSizeBytes:
+		return m.SizeBytes()
+	case emailattachment.FieldSha256:
+		return m.Sha256()
+	case emailattachment.FieldBlobKey:
+		return m.BlobKey()
+	case emailattachment.FieldCreatedAt:
+		return m.CreatedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *EmailAttachmentMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case emailattachment.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case emailattachment.FieldEmailID:
+		return m.OldEmailID(ctx)
+	case emailattachment.FieldThreadID:
+		return m.OldThreadID(ctx)
+	case emailattachment.FieldFilename:
+		return m.OldFilename(ctx)
+	case emailattachment.FieldContentType:
+		return m.OldContentType(ctx)
+	case emailattachment.FieldContentID:
+		return m.OldContentID(ctx)
+	case emailattachment.FieldInline:
+		return m.OldInline(ctx)
+	case emailattachment.FieldSizeBytes:
+		return m.OldSizeBytes(ctx)
+	case emailattachment.FieldSha256:
+		return m.OldSha256(ctx)
+	case emailattachment.FieldBlobKey:
+		return m.OldBlobKey(ctx)
+	case emailattachment.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown EmailAttachment field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *EmailAttachmentMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case emailattachment.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case emailattachment.FieldEmailID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEmailID(v)
+		return nil
+	case emailattachment.FieldThreadID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetThreadID(v)
+		return nil
+	case emailattachment.FieldFilename:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFilename(v)
+		return nil
+	case emailattachment.FieldContentType:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContentType(v)
+		return nil
+	case emailattachment.FieldContentID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContentID(v)
+		return nil
+	case emailattachment.FieldInline:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetInline(v)
+		return nil
+	case emailattachment.FieldSizeBytes:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSizeBytes(v)
+		return nil
+	case emailattachment.FieldSha256:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSha256(v)
+		return nil
+	case emailattachment.FieldBlobKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBlobKey(v)
+		return nil
+	case emailattachment.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown EmailAttachment field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *EmailAttachmentMutation) AddedFields() []string {
+	var fields []string
+	if m.addsize_bytes != nil {
+		fields = append(fields, emailattachment.FieldSizeBytes)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *EmailAttachmentMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case emailattachment.FieldSizeBytes:
+		return m.AddedSizeBytes()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *EmailAttachmentMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case emailattachment.FieldSizeBytes:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddSizeBytes(v)
+		return nil
+	}
+	return fmt.Errorf("unknown EmailAttachment numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *EmailAttachmentMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *EmailAttachmentMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *EmailAttachmentMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown EmailAttachment nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *EmailAttachmentMutation) ResetField(name string) error {
+	switch name {
+	case emailattachment.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case emailattachment.FieldEmailID:
+		m.ResetEmailID()
+		return nil
+	case emailattachment.FieldThreadID:
+		m.ResetThreadID()
+		return nil
+	case emailattachment.FieldFilename:
+		m.ResetFilename()
+		return nil
+	case emailattachment.FieldContentType:
+		m.ResetContentType()
+		return nil
+	case emailattachment.FieldContentID:
+		m.ResetContentID()
+		return nil
+	case emailattachment.FieldInline:
+		m.ResetInline()
+		return nil
+	case emailattachment.FieldSizeBytes:
+		m.ResetSizeBytes()
+		return nil
+	case emailattachment.FieldSha256:
+		m.ResetSha256()
+		return nil
+	case emailattachment.FieldBlobKey:
+		m.ResetBlobKey()
+		return nil
+	case emailattachment.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown EmailAttachment field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *EmailAttachmentMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.company != nil {
+		edges = append(edges, emailattachment.EdgeCompany)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *EmailAttachmentMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case emailattachment.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *EmailAttachmentMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *EmailAttachmentMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *EmailAttachmentMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcompany {
+		edges = append(edges, emailattachment.EdgeCompany)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *EmailAttachmentMutation) EdgeCleared(name string) bool {
+	switch name {
+	case emailattachment.EdgeCompany:
+		return m.clearedcompany
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *EmailAttachmentMutation) ClearEdge(name string) error {
+	switch name {
+	case emailattachment.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown EmailAttachment unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *EmailAttachmentMutation) ResetEdge(name string) error {
+	switch name {
+	case emailattachment.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown EmailAttachment edge %s", name)
+}
+
+// EmailLinkMutation represents an operation that mutates the EmailLink nodes in the graph.
+type EmailLinkMutation struct {
+	config
+	op             Op
+	typ            string
+	id             *uuid.UUID
+	email_id       *uuid.UUID
+	thread_id      *uuid.UUID
+	contact_id     *uuid.UUID
+	lead_id        *uuid.UUID
+	created_at     *time.Time
+	clearedFields  map[string]struct{}
+	company        *uuid.UUID
+	clearedcompany bool
+	done           bool
+	oldValue       func(context.Context) (*EmailLink, error)
+	predicates     []predicate.EmailLink
+}
+
+var _ ent.Mutation = (*EmailLinkMutation)(nil)
+
+// emaillinkOption allows management of the mutation configuration using functional options.
+type emaillinkOption func(*EmailLinkMutation)
+
+// newEmailLinkMutation creates new mutation for the EmailLink entity.
+func newEmailLinkMutation(c config, op Op, opts ...emaillinkOption) *EmailLinkMutation {
+	m := &EmailLinkMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeEmailLink,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withEmailLinkID sets the ID field of the mutation.
+func withEmailLinkID(id uuid.UUID) emaillinkOption {
+	return func(m *EmailLinkMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *EmailLink
+		)
+		m.oldValue = func(ctx context.Context) (*EmailLink, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().EmailLink.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withEmailLink sets the old EmailLink of the mutation.
+func withEmailLink(node *EmailLink) emaillinkOption {
+	return func(m *EmailLinkMutation) {
+		m.oldValue = func(context.Context) (*EmailLink, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m EmailLinkMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m EmailLinkMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of EmailLink entities.
+func (m *EmailLinkMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *EmailLinkMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *EmailLinkMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().EmailLink.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *EmailLinkMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *EmailLinkMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the EmailLink entity.
+// If the EmailLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailLinkMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *EmailLinkMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetEmailID sets the "email_id" field.
+func (m *EmailLinkMutation) SetEmailID(u uuid.UUID) {
+	m.email_id = &u
+}
+
+// EmailID returns the value of the "email_id" field in the mutation.
+func (m *EmailLinkMutation) EmailID() (r uuid.UUID, exists bool) {
+	v := m.email_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEmailID returns the old "email_id" field's value of the EmailLink entity.
+// If the EmailLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailLinkMutation) OldEmailID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEmailID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEmailID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEmailID: %w", err)
+	}
+	return oldValue.EmailID, nil
+}
+
+// ResetEmailID resets all changes to the "email_id" field.
+func (m *EmailLinkMutation) ResetEmailID() {
+	m.email_id = nil
+}
+
+// SetThreadID sets the "thread_id" field.
+func (m *EmailLinkMutation) SetThreadID(u uuid.UUID) {
+	m.thread_id = &u
+}
+
+// ThreadID returns the value of the "thread_id" field in the mutation.
+func (m *EmailLinkMutation) ThreadID() (r uuid.UUID, exists bool) {
+	v := m.thread_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldThreadID returns the old "thread_id" field's value of the EmailLink entity.
+// If the EmailLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailLinkMutation) OldThreadID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldThreadID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldThreadID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldThreadID: %w", err)
+	}
+	return oldValue.ThreadID, nil
+}
+
+// ResetThreadID resets all changes to the "thread_id" field.
+func (m *EmailLinkMutation) ResetThreadID() {
+	m.thread_id = nil
+}
+
+// SetContactID sets the "contact_id" field.
+func (m *EmailLinkMutation) SetContactID(u uuid.UUID) {
+	m.contact_id = &u
+}
+
+// ContactID returns the value of the "contact_id" field in the mutation.
+func (m *EmailLinkMutation) ContactID() (r uuid.UUID, exists bool) {
+	v := m.contact_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContactID returns the old "contact_id" field's value of the EmailLink entity.
+// If the EmailLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailLinkMutation) OldContactID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContactID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContactID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContactID: %w", err)
+	}
+	return oldValue.ContactID, nil
+}
+
+// ClearContactID clears the value of the "contact_id" field.
+func (m *EmailLinkMutation) ClearContactID() {
+	m.contact_id = nil
+	m.clearedFields[emaillink.FieldContactID] = struct{}{}
+}
+
+// ContactIDCleared returns if the "contact_id" field was cleared in this mutation.
+func (m *EmailLinkMutation) ContactIDCleared() bool {
+	_, ok := m.clearedFields[emaillink.FieldContactID]
+	return ok
+}
+
+// ResetContactID resets all changes to the "contact_id" field.
+func (m *EmailLinkMutation) ResetContactID() {
+	m.contact_id = nil
+	delete(m.clearedFields, emaillink.FieldContactID)
+}
+
+// SetLeadID sets the "lead_id" field.
+func (m *EmailLinkMutation) SetLeadID(u uuid.UUID) {
+	m.lead_id = &u
+}
+
+// LeadID returns the value of the "lead_id" field in the mutation.
+func (m *EmailLinkMutation) LeadID() (r uuid.UUID, exists bool) {
+	v := m.lead_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLeadID returns the old "lead_id" field's value of the EmailLink entity.
+// If the EmailLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailLinkMutation) OldLeadID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLeadID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLeadID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLeadID: %w", err)
+	}
+	return oldValue.LeadID, nil
+}
+
+// ClearLeadID clears the value of the "lead_id" field.
+func (m *EmailLinkMutation) ClearLeadID() {
+	m.lead_id = nil
+	m.clearedFields[emaillink.FieldLeadID] = struct{}{}
+}
+
+// LeadIDCleared returns if the "lead_id" field was cleared in this mutation.
+func (m *EmailLinkMutation) LeadIDCleared() bool {
+	_, ok := m.clearedFields[emaillink.FieldLeadID]
+	return ok
+}
+
+// ResetLeadID resets all changes to the "lead_id" field.
+func (m *EmailLinkMutation) ResetLeadID() {
+	m.lead_id = nil
+	delete(m.clearedFields, emaillink.FieldLeadID)
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *EmailLinkMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *EmailLinkMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the EmailLink entity.
+// If the EmailLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailLinkMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *EmailLinkMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *EmailLinkMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[emaillink.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *EmailLinkMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *EmailLinkMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *EmailLinkMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// Where appends a list predicates to the EmailLinkMutation builder.
+func (m *EmailLinkMutation) Where(ps ...predicate.EmailLink) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the EmailLinkMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *EmailLinkMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.EmailLink, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *EmailLinkMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *EmailLinkMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (EmailLink).
+func (m *EmailLinkMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *EmailLinkMutation) Fields() []string {
+	fields := make([]string, 0, 6)
+	if m.company != nil {
+		fields = append(fields, emaillink.FieldCompanyID)
+	}
+	if m.email_id != nil {
+		fields = append(fields, emaillink.FieldEmailID)
+	}
+	if m.thread_id != nil {
+		fields = append(fields, emaillink.FieldThreadID)
+	}
+	if m.contact_id != nil {
+		fields = append(fields, emaillink.FieldContactID)
+	}
+	if m.lead_id != nil {
+		fields = append(fields, emaillink.FieldLeadID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, emaillink.FieldCreatedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *EmailLinkMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case emaillink.FieldCompanyID:
+		return m.CompanyID()
+	case emaillink.FieldEmailID:
+		return m.EmailID()
+	case emaillink.FieldThreadID:
+		return m.ThreadID()
+	case emaillink.FieldContactID:
+		return m.ContactID()
+	case emaillink.FieldLeadID:
+		return m.LeadID()
+	case emaillink.FieldCreatedAt:
+		return m.CreatedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *EmailLinkMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case emaillink.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case emaillink.FieldEmailID:
+		return m.OldEmailID(ctx)
+	case emaillink.FieldThreadID:
+		return m.OldThreadID(ctx)
+	case emaillink.FieldContactID:
+		return m.OldContactID(ctx)
+	case emaillink.FieldLeadID:
+		return m.OldLeadID(ctx)
+	case emaillink.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown EmailLink field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *EmailLinkMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case emaillink.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case emaillink.FieldEmailID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEmailID(v)
+		return nil
+	case emaillink.FieldThreadID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetThreadID(v)
+		return nil
+	case emaillink.FieldContactID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContactID(v)
+		return nil
+	case emaillink.FieldLeadID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLeadID(v)
+		return nil
+	case emaillink.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown EmailLink field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *EmailLinkMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *EmailLinkMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *EmailLinkMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown EmailLink numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *EmailLinkMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(emaillink.FieldContactID) {
+		fields = append(fields, emaillink.FieldContactID)
+	}
+	if m.FieldCleared(emaillink.FieldLeadID) {
+		fields = append(fields, emaillink.FieldLeadID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *EmailLinkMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *EmailLinkMutation) ClearField(name string) error {
+	switch name {
+	case emaillink.FieldContactID:
+		m.ClearContactID()
+		return nil
+	case emaillink.FieldLeadID:
+		m.ClearLeadID()
+		return nil
+	}
+	return fmt.Errorf("unknown EmailLink nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *EmailLinkMutation) ResetField(name string) error {
+	switch name {
+	case emaillink.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case emaillink.FieldEmailID:
+		m.ResetEmailID()
+		return nil
+	case emaillink.FieldThreadID:
+		m.ResetThreadID()
+		return nil
+	case emaillink.FieldContactID:
+		m.ResetContactID()
+		return nil
+	case emaillink.FieldLeadID:
+		m.ResetLeadID()
+		return nil
+	case emaillink.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown EmailLink field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *EmailLinkMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.company != nil {
+		edges = append(edges, emaillink.EdgeCompany)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *EmailLinkMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case emaillink.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *EmailLinkMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *EmailLinkMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *EmailLinkMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcompany {
+		edges = append(edges, emaillink.EdgeCompany)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *EmailLinkMutation) EdgeCleared(name string) bool {
+	switch name {
+	case emaillink.EdgeCompany:
+		return m.clearedcompany
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *EmailLinkMutation) ClearEdge(name string) error {
+	switch name {
+	case emaillink.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown EmailLink unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *EmailLinkMutation) ResetEdge(name string) error {
+	switch name {
+	case emaillink.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown EmailLink edge %s", name)
+}
+
+// EmailOptOutMutation represents an operation that mutates the EmailOptOut nodes in the graph.
+type EmailOptOutMutation struct {
+	config
+	op             Op
+	typ            string
+	id             *uuid.UUID
+	email          *string
+	reason         *string
+	source         *emailoptout.Source
+	creator_id     *uuid.UUID
+	created_at     *time.Time
+	clearedFields  map[string]struct{}
+	company        *uuid.UUID
+	clearedcompany bool
+	done           bool
+	oldValue       func(context.Context) (*EmailOptOut, error)
+	predicates     []predicate.EmailOptOut
+}
+
+var _ ent.Mutation = (*EmailOptOutMutation)(nil)
+
+// emailoptoutOption allows management of the mutation configuration using functional options.
+type emailoptoutOption func(*EmailOptOutMutation)
+
+// newEmailOptOutMutation creates new mutation for the EmailOptOut entity.
+func newEmailOptOutMutation(c config, op Op, opts ...emailoptoutOption) *EmailOptOutMutation {
+	m := &EmailOptOutMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeEmailOptOut,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withEmailOptOutID sets the ID field of the mutation.
+func withEmailOptOutID(id uuid.UUID) emailoptoutOption {
+	return func(m *EmailOptOutMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *EmailOptOut
+		)
+		m.oldValue = func(ctx context.Context) (*EmailOptOut, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().EmailOptOut.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withEmailOptOut sets the old EmailOptOut of the mutation.
+func withEmailOptOut(node *EmailOptOut) emailoptoutOption {
+	return func(m *EmailOptOutMutation) {
+		m.oldValue = func(context.Context) (*EmailOptOut, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m EmailOptOutMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m EmailOptOutMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of EmailOptOut entities.
+func (m *EmailOptOutMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *EmailOptOutMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *EmailOptOutMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().EmailOptOut.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *EmailOptOutMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *EmailOptOutMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the EmailOptOut entity.
+// If the EmailOptOut object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailOptOutMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *EmailOptOutMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetEmail sets the "email" field.
+func (m *EmailOptOutMutation) SetEmail(s string) {
+	m.email = &s
+}
+
+// Email returns the value of the "email" field in the mutation.
+func (m *EmailOptOutMutation) Email() (r string, exists bool) {
+	v := m.email
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEmail returns the old "email" field's value of the EmailOptOut entity.
+// If the EmailOptOut object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailOptOutMutation) OldEmail(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEmail is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEmail requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEmail: %w", err)
+	}
+	return oldValue.Email, nil
+}
+
+// ResetEmail resets all changes to the "email" field.
+func (m *EmailOptOutMutation) ResetEmail() {
+	m.email = nil
+}
+
+// SetReason sets the "reason" field.
+func (m *EmailOptOutMutation) SetReason(s string) {
+	m.reason = &s
+}
+
+// Reason returns the value of the "reason" field in the mutation.
+func (m *EmailOptOutMutation) Reason() (r string, exists bool) {
+	v := m.reason
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReason returns the old "reason" field's value of the EmailOptOut entity.
+// If the EmailOptOut object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailOptOutMutation) OldReason(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReason is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReason requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReason: %w", err)
+	}
+	return oldValue.Reason, nil
+}
+
+// ResetReason resets all changes to the "reason" field.
+func (m *EmailOptOutMutation) ResetReason() {
+	m.reason = nil
+}
+
+// SetSource sets the "source" field.
+func (m *EmailOptOutMutation) SetSource(e emailoptout.Source) {
+	m.source = &e
+}
+
+// Source returns the value of the "source" field in the mutation.
+func (m *EmailOptOutMutation) Source() (r emailoptout.Source, exists bool) {
+	v := m.source
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSource returns the old "source" field's value of the EmailOptOut entity.
+// If the EmailOptOut object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailOptOutMutation) OldSource(ctx context.Context) (v emailoptout.Source, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSource is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSource requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSource: %w", err)
+	}
+	return oldValue.Source, nil
+}
+
+// ResetSource resets all changes to the "source" field.
+func (m *EmailOptOutMutation) ResetSource() {
+	m.source = nil
+}
+
+// SetCreatorID sets the "creator_id" field.
+func (m *EmailOptOutMutation) SetCreatorID(u uuid.UUID) {
+	m.creator_id = &u
+}
+
+// CreatorID returns the value of the "creator_id" field in the mutation.
+func (m *EmailOptOutMutation) CreatorID() (r uuid.UUID, exists bool) {
+	v := m.creator_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatorID returns the old "creator_id" field's value of the EmailOptOut entity.
+// If the EmailOptOut object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailOptOutMutation) OldCreatorID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatorID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatorID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatorID: %w", err)
+	}
+	return oldValue.CreatorID, nil
+}
+
+// ClearCreatorID clears the value of the "creator_id" field.
+func (m *EmailOptOutMutation) ClearCreatorID() {
+	m.creator_id = nil
+	m.clearedFields[emailoptout.FieldCreatorID] = struct{}{}
+}
+
+// CreatorIDCleared returns if the "creator_id" field was cleared in this mutation.
+func (m *EmailOptOutMutation) CreatorIDCleared() bool {
+	_, ok := m.clearedFields[emailoptout.FieldCreatorID]
+	return ok
+}
+
+// ResetCreatorID resets all changes to the "creator_id" field.
+func (m *EmailOptOutMutation) ResetCreatorID() {
+	m.creator_id = nil
+	delete(m.clearedFields, emailoptout.FieldCreatorID)
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *EmailOptOutMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *EmailOptOutMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the EmailOptOut entity.
+// If the EmailOptOut object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailOptOutMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *EmailOptOutMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *EmailOptOutMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[emailoptout.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *EmailOptOutMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *EmailOptOutMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *EmailOptOutMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// Where appends a list predicates to the EmailOptOutMutation builder.
+func (m *EmailOptOutMutation) Where(ps ...predicate.EmailOptOut) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the EmailOptOutMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *EmailOptOutMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.EmailOptOut, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *EmailOptOutMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *EmailOptOutMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (EmailOptOut).
+func (m *EmailOptOutMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *EmailOptOutMutation) Fields() []string {
+	fields := make([]string, 0, 6)
+	if m.company != nil {
+		fields = append(fields, emailoptout.FieldCompanyID)
+	}
+	if m.email != nil {
+		fields = append(fields, emailoptout.FieldEmail)
+	}
+	if m.reason != nil {
+		fields = append(fields, emailoptout.FieldReason)
+	}
+	if m.source != nil {
+		fields = append(fields, emailoptout.FieldSource)
+	}
+	if m.creator_id != nil {
+		fields = append(fields, emailoptout.FieldCreatorID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, emailoptout.FieldCreatedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *EmailOptOutMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case emailoptout.FieldCompanyID:
+		return m.CompanyID()
+	case emailoptout.FieldEmail:
+		return m.Email()
+	case emailoptout.FieldReason:
+		return m.Reason()
+	case emailoptout.FieldSource:
+		return m.Source()
+	case emailoptout.FieldCreatorID:
+		return m.CreatorID()
+	case emailoptout.FieldCreatedAt:
+		return m.CreatedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *EmailOptOutMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case emailoptout.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case emailoptout.FieldEmail:
+		return m.OldEmail(ctx)
+	case emailoptout.FieldReason:
+		return m.OldReason(ctx)
+	case emailoptout.FieldSource:
+		return m.OldSource(ctx)
+	case emailoptout.FieldCreatorID:
+		return m.OldCreatorID(ctx)
+	case emailoptout.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown EmailOptOut field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *EmailOptOutMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case emailoptout.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case emailoptout.FieldEmail:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEmail(v)
+		return nil
+	case emailoptout.FieldReason:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReason(v)
+		return nil
+	case emailoptout.FieldSource:
+		v, ok := value.(emailoptout.Source)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSource(v)
+		return nil
+	case emailoptout.FieldCreatorID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatorID(v)
+		return nil
+	case emailoptout.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown EmailOptOut field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *EmailOptOutMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *EmailOptOutMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *EmailOptOutMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown EmailOptOut numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *EmailOptOutMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(emailoptout.FieldCreatorID) {
+		fields = append(fields, emailoptout.FieldCreatorID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *EmailOptOutMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *EmailOptOutMutation) ClearField(name string) error {
+	switch name {
+	case emailoptout.FieldCreatorID:
+		m.ClearCreatorID()
+		return nil
+	}
+	return fmt.Errorf("unknown EmailOptOut nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *EmailOptOutMutation) ResetField(name string) error {
+	switch name {
+	case emailoptout.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case emailoptout.FieldEmail:
+		m.ResetEmail()
+		return nil
+	case emailoptout.FieldReason:
+		m.ResetReason()
+		return nil
+	case emailoptout.FieldSource:
+		m.ResetSource()
+		return nil
+	case emailoptout.FieldCreatorID:
+		m.ResetCreatorID()
+		return nil
+	case emailoptout.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown EmailOptOut field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *EmailOptOutMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.company != nil {
+		edges = append(edges, emailoptout.EdgeCompany)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *EmailOptOutMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case emailoptout.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *EmailOptOutMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *EmailOptOutMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *EmailOptOutMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcompany {
+		edges = append(edges, emailoptout.EdgeCompany)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *EmailOptOutMutation) EdgeCleared(name string) bool {
+	switch name {
+	case emailoptout.EdgeCompany:
+		return m.clearedcompany
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *EmailOptOutMutation) ClearEdge(name string) error {
+	switch name {
+	case emailoptout.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown EmailOptOut unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *EmailOptOutMutation) ResetEdge(name string) error {
+	switch name {
+	case emailoptout.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown EmailOptOut edge %s", name)
+}
+
+// EmailTemplateMutation represents an operation that mutates the EmailTemplate nodes in the graph.
+type EmailTemplateMutation struct {
+	config
+	op                 Op
+	typ                string
+	id                 *uuid.UUID
+	created_at         *time.Time
+	updated_at         *time.Time
+	name               *string
+	subject            *string
+	body_text          *string
+	body_html          *string
+	category           *string
+	marketing          *bool
+	placeholders       *[]string
+	appendplaceholders []string
+	clearedFields      map[string]struct{}
+	company            *uuid.UUID
+	clearedcompany     bool
+	done               bool
+	oldValue           func(context.Context) (*EmailTemplate, error)
+	predicates         []predicate.EmailTemplate
+}
+
+var _ ent.Mutation = (*EmailTemplateMutation)(nil)
+
+// emailtemplateOption allows management of the mutation configuration using functional options.
+type emailtemplateOption func(*EmailTemplateMutation)
+
+// newEmailTemplateMutation creates new mutation for the EmailTemplate entity.
+func newEmailTemplateMutation(c config, op Op, opts ...emailtemplateOption) *EmailTemplateMutation {
+	m := &EmailTemplateMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeEmailTemplate,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withEmailTemplateID sets the ID field of the mutation.
+func withEmailTemplateID(id uuid.UUID) emailtemplateOption {
+	return func(m *EmailTemplateMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *EmailTemplate
+		)
+		m.oldValue = func(ctx context.Context) (*EmailTemplate, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().EmailTemplate.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withEmailTemplate sets the old EmailTemplate of the mutation.
+func withEmailTemplate(node *EmailTemplate) emailtemplateOption {
+	return func(m *EmailTemplateMutation) {
+		m.oldValue = func(context.Context) (*EmailTemplate, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m EmailTemplateMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m EmailTemplateMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of EmailTemplate entities.
+func (m *EmailTemplateMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *EmailTemplateMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *EmailTemplateMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().EmailTemplate.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *EmailTemplateMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *EmailTemplateMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the EmailTemplate entity.
+// If the EmailTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailTemplateMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *EmailTemplateMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *EmailTemplateMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *EmailTemplateMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the EmailTemplate entity.
+// If the EmailTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailTemplateMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *EmailTemplateMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *EmailTemplateMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *EmailTemplateMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the EmailTemplate entity.
+// If the EmailTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailTemplateMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *EmailTemplateMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetName sets the "name" field.
+func (m *EmailTemplateMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *EmailTemplateMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the EmailTemplate entity.
+// If the EmailTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailTemplateMutation) OldName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *EmailTemplateMutation) ResetName() {
+	m.name = nil
+}
+
+// SetSubject sets the "subject" field.
+func (m *EmailTemplateMutation) SetSubject(s string) {
+	m.subject = &s
+}
+
+// Subject returns the value of the "subject" field in the mutation.
+func (m *EmailTemplateMutation) Subject() (r string, exists bool) {
+	v := m.subject
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSubject returns the old "subject" field's value of the EmailTemplate entity.
+// If the EmailTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailTemplateMutation) OldSubject(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSubject is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSubject requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSubject: %w", err)
+	}
+	return oldValue.Subject, nil
+}
+
+// ResetSubject resets all changes to the "subject" field.
+func (m *EmailTemplateMutation) ResetSubject() {
+	m.subject = nil
+}
+
+// SetBodyText sets the "body_text" field.
+func (m *EmailTemplateMutation) SetBodyText(s string) {
+	m.body_text = &s
+}
+
+// BodyText returns the value of the "body_text" field in the mutation.
+func (m *EmailTemplateMutation) BodyText() (r string, exists bool) {
+	v := m.body_text
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBodyText returns the old "body_text" field's value of the EmailTemplate entity.
+// If the EmailTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailTemplateMutation) OldBodyText(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBodyText is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBodyText requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBodyText: %w", err)
+	}
+	return oldValue.BodyText, nil
+}
+
+// ResetBodyText resets all changes to the "body_text" field.
+func (m *EmailTemplateMutation) ResetBodyText() {
+	m.body_text = nil
+}
+
+// SetBodyHTML sets the "body_html" field.
+func (m *EmailTemplateMutation) SetBodyHTML(s string) {
+	m.body_html = &s
+}
+
+// BodyHTML returns the value of the "body_html" field in the mutation.
+func (m *EmailTemplateMutation) BodyHTML() (r string, exists bool) {
+	v := m.body_html
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBodyHTML returns the old "body_html" field's value of the EmailTemplate entity.
+// If the EmailTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailTemplateMutation) OldBodyHTML(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBodyHTML is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBodyHTML requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBodyHTML: %w", err)
+	}
+	return oldValue.BodyHTML, nil
+}
+
+// ClearBodyHTML clears the value of the "body_html" field.
+func (m *EmailTemplateMutation) ClearBodyHTML() {
+	m.body_html = nil
+	m.clearedFields[emailtemplate.FieldBodyHTML] = struct{}{}
+}
+
+// BodyHTMLCleared returns if the "body_html" field was cleared in this mutation.
+func (m *EmailTemplateMutation) BodyHTMLCleared() bool {
+	_, ok := m.clearedFields[emailtemplate.FieldBodyHTML]
+	return ok
+}
+
+// ResetBodyHTML resets all changes to the "body_html" field.
+func (m *EmailTemplateMutation) ResetBodyHTML() {
+	m.body_html = nil
+	delete(m.clearedFields, emailtemplate.FieldBodyHTML)
+}
+
+// SetCategory sets the "category" field.
+func (m *EmailTemplateMutation) SetCategory(s string) {
+	m.category = &s
+}
+
+// Category returns the value of the "category" field in the mutation.
+func (m *EmailTemplateMutation) Category() (r string, exists bool) {
+	v := m.category
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCategory returns the old "category" field's value of the EmailTemplate entity.
+// If the EmailTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailTemplateMutation) OldCategory(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCategory is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCategory requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCategory: %w", err)
+	}
+	return oldValue.Category, nil
+}
+
+// ClearCategory clears the value of the "category" field.
+func (m *EmailTemplateMutation) ClearCategory() {
+	m.category = nil
+	m.clearedFields[emailtemplate.FieldCategory] = struct{}{}
+}
+
+// CategoryCleared returns if the "category" field was cleared in this mutation.
+func (m *EmailTemplateMutation) CategoryCleared() bool {
+	_, ok := m.clearedFields[emailtemplate.FieldCategory]
+	return ok
+}
+
+// ResetCategory resets all changes to the "category" field.
+func (m *EmailTemplateMutation) ResetCategory() {
+	m.category = nil
+	delete(m.clearedFields, emailtemplate.FieldCategory)
+}
+
+// SetMarketing sets the "marketing" field.
+func (m *EmailTemplateMutation) SetMarketing(b bool) {
+	m.marketing = &b
+}
+
+// Marketing returns the value of the "marketing" field in the mutation.
+func (m *EmailTemplateMutation) Marketing() (r bool, exists bool) {
+	v := m.marketing
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMarketing returns the old "marketing" field's value of the EmailTemplate entity.
+// If the EmailTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailTemplateMutation) OldMarketing(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMarketing is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMarketing requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMarketing: %w", err)
+	}
+	return oldValue.Marketing, nil
+}
+
+// ResetMarketing resets all changes to the "marketing" field.
+func (m *EmailTemplateMutation) ResetMarketing() {
+	m.marketing = nil
+}
+
+// SetPlaceholders sets the "placeholders" field.
+func (m *EmailTemplateMutation) SetPlaceholders(s []string) {
+	m.placeholders = &s
+	m.appendplaceholders = nil
+}
+
+// Placeholders returns the value of the "placeholders" field in the mutation.
+func (m *EmailTemplateMutation) Placeholders() (r []string, exists bool) {
+	v := m.placeholders
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPlaceholders returns the old "placeholders" field's value of the EmailTemplate entity.
+// If the EmailTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailTemplateMutation) OldPlaceholders(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPlaceholders is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPlaceholders requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPlaceholders: %w", err)
+	}
+	return oldValue.Placeholders, nil
+}
+
+// AppendPlaceholders adds s to the "placeholders" field.
+func (m *EmailTemplateMutation) AppendPlaceholders(s []string) {
+	m.appendplaceholders = append(m.appendplaceholders, s...)
+}
+
+// AppendedPlaceholders returns the list of values that were appended to the "placeholders" field in this mutation.
+func (m *EmailTemplateMutation) AppendedPlaceholders() ([]string, bool) {
+	if len(m.appendplaceholders) == 0 {
+		return nil, false
+	}
+	return m.appendplaceholders, true
+}
+
+// ResetPlaceholders resets all changes to the "placeholders" field.
+func (m *EmailTemplateMutation) ResetPlaceholders() {
+	m.placeholders = nil
+	m.appendplaceholders = nil
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *EmailTemplateMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[emailtemplate.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *EmailTemplateMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *EmailTemplateMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *EmailTemplateMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// Where appends a list predicates to the EmailTemplateMutation builder.
+func (m *EmailTemplateMutation) Where(ps ...predicate.EmailTemplate) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the EmailTemplateMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *EmailTemplateMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.EmailTemplate, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *EmailTemplateMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *EmailTemplateMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (EmailTemplate).
+func (m *EmailTemplateMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *EmailTemplateMutation) Fields() []string {
+	fields := make([]string, 0, 10)
+	if m.company != nil {
+		fields = append(fields, emailtemplate.FieldCompanyID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, emailtemplate.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, emailtemplate.FieldUpdatedAt)
+	}
+	if m.name != nil {
+		fields = append(fields, emailtemplate.FieldName)
+	}
+	if m.subject != nil {
+		fields = append(fields, emailtemplate.FieldSubject)
+	}
+	if m.body_text != nil {
+		fields = append(fields, emailtemplate.FieldBodyText)
+	}
+	if m.body_html != nil {
+		fields = append(fields, emailtemplate.FieldBodyHTML)
+	}
+	if m.category != nil {
+		fields = append(fields, emailtemplate.FieldCategory)
+	}
+	if m.marketing != nil {
+		fields = append(fields, emailtemplate.FieldMarketing)
+	}
+	if m.placeholders != nil {
+		fields = append(fields, emailtemplate.FieldPlaceholders)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *EmailTemplateMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case emailtemplate.FieldCompanyID:
+		return m.CompanyID()
+	case emailtemplate.FieldCreatedAt:
+		return m.CreatedAt()
+	case emailtemplate.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case emailtemplate.FieldName:
+		return m.Name()
+	case emailtemplate.FieldSubject:
+		return m.Subject()
+	case emailtemplate.FieldBodyText:
+		return m.BodyText()
+	case emailtemplate.FieldBodyHTML:
+		return m.BodyHTML()
+	case emailtemplate.FieldCategory:
+		return m.Category()
+	case emailtemplate.FieldMarketing:
+		return m.Marketing()
+	case emailtemplate.FieldPlaceholders:
+		return m.Placeholders()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *EmailTemplateMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case emailtemplate.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case emailtemplate.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case emailtemplate.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case emailtemplate.FieldName:
+		return m.OldName(ctx)
+	case emailtemplate.FieldSubject:
+		return m.OldSubject(ctx)
+	case emailtemplate.FieldBodyText:
+		return m.OldBodyText(ctx)
+	case emailtemplate.FieldBodyHTML:
+		return m.OldBodyHTML(ctx)
+	case emailtemplate.FieldCategory:
+		return m.OldCategory(ctx)
+	case emailtemplate.FieldMarketing:
+		return m.OldMarketing(ctx)
+	case emailtemplate.FieldPlaceholders:
+		return m.OldPlaceholders(ctx)
+	}
+	return nil, fmt.Errorf("unknown EmailTemplate field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *EmailTemplateMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case emailtemplate.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case emailtemplate.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case emailtemplate.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case emailtemplate.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	case emailtemplate.FieldSubject:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSubject(v)
+		return nil
+	case emailtemplate.FieldBodyText:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBodyText(v)
+		return nil
+	case emailtemplate.FieldBodyHTML:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBodyHTML(v)
+		return nil
+	case emailtemplate.FieldCategory:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCategory(v)
+		return nil
+	case emailtemplate.FieldMarketing:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMarketing(v)
+		return nil
+	case emailtemplate.FieldPlaceholders:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPlaceholders(v)
+		return nil
+	}
+	return fmt.Errorf("unknown EmailTemplate field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *EmailTemplateMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *EmailTemplateMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *EmailTemplateMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown EmailTemplate numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *EmailTemplateMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(emailtemplate.FieldBodyHTML) {
+		fields = append(fields, emailtemplate.FieldBodyHTML)
+	}
+	if m.FieldCleared(emailtemplate.FieldCategory) {
+		fields = append(fields, emailtemplate.FieldCategory)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *EmailTemplateMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *EmailTemplateMutation) ClearField(name string) error {
+	switch name {
+	case emailtemplate.FieldBodyHTML:
+		m.ClearBodyHTML()
+		return nil
+	case emailtemplate.FieldCategory:
+		m.ClearCategory()
+		return nil
+	}
+	return fmt.Errorf("unknown EmailTemplate nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *EmailTemplateMutation) ResetField(name string) error {
+	switch name {
+	case emailtemplate.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case emailtemplate.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case emailtemplate.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case emailtemplate.FieldName:
+		m.ResetName()
+		return nil
+	case emailtemplate.FieldSubject:
+		m.ResetSubject()
+		return nil
+	case emailtemplate.FieldBodyText:
+		m.ResetBodyText()
+		return nil
+	case emailtemplate.FieldBodyHTML:
+		m.ResetBodyHTML()
+		return nil
+	case emailtemplate.FieldCategory:
+		m.ResetCategory()
+		return nil
+	case emailtemplate.FieldMarketing:
+		m.ResetMarketing()
+		return nil
+	case emailtemplate.FieldPlaceholders:
+		m.ResetPlaceholders()
+		return nil
+	}
+	return fmt.Errorf("unknown EmailTemplate field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *EmailTemplateMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.company != nil {
+		edges = append(edges, emailtemplate.EdgeCompany)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *EmailTemplateMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case emailtemplate.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *EmailTemplateMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *EmailTemplateMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *EmailTemplateMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcompany {
+		edges = append(edges, emailtemplate.EdgeCompany)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *EmailTemplateMutation) EdgeCleared(name string) bool {
+	switch name {
+	case emailtemplate.EdgeCompany:
+		return m.clearedcompany
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *EmailTemplateMutation) ClearEdge(name string) error {
+	switch name {
+	case emailtemplate.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown EmailTemplate unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *EmailTemplateMutation) ResetEdge(name string) error {
+	switch name {
+	case emailtemplate.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown EmailTemplate edge %s", name)
+}
+
+// EmailThreadMutation represents an operation that mutates the EmailThread nodes in the graph.
+type EmailThreadMutation struct {
+	config
+	op               Op
+	typ              string
+	id               *uuid.UUID
+	created_at       *time.Time
+	updated_at       *time.Time
+	mailbox_id       *uuid.UUID
+	subject          *string
+	subject_key      *string
+	last_message_at  *time.Time
+	message_count    *int
+	addmessage_count *int
+	clearedFields    map[string]struct{}
+	company          *uuid.UUID
+	clearedcompany   bool
+	done             bool
+	oldValue         func(context.Context) (*EmailThread, error)
+	predicates       []predicate.EmailThread
+}
+
+var _ ent.Mutation = (*EmailThreadMutation)(nil)
+
+// emailthreadOption allows management of the mutation configuration using functional options.
+type emailthreadOption func(*EmailThreadMutation)
+
+// newEmailThreadMutation creates new mutation for the EmailThread entity.
+func newEmailThreadMutation(c config, op Op, opts ...emailthreadOption) *EmailThreadMutation {
+	m := &EmailThreadMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeEmailThread,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withEmailThreadID sets the ID field of the mutation.
+func withEmailThreadID(id uuid.UUID) emailthreadOption {
+	return func(m *EmailThreadMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *EmailThread
+		)
+		m.oldValue = func(ctx context.Context) (*EmailThread, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().EmailThread.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withEmailThread sets the old EmailThread of the mutation.
+func withEmailThread(node *EmailThread) emailthreadOption {
+	return func(m *EmailThreadMutation) {
+		m.oldValue = func(context.Context) (*EmailThread, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m EmailThreadMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m EmailThreadMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of EmailThread entities.
+func (m *EmailThreadMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *EmailThreadMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *EmailThreadMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().EmailThread.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *EmailThreadMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *EmailThreadMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the EmailThread entity.
+// If the EmailThread object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailThreadMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *EmailThreadMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *EmailThreadMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *EmailThreadMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the EmailThread entity.
+// If the EmailThread object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailThreadMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *EmailThreadMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *EmailThreadMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *EmailThreadMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the EmailThread entity.
+// If the EmailThread object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailThreadMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *EmailThreadMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetMailboxID sets the "mailbox_id" field.
+func (m *EmailThreadMutation) SetMailboxID(u uuid.UUID) {
+	m.mailbox_id = &u
+}
+
+// MailboxID returns the value of the "mailbox_id" field in the mutation.
+func (m *EmailThreadMutation) MailboxID() (r uuid.UUID, exists bool) {
+	v := m.mailbox_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMailboxID returns the old "mailbox_id" field's value of the EmailThread entity.
+// If the EmailThread object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailThreadMutation) OldMailboxID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMailboxID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMailboxID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMailboxID: %w", err)
+	}
+	return oldValue.MailboxID, nil
+}
+
+// ResetMailboxID resets all changes to the "mailbox_id" field.
+func (m *EmailThreadMutation) ResetMailboxID() {
+	m.mailbox_id = nil
+}
+
+// SetSubject sets the "subject" field.
+func (m *EmailThreadMutation) SetSubject(s string) {
+	m.subject = &s
+}
+
+// Subject returns the value of the "subject" field in the mutation.
+func (m *EmailThreadMutation) Subject() (r string, exists bool) {
+	v := m.subject
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSubject returns the old "subject" field's value of the EmailThread entity.
+// If the EmailThread object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailThreadMutation) OldSubject(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSubject is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSubject requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSubject: %w", err)
+	}
+	return oldValue.Subject, nil
+}
+
+// ResetSubject resets all changes to the "subject" field.
+func (m *EmailThreadMutation) ResetSubject() {
+	m.subject = nil
+}
+
+// SetSubjectKey sets the "subject_key" field.
+func (m *EmailThreadMutation) SetSubjectKey(s string) {
+	m.subject_key = &s
+}
+
+// SubjectKey returns the value of the "subject_key" field in the mutation.
+func (m *EmailThreadMutation) SubjectKey() (r string, exists bool) {
+	v := m.subject_key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSubjectKey returns the old "subject_key" field's value of the EmailThread entity.
+// If the EmailThread object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailThreadMutation) OldSubjectKey(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSubjectKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSubjectKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSubjectKey: %w", err)
+	}
+	return oldValue.SubjectKey, nil
+}
+
+// ResetSubjectKey resets all changes to the "subject_key" field.
+func (m *EmailThreadMutation) ResetSubjectKey() {
+	m.subject_key = nil
+}
+
+// SetLastMessageAt sets the "last_message_at" field.
+func (m *EmailThreadMutation) SetLastMessageAt(t time.Time) {
+	m.last_message_at = &t
+}
+
+// LastMessageAt returns the value of the "last_message_at" field in the mutation.
+func (m *EmailThreadMutation) LastMessageAt() (r time.Time, exists bool) {
+	v := m.last_message_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLastMessageAt returns the old "last_message_at" field's value of the EmailThread entity.
+// If the EmailThread object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailThreadMutation) OldLastMessageAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLastMessageAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLastMessageAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLastMessageAt: %w", err)
+	}
+	return oldValue.LastMessageAt, nil
+}
+
+// ResetLastMessageAt resets all changes to the "last_message_at" field.
+func (m *EmailThreadMutation) ResetLastMessageAt() {
+	m.last_message_at = nil
+}
+
+// SetMessageCount sets the "message_count" field.
+func (m *EmailThreadMutation) SetMessageCount(i int) {
+	m.message_count = &i
+	m.addmessage_count = nil
+}
+
+// MessageCount returns the value of the "message_count" field in the mutation.
+func (m *EmailThreadMutation) MessageCount() (r int, exists bool) {
+	v := m.message_count
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMessageCount returns the old "message_count" field's value of the EmailThread entity.
+// If the EmailThread object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailThreadMutation) OldMessageCount(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMessageCount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMessageCount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMessageCount: %w", err)
+	}
+	return oldValue.MessageCount, nil
+}
+
+// AddMessageCount adds i to the "message_count" field.
+func (m *EmailThreadMutation) AddMessageCount(i int) {
+	if m.addmessage_count != nil {
+		*m.addmessage_count += i
+	} else {
+		m.addmessage_count = &i
+	}
+}
+
+// AddedMessageCount returns the value that was added to the "message_count" field in this mutation.
+func (m *EmailThreadMutation) AddedMessageCount() (r int, exists bool) {
+	v := m.addmessage_count
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetMessageCount resets all changes to the "message_count" field.
+func (m *EmailThreadMutation) ResetMessageCount() {
+	m.message_count = nil
+	m.addmessage_count = nil
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *EmailThreadMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[emailthread.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *EmailThreadMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *EmailThreadMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *EmailThreadMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// Where appends a list predicates to the EmailThreadMutation builder.
+func (m *EmailThreadMutation) Where(ps ...predicate.EmailThread) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the EmailThreadMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *EmailThreadMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.EmailThread, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *EmailThreadMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *EmailThreadMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (EmailThread).
+func (m *EmailThreadMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *EmailThreadMutation) Fields() []string {
+	fields := make([]string, 0, 8)
+	if m.company != nil {
+		fields = append(fields, emailthread.FieldCompanyID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, emailthread.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, emailthread.FieldUpdatedAt)
+	}
+	if m.mailbox_id != nil {
+		fields = append(fields, emailthread.FieldMailboxID)
+	}
+	if m.subject != nil {
+		fields = append(fields, emailthread.FieldSubject)
+	}
+	if m.subject_key != nil {
+		fields = append(fields, emailthread.FieldSubjectKey)
+	}
+	if m.last_message_at != nil {
+		fields = append(fields, emailthread.FieldLastMessageAt)
+	}
+	if m.message_count != nil {
+		fields = append(fields, emailthread.FieldMessageCount)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *EmailThreadMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case emailthread.FieldCompanyID:
+		return m.CompanyID()
+	case emailthread.FieldCreatedAt:
+		return m.CreatedAt()
+	case emailthread.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case emailthread.FieldMailboxID:
+		return m.MailboxID()
+	case emailthread.FieldSubject:
+		return m.Subject()
+	case emailthread.FieldSubjectKey:
+		return m.SubjectKey()
+	case emailthread.FieldLastMessageAt:
+		return m.LastMessageAt()
+	case emailthread.FieldMessageCount:
+		return m.MessageCount()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *EmailThreadMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case emailthread.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case emailthread.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case emailthread.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case emailthread.FieldMailboxID:
+		return m.OldMailboxID(ctx)
+	case emailthread.FieldSubject:
+		return m.OldSubject(ctx)
+	case emailthread.FieldSubjectKey:
+		return m.OldSubjectKey(ctx)
+	case emailthread.FieldLastMessageAt:
+		return m.OldLastMessageAt(ctx)
+	case emailthread.FieldMessageCount:
+		return m.OldMessageCount(ctx)
+	}
+	return nil, fmt.Errorf("unknown EmailThread field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *EmailThreadMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case emailthread.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case emailthread.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case emailthread.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case emailthread.FieldMailboxID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMailboxID(v)
+		return nil
+	case emailthread.FieldSubject:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSubject(v)
+		return nil
+	case emailthread.FieldSubjectKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSubjectKey(v)
+		return nil
+	case emailthread.FieldLastMessageAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLastMessageAt(v)
+		return nil
+	case emailthread.FieldMessageCount:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMessageCount(v)
+		return nil
+	}
+	return fmt.Errorf("unknown EmailThread field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *EmailThreadMutation) AddedFields() []string {
+	var fields []string
+	if m.addmessage_count != nil {
+		fields = append(fields, emailthread.FieldMessageCount)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *EmailThreadMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case emailthread.FieldMessageCount:
+		return m.AddedMessageCount()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *EmailThreadMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case emailthread.FieldMessageCount:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddMessageCount(v)
+		return nil
+	}
+	return fmt.Errorf("unknown EmailThread numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *EmailThreadMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *EmailThreadMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *EmailThreadMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown EmailThread nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *EmailThreadMutation) ResetField(name string) error {
+	switch name {
+	case emailthread.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case emailthread.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case emailthread.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case emailthread.FieldMailboxID:
+		m.ResetMailboxID()
+		return nil
+	case emailthread.FieldSubject:
+		m.ResetSubject()
+		return nil
+	case emailthread.FieldSubjectKey:
+		m.ResetSubjectKey()
+		return nil
+	case emailthread.FieldLastMessageAt:
+		m.ResetLastMessageAt()
+		return nil
+	case emailthread.FieldMessageCount:
+		m.ResetMessageCount()
+		return nil
+	}
+	return fmt.Errorf("unknown EmailThread field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *EmailThreadMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.company != nil {
+		edges = append(edges, emailthread.EdgeCompany)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *EmailThreadMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case emailthread.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *EmailThreadMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *EmailThreadMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *EmailThreadMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcompany {
+		edges = append(edges, emailthread.EdgeCompany)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *EmailThreadMutation) EdgeCleared(name string) bool {
+	switch name {
+	case emailthread.EdgeCompany:
+		return m.clearedcompany
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *EmailThreadMutation) ClearEdge(name string) error {
+	switch name {
+	case emailthread.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown EmailThread unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *EmailThreadMutation) ResetEdge(name string) error {
+	switch name {
+	case emailthread.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown EmailThread edge %s", name)
 }
 
 // EventMutation represents an operation that mutates the Event nodes in the graph.
@@ -18682,16 +27489,17 @@ func (m *IdempotencyKeyMutation) ResetEdge(name string) error {
 // InsurerMutation represents an operation that mutates the Insurer nodes in the graph.
 type InsurerMutation struct {
 	config
-	op            Op
-	typ           string
-	id            *uuid.UUID
-	vu_number     *string
-	name          *string
-	created_at    *time.Time
-	clearedFields map[string]struct{}
-	done          bool
-	oldValue      func(context.Context) (*Insurer, error)
-	predicates    []predicate.Insurer
+	op                   Op
+	typ                  string
+	id                   *uuid.UUID
+	vu_number            *string
+	name                 *string
+	correspondence_email *string
+	created_at           *time.Time
+	clearedFields        map[string]struct{}
+	done                 bool
+	oldValue             func(context.Context) (*Insurer, error)
+	predicates           []predicate.Insurer
 }
 
 var _ ent.Mutation = (*InsurerMutation)(nil)
@@ -18870,6 +27678,42 @@ func (m *InsurerMutation) ResetName() {
 	m.name = nil
 }
 
+// SetCorrespondenceEmail sets the "correspondence_email" field.
+func (m *InsurerMutation) SetCorrespondenceEmail(s string) {
+	m.correspondence_email = &s
+}
+
+// CorrespondenceEmail returns the value of the "correspondence_email" field in the mutation.
+func (m *InsurerMutation) CorrespondenceEmail() (r string, exists bool) {
+	v := m.correspondence_email
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCorrespondenceEmail returns the old "correspondence_email" field's value of the Insurer entity.
+// If the Insurer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InsurerMutation) OldCorrespondenceEmail(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCorrespondenceEmail is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCorrespondenceEmail requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCorrespondenceEmail: %w", err)
+	}
+	return oldValue.CorrespondenceEmail, nil
+}
+
+// ResetCorrespondenceEmail resets all changes to the "correspondence_email" field.
+func (m *InsurerMutation) ResetCorrespondenceEmail() {
+	m.correspondence_email = nil
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (m *InsurerMutation) SetCreatedAt(t time.Time) {
 	m.created_at = &t
@@ -18940,12 +27784,15 @@ func (m *InsurerMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *InsurerMutation) Fields() []string {
-	fields := make([]string, 0, 3)
+	fields := make([]string, 0, 4)
 	if m.vu_number != nil {
 		fields = append(fields, insurer.FieldVuNumber)
 	}
 	if m.name != nil {
 		fields = append(fields, insurer.FieldName)
+	}
+	if m.correspondence_email != nil {
+		fields = append(fields, insurer.FieldCorrespondenceEmail)
 	}
 	if m.created_at != nil {
 		fields = append(fields, insurer.FieldCreatedAt)
@@ -18962,6 +27809,8 @@ func (m *InsurerMutation) Field(name string) (ent.Value, bool) {
 		return m.VuNumber()
 	case insurer.FieldName:
 		return m.Name()
+	case insurer.FieldCorrespondenceEmail:
+		return m.CorrespondenceEmail()
 	case insurer.FieldCreatedAt:
 		return m.CreatedAt()
 	}
@@ -18977,6 +27826,8 @@ func (m *InsurerMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldVuNumber(ctx)
 	case insurer.FieldName:
 		return m.OldName(ctx)
+	case insurer.FieldCorrespondenceEmail:
+		return m.OldCorrespondenceEmail(ctx)
 	case insurer.FieldCreatedAt:
 		return m.OldCreatedAt(ctx)
 	}
@@ -19001,6 +27852,13 @@ func (m *InsurerMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetName(v)
+		return nil
+	case insurer.FieldCorrespondenceEmail:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCorrespondenceEmail(v)
 		return nil
 	case insurer.FieldCreatedAt:
 		v, ok := value.(time.Time)
@@ -19063,6 +27921,9 @@ func (m *InsurerMutation) ResetField(name string) error {
 		return nil
 	case insurer.FieldName:
 		m.ResetName()
+		return nil
+	case insurer.FieldCorrespondenceEmail:
+		m.ResetCorrespondenceEmail()
 		return nil
 	case insurer.FieldCreatedAt:
 		m.ResetCreatedAt()
@@ -23808,6 +32669,2055 @@ func (m *LeadSubmissionMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown LeadSubmission edge %s", name)
 }
 
+// MailboxMutation represents an operation that mutates the Mailbox nodes in the graph.
+type MailboxMutation struct {
+	config
+	op              Op
+	typ             string
+	id              *uuid.UUID
+	created_at      *time.Time
+	updated_at      *time.Time
+	email           *string
+	label           *string
+	shared          *bool
+	owner_id        *uuid.UUID
+	imap_url        *string
+	smtp_url        *string
+	username        *string
+	password_sealed *[]byte
+	sent_folder     *string
+	sync_state      *mailbox.SyncState
+	sync_error      *string
+	synced_at       *time.Time
+	clearedFields   map[string]struct{}
+	company         *uuid.UUID
+	clearedcompany  bool
+	done            bool
+	oldValue        func(context.Context) (*Mailbox, error)
+	predicates      []predicate.Mailbox
+}
+
+var _ ent.Mutation = (*MailboxMutation)(nil)
+
+// mailboxOption allows management of the mutation configuration using functional options.
+type mailboxOption func(*MailboxMutation)
+
+// newMailboxMutation creates new mutation for the Mailbox entity.
+func newMailboxMutation(c config, op Op, opts ...mailboxOption) *MailboxMutation {
+	m := &MailboxMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeMailbox,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withMailboxID sets the ID field of the mutation.
+func withMailboxID(id uuid.UUID) mailboxOption {
+	return func(m *MailboxMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Mailbox
+		)
+		m.oldValue = func(ctx context.Context) (*Mailbox, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Mailbox.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withMailbox sets the old Mailbox of the mutation.
+func withMailbox(node *Mailbox) mailboxOption {
+	return func(m *MailboxMutation) {
+		m.oldValue = func(context.Context) (*Mailbox, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m MailboxMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m MailboxMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of Mailbox entities.
+func (m *MailboxMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *MailboxMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *MailboxMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Mailbox.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *MailboxMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *MailboxMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the Mailbox entity.
+// If the Mailbox object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MailboxMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *MailboxMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *MailboxMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *MailboxMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Mailbox entity.
+// If the Mailbox object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MailboxMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *MailboxMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *MailboxMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *MailboxMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the Mailbox entity.
+// If the Mailbox object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MailboxMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *MailboxMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetEmail sets the "email" field.
+func (m *MailboxMutation) SetEmail(s string) {
+	m.email = &s
+}
+
+// Email returns the value of the "email" field in the mutation.
+func (m *MailboxMutation) Email() (r string, exists bool) {
+	v := m.email
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEmail returns the old "email" field's value of the Mailbox entity.
+// If the Mailbox object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MailboxMutation) OldEmail(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEmail is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEmail requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEmail: %w", err)
+	}
+	return oldValue.Email, nil
+}
+
+// ResetEmail resets all changes to the "email" field.
+func (m *MailboxMutation) ResetEmail() {
+	m.email = nil
+}
+
+// SetLabel sets the "label" field.
+func (m *MailboxMutation) SetLabel(s string) {
+	m.label = &s
+}
+
+// Label returns the value of the "label" field in the mutation.
+func (m *MailboxMutation) Label() (r string, exists bool) {
+	v := m.label
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLabel returns the old "label" field's value of the Mailbox entity.
+// If the Mailbox object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MailboxMutation) OldLabel(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLabel is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLabel requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLabel: %w", err)
+	}
+	return oldValue.Label, nil
+}
+
+// ResetLabel resets all changes to the "label" field.
+func (m *MailboxMutation) ResetLabel() {
+	m.label = nil
+}
+
+// SetShared sets the "shared" field.
+func (m *MailboxMutation) SetShared(b bool) {
+	m.shared = &b
+}
+
+// Shared returns the value of the "shared" field in the mutation.
+func (m *MailboxMutation) Shared() (r bool, exists bool) {
+	v := m.shared
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldShared returns the old "shared" field's value of the Mailbox entity.
+// If the Mailbox object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MailboxMutation) OldShared(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldShared is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldShared requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldShared: %w", err)
+	}
+	return oldValue.Shared, nil
+}
+
+// ResetShared resets all changes to the "shared" field.
+func (m *MailboxMutation) ResetShared() {
+	m.shared = nil
+}
+
+// SetOwnerID sets the "owner_id" field.
+func (m *MailboxMutation) SetOwnerID(u uuid.UUID) {
+	m.owner_id = &u
+}
+
+// OwnerID returns the value of the "owner_id" field in the mutation.
+func (m *MailboxMutation) OwnerID() (r uuid.UUID, exists bool) {
+	v := m.owner_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOwnerID returns the old "owner_id" field's value of the Mailbox entity.
+// If the Mailbox object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MailboxMutation) OldOwnerID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOwnerID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOwnerID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOwnerID: %w", err)
+	}
+	return oldValue.OwnerID, nil
+}
+
+// ClearOwnerID clears the value of the "owner_id" field.
+func (m *MailboxMutation) ClearOwnerID() {
+	m.owner_id = nil
+	m.clearedFields[mailbox.FieldOwnerID] = struct{}{}
+}
+
+// OwnerIDCleared returns if the "owner_id" field was cleared in this mutation.
+func (m *MailboxMutation) OwnerIDCleared() bool {
+	_, ok := m.clearedFields[mailbox.FieldOwnerID]
+	return ok
+}
+
+// ResetOwnerID resets all changes to the "owner_id" field.
+func (m *MailboxMutation) ResetOwnerID() {
+	m.owner_id = nil
+	delete(m.clearedFields, mailbox.FieldOwnerID)
+}
+
+// SetImapURL sets the "imap_url" field.
+func (m *MailboxMutation) SetImapURL(s string) {
+	m.imap_url = &s
+}
+
+// ImapURL returns the value of the "imap_url" field in the mutation.
+func (m *MailboxMutation) ImapURL() (r string, exists bool) {
+	v := m.imap_url
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldImapURL returns the old "imap_url" field's value of the Mailbox entity.
+// If the Mailbox object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MailboxMutation) OldImapURL(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldImapURL is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldImapURL requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldImapURL: %w", err)
+	}
+	return oldValue.ImapURL, nil
+}
+
+// ResetImapURL resets all changes to the "imap_url" field.
+func (m *MailboxMutation) ResetImapURL() {
+	m.imap_url = nil
+}
+
+// SetSMTPURL sets the "smtp_url" field.
+func (m *MailboxMutation) SetSMTPURL(s string) {
+	m.smtp_url = &s
+}
+
+// SMTPURL returns the value of the "smtp_url" field in the mutation.
+func (m *MailboxMutation) SMTPURL() (r string, exists bool) {
+	v := m.smtp_url
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSMTPURL returns the old "smtp_url" field's value of the Mailbox entity.
+// If the Mailbox object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MailboxMutation) OldSMTPURL(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSMTPURL is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSMTPURL requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSMTPURL: %w", err)
+	}
+	return oldValue.SMTPURL, nil
+}
+
+// ResetSMTPURL resets all changes to the "smtp_url" field.
+func (m *MailboxMutation) ResetSMTPURL() {
+	m.smtp_url = nil
+}
+
+// SetUsername sets the "username" field.
+func (m *MailboxMutation) SetUsername(s string) {
+	m.username = &s
+}
+
+// Username returns the value of the "username" field in the mutation.
+func (m *MailboxMutation) Username() (r string, exists bool) {
+	v := m.username
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUsername returns the old "username" field's value of the Mailbox entity.
+// If the Mailbox object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MailboxMutation) OldUsername(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUsername is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUsername requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUsername: %w", err)
+	}
+	return oldValue.Username, nil
+}
+
+// ResetUsername resets all changes to the "username" field.
+func (m *MailboxMutation) ResetUsername() {
+	m.username = nil
+}
+
+// SetPasswordSealed sets the "password_sealed" field.
+func (m *MailboxMutation) SetPasswordSealed(b []byte) {
+	m.password_sealed = &b
+}
+
+// PasswordSealed returns the value of the "password_sealed" field in the mutation.
+func (m *MailboxMutation) PasswordSealed() (r []byte, exists bool) {
+	v := m.password_sealed
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPasswordSealed returns the old "password_sealed" field's value of the Mailbox entity.
+// If the Mailbox object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MailboxMutation) OldPasswordSealed(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPasswordSealed is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPasswordSealed requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPasswordSealed: %w", err)
+	}
+	return oldValue.PasswordSealed, nil
+}
+
+// ResetPasswordSealed resets all changes to the "password_sealed" field.
+func (m *MailboxMutation) ResetPasswordSealed() {
+	m.password_sealed = nil
+}
+
+// SetSentFolder sets the "sent_folder" field.
+func (m *MailboxMutation) SetSentFolder(s string) {
+	m.sent_folder = &s
+}
+
+// SentFolder returns the value of the "sent_folder" field in the mutation.
+func (m *MailboxMutation) SentFolder() (r string, exists bool) {
+	v := m.sent_folder
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSentFolder returns the old "sent_folder" field's value of the Mailbox entity.
+// If the Mailbox object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MailboxMutation) OldSentFolder(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSentFolder is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSentFolder requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSentFolder: %w", err)
+	}
+	return oldValue.SentFolder, nil
+}
+
+// ResetSentFolder resets all changes to the "sent_folder" field.
+func (m *MailboxMutation) ResetSentFolder() {
+	m.sent_folder = nil
+}
+
+// SetSyncState sets the "sync_state" field.
+func (m *MailboxMutation) SetSyncState(ms mailbox.SyncState) {
+	m.sync_state = &ms
+}
+
+// SyncState returns the value of the "sync_state" field in the mutation.
+func (m *MailboxMutation) SyncState() (r mailbox.SyncState, exists bool) {
+	v := m.sync_state
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSyncState returns the old "sync_state" field's value of the Mailbox entity.
+// If the Mailbox object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MailboxMutation) OldSyncState(ctx context.Context) (v mailbox.SyncState, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSyncState is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSyncState requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSyncState: %w", err)
+	}
+	return oldValue.SyncState, nil
+}
+
+// ResetSyncState resets all changes to the "sync_state" field.
+func (m *MailboxMutation) ResetSyncState() {
+	m.sync_state = nil
+}
+
+// SetSyncError sets the "sync_error" field.
+func (m *MailboxMutation) SetSyncError(s string) {
+	m.sync_error = &s
+}
+
+// SyncError returns the value of the "sync_error" field in the mutation.
+func (m *MailboxMutation) SyncError() (r string, exists bool) {
+	v := m.sync_error
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSyncError returns the old "sync_error" field's value of the Mailbox entity.
+// If the Mailbox object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MailboxMutation) OldSyncError(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSyncError is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSyncError requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSyncError: %w", err)
+	}
+	return oldValue.SyncError, nil
+}
+
+// ResetSyncError resets all changes to the "sync_error" field.
+func (m *MailboxMutation) ResetSyncError() {
+	m.sync_error = nil
+}
+
+// SetSyncedAt sets the "synced_at" field.
+func (m *MailboxMutation) SetSyncedAt(t time.Time) {
+	m.synced_at = &t
+}
+
+// SyncedAt returns the value of the "synced_at" field in the mutation.
+func (m *MailboxMutation) SyncedAt() (r time.Time, exists bool) {
+	v := m.synced_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSyncedAt returns the old "synced_at" field's value of the Mailbox entity.
+// If the Mailbox object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MailboxMutation) OldSyncedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSyncedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSyncedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSyncedAt: %w", err)
+	}
+	return oldValue.SyncedAt, nil
+}
+
+// ClearSyncedAt clears the value of the "synced_at" field.
+func (m *MailboxMutation) ClearSyncedAt() {
+	m.synced_at = nil
+	m.clearedFields[mailbox.FieldSyncedAt] = struct{}{}
+}
+
+// SyncedAtCleared returns if the "synced_at" field was cleared in this mutation.
+func (m *MailboxMutation) SyncedAtCleared() bool {
+	_, ok := m.clearedFields[mailbox.FieldSyncedAt]
+	return ok
+}
+
+// ResetSyncedAt resets all changes to the "synced_at" field.
+func (m *MailboxMutation) ResetSyncedAt() {
+	m.synced_at = nil
+	delete(m.clearedFields, mailbox.FieldSyncedAt)
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *MailboxMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[mailbox.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *MailboxMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *MailboxMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *MailboxMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// Where appends a list predicates to the MailboxMutation builder.
+func (m *MailboxMutation) Where(ps ...predicate.Mailbox) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the MailboxMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *MailboxMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Mailbox, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *MailboxMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *MailboxMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Mailbox).
+func (m *MailboxMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *MailboxMutation) Fields() []string {
+	fields := make([]string, 0, 15)
+	if m.company != nil {
+		fields = append(fields, mailbox.FieldCompanyID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, mailbox.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, mailbox.FieldUpdatedAt)
+	}
+	if m.email != nil {
+		fields = append(fields, mailbox.FieldEmail)
+	}
+	if m.label != nil {
+		fields = append(fields, mailbox.FieldLabel)
+	}
+	if m.shared != nil {
+		fields = append(fields, mailbox.FieldShared)
+	}
+	if m.owner_id != nil {
+		fields = append(fields, mailbox.FieldOwnerID)
+	}
+	if m.imap_url != nil {
+		fields = append(fields, mailbox.FieldImapURL)
+	}
+	if m.smtp_url != nil {
+		fields = append(fields, mailbox.FieldSMTPURL)
+	}
+	if m.username != nil {
+		fields = append(fields, mailbox.FieldUsername)
+	}
+	if m.password_sealed != nil {
+		fields = append(fields, mailbox.FieldPasswordSealed)
+	}
+	if m.sent_folder != nil {
+		fields = append(fields, mailbox.FieldSentFolder)
+	}
+	if m.sync_state != nil {
+		fields = append(fields, mailbox.FieldSyncState)
+	}
+	if m.sync_error != nil {
+		fields = append(fields, mailbox.FieldSyncError)
+	}
+	if m.synced_at != nil {
+		fields = append(fields, mailbox.FieldSyncedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *MailboxMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case mailbox.FieldCompanyID:
+		return m.CompanyID()
+	case mailbox.FieldCreatedAt:
+		return m.CreatedAt()
+	case mailbox.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case mailbox.FieldEmail:
+		return m.Email()
+	case mailbox.FieldLabel:
+		return m.Label()
+	case mailbox.FieldShared:
+		return m.Shared()
+	case mailbox.FieldOwnerID:
+		return m.OwnerID()
+	case mailbox.FieldImapURL:
+		return m.ImapURL()
+	case mailbox.FieldSMTPURL:
+		return m.SMTPURL()
+	case mailbox.FieldUsername:
+		return m.Username()
+	case mailbox.FieldPasswordSealed:
+		return m.PasswordSealed()
+	case mailbox.FieldSentFolder:
+		return m.SentFolder()
+	case mailbox.FieldSyncState:
+		return m.SyncState()
+	case mailbox.FieldSyncError:
+		return m.SyncError()
+	case mailbox.FieldSyncedAt:
+		return m.SyncedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *MailboxMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case mailbox.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case mailbox.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case mailbox.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case mailbox.FieldEmail:
+		return m.OldEmail(ctx)
+	case mailbox.FieldLabel:
+		return m.OldLabel(ctx)
+	case mailbox.FieldShared:
+		return m.OldShared(ctx)
+	case mailbox.FieldOwnerID:
+		return m.OldOwnerID(ctx)
+	case mailbox.FieldImapURL:
+		return m.OldImapURL(ctx)
+	case mailbox.FieldSMTPURL:
+		return m.OldSMTPURL(ctx)
+	case mailbox.FieldUsername:
+		return m.OldUsername(ctx)
+	case mailbox.FieldPasswordSealed:
+		return m.OldPasswordSealed(ctx)
+	case mailbox.FieldSentFolder:
+		return m.OldSentFolder(ctx)
+	case mailbox.FieldSyncState:
+		return m.OldSyncState(ctx)
+	case mailbox.FieldSyncError:
+		return m.OldSyncError(ctx)
+	case mailbox.FieldSyncedAt:
+		return m.OldSyncedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown Mailbox field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *MailboxMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case mailbox.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case mailbox.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case mailbox.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case mailbox.FieldEmail:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEmail(v)
+		return nil
+	case mailbox.FieldLabel:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLabel(v)
+		return nil
+	case mailbox.FieldShared:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetShared(v)
+		return nil
+	case mailbox.FieldOwnerID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOwnerID(v)
+		return nil
+	case mailbox.FieldImapURL:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetImapURL(v)
+		return nil
+	case mailbox.FieldSMTPURL:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSMTPURL(v)
+		return nil
+	case mailbox.FieldUsername:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUsername(v)
+		return nil
+	case mailbox.FieldPasswordSealed:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPasswordSealed(v)
+		return nil
+	case mailbox.FieldSentFolder:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSentFolder(v)
+		return nil
+	case mailbox.FieldSyncState:
+		v, ok := value.(mailbox.SyncState)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSyncState(v)
+		return nil
+	case mailbox.FieldSyncError:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSyncError(v)
+		return nil
+	case mailbox.FieldSyncedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSyncedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Mailbox field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *MailboxMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *MailboxMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *MailboxMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown Mailbox numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *MailboxMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(mailbox.FieldOwnerID) {
+		fields = append(fields, mailbox.FieldOwnerID)
+	}
+	if m.FieldCleared(mailbox.FieldSyncedAt) {
+		fields = append(fields, mailbox.FieldSyncedAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *MailboxMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *MailboxMutation) ClearField(name string) error {
+	switch name {
+	case mailbox.FieldOwnerID:
+		m.ClearOwnerID()
+		return nil
+	case mailbox.FieldSyncedAt:
+		m.ClearSyncedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown Mailbox nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *MailboxMutation) ResetField(name string) error {
+	switch name {
+	case mailbox.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case mailbox.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case mailbox.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case mailbox.FieldEmail:
+		m.ResetEmail()
+		return nil
+	case mailbox.FieldLabel:
+		m.ResetLabel()
+		return nil
+	case mailbox.FieldShared:
+		m.ResetShared()
+		return nil
+	case mailbox.FieldOwnerID:
+		m.ResetOwnerID()
+		return nil
+	case mailbox.FieldImapURL:
+		m.ResetImapURL()
+		return nil
+	case mailbox.FieldSMTPURL:
+		m.ResetSMTPURL()
+		return nil
+	case mailbox.FieldUsername:
+		m.ResetUsername()
+		return nil
+	case mailbox.FieldPasswordSealed:
+		m.ResetPasswordSealed()
+		return nil
+	case mailbox.FieldSentFolder:
+		m.ResetSentFolder()
+		return nil
+	case mailbox.FieldSyncState:
+		m.ResetSyncState()
+		return nil
+	case mailbox.FieldSyncError:
+		m.ResetSyncError()
+		return nil
+	case mailbox.FieldSyncedAt:
+		m.ResetSyncedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown Mailbox field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *MailboxMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.company != nil {
+		edges = append(edges, mailbox.EdgeCompany)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *MailboxMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case mailbox.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *MailboxMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *MailboxMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *MailboxMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcompany {
+		edges = append(edges, mailbox.EdgeCompany)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *MailboxMutation) EdgeCleared(name string) bool {
+	switch name {
+	case mailbox.EdgeCompany:
+		return m.clearedcompany
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *MailboxMutation) ClearEdge(name string) error {
+	switch name {
+	case mailbox.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown Mailbox unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *MailboxMutation) ResetEdge(name string) error {
+	switch name {
+	case mailbox.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown Mailbox edge %s", name)
+}
+
+// MailboxFolderMutation represents an operation that mutates the MailboxFolder nodes in the graph.
+type MailboxFolderMutation struct {
+	config
+	op                Op
+	typ               string
+	id                *uuid.UUID
+	created_at        *time.Time
+	updated_at        *time.Time
+	mailbox_id        *uuid.UUID
+	name              *string
+	uid_validity      *int64
+	adduid_validity   *int64
+	last_uid          *int64
+	addlast_uid       *int64
+	highest_modseq    *int64
+	addhighest_modseq *int64
+	clearedFields     map[string]struct{}
+	company           *uuid.UUID
+	clearedcompany    bool
+	done              bool
+	oldValue          func(context.Context) (*MailboxFolder, error)
+	predicates        []predicate.MailboxFolder
+}
+
+var _ ent.Mutation = (*MailboxFolderMutation)(nil)
+
+// mailboxfolderOption allows management of the mutation configuration using functional options.
+type mailboxfolderOption func(*MailboxFolderMutation)
+
+// newMailboxFolderMutation creates new mutation for the MailboxFolder entity.
+func newMailboxFolderMutation(c config, op Op, opts ...mailboxfolderOption) *MailboxFolderMutation {
+	m := &MailboxFolderMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeMailboxFolder,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withMailboxFolderID sets the ID field of the mutation.
+func withMailboxFolderID(id uuid.UUID) mailboxfolderOption {
+	return func(m *MailboxFolderMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *MailboxFolder
+		)
+		m.oldValue = func(ctx context.Context) (*MailboxFolder, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().MailboxFolder.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withMailboxFolder sets the old MailboxFolder of the mutation.
+func withMailboxFolder(node *MailboxFolder) mailboxfolderOption {
+	return func(m *MailboxFolderMutation) {
+		m.oldValue = func(context.Context) (*MailboxFolder, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m MailboxFolderMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m MailboxFolderMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of MailboxFolder entities.
+func (m *MailboxFolderMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *MailboxFolderMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *MailboxFolderMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().MailboxFolder.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *MailboxFolderMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *MailboxFolderMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the MailboxFolder entity.
+// If the MailboxFolder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MailboxFolderMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *MailboxFolderMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *MailboxFolderMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *MailboxFolderMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the MailboxFolder entity.
+// If the MailboxFolder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MailboxFolderMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *MailboxFolderMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *MailboxFolderMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *MailboxFolderMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the MailboxFolder entity.
+// If the MailboxFolder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MailboxFolderMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *MailboxFolderMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetMailboxID sets the "mailbox_id" field.
+func (m *MailboxFolderMutation) SetMailboxID(u uuid.UUID) {
+	m.mailbox_id = &u
+}
+
+// MailboxID returns the value of the "mailbox_id" field in the mutation.
+func (m *MailboxFolderMutation) MailboxID() (r uuid.UUID, exists bool) {
+	v := m.mailbox_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMailboxID returns the old "mailbox_id" field's value of the MailboxFolder entity.
+// If the MailboxFolder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MailboxFolderMutation) OldMailboxID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMailboxID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMailboxID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMailboxID: %w", err)
+	}
+	return oldValue.MailboxID, nil
+}
+
+// ResetMailboxID resets all changes to the "mailbox_id" field.
+func (m *MailboxFolderMutation) ResetMailboxID() {
+	m.mailbox_id = nil
+}
+
+// SetName sets the "name" field.
+func (m *MailboxFolderMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *MailboxFolderMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the MailboxFolder entity.
+// If the MailboxFolder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MailboxFolderMutation) OldName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *MailboxFolderMutation) ResetName() {
+	m.name = nil
+}
+
+// SetUIDValidity sets the "uid_validity" field.
+func (m *MailboxFolderMutation) SetUIDValidity(i int64) {
+	m.uid_validity = &i
+	m.adduid_validity = nil
+}
+
+// UIDValidity returns the value of the "uid_validity" field in the mutation.
+func (m *MailboxFolderMutation) UIDValidity() (r int64, exists bool) {
+	v := m.uid_validity
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUIDValidity returns the old "uid_validity" field's value of the MailboxFolder entity.
+// If the MailboxFolder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MailboxFolderMutation) OldUIDValidity(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUIDValidity is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUIDValidity requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUIDValidity: %w", err)
+	}
+	return oldValue.UIDValidity, nil
+}
+
+// AddUIDValidity adds i to the "uid_validity" field.
+func (m *MailboxFolderMutation) AddUIDValidity(i int64) {
+	if m.adduid_validity != nil {
+		*m.adduid_validity += i
+	} else {
+		m.adduid_validity = &i
+	}
+}
+
+// AddedUIDValidity returns the value that was added to the "uid_validity" field in this mutation.
+func (m *MailboxFolderMutation) AddedUIDValidity() (r int64, exists bool) {
+	v := m.adduid_validity
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetUIDValidity resets all changes to the "uid_validity" field.
+func (m *MailboxFolderMutation) ResetUIDValidity() {
+	m.uid_validity = nil
+	m.adduid_validity = nil
+}
+
+// SetLastUID sets the "last_uid" field.
+func (m *MailboxFolderMutation) SetLastUID(i int64) {
+	m.last_uid = &i
+	m.addlast_uid = nil
+}
+
+// LastUID returns the value of the "last_uid" field in the mutation.
+func (m *MailboxFolderMutation) LastUID() (r int64, exists bool) {
+	v := m.last_uid
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLastUID returns the old "last_uid" field's value of the MailboxFolder entity.
+// If the MailboxFolder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MailboxFolderMutation) OldLastUID(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLastUID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLastUID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLastUID: %w", err)
+	}
+	return oldValue.LastUID, nil
+}
+
+// AddLastUID adds i to the "last_uid" field.
+func (m *MailboxFolderMutation) AddLastUID(i int64) {
+	if m.addlast_uid != nil {
+		*m.addlast_uid += i
+	} else {
+		m.addlast_uid = &i
+	}
+}
+
+// AddedLastUID returns the value that was added to the "last_uid" field in this mutation.
+func (m *MailboxFolderMutation) AddedLastUID() (r int64, exists bool) {
+	v := m.addlast_uid
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetLastUID resets all changes to the "last_uid" field.
+func (m *MailboxFolderMutation) ResetLastUID() {
+	m.last_uid = nil
+	m.addlast_uid = nil
+}
+
+// SetHighestModseq sets the "highest_modseq" field.
+func (m *MailboxFolderMutation) SetHighestModseq(i int64) {
+	m.highest_modseq = &i
+	m.addhighest_modseq = nil
+}
+
+// HighestModseq returns the value of the "highest_modseq" field in the mutation.
+func (m *MailboxFolderMutation) HighestModseq() (r int64, exists bool) {
+	v := m.highest_modseq
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHighestModseq returns the old "highest_modseq" field's value of the MailboxFolder entity.
+// If the MailboxFolder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MailboxFolderMutation) OldHighestModseq(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHighestModseq is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHighestModseq requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHighestModseq: %w", err)
+	}
+	return oldValue.HighestModseq, nil
+}
+
+// AddHighestModseq adds i to the "highest_modseq" field.
+func (m *MailboxFolderMutation) AddHighestModseq(i int64) {
+	if m.addhighest_modseq != nil {
+		*m.addhighest_modseq += i
+	} else {
+		m.addhighest_modseq = &i
+	}
+}
+
+// AddedHighestModseq returns the value that was added to the "highest_modseq" field in this mutation.
+func (m *MailboxFolderMutation) AddedHighestModseq() (r int64, exists bool) {
+	v := m.addhighest_modseq
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetHighestModseq resets all changes to the "highest_modseq" field.
+func (m *MailboxFolderMutation) ResetHighestModseq() {
+	m.highest_modseq = nil
+	m.addhighest_modseq = nil
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *MailboxFolderMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[mailboxfolder.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *MailboxFolderMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *MailboxFolderMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *MailboxFolderMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// Where appends a list predicates to the MailboxFolderMutation builder.
+func (m *MailboxFolderMutation) Where(ps ...predicate.MailboxFolder) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the MailboxFolderMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *MailboxFolderMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.MailboxFolder, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *MailboxFolderMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *MailboxFolderMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (MailboxFolder).
+func (m *MailboxFolderMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *MailboxFolderMutation) Fields() []string {
+	fields := make([]string, 0, 8)
+	if m.company != nil {
+		fields = append(fields, mailboxfolder.FieldCompanyID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, mailboxfolder.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, mailboxfolder.FieldUpdatedAt)
+	}
+	if m.mailbox_id != nil {
+		fields = append(fields, mailboxfolder.FieldMailboxID)
+	}
+	if m.name != nil {
+		fields = append(fields, mailboxfolder.FieldName)
+	}
+	if m.uid_validity != nil {
+		fields = append(fields, mailboxfolder.FieldUIDValidity)
+	}
+	if m.last_uid != nil {
+		fields = append(fields, mailboxfolder.FieldLastUID)
+	}
+	if m.highest_modseq != nil {
+		fields = append(fields, mailboxfolder.FieldHighestModseq)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *MailboxFolderMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case mailboxfolder.FieldCompanyID:
+		return m.CompanyID()
+	case mailboxfolder.FieldCreatedAt:
+		return m.CreatedAt()
+	case mailboxfolder.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case mailboxfolder.FieldMailboxID:
+		return m.MailboxID()
+	case mailboxfolder.FieldName:
+		return m.Name()
+	case mailboxfolder.FieldUIDValidity:
+		return m.UIDValidity()
+	case mailboxfolder.FieldLastUID:
+		return m.LastUID()
+	case mailboxfolder.FieldHighestModseq:
+		return m.HighestModseq()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *MailboxFolderMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case mailboxfolder.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case mailboxfolder.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case mailboxfolder.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case mailboxfolder.FieldMailboxID:
+		return m.OldMailboxID(ctx)
+	case mailboxfolder.FieldName:
+		return m.OldName(ctx)
+	case mailboxfolder.FieldUIDValidity:
+		return m.OldUIDValidity(ctx)
+	case mailboxfolder.FieldLastUID:
+		return m.OldLastUID(ctx)
+	case mailboxfolder.FieldHighestModseq:
+		return m.OldHighestModseq(ctx)
+	}
+	return nil, fmt.Errorf("unknown MailboxFolder field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *MailboxFolderMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case mailboxfolder.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case mailboxfolder.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case mailboxfolder.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case mailboxfolder.FieldMailboxID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMailboxID(v)
+		return nil
+	case mailboxfolder.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	case mailboxfolder.FieldUIDValidity:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUIDValidity(v)
+		return nil
+	case mailboxfolder.FieldLastUID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLastUID(v)
+		return nil
+	case mailboxfolder.FieldHighestModseq:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHighestModseq(v)
+		return nil
+	}
+	return fmt.Errorf("unknown MailboxFolder field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *MailboxFolderMutation) AddedFields() []string {
+	var fields []string
+	if m.adduid_validity != nil {
+		fields = append(fields, mailboxfolder.FieldUIDValidity)
+	}
+	if m.addlast_uid != nil {
+		fields = append(fields, mailboxfolder.FieldLastUID)
+	}
+	if m.addhighest_modseq != nil {
+		fields = append(fields, mailboxfolder.FieldHighestModseq)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *MailboxFolderMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case mailboxfolder.FieldUIDValidity:
+		return m.AddedUIDValidity()
+	case mailboxfolder.FieldLastUID:
+		return m.AddedLastUID()
+	case mailboxfolder.FieldHighestModseq:
+		return m.AddedHighestModseq()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *MailboxFolderMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case mailboxfolder.FieldUIDValidity:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddUIDValidity(v)
+		return nil
+	case mailboxfolder.FieldLastUID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddLastUID(v)
+		return nil
+	case mailboxfolder.FieldHighestModseq:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddHighestModseq(v)
+		return nil
+	}
+	return fmt.Errorf("unknown MailboxFolder numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *MailboxFolderMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *MailboxFolderMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *MailboxFolderMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown MailboxFolder nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *MailboxFolderMutation) ResetField(name string) error {
+	switch name {
+	case mailboxfolder.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case mailboxfolder.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case mailboxfolder.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case mailboxfolder.FieldMailboxID:
+		m.ResetMailboxID()
+		return nil
+	case mailboxfolder.FieldName:
+		m.ResetName()
+		return nil
+	case mailboxfolder.FieldUIDValidity:
+		m.ResetUIDValidity()
+		return nil
+	case mailboxfolder.FieldLastUID:
+		m.ResetLastUID()
+		return nil
+	case mailboxfolder.FieldHighestModseq:
+		m.ResetHighestModseq()
+		return nil
+	}
+	return fmt.Errorf("unknown MailboxFolder field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *MailboxFolderMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.company != nil {
+		edges = append(edges, mailboxfolder.EdgeCompany)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *MailboxFolderMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case mailboxfolder.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *MailboxFolderMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *MailboxFolderMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *MailboxFolderMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcompany {
+		edges = append(edges, mailboxfolder.EdgeCompany)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *MailboxFolderMutation) EdgeCleared(name string) bool {
+	switch name {
+	case mailboxfolder.EdgeCompany:
+		return m.clearedcompany
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *MailboxFolderMutation) ClearEdge(name string) error {
+	switch name {
+	case mailboxfolder.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown MailboxFolder unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *MailboxFolderMutation) ResetEdge(name string) error {
+	switch name {
+	case mailboxfolder.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown MailboxFolder edge %s", name)
+}
+
 // OAuthClientMutation represents an operation that mutates the OAuthClient nodes in the graph.
 type OAuthClientMutation struct {
 	config
@@ -26422,6 +37332,666 @@ func (m *OAuthTokenMutation) ClearEdge(name string) error {
 // It returns an error if the edge is not defined in the schema.
 func (m *OAuthTokenMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown OAuthToken edge %s", name)
+}
+
+// PointEntryMutation represents an operation that mutates the PointEntry nodes in the graph.
+type PointEntryMutation struct {
+	config
+	op             Op
+	typ            string
+	id             *uuid.UUID
+	delta          *int64
+	adddelta       *int64
+	reason         *string
+	email_id       *uuid.UUID
+	created_at     *time.Time
+	clearedFields  map[string]struct{}
+	company        *uuid.UUID
+	clearedcompany bool
+	done           bool
+	oldValue       func(context.Context) (*PointEntry, error)
+	predicates     []predicate.PointEntry
+}
+
+var _ ent.Mutation = (*PointEntryMutation)(nil)
+
+// pointentryOption allows management of the mutation configuration using functional options.
+type pointentryOption func(*PointEntryMutation)
+
+// newPointEntryMutation creates new mutation for the PointEntry entity.
+func newPointEntryMutation(c config, op Op, opts ...pointentryOption) *PointEntryMutation {
+	m := &PointEntryMutation{
+		config:        c,
+		op:            op,
+		typ:           TypePointEntry,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withPointEntryID sets the ID field of the mutation.
+func withPointEntryID(id uuid.UUID) pointentryOption {
+	return func(m *PointEntryMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *PointEntry
+		)
+		m.oldValue = func(ctx context.Context) (*PointEntry, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().PointEntry.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withPointEntry sets the old PointEntry of the mutation.
+func withPointEntry(node *PointEntry) pointentryOption {
+	return func(m *PointEntryMutation) {
+		m.oldValue = func(context.Context) (*PointEntry, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m PointEntryMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m PointEntryMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of PointEntry entities.
+func (m *PointEntryMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *PointEntryMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *PointEntryMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().PointEntry.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *PointEntryMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *PointEntryMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the PointEntry entity.
+// If the PointEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PointEntryMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *PointEntryMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetDelta sets the "delta" field.
+func (m *PointEntryMutation) SetDelta(i int64) {
+	m.delta = &i
+	m.adddelta = nil
+}
+
+// Delta returns the value of the "delta" field in the mutation.
+func (m *PointEntryMutation) Delta() (r int64, exists bool) {
+	v := m.delta
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDelta returns the old "delta" field's value of the PointEntry entity.
+// If the PointEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PointEntryMutation) OldDelta(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDelta is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDelta requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDelta: %w", err)
+	}
+	return oldValue.Delta, nil
+}
+
+// AddDelta adds i to the "delta" field.
+func (m *PointEntryMutation) AddDelta(i int64) {
+	if m.adddelta != nil {
+		*m.adddelta += i
+	} else {
+		m.adddelta = &i
+	}
+}
+
+// AddedDelta returns the value that was added to the "delta" field in this mutation.
+func (m *PointEntryMutation) AddedDelta() (r int64, exists bool) {
+	v := m.adddelta
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetDelta resets all changes to the "delta" field.
+func (m *PointEntryMutation) ResetDelta() {
+	m.delta = nil
+	m.adddelta = nil
+}
+
+// SetReason sets the "reason" field.
+func (m *PointEntryMutation) SetReason(s string) {
+	m.reason = &s
+}
+
+// Reason returns the value of the "reason" field in the mutation.
+func (m *PointEntryMutation) Reason() (r string, exists bool) {
+	v := m.reason
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReason returns the old "reason" field's value of the PointEntry entity.
+// If the PointEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PointEntryMutation) OldReason(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReason is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReason requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReason: %w", err)
+	}
+	return oldValue.Reason, nil
+}
+
+// ResetReason resets all changes to the "reason" field.
+func (m *PointEntryMutation) ResetReason() {
+	m.reason = nil
+}
+
+// SetEmailID sets the "email_id" field.
+func (m *PointEntryMutation) SetEmailID(u uuid.UUID) {
+	m.email_id = &u
+}
+
+// EmailID returns the value of the "email_id" field in the mutation.
+func (m *PointEntryMutation) EmailID() (r uuid.UUID, exists bool) {
+	v := m.email_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEmailID returns the old "email_id" field's value of the PointEntry entity.
+// If the PointEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PointEntryMutation) OldEmailID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEmailID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEmailID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEmailID: %w", err)
+	}
+	return oldValue.EmailID, nil
+}
+
+// ClearEmailID clears the value of the "email_id" field.
+func (m *PointEntryMutation) ClearEmailID() {
+	m.email_id = nil
+	m.clearedFields[pointentry.FieldEmailID] = struct{}{}
+}
+
+// EmailIDCleared returns if the "email_id" field was cleared in this mutation.
+func (m *PointEntryMutation) EmailIDCleared() bool {
+	_, ok := m.clearedFields[pointentry.FieldEmailID]
+	return ok
+}
+
+// ResetEmailID resets all changes to the "email_id" field.
+func (m *PointEntryMutation) ResetEmailID() {
+	m.email_id = nil
+	delete(m.clearedFields, pointentry.FieldEmailID)
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *PointEntryMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *PointEntryMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the PointEntry entity.
+// If the PointEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PointEntryMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *PointEntryMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *PointEntryMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[pointentry.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *PointEntryMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *PointEntryMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *PointEntryMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// Where appends a list predicates to the PointEntryMutation builder.
+func (m *PointEntryMutation) Where(ps ...predicate.PointEntry) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the PointEntryMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *PointEntryMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.PointEntry, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *PointEntryMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *PointEntryMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (PointEntry).
+func (m *PointEntryMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *PointEntryMutation) Fields() []string {
+	fields := make([]string, 0, 5)
+	if m.company != nil {
+		fields = append(fields, pointentry.FieldCompanyID)
+	}
+	if m.delta != nil {
+		fields = append(fields, pointentry.FieldDelta)
+	}
+	if m.reason != nil {
+		fields = append(fields, pointentry.FieldReason)
+	}
+	if m.email_id != nil {
+		fields = append(fields, pointentry.FieldEmailID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, pointentry.FieldCreatedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *PointEntryMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case pointentry.FieldCompanyID:
+		return m.CompanyID()
+	case pointentry.FieldDelta:
+		return m.Delta()
+	case pointentry.FieldReason:
+		return m.Reason()
+	case pointentry.FieldEmailID:
+		return m.EmailID()
+	case pointentry.FieldCreatedAt:
+		return m.CreatedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *PointEntryMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case pointentry.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case pointentry.FieldDelta:
+		return m.OldDelta(ctx)
+	case pointentry.FieldReason:
+		return m.OldReason(ctx)
+	case pointentry.FieldEmailID:
+		return m.OldEmailID(ctx)
+	case pointentry.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown PointEntry field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PointEntryMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case pointentry.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case pointentry.FieldDelta:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDelta(v)
+		return nil
+	case pointentry.FieldReason:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReason(v)
+		return nil
+	case pointentry.FieldEmailID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEmailID(v)
+		return nil
+	case pointentry.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown PointEntry field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *PointEntryMutation) AddedFields() []string {
+	var fields []string
+	if m.adddelta != nil {
+		fields = append(fields, pointentry.FieldDelta)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *PointEntryMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case pointentry.FieldDelta:
+		return m.AddedDelta()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PointEntryMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case pointentry.FieldDelta:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDelta(v)
+		return nil
+	}
+	return fmt.Errorf("unknown PointEntry numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *PointEntryMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(pointentry.FieldEmailID) {
+		fields = append(fields, pointentry.FieldEmailID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *PointEntryMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *PointEntryMutation) ClearField(name string) error {
+	switch name {
+	case pointentry.FieldEmailID:
+		m.ClearEmailID()
+		return nil
+	}
+	return fmt.Errorf("unknown PointEntry nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *PointEntryMutation) ResetField(name string) error {
+	switch name {
+	case pointentry.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case pointentry.FieldDelta:
+		m.ResetDelta()
+		return nil
+	case pointentry.FieldReason:
+		m.ResetReason()
+		return nil
+	case pointentry.FieldEmailID:
+		m.ResetEmailID()
+		return nil
+	case pointentry.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown PointEntry field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *PointEntryMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.company != nil {
+		edges = append(edges, pointentry.EdgeCompany)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *PointEntryMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case pointentry.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *PointEntryMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *PointEntryMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *PointEntryMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcompany {
+		edges = append(edges, pointentry.EdgeCompany)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *PointEntryMutation) EdgeCleared(name string) bool {
+	switch name {
+	case pointentry.EdgeCompany:
+		return m.clearedcompany
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *PointEntryMutation) ClearEdge(name string) error {
+	switch name {
+	case pointentry.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown PointEntry unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *PointEntryMutation) ResetEdge(name string) error {
+	switch name {
+	case pointentry.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown PointEntry edge %s", name)
 }
 
 // PortfolioMappingMutation represents an operation that mutates the PortfolioMapping nodes in the graph.

@@ -24,6 +24,8 @@ type Tx struct {
 	CalendarToken *CalendarTokenClient
 	// Company is the client for interacting with the Company builders.
 	Company *CompanyClient
+	// CompanyPoints is the client for interacting with the CompanyPoints builders.
+	CompanyPoints *CompanyPointsClient
 	// Contact is the client for interacting with the Contact builders.
 	Contact *ContactClient
 	// ContactActivity is the client for interacting with the ContactActivity builders.
@@ -36,12 +38,26 @@ type Tx struct {
 	ContactRelationship *ContactRelationshipClient
 	// Contract is the client for interacting with the Contract builders.
 	Contract *ContractClient
+	// CorrespondenceCase is the client for interacting with the CorrespondenceCase builders.
+	CorrespondenceCase *CorrespondenceCaseClient
 	// CustomFieldDefinition is the client for interacting with the CustomFieldDefinition builders.
 	CustomFieldDefinition *CustomFieldDefinitionClient
 	// Delegation is the client for interacting with the Delegation builders.
 	Delegation *DelegationClient
 	// Document is the client for interacting with the Document builders.
 	Document *DocumentClient
+	// Email is the client for interacting with the Email builders.
+	Email *EmailClient
+	// EmailAttachment is the client for interacting with the EmailAttachment builders.
+	EmailAttachment *EmailAttachmentClient
+	// EmailLink is the client for interacting with the EmailLink builders.
+	EmailLink *EmailLinkClient
+	// EmailOptOut is the client for interacting with the EmailOptOut builders.
+	EmailOptOut *EmailOptOutClient
+	// EmailTemplate is the client for interacting with the EmailTemplate builders.
+	EmailTemplate *EmailTemplateClient
+	// EmailThread is the client for interacting with the EmailThread builders.
+	EmailThread *EmailThreadClient
 	// Event is the client for interacting with the Event builders.
 	Event *EventClient
 	// EventCounter is the client for interacting with the EventCounter builders.
@@ -62,12 +78,18 @@ type Tx struct {
 	LeadStage *LeadStageClient
 	// LeadSubmission is the client for interacting with the LeadSubmission builders.
 	LeadSubmission *LeadSubmissionClient
+	// Mailbox is the client for interacting with the Mailbox builders.
+	Mailbox *MailboxClient
+	// MailboxFolder is the client for interacting with the MailboxFolder builders.
+	MailboxFolder *MailboxFolderClient
 	// OAuthClient is the client for interacting with the OAuthClient builders.
 	OAuthClient *OAuthClientClient
 	// OAuthConsent is the client for interacting with the OAuthConsent builders.
 	OAuthConsent *OAuthConsentClient
 	// OAuthToken is the client for interacting with the OAuthToken builders.
 	OAuthToken *OAuthTokenClient
+	// PointEntry is the client for interacting with the PointEntry builders.
+	PointEntry *PointEntryClient
 	// PortfolioMapping is the client for interacting with the PortfolioMapping builders.
 	PortfolioMapping *PortfolioMappingClient
 	// PortfolioTransfer is the client for interacting with the PortfolioTransfer builders.
@@ -220,15 +242,23 @@ func (tx *Tx) init() {
 	tx.AppointmentException = NewAppointmentExceptionClient(tx.config)
 	tx.CalendarToken = NewCalendarTokenClient(tx.config)
 	tx.Company = NewCompanyClient(tx.config)
+	tx.CompanyPoints = NewCompanyPointsClient(tx.config)
 	tx.Contact = NewContactClient(tx.config)
 	tx.ContactActivity = NewContactActivityClient(tx.config)
 	tx.ContactFinance = NewContactFinanceClient(tx.config)
 	tx.ContactPhone = NewContactPhoneClient(tx.config)
 	tx.ContactRelationship = NewContactRelationshipClient(tx.config)
 	tx.Contract = NewContractClient(tx.config)
+	tx.CorrespondenceCase = NewCorrespondenceCaseClient(tx.config)
 	tx.CustomFieldDefinition = NewCustomFieldDefinitionClient(tx.config)
 	tx.Delegation = NewDelegationClient(tx.config)
 	tx.Document = NewDocumentClient(tx.config)
+	tx.Email = NewEmailClient(tx.config)
+	tx.EmailAttachment = NewEmailAttachmentClient(tx.config)
+	tx.EmailLink = NewEmailLinkClient(tx.config)
+	tx.EmailOptOut = NewEmailOptOutClient(tx.config)
+	tx.EmailTemplate = NewEmailTemplateClient(tx.config)
+	tx.EmailThread = NewEmailThreadClient(tx.config)
 	tx.Event = NewEventClient(tx.config)
 	tx.EventCounter = NewEventCounterClient(tx.config)
 	tx.ExternalRef = NewExternalRefClient(tx.config)
@@ -239,9 +269,12 @@ func (tx *Tx) init() {
 	tx.LeadAttachment = NewLeadAttachmentClient(tx.config)
 	tx.LeadStage = NewLeadStageClient(tx.config)
 	tx.LeadSubmission = NewLeadSubmissionClient(tx.config)
+	tx.Mailbox = NewMailboxClient(tx.config)
+	tx.MailboxFolder = NewMailboxFolderClient(tx.config)
 	tx.OAuthClient = NewOAuthClientClient(tx.config)
 	tx.OAuthConsent = NewOAuthConsentClient(tx.config)
 	tx.OAuthToken = NewOAuthTokenClient(tx.config)
+	tx.PointEntry = NewPointEntryClient(tx.config)
 	tx.PortfolioMapping = NewPortfolioMappingClient(tx.config)
 	tx.PortfolioTransfer = NewPortfolioTransferClient(tx.config)
 	tx.Task = NewTaskClient(tx.config)

@@ -33,6 +33,8 @@ var featureOf = map[string]string{
 	"leads":      "leads",
 	"portal":     "customer_portal",
 	"signatures": "digital_signature",
+	"emails":     "emails",
+	"marketing":  "marketing",
 }
 
 // FeatureFor returns the feature resource needs, or "".

@@ -40,6 +40,8 @@ const (
 	FieldLiveCompanyID = "live_company_id"
 	// FieldLeadRules holds the string denoting the lead_rules field in the database.
 	FieldLeadRules = "lead_rules"
+	// FieldEmailTracking holds the string denoting the email_tracking field in the database.
+	FieldEmailTracking = "email_tracking"
 	// EdgeLiveCompany holds the string denoting the live_company edge name in mutations.
 	EdgeLiveCompany = "live_company"
 	// EdgeSandboxTwin holds the string denoting the sandbox_twin edge name in mutations.
@@ -70,6 +72,7 @@ var Columns = []string{
 	FieldSandbox,
 	FieldLiveCompanyID,
 	FieldLeadRules,
+	FieldEmailTracking,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -106,6 +109,8 @@ var (
 	DefaultSandbox bool
 	// DefaultLeadRules holds the default value on creation for the "lead_rules" field.
 	DefaultLeadRules schematype.LeadRules
+	// DefaultEmailTracking holds the default value on creation for the "email_tracking" field.
+	DefaultEmailTracking bool
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() uuid.UUID
 )
@@ -177,6 +182,11 @@ func BySandbox(opts ...sql.OrderTermOption) OrderOption {
 // ByLiveCompanyID orders the results by the live_company_id field.
 func ByLiveCompanyID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldLiveCompanyID, opts...).ToFunc()
+}
+
+// ByEmailTracking orders the results by the email_tracking field.
+func ByEmailTracking(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldEmailTracking, opts...).ToFunc()
 }
 
 // ByLiveCompanyField orders the results by live_company field.

@@ -86,6 +86,11 @@ func LiveCompanyID(v uuid.UUID) predicate.Company {
 	return predicate.Company(sql.FieldEQ(FieldLiveCompanyID, v))
 }
 
+// EmailTracking applies equality check predicate on the "email_tracking" field. It's identical to EmailTrackingEQ.
+func EmailTracking(v bool) predicate.Company {
+	return predicate.Company(sql.FieldEQ(FieldEmailTracking, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.Company {
 	return predicate.Company(sql.FieldEQ(FieldCreatedAt, v))
@@ -349,6 +354,16 @@ func LiveCompanyIDIsNil() predicate.Company {
 // LiveCompanyIDNotNil applies the NotNil predicate on the "live_company_id" field.
 func LiveCompanyIDNotNil() predicate.Company {
 	return predicate.Company(sql.FieldNotNull(FieldLiveCompanyID))
+}
+
+// EmailTrackingEQ applies the EQ predicate on the "email_tracking" field.
+func EmailTrackingEQ(v bool) predicate.Company {
+	return predicate.Company(sql.FieldEQ(FieldEmailTracking, v))
+}
+
+// EmailTrackingNEQ applies the NEQ predicate on the "email_tracking" field.
+func EmailTrackingNEQ(v bool) predicate.Company {
+	return predicate.Company(sql.FieldNEQ(FieldEmailTracking, v))
 }
 
 // HasLiveCompany applies the HasEdge predicate on the "live_company" edge.

@@ -69,6 +69,18 @@ func (f CompanyFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, err
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.CompanyMutation", m)
 }
 
+// The CompanyPointsFunc type is an adapter to allow the use of ordinary
+// function as CompanyPoints mutator.
+type CompanyPointsFunc func(context.Context, *ent.CompanyPointsMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f CompanyPointsFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.CompanyPointsMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.CompanyPointsMutation", m)
+}
+
 // The ContactFunc type is an adapter to allow the use of ordinary
 // function as Contact mutator.
 type ContactFunc func(context.Context, *ent.ContactMutation) (ent.Value, error)
@@ -141,6 +153,18 @@ func (f ContractFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, er
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ContractMutation", m)
 }
 
+// The CorrespondenceCaseFunc type is an adapter to allow the use of ordinary
+// function as CorrespondenceCase mutator.
+type CorrespondenceCaseFunc func(context.Context, *ent.CorrespondenceCaseMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f CorrespondenceCaseFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.CorrespondenceCaseMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.CorrespondenceCaseMutation", m)
+}
+
 // The CustomFieldDefinitionFunc type is an adapter to allow the use of ordinary
 // function as CustomFieldDefinition mutator.
 type CustomFieldDefinitionFunc func(context.Context, *ent.CustomFieldDefinitionMutation) (ent.Value, error)
@@ -175,6 +199,78 @@ func (f DocumentFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, er
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.DocumentMutation", m)
+}
+
+// The EmailFunc type is an adapter to allow the use of ordinary
+// function as Email mutator.
+type EmailFunc func(context.Context, *ent.EmailMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f EmailFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.EmailMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.EmailMutation", m)
+}
+
+// The EmailAttachmentFunc type is an adapter to allow the use of ordinary
+// function as EmailAttachment mutator.
+type EmailAttachmentFunc func(context.Context, *ent.EmailAttachmentMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f EmailAttachmentFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.EmailAttachmentMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.EmailAttachmentMutation", m)
+}
+
+// The EmailLinkFunc type is an adapter to allow the use of ordinary
+// function as EmailLink mutator.
+type EmailLinkFunc func(context.Context, *ent.EmailLinkMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f EmailLinkFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.EmailLinkMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.EmailLinkMutation", m)
+}
+
+// The EmailOptOutFunc type is an adapter to allow the use of ordinary
+// function as EmailOptOut mutator.
+type EmailOptOutFunc func(context.Context, *ent.EmailOptOutMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f EmailOptOutFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.EmailOptOutMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.EmailOptOutMutation", m)
+}
+
+// The EmailTemplateFunc type is an adapter to allow the use of ordinary
+// function as EmailTemplate mutator.
+type EmailTemplateFunc func(context.Context, *ent.EmailTemplateMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f EmailTemplateFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.EmailTemplateMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.EmailTemplateMutation", m)
+}
+
+// The EmailThreadFunc type is an adapter to allow the use of ordinary
+// function as EmailThread mutator.
+type EmailThreadFunc func(context.Context, *ent.EmailThreadMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f EmailThreadFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.EmailThreadMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.EmailThreadMutation", m)
 }
 
 // The EventFunc type is an adapter to allow the use of ordinary
@@ -297,6 +393,30 @@ func (f LeadSubmissionFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Val
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.LeadSubmissionMutation", m)
 }
 
+// The MailboxFunc type is an adapter to allow the use of ordinary
+// function as Mailbox mutator.
+type MailboxFunc func(context.Context, *ent.MailboxMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f MailboxFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.MailboxMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.MailboxMutation", m)
+}
+
+// The MailboxFolderFunc type is an adapter to allow the use of ordinary
+// function as MailboxFolder mutator.
+type MailboxFolderFunc func(context.Context, *ent.MailboxFolderMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f MailboxFolderFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.MailboxFolderMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.MailboxFolderMutation", m)
+}
+
 // The OAuthClientFunc type is an adapter to allow the use of ordinary
 // function as OAuthClient mutator.
 type OAuthClientFunc func(context.Context, *ent.OAuthClientMutation) (ent.Value, error)
@@ -331,6 +451,18 @@ func (f OAuthTokenFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, 
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.OAuthTokenMutation", m)
+}
+
+// The PointEntryFunc type is an adapter to allow the use of ordinary
+// function as PointEntry mutator.
+type PointEntryFunc func(context.Context, *ent.PointEntryMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f PointEntryFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.PointEntryMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.PointEntryMutation", m)
 }
 
 // The PortfolioMappingFunc type is an adapter to allow the use of ordinary

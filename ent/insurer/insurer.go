@@ -18,6 +18,8 @@ const (
 	FieldVuNumber = "vu_number"
 	// FieldName holds the string denoting the name field in the database.
 	FieldName = "name"
+	// FieldCorrespondenceEmail holds the string denoting the correspondence_email field in the database.
+	FieldCorrespondenceEmail = "correspondence_email"
 	// FieldCreatedAt holds the string denoting the created_at field in the database.
 	FieldCreatedAt = "created_at"
 	// Table holds the table name of the insurer in the database.
@@ -29,6 +31,7 @@ var Columns = []string{
 	FieldID,
 	FieldVuNumber,
 	FieldName,
+	FieldCorrespondenceEmail,
 	FieldCreatedAt,
 }
 
@@ -47,6 +50,10 @@ var (
 	VuNumberValidator func(string) error
 	// NameValidator is a validator for the "name" field. It is called by the builders before save.
 	NameValidator func(string) error
+	// DefaultCorrespondenceEmail holds the default value on creation for the "correspondence_email" field.
+	DefaultCorrespondenceEmail string
+	// CorrespondenceEmailValidator is a validator for the "correspondence_email" field. It is called by the builders before save.
+	CorrespondenceEmailValidator func(string) error
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
 	// DefaultID holds the default value on creation for the "id" field.
@@ -69,6 +76,11 @@ func ByVuNumber(opts ...sql.OrderTermOption) OrderOption {
 // ByName orders the results by the name field.
 func ByName(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldName, opts...).ToFunc()
+}
+
+// ByCorrespondenceEmail orders the results by the correspondence_email field.
+func ByCorrespondenceEmail(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldCorrespondenceEmail, opts...).ToFunc()
 }
 
 // ByCreatedAt orders the results by the created_at field.

@@ -65,6 +65,11 @@ func Name(v string) predicate.Insurer {
 	return predicate.Insurer(sql.FieldEQ(FieldName, v))
 }
 
+// CorrespondenceEmail applies equality check predicate on the "correspondence_email" field. It's identical to CorrespondenceEmailEQ.
+func CorrespondenceEmail(v string) predicate.Insurer {
+	return predicate.Insurer(sql.FieldEQ(FieldCorrespondenceEmail, v))
+}
+
 // CreatedAt applies equality check predicate on the "created_at" field. It's identical to CreatedAtEQ.
 func CreatedAt(v time.Time) predicate.Insurer {
 	return predicate.Insurer(sql.FieldEQ(FieldCreatedAt, v))
@@ -198,6 +203,71 @@ func NameEqualFold(v string) predicate.Insurer {
 // NameContainsFold applies the ContainsFold predicate on the "name" field.
 func NameContainsFold(v string) predicate.Insurer {
 	return predicate.Insurer(sql.FieldContainsFold(FieldName, v))
+}
+
+// CorrespondenceEmailEQ applies the EQ predicate on the "correspondence_email" field.
+func CorrespondenceEmailEQ(v string) predicate.Insurer {
+	return predicate.Insurer(sql.FieldEQ(FieldCorrespondenceEmail, v))
+}
+
+// CorrespondenceEmailNEQ applies the NEQ predicate on the "correspondence_email" field.
+func CorrespondenceEmailNEQ(v string) predicate.Insurer {
+	return predicate.Insurer(sql.FieldNEQ(FieldCorrespondenceEmail, v))
+}
+
+// CorrespondenceEmailIn applies the In predicate on the "correspondence_email" field.
+func CorrespondenceEmailIn(vs ...string) predicate.Insurer {
+	return predicate.Insurer(sql.FieldIn(FieldCorrespondenceEmail, vs...))
+}
+
+// CorrespondenceEmailNotIn applies the NotIn predicate on the "correspondence_email" field.
+func CorrespondenceEmailNotIn(vs ...string) predicate.Insurer {
+	return predicate.Insurer(sql.FieldNotIn(FieldCorrespondenceEmail, vs...))
+}
+
+// CorrespondenceEmailGT applies the GT predicate on the "correspondence_email" field.
+func CorrespondenceEmailGT(v string) predicate.Insurer {
+	return predicate.Insurer(sql.FieldGT(FieldCorrespondenceEmail, v))
+}
+
+// CorrespondenceEmailGTE applies the GTE predicate on the "correspondence_email" field.
+func CorrespondenceEmailGTE(v string) predicate.Insurer {
+	return predicate.Insurer(sql.FieldGTE(FieldCorrespondenceEmail, v))
+}
+
+// CorrespondenceEmailLT applies the LT predicate on the "correspondence_email" field.
+func CorrespondenceEmailLT(v string) predicate.Insurer {
+	return predicate.Insurer(sql.FieldLT(FieldCorrespondenceEmail, v))
+}
+
+// CorrespondenceEmailLTE applies the LTE predicate on the "correspondence_email" field.
+func CorrespondenceEmailLTE(v string) predicate.Insurer {
+	return predicate.Insurer(sql.FieldLTE(FieldCorrespondenceEmail, v))
+}
+
+// CorrespondenceEmailContains applies the Contains predicate on the "correspondence_email" field.
+func CorrespondenceEmailContains(v string) predicate.Insurer {
+	return predicate.Insurer(sql.FieldContains(FieldCorrespondenceEmail, v))
+}
+
+// CorrespondenceEmailHasPrefix applies the HasPrefix predicate on the "correspondence_email" field.
+func CorrespondenceEmailHasPrefix(v string) predicate.Insurer {
+	return predicate.Insurer(sql.FieldHasPrefix(FieldCorrespondenceEmail, v))
+}
+
+// CorrespondenceEmailHasSuffix applies the HasSuffix predicate on the "correspondence_email" field.
+func CorrespondenceEmailHasSuffix(v string) predicate.Insurer {
+	return predicate.Insurer(sql.FieldHasSuffix(FieldCorrespondenceEmail, v))
+}
+
+// CorrespondenceEmailEqualFold applies the EqualFold predicate on the "correspondence_email" field.
+func CorrespondenceEmailEqualFold(v string) predicate.Insurer {
+	return predicate.Insurer(sql.FieldEqualFold(FieldCorrespondenceEmail, v))
+}
+
+// CorrespondenceEmailContainsFold applies the ContainsFold predicate on the "correspondence_email" field.
+func CorrespondenceEmailContainsFold(v string) predicate.Insurer {
+	return predicate.Insurer(sql.FieldContainsFold(FieldCorrespondenceEmail, v))
 }
 
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.

@@ -13,15 +13,23 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/appointmentexception"
 	"github.com/brokerdesk/brokerdesk/ent/calendartoken"
 	"github.com/brokerdesk/brokerdesk/ent/company"
+	"github.com/brokerdesk/brokerdesk/ent/companypoints"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contactactivity"
 	"github.com/brokerdesk/brokerdesk/ent/contactfinance"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
 	"github.com/brokerdesk/brokerdesk/ent/contactrelationship"
 	"github.com/brokerdesk/brokerdesk/ent/contract"
+	"github.com/brokerdesk/brokerdesk/ent/correspondencecase"
 	"github.com/brokerdesk/brokerdesk/ent/customfielddefinition"
 	"github.com/brokerdesk/brokerdesk/ent/delegation"
 	"github.com/brokerdesk/brokerdesk/ent/document"
+	"github.com/brokerdesk/brokerdesk/ent/email"
+	"github.com/brokerdesk/brokerdesk/ent/emailattachment"
+	"github.com/brokerdesk/brokerdesk/ent/emaillink"
+	"github.com/brokerdesk/brokerdesk/ent/emailoptout"
+	"github.com/brokerdesk/brokerdesk/ent/emailtemplate"
+	"github.com/brokerdesk/brokerdesk/ent/emailthread"
 	"github.com/brokerdesk/brokerdesk/ent/event"
 	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
 	"github.com/brokerdesk/brokerdesk/ent/externalref"
@@ -32,9 +40,12 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
 	"github.com/brokerdesk/brokerdesk/ent/leadstage"
 	"github.com/brokerdesk/brokerdesk/ent/leadsubmission"
+	"github.com/brokerdesk/brokerdesk/ent/mailbox"
+	"github.com/brokerdesk/brokerdesk/ent/mailboxfolder"
 	"github.com/brokerdesk/brokerdesk/ent/oauthclient"
 	"github.com/brokerdesk/brokerdesk/ent/oauthconsent"
 	"github.com/brokerdesk/brokerdesk/ent/oauthtoken"
+	"github.com/brokerdesk/brokerdesk/ent/pointentry"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliomapping"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
 	"github.com/brokerdesk/brokerdesk/ent/predicate"
@@ -237,6 +248,33 @@ func (f TraverseCompany) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.CompanyQuery", q)
 }
 
+// The CompanyPointsFunc type is an adapter to allow the use of ordinary function as a Querier.
+type CompanyPointsFunc func(context.Context, *ent.CompanyPointsQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f CompanyPointsFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.CompanyPointsQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.CompanyPointsQuery", q)
+}
+
+// The TraverseCompanyPoints type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseCompanyPoints func(context.Context, *ent.CompanyPointsQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseCompanyPoints) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseCompanyPoints) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.CompanyPointsQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.CompanyPointsQuery", q)
+}
+
 // The ContactFunc type is an adapter to allow the use of ordinary function as a Querier.
 type ContactFunc func(context.Context, *ent.ContactQuery) (ent.Value, error)
 
@@ -399,6 +437,33 @@ func (f TraverseContract) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.ContractQuery", q)
 }
 
+// The CorrespondenceCaseFunc type is an adapter to allow the use of ordinary function as a Querier.
+type CorrespondenceCaseFunc func(context.Context, *ent.CorrespondenceCaseQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f CorrespondenceCaseFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.CorrespondenceCaseQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.CorrespondenceCaseQuery", q)
+}
+
+// The TraverseCorrespondenceCase type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseCorrespondenceCase func(context.Context, *ent.CorrespondenceCaseQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseCorrespondenceCase) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseCorrespondenceCase) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.CorrespondenceCaseQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.CorrespondenceCaseQuery", q)
+}
+
 // The CustomFieldDefinitionFunc type is an adapter to allow the use of ordinary function as a Querier.
 type CustomFieldDefinitionFunc func(context.Context, *ent.CustomFieldDefinitionQuery) (ent.Value, error)
 
@@ -478,6 +543,168 @@ func (f TraverseDocument) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.DocumentQuery", q)
+}
+
+// The EmailFunc type is an adapter to allow the use of ordinary function as a Querier.
+type EmailFunc func(context.Context, *ent.EmailQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f EmailFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.EmailQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.EmailQuery", q)
+}
+
+// The TraverseEmail type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseEmail func(context.Context, *ent.EmailQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseEmail) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseEmail) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.EmailQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.EmailQuery", q)
+}
+
+// The EmailAttachmentFunc type is an adapter to allow the use of ordinary function as a Querier.
+type EmailAttachmentFunc func(context.Context, *ent.EmailAttachmentQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f EmailAttachmentFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.EmailAttachmentQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.EmailAttachmentQuery", q)
+}
+
+// The TraverseEmailAttachment type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseEmailAttachment func(context.Context, *ent.EmailAttachmentQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseEmailAttachment) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseEmailAttachment) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.EmailAttachmentQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.EmailAttachmentQuery", q)
+}
+
+// The EmailLinkFunc type is an adapter to allow the use of ordinary function as a Querier.
+type EmailLinkFunc func(context.Context, *ent.EmailLinkQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f EmailLinkFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.EmailLinkQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.EmailLinkQuery", q)
+}
+
+// The TraverseEmailLink type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseEmailLink func(context.Context, *ent.EmailLinkQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseEmailLink) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseEmailLink) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.EmailLinkQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.EmailLinkQuery", q)
+}
+
+// The EmailOptOutFunc type is an adapter to allow the use of ordinary function as a Querier.
+type EmailOptOutFunc func(context.Context, *ent.EmailOptOutQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f EmailOptOutFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.EmailOptOutQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.EmailOptOutQuery", q)
+}
+
+// The TraverseEmailOptOut type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseEmailOptOut func(context.Context, *ent.EmailOptOutQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseEmailOptOut) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseEmailOptOut) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.EmailOptOutQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.EmailOptOutQuery", q)
+}
+
+// The EmailTemplateFunc type is an adapter to allow the use of ordinary function as a Querier.
+type EmailTemplateFunc func(context.Context, *ent.EmailTemplateQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f EmailTemplateFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.EmailTemplateQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.EmailTemplateQuery", q)
+}
+
+// The TraverseEmailTemplate type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseEmailTemplate func(context.Context, *ent.EmailTemplateQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseEmailTemplate) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseEmailTemplate) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.EmailTemplateQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.EmailTemplateQuery", q)
+}
+
+// The EmailThreadFunc type is an adapter to allow the use of ordinary function as a Querier.
+type EmailThreadFunc func(context.Context, *ent.EmailThreadQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f EmailThreadFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.EmailThreadQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.EmailThreadQuery", q)
+}
+
+// The TraverseEmailThread type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseEmailThread func(context.Context, *ent.EmailThreadQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseEmailThread) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseEmailThread) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.EmailThreadQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.EmailThreadQuery", q)
 }
 
 // The EventFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -750,6 +977,60 @@ func (f TraverseLeadSubmission) Traverse(ctx context.Context, q ent.Query) error
 	return fmt.Errorf("unexpected query type %T. expect *ent.LeadSubmissionQuery", q)
 }
 
+// The MailboxFunc type is an adapter to allow the use of ordinary function as a Querier.
+type MailboxFunc func(context.Context, *ent.MailboxQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f MailboxFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.MailboxQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.MailboxQuery", q)
+}
+
+// The TraverseMailbox type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseMailbox func(context.Context, *ent.MailboxQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseMailbox) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseMailbox) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.MailboxQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.MailboxQuery", q)
+}
+
+// The MailboxFolderFunc type is an adapter to allow the use of ordinary function as a Querier.
+type MailboxFolderFunc func(context.Context, *ent.MailboxFolderQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f MailboxFolderFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.MailboxFolderQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.MailboxFolderQuery", q)
+}
+
+// The TraverseMailboxFolder type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseMailboxFolder func(context.Context, *ent.MailboxFolderQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseMailboxFolder) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseMailboxFolder) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.MailboxFolderQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.MailboxFolderQuery", q)
+}
+
 // The OAuthClientFunc type is an adapter to allow the use of ordinary function as a Querier.
 type OAuthClientFunc func(context.Context, *ent.OAuthClientQuery) (ent.Value, error)
 
@@ -829,6 +1110,33 @@ func (f TraverseOAuthToken) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.OAuthTokenQuery", q)
+}
+
+// The PointEntryFunc type is an adapter to allow the use of ordinary function as a Querier.
+type PointEntryFunc func(context.Context, *ent.PointEntryQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f PointEntryFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.PointEntryQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.PointEntryQuery", q)
+}
+
+// The TraversePointEntry type is an adapter to allow the use of ordinary function as Traverser.
+type TraversePointEntry func(context.Context, *ent.PointEntryQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraversePointEntry) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraversePointEntry) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.PointEntryQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.PointEntryQuery", q)
 }
 
 // The PortfolioMappingFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -1060,6 +1368,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.CalendarTokenQuery, predicate.CalendarToken, calendartoken.OrderOption]{typ: ent.TypeCalendarToken, tq: q}, nil
 	case *ent.CompanyQuery:
 		return &query[*ent.CompanyQuery, predicate.Company, company.OrderOption]{typ: ent.TypeCompany, tq: q}, nil
+	case *ent.CompanyPointsQuery:
+		return &query[*ent.CompanyPointsQuery, predicate.CompanyPoints, companypoints.OrderOption]{typ: ent.TypeCompanyPoints, tq: q}, nil
 	case *ent.ContactQuery:
 		return &query[*ent.ContactQuery, predicate.Contact, contact.OrderOption]{typ: ent.TypeContact, tq: q}, nil
 	case *ent.ContactActivityQuery:
@@ -1072,12 +1382,26 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.ContactRelationshipQuery, predicate.ContactRelationship, contactrelationship.OrderOption]{typ: ent.TypeContactRelationship, tq: q}, nil
 	case *ent.ContractQuery:
 		return &query[*ent.ContractQuery, predicate.Contract, contract.OrderOption]{typ: ent.TypeContract, tq: q}, nil
+	case *ent.CorrespondenceCaseQuery:
+		return &query[*ent.CorrespondenceCaseQuery, predicate.CorrespondenceCase, correspondencecase.OrderOption]{typ: ent.TypeCorrespondenceCase, tq: q}, nil
 	case *ent.CustomFieldDefinitionQuery:
 		return &query[*ent.CustomFieldDefinitionQuery, predicate.CustomFieldDefinition, customfielddefinition.OrderOption]{typ: ent.TypeCustomFieldDefinition, tq: q}, nil
 	case *ent.DelegationQuery:
 		return &query[*ent.DelegationQuery, predicate.Delegation, delegation.OrderOption]{typ: ent.TypeDelegation, tq: q}, nil
 	case *ent.DocumentQuery:
 		return &query[*ent.DocumentQuery, predicate.Document, document.OrderOption]{typ: ent.TypeDocument, tq: q}, nil
+	case *ent.EmailQuery:
+		return &query[*ent.EmailQuery, predicate.Email, email.OrderOption]{typ: ent.TypeEmail, tq: q}, nil
+	case *ent.EmailAttachmentQuery:
+		return &query[*ent.EmailAttachmentQuery, predicate.EmailAttachment, emailattachment.OrderOption]{typ: ent.TypeEmailAttachment, tq: q}, nil
+	case *ent.EmailLinkQuery:
+		return &query[*ent.EmailLinkQuery, predicate.EmailLink, emaillink.OrderOption]{typ: ent.TypeEmailLink, tq: q}, nil
+	case *ent.EmailOptOutQuery:
+		return &query[*ent.EmailOptOutQuery, predicate.EmailOptOut, emailoptout.OrderOption]{typ: ent.TypeEmailOptOut, tq: q}, nil
+	case *ent.EmailTemplateQuery:
+		return &query[*ent.EmailTemplateQuery, predicate.EmailTemplate, emailtemplate.OrderOption]{typ: ent.TypeEmailTemplate, tq: q}, nil
+	case *ent.EmailThreadQuery:
+		return &query[*ent.EmailThreadQuery, predicate.EmailThread, emailthread.OrderOption]{typ: ent.TypeEmailThread, tq: q}, nil
 	case *ent.EventQuery:
 		return &query[*ent.EventQuery, predicate.Event, event.OrderOption]{typ: ent.TypeEvent, tq: q}, nil
 	case *ent.EventCounterQuery:
@@ -1098,12 +1422,18 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.LeadStageQuery, predicate.LeadStage, leadstage.OrderOption]{typ: ent.TypeLeadStage, tq: q}, nil
 	case *ent.LeadSubmissionQuery:
 		return &query[*ent.LeadSubmissionQuery, predicate.LeadSubmission, leadsubmission.OrderOption]{typ: ent.TypeLeadSubmission, tq: q}, nil
+	case *ent.MailboxQuery:
+		return &query[*ent.MailboxQuery, predicate.Mailbox, mailbox.OrderOption]{typ: ent.TypeMailbox, tq: q}, nil
+	case *ent.MailboxFolderQuery:
+		return &query[*ent.MailboxFolderQuery, predicate.MailboxFolder, mailboxfolder.OrderOption]{typ: ent.TypeMailboxFolder, tq: q}, nil
 	case *ent.OAuthClientQuery:
 		return &query[*ent.OAuthClientQuery, predicate.OAuthClient, oauthclient.OrderOption]{typ: ent.TypeOAuthClient, tq: q}, nil
 	case *ent.OAuthConsentQuery:
 		return &query[*ent.OAuthConsentQuery, predicate.OAuthConsent, oauthconsent.OrderOption]{typ: ent.TypeOAuthConsent, tq: q}, nil
 	case *ent.OAuthTokenQuery:
 		return &query[*ent.OAuthTokenQuery, predicate.OAuthToken, oauthtoken.OrderOption]{typ: ent.TypeOAuthToken, tq: q}, nil
+	case *ent.PointEntryQuery:
+		return &query[*ent.PointEntryQuery, predicate.PointEntry, pointentry.OrderOption]{typ: ent.TypePointEntry, tq: q}, nil
 	case *ent.PortfolioMappingQuery:
 		return &query[*ent.PortfolioMappingQuery, predicate.PortfolioMapping, portfoliomapping.OrderOption]{typ: ent.TypePortfolioMapping, tq: q}, nil
 	case *ent.PortfolioTransferQuery:

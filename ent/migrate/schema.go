@@ -208,6 +208,7 @@ var (
 		{Name: "status", Type: field.TypeEnum, Enums: []string{"active", "inactive"}, Default: "active"},
 		{Name: "sandbox", Type: field.TypeBool, Default: false},
 		{Name: "lead_rules", Type: field.TypeJSON},
+		{Name: "email_tracking", Type: field.TypeBool, Default: true},
 		{Name: "live_company_id", Type: field.TypeUUID, Unique: true, Nullable: true},
 	}
 	// CompaniesTable holds the schema information for the "companies" table.
@@ -218,9 +219,43 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "companies_companies_sandbox_twin",
-				Columns:    []*schema.Column{CompaniesColumns[11]},
+				Columns:    []*schema.Column{CompaniesColumns[12]},
 				RefColumns: []*schema.Column{CompaniesColumns[0]},
 				OnDelete:   schema.SetNull,
+			},
+		},
+	}
+	// CompanyPointsColumns holds the columns for the "company_points" table.
+	CompanyPointsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "balance", Type: field.TypeInt64, Default: 0},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// CompanyPointsTable holds the schema information for the "company_points" table.
+	CompanyPointsTable = &schema.Table{
+		Name:       "company_points",
+		Columns:    CompanyPointsColumns,
+		PrimaryKey: []*schema.Column{CompanyPointsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "company_points_companies_company",
+				Columns:    []*schema.Column{CompanyPointsColumns[4]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "companypoints_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{CompanyPointsColumns[4]},
+			},
+			{
+				Name:    "company_points_one_per_company",
+				Unique:  true,
+				Columns: []*schema.Column{CompanyPointsColumns[4]},
 			},
 		},
 	}
@@ -538,6 +573,65 @@ var (
 			},
 		},
 	}
+	// CorrespondenceCasesColumns holds the columns for the "correspondence_cases" table.
+	CorrespondenceCasesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "version", Type: field.TypeInt64, Default: 1},
+		{Name: "contact_id", Type: field.TypeUUID},
+		{Name: "insurer_id", Type: field.TypeUUID},
+		{Name: "contract_ids", Type: field.TypeJSON},
+		{Name: "transaction_type", Type: field.TypeString},
+		{Name: "subject", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "body", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "recipient_email", Type: field.TypeString, Size: 320, Default: ""},
+		{Name: "form_data", Type: field.TypeJSON},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"draft", "sent", "completed", "follow_up"}, Default: "draft"},
+		{Name: "mailbox_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "email_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "thread_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "attachment_document_ids", Type: field.TypeJSON},
+		{Name: "sent_at", Type: field.TypeTime, Nullable: true},
+		{Name: "creator_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// CorrespondenceCasesTable holds the schema information for the "correspondence_cases" table.
+	CorrespondenceCasesTable = &schema.Table{
+		Name:       "correspondence_cases",
+		Columns:    CorrespondenceCasesColumns,
+		PrimaryKey: []*schema.Column{CorrespondenceCasesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "correspondence_cases_companies_company",
+				Columns:    []*schema.Column{CorrespondenceCasesColumns[19]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "correspondencecase_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{CorrespondenceCasesColumns[19]},
+			},
+			{
+				Name:    "correspondencecase_company_id_updated_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{CorrespondenceCasesColumns[19], CorrespondenceCasesColumns[2], CorrespondenceCasesColumns[0]},
+			},
+			{
+				Name:    "correspondencecase_company_id_contact_id",
+				Unique:  false,
+				Columns: []*schema.Column{CorrespondenceCasesColumns[19], CorrespondenceCasesColumns[4]},
+			},
+			{
+				Name:    "correspondencecase_company_id_status",
+				Unique:  false,
+				Columns: []*schema.Column{CorrespondenceCasesColumns[19], CorrespondenceCasesColumns[12]},
+			},
+		},
+	}
 	// CustomFieldDefinitionsColumns holds the columns for the "custom_field_definitions" table.
 	CustomFieldDefinitionsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -677,6 +771,307 @@ var (
 				Name:    "document_blob_key",
 				Unique:  true,
 				Columns: []*schema.Column{DocumentsColumns[11]},
+			},
+		},
+	}
+	// EmailsColumns holds the columns for the "emails" table.
+	EmailsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "version", Type: field.TypeInt64, Default: 1},
+		{Name: "thread_id", Type: field.TypeUUID},
+		{Name: "mailbox_id", Type: field.TypeUUID},
+		{Name: "direction", Type: field.TypeEnum, Enums: []string{"inbound", "outbound"}},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"queued", "sent", "delivered", "opened", "clicked", "failed", "received"}},
+		{Name: "message_id", Type: field.TypeString},
+		{Name: "in_reply_to", Type: field.TypeString, Default: ""},
+		{Name: "references", Type: field.TypeJSON},
+		{Name: "from_address", Type: field.TypeString, Default: ""},
+		{Name: "from_name", Type: field.TypeString, Default: ""},
+		{Name: "to", Type: field.TypeJSON},
+		{Name: "cc", Type: field.TypeJSON},
+		{Name: "bcc", Type: field.TypeJSON},
+		{Name: "reply_to", Type: field.TypeString, Default: ""},
+		{Name: "subject", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "text_body", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "html_body", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "search_text", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "sent_at", Type: field.TypeTime, Nullable: true},
+		{Name: "delivered_at", Type: field.TypeTime, Nullable: true},
+		{Name: "opened_at", Type: field.TypeTime, Nullable: true},
+		{Name: "clicked_at", Type: field.TypeTime, Nullable: true},
+		{Name: "raw_key", Type: field.TypeString, Default: ""},
+		{Name: "size_bytes", Type: field.TypeInt64, Default: 0},
+		{Name: "error", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "marketing", Type: field.TypeBool, Default: false},
+		{Name: "tracking", Type: field.TypeBool, Default: false},
+		{Name: "template_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "creator_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "points", Type: field.TypeInt, Default: 0},
+		{Name: "folder", Type: field.TypeString, Default: ""},
+		{Name: "imap_uid", Type: field.TypeInt64, Default: 0},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// EmailsTable holds the schema information for the "emails" table.
+	EmailsTable = &schema.Table{
+		Name:       "emails",
+		Columns:    EmailsColumns,
+		PrimaryKey: []*schema.Column{EmailsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "emails_companies_company",
+				Columns:    []*schema.Column{EmailsColumns[35]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "email_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{EmailsColumns[35]},
+			},
+			{
+				Name:    "email_company_id_mailbox_id_message_id",
+				Unique:  true,
+				Columns: []*schema.Column{EmailsColumns[35], EmailsColumns[5], EmailsColumns[8]},
+			},
+			{
+				Name:    "email_company_id_thread_id_sent_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{EmailsColumns[35], EmailsColumns[4], EmailsColumns[21], EmailsColumns[0]},
+			},
+			{
+				Name:    "email_company_id_status_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{EmailsColumns[35], EmailsColumns[7], EmailsColumns[1]},
+			},
+		},
+	}
+	// EmailAttachmentsColumns holds the columns for the "email_attachments" table.
+	EmailAttachmentsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "email_id", Type: field.TypeUUID},
+		{Name: "thread_id", Type: field.TypeUUID},
+		{Name: "filename", Type: field.TypeString, Default: ""},
+		{Name: "content_type", Type: field.TypeString, Default: "application/octet-stream"},
+		{Name: "content_id", Type: field.TypeString, Default: ""},
+		{Name: "inline", Type: field.TypeBool, Default: false},
+		{Name: "size_bytes", Type: field.TypeInt64, Default: 0},
+		{Name: "sha256", Type: field.TypeString, Default: ""},
+		{Name: "blob_key", Type: field.TypeString},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// EmailAttachmentsTable holds the schema information for the "email_attachments" table.
+	EmailAttachmentsTable = &schema.Table{
+		Name:       "email_attachments",
+		Columns:    EmailAttachmentsColumns,
+		PrimaryKey: []*schema.Column{EmailAttachmentsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "email_attachments_companies_company",
+				Columns:    []*schema.Column{EmailAttachmentsColumns[11]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "emailattachment_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{EmailAttachmentsColumns[11]},
+			},
+			{
+				Name:    "emailattachment_company_id_email_id",
+				Unique:  false,
+				Columns: []*schema.Column{EmailAttachmentsColumns[11], EmailAttachmentsColumns[1]},
+			},
+		},
+	}
+	// EmailLinksColumns holds the columns for the "email_links" table.
+	EmailLinksColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "email_id", Type: field.TypeUUID},
+		{Name: "thread_id", Type: field.TypeUUID},
+		{Name: "contact_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "lead_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// EmailLinksTable holds the schema information for the "email_links" table.
+	EmailLinksTable = &schema.Table{
+		Name:       "email_links",
+		Columns:    EmailLinksColumns,
+		PrimaryKey: []*schema.Column{EmailLinksColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "email_links_companies_company",
+				Columns:    []*schema.Column{EmailLinksColumns[6]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "emaillink_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{EmailLinksColumns[6]},
+			},
+			{
+				Name:    "emaillink_company_id_email_id_contact_id",
+				Unique:  true,
+				Columns: []*schema.Column{EmailLinksColumns[6], EmailLinksColumns[1], EmailLinksColumns[3]},
+			},
+			{
+				Name:    "emaillink_company_id_email_id_lead_id",
+				Unique:  true,
+				Columns: []*schema.Column{EmailLinksColumns[6], EmailLinksColumns[1], EmailLinksColumns[4]},
+			},
+			{
+				Name:    "emaillink_company_id_contact_id_thread_id",
+				Unique:  false,
+				Columns: []*schema.Column{EmailLinksColumns[6], EmailLinksColumns[3], EmailLinksColumns[2]},
+			},
+			{
+				Name:    "emaillink_company_id_lead_id_thread_id",
+				Unique:  false,
+				Columns: []*schema.Column{EmailLinksColumns[6], EmailLinksColumns[4], EmailLinksColumns[2]},
+			},
+			{
+				Name:    "emaillink_company_id_thread_id",
+				Unique:  false,
+				Columns: []*schema.Column{EmailLinksColumns[6], EmailLinksColumns[2]},
+			},
+		},
+	}
+	// EmailOptOutsColumns holds the columns for the "email_opt_outs" table.
+	EmailOptOutsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "email", Type: field.TypeString, Size: 320},
+		{Name: "reason", Type: field.TypeString, Size: 500, Default: ""},
+		{Name: "source", Type: field.TypeEnum, Enums: []string{"api", "unsubscribe"}, Default: "api"},
+		{Name: "creator_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// EmailOptOutsTable holds the schema information for the "email_opt_outs" table.
+	EmailOptOutsTable = &schema.Table{
+		Name:       "email_opt_outs",
+		Columns:    EmailOptOutsColumns,
+		PrimaryKey: []*schema.Column{EmailOptOutsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "email_opt_outs_companies_company",
+				Columns:    []*schema.Column{EmailOptOutsColumns[6]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "emailoptout_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{EmailOptOutsColumns[6]},
+			},
+			{
+				Name:    "emailoptout_company_id_email",
+				Unique:  true,
+				Columns: []*schema.Column{EmailOptOutsColumns[6], EmailOptOutsColumns[1]},
+			},
+			{
+				Name:    "emailoptout_company_id_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{EmailOptOutsColumns[6], EmailOptOutsColumns[5], EmailOptOutsColumns[0]},
+			},
+		},
+	}
+	// EmailTemplatesColumns holds the columns for the "email_templates" table.
+	EmailTemplatesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "name", Type: field.TypeString, Size: 200},
+		{Name: "subject", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "body_text", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "body_html", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "category", Type: field.TypeString, Nullable: true},
+		{Name: "marketing", Type: field.TypeBool, Default: false},
+		{Name: "placeholders", Type: field.TypeJSON},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// EmailTemplatesTable holds the schema information for the "email_templates" table.
+	EmailTemplatesTable = &schema.Table{
+		Name:       "email_templates",
+		Columns:    EmailTemplatesColumns,
+		PrimaryKey: []*schema.Column{EmailTemplatesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "email_templates_companies_company",
+				Columns:    []*schema.Column{EmailTemplatesColumns[10]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "emailtemplate_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{EmailTemplatesColumns[10]},
+			},
+			{
+				Name:    "emailtemplate_company_id_name",
+				Unique:  true,
+				Columns: []*schema.Column{EmailTemplatesColumns[10], EmailTemplatesColumns[3]},
+			},
+		},
+	}
+	// EmailThreadsColumns holds the columns for the "email_threads" table.
+	EmailThreadsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "mailbox_id", Type: field.TypeUUID},
+		{Name: "subject", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "subject_key", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "last_message_at", Type: field.TypeTime},
+		{Name: "message_count", Type: field.TypeInt, Default: 0},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// EmailThreadsTable holds the schema information for the "email_threads" table.
+	EmailThreadsTable = &schema.Table{
+		Name:       "email_threads",
+		Columns:    EmailThreadsColumns,
+		PrimaryKey: []*schema.Column{EmailThreadsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "email_threads_companies_company",
+				Columns:    []*schema.Column{EmailThreadsColumns[8]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "emailthread_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{EmailThreadsColumns[8]},
+			},
+			{
+				Name:    "emailthread_company_id_last_message_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{EmailThreadsColumns[8], EmailThreadsColumns[6], EmailThreadsColumns[0]},
+			},
+			{
+				Name:    "emailthread_company_id_mailbox_id_subject_key",
+				Unique:  false,
+				Columns: []*schema.Column{EmailThreadsColumns[8], EmailThreadsColumns[3], EmailThreadsColumns[5]},
+			},
+			{
+				Name:    "emailthread_company_id_updated_at",
+				Unique:  false,
+				Columns: []*schema.Column{EmailThreadsColumns[8], EmailThreadsColumns[2]},
 			},
 		},
 	}
@@ -852,6 +1247,7 @@ var (
 		{Name: "id", Type: field.TypeUUID},
 		{Name: "vu_number", Type: field.TypeString, Size: 5},
 		{Name: "name", Type: field.TypeString, Size: 200},
+		{Name: "correspondence_email", Type: field.TypeString, Size: 320, Default: ""},
 		{Name: "created_at", Type: field.TypeTime},
 	}
 	// InsurersTable holds the schema information for the "insurers" table.
@@ -1075,6 +1471,89 @@ var (
 			},
 		},
 	}
+	// MailboxesColumns holds the columns for the "mailboxes" table.
+	MailboxesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "email", Type: field.TypeString, Size: 320},
+		{Name: "label", Type: field.TypeString, Size: 200, Default: ""},
+		{Name: "shared", Type: field.TypeBool, Default: false},
+		{Name: "owner_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "imap_url", Type: field.TypeString},
+		{Name: "smtp_url", Type: field.TypeString},
+		{Name: "username", Type: field.TypeString},
+		{Name: "password_sealed", Type: field.TypeBytes},
+		{Name: "sent_folder", Type: field.TypeString, Default: ""},
+		{Name: "sync_state", Type: field.TypeEnum, Enums: []string{"active", "paused", "failing"}, Default: "active"},
+		{Name: "sync_error", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "synced_at", Type: field.TypeTime, Nullable: true},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// MailboxesTable holds the schema information for the "mailboxes" table.
+	MailboxesTable = &schema.Table{
+		Name:       "mailboxes",
+		Columns:    MailboxesColumns,
+		PrimaryKey: []*schema.Column{MailboxesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "mailboxes_companies_company",
+				Columns:    []*schema.Column{MailboxesColumns[15]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "mailbox_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{MailboxesColumns[15]},
+			},
+			{
+				Name:    "mailbox_company_id_email",
+				Unique:  true,
+				Columns: []*schema.Column{MailboxesColumns[15], MailboxesColumns[3]},
+			},
+		},
+	}
+	// MailboxFoldersColumns holds the columns for the "mailbox_folders" table.
+	MailboxFoldersColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "mailbox_id", Type: field.TypeUUID},
+		{Name: "name", Type: field.TypeString},
+		{Name: "uid_validity", Type: field.TypeInt64, Default: 0},
+		{Name: "last_uid", Type: field.TypeInt64, Default: 0},
+		{Name: "highest_modseq", Type: field.TypeInt64, Default: 0},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// MailboxFoldersTable holds the schema information for the "mailbox_folders" table.
+	MailboxFoldersTable = &schema.Table{
+		Name:       "mailbox_folders",
+		Columns:    MailboxFoldersColumns,
+		PrimaryKey: []*schema.Column{MailboxFoldersColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "mailbox_folders_companies_company",
+				Columns:    []*schema.Column{MailboxFoldersColumns[8]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "mailboxfolder_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{MailboxFoldersColumns[8]},
+			},
+			{
+				Name:    "mailboxfolder_company_id_mailbox_id_name",
+				Unique:  true,
+				Columns: []*schema.Column{MailboxFoldersColumns[8], MailboxFoldersColumns[3], MailboxFoldersColumns[4]},
+			},
+		},
+	}
 	// OauthClientsColumns holds the columns for the "oauth_clients" table.
 	OauthClientsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -1156,6 +1635,41 @@ var (
 				Name:    "oauthtoken_client_id_user_id",
 				Unique:  false,
 				Columns: []*schema.Column{OauthTokensColumns[4], OauthTokensColumns[6]},
+			},
+		},
+	}
+	// PointEntriesColumns holds the columns for the "point_entries" table.
+	PointEntriesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "delta", Type: field.TypeInt64},
+		{Name: "reason", Type: field.TypeString},
+		{Name: "email_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// PointEntriesTable holds the schema information for the "point_entries" table.
+	PointEntriesTable = &schema.Table{
+		Name:       "point_entries",
+		Columns:    PointEntriesColumns,
+		PrimaryKey: []*schema.Column{PointEntriesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "point_entries_companies_company",
+				Columns:    []*schema.Column{PointEntriesColumns[5]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "pointentry_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{PointEntriesColumns[5]},
+			},
+			{
+				Name:    "pointentry_company_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{PointEntriesColumns[5], PointEntriesColumns[4]},
 			},
 		},
 	}
@@ -1547,15 +2061,23 @@ var (
 		AppointmentExceptionsTable,
 		CalendarTokensTable,
 		CompaniesTable,
+		CompanyPointsTable,
 		ContactsTable,
 		ContactActivitiesTable,
 		ContactFinancesTable,
 		ContactPhonesTable,
 		ContactRelationshipsTable,
 		ContractsTable,
+		CorrespondenceCasesTable,
 		CustomFieldDefinitionsTable,
 		DelegationsTable,
 		DocumentsTable,
+		EmailsTable,
+		EmailAttachmentsTable,
+		EmailLinksTable,
+		EmailOptOutsTable,
+		EmailTemplatesTable,
+		EmailThreadsTable,
 		EventsTable,
 		EventCountersTable,
 		ExternalRefsTable,
@@ -1566,9 +2088,12 @@ var (
 		LeadAttachmentsTable,
 		LeadStagesTable,
 		LeadSubmissionsTable,
+		MailboxesTable,
+		MailboxFoldersTable,
 		OauthClientsTable,
 		OauthConsentsTable,
 		OauthTokensTable,
+		PointEntriesTable,
 		PortfolioMappingsTable,
 		PortfolioTransfersTable,
 		TasksTable,
@@ -1586,6 +2111,7 @@ func init() {
 	AppointmentExceptionsTable.ForeignKeys[0].RefTable = CompaniesTable
 	CalendarTokensTable.ForeignKeys[0].RefTable = CompaniesTable
 	CompaniesTable.ForeignKeys[0].RefTable = CompaniesTable
+	CompanyPointsTable.ForeignKeys[0].RefTable = CompaniesTable
 	ContactsTable.ForeignKeys[0].RefTable = CompaniesTable
 	ContactActivitiesTable.ForeignKeys[0].RefTable = CompaniesTable
 	ContactFinancesTable.ForeignKeys[0].RefTable = CompaniesTable
@@ -1594,11 +2120,18 @@ func init() {
 	ContactRelationshipsTable.ForeignKeys[0].RefTable = CompaniesTable
 	ContractsTable.ForeignKeys[0].RefTable = CompaniesTable
 	ContractsTable.ForeignKeys[1].RefTable = InsurersTable
+	CorrespondenceCasesTable.ForeignKeys[0].RefTable = CompaniesTable
 	CustomFieldDefinitionsTable.ForeignKeys[0].RefTable = CompaniesTable
 	DelegationsTable.ForeignKeys[0].RefTable = CompaniesTable
 	DelegationsTable.ForeignKeys[1].RefTable = UsersTable
 	DelegationsTable.ForeignKeys[2].RefTable = UsersTable
 	DocumentsTable.ForeignKeys[0].RefTable = CompaniesTable
+	EmailsTable.ForeignKeys[0].RefTable = CompaniesTable
+	EmailAttachmentsTable.ForeignKeys[0].RefTable = CompaniesTable
+	EmailLinksTable.ForeignKeys[0].RefTable = CompaniesTable
+	EmailOptOutsTable.ForeignKeys[0].RefTable = CompaniesTable
+	EmailTemplatesTable.ForeignKeys[0].RefTable = CompaniesTable
+	EmailThreadsTable.ForeignKeys[0].RefTable = CompaniesTable
 	EventsTable.ForeignKeys[0].RefTable = CompaniesTable
 	EventCountersTable.ForeignKeys[0].RefTable = CompaniesTable
 	ExternalRefsTable.ForeignKeys[0].RefTable = CompaniesTable
@@ -1608,6 +2141,9 @@ func init() {
 	LeadAttachmentsTable.ForeignKeys[1].RefTable = CompaniesTable
 	LeadStagesTable.ForeignKeys[0].RefTable = CompaniesTable
 	LeadSubmissionsTable.ForeignKeys[0].RefTable = CompaniesTable
+	MailboxesTable.ForeignKeys[0].RefTable = CompaniesTable
+	MailboxFoldersTable.ForeignKeys[0].RefTable = CompaniesTable
+	PointEntriesTable.ForeignKeys[0].RefTable = CompaniesTable
 	PortfolioMappingsTable.ForeignKeys[0].RefTable = CompaniesTable
 	PortfolioTransfersTable.ForeignKeys[0].RefTable = CompaniesTable
 	TasksTable.ForeignKeys[0].RefTable = CompaniesTable

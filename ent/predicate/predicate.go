@@ -21,6 +21,9 @@ type CalendarToken func(*sql.Selector)
 // Company is the predicate function for company builders.
 type Company func(*sql.Selector)
 
+// CompanyPoints is the predicate function for companypoints builders.
+type CompanyPoints func(*sql.Selector)
+
 // Contact is the predicate function for contact builders.
 type Contact func(*sql.Selector)
 
@@ -39,6 +42,9 @@ type ContactRelationship func(*sql.Selector)
 // Contract is the predicate function for contract builders.
 type Contract func(*sql.Selector)
 
+// CorrespondenceCase is the predicate function for correspondencecase builders.
+type CorrespondenceCase func(*sql.Selector)
+
 // CustomFieldDefinition is the predicate function for customfielddefinition builders.
 type CustomFieldDefinition func(*sql.Selector)
 
@@ -47,6 +53,24 @@ type Delegation func(*sql.Selector)
 
 // Document is the predicate function for document builders.
 type Document func(*sql.Selector)
+
+// Email is the predicate function for email builders.
+type Email func(*sql.Selector)
+
+// EmailAttachment is the predicate function for emailattachment builders.
+type EmailAttachment func(*sql.Selector)
+
+// EmailLink is the predicate function for emaillink builders.
+type EmailLink func(*sql.Selector)
+
+// EmailOptOut is the predicate function for emailoptout builders.
+type EmailOptOut func(*sql.Selector)
+
+// EmailTemplate is the predicate function for emailtemplate builders.
+type EmailTemplate func(*sql.Selector)
+
+// EmailThread is the predicate function for emailthread builders.
+type EmailThread func(*sql.Selector)
 
 // Event is the predicate function for event builders.
 type Event func(*sql.Selector)
@@ -78,6 +102,12 @@ type LeadStage func(*sql.Selector)
 // LeadSubmission is the predicate function for leadsubmission builders.
 type LeadSubmission func(*sql.Selector)
 
+// Mailbox is the predicate function for mailbox builders.
+type Mailbox func(*sql.Selector)
+
+// MailboxFolder is the predicate function for mailboxfolder builders.
+type MailboxFolder func(*sql.Selector)
+
 // OAuthClient is the predicate function for oauthclient builders.
 type OAuthClient func(*sql.Selector)
 
@@ -86,6 +116,9 @@ type OAuthConsent func(*sql.Selector)
 
 // OAuthToken is the predicate function for oauthtoken builders.
 type OAuthToken func(*sql.Selector)
+
+// PointEntry is the predicate function for pointentry builders.
+type PointEntry func(*sql.Selector)
 
 // PortfolioMapping is the predicate function for portfoliomapping builders.
 type PortfolioMapping func(*sql.Selector)

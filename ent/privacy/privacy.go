@@ -231,6 +231,30 @@ func (f CompanyMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutatio
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.CompanyMutation", m)
 }
 
+// The CompanyPointsQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type CompanyPointsQueryRuleFunc func(context.Context, *ent.CompanyPointsQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f CompanyPointsQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.CompanyPointsQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.CompanyPointsQuery", q)
+}
+
+// The CompanyPointsMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type CompanyPointsMutationRuleFunc func(context.Context, *ent.CompanyPointsMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f CompanyPointsMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.CompanyPointsMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.CompanyPointsMutation", m)
+}
+
 // The ContactQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type ContactQueryRuleFunc func(context.Context, *ent.ContactQuery) error
@@ -375,6 +399,30 @@ func (f ContractMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutati
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ContractMutation", m)
 }
 
+// The CorrespondenceCaseQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type CorrespondenceCaseQueryRuleFunc func(context.Context, *ent.CorrespondenceCaseQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f CorrespondenceCaseQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.CorrespondenceCaseQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.CorrespondenceCaseQuery", q)
+}
+
+// The CorrespondenceCaseMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type CorrespondenceCaseMutationRuleFunc func(context.Context, *ent.CorrespondenceCaseMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f CorrespondenceCaseMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.CorrespondenceCaseMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.CorrespondenceCaseMutation", m)
+}
+
 // The CustomFieldDefinitionQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type CustomFieldDefinitionQueryRuleFunc func(context.Context, *ent.CustomFieldDefinitionQuery) error
@@ -445,6 +493,150 @@ func (f DocumentMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutati
 		return f(ctx, m)
 	}
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.DocumentMutation", m)
+}
+
+// The EmailQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type EmailQueryRuleFunc func(context.Context, *ent.EmailQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f EmailQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.EmailQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.EmailQuery", q)
+}
+
+// The EmailMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type EmailMutationRuleFunc func(context.Context, *ent.EmailMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f EmailMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.EmailMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.EmailMutation", m)
+}
+
+// The EmailAttachmentQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type EmailAttachmentQueryRuleFunc func(context.Context, *ent.EmailAttachmentQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f EmailAttachmentQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.EmailAttachmentQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.EmailAttachmentQuery", q)
+}
+
+// The EmailAttachmentMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type EmailAttachmentMutationRuleFunc func(context.Context, *ent.EmailAttachmentMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f EmailAttachmentMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.EmailAttachmentMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.EmailAttachmentMutation", m)
+}
+
+// The EmailLinkQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type EmailLinkQueryRuleFunc func(context.Context, *ent.EmailLinkQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f EmailLinkQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.EmailLinkQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.EmailLinkQuery", q)
+}
+
+// The EmailLinkMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type EmailLinkMutationRuleFunc func(context.Context, *ent.EmailLinkMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f EmailLinkMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.EmailLinkMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.EmailLinkMutation", m)
+}
+
+// The EmailOptOutQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type EmailOptOutQueryRuleFunc func(context.Context, *ent.EmailOptOutQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f EmailOptOutQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.EmailOptOutQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.EmailOptOutQuery", q)
+}
+
+// The EmailOptOutMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type EmailOptOutMutationRuleFunc func(context.Context, *ent.EmailOptOutMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f EmailOptOutMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.EmailOptOutMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.EmailOptOutMutation", m)
+}
+
+// The EmailTemplateQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type EmailTemplateQueryRuleFunc func(context.Context, *ent.EmailTemplateQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f EmailTemplateQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.EmailTemplateQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.EmailTemplateQuery", q)
+}
+
+// The EmailTemplateMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type EmailTemplateMutationRuleFunc func(context.Context, *ent.EmailTemplateMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f EmailTemplateMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.EmailTemplateMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.EmailTemplateMutation", m)
+}
+
+// The EmailThreadQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type EmailThreadQueryRuleFunc func(context.Context, *ent.EmailThreadQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f EmailThreadQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.EmailThreadQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.EmailThreadQuery", q)
+}
+
+// The EmailThreadMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type EmailThreadMutationRuleFunc func(context.Context, *ent.EmailThreadMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f EmailThreadMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.EmailThreadMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.EmailThreadMutation", m)
 }
 
 // The EventQueryRuleFunc type is an adapter to allow the use of ordinary
@@ -687,6 +879,54 @@ func (f LeadSubmissionMutationRuleFunc) EvalMutation(ctx context.Context, m ent.
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.LeadSubmissionMutation", m)
 }
 
+// The MailboxQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type MailboxQueryRuleFunc func(context.Context, *ent.MailboxQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f MailboxQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.MailboxQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.MailboxQuery", q)
+}
+
+// The MailboxMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type MailboxMutationRuleFunc func(context.Context, *ent.MailboxMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f MailboxMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.MailboxMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.MailboxMutation", m)
+}
+
+// The MailboxFolderQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type MailboxFolderQueryRuleFunc func(context.Context, *ent.MailboxFolderQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f MailboxFolderQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.MailboxFolderQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.MailboxFolderQuery", q)
+}
+
+// The MailboxFolderMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type MailboxFolderMutationRuleFunc func(context.Context, *ent.MailboxFolderMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f MailboxFolderMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.MailboxFolderMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.MailboxFolderMutation", m)
+}
+
 // The OAuthClientQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type OAuthClientQueryRuleFunc func(context.Context, *ent.OAuthClientQuery) error
@@ -757,6 +997,30 @@ func (f OAuthTokenMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Muta
 		return f(ctx, m)
 	}
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.OAuthTokenMutation", m)
+}
+
+// The PointEntryQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type PointEntryQueryRuleFunc func(context.Context, *ent.PointEntryQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f PointEntryQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.PointEntryQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.PointEntryQuery", q)
+}
+
+// The PointEntryMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type PointEntryMutationRuleFunc func(context.Context, *ent.PointEntryMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f PointEntryMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.PointEntryMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.PointEntryMutation", m)
 }
 
 // The PortfolioMappingQueryRuleFunc type is an adapter to allow the use of ordinary
@@ -996,6 +1260,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.CompanyQuery:
 		return q.Filter(), nil
+	case *ent.CompanyPointsQuery:
+		return q.Filter(), nil
 	case *ent.ContactQuery:
 		return q.Filter(), nil
 	case *ent.ContactActivityQuery:
@@ -1008,11 +1274,25 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.ContractQuery:
 		return q.Filter(), nil
+	case *ent.CorrespondenceCaseQuery:
+		return q.Filter(), nil
 	case *ent.CustomFieldDefinitionQuery:
 		return q.Filter(), nil
 	case *ent.DelegationQuery:
 		return q.Filter(), nil
 	case *ent.DocumentQuery:
+		return q.Filter(), nil
+	case *ent.EmailQuery:
+		return q.Filter(), nil
+	case *ent.EmailAttachmentQuery:
+		return q.Filter(), nil
+	case *ent.EmailLinkQuery:
+		return q.Filter(), nil
+	case *ent.EmailOptOutQuery:
+		return q.Filter(), nil
+	case *ent.EmailTemplateQuery:
+		return q.Filter(), nil
+	case *ent.EmailThreadQuery:
 		return q.Filter(), nil
 	case *ent.EventQuery:
 		return q.Filter(), nil
@@ -1034,11 +1314,17 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.LeadSubmissionQuery:
 		return q.Filter(), nil
+	case *ent.MailboxQuery:
+		return q.Filter(), nil
+	case *ent.MailboxFolderQuery:
+		return q.Filter(), nil
 	case *ent.OAuthClientQuery:
 		return q.Filter(), nil
 	case *ent.OAuthConsentQuery:
 		return q.Filter(), nil
 	case *ent.OAuthTokenQuery:
+		return q.Filter(), nil
+	case *ent.PointEntryQuery:
 		return q.Filter(), nil
 	case *ent.PortfolioMappingQuery:
 		return q.Filter(), nil
@@ -1073,6 +1359,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 		return m.Filter(), nil
 	case *ent.CompanyMutation:
 		return m.Filter(), nil
+	case *ent.CompanyPointsMutation:
+		return m.Filter(), nil
 	case *ent.ContactMutation:
 		return m.Filter(), nil
 	case *ent.ContactActivityMutation:
@@ -1085,11 +1373,25 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 		return m.Filter(), nil
 	case *ent.ContractMutation:
 		return m.Filter(), nil
+	case *ent.CorrespondenceCaseMutation:
+		return m.Filter(), nil
 	case *ent.CustomFieldDefinitionMutation:
 		return m.Filter(), nil
 	case *ent.DelegationMutation:
 		return m.Filter(), nil
 	case *ent.DocumentMutation:
+		return m.Filter(), nil
+	case *ent.EmailMutation:
+		return m.Filter(), nil
+	case *ent.EmailAttachmentMutation:
+		return m.Filter(), nil
+	case *ent.EmailLinkMutation:
+		return m.Filter(), nil
+	case *ent.EmailOptOutMutation:
+		return m.Filter(), nil
+	case *ent.EmailTemplateMutation:
+		return m.Filter(), nil
+	case *ent.EmailThreadMutation:
 		return m.Filter(), nil
 	case *ent.EventMutation:
 		return m.Filter(), nil
@@ -1111,11 +1413,17 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 		return m.Filter(), nil
 	case *ent.LeadSubmissionMutation:
 		return m.Filter(), nil
+	case *ent.MailboxMutation:
+		return m.Filter(), nil
+	case *ent.MailboxFolderMutation:
+		return m.Filter(), nil
 	case *ent.OAuthClientMutation:
 		return m.Filter(), nil
 	case *ent.OAuthConsentMutation:
 		return m.Filter(), nil
 	case *ent.OAuthTokenMutation:
+		return m.Filter(), nil
+	case *ent.PointEntryMutation:
 		return m.Filter(), nil
 	case *ent.PortfolioMappingMutation:
 		return m.Filter(), nil

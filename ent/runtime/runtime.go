@@ -11,15 +11,23 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/appointmentexception"
 	"github.com/brokerdesk/brokerdesk/ent/calendartoken"
 	"github.com/brokerdesk/brokerdesk/ent/company"
+	"github.com/brokerdesk/brokerdesk/ent/companypoints"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contactactivity"
 	"github.com/brokerdesk/brokerdesk/ent/contactfinance"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
 	"github.com/brokerdesk/brokerdesk/ent/contactrelationship"
 	"github.com/brokerdesk/brokerdesk/ent/contract"
+	"github.com/brokerdesk/brokerdesk/ent/correspondencecase"
 	"github.com/brokerdesk/brokerdesk/ent/customfielddefinition"
 	"github.com/brokerdesk/brokerdesk/ent/delegation"
 	"github.com/brokerdesk/brokerdesk/ent/document"
+	"github.com/brokerdesk/brokerdesk/ent/email"
+	"github.com/brokerdesk/brokerdesk/ent/emailattachment"
+	"github.com/brokerdesk/brokerdesk/ent/emaillink"
+	"github.com/brokerdesk/brokerdesk/ent/emailoptout"
+	"github.com/brokerdesk/brokerdesk/ent/emailtemplate"
+	"github.com/brokerdesk/brokerdesk/ent/emailthread"
 	"github.com/brokerdesk/brokerdesk/ent/event"
 	"github.com/brokerdesk/brokerdesk/ent/eventcounter"
 	"github.com/brokerdesk/brokerdesk/ent/externalref"
@@ -30,9 +38,12 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/leadattachment"
 	"github.com/brokerdesk/brokerdesk/ent/leadstage"
 	"github.com/brokerdesk/brokerdesk/ent/leadsubmission"
+	"github.com/brokerdesk/brokerdesk/ent/mailbox"
+	"github.com/brokerdesk/brokerdesk/ent/mailboxfolder"
 	"github.com/brokerdesk/brokerdesk/ent/oauthclient"
 	"github.com/brokerdesk/brokerdesk/ent/oauthconsent"
 	"github.com/brokerdesk/brokerdesk/ent/oauthtoken"
+	"github.com/brokerdesk/brokerdesk/ent/pointentry"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliomapping"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
 	"github.com/brokerdesk/brokerdesk/ent/schema"
@@ -353,10 +364,51 @@ func init() {
 	companyDescLeadRules := companyFields[7].Descriptor()
 	// company.DefaultLeadRules holds the default value on creation for the lead_rules field.
 	company.DefaultLeadRules = companyDescLeadRules.Default.(schematype.LeadRules)
+	// companyDescEmailTracking is the schema descriptor for email_tracking field.
+	companyDescEmailTracking := companyFields[8].Descriptor()
+	// company.DefaultEmailTracking holds the default value on creation for the email_tracking field.
+	company.DefaultEmailTracking = companyDescEmailTracking.Default.(bool)
 	// companyDescID is the schema descriptor for id field.
 	companyDescID := companyMixinFields0[0].Descriptor()
 	// company.DefaultID holds the default value on creation for the id field.
 	company.DefaultID = companyDescID.Default.(func() uuid.UUID)
+	companypointsMixin := schema.CompanyPoints{}.Mixin()
+	companypoints.Policy = privacy.NewPolicies(companypointsMixin[1], schema.CompanyPoints{})
+	companypoints.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := companypoints.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	companypointsMixinHooks1 := companypointsMixin[1].Hooks()
+
+	companypoints.Hooks[1] = companypointsMixinHooks1[0]
+	companypointsMixinFields0 := companypointsMixin[0].Fields()
+	_ = companypointsMixinFields0
+	companypointsMixinFields2 := companypointsMixin[2].Fields()
+	_ = companypointsMixinFields2
+	companypointsFields := schema.CompanyPoints{}.Fields()
+	_ = companypointsFields
+	// companypointsDescCreatedAt is the schema descriptor for created_at field.
+	companypointsDescCreatedAt := companypointsMixinFields2[0].Descriptor()
+	// companypoints.DefaultCreatedAt holds the default value on creation for the created_at field.
+	companypoints.DefaultCreatedAt = companypointsDescCreatedAt.Default.(func() time.Time)
+	// companypointsDescUpdatedAt is the schema descriptor for updated_at field.
+	companypointsDescUpdatedAt := companypointsMixinFields2[1].Descriptor()
+	// companypoints.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	companypoints.DefaultUpdatedAt = companypointsDescUpdatedAt.Default.(func() time.Time)
+	// companypoints.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	companypoints.UpdateDefaultUpdatedAt = companypointsDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// companypointsDescBalance is the schema descriptor for balance field.
+	companypointsDescBalance := companypointsFields[0].Descriptor()
+	// companypoints.DefaultBalance holds the default value on creation for the balance field.
+	companypoints.DefaultBalance = companypointsDescBalance.Default.(int64)
+	// companypointsDescID is the schema descriptor for id field.
+	companypointsDescID := companypointsMixinFields0[0].Descriptor()
+	// companypoints.DefaultID holds the default value on creation for the id field.
+	companypoints.DefaultID = companypointsDescID.Default.(func() uuid.UUID)
 	contactMixin := schema.Contact{}.Mixin()
 	contact.Policy = privacy.NewPolicies(contactMixin[1], contactMixin[2], schema.Contact{})
 	contact.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -774,6 +826,78 @@ func init() {
 	contractDescID := contractMixinFields0[0].Descriptor()
 	// contract.DefaultID holds the default value on creation for the id field.
 	contract.DefaultID = contractDescID.Default.(func() uuid.UUID)
+	correspondencecaseMixin := schema.CorrespondenceCase{}.Mixin()
+	correspondencecase.Policy = privacy.NewPolicies(correspondencecaseMixin[1], correspondencecaseMixin[2], schema.CorrespondenceCase{})
+	correspondencecase.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := correspondencecase.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	correspondencecaseMixinHooks1 := correspondencecaseMixin[1].Hooks()
+	correspondencecaseMixinHooks4 := correspondencecaseMixin[4].Hooks()
+
+	correspondencecase.Hooks[1] = correspondencecaseMixinHooks1[0]
+
+	correspondencecase.Hooks[2] = correspondencecaseMixinHooks4[0]
+	correspondencecaseMixinFields0 := correspondencecaseMixin[0].Fields()
+	_ = correspondencecaseMixinFields0
+	correspondencecaseMixinFields3 := correspondencecaseMixin[3].Fields()
+	_ = correspondencecaseMixinFields3
+	correspondencecaseMixinFields4 := correspondencecaseMixin[4].Fields()
+	_ = correspondencecaseMixinFields4
+	correspondencecaseFields := schema.CorrespondenceCase{}.Fields()
+	_ = correspondencecaseFields
+	// correspondencecaseDescCreatedAt is the schema descriptor for created_at field.
+	correspondencecaseDescCreatedAt := correspondencecaseMixinFields3[0].Descriptor()
+	// correspondencecase.DefaultCreatedAt holds the default value on creation for the created_at field.
+	correspondencecase.DefaultCreatedAt = correspondencecaseDescCreatedAt.Default.(func() time.Time)
+	// correspondencecaseDescUpdatedAt is the schema descriptor for updated_at field.
+	correspondencecaseDescUpdatedAt := correspondencecaseMixinFields3[1].Descriptor()
+	// correspondencecase.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	correspondencecase.DefaultUpdatedAt = correspondencecaseDescUpdatedAt.Default.(func() time.Time)
+	// correspondencecase.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	correspondencecase.UpdateDefaultUpdatedAt = correspondencecaseDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// correspondencecaseDescVersion is the schema descriptor for version field.
+	correspondencecaseDescVersion := correspondencecaseMixinFields4[0].Descriptor()
+	// correspondencecase.DefaultVersion holds the default value on creation for the version field.
+	correspondencecase.DefaultVersion = correspondencecaseDescVersion.Default.(int64)
+	// correspondencecaseDescContractIds is the schema descriptor for contract_ids field.
+	correspondencecaseDescContractIds := correspondencecaseFields[2].Descriptor()
+	// correspondencecase.DefaultContractIds holds the default value on creation for the contract_ids field.
+	correspondencecase.DefaultContractIds = correspondencecaseDescContractIds.Default.([]uuid.UUID)
+	// correspondencecaseDescTransactionType is the schema descriptor for transaction_type field.
+	correspondencecaseDescTransactionType := correspondencecaseFields[3].Descriptor()
+	// correspondencecase.TransactionTypeValidator is a validator for the "transaction_type" field. It is called by the builders before save.
+	correspondencecase.TransactionTypeValidator = correspondencecaseDescTransactionType.Validators[0].(func(string) error)
+	// correspondencecaseDescSubject is the schema descriptor for subject field.
+	correspondencecaseDescSubject := correspondencecaseFields[4].Descriptor()
+	// correspondencecase.DefaultSubject holds the default value on creation for the subject field.
+	correspondencecase.DefaultSubject = correspondencecaseDescSubject.Default.(string)
+	// correspondencecaseDescBody is the schema descriptor for body field.
+	correspondencecaseDescBody := correspondencecaseFields[5].Descriptor()
+	// correspondencecase.DefaultBody holds the default value on creation for the body field.
+	correspondencecase.DefaultBody = correspondencecaseDescBody.Default.(string)
+	// correspondencecaseDescRecipientEmail is the schema descriptor for recipient_email field.
+	correspondencecaseDescRecipientEmail := correspondencecaseFields[6].Descriptor()
+	// correspondencecase.DefaultRecipientEmail holds the default value on creation for the recipient_email field.
+	correspondencecase.DefaultRecipientEmail = correspondencecaseDescRecipientEmail.Default.(string)
+	// correspondencecase.RecipientEmailValidator is a validator for the "recipient_email" field. It is called by the builders before save.
+	correspondencecase.RecipientEmailValidator = correspondencecaseDescRecipientEmail.Validators[0].(func(string) error)
+	// correspondencecaseDescFormData is the schema descriptor for form_data field.
+	correspondencecaseDescFormData := correspondencecaseFields[7].Descriptor()
+	// correspondencecase.DefaultFormData holds the default value on creation for the form_data field.
+	correspondencecase.DefaultFormData = correspondencecaseDescFormData.Default.(map[string]interface{})
+	// correspondencecaseDescAttachmentDocumentIds is the schema descriptor for attachment_document_ids field.
+	correspondencecaseDescAttachmentDocumentIds := correspondencecaseFields[12].Descriptor()
+	// correspondencecase.DefaultAttachmentDocumentIds holds the default value on creation for the attachment_document_ids field.
+	correspondencecase.DefaultAttachmentDocumentIds = correspondencecaseDescAttachmentDocumentIds.Default.([]uuid.UUID)
+	// correspondencecaseDescID is the schema descriptor for id field.
+	correspondencecaseDescID := correspondencecaseMixinFields0[0].Descriptor()
+	// correspondencecase.DefaultID holds the default value on creation for the id field.
+	correspondencecase.DefaultID = correspondencecaseDescID.Default.(func() uuid.UUID)
 	customfielddefinitionMixin := schema.CustomFieldDefinition{}.Mixin()
 	customfielddefinition.Policy = privacy.NewPolicies(customfielddefinitionMixin[1], schema.CustomFieldDefinition{})
 	customfielddefinition.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -994,6 +1118,367 @@ func init() {
 	documentDescID := documentMixinFields0[0].Descriptor()
 	// document.DefaultID holds the default value on creation for the id field.
 	document.DefaultID = documentDescID.Default.(func() uuid.UUID)
+	emailMixin := schema.Email{}.Mixin()
+	email.Policy = privacy.NewPolicies(emailMixin[1], schema.Email{})
+	email.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := email.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	emailMixinHooks1 := emailMixin[1].Hooks()
+	emailMixinHooks3 := emailMixin[3].Hooks()
+
+	email.Hooks[1] = emailMixinHooks1[0]
+
+	email.Hooks[2] = emailMixinHooks3[0]
+	emailMixinFields0 := emailMixin[0].Fields()
+	_ = emailMixinFields0
+	emailMixinFields2 := emailMixin[2].Fields()
+	_ = emailMixinFields2
+	emailMixinFields3 := emailMixin[3].Fields()
+	_ = emailMixinFields3
+	emailFields := schema.Email{}.Fields()
+	_ = emailFields
+	// emailDescCreatedAt is the schema descriptor for created_at field.
+	emailDescCreatedAt := emailMixinFields2[0].Descriptor()
+	// email.DefaultCreatedAt holds the default value on creation for the created_at field.
+	email.DefaultCreatedAt = emailDescCreatedAt.Default.(func() time.Time)
+	// emailDescUpdatedAt is the schema descriptor for updated_at field.
+	emailDescUpdatedAt := emailMixinFields2[1].Descriptor()
+	// email.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	email.DefaultUpdatedAt = emailDescUpdatedAt.Default.(func() time.Time)
+	// email.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	email.UpdateDefaultUpdatedAt = emailDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// emailDescVersion is the schema descriptor for version field.
+	emailDescVersion := emailMixinFields3[0].Descriptor()
+	// email.DefaultVersion holds the default value on creation for the version field.
+	email.DefaultVersion = emailDescVersion.Default.(int64)
+	// emailDescMessageID is the schema descriptor for message_id field.
+	emailDescMessageID := emailFields[4].Descriptor()
+	// email.MessageIDValidator is a validator for the "message_id" field. It is called by the builders before save.
+	email.MessageIDValidator = emailDescMessageID.Validators[0].(func(string) error)
+	// emailDescInReplyTo is the schema descriptor for in_reply_to field.
+	emailDescInReplyTo := emailFields[5].Descriptor()
+	// email.DefaultInReplyTo holds the default value on creation for the in_reply_to field.
+	email.DefaultInReplyTo = emailDescInReplyTo.Default.(string)
+	// emailDescReferences is the schema descriptor for references field.
+	emailDescReferences := emailFields[6].Descriptor()
+	// email.DefaultReferences holds the default value on creation for the references field.
+	email.DefaultReferences = emailDescReferences.Default.([]string)
+	// emailDescFromAddress is the schema descriptor for from_address field.
+	emailDescFromAddress := emailFields[7].Descriptor()
+	// email.DefaultFromAddress holds the default value on creation for the from_address field.
+	email.DefaultFromAddress = emailDescFromAddress.Default.(string)
+	// emailDescFromName is the schema descriptor for from_name field.
+	emailDescFromName := emailFields[8].Descriptor()
+	// email.DefaultFromName holds the default value on creation for the from_name field.
+	email.DefaultFromName = emailDescFromName.Default.(string)
+	// emailDescTo is the schema descriptor for to field.
+	emailDescTo := emailFields[9].Descriptor()
+	// email.DefaultTo holds the default value on creation for the to field.
+	email.DefaultTo = emailDescTo.Default.([]schematype.MailAddress)
+	// emailDescCc is the schema descriptor for cc field.
+	emailDescCc := emailFields[10].Descriptor()
+	// email.DefaultCc holds the default value on creation for the cc field.
+	email.DefaultCc = emailDescCc.Default.([]schematype.MailAddress)
+	// emailDescBcc is the schema descriptor for bcc field.
+	emailDescBcc := emailFields[11].Descriptor()
+	// email.DefaultBcc holds the default value on creation for the bcc field.
+	email.DefaultBcc = emailDescBcc.Default.([]schematype.MailAddress)
+	// emailDescReplyTo is the schema descriptor for reply_to field.
+	emailDescReplyTo := emailFields[12].Descriptor()
+	// email.DefaultReplyTo holds the default value on creation for the reply_to field.
+	email.DefaultReplyTo = emailDescReplyTo.Default.(string)
+	// emailDescSubject is the schema descriptor for subject field.
+	emailDescSubject := emailFields[13].Descriptor()
+	// email.DefaultSubject holds the default value on creation for the subject field.
+	email.DefaultSubject = emailDescSubject.Default.(string)
+	// emailDescTextBody is the schema descriptor for text_body field.
+	emailDescTextBody := emailFields[14].Descriptor()
+	// email.DefaultTextBody holds the default value on creation for the text_body field.
+	email.DefaultTextBody = emailDescTextBody.Default.(string)
+	// emailDescSearchText is the schema descriptor for search_text field.
+	emailDescSearchText := emailFields[16].Descriptor()
+	// email.DefaultSearchText holds the default value on creation for the search_text field.
+	email.DefaultSearchText = emailDescSearchText.Default.(string)
+	// emailDescRawKey is the schema descriptor for raw_key field.
+	emailDescRawKey := emailFields[21].Descriptor()
+	// email.DefaultRawKey holds the default value on creation for the raw_key field.
+	email.DefaultRawKey = emailDescRawKey.Default.(string)
+	// emailDescSizeBytes is the schema descriptor for size_bytes field.
+	emailDescSizeBytes := emailFields[22].Descriptor()
+	// email.DefaultSizeBytes holds the default value on creation for the size_bytes field.
+	email.DefaultSizeBytes = emailDescSizeBytes.Default.(int64)
+	// emailDescError is the schema descriptor for error field.
+	emailDescError := emailFields[23].Descriptor()
+	// email.DefaultError holds the default value on creation for the error field.
+	email.DefaultError = emailDescError.Default.(string)
+	// emailDescMarketing is the schema descriptor for marketing field.
+	emailDescMarketing := emailFields[24].Descriptor()
+	// email.DefaultMarketing holds the default value on creation for the marketing field.
+	email.DefaultMarketing = emailDescMarketing.Default.(bool)
+	// emailDescTracking is the schema descriptor for tracking field.
+	emailDescTracking := emailFields[25].Descriptor()
+	// email.DefaultTracking holds the default value on creation for the tracking field.
+	email.DefaultTracking = emailDescTracking.Default.(bool)
+	// emailDescPoints is the schema descriptor for points field.
+	emailDescPoints := emailFields[28].Descriptor()
+	// email.DefaultPoints holds the default value on creation for the points field.
+	email.DefaultPoints = emailDescPoints.Default.(int)
+	// emailDescFolder is the schema descriptor for folder field.
+	emailDescFolder := emailFields[29].Descriptor()
+	// email.DefaultFolder holds the default value on creation for the folder field.
+	email.DefaultFolder = emailDescFolder.Default.(string)
+	// emailDescImapUID is the schema descriptor for imap_uid field.
+	emailDescImapUID := emailFields[30].Descriptor()
+	// email.DefaultImapUID holds the default value on creation for the imap_uid field.
+	email.DefaultImapUID = emailDescImapUID.Default.(int64)
+	// emailDescID is the schema descriptor for id field.
+	emailDescID := emailMixinFields0[0].Descriptor()
+	// email.DefaultID holds the default value on creation for the id field.
+	email.DefaultID = emailDescID.Default.(func() uuid.UUID)
+	emailattachmentMixin := schema.EmailAttachment{}.Mixin()
+	emailattachment.Policy = privacy.NewPolicies(emailattachmentMixin[1], schema.EmailAttachment{})
+	emailattachment.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := emailattachment.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	emailattachmentMixinHooks1 := emailattachmentMixin[1].Hooks()
+
+	emailattachment.Hooks[1] = emailattachmentMixinHooks1[0]
+	emailattachmentMixinFields0 := emailattachmentMixin[0].Fields()
+	_ = emailattachmentMixinFields0
+	emailattachmentFields := schema.EmailAttachment{}.Fields()
+	_ = emailattachmentFields
+	// emailattachmentDescFilename is the schema descriptor for filename field.
+	emailattachmentDescFilename := emailattachmentFields[2].Descriptor()
+	// emailattachment.DefaultFilename holds the default value on creation for the filename field.
+	emailattachment.DefaultFilename = emailattachmentDescFilename.Default.(string)
+	// emailattachmentDescContentType is the schema descriptor for content_type field.
+	emailattachmentDescContentType := emailattachmentFields[3].Descriptor()
+	// emailattachment.DefaultContentType holds the default value on creation for the content_type field.
+	emailattachment.DefaultContentType = emailattachmentDescContentType.Default.(string)
+	// emailattachmentDescContentID is the schema descriptor for content_id field.
+	emailattachmentDescContentID := emailattachmentFields[4].Descriptor()
+	// emailattachment.DefaultContentID holds the default value on creation for the content_id field.
+	emailattachment.DefaultContentID = emailattachmentDescContentID.Default.(string)
+	// emailattachmentDescInline is the schema descriptor for inline field.
+	emailattachmentDescInline := emailattachmentFields[5].Descriptor()
+	// emailattachment.DefaultInline holds the default value on creation for the inline field.
+	emailattachment.DefaultInline = emailattachmentDescInline.Default.(bool)
+	// emailattachmentDescSizeBytes is the schema descriptor for size_bytes field.
+	emailattachmentDescSizeBytes := emailattachmentFields[6].Descriptor()
+	// emailattachment.DefaultSizeBytes holds the default value on creation for the size_bytes field.
+	emailattachment.DefaultSizeBytes = emailattachmentDescSizeBytes.Default.(int64)
+	// emailattachmentDescSha256 is the schema descriptor for sha256 field.
+	emailattachmentDescSha256 := emailattachmentFields[7].Descriptor()
+	// emailattachment.DefaultSha256 holds the default value on creation for the sha256 field.
+	emailattachment.DefaultSha256 = emailattachmentDescSha256.Default.(string)
+	// emailattachmentDescBlobKey is the schema descriptor for blob_key field.
+	emailattachmentDescBlobKey := emailattachmentFields[8].Descriptor()
+	// emailattachment.BlobKeyValidator is a validator for the "blob_key" field. It is called by the builders before save.
+	emailattachment.BlobKeyValidator = emailattachmentDescBlobKey.Validators[0].(func(string) error)
+	// emailattachmentDescCreatedAt is the schema descriptor for created_at field.
+	emailattachmentDescCreatedAt := emailattachmentFields[9].Descriptor()
+	// emailattachment.DefaultCreatedAt holds the default value on creation for the created_at field.
+	emailattachment.DefaultCreatedAt = emailattachmentDescCreatedAt.Default.(func() time.Time)
+	// emailattachmentDescID is the schema descriptor for id field.
+	emailattachmentDescID := emailattachmentMixinFields0[0].Descriptor()
+	// emailattachment.DefaultID holds the default value on creation for the id field.
+	emailattachment.DefaultID = emailattachmentDescID.Default.(func() uuid.UUID)
+	emaillinkMixin := schema.EmailLink{}.Mixin()
+	emaillink.Policy = privacy.NewPolicies(emaillinkMixin[1], schema.EmailLink{})
+	emaillink.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := emaillink.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	emaillinkMixinHooks1 := emaillinkMixin[1].Hooks()
+
+	emaillink.Hooks[1] = emaillinkMixinHooks1[0]
+	emaillinkMixinFields0 := emaillinkMixin[0].Fields()
+	_ = emaillinkMixinFields0
+	emaillinkFields := schema.EmailLink{}.Fields()
+	_ = emaillinkFields
+	// emaillinkDescCreatedAt is the schema descriptor for created_at field.
+	emaillinkDescCreatedAt := emaillinkFields[4].Descriptor()
+	// emaillink.DefaultCreatedAt holds the default value on creation for the created_at field.
+	emaillink.DefaultCreatedAt = emaillinkDescCreatedAt.Default.(func() time.Time)
+	// emaillinkDescID is the schema descriptor for id field.
+	emaillinkDescID := emaillinkMixinFields0[0].Descriptor()
+	// emaillink.DefaultID holds the default value on creation for the id field.
+	emaillink.DefaultID = emaillinkDescID.Default.(func() uuid.UUID)
+	emailoptoutMixin := schema.EmailOptOut{}.Mixin()
+	emailoptout.Policy = privacy.NewPolicies(emailoptoutMixin[1], schema.EmailOptOut{})
+	emailoptout.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := emailoptout.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	emailoptoutMixinHooks1 := emailoptoutMixin[1].Hooks()
+
+	emailoptout.Hooks[1] = emailoptoutMixinHooks1[0]
+	emailoptoutMixinFields0 := emailoptoutMixin[0].Fields()
+	_ = emailoptoutMixinFields0
+	emailoptoutFields := schema.EmailOptOut{}.Fields()
+	_ = emailoptoutFields
+	// emailoptoutDescEmail is the schema descriptor for email field.
+	emailoptoutDescEmail := emailoptoutFields[0].Descriptor()
+	// emailoptout.EmailValidator is a validator for the "email" field. It is called by the builders before save.
+	emailoptout.EmailValidator = func() func(string) error {
+		validators := emailoptoutDescEmail.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(email string) error {
+			for _, fn := range fns {
+				if err := fn(email); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// emailoptoutDescReason is the schema descriptor for reason field.
+	emailoptoutDescReason := emailoptoutFields[1].Descriptor()
+	// emailoptout.DefaultReason holds the default value on creation for the reason field.
+	emailoptout.DefaultReason = emailoptoutDescReason.Default.(string)
+	// emailoptout.ReasonValidator is a validator for the "reason" field. It is called by the builders before save.
+	emailoptout.ReasonValidator = emailoptoutDescReason.Validators[0].(func(string) error)
+	// emailoptoutDescCreatedAt is the schema descriptor for created_at field.
+	emailoptoutDescCreatedAt := emailoptoutFields[4].Descriptor()
+	// emailoptout.DefaultCreatedAt holds the default value on creation for the created_at field.
+	emailoptout.DefaultCreatedAt = emailoptoutDescCreatedAt.Default.(func() time.Time)
+	// emailoptoutDescID is the schema descriptor for id field.
+	emailoptoutDescID := emailoptoutMixinFields0[0].Descriptor()
+	// emailoptout.DefaultID holds the default value on creation for the id field.
+	emailoptout.DefaultID = emailoptoutDescID.Default.(func() uuid.UUID)
+	emailtemplateMixin := schema.EmailTemplate{}.Mixin()
+	emailtemplate.Policy = privacy.NewPolicies(emailtemplateMixin[1], schema.EmailTemplate{})
+	emailtemplate.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := emailtemplate.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	emailtemplateMixinHooks1 := emailtemplateMixin[1].Hooks()
+
+	emailtemplate.Hooks[1] = emailtemplateMixinHooks1[0]
+	emailtemplateMixinFields0 := emailtemplateMixin[0].Fields()
+	_ = emailtemplateMixinFields0
+	emailtemplateMixinFields2 := emailtemplateMixin[2].Fields()
+	_ = emailtemplateMixinFields2
+	emailtemplateFields := schema.EmailTemplate{}.Fields()
+	_ = emailtemplateFields
+	// emailtemplateDescCreatedAt is the schema descriptor for created_at field.
+	emailtemplateDescCreatedAt := emailtemplateMixinFields2[0].Descriptor()
+	// emailtemplate.DefaultCreatedAt holds the default value on creation for the created_at field.
+	emailtemplate.DefaultCreatedAt = emailtemplateDescCreatedAt.Default.(func() time.Time)
+	// emailtemplateDescUpdatedAt is the schema descriptor for updated_at field.
+	emailtemplateDescUpdatedAt := emailtemplateMixinFields2[1].Descriptor()
+	// emailtemplate.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	emailtemplate.DefaultUpdatedAt = emailtemplateDescUpdatedAt.Default.(func() time.Time)
+	// emailtemplate.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	emailtemplate.UpdateDefaultUpdatedAt = emailtemplateDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// emailtemplateDescName is the schema descriptor for name field.
+	emailtemplateDescName := emailtemplateFields[0].Descriptor()
+	// emailtemplate.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	emailtemplate.NameValidator = func() func(string) error {
+		validators := emailtemplateDescName.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(name string) error {
+			for _, fn := range fns {
+				if err := fn(name); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// emailtemplateDescSubject is the schema descriptor for subject field.
+	emailtemplateDescSubject := emailtemplateFields[1].Descriptor()
+	// emailtemplate.DefaultSubject holds the default value on creation for the subject field.
+	emailtemplate.DefaultSubject = emailtemplateDescSubject.Default.(string)
+	// emailtemplateDescBodyText is the schema descriptor for body_text field.
+	emailtemplateDescBodyText := emailtemplateFields[2].Descriptor()
+	// emailtemplate.DefaultBodyText holds the default value on creation for the body_text field.
+	emailtemplate.DefaultBodyText = emailtemplateDescBodyText.Default.(string)
+	// emailtemplateDescMarketing is the schema descriptor for marketing field.
+	emailtemplateDescMarketing := emailtemplateFields[5].Descriptor()
+	// emailtemplate.DefaultMarketing holds the default value on creation for the marketing field.
+	emailtemplate.DefaultMarketing = emailtemplateDescMarketing.Default.(bool)
+	// emailtemplateDescPlaceholders is the schema descriptor for placeholders field.
+	emailtemplateDescPlaceholders := emailtemplateFields[6].Descriptor()
+	// emailtemplate.DefaultPlaceholders holds the default value on creation for the placeholders field.
+	emailtemplate.DefaultPlaceholders = emailtemplateDescPlaceholders.Default.([]string)
+	// emailtemplateDescID is the schema descriptor for id field.
+	emailtemplateDescID := emailtemplateMixinFields0[0].Descriptor()
+	// emailtemplate.DefaultID holds the default value on creation for the id field.
+	emailtemplate.DefaultID = emailtemplateDescID.Default.(func() uuid.UUID)
+	emailthreadMixin := schema.EmailThread{}.Mixin()
+	emailthread.Policy = privacy.NewPolicies(emailthreadMixin[1], schema.EmailThread{})
+	emailthread.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := emailthread.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	emailthreadMixinHooks1 := emailthreadMixin[1].Hooks()
+
+	emailthread.Hooks[1] = emailthreadMixinHooks1[0]
+	emailthreadMixinFields0 := emailthreadMixin[0].Fields()
+	_ = emailthreadMixinFields0
+	emailthreadMixinFields2 := emailthreadMixin[2].Fields()
+	_ = emailthreadMixinFields2
+	emailthreadFields := schema.EmailThread{}.Fields()
+	_ = emailthreadFields
+	// emailthreadDescCreatedAt is the schema descriptor for created_at field.
+	emailthreadDescCreatedAt := emailthreadMixinFields2[0].Descriptor()
+	// emailthread.DefaultCreatedAt holds the default value on creation for the created_at field.
+	emailthread.DefaultCreatedAt = emailthreadDescCreatedAt.Default.(func() time.Time)
+	// emailthreadDescUpdatedAt is the schema descriptor for updated_at field.
+	emailthreadDescUpdatedAt := emailthreadMixinFields2[1].Descriptor()
+	// emailthread.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	emailthread.DefaultUpdatedAt = emailthreadDescUpdatedAt.Default.(func() time.Time)
+	// emailthread.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	emailthread.UpdateDefaultUpdatedAt = emailthreadDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// emailthreadDescSubject is the schema descriptor for subject field.
+	emailthreadDescSubject := emailthreadFields[1].Descriptor()
+	// emailthread.DefaultSubject holds the default value on creation for the subject field.
+	emailthread.DefaultSubject = emailthreadDescSubject.Default.(string)
+	// emailthreadDescSubjectKey is the schema descriptor for subject_key field.
+	emailthreadDescSubjectKey := emailthreadFields[2].Descriptor()
+	// emailthread.DefaultSubjectKey holds the default value on creation for the subject_key field.
+	emailthread.DefaultSubjectKey = emailthreadDescSubjectKey.Default.(string)
+	// emailthreadDescMessageCount is the schema descriptor for message_count field.
+	emailthreadDescMessageCount := emailthreadFields[4].Descriptor()
+	// emailthread.DefaultMessageCount holds the default value on creation for the message_count field.
+	emailthread.DefaultMessageCount = emailthreadDescMessageCount.Default.(int)
+	// emailthreadDescID is the schema descriptor for id field.
+	emailthreadDescID := emailthreadMixinFields0[0].Descriptor()
+	// emailthread.DefaultID holds the default value on creation for the id field.
+	emailthread.DefaultID = emailthreadDescID.Default.(func() uuid.UUID)
 	eventMixin := schema.Event{}.Mixin()
 	event.Policy = privacy.NewPolicies(eventMixin[1], schema.Event{})
 	event.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -1265,8 +1750,14 @@ func init() {
 			return nil
 		}
 	}()
+	// insurerDescCorrespondenceEmail is the schema descriptor for correspondence_email field.
+	insurerDescCorrespondenceEmail := insurerFields[2].Descriptor()
+	// insurer.DefaultCorrespondenceEmail holds the default value on creation for the correspondence_email field.
+	insurer.DefaultCorrespondenceEmail = insurerDescCorrespondenceEmail.Default.(string)
+	// insurer.CorrespondenceEmailValidator is a validator for the "correspondence_email" field. It is called by the builders before save.
+	insurer.CorrespondenceEmailValidator = insurerDescCorrespondenceEmail.Validators[0].(func(string) error)
 	// insurerDescCreatedAt is the schema descriptor for created_at field.
-	insurerDescCreatedAt := insurerFields[2].Descriptor()
+	insurerDescCreatedAt := insurerFields[3].Descriptor()
 	// insurer.DefaultCreatedAt holds the default value on creation for the created_at field.
 	insurer.DefaultCreatedAt = insurerDescCreatedAt.Default.(func() time.Time)
 	// insurerDescID is the schema descriptor for id field.
@@ -1569,6 +2060,136 @@ func init() {
 	leadsubmissionDescID := leadsubmissionMixinFields0[0].Descriptor()
 	// leadsubmission.DefaultID holds the default value on creation for the id field.
 	leadsubmission.DefaultID = leadsubmissionDescID.Default.(func() uuid.UUID)
+	mailboxMixin := schema.Mailbox{}.Mixin()
+	mailbox.Policy = privacy.NewPolicies(mailboxMixin[1], schema.Mailbox{})
+	mailbox.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := mailbox.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	mailboxMixinHooks1 := mailboxMixin[1].Hooks()
+
+	mailbox.Hooks[1] = mailboxMixinHooks1[0]
+	mailboxMixinFields0 := mailboxMixin[0].Fields()
+	_ = mailboxMixinFields0
+	mailboxMixinFields2 := mailboxMixin[2].Fields()
+	_ = mailboxMixinFields2
+	mailboxFields := schema.Mailbox{}.Fields()
+	_ = mailboxFields
+	// mailboxDescCreatedAt is the schema descriptor for created_at field.
+	mailboxDescCreatedAt := mailboxMixinFields2[0].Descriptor()
+	// mailbox.DefaultCreatedAt holds the default value on creation for the created_at field.
+	mailbox.DefaultCreatedAt = mailboxDescCreatedAt.Default.(func() time.Time)
+	// mailboxDescUpdatedAt is the schema descriptor for updated_at field.
+	mailboxDescUpdatedAt := mailboxMixinFields2[1].Descriptor()
+	// mailbox.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	mailbox.DefaultUpdatedAt = mailboxDescUpdatedAt.Default.(func() time.Time)
+	// mailbox.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	mailbox.UpdateDefaultUpdatedAt = mailboxDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// mailboxDescEmail is the schema descriptor for email field.
+	mailboxDescEmail := mailboxFields[0].Descriptor()
+	// mailbox.EmailValidator is a validator for the "email" field. It is called by the builders before save.
+	mailbox.EmailValidator = func() func(string) error {
+		validators := mailboxDescEmail.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(email string) error {
+			for _, fn := range fns {
+				if err := fn(email); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// mailboxDescLabel is the schema descriptor for label field.
+	mailboxDescLabel := mailboxFields[1].Descriptor()
+	// mailbox.DefaultLabel holds the default value on creation for the label field.
+	mailbox.DefaultLabel = mailboxDescLabel.Default.(string)
+	// mailbox.LabelValidator is a validator for the "label" field. It is called by the builders before save.
+	mailbox.LabelValidator = mailboxDescLabel.Validators[0].(func(string) error)
+	// mailboxDescShared is the schema descriptor for shared field.
+	mailboxDescShared := mailboxFields[2].Descriptor()
+	// mailbox.DefaultShared holds the default value on creation for the shared field.
+	mailbox.DefaultShared = mailboxDescShared.Default.(bool)
+	// mailboxDescImapURL is the schema descriptor for imap_url field.
+	mailboxDescImapURL := mailboxFields[4].Descriptor()
+	// mailbox.ImapURLValidator is a validator for the "imap_url" field. It is called by the builders before save.
+	mailbox.ImapURLValidator = mailboxDescImapURL.Validators[0].(func(string) error)
+	// mailboxDescSMTPURL is the schema descriptor for smtp_url field.
+	mailboxDescSMTPURL := mailboxFields[5].Descriptor()
+	// mailbox.SMTPURLValidator is a validator for the "smtp_url" field. It is called by the builders before save.
+	mailbox.SMTPURLValidator = mailboxDescSMTPURL.Validators[0].(func(string) error)
+	// mailboxDescUsername is the schema descriptor for username field.
+	mailboxDescUsername := mailboxFields[6].Descriptor()
+	// mailbox.UsernameValidator is a validator for the "username" field. It is called by the builders before save.
+	mailbox.UsernameValidator = mailboxDescUsername.Validators[0].(func(string) error)
+	// mailboxDescSentFolder is the schema descriptor for sent_folder field.
+	mailboxDescSentFolder := mailboxFields[8].Descriptor()
+	// mailbox.DefaultSentFolder holds the default value on creation for the sent_folder field.
+	mailbox.DefaultSentFolder = mailboxDescSentFolder.Default.(string)
+	// mailboxDescSyncError is the schema descriptor for sync_error field.
+	mailboxDescSyncError := mailboxFields[10].Descriptor()
+	// mailbox.DefaultSyncError holds the default value on creation for the sync_error field.
+	mailbox.DefaultSyncError = mailboxDescSyncError.Default.(string)
+	// mailboxDescID is the schema descriptor for id field.
+	mailboxDescID := mailboxMixinFields0[0].Descriptor()
+	// mailbox.DefaultID holds the default value on creation for the id field.
+	mailbox.DefaultID = mailboxDescID.Default.(func() uuid.UUID)
+	mailboxfolderMixin := schema.MailboxFolder{}.Mixin()
+	mailboxfolder.Policy = privacy.NewPolicies(mailboxfolderMixin[1], schema.MailboxFolder{})
+	mailboxfolder.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := mailboxfolder.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	mailboxfolderMixinHooks1 := mailboxfolderMixin[1].Hooks()
+
+	mailboxfolder.Hooks[1] = mailboxfolderMixinHooks1[0]
+	mailboxfolderMixinFields0 := mailboxfolderMixin[0].Fields()
+	_ = mailboxfolderMixinFields0
+	mailboxfolderMixinFields2 := mailboxfolderMixin[2].Fields()
+	_ = mailboxfolderMixinFields2
+	mailboxfolderFields := schema.MailboxFolder{}.Fields()
+	_ = mailboxfolderFields
+	// mailboxfolderDescCreatedAt is the schema descriptor for created_at field.
+	mailboxfolderDescCreatedAt := mailboxfolderMixinFields2[0].Descriptor()
+	// mailboxfolder.DefaultCreatedAt holds the default value on creation for the created_at field.
+	mailboxfolder.DefaultCreatedAt = mailboxfolderDescCreatedAt.Default.(func() time.Time)
+	// mailboxfolderDescUpdatedAt is the schema descriptor for updated_at field.
+	mailboxfolderDescUpdatedAt := mailboxfolderMixinFields2[1].Descriptor()
+	// mailboxfolder.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	mailboxfolder.DefaultUpdatedAt = mailboxfolderDescUpdatedAt.Default.(func() time.Time)
+	// mailboxfolder.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	mailboxfolder.UpdateDefaultUpdatedAt = mailboxfolderDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// mailboxfolderDescName is the schema descriptor for name field.
+	mailboxfolderDescName := mailboxfolderFields[1].Descriptor()
+	// mailboxfolder.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	mailboxfolder.NameValidator = mailboxfolderDescName.Validators[0].(func(string) error)
+	// mailboxfolderDescUIDValidity is the schema descriptor for uid_validity field.
+	mailboxfolderDescUIDValidity := mailboxfolderFields[2].Descriptor()
+	// mailboxfolder.DefaultUIDValidity holds the default value on creation for the uid_validity field.
+	mailboxfolder.DefaultUIDValidity = mailboxfolderDescUIDValidity.Default.(int64)
+	// mailboxfolderDescLastUID is the schema descriptor for last_uid field.
+	mailboxfolderDescLastUID := mailboxfolderFields[3].Descriptor()
+	// mailboxfolder.DefaultLastUID holds the default value on creation for the last_uid field.
+	mailboxfolder.DefaultLastUID = mailboxfolderDescLastUID.Default.(int64)
+	// mailboxfolderDescHighestModseq is the schema descriptor for highest_modseq field.
+	mailboxfolderDescHighestModseq := mailboxfolderFields[4].Descriptor()
+	// mailboxfolder.DefaultHighestModseq holds the default value on creation for the highest_modseq field.
+	mailboxfolder.DefaultHighestModseq = mailboxfolderDescHighestModseq.Default.(int64)
+	// mailboxfolderDescID is the schema descriptor for id field.
+	mailboxfolderDescID := mailboxfolderMixinFields0[0].Descriptor()
+	// mailboxfolder.DefaultID holds the default value on creation for the id field.
+	mailboxfolder.DefaultID = mailboxfolderDescID.Default.(func() uuid.UUID)
 	oauthclientMixin := schema.OAuthClient{}.Mixin()
 	oauthclient.Policy = privacy.NewPolicies(schema.OAuthClient{})
 	oauthclient.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -1719,6 +2340,35 @@ func init() {
 	oauthtokenDescID := oauthtokenMixinFields0[0].Descriptor()
 	// oauthtoken.DefaultID holds the default value on creation for the id field.
 	oauthtoken.DefaultID = oauthtokenDescID.Default.(func() uuid.UUID)
+	pointentryMixin := schema.PointEntry{}.Mixin()
+	pointentry.Policy = privacy.NewPolicies(pointentryMixin[1], schema.PointEntry{})
+	pointentry.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := pointentry.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	pointentryMixinHooks1 := pointentryMixin[1].Hooks()
+
+	pointentry.Hooks[1] = pointentryMixinHooks1[0]
+	pointentryMixinFields0 := pointentryMixin[0].Fields()
+	_ = pointentryMixinFields0
+	pointentryFields := schema.PointEntry{}.Fields()
+	_ = pointentryFields
+	// pointentryDescReason is the schema descriptor for reason field.
+	pointentryDescReason := pointentryFields[1].Descriptor()
+	// pointentry.ReasonValidator is a validator for the "reason" field. It is called by the builders before save.
+	pointentry.ReasonValidator = pointentryDescReason.Validators[0].(func(string) error)
+	// pointentryDescCreatedAt is the schema descriptor for created_at field.
+	pointentryDescCreatedAt := pointentryFields[3].Descriptor()
+	// pointentry.DefaultCreatedAt holds the default value on creation for the created_at field.
+	pointentry.DefaultCreatedAt = pointentryDescCreatedAt.Default.(func() time.Time)
+	// pointentryDescID is the schema descriptor for id field.
+	pointentryDescID := pointentryMixinFields0[0].Descriptor()
+	// pointentry.DefaultID holds the default value on creation for the id field.
+	pointentry.DefaultID = pointentryDescID.Default.(func() uuid.UUID)
 	portfoliomappingMixin := schema.PortfolioMapping{}.Mixin()
 	portfoliomapping.Policy = privacy.NewPolicies(portfoliomappingMixin[1], schema.PortfolioMapping{})
 	portfoliomapping.Hooks[0] = func(next ent.Mutator) ent.Mutator {

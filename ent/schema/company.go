@@ -32,6 +32,9 @@ func (Company) Fields() []ent.Field {
 		field.UUID("live_company_id", uuid.UUID{}).Optional().Nillable().Immutable(),
 		// lead_rules: how intake recognises a duplicate of an open lead (docs/decisions/leads-and-intake.md).
 		field.JSON("lead_rules", schematype.LeadRules{}).Default(schematype.DefaultLeadRules()),
+		// email_tracking: whether open and click tracking may be used for the company's mail
+		// (docs/decisions/email.md); a send asks for it, this allows it.
+		field.Bool("email_tracking").Default(true),
 	}
 }
 

@@ -33,6 +33,9 @@ func (Insurer) Fields() []ent.Field {
 		// vu_number is the GDV VU-Nummer (up to 5 characters, as the Vorsatz has it).
 		field.String("vu_number").NotEmpty().MaxLen(5).Immutable(),
 		field.String("name").NotEmpty().MaxRuneLen(200),
+		// correspondence_email is where correspondence cases to this insurer are routed
+		// (operator: brokerdesk insurer set-email); empty until set.
+		field.String("correspondence_email").Default("").MaxLen(320),
 		field.Time("created_at").Default(time.Now).Immutable(),
 	}
 }

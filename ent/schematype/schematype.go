@@ -65,3 +65,10 @@ type Sealed struct {
 // ContactGroups are the non-sensitive field groups of a contact by group name, each a map of
 // field key to value as the catalog (GET /contact-fields) types it.
 type ContactGroups map[string]map[string]any
+
+// MailAddress is one address of an e-mail header (To, Cc, Bcc): the address and its display
+// name, both as received or entered.
+type MailAddress struct {
+	Email string `json:"email"`
+	Name  string `json:"name,omitempty"`
+}

@@ -22,6 +22,24 @@ import (
 // (or a listed one gone) fails TestSchema_AppPrivileges: request work keeps only what it uses.
 // Column grants are written "UPDATE(col)".
 var appPrivileges = map[string]string{
+	// the e-mail area (issue 21): mailboxes are the operator's, the sync may only record its
+	// state (and the Sent folder it found); threads and messages are created and updated by
+	// sends, their status changes and the sync, never deleted by the API (they go with their
+	// mailbox by cascade); attachments and links are written once; templates are the
+	// operator's; opt-outs are created and deleted (renewed consent) by the API; a send takes
+	// points with one conditional UPDATE of the balance (the operator grants them) and writes a
+	// ledger line; correspondence cases are created, edited and deleted (drafts) by the API
+	"public.mailboxes":            "SELECT,UPDATE(sent_folder),UPDATE(sync_error),UPDATE(sync_state),UPDATE(synced_at),UPDATE(updated_at)",
+	"public.mailbox_folders":      "INSERT,SELECT,UPDATE",
+	"public.email_threads":        "INSERT,SELECT,UPDATE",
+	"public.emails":               "INSERT,SELECT,UPDATE",
+	"public.email_attachments":    "INSERT,SELECT",
+	"public.email_links":          "INSERT,SELECT",
+	"public.email_templates":      "SELECT",
+	"public.email_opt_outs":       "DELETE,INSERT,SELECT",
+	"public.company_points":       "SELECT,UPDATE(balance),UPDATE(updated_at)",
+	"public.point_entries":        "INSERT,SELECT",
+	"public.correspondence_cases": "DELETE,INSERT,SELECT,UPDATE",
 	// operator-only: activated and changed by the operator CLI
 	"public.companies": "SELECT",
 	// no endpoint writes users (the operator does)

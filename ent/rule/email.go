@@ -1,0 +1,73 @@
+package rule
+
+import (
+	"entgo.io/ent/dialect/sql"
+
+	"github.com/brokerdesk/brokerdesk/ent/privacy"
+)
+
+// The e-mail area's visibility (issue 21, docs/decisions/email.md), the same decisions as the
+// RESTRICTIVE policies of migrations/20261207100100_email_tenancy.sql:
+//   - a mailbox: shared, or its owner is visible;
+//   - a link of a message: its contact (or lead) is visible;
+//   - a thread: its mailbox is visible, or one of its messages has a visible link;
+//   - a message, an attachment: its thread is visible.
+
+// FilterVisibleMailbox narrows mailboxes to shared ones and those whose owner is visible.
+func FilterVisibleMailbox() privacy.QueryMutationRule {
+	return visibilityRule(func(s *sql.Selector, user string) *sql.Predicate {
+		return sql.Or(sql.EQ(s.C("shared"), true), sql.And(sql.NotNull(s.C("owner_id")), visibleOwner(s.C("owner_id"), user)))
+	})
+}
+
+// FilterVisibleInMailbox narrows rows of a mailbox (column field) to visible mailboxes.
+func FilterVisibleInMailbox(field string) privacy.QueryMutationRule {
+	return visibilityRule(func(s *sql.Selector, user string) *sql.Predicate {
+		return visibleMailbox(s.C(field), user)
+	})
+}
+
+// FilterVisibleLink narrows links to those whose contact (or, without one, lead) is visible.
+func FilterVisibleLink(contact, lead string) privacy.QueryMutationRule {
+	return visibilityRule(func(s *sql.Selector, user string) *sql.Predicate {
+		return sql.Or(
+			sql.And(sql.NotNull(s.C(contact)), visibleContact(s.C(contact), user)),
+			sql.And(sql.IsNull(s.C(contact)), sql.NotNull(s.C(lead)), visibleLead(s.C(lead), user)),
+		)
+	})
+}
+
+// FilterVisibleEmailThread narrows rows of a thread (column field: the thread's id, or a
+// message's or attachment's thread_id) to visible threads.
+func FilterVisibleEmailThread(field string) privacy.QueryMutationRule {
+	return visibilityRule(func(s *sql.Selector, user string) *sql.Predicate {
+		col := s.C(field)
+		return sql.P(func(b *sql.Builder) {
+			b.WriteString("(").WriteString(col).WriteString(" IN (SELECT t.id FROM email_threads t WHERE ")
+			b.Join(visibleMailbox("t.mailbox_id", user))
+			b.WriteString(") OR ").WriteString(col).WriteString(" IN (SELECT l.thread_id FROM email_links l WHERE (l.contact_id IS NOT NULL AND ")
+			b.Join(visibleContact("l.contact_id", user))
+			b.WriteString(") OR (l.contact_id IS NULL AND l.lead_id IS NOT NULL AND ")
+			b.Join(visibleLead("l.lead_id", user))
+			b.WriteString(")))")
+		})
+	})
+}
+
+// visibleMailbox: col IN (mailboxes that are shared or whose owner is visible).
+func visibleMailbox(col, user string) *sql.Predicate {
+	return sql.P(func(b *sql.Builder) {
+		b.WriteString(col).WriteString(" IN (SELECT m.id FROM mailboxes m WHERE m.shared OR ")
+		writeVisibleOwner(b, "m.owner_id", user)
+		b.WriteString(")")
+	})
+}
+
+// visibleLead: col IN (leads whose owner is visible).
+func visibleLead(col, user string) *sql.Predicate {
+	return sql.P(func(b *sql.Builder) {
+		b.WriteString(col).WriteString(" IN (SELECT x.id FROM leads x WHERE ")
+		writeVisibleOwner(b, "x.owner_id", user)
+		b.WriteString(")")
+	})
+}
