@@ -100,4 +100,7 @@ func seedEveryTable(t *testing.T, env *apitest.Env, c *apitest.Company) {
 	// oauth_clients, oauth_tokens (client credentials), oauth_consents (a user's grant)
 	c.OAuthToken(t, "live")
 	c.UserOAuthToken(t, agent)
+
+	// the e-mail area (seed_email_test.go)
+	seedEmailTables(t, env, c, contact)
 }
