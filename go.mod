@@ -44,11 +44,20 @@ require (
 )
 
 require (
+	github.com/emersion/go-imap/v2 v2.0.0-beta.8
+	github.com/emersion/go-message v0.18.2
+	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6
+	github.com/emersion/go-smtp v0.26.0
 	github.com/gabriel-vasile/mimetype v1.4.16
+	github.com/microcosm-cc/bluemonday v1.0.27
 	github.com/riverqueue/river/riverdriver/riverdatabasesql v0.51.1
 )
 
-require github.com/lib/pq v1.12.3 // indirect
+require (
+	github.com/aymerick/douceur v0.2.0 // indirect
+	github.com/gorilla/css v1.0.1 // indirect
+	github.com/lib/pq v1.12.3 // indirect
+)
 
 require (
 	github.com/aws/aws-sdk-go-v2/feature/s3/transfermanager v0.4.3 // indirect
