@@ -28,6 +28,7 @@ type IMAP struct {
 	caps    imap.CapSet
 
 	mu       sync.Mutex
+	watchdog *time.Timer
 	selected string
 }
 
@@ -79,11 +80,13 @@ func connectIMAP(ctx context.Context, cfg Config, ep endpoint, opts *imapclient.
 	if err != nil {
 		return nil, fmt.Errorf("mail: connect to %s: %w", ep.addr, err)
 	}
-	_ = conn.SetDeadline(time.Now().Add(cfg.Timeout))
-	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
-	defer stop()
-
+	// imapclient sets read deadlines of its own (30 s per response), so a timeout or a
+	// cancelled ctx closes the connection instead: a session that timed out is unusable anyway.
 	m := &IMAP{conn: conn, timeout: cfg.Timeout}
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
+	watchdog := time.AfterFunc(cfg.Timeout, func() { conn.Close() })
+	defer watchdog.Stop()
 	switch {
 	case ep.implicitTLS():
 		tc := tls.Client(conn, opts.TLSConfig)
@@ -114,9 +117,11 @@ func connectIMAP(ctx context.Context, cfg Config, ep endpoint, opts *imapclient.
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("mail: %s: %w", ep.addr, ctx.Err())
 		}
+		if !watchdog.Stop() {
+			return nil, fmt.Errorf("mail: IMAP greeting of %s: no answer within %v", ep.addr, cfg.Timeout)
+		}
 		return nil, fmt.Errorf("mail: IMAP greeting of %s: %w", ep.addr, err)
 	}
-	_ = conn.SetDeadline(time.Time{})
 	return m, nil
 }
 
@@ -133,7 +138,7 @@ func (m *IMAP) capabilities() (imap.CapSet, error) {
 
 // login logs in and reads the capabilities of the authenticated state.
 func (m *IMAP) login(ctx context.Context, srv Server) (*IMAP, error) {
-	stop := context.AfterFunc(ctx, func() { _ = m.conn.SetDeadline(time.Unix(1, 0)) })
+	stop := context.AfterFunc(ctx, func() { m.conn.Close() })
 	defer stop()
 	err := m.do(func() error { return m.c.Login(srv.Username, srv.Password).Wait() })
 	if err != nil {
@@ -162,11 +167,30 @@ func (m *IMAP) login(ctx context.Context, srv Server) (*IMAP, error) {
 	return m, nil
 }
 
-// do runs one command with the timeout as the connection's deadline.
+// do runs one command within the timeout: when it passes, the connection is closed (imapclient
+// manages the read deadlines itself) and the command fails.
 func (m *IMAP) do(f func() error) error {
-	_ = m.conn.SetDeadline(time.Now().Add(m.timeout))
-	defer m.conn.SetDeadline(time.Time{})
-	return f()
+	m.mu.Lock()
+	m.watchdog = time.AfterFunc(m.timeout, func() { m.conn.Close() })
+	m.mu.Unlock()
+	err := f()
+	m.mu.Lock()
+	fired := !m.watchdog.Stop()
+	m.watchdog = nil
+	m.mu.Unlock()
+	if err != nil && fired {
+		return fmt.Errorf("no answer within %v: %w", m.timeout, err)
+	}
+	return err
+}
+
+// extend gives the running command another timeout (a long fetch that is making progress).
+func (m *IMAP) extend() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.watchdog != nil {
+		m.watchdog.Reset(m.timeout)
+	}
 }
 
 // Close logs out and closes the connection.
@@ -174,7 +198,8 @@ func (m *IMAP) Close() error {
 	if m == nil || m.c == nil {
 		return nil
 	}
-	_ = m.conn.SetDeadline(time.Now().Add(5 * time.Second))
+	t := time.AfterFunc(5*time.Second, func() { m.conn.Close() })
+	defer t.Stop()
 	_ = m.c.Logout().Wait()
 	return m.c.Close()
 }
@@ -349,7 +374,7 @@ func (m *IMAP) fetchUIDs(afterUID uint32, uids []imap.UID) ([]Fetched, error) {
 				break
 			}
 			// Each message extends the deadline: a batch of large messages is slow but alive.
-			_ = m.conn.SetDeadline(time.Now().Add(m.timeout))
+			m.extend()
 			buf, err := msg.Collect()
 			if err != nil {
 				return err

@@ -132,8 +132,9 @@ func dialSMTP(ctx context.Context, cfg Config, ep endpoint, withPassword bool) (
 	if err != nil {
 		return nil, fmt.Errorf("mail: connect to %s: %w", ep.addr, err)
 	}
-	// Cancelling ctx ends the conversation at once: the next read or write fails.
-	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
+	// Cancelling ctx ends the conversation at once (go-smtp sets deadlines of its own per
+	// command, so closing is the one sure way).
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	fail := func(err error) (*smtpClient, error) {
 		stop()
 		conn.Close()
@@ -178,9 +179,12 @@ func dialStartTLS(ctx context.Context, cfg Config, ep endpoint, tlsCfg *tls.Conf
 	if err != nil {
 		return nil, fmt.Errorf("mail: connect to %s: %w", ep.addr, err)
 	}
-	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
-	_ = conn.SetDeadline(time.Now().Add(cfg.Timeout))
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	// go-smtp waits for the greeting with its default command timeout (5 min) before our
+	// timeout can be set on the client: a watchdog bounds the greeting and the TLS handshake.
+	watchdog := time.AfterFunc(cfg.Timeout, func() { conn.Close() })
 	c, err := smtp.NewClientStartTLS(conn, tlsCfg)
+	watchdog.Stop()
 	if err != nil {
 		stop()
 		conn.Close()
@@ -189,7 +193,6 @@ func dialStartTLS(ctx context.Context, cfg Config, ep endpoint, tlsCfg *tls.Conf
 		}
 		return nil, fmt.Errorf("mail: STARTTLS with %s: %w", ep.addr, toSMTPError(err))
 	}
-	_ = conn.SetDeadline(time.Time{})
 	setTimeouts(c, cfg)
 	// After STARTTLS the client greets again (RFC 3207 §4.2), now with our name.
 	if err := c.Hello(cfg.LocalName); err != nil {
