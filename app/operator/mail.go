@@ -3,7 +3,7 @@ package operator
 import (
 	"context"
 	"fmt"
-	"net/mail"
+	netmail "net/mail"
 	"net/url"
 	"strings"
 
@@ -13,8 +13,11 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/emails"
 	"github.com/brokerdesk/brokerdesk/app/platform/datakeys"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
+	"github.com/brokerdesk/brokerdesk/app/platform/mail"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/companypoints"
+	"github.com/brokerdesk/brokerdesk/ent/mailbox"
+	"github.com/brokerdesk/brokerdesk/ent/mailboxfolder"
 	"github.com/brokerdesk/brokerdesk/ent/user"
 )
 
@@ -59,7 +62,7 @@ func MailboxOf(m *ent.Mailbox) Mailbox {
 // CreateMailbox checks in and stores the mailbox with its password sealed by keys.
 func (s *Service) CreateMailbox(ctx context.Context, keys *datakeys.Keyring, in NewMailbox) (Mailbox, error) {
 	var v errs.Invalid
-	addr, err := mail.ParseAddress(in.Email)
+	addr, err := netmail.ParseAddress(in.Email)
 	v.Check("email", err == nil && addr.Address == strings.TrimSpace(in.Email), "invalid_email", "must be an e-mail address")
 	v.Check("imap", serverURL(in.IMAPURL, "imap", "imaps"), "invalid_url", "must be imap://host:port or imaps://host:port")
 	v.Check("smtp", serverURL(in.SMTPURL, "smtp", "smtps"), "invalid_url", "must be smtp://host:port or smtps://host:port")
@@ -76,6 +79,11 @@ func (s *Service) CreateMailbox(ctx context.Context, keys *datakeys.Keyring, in 
 	}
 	var out Mailbox
 	err = s.tx(ctx, func(ctx context.Context, db *ent.Client) error {
+		// Named first: a missing company would otherwise fail the insert's foreign key, which
+		// reads like the taken address below.
+		if _, err := db.Company.Get(ctx, in.CompanyID); err != nil {
+			return errs.FromEnt(err, "company %s", in.CompanyID)
+		}
 		if in.OwnerID != nil {
 			ok, err := db.User.Query().Where(user.ID(*in.OwnerID), user.CompanyID(in.CompanyID)).Exist(ctx)
 			if err != nil {
@@ -115,6 +123,137 @@ func serverURL(s string, schemes ...string) bool {
 		}
 	}
 	return false
+}
+
+// ListMailboxes lists the mailboxes of a company (uuid.Nil: of every company), by company and
+// address; never a password.
+func (s *Service) ListMailboxes(ctx context.Context, company uuid.UUID) ([]Mailbox, error) {
+	out := []Mailbox{}
+	err := s.tx(ctx, func(ctx context.Context, db *ent.Client) error {
+		q := db.Mailbox.Query().Order(ent.Asc(mailbox.FieldCompanyID), ent.Asc(mailbox.FieldEmail), ent.Asc(mailbox.FieldID))
+		if company != uuid.Nil {
+			if _, err := db.Company.Get(ctx, company); err != nil {
+				return errs.FromEnt(err, "company %s", company)
+			}
+			q.Where(mailbox.CompanyID(company))
+		}
+		rows, err := q.All(ctx)
+		for _, m := range rows {
+			out = append(out, MailboxOf(m))
+		}
+		return err
+	})
+	return out, err
+}
+
+// findMailbox finds a mailbox by id.
+func findMailbox(ctx context.Context, db *ent.Client, ref string) (*ent.Mailbox, error) {
+	id, err := uuid.Parse(ref)
+	if err != nil {
+		return nil, errs.InvalidField("mailbox", "invalid_uuid", "name the mailbox by its id")
+	}
+	m, err := db.Mailbox.Get(ctx, id)
+	return m, errs.FromEnt(err, "mailbox %s", id)
+}
+
+// MailboxCheck is what CheckMailbox found: the mailbox and each server's answer to a login
+// (nil: it works).
+type MailboxCheck struct {
+	Mailbox Mailbox
+	IMAP    error
+	SMTP    error
+}
+
+// OK reports whether both servers took the login.
+func (c MailboxCheck) OK() bool { return c.IMAP == nil && c.SMTP == nil }
+
+// CheckMailbox logs in to the mailbox's IMAP and SMTP servers with its stored password and says
+// what works. It changes nothing (a paused mailbox resumes by SetMailboxPassword), and it talks
+// to the servers after the transaction that read the row: no transaction is held open across
+// the network.
+func (s *Service) CheckMailbox(ctx context.Context, keys *datakeys.Keyring, cfg mail.Config, ref string) (MailboxCheck, error) {
+	var row *ent.Mailbox
+	err := s.tx(ctx, func(ctx context.Context, db *ent.Client) (err error) {
+		row, err = findMailbox(ctx, db, ref)
+		return err
+	})
+	if err != nil {
+		return MailboxCheck{}, fmt.Errorf("check mailbox: %w", err)
+	}
+	password, err := emails.OpenPassword(keys, row)
+	if err != nil { // another DATA_KEYS than the one it was sealed with
+		return MailboxCheck{}, fmt.Errorf("check mailbox: %w", err)
+	}
+	imapErr, smtpErr := mail.Check(ctx, cfg,
+		mail.Server{URL: row.ImapURL, Username: row.Username, Password: password},
+		mail.Server{URL: row.SMTPURL, Username: row.Username, Password: password})
+	return MailboxCheck{Mailbox: MailboxOf(row), IMAP: imapErr, SMTP: smtpErr}, nil
+}
+
+// SetMailboxPassword seals a new password for the mailbox and makes it active again: a mailbox
+// the sync paused because the server refused the old password resumes with the next sync.
+func (s *Service) SetMailboxPassword(ctx context.Context, keys *datakeys.Keyring, ref, password string) (Mailbox, error) {
+	if password == "" {
+		return Mailbox{}, errs.InvalidField("password", "required", "is required (stdin or MAILBOX_PASSWORD)")
+	}
+	return onOne(ctx, s, ref, findMailbox, func(ctx context.Context, _ *ent.Client, m *ent.Mailbox) (*ent.Mailbox, error) {
+		sealed, err := emails.SealPassword(keys, password, m.ID)
+		if err != nil {
+			return nil, err
+		}
+		return m.Update().SetPasswordSealed(sealed).SetSyncState(mailbox.SyncStateActive).SetSyncError("").Save(ctx)
+	}, MailboxOf)
+}
+
+// MailboxChange is what `brokerdesk mailbox update` changes (nil: unchanged). The password has
+// its own command, SetMailboxPassword; the address, owner and sharing do not change (a mailbox
+// with another address is another mailbox: delete and create).
+type MailboxChange struct {
+	IMAPURL, SMTPURL, Username, Label *string
+}
+
+// UpdateMailbox changes the servers, user name or label of a mailbox: a mailbox whose provider
+// moved keeps its threads. (dev points the demo mailbox at the loopback server's new ports on
+// every run.)
+func (s *Service) UpdateMailbox(ctx context.Context, ref string, ch MailboxChange) (Mailbox, error) {
+	var v errs.Invalid
+	v.Check("imap", ch.IMAPURL == nil || serverURL(*ch.IMAPURL, "imap", "imaps"), "invalid_url", "must be imap://host:port or imaps://host:port")
+	v.Check("smtp", ch.SMTPURL == nil || serverURL(*ch.SMTPURL, "smtp", "smtps"), "invalid_url", "must be smtp://host:port or smtps://host:port")
+	v.Check("username", ch.Username == nil || strings.TrimSpace(*ch.Username) != "", "required", "must not be empty")
+	if err := v.Err(); err != nil {
+		return Mailbox{}, err
+	}
+	return onOne(ctx, s, ref, findMailbox, func(ctx context.Context, db *ent.Client, m *ent.Mailbox) (*ent.Mailbox, error) {
+		u := m.Update()
+		if ch.IMAPURL != nil && *ch.IMAPURL != m.ImapURL {
+			// Another server: its UIDs say nothing about the old one's (the loopback server of
+			// dev starts every run with UIDVALIDITY 1 and UID 1 again), so the sync starts over
+			// and the Sent folder is looked for anew. Messages stored from the old server stay.
+			if _, err := db.MailboxFolder.Delete().Where(mailboxfolder.MailboxID(m.ID)).Exec(ctx); err != nil {
+				return nil, err
+			}
+			u.SetImapURL(*ch.IMAPURL).SetSentFolder("")
+		}
+		if ch.SMTPURL != nil {
+			u.SetSMTPURL(*ch.SMTPURL)
+		}
+		if ch.Username != nil {
+			u.SetUsername(strings.TrimSpace(*ch.Username))
+		}
+		if ch.Label != nil {
+			u.SetLabel(strings.TrimSpace(*ch.Label))
+		}
+		return u.Save(ctx)
+	}, MailboxOf)
+}
+
+// DeleteMailbox removes the mailbox with its folders, threads, messages, attachments and links
+// (the tenant foreign keys cascade); correspondence cases keep their text and lose the mailbox
+// (SET NULL). The blobs of raw messages and attachments outlive the rows.
+func (s *Service) DeleteMailbox(ctx context.Context, ref string) (Mailbox, error) {
+	return onOne(ctx, s, ref, findMailbox, func(ctx context.Context, db *ent.Client, m *ent.Mailbox) (*ent.Mailbox, error) {
+		return m, db.Mailbox.DeleteOne(m).Exec(ctx)
+	}, MailboxOf)
 }
 
 // GrantPoints adds n (> 0) points to the company's balance and writes the ledger line; the

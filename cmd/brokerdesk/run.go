@@ -44,6 +44,7 @@ operator (DATABASE_URL must name the owner):
   delegation delete --company ID --from USER-ID DELEGATION-ID
   insurer set --vu VU-NUMBER --name N   add or rename an entry of the insurer catalog
   insurer list
+  ` + mailboxUsage + `
   keys rotate-data [--batch N]   re-seal sensitive contact data with the first key of DATA_KEYS
 
 Operator commands print plain text, or JSON with --json.`
@@ -84,6 +85,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return e.delegation(ctx, args[1:])
 	case "insurer":
 		return e.insurer(ctx, args[1:])
+	case "mailbox":
+		return e.mailbox(ctx, args[1:])
 	case "keys":
 		return e.keys(ctx, args[1:])
 	case "help", "-h", "--help":
