@@ -115,6 +115,9 @@ func (s *Service) CreateCompany(ctx context.Context, name string, features []str
 			if err := createDefaultStages(ctx, db, co); err != nil {
 				return err
 			}
+			if _, err := seedTemplates(ctx, db, co); err != nil { // templates.go
+				return err
+			}
 		}
 		out = Company{ID: live.ID, SandboxID: sb.ID, Name: live.Name, Features: features, Status: string(live.Status)}
 		return nil
