@@ -96,7 +96,8 @@ func Parse(raw []byte) (p *Parsed) {
 	}
 	st.entity(ent, err, 0, "")
 	if st.text.Len() > 0 {
-		p.Text = st.text.String()
+		// Trailing line breaks are transport artefacts (SMTP ends every message with CRLF).
+		p.Text = strings.TrimRight(st.text.String(), "\r\n")
 	}
 	if st.html != "" {
 		p.HTML = Sanitize(st.html)
