@@ -2,6 +2,8 @@ package emails
 
 import (
 	"context"
+	stdsql "database/sql"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -153,8 +155,9 @@ func (s *Service) AddOptOut(ctx context.Context, email, reason, source string) (
 	if p, ok := tenancy.PrincipalFrom(ctx); ok && p.HasUser() {
 		c.SetCreatorID(p.UserID)
 	}
+	// DO NOTHING on a conflict returns no row, which ent reports as sql.ErrNoRows.
 	err := c.OnConflict(sql.ConflictColumns(emailoptout.FieldCompanyID, emailoptout.FieldEmail)).DoNothing().Exec(ctx)
-	if err != nil {
+	if err != nil && !errors.Is(err, stdsql.ErrNoRows) {
 		return nil, false, fmt.Errorf("add email opt-out: %w", err)
 	}
 	o, err := db.EmailOptOut.Query().Where(emailoptout.Email(email)).Only(ctx)
@@ -175,12 +178,19 @@ func (s *Service) AddOptOut(ctx context.Context, email, reason, source string) (
 // the event log after the entry is gone). 404 when the address is not on the list.
 func (s *Service) DeleteOptOut(ctx context.Context, email, consentReference string) error {
 	db := tenancy.Client(ctx)
-	o, err := db.EmailOptOut.Query().Where(emailoptout.Email(normalAddress(email))).ForUpdate().Only(ctx)
+	o, err := db.EmailOptOut.Query().Where(emailoptout.Email(normalAddress(email))).Only(ctx)
 	if err != nil {
 		return errs.FromEnt(err, "email opt-out %s", email)
 	}
-	if err := db.EmailOptOut.DeleteOne(o).Exec(ctx); err != nil {
+	// No row lock first: the app role may not UPDATE the list, and FOR UPDATE needs that
+	// right. Of two concurrent deletes one removes the row; the other deletes nothing and
+	// answers 404, so the event is recorded once.
+	n, err := db.EmailOptOut.Delete().Where(emailoptout.ID(o.ID)).Exec(ctx)
+	if err != nil {
 		return fmt.Errorf("delete email opt-out %s: %w", o.ID, err)
+	}
+	if n == 0 {
+		return errs.NotFound("email opt-out %s", email)
 	}
 	return s.events.Record(ctx, "email_opt_out.deleted", optOutDeleted{OptOutView: NewOptOutView(o), ConsentReference: consentReference})
 }

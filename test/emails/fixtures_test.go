@@ -111,7 +111,7 @@ func thread(t *testing.T, env *apitest.Env, co, mb uuid.UUID, msgs ...msg) seede
 			}
 			search := strings.ToLower(strings.Join([]string{m.Subject, m.From, m.To, m.Text}, "\n"))
 			e, err := db.Email.Create().SetThreadID(th.ID).SetMailboxID(mb).SetDirection(entemail.Direction(dir)).SetStatus(entemail.Status(status)).
-				SetMessageID(uuid.NewString()+"@example.com").SetFromAddress(m.From).SetFromName("Absender").
+				SetMessageID(uuid.NewString() + "@example.com").SetFromAddress(m.From).SetFromName("Absender").
 				SetTo([]schematype.MailAddress{{Email: m.To}}).SetBcc([]schematype.MailAddress{{Email: "bcc@example.com"}}).
 				SetSubject(m.Subject).SetTextBody(m.Text).SetNillableHTMLBody(m.HTML).SetSearchText(search).SetSentAt(m.At).Save(ctx)
 			if err != nil {
@@ -188,14 +188,14 @@ type threadView struct {
 }
 
 type email struct {
-	ID          string  `json:"id"`
-	ThreadID    string  `json:"threadId"`
-	Subject     string  `json:"subject"`
-	Text        *string `json:"text"`
-	HTML        *string `json:"html"`
-	Direction   string  `json:"direction"`
-	ContactIDs  []string `json:"contactIds"`
-	Bcc         []struct {
+	ID         string   `json:"id"`
+	ThreadID   string   `json:"threadId"`
+	Subject    string   `json:"subject"`
+	Text       *string  `json:"text"`
+	HTML       *string  `json:"html"`
+	Direction  string   `json:"direction"`
+	ContactIDs []string `json:"contactIds"`
+	Bcc        []struct {
 		Email string `json:"email"`
 	} `json:"bcc"`
 	Attachments []struct {

@@ -232,7 +232,9 @@ func TestEmails_AttachmentContent(t *testing.T) {
 				{Name: "rechnung.html", Type: "text/html; charset=utf-8", Content: []byte("<script>alert(1)</script>")}}},
 		msg{From: "kunde@example.com", To: "box@makler.test", Subject: "Re: Unterlagen", Text: "noch eins", At: time.Now(),
 			Files: []file{{Name: "foto.png", Type: "image/png", Content: []byte("\x89PNG\r\n\x1a\nrest")}}})
-	content := func(e, a uuid.UUID) string { return "/emails/" + e.String() + "/attachments/" + a.String() + "/content" }
+	content := func(e, a uuid.UUID) string {
+		return "/emails/" + e.String() + "/attachments/" + a.String() + "/content"
+	}
 	key := co.KeyWithScopes(t, "emails:read")
 
 	r := env.Do(t, apitest.Request{Path: content(s.Emails[0], s.Attachments[0][0]), Key: key})
@@ -298,7 +300,7 @@ func TestEmails_Visibility(t *testing.T) {
 			"/email-threads/" + bensT.Thread.String(): status[wantBens],
 			"/emails/" + bensT.Emails[0].String():     status[wantBens],
 			"/emails/" + bensT.Emails[0].String() + "/attachments/" + bensT.Attachments[0][0].String() + "/content": status[wantBens],
-			"/email-threads/" + sharedT.Thread.String(): status[wantShared],
+			"/email-threads/" + sharedT.Thread.String():                                                             status[wantShared],
 		} {
 			if r := env.Do(t, apitest.Request{Path: path, Key: keys[who]}); r.Status != want {
 				t.Errorf("%s GET %s: %d, want %d", who, path, r.Status, want)
