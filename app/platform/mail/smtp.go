@@ -85,6 +85,9 @@ func Send(ctx context.Context, cfg Config, srv Server, from string, rcpts []stri
 	if err != nil {
 		return smtpErr("DATA", err)
 	}
+	// go-smtp bounds commands, not the upload of the data: allow the timeout plus a second per
+	// 64 KiB (a server that stops reading must not hold a send job forever).
+	_ = c.conn.SetWriteDeadline(time.Now().Add(cfg.Timeout + time.Duration(len(raw)>>16)*time.Second))
 	if _, err := w.Write(raw); err != nil {
 		_ = w.Close()
 		return smtpErr("DATA", err)
