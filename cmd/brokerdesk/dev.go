@@ -37,7 +37,7 @@ const (
 	devAppPasswd = "brokerdesk_dev" // the app role's password on a dev server (a container wants one)
 )
 
-var demoFeatures = []string{"leads", "customer_portal"}
+var demoFeatures = []string{"leads", "customer_portal", "emails", "marketing"}
 
 // demoKeys is DATA/demo-keys.json: keys are stored only hashed, so dev keeps the plaintext of
 // its demo keys here (mode 0600, dev only) to print them again on later runs.
@@ -50,6 +50,10 @@ type demoKeys struct {
 	PublishableLive string    `json:"publishableLive"`
 	// Password is the demo user's, for the OAuth sign-in form (argon2id-hashed in the database).
 	Password string `json:"password"`
+	// MailPassword and CustomerMailPassword are the demo mailbox's and the demo customer's on
+	// the loopback mail server (devmail.go), for a desktop mail client.
+	MailPassword         string `json:"mailPassword,omitempty"`
+	CustomerMailPassword string `json:"customerMailPassword,omitempty"`
 }
 
 // dev starts a private PostgreSQL cluster (or uses DATABASE_URL), migrates, seeds a demo
@@ -77,9 +81,9 @@ func (e env) dev(ctx context.Context, args []string) (err error) {
 	ownerURL := e.getenv("DATABASE_URL")
 	external := ownerURL != ""
 	// WEBHOOK_ALLOW_INSECURE: webhook endpoints on this machine (http://localhost:…) for trying
-	// deliveries out.
+	// deliveries out. MAIL_SYNC_EVERY: a reply from the mail client shows up in the thread soon.
 	defaults := map[string]string{"LISTEN_ADDR": devListen, "LOG_FORMAT": "console", "APP_SECRET": secret,
-		"WEBHOOK_ALLOW_INSECURE": "true", "DATA_KEYS": datakeys.DemoKeys}
+		"WEBHOOK_ALLOW_INSECURE": "true", "DATA_KEYS": datakeys.DemoKeys, "MAIL_SYNC_EVERY": "15s"}
 	if !external {
 		defaults["APP_DB_PASSWORD"] = devAppPasswd
 	}
@@ -140,10 +144,15 @@ func (e env) dev(ctx context.Context, args []string) (err error) {
 	if err != nil {
 		return fmt.Errorf("dev: seed: %w", err)
 	}
+	mail, err := startDevMail(ctx, cfg.DatabaseURL, cfg.DataKeys, &keys, filepath.Join(dataDir, "demo-keys.json"))
+	if err != nil {
+		return fmt.Errorf("dev: demo mailbox: %w", err)
+	}
+	defer mail.Close() // after the server (deferred later, closed first)
 
 	if *noServe {
 		e.printDev(devBlock{URL: "http://" + listenURLHost(cfg.ListenAddr), Source: source, Keys: keys, Seeded: seeded,
-			KeysFile: filepath.Join(*dataFlag, "demo-keys.json"), NoServe: true, OwnDB: !external})
+			KeysFile: filepath.Join(*dataFlag, "demo-keys.json"), NoServe: true, OwnDB: !external, Mail: mail})
 		return nil
 	}
 	srv, err := app.NewServer(ctx, cfg, log)
@@ -156,7 +165,7 @@ func (e env) dev(ctx context.Context, args []string) (err error) {
 		return fmt.Errorf("listen: %w (set LISTEN_ADDR to another address)", err)
 	}
 	e.printDev(devBlock{URL: "http://" + listenURLHost(ln.Addr().String()), Source: source, Keys: keys, Seeded: seeded,
-		KeysFile: filepath.Join(*dataFlag, "demo-keys.json"), OwnDB: !external})
+		KeysFile: filepath.Join(*dataFlag, "demo-keys.json"), OwnDB: !external, Mail: mail})
 	return srv.ServeListener(ctx, ln, cfg.ShutdownTimeout)
 }
 
@@ -370,7 +379,8 @@ type devBlock struct {
 	URL, Source, KeysFile string
 	Keys                  demoKeys
 	Seeded, NoServe       bool
-	OwnDB                 bool // dev started PostgreSQL and stops it on exit
+	OwnDB                 bool     // dev started PostgreSQL and stops it on exit
+	Mail                  *devMail // the demo mailbox and its loopback mail server
 }
 
 func (e env) printDev(b devBlock) {
@@ -393,6 +403,9 @@ func (e env) printDev(b devBlock) {
 	fmt.Fprintf(w, "  curl -s %s/company -H \"Authorization: Bearer %s\"\n", api, b.Keys.SecretLive)
 	fmt.Fprintf(w, "  curl -s %s/users -H \"Authorization: Bearer %s\"\n", api, b.Keys.SecretLive)
 	fmt.Fprintf(w, "  curl -s %s/me -H \"Authorization: Bearer %s\"   # sandbox\n\n", api, b.Keys.SecretTest)
+	if b.Mail != nil && !b.NoServe { // the mail server stops with --no-serve
+		b.Mail.print(w, b.Keys, api)
+	}
 	fmt.Fprintf(w, "  The keys are kept in %s (dev only) and printed on every run.\n", b.KeysFile)
 	switch {
 	case b.NoServe && b.OwnDB:

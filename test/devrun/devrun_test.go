@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/brokerdesk/brokerdesk/app/platform/mail"
 	"github.com/brokerdesk/brokerdesk/test/apitest"
 	"github.com/brokerdesk/brokerdesk/test/testsvc"
 )
@@ -45,6 +46,7 @@ func TestDev_RunTwice(t *testing.T) {
 		t.Errorf("first run: want the demo data seeded now, got:\n%s", first.out)
 	}
 	first.checkMe(t)
+	first.checkMailbox(ctx, t)
 	first.interrupt(t)
 	if first.ownCluster {
 		checkStopped(t, dataDir)
@@ -64,6 +66,11 @@ func TestDev_RunTwice(t *testing.T) {
 		}
 	}
 	second.checkMe(t)
+	second.checkMailbox(ctx, t)
+	if first.ownCluster && (second.mail.teamPW != first.mail.teamPW || second.mail.customerPW != first.mail.customerPW) {
+		t.Errorf("second run printed the mail passwords %s and %s, want %s and %s from the first run (the mail client keeps them)",
+			second.mail.teamPW, second.mail.customerPW, first.mail.teamPW, first.mail.customerPW)
+	}
 	second.interrupt(t)
 	if second.ownCluster {
 		checkStopped(t, dataDir)
@@ -98,6 +105,7 @@ type devRun struct {
 	out        string // stdout up to the end of the printed block
 	stderr     *apitest.LogBuffer
 	keys       map[string]string
+	mail       devMail
 	ownCluster bool // a private cluster (not a container): postmaster.pid tells whether it stopped
 	done       chan error
 }
@@ -163,6 +171,7 @@ func startDev(ctx context.Context, t *testing.T, bin, dataDir string) *devRun {
 			t.Fatalf("no %s key in the output:\n%s", kind, r.out)
 		}
 	}
+	r.mail = parseDevMail(t, r.out)
 	r.ownCluster = strings.Contains(r.out, "private cluster in "+dataDir)
 	if m := regexp.MustCompile(`PostgreSQL +(.*)`).FindStringSubmatch(r.out); m != nil {
 		t.Logf("dev on %s: PostgreSQL %s", r.addr, m[1])
@@ -197,6 +206,65 @@ func (r *devRun) checkMe(t *testing.T) {
 		if me.Company.Name != "Demo Maklerbüro GmbH" || me.Company.Sandbox != c.sandbox {
 			t.Errorf("GET /me with the %s key: company %q sandbox %v, want %q sandbox %v",
 				c.kind, me.Company.Name, me.Company.Sandbox, "Demo Maklerbüro GmbH", c.sandbox)
+		}
+	}
+}
+
+// devMail is what dev printed about the demo mailbox.
+type devMail struct {
+	imapAddr, smtpAddr string
+	teamPW, customerPW string
+}
+
+var (
+	mailServerLine = regexp.MustCompile(`IMAP (127\.0\.0\.1:\d+) +SMTP (127\.0\.0\.1:\d+)`)
+	teamLine       = regexp.MustCompile(`team@demo-makler\.test +password (\S+)`)
+	customerLine   = regexp.MustCompile(`kunde@example\.test +password (\S+)`)
+)
+
+// parseDevMail reads the mail server's ports and the accounts' passwords from dev's output.
+func parseDevMail(t *testing.T, out string) devMail {
+	t.Helper()
+	s, team, customer := mailServerLine.FindStringSubmatch(out), teamLine.FindStringSubmatch(out), customerLine.FindStringSubmatch(out)
+	if s == nil || team == nil || customer == nil || !strings.Contains(out, "no encryption") {
+		t.Fatalf("dev printed no mail client settings (IMAP/SMTP host:port, both accounts' passwords):\n%s", out)
+	}
+	return devMail{imapAddr: s[1], smtpAddr: s[2], teamPW: team[1], customerPW: customer[1]}
+}
+
+// checkMailbox wants the demo mailbox listed by GET /mailboxes with the printed live key, and the
+// printed mail client settings to work: both accounts log in to IMAP and SMTP as Thunderbird
+// would. Bugs it would catch: the demo mailbox not created (or created twice on the second
+// run), pointing at another server than the printed one, or printed passwords the server
+// does not take.
+func (r *devRun) checkMailbox(ctx context.Context, t *testing.T) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", "http://"+r.addr+"/api/public/v1/mailboxes", nil)
+	req.Header.Set("Authorization", "Bearer "+r.keys["sk_live"])
+	resp, err := apitest.Client(t).Do(req) // checked against the OpenAPI document
+	if err != nil {
+		t.Fatalf("GET /mailboxes: %v", err)
+	}
+	var list struct {
+		Data []struct {
+			Email  string `json:"email"`
+			Shared bool   `json:"shared"`
+		} `json:"data"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&list)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || err != nil {
+		t.Fatalf("GET /mailboxes: status %d (%v), want 200", resp.StatusCode, err)
+	}
+	if len(list.Data) != 1 || list.Data[0].Email != "team@demo-makler.test" || !list.Data[0].Shared {
+		t.Errorf("GET /mailboxes: %+v, want the one shared mailbox team@demo-makler.test", list.Data)
+	}
+	for _, acc := range []struct{ user, pw string }{{"team@demo-makler.test", r.mail.teamPW}, {"kunde@example.test", r.mail.customerPW}} {
+		imapErr, smtpErr := mail.Check(ctx, mail.Config{Timeout: 10 * time.Second},
+			mail.Server{URL: "imap://" + r.mail.imapAddr, Username: acc.user, Password: acc.pw},
+			mail.Server{URL: "smtp://" + r.mail.smtpAddr, Username: acc.user, Password: acc.pw})
+		if imapErr != nil || smtpErr != nil {
+			t.Errorf("%s with the printed settings: IMAP %v, SMTP %v", acc.user, imapErr, smtpErr)
 		}
 	}
 }
