@@ -1,12 +1,14 @@
 package mail
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
 	"mime"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -30,6 +32,10 @@ type IMAP struct {
 	mu       sync.Mutex
 	watchdog *time.Timer
 	selected string
+
+	// uids are the UIDs above uidsAfter found by the last UID SEARCH of this selection.
+	uids      []imap.UID
+	uidsAfter uint32
 }
 
 // DialIMAP connects to srv and logs in. imap:// uses STARTTLS (required unless the host is
@@ -296,6 +302,7 @@ func (m *IMAP) Select(folder string) (FolderStatus, error) {
 		return FolderStatus{}, fmt.Errorf("mail: IMAP SELECT %q: %w", folder, err)
 	}
 	m.selected = folder
+	m.uids = nil
 	return FolderStatus{
 		UIDValidity:   data.UIDValidity,
 		UIDNext:       uint32(data.UIDNext),
@@ -325,22 +332,29 @@ func (m *IMAP) FetchAfter(afterUID uint32, max int) ([]Fetched, error) {
 		return nil, nil
 	}
 	// First the UIDs (small), then the bodies of at most max of them: the batch bounds memory.
-	var uids []imap.UID
-	err := m.do(func() error {
-		var set imap.UIDSet
-		set.AddRange(imap.UID(afterUID+1), 0) // 0 is "*"
-		data, err := m.c.UIDSearch(&imap.SearchCriteria{UID: []imap.UIDSet{set}}, nil).Wait()
+	// The UIDs of one search serve the following batches of the same selection, so a sync of
+	// n messages costs one search, n/max fetches and one last search that finds nothing new.
+	if m.uids == nil || afterUID < m.uidsAfter || !hasAbove(m.uids, afterUID) {
+		var uids []imap.UID
+		err := m.do(func() error {
+			var set imap.UIDSet
+			set.AddRange(imap.UID(afterUID+1), 0) // 0 is "*"
+			data, err := m.c.UIDSearch(&imap.SearchCriteria{UID: []imap.UIDSet{set}}, nil).Wait()
+			if err != nil {
+				return err
+			}
+			uids = data.AllUIDs()
+			return nil
+		})
 		if err != nil {
-			return err
+			return nil, fmt.Errorf("mail: IMAP UID SEARCH: %w", err)
 		}
-		uids = data.AllUIDs()
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("mail: IMAP UID SEARCH: %w", err)
+		sortUIDs(uids)
+		m.uids, m.uidsAfter = uids, afterUID
 	}
 	var want []imap.UID
-	for _, u := range uids {
+	for _, u := range m.uids {
+		// "n:*" always matches the highest UID, even below n: the filter drops it.
 		if uint32(u) > afterUID {
 			want = append(want, u)
 		}
@@ -394,20 +408,15 @@ func (m *IMAP) fetchUIDs(afterUID uint32, uids []imap.UID) ([]Fetched, error) {
 	return out, nil
 }
 
-func sortUIDs(s []imap.UID) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
+// hasAbove reports whether sorted holds a UID above after.
+func hasAbove(sorted []imap.UID, after uint32) bool {
+	return len(sorted) > 0 && uint32(sorted[len(sorted)-1]) > after
 }
 
+func sortUIDs(s []imap.UID) { slices.Sort(s) }
+
 func sortFetched(s []Fetched) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j].UID < s[j-1].UID; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
+	slices.SortFunc(s, func(a, b Fetched) int { return cmp.Compare(a.UID, b.UID) })
 }
 
 // Check logs in to both servers and logs out: what works of a mailbox's configuration.

@@ -44,7 +44,9 @@ func TestHeaderInjection(t *testing.T) {
 		"extra header colon": func(m *mail.Message) { m.Headers = [][2]string{{"X:Y", "v"}} },
 		"extra header bcc":   func(m *mail.Message) { m.Headers = [][2]string{{"bcc", "e@x.example"}} },
 		"attachment name":    func(m *mail.Message) { m.Attachments = []mail.Attachment{{Filename: "a\r\n.pdf", Data: []byte("x")}} },
-		"attachment type":    func(m *mail.Message) { m.Attachments = []mail.Attachment{{Filename: "a.pdf", ContentType: "text/plain\nX: y"}} },
+		"attachment type": func(m *mail.Message) {
+			m.Attachments = []mail.Attachment{{Filename: "a.pdf", ContentType: "text/plain\nX: y"}}
+		},
 	}
 	for name, mutate := range cases {
 		t.Run(name, func(t *testing.T) {
