@@ -9,6 +9,7 @@ import (
 
 	"github.com/brokerdesk/brokerdesk/app/platform/mail"
 	"github.com/brokerdesk/brokerdesk/app/platform/mailserver"
+	"github.com/emersion/go-imap/v2/imapclient"
 )
 
 func rawMessage(t *testing.T, i int) []byte {
@@ -139,21 +140,39 @@ func TestIMAPSentFolder(t *testing.T) {
 		t.Fatal("append to a missing folder succeeded")
 	}
 
-	// A second account without a Sent folder: SentFolder creates it once.
-	const other = "neu@broker.example"
-	if err := s.AddUser(other, password); err != nil {
+	// The sent folder is found by its \Sent attribute, not by its name: renamed, it is still
+	// the one (a SentFolder that only looked for "Sent" would create a second folder).
+	raw2 := rawIMAP(t, s.IMAPURL())
+	if err := raw2.Login(broker, password).Wait(); err != nil {
 		t.Fatal(err)
 	}
-	c2, err := mail.DialIMAP(ctx(t), cfg, mail.Server{URL: s.IMAPURL(), Username: other, Password: password})
-	if err != nil {
+	if err := raw2.Rename("Sent", "Gesendete Objekte", nil).Wait(); err != nil {
 		t.Fatal(err)
 	}
-	defer c2.Close()
+	if name, err := c.SentFolder(); err != nil || name != "Gesendete Objekte" {
+		t.Fatalf("renamed sent folder: %q %v", name, err)
+	}
+	// Without any sent folder, SentFolder creates "Sent" (marked \Sent) once.
+	if err := raw2.Delete("Gesendete Objekte").Wait(); err != nil {
+		t.Fatal(err)
+	}
+	raw2.Close()
 	for i := 0; i < 2; i++ {
-		if name, err := c2.SentFolder(); err != nil || name != "Sent" {
+		if name, err := c.SentFolder(); err != nil || name != "Sent" {
 			t.Fatalf("SentFolder #%d: %q %v", i, name, err)
 		}
 	}
+}
+
+// rawIMAP is a plain imapclient for what mail.IMAP does not offer (rename, delete).
+func rawIMAP(t *testing.T, url string) *imapclient.Client {
+	t.Helper()
+	c, err := imapclient.DialInsecure(strings.TrimPrefix(url, "imap://"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
 }
 
 // TestIMAPLoginRefused: a changed password must be ErrAuth (the sync pauses the mailbox instead

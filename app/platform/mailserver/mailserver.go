@@ -24,6 +24,7 @@ import (
 	"log"
 	"math/big"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -70,6 +71,9 @@ type Server struct {
 type user struct {
 	password string
 	mem      *imapmemserver.User
+	// folders are the user's mailbox names with their SPECIAL-USE attributes (RFC 6154), kept
+	// here because the memory backend does not store them.
+	folders map[string][]imap.MailboxAttr
 }
 
 // Start starts SMTP and IMAP on 127.0.0.1, random free ports.
@@ -115,7 +119,7 @@ func Start(o Options) (*Server, error) {
 		NewSession: func(*imapserver.Conn) (imapserver.Session, *imapserver.GreetingData, error) {
 			return &imapSession{srv: s}, nil, nil
 		},
-		Caps:         imap.CapSet{imap.CapIMAP4rev1: {}, imap.CapIMAP4rev2: {}},
+		Caps:         imap.CapSet{imap.CapIMAP4rev1: {}, imap.CapIMAP4rev2: {}, imap.CapSpecialUse: {}, imap.CapCreateSpecialUse: {}},
 		Logger:       quiet,
 		TLSConfig:    tlsCfg,
 		InsecureAuth: true, // loopback only
@@ -145,8 +149,8 @@ func (s *Server) RootCAs() *x509.CertPool { return s.roots }
 // case-sensitive by the RFC, never in practice).
 func normalize(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
 
-// AddUser creates an account (INBOX and Sent) that IMAP LOGIN and SMTP AUTH accept with email
-// as the username. The in-memory backend knows no SPECIAL-USE attributes, so Sent is plain.
+// AddUser creates an account (INBOX, and Sent marked \Sent) that IMAP LOGIN and SMTP AUTH accept
+// with email as the username.
 func (s *Server) AddUser(email, password string) error {
 	key := normalize(email)
 	if key == "" || !strings.Contains(key, "@") {
@@ -166,7 +170,10 @@ func (s *Server) AddUser(email, password string) error {
 		}
 		_ = mem.Subscribe(name)
 	}
-	s.users[key] = &user{password: password, mem: mem}
+	s.users[key] = &user{password: password, mem: mem, folders: map[string][]imap.MailboxAttr{
+		"INBOX": nil,
+		"Sent":  {imap.MailboxAttrSent},
+	}}
 	return nil
 }
 
@@ -303,6 +310,7 @@ func (l literal) Size() int64 { return l.size }
 type imapSession struct {
 	*imapmemserver.UserSession // nil until login
 	srv                        *Server
+	user                       *user // nil until login
 }
 
 func (sess *imapSession) Login(username, password string) error {
@@ -311,6 +319,93 @@ func (sess *imapSession) Login(username, password string) error {
 		return imapserver.ErrAuthFailed
 	}
 	sess.UserSession = imapmemserver.NewUserSession(u.mem)
+	sess.user = u
+	return nil
+}
+
+// The mailbox operations keep user.folders in step with the backend.
+
+func (sess *imapSession) Create(name string, options *imap.CreateOptions) error {
+	if err := sess.UserSession.Create(name, options); err != nil {
+		return err
+	}
+	name = strings.TrimRight(name, "/")
+	var attrs []imap.MailboxAttr
+	if options != nil {
+		attrs = append(attrs, options.SpecialUse...)
+	}
+	sess.srv.mu.Lock()
+	sess.user.folders[name] = attrs
+	sess.srv.mu.Unlock()
+	return nil
+}
+
+func (sess *imapSession) Delete(name string) error {
+	if err := sess.UserSession.Delete(name); err != nil {
+		return err
+	}
+	sess.srv.mu.Lock()
+	delete(sess.user.folders, name)
+	sess.srv.mu.Unlock()
+	return nil
+}
+
+func (sess *imapSession) Rename(name, newName string, options *imap.RenameOptions) error {
+	if err := sess.UserSession.Rename(name, newName, options); err != nil {
+		return err
+	}
+	newName = strings.TrimRight(newName, "/")
+	sess.srv.mu.Lock()
+	sess.user.folders[newName] = sess.user.folders[name]
+	delete(sess.user.folders, name)
+	sess.srv.mu.Unlock()
+	return nil
+}
+
+// List answers LIST (and LSUB) from user.folders, with the SPECIAL-USE attributes the memory
+// backend cannot report. Every folder counts as subscribed.
+func (sess *imapSession) List(w *imapserver.ListWriter, ref string, patterns []string, options *imap.ListOptions) error {
+	if len(patterns) == 0 {
+		return w.WriteList(&imap.ListData{Attrs: []imap.MailboxAttr{imap.MailboxAttrNoSelect}, Delim: '/'})
+	}
+	sess.srv.mu.Lock()
+	names := make([]string, 0, len(sess.user.folders))
+	special := map[string][]imap.MailboxAttr{}
+	for name, attrs := range sess.user.folders {
+		names = append(names, name)
+		special[name] = attrs
+	}
+	sess.srv.mu.Unlock()
+	slices.Sort(names)
+	for _, name := range names {
+		match := false
+		for _, p := range patterns {
+			if imapserver.MatchList(name, '/', ref, p) {
+				match = true
+				break
+			}
+		}
+		if !match || (options.SelectSpecialUse && len(special[name]) == 0) {
+			continue
+		}
+		data := imap.ListData{Mailbox: name, Delim: '/'}
+		if options.SelectSubscribed || options.ReturnSubscribed {
+			data.Attrs = append(data.Attrs, imap.MailboxAttrSubscribed)
+		}
+		if options.ReturnSpecialUse || options.SelectSpecialUse {
+			data.Attrs = append(data.Attrs, special[name]...)
+		}
+		if options.ReturnStatus != nil {
+			st, err := sess.UserSession.Status(name, options.ReturnStatus)
+			if err != nil {
+				return err
+			}
+			data.Status = st
+		}
+		if err := w.WriteList(&data); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
