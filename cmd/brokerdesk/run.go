@@ -45,6 +45,7 @@ operator (DATABASE_URL must name the owner):
   insurer set --vu VU-NUMBER --name N   add or rename an entry of the insurer catalog
   insurer list
   ` + mailboxUsage + `
+  ` + templateUsage + `
   keys rotate-data [--batch N]   re-seal sensitive contact data with the first key of DATA_KEYS
 
 Operator commands print plain text, or JSON with --json.`
@@ -89,6 +90,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return e.mailbox(ctx, args[1:])
 	case "keys":
 		return e.keys(ctx, args[1:])
+	case "template":
+		return e.template(ctx, args[1:]) // template.go
 	case "help", "-h", "--help":
 		fmt.Fprintln(stdout, usage)
 		return nil
