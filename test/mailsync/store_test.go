@@ -63,6 +63,11 @@ func TestSync_AttachmentTypeSniffed(t *testing.T) {
 	if err != nil || !strings.Contains(string(raw), "Message-ID: <scan@privat.test>") {
 		t.Errorf("raw message %s: %v", e.RawKey, err)
 	}
+	r := w.env.Do(t, apitest.Request{Key: w.co.Secret, Path: "/emails/" + e.ID.String() + "/attachments/" + a.ID.String() + "/content"})
+	if r.Status != 200 || !strings.HasPrefix(r.Header.Get("Content-Type"), "application/pdf") ||
+		!strings.HasPrefix(string(r.Body), "%PDF-1.4") {
+		t.Errorf("GET …/content: %d %q %.20q, want the PDF as application/pdf", r.Status, r.Header.Get("Content-Type"), r.Body)
+	}
 }
 
 // TestSync_HTMLSanitised: an HTML body is stored sanitised: no script, no event handler, no
@@ -88,6 +93,12 @@ func TestSync_HTMLSanitised(t *testing.T) {
 	}
 	if !strings.Contains(*e.HTMLBody, "Guten Tag") || !strings.Contains(e.TextBody, "Guten Tag") {
 		t.Errorf("HTML %q, text %q: the content is gone", *e.HTMLBody, e.TextBody)
+	}
+	served := apitest.Get[struct {
+		HTML *string `json:"html"`
+	}](t, w.env, w.co.Secret, "/emails/"+e.ID.String()+"?body=html")
+	if served.HTML == nil || strings.Contains(strings.ToLower(*served.HTML), "<script") || !strings.Contains(*served.HTML, "Guten Tag") {
+		t.Errorf("GET /emails/{id}?body=html served %v", served.HTML)
 	}
 }
 
@@ -147,6 +158,16 @@ func TestSync_LinksContactAndLead(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("timeline of the contact: %+v, want the e-mail", page.Data)
+	}
+	threads := apitest.Get[struct {
+		Data []struct {
+			ID           string   `json:"id"`
+			MessageCount int      `json:"messageCount"`
+			LeadIDs      []string `json:"leadIds"`
+		} `json:"data"`
+	}](t, w.env, w.co.Secret, "/email-threads?contactId="+kunde.ID)
+	if len(threads.Data) != 1 || threads.Data[0].ID != e.ThreadID.String() || len(threads.Data[0].LeadIDs) != 1 {
+		t.Errorf("GET /email-threads?contactId= %+v, want the message's thread with the lead", threads.Data)
 	}
 	var ev struct {
 		ContactIDs []string `json:"contactIds"`
