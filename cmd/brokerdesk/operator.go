@@ -322,10 +322,13 @@ func (e env) delegation(ctx context.Context, args []string) error {
 	return fmt.Errorf("delegation: unknown subcommand %q", args[0])
 }
 
-// insurer runs `insurer set` and `insurer list`: the platform's insurer catalog.
+// insurer runs `insurer set`, `insurer set-email` and `insurer list`: the platform's insurer catalog.
 func (e env) insurer(ctx context.Context, args []string) error {
+	if len(args) > 0 && args[0] == "set-email" {
+		return e.insurerSetEmail(ctx, args[1:])
+	}
 	if len(args) == 0 || (args[0] != "set" && args[0] != "list") {
-		return fmt.Errorf("insurer: want set or list")
+		return fmt.Errorf("insurer: want set, set-email or list")
 	}
 	svc, done, err := e.operatorService()
 	if err != nil {

@@ -43,6 +43,7 @@ operator (DATABASE_URL must name the owner):
   delegation list --company ID --from USER-ID
   delegation delete --company ID --from USER-ID DELEGATION-ID
   insurer set --vu VU-NUMBER --name N   add or rename an entry of the insurer catalog
+  insurer set-email --vu VU-NUMBER --email ADDRESS   where correspondence cases to the insurer go (empty clears)
   insurer list
   ` + mailboxUsage + `
   ` + templateUsage + `
