@@ -24,6 +24,7 @@ var (
 	ErrUnsupported     = errors.New("unsupported media type")
 	ErrStorage         = errors.New("storage failed")
 	ErrUnavailable     = errors.New("unavailable")
+	ErrPayment         = errors.New("payment required")
 )
 
 // E is an error of one kind with a stable machine code and a detail that is safe to show.
@@ -92,6 +93,12 @@ func Storage(code, format string, args ...any) error {
 // (503, Retry-After): blob storage did not answer. Nothing was changed or sent; retry.
 func Unavailable(code, format string, args ...any) error {
 	return newE(ErrUnavailable, code, format, args...)
+}
+
+// PaymentRequired is a request the company's balance does not cover (402): sending e-mail
+// without enough points. Nothing was changed; granting points and retrying succeeds.
+func PaymentRequired(code, format string, args ...any) error {
+	return newE(ErrPayment, code, format, args...)
 }
 
 // FieldError is one invalid field of a 422.

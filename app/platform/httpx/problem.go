@@ -40,6 +40,7 @@ const (
 	TypeUnavailable      = ProblemBase + "unavailable"
 	TypeStorage          = ProblemBase + "storage-failed"
 	TypeCommitUnknown    = ProblemBase + "commit-outcome-unknown"
+	TypePaymentRequired  = ProblemBase + "payment-required"
 )
 
 // RetryAfterUnavailable is the Retry-After (seconds) of a 503 for a passing database failure:
@@ -83,6 +84,7 @@ var kinds = []kind{
 	{errs.ErrUnsupported, http.StatusUnsupportedMediaType, TypeUnsupportedMedia},
 	{errs.ErrStorage, http.StatusBadGateway, TypeStorage},
 	{errs.ErrUnavailable, http.StatusServiceUnavailable, TypeUnavailable},
+	{errs.ErrPayment, http.StatusPaymentRequired, TypePaymentRequired},
 }
 
 // fiberTypes maps the statuses Fiber itself produces (routing, body limits) to problem types.
