@@ -1,6 +1,8 @@
 package emails
 
 import (
+	"context"
+	"database/sql"
 	"net/url"
 	"slices"
 	"strings"
@@ -255,7 +257,17 @@ func TestEmails_AttachmentContent(t *testing.T) {
 		!strings.HasPrefix(r.Header.Get("Content-Disposition"), "attachment;") {
 		t.Errorf("HTML attachment: %d %q %q", r.Status, r.Header.Get("Content-Type"), r.Header.Get("Content-Disposition"))
 	}
+	// Bytes in storage that are not what was stored (sha256 recorded at sync) are never served.
+	ctx := context.Background()
+	err := env.Operator(ctx, co.ID, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE email_attachments SET sha256 = repeat('0', 64) WHERE id = $1`, s.Attachments[1][0])
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	env.Run(t, []apitest.Case{
+		{Name: "altered content is 502", Key: key, Path: content(s.Emails[1], s.Attachments[1][0]), Status: 502, Problem: "content_corrupted"},
 		{Name: "attachment of another e-mail of the same thread is 404", Key: key, Path: content(s.Emails[0], s.Attachments[1][0]), Status: 404},
 		{Name: "unknown attachment", Key: key, Path: content(s.Emails[0], uuid.New()), Status: 404},
 		{Name: "unknown e-mail", Key: key, Path: content(uuid.New(), s.Attachments[0][0]), Status: 404},
