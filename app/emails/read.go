@@ -332,8 +332,9 @@ func parseThreadFilter(c *fiber.Ctx, v *errs.Invalid) (f ThreadFilter, _ error) 
 	f.ContactID = httpx.QueryUUID(c, v, "contactId")
 	f.LeadID = httpx.QueryUUID(c, v, "leadId")
 	f.MailboxID = httpx.QueryUUID(c, v, "mailboxId")
-	if raw, ok := c.Queries()["q"]; ok {
-		q := strings.ToLower(strings.TrimSpace(raw))
+	// An empty q does not filter (as every other filter); blanks only are too short.
+	if raw := c.Query("q"); raw != "" {
+		q := strings.Clone(strings.ToLower(strings.TrimSpace(raw)))
 		n := utf8.RuneCountInString(q)
 		v.Check("q", n >= minSearch, "too_short", fmt.Sprintf("at least %d characters", minSearch))
 		v.Check("q", n <= maxSearch, "too_long", fmt.Sprintf("at most %d characters", maxSearch))
