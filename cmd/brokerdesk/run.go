@@ -47,6 +47,7 @@ operator (DATABASE_URL must name the owner):
   insurer list
   ` + mailboxUsage + `
   ` + templateUsage + `
+  ` + pointsUsage + `
   keys rotate-data [--batch N]   re-seal sensitive contact data with the first key of DATA_KEYS
 
 Operator commands print plain text, or JSON with --json.`
@@ -91,6 +92,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return e.mailbox(ctx, args[1:])
 	case "keys":
 		return e.keys(ctx, args[1:])
+	case "points":
+		return e.points(ctx, args[1:])
 	case "template":
 		return e.template(ctx, args[1:]) // template.go
 	case "help", "-h", "--help":
