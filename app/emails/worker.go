@@ -94,16 +94,17 @@ type sendWorker struct {
 // is never taken over by another process.
 func (w *sendWorker) Timeout(*river.Job[SendArgs]) time.Duration { return jobs.JobTimeout }
 
-// Work sends the e-mail unless it was sent or failed already (a repeated job changes nothing).
-// Success: status sent, sent_at, email.sent, then a copy in the mailbox's Sent folder. A
+// Work sends the e-mail unless it was sent or failed already (a repeated job changes nothing),
+// or it is marketing mail whose recipient opted out meanwhile (failed, refunded). Success: status sent, sent_at, email.sent, then a copy in the mailbox's Sent folder. A
 // permanent refusal (5xx, a refused login, a configuration that cannot work): status failed
 // with the server's answer, the points refunded, email.failed, no retry. Anything else is
 // returned for river to retry, and fails the e-mail the same way on the last attempt.
 func (w *sendWorker) Work(ctx context.Context, job *river.Job[SendArgs]) error {
 	m := w.m
 	var (
-		e  *ent.Email
-		mb *ent.Mailbox
+		e        *ent.Email
+		mb       *ent.Mailbox
+		optedOut []string
 	)
 	err := m.companyTx(ctx, job.Args.CompanyID, func(ctx context.Context) error {
 		db := tenancy.Client(ctx)
@@ -111,7 +112,13 @@ func (w *sendWorker) Work(ctx context.Context, job *river.Job[SendArgs]) error {
 		if e, err = db.Email.Get(ctx, job.Args.EmailID); err != nil {
 			return err
 		}
-		mb, err = db.Mailbox.Query().Where(mailbox.ID(e.MailboxID)).Only(ctx)
+		if mb, err = db.Mailbox.Query().Where(mailbox.ID(e.MailboxID)).Only(ctx); err != nil {
+			return err
+		}
+		if e.Marketing && e.Status == email.StatusQueued {
+			// The address may have opted out since the message was queued (a retry hours later).
+			optedOut, err = m.svc.OptedOut(ctx, recipients(Outgoing{To: e.To, Cc: e.Cc, Bcc: e.Bcc}))
+		}
 		return err
 	})
 	if ent.IsNotFound(err) {
@@ -122,6 +129,9 @@ func (w *sendWorker) Work(ctx context.Context, job *river.Job[SendArgs]) error {
 	}
 	if e.Status != email.StatusQueued {
 		return nil
+	}
+	if len(optedOut) > 0 {
+		return m.markFailed(ctx, e, "not sent: the recipient opted out of marketing e-mail after it was queued")
 	}
 	log := m.d.Log.With().Str("email_id", e.ID.String()).Str("company_id", e.CompanyID.String()).Logger()
 	sendErr := m.deliver(ctx, e, mb)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/brokerdesk/brokerdesk/app/platform/mail"
+	"github.com/brokerdesk/brokerdesk/test/apitest"
 )
 
 // TestDelivery_TemporaryFailure: a 451 is retried (with river's backoff) until the server takes
@@ -104,5 +105,33 @@ func TestDelivery_Attachments(t *testing.T) {
 	}
 	if !strings.Contains(p.Text, "anbei Ihr Angebot") {
 		t.Errorf("text %q beside the attachment", p.Text)
+	}
+}
+
+// TestDelivery_OptOutBeforeRetry: a marketing mail whose recipient opts out while its send is
+// being retried is not sent (failed, refunded). Catches the opt-out list checked only when the
+// mail was queued, hours before a retry delivers it.
+func TestDelivery_OptOutBeforeRetry(t *testing.T) {
+	t.Parallel()
+	env, _ := setup(t)
+	srv := plainServer(t)
+	s := newSender(t, env, srv, 5)
+	srv.FailNext(451, "4.7.1 greylisted, try again later")
+	e := s.send(t, env, s.body("leser@kunde.test", map[string]any{"marketing": true}))
+	if r := env.Do(t, apitest.Request{Method: "POST", Path: "/email-opt-outs", Key: s.co.Secret,
+		Body: map[string]any{"email": "leser@kunde.test"}}); r.Status != 201 {
+		t.Fatalf("opt-out: %d %s", r.Status, r.Body)
+	}
+	row := waitStatus(t, env, s.co.ID, e.ID, "failed")
+	if !strings.Contains(row.Error, "opted out") {
+		t.Errorf("error %q", row.Error)
+	}
+	for _, r := range srv.Received() {
+		if mail.Parse(r.Data).MessageID == e.MessageID {
+			t.Error("the mail was delivered after the opt-out")
+		}
+	}
+	if b := s.balance(t, env); b != 5 {
+		t.Errorf("balance %d, want 5 (refunded)", b)
 	}
 }
