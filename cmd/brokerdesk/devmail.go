@@ -9,6 +9,7 @@ import (
 	"io"
 	"slices"
 
+	"github.com/brokerdesk/brokerdesk/app/emails"
 	"github.com/brokerdesk/brokerdesk/app/operator"
 	"github.com/brokerdesk/brokerdesk/app/platform/datakeys"
 	"github.com/brokerdesk/brokerdesk/app/platform/mailserver"
@@ -114,6 +115,9 @@ func (d *devMail) seed(ctx context.Context, ownerURL string, keys *datakeys.Keyr
 		}
 	}
 	d.MailboxID = box.ID.String()
+	if err := emails.Watch(ctx, db, k.CompanyID); err != nil { // the periodic sync (idempotent)
+		return err
+	}
 
 	if d.Points, err = svc.PointsBalance(ctx, k.CompanyID); err != nil {
 		return err

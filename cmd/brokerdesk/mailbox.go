@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"flag"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/brokerdesk/brokerdesk/app/emails"
 	"github.com/brokerdesk/brokerdesk/app/operator"
 	"github.com/brokerdesk/brokerdesk/app/platform/datakeys"
 	"github.com/brokerdesk/brokerdesk/app/platform/mail"
@@ -99,6 +101,9 @@ func (e env) mailbox(ctx context.Context, args []string) error {
 		if err != nil {
 			return explain(err)
 		}
+		if err := e.watchMailboxes(ctx, co); err != nil {
+			return fmt.Errorf("mailbox %s is created but its sync is not scheduled (brokerdesk mailbox set-password %s schedules it again): %w", m.ID, m.ID, err)
+		}
 		return e.print(*asJSON, m, show(m))
 	case "list":
 		var co uuid.UUID
@@ -168,6 +173,9 @@ func (e env) mailbox(ctx context.Context, args []string) error {
 		if err != nil {
 			return explain(err)
 		}
+		if err := e.watchMailboxes(ctx, m.CompanyID); err != nil { // idempotent: repairs a lost schedule
+			return fmt.Errorf("password set, but the sync is not scheduled: %w", err)
+		}
 		return e.print(*asJSON, m, func(w io.Writer) {
 			show(m)(w)
 			fmt.Fprintln(w, "password set; the mailbox syncs again (brokerdesk mailbox check says whether the servers take it)")
@@ -210,6 +218,18 @@ func (e env) mailbox(ctx context.Context, args []string) error {
 		})
 	}
 	return fmt.Errorf("mailbox: unknown subcommand %q", args[0])
+}
+
+// watchMailboxes schedules the periodic IMAP sync of company's mailboxes (emails.Watch queues
+// the company's standing sync job, idempotently) on the owner's connection, which reaches
+// river's tables.
+func (e env) watchMailboxes(ctx context.Context, company uuid.UUID) error {
+	db, err := sql.Open("pgx", e.getenv("DATABASE_URL"))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return emails.Watch(ctx, db, company)
 }
 
 // mailboxLine is one mailbox in plain text: never the password.

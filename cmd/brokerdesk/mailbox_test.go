@@ -40,8 +40,8 @@ func sealedOf(t *testing.T, db *sql.DB, id string) []byte {
 // Bugs it would catch: a --password flag (passwords in shell history and ps); a password read
 // from neither MAILBOX_PASSWORD nor stdin; a password stored in the clear, or shown (plain or
 // sealed) by list or check; check saying "ok" without logging in, or exiting 0 when a server
-// refuses; set-password leaving a paused mailbox paused; delete leaving threads and messages
-// behind (or failing on them).
+// refuses; set-password leaving a paused mailbox paused; create not scheduling the sync; delete
+// leaving threads and messages behind (or failing on them).
 func TestCLI_Mailbox(t *testing.T) {
 	c := newCLI(t)
 	c.env["APP_SECRET"] = "mailbox-cli-test-secret-0123456789abcdef"
@@ -100,6 +100,16 @@ func TestCLI_Mailbox(t *testing.T) {
 		"--smtp", srv.SMTPURL(), "--username", "anna@makler.test", "--owner", u.ID)
 	if anna.Shared || anna.OwnerID == nil || *anna.OwnerID != u.ID {
 		t.Fatalf("personal mailbox %+v", anna)
+	}
+
+	// the periodic sync is scheduled: the company's one standing job (not one per mailbox)
+	var watches int
+	if err := owner.QueryRow(`SELECT count(*) FROM river.river_job WHERE kind = 'email_sync_company' AND args->>'companyId' = $1`,
+		co.ID).Scan(&watches); err != nil {
+		t.Fatal(err)
+	}
+	if watches != 1 {
+		t.Errorf("%d standing sync jobs of the company after two creates, want 1", watches)
 	}
 
 	// at rest: sealed, bound to the row, never the plaintext

@@ -47,6 +47,7 @@ func TestDev_RunTwice(t *testing.T) {
 	}
 	first.checkMe(t)
 	first.checkMailbox(ctx, t)
+	first.checkInbound(ctx, t)
 	first.interrupt(t)
 	if first.ownCluster {
 		checkStopped(t, dataDir)
@@ -266,6 +267,47 @@ func (r *devRun) checkMailbox(ctx context.Context, t *testing.T) {
 		if imapErr != nil || smtpErr != nil {
 			t.Errorf("%s with the printed settings: IMAP %v, SMTP %v", acc.user, imapErr, smtpErr)
 		}
+	}
+}
+
+// checkInbound mails the team as the demo customer, over the printed SMTP server, and waits
+// for the message in GET /email-threads: the demo mailbox is synced (MAIL_SYNC_EVERY 15s in dev)
+// without any step beyond `brokerdesk dev`. Bugs it would catch: dev not scheduling the demo
+// company's sync, or the mailbox pointing at a server other than the running one.
+func (r *devRun) checkInbound(ctx context.Context, t *testing.T) {
+	t.Helper()
+	raw := "From: Kunde <kunde@example.test>\r\nTo: team@demo-makler.test\r\nSubject: Frage zur Police\r\n" +
+		"Message-ID: <devrun-1@example.test>\r\nDate: Mon, 07 Dec 2026 10:00:00 +0100\r\n\r\nGuten Tag, eine Frage.\r\n"
+	if err := mail.Send(ctx, mail.Config{Timeout: 10 * time.Second},
+		mail.Server{URL: "smtp://" + r.mail.smtpAddr, Username: "kunde@example.test", Password: r.mail.customerPW},
+		"kunde@example.test", []string{"team@demo-makler.test"}, []byte(raw)); err != nil {
+		t.Fatalf("mail the team as the customer: %v", err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		req, _ := http.NewRequest("GET", "http://"+r.addr+"/api/public/v1/email-threads", nil)
+		req.Header.Set("Authorization", "Bearer "+r.keys["sk_live"])
+		resp, err := apitest.Client(t).Do(req)
+		if err != nil {
+			t.Fatalf("GET /email-threads: %v", err)
+		}
+		var page struct {
+			Data []struct {
+				Subject string `json:"subject"`
+			} `json:"data"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&page)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || err != nil {
+			t.Fatalf("GET /email-threads: status %d (%v), want 200", resp.StatusCode, err)
+		}
+		if len(page.Data) > 0 && page.Data[0].Subject == "Frage zur Police" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the customer's mail is not in GET /email-threads after 60s: %+v\nstderr:\n%s", page.Data, r.stderr.String())
+		}
+		time.Sleep(time.Second)
 	}
 }
 
