@@ -1,6 +1,7 @@
 package correspondence
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -307,6 +308,9 @@ func TestCorrespondence_SendRefused(t *testing.T) {
 		{Name: "documents that are not the contact's", Key: f.co.Secret, Method: "POST", Path: send(routed.ID), Status: 422,
 			Body:  map[string]any{"mailboxId": uuid.NewString(), "attachmentDocumentIds": []string{uuid.NewString()}},
 			Check: apitest.FieldErrors("attachmentDocumentIds.0:unknown_document")},
+		{Name: "a mailbox the caller cannot send from (the e-mail area's answer, passed through)", Key: f.co.Secret, Method: "POST",
+			Path: send(routed.ID), Body: map[string]any{"mailboxId": uuid.NewString()}, Status: 422,
+			Check: apitest.FieldErrors("mailboxId:unknown_mailbox")},
 		{Name: "malformed case id", Key: f.co.Secret, Method: "POST", Path: send("nope"), Body: map[string]any{"mailboxId": uuid.NewString()},
 			Status: 400, Problem: "invalid_id"},
 		{Name: "unknown case", Key: f.co.Secret, Method: "POST", Path: send(uuid.NewString()), Body: map[string]any{"mailboxId": uuid.NewString()},
@@ -318,5 +322,34 @@ func TestCorrespondence_SendRefused(t *testing.T) {
 		if got := get(t, env, f.co.Secret, c.ID); got.Status != "draft" || got.EmailID != nil {
 			t.Errorf("refused sends changed %+v", got)
 		}
+	}
+}
+
+// TestCorrespondence_InsurerEmail: the operator's routing address is checked and clearable.
+// Catches an invalid address stored (it would become a case's recipient) and an unknown VU
+// number silently ignored.
+func TestCorrespondence_InsurerEmail(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a := env.NewCompany(t)
+	ins := newInsurer(t, env, a.Secret, "Gamma AG")
+	ctx := context.Background()
+	if _, err := env.Ops.SetInsurerEmail(ctx, ins.VUNumber, "kein-postfach"); err == nil {
+		t.Error("an invalid address was accepted")
+	}
+	if _, err := env.Ops.SetInsurerEmail(ctx, "99998", "post@gamma.example"); err == nil || !strings.Contains(err.Error(), "not found") {
+		t.Errorf("unknown VU number: %v", err)
+	}
+	if got, err := env.Ops.SetInsurerEmail(ctx, ins.VUNumber, " post@gamma.example "); err != nil || got.CorrespondenceEmail != "post@gamma.example" {
+		t.Errorf("set: %+v %v", got, err)
+	}
+	if got, err := env.Ops.SetInsurerEmail(ctx, ins.VUNumber, ""); err != nil || got.CorrespondenceEmail != "" {
+		t.Errorf("clear: %+v %v", got, err)
+	}
+	contact := newContact(t, env, a.ID, "Gamma", nil)
+	c := createCases(t, env, a.Secret, map[string]any{"contactId": contact, "transactionType": "termination",
+		"contractIds": []string{newContract(t, env, a.Secret, contact, ins.ID, "G-1", "130")}})
+	if len(c) != 1 || c[0].RecipientEmail != nil {
+		t.Errorf("a cleared address still routes: %+v", c)
 	}
 }
