@@ -24,20 +24,13 @@ import (
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
-// The IMAP sync (docs/decisions/email.md "Sync"). Three jobs:
+// The IMAP sync (docs/decisions/email.md "Sync"). Two jobs:
 //
-//   - email_sync_company (WatchArgs), one standing job per company: every SyncEvery it lists
-//     the company's mailboxes that are not paused and queues an email_sync of each, then snoozes
-//     (river does not count snoozes as attempts, and a snoozed job is never cleaned away, so it
-//     outlives restarts and outages). It exists because the jobs role cannot list companies:
-//     every company table is under row-level security and no SECURITY DEFINER function answers
-//     "companies with mailboxes" (a migration would add mailbox_sync_companies(); see Watch).
+//   - email_sync_due, periodic (every SyncEvery, on river's leader): asks mailbox_sync_due()
+//     (a SECURITY DEFINER function only the jobs role may call: the ids of the mailboxes not
+//     paused of active companies, nothing else) and queues an email_sync of each.
 //   - email_sync (SyncArgs), one run of one mailbox, unique by mailbox while queued or running:
 //     one sync at a time per mailbox, however often it is asked for.
-//   - email_sync_due, periodic (every SyncEvery, on river's leader): queues the standing job of
-//     every company the e-mail area's jobs name in river's table (unique: a no-op for those that
-//     have one), which repairs a standing job lost by hand and picks up a company whose first
-//     mail was sent before anybody called Watch.
 
 // SyncArgs name one run of one mailbox's sync.
 type SyncArgs struct {
@@ -61,21 +54,7 @@ func (SyncArgs) InsertOpts() river.InsertOpts {
 		UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: queuedStates}}
 }
 
-// WatchArgs name the standing sync job of a company.
-type WatchArgs struct {
-	CompanyID uuid.UUID `json:"companyId"`
-}
-
-// Kind names the job.
-func (WatchArgs) Kind() string { return "email_sync_company" }
-
-// InsertOpts: one standing job per company.
-func (WatchArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: jobs.QueueDefault, MaxAttempts: 25,
-		UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: queuedStates}}
-}
-
-// DueArgs is the periodic repair of the standing jobs.
+// DueArgs is the periodic visit of every mailbox due.
 type DueArgs struct{}
 
 // Kind names the job.
@@ -87,17 +66,16 @@ func (DueArgs) InsertOpts() river.InsertOpts {
 		UniqueOpts: river.UniqueOpts{ByState: queuedStates}}
 }
 
-// Watch registers company with the periodic sync: it queues the company's standing job
-// (email_sync_company), idempotently. db reaches river's tables: the jobs role's pool, or the
-// owner's connection of an operator command. The operator calls it when it creates a mailbox
-// (and `brokerdesk dev` for the demo mailbox); a mailbox added to a company already watched, or
-// unpaused, needs nothing.
+// Watch asks for a visit of every mailbox due now instead of at the next period: the operator
+// calls it when it creates a mailbox or sets a new password (and `brokerdesk dev` for the demo
+// mailbox), so a new mailbox syncs at once. db reaches river's tables: the jobs role's pool, or
+// the owner's connection of an operator command. Idempotent (one visit queued at a time).
 func Watch(ctx context.Context, db *sql.DB, company uuid.UUID) error {
 	c, err := river.NewClient(riverdatabasesql.New(db), &river.Config{Schema: migrations.RiverSchema})
 	if err != nil {
 		return fmt.Errorf("watch company %s: %w", company, err)
 	}
-	if _, err := c.Insert(ctx, WatchArgs{CompanyID: company}, nil); err != nil {
+	if _, err := c.Insert(ctx, DueArgs{}, nil); err != nil {
 		return fmt.Errorf("watch company %s: %w", company, err)
 	}
 	return nil
@@ -105,88 +83,46 @@ func Watch(ctx context.Context, db *sql.DB, company uuid.UUID) error {
 
 func (m *Module) addSyncWorkers(w *river.Workers) {
 	river.AddWorker(w, &syncWorker{m: m})
-	river.AddWorker(w, &watchWorker{m: m})
-	river.AddWorker(w, &maintenance.Worker[DueArgs]{Run: m.repairWatches})
+	river.AddWorker(w, &maintenance.Worker[DueArgs]{Run: m.queueDue})
 }
 
 func (m *Module) syncPeriodicJobs() []*river.PeriodicJob {
 	return []*river.PeriodicJob{maintenance.Every(m.d.SyncEvery, DueArgs{})}
 }
 
-// watchWorker runs a company's standing job.
-type watchWorker struct {
-	river.WorkerDefaults[WatchArgs]
-	m *Module
-}
+// dueSQL lists the mailboxes to visit (migrations/20261207100200_mailbox_sync_due.sql).
+const dueSQL = `SELECT company_id, mailbox_id FROM public.mailbox_sync_due()`
 
-// Work queues a sync of each of the company's mailboxes that is not paused, and comes back
-// after SyncEvery. A failure is logged and tried again then: the standing job never ends.
-func (w *watchWorker) Work(ctx context.Context, job *river.Job[WatchArgs]) error {
-	if err := w.m.queueSyncs(ctx, job.Args.CompanyID); err != nil {
-		w.m.d.Log.Warn().Err(err).Str("company_id", job.Args.CompanyID.String()).Msg("email sync: queue mailbox runs")
-	}
-	return river.JobSnooze(w.m.d.SyncEvery)
-}
-
-// queueSyncs queues an email_sync of each mailbox of company that is not paused.
-func (m *Module) queueSyncs(ctx context.Context, company uuid.UUID) error {
+// queueDue queues an email_sync of every mailbox due (unique per mailbox: one already queued or
+// running is left alone).
+func (m *Module) queueDue(ctx context.Context) error {
 	if m.queue == nil {
 		return errors.New("email sync: no job queue bound")
 	}
-	var ids []uuid.UUID
-	err := m.inTx(tenancy.WithCompany(ctx, company), func(ctx context.Context) error {
-		var err error
-		ids, err = tenancy.Client(ctx).Mailbox.Query().Where(mailbox.SyncStateNEQ(mailbox.SyncStatePaused)).IDs(ctx)
-		return err
-	})
+	rows, err := m.d.Pool.Query(ctx, dueSQL)
 	if err != nil {
-		return fmt.Errorf("mailboxes of company %s: %w", company, err)
-	}
-	if len(ids) == 0 {
-		return nil
-	}
-	params := make([]river.InsertManyParams, 0, len(ids))
-	for _, id := range ids {
-		params = append(params, river.InsertManyParams{Args: SyncArgs{CompanyID: company, MailboxID: id}})
-	}
-	_, err = m.queue.InsertMany(ctx, params)
-	return err
-}
-
-// watchedCompaniesSQL lists the companies the e-mail area's jobs name (river's table has no
-// row-level security; the jobs role reads it, the request role cannot). Text, parsed in Go, so
-// one malformed argument cannot fail the query.
-var watchedCompaniesSQL = `SELECT DISTINCT args->>'companyId' FROM ` + migrations.RiverSchema +
-	`.river_job WHERE kind LIKE 'email%' AND args ? 'companyId'`
-
-// repairWatches queues the standing job of every company named by a job of the area.
-func (m *Module) repairWatches(ctx context.Context) error {
-	if m.queue == nil {
-		return errors.New("email sync: no job queue bound")
-	}
-	rows, err := m.d.Pool.Query(ctx, watchedCompaniesSQL)
-	if err != nil {
-		return fmt.Errorf("email sync: companies with mail jobs: %w", err)
+		return fmt.Errorf("email sync: mailboxes due: %w", err)
 	}
 	defer rows.Close()
 	var params []river.InsertManyParams
 	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return fmt.Errorf("email sync: companies with mail jobs: %w", err)
+		var a SyncArgs
+		if err := rows.Scan(&a.CompanyID, &a.MailboxID); err != nil {
+			return fmt.Errorf("email sync: mailboxes due: %w", err)
 		}
-		if id, err := uuid.Parse(s); err == nil && id != uuid.Nil {
-			params = append(params, river.InsertManyParams{Args: WatchArgs{CompanyID: id}})
-		}
+		params = append(params, river.InsertManyParams{Args: a})
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("email sync: companies with mail jobs: %w", err)
+		return fmt.Errorf("email sync: mailboxes due: %w", err)
 	}
-	if len(params) == 0 {
-		return nil
+	for len(params) > 0 { // in slices: one insert of thousands of mailboxes is one statement each
+		n := min(len(params), 500)
+		if _, err := m.queue.InsertMany(ctx, params[:n]); err != nil {
+			return fmt.Errorf("email sync: queue runs: %w", err)
+		}
+		params = params[n:]
 	}
-	_, err = m.queue.InsertMany(ctx, params)
-	return err
+	return nil
 }
 
 // syncWorker runs one mailbox's sync.

@@ -220,9 +220,9 @@ func (e env) mailbox(ctx context.Context, args []string) error {
 	return fmt.Errorf("mailbox: unknown subcommand %q", args[0])
 }
 
-// watchMailboxes schedules the periodic IMAP sync of company's mailboxes (emails.Watch queues
-// the company's standing sync job, idempotently) on the owner's connection, which reaches
-// river's tables.
+// watchMailboxes asks for a visit of the mailboxes due now (emails.Watch, idempotent), so a new
+// or resumed mailbox syncs at once rather than at the next period, on the owner's connection,
+// which reaches river's tables.
 func (e env) watchMailboxes(ctx context.Context, company uuid.UUID) error {
 	db, err := sql.Open("pgx", e.getenv("DATABASE_URL"))
 	if err != nil {

@@ -102,14 +102,15 @@ func TestCLI_Mailbox(t *testing.T) {
 		t.Fatalf("personal mailbox %+v", anna)
 	}
 
-	// the periodic sync is scheduled: the company's one standing job (not one per mailbox)
-	var watches int
-	if err := owner.QueryRow(`SELECT count(*) FROM river.river_job WHERE kind = 'email_sync_company' AND args->>'companyId' = $1`,
-		co.ID).Scan(&watches); err != nil {
+	// a visit of the mailboxes due is queued at once (no server runs jobs here): one, however
+	// many creates asked for it
+	var visits int
+	if err := owner.QueryRow(`SELECT count(*) FROM river.river_job WHERE kind = 'email_sync_due' AND state = 'available'`).
+		Scan(&visits); err != nil {
 		t.Fatal(err)
 	}
-	if watches != 1 {
-		t.Errorf("%d standing sync jobs of the company after two creates, want 1", watches)
+	if visits != 1 {
+		t.Errorf("%d queued visits of the mailboxes due after two creates, want 1", visits)
 	}
 
 	// at rest: sealed, bound to the row, never the plaintext

@@ -51,7 +51,7 @@ type thread struct {
 
 // TestEmailFlow_SendReadReplyThread: the acceptance. Catches, end to end: a send that
 // does not reach the SMTP server or carries another Message-ID than the API reports; a reply
-// that the sync does not pick up by itself (no standing sync for a company that sent mail);
+// that the periodic sync does not pick up by itself;
 // a reply filed in a thread of its own (threading by In-Reply-To broken); our own message
 // stored a second time when the sync finds it in Sent; the reply not linked to the contact or
 // missing from its timeline.

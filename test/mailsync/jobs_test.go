@@ -92,15 +92,14 @@ func (c *loginCounter) count() int {
 	return c.n
 }
 
-// TestSync_PeriodicJobs: with the server's jobs running (MAIL_SYNC_EVERY 1s) a watched company's
-// mailbox is synced by itself, again when new mail arrives; after the password changes on the
+// TestSync_PeriodicJobs: with the server's jobs running (MAIL_SYNC_EVERY 1s) a company's
+// mailbox is synced by itself (found through mailbox_sync_due), again when new mail arrives; after the password changes on the
 // server it is paused with one event and then left alone: no further login in the periods that
-// follow. Catches a standing job that does not come back, a paused mailbox still queued every
+// follow. Catches a periodic visit that misses a mailbox, a paused mailbox still queued every
 // period (a retry storm against the provider), duplicates from overlapping runs.
 func TestSync_PeriodicJobs(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t, app.WithConfig(func(c *app.Config) { c.Mail.SyncEvery = time.Second }))
-	ctx := ctxT(t)
 	if err := env.Server.StartJobs(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -111,12 +110,6 @@ func TestSync_PeriodicJobs(t *testing.T) {
 	})
 	logins := &loginCounter{}
 	w := newWorld(t, mailserver.Options{Debug: logins})
-	if err := emails.Watch(ctx, env.OwnerDB, w.co.ID); err != nil {
-		t.Fatal(err)
-	}
-	if err := emails.Watch(ctx, env.OwnerDB, w.co.ID); err != nil { // idempotent
-		t.Fatal(err)
-	}
 	w.deliver(t, w.customerMail("Erste", "p1@privat.test").raw())
 	waitFor(t, "the first message", func() bool { return len(w.emails(t)) == 1 })
 	w.deliver(t, w.customerMail("Zweite", "p2@privat.test").raw())
