@@ -202,7 +202,10 @@ func (s *Service) GetThread(ctx context.Context, id uuid.UUID) (ThreadDetail, er
 		return ThreadDetail{}, errs.FromEnt(err, "email thread %s", id)
 	}
 	msgs, err := db.Email.Query().Where(email.ThreadID(id)).Order(func(s *entsql.Selector) {
-		s.OrderExpr(entsql.Expr("COALESCE(" + s.C(email.FieldSentAt) + ", " + s.C(email.FieldCreatedAt) + ")"))
+		// By the second of sending, then by when we stored it (ids are UUIDv7): a Date header
+		// has whole seconds, our sent_at does not, so a reply sent within the same second as
+		// the message it answers would otherwise list before it.
+		s.OrderExpr(entsql.Expr("date_trunc('second', COALESCE(" + s.C(email.FieldSentAt) + ", " + s.C(email.FieldCreatedAt) + "))"))
 		s.OrderBy(s.C(email.FieldID))
 	}).All(ctx)
 	if err != nil {

@@ -166,12 +166,10 @@ func TestEmailFlow_SendReadReplyThread(t *testing.T) {
 	if th.ID != out.ThreadID || th.MessageCount != 2 || len(th.Messages) != 2 {
 		t.Fatalf("thread %s: %d messages (%d listed), want our thread %s with 2", th.ID, th.MessageCount, len(th.Messages), out.ThreadID)
 	}
-	// By direction, not position: the reply's Date header has whole seconds, our sent_at does
-	// not, so a reply within the same second may sort first.
+	// By position: our message first, the reply after it, although the reply's Date header has
+	// whole seconds and our sent_at does not (a reply within the same second sorted first
+	// before messages were ordered by the second, then by when we stored them).
 	first, second := th.Messages[0], th.Messages[1]
-	if first.Direction == "inbound" {
-		first, second = second, first
-	}
 	if first.Direction != "outbound" || first.MessageID != out.MessageID {
 		t.Errorf("first message: %s %q, want ours", first.Direction, first.MessageID)
 	}
