@@ -8,4 +8,7 @@ package documents
 const (
 	documentKeysQuery = `SELECT blob_key FROM documents WHERE blob_key = ANY($1)`
 	transferKeysQuery = `SELECT blob_key FROM portfolio_transfers WHERE blob_key = ANY($1)`
+	// app/emails: RawPrefix and AttachmentPrefix (app/emails/store.go).
+	emailRawKeysQuery        = `SELECT raw_key FROM emails WHERE raw_key = ANY($1)`
+	emailAttachmentKeysQuery = `SELECT blob_key FROM email_attachments WHERE blob_key = ANY($1)`
 )

@@ -28,11 +28,14 @@ const OrphanAge = time.Hour
 const SweepEvery = 30 * time.Minute
 
 // swept are the blob prefixes the sweep looks after and the table column that names their
-// blobs: documents, and the files of portfolio transfers (app/portfolio writes them the same
-// way: blob first, then the row).
+// blobs: documents, the files of portfolio transfers, and the raw messages and attachments of
+// e-mail (app/portfolio and app/emails write them the same way: blob first, then the row, under
+// <prefix>/<company>/…; an e-mail's blobs also go when its mailbox is deleted, by cascade).
 var swept = []struct{ prefix, query string }{
 	{BlobPrefix + "/", documentKeysQuery},
 	{"portfolio/", transferKeysQuery},
+	{"email-raw/", emailRawKeysQuery},
+	{"email-attachments/", emailAttachmentKeysQuery},
 }
 
 const sweepBatch = 500
