@@ -68,7 +68,7 @@ func TestCorrespondence_PatchDraft(t *testing.T) {
 		{Name: "draft is not a status to set", Key: key, Method: "PATCH", Path: path, Body: `{"status":"draft"}`, Status: 422,
 			Check: apitest.FieldErrors("status:invalid_enum")},
 		{Name: "bad values", Key: key, Method: "PATCH", Path: path, Status: 422,
-			Body: map[string]any{"subject": strings.Repeat("s", 501), "recipientEmail": "not an address", "formData": map[string]any{"planet": "Mars"}},
+			Body:  map[string]any{"subject": strings.Repeat("s", 501), "recipientEmail": "not an address", "formData": map[string]any{"planet": "Mars"}},
 			Check: apitest.FieldErrorSet("subject:too_long", "recipientEmail:invalid_email", "formData.planet:unknown_field")},
 		{Name: "subject on two lines (header injection)", Key: key, Method: "PATCH", Path: path, Body: map[string]any{"subject": "a\r\nBcc: x@evil.example"},
 			Status: 422, Check: apitest.FieldErrors("subject:invalid_character")},
@@ -154,7 +154,7 @@ func TestCorrespondence_List(t *testing.T) {
 	f := newFixture(t, env)
 	key := f.co.Secret
 	first := createCases(t, env, key, f.addressChange(f.hr1, f.kv1)) // alpha [hr1], beta [kv1]
-	second := createCases(t, env, key, f.addressChange(f.hr2))      // alpha [hr2]
+	second := createCases(t, env, key, f.addressChange(f.hr2))       // alpha [hr2]
 	other := newContact(t, env, f.co.ID, "Zweite", nil)
 	hr3 := newContract(t, env, key, other, f.alpha.ID, "HR-Z-"+f.alpha.VUNumber, "130")
 	third := createCases(t, env, key, map[string]any{"contactId": other, "contractIds": []string{hr3}, "transactionType": "termination"})

@@ -272,7 +272,7 @@ func TestSend_Points(t *testing.T) {
 	one := newSender(t, env, nil, 1)
 	env.Run(t, []apitest.Case{
 		{Name: "two recipients, one point", Key: one.co.Secret, Method: "POST", Path: "/emails",
-			Body: one.body("a@kunde.test", map[string]any{"cc": []map[string]any{{"email": "b@kunde.test"}}}),
+			Body:   one.body("a@kunde.test", map[string]any{"cc": []map[string]any{{"email": "b@kunde.test"}}}),
 			Status: 402, Problem: "insufficient_points"},
 		{Name: "one recipient, one point", Key: one.co.Secret, Method: "POST", Path: "/emails",
 			Body: one.body("a@kunde.test", nil), Status: 201},
