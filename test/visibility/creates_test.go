@@ -181,6 +181,24 @@ var creators = map[string]creator{
 		}
 		return made{path: "/" + tok.URL}
 	}},
+	// The e-mail area (issue 21). Jobs do not run here: a sent e-mail stays queued, which is
+	// all "reads what it created" needs. A sends from its own mailbox.
+	"POST /api/public/v1/emails": {create: func(t *testing.T, w *world, key string) made {
+		id, _ := w.sendMail(t, key, w.mailboxes(t).personalA, "kunde-"+uuid.NewString()[:8]+"@kunde.test", "Ihr Angebot", nil)
+		return made{path: "/emails/" + id}
+	}},
+	// The opt-out list is marketing:write, which an agent's role lacks (policy.csv): managers
+	// and admins keep it.
+	"POST /api/public/v1/email-opt-outs": {forbidden: true},
+	"POST /api/public/v1/correspondence-cases": {create: func(t *testing.T, w *world, key string) made {
+		return made{path: "/correspondence-cases/" + w.correspondenceCase(t, key, ownContact(t, w, key))}
+	}},
+	"POST /api/public/v1/correspondence-cases/:caseId/send": {create: func(t *testing.T, w *world, key string) made {
+		id := w.correspondenceCase(t, key, ownContact(t, w, key))
+		w.do(t, key, "POST", "/correspondence-cases/"+id+"/send", map[string]any{"mailboxId": w.mailboxes(t).personalA.ID,
+			"recipientEmail": "vertrag@versicherer.test"}, 200)
+		return made{path: "/correspondence-cases/" + id, has: `"status":"sent"`}
+	}},
 }
 
 // intakeLead submits a lead at the intake path with a publishable key bound to key's user: the
@@ -231,6 +249,7 @@ func (w *world) insurer(t *testing.T, key string) string {
 func TestVisibility_AgentReadsWhatItCreates(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
+	w.mailboxes(t) // the mail server lives as long as the test, not one subtest
 	var routes []string
 	for _, r := range w.env.Server.App.GetRoutes(true) {
 		if (r.Method == http.MethodPost || r.Method == http.MethodPut) && strings.HasPrefix(r.Path, "/api/public/") {

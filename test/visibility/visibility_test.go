@@ -30,12 +30,15 @@ type world struct {
 	agentE, manager        operator.User
 	keys                   map[string]string // credential name -> key
 	seesA, seesUnowned     map[string]bool   // credential name -> sees A's rows / unowned rows
+	mail                   *mailWorld        // the e-mail fixtures, made on first use (w.mailboxes)
 }
 
 // newWorld builds the world on the package's server, or with opts on a server of its own.
 func newWorld(t *testing.T, opts ...app.Option) *world {
 	env := apitest.New(t, opts...)
-	w := &world{env: env, co: env.NewCompany(t), other: env.NewCompany(t)}
+	// The e-mail area (issue 21) needs its features: emails for mail, marketing for opt-outs
+	// and tracked mail.
+	w := &world{env: env, co: env.NewCompany(t, "leads", "emails", "marketing"), other: env.NewCompany(t)}
 	w.agentA = env.NewUser(t, w.co, "agent")
 	w.agentB = env.NewUser(t, w.co, "agent")
 	w.agentD = env.NewUser(t, w.co, "agent") // B with a delegation from A
