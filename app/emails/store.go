@@ -192,7 +192,10 @@ func (m *Module) StoreIncoming(ctx context.Context, mb *ent.Mailbox, folder stri
 	if inbound {
 		// Mail the broker sent from another client and we find in Sent records no event:
 		// email.sent is the API's send (events.Types); the timeline entry above shows it.
-		v := NewView(Loaded{Email: e, Attachments: atts, Links: links, Mailbox: mb}, BodyNone)
+		v, err := eventView(ctx, Loaded{Email: e, Attachments: atts, Links: links, Mailbox: mb})
+		if err != nil {
+			return 0, err
+		}
 		if err := m.d.Events.Record(ctx, "email.received", v); err != nil {
 			return 0, err
 		}
@@ -294,7 +297,11 @@ func (m *Module) applyReport(ctx context.Context, mb *ent.Mailbox, orig *ent.Ema
 	if err != nil {
 		return fmt.Errorf("links of email %s: %w", e.ID, err)
 	}
-	return m.d.Events.Record(ctx, typ, NewView(Loaded{Email: e, Attachments: atts, Links: links, Mailbox: mb}, BodyNone))
+	v, err := eventView(ctx, Loaded{Email: e, Attachments: atts, Links: links, Mailbox: mb})
+	if err != nil {
+		return err
+	}
+	return m.d.Events.Record(ctx, typ, v)
 }
 
 // syntheticID is the Message-ID given to a message without one (or with one too long to

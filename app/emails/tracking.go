@@ -177,7 +177,11 @@ func (s *Service) recordTracked(ctx context.Context, u *ent.EmailUpdateOne, even
 	if err != nil {
 		return err
 	}
-	return s.events.Record(ctx, event, NewView(l, BodyNone))
+	v, err := eventView(ctx, l)
+	if err != nil {
+		return err
+	}
+	return s.events.Record(ctx, event, v)
 }
 
 // gif is a transparent 1×1 GIF.

@@ -1,13 +1,21 @@
 package emails
 
 import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/brokerdesk/brokerdesk/app/events"
 	"github.com/brokerdesk/brokerdesk/ent"
+	"github.com/brokerdesk/brokerdesk/ent/contact"
+	"github.com/brokerdesk/brokerdesk/ent/emaillink"
+	"github.com/brokerdesk/brokerdesk/ent/lead"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
+	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
 // Body variants of GET /emails/{emailId}?body= (the spec's enumeration; default text).
@@ -106,30 +114,73 @@ func NewView(l Loaded, body string) View {
 			v.LeadIDs = append(v.LeadIDs, *k.LeadID)
 		}
 	}
-	v.about = aboutEmail(l)
 	return v
 }
 
-// EventAbout: an event about a message reaches who may read its thread, as far as About can
-// say it: everyone with emails:read for a shared mailbox's mail; else the mailbox's owner and
-// the viewers of its (first) linked contact. Without the mailbox loaded, only the contact.
+// EventAbout: what an event about the message concerns (eventView); the zero About (every
+// credential with emails:read) for a view not built for an event.
 func (v View) EventAbout() events.About { return v.about }
 
-func aboutEmail(l Loaded) events.About {
+// eventView is the Email resource as its events carry it (no bodies), with what the event
+// concerns: an event reaches who may read the message's thread, as far as events.About can say
+// it (docs/decisions/email.md "Events"). A shared mailbox's mail reaches everyone with
+// emails:read. Otherwise the mailbox's owner (and delegates), and the parties the thread is
+// linked to, read through the links of the whole thread (a reply from an unknown address is
+// readable through its thread's link to the customer): the first linked contact (visible while
+// it exists), and the owner of the next party, a lead or a second contact. A thread linked to
+// three or more parties reaches the viewers of the first two only. ctx must see every link:
+// events are recorded by the workers and tracking routes, which work company-wide.
+func eventView(ctx context.Context, l Loaded) (View, error) {
+	v := NewView(l, BodyNone)
 	if l.Mailbox != nil && l.Mailbox.Shared {
-		return events.About{}
+		return v, nil
 	}
 	a := events.About{UserScoped: true}
 	if l.Mailbox != nil {
 		a.OwnerID = l.Mailbox.OwnerID
 	}
-	for _, k := range l.Links {
-		if k.ContactID != nil {
+	db := tenancy.Client(ctx)
+	links, err := db.EmailLink.Query().Where(emaillink.ThreadID(l.Email.ThreadID)).
+		Order(ent.Asc(emaillink.FieldCreatedAt), ent.Asc(emaillink.FieldID)).Limit(50).All(ctx)
+	if err != nil {
+		return v, fmt.Errorf("links of thread %s: %w", l.Email.ThreadID, err)
+	}
+	// The message's own links first, then the rest of the thread's.
+	slices.SortStableFunc(links, func(x, y *ent.EmailLink) int {
+		return cmp.Compare(boolRank(x.EmailID != l.Email.ID), boolRank(y.EmailID != l.Email.ID))
+	})
+	for _, k := range links {
+		switch {
+		case k.ContactID != nil && a.ContactID == nil:
 			a.ContactID = k.ContactID
-			break
+		case a.CoOwnerID != nil:
+		case k.ContactID != nil && *k.ContactID != *a.ContactID:
+			c, err := db.Contact.Query().Where(contact.ID(*k.ContactID)).Only(ctx)
+			if err != nil && !ent.IsNotFound(err) {
+				return v, fmt.Errorf("contact %s: %w", *k.ContactID, err)
+			}
+			if c != nil {
+				a.CoOwnerID = c.OwnerID
+			}
+		case k.LeadID != nil:
+			x, err := db.Lead.Query().Where(lead.ID(*k.LeadID)).Only(ctx)
+			if err != nil && !ent.IsNotFound(err) {
+				return v, fmt.Errorf("lead %s: %w", *k.LeadID, err)
+			}
+			if x != nil {
+				a.CoOwnerID = x.OwnerID
+			}
 		}
 	}
-	return a
+	v.about = a
+	return v, nil
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func nonEmpty(s string) *string {

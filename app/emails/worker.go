@@ -209,7 +209,11 @@ func (m *Module) markSent(ctx context.Context, e *ent.Email) error {
 		if err != nil {
 			return err
 		}
-		return m.svc.events.Record(ctx, "email.sent", NewView(l, BodyNone))
+		v, err := eventView(ctx, l)
+		if err != nil {
+			return err
+		}
+		return m.svc.events.Record(ctx, "email.sent", v)
 	})
 }
 
@@ -234,7 +238,11 @@ func (m *Module) markFailed(ctx context.Context, e *ent.Email, answer string) er
 		if err != nil {
 			return err
 		}
-		return m.svc.events.Record(ctx, "email.failed", NewView(l, BodyNone))
+		v, err := eventView(ctx, l)
+		if err != nil {
+			return err
+		}
+		return m.svc.events.Record(ctx, "email.failed", v)
 	})
 }
 

@@ -342,7 +342,33 @@ func (w *world) emailSteps(t *testing.T, l *eventLedger) []differ {
 		letter = sent.EmailID
 		w.waitStatus(t, letter, email.StatusSent)
 	})
+	// What an event about a message concerns comes from its whole thread (emails.eventView): a
+	// reply from an unknown address reaches B through the thread's link to Mia; a message linked
+	// only to A's lead reaches A; a message to two customers reaches both owners.
+	var reply, leadMail, both string
+	l.step(t, nil, func() {
+		idReply := "re-" + uuid.NewString() + "@privat.test"
+		if err := m.srv.Deliver(m.personalA.Email, rawMail("Max Kunde <max@privat.test>", m.personalA.Email, "Re: Ihr Angebot", idReply,
+			[]string{"In-Reply-To: <" + miaMessageID + ">", "Content-Type: text/plain; charset=utf-8"}, "Antwort vom Ehemann.\n")); err != nil {
+			t.Fatal(err)
+		}
+		reply = w.waitSynced(t, m.personalA, idReply)
+		leadA := w.createLead(t, co, map[string]any{"lastName": "Leadkunde", "email": "leadkunde@example.com", "ownerId": w.agentA.ID}).ID
+		// from B's mailbox, paused above: the send fails (email.failed)
+		leadMail, _ = w.sendMail(t, co, m.personalB, "leadkunde@example.com", "Zum Lead B", map[string]any{"leadId": leadA})
+		w.waitEmail(t, leadMail, "done", func(e *ent.Email) bool { return e.Status != email.StatusQueued })
+		idOf(t, w.do(t, co, "POST", "/contacts", map[string]any{"type": "private", "firstName": "Emil", "lastName": "Kunde",
+			"email": "emil@kunde.test", "ownerId": w.agentE.ID}, 201))
+		var sent struct{ ID string }
+		w.do(t, co, "POST", "/emails", map[string]any{"mailboxId": m.personalA.ID, "to": []map[string]any{{"email": mia}, {"email": "emil@kunde.test"}},
+			"subject": "An beide", "text": "Hallo"}, 201).Decode(t, &sent)
+		both = sent.ID
+		w.waitStatus(t, both, email.StatusSent)
+	})
 	return []differ{
+		{"email.received", reply, "agent B key", true}, {"email.received", reply, "agent A key", true},
+		{"email.failed", leadMail, "agent A key", true}, {"email.failed", leadMail, "agent B with delegation", true},
+		{"email.sent", both, "agent B key", true}, {"email.sent", both, "agent B after expiry", true},
 		// Through A's mailbox (A and its delegate) and through the link to B's customer (B).
 		{"email.sent", toMia, "agent A key", true}, {"email.sent", toMia, "agent B key", true},
 		{"email.sent", toMia, "agent B with delegation", true}, {"email.sent", toMia, "agent B after expiry", false},
