@@ -50,7 +50,7 @@ var queuedStates = []rivertype.JobState{rivertype.JobStateAvailable, rivertype.J
 // retried by river (with smaller batches); other failures are recorded on the mailbox and left
 // to the next period.
 func (SyncArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: jobs.QueueDefault, MaxAttempts: 3,
+	return river.InsertOpts{Queue: jobs.QueueMail, MaxAttempts: 3,
 		UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: queuedStates}}
 }
 

@@ -35,7 +35,7 @@ const sendAttempts = 10
 
 // InsertOpts: one job per e-mail (unique by its arguments).
 func (SendArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: jobs.QueueDefault, MaxAttempts: sendAttempts, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+	return river.InsertOpts{Queue: jobs.QueueMail, MaxAttempts: sendAttempts, UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }
 
 // sendSafetyDelay is when a send's job runs if nothing makes it run earlier. The job is

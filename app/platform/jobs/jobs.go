@@ -30,6 +30,10 @@ const (
 	// QueuePortfolio runs portfolio transfers (validation, commit): long runs, two at a time
 	// per process, apart from deliveries.
 	QueuePortfolio = "portfolio"
+	// QueueMail runs e-mail sends and mailbox syncs (app/emails): network-bound runs of up to
+	// half a job timeout each, apart so that a slow mail server never delays maintenance and a
+	// company's many mailboxes do not hold back its sends for long.
+	QueueMail = "mail"
 )
 
 // Config is the queue's part of the server configuration.
@@ -78,6 +82,7 @@ func NewClient(pool *pgxpool.Pool, workers *river.Workers, periodic []*river.Per
 			QueueDefault:   {MaxWorkers: 2},
 			QueueWebhooks:  {MaxWorkers: cfg.Workers},
 			QueuePortfolio: {MaxWorkers: 2},
+			QueueMail:      {MaxWorkers: 6},
 		}
 		rc.PeriodicJobs = periodic
 	}
