@@ -57,7 +57,7 @@ func BenchmarkSend(b *testing.B) {
 
 	sent := 0
 	send := func(i int) time.Duration {
-		c := i % 500
+		c := (i%500 + 500) % 500
 		sum := md5.Sum([]byte(co.ID.String() + "c" + fmt.Sprint(c)))
 		body, _ := json.Marshal(map[string]any{
 			"mailboxId": box.ID, "contactId": uuid.UUID(sum).String(),
