@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -137,8 +138,17 @@ func (s *Service) ListThreads(ctx context.Context, f ThreadFilter, page paging.P
 	if f.LeadID != nil {
 		q.Where(linkedTo(emaillink.FieldLeadID, *f.LeadID))
 	}
+	// No JIT for this statement: the visibility subplans' cost estimates cross jit_above_cost,
+	// and compiling took a second of an agent's 1.4 s (docs/perf-notes/2026-12-07-email.md).
+	if _, err := db.ExecContext(ctx, noJIT); err != nil {
+		return nil, fmt.Errorf("list email threads: %w", err)
+	}
 	if f.Search != nil {
-		q.Where(searchThreads(*f.Search))
+		common, err := commonTerm(ctx, *f.Search)
+		if err != nil {
+			return nil, err
+		}
+		q.Where(searchThreads(*f.Search, common))
 	}
 	rows, err := q.Where(k.Where).Order(k.Order).Limit(k.Limit).All(ctx)
 	if err != nil {
@@ -175,21 +185,56 @@ func linkedTo(col string, id uuid.UUID) func(*entsql.Selector) {
 	}
 }
 
+// noJIT turns JIT off for the rest of the request's transaction (these are short statements).
+const noJIT = `SELECT set_config('jit', 'off', true)`
+
+// commonLimit is how many visible matching messages make a search term common.
+const commonLimit = 500
+
+// commonTerm reports whether at least commonLimit messages the caller may see contain needle
+// (1–3 ms: the trigram index, at most commonLimit policy checks).
+func commonTerm(ctx context.Context, needle string) (bool, error) {
+	rows, err := tenancy.Client(ctx).QueryContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM `+email.Table+` e WHERE e.`+
+		email.FieldSearchText+` LIKE $1 ESCAPE '\' LIMIT `+strconv.Itoa(commonLimit)+`) s`, likePattern(needle))
+	if err != nil {
+		return false, fmt.Errorf("count search matches: %w", err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		if err := rows.Scan(&n); err != nil {
+			return false, fmt.Errorf("count search matches: %w", err)
+		}
+	}
+	return n >= commonLimit, rows.Err()
+}
+
 // searchThreads: a message of the thread whose search_text (subject, addresses and text in
-// lower case) contains needle. One pattern argument, LIKE's wildcards escaped, so the trigram
-// index tenant_emails_search serves it; the emails subquery runs under the same row-level
-// security as the threads.
-func searchThreads(needle string) func(*entsql.Selector) {
-	pattern := "%" + likeEscaper.Replace(needle) + "%"
+// lower case) contains needle, under the same row-level security as the threads. One pattern
+// argument, LIKE's wildcards escaped. A rare term goes through the trigram index
+// tenant_emails_search (a semi join over its few matches); a common one is probed per thread
+// walked instead (the thread's messages by index; "|| ”" keeps the probe off the trigram
+// index, OFFSET 0 keeps it a per-row subplan), so it costs the threads of the page, not the
+// term's ten thousand matches (docs/perf-notes/2026-12-07-email.md).
+func searchThreads(needle string, common bool) func(*entsql.Selector) {
+	pattern := likePattern(needle)
 	return func(s *entsql.Selector) {
 		s.Where(entsql.P(func(b *entsql.Builder) {
-			b.WriteString("EXISTS (SELECT 1 FROM " + email.Table + " e WHERE e." + email.FieldThreadID + " = " + s.C(emailthread.FieldID) +
-				" AND e." + email.FieldSearchText + " LIKE ")
+			b.WriteString("EXISTS (SELECT 1 FROM " + email.Table + " e WHERE e." + email.FieldThreadID + " = " + s.C(emailthread.FieldID))
+			if common {
+				b.WriteString(" AND e.company_id = " + s.C(emailthread.FieldCompanyID) + " AND (e." + email.FieldSearchText + " || '') LIKE ")
+				b.Arg(pattern)
+				b.WriteString(` ESCAPE '\' OFFSET 0)`)
+				return
+			}
+			b.WriteString(" AND e." + email.FieldSearchText + " LIKE ")
 			b.Arg(pattern)
 			b.WriteString(` ESCAPE '\')`)
 		}))
 	}
 }
+
+func likePattern(needle string) string { return "%" + likeEscaper.Replace(needle) + "%" }
 
 var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 

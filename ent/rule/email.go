@@ -37,20 +37,37 @@ func FilterVisibleLink(contact, lead string) privacy.QueryMutationRule {
 	})
 }
 
-// FilterVisibleEmailThread narrows rows of a thread (column field: the thread's id, or a
-// message's or attachment's thread_id) to visible threads.
+// FilterVisibleEmailThread narrows rows of a thread to visible threads: field "id" on the thread
+// table itself, else the column naming the thread (a message's or attachment's thread_id).
+// Both are per-row conditions on the rows the query walks (OFFSET 0 keeps each EXISTS a
+// subplan): a form with "IN (SELECT … FROM email_threads/email_links)" was hashed over every
+// thread and link of the company for each statement, 150–250 ms at 20,000 threads whatever the
+// page needed (docs/perf-notes/2026-12-07-email.md).
 func FilterVisibleEmailThread(field string) privacy.QueryMutationRule {
 	return visibilityRule(func(s *sql.Selector, user string) *sql.Predicate {
-		col := s.C(field)
+		if field == "id" {
+			return visibleThread(s.C("id"), s.C("mailbox_id"), user)
+		}
 		return sql.P(func(b *sql.Builder) {
-			b.WriteString("(").WriteString(col).WriteString(" IN (SELECT t.id FROM email_threads t WHERE ")
-			b.Join(visibleMailbox("t.mailbox_id", user))
-			b.WriteString(") OR ").WriteString(col).WriteString(" IN (SELECT l.thread_id FROM email_links l WHERE (l.contact_id IS NOT NULL AND ")
-			b.Join(visibleContact("l.contact_id", user))
-			b.WriteString(") OR (l.contact_id IS NULL AND l.lead_id IS NOT NULL AND ")
-			b.Join(visibleLead("l.lead_id", user))
-			b.WriteString(")))")
+			b.WriteString("EXISTS (SELECT 1 FROM email_threads t WHERE t.id = ").WriteString(s.C(field)).WriteString(" AND ")
+			b.Join(visibleThread("t.id", "t.mailbox_id", user))
+			b.WriteString(" OFFSET 0)")
 		})
+	})
+}
+
+// visibleThread: the thread (columns id and mailbox) is in a visible mailbox, or one of its
+// messages is linked to a visible contact or lead.
+func visibleThread(id, mailbox, user string) *sql.Predicate {
+	return sql.P(func(b *sql.Builder) {
+		b.WriteString("(")
+		b.Join(visibleMailbox(mailbox, user))
+		b.WriteString(" OR EXISTS (SELECT 1 FROM email_links l WHERE l.thread_id = ").WriteString(id).
+			WriteString(" AND ((l.contact_id IS NOT NULL AND ")
+		b.Join(visibleContact("l.contact_id", user))
+		b.WriteString(") OR (l.contact_id IS NULL AND l.lead_id IS NOT NULL AND ")
+		b.Join(visibleLead("l.lead_id", user))
+		b.WriteString(")) OFFSET 0))")
 	})
 }
 
