@@ -72,7 +72,7 @@ func TestEmailThreads_SearchCommonTerm(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name, key, q string
-		want      int
+		want         int
 	}{
 		{"company key, common term", co.Secret, "kündigung", 900},
 		{"agent, common term: the shared mailbox only", co.UserKey(t, agent), "kündigung", 600},
