@@ -11,8 +11,11 @@
 package emails
 
 import (
+	"context"
+	"fmt"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/rs/zerolog"
@@ -23,6 +26,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/platform/jobs"
 	"github.com/brokerdesk/brokerdesk/app/platform/mail"
 	"github.com/brokerdesk/brokerdesk/ent"
+	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
 // Deps are what the module needs.
@@ -80,4 +84,21 @@ func (m *Module) AddWorkers(w *river.Workers) {
 // whose job was lost).
 func (m *Module) PeriodicJobs() []*river.PeriodicJob {
 	return append(m.sendPeriodicJobs(), m.syncPeriodicJobs()...)
+}
+
+// companyTx runs fn in a company-level transaction of company on the job pool, and commits
+// when fn returns nil: the one way the area's background work (the send worker, the sync) and
+// its public links (no credential) reach the database. They see the company's rows as a
+// company-level key would; row-level security and the ent rules apply as in a request.
+func (m *Module) companyTx(ctx context.Context, company uuid.UUID, fn func(ctx context.Context) error) error {
+	ctx = tenancy.WithCompany(ctx, company)
+	tx, err := m.d.DB.Tx(ctx)
+	if err != nil {
+		return fmt.Errorf("begin transaction of company %s: %w", company, err)
+	}
+	if err := fn(tenancy.WithClient(ctx, tx.Client())); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
 }

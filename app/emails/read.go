@@ -399,16 +399,23 @@ func bodyVariant(c *fiber.Ctx, v *errs.Invalid) string {
 	return BodyText
 }
 
-// getThread handles GET /email-threads/{threadId}: the thread and its messages (body variant
-// as ?body= asks, default text). Order of answers: 400 (id), 422 (body), 404.
-func (h *Handler) getThread(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "threadId")
+// idAndBody reads the id path parameter param and ?body= of a thread's or an e-mail's GET, in
+// the order of their answers: 400 (id), then 422 (body).
+func idAndBody(c *fiber.Ctx, param string) (uuid.UUID, string, error) {
+	id, err := httpx.UUIDParam(c, param)
 	if err != nil {
-		return err
+		return uuid.Nil, "", err
 	}
 	var v errs.Invalid
 	body := bodyVariant(c, &v)
-	if err := v.Err(); err != nil {
+	return id, body, v.Err()
+}
+
+// getThread handles GET /email-threads/{threadId}: the thread and its messages (body variant
+// as ?body= asks, default text). Order of answers: 400 (id), 422 (body), 404.
+func (h *Handler) getThread(c *fiber.Ctx) error {
+	id, body, err := idAndBody(c, "threadId")
+	if err != nil {
 		return err
 	}
 	d, err := h.svc.GetThread(c.UserContext(), id)
@@ -421,13 +428,8 @@ func (h *Handler) getThread(c *fiber.Ctx) error {
 // getEmail handles GET /emails/{emailId}?body=none|text|html: the Email with its version as
 // ETag. Order of answers: 400 (id), 422 (body), 404.
 func (h *Handler) getEmail(c *fiber.Ctx) error {
-	id, err := httpx.UUIDParam(c, "emailId")
+	id, body, err := idAndBody(c, "emailId")
 	if err != nil {
-		return err
-	}
-	var v errs.Invalid
-	body := bodyVariant(c, &v)
-	if err := v.Err(); err != nil {
 		return err
 	}
 	l, err := h.svc.GetEmail(c.UserContext(), id)

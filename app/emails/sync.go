@@ -206,7 +206,7 @@ func (m *Module) syncMailbox(ctx context.Context, company, mailboxID uuid.UUID, 
 	ctx = tenancy.WithCompany(ctx, company)
 	var rep SyncReport
 	var mb *ent.Mailbox
-	err := m.inTx(ctx, func(ctx context.Context) error {
+	err := m.companyTx(ctx, company, func(ctx context.Context) error {
 		var err error
 		mb, err = tenancy.Client(ctx).Mailbox.Get(ctx, mailboxID)
 		return err
@@ -268,7 +268,7 @@ func (m *Module) syncFolders(ctx context.Context, mb *ent.Mailbox, o SyncOptions
 		if sent, err = c.SentFolder(); err != nil {
 			return err
 		}
-		err := m.inTx(ctx, func(ctx context.Context) error {
+		err := m.companyTx(ctx, mb.CompanyID, func(ctx context.Context) error {
 			return tenancy.Client(ctx).Mailbox.UpdateOneID(mb.ID).SetSentFolder(sent).Exec(ctx)
 		})
 		if err != nil {
@@ -305,7 +305,7 @@ func (m *Module) syncFolder(ctx context.Context, c *mail.IMAP, mb *ent.Mailbox, 
 		return false, err
 	}
 	var f *ent.MailboxFolder
-	err = m.inTx(ctx, func(ctx context.Context) error {
+	err = m.companyTx(ctx, mb.CompanyID, func(ctx context.Context) error {
 		db := tenancy.Client(ctx)
 		f, err = db.MailboxFolder.Query().Where(mailboxfolder.MailboxID(mb.ID), mailboxfolder.Name(folder)).Only(ctx)
 		if ent.IsNotFound(err) {
@@ -347,7 +347,7 @@ func (m *Module) syncFolder(ctx context.Context, c *mail.IMAP, mb *ent.Mailbox, 
 		rep.Fetched += len(msgs)
 		next := msgs[len(msgs)-1].UID
 		var counts [3]int
-		err = m.inTx(ctx, func(ctx context.Context) error {
+		err = m.companyTx(ctx, mb.CompanyID, func(ctx context.Context) error {
 			counts = [3]int{}
 			for _, msg := range msgs {
 				s, err := m.StoreIncoming(ctx, mb, folder, msg.UID, msg.Raw)
@@ -382,7 +382,7 @@ func (m *Module) syncFolder(ctx context.Context, c *mail.IMAP, mb *ent.Mailbox, 
 // setSyncState records the outcome of a run on the mailbox (the app role may update only the
 // sync columns and sent_folder).
 func (m *Module) setSyncState(ctx context.Context, mb *ent.Mailbox, state mailbox.SyncState, msg string) error {
-	return m.inTx(ctx, func(ctx context.Context) error {
+	return m.companyTx(ctx, mb.CompanyID, func(ctx context.Context) error {
 		u := tenancy.Client(ctx).Mailbox.Update().Where(mailbox.ID(mb.ID),
 			mailbox.SyncStateNEQ(mailbox.SyncStatePaused)).SetSyncState(state).SetSyncError(capRunes(msg, maxError))
 		if state == mailbox.SyncStateActive {
@@ -401,7 +401,7 @@ func (m *Module) setSyncState(ctx context.Context, mb *ent.Mailbox, state mailbo
 // concurrent or repeated refusals make one. No run is queued for a paused mailbox until the
 // operator sets a new password (which sets it active).
 func (m *Module) pause(ctx context.Context, mb *ent.Mailbox, cause error) error {
-	return m.inTx(ctx, func(ctx context.Context) error {
+	return m.companyTx(ctx, mb.CompanyID, func(ctx context.Context) error {
 		n, err := tenancy.Client(ctx).Mailbox.Update().Where(mailbox.ID(mb.ID), mailbox.SyncStateNEQ(mailbox.SyncStatePaused)).
 			SetSyncState(mailbox.SyncStatePaused).SetSyncError(capRunes(cause.Error(), maxError)).Save(ctx)
 		if err != nil {
@@ -433,18 +433,4 @@ func mailboxEvent(mb *ent.Mailbox) MailboxEvent {
 		v.about = events.About{UserScoped: true, OwnerID: mb.OwnerID}
 	}
 	return v
-}
-
-// inTx runs f in a transaction of the job pool pinned to the company of ctx (tenancy.Client
-// inside f), committing when f returns nil.
-func (m *Module) inTx(ctx context.Context, f func(ctx context.Context) error) error {
-	tx, err := m.d.DB.Tx(ctx)
-	if err != nil {
-		return err
-	}
-	if err := f(tenancy.WithClient(ctx, tx.Client())); err != nil {
-		_ = tx.Rollback()
-		return err
-	}
-	return tx.Commit()
 }

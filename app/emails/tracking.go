@@ -88,20 +88,18 @@ func (m *Module) verify(s string, purpose byte) (token, bool) {
 // badToken is the answer to a token we did not sign: nothing to say about it.
 func badToken() error { return errs.NotFound("link not found") }
 
-// companyTx runs fn in a company-level transaction of company on the job pool (the public
-// links and the send worker have no credential: they see the company's rows, as a
-// company-level key would), and commits when fn returns nil.
-func (m *Module) companyTx(ctx context.Context, company uuid.UUID, fn func(ctx context.Context) error) error {
-	ctx = tenancy.WithCompany(ctx, company)
-	tx, err := m.d.DB.Tx(ctx)
+// recordEmail records an event of type typ about e (read again with what its view shows, in
+// the transaction of ctx), as visible as its thread (eventView).
+func (s *Service) recordEmail(ctx context.Context, typ string, e *ent.Email) error {
+	l, err := loaded(ctx, e)
 	if err != nil {
-		return fmt.Errorf("begin transaction of company %s: %w", company, err)
-	}
-	if err := fn(tenancy.WithClient(ctx, tx.Client())); err != nil {
-		_ = tx.Rollback()
 		return err
 	}
-	return tx.Commit()
+	v, err := eventView(ctx, l)
+	if err != nil {
+		return err
+	}
+	return s.events.Record(ctx, typ, v)
 }
 
 // loaded is e with what its view shows (attachments, links, mailbox), read in the transaction
@@ -173,15 +171,7 @@ func (s *Service) recordTracked(ctx context.Context, u *ent.EmailUpdateOne, even
 	if err != nil {
 		return fmt.Errorf("track email: %w", err)
 	}
-	l, err := loaded(ctx, e)
-	if err != nil {
-		return err
-	}
-	v, err := eventView(ctx, l)
-	if err != nil {
-		return err
-	}
-	return s.events.Record(ctx, event, v)
+	return s.recordEmail(ctx, event, e)
 }
 
 // gif is a transparent 1×1 GIF.

@@ -205,15 +205,7 @@ func (m *Module) markSent(ctx context.Context, e *ent.Email) error {
 		if err != nil {
 			return fmt.Errorf("mark email %s sent: %w", e.ID, err)
 		}
-		l, err := loaded(ctx, u)
-		if err != nil {
-			return err
-		}
-		v, err := eventView(ctx, l)
-		if err != nil {
-			return err
-		}
-		return m.svc.events.Record(ctx, "email.sent", v)
+		return m.svc.recordEmail(ctx, "email.sent", u)
 	})
 }
 
@@ -234,15 +226,7 @@ func (m *Module) markFailed(ctx context.Context, e *ent.Email, answer string) er
 		if err := refundPoints(ctx, int64(u.Points), u.ID); err != nil {
 			return err
 		}
-		l, err := loaded(ctx, u)
-		if err != nil {
-			return err
-		}
-		v, err := eventView(ctx, l)
-		if err != nil {
-			return err
-		}
-		return m.svc.events.Record(ctx, "email.failed", v)
+		return m.svc.recordEmail(ctx, "email.failed", u)
 	})
 }
 
