@@ -1,11 +1,8 @@
 package correspondence
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"mime/multipart"
-	"net/textproto"
 	"strings"
 	"testing"
 	"time"
@@ -77,7 +74,7 @@ func TestCorrespondence_Send(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc := uploadDocument(t, env, f.co.Secret, f.contact, "vollmacht.pdf")
+	doc := apitest.UploadPDF(t, env, f.co.Secret, f.contact, "vollmacht.pdf")
 	c := createCases(t, env, f.co.Secret, f.addressChange(f.hr1))[0]
 
 	r := env.Do(t, apitest.Request{Method: "POST", Path: "/correspondence-cases/" + c.ID + "/send", Key: f.co.Secret,
@@ -171,28 +168,3 @@ func TestCorrespondence_Send(t *testing.T) {
 	}
 }
 
-var pdf = []byte("%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n")
-
-// uploadDocument uploads a PDF to a contact and returns its id.
-func uploadDocument(t *testing.T, env *apitest.Env, key, contact, filename string) string {
-	t.Helper()
-	var buf bytes.Buffer
-	w := multipart.NewWriter(&buf)
-	_ = w.WriteField("type", "policy")
-	h := textproto.MIMEHeader{}
-	h.Set("Content-Disposition", `form-data; name="file"; filename="`+filename+`"`)
-	h.Set("Content-Type", "application/pdf")
-	fw, _ := w.CreatePart(h)
-	_, _ = fw.Write(pdf)
-	_ = w.Close()
-	r := env.Do(t, apitest.Request{Method: "POST", Path: "/contacts/" + contact + "/documents", Key: key, Body: buf.Bytes(),
-		Header: map[string]string{"Content-Type": w.FormDataContentType()}})
-	if r.Status != 201 {
-		t.Fatalf("upload: %d %s", r.Status, r.Body)
-	}
-	var d struct {
-		ID string `json:"id"`
-	}
-	r.Decode(t, &d)
-	return d.ID
-}

@@ -94,13 +94,13 @@ func TestDelivery_Attachments(t *testing.T) {
 	env, srv := setup(t)
 	s := newSender(t, env, nil, 5)
 	contact := newContact(t, env, s.co.Secret, "kunde@kunde.test")
-	doc := uploadDocument(t, env, s.co.Secret, contact, "Police Kfz.pdf")
+	doc := apitest.UploadPDF(t, env, s.co.Secret, contact, "Police Kfz.pdf")
 	e := s.send(t, env, s.body("kunde@kunde.test", map[string]any{"attachmentDocumentIds": []string{doc}}))
 	if len(e.Attachments) != 1 || e.Attachments[0].Filename != "Police Kfz.pdf" || e.Attachments[0].ContentType != "application/pdf" {
 		t.Errorf("attachments %+v", e.Attachments)
 	}
 	p := mail.Parse(received(t, srv, e.MessageID).Data)
-	if len(p.Attachments) != 1 || p.Attachments[0].Filename != "Police Kfz.pdf" || !bytes.Equal(p.Attachments[0].Data, pdf) {
+	if len(p.Attachments) != 1 || p.Attachments[0].Filename != "Police Kfz.pdf" || !bytes.Equal(p.Attachments[0].Data, apitest.PDF) {
 		t.Fatalf("received attachments %+v", p.Attachments)
 	}
 	if !strings.Contains(p.Text, "anbei Ihr Angebot") {

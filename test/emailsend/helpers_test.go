@@ -4,13 +4,10 @@
 package emailsend
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/json"
 	"fmt"
-	"mime/multipart"
-	"net/textproto"
 	"os"
 	"strings"
 	"sync"
@@ -261,32 +258,6 @@ func newContact(t *testing.T, env *apitest.Env, key, emailAddr string) string {
 		ID string `json:"id"`
 	}](t, env, key, "/contacts", map[string]any{"type": "private", "firstName": "Erika", "lastName": "Muster", "email": emailAddr})
 	return c.ID
-}
-
-var pdf = []byte("%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n")
-
-// uploadDocument uploads a PDF to a contact and returns its id.
-func uploadDocument(t *testing.T, env *apitest.Env, key, contact, filename string) string {
-	t.Helper()
-	var buf bytes.Buffer
-	w := multipart.NewWriter(&buf)
-	_ = w.WriteField("type", "policy")
-	h := textproto.MIMEHeader{}
-	h.Set("Content-Disposition", `form-data; name="file"; filename="`+filename+`"`)
-	h.Set("Content-Type", "application/pdf")
-	fw, _ := w.CreatePart(h)
-	_, _ = fw.Write(pdf)
-	_ = w.Close()
-	r := env.Do(t, apitest.Request{Method: "POST", Path: "/contacts/" + contact + "/documents", Key: key, Body: buf.Bytes(),
-		Header: map[string]string{"Content-Type": w.FormDataContentType()}})
-	if r.Status != 201 {
-		t.Fatalf("upload: %d %s", r.Status, r.Body)
-	}
-	var d struct {
-		ID string `json:"id"`
-	}
-	r.Decode(t, &d)
-	return d.ID
 }
 
 // plainServer is a mail server of one test, without TLS (loopback: the client may go

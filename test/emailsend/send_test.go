@@ -172,7 +172,7 @@ func TestSend_Invalid(t *testing.T) {
 	other := newSender(t, env, nil, 100)
 	contact := newContact(t, env, s.co.Secret, "kunde@kunde.test")
 	otherContact := newContact(t, env, other.co.Secret, "kunde@kunde.test")
-	otherDoc := uploadDocument(t, env, other.co.Secret, otherContact, "fremd.pdf")
+	otherDoc := apitest.UploadPDF(t, env, other.co.Secret, otherContact, "fremd.pdf")
 	// Three documents of 9 MB each (rows only: the size is checked before any content is read).
 	var big []string
 	env.InCompany(t, s.co.ID, func(ctx context.Context, db *ent.Client) error {
