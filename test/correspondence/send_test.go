@@ -167,4 +167,3 @@ func TestCorrespondence_Send(t *testing.T) {
 		t.Errorf("case after the reply %+v", got)
 	}
 }
-
