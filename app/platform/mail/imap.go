@@ -81,8 +81,7 @@ func DialIMAP(ctx context.Context, cfg Config, srv Server) (*IMAP, error) {
 
 // connectIMAP dials and secures one connection (implicit TLS, STARTTLS or none).
 func connectIMAP(ctx context.Context, cfg Config, ep endpoint, opts *imapclient.Options, startTLS bool) (*IMAP, error) {
-	d := net.Dialer{Timeout: cfg.Timeout}
-	conn, err := d.DialContext(ctx, "tcp", ep.addr)
+	conn, err := cfg.dial(ctx, ep.addr)
 	if err != nil {
 		return nil, fmt.Errorf("mail: connect to %s: %w", ep.addr, err)
 	}

@@ -4,6 +4,7 @@
 package mail
 
 import (
+	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -43,6 +44,19 @@ type Config struct {
 	Timeout time.Duration
 	// LocalName is the name the SMTP client greets with (EHLO); default "localhost".
 	LocalName string
+	// Dial opens the TCP connection to host:port; nil: a net.Dialer with Timeout. Whether the
+	// server is loopback (plaintext allowed) is decided by the URL's host, never by where Dial
+	// connects: tests reach a "remote" name on a local listener with it.
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+}
+
+// dial opens the connection to addr (host:port) as c says.
+func (c Config) dial(ctx context.Context, addr string) (net.Conn, error) {
+	if c.Dial != nil {
+		return c.Dial(ctx, "tcp", addr)
+	}
+	d := net.Dialer{Timeout: c.Timeout}
+	return d.DialContext(ctx, "tcp", addr)
 }
 
 // DefaultTimeout is Config.Timeout when it is zero.

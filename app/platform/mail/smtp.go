@@ -130,8 +130,7 @@ func dialSMTP(ctx context.Context, cfg Config, ep endpoint, withPassword bool) (
 		return c, err
 	}
 
-	d := net.Dialer{Timeout: cfg.Timeout}
-	conn, err := d.DialContext(ctx, "tcp", ep.addr)
+	conn, err := cfg.dial(ctx, ep.addr)
 	if err != nil {
 		return nil, fmt.Errorf("mail: connect to %s: %w", ep.addr, err)
 	}
@@ -177,8 +176,7 @@ func dialSMTP(ctx context.Context, cfg Config, ep endpoint, withPassword bool) (
 
 // dialStartTLS connects to a server known to offer STARTTLS and upgrades at once.
 func dialStartTLS(ctx context.Context, cfg Config, ep endpoint, tlsCfg *tls.Config) (*smtpClient, error) {
-	d := net.Dialer{Timeout: cfg.Timeout}
-	conn, err := d.DialContext(ctx, "tcp", ep.addr)
+	conn, err := cfg.dial(ctx, ep.addr)
 	if err != nil {
 		return nil, fmt.Errorf("mail: connect to %s: %w", ep.addr, err)
 	}
