@@ -446,16 +446,11 @@ func checkSMTP(ctx context.Context, cfg Config, srv Server) error {
 	if err != nil {
 		return err
 	}
-	c, err := dialSMTP(ctx, cfg, ep, srv.Username != "")
+	c, err := openSMTP(ctx, cfg, ep, srv)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	if srv.Username != "" {
-		if err := smtpAuth(c, srv); err != nil {
-			return err
-		}
-	}
 	_ = c.Quit()
 	return nil
 }

@@ -63,16 +63,11 @@ func Send(ctx context.Context, cfg Config, srv Server, from string, rcpts []stri
 		}
 	}
 
-	c, err := dialSMTP(ctx, cfg, ep, srv.Username != "")
+	c, err := openSMTP(ctx, cfg, ep, srv)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	if srv.Username != "" {
-		if err := smtpAuth(c, srv); err != nil {
-			return err
-		}
-	}
 	if err := c.Mail(from, nil); err != nil {
 		return smtpErr("MAIL FROM", err)
 	}
@@ -113,6 +108,22 @@ func (c *smtpClient) Close() error {
 }
 
 // dialSMTP connects and secures the connection as the scheme and host demand. ctx cancels
+// openSMTP connects to ep and logs in when srv has a username (closing the connection when the
+// login fails): what Send and Check both begin with.
+func openSMTP(ctx context.Context, cfg Config, ep endpoint, srv Server) (*smtpClient, error) {
+	c, err := dialSMTP(ctx, cfg, ep, srv.Username != "")
+	if err != nil {
+		return nil, err
+	}
+	if srv.Username != "" {
+		if err := smtpAuth(c, srv); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
 // everything up to Close.
 func dialSMTP(ctx context.Context, cfg Config, ep endpoint, withPassword bool) (*smtpClient, error) {
 	tlsCfg := cfg.tlsConfig(ep.host)
