@@ -17,9 +17,6 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/email"
-	"github.com/brokerdesk/brokerdesk/ent/emailattachment"
-	"github.com/brokerdesk/brokerdesk/ent/emaillink"
-	"github.com/brokerdesk/brokerdesk/ent/mailbox"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
@@ -91,33 +88,15 @@ func badToken() error { return errs.NotFound("link not found") }
 // recordEmail records an event of type typ about e (read again with what its view shows, in
 // the transaction of ctx), as visible as its thread (eventView).
 func (s *Service) recordEmail(ctx context.Context, typ string, e *ent.Email) error {
-	l, err := loaded(ctx, e)
+	l, err := s.load(ctx, []*ent.Email{e})
 	if err != nil {
 		return err
 	}
-	v, err := eventView(ctx, l)
+	v, err := eventView(ctx, l[0])
 	if err != nil {
 		return err
 	}
 	return s.events.Record(ctx, typ, v)
-}
-
-// loaded is e with what its view shows (attachments, links, mailbox), read in the transaction
-// of ctx.
-func loaded(ctx context.Context, e *ent.Email) (Loaded, error) {
-	db := tenancy.Client(ctx)
-	l := Loaded{Email: e}
-	var err error
-	if l.Attachments, err = db.EmailAttachment.Query().Where(emailattachment.EmailID(e.ID)).All(ctx); err != nil {
-		return l, fmt.Errorf("attachments of email %s: %w", e.ID, err)
-	}
-	if l.Links, err = db.EmailLink.Query().Where(emaillink.EmailID(e.ID)).All(ctx); err != nil {
-		return l, fmt.Errorf("links of email %s: %w", e.ID, err)
-	}
-	if l.Mailbox, err = db.Mailbox.Query().Where(mailbox.ID(e.MailboxID)).Only(ctx); err != nil && !ent.IsNotFound(err) {
-		return l, fmt.Errorf("mailbox of email %s: %w", e.ID, err)
-	}
-	return l, nil
 }
 
 // recordOpen marks the first open of an e-mail (opened_at; status opened when it was sent or
