@@ -22,10 +22,12 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
 	"github.com/brokerdesk/brokerdesk/app/platform/paging"
 	"github.com/brokerdesk/brokerdesk/ent"
+	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/email"
 	"github.com/brokerdesk/brokerdesk/ent/emailattachment"
 	"github.com/brokerdesk/brokerdesk/ent/emaillink"
 	"github.com/brokerdesk/brokerdesk/ent/emailthread"
+	"github.com/brokerdesk/brokerdesk/ent/lead"
 	"github.com/brokerdesk/brokerdesk/ent/mailbox"
 	"github.com/brokerdesk/brokerdesk/policy"
 	"github.com/brokerdesk/brokerdesk/tenancy"
@@ -132,10 +134,22 @@ func (s *Service) ListThreads(ctx context.Context, f ThreadFilter, page paging.P
 	q := db.EmailThread.Query()
 	q.Where(paging.If(f.UpdatedSince, emailthread.UpdatedAtGTE)...)
 	q.Where(paging.If(f.MailboxID, emailthread.MailboxID)...)
+	// The contact or lead filtered by must be one the caller sees, through the ent rules as
+	// well as row-level security: the links subquery below is raw SQL, which only the policies
+	// narrow, so without this a gap in them would let a thread be found by a contact the caller
+	// may not see.
 	if f.ContactID != nil {
+		ok, err := db.Contact.Query().Where(contact.ID(*f.ContactID)).Exist(ctx)
+		if err != nil || !ok {
+			return nil, err
+		}
 		q.Where(linkedTo(emaillink.FieldContactID, *f.ContactID))
 	}
 	if f.LeadID != nil {
+		ok, err := db.Lead.Query().Where(lead.ID(*f.LeadID)).Exist(ctx)
+		if err != nil || !ok {
+			return nil, err
+		}
 		q.Where(linkedTo(emaillink.FieldLeadID, *f.LeadID))
 	}
 	// No JIT for this statement: the visibility subplans' cost estimates cross jit_above_cost,
