@@ -16,6 +16,7 @@ import (
 	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
+	"github.com/brokerdesk/brokerdesk/ent/advicerecord"
 	"github.com/brokerdesk/brokerdesk/ent/apikey"
 	"github.com/brokerdesk/brokerdesk/ent/appointment"
 	"github.com/brokerdesk/brokerdesk/ent/appointmentexception"
@@ -32,6 +33,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/customfielddefinition"
 	"github.com/brokerdesk/brokerdesk/ent/delegation"
 	"github.com/brokerdesk/brokerdesk/ent/document"
+	"github.com/brokerdesk/brokerdesk/ent/documenttemplate"
 	"github.com/brokerdesk/brokerdesk/ent/email"
 	"github.com/brokerdesk/brokerdesk/ent/emailattachment"
 	"github.com/brokerdesk/brokerdesk/ent/emaillink"
@@ -56,6 +58,9 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/pointentry"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliomapping"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
+	"github.com/brokerdesk/brokerdesk/ent/signaturerequest"
+	"github.com/brokerdesk/brokerdesk/ent/signaturesigner"
+	"github.com/brokerdesk/brokerdesk/ent/standarddocument"
 	"github.com/brokerdesk/brokerdesk/ent/task"
 	"github.com/brokerdesk/brokerdesk/ent/taskcomment"
 	"github.com/brokerdesk/brokerdesk/ent/user"
@@ -73,6 +78,8 @@ type Client struct {
 	Schema *migrate.Schema
 	// APIKey is the client for interacting with the APIKey builders.
 	APIKey *APIKeyClient
+	// AdviceRecord is the client for interacting with the AdviceRecord builders.
+	AdviceRecord *AdviceRecordClient
 	// Appointment is the client for interacting with the Appointment builders.
 	Appointment *AppointmentClient
 	// AppointmentException is the client for interacting with the AppointmentException builders.
@@ -103,6 +110,8 @@ type Client struct {
 	Delegation *DelegationClient
 	// Document is the client for interacting with the Document builders.
 	Document *DocumentClient
+	// DocumentTemplate is the client for interacting with the DocumentTemplate builders.
+	DocumentTemplate *DocumentTemplateClient
 	// Email is the client for interacting with the Email builders.
 	Email *EmailClient
 	// EmailAttachment is the client for interacting with the EmailAttachment builders.
@@ -151,6 +160,12 @@ type Client struct {
 	PortfolioMapping *PortfolioMappingClient
 	// PortfolioTransfer is the client for interacting with the PortfolioTransfer builders.
 	PortfolioTransfer *PortfolioTransferClient
+	// SignatureRequest is the client for interacting with the SignatureRequest builders.
+	SignatureRequest *SignatureRequestClient
+	// SignatureSigner is the client for interacting with the SignatureSigner builders.
+	SignatureSigner *SignatureSignerClient
+	// StandardDocument is the client for interacting with the StandardDocument builders.
+	StandardDocument *StandardDocumentClient
 	// Task is the client for interacting with the Task builders.
 	Task *TaskClient
 	// TaskComment is the client for interacting with the TaskComment builders.
@@ -175,6 +190,7 @@ func NewClient(opts ...Option) *Client {
 func (c *Client) init() {
 	c.Schema = migrate.NewSchema(c.driver)
 	c.APIKey = NewAPIKeyClient(c.config)
+	c.AdviceRecord = NewAdviceRecordClient(c.config)
 	c.Appointment = NewAppointmentClient(c.config)
 	c.AppointmentException = NewAppointmentExceptionClient(c.config)
 	c.CalendarToken = NewCalendarTokenClient(c.config)
@@ -190,6 +206,7 @@ func (c *Client) init() {
 	c.CustomFieldDefinition = NewCustomFieldDefinitionClient(c.config)
 	c.Delegation = NewDelegationClient(c.config)
 	c.Document = NewDocumentClient(c.config)
+	c.DocumentTemplate = NewDocumentTemplateClient(c.config)
 	c.Email = NewEmailClient(c.config)
 	c.EmailAttachment = NewEmailAttachmentClient(c.config)
 	c.EmailLink = NewEmailLinkClient(c.config)
@@ -214,6 +231,9 @@ func (c *Client) init() {
 	c.PointEntry = NewPointEntryClient(c.config)
 	c.PortfolioMapping = NewPortfolioMappingClient(c.config)
 	c.PortfolioTransfer = NewPortfolioTransferClient(c.config)
+	c.SignatureRequest = NewSignatureRequestClient(c.config)
+	c.SignatureSigner = NewSignatureSignerClient(c.config)
+	c.StandardDocument = NewStandardDocumentClient(c.config)
 	c.Task = NewTaskClient(c.config)
 	c.TaskComment = NewTaskCommentClient(c.config)
 	c.User = NewUserClient(c.config)
@@ -313,6 +333,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		ctx:                   ctx,
 		config:                cfg,
 		APIKey:                NewAPIKeyClient(cfg),
+		AdviceRecord:          NewAdviceRecordClient(cfg),
 		Appointment:           NewAppointmentClient(cfg),
 		AppointmentException:  NewAppointmentExceptionClient(cfg),
 		CalendarToken:         NewCalendarTokenClient(cfg),
@@ -328,6 +349,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		CustomFieldDefinition: NewCustomFieldDefinitionClient(cfg),
 		Delegation:            NewDelegationClient(cfg),
 		Document:              NewDocumentClient(cfg),
+		DocumentTemplate:      NewDocumentTemplateClient(cfg),
 		Email:                 NewEmailClient(cfg),
 		EmailAttachment:       NewEmailAttachmentClient(cfg),
 		EmailLink:             NewEmailLinkClient(cfg),
@@ -352,6 +374,9 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		PointEntry:            NewPointEntryClient(cfg),
 		PortfolioMapping:      NewPortfolioMappingClient(cfg),
 		PortfolioTransfer:     NewPortfolioTransferClient(cfg),
+		SignatureRequest:      NewSignatureRequestClient(cfg),
+		SignatureSigner:       NewSignatureSignerClient(cfg),
+		StandardDocument:      NewStandardDocumentClient(cfg),
 		Task:                  NewTaskClient(cfg),
 		TaskComment:           NewTaskCommentClient(cfg),
 		User:                  NewUserClient(cfg),
@@ -378,6 +403,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		ctx:                   ctx,
 		config:                cfg,
 		APIKey:                NewAPIKeyClient(cfg),
+		AdviceRecord:          NewAdviceRecordClient(cfg),
 		Appointment:           NewAppointmentClient(cfg),
 		AppointmentException:  NewAppointmentExceptionClient(cfg),
 		CalendarToken:         NewCalendarTokenClient(cfg),
@@ -393,6 +419,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		CustomFieldDefinition: NewCustomFieldDefinitionClient(cfg),
 		Delegation:            NewDelegationClient(cfg),
 		Document:              NewDocumentClient(cfg),
+		DocumentTemplate:      NewDocumentTemplateClient(cfg),
 		Email:                 NewEmailClient(cfg),
 		EmailAttachment:       NewEmailAttachmentClient(cfg),
 		EmailLink:             NewEmailLinkClient(cfg),
@@ -417,6 +444,9 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		PointEntry:            NewPointEntryClient(cfg),
 		PortfolioMapping:      NewPortfolioMappingClient(cfg),
 		PortfolioTransfer:     NewPortfolioTransferClient(cfg),
+		SignatureRequest:      NewSignatureRequestClient(cfg),
+		SignatureSigner:       NewSignatureSignerClient(cfg),
+		StandardDocument:      NewStandardDocumentClient(cfg),
 		Task:                  NewTaskClient(cfg),
 		TaskComment:           NewTaskCommentClient(cfg),
 		User:                  NewUserClient(cfg),
@@ -452,16 +482,17 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.APIKey, c.Appointment, c.AppointmentException, c.CalendarToken, c.Company,
-		c.CompanyPoints, c.Contact, c.ContactActivity, c.ContactFinance,
-		c.ContactPhone, c.ContactRelationship, c.Contract, c.CorrespondenceCase,
-		c.CustomFieldDefinition, c.Delegation, c.Document, c.Email, c.EmailAttachment,
-		c.EmailLink, c.EmailOptOut, c.EmailTemplate, c.EmailThread, c.Event,
-		c.EventCounter, c.ExternalRef, c.IdempotencyKey, c.Insurer, c.JobRun, c.Lead,
-		c.LeadAttachment, c.LeadStage, c.LeadSubmission, c.Mailbox, c.MailboxFolder,
-		c.OAuthClient, c.OAuthConsent, c.OAuthToken, c.PointEntry, c.PortfolioMapping,
-		c.PortfolioTransfer, c.Task, c.TaskComment, c.User, c.WebhookCursor,
-		c.WebhookDelivery, c.WebhookEndpoint,
+		c.APIKey, c.AdviceRecord, c.Appointment, c.AppointmentException,
+		c.CalendarToken, c.Company, c.CompanyPoints, c.Contact, c.ContactActivity,
+		c.ContactFinance, c.ContactPhone, c.ContactRelationship, c.Contract,
+		c.CorrespondenceCase, c.CustomFieldDefinition, c.Delegation, c.Document,
+		c.DocumentTemplate, c.Email, c.EmailAttachment, c.EmailLink, c.EmailOptOut,
+		c.EmailTemplate, c.EmailThread, c.Event, c.EventCounter, c.ExternalRef,
+		c.IdempotencyKey, c.Insurer, c.JobRun, c.Lead, c.LeadAttachment, c.LeadStage,
+		c.LeadSubmission, c.Mailbox, c.MailboxFolder, c.OAuthClient, c.OAuthConsent,
+		c.OAuthToken, c.PointEntry, c.PortfolioMapping, c.PortfolioTransfer,
+		c.SignatureRequest, c.SignatureSigner, c.StandardDocument, c.Task,
+		c.TaskComment, c.User, c.WebhookCursor, c.WebhookDelivery, c.WebhookEndpoint,
 	} {
 		n.Use(hooks...)
 	}
@@ -471,16 +502,17 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.APIKey, c.Appointment, c.AppointmentException, c.CalendarToken, c.Company,
-		c.CompanyPoints, c.Contact, c.ContactActivity, c.ContactFinance,
-		c.ContactPhone, c.ContactRelationship, c.Contract, c.CorrespondenceCase,
-		c.CustomFieldDefinition, c.Delegation, c.Document, c.Email, c.EmailAttachment,
-		c.EmailLink, c.EmailOptOut, c.EmailTemplate, c.EmailThread, c.Event,
-		c.EventCounter, c.ExternalRef, c.IdempotencyKey, c.Insurer, c.JobRun, c.Lead,
-		c.LeadAttachment, c.LeadStage, c.LeadSubmission, c.Mailbox, c.MailboxFolder,
-		c.OAuthClient, c.OAuthConsent, c.OAuthToken, c.PointEntry, c.PortfolioMapping,
-		c.PortfolioTransfer, c.Task, c.TaskComment, c.User, c.WebhookCursor,
-		c.WebhookDelivery, c.WebhookEndpoint,
+		c.APIKey, c.AdviceRecord, c.Appointment, c.AppointmentException,
+		c.CalendarToken, c.Company, c.CompanyPoints, c.Contact, c.ContactActivity,
+		c.ContactFinance, c.ContactPhone, c.ContactRelationship, c.Contract,
+		c.CorrespondenceCase, c.CustomFieldDefinition, c.Delegation, c.Document,
+		c.DocumentTemplate, c.Email, c.EmailAttachment, c.EmailLink, c.EmailOptOut,
+		c.EmailTemplate, c.EmailThread, c.Event, c.EventCounter, c.ExternalRef,
+		c.IdempotencyKey, c.Insurer, c.JobRun, c.Lead, c.LeadAttachment, c.LeadStage,
+		c.LeadSubmission, c.Mailbox, c.MailboxFolder, c.OAuthClient, c.OAuthConsent,
+		c.OAuthToken, c.PointEntry, c.PortfolioMapping, c.PortfolioTransfer,
+		c.SignatureRequest, c.SignatureSigner, c.StandardDocument, c.Task,
+		c.TaskComment, c.User, c.WebhookCursor, c.WebhookDelivery, c.WebhookEndpoint,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -491,6 +523,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 	switch m := m.(type) {
 	case *APIKeyMutation:
 		return c.APIKey.mutate(ctx, m)
+	case *AdviceRecordMutation:
+		return c.AdviceRecord.mutate(ctx, m)
 	case *AppointmentMutation:
 		return c.Appointment.mutate(ctx, m)
 	case *AppointmentExceptionMutation:
@@ -521,6 +555,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Delegation.mutate(ctx, m)
 	case *DocumentMutation:
 		return c.Document.mutate(ctx, m)
+	case *DocumentTemplateMutation:
+		return c.DocumentTemplate.mutate(ctx, m)
 	case *EmailMutation:
 		return c.Email.mutate(ctx, m)
 	case *EmailAttachmentMutation:
@@ -569,6 +605,12 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.PortfolioMapping.mutate(ctx, m)
 	case *PortfolioTransferMutation:
 		return c.PortfolioTransfer.mutate(ctx, m)
+	case *SignatureRequestMutation:
+		return c.SignatureRequest.mutate(ctx, m)
+	case *SignatureSignerMutation:
+		return c.SignatureSigner.mutate(ctx, m)
+	case *StandardDocumentMutation:
+		return c.StandardDocument.mutate(ctx, m)
 	case *TaskMutation:
 		return c.Task.mutate(ctx, m)
 	case *TaskCommentMutation:
@@ -733,6 +775,156 @@ func (c *APIKeyClient) mutate(ctx context.Context, m *APIKeyMutation) (Value, er
 		return (&APIKeyDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown APIKey mutation op: %q", m.Op())
+	}
+}
+
+// AdviceRecordClient is a client for the AdviceRecord schema.
+type AdviceRecordClient struct {
+	config
+}
+
+// NewAdviceRecordClient returns a client for the AdviceRecord from the given config.
+func NewAdviceRecordClient(c config) *AdviceRecordClient {
+	return &AdviceRecordClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `advicerecord.Hooks(f(g(h())))`.
+func (c *AdviceRecordClient) Use(hooks ...Hook) {
+	c.hooks.AdviceRecord = append(c.hooks.AdviceRecord, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `advicerecord.Intercept(f(g(h())))`.
+func (c *AdviceRecordClient) Intercept(interceptors ...Interceptor) {
+	c.inters.AdviceRecord = append(c.inters.AdviceRecord, interceptors...)
+}
+
+// Create returns a builder for creating a AdviceRecord entity.
+func (c *AdviceRecordClient) Create() *AdviceRecordCreate {
+	mutation := newAdviceRecordMutation(c.config, OpCreate)
+	return &AdviceRecordCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of AdviceRecord entities.
+func (c *AdviceRecordClient) CreateBulk(builders ...*AdviceRecordCreate) *AdviceRecordCreateBulk {
+	return &AdviceRecordCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *AdviceRecordClient) MapCreateBulk(slice any, setFunc func(*AdviceRecordCreate, int)) *AdviceRecordCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &AdviceRecordCreateBulk{err: fmt.Errorf("calling to AdviceRecordClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*AdviceRecordCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &AdviceRecordCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for AdviceRecord.
+func (c *AdviceRecordClient) Update() *AdviceRecordUpdate {
+	mutation := newAdviceRecordMutation(c.config, OpUpdate)
+	return &AdviceRecordUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *AdviceRecordClient) UpdateOne(_m *AdviceRecord) *AdviceRecordUpdateOne {
+	mutation := newAdviceRecordMutation(c.config, OpUpdateOne, withAdviceRecord(_m))
+	return &AdviceRecordUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *AdviceRecordClient) UpdateOneID(id uuid.UUID) *AdviceRecordUpdateOne {
+	mutation := newAdviceRecordMutation(c.config, OpUpdateOne, withAdviceRecordID(id))
+	return &AdviceRecordUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for AdviceRecord.
+func (c *AdviceRecordClient) Delete() *AdviceRecordDelete {
+	mutation := newAdviceRecordMutation(c.config, OpDelete)
+	return &AdviceRecordDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *AdviceRecordClient) DeleteOne(_m *AdviceRecord) *AdviceRecordDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *AdviceRecordClient) DeleteOneID(id uuid.UUID) *AdviceRecordDeleteOne {
+	builder := c.Delete().Where(advicerecord.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &AdviceRecordDeleteOne{builder}
+}
+
+// Query returns a query builder for AdviceRecord.
+func (c *AdviceRecordClient) Query() *AdviceRecordQuery {
+	return &AdviceRecordQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeAdviceRecord},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a AdviceRecord entity by its id.
+func (c *AdviceRecordClient) Get(ctx context.Context, id uuid.UUID) (*AdviceRecord, error) {
+	return c.Query().Where(advicerecord.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *AdviceRecordClient) GetX(ctx context.Context, id uuid.UUID) *AdviceRecord {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a AdviceRecord.
+func (c *AdviceRecordClient) QueryCompany(_m *AdviceRecord) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(advicerecord.Table, advicerecord.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, advicerecord.CompanyTable, advicerecord.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *AdviceRecordClient) Hooks() []Hook {
+	hooks := c.hooks.AdviceRecord
+	return append(hooks[:len(hooks):len(hooks)], advicerecord.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *AdviceRecordClient) Interceptors() []Interceptor {
+	return c.inters.AdviceRecord
+}
+
+func (c *AdviceRecordClient) mutate(ctx context.Context, m *AdviceRecordMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&AdviceRecordCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&AdviceRecordUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&AdviceRecordUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&AdviceRecordDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown AdviceRecord mutation op: %q", m.Op())
 	}
 }
 
@@ -3079,6 +3271,156 @@ func (c *DocumentClient) mutate(ctx context.Context, m *DocumentMutation) (Value
 		return (&DocumentDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Document mutation op: %q", m.Op())
+	}
+}
+
+// DocumentTemplateClient is a client for the DocumentTemplate schema.
+type DocumentTemplateClient struct {
+	config
+}
+
+// NewDocumentTemplateClient returns a client for the DocumentTemplate from the given config.
+func NewDocumentTemplateClient(c config) *DocumentTemplateClient {
+	return &DocumentTemplateClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `documenttemplate.Hooks(f(g(h())))`.
+func (c *DocumentTemplateClient) Use(hooks ...Hook) {
+	c.hooks.DocumentTemplate = append(c.hooks.DocumentTemplate, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `documenttemplate.Intercept(f(g(h())))`.
+func (c *DocumentTemplateClient) Intercept(interceptors ...Interceptor) {
+	c.inters.DocumentTemplate = append(c.inters.DocumentTemplate, interceptors...)
+}
+
+// Create returns a builder for creating a DocumentTemplate entity.
+func (c *DocumentTemplateClient) Create() *DocumentTemplateCreate {
+	mutation := newDocumentTemplateMutation(c.config, OpCreate)
+	return &DocumentTemplateCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of DocumentTemplate entities.
+func (c *DocumentTemplateClient) CreateBulk(builders ...*DocumentTemplateCreate) *DocumentTemplateCreateBulk {
+	return &DocumentTemplateCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *DocumentTemplateClient) MapCreateBulk(slice any, setFunc func(*DocumentTemplateCreate, int)) *DocumentTemplateCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &DocumentTemplateCreateBulk{err: fmt.Errorf("calling to DocumentTemplateClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*DocumentTemplateCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &DocumentTemplateCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for DocumentTemplate.
+func (c *DocumentTemplateClient) Update() *DocumentTemplateUpdate {
+	mutation := newDocumentTemplateMutation(c.config, OpUpdate)
+	return &DocumentTemplateUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *DocumentTemplateClient) UpdateOne(_m *DocumentTemplate) *DocumentTemplateUpdateOne {
+	mutation := newDocumentTemplateMutation(c.config, OpUpdateOne, withDocumentTemplate(_m))
+	return &DocumentTemplateUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *DocumentTemplateClient) UpdateOneID(id uuid.UUID) *DocumentTemplateUpdateOne {
+	mutation := newDocumentTemplateMutation(c.config, OpUpdateOne, withDocumentTemplateID(id))
+	return &DocumentTemplateUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for DocumentTemplate.
+func (c *DocumentTemplateClient) Delete() *DocumentTemplateDelete {
+	mutation := newDocumentTemplateMutation(c.config, OpDelete)
+	return &DocumentTemplateDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *DocumentTemplateClient) DeleteOne(_m *DocumentTemplate) *DocumentTemplateDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *DocumentTemplateClient) DeleteOneID(id uuid.UUID) *DocumentTemplateDeleteOne {
+	builder := c.Delete().Where(documenttemplate.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &DocumentTemplateDeleteOne{builder}
+}
+
+// Query returns a query builder for DocumentTemplate.
+func (c *DocumentTemplateClient) Query() *DocumentTemplateQuery {
+	return &DocumentTemplateQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeDocumentTemplate},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a DocumentTemplate entity by its id.
+func (c *DocumentTemplateClient) Get(ctx context.Context, id uuid.UUID) (*DocumentTemplate, error) {
+	return c.Query().Where(documenttemplate.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *DocumentTemplateClient) GetX(ctx context.Context, id uuid.UUID) *DocumentTemplate {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a DocumentTemplate.
+func (c *DocumentTemplateClient) QueryCompany(_m *DocumentTemplate) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(documenttemplate.Table, documenttemplate.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, documenttemplate.CompanyTable, documenttemplate.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *DocumentTemplateClient) Hooks() []Hook {
+	hooks := c.hooks.DocumentTemplate
+	return append(hooks[:len(hooks):len(hooks)], documenttemplate.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *DocumentTemplateClient) Interceptors() []Interceptor {
+	return c.inters.DocumentTemplate
+}
+
+func (c *DocumentTemplateClient) mutate(ctx context.Context, m *DocumentTemplateMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&DocumentTemplateCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&DocumentTemplateUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&DocumentTemplateUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&DocumentTemplateDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown DocumentTemplate mutation op: %q", m.Op())
 	}
 }
 
@@ -6632,6 +6974,456 @@ func (c *PortfolioTransferClient) mutate(ctx context.Context, m *PortfolioTransf
 	}
 }
 
+// SignatureRequestClient is a client for the SignatureRequest schema.
+type SignatureRequestClient struct {
+	config
+}
+
+// NewSignatureRequestClient returns a client for the SignatureRequest from the given config.
+func NewSignatureRequestClient(c config) *SignatureRequestClient {
+	return &SignatureRequestClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `signaturerequest.Hooks(f(g(h())))`.
+func (c *SignatureRequestClient) Use(hooks ...Hook) {
+	c.hooks.SignatureRequest = append(c.hooks.SignatureRequest, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `signaturerequest.Intercept(f(g(h())))`.
+func (c *SignatureRequestClient) Intercept(interceptors ...Interceptor) {
+	c.inters.SignatureRequest = append(c.inters.SignatureRequest, interceptors...)
+}
+
+// Create returns a builder for creating a SignatureRequest entity.
+func (c *SignatureRequestClient) Create() *SignatureRequestCreate {
+	mutation := newSignatureRequestMutation(c.config, OpCreate)
+	return &SignatureRequestCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of SignatureRequest entities.
+func (c *SignatureRequestClient) CreateBulk(builders ...*SignatureRequestCreate) *SignatureRequestCreateBulk {
+	return &SignatureRequestCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *SignatureRequestClient) MapCreateBulk(slice any, setFunc func(*SignatureRequestCreate, int)) *SignatureRequestCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &SignatureRequestCreateBulk{err: fmt.Errorf("calling to SignatureRequestClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*SignatureRequestCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &SignatureRequestCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for SignatureRequest.
+func (c *SignatureRequestClient) Update() *SignatureRequestUpdate {
+	mutation := newSignatureRequestMutation(c.config, OpUpdate)
+	return &SignatureRequestUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *SignatureRequestClient) UpdateOne(_m *SignatureRequest) *SignatureRequestUpdateOne {
+	mutation := newSignatureRequestMutation(c.config, OpUpdateOne, withSignatureRequest(_m))
+	return &SignatureRequestUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *SignatureRequestClient) UpdateOneID(id uuid.UUID) *SignatureRequestUpdateOne {
+	mutation := newSignatureRequestMutation(c.config, OpUpdateOne, withSignatureRequestID(id))
+	return &SignatureRequestUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for SignatureRequest.
+func (c *SignatureRequestClient) Delete() *SignatureRequestDelete {
+	mutation := newSignatureRequestMutation(c.config, OpDelete)
+	return &SignatureRequestDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *SignatureRequestClient) DeleteOne(_m *SignatureRequest) *SignatureRequestDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *SignatureRequestClient) DeleteOneID(id uuid.UUID) *SignatureRequestDeleteOne {
+	builder := c.Delete().Where(signaturerequest.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &SignatureRequestDeleteOne{builder}
+}
+
+// Query returns a query builder for SignatureRequest.
+func (c *SignatureRequestClient) Query() *SignatureRequestQuery {
+	return &SignatureRequestQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeSignatureRequest},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a SignatureRequest entity by its id.
+func (c *SignatureRequestClient) Get(ctx context.Context, id uuid.UUID) (*SignatureRequest, error) {
+	return c.Query().Where(signaturerequest.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *SignatureRequestClient) GetX(ctx context.Context, id uuid.UUID) *SignatureRequest {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a SignatureRequest.
+func (c *SignatureRequestClient) QueryCompany(_m *SignatureRequest) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(signaturerequest.Table, signaturerequest.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, signaturerequest.CompanyTable, signaturerequest.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *SignatureRequestClient) Hooks() []Hook {
+	hooks := c.hooks.SignatureRequest
+	return append(hooks[:len(hooks):len(hooks)], signaturerequest.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *SignatureRequestClient) Interceptors() []Interceptor {
+	return c.inters.SignatureRequest
+}
+
+func (c *SignatureRequestClient) mutate(ctx context.Context, m *SignatureRequestMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&SignatureRequestCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&SignatureRequestUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&SignatureRequestUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&SignatureRequestDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown SignatureRequest mutation op: %q", m.Op())
+	}
+}
+
+// SignatureSignerClient is a client for the SignatureSigner schema.
+type SignatureSignerClient struct {
+	config
+}
+
+// NewSignatureSignerClient returns a client for the SignatureSigner from the given config.
+func NewSignatureSignerClient(c config) *SignatureSignerClient {
+	return &SignatureSignerClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `signaturesigner.Hooks(f(g(h())))`.
+func (c *SignatureSignerClient) Use(hooks ...Hook) {
+	c.hooks.SignatureSigner = append(c.hooks.SignatureSigner, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `signaturesigner.Intercept(f(g(h())))`.
+func (c *SignatureSignerClient) Intercept(interceptors ...Interceptor) {
+	c.inters.SignatureSigner = append(c.inters.SignatureSigner, interceptors...)
+}
+
+// Create returns a builder for creating a SignatureSigner entity.
+func (c *SignatureSignerClient) Create() *SignatureSignerCreate {
+	mutation := newSignatureSignerMutation(c.config, OpCreate)
+	return &SignatureSignerCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of SignatureSigner entities.
+func (c *SignatureSignerClient) CreateBulk(builders ...*SignatureSignerCreate) *SignatureSignerCreateBulk {
+	return &SignatureSignerCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *SignatureSignerClient) MapCreateBulk(slice any, setFunc func(*SignatureSignerCreate, int)) *SignatureSignerCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &SignatureSignerCreateBulk{err: fmt.Errorf("calling to SignatureSignerClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*SignatureSignerCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &SignatureSignerCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for SignatureSigner.
+func (c *SignatureSignerClient) Update() *SignatureSignerUpdate {
+	mutation := newSignatureSignerMutation(c.config, OpUpdate)
+	return &SignatureSignerUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *SignatureSignerClient) UpdateOne(_m *SignatureSigner) *SignatureSignerUpdateOne {
+	mutation := newSignatureSignerMutation(c.config, OpUpdateOne, withSignatureSigner(_m))
+	return &SignatureSignerUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *SignatureSignerClient) UpdateOneID(id uuid.UUID) *SignatureSignerUpdateOne {
+	mutation := newSignatureSignerMutation(c.config, OpUpdateOne, withSignatureSignerID(id))
+	return &SignatureSignerUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for SignatureSigner.
+func (c *SignatureSignerClient) Delete() *SignatureSignerDelete {
+	mutation := newSignatureSignerMutation(c.config, OpDelete)
+	return &SignatureSignerDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *SignatureSignerClient) DeleteOne(_m *SignatureSigner) *SignatureSignerDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *SignatureSignerClient) DeleteOneID(id uuid.UUID) *SignatureSignerDeleteOne {
+	builder := c.Delete().Where(signaturesigner.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &SignatureSignerDeleteOne{builder}
+}
+
+// Query returns a query builder for SignatureSigner.
+func (c *SignatureSignerClient) Query() *SignatureSignerQuery {
+	return &SignatureSignerQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeSignatureSigner},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a SignatureSigner entity by its id.
+func (c *SignatureSignerClient) Get(ctx context.Context, id uuid.UUID) (*SignatureSigner, error) {
+	return c.Query().Where(signaturesigner.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *SignatureSignerClient) GetX(ctx context.Context, id uuid.UUID) *SignatureSigner {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a SignatureSigner.
+func (c *SignatureSignerClient) QueryCompany(_m *SignatureSigner) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(signaturesigner.Table, signaturesigner.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, signaturesigner.CompanyTable, signaturesigner.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *SignatureSignerClient) Hooks() []Hook {
+	hooks := c.hooks.SignatureSigner
+	return append(hooks[:len(hooks):len(hooks)], signaturesigner.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *SignatureSignerClient) Interceptors() []Interceptor {
+	return c.inters.SignatureSigner
+}
+
+func (c *SignatureSignerClient) mutate(ctx context.Context, m *SignatureSignerMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&SignatureSignerCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&SignatureSignerUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&SignatureSignerUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&SignatureSignerDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown SignatureSigner mutation op: %q", m.Op())
+	}
+}
+
+// StandardDocumentClient is a client for the StandardDocument schema.
+type StandardDocumentClient struct {
+	config
+}
+
+// NewStandardDocumentClient returns a client for the StandardDocument from the given config.
+func NewStandardDocumentClient(c config) *StandardDocumentClient {
+	return &StandardDocumentClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `standarddocument.Hooks(f(g(h())))`.
+func (c *StandardDocumentClient) Use(hooks ...Hook) {
+	c.hooks.StandardDocument = append(c.hooks.StandardDocument, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `standarddocument.Intercept(f(g(h())))`.
+func (c *StandardDocumentClient) Intercept(interceptors ...Interceptor) {
+	c.inters.StandardDocument = append(c.inters.StandardDocument, interceptors...)
+}
+
+// Create returns a builder for creating a StandardDocument entity.
+func (c *StandardDocumentClient) Create() *StandardDocumentCreate {
+	mutation := newStandardDocumentMutation(c.config, OpCreate)
+	return &StandardDocumentCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of StandardDocument entities.
+func (c *StandardDocumentClient) CreateBulk(builders ...*StandardDocumentCreate) *StandardDocumentCreateBulk {
+	return &StandardDocumentCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *StandardDocumentClient) MapCreateBulk(slice any, setFunc func(*StandardDocumentCreate, int)) *StandardDocumentCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &StandardDocumentCreateBulk{err: fmt.Errorf("calling to StandardDocumentClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*StandardDocumentCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &StandardDocumentCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for StandardDocument.
+func (c *StandardDocumentClient) Update() *StandardDocumentUpdate {
+	mutation := newStandardDocumentMutation(c.config, OpUpdate)
+	return &StandardDocumentUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *StandardDocumentClient) UpdateOne(_m *StandardDocument) *StandardDocumentUpdateOne {
+	mutation := newStandardDocumentMutation(c.config, OpUpdateOne, withStandardDocument(_m))
+	return &StandardDocumentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *StandardDocumentClient) UpdateOneID(id uuid.UUID) *StandardDocumentUpdateOne {
+	mutation := newStandardDocumentMutation(c.config, OpUpdateOne, withStandardDocumentID(id))
+	return &StandardDocumentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for StandardDocument.
+func (c *StandardDocumentClient) Delete() *StandardDocumentDelete {
+	mutation := newStandardDocumentMutation(c.config, OpDelete)
+	return &StandardDocumentDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *StandardDocumentClient) DeleteOne(_m *StandardDocument) *StandardDocumentDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *StandardDocumentClient) DeleteOneID(id uuid.UUID) *StandardDocumentDeleteOne {
+	builder := c.Delete().Where(standarddocument.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &StandardDocumentDeleteOne{builder}
+}
+
+// Query returns a query builder for StandardDocument.
+func (c *StandardDocumentClient) Query() *StandardDocumentQuery {
+	return &StandardDocumentQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeStandardDocument},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a StandardDocument entity by its id.
+func (c *StandardDocumentClient) Get(ctx context.Context, id uuid.UUID) (*StandardDocument, error) {
+	return c.Query().Where(standarddocument.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *StandardDocumentClient) GetX(ctx context.Context, id uuid.UUID) *StandardDocument {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a StandardDocument.
+func (c *StandardDocumentClient) QueryCompany(_m *StandardDocument) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(standarddocument.Table, standarddocument.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, standarddocument.CompanyTable, standarddocument.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *StandardDocumentClient) Hooks() []Hook {
+	hooks := c.hooks.StandardDocument
+	return append(hooks[:len(hooks):len(hooks)], standarddocument.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *StandardDocumentClient) Interceptors() []Interceptor {
+	return c.inters.StandardDocument
+}
+
+func (c *StandardDocumentClient) mutate(ctx context.Context, m *StandardDocumentMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&StandardDocumentCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&StandardDocumentUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&StandardDocumentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&StandardDocumentDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown StandardDocument mutation op: %q", m.Op())
+	}
+}
+
 // TaskClient is a client for the Task schema.
 type TaskClient struct {
 	config
@@ -7567,25 +8359,27 @@ func (c *WebhookEndpointClient) mutate(ctx context.Context, m *WebhookEndpointMu
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIKey, Appointment, AppointmentException, CalendarToken, Company,
+		APIKey, AdviceRecord, Appointment, AppointmentException, CalendarToken, Company,
 		CompanyPoints, Contact, ContactActivity, ContactFinance, ContactPhone,
 		ContactRelationship, Contract, CorrespondenceCase, CustomFieldDefinition,
-		Delegation, Document, Email, EmailAttachment, EmailLink, EmailOptOut,
-		EmailTemplate, EmailThread, Event, EventCounter, ExternalRef, IdempotencyKey,
-		Insurer, JobRun, Lead, LeadAttachment, LeadStage, LeadSubmission, Mailbox,
-		MailboxFolder, OAuthClient, OAuthConsent, OAuthToken, PointEntry,
-		PortfolioMapping, PortfolioTransfer, Task, TaskComment, User, WebhookCursor,
+		Delegation, Document, DocumentTemplate, Email, EmailAttachment, EmailLink,
+		EmailOptOut, EmailTemplate, EmailThread, Event, EventCounter, ExternalRef,
+		IdempotencyKey, Insurer, JobRun, Lead, LeadAttachment, LeadStage,
+		LeadSubmission, Mailbox, MailboxFolder, OAuthClient, OAuthConsent, OAuthToken,
+		PointEntry, PortfolioMapping, PortfolioTransfer, SignatureRequest,
+		SignatureSigner, StandardDocument, Task, TaskComment, User, WebhookCursor,
 		WebhookDelivery, WebhookEndpoint []ent.Hook
 	}
 	inters struct {
-		APIKey, Appointment, AppointmentException, CalendarToken, Company,
+		APIKey, AdviceRecord, Appointment, AppointmentException, CalendarToken, Company,
 		CompanyPoints, Contact, ContactActivity, ContactFinance, ContactPhone,
 		ContactRelationship, Contract, CorrespondenceCase, CustomFieldDefinition,
-		Delegation, Document, Email, EmailAttachment, EmailLink, EmailOptOut,
-		EmailTemplate, EmailThread, Event, EventCounter, ExternalRef, IdempotencyKey,
-		Insurer, JobRun, Lead, LeadAttachment, LeadStage, LeadSubmission, Mailbox,
-		MailboxFolder, OAuthClient, OAuthConsent, OAuthToken, PointEntry,
-		PortfolioMapping, PortfolioTransfer, Task, TaskComment, User, WebhookCursor,
+		Delegation, Document, DocumentTemplate, Email, EmailAttachment, EmailLink,
+		EmailOptOut, EmailTemplate, EmailThread, Event, EventCounter, ExternalRef,
+		IdempotencyKey, Insurer, JobRun, Lead, LeadAttachment, LeadStage,
+		LeadSubmission, Mailbox, MailboxFolder, OAuthClient, OAuthConsent, OAuthToken,
+		PointEntry, PortfolioMapping, PortfolioTransfer, SignatureRequest,
+		SignatureSigner, StandardDocument, Task, TaskComment, User, WebhookCursor,
 		WebhookDelivery, WebhookEndpoint []ent.Interceptor
 	}
 )

@@ -3,6 +3,7 @@
 package ent
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/document"
+	"github.com/brokerdesk/brokerdesk/ent/schematype"
 	"github.com/google/uuid"
 )
 
@@ -43,6 +45,8 @@ type Document struct {
 	Sha256 string `json:"sha256,omitempty"`
 	// BlobKey holds the value of the "blob_key" field.
 	BlobKey string `json:"blob_key,omitempty"`
+	// SignatureFields holds the value of the "signature_fields" field.
+	SignatureFields []schematype.SignatureField `json:"signature_fields,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the DocumentQuery when eager-loading is set.
 	Edges        DocumentEdges `json:"edges"`
@@ -76,6 +80,8 @@ func (*Document) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case document.FieldContractID:
 			values[i] = &sql.NullScanner{S: new(uuid.UUID)}
+		case document.FieldSignatureFields:
+			values[i] = new([]byte)
 		case document.FieldVersion, document.FieldSize:
 			values[i] = new(sql.NullInt64)
 		case document.FieldType, document.FieldFilename, document.FieldContentType, document.FieldSha256, document.FieldBlobKey:
@@ -178,6 +184,14 @@ func (_m *Document) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.BlobKey = value.String
 			}
+		case document.FieldSignatureFields:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field signature_fields", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.SignatureFields); err != nil {
+					return fmt.Errorf("unmarshal field signature_fields: %w", err)
+				}
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -256,6 +270,9 @@ func (_m *Document) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("blob_key=")
 	builder.WriteString(_m.BlobKey)
+	builder.WriteString(", ")
+	builder.WriteString("signature_fields=")
+	builder.WriteString(fmt.Sprintf("%v", _m.SignatureFields))
 	builder.WriteByte(')')
 	return builder.String()
 }

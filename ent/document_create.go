@@ -14,6 +14,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/document"
+	"github.com/brokerdesk/brokerdesk/ent/schematype"
 	"github.com/google/uuid"
 )
 
@@ -134,6 +135,12 @@ func (_c *DocumentCreate) SetSha256(v string) *DocumentCreate {
 // SetBlobKey sets the "blob_key" field.
 func (_c *DocumentCreate) SetBlobKey(v string) *DocumentCreate {
 	_c.mutation.SetBlobKey(v)
+	return _c
+}
+
+// SetSignatureFields sets the "signature_fields" field.
+func (_c *DocumentCreate) SetSignatureFields(v []schematype.SignatureField) *DocumentCreate {
+	_c.mutation.SetSignatureFields(v)
 	return _c
 }
 
@@ -373,6 +380,10 @@ func (_c *DocumentCreate) createSpec() (*Document, *sqlgraph.CreateSpec) {
 		_spec.SetField(document.FieldBlobKey, field.TypeString, value)
 		_node.BlobKey = value
 	}
+	if value, ok := _c.mutation.SignatureFields(); ok {
+		_spec.SetField(document.FieldSignatureFields, field.TypeJSON, value)
+		_node.SignatureFields = value
+	}
 	if nodes := _c.mutation.CompanyIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -533,6 +544,9 @@ func (u *DocumentUpsertOne) UpdateNewValues() *DocumentUpsertOne {
 		}
 		if _, exists := u.create.mutation.BlobKey(); exists {
 			s.SetIgnore(document.FieldBlobKey)
+		}
+		if _, exists := u.create.mutation.SignatureFields(); exists {
+			s.SetIgnore(document.FieldSignatureFields)
 		}
 	}))
 	return u
@@ -830,6 +844,9 @@ func (u *DocumentUpsertBulk) UpdateNewValues() *DocumentUpsertBulk {
 			}
 			if _, exists := b.mutation.BlobKey(); exists {
 				s.SetIgnore(document.FieldBlobKey)
+			}
+			if _, exists := b.mutation.SignatureFields(); exists {
+				s.SetIgnore(document.FieldSignatureFields)
 			}
 		}
 	}))

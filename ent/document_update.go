@@ -158,6 +158,9 @@ func (_u *DocumentUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if _u.mutation.ContractIDCleared() {
 		_spec.ClearField(document.FieldContractID, field.TypeUUID)
 	}
+	if _u.mutation.SignatureFieldsCleared() {
+		_spec.ClearField(document.FieldSignatureFields, field.TypeJSON)
+	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{document.Label}
@@ -336,6 +339,9 @@ func (_u *DocumentUpdateOne) sqlSave(ctx context.Context) (_node *Document, err 
 	}
 	if _u.mutation.ContractIDCleared() {
 		_spec.ClearField(document.FieldContractID, field.TypeUUID)
+	}
+	if _u.mutation.SignatureFieldsCleared() {
+		_spec.ClearField(document.FieldSignatureFields, field.TypeJSON)
 	}
 	_node = &Document{config: _u.config}
 	_spec.Assign = _node.assignValues

@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
+	"github.com/brokerdesk/brokerdesk/ent/advicerecord"
 	"github.com/brokerdesk/brokerdesk/ent/apikey"
 	"github.com/brokerdesk/brokerdesk/ent/appointment"
 	"github.com/brokerdesk/brokerdesk/ent/appointmentexception"
@@ -28,6 +29,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/customfielddefinition"
 	"github.com/brokerdesk/brokerdesk/ent/delegation"
 	"github.com/brokerdesk/brokerdesk/ent/document"
+	"github.com/brokerdesk/brokerdesk/ent/documenttemplate"
 	"github.com/brokerdesk/brokerdesk/ent/email"
 	"github.com/brokerdesk/brokerdesk/ent/emailattachment"
 	"github.com/brokerdesk/brokerdesk/ent/emaillink"
@@ -52,6 +54,9 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/pointentry"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliomapping"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
+	"github.com/brokerdesk/brokerdesk/ent/signaturerequest"
+	"github.com/brokerdesk/brokerdesk/ent/signaturesigner"
+	"github.com/brokerdesk/brokerdesk/ent/standarddocument"
 	"github.com/brokerdesk/brokerdesk/ent/task"
 	"github.com/brokerdesk/brokerdesk/ent/taskcomment"
 	"github.com/brokerdesk/brokerdesk/ent/user"
@@ -119,6 +124,7 @@ func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
 			apikey.Table:                apikey.ValidColumn,
+			advicerecord.Table:          advicerecord.ValidColumn,
 			appointment.Table:           appointment.ValidColumn,
 			appointmentexception.Table:  appointmentexception.ValidColumn,
 			calendartoken.Table:         calendartoken.ValidColumn,
@@ -134,6 +140,7 @@ func checkColumn(t, c string) error {
 			customfielddefinition.Table: customfielddefinition.ValidColumn,
 			delegation.Table:            delegation.ValidColumn,
 			document.Table:              document.ValidColumn,
+			documenttemplate.Table:      documenttemplate.ValidColumn,
 			email.Table:                 email.ValidColumn,
 			emailattachment.Table:       emailattachment.ValidColumn,
 			emaillink.Table:             emaillink.ValidColumn,
@@ -158,6 +165,9 @@ func checkColumn(t, c string) error {
 			pointentry.Table:            pointentry.ValidColumn,
 			portfoliomapping.Table:      portfoliomapping.ValidColumn,
 			portfoliotransfer.Table:     portfoliotransfer.ValidColumn,
+			signaturerequest.Table:      signaturerequest.ValidColumn,
+			signaturesigner.Table:       signaturesigner.ValidColumn,
+			standarddocument.Table:      standarddocument.ValidColumn,
 			task.Table:                  task.ValidColumn,
 			taskcomment.Table:           taskcomment.ValidColumn,
 			user.Table:                  user.ValidColumn,

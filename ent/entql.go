@@ -3,6 +3,7 @@
 package ent
 
 import (
+	"github.com/brokerdesk/brokerdesk/ent/advicerecord"
 	"github.com/brokerdesk/brokerdesk/ent/apikey"
 	"github.com/brokerdesk/brokerdesk/ent/appointment"
 	"github.com/brokerdesk/brokerdesk/ent/appointmentexception"
@@ -19,6 +20,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/customfielddefinition"
 	"github.com/brokerdesk/brokerdesk/ent/delegation"
 	"github.com/brokerdesk/brokerdesk/ent/document"
+	"github.com/brokerdesk/brokerdesk/ent/documenttemplate"
 	"github.com/brokerdesk/brokerdesk/ent/email"
 	"github.com/brokerdesk/brokerdesk/ent/emailattachment"
 	"github.com/brokerdesk/brokerdesk/ent/emaillink"
@@ -44,6 +46,9 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/portfoliomapping"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
 	"github.com/brokerdesk/brokerdesk/ent/predicate"
+	"github.com/brokerdesk/brokerdesk/ent/signaturerequest"
+	"github.com/brokerdesk/brokerdesk/ent/signaturesigner"
+	"github.com/brokerdesk/brokerdesk/ent/standarddocument"
 	"github.com/brokerdesk/brokerdesk/ent/task"
 	"github.com/brokerdesk/brokerdesk/ent/taskcomment"
 	"github.com/brokerdesk/brokerdesk/ent/user"
@@ -59,7 +64,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 46)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 51)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -86,6 +91,40 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 	}
 	graph.Nodes[1] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   advicerecord.Table,
+			Columns: advicerecord.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: advicerecord.FieldID,
+			},
+		},
+		Type: "AdviceRecord",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			advicerecord.FieldCompanyID:      {Type: field.TypeUUID, Column: advicerecord.FieldCompanyID},
+			advicerecord.FieldCreatedAt:      {Type: field.TypeTime, Column: advicerecord.FieldCreatedAt},
+			advicerecord.FieldUpdatedAt:      {Type: field.TypeTime, Column: advicerecord.FieldUpdatedAt},
+			advicerecord.FieldVersion:        {Type: field.TypeInt64, Column: advicerecord.FieldVersion},
+			advicerecord.FieldContactID:      {Type: field.TypeUUID, Column: advicerecord.FieldContactID},
+			advicerecord.FieldContractID:     {Type: field.TypeUUID, Column: advicerecord.FieldContractID},
+			advicerecord.FieldAdvisorID:      {Type: field.TypeUUID, Column: advicerecord.FieldAdvisorID},
+			advicerecord.FieldConsultedAt:    {Type: field.TypeTime, Column: advicerecord.FieldConsultedAt},
+			advicerecord.FieldChannel:        {Type: field.TypeEnum, Column: advicerecord.FieldChannel},
+			advicerecord.FieldSubject:        {Type: field.TypeString, Column: advicerecord.FieldSubject},
+			advicerecord.FieldCustomerWishes: {Type: field.TypeString, Column: advicerecord.FieldCustomerWishes},
+			advicerecord.FieldCustomerNeeds:  {Type: field.TypeString, Column: advicerecord.FieldCustomerNeeds},
+			advicerecord.FieldAdvice:         {Type: field.TypeString, Column: advicerecord.FieldAdvice},
+			advicerecord.FieldReasons:        {Type: field.TypeString, Column: advicerecord.FieldReasons},
+			advicerecord.FieldProducts:       {Type: field.TypeJSON, Column: advicerecord.FieldProducts},
+			advicerecord.FieldAdviceWaived:   {Type: field.TypeBool, Column: advicerecord.FieldAdviceWaived},
+			advicerecord.FieldNotes:          {Type: field.TypeString, Column: advicerecord.FieldNotes},
+			advicerecord.FieldStatus:         {Type: field.TypeEnum, Column: advicerecord.FieldStatus},
+			advicerecord.FieldLockedAt:       {Type: field.TypeTime, Column: advicerecord.FieldLockedAt},
+			advicerecord.FieldDocumentID:     {Type: field.TypeUUID, Column: advicerecord.FieldDocumentID},
+			advicerecord.FieldCreatorID:      {Type: field.TypeUUID, Column: advicerecord.FieldCreatorID},
+		},
+	}
+	graph.Nodes[2] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   appointment.Table,
 			Columns: appointment.Columns,
@@ -116,7 +155,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			appointment.FieldSplitFrom:   {Type: field.TypeUUID, Column: appointment.FieldSplitFrom},
 		},
 	}
-	graph.Nodes[2] = &sqlgraph.Node{
+	graph.Nodes[3] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   appointmentexception.Table,
 			Columns: appointmentexception.Columns,
@@ -141,7 +180,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			appointmentexception.FieldEndAt:           {Type: field.TypeTime, Column: appointmentexception.FieldEndAt},
 		},
 	}
-	graph.Nodes[3] = &sqlgraph.Node{
+	graph.Nodes[4] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   calendartoken.Table,
 			Columns: calendartoken.Columns,
@@ -164,7 +203,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			calendartoken.FieldIssuerClientID: {Type: field.TypeUUID, Column: calendartoken.FieldIssuerClientID},
 		},
 	}
-	graph.Nodes[4] = &sqlgraph.Node{
+	graph.Nodes[5] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   company.Table,
 			Columns: company.Columns,
@@ -189,7 +228,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			company.FieldEmailTracking: {Type: field.TypeBool, Column: company.FieldEmailTracking},
 		},
 	}
-	graph.Nodes[5] = &sqlgraph.Node{
+	graph.Nodes[6] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   companypoints.Table,
 			Columns: companypoints.Columns,
@@ -206,7 +245,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			companypoints.FieldBalance:   {Type: field.TypeInt64, Column: companypoints.FieldBalance},
 		},
 	}
-	graph.Nodes[6] = &sqlgraph.Node{
+	graph.Nodes[7] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   contact.Table,
 			Columns: contact.Columns,
@@ -238,7 +277,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contact.FieldSortName:           {Type: field.TypeString, Column: contact.FieldSortName},
 		},
 	}
-	graph.Nodes[7] = &sqlgraph.Node{
+	graph.Nodes[8] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   contactactivity.Table,
 			Columns: contactactivity.Columns,
@@ -263,7 +302,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contactactivity.FieldRelatedContactID:   {Type: field.TypeUUID, Column: contactactivity.FieldRelatedContactID},
 		},
 	}
-	graph.Nodes[8] = &sqlgraph.Node{
+	graph.Nodes[9] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   contactfinance.Table,
 			Columns: contactfinance.Columns,
@@ -286,7 +325,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contactfinance.FieldRealEstate:  {Type: field.TypeJSON, Column: contactfinance.FieldRealEstate},
 		},
 	}
-	graph.Nodes[9] = &sqlgraph.Node{
+	graph.Nodes[10] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   contactphone.Table,
 			Columns: contactphone.Columns,
@@ -307,7 +346,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contactphone.FieldIsPrimary: {Type: field.TypeBool, Column: contactphone.FieldIsPrimary},
 		},
 	}
-	graph.Nodes[10] = &sqlgraph.Node{
+	graph.Nodes[11] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   contactrelationship.Table,
 			Columns: contactrelationship.Columns,
@@ -328,7 +367,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contactrelationship.FieldPairID:           {Type: field.TypeUUID, Column: contactrelationship.FieldPairID},
 		},
 	}
-	graph.Nodes[11] = &sqlgraph.Node{
+	graph.Nodes[12] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   contract.Table,
 			Columns: contract.Columns,
@@ -361,7 +400,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contract.FieldDetails:            {Type: field.TypeJSON, Column: contract.FieldDetails},
 		},
 	}
-	graph.Nodes[12] = &sqlgraph.Node{
+	graph.Nodes[13] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   correspondencecase.Table,
 			Columns: correspondencecase.Columns,
@@ -393,7 +432,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			correspondencecase.FieldCreatorID:             {Type: field.TypeUUID, Column: correspondencecase.FieldCreatorID},
 		},
 	}
-	graph.Nodes[13] = &sqlgraph.Node{
+	graph.Nodes[14] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   customfielddefinition.Table,
 			Columns: customfielddefinition.Columns,
@@ -414,7 +453,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			customfielddefinition.FieldPosition:  {Type: field.TypeInt, Column: customfielddefinition.FieldPosition},
 		},
 	}
-	graph.Nodes[14] = &sqlgraph.Node{
+	graph.Nodes[15] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   delegation.Table,
 			Columns: delegation.Columns,
@@ -432,7 +471,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			delegation.FieldCreatedAt:   {Type: field.TypeTime, Column: delegation.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[15] = &sqlgraph.Node{
+	graph.Nodes[16] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   document.Table,
 			Columns: document.Columns,
@@ -443,21 +482,43 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		Type: "Document",
 		Fields: map[string]*sqlgraph.FieldSpec{
-			document.FieldCompanyID:   {Type: field.TypeUUID, Column: document.FieldCompanyID},
-			document.FieldCreatedAt:   {Type: field.TypeTime, Column: document.FieldCreatedAt},
-			document.FieldUpdatedAt:   {Type: field.TypeTime, Column: document.FieldUpdatedAt},
-			document.FieldVersion:     {Type: field.TypeInt64, Column: document.FieldVersion},
-			document.FieldContactID:   {Type: field.TypeUUID, Column: document.FieldContactID},
-			document.FieldContractID:  {Type: field.TypeUUID, Column: document.FieldContractID},
-			document.FieldType:        {Type: field.TypeEnum, Column: document.FieldType},
-			document.FieldFilename:    {Type: field.TypeString, Column: document.FieldFilename},
-			document.FieldContentType: {Type: field.TypeString, Column: document.FieldContentType},
-			document.FieldSize:        {Type: field.TypeInt64, Column: document.FieldSize},
-			document.FieldSha256:      {Type: field.TypeString, Column: document.FieldSha256},
-			document.FieldBlobKey:     {Type: field.TypeString, Column: document.FieldBlobKey},
+			document.FieldCompanyID:       {Type: field.TypeUUID, Column: document.FieldCompanyID},
+			document.FieldCreatedAt:       {Type: field.TypeTime, Column: document.FieldCreatedAt},
+			document.FieldUpdatedAt:       {Type: field.TypeTime, Column: document.FieldUpdatedAt},
+			document.FieldVersion:         {Type: field.TypeInt64, Column: document.FieldVersion},
+			document.FieldContactID:       {Type: field.TypeUUID, Column: document.FieldContactID},
+			document.FieldContractID:      {Type: field.TypeUUID, Column: document.FieldContractID},
+			document.FieldType:            {Type: field.TypeEnum, Column: document.FieldType},
+			document.FieldFilename:        {Type: field.TypeString, Column: document.FieldFilename},
+			document.FieldContentType:     {Type: field.TypeString, Column: document.FieldContentType},
+			document.FieldSize:            {Type: field.TypeInt64, Column: document.FieldSize},
+			document.FieldSha256:          {Type: field.TypeString, Column: document.FieldSha256},
+			document.FieldBlobKey:         {Type: field.TypeString, Column: document.FieldBlobKey},
+			document.FieldSignatureFields: {Type: field.TypeJSON, Column: document.FieldSignatureFields},
 		},
 	}
-	graph.Nodes[16] = &sqlgraph.Node{
+	graph.Nodes[17] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   documenttemplate.Table,
+			Columns: documenttemplate.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: documenttemplate.FieldID,
+			},
+		},
+		Type: "DocumentTemplate",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			documenttemplate.FieldCompanyID:      {Type: field.TypeUUID, Column: documenttemplate.FieldCompanyID},
+			documenttemplate.FieldCreatedAt:      {Type: field.TypeTime, Column: documenttemplate.FieldCreatedAt},
+			documenttemplate.FieldUpdatedAt:      {Type: field.TypeTime, Column: documenttemplate.FieldUpdatedAt},
+			documenttemplate.FieldName:           {Type: field.TypeString, Column: documenttemplate.FieldName},
+			documenttemplate.FieldCategory:       {Type: field.TypeEnum, Column: documenttemplate.FieldCategory},
+			documenttemplate.FieldBody:           {Type: field.TypeString, Column: documenttemplate.FieldBody},
+			documenttemplate.FieldPlaceholders:   {Type: field.TypeJSON, Column: documenttemplate.FieldPlaceholders},
+			documenttemplate.FieldSignatureRoles: {Type: field.TypeJSON, Column: documenttemplate.FieldSignatureRoles},
+		},
+	}
+	graph.Nodes[18] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   email.Table,
 			Columns: email.Columns,
@@ -505,7 +566,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			email.FieldImapUID:     {Type: field.TypeInt64, Column: email.FieldImapUID},
 		},
 	}
-	graph.Nodes[17] = &sqlgraph.Node{
+	graph.Nodes[19] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   emailattachment.Table,
 			Columns: emailattachment.Columns,
@@ -529,7 +590,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			emailattachment.FieldCreatedAt:   {Type: field.TypeTime, Column: emailattachment.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[18] = &sqlgraph.Node{
+	graph.Nodes[20] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   emaillink.Table,
 			Columns: emaillink.Columns,
@@ -548,7 +609,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			emaillink.FieldCreatedAt: {Type: field.TypeTime, Column: emaillink.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[19] = &sqlgraph.Node{
+	graph.Nodes[21] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   emailoptout.Table,
 			Columns: emailoptout.Columns,
@@ -567,7 +628,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			emailoptout.FieldCreatedAt: {Type: field.TypeTime, Column: emailoptout.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[20] = &sqlgraph.Node{
+	graph.Nodes[22] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   emailtemplate.Table,
 			Columns: emailtemplate.Columns,
@@ -590,7 +651,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			emailtemplate.FieldPlaceholders: {Type: field.TypeJSON, Column: emailtemplate.FieldPlaceholders},
 		},
 	}
-	graph.Nodes[21] = &sqlgraph.Node{
+	graph.Nodes[23] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   emailthread.Table,
 			Columns: emailthread.Columns,
@@ -611,7 +672,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			emailthread.FieldMessageCount:  {Type: field.TypeInt, Column: emailthread.FieldMessageCount},
 		},
 	}
-	graph.Nodes[22] = &sqlgraph.Node{
+	graph.Nodes[24] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   event.Table,
 			Columns: event.Columns,
@@ -636,7 +697,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			event.FieldUserScoped:       {Type: field.TypeBool, Column: event.FieldUserScoped},
 		},
 	}
-	graph.Nodes[23] = &sqlgraph.Node{
+	graph.Nodes[25] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   eventcounter.Table,
 			Columns: eventcounter.Columns,
@@ -651,7 +712,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			eventcounter.FieldLastSeq:   {Type: field.TypeInt64, Column: eventcounter.FieldLastSeq},
 		},
 	}
-	graph.Nodes[24] = &sqlgraph.Node{
+	graph.Nodes[26] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   externalref.Table,
 			Columns: externalref.Columns,
@@ -669,7 +730,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			externalref.FieldExternalID: {Type: field.TypeString, Column: externalref.FieldExternalID},
 		},
 	}
-	graph.Nodes[25] = &sqlgraph.Node{
+	graph.Nodes[27] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   idempotencykey.Table,
 			Columns: idempotencykey.Columns,
@@ -695,7 +756,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			idempotencykey.FieldExpiresAt:       {Type: field.TypeTime, Column: idempotencykey.FieldExpiresAt},
 		},
 	}
-	graph.Nodes[26] = &sqlgraph.Node{
+	graph.Nodes[28] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   insurer.Table,
 			Columns: insurer.Columns,
@@ -712,7 +773,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			insurer.FieldCreatedAt:           {Type: field.TypeTime, Column: insurer.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[27] = &sqlgraph.Node{
+	graph.Nodes[29] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   jobrun.Table,
 			Columns: jobrun.Columns,
@@ -726,7 +787,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			jobrun.FieldLastRunAt: {Type: field.TypeTime, Column: jobrun.FieldLastRunAt},
 		},
 	}
-	graph.Nodes[28] = &sqlgraph.Node{
+	graph.Nodes[30] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   lead.Table,
 			Columns: lead.Columns,
@@ -762,7 +823,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			lead.FieldOrigin:             {Type: field.TypeEnum, Column: lead.FieldOrigin},
 		},
 	}
-	graph.Nodes[29] = &sqlgraph.Node{
+	graph.Nodes[31] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadattachment.Table,
 			Columns: leadattachment.Columns,
@@ -783,7 +844,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadattachment.FieldCreatedAt:   {Type: field.TypeTime, Column: leadattachment.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[30] = &sqlgraph.Node{
+	graph.Nodes[32] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadstage.Table,
 			Columns: leadstage.Columns,
@@ -804,7 +865,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadstage.FieldIsFinal:   {Type: field.TypeBool, Column: leadstage.FieldIsFinal},
 		},
 	}
-	graph.Nodes[31] = &sqlgraph.Node{
+	graph.Nodes[33] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadsubmission.Table,
 			Columns: leadsubmission.Columns,
@@ -824,7 +885,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadsubmission.FieldPayload:      {Type: field.TypeJSON, Column: leadsubmission.FieldPayload},
 		},
 	}
-	graph.Nodes[32] = &sqlgraph.Node{
+	graph.Nodes[34] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   mailbox.Table,
 			Columns: mailbox.Columns,
@@ -852,7 +913,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			mailbox.FieldSyncedAt:       {Type: field.TypeTime, Column: mailbox.FieldSyncedAt},
 		},
 	}
-	graph.Nodes[33] = &sqlgraph.Node{
+	graph.Nodes[35] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   mailboxfolder.Table,
 			Columns: mailboxfolder.Columns,
@@ -873,7 +934,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			mailboxfolder.FieldHighestModseq: {Type: field.TypeInt64, Column: mailboxfolder.FieldHighestModseq},
 		},
 	}
-	graph.Nodes[34] = &sqlgraph.Node{
+	graph.Nodes[36] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   oauthclient.Table,
 			Columns: oauthclient.Columns,
@@ -896,7 +957,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			oauthclient.FieldStatus:       {Type: field.TypeEnum, Column: oauthclient.FieldStatus},
 		},
 	}
-	graph.Nodes[35] = &sqlgraph.Node{
+	graph.Nodes[37] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   oauthconsent.Table,
 			Columns: oauthconsent.Columns,
@@ -915,7 +976,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			oauthconsent.FieldScopes:    {Type: field.TypeJSON, Column: oauthconsent.FieldScopes},
 		},
 	}
-	graph.Nodes[36] = &sqlgraph.Node{
+	graph.Nodes[38] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   oauthtoken.Table,
 			Columns: oauthtoken.Columns,
@@ -942,7 +1003,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			oauthtoken.FieldCreatedAt:       {Type: field.TypeTime, Column: oauthtoken.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[37] = &sqlgraph.Node{
+	graph.Nodes[39] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   pointentry.Table,
 			Columns: pointentry.Columns,
@@ -960,7 +1021,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			pointentry.FieldCreatedAt: {Type: field.TypeTime, Column: pointentry.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[38] = &sqlgraph.Node{
+	graph.Nodes[40] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   portfoliomapping.Table,
 			Columns: portfoliomapping.Columns,
@@ -981,7 +1042,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			portfoliomapping.FieldDecimalPoint: {Type: field.TypeBool, Column: portfoliomapping.FieldDecimalPoint},
 		},
 	}
-	graph.Nodes[39] = &sqlgraph.Node{
+	graph.Nodes[41] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   portfoliotransfer.Table,
 			Columns: portfoliotransfer.Columns,
@@ -1018,7 +1079,100 @@ var schemaGraph = func() *sqlgraph.Schema {
 			portfoliotransfer.FieldCommittedAt: {Type: field.TypeTime, Column: portfoliotransfer.FieldCommittedAt},
 		},
 	}
-	graph.Nodes[40] = &sqlgraph.Node{
+	graph.Nodes[42] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   signaturerequest.Table,
+			Columns: signaturerequest.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: signaturerequest.FieldID,
+			},
+		},
+		Type: "SignatureRequest",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			signaturerequest.FieldCompanyID:        {Type: field.TypeUUID, Column: signaturerequest.FieldCompanyID},
+			signaturerequest.FieldCreatedAt:        {Type: field.TypeTime, Column: signaturerequest.FieldCreatedAt},
+			signaturerequest.FieldUpdatedAt:        {Type: field.TypeTime, Column: signaturerequest.FieldUpdatedAt},
+			signaturerequest.FieldVersion:          {Type: field.TypeInt64, Column: signaturerequest.FieldVersion},
+			signaturerequest.FieldContactID:        {Type: field.TypeUUID, Column: signaturerequest.FieldContactID},
+			signaturerequest.FieldProvider:         {Type: field.TypeString, Column: signaturerequest.FieldProvider},
+			signaturerequest.FieldStatus:           {Type: field.TypeEnum, Column: signaturerequest.FieldStatus},
+			signaturerequest.FieldTitle:            {Type: field.TypeString, Column: signaturerequest.FieldTitle},
+			signaturerequest.FieldMessage:          {Type: field.TypeString, Column: signaturerequest.FieldMessage},
+			signaturerequest.FieldDocuments:        {Type: field.TypeJSON, Column: signaturerequest.FieldDocuments},
+			signaturerequest.FieldFields:           {Type: field.TypeJSON, Column: signaturerequest.FieldFields},
+			signaturerequest.FieldSourceBlobKey:    {Type: field.TypeString, Column: signaturerequest.FieldSourceBlobKey},
+			signaturerequest.FieldSourceSha256:     {Type: field.TypeString, Column: signaturerequest.FieldSourceSha256},
+			signaturerequest.FieldPageCount:        {Type: field.TypeInt, Column: signaturerequest.FieldPageCount},
+			signaturerequest.FieldMailboxID:        {Type: field.TypeUUID, Column: signaturerequest.FieldMailboxID},
+			signaturerequest.FieldExpiresAt:        {Type: field.TypeTime, Column: signaturerequest.FieldExpiresAt},
+			signaturerequest.FieldCompletedAt:      {Type: field.TypeTime, Column: signaturerequest.FieldCompletedAt},
+			signaturerequest.FieldCancelledAt:      {Type: field.TypeTime, Column: signaturerequest.FieldCancelledAt},
+			signaturerequest.FieldSignedDocumentID: {Type: field.TypeUUID, Column: signaturerequest.FieldSignedDocumentID},
+			signaturerequest.FieldCreatorID:        {Type: field.TypeUUID, Column: signaturerequest.FieldCreatorID},
+		},
+	}
+	graph.Nodes[43] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   signaturesigner.Table,
+			Columns: signaturesigner.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: signaturesigner.FieldID,
+			},
+		},
+		Type: "SignatureSigner",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			signaturesigner.FieldCompanyID:       {Type: field.TypeUUID, Column: signaturesigner.FieldCompanyID},
+			signaturesigner.FieldCreatedAt:       {Type: field.TypeTime, Column: signaturesigner.FieldCreatedAt},
+			signaturesigner.FieldUpdatedAt:       {Type: field.TypeTime, Column: signaturesigner.FieldUpdatedAt},
+			signaturesigner.FieldRequestID:       {Type: field.TypeUUID, Column: signaturesigner.FieldRequestID},
+			signaturesigner.FieldContactID:       {Type: field.TypeUUID, Column: signaturesigner.FieldContactID},
+			signaturesigner.FieldPosition:        {Type: field.TypeInt, Column: signaturesigner.FieldPosition},
+			signaturesigner.FieldRole:            {Type: field.TypeEnum, Column: signaturesigner.FieldRole},
+			signaturesigner.FieldUserID:          {Type: field.TypeUUID, Column: signaturesigner.FieldUserID},
+			signaturesigner.FieldName:            {Type: field.TypeString, Column: signaturesigner.FieldName},
+			signaturesigner.FieldEmail:           {Type: field.TypeString, Column: signaturesigner.FieldEmail},
+			signaturesigner.FieldStatus:          {Type: field.TypeEnum, Column: signaturesigner.FieldStatus},
+			signaturesigner.FieldTokenHash:       {Type: field.TypeBytes, Column: signaturesigner.FieldTokenHash},
+			signaturesigner.FieldCodeHash:        {Type: field.TypeBytes, Column: signaturesigner.FieldCodeHash},
+			signaturesigner.FieldCodeExpiresAt:   {Type: field.TypeTime, Column: signaturesigner.FieldCodeExpiresAt},
+			signaturesigner.FieldCodeAttempts:    {Type: field.TypeInt, Column: signaturesigner.FieldCodeAttempts},
+			signaturesigner.FieldCodeSentAt:      {Type: field.TypeTime, Column: signaturesigner.FieldCodeSentAt},
+			signaturesigner.FieldNotifiedAt:      {Type: field.TypeTime, Column: signaturesigner.FieldNotifiedAt},
+			signaturesigner.FieldRemindedAt:      {Type: field.TypeTime, Column: signaturesigner.FieldRemindedAt},
+			signaturesigner.FieldViewedAt:        {Type: field.TypeTime, Column: signaturesigner.FieldViewedAt},
+			signaturesigner.FieldVerifiedAt:      {Type: field.TypeTime, Column: signaturesigner.FieldVerifiedAt},
+			signaturesigner.FieldSignedAt:        {Type: field.TypeTime, Column: signaturesigner.FieldSignedAt},
+			signaturesigner.FieldSignedIP:        {Type: field.TypeString, Column: signaturesigner.FieldSignedIP},
+			signaturesigner.FieldSignedUserAgent: {Type: field.TypeString, Column: signaturesigner.FieldSignedUserAgent},
+			signaturesigner.FieldSignature:       {Type: field.TypeBytes, Column: signaturesigner.FieldSignature},
+			signaturesigner.FieldTypedName:       {Type: field.TypeString, Column: signaturesigner.FieldTypedName},
+		},
+	}
+	graph.Nodes[44] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   standarddocument.Table,
+			Columns: standarddocument.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: standarddocument.FieldID,
+			},
+		},
+		Type: "StandardDocument",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			standarddocument.FieldCompanyID:       {Type: field.TypeUUID, Column: standarddocument.FieldCompanyID},
+			standarddocument.FieldCreatedAt:       {Type: field.TypeTime, Column: standarddocument.FieldCreatedAt},
+			standarddocument.FieldUpdatedAt:       {Type: field.TypeTime, Column: standarddocument.FieldUpdatedAt},
+			standarddocument.FieldName:            {Type: field.TypeString, Column: standarddocument.FieldName},
+			standarddocument.FieldFilename:        {Type: field.TypeString, Column: standarddocument.FieldFilename},
+			standarddocument.FieldContent:         {Type: field.TypeBytes, Column: standarddocument.FieldContent},
+			standarddocument.FieldSize:            {Type: field.TypeInt64, Column: standarddocument.FieldSize},
+			standarddocument.FieldSha256:          {Type: field.TypeString, Column: standarddocument.FieldSha256},
+			standarddocument.FieldSignatureFields: {Type: field.TypeJSON, Column: standarddocument.FieldSignatureFields},
+		},
+	}
+	graph.Nodes[45] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   task.Table,
 			Columns: task.Columns,
@@ -1046,7 +1200,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			task.FieldCompletedAt:        {Type: field.TypeTime, Column: task.FieldCompletedAt},
 		},
 	}
-	graph.Nodes[41] = &sqlgraph.Node{
+	graph.Nodes[46] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   taskcomment.Table,
 			Columns: taskcomment.Columns,
@@ -1066,7 +1220,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			taskcomment.FieldContent:   {Type: field.TypeString, Column: taskcomment.FieldContent},
 		},
 	}
-	graph.Nodes[42] = &sqlgraph.Node{
+	graph.Nodes[47] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   user.Table,
 			Columns: user.Columns,
@@ -1090,7 +1244,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			user.FieldPasswordHash:       {Type: field.TypeString, Column: user.FieldPasswordHash},
 		},
 	}
-	graph.Nodes[43] = &sqlgraph.Node{
+	graph.Nodes[48] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookcursor.Table,
 			Columns: webhookcursor.Columns,
@@ -1106,7 +1260,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookcursor.FieldUpdatedAt:     {Type: field.TypeTime, Column: webhookcursor.FieldUpdatedAt},
 		},
 	}
-	graph.Nodes[44] = &sqlgraph.Node{
+	graph.Nodes[49] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -1133,7 +1287,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldNextAttemptAt: {Type: field.TypeTime, Column: webhookdelivery.FieldNextAttemptAt},
 		},
 	}
-	graph.Nodes[45] = &sqlgraph.Node{
+	graph.Nodes[50] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookendpoint.Table,
 			Columns: webhookendpoint.Columns,
@@ -1174,6 +1328,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 			Bidi:    false,
 		},
 		"APIKey",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   advicerecord.CompanyTable,
+			Columns: []string{advicerecord.CompanyColumn},
+			Bidi:    false,
+		},
+		"AdviceRecord",
 		"Company",
 	)
 	graph.MustAddE(
@@ -1433,6 +1599,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 		&sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
 			Inverse: false,
+			Table:   documenttemplate.CompanyTable,
+			Columns: []string{documenttemplate.CompanyColumn},
+			Bidi:    false,
+		},
+		"DocumentTemplate",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
 			Table:   email.CompanyTable,
 			Columns: []string{email.CompanyColumn},
 			Bidi:    false,
@@ -1685,6 +1863,42 @@ var schemaGraph = func() *sqlgraph.Schema {
 		&sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
 			Inverse: false,
+			Table:   signaturerequest.CompanyTable,
+			Columns: []string{signaturerequest.CompanyColumn},
+			Bidi:    false,
+		},
+		"SignatureRequest",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   signaturesigner.CompanyTable,
+			Columns: []string{signaturesigner.CompanyColumn},
+			Bidi:    false,
+		},
+		"SignatureSigner",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   standarddocument.CompanyTable,
+			Columns: []string{standarddocument.CompanyColumn},
+			Bidi:    false,
+		},
+		"StandardDocument",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
 			Table:   task.CompanyTable,
 			Columns: []string{task.CompanyColumn},
 			Bidi:    false,
@@ -1900,6 +2114,165 @@ func (f *APIKeyFilter) WhereHasCompanyWith(preds ...predicate.Company) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *AdviceRecordQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the AdviceRecordQuery builder.
+func (_q *AdviceRecordQuery) Filter() *AdviceRecordFilter {
+	return &AdviceRecordFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *AdviceRecordMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the AdviceRecordMutation builder.
+func (m *AdviceRecordMutation) Filter() *AdviceRecordFilter {
+	return &AdviceRecordFilter{config: m.config, predicateAdder: m}
+}
+
+// AdviceRecordFilter provides a generic filtering capability at runtime for AdviceRecordQuery.
+type AdviceRecordFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *AdviceRecordFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[1].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *AdviceRecordFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(advicerecord.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *AdviceRecordFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(advicerecord.FieldCompanyID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *AdviceRecordFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(advicerecord.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *AdviceRecordFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(advicerecord.FieldUpdatedAt))
+}
+
+// WhereVersion applies the entql int64 predicate on the version field.
+func (f *AdviceRecordFilter) WhereVersion(p entql.Int64P) {
+	f.Where(p.Field(advicerecord.FieldVersion))
+}
+
+// WhereContactID applies the entql [16]byte predicate on the contact_id field.
+func (f *AdviceRecordFilter) WhereContactID(p entql.ValueP) {
+	f.Where(p.Field(advicerecord.FieldContactID))
+}
+
+// WhereContractID applies the entql [16]byte predicate on the contract_id field.
+func (f *AdviceRecordFilter) WhereContractID(p entql.ValueP) {
+	f.Where(p.Field(advicerecord.FieldContractID))
+}
+
+// WhereAdvisorID applies the entql [16]byte predicate on the advisor_id field.
+func (f *AdviceRecordFilter) WhereAdvisorID(p entql.ValueP) {
+	f.Where(p.Field(advicerecord.FieldAdvisorID))
+}
+
+// WhereConsultedAt applies the entql time.Time predicate on the consulted_at field.
+func (f *AdviceRecordFilter) WhereConsultedAt(p entql.TimeP) {
+	f.Where(p.Field(advicerecord.FieldConsultedAt))
+}
+
+// WhereChannel applies the entql string predicate on the channel field.
+func (f *AdviceRecordFilter) WhereChannel(p entql.StringP) {
+	f.Where(p.Field(advicerecord.FieldChannel))
+}
+
+// WhereSubject applies the entql string predicate on the subject field.
+func (f *AdviceRecordFilter) WhereSubject(p entql.StringP) {
+	f.Where(p.Field(advicerecord.FieldSubject))
+}
+
+// WhereCustomerWishes applies the entql string predicate on the customer_wishes field.
+func (f *AdviceRecordFilter) WhereCustomerWishes(p entql.StringP) {
+	f.Where(p.Field(advicerecord.FieldCustomerWishes))
+}
+
+// WhereCustomerNeeds applies the entql string predicate on the customer_needs field.
+func (f *AdviceRecordFilter) WhereCustomerNeeds(p entql.StringP) {
+	f.Where(p.Field(advicerecord.FieldCustomerNeeds))
+}
+
+// WhereAdvice applies the entql string predicate on the advice field.
+func (f *AdviceRecordFilter) WhereAdvice(p entql.StringP) {
+	f.Where(p.Field(advicerecord.FieldAdvice))
+}
+
+// WhereReasons applies the entql string predicate on the reasons field.
+func (f *AdviceRecordFilter) WhereReasons(p entql.StringP) {
+	f.Where(p.Field(advicerecord.FieldReasons))
+}
+
+// WhereProducts applies the entql json.RawMessage predicate on the products field.
+func (f *AdviceRecordFilter) WhereProducts(p entql.BytesP) {
+	f.Where(p.Field(advicerecord.FieldProducts))
+}
+
+// WhereAdviceWaived applies the entql bool predicate on the advice_waived field.
+func (f *AdviceRecordFilter) WhereAdviceWaived(p entql.BoolP) {
+	f.Where(p.Field(advicerecord.FieldAdviceWaived))
+}
+
+// WhereNotes applies the entql string predicate on the notes field.
+func (f *AdviceRecordFilter) WhereNotes(p entql.StringP) {
+	f.Where(p.Field(advicerecord.FieldNotes))
+}
+
+// WhereStatus applies the entql string predicate on the status field.
+func (f *AdviceRecordFilter) WhereStatus(p entql.StringP) {
+	f.Where(p.Field(advicerecord.FieldStatus))
+}
+
+// WhereLockedAt applies the entql time.Time predicate on the locked_at field.
+func (f *AdviceRecordFilter) WhereLockedAt(p entql.TimeP) {
+	f.Where(p.Field(advicerecord.FieldLockedAt))
+}
+
+// WhereDocumentID applies the entql [16]byte predicate on the document_id field.
+func (f *AdviceRecordFilter) WhereDocumentID(p entql.ValueP) {
+	f.Where(p.Field(advicerecord.FieldDocumentID))
+}
+
+// WhereCreatorID applies the entql [16]byte predicate on the creator_id field.
+func (f *AdviceRecordFilter) WhereCreatorID(p entql.ValueP) {
+	f.Where(p.Field(advicerecord.FieldCreatorID))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *AdviceRecordFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *AdviceRecordFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *AppointmentQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -1928,7 +2301,7 @@ type AppointmentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *AppointmentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[1].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[2].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2072,7 +2445,7 @@ type AppointmentExceptionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *AppointmentExceptionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[2].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[3].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2186,7 +2559,7 @@ type CalendarTokenFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CalendarTokenFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[3].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2290,7 +2663,7 @@ type CompanyFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CompanyFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2418,7 +2791,7 @@ type CompanyPointsFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CompanyPointsFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2492,7 +2865,7 @@ type ContactFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ContactFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2655,7 +3028,7 @@ type ContactActivityFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ContactActivityFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2769,7 +3142,7 @@ type ContactFinanceFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ContactFinanceFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2873,7 +3246,7 @@ type ContactPhoneFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ContactPhoneFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2981,7 +3354,7 @@ type ContactRelationshipFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ContactRelationshipFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3075,7 +3448,7 @@ type ContractFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ContractFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3243,7 +3616,7 @@ type CorrespondenceCaseFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CorrespondenceCaseFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3392,7 +3765,7 @@ type CustomFieldDefinitionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CustomFieldDefinitionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3486,7 +3859,7 @@ type DelegationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *DelegationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3593,7 +3966,7 @@ type DocumentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *DocumentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3664,6 +4037,11 @@ func (f *DocumentFilter) WhereBlobKey(p entql.StringP) {
 	f.Where(p.Field(document.FieldBlobKey))
 }
 
+// WhereSignatureFields applies the entql json.RawMessage predicate on the signature_fields field.
+func (f *DocumentFilter) WhereSignatureFields(p entql.BytesP) {
+	f.Where(p.Field(document.FieldSignatureFields))
+}
+
 // WhereHasCompany applies a predicate to check if query has an edge company.
 func (f *DocumentFilter) WhereHasCompany() {
 	f.Where(entql.HasEdge("company"))
@@ -3671,6 +4049,100 @@ func (f *DocumentFilter) WhereHasCompany() {
 
 // WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
 func (f *DocumentFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *DocumentTemplateQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the DocumentTemplateQuery builder.
+func (_q *DocumentTemplateQuery) Filter() *DocumentTemplateFilter {
+	return &DocumentTemplateFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *DocumentTemplateMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the DocumentTemplateMutation builder.
+func (m *DocumentTemplateMutation) Filter() *DocumentTemplateFilter {
+	return &DocumentTemplateFilter{config: m.config, predicateAdder: m}
+}
+
+// DocumentTemplateFilter provides a generic filtering capability at runtime for DocumentTemplateQuery.
+type DocumentTemplateFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *DocumentTemplateFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *DocumentTemplateFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(documenttemplate.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *DocumentTemplateFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(documenttemplate.FieldCompanyID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *DocumentTemplateFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(documenttemplate.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *DocumentTemplateFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(documenttemplate.FieldUpdatedAt))
+}
+
+// WhereName applies the entql string predicate on the name field.
+func (f *DocumentTemplateFilter) WhereName(p entql.StringP) {
+	f.Where(p.Field(documenttemplate.FieldName))
+}
+
+// WhereCategory applies the entql string predicate on the category field.
+func (f *DocumentTemplateFilter) WhereCategory(p entql.StringP) {
+	f.Where(p.Field(documenttemplate.FieldCategory))
+}
+
+// WhereBody applies the entql string predicate on the body field.
+func (f *DocumentTemplateFilter) WhereBody(p entql.StringP) {
+	f.Where(p.Field(documenttemplate.FieldBody))
+}
+
+// WherePlaceholders applies the entql json.RawMessage predicate on the placeholders field.
+func (f *DocumentTemplateFilter) WherePlaceholders(p entql.BytesP) {
+	f.Where(p.Field(documenttemplate.FieldPlaceholders))
+}
+
+// WhereSignatureRoles applies the entql json.RawMessage predicate on the signature_roles field.
+func (f *DocumentTemplateFilter) WhereSignatureRoles(p entql.BytesP) {
+	f.Where(p.Field(documenttemplate.FieldSignatureRoles))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *DocumentTemplateFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *DocumentTemplateFilter) WhereHasCompanyWith(preds ...predicate.Company) {
 	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
 		for _, p := range preds {
 			p(s)
@@ -3707,7 +4179,7 @@ type EmailFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EmailFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3936,7 +4408,7 @@ type EmailAttachmentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EmailAttachmentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4045,7 +4517,7 @@ type EmailLinkFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EmailLinkFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4129,7 +4601,7 @@ type EmailOptOutFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EmailOptOutFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4213,7 +4685,7 @@ type EmailTemplateFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EmailTemplateFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4317,7 +4789,7 @@ type EmailThreadFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EmailThreadFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4411,7 +4883,7 @@ type EventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4525,7 +4997,7 @@ type EventCounterFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EventCounterFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4589,7 +5061,7 @@ type ExternalRefFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ExternalRefFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4668,7 +5140,7 @@ type IdempotencyKeyFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *IdempotencyKeyFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4787,7 +5259,7 @@ type InsurerFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *InsurerFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4847,7 +5319,7 @@ type JobRunFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *JobRunFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4892,7 +5364,7 @@ type LeadFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5075,7 +5547,7 @@ type LeadAttachmentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadAttachmentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5183,7 +5655,7 @@ type LeadStageFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadStageFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5277,7 +5749,7 @@ type LeadSubmissionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadSubmissionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[33].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5366,7 +5838,7 @@ type MailboxFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *MailboxFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[34].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5495,7 +5967,7 @@ type MailboxFolderFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *MailboxFolderFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[33].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[35].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5589,7 +6061,7 @@ type OAuthClientFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OAuthClientFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[34].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[36].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5679,7 +6151,7 @@ type OAuthConsentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OAuthConsentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[35].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[37].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5749,7 +6221,7 @@ type OAuthTokenFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OAuthTokenFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[36].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[38].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5859,7 +6331,7 @@ type PointEntryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PointEntryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[37].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[39].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5938,7 +6410,7 @@ type PortfolioMappingFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PortfolioMappingFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[38].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[40].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6032,7 +6504,7 @@ type PortfolioTransferFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PortfolioTransferFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[39].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[41].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6178,6 +6650,438 @@ func (f *PortfolioTransferFilter) WhereHasCompanyWith(preds ...predicate.Company
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *SignatureRequestQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the SignatureRequestQuery builder.
+func (_q *SignatureRequestQuery) Filter() *SignatureRequestFilter {
+	return &SignatureRequestFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *SignatureRequestMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the SignatureRequestMutation builder.
+func (m *SignatureRequestMutation) Filter() *SignatureRequestFilter {
+	return &SignatureRequestFilter{config: m.config, predicateAdder: m}
+}
+
+// SignatureRequestFilter provides a generic filtering capability at runtime for SignatureRequestQuery.
+type SignatureRequestFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *SignatureRequestFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[42].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *SignatureRequestFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(signaturerequest.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *SignatureRequestFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(signaturerequest.FieldCompanyID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *SignatureRequestFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(signaturerequest.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *SignatureRequestFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(signaturerequest.FieldUpdatedAt))
+}
+
+// WhereVersion applies the entql int64 predicate on the version field.
+func (f *SignatureRequestFilter) WhereVersion(p entql.Int64P) {
+	f.Where(p.Field(signaturerequest.FieldVersion))
+}
+
+// WhereContactID applies the entql [16]byte predicate on the contact_id field.
+func (f *SignatureRequestFilter) WhereContactID(p entql.ValueP) {
+	f.Where(p.Field(signaturerequest.FieldContactID))
+}
+
+// WhereProvider applies the entql string predicate on the provider field.
+func (f *SignatureRequestFilter) WhereProvider(p entql.StringP) {
+	f.Where(p.Field(signaturerequest.FieldProvider))
+}
+
+// WhereStatus applies the entql string predicate on the status field.
+func (f *SignatureRequestFilter) WhereStatus(p entql.StringP) {
+	f.Where(p.Field(signaturerequest.FieldStatus))
+}
+
+// WhereTitle applies the entql string predicate on the title field.
+func (f *SignatureRequestFilter) WhereTitle(p entql.StringP) {
+	f.Where(p.Field(signaturerequest.FieldTitle))
+}
+
+// WhereMessage applies the entql string predicate on the message field.
+func (f *SignatureRequestFilter) WhereMessage(p entql.StringP) {
+	f.Where(p.Field(signaturerequest.FieldMessage))
+}
+
+// WhereDocuments applies the entql json.RawMessage predicate on the documents field.
+func (f *SignatureRequestFilter) WhereDocuments(p entql.BytesP) {
+	f.Where(p.Field(signaturerequest.FieldDocuments))
+}
+
+// WhereFields applies the entql json.RawMessage predicate on the fields field.
+func (f *SignatureRequestFilter) WhereFields(p entql.BytesP) {
+	f.Where(p.Field(signaturerequest.FieldFields))
+}
+
+// WhereSourceBlobKey applies the entql string predicate on the source_blob_key field.
+func (f *SignatureRequestFilter) WhereSourceBlobKey(p entql.StringP) {
+	f.Where(p.Field(signaturerequest.FieldSourceBlobKey))
+}
+
+// WhereSourceSha256 applies the entql string predicate on the source_sha256 field.
+func (f *SignatureRequestFilter) WhereSourceSha256(p entql.StringP) {
+	f.Where(p.Field(signaturerequest.FieldSourceSha256))
+}
+
+// WherePageCount applies the entql int predicate on the page_count field.
+func (f *SignatureRequestFilter) WherePageCount(p entql.IntP) {
+	f.Where(p.Field(signaturerequest.FieldPageCount))
+}
+
+// WhereMailboxID applies the entql [16]byte predicate on the mailbox_id field.
+func (f *SignatureRequestFilter) WhereMailboxID(p entql.ValueP) {
+	f.Where(p.Field(signaturerequest.FieldMailboxID))
+}
+
+// WhereExpiresAt applies the entql time.Time predicate on the expires_at field.
+func (f *SignatureRequestFilter) WhereExpiresAt(p entql.TimeP) {
+	f.Where(p.Field(signaturerequest.FieldExpiresAt))
+}
+
+// WhereCompletedAt applies the entql time.Time predicate on the completed_at field.
+func (f *SignatureRequestFilter) WhereCompletedAt(p entql.TimeP) {
+	f.Where(p.Field(signaturerequest.FieldCompletedAt))
+}
+
+// WhereCancelledAt applies the entql time.Time predicate on the cancelled_at field.
+func (f *SignatureRequestFilter) WhereCancelledAt(p entql.TimeP) {
+	f.Where(p.Field(signaturerequest.FieldCancelledAt))
+}
+
+// WhereSignedDocumentID applies the entql [16]byte predicate on the signed_document_id field.
+func (f *SignatureRequestFilter) WhereSignedDocumentID(p entql.ValueP) {
+	f.Where(p.Field(signaturerequest.FieldSignedDocumentID))
+}
+
+// WhereCreatorID applies the entql [16]byte predicate on the creator_id field.
+func (f *SignatureRequestFilter) WhereCreatorID(p entql.ValueP) {
+	f.Where(p.Field(signaturerequest.FieldCreatorID))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *SignatureRequestFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *SignatureRequestFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *SignatureSignerQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the SignatureSignerQuery builder.
+func (_q *SignatureSignerQuery) Filter() *SignatureSignerFilter {
+	return &SignatureSignerFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *SignatureSignerMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the SignatureSignerMutation builder.
+func (m *SignatureSignerMutation) Filter() *SignatureSignerFilter {
+	return &SignatureSignerFilter{config: m.config, predicateAdder: m}
+}
+
+// SignatureSignerFilter provides a generic filtering capability at runtime for SignatureSignerQuery.
+type SignatureSignerFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *SignatureSignerFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[43].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *SignatureSignerFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(signaturesigner.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *SignatureSignerFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(signaturesigner.FieldCompanyID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *SignatureSignerFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(signaturesigner.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *SignatureSignerFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(signaturesigner.FieldUpdatedAt))
+}
+
+// WhereRequestID applies the entql [16]byte predicate on the request_id field.
+func (f *SignatureSignerFilter) WhereRequestID(p entql.ValueP) {
+	f.Where(p.Field(signaturesigner.FieldRequestID))
+}
+
+// WhereContactID applies the entql [16]byte predicate on the contact_id field.
+func (f *SignatureSignerFilter) WhereContactID(p entql.ValueP) {
+	f.Where(p.Field(signaturesigner.FieldContactID))
+}
+
+// WherePosition applies the entql int predicate on the position field.
+func (f *SignatureSignerFilter) WherePosition(p entql.IntP) {
+	f.Where(p.Field(signaturesigner.FieldPosition))
+}
+
+// WhereRole applies the entql string predicate on the role field.
+func (f *SignatureSignerFilter) WhereRole(p entql.StringP) {
+	f.Where(p.Field(signaturesigner.FieldRole))
+}
+
+// WhereUserID applies the entql [16]byte predicate on the user_id field.
+func (f *SignatureSignerFilter) WhereUserID(p entql.ValueP) {
+	f.Where(p.Field(signaturesigner.FieldUserID))
+}
+
+// WhereName applies the entql string predicate on the name field.
+func (f *SignatureSignerFilter) WhereName(p entql.StringP) {
+	f.Where(p.Field(signaturesigner.FieldName))
+}
+
+// WhereEmail applies the entql string predicate on the email field.
+func (f *SignatureSignerFilter) WhereEmail(p entql.StringP) {
+	f.Where(p.Field(signaturesigner.FieldEmail))
+}
+
+// WhereStatus applies the entql string predicate on the status field.
+func (f *SignatureSignerFilter) WhereStatus(p entql.StringP) {
+	f.Where(p.Field(signaturesigner.FieldStatus))
+}
+
+// WhereTokenHash applies the entql []byte predicate on the token_hash field.
+func (f *SignatureSignerFilter) WhereTokenHash(p entql.BytesP) {
+	f.Where(p.Field(signaturesigner.FieldTokenHash))
+}
+
+// WhereCodeHash applies the entql []byte predicate on the code_hash field.
+func (f *SignatureSignerFilter) WhereCodeHash(p entql.BytesP) {
+	f.Where(p.Field(signaturesigner.FieldCodeHash))
+}
+
+// WhereCodeExpiresAt applies the entql time.Time predicate on the code_expires_at field.
+func (f *SignatureSignerFilter) WhereCodeExpiresAt(p entql.TimeP) {
+	f.Where(p.Field(signaturesigner.FieldCodeExpiresAt))
+}
+
+// WhereCodeAttempts applies the entql int predicate on the code_attempts field.
+func (f *SignatureSignerFilter) WhereCodeAttempts(p entql.IntP) {
+	f.Where(p.Field(signaturesigner.FieldCodeAttempts))
+}
+
+// WhereCodeSentAt applies the entql time.Time predicate on the code_sent_at field.
+func (f *SignatureSignerFilter) WhereCodeSentAt(p entql.TimeP) {
+	f.Where(p.Field(signaturesigner.FieldCodeSentAt))
+}
+
+// WhereNotifiedAt applies the entql time.Time predicate on the notified_at field.
+func (f *SignatureSignerFilter) WhereNotifiedAt(p entql.TimeP) {
+	f.Where(p.Field(signaturesigner.FieldNotifiedAt))
+}
+
+// WhereRemindedAt applies the entql time.Time predicate on the reminded_at field.
+func (f *SignatureSignerFilter) WhereRemindedAt(p entql.TimeP) {
+	f.Where(p.Field(signaturesigner.FieldRemindedAt))
+}
+
+// WhereViewedAt applies the entql time.Time predicate on the viewed_at field.
+func (f *SignatureSignerFilter) WhereViewedAt(p entql.TimeP) {
+	f.Where(p.Field(signaturesigner.FieldViewedAt))
+}
+
+// WhereVerifiedAt applies the entql time.Time predicate on the verified_at field.
+func (f *SignatureSignerFilter) WhereVerifiedAt(p entql.TimeP) {
+	f.Where(p.Field(signaturesigner.FieldVerifiedAt))
+}
+
+// WhereSignedAt applies the entql time.Time predicate on the signed_at field.
+func (f *SignatureSignerFilter) WhereSignedAt(p entql.TimeP) {
+	f.Where(p.Field(signaturesigner.FieldSignedAt))
+}
+
+// WhereSignedIP applies the entql string predicate on the signed_ip field.
+func (f *SignatureSignerFilter) WhereSignedIP(p entql.StringP) {
+	f.Where(p.Field(signaturesigner.FieldSignedIP))
+}
+
+// WhereSignedUserAgent applies the entql string predicate on the signed_user_agent field.
+func (f *SignatureSignerFilter) WhereSignedUserAgent(p entql.StringP) {
+	f.Where(p.Field(signaturesigner.FieldSignedUserAgent))
+}
+
+// WhereSignature applies the entql []byte predicate on the signature field.
+func (f *SignatureSignerFilter) WhereSignature(p entql.BytesP) {
+	f.Where(p.Field(signaturesigner.FieldSignature))
+}
+
+// WhereTypedName applies the entql string predicate on the typed_name field.
+func (f *SignatureSignerFilter) WhereTypedName(p entql.StringP) {
+	f.Where(p.Field(signaturesigner.FieldTypedName))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *SignatureSignerFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *SignatureSignerFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *StandardDocumentQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the StandardDocumentQuery builder.
+func (_q *StandardDocumentQuery) Filter() *StandardDocumentFilter {
+	return &StandardDocumentFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *StandardDocumentMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the StandardDocumentMutation builder.
+func (m *StandardDocumentMutation) Filter() *StandardDocumentFilter {
+	return &StandardDocumentFilter{config: m.config, predicateAdder: m}
+}
+
+// StandardDocumentFilter provides a generic filtering capability at runtime for StandardDocumentQuery.
+type StandardDocumentFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *StandardDocumentFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[44].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *StandardDocumentFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(standarddocument.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *StandardDocumentFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(standarddocument.FieldCompanyID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *StandardDocumentFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(standarddocument.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *StandardDocumentFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(standarddocument.FieldUpdatedAt))
+}
+
+// WhereName applies the entql string predicate on the name field.
+func (f *StandardDocumentFilter) WhereName(p entql.StringP) {
+	f.Where(p.Field(standarddocument.FieldName))
+}
+
+// WhereFilename applies the entql string predicate on the filename field.
+func (f *StandardDocumentFilter) WhereFilename(p entql.StringP) {
+	f.Where(p.Field(standarddocument.FieldFilename))
+}
+
+// WhereContent applies the entql []byte predicate on the content field.
+func (f *StandardDocumentFilter) WhereContent(p entql.BytesP) {
+	f.Where(p.Field(standarddocument.FieldContent))
+}
+
+// WhereSize applies the entql int64 predicate on the size field.
+func (f *StandardDocumentFilter) WhereSize(p entql.Int64P) {
+	f.Where(p.Field(standarddocument.FieldSize))
+}
+
+// WhereSha256 applies the entql string predicate on the sha256 field.
+func (f *StandardDocumentFilter) WhereSha256(p entql.StringP) {
+	f.Where(p.Field(standarddocument.FieldSha256))
+}
+
+// WhereSignatureFields applies the entql json.RawMessage predicate on the signature_fields field.
+func (f *StandardDocumentFilter) WhereSignatureFields(p entql.BytesP) {
+	f.Where(p.Field(standarddocument.FieldSignatureFields))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *StandardDocumentFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *StandardDocumentFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *TaskQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -6206,7 +7110,7 @@ type TaskFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TaskFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[40].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[45].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6349,7 +7253,7 @@ type TaskCommentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TaskCommentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[41].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[46].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6452,7 +7356,7 @@ type UserFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UserFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[42].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[47].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6561,7 +7465,7 @@ type WebhookCursorFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookCursorFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[43].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[48].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6630,7 +7534,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[44].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[49].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6754,7 +7658,7 @@ type WebhookEndpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookEndpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[45].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[50].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

@@ -12,6 +12,7 @@ import (
 
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
+	"github.com/brokerdesk/brokerdesk/ent/advicerecord"
 	"github.com/brokerdesk/brokerdesk/ent/apikey"
 	"github.com/brokerdesk/brokerdesk/ent/appointment"
 	"github.com/brokerdesk/brokerdesk/ent/appointmentexception"
@@ -28,6 +29,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/customfielddefinition"
 	"github.com/brokerdesk/brokerdesk/ent/delegation"
 	"github.com/brokerdesk/brokerdesk/ent/document"
+	"github.com/brokerdesk/brokerdesk/ent/documenttemplate"
 	"github.com/brokerdesk/brokerdesk/ent/email"
 	"github.com/brokerdesk/brokerdesk/ent/emailattachment"
 	"github.com/brokerdesk/brokerdesk/ent/emaillink"
@@ -54,6 +56,9 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
 	"github.com/brokerdesk/brokerdesk/ent/predicate"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
+	"github.com/brokerdesk/brokerdesk/ent/signaturerequest"
+	"github.com/brokerdesk/brokerdesk/ent/signaturesigner"
+	"github.com/brokerdesk/brokerdesk/ent/standarddocument"
 	"github.com/brokerdesk/brokerdesk/ent/task"
 	"github.com/brokerdesk/brokerdesk/ent/taskcomment"
 	"github.com/brokerdesk/brokerdesk/ent/user"
@@ -73,6 +78,7 @@ const (
 
 	// Node types.
 	TypeAPIKey                = "APIKey"
+	TypeAdviceRecord          = "AdviceRecord"
 	TypeAppointment           = "Appointment"
 	TypeAppointmentException  = "AppointmentException"
 	TypeCalendarToken         = "CalendarToken"
@@ -88,6 +94,7 @@ const (
 	TypeCustomFieldDefinition = "CustomFieldDefinition"
 	TypeDelegation            = "Delegation"
 	TypeDocument              = "Document"
+	TypeDocumentTemplate      = "DocumentTemplate"
 	TypeEmail                 = "Email"
 	TypeEmailAttachment       = "EmailAttachment"
 	TypeEmailLink             = "EmailLink"
@@ -112,6 +119,9 @@ const (
 	TypePointEntry            = "PointEntry"
 	TypePortfolioMapping      = "PortfolioMapping"
 	TypePortfolioTransfer     = "PortfolioTransfer"
+	TypeSignatureRequest      = "SignatureRequest"
+	TypeSignatureSigner       = "SignatureSigner"
+	TypeStandardDocument      = "StandardDocument"
 	TypeTask                  = "Task"
 	TypeTaskComment           = "TaskComment"
 	TypeUser                  = "User"
@@ -1152,6 +1162,1622 @@ func (m *APIKeyMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown APIKey edge %s", name)
+}
+
+// AdviceRecordMutation represents an operation that mutates the AdviceRecord nodes in the graph.
+type AdviceRecordMutation struct {
+	config
+	op              Op
+	typ             string
+	id              *uuid.UUID
+	created_at      *time.Time
+	updated_at      *time.Time
+	version         *int64
+	addversion      *int64
+	contact_id      *uuid.UUID
+	contract_id     *uuid.UUID
+	advisor_id      *uuid.UUID
+	consulted_at    *time.Time
+	channel         *advicerecord.Channel
+	subject         *string
+	customer_wishes *string
+	customer_needs  *string
+	advice          *string
+	reasons         *string
+	products        *[]schematype.AdviceProduct
+	appendproducts  []schematype.AdviceProduct
+	advice_waived   *bool
+	notes           *string
+	status          *advicerecord.Status
+	locked_at       *time.Time
+	document_id     *uuid.UUID
+	creator_id      *uuid.UUID
+	clearedFields   map[string]struct{}
+	company         *uuid.UUID
+	clearedcompany  bool
+	done            bool
+	oldValue        func(context.Context) (*AdviceRecord, error)
+	predicates      []predicate.AdviceRecord
+}
+
+var _ ent.Mutation = (*AdviceRecordMutation)(nil)
+
+// advicerecordOption allows management of the mutation configuration using functional options.
+type advicerecordOption func(*AdviceRecordMutation)
+
+// newAdviceRecordMutation creates new mutation for the AdviceRecord entity.
+func newAdviceRecordMutation(c config, op Op, opts ...advicerecordOption) *AdviceRecordMutation {
+	m := &AdviceRecordMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeAdviceRecord,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withAdviceRecordID sets the ID field of the mutation.
+func withAdviceRecordID(id uuid.UUID) advicerecordOption {
+	return func(m *AdviceRecordMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *AdviceRecord
+		)
+		m.oldValue = func(ctx context.Context) (*AdviceRecord, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().AdviceRecord.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withAdviceRecord sets the old AdviceRecord of the mutation.
+func withAdviceRecord(node *AdviceRecord) advicerecordOption {
+	return func(m *AdviceRecordMutation) {
+		m.oldValue = func(context.Context) (*AdviceRecord, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m AdviceRecordMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m AdviceRecordMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of AdviceRecord entities.
+func (m *AdviceRecordMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *AdviceRecordMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *AdviceRecordMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().AdviceRecord.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *AdviceRecordMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *AdviceRecordMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the AdviceRecord entity.
+// If the AdviceRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AdviceRecordMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *AdviceRecordMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *AdviceRecordMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *AdviceRecordMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the AdviceRecord entity.
+// If the AdviceRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AdviceRecordMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *AdviceRecordMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *AdviceRecordMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *AdviceRecordMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the AdviceRecord entity.
+// If the AdviceRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AdviceRecordMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *AdviceRecordMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *AdviceRecordMutation) SetVersion(i int64) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *AdviceRecordMutation) Version() (r int64, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the AdviceRecord entity.
+// If the AdviceRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AdviceRecordMutation) OldVersion(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *AdviceRecordMutation) AddVersion(i int64) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *AdviceRecordMutation) AddedVersion() (r int64, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *AdviceRecordMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
+}
+
+// SetContactID sets the "contact_id" field.
+func (m *AdviceRecordMutation) SetContactID(u uuid.UUID) {
+	m.contact_id = &u
+}
+
+// ContactID returns the value of the "contact_id" field in the mutation.
+func (m *AdviceRecordMutation) ContactID() (r uuid.UUID, exists bool) {
+	v := m.contact_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContactID returns the old "contact_id" field's value of the AdviceRecord entity.
+// If the AdviceRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AdviceRecordMutation) OldContactID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContactID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContactID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContactID: %w", err)
+	}
+	return oldValue.ContactID, nil
+}
+
+// ResetContactID resets all changes to the "contact_id" field.
+func (m *AdviceRecordMutation) ResetContactID() {
+	m.contact_id = nil
+}
+
+// SetContractID sets the "contract_id" field.
+func (m *AdviceRecordMutation) SetContractID(u uuid.UUID) {
+	m.contract_id = &u
+}
+
+// ContractID returns the value of the "contract_id" field in the mutation.
+func (m *AdviceRecordMutation) ContractID() (r uuid.UUID, exists bool) {
+	v := m.contract_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContractID returns the old "contract_id" field's value of the AdviceRecord entity.
+// If the AdviceRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AdviceRecordMutation) OldContractID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContractID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContractID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContractID: %w", err)
+	}
+	return oldValue.ContractID, nil
+}
+
+// ClearContractID clears the value of the "contract_id" field.
+func (m *AdviceRecordMutation) ClearContractID() {
+	m.contract_id = nil
+	m.clearedFields[advicerecord.FieldContractID] = struct{}{}
+}
+
+// ContractIDCleared returns if the "contract_id" field was cleared in this mutation.
+func (m *AdviceRecordMutation) ContractIDCleared() bool {
+	_, ok := m.clearedFields[advicerecord.FieldContractID]
+	return ok
+}
+
+// ResetContractID resets all changes to the "contract_id" field.
+func (m *AdviceRecordMutation) ResetContractID() {
+	m.contract_id = nil
+	delete(m.clearedFields, advicerecord.FieldContractID)
+}
+
+// SetAdvisorID sets the "advisor_id" field.
+func (m *AdviceRecordMutation) SetAdvisorID(u uuid.UUID) {
+	m.advisor_id = &u
+}
+
+// AdvisorID returns the value of the "advisor_id" field in the mutation.
+func (m *AdviceRecordMutation) AdvisorID() (r uuid.UUID, exists bool) {
+	v := m.advisor_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAdvisorID returns the old "advisor_id" field's value of the AdviceRecord entity.
+// If the AdviceRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AdviceRecordMutation) OldAdvisorID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAdvisorID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAdvisorID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAdvisorID: %w", err)
+	}
+	return oldValue.AdvisorID, nil
+}
+
+// ClearAdvisorID clears the value of the "advisor_id" field.
+func (m *AdviceRecordMutation) ClearAdvisorID() {
+	m.advisor_id = nil
+	m.clearedFields[advicerecord.FieldAdvisorID] = struct{}{}
+}
+
+// AdvisorIDCleared returns if the "advisor_id" field was cleared in this mutation.
+func (m *AdviceRecordMutation) AdvisorIDCleared() bool {
+	_, ok := m.clearedFields[advicerecord.FieldAdvisorID]
+	return ok
+}
+
+// ResetAdvisorID resets all changes to the "advisor_id" field.
+func (m *AdviceRecordMutation) ResetAdvisorID() {
+	m.advisor_id = nil
+	delete(m.clearedFields, advicerecord.FieldAdvisorID)
+}
+
+// SetConsultedAt sets the "consulted_at" field.
+func (m *AdviceRecordMutation) SetConsultedAt(t time.Time) {
+	m.consulted_at = &t
+}
+
+// ConsultedAt returns the value of the "consulted_at" field in the mutation.
+func (m *AdviceRecordMutation) ConsultedAt() (r time.Time, exists bool) {
+	v := m.consulted_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldConsultedAt returns the old "consulted_at" field's value of the AdviceRecord entity.
+// If the AdviceRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AdviceRecordMutation) OldConsultedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldConsultedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldConsultedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldConsultedAt: %w", err)
+	}
+	return oldValue.ConsultedAt, nil
+}
+
+// ResetConsultedAt resets all changes to the "consulted_at" field.
+func (m *AdviceRecordMutation) ResetConsultedAt() {
+	m.consulted_at = nil
+}
+
+// SetChannel sets the "channel" field.
+func (m *AdviceRecordMutation) SetChannel(a advicerecord.Channel) {
+	m.channel = &a
+}
+
+// Channel returns the value of the "channel" field in the mutation.
+func (m *AdviceRecordMutation) Channel() (r advicerecord.Channel, exists bool) {
+	v := m.channel
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldChannel returns the old "channel" field's value of the AdviceRecord entity.
+// If the AdviceRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AdviceRecordMutation) OldChannel(ctx context.Context) (v advicerecord.Channel, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldChannel is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldChannel requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldChannel: %w", err)
+	}
+	return oldValue.Channel, nil
+}
+
+// ResetChannel resets all changes to the "channel" field.
+func (m *AdviceRecordMutation) ResetChannel() {
+	m.channel = nil
+}
+
+// SetSubject sets the "subject" field.
+func (m *AdviceRecordMutation) SetSubject(s string) {
+	m.subject = &s
+}
+
+// Subject returns the value of the "subject" field in the mutation.
+func (m *AdviceRecordMutation) Subject() (r string, exists bool) {
+	v := m.subject
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSubject returns the old "subject" field's value of the AdviceRecord entity.
+// If the AdviceRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AdviceRecordMutation) OldSubject(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSubject is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSubject requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSubject: %w", err)
+	}
+	return oldValue.Subject, nil
+}
+
+// ResetSubject resets all changes to the "subject" field.
+func (m *AdviceRecordMutation) ResetSubject() {
+	m.subject = nil
+}
+
+// SetCustomerWishes sets the "customer_wishes" field.
+func (m *AdviceRecordMutation) SetCustomerWishes(s string) {
+	m.customer_wishes = &s
+}
+
+// CustomerWishes returns the value of the "customer_wishes" field in the mutation.
+func (m *AdviceRecordMutation) CustomerWishes() (r string, exists bool) {
+	v := m.customer_wishes
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCustomerWishes returns the old "customer_wishes" field's value of the AdviceRecord entity.
+// If the AdviceRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AdviceRecordMutation) OldCustomerWishes(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCustomerWishes is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCustomerWishes requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCustomerWishes: %w", err)
+	}
+	return oldValue.CustomerWishes, nil
+}
+
+// ResetCustomerWishes resets all changes to the "customer_wishes" field.
+func (m *AdviceRecordMutation) ResetCustomerWishes() {
+	m.customer_wishes = nil
+}
+
+// SetCustomerNeeds sets the "customer_needs" field.
+func (m *AdviceRecordMutation) SetCustomerNeeds(s string) {
+	m.customer_needs = &s
+}
+
+// CustomerNeeds returns the value of the "customer_needs" field in the mutation.
+func (m *AdviceRecordMutation) CustomerNeeds() (r string, exists bool) {
+	v := m.customer_needs
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCustomerNeeds returns the old "customer_needs" field's value of the AdviceRecord entity.
+// If the AdviceRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AdviceRecordMutation) OldCustomerNeeds(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCustomerNeeds is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCustomerNeeds requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCustomerNeeds: %w", err)
+	}
+	return oldValue.CustomerNeeds, nil
+}
+
+// ResetCustomerNeeds resets all changes to the "customer_needs" field.
+func (m *AdviceRecordMutation) ResetCustomerNeeds() {
+	m.customer_needs = nil
+}
+
+// SetAdvice sets the "advice" field.
+func (m *AdviceRecordMutation) SetAdvice(s string) {
+	m.advice = &s
+}
+
+// Advice returns the value of the "advice" field in the mutation.
+func (m *AdviceRecordMutation) Advice() (r string, exists bool) {
+	v := m.advice
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAdvice returns the old "advice" field's value of the AdviceRecord entity.
+// If the AdviceRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AdviceRecordMutation) OldAdvice(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAdvice is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAdvice requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAdvice: %w", err)
+	}
+	return oldValue.Advice, nil
+}
+
+// ResetAdvice resets all changes to the "advice" field.
+func (m *AdviceRecordMutation) ResetAdvice() {
+	m.advice = nil
+}
+
+// SetReasons sets the "reasons" field.
+func (m *AdviceRecordMutation) SetReasons(s string) {
+	m.reasons = &s
+}
+
+// Reasons returns the value of the "reasons" field in the mutation.
+func (m *AdviceRecordMutation) Reasons() (r string, exists bool) {
+	v := m.reasons
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReasons returns the old "reasons" field's value of the AdviceRecord entity.
+// If the AdviceRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AdviceRecordMutation) OldReasons(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReasons is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReasons requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReasons: %w", err)
+	}
+	return oldValue.Reasons, nil
+}
+
+// ResetReasons resets all changes to the "reasons" field.
+func (m *AdviceRecordMutation) ResetReasons() {
+	m.reasons = nil
+}
+
+// SetProducts sets the "products" field.
+func (m *AdviceRecordMutation) SetProducts(sp []schematype.AdviceProduct) {
+	m.products = &sp
+	m.appendproducts = nil
+}
+
+// Products returns the value of the "products" field in the mutation.
+func (m *AdviceRecordMutation) Products() (r []schematype.AdviceProduct, exists bool) {
+	v := m.products
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProducts returns the old "products" field's value of the AdviceRecord entity.
+// If the AdviceRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AdviceRecordMutation) OldProducts(ctx context.Context) (v []schematype.AdviceProduct, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProducts is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProducts requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProducts: %w", err)
+	}
+	return oldValue.Products, nil
+}
+
+// AppendProducts adds sp to the "products" field.
+func (m *AdviceRecordMutation) AppendProducts(sp []schematype.AdviceProduct) {
+	m.appendproducts = append(m.appendproducts, sp...)
+}
+
+// AppendedProducts returns the list of values that were appended to the "products" field in this mutation.
+func (m *AdviceRecordMutation) AppendedProducts() ([]schematype.AdviceProduct, bool) {
+	if len(m.appendproducts) == 0 {
+		return nil, false
+	}
+	return m.appendproducts, true
+}
+
+// ResetProducts resets all changes to the "products" field.
+func (m *AdviceRecordMutation) ResetProducts() {
+	m.products = nil
+	m.appendproducts = nil
+}
+
+// SetAdviceWaived sets the "advice_waived" field.
+func (m *AdviceRecordMutation) SetAdviceWaived(b bool) {
+	m.advice_waived = &b
+}
+
+// AdviceWaived returns the value of the "advice_waived" field in the mutation.
+func (m *AdviceRecordMutation) AdviceWaived() (r bool, exists bool) {
+	v := m.advice_waived
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAdviceWaived returns the old "advice_waived" field's value of the AdviceRecord entity.
+// If the AdviceRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AdviceRecordMutation) OldAdviceWaived(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAdviceWaived is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAdviceWaived requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAdviceWaived: %w", err)
+	}
+	return oldValue.AdviceWaived, nil
+}
+
+// ResetAdviceWaived resets all changes to the "advice_waived" field.
+func (m *AdviceRecordMutation) ResetAdviceWaived() {
+	m.advice_waived = nil
+}
+
+// SetNotes sets the "notes" field.
+func (m *AdviceRecordMutation) SetNotes(s string) {
+	m.notes = &s
+}
+
+// Notes returns the value of the "notes" field in the mutation.
+func (m *AdviceRecordMutation) Notes() (r string, exists bool) {
+	v := m.notes
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldNotes returns the old "notes" field's value of the AdviceRecord entity.
+// If the AdviceRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AdviceRecordMutation) OldNotes(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldNotes is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldNotes requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldNotes: %w", err)
+	}
+	return oldValue.Notes, nil
+}
+
+// ResetNotes resets all changes to the "notes" field.
+func (m *AdviceRecordMutation) ResetNotes() {
+	m.notes = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *AdviceRecordMutation) SetStatus(a advicerecord.Status) {
+	m.status = &a
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *AdviceRecordMutation) Status() (r advicerecord.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the AdviceRecord entity.
+// If the AdviceRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AdviceRecordMutation) OldStatus(ctx context.Context) (v advicerecord.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *AdviceRecordMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetLockedAt sets the "locked_at" field.
+func (m *AdviceRecordMutation) SetLockedAt(t time.Time) {
+	m.locked_at = &t
+}
+
+// LockedAt returns the value of the "locked_at" field in the mutation.
+func (m *AdviceRecordMutation) LockedAt() (r time.Time, exists bool) {
+	v := m.locked_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLockedAt returns the old "locked_at" field's value of the AdviceRecord entity.
+// If the AdviceRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AdviceRecordMutation) OldLockedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLockedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLockedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLockedAt: %w", err)
+	}
+	return oldValue.LockedAt, nil
+}
+
+// ClearLockedAt clears the value of the "locked_at" field.
+func (m *AdviceRecordMutation) ClearLockedAt() {
+	m.locked_at = nil
+	m.clearedFields[advicerecord.FieldLockedAt] = struct{}{}
+}
+
+// LockedAtCleared returns if the "locked_at" field was cleared in this mutation.
+func (m *AdviceRecordMutation) LockedAtCleared() bool {
+	_, ok := m.clearedFields[advicerecord.FieldLockedAt]
+	return ok
+}
+
+// ResetLockedAt resets all changes to the "locked_at" field.
+func (m *AdviceRecordMutation) ResetLockedAt() {
+	m.locked_at = nil
+	delete(m.clearedFields, advicerecord.FieldLockedAt)
+}
+
+// SetDocumentID sets the "document_id" field.
+func (m *AdviceRecordMutation) SetDocumentID(u uuid.UUID) {
+	m.document_id = &u
+}
+
+// DocumentID returns the value of the "document_id" field in the mutation.
+func (m *AdviceRecordMutation) DocumentID() (r uuid.UUID, exists bool) {
+	v := m.document_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDocumentID returns the old "document_id" field's value of the AdviceRecord entity.
+// If the AdviceRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AdviceRecordMutation) OldDocumentID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDocumentID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDocumentID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDocumentID: %w", err)
+	}
+	return oldValue.DocumentID, nil
+}
+
+// ClearDocumentID clears the value of the "document_id" field.
+func (m *AdviceRecordMutation) ClearDocumentID() {
+	m.document_id = nil
+	m.clearedFields[advicerecord.FieldDocumentID] = struct{}{}
+}
+
+// DocumentIDCleared returns if the "document_id" field was cleared in this mutation.
+func (m *AdviceRecordMutation) DocumentIDCleared() bool {
+	_, ok := m.clearedFields[advicerecord.FieldDocumentID]
+	return ok
+}
+
+// ResetDocumentID resets all changes to the "document_id" field.
+func (m *AdviceRecordMutation) ResetDocumentID() {
+	m.document_id = nil
+	delete(m.clearedFields, advicerecord.FieldDocumentID)
+}
+
+// SetCreatorID sets the "creator_id" field.
+func (m *AdviceRecordMutation) SetCreatorID(u uuid.UUID) {
+	m.creator_id = &u
+}
+
+// CreatorID returns the value of the "creator_id" field in the mutation.
+func (m *AdviceRecordMutation) CreatorID() (r uuid.UUID, exists bool) {
+	v := m.creator_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatorID returns the old "creator_id" field's value of the AdviceRecord entity.
+// If the AdviceRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AdviceRecordMutation) OldCreatorID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatorID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatorID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatorID: %w", err)
+	}
+	return oldValue.CreatorID, nil
+}
+
+// ClearCreatorID clears the value of the "creator_id" field.
+func (m *AdviceRecordMutation) ClearCreatorID() {
+	m.creator_id = nil
+	m.clearedFields[advicerecord.FieldCreatorID] = struct{}{}
+}
+
+// CreatorIDCleared returns if the "creator_id" field was cleared in this mutation.
+func (m *AdviceRecordMutation) CreatorIDCleared() bool {
+	_, ok := m.clearedFields[advicerecord.FieldCreatorID]
+	return ok
+}
+
+// ResetCreatorID resets all changes to the "creator_id" field.
+func (m *AdviceRecordMutation) ResetCreatorID() {
+	m.creator_id = nil
+	delete(m.clearedFields, advicerecord.FieldCreatorID)
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *AdviceRecordMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[advicerecord.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *AdviceRecordMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *AdviceRecordMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *AdviceRecordMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// Where appends a list predicates to the AdviceRecordMutation builder.
+func (m *AdviceRecordMutation) Where(ps ...predicate.AdviceRecord) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the AdviceRecordMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *AdviceRecordMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.AdviceRecord, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *AdviceRecordMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *AdviceRecordMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (AdviceRecord).
+func (m *AdviceRecordMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *AdviceRecordMutation) Fields() []string {
+	fields := make([]string, 0, 21)
+	if m.company != nil {
+		fields = append(fields, advicerecord.FieldCompanyID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, advicerecord.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, advicerecord.FieldUpdatedAt)
+	}
+	if m.version != nil {
+		fields = append(fields, advicerecord.FieldVersion)
+	}
+	if m.contact_id != nil {
+		fields = append(fields, advicerecord.FieldContactID)
+	}
+	if m.contract_id != nil {
+		fields = append(fields, advicerecord.FieldContractID)
+	}
+	if m.advisor_id != nil {
+		fields = append(fields, advicerecord.FieldAdvisorID)
+	}
+	if m.consulted_at != nil {
+		fields = append(fields, advicerecord.FieldConsultedAt)
+	}
+	if m.channel != nil {
+		fields = append(fields, advicerecord.FieldChannel)
+	}
+	if m.subject != nil {
+		fields = append(fields, advicerecord.FieldSubject)
+	}
+	if m.customer_wishes != nil {
+		fields = append(fields, advicerecord.FieldCustomerWishes)
+	}
+	if m.customer_needs != nil {
+		fields = append(fields, advicerecord.FieldCustomerNeeds)
+	}
+	if m.advice != nil {
+		fields = append(fields, advicerecord.FieldAdvice)
+	}
+	if m.reasons != nil {
+		fields = append(fields, advicerecord.FieldReasons)
+	}
+	if m.products != nil {
+		fields = append(fields, advicerecord.FieldProducts)
+	}
+	if m.advice_waived != nil {
+		fields = append(fields, advicerecord.FieldAdviceWaived)
+	}
+	if m.notes != nil {
+		fields = append(fields, advicerecord.FieldNotes)
+	}
+	if m.status != nil {
+		fields = append(fields, advicerecord.FieldStatus)
+	}
+	if m.locked_at != nil {
+		fields = append(fields, advicerecord.FieldLockedAt)
+	}
+	if m.document_id != nil {
+		fields = append(fields, advicerecord.FieldDocumentID)
+	}
+	if m.creator_id != nil {
+		fields = append(fields, advicerecord.FieldCreatorID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *AdviceRecordMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case advicerecord.FieldCompanyID:
+		return m.CompanyID()
+	case advicerecord.FieldCreatedAt:
+		return m.CreatedAt()
+	case advicerecord.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case advicerecord.FieldVersion:
+		return m.Version()
+	case advicerecord.FieldContactID:
+		return m.ContactID()
+	case advicerecord.FieldContractID:
+		return m.ContractID()
+	case advicerecord.FieldAdvisorID:
+		return m.AdvisorID()
+	case advicerecord.FieldConsultedAt:
+		return m.ConsultedAt()
+	case advicerecord.FieldChannel:
+		return m.Channel()
+	case advicerecord.FieldSubject:
+		return m.Subject()
+	case advicerecord.FieldCustomerWishes:
+		return m.CustomerWishes()
+	case advicerecord.FieldCustomerNeeds:
+		return m.CustomerNeeds()
+	case advicerecord.FieldAdvice:
+		return m.Advice()
+	case advicerecord.FieldReasons:
+		return m.Reasons()
+	case advicerecord.FieldProducts:
+		return m.Products()
+	case advicerecord.FieldAdviceWaived:
+		return m.AdviceWaived()
+	case advicerecord.FieldNotes:
+		return m.Notes()
+	case advicerecord.FieldStatus:
+		return m.Status()
+	case advicerecord.FieldLockedAt:
+		return m.LockedAt()
+	case advicerecord.FieldDocumentID:
+		return m.DocumentID()
+	case advicerecord.FieldCreatorID:
+		return m.CreatorID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *AdviceRecordMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case advicerecord.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case advicerecord.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case advicerecord.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case advicerecord.FieldVersion:
+		return m.OldVersion(ctx)
+	case advicerecord.FieldContactID:
+		return m.OldContactID(ctx)
+	case advicerecord.FieldContractID:
+		return m.OldContractID(ctx)
+	case advicerecord.FieldAdvisorID:
+		return m.OldAdvisorID(ctx)
+	case advicerecord.FieldConsultedAt:
+		return m.OldConsultedAt(ctx)
+	case advicerecord.FieldChannel:
+		return m.OldChannel(ctx)
+	case advicerecord.FieldSubject:
+		return m.OldSubject(ctx)
+	case advicerecord.FieldCustomerWishes:
+		return m.OldCustomerWishes(ctx)
+	case advicerecord.FieldCustomerNeeds:
+		return m.OldCustomerNeeds(ctx)
+	case advicerecord.FieldAdvice:
+		return m.OldAdvice(ctx)
+	case advicerecord.FieldReasons:
+		return m.OldReasons(ctx)
+	case advicerecord.FieldProducts:
+		return m.OldProducts(ctx)
+	case advicerecord.FieldAdviceWaived:
+		return m.OldAdviceWaived(ctx)
+	case advicerecord.FieldNotes:
+		return m.OldNotes(ctx)
+	case advicerecord.FieldStatus:
+		return m.OldStatus(ctx)
+	case advicerecord.FieldLockedAt:
+		return m.OldLockedAt(ctx)
+	case advicerecord.FieldDocumentID:
+		return m.OldDocumentID(ctx)
+	case advicerecord.FieldCreatorID:
+		return m.OldCreatorID(ctx)
+	}
+	return nil, fmt.Errorf("unknown AdviceRecord field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AdviceRecordMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case advicerecord.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case advicerecord.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case advicerecord.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case advicerecord.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
+		return nil
+	case advicerecord.FieldContactID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContactID(v)
+		return nil
+	case advicerecord.FieldContractID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContractID(v)
+		return nil
+	case advicerecord.FieldAdvisorID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAdvisorID(v)
+		return nil
+	case advicerecord.FieldConsultedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetConsultedAt(v)
+		return nil
+	case advicerecord.FieldChannel:
+		v, ok := value.(advicerecord.Channel)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetChannel(v)
+		return nil
+	case advicerecord.FieldSubject:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSubject(v)
+		return nil
+	case advicerecord.FieldCustomerWishes:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCustomerWishes(v)
+		return nil
+	case advicerecord.FieldCustomerNeeds:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCustomerNeeds(v)
+		return nil
+	case advicerecord.FieldAdvice:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAdvice(v)
+		return nil
+	case advicerecord.FieldReasons:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReasons(v)
+		return nil
+	case advicerecord.FieldProducts:
+		v, ok := value.([]schematype.AdviceProduct)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProducts(v)
+		return nil
+	case advicerecord.FieldAdviceWaived:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAdviceWaived(v)
+		return nil
+	case advicerecord.FieldNotes:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetNotes(v)
+		return nil
+	case advicerecord.FieldStatus:
+		v, ok := value.(advicerecord.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case advicerecord.FieldLockedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLockedAt(v)
+		return nil
+	case advicerecord.FieldDocumentID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDocumentID(v)
+		return nil
+	case advicerecord.FieldCreatorID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatorID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown AdviceRecord field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *AdviceRecordMutation) AddedFields() []string {
+	var fields []string
+	if m.addversion != nil {
+		fields = append(fields, advicerecord.FieldVersion)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *AdviceRecordMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case advicerecord.FieldVersion:
+		return m.AddedVersion()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AdviceRecordMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case advicerecord.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
+	}
+	return fmt.Errorf("unknown AdviceRecord numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *AdviceRecordMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(advicerecord.FieldContractID) {
+		fields = append(fields, advicerecord.FieldContractID)
+	}
+	if m.FieldCleared(advicerecord.FieldAdvisorID) {
+		fields = append(fields, advicerecord.FieldAdvisorID)
+	}
+	if m.FieldCleared(advicerecord.FieldLockedAt) {
+		fields = append(fields, advicerecord.FieldLockedAt)
+	}
+	if m.FieldCleared(advicerecord.FieldDocumentID) {
+		fields = append(fields, advicerecord.FieldDocumentID)
+	}
+	if m.FieldCleared(advicerecord.FieldCreatorID) {
+		fields = append(fields, advicerecord.FieldCreatorID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *AdviceRecordMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *AdviceRecordMutation) ClearField(name string) error {
+	switch name {
+	case advicerecord.FieldContractID:
+		m.ClearContractID()
+		return nil
+	case advicerecord.FieldAdvisorID:
+		m.ClearAdvisorID()
+		return nil
+	case advicerecord.FieldLockedAt:
+		m.ClearLockedAt()
+		return nil
+	case advicerecord.FieldDocumentID:
+		m.ClearDocumentID()
+		return nil
+	case advicerecord.FieldCreatorID:
+		m.ClearCreatorID()
+		return nil
+	}
+	return fmt.Errorf("unknown AdviceRecord nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *AdviceRecordMutation) ResetField(name string) error {
+	switch name {
+	case advicerecord.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case advicerecord.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case advicerecord.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case advicerecord.FieldVersion:
+		m.ResetVersion()
+		return nil
+	case advicerecord.FieldContactID:
+		m.ResetContactID()
+		return nil
+	case advicerecord.FieldContractID:
+		m.ResetContractID()
+		return nil
+	case advicerecord.FieldAdvisorID:
+		m.ResetAdvisorID()
+		return nil
+	case advicerecord.FieldConsultedAt:
+		m.ResetConsultedAt()
+		return nil
+	case advicerecord.FieldChannel:
+		m.ResetChannel()
+		return nil
+	case advicerecord.FieldSubject:
+		m.ResetSubject()
+		return nil
+	case advicerecord.FieldCustomerWishes:
+		m.ResetCustomerWishes()
+		return nil
+	case advicerecord.FieldCustomerNeeds:
+		m.ResetCustomerNeeds()
+		return nil
+	case advicerecord.FieldAdvice:
+		m.ResetAdvice()
+		return nil
+	case advicerecord.FieldReasons:
+		m.ResetReasons()
+		return nil
+	case advicerecord.FieldProducts:
+		m.ResetProducts()
+		return nil
+	case advicerecord.FieldAdviceWaived:
+		m.ResetAdviceWaived()
+		return nil
+	case advicerecord.FieldNotes:
+		m.ResetNotes()
+		return nil
+	case advicerecord.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case advicerecord.FieldLockedAt:
+		m.ResetLockedAt()
+		return nil
+	case advicerecord.FieldDocumentID:
+		m.ResetDocumentID()
+		return nil
+	case advicerecord.FieldCreatorID:
+		m.ResetCreatorID()
+		return nil
+	}
+	return fmt.Errorf("unknown AdviceRecord field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *AdviceRecordMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.company != nil {
+		edges = append(edges, advicerecord.EdgeCompany)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *AdviceRecordMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case advicerecord.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *AdviceRecordMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *AdviceRecordMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *AdviceRecordMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcompany {
+		edges = append(edges, advicerecord.EdgeCompany)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *AdviceRecordMutation) EdgeCleared(name string) bool {
+	switch name {
+	case advicerecord.EdgeCompany:
+		return m.clearedcompany
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *AdviceRecordMutation) ClearEdge(name string) error {
+	switch name {
+	case advicerecord.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown AdviceRecord unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *AdviceRecordMutation) ResetEdge(name string) error {
+	switch name {
+	case advicerecord.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown AdviceRecord edge %s", name)
 }
 
 // AppointmentMutation represents an operation that mutates the Appointment nodes in the graph.
@@ -16436,28 +18062,30 @@ func (m *DelegationMutation) ResetEdge(name string) error {
 // DocumentMutation represents an operation that mutates the Document nodes in the graph.
 type DocumentMutation struct {
 	config
-	op             Op
-	typ            string
-	id             *uuid.UUID
-	created_at     *time.Time
-	updated_at     *time.Time
-	version        *int64
-	addversion     *int64
-	contact_id     *uuid.UUID
-	contract_id    *uuid.UUID
-	_type          *document.Type
-	filename       *string
-	content_type   *string
-	size           *int64
-	addsize        *int64
-	sha256         *string
-	blob_key       *string
-	clearedFields  map[string]struct{}
-	company        *uuid.UUID
-	clearedcompany bool
-	done           bool
-	oldValue       func(context.Context) (*Document, error)
-	predicates     []predicate.Document
+	op                     Op
+	typ                    string
+	id                     *uuid.UUID
+	created_at             *time.Time
+	updated_at             *time.Time
+	version                *int64
+	addversion             *int64
+	contact_id             *uuid.UUID
+	contract_id            *uuid.UUID
+	_type                  *document.Type
+	filename               *string
+	content_type           *string
+	size                   *int64
+	addsize                *int64
+	sha256                 *string
+	blob_key               *string
+	signature_fields       *[]schematype.SignatureField
+	appendsignature_fields []schematype.SignatureField
+	clearedFields          map[string]struct{}
+	company                *uuid.UUID
+	clearedcompany         bool
+	done                   bool
+	oldValue               func(context.Context) (*Document, error)
+	predicates             []predicate.Document
 }
 
 var _ ent.Mutation = (*DocumentMutation)(nil)
@@ -17049,6 +18677,71 @@ func (m *DocumentMutation) ResetBlobKey() {
 	m.blob_key = nil
 }
 
+// SetSignatureFields sets the "signature_fields" field.
+func (m *DocumentMutation) SetSignatureFields(sf []schematype.SignatureField) {
+	m.signature_fields = &sf
+	m.appendsignature_fields = nil
+}
+
+// SignatureFields returns the value of the "signature_fields" field in the mutation.
+func (m *DocumentMutation) SignatureFields() (r []schematype.SignatureField, exists bool) {
+	v := m.signature_fields
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSignatureFields returns the old "signature_fields" field's value of the Document entity.
+// If the Document object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DocumentMutation) OldSignatureFields(ctx context.Context) (v []schematype.SignatureField, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSignatureFields is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSignatureFields requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSignatureFields: %w", err)
+	}
+	return oldValue.SignatureFields, nil
+}
+
+// AppendSignatureFields adds sf to the "signature_fields" field.
+func (m *DocumentMutation) AppendSignatureFields(sf []schematype.SignatureField) {
+	m.appendsignature_fields = append(m.appendsignature_fields, sf...)
+}
+
+// AppendedSignatureFields returns the list of values that were appended to the "signature_fields" field in this mutation.
+func (m *DocumentMutation) AppendedSignatureFields() ([]schematype.SignatureField, bool) {
+	if len(m.appendsignature_fields) == 0 {
+		return nil, false
+	}
+	return m.appendsignature_fields, true
+}
+
+// ClearSignatureFields clears the value of the "signature_fields" field.
+func (m *DocumentMutation) ClearSignatureFields() {
+	m.signature_fields = nil
+	m.appendsignature_fields = nil
+	m.clearedFields[document.FieldSignatureFields] = struct{}{}
+}
+
+// SignatureFieldsCleared returns if the "signature_fields" field was cleared in this mutation.
+func (m *DocumentMutation) SignatureFieldsCleared() bool {
+	_, ok := m.clearedFields[document.FieldSignatureFields]
+	return ok
+}
+
+// ResetSignatureFields resets all changes to the "signature_fields" field.
+func (m *DocumentMutation) ResetSignatureFields() {
+	m.signature_fields = nil
+	m.appendsignature_fields = nil
+	delete(m.clearedFields, document.FieldSignatureFields)
+}
+
 // ClearCompany clears the "company" edge to the Company entity.
 func (m *DocumentMutation) ClearCompany() {
 	m.clearedcompany = true
@@ -17110,7 +18803,7 @@ func (m *DocumentMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *DocumentMutation) Fields() []string {
-	fields := make([]string, 0, 12)
+	fields := make([]string, 0, 13)
 	if m.company != nil {
 		fields = append(fields, document.FieldCompanyID)
 	}
@@ -17147,6 +18840,9 @@ func (m *DocumentMutation) Fields() []string {
 	if m.blob_key != nil {
 		fields = append(fields, document.FieldBlobKey)
 	}
+	if m.signature_fields != nil {
+		fields = append(fields, document.FieldSignatureFields)
+	}
 	return fields
 }
 
@@ -17179,6 +18875,8 @@ func (m *DocumentMutation) Field(name string) (ent.Value, bool) {
 		return m.Sha256()
 	case document.FieldBlobKey:
 		return m.BlobKey()
+	case document.FieldSignatureFields:
+		return m.SignatureFields()
 	}
 	return nil, false
 }
@@ -17212,6 +18910,8 @@ func (m *DocumentMutation) OldField(ctx context.Context, name string) (ent.Value
 		return m.OldSha256(ctx)
 	case document.FieldBlobKey:
 		return m.OldBlobKey(ctx)
+	case document.FieldSignatureFields:
+		return m.OldSignatureFields(ctx)
 	}
 	return nil, fmt.Errorf("unknown Document field %s", name)
 }
@@ -17305,6 +19005,13 @@ func (m *DocumentMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetBlobKey(v)
 		return nil
+	case document.FieldSignatureFields:
+		v, ok := value.([]schematype.SignatureField)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSignatureFields(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Document field %s", name)
 }
@@ -17365,6 +19072,9 @@ func (m *DocumentMutation) ClearedFields() []string {
 	if m.FieldCleared(document.FieldContractID) {
 		fields = append(fields, document.FieldContractID)
 	}
+	if m.FieldCleared(document.FieldSignatureFields) {
+		fields = append(fields, document.FieldSignatureFields)
+	}
 	return fields
 }
 
@@ -17381,6 +19091,9 @@ func (m *DocumentMutation) ClearField(name string) error {
 	switch name {
 	case document.FieldContractID:
 		m.ClearContractID()
+		return nil
+	case document.FieldSignatureFields:
+		m.ClearSignatureFields()
 		return nil
 	}
 	return fmt.Errorf("unknown Document nullable field %s", name)
@@ -17425,6 +19138,9 @@ func (m *DocumentMutation) ResetField(name string) error {
 		return nil
 	case document.FieldBlobKey:
 		m.ResetBlobKey()
+		return nil
+	case document.FieldSignatureFields:
+		m.ResetSignatureFields()
 		return nil
 	}
 	return fmt.Errorf("unknown Document field %s", name)
@@ -17502,6 +19218,802 @@ func (m *DocumentMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Document edge %s", name)
+}
+
+// DocumentTemplateMutation represents an operation that mutates the DocumentTemplate nodes in the graph.
+type DocumentTemplateMutation struct {
+	config
+	op                    Op
+	typ                   string
+	id                    *uuid.UUID
+	created_at            *time.Time
+	updated_at            *time.Time
+	name                  *string
+	category              *documenttemplate.Category
+	body                  *string
+	placeholders          *[]string
+	appendplaceholders    []string
+	signature_roles       *[]string
+	appendsignature_roles []string
+	clearedFields         map[string]struct{}
+	company               *uuid.UUID
+	clearedcompany        bool
+	done                  bool
+	oldValue              func(context.Context) (*DocumentTemplate, error)
+	predicates            []predicate.DocumentTemplate
+}
+
+var _ ent.Mutation = (*DocumentTemplateMutation)(nil)
+
+// documenttemplateOption allows management of the mutation configuration using functional options.
+type documenttemplateOption func(*DocumentTemplateMutation)
+
+// newDocumentTemplateMutation creates new mutation for the DocumentTemplate entity.
+func newDocumentTemplateMutation(c config, op Op, opts ...documenttemplateOption) *DocumentTemplateMutation {
+	m := &DocumentTemplateMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeDocumentTemplate,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withDocumentTemplateID sets the ID field of the mutation.
+func withDocumentTemplateID(id uuid.UUID) documenttemplateOption {
+	return func(m *DocumentTemplateMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *DocumentTemplate
+		)
+		m.oldValue = func(ctx context.Context) (*DocumentTemplate, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().DocumentTemplate.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withDocumentTemplate sets the old DocumentTemplate of the mutation.
+func withDocumentTemplate(node *DocumentTemplate) documenttemplateOption {
+	return func(m *DocumentTemplateMutation) {
+		m.oldValue = func(context.Context) (*DocumentTemplate, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m DocumentTemplateMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m DocumentTemplateMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of DocumentTemplate entities.
+func (m *DocumentTemplateMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *DocumentTemplateMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *DocumentTemplateMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().DocumentTemplate.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *DocumentTemplateMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *DocumentTemplateMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the DocumentTemplate entity.
+// If the DocumentTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DocumentTemplateMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *DocumentTemplateMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *DocumentTemplateMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *DocumentTemplateMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the DocumentTemplate entity.
+// If the DocumentTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DocumentTemplateMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *DocumentTemplateMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *DocumentTemplateMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *DocumentTemplateMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the DocumentTemplate entity.
+// If the DocumentTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DocumentTemplateMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *DocumentTemplateMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetName sets the "name" field.
+func (m *DocumentTemplateMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *DocumentTemplateMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the DocumentTemplate entity.
+// If the DocumentTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DocumentTemplateMutation) OldName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *DocumentTemplateMutation) ResetName() {
+	m.name = nil
+}
+
+// SetCategory sets the "category" field.
+func (m *DocumentTemplateMutation) SetCategory(d documenttemplate.Category) {
+	m.category = &d
+}
+
+// Category returns the value of the "category" field in the mutation.
+func (m *DocumentTemplateMutation) Category() (r documenttemplate.Category, exists bool) {
+	v := m.category
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCategory returns the old "category" field's value of the DocumentTemplate entity.
+// If the DocumentTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DocumentTemplateMutation) OldCategory(ctx context.Context) (v documenttemplate.Category, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCategory is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCategory requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCategory: %w", err)
+	}
+	return oldValue.Category, nil
+}
+
+// ResetCategory resets all changes to the "category" field.
+func (m *DocumentTemplateMutation) ResetCategory() {
+	m.category = nil
+}
+
+// SetBody sets the "body" field.
+func (m *DocumentTemplateMutation) SetBody(s string) {
+	m.body = &s
+}
+
+// Body returns the value of the "body" field in the mutation.
+func (m *DocumentTemplateMutation) Body() (r string, exists bool) {
+	v := m.body
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBody returns the old "body" field's value of the DocumentTemplate entity.
+// If the DocumentTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DocumentTemplateMutation) OldBody(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBody is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBody requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBody: %w", err)
+	}
+	return oldValue.Body, nil
+}
+
+// ResetBody resets all changes to the "body" field.
+func (m *DocumentTemplateMutation) ResetBody() {
+	m.body = nil
+}
+
+// SetPlaceholders sets the "placeholders" field.
+func (m *DocumentTemplateMutation) SetPlaceholders(s []string) {
+	m.placeholders = &s
+	m.appendplaceholders = nil
+}
+
+// Placeholders returns the value of the "placeholders" field in the mutation.
+func (m *DocumentTemplateMutation) Placeholders() (r []string, exists bool) {
+	v := m.placeholders
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPlaceholders returns the old "placeholders" field's value of the DocumentTemplate entity.
+// If the DocumentTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DocumentTemplateMutation) OldPlaceholders(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPlaceholders is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPlaceholders requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPlaceholders: %w", err)
+	}
+	return oldValue.Placeholders, nil
+}
+
+// AppendPlaceholders adds s to the "placeholders" field.
+func (m *DocumentTemplateMutation) AppendPlaceholders(s []string) {
+	m.appendplaceholders = append(m.appendplaceholders, s...)
+}
+
+// AppendedPlaceholders returns the list of values that were appended to the "placeholders" field in this mutation.
+func (m *DocumentTemplateMutation) AppendedPlaceholders() ([]string, bool) {
+	if len(m.appendplaceholders) == 0 {
+		return nil, false
+	}
+	return m.appendplaceholders, true
+}
+
+// ResetPlaceholders resets all changes to the "placeholders" field.
+func (m *DocumentTemplateMutation) ResetPlaceholders() {
+	m.placeholders = nil
+	m.appendplaceholders = nil
+}
+
+// SetSignatureRoles sets the "signature_roles" field.
+func (m *DocumentTemplateMutation) SetSignatureRoles(s []string) {
+	m.signature_roles = &s
+	m.appendsignature_roles = nil
+}
+
+// SignatureRoles returns the value of the "signature_roles" field in the mutation.
+func (m *DocumentTemplateMutation) SignatureRoles() (r []string, exists bool) {
+	v := m.signature_roles
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSignatureRoles returns the old "signature_roles" field's value of the DocumentTemplate entity.
+// If the DocumentTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DocumentTemplateMutation) OldSignatureRoles(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSignatureRoles is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSignatureRoles requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSignatureRoles: %w", err)
+	}
+	return oldValue.SignatureRoles, nil
+}
+
+// AppendSignatureRoles adds s to the "signature_roles" field.
+func (m *DocumentTemplateMutation) AppendSignatureRoles(s []string) {
+	m.appendsignature_roles = append(m.appendsignature_roles, s...)
+}
+
+// AppendedSignatureRoles returns the list of values that were appended to the "signature_roles" field in this mutation.
+func (m *DocumentTemplateMutation) AppendedSignatureRoles() ([]string, bool) {
+	if len(m.appendsignature_roles) == 0 {
+		return nil, false
+	}
+	return m.appendsignature_roles, true
+}
+
+// ResetSignatureRoles resets all changes to the "signature_roles" field.
+func (m *DocumentTemplateMutation) ResetSignatureRoles() {
+	m.signature_roles = nil
+	m.appendsignature_roles = nil
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *DocumentTemplateMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[documenttemplate.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *DocumentTemplateMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *DocumentTemplateMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *DocumentTemplateMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// Where appends a list predicates to the DocumentTemplateMutation builder.
+func (m *DocumentTemplateMutation) Where(ps ...predicate.DocumentTemplate) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the DocumentTemplateMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *DocumentTemplateMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.DocumentTemplate, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *DocumentTemplateMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *DocumentTemplateMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (DocumentTemplate).
+func (m *DocumentTemplateMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *DocumentTemplateMutation) Fields() []string {
+	fields := make([]string, 0, 8)
+	if m.company != nil {
+		fields = append(fields, documenttemplate.FieldCompanyID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, documenttemplate.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, documenttemplate.FieldUpdatedAt)
+	}
+	if m.name != nil {
+		fields = append(fields, documenttemplate.FieldName)
+	}
+	if m.category != nil {
+		fields = append(fields, documenttemplate.FieldCategory)
+	}
+	if m.body != nil {
+		fields = append(fields, documenttemplate.FieldBody)
+	}
+	if m.placeholders != nil {
+		fields = append(fields, documenttemplate.FieldPlaceholders)
+	}
+	if m.signature_roles != nil {
+		fields = append(fields, documenttemplate.FieldSignatureRoles)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *DocumentTemplateMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case documenttemplate.FieldCompanyID:
+		return m.CompanyID()
+	case documenttemplate.FieldCreatedAt:
+		return m.CreatedAt()
+	case documenttemplate.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case documenttemplate.FieldName:
+		return m.Name()
+	case documenttemplate.FieldCategory:
+		return m.Category()
+	case documenttemplate.FieldBody:
+		return m.Body()
+	case documenttemplate.FieldPlaceholders:
+		return m.Placeholders()
+	case documenttemplate.FieldSignatureRoles:
+		return m.SignatureRoles()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *DocumentTemplateMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case documenttemplate.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case documenttemplate.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case documenttemplate.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case documenttemplate.FieldName:
+		return m.OldName(ctx)
+	case documenttemplate.FieldCategory:
+		return m.OldCategory(ctx)
+	case documenttemplate.FieldBody:
+		return m.OldBody(ctx)
+	case documenttemplate.FieldPlaceholders:
+		return m.OldPlaceholders(ctx)
+	case documenttemplate.FieldSignatureRoles:
+		return m.OldSignatureRoles(ctx)
+	}
+	return nil, fmt.Errorf("unknown DocumentTemplate field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *DocumentTemplateMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case documenttemplate.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case documenttemplate.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case documenttemplate.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case documenttemplate.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	case documenttemplate.FieldCategory:
+		v, ok := value.(documenttemplate.Category)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCategory(v)
+		return nil
+	case documenttemplate.FieldBody:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBody(v)
+		return nil
+	case documenttemplate.FieldPlaceholders:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPlaceholders(v)
+		return nil
+	case documenttemplate.FieldSignatureRoles:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSignatureRoles(v)
+		return nil
+	}
+	return fmt.Errorf("unknown DocumentTemplate field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *DocumentTemplateMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *DocumentTemplateMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *DocumentTemplateMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown DocumentTemplate numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *DocumentTemplateMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *DocumentTemplateMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *DocumentTemplateMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown DocumentTemplate nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *DocumentTemplateMutation) ResetField(name string) error {
+	switch name {
+	case documenttemplate.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case documenttemplate.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case documenttemplate.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case documenttemplate.FieldName:
+		m.ResetName()
+		return nil
+	case documenttemplate.FieldCategory:
+		m.ResetCategory()
+		return nil
+	case documenttemplate.FieldBody:
+		m.ResetBody()
+		return nil
+	case documenttemplate.FieldPlaceholders:
+		m.ResetPlaceholders()
+		return nil
+	case documenttemplate.FieldSignatureRoles:
+		m.ResetSignatureRoles()
+		return nil
+	}
+	return fmt.Errorf("unknown DocumentTemplate field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *DocumentTemplateMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.company != nil {
+		edges = append(edges, documenttemplate.EdgeCompany)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *DocumentTemplateMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case documenttemplate.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *DocumentTemplateMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *DocumentTemplateMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *DocumentTemplateMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcompany {
+		edges = append(edges, documenttemplate.EdgeCompany)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *DocumentTemplateMutation) EdgeCleared(name string) bool {
+	switch name {
+	case documenttemplate.EdgeCompany:
+		return m.clearedcompany
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *DocumentTemplateMutation) ClearEdge(name string) error {
+	switch name {
+	case documenttemplate.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown DocumentTemplate unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *DocumentTemplateMutation) ResetEdge(name string) error {
+	switch name {
+	case documenttemplate.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown DocumentTemplate edge %s", name)
 }
 
 // EmailMutation represents an operation that mutates the Email nodes in the graph.
@@ -40716,6 +43228,4431 @@ func (m *PortfolioTransferMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown PortfolioTransfer edge %s", name)
+}
+
+// SignatureRequestMutation represents an operation that mutates the SignatureRequest nodes in the graph.
+type SignatureRequestMutation struct {
+	config
+	op                 Op
+	typ                string
+	id                 *uuid.UUID
+	created_at         *time.Time
+	updated_at         *time.Time
+	version            *int64
+	addversion         *int64
+	contact_id         *uuid.UUID
+	provider           *string
+	status             *signaturerequest.Status
+	title              *string
+	message            *string
+	documents          *[]schematype.SignatureSource
+	appenddocuments    []schematype.SignatureSource
+	fields             *[]schematype.SignatureField
+	appendfields       []schematype.SignatureField
+	source_blob_key    *string
+	source_sha256      *string
+	page_count         *int
+	addpage_count      *int
+	mailbox_id         *uuid.UUID
+	expires_at         *time.Time
+	completed_at       *time.Time
+	cancelled_at       *time.Time
+	signed_document_id *uuid.UUID
+	creator_id         *uuid.UUID
+	clearedFields      map[string]struct{}
+	company            *uuid.UUID
+	clearedcompany     bool
+	done               bool
+	oldValue           func(context.Context) (*SignatureRequest, error)
+	predicates         []predicate.SignatureRequest
+}
+
+var _ ent.Mutation = (*SignatureRequestMutation)(nil)
+
+// signaturerequestOption allows management of the mutation configuration using functional options.
+type signaturerequestOption func(*SignatureRequestMutation)
+
+// newSignatureRequestMutation creates new mutation for the SignatureRequest entity.
+func newSignatureRequestMutation(c config, op Op, opts ...signaturerequestOption) *SignatureRequestMutation {
+	m := &SignatureRequestMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeSignatureRequest,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withSignatureRequestID sets the ID field of the mutation.
+func withSignatureRequestID(id uuid.UUID) signaturerequestOption {
+	return func(m *SignatureRequestMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *SignatureRequest
+		)
+		m.oldValue = func(ctx context.Context) (*SignatureRequest, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().SignatureRequest.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withSignatureRequest sets the old SignatureRequest of the mutation.
+func withSignatureRequest(node *SignatureRequest) signaturerequestOption {
+	return func(m *SignatureRequestMutation) {
+		m.oldValue = func(context.Context) (*SignatureRequest, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m SignatureRequestMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m SignatureRequestMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of SignatureRequest entities.
+func (m *SignatureRequestMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *SignatureRequestMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *SignatureRequestMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().SignatureRequest.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *SignatureRequestMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *SignatureRequestMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the SignatureRequest entity.
+// If the SignatureRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureRequestMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *SignatureRequestMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *SignatureRequestMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *SignatureRequestMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the SignatureRequest entity.
+// If the SignatureRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureRequestMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *SignatureRequestMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *SignatureRequestMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *SignatureRequestMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the SignatureRequest entity.
+// If the SignatureRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureRequestMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *SignatureRequestMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *SignatureRequestMutation) SetVersion(i int64) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *SignatureRequestMutation) Version() (r int64, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the SignatureRequest entity.
+// If the SignatureRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureRequestMutation) OldVersion(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *SignatureRequestMutation) AddVersion(i int64) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *SignatureRequestMutation) AddedVersion() (r int64, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *SignatureRequestMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
+}
+
+// SetContactID sets the "contact_id" field.
+func (m *SignatureRequestMutation) SetContactID(u uuid.UUID) {
+	m.contact_id = &u
+}
+
+// ContactID returns the value of the "contact_id" field in the mutation.
+func (m *SignatureRequestMutation) ContactID() (r uuid.UUID, exists bool) {
+	v := m.contact_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContactID returns the old "contact_id" field's value of the SignatureRequest entity.
+// If the SignatureRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureRequestMutation) OldContactID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContactID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContactID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContactID: %w", err)
+	}
+	return oldValue.ContactID, nil
+}
+
+// ResetContactID resets all changes to the "contact_id" field.
+func (m *SignatureRequestMutation) ResetContactID() {
+	m.contact_id = nil
+}
+
+// SetProvider sets the "provider" field.
+func (m *SignatureRequestMutation) SetProvider(s string) {
+	m.provider = &s
+}
+
+// Provider returns the value of the "provider" field in the mutation.
+func (m *SignatureRequestMutation) Provider() (r string, exists bool) {
+	v := m.provider
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProvider returns the old "provider" field's value of the SignatureRequest entity.
+// If the SignatureRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureRequestMutation) OldProvider(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProvider is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProvider requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProvider: %w", err)
+	}
+	return oldValue.Provider, nil
+}
+
+// ResetProvider resets all changes to the "provider" field.
+func (m *SignatureRequestMutation) ResetProvider() {
+	m.provider = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *SignatureRequestMutation) SetStatus(s signaturerequest.Status) {
+	m.status = &s
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *SignatureRequestMutation) Status() (r signaturerequest.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the SignatureRequest entity.
+// If the SignatureRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureRequestMutation) OldStatus(ctx context.Context) (v signaturerequest.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *SignatureRequestMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetTitle sets the "title" field.
+func (m *SignatureRequestMutation) SetTitle(s string) {
+	m.title = &s
+}
+
+// Title returns the value of the "title" field in the mutation.
+func (m *SignatureRequestMutation) Title() (r string, exists bool) {
+	v := m.title
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTitle returns the old "title" field's value of the SignatureRequest entity.
+// If the SignatureRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureRequestMutation) OldTitle(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTitle is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTitle requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTitle: %w", err)
+	}
+	return oldValue.Title, nil
+}
+
+// ResetTitle resets all changes to the "title" field.
+func (m *SignatureRequestMutation) ResetTitle() {
+	m.title = nil
+}
+
+// SetMessage sets the "message" field.
+func (m *SignatureRequestMutation) SetMessage(s string) {
+	m.message = &s
+}
+
+// Message returns the value of the "message" field in the mutation.
+func (m *SignatureRequestMutation) Message() (r string, exists bool) {
+	v := m.message
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMessage returns the old "message" field's value of the SignatureRequest entity.
+// If the SignatureRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureRequestMutation) OldMessage(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMessage is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMessage requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMessage: %w", err)
+	}
+	return oldValue.Message, nil
+}
+
+// ResetMessage resets all changes to the "message" field.
+func (m *SignatureRequestMutation) ResetMessage() {
+	m.message = nil
+}
+
+// SetDocuments sets the "documents" field.
+func (m *SignatureRequestMutation) SetDocuments(ss []schematype.SignatureSource) {
+	m.documents = &ss
+	m.appenddocuments = nil
+}
+
+// Documents returns the value of the "documents" field in the mutation.
+func (m *SignatureRequestMutation) Documents() (r []schematype.SignatureSource, exists bool) {
+	v := m.documents
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDocuments returns the old "documents" field's value of the SignatureRequest entity.
+// If the SignatureRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureRequestMutation) OldDocuments(ctx context.Context) (v []schematype.SignatureSource, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDocuments is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDocuments requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDocuments: %w", err)
+	}
+	return oldValue.Documents, nil
+}
+
+// AppendDocuments adds ss to the "documents" field.
+func (m *SignatureRequestMutation) AppendDocuments(ss []schematype.SignatureSource) {
+	m.appenddocuments = append(m.appenddocuments, ss...)
+}
+
+// AppendedDocuments returns the list of values that were appended to the "documents" field in this mutation.
+func (m *SignatureRequestMutation) AppendedDocuments() ([]schematype.SignatureSource, bool) {
+	if len(m.appenddocuments) == 0 {
+		return nil, false
+	}
+	return m.appenddocuments, true
+}
+
+// ResetDocuments resets all changes to the "documents" field.
+func (m *SignatureRequestMutation) ResetDocuments() {
+	m.documents = nil
+	m.appenddocuments = nil
+}
+
+// SetFields sets the "fields" field.
+func (m *SignatureRequestMutation) SetFields(sf []schematype.SignatureField) {
+	m.fields = &sf
+	m.appendfields = nil
+}
+
+// GetFields returns the value of the "fields" field in the mutation.
+func (m *SignatureRequestMutation) GetFields() (r []schematype.SignatureField, exists bool) {
+	v := m.fields
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFields returns the old "fields" field's value of the SignatureRequest entity.
+// If the SignatureRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureRequestMutation) OldFields(ctx context.Context) (v []schematype.SignatureField, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFields is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFields requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFields: %w", err)
+	}
+	return oldValue.Fields, nil
+}
+
+// AppendFields adds sf to the "fields" field.
+func (m *SignatureRequestMutation) AppendFields(sf []schematype.SignatureField) {
+	m.appendfields = append(m.appendfields, sf...)
+}
+
+// AppendedFields returns the list of values that were appended to the "fields" field in this mutation.
+func (m *SignatureRequestMutation) AppendedFields() ([]schematype.SignatureField, bool) {
+	if len(m.appendfields) == 0 {
+		return nil, false
+	}
+	return m.appendfields, true
+}
+
+// ResetFields resets all changes to the "fields" field.
+func (m *SignatureRequestMutation) ResetFields() {
+	m.fields = nil
+	m.appendfields = nil
+}
+
+// SetSourceBlobKey sets the "source_blob_key" field.
+func (m *SignatureRequestMutation) SetSourceBlobKey(s string) {
+	m.source_blob_key = &s
+}
+
+// SourceBlobKey returns the value of the "source_blob_key" field in the mutation.
+func (m *SignatureRequestMutation) SourceBlobKey() (r string, exists bool) {
+	v := m.source_blob_key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSourceBlobKey returns the old "source_blob_key" field's value of the SignatureRequest entity.
+// If the SignatureRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureRequestMutation) OldSourceBlobKey(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSourceBlobKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSourceBlobKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSourceBlobKey: %w", err)
+	}
+	return oldValue.SourceBlobKey, nil
+}
+
+// ResetSourceBlobKey resets all changes to the "source_blob_key" field.
+func (m *SignatureRequestMutation) ResetSourceBlobKey() {
+	m.source_blob_key = nil
+}
+
+// SetSourceSha256 sets the "source_sha256" field.
+func (m *SignatureRequestMutation) SetSourceSha256(s string) {
+	m.source_sha256 = &s
+}
+
+// SourceSha256 returns the value of the "source_sha256" field in the mutation.
+func (m *SignatureRequestMutation) SourceSha256() (r string, exists bool) {
+	v := m.source_sha256
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSourceSha256 returns the old "source_sha256" field's value of the SignatureRequest entity.
+// If the SignatureRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureRequestMutation) OldSourceSha256(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSourceSha256 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSourceSha256 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSourceSha256: %w", err)
+	}
+	return oldValue.SourceSha256, nil
+}
+
+// ResetSourceSha256 resets all changes to the "source_sha256" field.
+func (m *SignatureRequestMutation) ResetSourceSha256() {
+	m.source_sha256 = nil
+}
+
+// SetPageCount sets the "page_count" field.
+func (m *SignatureRequestMutation) SetPageCount(i int) {
+	m.page_count = &i
+	m.addpage_count = nil
+}
+
+// PageCount returns the value of the "page_count" field in the mutation.
+func (m *SignatureRequestMutation) PageCount() (r int, exists bool) {
+	v := m.page_count
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPageCount returns the old "page_count" field's value of the SignatureRequest entity.
+// If the SignatureRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureRequestMutation) OldPageCount(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPageCount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPageCount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPageCount: %w", err)
+	}
+	return oldValue.PageCount, nil
+}
+
+// AddPageCount adds i to the "page_count" field.
+func (m *SignatureRequestMutation) AddPageCount(i int) {
+	if m.addpage_count != nil {
+		*m.addpage_count += i
+	} else {
+		m.addpage_count = &i
+	}
+}
+
+// AddedPageCount returns the value that was added to the "page_count" field in this mutation.
+func (m *SignatureRequestMutation) AddedPageCount() (r int, exists bool) {
+	v := m.addpage_count
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetPageCount resets all changes to the "page_count" field.
+func (m *SignatureRequestMutation) ResetPageCount() {
+	m.page_count = nil
+	m.addpage_count = nil
+}
+
+// SetMailboxID sets the "mailbox_id" field.
+func (m *SignatureRequestMutation) SetMailboxID(u uuid.UUID) {
+	m.mailbox_id = &u
+}
+
+// MailboxID returns the value of the "mailbox_id" field in the mutation.
+func (m *SignatureRequestMutation) MailboxID() (r uuid.UUID, exists bool) {
+	v := m.mailbox_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMailboxID returns the old "mailbox_id" field's value of the SignatureRequest entity.
+// If the SignatureRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureRequestMutation) OldMailboxID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMailboxID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMailboxID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMailboxID: %w", err)
+	}
+	return oldValue.MailboxID, nil
+}
+
+// ClearMailboxID clears the value of the "mailbox_id" field.
+func (m *SignatureRequestMutation) ClearMailboxID() {
+	m.mailbox_id = nil
+	m.clearedFields[signaturerequest.FieldMailboxID] = struct{}{}
+}
+
+// MailboxIDCleared returns if the "mailbox_id" field was cleared in this mutation.
+func (m *SignatureRequestMutation) MailboxIDCleared() bool {
+	_, ok := m.clearedFields[signaturerequest.FieldMailboxID]
+	return ok
+}
+
+// ResetMailboxID resets all changes to the "mailbox_id" field.
+func (m *SignatureRequestMutation) ResetMailboxID() {
+	m.mailbox_id = nil
+	delete(m.clearedFields, signaturerequest.FieldMailboxID)
+}
+
+// SetExpiresAt sets the "expires_at" field.
+func (m *SignatureRequestMutation) SetExpiresAt(t time.Time) {
+	m.expires_at = &t
+}
+
+// ExpiresAt returns the value of the "expires_at" field in the mutation.
+func (m *SignatureRequestMutation) ExpiresAt() (r time.Time, exists bool) {
+	v := m.expires_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExpiresAt returns the old "expires_at" field's value of the SignatureRequest entity.
+// If the SignatureRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureRequestMutation) OldExpiresAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExpiresAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExpiresAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExpiresAt: %w", err)
+	}
+	return oldValue.ExpiresAt, nil
+}
+
+// ResetExpiresAt resets all changes to the "expires_at" field.
+func (m *SignatureRequestMutation) ResetExpiresAt() {
+	m.expires_at = nil
+}
+
+// SetCompletedAt sets the "completed_at" field.
+func (m *SignatureRequestMutation) SetCompletedAt(t time.Time) {
+	m.completed_at = &t
+}
+
+// CompletedAt returns the value of the "completed_at" field in the mutation.
+func (m *SignatureRequestMutation) CompletedAt() (r time.Time, exists bool) {
+	v := m.completed_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompletedAt returns the old "completed_at" field's value of the SignatureRequest entity.
+// If the SignatureRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureRequestMutation) OldCompletedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompletedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompletedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompletedAt: %w", err)
+	}
+	return oldValue.CompletedAt, nil
+}
+
+// ClearCompletedAt clears the value of the "completed_at" field.
+func (m *SignatureRequestMutation) ClearCompletedAt() {
+	m.completed_at = nil
+	m.clearedFields[signaturerequest.FieldCompletedAt] = struct{}{}
+}
+
+// CompletedAtCleared returns if the "completed_at" field was cleared in this mutation.
+func (m *SignatureRequestMutation) CompletedAtCleared() bool {
+	_, ok := m.clearedFields[signaturerequest.FieldCompletedAt]
+	return ok
+}
+
+// ResetCompletedAt resets all changes to the "completed_at" field.
+func (m *SignatureRequestMutation) ResetCompletedAt() {
+	m.completed_at = nil
+	delete(m.clearedFields, signaturerequest.FieldCompletedAt)
+}
+
+// SetCancelledAt sets the "cancelled_at" field.
+func (m *SignatureRequestMutation) SetCancelledAt(t time.Time) {
+	m.cancelled_at = &t
+}
+
+// CancelledAt returns the value of the "cancelled_at" field in the mutation.
+func (m *SignatureRequestMutation) CancelledAt() (r time.Time, exists bool) {
+	v := m.cancelled_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCancelledAt returns the old "cancelled_at" field's value of the SignatureRequest entity.
+// If the SignatureRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureRequestMutation) OldCancelledAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCancelledAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCancelledAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCancelledAt: %w", err)
+	}
+	return oldValue.CancelledAt, nil
+}
+
+// ClearCancelledAt clears the value of the "cancelled_at" field.
+func (m *SignatureRequestMutation) ClearCancelledAt() {
+	m.cancelled_at = nil
+	m.clearedFields[signaturerequest.FieldCancelledAt] = struct{}{}
+}
+
+// CancelledAtCleared returns if the "cancelled_at" field was cleared in this mutation.
+func (m *SignatureRequestMutation) CancelledAtCleared() bool {
+	_, ok := m.clearedFields[signaturerequest.FieldCancelledAt]
+	return ok
+}
+
+// ResetCancelledAt resets all changes to the "cancelled_at" field.
+func (m *SignatureRequestMutation) ResetCancelledAt() {
+	m.cancelled_at = nil
+	delete(m.clearedFields, signaturerequest.FieldCancelledAt)
+}
+
+// SetSignedDocumentID sets the "signed_document_id" field.
+func (m *SignatureRequestMutation) SetSignedDocumentID(u uuid.UUID) {
+	m.signed_document_id = &u
+}
+
+// SignedDocumentID returns the value of the "signed_document_id" field in the mutation.
+func (m *SignatureRequestMutation) SignedDocumentID() (r uuid.UUID, exists bool) {
+	v := m.signed_document_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSignedDocumentID returns the old "signed_document_id" field's value of the SignatureRequest entity.
+// If the SignatureRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureRequestMutation) OldSignedDocumentID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSignedDocumentID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSignedDocumentID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSignedDocumentID: %w", err)
+	}
+	return oldValue.SignedDocumentID, nil
+}
+
+// ClearSignedDocumentID clears the value of the "signed_document_id" field.
+func (m *SignatureRequestMutation) ClearSignedDocumentID() {
+	m.signed_document_id = nil
+	m.clearedFields[signaturerequest.FieldSignedDocumentID] = struct{}{}
+}
+
+// SignedDocumentIDCleared returns if the "signed_document_id" field was cleared in this mutation.
+func (m *SignatureRequestMutation) SignedDocumentIDCleared() bool {
+	_, ok := m.clearedFields[signaturerequest.FieldSignedDocumentID]
+	return ok
+}
+
+// ResetSignedDocumentID resets all changes to the "signed_document_id" field.
+func (m *SignatureRequestMutation) ResetSignedDocumentID() {
+	m.signed_document_id = nil
+	delete(m.clearedFields, signaturerequest.FieldSignedDocumentID)
+}
+
+// SetCreatorID sets the "creator_id" field.
+func (m *SignatureRequestMutation) SetCreatorID(u uuid.UUID) {
+	m.creator_id = &u
+}
+
+// CreatorID returns the value of the "creator_id" field in the mutation.
+func (m *SignatureRequestMutation) CreatorID() (r uuid.UUID, exists bool) {
+	v := m.creator_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatorID returns the old "creator_id" field's value of the SignatureRequest entity.
+// If the SignatureRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureRequestMutation) OldCreatorID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatorID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatorID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatorID: %w", err)
+	}
+	return oldValue.CreatorID, nil
+}
+
+// ClearCreatorID clears the value of the "creator_id" field.
+func (m *SignatureRequestMutation) ClearCreatorID() {
+	m.creator_id = nil
+	m.clearedFields[signaturerequest.FieldCreatorID] = struct{}{}
+}
+
+// CreatorIDCleared returns if the "creator_id" field was cleared in this mutation.
+func (m *SignatureRequestMutation) CreatorIDCleared() bool {
+	_, ok := m.clearedFields[signaturerequest.FieldCreatorID]
+	return ok
+}
+
+// ResetCreatorID resets all changes to the "creator_id" field.
+func (m *SignatureRequestMutation) ResetCreatorID() {
+	m.creator_id = nil
+	delete(m.clearedFields, signaturerequest.FieldCreatorID)
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *SignatureRequestMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[signaturerequest.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *SignatureRequestMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *SignatureRequestMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *SignatureRequestMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// Where appends a list predicates to the SignatureRequestMutation builder.
+func (m *SignatureRequestMutation) Where(ps ...predicate.SignatureRequest) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the SignatureRequestMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *SignatureRequestMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.SignatureRequest, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *SignatureRequestMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *SignatureRequestMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (SignatureRequest).
+func (m *SignatureRequestMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *SignatureRequestMutation) Fields() []string {
+	fields := make([]string, 0, 20)
+	if m.company != nil {
+		fields = append(fields, signaturerequest.FieldCompanyID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, signaturerequest.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, signaturerequest.FieldUpdatedAt)
+	}
+	if m.version != nil {
+		fields = append(fields, signaturerequest.FieldVersion)
+	}
+	if m.contact_id != nil {
+		fields = append(fields, signaturerequest.FieldContactID)
+	}
+	if m.provider != nil {
+		fields = append(fields, signaturerequest.FieldProvider)
+	}
+	if m.status != nil {
+		fields = append(fields, signaturerequest.FieldStatus)
+	}
+	if m.title != nil {
+		fields = append(fields, signaturerequest.FieldTitle)
+	}
+	if m.message != nil {
+		fields = append(fields, signaturerequest.FieldMessage)
+	}
+	if m.documents != nil {
+		fields = append(fields, signaturerequest.FieldDocuments)
+	}
+	if m.fields != nil {
+		fields = append(fields, signaturerequest.FieldFields)
+	}
+	if m.source_blob_key != nil {
+		fields = append(fields, signaturerequest.FieldSourceBlobKey)
+	}
+	if m.source_sha256 != nil {
+		fields = append(fields, signaturerequest.FieldSourceSha256)
+	}
+	if m.page_count != nil {
+		fields = append(fields, signaturerequest.FieldPageCount)
+	}
+	if m.mailbox_id != nil {
+		fields = append(fields, signaturerequest.FieldMailboxID)
+	}
+	if m.expires_at != nil {
+		fields = append(fields, signaturerequest.FieldExpiresAt)
+	}
+	if m.completed_at != nil {
+		fields = append(fields, signaturerequest.FieldCompletedAt)
+	}
+	if m.cancelled_at != nil {
+		fields = append(fields, signaturerequest.FieldCancelledAt)
+	}
+	if m.signed_document_id != nil {
+		fields = append(fields, signaturerequest.FieldSignedDocumentID)
+	}
+	if m.creator_id != nil {
+		fields = append(fields, signaturerequest.FieldCreatorID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *SignatureRequestMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case signaturerequest.FieldCompanyID:
+		return m.CompanyID()
+	case signaturerequest.FieldCreatedAt:
+		return m.CreatedAt()
+	case signaturerequest.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case signaturerequest.FieldVersion:
+		return m.Version()
+	case signaturerequest.FieldContactID:
+		return m.ContactID()
+	case signaturerequest.FieldProvider:
+		return m.Provider()
+	case signaturerequest.FieldStatus:
+		return m.Status()
+	case signaturerequest.FieldTitle:
+		return m.Title()
+	case signaturerequest.FieldMessage:
+		return m.Message()
+	case signaturerequest.FieldDocuments:
+		return m.Documents()
+	case signaturerequest.FieldFields:
+		return m.GetFields()
+	case signaturerequest.FieldSourceBlobKey:
+		return m.SourceBlobKey()
+	case signaturerequest.FieldSourceSha256:
+		return m.SourceSha256()
+	case signaturerequest.FieldPageCount:
+		return m.PageCount()
+	case signaturerequest.FieldMailboxID:
+		return m.MailboxID()
+	case signaturerequest.FieldExpiresAt:
+		return m.ExpiresAt()
+	case signaturerequest.FieldCompletedAt:
+		return m.CompletedAt()
+	case signaturerequest.FieldCancelledAt:
+		return m.CancelledAt()
+	case signaturerequest.FieldSignedDocumentID:
+		return m.SignedDocumentID()
+	case signaturerequest.FieldCreatorID:
+		return m.CreatorID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *SignatureRequestMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case signaturerequest.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case signaturerequest.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case signaturerequest.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case signaturerequest.FieldVersion:
+		return m.OldVersion(ctx)
+	case signaturerequest.FieldContactID:
+		return m.OldContactID(ctx)
+	case signaturerequest.FieldProvider:
+		return m.OldProvider(ctx)
+	case signaturerequest.FieldStatus:
+		return m.OldStatus(ctx)
+	case signaturerequest.FieldTitle:
+		return m.OldTitle(ctx)
+	case signaturerequest.FieldMessage:
+		return m.OldMessage(ctx)
+	case signaturerequest.FieldDocuments:
+		return m.OldDocuments(ctx)
+	case signaturerequest.FieldFields:
+		return m.OldFields(ctx)
+	case signaturerequest.FieldSourceBlobKey:
+		return m.OldSourceBlobKey(ctx)
+	case signaturerequest.FieldSourceSha256:
+		return m.OldSourceSha256(ctx)
+	case signaturerequest.FieldPageCount:
+		return m.OldPageCount(ctx)
+	case signaturerequest.FieldMailboxID:
+		return m.OldMailboxID(ctx)
+	case signaturerequest.FieldExpiresAt:
+		return m.OldExpiresAt(ctx)
+	case signaturerequest.FieldCompletedAt:
+		return m.OldCompletedAt(ctx)
+	case signaturerequest.FieldCancelledAt:
+		return m.OldCancelledAt(ctx)
+	case signaturerequest.FieldSignedDocumentID:
+		return m.OldSignedDocumentID(ctx)
+	case signaturerequest.FieldCreatorID:
+		return m.OldCreatorID(ctx)
+	}
+	return nil, fmt.Errorf("unknown SignatureRequest field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SignatureRequestMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case signaturerequest.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case signaturerequest.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case signaturerequest.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case signaturerequest.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
+		return nil
+	case signaturerequest.FieldContactID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContactID(v)
+		return nil
+	case signaturerequest.FieldProvider:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProvider(v)
+		return nil
+	case signaturerequest.FieldStatus:
+		v, ok := value.(signaturerequest.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case signaturerequest.FieldTitle:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTitle(v)
+		return nil
+	case signaturerequest.FieldMessage:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMessage(v)
+		return nil
+	case signaturerequest.FieldDocuments:
+		v, ok := value.([]schematype.SignatureSource)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDocuments(v)
+		return nil
+	case signaturerequest.FieldFields:
+		v, ok := value.([]schematype.SignatureField)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFields(v)
+		return nil
+	case signaturerequest.FieldSourceBlobKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSourceBlobKey(v)
+		return nil
+	case signaturerequest.FieldSourceSha256:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSourceSha256(v)
+		return nil
+	case signaturerequest.FieldPageCount:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPageCount(v)
+		return nil
+	case signaturerequest.FieldMailboxID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMailboxID(v)
+		return nil
+	case signaturerequest.FieldExpiresAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExpiresAt(v)
+		return nil
+	case signaturerequest.FieldCompletedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompletedAt(v)
+		return nil
+	case signaturerequest.FieldCancelledAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCancelledAt(v)
+		return nil
+	case signaturerequest.FieldSignedDocumentID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSignedDocumentID(v)
+		return nil
+	case signaturerequest.FieldCreatorID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatorID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown SignatureRequest field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *SignatureRequestMutation) AddedFields() []string {
+	var fields []string
+	if m.addversion != nil {
+		fields = append(fields, signaturerequest.FieldVersion)
+	}
+	if m.addpage_count != nil {
+		fields = append(fields, signaturerequest.FieldPageCount)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *SignatureRequestMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case signaturerequest.FieldVersion:
+		return m.AddedVersion()
+	case signaturerequest.FieldPageCount:
+		return m.AddedPageCount()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SignatureRequestMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case signaturerequest.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
+	case signaturerequest.FieldPageCount:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPageCount(v)
+		return nil
+	}
+	return fmt.Errorf("unknown SignatureRequest numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *SignatureRequestMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(signaturerequest.FieldMailboxID) {
+		fields = append(fields, signaturerequest.FieldMailboxID)
+	}
+	if m.FieldCleared(signaturerequest.FieldCompletedAt) {
+		fields = append(fields, signaturerequest.FieldCompletedAt)
+	}
+	if m.FieldCleared(signaturerequest.FieldCancelledAt) {
+		fields = append(fields, signaturerequest.FieldCancelledAt)
+	}
+	if m.FieldCleared(signaturerequest.FieldSignedDocumentID) {
+		fields = append(fields, signaturerequest.FieldSignedDocumentID)
+	}
+	if m.FieldCleared(signaturerequest.FieldCreatorID) {
+		fields = append(fields, signaturerequest.FieldCreatorID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *SignatureRequestMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *SignatureRequestMutation) ClearField(name string) error {
+	switch name {
+	case signaturerequest.FieldMailboxID:
+		m.ClearMailboxID()
+		return nil
+	case signaturerequest.FieldCompletedAt:
+		m.ClearCompletedAt()
+		return nil
+	case signaturerequest.FieldCancelledAt:
+		m.ClearCancelledAt()
+		return nil
+	case signaturerequest.FieldSignedDocumentID:
+		m.ClearSignedDocumentID()
+		return nil
+	case signaturerequest.FieldCreatorID:
+		m.ClearCreatorID()
+		return nil
+	}
+	return fmt.Errorf("unknown SignatureRequest nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *SignatureRequestMutation) ResetField(name string) error {
+	switch name {
+	case signaturerequest.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case signaturerequest.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case signaturerequest.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case signaturerequest.FieldVersion:
+		m.ResetVersion()
+		return nil
+	case signaturerequest.FieldContactID:
+		m.ResetContactID()
+		return nil
+	case signaturerequest.FieldProvider:
+		m.ResetProvider()
+		return nil
+	case signaturerequest.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case signaturerequest.FieldTitle:
+		m.ResetTitle()
+		return nil
+	case signaturerequest.FieldMessage:
+		m.ResetMessage()
+		return nil
+	case signaturerequest.FieldDocuments:
+		m.ResetDocuments()
+		return nil
+	case signaturerequest.FieldFields:
+		m.ResetFields()
+		return nil
+	case signaturerequest.FieldSourceBlobKey:
+		m.ResetSourceBlobKey()
+		return nil
+	case signaturerequest.FieldSourceSha256:
+		m.ResetSourceSha256()
+		return nil
+	case signaturerequest.FieldPageCount:
+		m.ResetPageCount()
+		return nil
+	case signaturerequest.FieldMailboxID:
+		m.ResetMailboxID()
+		return nil
+	case signaturerequest.FieldExpiresAt:
+		m.ResetExpiresAt()
+		return nil
+	case signaturerequest.FieldCompletedAt:
+		m.ResetCompletedAt()
+		return nil
+	case signaturerequest.FieldCancelledAt:
+		m.ResetCancelledAt()
+		return nil
+	case signaturerequest.FieldSignedDocumentID:
+		m.ResetSignedDocumentID()
+		return nil
+	case signaturerequest.FieldCreatorID:
+		m.ResetCreatorID()
+		return nil
+	}
+	return fmt.Errorf("unknown SignatureRequest field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *SignatureRequestMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.company != nil {
+		edges = append(edges, signaturerequest.EdgeCompany)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *SignatureRequestMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case signaturerequest.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *SignatureRequestMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *SignatureRequestMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *SignatureRequestMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcompany {
+		edges = append(edges, signaturerequest.EdgeCompany)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *SignatureRequestMutation) EdgeCleared(name string) bool {
+	switch name {
+	case signaturerequest.EdgeCompany:
+		return m.clearedcompany
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *SignatureRequestMutation) ClearEdge(name string) error {
+	switch name {
+	case signaturerequest.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown SignatureRequest unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *SignatureRequestMutation) ResetEdge(name string) error {
+	switch name {
+	case signaturerequest.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown SignatureRequest edge %s", name)
+}
+
+// SignatureSignerMutation represents an operation that mutates the SignatureSigner nodes in the graph.
+type SignatureSignerMutation struct {
+	config
+	op                Op
+	typ               string
+	id                *uuid.UUID
+	created_at        *time.Time
+	updated_at        *time.Time
+	request_id        *uuid.UUID
+	contact_id        *uuid.UUID
+	position          *int
+	addposition       *int
+	role              *signaturesigner.Role
+	user_id           *uuid.UUID
+	name              *string
+	email             *string
+	status            *signaturesigner.Status
+	token_hash        *[]byte
+	code_hash         *[]byte
+	code_expires_at   *time.Time
+	code_attempts     *int
+	addcode_attempts  *int
+	code_sent_at      *time.Time
+	notified_at       *time.Time
+	reminded_at       *time.Time
+	viewed_at         *time.Time
+	verified_at       *time.Time
+	signed_at         *time.Time
+	signed_ip         *string
+	signed_user_agent *string
+	signature         *[]byte
+	typed_name        *string
+	clearedFields     map[string]struct{}
+	company           *uuid.UUID
+	clearedcompany    bool
+	done              bool
+	oldValue          func(context.Context) (*SignatureSigner, error)
+	predicates        []predicate.SignatureSigner
+}
+
+var _ ent.Mutation = (*SignatureSignerMutation)(nil)
+
+// signaturesignerOption allows management of the mutation configuration using functional options.
+type signaturesignerOption func(*SignatureSignerMutation)
+
+// newSignatureSignerMutation creates new mutation for the SignatureSigner entity.
+func newSignatureSignerMutation(c config, op Op, opts ...signaturesignerOption) *SignatureSignerMutation {
+	m := &SignatureSignerMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeSignatureSigner,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withSignatureSignerID sets the ID field of the mutation.
+func withSignatureSignerID(id uuid.UUID) signaturesignerOption {
+	return func(m *SignatureSignerMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *SignatureSigner
+		)
+		m.oldValue = func(ctx context.Context) (*SignatureSigner, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().SignatureSigner.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withSignatureSigner sets the old SignatureSigner of the mutation.
+func withSignatureSigner(node *SignatureSigner) signaturesignerOption {
+	return func(m *SignatureSignerMutation) {
+		m.oldValue = func(context.Context) (*SignatureSigner, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m SignatureSignerMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m SignatureSignerMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of SignatureSigner entities.
+func (m *SignatureSignerMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *SignatureSignerMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *SignatureSignerMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().SignatureSigner.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *SignatureSignerMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *SignatureSignerMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the SignatureSigner entity.
+// If the SignatureSigner object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureSignerMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *SignatureSignerMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *SignatureSignerMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *SignatureSignerMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the SignatureSigner entity.
+// If the SignatureSigner object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureSignerMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *SignatureSignerMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *SignatureSignerMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *SignatureSignerMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the SignatureSigner entity.
+// If the SignatureSigner object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureSignerMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *SignatureSignerMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetRequestID sets the "request_id" field.
+func (m *SignatureSignerMutation) SetRequestID(u uuid.UUID) {
+	m.request_id = &u
+}
+
+// RequestID returns the value of the "request_id" field in the mutation.
+func (m *SignatureSignerMutation) RequestID() (r uuid.UUID, exists bool) {
+	v := m.request_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRequestID returns the old "request_id" field's value of the SignatureSigner entity.
+// If the SignatureSigner object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureSignerMutation) OldRequestID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRequestID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRequestID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRequestID: %w", err)
+	}
+	return oldValue.RequestID, nil
+}
+
+// ResetRequestID resets all changes to the "request_id" field.
+func (m *SignatureSignerMutation) ResetRequestID() {
+	m.request_id = nil
+}
+
+// SetContactID sets the "contact_id" field.
+func (m *SignatureSignerMutation) SetContactID(u uuid.UUID) {
+	m.contact_id = &u
+}
+
+// ContactID returns the value of the "contact_id" field in the mutation.
+func (m *SignatureSignerMutation) ContactID() (r uuid.UUID, exists bool) {
+	v := m.contact_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContactID returns the old "contact_id" field's value of the SignatureSigner entity.
+// If the SignatureSigner object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureSignerMutation) OldContactID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContactID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContactID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContactID: %w", err)
+	}
+	return oldValue.ContactID, nil
+}
+
+// ResetContactID resets all changes to the "contact_id" field.
+func (m *SignatureSignerMutation) ResetContactID() {
+	m.contact_id = nil
+}
+
+// SetPosition sets the "position" field.
+func (m *SignatureSignerMutation) SetPosition(i int) {
+	m.position = &i
+	m.addposition = nil
+}
+
+// Position returns the value of the "position" field in the mutation.
+func (m *SignatureSignerMutation) Position() (r int, exists bool) {
+	v := m.position
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPosition returns the old "position" field's value of the SignatureSigner entity.
+// If the SignatureSigner object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureSignerMutation) OldPosition(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPosition is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPosition requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPosition: %w", err)
+	}
+	return oldValue.Position, nil
+}
+
+// AddPosition adds i to the "position" field.
+func (m *SignatureSignerMutation) AddPosition(i int) {
+	if m.addposition != nil {
+		*m.addposition += i
+	} else {
+		m.addposition = &i
+	}
+}
+
+// AddedPosition returns the value that was added to the "position" field in this mutation.
+func (m *SignatureSignerMutation) AddedPosition() (r int, exists bool) {
+	v := m.addposition
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetPosition resets all changes to the "position" field.
+func (m *SignatureSignerMutation) ResetPosition() {
+	m.position = nil
+	m.addposition = nil
+}
+
+// SetRole sets the "role" field.
+func (m *SignatureSignerMutation) SetRole(s signaturesigner.Role) {
+	m.role = &s
+}
+
+// Role returns the value of the "role" field in the mutation.
+func (m *SignatureSignerMutation) Role() (r signaturesigner.Role, exists bool) {
+	v := m.role
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRole returns the old "role" field's value of the SignatureSigner entity.
+// If the SignatureSigner object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureSignerMutation) OldRole(ctx context.Context) (v signaturesigner.Role, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRole is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRole requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRole: %w", err)
+	}
+	return oldValue.Role, nil
+}
+
+// ResetRole resets all changes to the "role" field.
+func (m *SignatureSignerMutation) ResetRole() {
+	m.role = nil
+}
+
+// SetUserID sets the "user_id" field.
+func (m *SignatureSignerMutation) SetUserID(u uuid.UUID) {
+	m.user_id = &u
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *SignatureSignerMutation) UserID() (r uuid.UUID, exists bool) {
+	v := m.user_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the SignatureSigner entity.
+// If the SignatureSigner object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureSignerMutation) OldUserID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ClearUserID clears the value of the "user_id" field.
+func (m *SignatureSignerMutation) ClearUserID() {
+	m.user_id = nil
+	m.clearedFields[signaturesigner.FieldUserID] = struct{}{}
+}
+
+// UserIDCleared returns if the "user_id" field was cleared in this mutation.
+func (m *SignatureSignerMutation) UserIDCleared() bool {
+	_, ok := m.clearedFields[signaturesigner.FieldUserID]
+	return ok
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *SignatureSignerMutation) ResetUserID() {
+	m.user_id = nil
+	delete(m.clearedFields, signaturesigner.FieldUserID)
+}
+
+// SetName sets the "name" field.
+func (m *SignatureSignerMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *SignatureSignerMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the SignatureSigner entity.
+// If the SignatureSigner object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureSignerMutation) OldName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *SignatureSignerMutation) ResetName() {
+	m.name = nil
+}
+
+// SetEmail sets the "email" field.
+func (m *SignatureSignerMutation) SetEmail(s string) {
+	m.email = &s
+}
+
+// Email returns the value of the "email" field in the mutation.
+func (m *SignatureSignerMutation) Email() (r string, exists bool) {
+	v := m.email
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEmail returns the old "email" field's value of the SignatureSigner entity.
+// If the SignatureSigner object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureSignerMutation) OldEmail(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEmail is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEmail requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEmail: %w", err)
+	}
+	return oldValue.Email, nil
+}
+
+// ResetEmail resets all changes to the "email" field.
+func (m *SignatureSignerMutation) ResetEmail() {
+	m.email = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *SignatureSignerMutation) SetStatus(s signaturesigner.Status) {
+	m.status = &s
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *SignatureSignerMutation) Status() (r signaturesigner.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the SignatureSigner entity.
+// If the SignatureSigner object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureSignerMutation) OldStatus(ctx context.Context) (v signaturesigner.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *SignatureSignerMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetTokenHash sets the "token_hash" field.
+func (m *SignatureSignerMutation) SetTokenHash(b []byte) {
+	m.token_hash = &b
+}
+
+// TokenHash returns the value of the "token_hash" field in the mutation.
+func (m *SignatureSignerMutation) TokenHash() (r []byte, exists bool) {
+	v := m.token_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTokenHash returns the old "token_hash" field's value of the SignatureSigner entity.
+// If the SignatureSigner object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureSignerMutation) OldTokenHash(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTokenHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTokenHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTokenHash: %w", err)
+	}
+	return oldValue.TokenHash, nil
+}
+
+// ResetTokenHash resets all changes to the "token_hash" field.
+func (m *SignatureSignerMutation) ResetTokenHash() {
+	m.token_hash = nil
+}
+
+// SetCodeHash sets the "code_hash" field.
+func (m *SignatureSignerMutation) SetCodeHash(b []byte) {
+	m.code_hash = &b
+}
+
+// CodeHash returns the value of the "code_hash" field in the mutation.
+func (m *SignatureSignerMutation) CodeHash() (r []byte, exists bool) {
+	v := m.code_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCodeHash returns the old "code_hash" field's value of the SignatureSigner entity.
+// If the SignatureSigner object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureSignerMutation) OldCodeHash(ctx context.Context) (v *[]byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCodeHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCodeHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCodeHash: %w", err)
+	}
+	return oldValue.CodeHash, nil
+}
+
+// ClearCodeHash clears the value of the "code_hash" field.
+func (m *SignatureSignerMutation) ClearCodeHash() {
+	m.code_hash = nil
+	m.clearedFields[signaturesigner.FieldCodeHash] = struct{}{}
+}
+
+// CodeHashCleared returns if the "code_hash" field was cleared in this mutation.
+func (m *SignatureSignerMutation) CodeHashCleared() bool {
+	_, ok := m.clearedFields[signaturesigner.FieldCodeHash]
+	return ok
+}
+
+// ResetCodeHash resets all changes to the "code_hash" field.
+func (m *SignatureSignerMutation) ResetCodeHash() {
+	m.code_hash = nil
+	delete(m.clearedFields, signaturesigner.FieldCodeHash)
+}
+
+// SetCodeExpiresAt sets the "code_expires_at" field.
+func (m *SignatureSignerMutation) SetCodeExpiresAt(t time.Time) {
+	m.code_expires_at = &t
+}
+
+// CodeExpiresAt returns the value of the "code_expires_at" field in the mutation.
+func (m *SignatureSignerMutation) CodeExpiresAt() (r time.Time, exists bool) {
+	v := m.code_expires_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCodeExpiresAt returns the old "code_expires_at" field's value of the SignatureSigner entity.
+// If the SignatureSigner object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureSignerMutation) OldCodeExpiresAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCodeExpiresAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCodeExpiresAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCodeExpiresAt: %w", err)
+	}
+	return oldValue.CodeExpiresAt, nil
+}
+
+// ClearCodeExpiresAt clears the value of the "code_expires_at" field.
+func (m *SignatureSignerMutation) ClearCodeExpiresAt() {
+	m.code_expires_at = nil
+	m.clearedFields[signaturesigner.FieldCodeExpiresAt] = struct{}{}
+}
+
+// CodeExpiresAtCleared returns if the "code_expires_at" field was cleared in this mutation.
+func (m *SignatureSignerMutation) CodeExpiresAtCleared() bool {
+	_, ok := m.clearedFields[signaturesigner.FieldCodeExpiresAt]
+	return ok
+}
+
+// ResetCodeExpiresAt resets all changes to the "code_expires_at" field.
+func (m *SignatureSignerMutation) ResetCodeExpiresAt() {
+	m.code_expires_at = nil
+	delete(m.clearedFields, signaturesigner.FieldCodeExpiresAt)
+}
+
+// SetCodeAttempts sets the "code_attempts" field.
+func (m *SignatureSignerMutation) SetCodeAttempts(i int) {
+	m.code_attempts = &i
+	m.addcode_attempts = nil
+}
+
+// CodeAttempts returns the value of the "code_attempts" field in the mutation.
+func (m *SignatureSignerMutation) CodeAttempts() (r int, exists bool) {
+	v := m.code_attempts
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCodeAttempts returns the old "code_attempts" field's value of the SignatureSigner entity.
+// If the SignatureSigner object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureSignerMutation) OldCodeAttempts(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCodeAttempts is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCodeAttempts requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCodeAttempts: %w", err)
+	}
+	return oldValue.CodeAttempts, nil
+}
+
+// AddCodeAttempts adds i to the "code_attempts" field.
+func (m *SignatureSignerMutation) AddCodeAttempts(i int) {
+	if m.addcode_attempts != nil {
+		*m.addcode_attempts += i
+	} else {
+		m.addcode_attempts = &i
+	}
+}
+
+// AddedCodeAttempts returns the value that was added to the "code_attempts" field in this mutation.
+func (m *SignatureSignerMutation) AddedCodeAttempts() (r int, exists bool) {
+	v := m.addcode_attempts
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetCodeAttempts resets all changes to the "code_attempts" field.
+func (m *SignatureSignerMutation) ResetCodeAttempts() {
+	m.code_attempts = nil
+	m.addcode_attempts = nil
+}
+
+// SetCodeSentAt sets the "code_sent_at" field.
+func (m *SignatureSignerMutation) SetCodeSentAt(t time.Time) {
+	m.code_sent_at = &t
+}
+
+// CodeSentAt returns the value of the "code_sent_at" field in the mutation.
+func (m *SignatureSignerMutation) CodeSentAt() (r time.Time, exists bool) {
+	v := m.code_sent_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCodeSentAt returns the old "code_sent_at" field's value of the SignatureSigner entity.
+// If the SignatureSigner object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureSignerMutation) OldCodeSentAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCodeSentAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCodeSentAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCodeSentAt: %w", err)
+	}
+	return oldValue.CodeSentAt, nil
+}
+
+// ClearCodeSentAt clears the value of the "code_sent_at" field.
+func (m *SignatureSignerMutation) ClearCodeSentAt() {
+	m.code_sent_at = nil
+	m.clearedFields[signaturesigner.FieldCodeSentAt] = struct{}{}
+}
+
+// CodeSentAtCleared returns if the "code_sent_at" field was cleared in this mutation.
+func (m *SignatureSignerMutation) CodeSentAtCleared() bool {
+	_, ok := m.clearedFields[signaturesigner.FieldCodeSentAt]
+	return ok
+}
+
+// ResetCodeSentAt resets all changes to the "code_sent_at" field.
+func (m *SignatureSignerMutation) ResetCodeSentAt() {
+	m.code_sent_at = nil
+	delete(m.clearedFields, signaturesigner.FieldCodeSentAt)
+}
+
+// SetNotifiedAt sets the "notified_at" field.
+func (m *SignatureSignerMutation) SetNotifiedAt(t time.Time) {
+	m.notified_at = &t
+}
+
+// NotifiedAt returns the value of the "notified_at" field in the mutation.
+func (m *SignatureSignerMutation) NotifiedAt() (r time.Time, exists bool) {
+	v := m.notified_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldNotifiedAt returns the old "notified_at" field's value of the SignatureSigner entity.
+// If the SignatureSigner object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureSignerMutation) OldNotifiedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldNotifiedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldNotifiedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldNotifiedAt: %w", err)
+	}
+	return oldValue.NotifiedAt, nil
+}
+
+// ClearNotifiedAt clears the value of the "notified_at" field.
+func (m *SignatureSignerMutation) ClearNotifiedAt() {
+	m.notified_at = nil
+	m.clearedFields[signaturesigner.FieldNotifiedAt] = struct{}{}
+}
+
+// NotifiedAtCleared returns if the "notified_at" field was cleared in this mutation.
+func (m *SignatureSignerMutation) NotifiedAtCleared() bool {
+	_, ok := m.clearedFields[signaturesigner.FieldNotifiedAt]
+	return ok
+}
+
+// ResetNotifiedAt resets all changes to the "notified_at" field.
+func (m *SignatureSignerMutation) ResetNotifiedAt() {
+	m.notified_at = nil
+	delete(m.clearedFields, signaturesigner.FieldNotifiedAt)
+}
+
+// SetRemindedAt sets the "reminded_at" field.
+func (m *SignatureSignerMutation) SetRemindedAt(t time.Time) {
+	m.reminded_at = &t
+}
+
+// RemindedAt returns the value of the "reminded_at" field in the mutation.
+func (m *SignatureSignerMutation) RemindedAt() (r time.Time, exists bool) {
+	v := m.reminded_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRemindedAt returns the old "reminded_at" field's value of the SignatureSigner entity.
+// If the SignatureSigner object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureSignerMutation) OldRemindedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRemindedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRemindedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRemindedAt: %w", err)
+	}
+	return oldValue.RemindedAt, nil
+}
+
+// ClearRemindedAt clears the value of the "reminded_at" field.
+func (m *SignatureSignerMutation) ClearRemindedAt() {
+	m.reminded_at = nil
+	m.clearedFields[signaturesigner.FieldRemindedAt] = struct{}{}
+}
+
+// RemindedAtCleared returns if the "reminded_at" field was cleared in this mutation.
+func (m *SignatureSignerMutation) RemindedAtCleared() bool {
+	_, ok := m.clearedFields[signaturesigner.FieldRemindedAt]
+	return ok
+}
+
+// ResetRemindedAt resets all changes to the "reminded_at" field.
+func (m *SignatureSignerMutation) ResetRemindedAt() {
+	m.reminded_at = nil
+	delete(m.clearedFields, signaturesigner.FieldRemindedAt)
+}
+
+// SetViewedAt sets the "viewed_at" field.
+func (m *SignatureSignerMutation) SetViewedAt(t time.Time) {
+	m.viewed_at = &t
+}
+
+// ViewedAt returns the value of the "viewed_at" field in the mutation.
+func (m *SignatureSignerMutation) ViewedAt() (r time.Time, exists bool) {
+	v := m.viewed_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldViewedAt returns the old "viewed_at" field's value of the SignatureSigner entity.
+// If the SignatureSigner object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureSignerMutation) OldViewedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldViewedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldViewedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldViewedAt: %w", err)
+	}
+	return oldValue.ViewedAt, nil
+}
+
+// ClearViewedAt clears the value of the "viewed_at" field.
+func (m *SignatureSignerMutation) ClearViewedAt() {
+	m.viewed_at = nil
+	m.clearedFields[signaturesigner.FieldViewedAt] = struct{}{}
+}
+
+// ViewedAtCleared returns if the "viewed_at" field was cleared in this mutation.
+func (m *SignatureSignerMutation) ViewedAtCleared() bool {
+	_, ok := m.clearedFields[signaturesigner.FieldViewedAt]
+	return ok
+}
+
+// ResetViewedAt resets all changes to the "viewed_at" field.
+func (m *SignatureSignerMutation) ResetViewedAt() {
+	m.viewed_at = nil
+	delete(m.clearedFields, signaturesigner.FieldViewedAt)
+}
+
+// SetVerifiedAt sets the "verified_at" field.
+func (m *SignatureSignerMutation) SetVerifiedAt(t time.Time) {
+	m.verified_at = &t
+}
+
+// VerifiedAt returns the value of the "verified_at" field in the mutation.
+func (m *SignatureSignerMutation) VerifiedAt() (r time.Time, exists bool) {
+	v := m.verified_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVerifiedAt returns the old "verified_at" field's value of the SignatureSigner entity.
+// If the SignatureSigner object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureSignerMutation) OldVerifiedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVerifiedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVerifiedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVerifiedAt: %w", err)
+	}
+	return oldValue.VerifiedAt, nil
+}
+
+// ClearVerifiedAt clears the value of the "verified_at" field.
+func (m *SignatureSignerMutation) ClearVerifiedAt() {
+	m.verified_at = nil
+	m.clearedFields[signaturesigner.FieldVerifiedAt] = struct{}{}
+}
+
+// VerifiedAtCleared returns if the "verified_at" field was cleared in this mutation.
+func (m *SignatureSignerMutation) VerifiedAtCleared() bool {
+	_, ok := m.clearedFields[signaturesigner.FieldVerifiedAt]
+	return ok
+}
+
+// ResetVerifiedAt resets all changes to the "verified_at" field.
+func (m *SignatureSignerMutation) ResetVerifiedAt() {
+	m.verified_at = nil
+	delete(m.clearedFields, signaturesigner.FieldVerifiedAt)
+}
+
+// SetSignedAt sets the "signed_at" field.
+func (m *SignatureSignerMutation) SetSignedAt(t time.Time) {
+	m.signed_at = &t
+}
+
+// SignedAt returns the value of the "signed_at" field in the mutation.
+func (m *SignatureSignerMutation) SignedAt() (r time.Time, exists bool) {
+	v := m.signed_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSignedAt returns the old "signed_at" field's value of the SignatureSigner entity.
+// If the SignatureSigner object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureSignerMutation) OldSignedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSignedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSignedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSignedAt: %w", err)
+	}
+	return oldValue.SignedAt, nil
+}
+
+// ClearSignedAt clears the value of the "signed_at" field.
+func (m *SignatureSignerMutation) ClearSignedAt() {
+	m.signed_at = nil
+	m.clearedFields[signaturesigner.FieldSignedAt] = struct{}{}
+}
+
+// SignedAtCleared returns if the "signed_at" field was cleared in this mutation.
+func (m *SignatureSignerMutation) SignedAtCleared() bool {
+	_, ok := m.clearedFields[signaturesigner.FieldSignedAt]
+	return ok
+}
+
+// ResetSignedAt resets all changes to the "signed_at" field.
+func (m *SignatureSignerMutation) ResetSignedAt() {
+	m.signed_at = nil
+	delete(m.clearedFields, signaturesigner.FieldSignedAt)
+}
+
+// SetSignedIP sets the "signed_ip" field.
+func (m *SignatureSignerMutation) SetSignedIP(s string) {
+	m.signed_ip = &s
+}
+
+// SignedIP returns the value of the "signed_ip" field in the mutation.
+func (m *SignatureSignerMutation) SignedIP() (r string, exists bool) {
+	v := m.signed_ip
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSignedIP returns the old "signed_ip" field's value of the SignatureSigner entity.
+// If the SignatureSigner object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureSignerMutation) OldSignedIP(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSignedIP is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSignedIP requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSignedIP: %w", err)
+	}
+	return oldValue.SignedIP, nil
+}
+
+// ResetSignedIP resets all changes to the "signed_ip" field.
+func (m *SignatureSignerMutation) ResetSignedIP() {
+	m.signed_ip = nil
+}
+
+// SetSignedUserAgent sets the "signed_user_agent" field.
+func (m *SignatureSignerMutation) SetSignedUserAgent(s string) {
+	m.signed_user_agent = &s
+}
+
+// SignedUserAgent returns the value of the "signed_user_agent" field in the mutation.
+func (m *SignatureSignerMutation) SignedUserAgent() (r string, exists bool) {
+	v := m.signed_user_agent
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSignedUserAgent returns the old "signed_user_agent" field's value of the SignatureSigner entity.
+// If the SignatureSigner object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureSignerMutation) OldSignedUserAgent(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSignedUserAgent is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSignedUserAgent requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSignedUserAgent: %w", err)
+	}
+	return oldValue.SignedUserAgent, nil
+}
+
+// ResetSignedUserAgent resets all changes to the "signed_user_agent" field.
+func (m *SignatureSignerMutation) ResetSignedUserAgent() {
+	m.signed_user_agent = nil
+}
+
+// SetSignature sets the "signature" field.
+func (m *SignatureSignerMutation) SetSignature(b []byte) {
+	m.signature = &b
+}
+
+// Signature returns the value of the "signature" field in the mutation.
+func (m *SignatureSignerMutation) Signature() (r []byte, exists bool) {
+	v := m.signature
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSignature returns the old "signature" field's value of the SignatureSigner entity.
+// If the SignatureSigner object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureSignerMutation) OldSignature(ctx context.Context) (v *[]byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSignature is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSignature requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSignature: %w", err)
+	}
+	return oldValue.Signature, nil
+}
+
+// ClearSignature clears the value of the "signature" field.
+func (m *SignatureSignerMutation) ClearSignature() {
+	m.signature = nil
+	m.clearedFields[signaturesigner.FieldSignature] = struct{}{}
+}
+
+// SignatureCleared returns if the "signature" field was cleared in this mutation.
+func (m *SignatureSignerMutation) SignatureCleared() bool {
+	_, ok := m.clearedFields[signaturesigner.FieldSignature]
+	return ok
+}
+
+// ResetSignature resets all changes to the "signature" field.
+func (m *SignatureSignerMutation) ResetSignature() {
+	m.signature = nil
+	delete(m.clearedFields, signaturesigner.FieldSignature)
+}
+
+// SetTypedName sets the "typed_name" field.
+func (m *SignatureSignerMutation) SetTypedName(s string) {
+	m.typed_name = &s
+}
+
+// TypedName returns the value of the "typed_name" field in the mutation.
+func (m *SignatureSignerMutation) TypedName() (r string, exists bool) {
+	v := m.typed_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTypedName returns the old "typed_name" field's value of the SignatureSigner entity.
+// If the SignatureSigner object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignatureSignerMutation) OldTypedName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTypedName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTypedName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTypedName: %w", err)
+	}
+	return oldValue.TypedName, nil
+}
+
+// ResetTypedName resets all changes to the "typed_name" field.
+func (m *SignatureSignerMutation) ResetTypedName() {
+	m.typed_name = nil
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *SignatureSignerMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[signaturesigner.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *SignatureSignerMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *SignatureSignerMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *SignatureSignerMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// Where appends a list predicates to the SignatureSignerMutation builder.
+func (m *SignatureSignerMutation) Where(ps ...predicate.SignatureSigner) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the SignatureSignerMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *SignatureSignerMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.SignatureSigner, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *SignatureSignerMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *SignatureSignerMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (SignatureSigner).
+func (m *SignatureSignerMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *SignatureSignerMutation) Fields() []string {
+	fields := make([]string, 0, 25)
+	if m.company != nil {
+		fields = append(fields, signaturesigner.FieldCompanyID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, signaturesigner.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, signaturesigner.FieldUpdatedAt)
+	}
+	if m.request_id != nil {
+		fields = append(fields, signaturesigner.FieldRequestID)
+	}
+	if m.contact_id != nil {
+		fields = append(fields, signaturesigner.FieldContactID)
+	}
+	if m.position != nil {
+		fields = append(fields, signaturesigner.FieldPosition)
+	}
+	if m.role != nil {
+		fields = append(fields, signaturesigner.FieldRole)
+	}
+	if m.user_id != nil {
+		fields = append(fields, signaturesigner.FieldUserID)
+	}
+	if m.name != nil {
+		fields = append(fields, signaturesigner.FieldName)
+	}
+	if m.email != nil {
+		fields = append(fields, signaturesigner.FieldEmail)
+	}
+	if m.status != nil {
+		fields = append(fields, signaturesigner.FieldStatus)
+	}
+	if m.token_hash != nil {
+		fields = append(fields, signaturesigner.FieldTokenHash)
+	}
+	if m.code_hash != nil {
+		fields = append(fields, signaturesigner.FieldCodeHash)
+	}
+	if m.code_expires_at != nil {
+		fields = append(fields, signaturesigner.FieldCodeExpiresAt)
+	}
+	if m.code_attempts != nil {
+		fields = append(fields, signaturesigner.FieldCodeAttempts)
+	}
+	if m.code_sent_at != nil {
+		fields = append(fields, signaturesigner.FieldCodeSentAt)
+	}
+	if m.notified_at != nil {
+		fields = append(fields, signaturesigner.FieldNotifiedAt)
+	}
+	if m.reminded_at != nil {
+		fields = append(fields, signaturesigner.FieldRemindedAt)
+	}
+	if m.viewed_at != nil {
+		fields = append(fields, signaturesigner.FieldViewedAt)
+	}
+	if m.verified_at != nil {
+		fields = append(fields, signaturesigner.FieldVerifiedAt)
+	}
+	if m.signed_at != nil {
+		fields = append(fields, signaturesigner.FieldSignedAt)
+	}
+	if m.signed_ip != nil {
+		fields = append(fields, signaturesigner.FieldSignedIP)
+	}
+	if m.signed_user_agent != nil {
+		fields = append(fields, signaturesigner.FieldSignedUserAgent)
+	}
+	if m.signature != nil {
+		fields = append(fields, signaturesigner.FieldSignature)
+	}
+	if m.typed_name != nil {
+		fields = append(fields, signaturesigner.FieldTypedName)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *SignatureSignerMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case signaturesigner.FieldCompanyID:
+		return m.CompanyID()
+	case signaturesigner.FieldCreatedAt:
+		return m.CreatedAt()
+	case signaturesigner.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case signaturesigner.FieldRequestID:
+		return m.RequestID()
+	case signaturesigner.FieldContactID:
+		return m.ContactID()
+	case signaturesigner.FieldPosition:
+		return m.Position()
+	case signaturesigner.FieldRole:
+		return m.Role()
+	case signaturesigner.FieldUserID:
+		return m.UserID()
+	case signaturesigner.FieldName:
+		return m.Name()
+	case signaturesigner.FieldEmail:
+		return m.Email()
+	case signaturesigner.FieldStatus:
+		return m.Status()
+	case signaturesigner.FieldTokenHash:
+		return m.TokenHash()
+	case signaturesigner.FieldCodeHash:
+		return m.CodeHash()
+	case signaturesigner.FieldCodeExpiresAt:
+		return m.CodeExpiresAt()
+	case signaturesigner.FieldCodeAttempts:
+		return m.CodeAttempts()
+	case signaturesigner.FieldCodeSentAt:
+		return m.CodeSentAt()
+	case signaturesigner.FieldNotifiedAt:
+		return m.NotifiedAt()
+	case signaturesigner.FieldRemindedAt:
+		return m.RemindedAt()
+	case signaturesigner.FieldViewedAt:
+		return m.ViewedAt()
+	case signaturesigner.FieldVerifiedAt:
+		return m.VerifiedAt()
+	case signaturesigner.FieldSignedAt:
+		return m.SignedAt()
+	case signaturesigner.FieldSignedIP:
+		return m.SignedIP()
+	case signaturesigner.FieldSignedUserAgent:
+		return m.SignedUserAgent()
+	case signaturesigner.FieldSignature:
+		return m.Signature()
+	case signaturesigner.FieldTypedName:
+		return m.TypedName()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *SignatureSignerMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case signaturesigner.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case signaturesigner.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case signaturesigner.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case signaturesigner.FieldRequestID:
+		return m.OldRequestID(ctx)
+	case signaturesigner.FieldContactID:
+		return m.OldContactID(ctx)
+	case signaturesigner.FieldPosition:
+		return m.OldPosition(ctx)
+	case signaturesigner.FieldRole:
+		return m.OldRole(ctx)
+	case signaturesigner.FieldUserID:
+		return m.OldUserID(ctx)
+	case signaturesigner.FieldName:
+		return m.OldName(ctx)
+	case signaturesigner.FieldEmail:
+		return m.OldEmail(ctx)
+	case signaturesigner.FieldStatus:
+		return m.OldStatus(ctx)
+	case signaturesigner.FieldTokenHash:
+		return m.OldTokenHash(ctx)
+	case signaturesigner.FieldCodeHash:
+		return m.OldCodeHash(ctx)
+	case signaturesigner.FieldCodeExpiresAt:
+		return m.OldCodeExpiresAt(ctx)
+	case signaturesigner.FieldCodeAttempts:
+		return m.OldCodeAttempts(ctx)
+	case signaturesigner.FieldCodeSentAt:
+		return m.OldCodeSentAt(ctx)
+	case signaturesigner.FieldNotifiedAt:
+		return m.OldNotifiedAt(ctx)
+	case signaturesigner.FieldRemindedAt:
+		return m.OldRemindedAt(ctx)
+	case signaturesigner.FieldViewedAt:
+		return m.OldViewedAt(ctx)
+	case signaturesigner.FieldVerifiedAt:
+		return m.OldVerifiedAt(ctx)
+	case signaturesigner.FieldSignedAt:
+		return m.OldSignedAt(ctx)
+	case signaturesigner.FieldSignedIP:
+		return m.OldSignedIP(ctx)
+	case signaturesigner.FieldSignedUserAgent:
+		return m.OldSignedUserAgent(ctx)
+	case signaturesigner.FieldSignature:
+		return m.OldSignature(ctx)
+	case signaturesigner.FieldTypedName:
+		return m.OldTypedName(ctx)
+	}
+	return nil, fmt.Errorf("unknown SignatureSigner field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SignatureSignerMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case signaturesigner.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case signaturesigner.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case signaturesigner.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case signaturesigner.FieldRequestID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRequestID(v)
+		return nil
+	case signaturesigner.FieldContactID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContactID(v)
+		return nil
+	case signaturesigner.FieldPosition:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPosition(v)
+		return nil
+	case signaturesigner.FieldRole:
+		v, ok := value.(signaturesigner.Role)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRole(v)
+		return nil
+	case signaturesigner.FieldUserID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case signaturesigner.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	case signaturesigner.FieldEmail:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEmail(v)
+		return nil
+	case signaturesigner.FieldStatus:
+		v, ok := value.(signaturesigner.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case signaturesigner.FieldTokenHash:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTokenHash(v)
+		return nil
+	case signaturesigner.FieldCodeHash:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCodeHash(v)
+		return nil
+	case signaturesigner.FieldCodeExpiresAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCodeExpiresAt(v)
+		return nil
+	case signaturesigner.FieldCodeAttempts:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCodeAttempts(v)
+		return nil
+	case signaturesigner.FieldCodeSentAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCodeSentAt(v)
+		return nil
+	case signaturesigner.FieldNotifiedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetNotifiedAt(v)
+		return nil
+	case signaturesigner.FieldRemindedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRemindedAt(v)
+		return nil
+	case signaturesigner.FieldViewedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetViewedAt(v)
+		return nil
+	case signaturesigner.FieldVerifiedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVerifiedAt(v)
+		return nil
+	case signaturesigner.FieldSignedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSignedAt(v)
+		return nil
+	case signaturesigner.FieldSignedIP:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSignedIP(v)
+		return nil
+	case signaturesigner.FieldSignedUserAgent:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSignedUserAgent(v)
+		return nil
+	case signaturesigner.FieldSignature:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSignature(v)
+		return nil
+	case signaturesigner.FieldTypedName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTypedName(v)
+		return nil
+	}
+	return fmt.Errorf("unknown SignatureSigner field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *SignatureSignerMutation) AddedFields() []string {
+	var fields []string
+	if m.addposition != nil {
+		fields = append(fields, signaturesigner.FieldPosition)
+	}
+	if m.addcode_attempts != nil {
+		fields = append(fields, signaturesigner.FieldCodeAttempts)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *SignatureSignerMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case signaturesigner.FieldPosition:
+		return m.AddedPosition()
+	case signaturesigner.FieldCodeAttempts:
+		return m.AddedCodeAttempts()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SignatureSignerMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case signaturesigner.FieldPosition:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPosition(v)
+		return nil
+	case signaturesigner.FieldCodeAttempts:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddCodeAttempts(v)
+		return nil
+	}
+	return fmt.Errorf("unknown SignatureSigner numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *SignatureSignerMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(signaturesigner.FieldUserID) {
+		fields = append(fields, signaturesigner.FieldUserID)
+	}
+	if m.FieldCleared(signaturesigner.FieldCodeHash) {
+		fields = append(fields, signaturesigner.FieldCodeHash)
+	}
+	if m.FieldCleared(signaturesigner.FieldCodeExpiresAt) {
+		fields = append(fields, signaturesigner.FieldCodeExpiresAt)
+	}
+	if m.FieldCleared(signaturesigner.FieldCodeSentAt) {
+		fields = append(fields, signaturesigner.FieldCodeSentAt)
+	}
+	if m.FieldCleared(signaturesigner.FieldNotifiedAt) {
+		fields = append(fields, signaturesigner.FieldNotifiedAt)
+	}
+	if m.FieldCleared(signaturesigner.FieldRemindedAt) {
+		fields = append(fields, signaturesigner.FieldRemindedAt)
+	}
+	if m.FieldCleared(signaturesigner.FieldViewedAt) {
+		fields = append(fields, signaturesigner.FieldViewedAt)
+	}
+	if m.FieldCleared(signaturesigner.FieldVerifiedAt) {
+		fields = append(fields, signaturesigner.FieldVerifiedAt)
+	}
+	if m.FieldCleared(signaturesigner.FieldSignedAt) {
+		fields = append(fields, signaturesigner.FieldSignedAt)
+	}
+	if m.FieldCleared(signaturesigner.FieldSignature) {
+		fields = append(fields, signaturesigner.FieldSignature)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *SignatureSignerMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *SignatureSignerMutation) ClearField(name string) error {
+	switch name {
+	case signaturesigner.FieldUserID:
+		m.ClearUserID()
+		return nil
+	case signaturesigner.FieldCodeHash:
+		m.ClearCodeHash()
+		return nil
+	case signaturesigner.FieldCodeExpiresAt:
+		m.ClearCodeExpiresAt()
+		return nil
+	case signaturesigner.FieldCodeSentAt:
+		m.ClearCodeSentAt()
+		return nil
+	case signaturesigner.FieldNotifiedAt:
+		m.ClearNotifiedAt()
+		return nil
+	case signaturesigner.FieldRemindedAt:
+		m.ClearRemindedAt()
+		return nil
+	case signaturesigner.FieldViewedAt:
+		m.ClearViewedAt()
+		return nil
+	case signaturesigner.FieldVerifiedAt:
+		m.ClearVerifiedAt()
+		return nil
+	case signaturesigner.FieldSignedAt:
+		m.ClearSignedAt()
+		return nil
+	case signaturesigner.FieldSignature:
+		m.ClearSignature()
+		return nil
+	}
+	return fmt.Errorf("unknown SignatureSigner nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *SignatureSignerMutation) ResetField(name string) error {
+	switch name {
+	case signaturesigner.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case signaturesigner.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case signaturesigner.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case signaturesigner.FieldRequestID:
+		m.ResetRequestID()
+		return nil
+	case signaturesigner.FieldContactID:
+		m.ResetContactID()
+		return nil
+	case signaturesigner.FieldPosition:
+		m.ResetPosition()
+		return nil
+	case signaturesigner.FieldRole:
+		m.ResetRole()
+		return nil
+	case signaturesigner.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case signaturesigner.FieldName:
+		m.ResetName()
+		return nil
+	case signaturesigner.FieldEmail:
+		m.ResetEmail()
+		return nil
+	case signaturesigner.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case signaturesigner.FieldTokenHash:
+		m.ResetTokenHash()
+		return nil
+	case signaturesigner.FieldCodeHash:
+		m.ResetCodeHash()
+		return nil
+	case signaturesigner.FieldCodeExpiresAt:
+		m.ResetCodeExpiresAt()
+		return nil
+	case signaturesigner.FieldCodeAttempts:
+		m.ResetCodeAttempts()
+		return nil
+	case signaturesigner.FieldCodeSentAt:
+		m.ResetCodeSentAt()
+		return nil
+	case signaturesigner.FieldNotifiedAt:
+		m.ResetNotifiedAt()
+		return nil
+	case signaturesigner.FieldRemindedAt:
+		m.ResetRemindedAt()
+		return nil
+	case signaturesigner.FieldViewedAt:
+		m.ResetViewedAt()
+		return nil
+	case signaturesigner.FieldVerifiedAt:
+		m.ResetVerifiedAt()
+		return nil
+	case signaturesigner.FieldSignedAt:
+		m.ResetSignedAt()
+		return nil
+	case signaturesigner.FieldSignedIP:
+		m.ResetSignedIP()
+		return nil
+	case signaturesigner.FieldSignedUserAgent:
+		m.ResetSignedUserAgent()
+		return nil
+	case signaturesigner.FieldSignature:
+		m.ResetSignature()
+		return nil
+	case signaturesigner.FieldTypedName:
+		m.ResetTypedName()
+		return nil
+	}
+	return fmt.Errorf("unknown SignatureSigner field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *SignatureSignerMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.company != nil {
+		edges = append(edges, signaturesigner.EdgeCompany)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *SignatureSignerMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case signaturesigner.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *SignatureSignerMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *SignatureSignerMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *SignatureSignerMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcompany {
+		edges = append(edges, signaturesigner.EdgeCompany)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *SignatureSignerMutation) EdgeCleared(name string) bool {
+	switch name {
+	case signaturesigner.EdgeCompany:
+		return m.clearedcompany
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *SignatureSignerMutation) ClearEdge(name string) error {
+	switch name {
+	case signaturesigner.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown SignatureSigner unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *SignatureSignerMutation) ResetEdge(name string) error {
+	switch name {
+	case signaturesigner.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown SignatureSigner edge %s", name)
+}
+
+// StandardDocumentMutation represents an operation that mutates the StandardDocument nodes in the graph.
+type StandardDocumentMutation struct {
+	config
+	op                     Op
+	typ                    string
+	id                     *uuid.UUID
+	created_at             *time.Time
+	updated_at             *time.Time
+	name                   *string
+	filename               *string
+	content                *[]byte
+	size                   *int64
+	addsize                *int64
+	sha256                 *string
+	signature_fields       *[]schematype.SignatureField
+	appendsignature_fields []schematype.SignatureField
+	clearedFields          map[string]struct{}
+	company                *uuid.UUID
+	clearedcompany         bool
+	done                   bool
+	oldValue               func(context.Context) (*StandardDocument, error)
+	predicates             []predicate.StandardDocument
+}
+
+var _ ent.Mutation = (*StandardDocumentMutation)(nil)
+
+// standarddocumentOption allows management of the mutation configuration using functional options.
+type standarddocumentOption func(*StandardDocumentMutation)
+
+// newStandardDocumentMutation creates new mutation for the StandardDocument entity.
+func newStandardDocumentMutation(c config, op Op, opts ...standarddocumentOption) *StandardDocumentMutation {
+	m := &StandardDocumentMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeStandardDocument,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withStandardDocumentID sets the ID field of the mutation.
+func withStandardDocumentID(id uuid.UUID) standarddocumentOption {
+	return func(m *StandardDocumentMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *StandardDocument
+		)
+		m.oldValue = func(ctx context.Context) (*StandardDocument, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().StandardDocument.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withStandardDocument sets the old StandardDocument of the mutation.
+func withStandardDocument(node *StandardDocument) standarddocumentOption {
+	return func(m *StandardDocumentMutation) {
+		m.oldValue = func(context.Context) (*StandardDocument, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m StandardDocumentMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m StandardDocumentMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of StandardDocument entities.
+func (m *StandardDocumentMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *StandardDocumentMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *StandardDocumentMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().StandardDocument.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *StandardDocumentMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *StandardDocumentMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the StandardDocument entity.
+// If the StandardDocument object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StandardDocumentMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *StandardDocumentMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *StandardDocumentMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *StandardDocumentMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the StandardDocument entity.
+// If the StandardDocument object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StandardDocumentMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *StandardDocumentMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *StandardDocumentMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *StandardDocumentMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the StandardDocument entity.
+// If the StandardDocument object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StandardDocumentMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *StandardDocumentMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetName sets the "name" field.
+func (m *StandardDocumentMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *StandardDocumentMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the StandardDocument entity.
+// If the StandardDocument object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StandardDocumentMutation) OldName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *StandardDocumentMutation) ResetName() {
+	m.name = nil
+}
+
+// SetFilename sets the "filename" field.
+func (m *StandardDocumentMutation) SetFilename(s string) {
+	m.filename = &s
+}
+
+// Filename returns the value of the "filename" field in the mutation.
+func (m *StandardDocumentMutation) Filename() (r string, exists bool) {
+	v := m.filename
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFilename returns the old "filename" field's value of the StandardDocument entity.
+// If the StandardDocument object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StandardDocumentMutation) OldFilename(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFilename is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFilename requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFilename: %w", err)
+	}
+	return oldValue.Filename, nil
+}
+
+// ResetFilename resets all changes to the "filename" field.
+func (m *StandardDocumentMutation) ResetFilename() {
+	m.filename = nil
+}
+
+// SetContent sets the "content" field.
+func (m *StandardDocumentMutation) SetContent(b []byte) {
+	m.content = &b
+}
+
+// Content returns the value of the "content" field in the mutation.
+func (m *StandardDocumentMutation) Content() (r []byte, exists bool) {
+	v := m.content
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContent returns the old "content" field's value of the StandardDocument entity.
+// If the StandardDocument object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StandardDocumentMutation) OldContent(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContent is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContent requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContent: %w", err)
+	}
+	return oldValue.Content, nil
+}
+
+// ResetContent resets all changes to the "content" field.
+func (m *StandardDocumentMutation) ResetContent() {
+	m.content = nil
+}
+
+// SetSize sets the "size" field.
+func (m *StandardDocumentMutation) SetSize(i int64) {
+	m.size = &i
+	m.addsize = nil
+}
+
+// Size returns the value of the "size" field in the mutation.
+func (m *StandardDocumentMutation) Size() (r int64, exists bool) {
+	v := m.size
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSize returns the old "size" field's value of the StandardDocument entity.
+// If the StandardDocument object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StandardDocumentMutation) OldSize(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSize is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSize requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSize: %w", err)
+	}
+	return oldValue.Size, nil
+}
+
+// AddSize adds i to the "size" field.
+func (m *StandardDocumentMutation) AddSize(i int64) {
+	if m.addsize != nil {
+		*m.addsize += i
+	} else {
+		m.addsize = &i
+	}
+}
+
+// AddedSize returns the value that was added to the "size" field in this mutation.
+func (m *StandardDocumentMutation) AddedSize() (r int64, exists bool) {
+	v := m.addsize
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetSize resets all changes to the "size" field.
+func (m *StandardDocumentMutation) ResetSize() {
+	m.size = nil
+	m.addsize = nil
+}
+
+// SetSha256 sets the "sha256" field.
+func (m *StandardDocumentMutation) SetSha256(s string) {
+	m.sha256 = &s
+}
+
+// Sha256 returns the value of the "sha256" field in the mutation.
+func (m *StandardDocumentMutation) Sha256() (r string, exists bool) {
+	v := m.sha256
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSha256 returns the old "sha256" field's value of the StandardDocument entity.
+// If the StandardDocument object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StandardDocumentMutation) OldSha256(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSha256 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSha256 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSha256: %w", err)
+	}
+	return oldValue.Sha256, nil
+}
+
+// ResetSha256 resets all changes to the "sha256" field.
+func (m *StandardDocumentMutation) ResetSha256() {
+	m.sha256 = nil
+}
+
+// SetSignatureFields sets the "signature_fields" field.
+func (m *StandardDocumentMutation) SetSignatureFields(sf []schematype.SignatureField) {
+	m.signature_fields = &sf
+	m.appendsignature_fields = nil
+}
+
+// SignatureFields returns the value of the "signature_fields" field in the mutation.
+func (m *StandardDocumentMutation) SignatureFields() (r []schematype.SignatureField, exists bool) {
+	v := m.signature_fields
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSignatureFields returns the old "signature_fields" field's value of the StandardDocument entity.
+// If the StandardDocument object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StandardDocumentMutation) OldSignatureFields(ctx context.Context) (v []schematype.SignatureField, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSignatureFields is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSignatureFields requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSignatureFields: %w", err)
+	}
+	return oldValue.SignatureFields, nil
+}
+
+// AppendSignatureFields adds sf to the "signature_fields" field.
+func (m *StandardDocumentMutation) AppendSignatureFields(sf []schematype.SignatureField) {
+	m.appendsignature_fields = append(m.appendsignature_fields, sf...)
+}
+
+// AppendedSignatureFields returns the list of values that were appended to the "signature_fields" field in this mutation.
+func (m *StandardDocumentMutation) AppendedSignatureFields() ([]schematype.SignatureField, bool) {
+	if len(m.appendsignature_fields) == 0 {
+		return nil, false
+	}
+	return m.appendsignature_fields, true
+}
+
+// ResetSignatureFields resets all changes to the "signature_fields" field.
+func (m *StandardDocumentMutation) ResetSignatureFields() {
+	m.signature_fields = nil
+	m.appendsignature_fields = nil
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *StandardDocumentMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[standarddocument.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *StandardDocumentMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *StandardDocumentMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *StandardDocumentMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// Where appends a list predicates to the StandardDocumentMutation builder.
+func (m *StandardDocumentMutation) Where(ps ...predicate.StandardDocument) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the StandardDocumentMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *StandardDocumentMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.StandardDocument, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *StandardDocumentMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *StandardDocumentMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (StandardDocument).
+func (m *StandardDocumentMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *StandardDocumentMutation) Fields() []string {
+	fields := make([]string, 0, 9)
+	if m.company != nil {
+		fields = append(fields, standarddocument.FieldCompanyID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, standarddocument.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, standarddocument.FieldUpdatedAt)
+	}
+	if m.name != nil {
+		fields = append(fields, standarddocument.FieldName)
+	}
+	if m.filename != nil {
+		fields = append(fields, standarddocument.FieldFilename)
+	}
+	if m.content != nil {
+		fields = append(fields, standarddocument.FieldContent)
+	}
+	if m.size != nil {
+		fields = append(fields, standarddocument.FieldSize)
+	}
+	if m.sha256 != nil {
+		fields = append(fields, standarddocument.FieldSha256)
+	}
+	if m.signature_fields != nil {
+		fields = append(fields, standarddocument.FieldSignatureFields)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *StandardDocumentMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case standarddocument.FieldCompanyID:
+		return m.CompanyID()
+	case standarddocument.FieldCreatedAt:
+		return m.CreatedAt()
+	case standarddocument.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case standarddocument.FieldName:
+		return m.Name()
+	case standarddocument.FieldFilename:
+		return m.Filename()
+	case standarddocument.FieldContent:
+		return m.Content()
+	case standarddocument.FieldSize:
+		return m.Size()
+	case standarddocument.FieldSha256:
+		return m.Sha256()
+	case standarddocument.FieldSignatureFields:
+		return m.SignatureFields()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *StandardDocumentMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case standarddocument.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case standarddocument.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case standarddocument.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case standarddocument.FieldName:
+		return m.OldName(ctx)
+	case standarddocument.FieldFilename:
+		return m.OldFilename(ctx)
+	case standarddocument.FieldContent:
+		return m.OldContent(ctx)
+	case standarddocument.FieldSize:
+		return m.OldSize(ctx)
+	case standarddocument.FieldSha256:
+		return m.OldSha256(ctx)
+	case standarddocument.FieldSignatureFields:
+		return m.OldSignatureFields(ctx)
+	}
+	return nil, fmt.Errorf("unknown StandardDocument field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *StandardDocumentMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case standarddocument.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case standarddocument.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case standarddocument.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case standarddocument.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	case standarddocument.FieldFilename:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFilename(v)
+		return nil
+	case standarddocument.FieldContent:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContent(v)
+		return nil
+	case standarddocument.FieldSize:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSize(v)
+		return nil
+	case standarddocument.FieldSha256:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSha256(v)
+		return nil
+	case standarddocument.FieldSignatureFields:
+		v, ok := value.([]schematype.SignatureField)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSignatureFields(v)
+		return nil
+	}
+	return fmt.Errorf("unknown StandardDocument field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *StandardDocumentMutation) AddedFields() []string {
+	var fields []string
+	if m.addsize != nil {
+		fields = append(fields, standarddocument.FieldSize)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *StandardDocumentMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case standarddocument.FieldSize:
+		return m.AddedSize()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *StandardDocumentMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case standarddocument.FieldSize:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddSize(v)
+		return nil
+	}
+	return fmt.Errorf("unknown StandardDocument numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *StandardDocumentMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *StandardDocumentMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *StandardDocumentMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown StandardDocument nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *StandardDocumentMutation) ResetField(name string) error {
+	switch name {
+	case standarddocument.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case standarddocument.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case standarddocument.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case standarddocument.FieldName:
+		m.ResetName()
+		return nil
+	case standarddocument.FieldFilename:
+		m.ResetFilename()
+		return nil
+	case standarddocument.FieldContent:
+		m.ResetContent()
+		return nil
+	case standarddocument.FieldSize:
+		m.ResetSize()
+		return nil
+	case standarddocument.FieldSha256:
+		m.ResetSha256()
+		return nil
+	case standarddocument.FieldSignatureFields:
+		m.ResetSignatureFields()
+		return nil
+	}
+	return fmt.Errorf("unknown StandardDocument field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *StandardDocumentMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.company != nil {
+		edges = append(edges, standarddocument.EdgeCompany)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *StandardDocumentMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case standarddocument.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *StandardDocumentMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *StandardDocumentMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *StandardDocumentMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcompany {
+		edges = append(edges, standarddocument.EdgeCompany)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *StandardDocumentMutation) EdgeCleared(name string) bool {
+	switch name {
+	case standarddocument.EdgeCompany:
+		return m.clearedcompany
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *StandardDocumentMutation) ClearEdge(name string) error {
+	switch name {
+	case standarddocument.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown StandardDocument unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *StandardDocumentMutation) ResetEdge(name string) error {
+	switch name {
+	case standarddocument.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown StandardDocument edge %s", name)
 }
 
 // TaskMutation represents an operation that mutates the Task nodes in the graph.

@@ -16,6 +16,8 @@ type Tx struct {
 	config
 	// APIKey is the client for interacting with the APIKey builders.
 	APIKey *APIKeyClient
+	// AdviceRecord is the client for interacting with the AdviceRecord builders.
+	AdviceRecord *AdviceRecordClient
 	// Appointment is the client for interacting with the Appointment builders.
 	Appointment *AppointmentClient
 	// AppointmentException is the client for interacting with the AppointmentException builders.
@@ -46,6 +48,8 @@ type Tx struct {
 	Delegation *DelegationClient
 	// Document is the client for interacting with the Document builders.
 	Document *DocumentClient
+	// DocumentTemplate is the client for interacting with the DocumentTemplate builders.
+	DocumentTemplate *DocumentTemplateClient
 	// Email is the client for interacting with the Email builders.
 	Email *EmailClient
 	// EmailAttachment is the client for interacting with the EmailAttachment builders.
@@ -94,6 +98,12 @@ type Tx struct {
 	PortfolioMapping *PortfolioMappingClient
 	// PortfolioTransfer is the client for interacting with the PortfolioTransfer builders.
 	PortfolioTransfer *PortfolioTransferClient
+	// SignatureRequest is the client for interacting with the SignatureRequest builders.
+	SignatureRequest *SignatureRequestClient
+	// SignatureSigner is the client for interacting with the SignatureSigner builders.
+	SignatureSigner *SignatureSignerClient
+	// StandardDocument is the client for interacting with the StandardDocument builders.
+	StandardDocument *StandardDocumentClient
 	// Task is the client for interacting with the Task builders.
 	Task *TaskClient
 	// TaskComment is the client for interacting with the TaskComment builders.
@@ -238,6 +248,7 @@ func (tx *Tx) Client() *Client {
 
 func (tx *Tx) init() {
 	tx.APIKey = NewAPIKeyClient(tx.config)
+	tx.AdviceRecord = NewAdviceRecordClient(tx.config)
 	tx.Appointment = NewAppointmentClient(tx.config)
 	tx.AppointmentException = NewAppointmentExceptionClient(tx.config)
 	tx.CalendarToken = NewCalendarTokenClient(tx.config)
@@ -253,6 +264,7 @@ func (tx *Tx) init() {
 	tx.CustomFieldDefinition = NewCustomFieldDefinitionClient(tx.config)
 	tx.Delegation = NewDelegationClient(tx.config)
 	tx.Document = NewDocumentClient(tx.config)
+	tx.DocumentTemplate = NewDocumentTemplateClient(tx.config)
 	tx.Email = NewEmailClient(tx.config)
 	tx.EmailAttachment = NewEmailAttachmentClient(tx.config)
 	tx.EmailLink = NewEmailLinkClient(tx.config)
@@ -277,6 +289,9 @@ func (tx *Tx) init() {
 	tx.PointEntry = NewPointEntryClient(tx.config)
 	tx.PortfolioMapping = NewPortfolioMappingClient(tx.config)
 	tx.PortfolioTransfer = NewPortfolioTransferClient(tx.config)
+	tx.SignatureRequest = NewSignatureRequestClient(tx.config)
+	tx.SignatureSigner = NewSignatureSignerClient(tx.config)
+	tx.StandardDocument = NewStandardDocumentClient(tx.config)
 	tx.Task = NewTaskClient(tx.config)
 	tx.TaskComment = NewTaskCommentClient(tx.config)
 	tx.User = NewUserClient(tx.config)

@@ -41,6 +41,8 @@ const (
 	FieldSha256 = "sha256"
 	// FieldBlobKey holds the string denoting the blob_key field in the database.
 	FieldBlobKey = "blob_key"
+	// FieldSignatureFields holds the string denoting the signature_fields field in the database.
+	FieldSignatureFields = "signature_fields"
 	// EdgeCompany holds the string denoting the company edge name in mutations.
 	EdgeCompany = "company"
 	// Table holds the table name of the document in the database.
@@ -69,6 +71,7 @@ var Columns = []string{
 	FieldSize,
 	FieldSha256,
 	FieldBlobKey,
+	FieldSignatureFields,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -124,6 +127,9 @@ const (
 	TypeApplication         Type = "application"
 	TypeOffer               Type = "offer"
 	TypeInvoice             Type = "invoice"
+	TypeBrokerAgreement     Type = "broker_agreement"
+	TypePowerOfAttorney     Type = "power_of_attorney"
+	TypePrivacyConsent      Type = "privacy_consent"
 	TypeCorrespondence      Type = "correspondence"
 	TypeIdentification      Type = "identification"
 	TypeOther               Type = "other"
@@ -136,7 +142,7 @@ func (_type Type) String() string {
 // TypeValidator is a validator for the "type" field enum values. It is called by the builders before save.
 func TypeValidator(_type Type) error {
 	switch _type {
-	case TypeAdviceDocumentation, TypePolicy, TypeApplication, TypeOffer, TypeInvoice, TypeCorrespondence, TypeIdentification, TypeOther:
+	case TypeAdviceDocumentation, TypePolicy, TypeApplication, TypeOffer, TypeInvoice, TypeBrokerAgreement, TypePowerOfAttorney, TypePrivacyConsent, TypeCorrespondence, TypeIdentification, TypeOther:
 		return nil
 	default:
 		return fmt.Errorf("document: invalid enum value for type field: %q", _type)

@@ -661,6 +661,16 @@ func BlobKeyContainsFold(v string) predicate.Document {
 	return predicate.Document(sql.FieldContainsFold(FieldBlobKey, v))
 }
 
+// SignatureFieldsIsNil applies the IsNil predicate on the "signature_fields" field.
+func SignatureFieldsIsNil() predicate.Document {
+	return predicate.Document(sql.FieldIsNull(FieldSignatureFields))
+}
+
+// SignatureFieldsNotNil applies the NotNil predicate on the "signature_fields" field.
+func SignatureFieldsNotNil() predicate.Document {
+	return predicate.Document(sql.FieldNotNull(FieldSignatureFields))
+}
+
 // HasCompany applies the HasEdge predicate on the "company" edge.
 func HasCompany() predicate.Document {
 	return predicate.Document(func(s *sql.Selector) {

@@ -21,6 +21,18 @@ func (f APIKeyFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, erro
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.APIKeyMutation", m)
 }
 
+// The AdviceRecordFunc type is an adapter to allow the use of ordinary
+// function as AdviceRecord mutator.
+type AdviceRecordFunc func(context.Context, *ent.AdviceRecordMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f AdviceRecordFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.AdviceRecordMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.AdviceRecordMutation", m)
+}
+
 // The AppointmentFunc type is an adapter to allow the use of ordinary
 // function as Appointment mutator.
 type AppointmentFunc func(context.Context, *ent.AppointmentMutation) (ent.Value, error)
@@ -199,6 +211,18 @@ func (f DocumentFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, er
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.DocumentMutation", m)
+}
+
+// The DocumentTemplateFunc type is an adapter to allow the use of ordinary
+// function as DocumentTemplate mutator.
+type DocumentTemplateFunc func(context.Context, *ent.DocumentTemplateMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f DocumentTemplateFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.DocumentTemplateMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.DocumentTemplateMutation", m)
 }
 
 // The EmailFunc type is an adapter to allow the use of ordinary
@@ -487,6 +511,42 @@ func (f PortfolioTransferFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.PortfolioTransferMutation", m)
+}
+
+// The SignatureRequestFunc type is an adapter to allow the use of ordinary
+// function as SignatureRequest mutator.
+type SignatureRequestFunc func(context.Context, *ent.SignatureRequestMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f SignatureRequestFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.SignatureRequestMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.SignatureRequestMutation", m)
+}
+
+// The SignatureSignerFunc type is an adapter to allow the use of ordinary
+// function as SignatureSigner mutator.
+type SignatureSignerFunc func(context.Context, *ent.SignatureSignerMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f SignatureSignerFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.SignatureSignerMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.SignatureSignerMutation", m)
+}
+
+// The StandardDocumentFunc type is an adapter to allow the use of ordinary
+// function as StandardDocument mutator.
+type StandardDocumentFunc func(context.Context, *ent.StandardDocumentMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f StandardDocumentFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.StandardDocumentMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.StandardDocumentMutation", m)
 }
 
 // The TaskFunc type is an adapter to allow the use of ordinary

@@ -8,6 +8,7 @@ import (
 
 	"entgo.io/ent/dialect/sql"
 	"github.com/brokerdesk/brokerdesk/ent"
+	"github.com/brokerdesk/brokerdesk/ent/advicerecord"
 	"github.com/brokerdesk/brokerdesk/ent/apikey"
 	"github.com/brokerdesk/brokerdesk/ent/appointment"
 	"github.com/brokerdesk/brokerdesk/ent/appointmentexception"
@@ -24,6 +25,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/customfielddefinition"
 	"github.com/brokerdesk/brokerdesk/ent/delegation"
 	"github.com/brokerdesk/brokerdesk/ent/document"
+	"github.com/brokerdesk/brokerdesk/ent/documenttemplate"
 	"github.com/brokerdesk/brokerdesk/ent/email"
 	"github.com/brokerdesk/brokerdesk/ent/emailattachment"
 	"github.com/brokerdesk/brokerdesk/ent/emaillink"
@@ -49,6 +51,9 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/portfoliomapping"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
 	"github.com/brokerdesk/brokerdesk/ent/predicate"
+	"github.com/brokerdesk/brokerdesk/ent/signaturerequest"
+	"github.com/brokerdesk/brokerdesk/ent/signaturesigner"
+	"github.com/brokerdesk/brokerdesk/ent/standarddocument"
 	"github.com/brokerdesk/brokerdesk/ent/task"
 	"github.com/brokerdesk/brokerdesk/ent/taskcomment"
 	"github.com/brokerdesk/brokerdesk/ent/user"
@@ -138,6 +143,33 @@ func (f TraverseAPIKey) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.APIKeyQuery", q)
+}
+
+// The AdviceRecordFunc type is an adapter to allow the use of ordinary function as a Querier.
+type AdviceRecordFunc func(context.Context, *ent.AdviceRecordQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f AdviceRecordFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.AdviceRecordQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.AdviceRecordQuery", q)
+}
+
+// The TraverseAdviceRecord type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseAdviceRecord func(context.Context, *ent.AdviceRecordQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseAdviceRecord) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseAdviceRecord) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.AdviceRecordQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.AdviceRecordQuery", q)
 }
 
 // The AppointmentFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -543,6 +575,33 @@ func (f TraverseDocument) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.DocumentQuery", q)
+}
+
+// The DocumentTemplateFunc type is an adapter to allow the use of ordinary function as a Querier.
+type DocumentTemplateFunc func(context.Context, *ent.DocumentTemplateQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f DocumentTemplateFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.DocumentTemplateQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.DocumentTemplateQuery", q)
+}
+
+// The TraverseDocumentTemplate type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseDocumentTemplate func(context.Context, *ent.DocumentTemplateQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseDocumentTemplate) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseDocumentTemplate) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.DocumentTemplateQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.DocumentTemplateQuery", q)
 }
 
 // The EmailFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -1193,6 +1252,87 @@ func (f TraversePortfolioTransfer) Traverse(ctx context.Context, q ent.Query) er
 	return fmt.Errorf("unexpected query type %T. expect *ent.PortfolioTransferQuery", q)
 }
 
+// The SignatureRequestFunc type is an adapter to allow the use of ordinary function as a Querier.
+type SignatureRequestFunc func(context.Context, *ent.SignatureRequestQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f SignatureRequestFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.SignatureRequestQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.SignatureRequestQuery", q)
+}
+
+// The TraverseSignatureRequest type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseSignatureRequest func(context.Context, *ent.SignatureRequestQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseSignatureRequest) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseSignatureRequest) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.SignatureRequestQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.SignatureRequestQuery", q)
+}
+
+// The SignatureSignerFunc type is an adapter to allow the use of ordinary function as a Querier.
+type SignatureSignerFunc func(context.Context, *ent.SignatureSignerQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f SignatureSignerFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.SignatureSignerQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.SignatureSignerQuery", q)
+}
+
+// The TraverseSignatureSigner type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseSignatureSigner func(context.Context, *ent.SignatureSignerQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseSignatureSigner) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseSignatureSigner) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.SignatureSignerQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.SignatureSignerQuery", q)
+}
+
+// The StandardDocumentFunc type is an adapter to allow the use of ordinary function as a Querier.
+type StandardDocumentFunc func(context.Context, *ent.StandardDocumentQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f StandardDocumentFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.StandardDocumentQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.StandardDocumentQuery", q)
+}
+
+// The TraverseStandardDocument type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseStandardDocument func(context.Context, *ent.StandardDocumentQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseStandardDocument) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseStandardDocument) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.StandardDocumentQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.StandardDocumentQuery", q)
+}
+
 // The TaskFunc type is an adapter to allow the use of ordinary function as a Querier.
 type TaskFunc func(context.Context, *ent.TaskQuery) (ent.Value, error)
 
@@ -1360,6 +1500,8 @@ func NewQuery(q ent.Query) (Query, error) {
 	switch q := q.(type) {
 	case *ent.APIKeyQuery:
 		return &query[*ent.APIKeyQuery, predicate.APIKey, apikey.OrderOption]{typ: ent.TypeAPIKey, tq: q}, nil
+	case *ent.AdviceRecordQuery:
+		return &query[*ent.AdviceRecordQuery, predicate.AdviceRecord, advicerecord.OrderOption]{typ: ent.TypeAdviceRecord, tq: q}, nil
 	case *ent.AppointmentQuery:
 		return &query[*ent.AppointmentQuery, predicate.Appointment, appointment.OrderOption]{typ: ent.TypeAppointment, tq: q}, nil
 	case *ent.AppointmentExceptionQuery:
@@ -1390,6 +1532,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.DelegationQuery, predicate.Delegation, delegation.OrderOption]{typ: ent.TypeDelegation, tq: q}, nil
 	case *ent.DocumentQuery:
 		return &query[*ent.DocumentQuery, predicate.Document, document.OrderOption]{typ: ent.TypeDocument, tq: q}, nil
+	case *ent.DocumentTemplateQuery:
+		return &query[*ent.DocumentTemplateQuery, predicate.DocumentTemplate, documenttemplate.OrderOption]{typ: ent.TypeDocumentTemplate, tq: q}, nil
 	case *ent.EmailQuery:
 		return &query[*ent.EmailQuery, predicate.Email, email.OrderOption]{typ: ent.TypeEmail, tq: q}, nil
 	case *ent.EmailAttachmentQuery:
@@ -1438,6 +1582,12 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.PortfolioMappingQuery, predicate.PortfolioMapping, portfoliomapping.OrderOption]{typ: ent.TypePortfolioMapping, tq: q}, nil
 	case *ent.PortfolioTransferQuery:
 		return &query[*ent.PortfolioTransferQuery, predicate.PortfolioTransfer, portfoliotransfer.OrderOption]{typ: ent.TypePortfolioTransfer, tq: q}, nil
+	case *ent.SignatureRequestQuery:
+		return &query[*ent.SignatureRequestQuery, predicate.SignatureRequest, signaturerequest.OrderOption]{typ: ent.TypeSignatureRequest, tq: q}, nil
+	case *ent.SignatureSignerQuery:
+		return &query[*ent.SignatureSignerQuery, predicate.SignatureSigner, signaturesigner.OrderOption]{typ: ent.TypeSignatureSigner, tq: q}, nil
+	case *ent.StandardDocumentQuery:
+		return &query[*ent.StandardDocumentQuery, predicate.StandardDocument, standarddocument.OrderOption]{typ: ent.TypeStandardDocument, tq: q}, nil
 	case *ent.TaskQuery:
 		return &query[*ent.TaskQuery, predicate.Task, task.OrderOption]{typ: ent.TypeTask, tq: q}, nil
 	case *ent.TaskCommentQuery:

@@ -50,6 +50,72 @@ var (
 			},
 		},
 	}
+	// AdviceRecordsColumns holds the columns for the "advice_records" table.
+	AdviceRecordsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "version", Type: field.TypeInt64, Default: 1},
+		{Name: "contact_id", Type: field.TypeUUID},
+		{Name: "contract_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "advisor_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "consulted_at", Type: field.TypeTime},
+		{Name: "channel", Type: field.TypeEnum, Enums: []string{"in_person", "phone", "video", "email", "other"}, Default: "in_person"},
+		{Name: "subject", Type: field.TypeString, Size: 500},
+		{Name: "customer_wishes", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "customer_needs", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "advice", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "reasons", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "products", Type: field.TypeJSON},
+		{Name: "advice_waived", Type: field.TypeBool, Default: false},
+		{Name: "notes", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"draft", "locked"}, Default: "draft"},
+		{Name: "locked_at", Type: field.TypeTime, Nullable: true},
+		{Name: "document_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "creator_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// AdviceRecordsTable holds the schema information for the "advice_records" table.
+	AdviceRecordsTable = &schema.Table{
+		Name:       "advice_records",
+		Columns:    AdviceRecordsColumns,
+		PrimaryKey: []*schema.Column{AdviceRecordsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "advice_records_companies_company",
+				Columns:    []*schema.Column{AdviceRecordsColumns[21]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "advicerecord_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{AdviceRecordsColumns[21]},
+			},
+			{
+				Name:    "advicerecord_company_id_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{AdviceRecordsColumns[21], AdviceRecordsColumns[1], AdviceRecordsColumns[0]},
+			},
+			{
+				Name:    "advicerecord_company_id_contact_id",
+				Unique:  false,
+				Columns: []*schema.Column{AdviceRecordsColumns[21], AdviceRecordsColumns[4]},
+			},
+			{
+				Name:    "advicerecord_company_id_updated_at",
+				Unique:  false,
+				Columns: []*schema.Column{AdviceRecordsColumns[21], AdviceRecordsColumns[2]},
+			},
+			{
+				Name:    "advicerecord_company_id_document_id",
+				Unique:  false,
+				Columns: []*schema.Column{AdviceRecordsColumns[21], AdviceRecordsColumns[19]},
+			},
+		},
+	}
 	// AppointmentsColumns holds the columns for the "appointments" table.
 	AppointmentsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -730,12 +796,13 @@ var (
 		{Name: "version", Type: field.TypeInt64, Default: 1},
 		{Name: "contact_id", Type: field.TypeUUID},
 		{Name: "contract_id", Type: field.TypeUUID, Nullable: true},
-		{Name: "type", Type: field.TypeEnum, Enums: []string{"advice_documentation", "policy", "application", "offer", "invoice", "correspondence", "identification", "other"}, Default: "other"},
+		{Name: "type", Type: field.TypeEnum, Enums: []string{"advice_documentation", "policy", "application", "offer", "invoice", "broker_agreement", "power_of_attorney", "privacy_consent", "correspondence", "identification", "other"}, Default: "other"},
 		{Name: "filename", Type: field.TypeString, Size: 255},
 		{Name: "content_type", Type: field.TypeString, Size: 255},
 		{Name: "size", Type: field.TypeInt64},
 		{Name: "sha256", Type: field.TypeString, Size: 64},
 		{Name: "blob_key", Type: field.TypeString, Size: 300},
+		{Name: "signature_fields", Type: field.TypeJSON, Nullable: true},
 		{Name: "company_id", Type: field.TypeUUID},
 	}
 	// DocumentsTable holds the schema information for the "documents" table.
@@ -746,7 +813,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "documents_companies_company",
-				Columns:    []*schema.Column{DocumentsColumns[12]},
+				Columns:    []*schema.Column{DocumentsColumns[13]},
 				RefColumns: []*schema.Column{CompaniesColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -755,22 +822,60 @@ var (
 			{
 				Name:    "document_company_id",
 				Unique:  false,
-				Columns: []*schema.Column{DocumentsColumns[12]},
+				Columns: []*schema.Column{DocumentsColumns[13]},
 			},
 			{
 				Name:    "document_company_id_contact_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{DocumentsColumns[12], DocumentsColumns[4], DocumentsColumns[1]},
+				Columns: []*schema.Column{DocumentsColumns[13], DocumentsColumns[4], DocumentsColumns[1]},
 			},
 			{
 				Name:    "document_company_id_contract_id",
 				Unique:  false,
-				Columns: []*schema.Column{DocumentsColumns[12], DocumentsColumns[5]},
+				Columns: []*schema.Column{DocumentsColumns[13], DocumentsColumns[5]},
 			},
 			{
 				Name:    "document_blob_key",
 				Unique:  true,
 				Columns: []*schema.Column{DocumentsColumns[11]},
+			},
+		},
+	}
+	// DocumentTemplatesColumns holds the columns for the "document_templates" table.
+	DocumentTemplatesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "name", Type: field.TypeString, Size: 200},
+		{Name: "category", Type: field.TypeEnum, Enums: []string{"letter", "broker_agreement", "power_of_attorney", "privacy", "advice_protocol", "cover_note", "other"}},
+		{Name: "body", Type: field.TypeString, Size: 2147483647},
+		{Name: "placeholders", Type: field.TypeJSON},
+		{Name: "signature_roles", Type: field.TypeJSON},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// DocumentTemplatesTable holds the schema information for the "document_templates" table.
+	DocumentTemplatesTable = &schema.Table{
+		Name:       "document_templates",
+		Columns:    DocumentTemplatesColumns,
+		PrimaryKey: []*schema.Column{DocumentTemplatesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "document_templates_companies_company",
+				Columns:    []*schema.Column{DocumentTemplatesColumns[8]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "documenttemplate_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{DocumentTemplatesColumns[8]},
+			},
+			{
+				Name:    "documenttemplate_company_id_name",
+				Unique:  true,
+				Columns: []*schema.Column{DocumentTemplatesColumns[8], DocumentTemplatesColumns[3]},
 			},
 		},
 	}
@@ -1770,6 +1875,165 @@ var (
 			},
 		},
 	}
+	// SignatureRequestsColumns holds the columns for the "signature_requests" table.
+	SignatureRequestsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "version", Type: field.TypeInt64, Default: 1},
+		{Name: "contact_id", Type: field.TypeUUID},
+		{Name: "provider", Type: field.TypeString, Default: "builtin"},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"pending", "completed", "cancelled", "expired"}, Default: "pending"},
+		{Name: "title", Type: field.TypeString, Size: 200},
+		{Name: "message", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "documents", Type: field.TypeJSON},
+		{Name: "fields", Type: field.TypeJSON},
+		{Name: "source_blob_key", Type: field.TypeString},
+		{Name: "source_sha256", Type: field.TypeString, Size: 64},
+		{Name: "page_count", Type: field.TypeInt},
+		{Name: "mailbox_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "expires_at", Type: field.TypeTime},
+		{Name: "completed_at", Type: field.TypeTime, Nullable: true},
+		{Name: "cancelled_at", Type: field.TypeTime, Nullable: true},
+		{Name: "signed_document_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "creator_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// SignatureRequestsTable holds the schema information for the "signature_requests" table.
+	SignatureRequestsTable = &schema.Table{
+		Name:       "signature_requests",
+		Columns:    SignatureRequestsColumns,
+		PrimaryKey: []*schema.Column{SignatureRequestsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "signature_requests_companies_company",
+				Columns:    []*schema.Column{SignatureRequestsColumns[20]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "signaturerequest_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{SignatureRequestsColumns[20]},
+			},
+			{
+				Name:    "signaturerequest_company_id_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{SignatureRequestsColumns[20], SignatureRequestsColumns[1], SignatureRequestsColumns[0]},
+			},
+			{
+				Name:    "signaturerequest_company_id_contact_id",
+				Unique:  false,
+				Columns: []*schema.Column{SignatureRequestsColumns[20], SignatureRequestsColumns[4]},
+			},
+			{
+				Name:    "signaturerequest_company_id_updated_at",
+				Unique:  false,
+				Columns: []*schema.Column{SignatureRequestsColumns[20], SignatureRequestsColumns[2]},
+			},
+			{
+				Name:    "signaturerequest_status_expires_at",
+				Unique:  false,
+				Columns: []*schema.Column{SignatureRequestsColumns[6], SignatureRequestsColumns[15]},
+			},
+		},
+	}
+	// SignatureSignersColumns holds the columns for the "signature_signers" table.
+	SignatureSignersColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "request_id", Type: field.TypeUUID},
+		{Name: "contact_id", Type: field.TypeUUID},
+		{Name: "position", Type: field.TypeInt},
+		{Name: "role", Type: field.TypeEnum, Enums: []string{"contact", "broker", "other"}},
+		{Name: "user_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "name", Type: field.TypeString, Size: 200},
+		{Name: "email", Type: field.TypeString, Size: 320},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"pending", "signed"}, Default: "pending"},
+		{Name: "token_hash", Type: field.TypeBytes},
+		{Name: "code_hash", Type: field.TypeBytes, Nullable: true},
+		{Name: "code_expires_at", Type: field.TypeTime, Nullable: true},
+		{Name: "code_attempts", Type: field.TypeInt, Default: 0},
+		{Name: "code_sent_at", Type: field.TypeTime, Nullable: true},
+		{Name: "notified_at", Type: field.TypeTime, Nullable: true},
+		{Name: "reminded_at", Type: field.TypeTime, Nullable: true},
+		{Name: "viewed_at", Type: field.TypeTime, Nullable: true},
+		{Name: "verified_at", Type: field.TypeTime, Nullable: true},
+		{Name: "signed_at", Type: field.TypeTime, Nullable: true},
+		{Name: "signed_ip", Type: field.TypeString, Default: ""},
+		{Name: "signed_user_agent", Type: field.TypeString, Default: ""},
+		{Name: "signature", Type: field.TypeBytes, Nullable: true},
+		{Name: "typed_name", Type: field.TypeString, Default: ""},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// SignatureSignersTable holds the schema information for the "signature_signers" table.
+	SignatureSignersTable = &schema.Table{
+		Name:       "signature_signers",
+		Columns:    SignatureSignersColumns,
+		PrimaryKey: []*schema.Column{SignatureSignersColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "signature_signers_companies_company",
+				Columns:    []*schema.Column{SignatureSignersColumns[25]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "signaturesigner_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{SignatureSignersColumns[25]},
+			},
+			{
+				Name:    "signaturesigner_company_id_request_id_position",
+				Unique:  true,
+				Columns: []*schema.Column{SignatureSignersColumns[25], SignatureSignersColumns[3], SignatureSignersColumns[5]},
+			},
+		},
+	}
+	// StandardDocumentsColumns holds the columns for the "standard_documents" table.
+	StandardDocumentsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "name", Type: field.TypeString, Size: 200},
+		{Name: "filename", Type: field.TypeString, Size: 255},
+		{Name: "content", Type: field.TypeBytes},
+		{Name: "size", Type: field.TypeInt64},
+		{Name: "sha256", Type: field.TypeString, Size: 64},
+		{Name: "signature_fields", Type: field.TypeJSON},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// StandardDocumentsTable holds the schema information for the "standard_documents" table.
+	StandardDocumentsTable = &schema.Table{
+		Name:       "standard_documents",
+		Columns:    StandardDocumentsColumns,
+		PrimaryKey: []*schema.Column{StandardDocumentsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "standard_documents_companies_company",
+				Columns:    []*schema.Column{StandardDocumentsColumns[9]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "standarddocument_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{StandardDocumentsColumns[9]},
+			},
+			{
+				Name:    "standarddocument_company_id_name",
+				Unique:  true,
+				Columns: []*schema.Column{StandardDocumentsColumns[9], StandardDocumentsColumns[3]},
+			},
+		},
+	}
 	// TasksColumns holds the columns for the "tasks" table.
 	TasksColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -2057,6 +2321,7 @@ var (
 	// Tables holds all the tables in the schema.
 	Tables = []*schema.Table{
 		APIKeysTable,
+		AdviceRecordsTable,
 		AppointmentsTable,
 		AppointmentExceptionsTable,
 		CalendarTokensTable,
@@ -2072,6 +2337,7 @@ var (
 		CustomFieldDefinitionsTable,
 		DelegationsTable,
 		DocumentsTable,
+		DocumentTemplatesTable,
 		EmailsTable,
 		EmailAttachmentsTable,
 		EmailLinksTable,
@@ -2096,6 +2362,9 @@ var (
 		PointEntriesTable,
 		PortfolioMappingsTable,
 		PortfolioTransfersTable,
+		SignatureRequestsTable,
+		SignatureSignersTable,
+		StandardDocumentsTable,
 		TasksTable,
 		TaskCommentsTable,
 		UsersTable,
@@ -2107,6 +2376,7 @@ var (
 
 func init() {
 	APIKeysTable.ForeignKeys[0].RefTable = CompaniesTable
+	AdviceRecordsTable.ForeignKeys[0].RefTable = CompaniesTable
 	AppointmentsTable.ForeignKeys[0].RefTable = CompaniesTable
 	AppointmentExceptionsTable.ForeignKeys[0].RefTable = CompaniesTable
 	CalendarTokensTable.ForeignKeys[0].RefTable = CompaniesTable
@@ -2126,6 +2396,7 @@ func init() {
 	DelegationsTable.ForeignKeys[1].RefTable = UsersTable
 	DelegationsTable.ForeignKeys[2].RefTable = UsersTable
 	DocumentsTable.ForeignKeys[0].RefTable = CompaniesTable
+	DocumentTemplatesTable.ForeignKeys[0].RefTable = CompaniesTable
 	EmailsTable.ForeignKeys[0].RefTable = CompaniesTable
 	EmailAttachmentsTable.ForeignKeys[0].RefTable = CompaniesTable
 	EmailLinksTable.ForeignKeys[0].RefTable = CompaniesTable
@@ -2146,6 +2417,9 @@ func init() {
 	PointEntriesTable.ForeignKeys[0].RefTable = CompaniesTable
 	PortfolioMappingsTable.ForeignKeys[0].RefTable = CompaniesTable
 	PortfolioTransfersTable.ForeignKeys[0].RefTable = CompaniesTable
+	SignatureRequestsTable.ForeignKeys[0].RefTable = CompaniesTable
+	SignatureSignersTable.ForeignKeys[0].RefTable = CompaniesTable
+	StandardDocumentsTable.ForeignKeys[0].RefTable = CompaniesTable
 	TasksTable.ForeignKeys[0].RefTable = CompaniesTable
 	TaskCommentsTable.ForeignKeys[0].RefTable = TasksTable
 	TaskCommentsTable.ForeignKeys[1].RefTable = CompaniesTable

@@ -9,6 +9,9 @@ import (
 // APIKey is the predicate function for apikey builders.
 type APIKey func(*sql.Selector)
 
+// AdviceRecord is the predicate function for advicerecord builders.
+type AdviceRecord func(*sql.Selector)
+
 // Appointment is the predicate function for appointment builders.
 type Appointment func(*sql.Selector)
 
@@ -53,6 +56,9 @@ type Delegation func(*sql.Selector)
 
 // Document is the predicate function for document builders.
 type Document func(*sql.Selector)
+
+// DocumentTemplate is the predicate function for documenttemplate builders.
+type DocumentTemplate func(*sql.Selector)
 
 // Email is the predicate function for email builders.
 type Email func(*sql.Selector)
@@ -125,6 +131,15 @@ type PortfolioMapping func(*sql.Selector)
 
 // PortfolioTransfer is the predicate function for portfoliotransfer builders.
 type PortfolioTransfer func(*sql.Selector)
+
+// SignatureRequest is the predicate function for signaturerequest builders.
+type SignatureRequest func(*sql.Selector)
+
+// SignatureSigner is the predicate function for signaturesigner builders.
+type SignatureSigner func(*sql.Selector)
+
+// StandardDocument is the predicate function for standarddocument builders.
+type StandardDocument func(*sql.Selector)
 
 // Task is the predicate function for task builders.
 type Task func(*sql.Selector)

@@ -135,6 +135,30 @@ func (f APIKeyMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.APIKeyMutation", m)
 }
 
+// The AdviceRecordQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type AdviceRecordQueryRuleFunc func(context.Context, *ent.AdviceRecordQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f AdviceRecordQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.AdviceRecordQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.AdviceRecordQuery", q)
+}
+
+// The AdviceRecordMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type AdviceRecordMutationRuleFunc func(context.Context, *ent.AdviceRecordMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f AdviceRecordMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.AdviceRecordMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.AdviceRecordMutation", m)
+}
+
 // The AppointmentQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type AppointmentQueryRuleFunc func(context.Context, *ent.AppointmentQuery) error
@@ -493,6 +517,30 @@ func (f DocumentMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutati
 		return f(ctx, m)
 	}
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.DocumentMutation", m)
+}
+
+// The DocumentTemplateQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type DocumentTemplateQueryRuleFunc func(context.Context, *ent.DocumentTemplateQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f DocumentTemplateQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.DocumentTemplateQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.DocumentTemplateQuery", q)
+}
+
+// The DocumentTemplateMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type DocumentTemplateMutationRuleFunc func(context.Context, *ent.DocumentTemplateMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f DocumentTemplateMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.DocumentTemplateMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.DocumentTemplateMutation", m)
 }
 
 // The EmailQueryRuleFunc type is an adapter to allow the use of ordinary
@@ -1071,6 +1119,78 @@ func (f PortfolioTransferMutationRuleFunc) EvalMutation(ctx context.Context, m e
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.PortfolioTransferMutation", m)
 }
 
+// The SignatureRequestQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type SignatureRequestQueryRuleFunc func(context.Context, *ent.SignatureRequestQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f SignatureRequestQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.SignatureRequestQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.SignatureRequestQuery", q)
+}
+
+// The SignatureRequestMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type SignatureRequestMutationRuleFunc func(context.Context, *ent.SignatureRequestMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f SignatureRequestMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.SignatureRequestMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.SignatureRequestMutation", m)
+}
+
+// The SignatureSignerQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type SignatureSignerQueryRuleFunc func(context.Context, *ent.SignatureSignerQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f SignatureSignerQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.SignatureSignerQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.SignatureSignerQuery", q)
+}
+
+// The SignatureSignerMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type SignatureSignerMutationRuleFunc func(context.Context, *ent.SignatureSignerMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f SignatureSignerMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.SignatureSignerMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.SignatureSignerMutation", m)
+}
+
+// The StandardDocumentQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type StandardDocumentQueryRuleFunc func(context.Context, *ent.StandardDocumentQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f StandardDocumentQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.StandardDocumentQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.StandardDocumentQuery", q)
+}
+
+// The StandardDocumentMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type StandardDocumentMutationRuleFunc func(context.Context, *ent.StandardDocumentMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f StandardDocumentMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.StandardDocumentMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.StandardDocumentMutation", m)
+}
+
 // The TaskQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type TaskQueryRuleFunc func(context.Context, *ent.TaskQuery) error
@@ -1252,6 +1372,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 	switch q := q.(type) {
 	case *ent.APIKeyQuery:
 		return q.Filter(), nil
+	case *ent.AdviceRecordQuery:
+		return q.Filter(), nil
 	case *ent.AppointmentQuery:
 		return q.Filter(), nil
 	case *ent.AppointmentExceptionQuery:
@@ -1281,6 +1403,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 	case *ent.DelegationQuery:
 		return q.Filter(), nil
 	case *ent.DocumentQuery:
+		return q.Filter(), nil
+	case *ent.DocumentTemplateQuery:
 		return q.Filter(), nil
 	case *ent.EmailQuery:
 		return q.Filter(), nil
@@ -1330,6 +1454,12 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.PortfolioTransferQuery:
 		return q.Filter(), nil
+	case *ent.SignatureRequestQuery:
+		return q.Filter(), nil
+	case *ent.SignatureSignerQuery:
+		return q.Filter(), nil
+	case *ent.StandardDocumentQuery:
+		return q.Filter(), nil
 	case *ent.TaskQuery:
 		return q.Filter(), nil
 	case *ent.TaskCommentQuery:
@@ -1350,6 +1480,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 func mutationFilter(m ent.Mutation) (Filter, error) {
 	switch m := m.(type) {
 	case *ent.APIKeyMutation:
+		return m.Filter(), nil
+	case *ent.AdviceRecordMutation:
 		return m.Filter(), nil
 	case *ent.AppointmentMutation:
 		return m.Filter(), nil
@@ -1380,6 +1512,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.DelegationMutation:
 		return m.Filter(), nil
 	case *ent.DocumentMutation:
+		return m.Filter(), nil
+	case *ent.DocumentTemplateMutation:
 		return m.Filter(), nil
 	case *ent.EmailMutation:
 		return m.Filter(), nil
@@ -1428,6 +1562,12 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.PortfolioMappingMutation:
 		return m.Filter(), nil
 	case *ent.PortfolioTransferMutation:
+		return m.Filter(), nil
+	case *ent.SignatureRequestMutation:
+		return m.Filter(), nil
+	case *ent.SignatureSignerMutation:
+		return m.Filter(), nil
+	case *ent.StandardDocumentMutation:
 		return m.Filter(), nil
 	case *ent.TaskMutation:
 		return m.Filter(), nil

@@ -6,6 +6,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/brokerdesk/brokerdesk/ent/advicerecord"
 	"github.com/brokerdesk/brokerdesk/ent/apikey"
 	"github.com/brokerdesk/brokerdesk/ent/appointment"
 	"github.com/brokerdesk/brokerdesk/ent/appointmentexception"
@@ -22,6 +23,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/customfielddefinition"
 	"github.com/brokerdesk/brokerdesk/ent/delegation"
 	"github.com/brokerdesk/brokerdesk/ent/document"
+	"github.com/brokerdesk/brokerdesk/ent/documenttemplate"
 	"github.com/brokerdesk/brokerdesk/ent/email"
 	"github.com/brokerdesk/brokerdesk/ent/emailattachment"
 	"github.com/brokerdesk/brokerdesk/ent/emaillink"
@@ -48,6 +50,9 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
 	"github.com/brokerdesk/brokerdesk/ent/schema"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
+	"github.com/brokerdesk/brokerdesk/ent/signaturerequest"
+	"github.com/brokerdesk/brokerdesk/ent/signaturesigner"
+	"github.com/brokerdesk/brokerdesk/ent/standarddocument"
 	"github.com/brokerdesk/brokerdesk/ent/task"
 	"github.com/brokerdesk/brokerdesk/ent/taskcomment"
 	"github.com/brokerdesk/brokerdesk/ent/user"
@@ -133,6 +138,94 @@ func init() {
 	apikeyDescID := apikeyMixinFields0[0].Descriptor()
 	// apikey.DefaultID holds the default value on creation for the id field.
 	apikey.DefaultID = apikeyDescID.Default.(func() uuid.UUID)
+	advicerecordMixin := schema.AdviceRecord{}.Mixin()
+	advicerecord.Policy = privacy.NewPolicies(advicerecordMixin[1], advicerecordMixin[2], schema.AdviceRecord{})
+	advicerecord.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := advicerecord.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	advicerecordMixinHooks1 := advicerecordMixin[1].Hooks()
+	advicerecordMixinHooks4 := advicerecordMixin[4].Hooks()
+
+	advicerecord.Hooks[1] = advicerecordMixinHooks1[0]
+
+	advicerecord.Hooks[2] = advicerecordMixinHooks4[0]
+	advicerecordMixinFields0 := advicerecordMixin[0].Fields()
+	_ = advicerecordMixinFields0
+	advicerecordMixinFields3 := advicerecordMixin[3].Fields()
+	_ = advicerecordMixinFields3
+	advicerecordMixinFields4 := advicerecordMixin[4].Fields()
+	_ = advicerecordMixinFields4
+	advicerecordFields := schema.AdviceRecord{}.Fields()
+	_ = advicerecordFields
+	// advicerecordDescCreatedAt is the schema descriptor for created_at field.
+	advicerecordDescCreatedAt := advicerecordMixinFields3[0].Descriptor()
+	// advicerecord.DefaultCreatedAt holds the default value on creation for the created_at field.
+	advicerecord.DefaultCreatedAt = advicerecordDescCreatedAt.Default.(func() time.Time)
+	// advicerecordDescUpdatedAt is the schema descriptor for updated_at field.
+	advicerecordDescUpdatedAt := advicerecordMixinFields3[1].Descriptor()
+	// advicerecord.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	advicerecord.DefaultUpdatedAt = advicerecordDescUpdatedAt.Default.(func() time.Time)
+	// advicerecord.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	advicerecord.UpdateDefaultUpdatedAt = advicerecordDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// advicerecordDescVersion is the schema descriptor for version field.
+	advicerecordDescVersion := advicerecordMixinFields4[0].Descriptor()
+	// advicerecord.DefaultVersion holds the default value on creation for the version field.
+	advicerecord.DefaultVersion = advicerecordDescVersion.Default.(int64)
+	// advicerecordDescSubject is the schema descriptor for subject field.
+	advicerecordDescSubject := advicerecordFields[5].Descriptor()
+	// advicerecord.SubjectValidator is a validator for the "subject" field. It is called by the builders before save.
+	advicerecord.SubjectValidator = func() func(string) error {
+		validators := advicerecordDescSubject.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(subject string) error {
+			for _, fn := range fns {
+				if err := fn(subject); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// advicerecordDescCustomerWishes is the schema descriptor for customer_wishes field.
+	advicerecordDescCustomerWishes := advicerecordFields[6].Descriptor()
+	// advicerecord.DefaultCustomerWishes holds the default value on creation for the customer_wishes field.
+	advicerecord.DefaultCustomerWishes = advicerecordDescCustomerWishes.Default.(string)
+	// advicerecordDescCustomerNeeds is the schema descriptor for customer_needs field.
+	advicerecordDescCustomerNeeds := advicerecordFields[7].Descriptor()
+	// advicerecord.DefaultCustomerNeeds holds the default value on creation for the customer_needs field.
+	advicerecord.DefaultCustomerNeeds = advicerecordDescCustomerNeeds.Default.(string)
+	// advicerecordDescAdvice is the schema descriptor for advice field.
+	advicerecordDescAdvice := advicerecordFields[8].Descriptor()
+	// advicerecord.DefaultAdvice holds the default value on creation for the advice field.
+	advicerecord.DefaultAdvice = advicerecordDescAdvice.Default.(string)
+	// advicerecordDescReasons is the schema descriptor for reasons field.
+	advicerecordDescReasons := advicerecordFields[9].Descriptor()
+	// advicerecord.DefaultReasons holds the default value on creation for the reasons field.
+	advicerecord.DefaultReasons = advicerecordDescReasons.Default.(string)
+	// advicerecordDescProducts is the schema descriptor for products field.
+	advicerecordDescProducts := advicerecordFields[10].Descriptor()
+	// advicerecord.DefaultProducts holds the default value on creation for the products field.
+	advicerecord.DefaultProducts = advicerecordDescProducts.Default.([]schematype.AdviceProduct)
+	// advicerecordDescAdviceWaived is the schema descriptor for advice_waived field.
+	advicerecordDescAdviceWaived := advicerecordFields[11].Descriptor()
+	// advicerecord.DefaultAdviceWaived holds the default value on creation for the advice_waived field.
+	advicerecord.DefaultAdviceWaived = advicerecordDescAdviceWaived.Default.(bool)
+	// advicerecordDescNotes is the schema descriptor for notes field.
+	advicerecordDescNotes := advicerecordFields[12].Descriptor()
+	// advicerecord.DefaultNotes holds the default value on creation for the notes field.
+	advicerecord.DefaultNotes = advicerecordDescNotes.Default.(string)
+	// advicerecordDescID is the schema descriptor for id field.
+	advicerecordDescID := advicerecordMixinFields0[0].Descriptor()
+	// advicerecord.DefaultID holds the default value on creation for the id field.
+	advicerecord.DefaultID = advicerecordDescID.Default.(func() uuid.UUID)
 	appointmentMixin := schema.Appointment{}.Mixin()
 	appointment.Policy = privacy.NewPolicies(appointmentMixin[1], schema.Appointment{})
 	appointment.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -1118,6 +1211,65 @@ func init() {
 	documentDescID := documentMixinFields0[0].Descriptor()
 	// document.DefaultID holds the default value on creation for the id field.
 	document.DefaultID = documentDescID.Default.(func() uuid.UUID)
+	documenttemplateMixin := schema.DocumentTemplate{}.Mixin()
+	documenttemplate.Policy = privacy.NewPolicies(documenttemplateMixin[1], schema.DocumentTemplate{})
+	documenttemplate.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := documenttemplate.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	documenttemplateMixinHooks1 := documenttemplateMixin[1].Hooks()
+
+	documenttemplate.Hooks[1] = documenttemplateMixinHooks1[0]
+	documenttemplateMixinFields0 := documenttemplateMixin[0].Fields()
+	_ = documenttemplateMixinFields0
+	documenttemplateMixinFields2 := documenttemplateMixin[2].Fields()
+	_ = documenttemplateMixinFields2
+	documenttemplateFields := schema.DocumentTemplate{}.Fields()
+	_ = documenttemplateFields
+	// documenttemplateDescCreatedAt is the schema descriptor for created_at field.
+	documenttemplateDescCreatedAt := documenttemplateMixinFields2[0].Descriptor()
+	// documenttemplate.DefaultCreatedAt holds the default value on creation for the created_at field.
+	documenttemplate.DefaultCreatedAt = documenttemplateDescCreatedAt.Default.(func() time.Time)
+	// documenttemplateDescUpdatedAt is the schema descriptor for updated_at field.
+	documenttemplateDescUpdatedAt := documenttemplateMixinFields2[1].Descriptor()
+	// documenttemplate.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	documenttemplate.DefaultUpdatedAt = documenttemplateDescUpdatedAt.Default.(func() time.Time)
+	// documenttemplate.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	documenttemplate.UpdateDefaultUpdatedAt = documenttemplateDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// documenttemplateDescName is the schema descriptor for name field.
+	documenttemplateDescName := documenttemplateFields[0].Descriptor()
+	// documenttemplate.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	documenttemplate.NameValidator = func() func(string) error {
+		validators := documenttemplateDescName.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(name string) error {
+			for _, fn := range fns {
+				if err := fn(name); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// documenttemplateDescPlaceholders is the schema descriptor for placeholders field.
+	documenttemplateDescPlaceholders := documenttemplateFields[3].Descriptor()
+	// documenttemplate.DefaultPlaceholders holds the default value on creation for the placeholders field.
+	documenttemplate.DefaultPlaceholders = documenttemplateDescPlaceholders.Default.([]string)
+	// documenttemplateDescSignatureRoles is the schema descriptor for signature_roles field.
+	documenttemplateDescSignatureRoles := documenttemplateFields[4].Descriptor()
+	// documenttemplate.DefaultSignatureRoles holds the default value on creation for the signature_roles field.
+	documenttemplate.DefaultSignatureRoles = documenttemplateDescSignatureRoles.Default.([]string)
+	// documenttemplateDescID is the schema descriptor for id field.
+	documenttemplateDescID := documenttemplateMixinFields0[0].Descriptor()
+	// documenttemplate.DefaultID holds the default value on creation for the id field.
+	documenttemplate.DefaultID = documenttemplateDescID.Default.(func() uuid.UUID)
 	emailMixin := schema.Email{}.Mixin()
 	email.Policy = privacy.NewPolicies(emailMixin[1], schema.Email{})
 	email.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -2545,6 +2697,288 @@ func init() {
 	portfoliotransferDescID := portfoliotransferMixinFields0[0].Descriptor()
 	// portfoliotransfer.DefaultID holds the default value on creation for the id field.
 	portfoliotransfer.DefaultID = portfoliotransferDescID.Default.(func() uuid.UUID)
+	signaturerequestMixin := schema.SignatureRequest{}.Mixin()
+	signaturerequest.Policy = privacy.NewPolicies(signaturerequestMixin[1], signaturerequestMixin[2], schema.SignatureRequest{})
+	signaturerequest.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := signaturerequest.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	signaturerequestMixinHooks1 := signaturerequestMixin[1].Hooks()
+	signaturerequestMixinHooks4 := signaturerequestMixin[4].Hooks()
+
+	signaturerequest.Hooks[1] = signaturerequestMixinHooks1[0]
+
+	signaturerequest.Hooks[2] = signaturerequestMixinHooks4[0]
+	signaturerequestMixinFields0 := signaturerequestMixin[0].Fields()
+	_ = signaturerequestMixinFields0
+	signaturerequestMixinFields3 := signaturerequestMixin[3].Fields()
+	_ = signaturerequestMixinFields3
+	signaturerequestMixinFields4 := signaturerequestMixin[4].Fields()
+	_ = signaturerequestMixinFields4
+	signaturerequestFields := schema.SignatureRequest{}.Fields()
+	_ = signaturerequestFields
+	// signaturerequestDescCreatedAt is the schema descriptor for created_at field.
+	signaturerequestDescCreatedAt := signaturerequestMixinFields3[0].Descriptor()
+	// signaturerequest.DefaultCreatedAt holds the default value on creation for the created_at field.
+	signaturerequest.DefaultCreatedAt = signaturerequestDescCreatedAt.Default.(func() time.Time)
+	// signaturerequestDescUpdatedAt is the schema descriptor for updated_at field.
+	signaturerequestDescUpdatedAt := signaturerequestMixinFields3[1].Descriptor()
+	// signaturerequest.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	signaturerequest.DefaultUpdatedAt = signaturerequestDescUpdatedAt.Default.(func() time.Time)
+	// signaturerequest.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	signaturerequest.UpdateDefaultUpdatedAt = signaturerequestDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// signaturerequestDescVersion is the schema descriptor for version field.
+	signaturerequestDescVersion := signaturerequestMixinFields4[0].Descriptor()
+	// signaturerequest.DefaultVersion holds the default value on creation for the version field.
+	signaturerequest.DefaultVersion = signaturerequestDescVersion.Default.(int64)
+	// signaturerequestDescProvider is the schema descriptor for provider field.
+	signaturerequestDescProvider := signaturerequestFields[1].Descriptor()
+	// signaturerequest.DefaultProvider holds the default value on creation for the provider field.
+	signaturerequest.DefaultProvider = signaturerequestDescProvider.Default.(string)
+	// signaturerequestDescTitle is the schema descriptor for title field.
+	signaturerequestDescTitle := signaturerequestFields[3].Descriptor()
+	// signaturerequest.TitleValidator is a validator for the "title" field. It is called by the builders before save.
+	signaturerequest.TitleValidator = func() func(string) error {
+		validators := signaturerequestDescTitle.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(title string) error {
+			for _, fn := range fns {
+				if err := fn(title); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// signaturerequestDescMessage is the schema descriptor for message field.
+	signaturerequestDescMessage := signaturerequestFields[4].Descriptor()
+	// signaturerequest.DefaultMessage holds the default value on creation for the message field.
+	signaturerequest.DefaultMessage = signaturerequestDescMessage.Default.(string)
+	// signaturerequestDescFields is the schema descriptor for fields field.
+	signaturerequestDescFields := signaturerequestFields[6].Descriptor()
+	// signaturerequest.DefaultFields holds the default value on creation for the fields field.
+	signaturerequest.DefaultFields = signaturerequestDescFields.Default.([]schematype.SignatureField)
+	// signaturerequestDescSourceBlobKey is the schema descriptor for source_blob_key field.
+	signaturerequestDescSourceBlobKey := signaturerequestFields[7].Descriptor()
+	// signaturerequest.SourceBlobKeyValidator is a validator for the "source_blob_key" field. It is called by the builders before save.
+	signaturerequest.SourceBlobKeyValidator = signaturerequestDescSourceBlobKey.Validators[0].(func(string) error)
+	// signaturerequestDescSourceSha256 is the schema descriptor for source_sha256 field.
+	signaturerequestDescSourceSha256 := signaturerequestFields[8].Descriptor()
+	// signaturerequest.SourceSha256Validator is a validator for the "source_sha256" field. It is called by the builders before save.
+	signaturerequest.SourceSha256Validator = func() func(string) error {
+		validators := signaturerequestDescSourceSha256.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(source_sha256 string) error {
+			for _, fn := range fns {
+				if err := fn(source_sha256); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// signaturerequestDescPageCount is the schema descriptor for page_count field.
+	signaturerequestDescPageCount := signaturerequestFields[9].Descriptor()
+	// signaturerequest.PageCountValidator is a validator for the "page_count" field. It is called by the builders before save.
+	signaturerequest.PageCountValidator = signaturerequestDescPageCount.Validators[0].(func(int) error)
+	// signaturerequestDescID is the schema descriptor for id field.
+	signaturerequestDescID := signaturerequestMixinFields0[0].Descriptor()
+	// signaturerequest.DefaultID holds the default value on creation for the id field.
+	signaturerequest.DefaultID = signaturerequestDescID.Default.(func() uuid.UUID)
+	signaturesignerMixin := schema.SignatureSigner{}.Mixin()
+	signaturesigner.Policy = privacy.NewPolicies(signaturesignerMixin[1], signaturesignerMixin[2], schema.SignatureSigner{})
+	signaturesigner.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := signaturesigner.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	signaturesignerMixinHooks1 := signaturesignerMixin[1].Hooks()
+
+	signaturesigner.Hooks[1] = signaturesignerMixinHooks1[0]
+	signaturesignerMixinFields0 := signaturesignerMixin[0].Fields()
+	_ = signaturesignerMixinFields0
+	signaturesignerMixinFields3 := signaturesignerMixin[3].Fields()
+	_ = signaturesignerMixinFields3
+	signaturesignerFields := schema.SignatureSigner{}.Fields()
+	_ = signaturesignerFields
+	// signaturesignerDescCreatedAt is the schema descriptor for created_at field.
+	signaturesignerDescCreatedAt := signaturesignerMixinFields3[0].Descriptor()
+	// signaturesigner.DefaultCreatedAt holds the default value on creation for the created_at field.
+	signaturesigner.DefaultCreatedAt = signaturesignerDescCreatedAt.Default.(func() time.Time)
+	// signaturesignerDescUpdatedAt is the schema descriptor for updated_at field.
+	signaturesignerDescUpdatedAt := signaturesignerMixinFields3[1].Descriptor()
+	// signaturesigner.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	signaturesigner.DefaultUpdatedAt = signaturesignerDescUpdatedAt.Default.(func() time.Time)
+	// signaturesigner.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	signaturesigner.UpdateDefaultUpdatedAt = signaturesignerDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// signaturesignerDescPosition is the schema descriptor for position field.
+	signaturesignerDescPosition := signaturesignerFields[2].Descriptor()
+	// signaturesigner.PositionValidator is a validator for the "position" field. It is called by the builders before save.
+	signaturesigner.PositionValidator = signaturesignerDescPosition.Validators[0].(func(int) error)
+	// signaturesignerDescName is the schema descriptor for name field.
+	signaturesignerDescName := signaturesignerFields[5].Descriptor()
+	// signaturesigner.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	signaturesigner.NameValidator = func() func(string) error {
+		validators := signaturesignerDescName.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(name string) error {
+			for _, fn := range fns {
+				if err := fn(name); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// signaturesignerDescEmail is the schema descriptor for email field.
+	signaturesignerDescEmail := signaturesignerFields[6].Descriptor()
+	// signaturesigner.EmailValidator is a validator for the "email" field. It is called by the builders before save.
+	signaturesigner.EmailValidator = func() func(string) error {
+		validators := signaturesignerDescEmail.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(email string) error {
+			for _, fn := range fns {
+				if err := fn(email); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// signaturesignerDescCodeAttempts is the schema descriptor for code_attempts field.
+	signaturesignerDescCodeAttempts := signaturesignerFields[11].Descriptor()
+	// signaturesigner.DefaultCodeAttempts holds the default value on creation for the code_attempts field.
+	signaturesigner.DefaultCodeAttempts = signaturesignerDescCodeAttempts.Default.(int)
+	// signaturesignerDescSignedIP is the schema descriptor for signed_ip field.
+	signaturesignerDescSignedIP := signaturesignerFields[18].Descriptor()
+	// signaturesigner.DefaultSignedIP holds the default value on creation for the signed_ip field.
+	signaturesigner.DefaultSignedIP = signaturesignerDescSignedIP.Default.(string)
+	// signaturesignerDescSignedUserAgent is the schema descriptor for signed_user_agent field.
+	signaturesignerDescSignedUserAgent := signaturesignerFields[19].Descriptor()
+	// signaturesigner.DefaultSignedUserAgent holds the default value on creation for the signed_user_agent field.
+	signaturesigner.DefaultSignedUserAgent = signaturesignerDescSignedUserAgent.Default.(string)
+	// signaturesignerDescTypedName is the schema descriptor for typed_name field.
+	signaturesignerDescTypedName := signaturesignerFields[21].Descriptor()
+	// signaturesigner.DefaultTypedName holds the default value on creation for the typed_name field.
+	signaturesigner.DefaultTypedName = signaturesignerDescTypedName.Default.(string)
+	// signaturesignerDescID is the schema descriptor for id field.
+	signaturesignerDescID := signaturesignerMixinFields0[0].Descriptor()
+	// signaturesigner.DefaultID holds the default value on creation for the id field.
+	signaturesigner.DefaultID = signaturesignerDescID.Default.(func() uuid.UUID)
+	standarddocumentMixin := schema.StandardDocument{}.Mixin()
+	standarddocument.Policy = privacy.NewPolicies(standarddocumentMixin[1], schema.StandardDocument{})
+	standarddocument.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := standarddocument.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	standarddocumentMixinHooks1 := standarddocumentMixin[1].Hooks()
+
+	standarddocument.Hooks[1] = standarddocumentMixinHooks1[0]
+	standarddocumentMixinFields0 := standarddocumentMixin[0].Fields()
+	_ = standarddocumentMixinFields0
+	standarddocumentMixinFields2 := standarddocumentMixin[2].Fields()
+	_ = standarddocumentMixinFields2
+	standarddocumentFields := schema.StandardDocument{}.Fields()
+	_ = standarddocumentFields
+	// standarddocumentDescCreatedAt is the schema descriptor for created_at field.
+	standarddocumentDescCreatedAt := standarddocumentMixinFields2[0].Descriptor()
+	// standarddocument.DefaultCreatedAt holds the default value on creation for the created_at field.
+	standarddocument.DefaultCreatedAt = standarddocumentDescCreatedAt.Default.(func() time.Time)
+	// standarddocumentDescUpdatedAt is the schema descriptor for updated_at field.
+	standarddocumentDescUpdatedAt := standarddocumentMixinFields2[1].Descriptor()
+	// standarddocument.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	standarddocument.DefaultUpdatedAt = standarddocumentDescUpdatedAt.Default.(func() time.Time)
+	// standarddocument.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	standarddocument.UpdateDefaultUpdatedAt = standarddocumentDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// standarddocumentDescName is the schema descriptor for name field.
+	standarddocumentDescName := standarddocumentFields[0].Descriptor()
+	// standarddocument.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	standarddocument.NameValidator = func() func(string) error {
+		validators := standarddocumentDescName.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(name string) error {
+			for _, fn := range fns {
+				if err := fn(name); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// standarddocumentDescFilename is the schema descriptor for filename field.
+	standarddocumentDescFilename := standarddocumentFields[1].Descriptor()
+	// standarddocument.FilenameValidator is a validator for the "filename" field. It is called by the builders before save.
+	standarddocument.FilenameValidator = func() func(string) error {
+		validators := standarddocumentDescFilename.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(filename string) error {
+			for _, fn := range fns {
+				if err := fn(filename); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// standarddocumentDescSize is the schema descriptor for size field.
+	standarddocumentDescSize := standarddocumentFields[3].Descriptor()
+	// standarddocument.SizeValidator is a validator for the "size" field. It is called by the builders before save.
+	standarddocument.SizeValidator = standarddocumentDescSize.Validators[0].(func(int64) error)
+	// standarddocumentDescSha256 is the schema descriptor for sha256 field.
+	standarddocumentDescSha256 := standarddocumentFields[4].Descriptor()
+	// standarddocument.Sha256Validator is a validator for the "sha256" field. It is called by the builders before save.
+	standarddocument.Sha256Validator = func() func(string) error {
+		validators := standarddocumentDescSha256.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(sha256 string) error {
+			for _, fn := range fns {
+				if err := fn(sha256); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// standarddocumentDescSignatureFields is the schema descriptor for signature_fields field.
+	standarddocumentDescSignatureFields := standarddocumentFields[5].Descriptor()
+	// standarddocument.DefaultSignatureFields holds the default value on creation for the signature_fields field.
+	standarddocument.DefaultSignatureFields = standarddocumentDescSignatureFields.Default.([]schematype.SignatureField)
+	// standarddocumentDescID is the schema descriptor for id field.
+	standarddocumentDescID := standarddocumentMixinFields0[0].Descriptor()
+	// standarddocument.DefaultID holds the default value on creation for the id field.
+	standarddocument.DefaultID = standarddocumentDescID.Default.(func() uuid.UUID)
 	taskMixin := schema.Task{}.Mixin()
 	task.Policy = privacy.NewPolicies(taskMixin[1], schema.Task{})
 	task.Hooks[0] = func(next ent.Mutator) ent.Mutator {

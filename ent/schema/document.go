@@ -5,11 +5,14 @@ import (
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 	"github.com/google/uuid"
+
+	"github.com/brokerdesk/brokerdesk/ent/schematype"
 )
 
 // DocumentTypes are the allowed values of a document's type (the spec names
 // advice_documentation; the rest are ours, docs/decisions/contracts-documents-portfolio.md).
 var DocumentTypes = []string{"advice_documentation", "policy", "application", "offer", "invoice",
+	"broker_agreement", "power_of_attorney", "privacy_consent",
 	"correspondence", "identification", "other"}
 
 // Document is a file of a contact, optionally of one of its contracts: the metadata here, the
@@ -38,6 +41,9 @@ func (Document) Fields() []ent.Field {
 		field.String("sha256").MinLen(64).MaxLen(64).Immutable(),
 		// blob_key is chosen by the server (blobstore.NewKey), never by a caller.
 		field.String("blob_key").NotEmpty().MaxLen(300).Immutable(),
+		// signature_fields are where a generated PDF's template put signature fields
+		// (POST /documents/generate); signature requests place signatures there.
+		field.JSON("signature_fields", []schematype.SignatureField{}).Optional().Immutable(),
 	}
 }
 

@@ -40,6 +40,16 @@ var appPrivileges = map[string]string{
 	"public.company_points":       "SELECT,UPDATE(balance),UPDATE(updated_at)",
 	"public.point_entries":        "INSERT,SELECT",
 	"public.correspondence_cases": "DELETE,INSERT,SELECT,UPDATE",
+	// documents that brokers sign (issue 22): templates and standard documents are the
+	// product's defaults and the operator's; signature requests and their signers are created
+	// and moved on (signed, cancelled, expired, reminded) by the API and the signing page, and
+	// go only with their contact; advice records are created and edited until locked, never
+	// deleted by the API (IDD documentation goes only with its contact)
+	"public.document_templates": "SELECT",
+	"public.standard_documents": "SELECT",
+	"public.signature_requests": "INSERT,SELECT,UPDATE",
+	"public.signature_signers":  "INSERT,SELECT,UPDATE",
+	"public.advice_records":     "INSERT,SELECT,UPDATE",
 	// operator-only: activated and changed by the operator CLI
 	"public.companies": "SELECT",
 	// no endpoint writes users (the operator does)

@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-// ChromiumChoice is what FindChromium looks at, in order.
+// ChromiumChoice is what FindChromium (and FindTool, for any Debian tool) looks at, in order.
 type ChromiumChoice struct {
 	Env   string   // CHROMIUM: used as it is; it must exist
 	Names []string // looked up in PATH
@@ -21,6 +21,8 @@ type ChromiumChoice struct {
 	// process runs as root and apt-get exists; "" never installs.
 	Install string
 	AptGet  string // the apt-get to run; "" looks it up in PATH (tests pass a stand-in)
+	// Missing is the error when nothing was found nor installed (nil: ErrNoChromium).
+	Missing error
 }
 
 // ChromiumNames are the browsers looked for in PATH: Debian's and Ubuntu's Chromium, Chrome.
@@ -57,6 +59,16 @@ func Chromium(ctx context.Context) (string, error) {
 // FindChromium picks the browser by ch, installing ch.Install when allowed and nothing was
 // found; say gets a line before and after an installation (it takes minutes).
 func FindChromium(ctx context.Context, o Options, ch ChromiumChoice, say io.Writer) (string, error) {
+	return FindTool(ctx, o, ch, say)
+}
+
+// FindTool picks a program by ch as FindChromium does: ch.Env, else ch.Names in PATH, else
+// Debian's ch.Install, installed once per machine when this runs as root with apt-get; else
+// ch.Missing.
+func FindTool(ctx context.Context, o Options, ch ChromiumChoice, say io.Writer) (string, error) {
+	if ch.Missing == nil {
+		ch.Missing = ErrNoChromium
+	}
 	if ch.Env != "" {
 		if _, err := os.Stat(ch.Env); err != nil {
 			return "", fmt.Errorf("CHROMIUM=%s: %w: point it at a Chromium binary or unset it", ch.Env, err)
@@ -67,17 +79,17 @@ func FindChromium(ctx context.Context, o Options, ch ChromiumChoice, say io.Writ
 		return p, nil
 	}
 	if ch.Install == "" || os.Geteuid() != 0 {
-		return "", ErrNoChromium
+		return "", ch.Missing
 	}
 	aptGet := ch.AptGet
 	if aptGet == "" {
 		var err error
 		if aptGet, err = exec.LookPath("apt-get"); err != nil {
-			return "", ErrNoChromium
+			return "", ch.Missing
 		}
 	}
 	// One test process installs; another waits, then finds what the first installed.
-	unlock, err := lockFor(ctx, o.Dir, "chromium", installWait)
+	unlock, err := lockFor(ctx, o.Dir, ch.Install, installWait)
 	if err != nil {
 		return "", err
 	}
@@ -86,8 +98,8 @@ func FindChromium(ctx context.Context, o Options, ch ChromiumChoice, say io.Writ
 		return p, nil
 	}
 	began := time.Now()
-	fmt.Fprintf(say, "testsvc: no Chromium for the browser tests: installing Debian's %s (apt-get update && apt-get install -y --no-install-recommends %s), once for this machine\n",
-		ch.Install, ch.Install)
+	fmt.Fprintf(say, "testsvc: %s missing: installing Debian's %s (apt-get update && apt-get install -y --no-install-recommends %s), once for this machine\n",
+		ch.Names[0], ch.Install, ch.Install)
 	for _, args := range [][]string{
 		{"update", "-q"},
 		// Another apt (a second checkout's tests, an unattended upgrade) holding dpkg's lock is
@@ -104,7 +116,7 @@ func FindChromium(ctx context.Context, o Options, ch ChromiumChoice, say io.Writ
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Run(); err != nil {
-			return "", fmt.Errorf("apt-get %s: %w (%s); install Chromium yourself or set CHROMIUM:\n%s",
+			return "", fmt.Errorf("apt-get %s: %w (%s); install it yourself:\n%s",
 				strings.Join(args, " "), err, time.Since(began).Round(time.Second), tail(out.String(), 20))
 		}
 	}
