@@ -80,6 +80,8 @@ type Config struct {
 	DataKeys *datakeys.Keyring
 	// Mail configures the e-mail area (config_mail.go).
 	Mail MailConfig
+	// Signing configures the seal of signed PDFs (config_signing.go).
+	Signing SigningConfig
 }
 
 // LoadConfig reads every variable once, with its default. README.md lists them.
@@ -138,6 +140,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		return cfg, err
 	}
 	if err := loadMail(&cfg, env); err != nil {
+		return cfg, err
+	}
+	if err := loadSigning(&cfg, env); err != nil {
 		return cfg, err
 	}
 	if cfg.DataKeys, err = datakeys.FromConfig(getenv("DATA_KEYS"), cfg.Secret); err != nil {

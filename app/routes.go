@@ -6,11 +6,13 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/brokerdesk/brokerdesk/app/account"
+	"github.com/brokerdesk/brokerdesk/app/advice"
 	"github.com/brokerdesk/brokerdesk/app/appointments"
 	"github.com/brokerdesk/brokerdesk/app/contacts"
 	"github.com/brokerdesk/brokerdesk/app/contracts"
 	"github.com/brokerdesk/brokerdesk/app/correspondence"
 	"github.com/brokerdesk/brokerdesk/app/delegations"
+	"github.com/brokerdesk/brokerdesk/app/doctemplates"
 	"github.com/brokerdesk/brokerdesk/app/documents"
 	"github.com/brokerdesk/brokerdesk/app/emails"
 	"github.com/brokerdesk/brokerdesk/app/events"
@@ -23,6 +25,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/platform/ratelimit"
 	"github.com/brokerdesk/brokerdesk/app/portfolio"
 	"github.com/brokerdesk/brokerdesk/app/sdk"
+	"github.com/brokerdesk/brokerdesk/app/signatures"
 	"github.com/brokerdesk/brokerdesk/app/tasks"
 	"github.com/brokerdesk/brokerdesk/app/users"
 	"github.com/brokerdesk/brokerdesk/app/webhooks"
@@ -94,6 +97,15 @@ func (s *Server) routes(pager *httpx.Pager, o options) {
 	mail.MountPublic(s.App) // tracking and unsubscribe links: no credential, a signed token each
 	correspondence.NewHandler(correspondence.NewService(events.NewService(), s.emails.Service()), pager,
 		idem.Middleware()).Mount(api)
+	// Documents that brokers sign (issue 22): templates and generation, advice records, and
+	// signature requests with the hosted signing page.
+	tpl := doctemplates.NewService(events.NewService(), docs, o.now)
+	doctemplates.NewHandler(tpl, idem.Middleware()).Mount(api)
+	adv := advice.NewService(events.NewService(), tpl, o.now)
+	s.signatures.OnCompleted(adv.LockSigned)
+	advice.NewHandler(adv, pager, idem.Middleware()).Mount(api)
+	signatures.NewHandler(s.signatures.Service(), pager, idem.Middleware()).Mount(api)
+	s.signatures.MountPublic(s.App) // the signing page: no credential, the link's token
 	if o.testRoutes != nil {
 		o.testRoutes(v1, Middleware{Auth: auth.Secret(), RateLimit: s.limits.API.Middleware(ratelimit.CredentialKey),
 			Idempotent: idem.Middleware()})

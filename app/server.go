@@ -36,6 +36,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/platform/ratelimit"
 	"github.com/brokerdesk/brokerdesk/app/platform/tracing"
 	"github.com/brokerdesk/brokerdesk/app/portfolio"
+	"github.com/brokerdesk/brokerdesk/app/signatures"
 	"github.com/brokerdesk/brokerdesk/app/webhooks"
 	"github.com/brokerdesk/brokerdesk/ent"
 	_ "github.com/brokerdesk/brokerdesk/ent/runtime" // registers schema hooks and privacy policies
@@ -71,6 +72,7 @@ type Server struct {
 	stopRelay   func()
 	portfolio   *portfolio.Module
 	emails      *emails.Module
+	signatures  *signatures.Module
 	// portfolioMaxUpload bounds POST /portfolio-transfers (PORTFOLIO_MAX_UPLOAD_MB).
 	portfolioMaxUpload int64
 	bucket             *blob.Bucket
@@ -314,16 +316,26 @@ func (s *Server) newJobs(ctx context.Context, cfg Config, pcfg *pgxpool.Config, 
 		Keys: cfg.DataKeys, Secret: cfg.Secret, PublicURL: cfg.Mail.PublicURL, SyncEvery: cfg.Mail.SyncEvery,
 		Mail: o.mail, Now: o.now, Log: s.log})
 	s.emails.AddWorkers(workers)
+	pdfSealer, err := cfg.Signing.Sealer(s.log)
+	if err != nil {
+		return err
+	}
+	s.signatures = signatures.New(signatures.Deps{Pool: s.jobsPool, DB: s.jobsDB, Bucket: s.bucket, Events: events.NewService(),
+		Docs: documents.NewService(events.NewService(), s.bucket), Emails: s.emails.Service(), Sealer: pdfSealer,
+		Secret: cfg.Secret, PublicURL: cfg.Mail.PublicURL, Now: o.now, Log: s.log})
+	s.signatures.AddWorkers(workers)
 	maintenance.AddWorkers(workers, maintenance.NewPurger(s.pool, s.log))
 	documents.AddWorkers(workers, documents.NewSweeper(s.jobsPool, s.bucket, o.now, s.log))
 	periodic := append(s.hooks.PeriodicJobs(), maintenance.PeriodicJobs()...)
 	periodic = append(periodic, documents.PeriodicJobs()...)
 	periodic = append(periodic, s.emails.PeriodicJobs()...)
+	periodic = append(periodic, s.signatures.PeriodicJobs()...)
 	if s.jobs, err = jobs.NewClient(s.jobsPool, workers, periodic, cfg.Jobs, s.log); err != nil {
 		return fmt.Errorf("job queue: %w", err)
 	}
 	s.hooks.Bind(s.jobs)
 	s.emails.Bind(s.jobs)
+	s.signatures.Bind(s.jobs)
 	return nil
 }
 

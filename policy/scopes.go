@@ -33,6 +33,7 @@ var featureOf = map[string]string{
 	"leads":      "leads",
 	"portal":     "customer_portal",
 	"signatures": "digital_signature",
+	"advice":     "advice",
 	"emails":     "emails",
 	"marketing":  "marketing",
 }

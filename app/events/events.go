@@ -26,6 +26,9 @@ type Type struct {
 // Types lists every event type the service emits. Record refuses a type missing here, so the
 // list GET /event-types serves cannot fall behind.
 var Types = []Type{
+	{"advice_record.created", "An advice record (IDD consultation documentation) was created; data is the AdviceRecord.", "advice:read"},
+	{"advice_record.locked", "An advice record was locked because a signature request holding its protocol completed; data is the AdviceRecord.", "advice:read"},
+	{"advice_record.updated", "An advice record changed (PATCH, or a protocol PDF was rendered for it); data is the AdviceRecord.", "advice:read"},
 	{"appointment.created", "An appointment or series was created (also the new series a \"following\" change splits off); data is the Appointment.", "appointments:read"},
 	{"appointment.deleted", "An appointment or series was deleted; data is the Appointment as it was.", "appointments:read"},
 	{"appointment.occurrence_cancelled", "One occurrence of a series was cancelled (DELETE with scope this); data is the Occurrence as it was.", "appointments:read"},
@@ -64,6 +67,11 @@ var Types = []Type{
 	{"ping", "Sent by POST /webhook-endpoints/{id}/test to that endpoint only, never to the feed; data is {webhookEndpointId}.", "webhooks:read"},
 	{"relationship.created", "Two contacts were related (POST /contacts/{contactId}/relationships); data is the ContactRelationship seen from the contact it was created on.", "contacts:read"},
 	{"relationship.deleted", "A relationship between two contacts was removed (both directions); data is the ContactRelationship as it was, seen from the contact it was deleted on.", "contacts:read"},
+	{"signature_request.cancelled", "A signature request was cancelled (POST …/cancel); its signing links stopped working; data is the SignatureRequest.", "signatures:read"},
+	{"signature_request.completed", "Every signer signed: the sealed PDF is stored with the contact (signedDocumentId); data is the SignatureRequest.", "signatures:read"},
+	{"signature_request.created", "A signature request was created and its signers were mailed their links; data is the SignatureRequest.", "signatures:read"},
+	{"signature_request.expired", "A signature request passed its expiresAt before every signer signed; its links stopped working; data is the SignatureRequest.", "signatures:read"},
+	{"signature_request.signed", "One signer signed (signer progress; the last signer's signature also completes the request); data is the SignatureRequest.", "signatures:read"},
 	{"task.completed", "A task's status became done (once per completion); data is the Task.", "tasks:read"},
 	{"task.created", "A task was created; data is the Task.", "tasks:read"},
 	{"task.deleted", "A task was deleted with its comments; data is the Task as it was.", "tasks:read"},
