@@ -74,9 +74,9 @@ func (m *Module) compose(ctx context.Context, company uuid.UUID, p *prepared) (*
 				`<a href="`+stdhtml.EscapeString(u)+`">Abmelden / Unsubscribe</a></p>`)
 		}
 	}
-	c.storedText = text
+	c.storedText = redact(text, o.Secrets)
 	if htm != "" {
-		stored := htm
+		stored := redact(htm, o.Secrets)
 		c.storedHTML = &stored
 	}
 	if p.tracking && htm != "" {
@@ -301,4 +301,19 @@ func (m *Module) attachDocument(ctx context.Context, company uuid.UUID, e *ent.E
 		return nil, fmt.Errorf("store attachment of email %s: %w", e.ID, err)
 	}
 	return a, nil
+}
+
+// redact replaces each secret in s by "[entfernt]" (Outgoing.Secrets), also in the HTML-escaped
+// form an HTML body carries it in.
+func redact(s string, secrets []string) string {
+	for _, x := range secrets {
+		if x == "" {
+			continue
+		}
+		s = strings.ReplaceAll(s, x, "[entfernt]")
+		if esc := stdhtml.EscapeString(x); esc != x {
+			s = strings.ReplaceAll(s, esc, "[entfernt]")
+		}
+	}
+	return s
 }

@@ -81,3 +81,14 @@ func TestRecipients(t *testing.T) {
 }
 
 func strp(s string) *string { return &s }
+
+// TestRedact: a secret disappears from the stored copy in plain and HTML-escaped form (the bug:
+// a signing link with & in its query left readable in the HTML body the API serves).
+func TestRedact(t *testing.T) {
+	got := redact(`Link: https://x.test/sign/a&b <a href="https://x.test/sign/a&amp;b">hier</a> Code 123456`,
+		[]string{"https://x.test/sign/a&b", "123456", ""})
+	want := `Link: [entfernt] <a href="[entfernt]">hier</a> Code [entfernt]`
+	if got != want {
+		t.Errorf("redact = %q, want %q", got, want)
+	}
+}

@@ -44,8 +44,13 @@ type Outgoing struct {
 	Placeholders map[string]string
 	Marketing    bool
 	Tracking     bool
-	// Free sends without taking points (correspondence with insurers).
+	// Free sends without taking points (correspondence with insurers, signing links).
 	Free bool
+	// Secrets are strings of the bodies that only the recipient may read (a signing link, a
+	// one-time code): the message is sent with them, but the copy the API shows and searches
+	// has each replaced by "[entfernt]", so nobody of the company can sign for the recipient
+	// by reading the sent mail through the API.
+	Secrets []string
 
 	// defaultMarketing and defaultTracking: POST /emails left the flag out; marketing then
 	// follows the template, tracking follows marketing. Other areas say both.
