@@ -225,6 +225,16 @@ func withRequestTx(ctx context.Context, r *requestTx) context.Context {
 	return context.WithValue(ctx, txKey{}, r)
 }
 
+// WithTx makes tx the transaction of ctx for work outside a request (a job, a public page in a
+// company transaction): Client returns its client, and AfterCommit and AfterRollback hook into
+// it as into a request's, so services written for requests (documents.Service.Create removes
+// its blob when the transaction rolls back) run unchanged. tx must be pinned to the company of
+// ctx (a transaction begun on the job pool with tenancy.WithCompany is).
+func WithTx(ctx context.Context, tx *ent.Tx) context.Context {
+	r := &requestTx{ctx: ctx, tx: tx}
+	return WithClient(withRequestTx(ctx, r), tx.Client())
+}
+
 // entTx returns the ent transaction of the request transaction of ctx.
 func entTx(ctx context.Context) (*ent.Tx, bool) {
 	r, ok := ctx.Value(txKey{}).(*requestTx)

@@ -20,6 +20,3 @@ func NewHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler) *Handler {
 
 // Mount registers the API routes.
 func (h *Handler) Mount(r fiber.Router) {}
-
-// MountPublic registers the signing page's routes (no credential; the link's token is it).
-func (m *Module) MountPublic(app *fiber.App) {}

@@ -81,7 +81,8 @@ func (m *Module) companyTx(ctx context.Context, company uuid.UUID, fn func(ctx c
 	if err != nil {
 		return fmt.Errorf("begin transaction of company %s: %w", company, err)
 	}
-	if err := fn(tenancy.WithClient(ctx, tx.Client())); err != nil {
+	// WithTx: documents.Service.Create (the sealed PDF) hooks its blob's removal into it.
+	if err := fn(tenancy.WithTx(ctx, tx)); err != nil {
 		_ = tx.Rollback()
 		return err
 	}
