@@ -103,4 +103,6 @@ func seedEveryTable(t *testing.T, env *apitest.Env, c *apitest.Company) {
 
 	// the e-mail area (seed_email_test.go)
 	seedEmailTables(t, env, c, contact)
+	// the signing area (seed_signature_test.go)
+	seedSignatureTables(t, env, c, contact)
 }
