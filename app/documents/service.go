@@ -31,6 +31,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/document"
 	"github.com/brokerdesk/brokerdesk/ent/schema"
+	"github.com/brokerdesk/brokerdesk/ent/schematype"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
@@ -82,6 +83,9 @@ type NewDocument struct {
 	ContractID *uuid.UUID
 	Type       string
 	Filename   string
+	// SignatureFields are where signers sign (a PDF generated from a template: its
+	// {{signature:role}} fields); none for an upload.
+	SignatureFields []schematype.SignatureField
 }
 
 // Create stores content as a document. Order: the blob first, then the row and the event in
@@ -133,7 +137,11 @@ func (s *Service) Create(ctx context.Context, in NewDocument, file io.Reader) (*
 		s.removeBlobs(ctx, key)
 		return nil, err
 	}
-	d, err := db.Document.Create().
+	create := db.Document.Create()
+	if len(in.SignatureFields) > 0 { // an upload keeps the column NULL
+		create.SetSignatureFields(in.SignatureFields)
+	}
+	d, err := create.
 		SetContactID(in.ContactID).
 		SetNillableContractID(in.ContractID).
 		SetType(document.Type(in.Type)).
