@@ -3,8 +3,29 @@
 // Unicode font (codeberg.org/go-pdf/fpdf), deterministic for the same input; pdfcpu checks,
 // merges and stamps. No HTTP, no database.
 //
-// STUB: the signatures of this file are the contract the areas build on (doctemplates,
-// signatures, advice); the bodies are filled in by the package's owner.
+// # Template markup
+//
+// A template body is UTF-8 text, read line by line (leading and trailing spaces of a line do
+// not count):
+//
+//   - "# Heading" is a large bold heading, "## Heading" a bold one;
+//   - "- item" is a bullet item; "---" a horizontal rule; "[[pagebreak]]" starts a new page;
+//   - every other non-empty line is a line of text, wrapped at the page width; consecutive
+//     lines form one block, an empty line is a paragraph gap;
+//   - {{name}} is a placeholder (name: letters, digits, _ and .; spaces inside the braces do
+//     not count). Values are filled in one pass and printed literally: a value is never read
+//     as markup or as placeholders (a contact named "{{company.iban}}" or "# x" prints exactly
+//     that); a value with line breaks prints as several lines. A {{…}} that is not a valid
+//     name is a *MarkupError (Check finds it); a "{{" without "}}" is plain text;
+//   - a line that is only {{signature:ROLE}} (ROLE: lower-case letters and _, e.g. contact,
+//     broker) reserves a signature box of 70 x 22 mm, never split over pages, with a line and
+//     the caption "Unterschrift Kunde/Kundin" (contact), "Unterschrift Makler/in" (broker) or
+//     "Unterschrift ROLE" under it. Render returns one SignatureField per box: Role, the
+//     1-based Page and the rectangle relative to the page (0-1, origin top left). A signature
+//     placeholder anywhere else is a *MarkupError.
+//
+// Pages are A4 portrait with 20 mm margins and a footer "Seite X von Y"; Meta.Title is the
+// document title. A placeholder without a value makes Render fail with *UnfilledError.
 package pdf
 
 import (
@@ -13,8 +34,6 @@ import (
 
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 )
-
-var errTODO = errors.New("pdf: not implemented yet")
 
 // Meta is the document information of a rendered PDF. CreatedAt is written as given (the
 // renderer never reads the clock), so the same input gives the same bytes.
@@ -31,25 +50,12 @@ type Rendered struct {
 	Fields []schematype.SignatureField
 }
 
-// Placeholders are the names of the {{placeholders}} of a template body, sorted, without
-// repeats and without the signature fields.
-func Placeholders(body string) []string { return nil }
-
-// SignatureRoles are the roles of the signature fields ({{signature:contact}}) of a body, in
-// order of first appearance.
-func SignatureRoles(body string) []string { return nil }
-
-// Render fills body's placeholders with values in one pass (a value is printed literally,
-// never read as markup or placeholders) and lays it out. A placeholder without a value is an
-// *UnfilledError naming every such placeholder.
-func Render(body string, values map[string]string, meta Meta) (Rendered, error) {
-	return Rendered{}, errTODO
-}
-
 // UnfilledError names the placeholders Render had no value for.
 type UnfilledError struct{ Names []string }
 
 func (e *UnfilledError) Error() string { return "pdf: placeholders without a value" }
+
+var errTODO = errors.New("pdf: not implemented yet")
 
 // Limits bound what Inspect accepts.
 type Limits struct {
@@ -69,10 +75,6 @@ type Info struct {
 type RefusedError struct{ Code, Reason string }
 
 func (e *RefusedError) Error() string { return "pdf: " + e.Reason }
-
-// Inspect checks that content is a PDF the service may have signed (not encrypted, no
-// JavaScript or other active content, within limits), reading it with bounded memory.
-func Inspect(content []byte, l Limits) (Info, error) { return Info{}, errTODO }
 
 // Merge concatenates PDFs in order into one.
 func Merge(docs [][]byte) ([]byte, error) { return nil, errTODO }
