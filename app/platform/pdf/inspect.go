@@ -2,6 +2,7 @@ package pdf
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 
@@ -112,7 +113,11 @@ func Inspect(content []byte, l Limits) (info Info, err error) {
 	if ctx.PageCount < 1 {
 		return Info{}, notPDF()
 	}
-	if what := activeContent(ctx.XRefTable); what != "" {
+	what, err := activeContent(ctx.XRefTable)
+	if err != nil {
+		return Info{}, notPDF()
+	}
+	if what != "" {
 		return Info{}, &RefusedError{Code: RefusedJavaScript,
 			Reason: "the document contains active content (" + what + "), which a document to sign may not have"}
 	}
@@ -145,19 +150,29 @@ var (
 		"ImportData": true, "RichMediaExecute": true}
 )
 
-// activeContent walks every object of the document (pdfcpu has loaded them all, object
-// streams decoded, names unescaped) and names the first active content it finds, or "".
+// activeContent walks every object of the document (pdfcpu has read them all, names
+// unescaped) and names the first active content it finds, or "".
 // Walking the objects, not grepping bytes, finds what compression or #-escaped names hide.
-func activeContent(xt *model.XRefTable) string {
+func activeContent(xt *model.XRefTable) (string, error) {
 	for _, e := range xt.Table {
 		if e == nil || e.Free || e.Object == nil {
 			continue
 		}
-		if what := activeIn(e.Object, 0); what != "" {
-			return what
+		o := e.Object
+		if l, ok := o.(types.LazyObjectStreamObject); ok {
+			// An object in an object stream is parsed on first use; parse it now (its stream
+			// was decoded within the configured limits).
+			d, err := l.DecodedObject(context.Background())
+			if err != nil {
+				return "", err
+			}
+			o = d
+		}
+		if what := activeIn(o, 0); what != "" {
+			return what, nil
 		}
 	}
-	return ""
+	return "", nil
 }
 
 func activeIn(o types.Object, depth int) string {

@@ -41,7 +41,9 @@ type MarkupError struct {
 	Reason string
 }
 
-func (e *MarkupError) Error() string { return fmt.Sprintf("pdf: template line %d: %s", e.Line, e.Reason) }
+func (e *MarkupError) Error() string {
+	return fmt.Sprintf("pdf: template line %d: %s", e.Line, e.Reason)
+}
 
 const signaturePrefix = "signature:"
 
