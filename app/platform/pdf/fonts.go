@@ -3,6 +3,7 @@ package pdf
 import (
 	"strings"
 	"sync"
+	"time"
 
 	"codeberg.org/go-pdf/fpdf"
 	"golang.org/x/image/font/gofont/gobold"
@@ -18,16 +19,26 @@ const family = "go"
 
 func newDoc() *fpdf.Fpdf {
 	f := fpdf.NewCustom(&fpdf.InitType{OrientationStr: "P", UnitStr: "mm", SizeStr: "A4"})
+	addFonts(f)
+	f.SetMargins(marginX, marginTop, marginX)
+	f.SetCatalogSort(true)
+	return f
+}
+
+// addFonts embeds the fonts (regular, bold, italic) and sets what every document of ours
+// shares: no cell padding, no automatic page breaks (the layout breaks pages itself).
+func addFonts(f *fpdf.Fpdf) {
 	f.AddUTF8FontFromBytes(family, "", goregular.TTF)
 	f.AddUTF8FontFromBytes(family, "B", gobold.TTF)
 	f.AddUTF8FontFromBytes(family, "I", goitalic.TTF)
 	f.SetCellMargin(0)
 	f.SetAutoPageBreak(false, 0)
-	f.SetMargins(marginX, marginTop, marginX)
-	f.SetCatalogSort(true)
 	f.SetProducer("BrokerDesk", false)
-	return f
 }
+
+// epoch is the date of documents whose date means nothing (overlays) or was not given: fpdf
+// would read the clock, and a fixed date keeps the bytes a function of the input.
+var epoch = time.Unix(0, 0).UTC()
 
 // coverage is the set of runes the regular font has glyphs for (bold and italic cover the
 // same set), parsed once: it is read-only after.

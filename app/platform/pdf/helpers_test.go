@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -120,3 +121,5 @@ func pagesPDF(n int, catalogExtra string, extra ...string) []byte {
 	objs[1] = fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), n)
 	return handPDF(append(objs, extra...)...)
 }
+
+func crc32IEEE(b []byte) uint32 { return crc32.ChecksumIEEE(b) }

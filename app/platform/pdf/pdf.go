@@ -29,7 +29,6 @@
 package pdf
 
 import (
-	"errors"
 	"time"
 
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
@@ -55,8 +54,6 @@ type UnfilledError struct{ Names []string }
 
 func (e *UnfilledError) Error() string { return "pdf: placeholders without a value" }
 
-var errTODO = errors.New("pdf: not implemented yet")
-
 // Limits bound what Inspect accepts.
 type Limits struct {
 	MaxBytes int64 // default 20 MB
@@ -76,9 +73,6 @@ type RefusedError struct{ Code, Reason string }
 
 func (e *RefusedError) Error() string { return "pdf: " + e.Reason }
 
-// Merge concatenates PDFs in order into one.
-func Merge(docs [][]byte) ([]byte, error) { return nil, errTODO }
-
 // Appearance is one signature to place: the image (PNG) in the field's rectangle, with a
 // caption under it (name and time).
 type Appearance struct {
@@ -86,9 +80,6 @@ type Appearance struct {
 	PNG     []byte
 	Caption string
 }
-
-// Stamp places the appearances on their pages.
-func Stamp(content []byte, apps []Appearance) ([]byte, error) { return nil, errTODO }
 
 // AuditSigner is one signer on the audit page.
 type AuditSigner struct {
@@ -108,9 +99,3 @@ type Audit struct {
 	CompletedAt  time.Time
 	Signers      []AuditSigner
 }
-
-// AppendAudit appends the audit page (German) to content.
-func AppendAudit(content []byte, a Audit) ([]byte, error) { return nil, errTODO }
-
-// TypedSignature renders a typed name as a signature image (PNG).
-func TypedSignature(name string) ([]byte, error) { return nil, errTODO }

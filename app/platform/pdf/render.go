@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"codeberg.org/go-pdf/fpdf"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
@@ -43,6 +42,8 @@ type op struct {
 	size, lead float64
 	text       string
 	gray       bool
+	png        []byte // an image of w x h (already a clean 8-bit PNG)
+	h          float64
 }
 
 // layout is a laid-out document: the drawing operations per page and the signature fields.
@@ -110,7 +111,7 @@ func Render(body string, values map[string]string, meta Meta) (Rendered, error) 
 	f := newDoc()
 	lay := layoutLines(f, lines, texts)
 	setMeta(f, meta)
-	write(f, lay.pages)
+	write(f, lay.pages, pageFooter)
 	var buf bytes.Buffer
 	if err := f.Output(&buf); err != nil {
 		return Rendered{}, fmt.Errorf("pdf: write: %w", err)
@@ -121,8 +122,7 @@ func Render(body string, values map[string]string, meta Meta) (Rendered, error) 
 func setMeta(f *fpdf.Fpdf, meta Meta) {
 	created := meta.CreatedAt
 	if created.IsZero() {
-		// fpdf would read the clock; a fixed date keeps the bytes a function of the input.
-		created = time.Unix(0, 0)
+		created = epoch
 	}
 	f.SetCreationDate(created.UTC())
 	f.SetModificationDate(created.UTC())
@@ -218,21 +218,28 @@ func (l *layout) flow(f *fpdf.Fpdf, text, style string, size, lead, indent, keep
 
 // write draws the pages, each with its footer; the page count is known from the layout, so
 // the footer needs no alias that a value could contain.
-func write(f *fpdf.Fpdf, pages [][]op) {
+func write(f *fpdf.Fpdf, pages [][]op, footer func(page, pages int) string) {
 	f.SetLineWidth(0.3)
 	for i, ops := range pages {
 		f.AddPage()
-		for _, o := range ops {
-			if o.line {
+		for j, o := range ops {
+			switch {
+			case o.line:
 				f.Line(o.x, o.y, o.x2, o.y2)
-				continue
+			case o.png != nil:
+				name := fmt.Sprintf("img-%d-%d", i, j)
+				f.RegisterImageOptionsReader(name, fpdf.ImageOptions{ImageType: "PNG"}, bytes.NewReader(o.png))
+				f.ImageOptions(name, o.x, o.y, o.w, o.h, false, fpdf.ImageOptions{ImageType: "PNG"}, 0, "")
+			default:
+				drawText(f, o)
 			}
-			drawText(f, o)
 		}
 		drawText(f, op{x: marginX, y: pageH - 15, w: textW, size: smallSize, lead: 5,
-			text: fmt.Sprintf("Seite %d von %d", i+1, len(pages)), gray: true, style: "C"})
+			text: footer(i+1, len(pages)), gray: true, style: "C"})
 	}
 }
+
+func pageFooter(page, pages int) string { return fmt.Sprintf("Seite %d von %d", page, pages) }
 
 // drawText writes one line of text; style "C" is the regular font centred.
 func drawText(f *fpdf.Fpdf, o op) {
