@@ -29,9 +29,10 @@ import (
 	"github.com/brokerdesk/brokerdesk/test/testsvc"
 )
 
-// sealedAt is the signing time of the tests' seals, in a zone with an offset, so that a
-// seal writing the wrong offset into /M shows in pdfsig's (UTC) signing time.
-var sealedAt = time.Date(2026, 12, 7, 10, 30, 0, 0, time.FixedZone("CET", 3600))
+// sealedAt is the signing time of the tests' seals (within the test certificates' validity),
+// in a zone with an offset, so that a seal writing the wrong offset into /M shows in
+// pdfsig's (UTC) signing time.
+var sealedAt = time.Now().Truncate(time.Minute).In(time.FixedZone("CET", 3600))
 
 // fpdfDoc is a document of n pages as app/platform/pdf writes them: fpdf with an embedded
 // TrueType font (Go Regular), fixed dates, German text.

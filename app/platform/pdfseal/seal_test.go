@@ -87,7 +87,7 @@ func TestSeal_PdfsigValid(t *testing.T) {
 			wantLines(t, got,
 				"Signature #1:",
 				"- Signer Certificate Common Name: "+tc.cn,
-				"- Signing Time: Dec 07 2026 09:30:00",
+				"- Signing Time: "+sealedAt.UTC().Format("Jan 02 2006 15:04:05"),
 				"- Signing Hash Algorithm: SHA-256",
 				"- Signature Type: ETSI.CAdES.detached",
 				"- Total document signed",
@@ -245,14 +245,20 @@ func TestSeal_Deterministic(t *testing.T) {
 	}
 }
 
-// TestSeal_RefusesInput: no signing time, or bytes that are no PDF, are errors, never a
-// sealed file. It catches a seal that falls back to the clock or signs garbage.
+// TestSeal_RefusesInput: no signing time, a signing time after the certificate expired, or
+// bytes that are no PDF, are errors, never a sealed file. It catches a seal that falls back
+// to the clock, seals with a certificate that ran out while the server ran, or signs garbage.
 func TestSeal_RefusesInput(t *testing.T) {
 	s := devSealer(t)
 	noTime := info()
 	noTime.Time = time.Time{}
 	if _, err := s.Seal(fpdfDoc(t, 1), noTime); err == nil || !strings.Contains(err.Error(), "Time") {
 		t.Errorf("no time: %v", err)
+	}
+	outside := info()
+	outside.Time = s.Certificate().NotAfter.Add(time.Second)
+	if _, err := s.Seal(fpdfDoc(t, 1), outside); err == nil || !strings.Contains(err.Error(), "outside the certificate's validity") {
+		t.Errorf("signing time after the certificate expired: %v", err)
 	}
 	for _, in := range [][]byte{nil, []byte("%PDF-1.7\nnot really\n%%EOF\n"), []byte("<html></html>")} {
 		if out, err := s.Seal(in, info()); err == nil {

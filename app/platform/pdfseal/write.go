@@ -40,14 +40,20 @@ const byteRangeWidth = len("[0 0000000000 0000000000 0000000000]")
 // dictionary, an invisible signature field, the catalog with the field and the DocMDP
 // permission, and a cross-reference section of the kind content uses (table or stream).
 //
-// The first seal of a document is a certification signature allowing only form filling and
-// further signatures (DocMDP P 2): a sealed contract is final, yet a customer may still add
-// a qualified signature of their own. A document certified already gets an approval
-// signature. The output depends only on content, info and the key, apart from the ECDSA
-// signature value, which is randomised.
+// The first seal of a document is a certification signature allowing no changes (DocMDP
+// P 1): a sealed contract is final evidence. ISO 32000-2 still lets a DSS and document
+// timestamps be added under P 1, the way to PAdES B-LT/B-LTA later; and P 1 is the one
+// permission pdfcpu's validator checks in full. A document certified already gets an
+// approval signature (there is one certification at most). The output depends only on
+// content, info and the key, apart from the ECDSA signature value, which is randomised.
 func (s *Sealer) Seal(content []byte, info Info) ([]byte, error) {
 	if info.Time.IsZero() {
 		return nil, errors.New("pdfseal: Info.Time is required (the seal never reads the clock)")
+	}
+	if c := s.chain[0]; info.Time.Before(c.NotBefore) || info.Time.After(c.NotAfter) {
+		// a reader rejects such a seal; the certificate ran out while the server ran
+		return nil, fmt.Errorf("pdfseal: the signing time %s is outside the certificate's validity (%s to %s)",
+			info.Time.UTC().Format(time.RFC3339), c.NotBefore.UTC().Format(time.RFC3339), c.NotAfter.UTC().Format(time.RFC3339))
 	}
 	ctx, err := api.ReadContext(bytes.NewReader(content), readConfig())
 	if err != nil {
