@@ -39,6 +39,7 @@ var seams = map[string]string{
 	"oauth -> events":           "grants and revocations are events",
 	"operator -> account":       "operator use cases create companies",
 	"operator -> delegations":   "operator use cases manage delegations",
+	"operator -> doctemplates":  "operator use cases write document templates and standard documents, and seed a new company's defaults",
 	"operator -> emails":        "operator use cases configure mailboxes (sealed passwords) and templates",
 	"operator -> events":        "operator writes record their events",
 	"operator -> oauth":         "operator use cases register OAuth clients",

@@ -111,11 +111,19 @@ func (s *Service) CreateCompany(ctx context.Context, name string, features []str
 		if err != nil {
 			return err
 		}
+		// The standard documents are rendered once: the twin has the live company's name and address.
+		docs, err := renderStandardDocuments(live, time.Now()) // doctemplates.go
+		if err != nil {
+			return err
+		}
 		for _, co := range []uuid.UUID{live.ID, sb.ID} {
 			if err := createDefaultStages(ctx, db, co); err != nil {
 				return err
 			}
 			if _, err := seedTemplates(ctx, db, co); err != nil { // templates.go
+				return err
+			}
+			if err := seedDocuments(ctx, db, co, docs); err != nil { // doctemplates.go
 				return err
 			}
 		}

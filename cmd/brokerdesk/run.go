@@ -47,6 +47,7 @@ operator (DATABASE_URL must name the owner):
   insurer list
   ` + mailboxUsage + `
   ` + templateUsage + `
+  ` + docTemplateUsage + `
   ` + pointsUsage + `
   keys rotate-data [--batch N]   re-seal sensitive contact data with the first key of DATA_KEYS
 
@@ -96,6 +97,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return e.points(ctx, args[1:])
 	case "template":
 		return e.template(ctx, args[1:]) // template.go
+	case "doc-template":
+		return e.docTemplate(ctx, args[1:]) // doctemplate.go
+	case "standard-document":
+		return e.standardDocument(ctx, args[1:]) // doctemplate.go
 	case "help", "-h", "--help":
 		fmt.Fprintln(stdout, usage)
 		return nil
