@@ -8,10 +8,13 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/brokerdesk/brokerdesk/app/emails"
 	"github.com/brokerdesk/brokerdesk/app/operator"
 	"github.com/brokerdesk/brokerdesk/app/platform/datakeys"
+	"github.com/brokerdesk/brokerdesk/app/platform/mail"
 	"github.com/brokerdesk/brokerdesk/app/platform/mailserver"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/tenancy"
@@ -29,13 +32,15 @@ const (
 	demoPoints = 1000
 )
 
-// demoMailFeatures are the features the demo company needs for the e-mail area; dev adds them
-// to a demo company seeded by an earlier version.
-var demoMailFeatures = []string{"emails", "marketing"}
+// demoMailFeatures are the features the demo company needs for the e-mail and signing areas
+// (signing links and codes are mailed); dev adds them to a demo company seeded by an earlier
+// version.
+var demoMailFeatures = []string{"emails", "marketing", "digital_signature", "advice"}
 
 // devMail is the running demo mail server and what dev prints about it.
 type devMail struct {
 	srv       *mailserver.Server
+	done      chan struct{} // closed by Close: ends echoCustomerMail
 	MailboxID string
 	Points    int64
 }
@@ -65,7 +70,7 @@ func startDevMail(ctx context.Context, ownerURL string, keys *datakeys.Keyring, 
 	if err != nil {
 		return nil, err
 	}
-	d := &devMail{srv: srv}
+	d := &devMail{srv: srv, done: make(chan struct{})}
 	if err := d.seed(ctx, ownerURL, keys, k); err != nil {
 		_ = srv.Close()
 		return nil, err
@@ -157,7 +162,40 @@ func demoCompanyFeatures(ctx context.Context, svc *operator.Service, k *demoKeys
 }
 
 // Close stops the mail server.
-func (d *devMail) Close() error { return d.srv.Close() }
+func (d *devMail) Close() error {
+	close(d.done)
+	return d.srv.Close()
+}
+
+// echoCustomerMail prints every message the demo customer receives (subject, and the lines
+// with a link or a code: a signing link, a one-time code) to w until Close, so the README's
+// signing flow works from the terminal without a mail client.
+func (d *devMail) echoCustomerMail(w io.Writer) {
+	seen := 0
+	t := time.NewTicker(500 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-d.done:
+			return
+		case <-t.C:
+		}
+		got := d.srv.Received()
+		for _, e := range got[min(seen, len(got)):] {
+			if !slices.Contains(e.To, demoCustomerMail) {
+				continue
+			}
+			m := mail.Parse(e.Data)
+			fmt.Fprintf(w, "mail to %s: %q\n", demoCustomerMail, m.Subject)
+			for _, line := range strings.Split(m.Text, "\n") {
+				if l := strings.TrimSpace(line); strings.Contains(l, "http") || strings.Contains(l, "Code") {
+					fmt.Fprintf(w, "    %s\n", l)
+				}
+			}
+		}
+		seen = len(got)
+	}
+}
 
 // print writes how to use the demo mailbox, from the API and from a desktop mail client.
 func (d *devMail) print(w io.Writer, k demoKeys, api string) {
@@ -169,5 +207,7 @@ func (d *devMail) print(w io.Writer, k demoKeys, api string) {
 	fmt.Fprintf(w, "  Thunderbird: add a mail account by hand (\"Configure manually\"): incoming IMAP and outgoing SMTP\n")
 	fmt.Fprintf(w, "  on 127.0.0.1 with the ports above, connection security \"None\", authentication \"Normal\n")
 	fmt.Fprintf(w, "  password\", the address as user name. Only this machine reaches the server.\n\n")
-	fmt.Fprintf(w, "  curl -s %s/mailboxes -H \"Authorization: Bearer %s\"\n\n", api, k.SecretLive)
+	fmt.Fprintf(w, "  curl -s %s/mailboxes -H \"Authorization: Bearer %s\"\n", api, k.SecretLive)
+	fmt.Fprintf(w, "  mail to %s is echoed here (subject, links, codes): the signing flow needs no mail client\n\n", demoCustomerMail)
+	go d.echoCustomerMail(w)
 }
