@@ -76,6 +76,10 @@ func (e env) dev(ctx context.Context, args []string) (err error) {
 	if err != nil {
 		return fmt.Errorf("dev: %w", err)
 	}
+	sealKey, sealCert, err := devSeal(e.getenv, dataDir)
+	if err != nil {
+		return fmt.Errorf("dev: %w", err)
+	}
 
 	// getenv is the environment with dev's defaults; ownerURL is filled in once the database runs.
 	ownerURL := e.getenv("DATABASE_URL")
@@ -83,7 +87,8 @@ func (e env) dev(ctx context.Context, args []string) (err error) {
 	// WEBHOOK_ALLOW_INSECURE: webhook endpoints on this machine (http://localhost:…) for trying
 	// deliveries out. MAIL_SYNC_EVERY: a reply from the mail client shows up in the thread soon.
 	defaults := map[string]string{"LISTEN_ADDR": devListen, "LOG_FORMAT": "console", "APP_SECRET": secret,
-		"WEBHOOK_ALLOW_INSECURE": "true", "DATA_KEYS": datakeys.DemoKeys, "MAIL_SYNC_EVERY": "15s"}
+		"WEBHOOK_ALLOW_INSECURE": "true", "DATA_KEYS": datakeys.DemoKeys, "MAIL_SYNC_EVERY": "15s",
+		"SIGNING_KEY_FILE": sealKey, "SIGNING_CERT_FILE": sealCert}
 	if !external {
 		defaults["APP_DB_PASSWORD"] = devAppPasswd
 	}
@@ -152,7 +157,7 @@ func (e env) dev(ctx context.Context, args []string) (err error) {
 
 	if *noServe {
 		e.printDev(devBlock{URL: "http://" + listenURLHost(cfg.ListenAddr), Source: source, Keys: keys, Seeded: seeded,
-			KeysFile: filepath.Join(*dataFlag, "demo-keys.json"), NoServe: true, OwnDB: !external, Mail: mail})
+			KeysFile: filepath.Join(*dataFlag, "demo-keys.json"), NoServe: true, OwnDB: !external, Mail: mail, SealCert: sealCert})
 		return nil
 	}
 	srv, err := app.NewServer(ctx, cfg, log)
@@ -165,7 +170,7 @@ func (e env) dev(ctx context.Context, args []string) (err error) {
 		return fmt.Errorf("listen: %w (set LISTEN_ADDR to another address)", err)
 	}
 	e.printDev(devBlock{URL: "http://" + listenURLHost(ln.Addr().String()), Source: source, Keys: keys, Seeded: seeded,
-		KeysFile: filepath.Join(*dataFlag, "demo-keys.json"), OwnDB: !external, Mail: mail})
+		KeysFile: filepath.Join(*dataFlag, "demo-keys.json"), OwnDB: !external, Mail: mail, SealCert: sealCert})
 	return srv.ServeListener(ctx, ln, cfg.ShutdownTimeout)
 }
 
@@ -381,6 +386,7 @@ type devBlock struct {
 	Seeded, NoServe       bool
 	OwnDB                 bool     // dev started PostgreSQL and stops it on exit
 	Mail                  *devMail // the demo mailbox and its loopback mail server
+	SealCert              string   // the certificate signed PDFs are sealed with
 }
 
 func (e env) printDev(b devBlock) {
@@ -406,6 +412,8 @@ func (e env) printDev(b devBlock) {
 	if b.Mail != nil && !b.NoServe { // the mail server stops with --no-serve
 		b.Mail.print(w, b.Keys, api)
 	}
+	fmt.Fprintf(w, "  seal certificate of signed PDFs   %s\n", b.SealCert)
+	fmt.Fprintf(w, "  (self-signed unless SIGNING_CERT_FILE is set: PDF readers call the signature valid but its signer untrusted)\n\n")
 	fmt.Fprintf(w, "  The keys are kept in %s (dev only) and printed on every run.\n", b.KeysFile)
 	switch {
 	case b.NoServe && b.OwnDB:
