@@ -74,8 +74,12 @@ func (m *Module) OnCompleted(fn func(ctx context.Context, r *ent.SignatureReques
 	m.onCompleted = append(m.onCompleted, fn)
 }
 
-// AddWorkers registers the area's job workers.
-func (m *Module) AddWorkers(w *river.Workers) {}
+// AddWorkers registers the area's job workers: the expiry of each request (expiry.go).
+func (m *Module) AddWorkers(w *river.Workers) {
+	river.AddWorker(w, &expireWorker{m: m})
+}
 
-// PeriodicJobs are the area's periodic jobs (expiry of requests past expiresAt).
+// PeriodicJobs are the area's periodic jobs: none. Each request's expiry is a job of its own,
+// scheduled at its expiresAt (expiry.go), since a periodic sweep over the requests of every
+// company would need a function the jobs role lacks.
 func (m *Module) PeriodicJobs() []*river.PeriodicJob { return nil }
