@@ -44,7 +44,7 @@ type CreateInput struct {
 	Fields    []FieldInput  `json:"fields"`
 	Provider  *string       `json:"provider"`
 	MailboxID *string       `json:"mailboxId"`
-	ExpiresAt *string      `json:"expiresAt"`
+	ExpiresAt *string       `json:"expiresAt"`
 
 	contactID uuid.UUID
 	mailboxID *uuid.UUID
