@@ -97,7 +97,7 @@ func TestAdvice_CreateRefused(t *testing.T) {
 		{Name: "required fields", Key: key, Method: "POST", Path: "/advice-records", Body: `{}`, Status: 422,
 			Check: apitest.FieldErrorSet("contactId:required", "consultedAt:required", "subject:required")},
 		{Name: "premium as a number", Key: key, Method: "POST", Path: "/advice-records", Status: 422,
-			Body:  body(contact, map[string]any{"products": []map[string]any{{"insurer": "A", "product": "B", "premium": 12.5}}}),
+			Body: body(contact, map[string]any{"products": []map[string]any{{"insurer": "A", "product": "B", "premium": 12.5}}}),
 			// The strict decoder names the member without the index (jsondoc.DecodeError).
 			Check: apitest.FieldErrors("products.premium:invalid_type")},
 		{Name: "51 products", Key: key, Method: "POST", Path: "/advice-records", Status: 422,
@@ -230,7 +230,7 @@ func TestAdvice_Patch(t *testing.T) {
 		{Name: "contact cannot move", Key: key, Method: "PATCH", Path: path, Body: map[string]any{"contactId": other}, Status: 422,
 			Check: apitest.FieldErrors("contactId:immutable")},
 		{Name: "bad values", Key: key, Method: "PATCH", Path: path, Status: 422,
-			Body: map[string]any{"subject": "", "channel": "fax", "products": []map[string]any{{"insurer": "A"}}, "contractId": "x"},
+			Body:  map[string]any{"subject": "", "channel": "fax", "products": []map[string]any{{"insurer": "A"}}, "contractId": "x"},
 			Check: apitest.FieldErrorSet("subject:required", "channel:invalid_enum", "products.0.product:required", "contractId:invalid_uuid")},
 		{Name: "subject cannot be cleared", Key: key, Method: "PATCH", Path: path, Body: `{"subject":null}`, Status: 422,
 			Check: apitest.FieldErrors("subject:required")},
