@@ -7,7 +7,6 @@ import (
 
 	"codeberg.org/go-pdf/fpdf"
 	"golang.org/x/image/font/gofont/gobold"
-	"golang.org/x/image/font/gofont/goitalic"
 	"golang.org/x/image/font/gofont/goregular"
 	"golang.org/x/image/font/sfnt"
 )
@@ -25,12 +24,11 @@ func newDoc() *fpdf.Fpdf {
 	return f
 }
 
-// addFonts embeds the fonts (regular, bold, italic) and sets what every document of ours
+// addFonts embeds the fonts (regular, bold; italic only rasterised in TypedSignature) and sets what every document of ours
 // shares: no cell padding, no automatic page breaks (the layout breaks pages itself).
 func addFonts(f *fpdf.Fpdf) {
 	f.AddUTF8FontFromBytes(family, "", goregular.TTF)
 	f.AddUTF8FontFromBytes(family, "B", gobold.TTF)
-	f.AddUTF8FontFromBytes(family, "I", goitalic.TTF)
 	f.SetCellMargin(0)
 	f.SetAutoPageBreak(false, 0)
 	f.SetProducer("BrokerDesk", false)
