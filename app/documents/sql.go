@@ -11,4 +11,6 @@ const (
 	// app/emails: RawPrefix and AttachmentPrefix (app/emails/store.go).
 	emailRawKeysQuery        = `SELECT raw_key FROM emails WHERE raw_key = ANY($1)`
 	emailAttachmentKeysQuery = `SELECT blob_key FROM email_attachments WHERE blob_key = ANY($1)`
+	// app/signatures: the merged PDF a request's signers see.
+	signatureSourceKeysQuery = `SELECT source_blob_key FROM signature_requests WHERE source_blob_key = ANY($1)`
 )

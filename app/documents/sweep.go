@@ -28,14 +28,17 @@ const OrphanAge = time.Hour
 const SweepEvery = 30 * time.Minute
 
 // swept are the blob prefixes the sweep looks after and the table column that names their
-// blobs: documents, the files of portfolio transfers, and the raw messages and attachments of
-// e-mail (app/portfolio and app/emails write them the same way: blob first, then the row, under
-// <prefix>/<company>/…; an e-mail's blobs also go when its mailbox is deleted, by cascade).
+// blobs: documents, the files of portfolio transfers, the raw messages and attachments of
+// e-mail, and the merged PDFs of signature requests (app/portfolio, app/emails and
+// app/signatures write them the same way: blob first, then the row, under
+// <prefix>/<company>/…; an e-mail's blobs also go when its mailbox is deleted, a request's when
+// its contact is, by cascade).
 var swept = []struct{ prefix, query string }{
 	{BlobPrefix + "/", documentKeysQuery},
 	{"portfolio/", transferKeysQuery},
 	{"email-raw/", emailRawKeysQuery},
 	{"email-attachments/", emailAttachmentKeysQuery},
+	{"signatures/", signatureSourceKeysQuery},
 }
 
 const sweepBatch = 500
