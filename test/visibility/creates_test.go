@@ -199,6 +199,69 @@ var creators = map[string]creator{
 			"recipientEmail": "vertrag@versicherer.test"}, 200)
 		return made{path: "/correspondence-cases/" + id, has: `"status":"sent"`}
 	}},
+	// The signing area (issue 22).
+	"POST /api/public/v1/documents/generate": {create: func(t *testing.T, w *world, key string) made {
+		id := w.postID(t, key, "POST", "/documents/generate", map[string]any{"templateId": w.templateID(t, key, "Maklervollmacht"),
+			"contactId": ownContact(t, w, key)}, 201)
+		return made{path: "/documents/" + id}
+	}},
+	"POST /api/public/v1/signature-requests": {create: func(t *testing.T, w *world, key string) made {
+		return made{path: "/signature-requests/" + w.signatureRequest(t, key, w.mailContact(t, key))}
+	}},
+	"POST /api/public/v1/signature-requests/:signatureRequestId/cancel": {create: func(t *testing.T, w *world, key string) made {
+		id := w.signatureRequest(t, key, w.mailContact(t, key))
+		w.do(t, key, "POST", "/signature-requests/"+id+"/cancel", nil, 200)
+		return made{path: "/signature-requests/" + id, has: `"status":"cancelled"`}
+	}},
+	"POST /api/public/v1/signature-requests/:signatureRequestId/remind": {notCreate: "re-sends the links of a request; makes nothing"},
+	"POST /api/public/v1/advice-records": {create: func(t *testing.T, w *world, key string) made {
+		return made{path: "/advice-records/" + w.adviceRecord(t, key, ownContact(t, w, key))}
+	}},
+	"POST /api/public/v1/advice-records/:adviceRecordId/document": {create: func(t *testing.T, w *world, key string) made {
+		id := w.postID(t, key, "POST", "/advice-records/"+w.adviceRecord(t, key, ownContact(t, w, key))+"/document", nil, 201)
+		return made{path: "/documents/" + id}
+	}},
+}
+
+// templateID is the id of the company's document template name, read as key.
+func (w *world) templateID(t *testing.T, key, name string) string {
+	t.Helper()
+	var ts struct{ Data []struct{ ID, Name string } }
+	w.do(t, key, "GET", "/document-templates", nil, 200).Decode(t, &ts)
+	for _, x := range ts.Data {
+		if x.Name == name {
+			return x.ID
+		}
+	}
+	t.Fatalf("no document template %q", name)
+	return ""
+}
+
+// mailContact creates a contact of key's own with an e-mail address (a signer needs one).
+func (w *world) mailContact(t *testing.T, key string) string {
+	t.Helper()
+	return w.createContact(t, key, map[string]any{"type": "private", "firstName": "Eigen", "lastName": "Kunde",
+		"email": "eigen-" + uuid.NewString()[:8] + "@kunde.test"}).ID
+}
+
+// signatureRequest sends the seeded privacy consent (a standard document) to contact for
+// signature, from agent A's personal mailbox, as key.
+func (w *world) signatureRequest(t *testing.T, key, contact string) string {
+	t.Helper()
+	var std struct{ Data []struct{ ID string } }
+	w.do(t, key, "GET", "/standard-documents", nil, 200).Decode(t, &std)
+	if len(std.Data) == 0 {
+		t.Fatal("no standard documents seeded")
+	}
+	return w.postID(t, key, "POST", "/signature-requests", map[string]any{"contactId": contact,
+		"documents": []map[string]any{{"standardDocumentId": std.Data[0].ID}}, "mailboxId": w.mailboxes(t).personalA.ID}, 201)
+}
+
+// adviceRecord documents a consultation of contact as key.
+func (w *world) adviceRecord(t *testing.T, key, contact string) string {
+	t.Helper()
+	return w.postID(t, key, "POST", "/advice-records", map[string]any{"contactId": contact,
+		"consultedAt": "2026-05-04T10:00:00+02:00", "subject": "Hausratversicherung"}, 201)
 }
 
 // intakeLead submits a lead at the intake path with a publishable key bound to key's user: the

@@ -70,6 +70,10 @@ func resourceOf(t *testing.T, w *world, typ string, data map[string]any) made {
 		return made{path: "/email-opt-outs?email=" + url.QueryEscape(s("email")), has: s("id")}
 	case "correspondence_case":
 		return made{path: "/correspondence-cases/" + s("id")}
+	case "signature_request":
+		return made{path: "/signature-requests/" + s("id")}
+	case "advice_record":
+		return made{path: "/advice-records/" + s("id")}
 	}
 	t.Fatalf("event type %s: its resource is unknown to resourceOf; name where it is read", typ)
 	return made{}
