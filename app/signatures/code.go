@@ -60,7 +60,15 @@ func (m *Module) sendCode(ctx context.Context, v *visit) error {
 	if s.CodeSentAt != nil && now.Sub(*s.CodeSentAt) < codeInterval {
 		return errCodeTooSoon{next: s.CodeSentAt.Add(codeInterval)}
 	}
-	if v.req.MailboxID == nil {
+	// The request's mailbox, else (deleted since) the company's shared one, as reminders do.
+	mb, err := resolveMailbox(ctx, v.req.MailboxID)
+	if err == nil && mb == nil {
+		mb, err = resolveMailbox(ctx, nil)
+	}
+	if err != nil {
+		return err
+	}
+	if mb == nil {
 		return fmt.Errorf("signature request %s has no mailbox to send codes from", v.req.ID)
 	}
 	code, err := newCode()
@@ -79,7 +87,7 @@ func (m *Module) sendCode(ctx context.Context, v *visit) error {
 	// shows has the code blanked, so nobody in the company can sign in the signer's place.
 	// No ContactID: a code is not correspondence for the contact's timeline.
 	_, err = m.d.Emails.Send(ctx, emails.Outgoing{
-		MailboxID: *v.req.MailboxID,
+		MailboxID: mb.ID,
 		To:        []schematype.MailAddress{{Email: s.Email, Name: s.Name}},
 		Subject:   "Ihr Bestätigungscode für „" + v.req.Title + "“",
 		Text: "Guten Tag " + s.Name + ",\n\n" +
