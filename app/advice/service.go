@@ -59,21 +59,27 @@ func (s *Service) Lock(ctx context.Context, id uuid.UUID) (*ent.AdviceRecord, er
 	return a, errs.FromEnt(err, "advice record %s", id)
 }
 
-// checkRecord answers 422 naming each of contactId (when newContact), contractId and
-// advisorId that names no record the caller sees (a contract must be one of the contact's), and
-// consultedAt (when newTime) when it lies more than FutureSkew ahead: a protocol documents a
-// consultation that took place. A PATCH checks neither the stored contact (the record was read
-// through it) nor a consultedAt it leaves alone (checked when it was written).
-func (s *Service) checkRecord(ctx context.Context, r record, newContact, newTime bool) error {
+// checkRecord answers 422 naming each of contactId, contractId and advisorId that names no
+// record the caller sees (a contract must be one of the contact's), and consultedAt when it
+// lies more than FutureSkew ahead: a protocol documents a consultation that took place. A PATCH
+// passes the stored record as prev: what the patch leaves as it was is not checked again (the
+// contact was read with the record, a contract moved to another contact since or an advisor's
+// consultation time checked against an earlier clock do not block an edit of the notes).
+func (s *Service) checkRecord(ctx context.Context, r record, prev *record) error {
 	var v errs.Invalid
-	var contact *uuid.UUID
-	if newContact {
-		contact = &r.contactID
+	contact, advisor, contractChanged, timeChanged := &r.contactID, r.advisorID, true, true
+	if prev != nil {
+		contact = nil
+		if equalID(prev.advisorID, r.advisorID) {
+			advisor = nil
+		}
+		contractChanged = !equalID(prev.contractID, r.contractID)
+		timeChanged = !prev.consultedAt.Equal(r.consultedAt)
 	}
-	if err := linked.Check(ctx, &v, linked.Contact("contactId", contact), linked.User("advisorId", r.advisorID)); err != nil {
+	if err := linked.Check(ctx, &v, linked.Contact("contactId", contact), linked.User("advisorId", advisor)); err != nil {
 		return err
 	}
-	if r.contractID != nil {
+	if r.contractID != nil && contractChanged {
 		ok, err := tenancy.Client(ctx).Contract.Query().
 			Where(contract.ID(*r.contractID), contract.ContactID(r.contactID)).Exist(ctx)
 		if err != nil {
@@ -81,12 +87,14 @@ func (s *Service) checkRecord(ctx context.Context, r record, newContact, newTime
 		}
 		v.Check("contractId", ok, "unknown_contract", "is not a contract of contact "+r.contactID.String())
 	}
-	if newTime {
+	if timeChanged {
 		v.Check("consultedAt", !r.consultedAt.After(s.now().Add(FutureSkew)), "in_future",
 			"must not lie in the future: the record documents a consultation that took place")
 	}
 	return v.Err()
 }
+
+func equalID(a, b *uuid.UUID) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }
 
 // apply writes the fields of r but the contact (immutable) to m.
 func apply(m *ent.AdviceRecordMutation, r record) {
@@ -119,7 +127,7 @@ func (s *Service) Create(ctx context.Context, in Input) (*ent.AdviceRecord, erro
 	if r.advisorID == nil {
 		r.advisorID = tenancy.ActingUser(ctx)
 	}
-	if err := s.checkRecord(ctx, r, true, true); err != nil {
+	if err := s.checkRecord(ctx, r, nil); err != nil {
 		return nil, err
 	}
 	q := tenancy.Client(ctx).AdviceRecord.Create().SetContactID(r.contactID).SetNillableCreatorID(tenancy.ActingUser(ctx))
@@ -142,11 +150,11 @@ func (s *Service) Update(ctx context.Context, a *ent.AdviceRecord, in Input) (*e
 	if a.Status == advicerecord.StatusLocked {
 		return nil, lockedErr(a)
 	}
-	r := recordOf(in)
-	if same(recordOf(inputOf(a)), r) {
+	r, prev := recordOf(in), recordOf(inputOf(a))
+	if same(prev, r) {
 		return a, nil
 	}
-	if err := s.checkRecord(ctx, r, false, !r.consultedAt.Equal(a.ConsultedAt)); err != nil {
+	if err := s.checkRecord(ctx, r, &prev); err != nil {
 		return nil, err
 	}
 	q := tenancy.Client(ctx).AdviceRecord.UpdateOne(a).ClearDocumentID()
