@@ -126,7 +126,7 @@ func (m *Module) checkCode(ctx context.Context, s *ent.SignatureSigner, code str
 	switch {
 	case code == "":
 		return errCodeMissing
-	case s.CodeHash == nil:
+	case !hasCode(s):
 		return errCodeNone
 	case s.CodeExpiresAt == nil || !m.d.Now().Before(*s.CodeExpiresAt):
 		return errCodeExpired
@@ -144,3 +144,7 @@ func (m *Module) checkCode(ctx context.Context, s *ent.SignatureSigner, code str
 	}
 	return result
 }
+
+// hasCode says whether the signer has a code to check (ent reads a NULL code_hash as a pointer
+// to an empty slice, not as nil).
+func hasCode(s *ent.SignatureSigner) bool { return s.CodeHash != nil && len(*s.CodeHash) > 0 }

@@ -233,7 +233,7 @@ func (m *Module) formData(c *fiber.Ctx, v *visit) (pageData, error) {
 		Message: v.req.Message, Action: "/sign/" + v.token,
 		CSRF:     m.csrfToken(purposeSign, v.signer.ID, nonce),
 		CodeCSRF: m.csrfToken(purposeCode, v.signer.ID, nonce),
-		CodeSent: v.signer.CodeHash != nil && v.signer.CodeExpiresAt != nil && m.d.Now().Before(*v.signer.CodeExpiresAt)}
+		CodeSent: hasCode(v.signer) && v.signer.CodeExpiresAt != nil && m.d.Now().Before(*v.signer.CodeExpiresAt)}
 	if d.CodeSent && v.signer.CodeSentAt != nil {
 		d.Notice = "Wir haben Ihnen am " + berlinTime(*v.signer.CodeSentAt) + " einen Code an " + v.signer.Email +
 			" gesendet. Er gilt 10 Minuten."

@@ -46,8 +46,8 @@ var (
 	err   error
 )
 
-// Setup returns the package's world, built on first use: a server working jobs like a serve
-// process (the mails go out), trusting the mail server's certificate, served on 127.0.0.1.
+// Setup returns the package's world, built on first use: a server served on 127.0.0.1 and
+// working jobs like a serve process (the mails go out), trusting the mail server's certificate.
 // apitest.Main must run the package (TestMain).
 func Setup(t testing.TB) *World {
 	t.Helper()
@@ -64,22 +64,17 @@ func build(t testing.TB) (*World, error) {
 		return nil, fmt.Errorf("mail server: %w", err)
 	}
 	env := apitest.New(keep{t}, app.WithMail(mail.Config{TLS: &tls.Config{RootCAs: srv.RootCAs()}, Timeout: 5 * time.Second}))
-	if err := env.Server.StartJobs(context.Background()); err != nil {
-		return nil, fmt.Errorf("start jobs: %w", err)
-	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- env.Server.ServeListener(ctx, ln, time.Second) }()
+	// ServeListener also works the jobs, as a serve process does, and stops them when ctx ends.
+	go func() { done <- env.Server.ServeListener(ctx, ln, 5*time.Second) }()
 	apitest.BeforeDrop(func() {
 		cancel()
 		<-done
-		sctx, scancel := context.WithTimeout(context.Background(), 15*time.Second)
-		defer scancel()
-		_ = env.Server.StopJobs(sctx)
 		env.Server.Close()
 		_ = srv.Close()
 	})
