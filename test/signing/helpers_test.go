@@ -144,8 +144,8 @@ func newRequest(t *testing.T, w *signingtest.World, extra ...map[string]any) req
 	return request{b: b, contact: contact, email: email, req: r, link: w.LinkPath(t, email)}
 }
 
-// document downloads a document's content through the API.
-func document(t *testing.T, w *signingtest.World, key, id string) []byte {
+// documentContent downloads a document's content through the API.
+func documentContent(t *testing.T, w *signingtest.World, key, id string) []byte {
 	t.Helper()
 	r := w.Env.Do(t, apitest.Request{Path: "/documents/" + id + "/content", Key: key})
 	if r.Status != 200 {

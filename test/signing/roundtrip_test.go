@@ -65,7 +65,7 @@ func TestSigning_RoundTrip(t *testing.T) {
 	if got.Status != "completed" || got.SignedDocumentID == nil || got.Signers[0].Status != "signed" {
 		t.Fatalf("request after signing: %+v", got)
 	}
-	signed := document(t, w, r.b.Co.Secret, *got.SignedDocumentID)
+	signed := documentContent(t, w, r.b.Co.Secret, *got.SignedDocumentID)
 	if dl := v.get(t, r.link+"/signed.pdf"); dl.status != 200 || dl.body != string(signed) {
 		t.Errorf("signed.pdf: %d, %d bytes, want the filed document's %d", dl.status, len(dl.body), len(signed))
 	}
