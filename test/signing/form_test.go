@@ -94,7 +94,11 @@ func TestSigning_Form(t *testing.T) {
 			f.Set("signature", "data:image/png;base64,"+strings.Repeat("A", 1500000))
 			return f
 		}()},
-		{"blank PNG", "leer", func() url.Values { f := with("typedName", ""); f.Set("signature", pngURL(t, 600, 200, false)); return f }()},
+		{"blank PNG", "leer", func() url.Values {
+			f := with("typedName", "")
+			f.Set("signature", pngURL(t, 600, 200, false))
+			return f
+		}()},
 	} {
 		a := v.post(t, r.link, c.form)
 		wantPage(t, c.name, a, 422, c.text)
