@@ -321,7 +321,7 @@ func (s *Server) newJobs(ctx context.Context, cfg Config, pcfg *pgxpool.Config, 
 		return err
 	}
 	s.signatures = signatures.New(signatures.Deps{Pool: s.jobsPool, DB: s.jobsDB, Bucket: s.bucket, Events: events.NewService(),
-		Docs: documents.NewService(events.NewService(), s.bucket), Emails: s.emails.Service(), Sealer: pdfSealer,
+		Docs: documents.NewService(events.NewService(), s.bucket), Emails: s.emails.Service(), Sealer: pdfSealer, Clients: s.clients,
 		Secret: cfg.Secret, PublicURL: cfg.Mail.PublicURL, Now: o.now, Log: s.log})
 	s.signatures.AddWorkers(workers)
 	maintenance.AddWorkers(workers, maintenance.NewPurger(s.pool, s.log))

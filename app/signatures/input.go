@@ -25,8 +25,10 @@ const (
 	MaxSignerName  = 200
 	MaxSignerEmail = 320
 	// MaxTotalBytes and MaxTotalPages bound the merged PDF the signers see (the issue: a 50 MB
-	// or 10,000-page document is refused with a clear error).
-	MaxTotalBytes = 50 << 20
+	// or 10,000-page document is refused with a clear error). 8 MiB: the sealed PDF (the
+	// source, the signature images, the audit pages and the seal) is filed as a document, which
+	// has at most documents.MaxSize (10 MB); a larger source could be signed but never completed.
+	MaxTotalBytes = 8 << 20
 	MaxTotalPages = 500
 	// DefaultExpiry and MaxExpiry: how long the links work when the body says nothing, and at
 	// most.

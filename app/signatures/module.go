@@ -21,6 +21,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/events"
 	"github.com/brokerdesk/brokerdesk/app/platform/jobs"
 	"github.com/brokerdesk/brokerdesk/app/platform/pdfseal"
+	"github.com/brokerdesk/brokerdesk/app/platform/ratelimit"
 	"github.com/brokerdesk/brokerdesk/ent"
 )
 
@@ -33,6 +34,8 @@ type Deps struct {
 	Docs   *documents.Service // files the signed PDF with the contact
 	Emails *emails.Service    // mails the links and the one-time codes
 	Sealer *pdfseal.Sealer
+	// Clients tells a signer's address behind trusted proxies (TRUSTED_PROXIES), for the audit.
+	Clients ratelimit.Clients
 	// Secret derives the keys of the signing links and the page's CSRF tokens.
 	Secret []byte
 	// PublicURL is the service's external base URL (no trailing slash), for the links.

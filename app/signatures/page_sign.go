@@ -138,7 +138,7 @@ func (m *Module) sign(c *fiber.Ctx) error {
 	if err != nil {
 		return m.failed(c, err, "/sign/"+tok+"?step=sign")
 	}
-	ip := c.IP()
+	ip := m.d.Clients.Addr(c).String() // the client behind trusted proxies, as the rate limits see it
 	ua := truncateUTF8(strings.ToValidUTF8(c.Get(fiber.HeaderUserAgent), "\uFFFD"), maxUserAgent)
 	var codeErr codeRefusal
 	open := true

@@ -278,9 +278,11 @@ func TestVisibility_EventsFollowResources(t *testing.T) {
 	})
 	// The e-mail area (issue 21), before the features change: email_world_test.go.
 	mailDiffers := w.emailSteps(t, l)
+	// The signing area (issue 22): signing_world_test.go.
+	mailDiffers = append(mailDiffers, w.signingSteps(t, l)...)
 	l.step(t, nil, func() { // company and users, OAuth grants
 		// company.updated: a feature more (the e-mail area's stay, or its resources would 403).
-		if _, err := w.env.Ops.SetFeatures(ctx, w.co.ID, []string{"leads", "emails", "marketing", "calculators"}); err != nil {
+		if _, err := w.env.Ops.SetFeatures(ctx, w.co.ID, []string{"leads", "emails", "marketing", "digital_signature", "advice", "calculators"}); err != nil {
 			t.Fatalf("set features: %v", err)
 		}
 		w.env.NewUser(t, w.co, "agent")
