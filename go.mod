@@ -44,28 +44,23 @@ require (
 )
 
 require (
+	codeberg.org/go-pdf/fpdf v0.12.0
 	github.com/emersion/go-imap/v2 v2.0.0-beta.8
 	github.com/emersion/go-message v0.18.2
 	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6
 	github.com/emersion/go-smtp v0.26.0
 	github.com/gabriel-vasile/mimetype v1.4.16
 	github.com/microcosm-cc/bluemonday v1.0.27
+	github.com/pdfcpu/pdfcpu v0.15.0
 	github.com/riverqueue/river/riverdriver/riverdatabasesql v0.51.1
+	golang.org/x/image v0.48.0
 )
 
 require (
-	codeberg.org/go-pdf/fpdf v0.12.0 // indirect
 	github.com/aymerick/douceur v0.2.0 // indirect
-	github.com/digitorus/pdf v0.1.2 // indirect
-	github.com/digitorus/pdfsign v0.0.0-20250819064552-5f74f69dda1d // indirect
-	github.com/digitorus/pkcs7 v0.0.0-20230818184609-3a137a874352 // indirect
-	github.com/digitorus/timestamp v0.0.0-20231217203849-220c5c2851b7 // indirect
 	github.com/gorilla/css v1.0.1 // indirect
 	github.com/hhrutter/tiff v1.0.6 // indirect
 	github.com/lib/pq v1.12.3 // indirect
-	github.com/mattetti/filebuffer v1.0.1 // indirect
-	github.com/pdfcpu/pdfcpu v0.15.0 // indirect
-	golang.org/x/image v0.48.0 // indirect
 )
 
 require (
