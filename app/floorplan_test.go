@@ -22,6 +22,7 @@ const module = "github.com/brokerdesk/brokerdesk/app/"
 // import of one area by another is a design decision: add it here and to the architecture doc.
 var seams = map[string]string{
 	"advice -> doctemplates":    "a record's protocol PDF is rendered from the company's advice_protocol template",
+	"advice -> documents":       "the rendered protocol is answered as a Document (documents.NewView)",
 	"advice -> events":          "writes record their event in the same transaction",
 	"appointments -> events":    "writes record their event in the same transaction",
 	"contacts -> events":        "writes record their event in the same transaction",
