@@ -124,10 +124,11 @@ Makler: {{company.name}}
 
 const powerOfAttorneyBody = `# Maklervollmacht
 
-Ich, {{contact.fullName}}, geboren am {{contact.dateOfBirth}},
-wohnhaft {{contact.street}} {{contact.houseNumber}}, {{contact.zipCode}} {{contact.city}},
+Vollmachtgeber/in: {{contact.fullName}}
+Geburtsdatum: {{contact.dateOfBirth}}
+Anschrift: {{contact.street}} {{contact.houseNumber}}, {{contact.zipCode}} {{contact.city}}
 
-bevollmächtige hiermit
+Ich bevollmächtige hiermit
 
 {{company.name}}
 {{company.street}} {{company.houseNumber}}, {{company.zipCode}} {{company.city}}
@@ -157,7 +158,8 @@ const privacyBody = `# Einwilligung in die Verarbeitung personenbezogener Daten
 
 ## Betroffene Person
 
-{{contact.fullName}}, geboren am {{contact.dateOfBirth}}
+{{contact.fullName}}
+Geburtsdatum: {{contact.dateOfBirth}}
 {{contact.street}} {{contact.houseNumber}}, {{contact.zipCode}} {{contact.city}}
 
 ## 1. Personenbezogene Daten
@@ -188,7 +190,8 @@ Dokumentation der Beratung nach §§ 61, 62 VVG
 
 ## Kunde
 
-{{contact.fullName}}, geboren am {{contact.dateOfBirth}}
+{{contact.fullName}}
+Geburtsdatum: {{contact.dateOfBirth}}
 {{contact.street}} {{contact.houseNumber}}, {{contact.zipCode}} {{contact.city}}
 
 ## Gespräch
