@@ -343,7 +343,9 @@ func (s *Server) newJobs(ctx context.Context, cfg Config, pcfg *pgxpool.Config, 
 // jobs, and the webhook relay. It returns at once; StopJobs ends them. A process configured
 // with WEBHOOK_WORKERS=0 works no jobs.
 func (s *Server) StartJobs(ctx context.Context) error {
-	if s.jobsCfg.Workers == 0 {
+	// Started already (a test harness and ServeListener both start them): a second relay would
+	// outlive StopJobs and hang Close on the pool.
+	if s.jobsCfg.Workers == 0 || s.stopRelay != nil {
 		return nil
 	}
 	if err := s.jobs.Start(ctx); err != nil {
