@@ -37,7 +37,7 @@ const (
 	devAppPasswd = "brokerdesk_dev" // the app role's password on a dev server (a container wants one)
 )
 
-var demoFeatures = []string{"leads", "customer_portal", "emails", "marketing"}
+var demoFeatures = []string{"leads", "customer_portal", "emails", "marketing", "digital_signature", "advice"}
 
 // demoKeys is DATA/demo-keys.json: keys are stored only hashed, so dev keeps the plaintext of
 // its demo keys here (mode 0600, dev only) to print them again on later runs.

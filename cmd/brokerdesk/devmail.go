@@ -188,7 +188,7 @@ func (d *devMail) echoCustomerMail(w io.Writer) {
 			m := mail.Parse(e.Data)
 			fmt.Fprintf(w, "mail to %s: %q\n", demoCustomerMail, m.Subject)
 			for _, line := range strings.Split(m.Text, "\n") {
-				if l := strings.TrimSpace(line); strings.Contains(l, "http") || strings.Contains(l, "Code") {
+				if l := strings.TrimSpace(line); strings.Contains(l, "http") || strings.Contains(strings.ToLower(l), "code:") {
 					fmt.Fprintf(w, "    %s\n", l)
 				}
 			}
