@@ -3,16 +3,13 @@ package advice
 import (
 	"context"
 	"database/sql"
-	"os"
-	"os/exec"
-	"path/filepath"
+	"github.com/brokerdesk/brokerdesk/test/pdftest"
 	"strings"
 	"testing"
 
 	"github.com/google/uuid"
 
 	"github.com/brokerdesk/brokerdesk/test/apitest"
-	"github.com/brokerdesk/brokerdesk/test/testsvc"
 )
 
 type document struct {
@@ -31,19 +28,7 @@ func pdfText(t *testing.T, env *apitest.Env, key, id string) string {
 	if r.Status != 200 {
 		t.Fatalf("GET document content: %d %s", r.Status, r.Body)
 	}
-	dir, err := testsvc.Poppler(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := filepath.Join(t.TempDir(), "protocol.pdf")
-	if err := os.WriteFile(in, r.Body, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command(filepath.Join(dir, "pdftotext"), "-enc", "UTF-8", in, "-").CombinedOutput()
-	if err != nil {
-		t.Fatalf("pdftotext: %v\n%s", err, out)
-	}
-	return string(out)
+	return pdftest.Must(t, "pdftotext", r.Body, "-enc", "UTF-8") // lines kept: the product line's shape is tested
 }
 
 // TestAdvice_Document: the protocol PDF. Catches a document filed with the wrong type, name or

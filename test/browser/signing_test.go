@@ -3,9 +3,7 @@ package browser
 import (
 	"bytes"
 	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
+	"github.com/brokerdesk/brokerdesk/test/pdftest"
 	"strings"
 	"testing"
 
@@ -16,7 +14,6 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/test/apitest"
 	"github.com/brokerdesk/brokerdesk/test/signing/signingtest"
-	"github.com/brokerdesk/brokerdesk/test/testsvc"
 )
 
 // TestBrowser_Signing: the whole signing round trip in Chromium. The signer opens the mailed
@@ -102,16 +99,8 @@ func TestBrowser_Signing(t *testing.T) {
 	if resp.Status != 200 {
 		t.Fatalf("signed document: %d", resp.Status)
 	}
-	dir, err := testsvc.Poppler(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(t.TempDir(), "signed.pdf")
-	if err := os.WriteFile(file, resp.Body, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command(filepath.Join(dir, "pdfsig"), file).CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "Signature is Valid.") || !strings.Contains(string(out), "Total document signed") {
+	out, err := pdftest.Run(t, "pdfsig", resp.Body)
+	if err != nil || !strings.Contains(out, "Signature is Valid.") || !strings.Contains(out, "Total document signed") {
 		t.Errorf("pdfsig (%v):\n%s", err, out)
 	}
 }

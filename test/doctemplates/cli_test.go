@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"github.com/brokerdesk/brokerdesk/test/pdftest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -124,7 +125,7 @@ func TestStandardDocumentCLI(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	js := handPDF("<< /Type /Catalog /Pages 2 0 R /OpenAction 4 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+	js := pdftest.Hand("<< /Type /Catalog /Pages 2 0 R /OpenAction 4 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
 		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] >>", "<< /Type /Action /S /JavaScript /JS (app.alert\\(1\\)) >>")
 	for name, c := range map[string]struct {
 		in   doctemplates.NewStandardDocument

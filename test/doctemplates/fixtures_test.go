@@ -5,13 +5,9 @@
 package doctemplates
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -20,7 +16,6 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 	"github.com/brokerdesk/brokerdesk/test/apitest"
-	"github.com/brokerdesk/brokerdesk/test/testsvc"
 )
 
 func TestMain(m *testing.M) { os.Exit(apitest.Main(m)) }
@@ -153,70 +148,4 @@ func content(t *testing.T, env *apitest.Env, key, path string) []byte {
 		t.Errorf("GET %s: Content-Type %q", path, ct)
 	}
 	return r.Body
-}
-
-// poppler runs a poppler-utils tool on a PDF and returns its output. The tools are found (or
-// installed) by testsvc.Poppler; without them the test fails, never skips.
-func poppler(t *testing.T, tool string, pdf []byte, args ...string) string {
-	t.Helper()
-	dir, err := testsvc.Poppler(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := filepath.Join(t.TempDir(), "in.pdf")
-	if err := os.WriteFile(f, pdf, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	args = append(args, f)
-	if tool == "pdftotext" {
-		args = append(args, "-")
-	}
-	var out, stderr bytes.Buffer
-	cmd := exec.Command(filepath.Join(dir, tool), args...)
-	cmd.Stdout, cmd.Stderr = &out, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("%s: %v: %s", tool, err, stderr.String())
-	}
-	return out.String()
-}
-
-// text is what pdftotext reads from a PDF, white space collapsed.
-func text(t *testing.T, pdf []byte) string {
-	t.Helper()
-	return strings.Join(strings.Fields(poppler(t, "pdftotext", pdf)), " ")
-}
-
-// assertFontsEmbedded fails unless pdffonts lists fonts and each is embedded ("emb" yes).
-func assertFontsEmbedded(t *testing.T, pdf []byte) {
-	t.Helper()
-	lines := strings.Split(strings.TrimSpace(poppler(t, "pdffonts", pdf)), "\n")
-	if len(lines) < 3 {
-		t.Fatalf("pdffonts lists no font:\n%s", strings.Join(lines, "\n"))
-	}
-	// columns: name type encoding emb sub uni object ID; emb is the 4th from the right
-	for _, l := range lines[2:] {
-		f := strings.Fields(l)
-		if len(f) < 7 || f[len(f)-5] != "yes" {
-			t.Errorf("font not embedded: %q", l)
-		}
-	}
-}
-
-// handPDF builds a minimal PDF by hand from object bodies (object 1 the catalog) with a correct
-// cross-reference table: the shape of a hostile file our writer never produces.
-func handPDF(objs ...string) []byte {
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.7\n")
-	offs := make([]int, len(objs))
-	for i, o := range objs {
-		offs[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, o := range offs {
-		fmt.Fprintf(&b, "%010d 00000 n \n", o)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return b.Bytes()
 }

@@ -3,6 +3,7 @@ package doctemplates
 import (
 	"context"
 	"fmt"
+	"github.com/brokerdesk/brokerdesk/test/pdftest"
 	"strings"
 	"testing"
 	"time"
@@ -35,13 +36,13 @@ func TestGenerate_PDF(t *testing.T) {
 		t.Errorf("document %+v", d)
 	}
 	body := content(t, env, key, "/documents/"+d.ID+"/content")
-	txt := text(t, body)
+	txt := pdftest.Text(t, body)
 	for _, w := range []string{"Maklervertrag", "Jürgen Müßig-Öztürk", "Königsallee 5a", "40212 Düsseldorf", "§ 34d Abs. 1 GewO"} {
 		if !strings.Contains(txt, w) {
 			t.Errorf("text lacks %q:\n%s", w, txt)
 		}
 	}
-	assertFontsEmbedded(t, body)
+	pdftest.AssertFontsEmbedded(t, body)
 	if err := pdf.Validate(body); err != nil {
 		t.Errorf("pdfcpu: %v", err)
 	}
@@ -64,7 +65,7 @@ func TestGenerate_PDF(t *testing.T) {
 	if letter.Type != "correspondence" || letter.Filename != "Brief an Jürgen.pdf" {
 		t.Errorf("letter %+v", letter)
 	}
-	txt = text(t, content(t, env, key, "/documents/"+letter.ID+"/content"))
+	txt = pdftest.Text(t, content(t, env, key, "/documents/"+letter.ID+"/content"))
 	today := time.Now().In(mustBerlin(t)).Format("02.01.2006")
 	for _, w := range []string{"Ihre Kfz-Versicherung", "Sehr geehrter Herr Müßig-Öztürk,", "anbei Ihre Unterlagen.", "Test manager", today} {
 		if !strings.Contains(txt, w) {
@@ -93,7 +94,7 @@ func TestGenerate_Literal(t *testing.T) {
 	tpl := templates(t, env, co.Secret)
 	d := generate(t, env, co.Secret, map[string]any{"templateId": tpl["Anschreiben"].ID, "contactId": contact,
 		"variables": map[string]string{"subject": "{{contact.lastName}}", "text": "# keine Überschrift\n{{signature:contact}}"}})
-	txt := text(t, content(t, env, co.Secret, "/documents/"+d.ID+"/content"))
+	txt := pdftest.Text(t, content(t, env, co.Secret, "/documents/"+d.ID+"/content"))
 	for _, w := range []string{"Eva {{company.iban}}", "{{contact.lastName}}", "# keine Überschrift", "{{signature:contact}}"} {
 		if !strings.Contains(txt, w) {
 			t.Errorf("text lacks the literal %q:\n%s", w, txt)
@@ -122,7 +123,7 @@ func TestGenerate_Contract(t *testing.T) {
 	if d.Type != "policy" || d.ContractID == nil || *d.ContractID != contract {
 		t.Errorf("document %+v", d)
 	}
-	txt := text(t, content(t, env, co.Secret, "/documents/"+d.ID+"/content"))
+	txt := pdftest.Text(t, content(t, env, co.Secret, "/documents/"+d.ID+"/content"))
 	for _, w := range []string{"KF-4711", "Nordstern Versicherung AG", "01.01.2025", "1.234,50 € (jährlich)", "Jürgen Müßig-Öztürk"} {
 		if !strings.Contains(txt, w) {
 			t.Errorf("cover note lacks %q:\n%s", w, txt)
@@ -281,7 +282,7 @@ func TestGenerate_Deterministic(t *testing.T) {
 	if d1.ID == d2.ID || d1.Sha256 != d2.Sha256 {
 		t.Errorf("two generations: %s %s / %s %s", d1.ID, d1.Sha256, d2.ID, d2.Sha256)
 	}
-	if txt := text(t, content(t, env, co.Secret, "/documents/"+d1.ID+"/content")); !strings.Contains(txt, "08.12.2026") {
+	if txt := pdftest.Text(t, content(t, env, co.Secret, "/documents/"+d1.ID+"/content")); !strings.Contains(txt, "08.12.2026") {
 		t.Errorf("date.today from the service clock missing:\n%s", txt)
 	}
 }

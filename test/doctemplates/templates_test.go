@@ -1,6 +1,7 @@
 package doctemplates
 
 import (
+	"github.com/brokerdesk/brokerdesk/test/pdftest"
 	"slices"
 	"strings"
 	"testing"
@@ -71,7 +72,7 @@ func TestStandardDocuments(t *testing.T) {
 	if int64(len(body)) != first.SizeBytes {
 		t.Errorf("content %d bytes, listed %d", len(body), first.SizeBytes)
 	}
-	txt := text(t, body)
+	txt := pdftest.Text(t, body)
 	company := env.Do(t, apitest.Request{Path: "/company", Key: a.Secret})
 	var co struct{ Name string }
 	company.Decode(t, &co)
@@ -80,11 +81,11 @@ func TestStandardDocuments(t *testing.T) {
 			t.Errorf("Erstinformation text lacks %q:\n%s", w, txt)
 		}
 	}
-	assertFontsEmbedded(t, body)
+	pdftest.AssertFontsEmbedded(t, body)
 	if err := pdf.Validate(body); err != nil {
 		t.Errorf("pdfcpu: %v", err)
 	}
-	if txt := text(t, content(t, env, key, "/standard-documents/"+consent.ID+"/content")); !strings.Contains(txt, "Art. 9 Abs. 2 lit. a DSGVO") {
+	if txt := pdftest.Text(t, content(t, env, key, "/standard-documents/"+consent.ID+"/content")); !strings.Contains(txt, "Art. 9 Abs. 2 lit. a DSGVO") {
 		t.Errorf("consent text: %s", txt)
 	}
 	noFeature := env.NewCompany(t)

@@ -8,11 +8,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/brokerdesk/brokerdesk/test/pdftest"
 	"mime/multipart"
 	"net/textproto"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -171,25 +170,6 @@ func render(t *testing.T, title string, pages int) []byte {
 	return r.PDF
 }
 
-// handPDF builds a PDF by hand from object bodies (object 1 the catalog) with a correct
-// cross-reference table: the shape of a hostile upload our writer never produces.
-func handPDF(objs ...string) []byte {
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
-	offs := make([]int, len(objs))
-	for i, o := range objs {
-		offs[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, o := range offs {
-		fmt.Fprintf(&b, "%010d 00000 n \n", o)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return b.Bytes()
-}
-
 // pagesPDF is a hand-made PDF of n empty A4 pages; catalogExtra goes into the catalog, extra
 // objects follow the pages.
 func pagesPDF(n int, catalogExtra string, extra ...string) []byte {
@@ -201,7 +181,7 @@ func pagesPDF(n int, catalogExtra string, extra ...string) []byte {
 	}
 	objs[0] = "<< /Type /Catalog /Pages 2 0 R " + catalogExtra + " >>"
 	objs[1] = fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), n)
-	return handPDF(append(objs, extra...)...)
+	return pdftest.Hand(append(objs, extra...)...)
 }
 
 // request is a SignatureRequest as the API shows it.
@@ -362,10 +342,6 @@ func row(t *testing.T, env *apitest.Env, company uuid.UUID, id string) *ent.Sign
 func pdfPages(t *testing.T, env *apitest.Env, company uuid.UUID, id string) int {
 	t.Helper()
 	ctx := context.Background()
-	dir, err := testsvc.Poppler(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	bucket, err := blobstore.Open(ctx, env.Config.BlobURL)
 	if err != nil {
 		t.Fatal(err)
@@ -375,15 +351,8 @@ func pdfPages(t *testing.T, env *apitest.Env, company uuid.UUID, id string) int 
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "merged.pdf")
-	if err := os.WriteFile(path, content, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command(filepath.Join(dir, "pdfinfo"), path).CombinedOutput()
-	if err != nil {
-		t.Fatalf("pdfinfo: %v\n%s", err, out)
-	}
-	for _, l := range strings.Split(string(out), "\n") {
+	out := pdftest.Must(t, "pdfinfo", content)
+	for _, l := range strings.Split(out, "\n") {
 		if v, ok := strings.CutPrefix(l, "Pages:"); ok {
 			var n int
 			fmt.Sscan(strings.TrimSpace(v), &n)

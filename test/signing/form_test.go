@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"github.com/brokerdesk/brokerdesk/test/pdftest"
 	"image"
 	"image/color"
 	"image/png"
@@ -183,7 +184,7 @@ func TestSigning_TwoSignersAtOnce(t *testing.T) {
 	if signedDocs != 1 {
 		t.Errorf("%d signed documents, want 1", signedDocs)
 	}
-	txt := text(t, documentContent(t, w, r.b.Co.Secret, *got.SignedDocumentID))
+	txt := pdftest.Text(t, documentContent(t, w, r.b.Co.Secret, *got.SignedDocumentID))
 	for _, name := range []string{"Erika Muster", "Max Mustermann", maxEmail} {
 		if !strings.Contains(txt, name) {
 			t.Errorf("the signed PDF lacks %q:\n%s", name, txt)

@@ -4,20 +4,16 @@
 package signing
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/brokerdesk/brokerdesk/test/apitest"
 	"github.com/brokerdesk/brokerdesk/test/signing/signingtest"
-	"github.com/brokerdesk/brokerdesk/test/testsvc"
 )
 
 func TestMain(m *testing.M) { os.Exit(apitest.Main(m)) }
@@ -152,34 +148,4 @@ func documentContent(t *testing.T, w *signingtest.World, key, id string) []byte 
 		t.Fatalf("GET document content: %d %s", r.Status, r.Body)
 	}
 	return r.Body
-}
-
-// poppler runs one of poppler's tools on content and returns its output and error (pdfsig
-// exits non-zero on a bad signature: the caller decides).
-func poppler(t *testing.T, tool string, content []byte, args ...string) (string, error) {
-	t.Helper()
-	dir, err := testsvc.Poppler(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := filepath.Join(t.TempDir(), "in.pdf")
-	if err := os.WriteFile(in, content, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	args = append(args, in)
-	if tool == "pdftotext" {
-		args = append(args, "-") // the text to stdout
-	}
-	out, err := exec.Command(filepath.Join(dir, tool), args...).CombinedOutput()
-	return string(out), err
-}
-
-// text is pdftotext's text of content.
-func text(t *testing.T, content []byte) string {
-	t.Helper()
-	out, err := poppler(t, "pdftotext", content, "-enc", "UTF-8")
-	if err != nil {
-		t.Fatalf("pdftotext: %v\n%s", err, out)
-	}
-	return out
 }

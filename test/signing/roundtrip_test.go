@@ -3,6 +3,7 @@ package signing
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/brokerdesk/brokerdesk/test/pdftest"
 	"strings"
 	"testing"
 
@@ -70,14 +71,14 @@ func TestSigning_RoundTrip(t *testing.T) {
 		t.Errorf("signed.pdf: %d, %d bytes, want the filed document's %d", dl.status, len(dl.body), len(signed))
 	}
 
-	out, err := poppler(t, "pdfsig", signed)
+	out, err := pdftest.Run(t, "pdfsig", signed)
 	if err != nil || !strings.Contains(out, "Signature is Valid.") || !strings.Contains(out, "Total document signed") {
 		t.Errorf("pdfsig (%v):\n%s", err, out)
 	}
 	if err := pdf.Validate(signed); err != nil {
 		t.Errorf("pdfcpu validate: %v", err)
 	}
-	txt := text(t, signed)
+	txt := pdftest.Text(t, signed)
 	for _, want := range []string{"Prüfprotokoll", "Erika Muster", r.email} {
 		if !strings.Contains(txt, want) {
 			t.Errorf("pdftotext lacks %q:\n%s", want, txt)
@@ -86,7 +87,7 @@ func TestSigning_RoundTrip(t *testing.T) {
 	tampered := bytes.Clone(signed)
 	i := len(tampered) / 3
 	tampered[i] ^= 0x01
-	if out, err := poppler(t, "pdfsig", tampered); err == nil && strings.Contains(out, "Signature is Valid.") {
+	if out, err := pdftest.Run(t, "pdfsig", tampered); err == nil && strings.Contains(out, "Signature is Valid.") {
 		t.Errorf("pdfsig accepts the PDF with byte %d changed:\n%s", i, out)
 	}
 

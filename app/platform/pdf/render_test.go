@@ -3,6 +3,7 @@ package pdf_test
 import (
 	"bytes"
 	"errors"
+	"github.com/brokerdesk/brokerdesk/test/pdftest"
 	"reflect"
 	"strings"
 	"testing"
@@ -21,8 +22,8 @@ const umlauts = "Müller Straße ÄÖÜ äöü ß €"
 func TestRender_UnicodeTextFontsValid(t *testing.T) {
 	r := mustRender(t, "# Maklervertrag {{name}}\n\n## Parteien\nZwischen {{name}} und uns.\n- erster Punkt\n---\n", map[string]string{"name": umlauts})
 	mustValidate(t, r.PDF)
-	assertFontsEmbedded(t, r.PDF)
-	got := text(t, r.PDF)
+	pdftest.AssertFontsEmbedded(t, r.PDF)
+	got := pdftest.Text(t, r.PDF)
 	for _, want := range []string{"Maklervertrag " + umlauts, "Parteien", "Zwischen " + umlauts + " und uns.", "erster Punkt", "Seite 1 von 1"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("pdftotext lacks %q:\n%s", want, got)
@@ -31,7 +32,7 @@ func TestRender_UnicodeTextFontsValid(t *testing.T) {
 	if r.Pages != 1 {
 		t.Errorf("pages = %d, want 1", r.Pages)
 	}
-	if info := poppler(t, "pdfinfo", r.PDF); !strings.Contains(info, "Maklervertrag") {
+	if info := pdftest.Must(t, "pdfinfo", r.PDF); !strings.Contains(info, "Maklervertrag") {
 		t.Errorf("pdfinfo shows no title:\n%s", info)
 	}
 }
@@ -72,7 +73,7 @@ func TestRender_ValuesAreLiteral(t *testing.T) {
 		t.Errorf("pages %d, fields %v: a value was read as markup", r.Pages, r.Fields)
 	}
 	// -raw: the content stream order; pdftotext's layout mode drops the spaces around "#".
-	got := poppler(t, "pdftotext", r.PDF, "-raw")
+	got := pdftest.Must(t, "pdftotext", r.PDF, "-raw")
 	for _, want := range []string{"Name: {{company.iban}}", "# x", "[[pagebreak]]", "{{signature:contact}}", "Zeile eins\n", "Zeile zwei\n", "Zeile drei"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("pdftotext lacks %q:\n%s", want, got)
@@ -114,7 +115,7 @@ func TestRender_MarkupErrors(t *testing.T) {
 	}
 	// An opening without a closing is text.
 	r := mustRender(t, "Preis {{ in Euro", nil)
-	if got := text(t, r.PDF); !strings.Contains(got, "Preis {{ in Euro") {
+	if got := pdftest.Text(t, r.PDF); !strings.Contains(got, "Preis {{ in Euro") {
 		t.Errorf("text = %q", got)
 	}
 }
@@ -198,7 +199,7 @@ func TestRender_WrapsAndBreaks(t *testing.T) {
 		t.Errorf("pages = %d", r.Pages)
 	}
 	mustValidate(t, r.PDF)
-	got := text(t, r.PDF)
+	got := pdftest.Text(t, r.PDF)
 	if strings.Count(got, "Absatz Nummer") != 150 || !strings.Contains(got, "ENDE") || strings.Count(got, "x") < 400 {
 		t.Errorf("text lost at wrapping or page breaks")
 	}
@@ -214,7 +215,7 @@ func TestRender_WrapsAndBreaks(t *testing.T) {
 func TestRender_UnsupportedRunes(t *testing.T) {
 	r := mustRender(t, "{{v}}", map[string]string{"v": "Gruß 😀 漢字 a\x00b\tc\x1b"})
 	mustValidate(t, r.PDF)
-	got := text(t, r.PDF)
+	got := pdftest.Text(t, r.PDF)
 	if !strings.Contains(got, "Gruß ? ?? a b c") {
 		t.Errorf("text = %q", got)
 	}

@@ -2,7 +2,6 @@ package pdfseal_test
 
 import (
 	"bytes"
-	"context"
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -12,11 +11,9 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
+	"github.com/brokerdesk/brokerdesk/test/pdftest"
 	"io"
 	"math/big"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -26,7 +23,6 @@ import (
 	"golang.org/x/image/font/gofont/goregular"
 
 	"github.com/brokerdesk/brokerdesk/app/platform/pdfseal"
-	"github.com/brokerdesk/brokerdesk/test/testsvc"
 )
 
 // sealedAt is the signing time of the tests' seals (within the test certificates' validity),
@@ -81,21 +77,7 @@ func mergedDoc(t testing.TB) []byte {
 // the test fails, never skips) in UTC, and returns its output.
 func pdfsig(t *testing.T, content []byte) string {
 	t.Helper()
-	dir, err := testsvc.Poppler(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := filepath.Join(t.TempDir(), "sealed.pdf")
-	if err := os.WriteFile(in, content, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(filepath.Join(dir, "pdfsig"), in)
-	cmd.Env = append(os.Environ(), "TZ=UTC")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("pdfsig: %v\n%s", err, out)
-	}
-	return string(out)
+	return pdftest.Must(t, "pdfsig", content)
 }
 
 // pair is a key and a certificate for it (PEM); edit changes the certificate's template.
