@@ -137,8 +137,8 @@ func TestProtocolValues(t *testing.T) {
 		t.Errorf("filename %q", got)
 	}
 	for in, want := range map[string]string{"0": "0,00 €", "999.99": "999,99 €", "1000": "1.000,00 €", "-1234567.8": "-1.234.567,80 €"} {
-		if got := euro(schematype.MustMoney(in)); got != want {
-			t.Errorf("euro(%s) = %q, want %q", in, got, want)
+		if got := schematype.MustMoney(in).German(); got != want {
+			t.Errorf("German(%s) = %q, want %q", in, got, want)
 		}
 	}
 }

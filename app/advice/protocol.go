@@ -78,7 +78,7 @@ func productLine(p schematype.AdviceProduct) string {
 		b.WriteString(" (" + name + ")")
 	}
 	if p.Premium != nil {
-		b.WriteString(", Beitrag " + euro(*p.Premium))
+		b.WriteString(", Beitrag " + p.Premium.German())
 	}
 	if p.Recommended {
 		b.WriteString(", empfohlen")
@@ -87,22 +87,4 @@ func productLine(p schematype.AdviceProduct) string {
 		b.WriteString(", gewählt")
 	}
 	return b.String()
-}
-
-// euro writes an amount the German way: 1.234,56 €.
-func euro(m schematype.Money) string {
-	s := m.String() // "-1234.56"
-	sign := ""
-	if strings.HasPrefix(s, "-") {
-		sign, s = "-", s[1:]
-	}
-	whole, frac, _ := strings.Cut(s, ".")
-	var b strings.Builder
-	for i, d := range whole {
-		if i > 0 && (len(whole)-i)%3 == 0 {
-			b.WriteByte('.')
-		}
-		b.WriteRune(d)
-	}
-	return sign + b.String() + "," + frac + " €"
 }

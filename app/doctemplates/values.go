@@ -66,27 +66,12 @@ func calendarDate(t *time.Time) string {
 	return t.UTC().Format("02.01.2006")
 }
 
-// euro is an amount in German notation: 1.234,56 €.
+// euro is an optional amount in German notation (schematype.Money.German), "" when absent.
 func euro(m *schematype.Money) string {
 	if m == nil {
 		return ""
 	}
-	s := m.String() // "-1234.56"
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	whole, frac, _ := strings.Cut(s, ".")
-	var b strings.Builder
-	for i, r := range whole {
-		if i > 0 && (len(whole)-i)%3 == 0 {
-			b.WriteByte('.')
-		}
-		b.WriteRune(r)
-	}
-	out := b.String() + "," + frac + " €"
-	if neg {
-		out = "-" + out
-	}
-	return out
+	return m.German()
 }
 
 var frequencies = map[string]string{"monthly": "monatlich", "quarterly": "vierteljährlich", "half-yearly": "halbjährlich",

@@ -42,6 +42,25 @@ func MustMoney(s string) Money {
 // String is the amount with exactly two fraction digits.
 func (m Money) String() string { return m.d.StringFixed(2) }
 
+// German is the amount as German documents print it: "-1.234,56 €" (generated PDFs, the
+// advice protocol).
+func (m Money) German() string {
+	s := m.String()
+	sign := ""
+	if strings.HasPrefix(s, "-") {
+		sign, s = "-", s[1:]
+	}
+	whole, frac, _ := strings.Cut(s, ".")
+	var b strings.Builder
+	for i, d := range whole {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			b.WriteByte('.')
+		}
+		b.WriteRune(d)
+	}
+	return sign + b.String() + "," + frac + " €"
+}
+
 // Add returns m + o, exactly.
 func (m Money) Add(o Money) Money { return Money{d: m.d.Add(o.d)} }
 
