@@ -2,10 +2,10 @@ package doctemplates
 
 import (
 	"fmt"
+	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
 	"slices"
 	"strings"
 	"time"
-	_ "time/tzdata" // Europe/Berlin must resolve on machines without a zoneinfo database
 
 	"github.com/brokerdesk/brokerdesk/app/formats/gdv"
 	"github.com/brokerdesk/brokerdesk/ent"
@@ -44,19 +44,9 @@ func Known(name string) bool {
 // IsVariable reports whether name is filled from the request's variables.
 func IsVariable(name string) bool { return !strings.Contains(name, ".") }
 
-var berlin = mustZone("Europe/Berlin")
-
-func mustZone(name string) *time.Location {
-	l, err := time.LoadLocation(name)
-	if err != nil {
-		panic(err)
-	}
-	return l
-}
-
 // germanDate is t as dd.mm.yyyy in Europe/Berlin (a date column is midnight UTC: read as a
 // calendar date, not shifted).
-func germanDate(t time.Time) string { return t.In(berlin).Format("02.01.2006") }
+func germanDate(t time.Time) string { return t.In(httpx.Berlin).Format("02.01.2006") }
 
 // calendarDate is a date column (midnight UTC) as dd.mm.yyyy.
 func calendarDate(t *time.Time) string {
