@@ -23,6 +23,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
 	"github.com/brokerdesk/brokerdesk/app/platform/idempotency"
 	"github.com/brokerdesk/brokerdesk/app/platform/ratelimit"
+	"github.com/brokerdesk/brokerdesk/app/portal"
 	"github.com/brokerdesk/brokerdesk/app/portfolio"
 	"github.com/brokerdesk/brokerdesk/app/sdk"
 	"github.com/brokerdesk/brokerdesk/app/signatures"
@@ -106,6 +107,11 @@ func (s *Server) routes(pager *httpx.Pager, o options) {
 	advice.NewHandler(adv, pager, idem.Middleware()).Mount(api)
 	signatures.NewHandler(s.signatures.Service(), pager, idem.Middleware()).Mount(api)
 	s.signatures.MountPublic(s.App) // the signing page: no credential, the link's token
+	// The customer portal (issue 23): the API that manages it, and the portal's pages (no
+	// credential: a customer's session cookie, or a mailed link's token).
+	s.portal.UseContacts(contactSvc)
+	portal.NewHandler(s.portal.Service(), pager, idem.Middleware()).Mount(api)
+	s.portal.MountPublic(s.App)
 	if o.testRoutes != nil {
 		o.testRoutes(v1, Middleware{Auth: auth.Secret(), RateLimit: s.limits.API.Middleware(ratelimit.CredentialKey),
 			Idempotent: idem.Middleware()})

@@ -35,6 +35,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/platform/metrics"
 	"github.com/brokerdesk/brokerdesk/app/platform/ratelimit"
 	"github.com/brokerdesk/brokerdesk/app/platform/tracing"
+	"github.com/brokerdesk/brokerdesk/app/portal"
 	"github.com/brokerdesk/brokerdesk/app/portfolio"
 	"github.com/brokerdesk/brokerdesk/app/signatures"
 	"github.com/brokerdesk/brokerdesk/app/webhooks"
@@ -73,6 +74,7 @@ type Server struct {
 	portfolio   *portfolio.Module
 	emails      *emails.Module
 	signatures  *signatures.Module
+	portal      *portal.Module
 	// portfolioMaxUpload bounds POST /portfolio-transfers (PORTFOLIO_MAX_UPLOAD_MB).
 	portfolioMaxUpload int64
 	bucket             *blob.Bucket
@@ -324,6 +326,10 @@ func (s *Server) newJobs(ctx context.Context, cfg Config, pcfg *pgxpool.Config, 
 		Docs: documents.NewService(events.NewService(), s.bucket), Emails: s.emails.Service(), Sealer: pdfSealer, Clients: s.clients,
 		Secret: cfg.Secret, PublicURL: cfg.Mail.PublicURL, Now: o.now, Log: s.log})
 	s.signatures.AddWorkers(workers)
+	s.portal = portal.New(portal.Deps{DB: s.jobsDB, Bucket: s.bucket, Events: events.NewService(),
+		Docs: documents.NewService(events.NewService(), s.bucket), Emails: s.emails.Service(), Signing: s.signatures,
+		Keys: cfg.DataKeys, Limits: s.limits, Clients: s.clients, Secret: cfg.Secret, PublicURL: cfg.Mail.PublicURL,
+		Now: o.now, Log: s.log})
 	maintenance.AddWorkers(workers, maintenance.NewPurger(s.pool, s.log))
 	documents.AddWorkers(workers, documents.NewSweeper(s.jobsPool, s.bucket, o.now, s.log))
 	periodic := append(s.hooks.PeriodicJobs(), maintenance.PeriodicJobs()...)

@@ -56,6 +56,10 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/oauthconsent"
 	"github.com/brokerdesk/brokerdesk/ent/oauthtoken"
 	"github.com/brokerdesk/brokerdesk/ent/pointentry"
+	"github.com/brokerdesk/brokerdesk/ent/portalaccess"
+	"github.com/brokerdesk/brokerdesk/ent/portalchangerequest"
+	"github.com/brokerdesk/brokerdesk/ent/portalsession"
+	"github.com/brokerdesk/brokerdesk/ent/portaltoken"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliomapping"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
 	"github.com/brokerdesk/brokerdesk/ent/signaturerequest"
@@ -156,6 +160,14 @@ type Client struct {
 	OAuthToken *OAuthTokenClient
 	// PointEntry is the client for interacting with the PointEntry builders.
 	PointEntry *PointEntryClient
+	// PortalAccess is the client for interacting with the PortalAccess builders.
+	PortalAccess *PortalAccessClient
+	// PortalChangeRequest is the client for interacting with the PortalChangeRequest builders.
+	PortalChangeRequest *PortalChangeRequestClient
+	// PortalSession is the client for interacting with the PortalSession builders.
+	PortalSession *PortalSessionClient
+	// PortalToken is the client for interacting with the PortalToken builders.
+	PortalToken *PortalTokenClient
 	// PortfolioMapping is the client for interacting with the PortfolioMapping builders.
 	PortfolioMapping *PortfolioMappingClient
 	// PortfolioTransfer is the client for interacting with the PortfolioTransfer builders.
@@ -229,6 +241,10 @@ func (c *Client) init() {
 	c.OAuthConsent = NewOAuthConsentClient(c.config)
 	c.OAuthToken = NewOAuthTokenClient(c.config)
 	c.PointEntry = NewPointEntryClient(c.config)
+	c.PortalAccess = NewPortalAccessClient(c.config)
+	c.PortalChangeRequest = NewPortalChangeRequestClient(c.config)
+	c.PortalSession = NewPortalSessionClient(c.config)
+	c.PortalToken = NewPortalTokenClient(c.config)
 	c.PortfolioMapping = NewPortfolioMappingClient(c.config)
 	c.PortfolioTransfer = NewPortfolioTransferClient(c.config)
 	c.SignatureRequest = NewSignatureRequestClient(c.config)
@@ -372,6 +388,10 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		OAuthConsent:          NewOAuthConsentClient(cfg),
 		OAuthToken:            NewOAuthTokenClient(cfg),
 		PointEntry:            NewPointEntryClient(cfg),
+		PortalAccess:          NewPortalAccessClient(cfg),
+		PortalChangeRequest:   NewPortalChangeRequestClient(cfg),
+		PortalSession:         NewPortalSessionClient(cfg),
+		PortalToken:           NewPortalTokenClient(cfg),
 		PortfolioMapping:      NewPortfolioMappingClient(cfg),
 		PortfolioTransfer:     NewPortfolioTransferClient(cfg),
 		SignatureRequest:      NewSignatureRequestClient(cfg),
@@ -442,6 +462,10 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		OAuthConsent:          NewOAuthConsentClient(cfg),
 		OAuthToken:            NewOAuthTokenClient(cfg),
 		PointEntry:            NewPointEntryClient(cfg),
+		PortalAccess:          NewPortalAccessClient(cfg),
+		PortalChangeRequest:   NewPortalChangeRequestClient(cfg),
+		PortalSession:         NewPortalSessionClient(cfg),
+		PortalToken:           NewPortalTokenClient(cfg),
 		PortfolioMapping:      NewPortfolioMappingClient(cfg),
 		PortfolioTransfer:     NewPortfolioTransferClient(cfg),
 		SignatureRequest:      NewSignatureRequestClient(cfg),
@@ -490,7 +514,8 @@ func (c *Client) Use(hooks ...Hook) {
 		c.EmailTemplate, c.EmailThread, c.Event, c.EventCounter, c.ExternalRef,
 		c.IdempotencyKey, c.Insurer, c.JobRun, c.Lead, c.LeadAttachment, c.LeadStage,
 		c.LeadSubmission, c.Mailbox, c.MailboxFolder, c.OAuthClient, c.OAuthConsent,
-		c.OAuthToken, c.PointEntry, c.PortfolioMapping, c.PortfolioTransfer,
+		c.OAuthToken, c.PointEntry, c.PortalAccess, c.PortalChangeRequest,
+		c.PortalSession, c.PortalToken, c.PortfolioMapping, c.PortfolioTransfer,
 		c.SignatureRequest, c.SignatureSigner, c.StandardDocument, c.Task,
 		c.TaskComment, c.User, c.WebhookCursor, c.WebhookDelivery, c.WebhookEndpoint,
 	} {
@@ -510,7 +535,8 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.EmailTemplate, c.EmailThread, c.Event, c.EventCounter, c.ExternalRef,
 		c.IdempotencyKey, c.Insurer, c.JobRun, c.Lead, c.LeadAttachment, c.LeadStage,
 		c.LeadSubmission, c.Mailbox, c.MailboxFolder, c.OAuthClient, c.OAuthConsent,
-		c.OAuthToken, c.PointEntry, c.PortfolioMapping, c.PortfolioTransfer,
+		c.OAuthToken, c.PointEntry, c.PortalAccess, c.PortalChangeRequest,
+		c.PortalSession, c.PortalToken, c.PortfolioMapping, c.PortfolioTransfer,
 		c.SignatureRequest, c.SignatureSigner, c.StandardDocument, c.Task,
 		c.TaskComment, c.User, c.WebhookCursor, c.WebhookDelivery, c.WebhookEndpoint,
 	} {
@@ -601,6 +627,14 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.OAuthToken.mutate(ctx, m)
 	case *PointEntryMutation:
 		return c.PointEntry.mutate(ctx, m)
+	case *PortalAccessMutation:
+		return c.PortalAccess.mutate(ctx, m)
+	case *PortalChangeRequestMutation:
+		return c.PortalChangeRequest.mutate(ctx, m)
+	case *PortalSessionMutation:
+		return c.PortalSession.mutate(ctx, m)
+	case *PortalTokenMutation:
+		return c.PortalToken.mutate(ctx, m)
 	case *PortfolioMappingMutation:
 		return c.PortfolioMapping.mutate(ctx, m)
 	case *PortfolioTransferMutation:
@@ -6674,6 +6708,606 @@ func (c *PointEntryClient) mutate(ctx context.Context, m *PointEntryMutation) (V
 	}
 }
 
+// PortalAccessClient is a client for the PortalAccess schema.
+type PortalAccessClient struct {
+	config
+}
+
+// NewPortalAccessClient returns a client for the PortalAccess from the given config.
+func NewPortalAccessClient(c config) *PortalAccessClient {
+	return &PortalAccessClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `portalaccess.Hooks(f(g(h())))`.
+func (c *PortalAccessClient) Use(hooks ...Hook) {
+	c.hooks.PortalAccess = append(c.hooks.PortalAccess, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `portalaccess.Intercept(f(g(h())))`.
+func (c *PortalAccessClient) Intercept(interceptors ...Interceptor) {
+	c.inters.PortalAccess = append(c.inters.PortalAccess, interceptors...)
+}
+
+// Create returns a builder for creating a PortalAccess entity.
+func (c *PortalAccessClient) Create() *PortalAccessCreate {
+	mutation := newPortalAccessMutation(c.config, OpCreate)
+	return &PortalAccessCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of PortalAccess entities.
+func (c *PortalAccessClient) CreateBulk(builders ...*PortalAccessCreate) *PortalAccessCreateBulk {
+	return &PortalAccessCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *PortalAccessClient) MapCreateBulk(slice any, setFunc func(*PortalAccessCreate, int)) *PortalAccessCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &PortalAccessCreateBulk{err: fmt.Errorf("calling to PortalAccessClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*PortalAccessCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &PortalAccessCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for PortalAccess.
+func (c *PortalAccessClient) Update() *PortalAccessUpdate {
+	mutation := newPortalAccessMutation(c.config, OpUpdate)
+	return &PortalAccessUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *PortalAccessClient) UpdateOne(_m *PortalAccess) *PortalAccessUpdateOne {
+	mutation := newPortalAccessMutation(c.config, OpUpdateOne, withPortalAccess(_m))
+	return &PortalAccessUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *PortalAccessClient) UpdateOneID(id uuid.UUID) *PortalAccessUpdateOne {
+	mutation := newPortalAccessMutation(c.config, OpUpdateOne, withPortalAccessID(id))
+	return &PortalAccessUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for PortalAccess.
+func (c *PortalAccessClient) Delete() *PortalAccessDelete {
+	mutation := newPortalAccessMutation(c.config, OpDelete)
+	return &PortalAccessDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *PortalAccessClient) DeleteOne(_m *PortalAccess) *PortalAccessDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *PortalAccessClient) DeleteOneID(id uuid.UUID) *PortalAccessDeleteOne {
+	builder := c.Delete().Where(portalaccess.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &PortalAccessDeleteOne{builder}
+}
+
+// Query returns a query builder for PortalAccess.
+func (c *PortalAccessClient) Query() *PortalAccessQuery {
+	return &PortalAccessQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypePortalAccess},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a PortalAccess entity by its id.
+func (c *PortalAccessClient) Get(ctx context.Context, id uuid.UUID) (*PortalAccess, error) {
+	return c.Query().Where(portalaccess.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *PortalAccessClient) GetX(ctx context.Context, id uuid.UUID) *PortalAccess {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a PortalAccess.
+func (c *PortalAccessClient) QueryCompany(_m *PortalAccess) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(portalaccess.Table, portalaccess.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, portalaccess.CompanyTable, portalaccess.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *PortalAccessClient) Hooks() []Hook {
+	hooks := c.hooks.PortalAccess
+	return append(hooks[:len(hooks):len(hooks)], portalaccess.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *PortalAccessClient) Interceptors() []Interceptor {
+	return c.inters.PortalAccess
+}
+
+func (c *PortalAccessClient) mutate(ctx context.Context, m *PortalAccessMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&PortalAccessCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&PortalAccessUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&PortalAccessUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&PortalAccessDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown PortalAccess mutation op: %q", m.Op())
+	}
+}
+
+// PortalChangeRequestClient is a client for the PortalChangeRequest schema.
+type PortalChangeRequestClient struct {
+	config
+}
+
+// NewPortalChangeRequestClient returns a client for the PortalChangeRequest from the given config.
+func NewPortalChangeRequestClient(c config) *PortalChangeRequestClient {
+	return &PortalChangeRequestClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `portalchangerequest.Hooks(f(g(h())))`.
+func (c *PortalChangeRequestClient) Use(hooks ...Hook) {
+	c.hooks.PortalChangeRequest = append(c.hooks.PortalChangeRequest, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `portalchangerequest.Intercept(f(g(h())))`.
+func (c *PortalChangeRequestClient) Intercept(interceptors ...Interceptor) {
+	c.inters.PortalChangeRequest = append(c.inters.PortalChangeRequest, interceptors...)
+}
+
+// Create returns a builder for creating a PortalChangeRequest entity.
+func (c *PortalChangeRequestClient) Create() *PortalChangeRequestCreate {
+	mutation := newPortalChangeRequestMutation(c.config, OpCreate)
+	return &PortalChangeRequestCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of PortalChangeRequest entities.
+func (c *PortalChangeRequestClient) CreateBulk(builders ...*PortalChangeRequestCreate) *PortalChangeRequestCreateBulk {
+	return &PortalChangeRequestCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *PortalChangeRequestClient) MapCreateBulk(slice any, setFunc func(*PortalChangeRequestCreate, int)) *PortalChangeRequestCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &PortalChangeRequestCreateBulk{err: fmt.Errorf("calling to PortalChangeRequestClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*PortalChangeRequestCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &PortalChangeRequestCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for PortalChangeRequest.
+func (c *PortalChangeRequestClient) Update() *PortalChangeRequestUpdate {
+	mutation := newPortalChangeRequestMutation(c.config, OpUpdate)
+	return &PortalChangeRequestUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *PortalChangeRequestClient) UpdateOne(_m *PortalChangeRequest) *PortalChangeRequestUpdateOne {
+	mutation := newPortalChangeRequestMutation(c.config, OpUpdateOne, withPortalChangeRequest(_m))
+	return &PortalChangeRequestUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *PortalChangeRequestClient) UpdateOneID(id uuid.UUID) *PortalChangeRequestUpdateOne {
+	mutation := newPortalChangeRequestMutation(c.config, OpUpdateOne, withPortalChangeRequestID(id))
+	return &PortalChangeRequestUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for PortalChangeRequest.
+func (c *PortalChangeRequestClient) Delete() *PortalChangeRequestDelete {
+	mutation := newPortalChangeRequestMutation(c.config, OpDelete)
+	return &PortalChangeRequestDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *PortalChangeRequestClient) DeleteOne(_m *PortalChangeRequest) *PortalChangeRequestDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *PortalChangeRequestClient) DeleteOneID(id uuid.UUID) *PortalChangeRequestDeleteOne {
+	builder := c.Delete().Where(portalchangerequest.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &PortalChangeRequestDeleteOne{builder}
+}
+
+// Query returns a query builder for PortalChangeRequest.
+func (c *PortalChangeRequestClient) Query() *PortalChangeRequestQuery {
+	return &PortalChangeRequestQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypePortalChangeRequest},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a PortalChangeRequest entity by its id.
+func (c *PortalChangeRequestClient) Get(ctx context.Context, id uuid.UUID) (*PortalChangeRequest, error) {
+	return c.Query().Where(portalchangerequest.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *PortalChangeRequestClient) GetX(ctx context.Context, id uuid.UUID) *PortalChangeRequest {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a PortalChangeRequest.
+func (c *PortalChangeRequestClient) QueryCompany(_m *PortalChangeRequest) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(portalchangerequest.Table, portalchangerequest.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, portalchangerequest.CompanyTable, portalchangerequest.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *PortalChangeRequestClient) Hooks() []Hook {
+	hooks := c.hooks.PortalChangeRequest
+	return append(hooks[:len(hooks):len(hooks)], portalchangerequest.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *PortalChangeRequestClient) Interceptors() []Interceptor {
+	return c.inters.PortalChangeRequest
+}
+
+func (c *PortalChangeRequestClient) mutate(ctx context.Context, m *PortalChangeRequestMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&PortalChangeRequestCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&PortalChangeRequestUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&PortalChangeRequestUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&PortalChangeRequestDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown PortalChangeRequest mutation op: %q", m.Op())
+	}
+}
+
+// PortalSessionClient is a client for the PortalSession schema.
+type PortalSessionClient struct {
+	config
+}
+
+// NewPortalSessionClient returns a client for the PortalSession from the given config.
+func NewPortalSessionClient(c config) *PortalSessionClient {
+	return &PortalSessionClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `portalsession.Hooks(f(g(h())))`.
+func (c *PortalSessionClient) Use(hooks ...Hook) {
+	c.hooks.PortalSession = append(c.hooks.PortalSession, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `portalsession.Intercept(f(g(h())))`.
+func (c *PortalSessionClient) Intercept(interceptors ...Interceptor) {
+	c.inters.PortalSession = append(c.inters.PortalSession, interceptors...)
+}
+
+// Create returns a builder for creating a PortalSession entity.
+func (c *PortalSessionClient) Create() *PortalSessionCreate {
+	mutation := newPortalSessionMutation(c.config, OpCreate)
+	return &PortalSessionCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of PortalSession entities.
+func (c *PortalSessionClient) CreateBulk(builders ...*PortalSessionCreate) *PortalSessionCreateBulk {
+	return &PortalSessionCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *PortalSessionClient) MapCreateBulk(slice any, setFunc func(*PortalSessionCreate, int)) *PortalSessionCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &PortalSessionCreateBulk{err: fmt.Errorf("calling to PortalSessionClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*PortalSessionCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &PortalSessionCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for PortalSession.
+func (c *PortalSessionClient) Update() *PortalSessionUpdate {
+	mutation := newPortalSessionMutation(c.config, OpUpdate)
+	return &PortalSessionUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *PortalSessionClient) UpdateOne(_m *PortalSession) *PortalSessionUpdateOne {
+	mutation := newPortalSessionMutation(c.config, OpUpdateOne, withPortalSession(_m))
+	return &PortalSessionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *PortalSessionClient) UpdateOneID(id uuid.UUID) *PortalSessionUpdateOne {
+	mutation := newPortalSessionMutation(c.config, OpUpdateOne, withPortalSessionID(id))
+	return &PortalSessionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for PortalSession.
+func (c *PortalSessionClient) Delete() *PortalSessionDelete {
+	mutation := newPortalSessionMutation(c.config, OpDelete)
+	return &PortalSessionDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *PortalSessionClient) DeleteOne(_m *PortalSession) *PortalSessionDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *PortalSessionClient) DeleteOneID(id uuid.UUID) *PortalSessionDeleteOne {
+	builder := c.Delete().Where(portalsession.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &PortalSessionDeleteOne{builder}
+}
+
+// Query returns a query builder for PortalSession.
+func (c *PortalSessionClient) Query() *PortalSessionQuery {
+	return &PortalSessionQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypePortalSession},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a PortalSession entity by its id.
+func (c *PortalSessionClient) Get(ctx context.Context, id uuid.UUID) (*PortalSession, error) {
+	return c.Query().Where(portalsession.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *PortalSessionClient) GetX(ctx context.Context, id uuid.UUID) *PortalSession {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a PortalSession.
+func (c *PortalSessionClient) QueryCompany(_m *PortalSession) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(portalsession.Table, portalsession.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, portalsession.CompanyTable, portalsession.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *PortalSessionClient) Hooks() []Hook {
+	hooks := c.hooks.PortalSession
+	return append(hooks[:len(hooks):len(hooks)], portalsession.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *PortalSessionClient) Interceptors() []Interceptor {
+	return c.inters.PortalSession
+}
+
+func (c *PortalSessionClient) mutate(ctx context.Context, m *PortalSessionMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&PortalSessionCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&PortalSessionUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&PortalSessionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&PortalSessionDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown PortalSession mutation op: %q", m.Op())
+	}
+}
+
+// PortalTokenClient is a client for the PortalToken schema.
+type PortalTokenClient struct {
+	config
+}
+
+// NewPortalTokenClient returns a client for the PortalToken from the given config.
+func NewPortalTokenClient(c config) *PortalTokenClient {
+	return &PortalTokenClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `portaltoken.Hooks(f(g(h())))`.
+func (c *PortalTokenClient) Use(hooks ...Hook) {
+	c.hooks.PortalToken = append(c.hooks.PortalToken, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `portaltoken.Intercept(f(g(h())))`.
+func (c *PortalTokenClient) Intercept(interceptors ...Interceptor) {
+	c.inters.PortalToken = append(c.inters.PortalToken, interceptors...)
+}
+
+// Create returns a builder for creating a PortalToken entity.
+func (c *PortalTokenClient) Create() *PortalTokenCreate {
+	mutation := newPortalTokenMutation(c.config, OpCreate)
+	return &PortalTokenCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of PortalToken entities.
+func (c *PortalTokenClient) CreateBulk(builders ...*PortalTokenCreate) *PortalTokenCreateBulk {
+	return &PortalTokenCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *PortalTokenClient) MapCreateBulk(slice any, setFunc func(*PortalTokenCreate, int)) *PortalTokenCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &PortalTokenCreateBulk{err: fmt.Errorf("calling to PortalTokenClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*PortalTokenCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &PortalTokenCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for PortalToken.
+func (c *PortalTokenClient) Update() *PortalTokenUpdate {
+	mutation := newPortalTokenMutation(c.config, OpUpdate)
+	return &PortalTokenUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *PortalTokenClient) UpdateOne(_m *PortalToken) *PortalTokenUpdateOne {
+	mutation := newPortalTokenMutation(c.config, OpUpdateOne, withPortalToken(_m))
+	return &PortalTokenUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *PortalTokenClient) UpdateOneID(id uuid.UUID) *PortalTokenUpdateOne {
+	mutation := newPortalTokenMutation(c.config, OpUpdateOne, withPortalTokenID(id))
+	return &PortalTokenUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for PortalToken.
+func (c *PortalTokenClient) Delete() *PortalTokenDelete {
+	mutation := newPortalTokenMutation(c.config, OpDelete)
+	return &PortalTokenDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *PortalTokenClient) DeleteOne(_m *PortalToken) *PortalTokenDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *PortalTokenClient) DeleteOneID(id uuid.UUID) *PortalTokenDeleteOne {
+	builder := c.Delete().Where(portaltoken.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &PortalTokenDeleteOne{builder}
+}
+
+// Query returns a query builder for PortalToken.
+func (c *PortalTokenClient) Query() *PortalTokenQuery {
+	return &PortalTokenQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypePortalToken},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a PortalToken entity by its id.
+func (c *PortalTokenClient) Get(ctx context.Context, id uuid.UUID) (*PortalToken, error) {
+	return c.Query().Where(portaltoken.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *PortalTokenClient) GetX(ctx context.Context, id uuid.UUID) *PortalToken {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a PortalToken.
+func (c *PortalTokenClient) QueryCompany(_m *PortalToken) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(portaltoken.Table, portaltoken.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, portaltoken.CompanyTable, portaltoken.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *PortalTokenClient) Hooks() []Hook {
+	hooks := c.hooks.PortalToken
+	return append(hooks[:len(hooks):len(hooks)], portaltoken.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *PortalTokenClient) Interceptors() []Interceptor {
+	return c.inters.PortalToken
+}
+
+func (c *PortalTokenClient) mutate(ctx context.Context, m *PortalTokenMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&PortalTokenCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&PortalTokenUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&PortalTokenUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&PortalTokenDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown PortalToken mutation op: %q", m.Op())
+	}
+}
+
 // PortfolioMappingClient is a client for the PortfolioMapping schema.
 type PortfolioMappingClient struct {
 	config
@@ -8366,9 +9000,10 @@ type (
 		EmailOptOut, EmailTemplate, EmailThread, Event, EventCounter, ExternalRef,
 		IdempotencyKey, Insurer, JobRun, Lead, LeadAttachment, LeadStage,
 		LeadSubmission, Mailbox, MailboxFolder, OAuthClient, OAuthConsent, OAuthToken,
-		PointEntry, PortfolioMapping, PortfolioTransfer, SignatureRequest,
-		SignatureSigner, StandardDocument, Task, TaskComment, User, WebhookCursor,
-		WebhookDelivery, WebhookEndpoint []ent.Hook
+		PointEntry, PortalAccess, PortalChangeRequest, PortalSession, PortalToken,
+		PortfolioMapping, PortfolioTransfer, SignatureRequest, SignatureSigner,
+		StandardDocument, Task, TaskComment, User, WebhookCursor, WebhookDelivery,
+		WebhookEndpoint []ent.Hook
 	}
 	inters struct {
 		APIKey, AdviceRecord, Appointment, AppointmentException, CalendarToken, Company,
@@ -8378,9 +9013,10 @@ type (
 		EmailOptOut, EmailTemplate, EmailThread, Event, EventCounter, ExternalRef,
 		IdempotencyKey, Insurer, JobRun, Lead, LeadAttachment, LeadStage,
 		LeadSubmission, Mailbox, MailboxFolder, OAuthClient, OAuthConsent, OAuthToken,
-		PointEntry, PortfolioMapping, PortfolioTransfer, SignatureRequest,
-		SignatureSigner, StandardDocument, Task, TaskComment, User, WebhookCursor,
-		WebhookDelivery, WebhookEndpoint []ent.Interceptor
+		PointEntry, PortalAccess, PortalChangeRequest, PortalSession, PortalToken,
+		PortfolioMapping, PortfolioTransfer, SignatureRequest, SignatureSigner,
+		StandardDocument, Task, TaskComment, User, WebhookCursor, WebhookDelivery,
+		WebhookEndpoint []ent.Interceptor
 	}
 )
 

@@ -47,6 +47,8 @@ type Document struct {
 	BlobKey string `json:"blob_key,omitempty"`
 	// SignatureFields holds the value of the "signature_fields" field.
 	SignatureFields []schematype.SignatureField `json:"signature_fields,omitempty"`
+	// ReleasedAt holds the value of the "released_at" field.
+	ReleasedAt *time.Time `json:"released_at,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the DocumentQuery when eager-loading is set.
 	Edges        DocumentEdges `json:"edges"`
@@ -86,7 +88,7 @@ func (*Document) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullInt64)
 		case document.FieldType, document.FieldFilename, document.FieldContentType, document.FieldSha256, document.FieldBlobKey:
 			values[i] = new(sql.NullString)
-		case document.FieldCreatedAt, document.FieldUpdatedAt:
+		case document.FieldCreatedAt, document.FieldUpdatedAt, document.FieldReleasedAt:
 			values[i] = new(sql.NullTime)
 		case document.FieldID, document.FieldCompanyID, document.FieldContactID:
 			values[i] = new(uuid.UUID)
@@ -192,6 +194,13 @@ func (_m *Document) assignValues(columns []string, values []any) error {
 					return fmt.Errorf("unmarshal field signature_fields: %w", err)
 				}
 			}
+		case document.FieldReleasedAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field released_at", values[i])
+			} else if value.Valid {
+				_m.ReleasedAt = new(time.Time)
+				*_m.ReleasedAt = value.Time
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -273,6 +282,11 @@ func (_m *Document) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("signature_fields=")
 	builder.WriteString(fmt.Sprintf("%v", _m.SignatureFields))
+	builder.WriteString(", ")
+	if v := _m.ReleasedAt; v != nil {
+		builder.WriteString("released_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -144,6 +144,20 @@ func (_c *DocumentCreate) SetSignatureFields(v []schematype.SignatureField) *Doc
 	return _c
 }
 
+// SetReleasedAt sets the "released_at" field.
+func (_c *DocumentCreate) SetReleasedAt(v time.Time) *DocumentCreate {
+	_c.mutation.SetReleasedAt(v)
+	return _c
+}
+
+// SetNillableReleasedAt sets the "released_at" field if the given value is not nil.
+func (_c *DocumentCreate) SetNillableReleasedAt(v *time.Time) *DocumentCreate {
+	if v != nil {
+		_c.SetReleasedAt(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *DocumentCreate) SetID(v uuid.UUID) *DocumentCreate {
 	_c.mutation.SetID(v)
@@ -384,6 +398,10 @@ func (_c *DocumentCreate) createSpec() (*Document, *sqlgraph.CreateSpec) {
 		_spec.SetField(document.FieldSignatureFields, field.TypeJSON, value)
 		_node.SignatureFields = value
 	}
+	if value, ok := _c.mutation.ReleasedAt(); ok {
+		_spec.SetField(document.FieldReleasedAt, field.TypeTime, value)
+		_node.ReleasedAt = &value
+	}
 	if nodes := _c.mutation.CompanyIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -498,6 +516,24 @@ func (u *DocumentUpsert) UpdateContractID() *DocumentUpsert {
 // ClearContractID clears the value of the "contract_id" field.
 func (u *DocumentUpsert) ClearContractID() *DocumentUpsert {
 	u.SetNull(document.FieldContractID)
+	return u
+}
+
+// SetReleasedAt sets the "released_at" field.
+func (u *DocumentUpsert) SetReleasedAt(v time.Time) *DocumentUpsert {
+	u.Set(document.FieldReleasedAt, v)
+	return u
+}
+
+// UpdateReleasedAt sets the "released_at" field to the value that was provided on create.
+func (u *DocumentUpsert) UpdateReleasedAt() *DocumentUpsert {
+	u.SetExcluded(document.FieldReleasedAt)
+	return u
+}
+
+// ClearReleasedAt clears the value of the "released_at" field.
+func (u *DocumentUpsert) ClearReleasedAt() *DocumentUpsert {
+	u.SetNull(document.FieldReleasedAt)
 	return u
 }
 
@@ -632,6 +668,27 @@ func (u *DocumentUpsertOne) UpdateContractID() *DocumentUpsertOne {
 func (u *DocumentUpsertOne) ClearContractID() *DocumentUpsertOne {
 	return u.Update(func(s *DocumentUpsert) {
 		s.ClearContractID()
+	})
+}
+
+// SetReleasedAt sets the "released_at" field.
+func (u *DocumentUpsertOne) SetReleasedAt(v time.Time) *DocumentUpsertOne {
+	return u.Update(func(s *DocumentUpsert) {
+		s.SetReleasedAt(v)
+	})
+}
+
+// UpdateReleasedAt sets the "released_at" field to the value that was provided on create.
+func (u *DocumentUpsertOne) UpdateReleasedAt() *DocumentUpsertOne {
+	return u.Update(func(s *DocumentUpsert) {
+		s.UpdateReleasedAt()
+	})
+}
+
+// ClearReleasedAt clears the value of the "released_at" field.
+func (u *DocumentUpsertOne) ClearReleasedAt() *DocumentUpsertOne {
+	return u.Update(func(s *DocumentUpsert) {
+		s.ClearReleasedAt()
 	})
 }
 
@@ -933,6 +990,27 @@ func (u *DocumentUpsertBulk) UpdateContractID() *DocumentUpsertBulk {
 func (u *DocumentUpsertBulk) ClearContractID() *DocumentUpsertBulk {
 	return u.Update(func(s *DocumentUpsert) {
 		s.ClearContractID()
+	})
+}
+
+// SetReleasedAt sets the "released_at" field.
+func (u *DocumentUpsertBulk) SetReleasedAt(v time.Time) *DocumentUpsertBulk {
+	return u.Update(func(s *DocumentUpsert) {
+		s.SetReleasedAt(v)
+	})
+}
+
+// UpdateReleasedAt sets the "released_at" field to the value that was provided on create.
+func (u *DocumentUpsertBulk) UpdateReleasedAt() *DocumentUpsertBulk {
+	return u.Update(func(s *DocumentUpsert) {
+		s.UpdateReleasedAt()
+	})
+}
+
+// ClearReleasedAt clears the value of the "released_at" field.
+func (u *DocumentUpsertBulk) ClearReleasedAt() *DocumentUpsertBulk {
+	return u.Update(func(s *DocumentUpsert) {
+		s.ClearReleasedAt()
 	})
 }
 

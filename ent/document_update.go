@@ -76,6 +76,26 @@ func (_u *DocumentUpdate) ClearContractID() *DocumentUpdate {
 	return _u
 }
 
+// SetReleasedAt sets the "released_at" field.
+func (_u *DocumentUpdate) SetReleasedAt(v time.Time) *DocumentUpdate {
+	_u.mutation.SetReleasedAt(v)
+	return _u
+}
+
+// SetNillableReleasedAt sets the "released_at" field if the given value is not nil.
+func (_u *DocumentUpdate) SetNillableReleasedAt(v *time.Time) *DocumentUpdate {
+	if v != nil {
+		_u.SetReleasedAt(*v)
+	}
+	return _u
+}
+
+// ClearReleasedAt clears the value of the "released_at" field.
+func (_u *DocumentUpdate) ClearReleasedAt() *DocumentUpdate {
+	_u.mutation.ClearReleasedAt()
+	return _u
+}
+
 // Mutation returns the DocumentMutation object of the builder.
 func (_u *DocumentUpdate) Mutation() *DocumentMutation {
 	return _u.mutation
@@ -161,6 +181,12 @@ func (_u *DocumentUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if _u.mutation.SignatureFieldsCleared() {
 		_spec.ClearField(document.FieldSignatureFields, field.TypeJSON)
 	}
+	if value, ok := _u.mutation.ReleasedAt(); ok {
+		_spec.SetField(document.FieldReleasedAt, field.TypeTime, value)
+	}
+	if _u.mutation.ReleasedAtCleared() {
+		_spec.ClearField(document.FieldReleasedAt, field.TypeTime)
+	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{document.Label}
@@ -225,6 +251,26 @@ func (_u *DocumentUpdateOne) SetNillableContractID(v *uuid.UUID) *DocumentUpdate
 // ClearContractID clears the value of the "contract_id" field.
 func (_u *DocumentUpdateOne) ClearContractID() *DocumentUpdateOne {
 	_u.mutation.ClearContractID()
+	return _u
+}
+
+// SetReleasedAt sets the "released_at" field.
+func (_u *DocumentUpdateOne) SetReleasedAt(v time.Time) *DocumentUpdateOne {
+	_u.mutation.SetReleasedAt(v)
+	return _u
+}
+
+// SetNillableReleasedAt sets the "released_at" field if the given value is not nil.
+func (_u *DocumentUpdateOne) SetNillableReleasedAt(v *time.Time) *DocumentUpdateOne {
+	if v != nil {
+		_u.SetReleasedAt(*v)
+	}
+	return _u
+}
+
+// ClearReleasedAt clears the value of the "released_at" field.
+func (_u *DocumentUpdateOne) ClearReleasedAt() *DocumentUpdateOne {
+	_u.mutation.ClearReleasedAt()
 	return _u
 }
 
@@ -342,6 +388,12 @@ func (_u *DocumentUpdateOne) sqlSave(ctx context.Context) (_node *Document, err 
 	}
 	if _u.mutation.SignatureFieldsCleared() {
 		_spec.ClearField(document.FieldSignatureFields, field.TypeJSON)
+	}
+	if value, ok := _u.mutation.ReleasedAt(); ok {
+		_spec.SetField(document.FieldReleasedAt, field.TypeTime, value)
+	}
+	if _u.mutation.ReleasedAtCleared() {
+		_spec.ClearField(document.FieldReleasedAt, field.TypeTime)
 	}
 	_node = &Document{config: _u.config}
 	_spec.Assign = _node.assignValues

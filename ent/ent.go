@@ -52,6 +52,10 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/oauthconsent"
 	"github.com/brokerdesk/brokerdesk/ent/oauthtoken"
 	"github.com/brokerdesk/brokerdesk/ent/pointentry"
+	"github.com/brokerdesk/brokerdesk/ent/portalaccess"
+	"github.com/brokerdesk/brokerdesk/ent/portalchangerequest"
+	"github.com/brokerdesk/brokerdesk/ent/portalsession"
+	"github.com/brokerdesk/brokerdesk/ent/portaltoken"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliomapping"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
 	"github.com/brokerdesk/brokerdesk/ent/signaturerequest"
@@ -163,6 +167,10 @@ func checkColumn(t, c string) error {
 			oauthconsent.Table:          oauthconsent.ValidColumn,
 			oauthtoken.Table:            oauthtoken.ValidColumn,
 			pointentry.Table:            pointentry.ValidColumn,
+			portalaccess.Table:          portalaccess.ValidColumn,
+			portalchangerequest.Table:   portalchangerequest.ValidColumn,
+			portalsession.Table:         portalsession.ValidColumn,
+			portaltoken.Table:           portaltoken.ValidColumn,
 			portfoliomapping.Table:      portfoliomapping.ValidColumn,
 			portfoliotransfer.Table:     portfoliotransfer.ValidColumn,
 			signaturerequest.Table:      signaturerequest.ValidColumn,

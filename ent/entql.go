@@ -43,6 +43,10 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/oauthconsent"
 	"github.com/brokerdesk/brokerdesk/ent/oauthtoken"
 	"github.com/brokerdesk/brokerdesk/ent/pointentry"
+	"github.com/brokerdesk/brokerdesk/ent/portalaccess"
+	"github.com/brokerdesk/brokerdesk/ent/portalchangerequest"
+	"github.com/brokerdesk/brokerdesk/ent/portalsession"
+	"github.com/brokerdesk/brokerdesk/ent/portaltoken"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliomapping"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
 	"github.com/brokerdesk/brokerdesk/ent/predicate"
@@ -64,7 +68,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 51)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 55)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -495,6 +499,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			document.FieldSha256:          {Type: field.TypeString, Column: document.FieldSha256},
 			document.FieldBlobKey:         {Type: field.TypeString, Column: document.FieldBlobKey},
 			document.FieldSignatureFields: {Type: field.TypeJSON, Column: document.FieldSignatureFields},
+			document.FieldReleasedAt:      {Type: field.TypeTime, Column: document.FieldReleasedAt},
 		},
 	}
 	graph.Nodes[17] = &sqlgraph.Node{
@@ -1023,6 +1028,108 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[40] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   portalaccess.Table,
+			Columns: portalaccess.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: portalaccess.FieldID,
+			},
+		},
+		Type: "PortalAccess",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			portalaccess.FieldCompanyID:       {Type: field.TypeUUID, Column: portalaccess.FieldCompanyID},
+			portalaccess.FieldCreatedAt:       {Type: field.TypeTime, Column: portalaccess.FieldCreatedAt},
+			portalaccess.FieldUpdatedAt:       {Type: field.TypeTime, Column: portalaccess.FieldUpdatedAt},
+			portalaccess.FieldVersion:         {Type: field.TypeInt64, Column: portalaccess.FieldVersion},
+			portalaccess.FieldContactID:       {Type: field.TypeUUID, Column: portalaccess.FieldContactID},
+			portalaccess.FieldStatus:          {Type: field.TypeEnum, Column: portalaccess.FieldStatus},
+			portalaccess.FieldEmail:           {Type: field.TypeString, Column: portalaccess.FieldEmail},
+			portalaccess.FieldPasswordHash:    {Type: field.TypeString, Column: portalaccess.FieldPasswordHash},
+			portalaccess.FieldTotpSecret:      {Type: field.TypeBytes, Column: portalaccess.FieldTotpSecret},
+			portalaccess.FieldTotpEnabledAt:   {Type: field.TypeTime, Column: portalaccess.FieldTotpEnabledAt},
+			portalaccess.FieldTotpLastStep:    {Type: field.TypeInt64, Column: portalaccess.FieldTotpLastStep},
+			portalaccess.FieldInvitedAt:       {Type: field.TypeTime, Column: portalaccess.FieldInvitedAt},
+			portalaccess.FieldInvitedBy:       {Type: field.TypeUUID, Column: portalaccess.FieldInvitedBy},
+			portalaccess.FieldInvitationsSent: {Type: field.TypeInt, Column: portalaccess.FieldInvitationsSent},
+			portalaccess.FieldActivatedAt:     {Type: field.TypeTime, Column: portalaccess.FieldActivatedAt},
+			portalaccess.FieldRevokedAt:       {Type: field.TypeTime, Column: portalaccess.FieldRevokedAt},
+			portalaccess.FieldLastLoginAt:     {Type: field.TypeTime, Column: portalaccess.FieldLastLoginAt},
+		},
+	}
+	graph.Nodes[41] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   portalchangerequest.Table,
+			Columns: portalchangerequest.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: portalchangerequest.FieldID,
+			},
+		},
+		Type: "PortalChangeRequest",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			portalchangerequest.FieldCompanyID:   {Type: field.TypeUUID, Column: portalchangerequest.FieldCompanyID},
+			portalchangerequest.FieldCreatedAt:   {Type: field.TypeTime, Column: portalchangerequest.FieldCreatedAt},
+			portalchangerequest.FieldUpdatedAt:   {Type: field.TypeTime, Column: portalchangerequest.FieldUpdatedAt},
+			portalchangerequest.FieldVersion:     {Type: field.TypeInt64, Column: portalchangerequest.FieldVersion},
+			portalchangerequest.FieldContactID:   {Type: field.TypeUUID, Column: portalchangerequest.FieldContactID},
+			portalchangerequest.FieldAccessID:    {Type: field.TypeUUID, Column: portalchangerequest.FieldAccessID},
+			portalchangerequest.FieldKind:        {Type: field.TypeEnum, Column: portalchangerequest.FieldKind},
+			portalchangerequest.FieldChanges:     {Type: field.TypeJSON, Column: portalchangerequest.FieldChanges},
+			portalchangerequest.FieldBaseline:    {Type: field.TypeJSON, Column: portalchangerequest.FieldBaseline},
+			portalchangerequest.FieldSealed:      {Type: field.TypeBytes, Column: portalchangerequest.FieldSealed},
+			portalchangerequest.FieldStatus:      {Type: field.TypeEnum, Column: portalchangerequest.FieldStatus},
+			portalchangerequest.FieldReason:      {Type: field.TypeString, Column: portalchangerequest.FieldReason},
+			portalchangerequest.FieldDecidedBy:   {Type: field.TypeUUID, Column: portalchangerequest.FieldDecidedBy},
+			portalchangerequest.FieldDecidedAt:   {Type: field.TypeTime, Column: portalchangerequest.FieldDecidedAt},
+			portalchangerequest.FieldWithdrawnAt: {Type: field.TypeTime, Column: portalchangerequest.FieldWithdrawnAt},
+		},
+	}
+	graph.Nodes[42] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   portalsession.Table,
+			Columns: portalsession.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: portalsession.FieldID,
+			},
+		},
+		Type: "PortalSession",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			portalsession.FieldCompanyID:           {Type: field.TypeUUID, Column: portalsession.FieldCompanyID},
+			portalsession.FieldAccessID:            {Type: field.TypeUUID, Column: portalsession.FieldAccessID},
+			portalsession.FieldContactID:           {Type: field.TypeUUID, Column: portalsession.FieldContactID},
+			portalsession.FieldTokenHash:           {Type: field.TypeBytes, Column: portalsession.FieldTokenHash},
+			portalsession.FieldSecondFactorPending: {Type: field.TypeBool, Column: portalsession.FieldSecondFactorPending},
+			portalsession.FieldCreatedAt:           {Type: field.TypeTime, Column: portalsession.FieldCreatedAt},
+			portalsession.FieldLastSeenAt:          {Type: field.TypeTime, Column: portalsession.FieldLastSeenAt},
+			portalsession.FieldExpiresAt:           {Type: field.TypeTime, Column: portalsession.FieldExpiresAt},
+			portalsession.FieldIP:                  {Type: field.TypeString, Column: portalsession.FieldIP},
+			portalsession.FieldUserAgent:           {Type: field.TypeString, Column: portalsession.FieldUserAgent},
+		},
+	}
+	graph.Nodes[43] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   portaltoken.Table,
+			Columns: portaltoken.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: portaltoken.FieldID,
+			},
+		},
+		Type: "PortalToken",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			portaltoken.FieldCompanyID: {Type: field.TypeUUID, Column: portaltoken.FieldCompanyID},
+			portaltoken.FieldAccessID:  {Type: field.TypeUUID, Column: portaltoken.FieldAccessID},
+			portaltoken.FieldContactID: {Type: field.TypeUUID, Column: portaltoken.FieldContactID},
+			portaltoken.FieldPurpose:   {Type: field.TypeEnum, Column: portaltoken.FieldPurpose},
+			portaltoken.FieldTokenHash: {Type: field.TypeBytes, Column: portaltoken.FieldTokenHash},
+			portaltoken.FieldExpiresAt: {Type: field.TypeTime, Column: portaltoken.FieldExpiresAt},
+			portaltoken.FieldUsedAt:    {Type: field.TypeTime, Column: portaltoken.FieldUsedAt},
+			portaltoken.FieldCreatedAt: {Type: field.TypeTime, Column: portaltoken.FieldCreatedAt},
+		},
+	}
+	graph.Nodes[44] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   portfoliomapping.Table,
 			Columns: portfoliomapping.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -1042,7 +1149,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			portfoliomapping.FieldDecimalPoint: {Type: field.TypeBool, Column: portfoliomapping.FieldDecimalPoint},
 		},
 	}
-	graph.Nodes[41] = &sqlgraph.Node{
+	graph.Nodes[45] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   portfoliotransfer.Table,
 			Columns: portfoliotransfer.Columns,
@@ -1079,7 +1186,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			portfoliotransfer.FieldCommittedAt: {Type: field.TypeTime, Column: portfoliotransfer.FieldCommittedAt},
 		},
 	}
-	graph.Nodes[42] = &sqlgraph.Node{
+	graph.Nodes[46] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   signaturerequest.Table,
 			Columns: signaturerequest.Columns,
@@ -1112,7 +1219,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			signaturerequest.FieldCreatorID:        {Type: field.TypeUUID, Column: signaturerequest.FieldCreatorID},
 		},
 	}
-	graph.Nodes[43] = &sqlgraph.Node{
+	graph.Nodes[47] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   signaturesigner.Table,
 			Columns: signaturesigner.Columns,
@@ -1150,7 +1257,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			signaturesigner.FieldTypedName:       {Type: field.TypeString, Column: signaturesigner.FieldTypedName},
 		},
 	}
-	graph.Nodes[44] = &sqlgraph.Node{
+	graph.Nodes[48] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   standarddocument.Table,
 			Columns: standarddocument.Columns,
@@ -1172,7 +1279,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			standarddocument.FieldSignatureFields: {Type: field.TypeJSON, Column: standarddocument.FieldSignatureFields},
 		},
 	}
-	graph.Nodes[45] = &sqlgraph.Node{
+	graph.Nodes[49] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   task.Table,
 			Columns: task.Columns,
@@ -1200,7 +1307,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			task.FieldCompletedAt:        {Type: field.TypeTime, Column: task.FieldCompletedAt},
 		},
 	}
-	graph.Nodes[46] = &sqlgraph.Node{
+	graph.Nodes[50] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   taskcomment.Table,
 			Columns: taskcomment.Columns,
@@ -1220,7 +1327,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			taskcomment.FieldContent:   {Type: field.TypeString, Column: taskcomment.FieldContent},
 		},
 	}
-	graph.Nodes[47] = &sqlgraph.Node{
+	graph.Nodes[51] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   user.Table,
 			Columns: user.Columns,
@@ -1244,7 +1351,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			user.FieldPasswordHash:       {Type: field.TypeString, Column: user.FieldPasswordHash},
 		},
 	}
-	graph.Nodes[48] = &sqlgraph.Node{
+	graph.Nodes[52] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookcursor.Table,
 			Columns: webhookcursor.Columns,
@@ -1260,7 +1367,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookcursor.FieldUpdatedAt:     {Type: field.TypeTime, Column: webhookcursor.FieldUpdatedAt},
 		},
 	}
-	graph.Nodes[49] = &sqlgraph.Node{
+	graph.Nodes[53] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -1287,7 +1394,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldNextAttemptAt: {Type: field.TypeTime, Column: webhookdelivery.FieldNextAttemptAt},
 		},
 	}
-	graph.Nodes[50] = &sqlgraph.Node{
+	graph.Nodes[54] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookendpoint.Table,
 			Columns: webhookendpoint.Columns,
@@ -1832,6 +1939,54 @@ var schemaGraph = func() *sqlgraph.Schema {
 			Bidi:    false,
 		},
 		"PointEntry",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   portalaccess.CompanyTable,
+			Columns: []string{portalaccess.CompanyColumn},
+			Bidi:    false,
+		},
+		"PortalAccess",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   portalchangerequest.CompanyTable,
+			Columns: []string{portalchangerequest.CompanyColumn},
+			Bidi:    false,
+		},
+		"PortalChangeRequest",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   portalsession.CompanyTable,
+			Columns: []string{portalsession.CompanyColumn},
+			Bidi:    false,
+		},
+		"PortalSession",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   portaltoken.CompanyTable,
+			Columns: []string{portaltoken.CompanyColumn},
+			Bidi:    false,
+		},
+		"PortalToken",
 		"Company",
 	)
 	graph.MustAddE(
@@ -4040,6 +4195,11 @@ func (f *DocumentFilter) WhereBlobKey(p entql.StringP) {
 // WhereSignatureFields applies the entql json.RawMessage predicate on the signature_fields field.
 func (f *DocumentFilter) WhereSignatureFields(p entql.BytesP) {
 	f.Where(p.Field(document.FieldSignatureFields))
+}
+
+// WhereReleasedAt applies the entql time.Time predicate on the released_at field.
+func (f *DocumentFilter) WhereReleasedAt(p entql.TimeP) {
+	f.Where(p.Field(document.FieldReleasedAt))
 }
 
 // WhereHasCompany applies a predicate to check if query has an edge company.
@@ -6382,6 +6542,472 @@ func (f *PointEntryFilter) WhereHasCompanyWith(preds ...predicate.Company) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *PortalAccessQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the PortalAccessQuery builder.
+func (_q *PortalAccessQuery) Filter() *PortalAccessFilter {
+	return &PortalAccessFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *PortalAccessMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the PortalAccessMutation builder.
+func (m *PortalAccessMutation) Filter() *PortalAccessFilter {
+	return &PortalAccessFilter{config: m.config, predicateAdder: m}
+}
+
+// PortalAccessFilter provides a generic filtering capability at runtime for PortalAccessQuery.
+type PortalAccessFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *PortalAccessFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[40].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *PortalAccessFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(portalaccess.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *PortalAccessFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(portalaccess.FieldCompanyID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *PortalAccessFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(portalaccess.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *PortalAccessFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(portalaccess.FieldUpdatedAt))
+}
+
+// WhereVersion applies the entql int64 predicate on the version field.
+func (f *PortalAccessFilter) WhereVersion(p entql.Int64P) {
+	f.Where(p.Field(portalaccess.FieldVersion))
+}
+
+// WhereContactID applies the entql [16]byte predicate on the contact_id field.
+func (f *PortalAccessFilter) WhereContactID(p entql.ValueP) {
+	f.Where(p.Field(portalaccess.FieldContactID))
+}
+
+// WhereStatus applies the entql string predicate on the status field.
+func (f *PortalAccessFilter) WhereStatus(p entql.StringP) {
+	f.Where(p.Field(portalaccess.FieldStatus))
+}
+
+// WhereEmail applies the entql string predicate on the email field.
+func (f *PortalAccessFilter) WhereEmail(p entql.StringP) {
+	f.Where(p.Field(portalaccess.FieldEmail))
+}
+
+// WherePasswordHash applies the entql string predicate on the password_hash field.
+func (f *PortalAccessFilter) WherePasswordHash(p entql.StringP) {
+	f.Where(p.Field(portalaccess.FieldPasswordHash))
+}
+
+// WhereTotpSecret applies the entql []byte predicate on the totp_secret field.
+func (f *PortalAccessFilter) WhereTotpSecret(p entql.BytesP) {
+	f.Where(p.Field(portalaccess.FieldTotpSecret))
+}
+
+// WhereTotpEnabledAt applies the entql time.Time predicate on the totp_enabled_at field.
+func (f *PortalAccessFilter) WhereTotpEnabledAt(p entql.TimeP) {
+	f.Where(p.Field(portalaccess.FieldTotpEnabledAt))
+}
+
+// WhereTotpLastStep applies the entql int64 predicate on the totp_last_step field.
+func (f *PortalAccessFilter) WhereTotpLastStep(p entql.Int64P) {
+	f.Where(p.Field(portalaccess.FieldTotpLastStep))
+}
+
+// WhereInvitedAt applies the entql time.Time predicate on the invited_at field.
+func (f *PortalAccessFilter) WhereInvitedAt(p entql.TimeP) {
+	f.Where(p.Field(portalaccess.FieldInvitedAt))
+}
+
+// WhereInvitedBy applies the entql [16]byte predicate on the invited_by field.
+func (f *PortalAccessFilter) WhereInvitedBy(p entql.ValueP) {
+	f.Where(p.Field(portalaccess.FieldInvitedBy))
+}
+
+// WhereInvitationsSent applies the entql int predicate on the invitations_sent field.
+func (f *PortalAccessFilter) WhereInvitationsSent(p entql.IntP) {
+	f.Where(p.Field(portalaccess.FieldInvitationsSent))
+}
+
+// WhereActivatedAt applies the entql time.Time predicate on the activated_at field.
+func (f *PortalAccessFilter) WhereActivatedAt(p entql.TimeP) {
+	f.Where(p.Field(portalaccess.FieldActivatedAt))
+}
+
+// WhereRevokedAt applies the entql time.Time predicate on the revoked_at field.
+func (f *PortalAccessFilter) WhereRevokedAt(p entql.TimeP) {
+	f.Where(p.Field(portalaccess.FieldRevokedAt))
+}
+
+// WhereLastLoginAt applies the entql time.Time predicate on the last_login_at field.
+func (f *PortalAccessFilter) WhereLastLoginAt(p entql.TimeP) {
+	f.Where(p.Field(portalaccess.FieldLastLoginAt))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *PortalAccessFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *PortalAccessFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *PortalChangeRequestQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the PortalChangeRequestQuery builder.
+func (_q *PortalChangeRequestQuery) Filter() *PortalChangeRequestFilter {
+	return &PortalChangeRequestFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *PortalChangeRequestMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the PortalChangeRequestMutation builder.
+func (m *PortalChangeRequestMutation) Filter() *PortalChangeRequestFilter {
+	return &PortalChangeRequestFilter{config: m.config, predicateAdder: m}
+}
+
+// PortalChangeRequestFilter provides a generic filtering capability at runtime for PortalChangeRequestQuery.
+type PortalChangeRequestFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *PortalChangeRequestFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[41].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *PortalChangeRequestFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(portalchangerequest.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *PortalChangeRequestFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(portalchangerequest.FieldCompanyID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *PortalChangeRequestFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(portalchangerequest.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *PortalChangeRequestFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(portalchangerequest.FieldUpdatedAt))
+}
+
+// WhereVersion applies the entql int64 predicate on the version field.
+func (f *PortalChangeRequestFilter) WhereVersion(p entql.Int64P) {
+	f.Where(p.Field(portalchangerequest.FieldVersion))
+}
+
+// WhereContactID applies the entql [16]byte predicate on the contact_id field.
+func (f *PortalChangeRequestFilter) WhereContactID(p entql.ValueP) {
+	f.Where(p.Field(portalchangerequest.FieldContactID))
+}
+
+// WhereAccessID applies the entql [16]byte predicate on the access_id field.
+func (f *PortalChangeRequestFilter) WhereAccessID(p entql.ValueP) {
+	f.Where(p.Field(portalchangerequest.FieldAccessID))
+}
+
+// WhereKind applies the entql string predicate on the kind field.
+func (f *PortalChangeRequestFilter) WhereKind(p entql.StringP) {
+	f.Where(p.Field(portalchangerequest.FieldKind))
+}
+
+// WhereChanges applies the entql json.RawMessage predicate on the changes field.
+func (f *PortalChangeRequestFilter) WhereChanges(p entql.BytesP) {
+	f.Where(p.Field(portalchangerequest.FieldChanges))
+}
+
+// WhereBaseline applies the entql json.RawMessage predicate on the baseline field.
+func (f *PortalChangeRequestFilter) WhereBaseline(p entql.BytesP) {
+	f.Where(p.Field(portalchangerequest.FieldBaseline))
+}
+
+// WhereSealed applies the entql []byte predicate on the sealed field.
+func (f *PortalChangeRequestFilter) WhereSealed(p entql.BytesP) {
+	f.Where(p.Field(portalchangerequest.FieldSealed))
+}
+
+// WhereStatus applies the entql string predicate on the status field.
+func (f *PortalChangeRequestFilter) WhereStatus(p entql.StringP) {
+	f.Where(p.Field(portalchangerequest.FieldStatus))
+}
+
+// WhereReason applies the entql string predicate on the reason field.
+func (f *PortalChangeRequestFilter) WhereReason(p entql.StringP) {
+	f.Where(p.Field(portalchangerequest.FieldReason))
+}
+
+// WhereDecidedBy applies the entql [16]byte predicate on the decided_by field.
+func (f *PortalChangeRequestFilter) WhereDecidedBy(p entql.ValueP) {
+	f.Where(p.Field(portalchangerequest.FieldDecidedBy))
+}
+
+// WhereDecidedAt applies the entql time.Time predicate on the decided_at field.
+func (f *PortalChangeRequestFilter) WhereDecidedAt(p entql.TimeP) {
+	f.Where(p.Field(portalchangerequest.FieldDecidedAt))
+}
+
+// WhereWithdrawnAt applies the entql time.Time predicate on the withdrawn_at field.
+func (f *PortalChangeRequestFilter) WhereWithdrawnAt(p entql.TimeP) {
+	f.Where(p.Field(portalchangerequest.FieldWithdrawnAt))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *PortalChangeRequestFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *PortalChangeRequestFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *PortalSessionQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the PortalSessionQuery builder.
+func (_q *PortalSessionQuery) Filter() *PortalSessionFilter {
+	return &PortalSessionFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *PortalSessionMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the PortalSessionMutation builder.
+func (m *PortalSessionMutation) Filter() *PortalSessionFilter {
+	return &PortalSessionFilter{config: m.config, predicateAdder: m}
+}
+
+// PortalSessionFilter provides a generic filtering capability at runtime for PortalSessionQuery.
+type PortalSessionFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *PortalSessionFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[42].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *PortalSessionFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(portalsession.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *PortalSessionFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(portalsession.FieldCompanyID))
+}
+
+// WhereAccessID applies the entql [16]byte predicate on the access_id field.
+func (f *PortalSessionFilter) WhereAccessID(p entql.ValueP) {
+	f.Where(p.Field(portalsession.FieldAccessID))
+}
+
+// WhereContactID applies the entql [16]byte predicate on the contact_id field.
+func (f *PortalSessionFilter) WhereContactID(p entql.ValueP) {
+	f.Where(p.Field(portalsession.FieldContactID))
+}
+
+// WhereTokenHash applies the entql []byte predicate on the token_hash field.
+func (f *PortalSessionFilter) WhereTokenHash(p entql.BytesP) {
+	f.Where(p.Field(portalsession.FieldTokenHash))
+}
+
+// WhereSecondFactorPending applies the entql bool predicate on the second_factor_pending field.
+func (f *PortalSessionFilter) WhereSecondFactorPending(p entql.BoolP) {
+	f.Where(p.Field(portalsession.FieldSecondFactorPending))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *PortalSessionFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(portalsession.FieldCreatedAt))
+}
+
+// WhereLastSeenAt applies the entql time.Time predicate on the last_seen_at field.
+func (f *PortalSessionFilter) WhereLastSeenAt(p entql.TimeP) {
+	f.Where(p.Field(portalsession.FieldLastSeenAt))
+}
+
+// WhereExpiresAt applies the entql time.Time predicate on the expires_at field.
+func (f *PortalSessionFilter) WhereExpiresAt(p entql.TimeP) {
+	f.Where(p.Field(portalsession.FieldExpiresAt))
+}
+
+// WhereIP applies the entql string predicate on the ip field.
+func (f *PortalSessionFilter) WhereIP(p entql.StringP) {
+	f.Where(p.Field(portalsession.FieldIP))
+}
+
+// WhereUserAgent applies the entql string predicate on the user_agent field.
+func (f *PortalSessionFilter) WhereUserAgent(p entql.StringP) {
+	f.Where(p.Field(portalsession.FieldUserAgent))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *PortalSessionFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *PortalSessionFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *PortalTokenQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the PortalTokenQuery builder.
+func (_q *PortalTokenQuery) Filter() *PortalTokenFilter {
+	return &PortalTokenFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *PortalTokenMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the PortalTokenMutation builder.
+func (m *PortalTokenMutation) Filter() *PortalTokenFilter {
+	return &PortalTokenFilter{config: m.config, predicateAdder: m}
+}
+
+// PortalTokenFilter provides a generic filtering capability at runtime for PortalTokenQuery.
+type PortalTokenFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *PortalTokenFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[43].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *PortalTokenFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(portaltoken.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *PortalTokenFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(portaltoken.FieldCompanyID))
+}
+
+// WhereAccessID applies the entql [16]byte predicate on the access_id field.
+func (f *PortalTokenFilter) WhereAccessID(p entql.ValueP) {
+	f.Where(p.Field(portaltoken.FieldAccessID))
+}
+
+// WhereContactID applies the entql [16]byte predicate on the contact_id field.
+func (f *PortalTokenFilter) WhereContactID(p entql.ValueP) {
+	f.Where(p.Field(portaltoken.FieldContactID))
+}
+
+// WherePurpose applies the entql string predicate on the purpose field.
+func (f *PortalTokenFilter) WherePurpose(p entql.StringP) {
+	f.Where(p.Field(portaltoken.FieldPurpose))
+}
+
+// WhereTokenHash applies the entql []byte predicate on the token_hash field.
+func (f *PortalTokenFilter) WhereTokenHash(p entql.BytesP) {
+	f.Where(p.Field(portaltoken.FieldTokenHash))
+}
+
+// WhereExpiresAt applies the entql time.Time predicate on the expires_at field.
+func (f *PortalTokenFilter) WhereExpiresAt(p entql.TimeP) {
+	f.Where(p.Field(portaltoken.FieldExpiresAt))
+}
+
+// WhereUsedAt applies the entql time.Time predicate on the used_at field.
+func (f *PortalTokenFilter) WhereUsedAt(p entql.TimeP) {
+	f.Where(p.Field(portaltoken.FieldUsedAt))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *PortalTokenFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(portaltoken.FieldCreatedAt))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *PortalTokenFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *PortalTokenFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *PortfolioMappingQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -6410,7 +7036,7 @@ type PortfolioMappingFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PortfolioMappingFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[40].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[44].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6504,7 +7130,7 @@ type PortfolioTransferFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PortfolioTransferFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[41].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[45].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6678,7 +7304,7 @@ type SignatureRequestFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SignatureRequestFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[42].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[46].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6832,7 +7458,7 @@ type SignatureSignerFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SignatureSignerFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[43].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[47].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7011,7 +7637,7 @@ type StandardDocumentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *StandardDocumentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[44].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[48].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7110,7 +7736,7 @@ type TaskFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TaskFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[45].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[49].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7253,7 +7879,7 @@ type TaskCommentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TaskCommentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[46].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[50].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7356,7 +7982,7 @@ type UserFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UserFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[47].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[51].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7465,7 +8091,7 @@ type WebhookCursorFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookCursorFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[48].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[52].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7534,7 +8160,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[49].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[53].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7658,7 +8284,7 @@ type WebhookEndpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookEndpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[50].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[54].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

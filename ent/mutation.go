@@ -52,6 +52,10 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/oauthconsent"
 	"github.com/brokerdesk/brokerdesk/ent/oauthtoken"
 	"github.com/brokerdesk/brokerdesk/ent/pointentry"
+	"github.com/brokerdesk/brokerdesk/ent/portalaccess"
+	"github.com/brokerdesk/brokerdesk/ent/portalchangerequest"
+	"github.com/brokerdesk/brokerdesk/ent/portalsession"
+	"github.com/brokerdesk/brokerdesk/ent/portaltoken"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliomapping"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
 	"github.com/brokerdesk/brokerdesk/ent/predicate"
@@ -117,6 +121,10 @@ const (
 	TypeOAuthConsent          = "OAuthConsent"
 	TypeOAuthToken            = "OAuthToken"
 	TypePointEntry            = "PointEntry"
+	TypePortalAccess          = "PortalAccess"
+	TypePortalChangeRequest   = "PortalChangeRequest"
+	TypePortalSession         = "PortalSession"
+	TypePortalToken           = "PortalToken"
 	TypePortfolioMapping      = "PortfolioMapping"
 	TypePortfolioTransfer     = "PortfolioTransfer"
 	TypeSignatureRequest      = "SignatureRequest"
@@ -18080,6 +18088,7 @@ type DocumentMutation struct {
 	blob_key               *string
 	signature_fields       *[]schematype.SignatureField
 	appendsignature_fields []schematype.SignatureField
+	released_at            *time.Time
 	clearedFields          map[string]struct{}
 	company                *uuid.UUID
 	clearedcompany         bool
@@ -18742,6 +18751,55 @@ func (m *DocumentMutation) ResetSignatureFields() {
 	delete(m.clearedFields, document.FieldSignatureFields)
 }
 
+// SetReleasedAt sets the "released_at" field.
+func (m *DocumentMutation) SetReleasedAt(t time.Time) {
+	m.released_at = &t
+}
+
+// ReleasedAt returns the value of the "released_at" field in the mutation.
+func (m *DocumentMutation) ReleasedAt() (r time.Time, exists bool) {
+	v := m.released_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReleasedAt returns the old "released_at" field's value of the Document entity.
+// If the Document object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DocumentMutation) OldReleasedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReleasedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReleasedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReleasedAt: %w", err)
+	}
+	return oldValue.ReleasedAt, nil
+}
+
+// ClearReleasedAt clears the value of the "released_at" field.
+func (m *DocumentMutation) ClearReleasedAt() {
+	m.released_at = nil
+	m.clearedFields[document.FieldReleasedAt] = struct{}{}
+}
+
+// ReleasedAtCleared returns if the "released_at" field was cleared in this mutation.
+func (m *DocumentMutation) ReleasedAtCleared() bool {
+	_, ok := m.clearedFields[document.FieldReleasedAt]
+	return ok
+}
+
+// ResetReleasedAt resets all changes to the "released_at" field.
+func (m *DocumentMutation) ResetReleasedAt() {
+	m.released_at = nil
+	delete(m.clearedFields, document.FieldReleasedAt)
+}
+
 // ClearCompany clears the "company" edge to the Company entity.
 func (m *DocumentMutation) ClearCompany() {
 	m.clearedcompany = true
@@ -18803,7 +18861,7 @@ func (m *DocumentMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *DocumentMutation) Fields() []string {
-	fields := make([]string, 0, 13)
+	fields := make([]string, 0, 14)
 	if m.company != nil {
 		fields = append(fields, document.FieldCompanyID)
 	}
@@ -18843,6 +18901,9 @@ func (m *DocumentMutation) Fields() []string {
 	if m.signature_fields != nil {
 		fields = append(fields, document.FieldSignatureFields)
 	}
+	if m.released_at != nil {
+		fields = append(fields, document.FieldReleasedAt)
+	}
 	return fields
 }
 
@@ -18877,6 +18938,8 @@ func (m *DocumentMutation) Field(name string) (ent.Value, bool) {
 		return m.BlobKey()
 	case document.FieldSignatureFields:
 		return m.SignatureFields()
+	case document.FieldReleasedAt:
+		return m.ReleasedAt()
 	}
 	return nil, false
 }
@@ -18912,6 +18975,8 @@ func (m *DocumentMutation) OldField(ctx context.Context, name string) (ent.Value
 		return m.OldBlobKey(ctx)
 	case document.FieldSignatureFields:
 		return m.OldSignatureFields(ctx)
+	case document.FieldReleasedAt:
+		return m.OldReleasedAt(ctx)
 	}
 	return nil, fmt.Errorf("unknown Document field %s", name)
 }
@@ -19012,6 +19077,13 @@ func (m *DocumentMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetSignatureFields(v)
 		return nil
+	case document.FieldReleasedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReleasedAt(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Document field %s", name)
 }
@@ -19075,6 +19147,9 @@ func (m *DocumentMutation) ClearedFields() []string {
 	if m.FieldCleared(document.FieldSignatureFields) {
 		fields = append(fields, document.FieldSignatureFields)
 	}
+	if m.FieldCleared(document.FieldReleasedAt) {
+		fields = append(fields, document.FieldReleasedAt)
+	}
 	return fields
 }
 
@@ -19094,6 +19169,9 @@ func (m *DocumentMutation) ClearField(name string) error {
 		return nil
 	case document.FieldSignatureFields:
 		m.ClearSignatureFields()
+		return nil
+	case document.FieldReleasedAt:
+		m.ClearReleasedAt()
 		return nil
 	}
 	return fmt.Errorf("unknown Document nullable field %s", name)
@@ -19141,6 +19219,9 @@ func (m *DocumentMutation) ResetField(name string) error {
 		return nil
 	case document.FieldSignatureFields:
 		m.ResetSignatureFields()
+		return nil
+	case document.FieldReleasedAt:
+		m.ResetReleasedAt()
 		return nil
 	}
 	return fmt.Errorf("unknown Document field %s", name)
@@ -40504,6 +40585,4428 @@ func (m *PointEntryMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown PointEntry edge %s", name)
+}
+
+// PortalAccessMutation represents an operation that mutates the PortalAccess nodes in the graph.
+type PortalAccessMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *uuid.UUID
+	created_at          *time.Time
+	updated_at          *time.Time
+	version             *int64
+	addversion          *int64
+	contact_id          *uuid.UUID
+	status              *portalaccess.Status
+	email               *string
+	password_hash       *string
+	totp_secret         *[]byte
+	totp_enabled_at     *time.Time
+	totp_last_step      *int64
+	addtotp_last_step   *int64
+	invited_at          *time.Time
+	invited_by          *uuid.UUID
+	invitations_sent    *int
+	addinvitations_sent *int
+	activated_at        *time.Time
+	revoked_at          *time.Time
+	last_login_at       *time.Time
+	clearedFields       map[string]struct{}
+	company             *uuid.UUID
+	clearedcompany      bool
+	done                bool
+	oldValue            func(context.Context) (*PortalAccess, error)
+	predicates          []predicate.PortalAccess
+}
+
+var _ ent.Mutation = (*PortalAccessMutation)(nil)
+
+// portalaccessOption allows management of the mutation configuration using functional options.
+type portalaccessOption func(*PortalAccessMutation)
+
+// newPortalAccessMutation creates new mutation for the PortalAccess entity.
+func newPortalAccessMutation(c config, op Op, opts ...portalaccessOption) *PortalAccessMutation {
+	m := &PortalAccessMutation{
+		config:        c,
+		op:            op,
+		typ:           TypePortalAccess,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withPortalAccessID sets the ID field of the mutation.
+func withPortalAccessID(id uuid.UUID) portalaccessOption {
+	return func(m *PortalAccessMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *PortalAccess
+		)
+		m.oldValue = func(ctx context.Context) (*PortalAccess, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().PortalAccess.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withPortalAccess sets the old PortalAccess of the mutation.
+func withPortalAccess(node *PortalAccess) portalaccessOption {
+	return func(m *PortalAccessMutation) {
+		m.oldValue = func(context.Context) (*PortalAccess, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m PortalAccessMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m PortalAccessMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of PortalAccess entities.
+func (m *PortalAccessMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *PortalAccessMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *PortalAccessMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().PortalAccess.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *PortalAccessMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *PortalAccessMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the PortalAccess entity.
+// If the PortalAccess object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalAccessMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *PortalAccessMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *PortalAccessMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *PortalAccessMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the PortalAccess entity.
+// If the PortalAccess object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalAccessMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *PortalAccessMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *PortalAccessMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *PortalAccessMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the PortalAccess entity.
+// If the PortalAccess object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalAccessMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *PortalAccessMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *PortalAccessMutation) SetVersion(i int64) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *PortalAccessMutation) Version() (r int64, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the PortalAccess entity.
+// If the PortalAccess object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalAccessMutation) OldVersion(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *PortalAccessMutation) AddVersion(i int64) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *PortalAccessMutation) AddedVersion() (r int64, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *PortalAccessMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
+}
+
+// SetContactID sets the "contact_id" field.
+func (m *PortalAccessMutation) SetContactID(u uuid.UUID) {
+	m.contact_id = &u
+}
+
+// ContactID returns the value of the "contact_id" field in the mutation.
+func (m *PortalAccessMutation) ContactID() (r uuid.UUID, exists bool) {
+	v := m.contact_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContactID returns the old "contact_id" field's value of the PortalAccess entity.
+// If the PortalAccess object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalAccessMutation) OldContactID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContactID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContactID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContactID: %w", err)
+	}
+	return oldValue.ContactID, nil
+}
+
+// ResetContactID resets all changes to the "contact_id" field.
+func (m *PortalAccessMutation) ResetContactID() {
+	m.contact_id = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *PortalAccessMutation) SetStatus(po portalaccess.Status) {
+	m.status = &po
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *PortalAccessMutation) Status() (r portalaccess.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the PortalAccess entity.
+// If the PortalAccess object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalAccessMutation) OldStatus(ctx context.Context) (v portalaccess.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *PortalAccessMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetEmail sets the "email" field.
+func (m *PortalAccessMutation) SetEmail(s string) {
+	m.email = &s
+}
+
+// Email returns the value of the "email" field in the mutation.
+func (m *PortalAccessMutation) Email() (r string, exists bool) {
+	v := m.email
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEmail returns the old "email" field's value of the PortalAccess entity.
+// If the PortalAccess object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalAccessMutation) OldEmail(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEmail is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEmail requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEmail: %w", err)
+	}
+	return oldValue.Email, nil
+}
+
+// ResetEmail resets all changes to the "email" field.
+func (m *PortalAccessMutation) ResetEmail() {
+	m.email = nil
+}
+
+// SetPasswordHash sets the "password_hash" field.
+func (m *PortalAccessMutation) SetPasswordHash(s string) {
+	m.password_hash = &s
+}
+
+// PasswordHash returns the value of the "password_hash" field in the mutation.
+func (m *PortalAccessMutation) PasswordHash() (r string, exists bool) {
+	v := m.password_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPasswordHash returns the old "password_hash" field's value of the PortalAccess entity.
+// If the PortalAccess object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalAccessMutation) OldPasswordHash(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPasswordHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPasswordHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPasswordHash: %w", err)
+	}
+	return oldValue.PasswordHash, nil
+}
+
+// ClearPasswordHash clears the value of the "password_hash" field.
+func (m *PortalAccessMutation) ClearPasswordHash() {
+	m.password_hash = nil
+	m.clearedFields[portalaccess.FieldPasswordHash] = struct{}{}
+}
+
+// PasswordHashCleared returns if the "password_hash" field was cleared in this mutation.
+func (m *PortalAccessMutation) PasswordHashCleared() bool {
+	_, ok := m.clearedFields[portalaccess.FieldPasswordHash]
+	return ok
+}
+
+// ResetPasswordHash resets all changes to the "password_hash" field.
+func (m *PortalAccessMutation) ResetPasswordHash() {
+	m.password_hash = nil
+	delete(m.clearedFields, portalaccess.FieldPasswordHash)
+}
+
+// SetTotpSecret sets the "totp_secret" field.
+func (m *PortalAccessMutation) SetTotpSecret(b []byte) {
+	m.totp_secret = &b
+}
+
+// TotpSecret returns the value of the "totp_secret" field in the mutation.
+func (m *PortalAccessMutation) TotpSecret() (r []byte, exists bool) {
+	v := m.totp_secret
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTotpSecret returns the old "totp_secret" field's value of the PortalAccess entity.
+// If the PortalAccess object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalAccessMutation) OldTotpSecret(ctx context.Context) (v *[]byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTotpSecret is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTotpSecret requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTotpSecret: %w", err)
+	}
+	return oldValue.TotpSecret, nil
+}
+
+// ClearTotpSecret clears the value of the "totp_secret" field.
+func (m *PortalAccessMutation) ClearTotpSecret() {
+	m.totp_secret = nil
+	m.clearedFields[portalaccess.FieldTotpSecret] = struct{}{}
+}
+
+// TotpSecretCleared returns if the "totp_secret" field was cleared in this mutation.
+func (m *PortalAccessMutation) TotpSecretCleared() bool {
+	_, ok := m.clearedFields[portalaccess.FieldTotpSecret]
+	return ok
+}
+
+// ResetTotpSecret resets all changes to the "totp_secret" field.
+func (m *PortalAccessMutation) ResetTotpSecret() {
+	m.totp_secret = nil
+	delete(m.clearedFields, portalaccess.FieldTotpSecret)
+}
+
+// SetTotpEnabledAt sets the "totp_enabled_at" field.
+func (m *PortalAccessMutation) SetTotpEnabledAt(t time.Time) {
+	m.totp_enabled_at = &t
+}
+
+// TotpEnabledAt returns the value of the "totp_enabled_at" field in the mutation.
+func (m *PortalAccessMutation) TotpEnabledAt() (r time.Time, exists bool) {
+	v := m.totp_enabled_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTotpEnabledAt returns the old "totp_enabled_at" field's value of the PortalAccess entity.
+// If the PortalAccess object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalAccessMutation) OldTotpEnabledAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTotpEnabledAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTotpEnabledAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTotpEnabledAt: %w", err)
+	}
+	return oldValue.TotpEnabledAt, nil
+}
+
+// ClearTotpEnabledAt clears the value of the "totp_enabled_at" field.
+func (m *PortalAccessMutation) ClearTotpEnabledAt() {
+	m.totp_enabled_at = nil
+	m.clearedFields[portalaccess.FieldTotpEnabledAt] = struct{}{}
+}
+
+// TotpEnabledAtCleared returns if the "totp_enabled_at" field was cleared in this mutation.
+func (m *PortalAccessMutation) TotpEnabledAtCleared() bool {
+	_, ok := m.clearedFields[portalaccess.FieldTotpEnabledAt]
+	return ok
+}
+
+// ResetTotpEnabledAt resets all changes to the "totp_enabled_at" field.
+func (m *PortalAccessMutation) ResetTotpEnabledAt() {
+	m.totp_enabled_at = nil
+	delete(m.clearedFields, portalaccess.FieldTotpEnabledAt)
+}
+
+// SetTotpLastStep sets the "totp_last_step" field.
+func (m *PortalAccessMutation) SetTotpLastStep(i int64) {
+	m.totp_last_step = &i
+	m.addtotp_last_step = nil
+}
+
+// TotpLastStep returns the value of the "totp_last_step" field in the mutation.
+func (m *PortalAccessMutation) TotpLastStep() (r int64, exists bool) {
+	v := m.totp_last_step
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTotpLastStep returns the old "totp_last_step" field's value of the PortalAccess entity.
+// If the PortalAccess object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalAccessMutation) OldTotpLastStep(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTotpLastStep is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTotpLastStep requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTotpLastStep: %w", err)
+	}
+	return oldValue.TotpLastStep, nil
+}
+
+// AddTotpLastStep adds i to the "totp_last_step" field.
+func (m *PortalAccessMutation) AddTotpLastStep(i int64) {
+	if m.addtotp_last_step != nil {
+		*m.addtotp_last_step += i
+	} else {
+		m.addtotp_last_step = &i
+	}
+}
+
+// AddedTotpLastStep returns the value that was added to the "totp_last_step" field in this mutation.
+func (m *PortalAccessMutation) AddedTotpLastStep() (r int64, exists bool) {
+	v := m.addtotp_last_step
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetTotpLastStep resets all changes to the "totp_last_step" field.
+func (m *PortalAccessMutation) ResetTotpLastStep() {
+	m.totp_last_step = nil
+	m.addtotp_last_step = nil
+}
+
+// SetInvitedAt sets the "invited_at" field.
+func (m *PortalAccessMutation) SetInvitedAt(t time.Time) {
+	m.invited_at = &t
+}
+
+// InvitedAt returns the value of the "invited_at" field in the mutation.
+func (m *PortalAccessMutation) InvitedAt() (r time.Time, exists bool) {
+	v := m.invited_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldInvitedAt returns the old "invited_at" field's value of the PortalAccess entity.
+// If the PortalAccess object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalAccessMutation) OldInvitedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldInvitedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldInvitedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldInvitedAt: %w", err)
+	}
+	return oldValue.InvitedAt, nil
+}
+
+// ResetInvitedAt resets all changes to the "invited_at" field.
+func (m *PortalAccessMutation) ResetInvitedAt() {
+	m.invited_at = nil
+}
+
+// SetInvitedBy sets the "invited_by" field.
+func (m *PortalAccessMutation) SetInvitedBy(u uuid.UUID) {
+	m.invited_by = &u
+}
+
+// InvitedBy returns the value of the "invited_by" field in the mutation.
+func (m *PortalAccessMutation) InvitedBy() (r uuid.UUID, exists bool) {
+	v := m.invited_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldInvitedBy returns the old "invited_by" field's value of the PortalAccess entity.
+// If the PortalAccess object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalAccessMutation) OldInvitedBy(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldInvitedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldInvitedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldInvitedBy: %w", err)
+	}
+	return oldValue.InvitedBy, nil
+}
+
+// ClearInvitedBy clears the value of the "invited_by" field.
+func (m *PortalAccessMutation) ClearInvitedBy() {
+	m.invited_by = nil
+	m.clearedFields[portalaccess.FieldInvitedBy] = struct{}{}
+}
+
+// InvitedByCleared returns if the "invited_by" field was cleared in this mutation.
+func (m *PortalAccessMutation) InvitedByCleared() bool {
+	_, ok := m.clearedFields[portalaccess.FieldInvitedBy]
+	return ok
+}
+
+// ResetInvitedBy resets all changes to the "invited_by" field.
+func (m *PortalAccessMutation) ResetInvitedBy() {
+	m.invited_by = nil
+	delete(m.clearedFields, portalaccess.FieldInvitedBy)
+}
+
+// SetInvitationsSent sets the "invitations_sent" field.
+func (m *PortalAccessMutation) SetInvitationsSent(i int) {
+	m.invitations_sent = &i
+	m.addinvitations_sent = nil
+}
+
+// InvitationsSent returns the value of the "invitations_sent" field in the mutation.
+func (m *PortalAccessMutation) InvitationsSent() (r int, exists bool) {
+	v := m.invitations_sent
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldInvitationsSent returns the old "invitations_sent" field's value of the PortalAccess entity.
+// If the PortalAccess object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalAccessMutation) OldInvitationsSent(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldInvitationsSent is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldInvitationsSent requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldInvitationsSent: %w", err)
+	}
+	return oldValue.InvitationsSent, nil
+}
+
+// AddInvitationsSent adds i to the "invitations_sent" field.
+func (m *PortalAccessMutation) AddInvitationsSent(i int) {
+	if m.addinvitations_sent != nil {
+		*m.addinvitations_sent += i
+	} else {
+		m.addinvitations_sent = &i
+	}
+}
+
+// AddedInvitationsSent returns the value that was added to the "invitations_sent" field in this mutation.
+func (m *PortalAccessMutation) AddedInvitationsSent() (r int, exists bool) {
+	v := m.addinvitations_sent
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetInvitationsSent resets all changes to the "invitations_sent" field.
+func (m *PortalAccessMutation) ResetInvitationsSent() {
+	m.invitations_sent = nil
+	m.addinvitations_sent = nil
+}
+
+// SetActivatedAt sets the "activated_at" field.
+func (m *PortalAccessMutation) SetActivatedAt(t time.Time) {
+	m.activated_at = &t
+}
+
+// ActivatedAt returns the value of the "activated_at" field in the mutation.
+func (m *PortalAccessMutation) ActivatedAt() (r time.Time, exists bool) {
+	v := m.activated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldActivatedAt returns the old "activated_at" field's value of the PortalAccess entity.
+// If the PortalAccess object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalAccessMutation) OldActivatedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldActivatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldActivatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldActivatedAt: %w", err)
+	}
+	return oldValue.ActivatedAt, nil
+}
+
+// ClearActivatedAt clears the value of the "activated_at" field.
+func (m *PortalAccessMutation) ClearActivatedAt() {
+	m.activated_at = nil
+	m.clearedFields[portalaccess.FieldActivatedAt] = struct{}{}
+}
+
+// ActivatedAtCleared returns if the "activated_at" field was cleared in this mutation.
+func (m *PortalAccessMutation) ActivatedAtCleared() bool {
+	_, ok := m.clearedFields[portalaccess.FieldActivatedAt]
+	return ok
+}
+
+// ResetActivatedAt resets all changes to the "activated_at" field.
+func (m *PortalAccessMutation) ResetActivatedAt() {
+	m.activated_at = nil
+	delete(m.clearedFields, portalaccess.FieldActivatedAt)
+}
+
+// SetRevokedAt sets the "revoked_at" field.
+func (m *PortalAccessMutation) SetRevokedAt(t time.Time) {
+	m.revoked_at = &t
+}
+
+// RevokedAt returns the value of the "revoked_at" field in the mutation.
+func (m *PortalAccessMutation) RevokedAt() (r time.Time, exists bool) {
+	v := m.revoked_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRevokedAt returns the old "revoked_at" field's value of the PortalAccess entity.
+// If the PortalAccess object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalAccessMutation) OldRevokedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRevokedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRevokedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRevokedAt: %w", err)
+	}
+	return oldValue.RevokedAt, nil
+}
+
+// ClearRevokedAt clears the value of the "revoked_at" field.
+func (m *PortalAccessMutation) ClearRevokedAt() {
+	m.revoked_at = nil
+	m.clearedFields[portalaccess.FieldRevokedAt] = struct{}{}
+}
+
+// RevokedAtCleared returns if the "revoked_at" field was cleared in this mutation.
+func (m *PortalAccessMutation) RevokedAtCleared() bool {
+	_, ok := m.clearedFields[portalaccess.FieldRevokedAt]
+	return ok
+}
+
+// ResetRevokedAt resets all changes to the "revoked_at" field.
+func (m *PortalAccessMutation) ResetRevokedAt() {
+	m.revoked_at = nil
+	delete(m.clearedFields, portalaccess.FieldRevokedAt)
+}
+
+// SetLastLoginAt sets the "last_login_at" field.
+func (m *PortalAccessMutation) SetLastLoginAt(t time.Time) {
+	m.last_login_at = &t
+}
+
+// LastLoginAt returns the value of the "last_login_at" field in the mutation.
+func (m *PortalAccessMutation) LastLoginAt() (r time.Time, exists bool) {
+	v := m.last_login_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLastLoginAt returns the old "last_login_at" field's value of the PortalAccess entity.
+// If the PortalAccess object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalAccessMutation) OldLastLoginAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLastLoginAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLastLoginAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLastLoginAt: %w", err)
+	}
+	return oldValue.LastLoginAt, nil
+}
+
+// ClearLastLoginAt clears the value of the "last_login_at" field.
+func (m *PortalAccessMutation) ClearLastLoginAt() {
+	m.last_login_at = nil
+	m.clearedFields[portalaccess.FieldLastLoginAt] = struct{}{}
+}
+
+// LastLoginAtCleared returns if the "last_login_at" field was cleared in this mutation.
+func (m *PortalAccessMutation) LastLoginAtCleared() bool {
+	_, ok := m.clearedFields[portalaccess.FieldLastLoginAt]
+	return ok
+}
+
+// ResetLastLoginAt resets all changes to the "last_login_at" field.
+func (m *PortalAccessMutation) ResetLastLoginAt() {
+	m.last_login_at = nil
+	delete(m.clearedFields, portalaccess.FieldLastLoginAt)
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *PortalAccessMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[portalaccess.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *PortalAccessMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *PortalAccessMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *PortalAccessMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// Where appends a list predicates to the PortalAccessMutation builder.
+func (m *PortalAccessMutation) Where(ps ...predicate.PortalAccess) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the PortalAccessMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *PortalAccessMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.PortalAccess, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *PortalAccessMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *PortalAccessMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (PortalAccess).
+func (m *PortalAccessMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *PortalAccessMutation) Fields() []string {
+	fields := make([]string, 0, 17)
+	if m.company != nil {
+		fields = append(fields, portalaccess.FieldCompanyID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, portalaccess.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, portalaccess.FieldUpdatedAt)
+	}
+	if m.version != nil {
+		fields = append(fields, portalaccess.FieldVersion)
+	}
+	if m.contact_id != nil {
+		fields = append(fields, portalaccess.FieldContactID)
+	}
+	if m.status != nil {
+		fields = append(fields, portalaccess.FieldStatus)
+	}
+	if m.email != nil {
+		fields = append(fields, portalaccess.FieldEmail)
+	}
+	if m.password_hash != nil {
+		fields = append(fields, portalaccess.FieldPasswordHash)
+	}
+	if m.totp_secret != nil {
+		fields = append(fields, portalaccess.FieldTotpSecret)
+	}
+	if m.totp_enabled_at != nil {
+		fields = append(fields, portalaccess.FieldTotpEnabledAt)
+	}
+	if m.totp_last_step != nil {
+		fields = append(fields, portalaccess.FieldTotpLastStep)
+	}
+	if m.invited_at != nil {
+		fields = append(fields, portalaccess.FieldInvitedAt)
+	}
+	if m.invited_by != nil {
+		fields = append(fields, portalaccess.FieldInvitedBy)
+	}
+	if m.invitations_sent != nil {
+		fields = append(fields, portalaccess.FieldInvitationsSent)
+	}
+	if m.activated_at != nil {
+		fields = append(fields, portalaccess.FieldActivatedAt)
+	}
+	if m.revoked_at != nil {
+		fields = append(fields, portalaccess.FieldRevokedAt)
+	}
+	if m.last_login_at != nil {
+		fields = append(fields, portalaccess.FieldLastLoginAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *PortalAccessMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case portalaccess.FieldCompanyID:
+		return m.CompanyID()
+	case portalaccess.FieldCreatedAt:
+		return m.CreatedAt()
+	case portalaccess.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case portalaccess.FieldVersion:
+		return m.Version()
+	case portalaccess.FieldContactID:
+		return m.ContactID()
+	case portalaccess.FieldStatus:
+		return m.Status()
+	case portalaccess.FieldEmail:
+		return m.Email()
+	case portalaccess.FieldPasswordHash:
+		return m.PasswordHash()
+	case portalaccess.FieldTotpSecret:
+		return m.TotpSecret()
+	case portalaccess.FieldTotpEnabledAt:
+		return m.TotpEnabledAt()
+	case portalaccess.FieldTotpLastStep:
+		return m.TotpLastStep()
+	case portalaccess.FieldInvitedAt:
+		return m.InvitedAt()
+	case portalaccess.FieldInvitedBy:
+		return m.InvitedBy()
+	case portalaccess.FieldInvitationsSent:
+		return m.InvitationsSent()
+	case portalaccess.FieldActivatedAt:
+		return m.ActivatedAt()
+	case portalaccess.FieldRevokedAt:
+		return m.RevokedAt()
+	case portalaccess.FieldLastLoginAt:
+		return m.LastLoginAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *PortalAccessMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case portalaccess.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case portalaccess.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case portalaccess.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case portalaccess.FieldVersion:
+		return m.OldVersion(ctx)
+	case portalaccess.FieldContactID:
+		return m.OldContactID(ctx)
+	case portalaccess.FieldStatus:
+		return m.OldStatus(ctx)
+	case portalaccess.FieldEmail:
+		return m.OldEmail(ctx)
+	case portalaccess.FieldPasswordHash:
+		return m.OldPasswordHash(ctx)
+	case portalaccess.FieldTotpSecret:
+		return m.OldTotpSecret(ctx)
+	case portalaccess.FieldTotpEnabledAt:
+		return m.OldTotpEnabledAt(ctx)
+	case portalaccess.FieldTotpLastStep:
+		return m.OldTotpLastStep(ctx)
+	case portalaccess.FieldInvitedAt:
+		return m.OldInvitedAt(ctx)
+	case portalaccess.FieldInvitedBy:
+		return m.OldInvitedBy(ctx)
+	case portalaccess.FieldInvitationsSent:
+		return m.OldInvitationsSent(ctx)
+	case portalaccess.FieldActivatedAt:
+		return m.OldActivatedAt(ctx)
+	case portalaccess.FieldRevokedAt:
+		return m.OldRevokedAt(ctx)
+	case portalaccess.FieldLastLoginAt:
+		return m.OldLastLoginAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown PortalAccess field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PortalAccessMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case portalaccess.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case portalaccess.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case portalaccess.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case portalaccess.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
+		return nil
+	case portalaccess.FieldContactID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContactID(v)
+		return nil
+	case portalaccess.FieldStatus:
+		v, ok := value.(portalaccess.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case portalaccess.FieldEmail:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEmail(v)
+		return nil
+	case portalaccess.FieldPasswordHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPasswordHash(v)
+		return nil
+	case portalaccess.FieldTotpSecret:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTotpSecret(v)
+		return nil
+	case portalaccess.FieldTotpEnabledAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTotpEnabledAt(v)
+		return nil
+	case portalaccess.FieldTotpLastStep:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTotpLastStep(v)
+		return nil
+	case portalaccess.FieldInvitedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetInvitedAt(v)
+		return nil
+	case portalaccess.FieldInvitedBy:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetInvitedBy(v)
+		return nil
+	case portalaccess.FieldInvitationsSent:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetInvitationsSent(v)
+		return nil
+	case portalaccess.FieldActivatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetActivatedAt(v)
+		return nil
+	case portalaccess.FieldRevokedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRevokedAt(v)
+		return nil
+	case portalaccess.FieldLastLoginAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLastLoginAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown PortalAccess field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *PortalAccessMutation) AddedFields() []string {
+	var fields []string
+	if m.addversion != nil {
+		fields = append(fields, portalaccess.FieldVersion)
+	}
+	if m.addtotp_last_step != nil {
+		fields = append(fields, portalaccess.FieldTotpLastStep)
+	}
+	if m.addinvitations_sent != nil {
+		fields = append(fields, portalaccess.FieldInvitationsSent)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *PortalAccessMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case portalaccess.FieldVersion:
+		return m.AddedVersion()
+	case portalaccess.FieldTotpLastStep:
+		return m.AddedTotpLastStep()
+	case portalaccess.FieldInvitationsSent:
+		return m.AddedInvitationsSent()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PortalAccessMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case portalaccess.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
+	case portalaccess.FieldTotpLastStep:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddTotpLastStep(v)
+		return nil
+	case portalaccess.FieldInvitationsSent:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddInvitationsSent(v)
+		return nil
+	}
+	return fmt.Errorf("unknown PortalAccess numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *PortalAccessMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(portalaccess.FieldPasswordHash) {
+		fields = append(fields, portalaccess.FieldPasswordHash)
+	}
+	if m.FieldCleared(portalaccess.FieldTotpSecret) {
+		fields = append(fields, portalaccess.FieldTotpSecret)
+	}
+	if m.FieldCleared(portalaccess.FieldTotpEnabledAt) {
+		fields = append(fields, portalaccess.FieldTotpEnabledAt)
+	}
+	if m.FieldCleared(portalaccess.FieldInvitedBy) {
+		fields = append(fields, portalaccess.FieldInvitedBy)
+	}
+	if m.FieldCleared(portalaccess.FieldActivatedAt) {
+		fields = append(fields, portalaccess.FieldActivatedAt)
+	}
+	if m.FieldCleared(portalaccess.FieldRevokedAt) {
+		fields = append(fields, portalaccess.FieldRevokedAt)
+	}
+	if m.FieldCleared(portalaccess.FieldLastLoginAt) {
+		fields = append(fields, portalaccess.FieldLastLoginAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *PortalAccessMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *PortalAccessMutation) ClearField(name string) error {
+	switch name {
+	case portalaccess.FieldPasswordHash:
+		m.ClearPasswordHash()
+		return nil
+	case portalaccess.FieldTotpSecret:
+		m.ClearTotpSecret()
+		return nil
+	case portalaccess.FieldTotpEnabledAt:
+		m.ClearTotpEnabledAt()
+		return nil
+	case portalaccess.FieldInvitedBy:
+		m.ClearInvitedBy()
+		return nil
+	case portalaccess.FieldActivatedAt:
+		m.ClearActivatedAt()
+		return nil
+	case portalaccess.FieldRevokedAt:
+		m.ClearRevokedAt()
+		return nil
+	case portalaccess.FieldLastLoginAt:
+		m.ClearLastLoginAt()
+		return nil
+	}
+	return fmt.Errorf("unknown PortalAccess nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *PortalAccessMutation) ResetField(name string) error {
+	switch name {
+	case portalaccess.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case portalaccess.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case portalaccess.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case portalaccess.FieldVersion:
+		m.ResetVersion()
+		return nil
+	case portalaccess.FieldContactID:
+		m.ResetContactID()
+		return nil
+	case portalaccess.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case portalaccess.FieldEmail:
+		m.ResetEmail()
+		return nil
+	case portalaccess.FieldPasswordHash:
+		m.ResetPasswordHash()
+		return nil
+	case portalaccess.FieldTotpSecret:
+		m.ResetTotpSecret()
+		return nil
+	case portalaccess.FieldTotpEnabledAt:
+		m.ResetTotpEnabledAt()
+		return nil
+	case portalaccess.FieldTotpLastStep:
+		m.ResetTotpLastStep()
+		return nil
+	case portalaccess.FieldInvitedAt:
+		m.ResetInvitedAt()
+		return nil
+	case portalaccess.FieldInvitedBy:
+		m.ResetInvitedBy()
+		return nil
+	case portalaccess.FieldInvitationsSent:
+		m.ResetInvitationsSent()
+		return nil
+	case portalaccess.FieldActivatedAt:
+		m.ResetActivatedAt()
+		return nil
+	case portalaccess.FieldRevokedAt:
+		m.ResetRevokedAt()
+		return nil
+	case portalaccess.FieldLastLoginAt:
+		m.ResetLastLoginAt()
+		return nil
+	}
+	return fmt.Errorf("unknown PortalAccess field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *PortalAccessMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.company != nil {
+		edges = append(edges, portalaccess.EdgeCompany)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *PortalAccessMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case portalaccess.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *PortalAccessMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *PortalAccessMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *PortalAccessMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcompany {
+		edges = append(edges, portalaccess.EdgeCompany)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *PortalAccessMutation) EdgeCleared(name string) bool {
+	switch name {
+	case portalaccess.EdgeCompany:
+		return m.clearedcompany
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *PortalAccessMutation) ClearEdge(name string) error {
+	switch name {
+	case portalaccess.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown PortalAccess unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *PortalAccessMutation) ResetEdge(name string) error {
+	switch name {
+	case portalaccess.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown PortalAccess edge %s", name)
+}
+
+// PortalChangeRequestMutation represents an operation that mutates the PortalChangeRequest nodes in the graph.
+type PortalChangeRequestMutation struct {
+	config
+	op             Op
+	typ            string
+	id             *uuid.UUID
+	created_at     *time.Time
+	updated_at     *time.Time
+	version        *int64
+	addversion     *int64
+	contact_id     *uuid.UUID
+	access_id      *uuid.UUID
+	kind           *portalchangerequest.Kind
+	changes        *map[string]string
+	baseline       *map[string]string
+	sealed         *[]byte
+	status         *portalchangerequest.Status
+	reason         *string
+	decided_by     *uuid.UUID
+	decided_at     *time.Time
+	withdrawn_at   *time.Time
+	clearedFields  map[string]struct{}
+	company        *uuid.UUID
+	clearedcompany bool
+	done           bool
+	oldValue       func(context.Context) (*PortalChangeRequest, error)
+	predicates     []predicate.PortalChangeRequest
+}
+
+var _ ent.Mutation = (*PortalChangeRequestMutation)(nil)
+
+// portalchangerequestOption allows management of the mutation configuration using functional options.
+type portalchangerequestOption func(*PortalChangeRequestMutation)
+
+// newPortalChangeRequestMutation creates new mutation for the PortalChangeRequest entity.
+func newPortalChangeRequestMutation(c config, op Op, opts ...portalchangerequestOption) *PortalChangeRequestMutation {
+	m := &PortalChangeRequestMutation{
+		config:        c,
+		op:            op,
+		typ:           TypePortalChangeRequest,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withPortalChangeRequestID sets the ID field of the mutation.
+func withPortalChangeRequestID(id uuid.UUID) portalchangerequestOption {
+	return func(m *PortalChangeRequestMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *PortalChangeRequest
+		)
+		m.oldValue = func(ctx context.Context) (*PortalChangeRequest, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().PortalChangeRequest.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withPortalChangeRequest sets the old PortalChangeRequest of the mutation.
+func withPortalChangeRequest(node *PortalChangeRequest) portalchangerequestOption {
+	return func(m *PortalChangeRequestMutation) {
+		m.oldValue = func(context.Context) (*PortalChangeRequest, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m PortalChangeRequestMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m PortalChangeRequestMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of PortalChangeRequest entities.
+func (m *PortalChangeRequestMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *PortalChangeRequestMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *PortalChangeRequestMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().PortalChangeRequest.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *PortalChangeRequestMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *PortalChangeRequestMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the PortalChangeRequest entity.
+// If the PortalChangeRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalChangeRequestMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *PortalChangeRequestMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *PortalChangeRequestMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *PortalChangeRequestMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the PortalChangeRequest entity.
+// If the PortalChangeRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalChangeRequestMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *PortalChangeRequestMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *PortalChangeRequestMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *PortalChangeRequestMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the PortalChangeRequest entity.
+// If the PortalChangeRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalChangeRequestMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *PortalChangeRequestMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *PortalChangeRequestMutation) SetVersion(i int64) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *PortalChangeRequestMutation) Version() (r int64, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the PortalChangeRequest entity.
+// If the PortalChangeRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalChangeRequestMutation) OldVersion(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *PortalChangeRequestMutation) AddVersion(i int64) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *PortalChangeRequestMutation) AddedVersion() (r int64, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *PortalChangeRequestMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
+}
+
+// SetContactID sets the "contact_id" field.
+func (m *PortalChangeRequestMutation) SetContactID(u uuid.UUID) {
+	m.contact_id = &u
+}
+
+// ContactID returns the value of the "contact_id" field in the mutation.
+func (m *PortalChangeRequestMutation) ContactID() (r uuid.UUID, exists bool) {
+	v := m.contact_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContactID returns the old "contact_id" field's value of the PortalChangeRequest entity.
+// If the PortalChangeRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalChangeRequestMutation) OldContactID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContactID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContactID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContactID: %w", err)
+	}
+	return oldValue.ContactID, nil
+}
+
+// ResetContactID resets all changes to the "contact_id" field.
+func (m *PortalChangeRequestMutation) ResetContactID() {
+	m.contact_id = nil
+}
+
+// SetAccessID sets the "access_id" field.
+func (m *PortalChangeRequestMutation) SetAccessID(u uuid.UUID) {
+	m.access_id = &u
+}
+
+// AccessID returns the value of the "access_id" field in the mutation.
+func (m *PortalChangeRequestMutation) AccessID() (r uuid.UUID, exists bool) {
+	v := m.access_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccessID returns the old "access_id" field's value of the PortalChangeRequest entity.
+// If the PortalChangeRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalChangeRequestMutation) OldAccessID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccessID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccessID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccessID: %w", err)
+	}
+	return oldValue.AccessID, nil
+}
+
+// ClearAccessID clears the value of the "access_id" field.
+func (m *PortalChangeRequestMutation) ClearAccessID() {
+	m.access_id = nil
+	m.clearedFields[portalchangerequest.FieldAccessID] = struct{}{}
+}
+
+// AccessIDCleared returns if the "access_id" field was cleared in this mutation.
+func (m *PortalChangeRequestMutation) AccessIDCleared() bool {
+	_, ok := m.clearedFields[portalchangerequest.FieldAccessID]
+	return ok
+}
+
+// ResetAccessID resets all changes to the "access_id" field.
+func (m *PortalChangeRequestMutation) ResetAccessID() {
+	m.access_id = nil
+	delete(m.clearedFields, portalchangerequest.FieldAccessID)
+}
+
+// SetKind sets the "kind" field.
+func (m *PortalChangeRequestMutation) SetKind(po portalchangerequest.Kind) {
+	m.kind = &po
+}
+
+// Kind returns the value of the "kind" field in the mutation.
+func (m *PortalChangeRequestMutation) Kind() (r portalchangerequest.Kind, exists bool) {
+	v := m.kind
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKind returns the old "kind" field's value of the PortalChangeRequest entity.
+// If the PortalChangeRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalChangeRequestMutation) OldKind(ctx context.Context) (v portalchangerequest.Kind, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKind is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKind requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKind: %w", err)
+	}
+	return oldValue.Kind, nil
+}
+
+// ResetKind resets all changes to the "kind" field.
+func (m *PortalChangeRequestMutation) ResetKind() {
+	m.kind = nil
+}
+
+// SetChanges sets the "changes" field.
+func (m *PortalChangeRequestMutation) SetChanges(value map[string]string) {
+	m.changes = &value
+}
+
+// Changes returns the value of the "changes" field in the mutation.
+func (m *PortalChangeRequestMutation) Changes() (r map[string]string, exists bool) {
+	v := m.changes
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldChanges returns the old "changes" field's value of the PortalChangeRequest entity.
+// If the PortalChangeRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalChangeRequestMutation) OldChanges(ctx context.Context) (v map[string]string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldChanges is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldChanges requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldChanges: %w", err)
+	}
+	return oldValue.Changes, nil
+}
+
+// ResetChanges resets all changes to the "changes" field.
+func (m *PortalChangeRequestMutation) ResetChanges() {
+	m.changes = nil
+}
+
+// SetBaseline sets the "baseline" field.
+func (m *PortalChangeRequestMutation) SetBaseline(value map[string]string) {
+	m.baseline = &value
+}
+
+// Baseline returns the value of the "baseline" field in the mutation.
+func (m *PortalChangeRequestMutation) Baseline() (r map[string]string, exists bool) {
+	v := m.baseline
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBaseline returns the old "baseline" field's value of the PortalChangeRequest entity.
+// If the PortalChangeRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalChangeRequestMutation) OldBaseline(ctx context.Context) (v map[string]string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBaseline is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBaseline requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBaseline: %w", err)
+	}
+	return oldValue.Baseline, nil
+}
+
+// ResetBaseline resets all changes to the "baseline" field.
+func (m *PortalChangeRequestMutation) ResetBaseline() {
+	m.baseline = nil
+}
+
+// SetSealed sets the "sealed" field.
+func (m *PortalChangeRequestMutation) SetSealed(b []byte) {
+	m.sealed = &b
+}
+
+// Sealed returns the value of the "sealed" field in the mutation.
+func (m *PortalChangeRequestMutation) Sealed() (r []byte, exists bool) {
+	v := m.sealed
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSealed returns the old "sealed" field's value of the PortalChangeRequest entity.
+// If the PortalChangeRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalChangeRequestMutation) OldSealed(ctx context.Context) (v *[]byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSealed is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSealed requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSealed: %w", err)
+	}
+	return oldValue.Sealed, nil
+}
+
+// ClearSealed clears the value of the "sealed" field.
+func (m *PortalChangeRequestMutation) ClearSealed() {
+	m.sealed = nil
+	m.clearedFields[portalchangerequest.FieldSealed] = struct{}{}
+}
+
+// SealedCleared returns if the "sealed" field was cleared in this mutation.
+func (m *PortalChangeRequestMutation) SealedCleared() bool {
+	_, ok := m.clearedFields[portalchangerequest.FieldSealed]
+	return ok
+}
+
+// ResetSealed resets all changes to the "sealed" field.
+func (m *PortalChangeRequestMutation) ResetSealed() {
+	m.sealed = nil
+	delete(m.clearedFields, portalchangerequest.FieldSealed)
+}
+
+// SetStatus sets the "status" field.
+func (m *PortalChangeRequestMutation) SetStatus(po portalchangerequest.Status) {
+	m.status = &po
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *PortalChangeRequestMutation) Status() (r portalchangerequest.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the PortalChangeRequest entity.
+// If the PortalChangeRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalChangeRequestMutation) OldStatus(ctx context.Context) (v portalchangerequest.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *PortalChangeRequestMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetReason sets the "reason" field.
+func (m *PortalChangeRequestMutation) SetReason(s string) {
+	m.reason = &s
+}
+
+// Reason returns the value of the "reason" field in the mutation.
+func (m *PortalChangeRequestMutation) Reason() (r string, exists bool) {
+	v := m.reason
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReason returns the old "reason" field's value of the PortalChangeRequest entity.
+// If the PortalChangeRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalChangeRequestMutation) OldReason(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReason is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReason requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReason: %w", err)
+	}
+	return oldValue.Reason, nil
+}
+
+// ResetReason resets all changes to the "reason" field.
+func (m *PortalChangeRequestMutation) ResetReason() {
+	m.reason = nil
+}
+
+// SetDecidedBy sets the "decided_by" field.
+func (m *PortalChangeRequestMutation) SetDecidedBy(u uuid.UUID) {
+	m.decided_by = &u
+}
+
+// DecidedBy returns the value of the "decided_by" field in the mutation.
+func (m *PortalChangeRequestMutation) DecidedBy() (r uuid.UUID, exists bool) {
+	v := m.decided_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDecidedBy returns the old "decided_by" field's value of the PortalChangeRequest entity.
+// If the PortalChangeRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalChangeRequestMutation) OldDecidedBy(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDecidedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDecidedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDecidedBy: %w", err)
+	}
+	return oldValue.DecidedBy, nil
+}
+
+// ClearDecidedBy clears the value of the "decided_by" field.
+func (m *PortalChangeRequestMutation) ClearDecidedBy() {
+	m.decided_by = nil
+	m.clearedFields[portalchangerequest.FieldDecidedBy] = struct{}{}
+}
+
+// DecidedByCleared returns if the "decided_by" field was cleared in this mutation.
+func (m *PortalChangeRequestMutation) DecidedByCleared() bool {
+	_, ok := m.clearedFields[portalchangerequest.FieldDecidedBy]
+	return ok
+}
+
+// ResetDecidedBy resets all changes to the "decided_by" field.
+func (m *PortalChangeRequestMutation) ResetDecidedBy() {
+	m.decided_by = nil
+	delete(m.clearedFields, portalchangerequest.FieldDecidedBy)
+}
+
+// SetDecidedAt sets the "decided_at" field.
+func (m *PortalChangeRequestMutation) SetDecidedAt(t time.Time) {
+	m.decided_at = &t
+}
+
+// DecidedAt returns the value of the "decided_at" field in the mutation.
+func (m *PortalChangeRequestMutation) DecidedAt() (r time.Time, exists bool) {
+	v := m.decided_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDecidedAt returns the old "decided_at" field's value of the PortalChangeRequest entity.
+// If the PortalChangeRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalChangeRequestMutation) OldDecidedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDecidedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDecidedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDecidedAt: %w", err)
+	}
+	return oldValue.DecidedAt, nil
+}
+
+// ClearDecidedAt clears the value of the "decided_at" field.
+func (m *PortalChangeRequestMutation) ClearDecidedAt() {
+	m.decided_at = nil
+	m.clearedFields[portalchangerequest.FieldDecidedAt] = struct{}{}
+}
+
+// DecidedAtCleared returns if the "decided_at" field was cleared in this mutation.
+func (m *PortalChangeRequestMutation) DecidedAtCleared() bool {
+	_, ok := m.clearedFields[portalchangerequest.FieldDecidedAt]
+	return ok
+}
+
+// ResetDecidedAt resets all changes to the "decided_at" field.
+func (m *PortalChangeRequestMutation) ResetDecidedAt() {
+	m.decided_at = nil
+	delete(m.clearedFields, portalchangerequest.FieldDecidedAt)
+}
+
+// SetWithdrawnAt sets the "withdrawn_at" field.
+func (m *PortalChangeRequestMutation) SetWithdrawnAt(t time.Time) {
+	m.withdrawn_at = &t
+}
+
+// WithdrawnAt returns the value of the "withdrawn_at" field in the mutation.
+func (m *PortalChangeRequestMutation) WithdrawnAt() (r time.Time, exists bool) {
+	v := m.withdrawn_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldWithdrawnAt returns the old "withdrawn_at" field's value of the PortalChangeRequest entity.
+// If the PortalChangeRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalChangeRequestMutation) OldWithdrawnAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldWithdrawnAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldWithdrawnAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldWithdrawnAt: %w", err)
+	}
+	return oldValue.WithdrawnAt, nil
+}
+
+// ClearWithdrawnAt clears the value of the "withdrawn_at" field.
+func (m *PortalChangeRequestMutation) ClearWithdrawnAt() {
+	m.withdrawn_at = nil
+	m.clearedFields[portalchangerequest.FieldWithdrawnAt] = struct{}{}
+}
+
+// WithdrawnAtCleared returns if the "withdrawn_at" field was cleared in this mutation.
+func (m *PortalChangeRequestMutation) WithdrawnAtCleared() bool {
+	_, ok := m.clearedFields[portalchangerequest.FieldWithdrawnAt]
+	return ok
+}
+
+// ResetWithdrawnAt resets all changes to the "withdrawn_at" field.
+func (m *PortalChangeRequestMutation) ResetWithdrawnAt() {
+	m.withdrawn_at = nil
+	delete(m.clearedFields, portalchangerequest.FieldWithdrawnAt)
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *PortalChangeRequestMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[portalchangerequest.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *PortalChangeRequestMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *PortalChangeRequestMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *PortalChangeRequestMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// Where appends a list predicates to the PortalChangeRequestMutation builder.
+func (m *PortalChangeRequestMutation) Where(ps ...predicate.PortalChangeRequest) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the PortalChangeRequestMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *PortalChangeRequestMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.PortalChangeRequest, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *PortalChangeRequestMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *PortalChangeRequestMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (PortalChangeRequest).
+func (m *PortalChangeRequestMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *PortalChangeRequestMutation) Fields() []string {
+	fields := make([]string, 0, 15)
+	if m.company != nil {
+		fields = append(fields, portalchangerequest.FieldCompanyID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, portalchangerequest.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, portalchangerequest.FieldUpdatedAt)
+	}
+	if m.version != nil {
+		fields = append(fields, portalchangerequest.FieldVersion)
+	}
+	if m.contact_id != nil {
+		fields = append(fields, portalchangerequest.FieldContactID)
+	}
+	if m.access_id != nil {
+		fields = append(fields, portalchangerequest.FieldAccessID)
+	}
+	if m.kind != nil {
+		fields = append(fields, portalchangerequest.FieldKind)
+	}
+	if m.changes != nil {
+		fields = append(fields, portalchangerequest.FieldChanges)
+	}
+	if m.baseline != nil {
+		fields = append(fields, portalchangerequest.FieldBaseline)
+	}
+	if m.sealed != nil {
+		fields = append(fields, portalchangerequest.FieldSealed)
+	}
+	if m.status != nil {
+		fields = append(fields, portalchangerequest.FieldStatus)
+	}
+	if m.reason != nil {
+		fields = append(fields, portalchangerequest.FieldReason)
+	}
+	if m.decided_by != nil {
+		fields = append(fields, portalchangerequest.FieldDecidedBy)
+	}
+	if m.decided_at != nil {
+		fields = append(fields, portalchangerequest.FieldDecidedAt)
+	}
+	if m.withdrawn_at != nil {
+		fields = append(fields, portalchangerequest.FieldWithdrawnAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *PortalChangeRequestMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case portalchangerequest.FieldCompanyID:
+		return m.CompanyID()
+	case portalchangerequest.FieldCreatedAt:
+		return m.CreatedAt()
+	case portalchangerequest.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case portalchangerequest.FieldVersion:
+		return m.Version()
+	case portalchangerequest.FieldContactID:
+		return m.ContactID()
+	case portalchangerequest.FieldAccessID:
+		return m.AccessID()
+	case portalchangerequest.FieldKind:
+		return m.Kind()
+	case portalchangerequest.FieldChanges:
+		return m.Changes()
+	case portalchangerequest.FieldBaseline:
+		return m.Baseline()
+	case portalchangerequest.FieldSealed:
+		return m.Sealed()
+	case portalchangerequest.FieldStatus:
+		return m.Status()
+	case portalchangerequest.FieldReason:
+		return m.Reason()
+	case portalchangerequest.FieldDecidedBy:
+		return m.DecidedBy()
+	case portalchangerequest.FieldDecidedAt:
+		return m.DecidedAt()
+	case portalchangerequest.FieldWithdrawnAt:
+		return m.WithdrawnAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *PortalChangeRequestMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case portalchangerequest.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case portalchangerequest.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case portalchangerequest.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case portalchangerequest.FieldVersion:
+		return m.OldVersion(ctx)
+	case portalchangerequest.FieldContactID:
+		return m.OldContactID(ctx)
+	case portalchangerequest.FieldAccessID:
+		return m.OldAccessID(ctx)
+	case portalchangerequest.FieldKind:
+		return m.OldKind(ctx)
+	case portalchangerequest.FieldChanges:
+		return m.OldChanges(ctx)
+	case portalchangerequest.FieldBaseline:
+		return m.OldBaseline(ctx)
+	case portalchangerequest.FieldSealed:
+		return m.OldSealed(ctx)
+	case portalchangerequest.FieldStatus:
+		return m.OldStatus(ctx)
+	case portalchangerequest.FieldReason:
+		return m.OldReason(ctx)
+	case portalchangerequest.FieldDecidedBy:
+		return m.OldDecidedBy(ctx)
+	case portalchangerequest.FieldDecidedAt:
+		return m.OldDecidedAt(ctx)
+	case portalchangerequest.FieldWithdrawnAt:
+		return m.OldWithdrawnAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown PortalChangeRequest field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PortalChangeRequestMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case portalchangerequest.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case portalchangerequest.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case portalchangerequest.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case portalchangerequest.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
+		return nil
+	case portalchangerequest.FieldContactID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContactID(v)
+		return nil
+	case portalchangerequest.FieldAccessID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccessID(v)
+		return nil
+	case portalchangerequest.FieldKind:
+		v, ok := value.(portalchangerequest.Kind)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKind(v)
+		return nil
+	case portalchangerequest.FieldChanges:
+		v, ok := value.(map[string]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetChanges(v)
+		return nil
+	case portalchangerequest.FieldBaseline:
+		v, ok := value.(map[string]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBaseline(v)
+		return nil
+	case portalchangerequest.FieldSealed:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSealed(v)
+		return nil
+	case portalchangerequest.FieldStatus:
+		v, ok := value.(portalchangerequest.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case portalchangerequest.FieldReason:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReason(v)
+		return nil
+	case portalchangerequest.FieldDecidedBy:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDecidedBy(v)
+		return nil
+	case portalchangerequest.FieldDecidedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDecidedAt(v)
+		return nil
+	case portalchangerequest.FieldWithdrawnAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetWithdrawnAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown PortalChangeRequest field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *PortalChangeRequestMutation) AddedFields() []string {
+	var fields []string
+	if m.addversion != nil {
+		fields = append(fields, portalchangerequest.FieldVersion)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *PortalChangeRequestMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case portalchangerequest.FieldVersion:
+		return m.AddedVersion()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PortalChangeRequestMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case portalchangerequest.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
+	}
+	return fmt.Errorf("unknown PortalChangeRequest numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *PortalChangeRequestMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(portalchangerequest.FieldAccessID) {
+		fields = append(fields, portalchangerequest.FieldAccessID)
+	}
+	if m.FieldCleared(portalchangerequest.FieldSealed) {
+		fields = append(fields, portalchangerequest.FieldSealed)
+	}
+	if m.FieldCleared(portalchangerequest.FieldDecidedBy) {
+		fields = append(fields, portalchangerequest.FieldDecidedBy)
+	}
+	if m.FieldCleared(portalchangerequest.FieldDecidedAt) {
+		fields = append(fields, portalchangerequest.FieldDecidedAt)
+	}
+	if m.FieldCleared(portalchangerequest.FieldWithdrawnAt) {
+		fields = append(fields, portalchangerequest.FieldWithdrawnAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *PortalChangeRequestMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *PortalChangeRequestMutation) ClearField(name string) error {
+	switch name {
+	case portalchangerequest.FieldAccessID:
+		m.ClearAccessID()
+		return nil
+	case portalchangerequest.FieldSealed:
+		m.ClearSealed()
+		return nil
+	case portalchangerequest.FieldDecidedBy:
+		m.ClearDecidedBy()
+		return nil
+	case portalchangerequest.FieldDecidedAt:
+		m.ClearDecidedAt()
+		return nil
+	case portalchangerequest.FieldWithdrawnAt:
+		m.ClearWithdrawnAt()
+		return nil
+	}
+	return fmt.Errorf("unknown PortalChangeRequest nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *PortalChangeRequestMutation) ResetField(name string) error {
+	switch name {
+	case portalchangerequest.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case portalchangerequest.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case portalchangerequest.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case portalchangerequest.FieldVersion:
+		m.ResetVersion()
+		return nil
+	case portalchangerequest.FieldContactID:
+		m.ResetContactID()
+		return nil
+	case portalchangerequest.FieldAccessID:
+		m.ResetAccessID()
+		return nil
+	case portalchangerequest.FieldKind:
+		m.ResetKind()
+		return nil
+	case portalchangerequest.FieldChanges:
+		m.ResetChanges()
+		return nil
+	case portalchangerequest.FieldBaseline:
+		m.ResetBaseline()
+		return nil
+	case portalchangerequest.FieldSealed:
+		m.ResetSealed()
+		return nil
+	case portalchangerequest.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case portalchangerequest.FieldReason:
+		m.ResetReason()
+		return nil
+	case portalchangerequest.FieldDecidedBy:
+		m.ResetDecidedBy()
+		return nil
+	case portalchangerequest.FieldDecidedAt:
+		m.ResetDecidedAt()
+		return nil
+	case portalchangerequest.FieldWithdrawnAt:
+		m.ResetWithdrawnAt()
+		return nil
+	}
+	return fmt.Errorf("unknown PortalChangeRequest field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *PortalChangeRequestMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.company != nil {
+		edges = append(edges, portalchangerequest.EdgeCompany)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *PortalChangeRequestMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case portalchangerequest.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *PortalChangeRequestMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *PortalChangeRequestMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *PortalChangeRequestMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcompany {
+		edges = append(edges, portalchangerequest.EdgeCompany)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *PortalChangeRequestMutation) EdgeCleared(name string) bool {
+	switch name {
+	case portalchangerequest.EdgeCompany:
+		return m.clearedcompany
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *PortalChangeRequestMutation) ClearEdge(name string) error {
+	switch name {
+	case portalchangerequest.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown PortalChangeRequest unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *PortalChangeRequestMutation) ResetEdge(name string) error {
+	switch name {
+	case portalchangerequest.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown PortalChangeRequest edge %s", name)
+}
+
+// PortalSessionMutation represents an operation that mutates the PortalSession nodes in the graph.
+type PortalSessionMutation struct {
+	config
+	op                    Op
+	typ                   string
+	id                    *uuid.UUID
+	access_id             *uuid.UUID
+	contact_id            *uuid.UUID
+	token_hash            *[]byte
+	second_factor_pending *bool
+	created_at            *time.Time
+	last_seen_at          *time.Time
+	expires_at            *time.Time
+	ip                    *string
+	user_agent            *string
+	clearedFields         map[string]struct{}
+	company               *uuid.UUID
+	clearedcompany        bool
+	done                  bool
+	oldValue              func(context.Context) (*PortalSession, error)
+	predicates            []predicate.PortalSession
+}
+
+var _ ent.Mutation = (*PortalSessionMutation)(nil)
+
+// portalsessionOption allows management of the mutation configuration using functional options.
+type portalsessionOption func(*PortalSessionMutation)
+
+// newPortalSessionMutation creates new mutation for the PortalSession entity.
+func newPortalSessionMutation(c config, op Op, opts ...portalsessionOption) *PortalSessionMutation {
+	m := &PortalSessionMutation{
+		config:        c,
+		op:            op,
+		typ:           TypePortalSession,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withPortalSessionID sets the ID field of the mutation.
+func withPortalSessionID(id uuid.UUID) portalsessionOption {
+	return func(m *PortalSessionMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *PortalSession
+		)
+		m.oldValue = func(ctx context.Context) (*PortalSession, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().PortalSession.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withPortalSession sets the old PortalSession of the mutation.
+func withPortalSession(node *PortalSession) portalsessionOption {
+	return func(m *PortalSessionMutation) {
+		m.oldValue = func(context.Context) (*PortalSession, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m PortalSessionMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m PortalSessionMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of PortalSession entities.
+func (m *PortalSessionMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *PortalSessionMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *PortalSessionMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().PortalSession.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *PortalSessionMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *PortalSessionMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the PortalSession entity.
+// If the PortalSession object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalSessionMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *PortalSessionMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetAccessID sets the "access_id" field.
+func (m *PortalSessionMutation) SetAccessID(u uuid.UUID) {
+	m.access_id = &u
+}
+
+// AccessID returns the value of the "access_id" field in the mutation.
+func (m *PortalSessionMutation) AccessID() (r uuid.UUID, exists bool) {
+	v := m.access_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccessID returns the old "access_id" field's value of the PortalSession entity.
+// If the PortalSession object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalSessionMutation) OldAccessID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccessID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccessID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccessID: %w", err)
+	}
+	return oldValue.AccessID, nil
+}
+
+// ResetAccessID resets all changes to the "access_id" field.
+func (m *PortalSessionMutation) ResetAccessID() {
+	m.access_id = nil
+}
+
+// SetContactID sets the "contact_id" field.
+func (m *PortalSessionMutation) SetContactID(u uuid.UUID) {
+	m.contact_id = &u
+}
+
+// ContactID returns the value of the "contact_id" field in the mutation.
+func (m *PortalSessionMutation) ContactID() (r uuid.UUID, exists bool) {
+	v := m.contact_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContactID returns the old "contact_id" field's value of the PortalSession entity.
+// If the PortalSession object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalSessionMutation) OldContactID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContactID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContactID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContactID: %w", err)
+	}
+	return oldValue.ContactID, nil
+}
+
+// ResetContactID resets all changes to the "contact_id" field.
+func (m *PortalSessionMutation) ResetContactID() {
+	m.contact_id = nil
+}
+
+// SetTokenHash sets the "token_hash" field.
+func (m *PortalSessionMutation) SetTokenHash(b []byte) {
+	m.token_hash = &b
+}
+
+// TokenHash returns the value of the "token_hash" field in the mutation.
+func (m *PortalSessionMutation) TokenHash() (r []byte, exists bool) {
+	v := m.token_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTokenHash returns the old "token_hash" field's value of the PortalSession entity.
+// If the PortalSession object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalSessionMutation) OldTokenHash(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTokenHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTokenHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTokenHash: %w", err)
+	}
+	return oldValue.TokenHash, nil
+}
+
+// ResetTokenHash resets all changes to the "token_hash" field.
+func (m *PortalSessionMutation) ResetTokenHash() {
+	m.token_hash = nil
+}
+
+// SetSecondFactorPending sets the "second_factor_pending" field.
+func (m *PortalSessionMutation) SetSecondFactorPending(b bool) {
+	m.second_factor_pending = &b
+}
+
+// SecondFactorPending returns the value of the "second_factor_pending" field in the mutation.
+func (m *PortalSessionMutation) SecondFactorPending() (r bool, exists bool) {
+	v := m.second_factor_pending
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSecondFactorPending returns the old "second_factor_pending" field's value of the PortalSession entity.
+// If the PortalSession object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalSessionMutation) OldSecondFactorPending(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSecondFactorPending is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSecondFactorPending requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSecondFactorPending: %w", err)
+	}
+	return oldValue.SecondFactorPending, nil
+}
+
+// ResetSecondFactorPending resets all changes to the "second_factor_pending" field.
+func (m *PortalSessionMutation) ResetSecondFactorPending() {
+	m.second_factor_pending = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *PortalSessionMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *PortalSessionMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the PortalSession entity.
+// If the PortalSession object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalSessionMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *PortalSessionMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetLastSeenAt sets the "last_seen_at" field.
+func (m *PortalSessionMutation) SetLastSeenAt(t time.Time) {
+	m.last_seen_at = &t
+}
+
+// LastSeenAt returns the value of the "last_seen_at" field in the mutation.
+func (m *PortalSessionMutation) LastSeenAt() (r time.Time, exists bool) {
+	v := m.last_seen_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLastSeenAt returns the old "last_seen_at" field's value of the PortalSession entity.
+// If the PortalSession object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalSessionMutation) OldLastSeenAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLastSeenAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLastSeenAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLastSeenAt: %w", err)
+	}
+	return oldValue.LastSeenAt, nil
+}
+
+// ResetLastSeenAt resets all changes to the "last_seen_at" field.
+func (m *PortalSessionMutation) ResetLastSeenAt() {
+	m.last_seen_at = nil
+}
+
+// SetExpiresAt sets the "expires_at" field.
+func (m *PortalSessionMutation) SetExpiresAt(t time.Time) {
+	m.expires_at = &t
+}
+
+// ExpiresAt returns the value of the "expires_at" field in the mutation.
+func (m *PortalSessionMutation) ExpiresAt() (r time.Time, exists bool) {
+	v := m.expires_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExpiresAt returns the old "expires_at" field's value of the PortalSession entity.
+// If the PortalSession object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalSessionMutation) OldExpiresAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExpiresAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExpiresAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExpiresAt: %w", err)
+	}
+	return oldValue.ExpiresAt, nil
+}
+
+// ResetExpiresAt resets all changes to the "expires_at" field.
+func (m *PortalSessionMutation) ResetExpiresAt() {
+	m.expires_at = nil
+}
+
+// SetIP sets the "ip" field.
+func (m *PortalSessionMutation) SetIP(s string) {
+	m.ip = &s
+}
+
+// IP returns the value of the "ip" field in the mutation.
+func (m *PortalSessionMutation) IP() (r string, exists bool) {
+	v := m.ip
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIP returns the old "ip" field's value of the PortalSession entity.
+// If the PortalSession object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalSessionMutation) OldIP(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIP is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIP requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIP: %w", err)
+	}
+	return oldValue.IP, nil
+}
+
+// ResetIP resets all changes to the "ip" field.
+func (m *PortalSessionMutation) ResetIP() {
+	m.ip = nil
+}
+
+// SetUserAgent sets the "user_agent" field.
+func (m *PortalSessionMutation) SetUserAgent(s string) {
+	m.user_agent = &s
+}
+
+// UserAgent returns the value of the "user_agent" field in the mutation.
+func (m *PortalSessionMutation) UserAgent() (r string, exists bool) {
+	v := m.user_agent
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserAgent returns the old "user_agent" field's value of the PortalSession entity.
+// If the PortalSession object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalSessionMutation) OldUserAgent(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserAgent is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserAgent requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserAgent: %w", err)
+	}
+	return oldValue.UserAgent, nil
+}
+
+// ResetUserAgent resets all changes to the "user_agent" field.
+func (m *PortalSessionMutation) ResetUserAgent() {
+	m.user_agent = nil
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *PortalSessionMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[portalsession.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *PortalSessionMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *PortalSessionMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *PortalSessionMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// Where appends a list predicates to the PortalSessionMutation builder.
+func (m *PortalSessionMutation) Where(ps ...predicate.PortalSession) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the PortalSessionMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *PortalSessionMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.PortalSession, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *PortalSessionMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *PortalSessionMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (PortalSession).
+func (m *PortalSessionMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *PortalSessionMutation) Fields() []string {
+	fields := make([]string, 0, 10)
+	if m.company != nil {
+		fields = append(fields, portalsession.FieldCompanyID)
+	}
+	if m.access_id != nil {
+		fields = append(fields, portalsession.FieldAccessID)
+	}
+	if m.contact_id != nil {
+		fields = append(fields, portalsession.FieldContactID)
+	}
+	if m.token_hash != nil {
+		fields = append(fields, portalsession.FieldTokenHash)
+	}
+	if m.second_factor_pending != nil {
+		fields = append(fields, portalsession.FieldSecondFactorPending)
+	}
+	if m.created_at != nil {
+		fields = append(fields, portalsession.FieldCreatedAt)
+	}
+	if m.last_seen_at != nil {
+		fields = append(fields, portalsession.FieldLastSeenAt)
+	}
+	if m.expires_at != nil {
+		fields = append(fields, portalsession.FieldExpiresAt)
+	}
+	if m.ip != nil {
+		fields = append(fields, portalsession.FieldIP)
+	}
+	if m.user_agent != nil {
+		fields = append(fields, portalsession.FieldUserAgent)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *PortalSessionMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case portalsession.FieldCompanyID:
+		return m.CompanyID()
+	case portalsession.FieldAccessID:
+		return m.AccessID()
+	case portalsession.FieldContactID:
+		return m.ContactID()
+	case portalsession.FieldTokenHash:
+		return m.TokenHash()
+	case portalsession.FieldSecondFactorPending:
+		return m.SecondFactorPending()
+	case portalsession.FieldCreatedAt:
+		return m.CreatedAt()
+	case portalsession.FieldLastSeenAt:
+		return m.LastSeenAt()
+	case portalsession.FieldExpiresAt:
+		return m.ExpiresAt()
+	case portalsession.FieldIP:
+		return m.IP()
+	case portalsession.FieldUserAgent:
+		return m.UserAgent()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *PortalSessionMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case portalsession.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case portalsession.FieldAccessID:
+		return m.OldAccessID(ctx)
+	case portalsession.FieldContactID:
+		return m.OldContactID(ctx)
+	case portalsession.FieldTokenHash:
+		return m.OldTokenHash(ctx)
+	case portalsession.FieldSecondFactorPending:
+		return m.OldSecondFactorPending(ctx)
+	case portalsession.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case portalsession.FieldLastSeenAt:
+		return m.OldLastSeenAt(ctx)
+	case portalsession.FieldExpiresAt:
+		return m.OldExpiresAt(ctx)
+	case portalsession.FieldIP:
+		return m.OldIP(ctx)
+	case portalsession.FieldUserAgent:
+		return m.OldUserAgent(ctx)
+	}
+	return nil, fmt.Errorf("unknown PortalSession field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PortalSessionMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case portalsession.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case portalsession.FieldAccessID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccessID(v)
+		return nil
+	case portalsession.FieldContactID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContactID(v)
+		return nil
+	case portalsession.FieldTokenHash:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTokenHash(v)
+		return nil
+	case portalsession.FieldSecondFactorPending:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSecondFactorPending(v)
+		return nil
+	case portalsession.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case portalsession.FieldLastSeenAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLastSeenAt(v)
+		return nil
+	case portalsession.FieldExpiresAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExpiresAt(v)
+		return nil
+	case portalsession.FieldIP:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIP(v)
+		return nil
+	case portalsession.FieldUserAgent:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserAgent(v)
+		return nil
+	}
+	return fmt.Errorf("unknown PortalSession field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *PortalSessionMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *PortalSessionMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PortalSessionMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown PortalSession numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *PortalSessionMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *PortalSessionMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *PortalSessionMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown PortalSession nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *PortalSessionMutation) ResetField(name string) error {
+	switch name {
+	case portalsession.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case portalsession.FieldAccessID:
+		m.ResetAccessID()
+		return nil
+	case portalsession.FieldContactID:
+		m.ResetContactID()
+		return nil
+	case portalsession.FieldTokenHash:
+		m.ResetTokenHash()
+		return nil
+	case portalsession.FieldSecondFactorPending:
+		m.ResetSecondFactorPending()
+		return nil
+	case portalsession.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case portalsession.FieldLastSeenAt:
+		m.ResetLastSeenAt()
+		return nil
+	case portalsession.FieldExpiresAt:
+		m.ResetExpiresAt()
+		return nil
+	case portalsession.FieldIP:
+		m.ResetIP()
+		return nil
+	case portalsession.FieldUserAgent:
+		m.ResetUserAgent()
+		return nil
+	}
+	return fmt.Errorf("unknown PortalSession field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *PortalSessionMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.company != nil {
+		edges = append(edges, portalsession.EdgeCompany)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *PortalSessionMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case portalsession.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *PortalSessionMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *PortalSessionMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *PortalSessionMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcompany {
+		edges = append(edges, portalsession.EdgeCompany)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *PortalSessionMutation) EdgeCleared(name string) bool {
+	switch name {
+	case portalsession.EdgeCompany:
+		return m.clearedcompany
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *PortalSessionMutation) ClearEdge(name string) error {
+	switch name {
+	case portalsession.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown PortalSession unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *PortalSessionMutation) ResetEdge(name string) error {
+	switch name {
+	case portalsession.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown PortalSession edge %s", name)
+}
+
+// PortalTokenMutation represents an operation that mutates the PortalToken nodes in the graph.
+type PortalTokenMutation struct {
+	config
+	op             Op
+	typ            string
+	id             *uuid.UUID
+	access_id      *uuid.UUID
+	contact_id     *uuid.UUID
+	purpose        *portaltoken.Purpose
+	token_hash     *[]byte
+	expires_at     *time.Time
+	used_at        *time.Time
+	created_at     *time.Time
+	clearedFields  map[string]struct{}
+	company        *uuid.UUID
+	clearedcompany bool
+	done           bool
+	oldValue       func(context.Context) (*PortalToken, error)
+	predicates     []predicate.PortalToken
+}
+
+var _ ent.Mutation = (*PortalTokenMutation)(nil)
+
+// portaltokenOption allows management of the mutation configuration using functional options.
+type portaltokenOption func(*PortalTokenMutation)
+
+// newPortalTokenMutation creates new mutation for the PortalToken entity.
+func newPortalTokenMutation(c config, op Op, opts ...portaltokenOption) *PortalTokenMutation {
+	m := &PortalTokenMutation{
+		config:        c,
+		op:            op,
+		typ:           TypePortalToken,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withPortalTokenID sets the ID field of the mutation.
+func withPortalTokenID(id uuid.UUID) portaltokenOption {
+	return func(m *PortalTokenMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *PortalToken
+		)
+		m.oldValue = func(ctx context.Context) (*PortalToken, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().PortalToken.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withPortalToken sets the old PortalToken of the mutation.
+func withPortalToken(node *PortalToken) portaltokenOption {
+	return func(m *PortalTokenMutation) {
+		m.oldValue = func(context.Context) (*PortalToken, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m PortalTokenMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m PortalTokenMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of PortalToken entities.
+func (m *PortalTokenMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *PortalTokenMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *PortalTokenMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().PortalToken.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *PortalTokenMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *PortalTokenMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the PortalToken entity.
+// If the PortalToken object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalTokenMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *PortalTokenMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetAccessID sets the "access_id" field.
+func (m *PortalTokenMutation) SetAccessID(u uuid.UUID) {
+	m.access_id = &u
+}
+
+// AccessID returns the value of the "access_id" field in the mutation.
+func (m *PortalTokenMutation) AccessID() (r uuid.UUID, exists bool) {
+	v := m.access_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccessID returns the old "access_id" field's value of the PortalToken entity.
+// If the PortalToken object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalTokenMutation) OldAccessID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccessID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccessID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccessID: %w", err)
+	}
+	return oldValue.AccessID, nil
+}
+
+// ResetAccessID resets all changes to the "access_id" field.
+func (m *PortalTokenMutation) ResetAccessID() {
+	m.access_id = nil
+}
+
+// SetContactID sets the "contact_id" field.
+func (m *PortalTokenMutation) SetContactID(u uuid.UUID) {
+	m.contact_id = &u
+}
+
+// ContactID returns the value of the "contact_id" field in the mutation.
+func (m *PortalTokenMutation) ContactID() (r uuid.UUID, exists bool) {
+	v := m.contact_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContactID returns the old "contact_id" field's value of the PortalToken entity.
+// If the PortalToken object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalTokenMutation) OldContactID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContactID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContactID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContactID: %w", err)
+	}
+	return oldValue.ContactID, nil
+}
+
+// ResetContactID resets all changes to the "contact_id" field.
+func (m *PortalTokenMutation) ResetContactID() {
+	m.contact_id = nil
+}
+
+// SetPurpose sets the "purpose" field.
+func (m *PortalTokenMutation) SetPurpose(po portaltoken.Purpose) {
+	m.purpose = &po
+}
+
+// Purpose returns the value of the "purpose" field in the mutation.
+func (m *PortalTokenMutation) Purpose() (r portaltoken.Purpose, exists bool) {
+	v := m.purpose
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPurpose returns the old "purpose" field's value of the PortalToken entity.
+// If the PortalToken object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalTokenMutation) OldPurpose(ctx context.Context) (v portaltoken.Purpose, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPurpose is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPurpose requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPurpose: %w", err)
+	}
+	return oldValue.Purpose, nil
+}
+
+// ResetPurpose resets all changes to the "purpose" field.
+func (m *PortalTokenMutation) ResetPurpose() {
+	m.purpose = nil
+}
+
+// SetTokenHash sets the "token_hash" field.
+func (m *PortalTokenMutation) SetTokenHash(b []byte) {
+	m.token_hash = &b
+}
+
+// TokenHash returns the value of the "token_hash" field in the mutation.
+func (m *PortalTokenMutation) TokenHash() (r []byte, exists bool) {
+	v := m.token_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTokenHash returns the old "token_hash" field's value of the PortalToken entity.
+// If the PortalToken object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalTokenMutation) OldTokenHash(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTokenHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTokenHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTokenHash: %w", err)
+	}
+	return oldValue.TokenHash, nil
+}
+
+// ResetTokenHash resets all changes to the "token_hash" field.
+func (m *PortalTokenMutation) ResetTokenHash() {
+	m.token_hash = nil
+}
+
+// SetExpiresAt sets the "expires_at" field.
+func (m *PortalTokenMutation) SetExpiresAt(t time.Time) {
+	m.expires_at = &t
+}
+
+// ExpiresAt returns the value of the "expires_at" field in the mutation.
+func (m *PortalTokenMutation) ExpiresAt() (r time.Time, exists bool) {
+	v := m.expires_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExpiresAt returns the old "expires_at" field's value of the PortalToken entity.
+// If the PortalToken object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalTokenMutation) OldExpiresAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExpiresAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExpiresAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExpiresAt: %w", err)
+	}
+	return oldValue.ExpiresAt, nil
+}
+
+// ResetExpiresAt resets all changes to the "expires_at" field.
+func (m *PortalTokenMutation) ResetExpiresAt() {
+	m.expires_at = nil
+}
+
+// SetUsedAt sets the "used_at" field.
+func (m *PortalTokenMutation) SetUsedAt(t time.Time) {
+	m.used_at = &t
+}
+
+// UsedAt returns the value of the "used_at" field in the mutation.
+func (m *PortalTokenMutation) UsedAt() (r time.Time, exists bool) {
+	v := m.used_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUsedAt returns the old "used_at" field's value of the PortalToken entity.
+// If the PortalToken object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalTokenMutation) OldUsedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUsedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUsedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUsedAt: %w", err)
+	}
+	return oldValue.UsedAt, nil
+}
+
+// ClearUsedAt clears the value of the "used_at" field.
+func (m *PortalTokenMutation) ClearUsedAt() {
+	m.used_at = nil
+	m.clearedFields[portaltoken.FieldUsedAt] = struct{}{}
+}
+
+// UsedAtCleared returns if the "used_at" field was cleared in this mutation.
+func (m *PortalTokenMutation) UsedAtCleared() bool {
+	_, ok := m.clearedFields[portaltoken.FieldUsedAt]
+	return ok
+}
+
+// ResetUsedAt resets all changes to the "used_at" field.
+func (m *PortalTokenMutation) ResetUsedAt() {
+	m.used_at = nil
+	delete(m.clearedFields, portaltoken.FieldUsedAt)
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *PortalTokenMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *PortalTokenMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the PortalToken entity.
+// If the PortalToken object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PortalTokenMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *PortalTokenMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *PortalTokenMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[portaltoken.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *PortalTokenMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *PortalTokenMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *PortalTokenMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// Where appends a list predicates to the PortalTokenMutation builder.
+func (m *PortalTokenMutation) Where(ps ...predicate.PortalToken) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the PortalTokenMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *PortalTokenMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.PortalToken, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *PortalTokenMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *PortalTokenMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (PortalToken).
+func (m *PortalTokenMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *PortalTokenMutation) Fields() []string {
+	fields := make([]string, 0, 8)
+	if m.company != nil {
+		fields = append(fields, portaltoken.FieldCompanyID)
+	}
+	if m.access_id != nil {
+		fields = append(fields, portaltoken.FieldAccessID)
+	}
+	if m.contact_id != nil {
+		fields = append(fields, portaltoken.FieldContactID)
+	}
+	if m.purpose != nil {
+		fields = append(fields, portaltoken.FieldPurpose)
+	}
+	if m.token_hash != nil {
+		fields = append(fields, portaltoken.FieldTokenHash)
+	}
+	if m.expires_at != nil {
+		fields = append(fields, portaltoken.FieldExpiresAt)
+	}
+	if m.used_at != nil {
+		fields = append(fields, portaltoken.FieldUsedAt)
+	}
+	if m.created_at != nil {
+		fields = append(fields, portaltoken.FieldCreatedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *PortalTokenMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case portaltoken.FieldCompanyID:
+		return m.CompanyID()
+	case portaltoken.FieldAccessID:
+		return m.AccessID()
+	case portaltoken.FieldContactID:
+		return m.ContactID()
+	case portaltoken.FieldPurpose:
+		return m.Purpose()
+	case portaltoken.FieldTokenHash:
+		return m.TokenHash()
+	case portaltoken.FieldExpiresAt:
+		return m.ExpiresAt()
+	case portaltoken.FieldUsedAt:
+		return m.UsedAt()
+	case portaltoken.FieldCreatedAt:
+		return m.CreatedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *PortalTokenMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case portaltoken.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case portaltoken.FieldAccessID:
+		return m.OldAccessID(ctx)
+	case portaltoken.FieldContactID:
+		return m.OldContactID(ctx)
+	case portaltoken.FieldPurpose:
+		return m.OldPurpose(ctx)
+	case portaltoken.FieldTokenHash:
+		return m.OldTokenHash(ctx)
+	case portaltoken.FieldExpiresAt:
+		return m.OldExpiresAt(ctx)
+	case portaltoken.FieldUsedAt:
+		return m.OldUsedAt(ctx)
+	case portaltoken.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown PortalToken field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PortalTokenMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case portaltoken.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case portaltoken.FieldAccessID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccessID(v)
+		return nil
+	case portaltoken.FieldContactID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContactID(v)
+		return nil
+	case portaltoken.FieldPurpose:
+		v, ok := value.(portaltoken.Purpose)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPurpose(v)
+		return nil
+	case portaltoken.FieldTokenHash:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTokenHash(v)
+		return nil
+	case portaltoken.FieldExpiresAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExpiresAt(v)
+		return nil
+	case portaltoken.FieldUsedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUsedAt(v)
+		return nil
+	case portaltoken.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown PortalToken field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *PortalTokenMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *PortalTokenMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PortalTokenMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown PortalToken numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *PortalTokenMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(portaltoken.FieldUsedAt) {
+		fields = append(fields, portaltoken.FieldUsedAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *PortalTokenMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *PortalTokenMutation) ClearField(name string) error {
+	switch name {
+	case portaltoken.FieldUsedAt:
+		m.ClearUsedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown PortalToken nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *PortalTokenMutation) ResetField(name string) error {
+	switch name {
+	case portaltoken.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case portaltoken.FieldAccessID:
+		m.ResetAccessID()
+		return nil
+	case portaltoken.FieldContactID:
+		m.ResetContactID()
+		return nil
+	case portaltoken.FieldPurpose:
+		m.ResetPurpose()
+		return nil
+	case portaltoken.FieldTokenHash:
+		m.ResetTokenHash()
+		return nil
+	case portaltoken.FieldExpiresAt:
+		m.ResetExpiresAt()
+		return nil
+	case portaltoken.FieldUsedAt:
+		m.ResetUsedAt()
+		return nil
+	case portaltoken.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown PortalToken field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *PortalTokenMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.company != nil {
+		edges = append(edges, portaltoken.EdgeCompany)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *PortalTokenMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case portaltoken.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *PortalTokenMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *PortalTokenMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *PortalTokenMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcompany {
+		edges = append(edges, portaltoken.EdgeCompany)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *PortalTokenMutation) EdgeCleared(name string) bool {
+	switch name {
+	case portaltoken.EdgeCompany:
+		return m.clearedcompany
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *PortalTokenMutation) ClearEdge(name string) error {
+	switch name {
+	case portaltoken.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown PortalToken unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *PortalTokenMutation) ResetEdge(name string) error {
+	switch name {
+	case portaltoken.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown PortalToken edge %s", name)
 }
 
 // PortfolioMappingMutation represents an operation that mutates the PortfolioMapping nodes in the graph.

@@ -94,6 +94,14 @@ type Tx struct {
 	OAuthToken *OAuthTokenClient
 	// PointEntry is the client for interacting with the PointEntry builders.
 	PointEntry *PointEntryClient
+	// PortalAccess is the client for interacting with the PortalAccess builders.
+	PortalAccess *PortalAccessClient
+	// PortalChangeRequest is the client for interacting with the PortalChangeRequest builders.
+	PortalChangeRequest *PortalChangeRequestClient
+	// PortalSession is the client for interacting with the PortalSession builders.
+	PortalSession *PortalSessionClient
+	// PortalToken is the client for interacting with the PortalToken builders.
+	PortalToken *PortalTokenClient
 	// PortfolioMapping is the client for interacting with the PortfolioMapping builders.
 	PortfolioMapping *PortfolioMappingClient
 	// PortfolioTransfer is the client for interacting with the PortfolioTransfer builders.
@@ -287,6 +295,10 @@ func (tx *Tx) init() {
 	tx.OAuthConsent = NewOAuthConsentClient(tx.config)
 	tx.OAuthToken = NewOAuthTokenClient(tx.config)
 	tx.PointEntry = NewPointEntryClient(tx.config)
+	tx.PortalAccess = NewPortalAccessClient(tx.config)
+	tx.PortalChangeRequest = NewPortalChangeRequestClient(tx.config)
+	tx.PortalSession = NewPortalSessionClient(tx.config)
+	tx.PortalToken = NewPortalTokenClient(tx.config)
 	tx.PortfolioMapping = NewPortfolioMappingClient(tx.config)
 	tx.PortfolioTransfer = NewPortfolioTransferClient(tx.config)
 	tx.SignatureRequest = NewSignatureRequestClient(tx.config)

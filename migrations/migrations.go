@@ -39,6 +39,11 @@ const (
 	// webhook_pending_companies, which request work has no use for and which name companies
 	// (job arguments carry company ids). Request work never connects as it.
 	RoleJobs = "brokerdesk_jobs"
+	// RolePortal is taken (SET LOCAL ROLE) by a customer's portal request (tenancy.WithPortal):
+	// it may read what a customer sees and write the portal's own rows, nothing else (no keys,
+	// users, webhooks, leads, tasks), and policies narrow it to its one contact. The app role is
+	// a member without inheriting its rights (the app role is NOINHERIT).
+	RolePortal = "brokerdesk_portal"
 )
 
 // EnsureRoles creates the roles when they are missing and lets the migrating role act as
@@ -52,7 +57,9 @@ func EnsureRoles(ctx context.Context, db *sql.DB, appPassword string) error {
 		createRole(RoleOperator, "NOLOGIN NOSUPERUSER NOBYPASSRLS"),
 		createRole(RoleMaintainer, "NOLOGIN NOSUPERUSER NOBYPASSRLS"),
 		createRole(RoleJobs, "LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE INHERIT"),
+		createRole(RolePortal, "NOLOGIN NOSUPERUSER NOBYPASSRLS"),
 		"GRANT " + RoleApp + " TO " + RoleJobs,
+		"GRANT " + RolePortal + " TO " + RoleApp,
 		"GRANT " + RoleAuth + ", " + RoleOperator + ", " + RoleMaintainer + " TO CURRENT_USER",
 	}
 	if appPassword != "" {

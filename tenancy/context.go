@@ -66,6 +66,9 @@ type Principal struct {
 const (
 	VisibilityAll             = "all"
 	VisibilityOwnAndDelegated = "own_and_delegated"
+	// VisibilityPortal is a customer's portal session (tenancy.WithPortal): one contact and
+	// what hangs off it, nothing owned by users.
+	VisibilityPortal = "portal"
 )
 
 // VisibilityOf returns what the work of ctx may see of user-scoped rows (contacts, leads, and
@@ -73,6 +76,9 @@ const (
 // and background work pinned to a company only; for a user-bound credential its visibility
 // (own_and_delegated when unset: never all by omission) and its user.
 func VisibilityOf(ctx context.Context) (visibility string, userID uuid.UUID) {
+	if _, ok := PortalContact(ctx); ok {
+		return VisibilityPortal, uuid.Nil
+	}
 	p, ok := PrincipalFrom(ctx)
 	if !ok || !p.HasUser() {
 		return VisibilityAll, uuid.Nil
@@ -108,7 +114,24 @@ const (
 	clientKey
 	operatorKey
 	companyKey
+	portalKey
 )
+
+// WithPortal pins ctx to one contact of one company for a customer's portal session
+// (app/portal): its transactions run as the role brokerdesk_portal (which may touch the
+// portal's tables and what a customer reads, nothing else) with app.visibility
+// 'portal:<contact id>', so the row-level security policies show the contact and what hangs
+// off it only; the ent rules (ent/rule) narrow every query to the same. Only app/portal calls
+// this, after it checked the session.
+func WithPortal(ctx context.Context, company, contact uuid.UUID) context.Context {
+	return context.WithValue(WithCompany(ctx, company), portalKey, contact)
+}
+
+// PortalContact returns the contact a portal session of ctx is pinned to.
+func PortalContact(ctx context.Context) (uuid.UUID, bool) {
+	id, ok := ctx.Value(portalKey).(uuid.UUID)
+	return id, ok && id != uuid.Nil
+}
 
 // WithPrincipal stores the caller. The company pin follows from it.
 func WithPrincipal(ctx context.Context, p *Principal) context.Context {
@@ -363,6 +386,10 @@ func ReadCompanyWide(ctx context.Context, fn func() error) error { return withVi
 
 func withVisibilityAll(ctx context.Context, fn func() error) error {
 	vis, _ := VisibilityOf(ctx)
+	if vis == VisibilityPortal {
+		// A customer never hands rows over nor probes company-wide keys.
+		return errors.New("tenancy: a portal session cannot lift its visibility")
+	}
 	if vis == VisibilityAll {
 		return fn()
 	}
@@ -375,4 +402,10 @@ func withVisibilityAll(ctx context.Context, fn func() error) error {
 		return errors.Join(ferr, fmt.Errorf("restore visibility: %w", err))
 	}
 	return ferr
+}
+
+// IsPortal reports whether ctx is a customer's portal session (WithPortal).
+func IsPortal(ctx context.Context) bool {
+	_, ok := PortalContact(ctx)
+	return ok
 }

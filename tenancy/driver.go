@@ -92,6 +92,9 @@ func (d *Driver) BeginTx(ctx context.Context, opts *entsql.TxOptions) (dialect.T
 			[]any{migrations.RoleOperator, id.String()}
 	case IsOperator(ctx):
 		stmt, args = "SELECT set_config('role', $1, true)", []any{migrations.RoleOperator}
+	case pinned && IsPortal(ctx):
+		contact, _ := PortalContact(ctx)
+		stmt, args = portalPin, portalPinArgs(id, contact)
 	case pinned:
 		// The acting user and its visibility (issue 8): a Principal's, else company-level work
 		// that sees every contact.

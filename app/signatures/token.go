@@ -88,3 +88,7 @@ func (m *Module) companyTx(ctx context.Context, company uuid.UUID, fn func(ctx c
 	}
 	return tx.Commit()
 }
+
+// SignerURL is the signing page of signer of company: the customer portal sends a signed-in
+// customer there to sign (the page's own one-time code still applies).
+func (m *Module) SignerURL(company, signer uuid.UUID) string { return m.linkURL(company, signer) }

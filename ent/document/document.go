@@ -43,6 +43,8 @@ const (
 	FieldBlobKey = "blob_key"
 	// FieldSignatureFields holds the string denoting the signature_fields field in the database.
 	FieldSignatureFields = "signature_fields"
+	// FieldReleasedAt holds the string denoting the released_at field in the database.
+	FieldReleasedAt = "released_at"
 	// EdgeCompany holds the string denoting the company edge name in mutations.
 	EdgeCompany = "company"
 	// Table holds the table name of the document in the database.
@@ -72,6 +74,7 @@ var Columns = []string{
 	FieldSha256,
 	FieldBlobKey,
 	FieldSignatureFields,
+	FieldReleasedAt,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -215,6 +218,11 @@ func BySha256(opts ...sql.OrderTermOption) OrderOption {
 // ByBlobKey orders the results by the blob_key field.
 func ByBlobKey(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldBlobKey, opts...).ToFunc()
+}
+
+// ByReleasedAt orders the results by the released_at field.
+func ByReleasedAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldReleasedAt, opts...).ToFunc()
 }
 
 // ByCompanyField orders the results by company field.

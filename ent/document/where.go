@@ -111,6 +111,11 @@ func BlobKey(v string) predicate.Document {
 	return predicate.Document(sql.FieldEQ(FieldBlobKey, v))
 }
 
+// ReleasedAt applies equality check predicate on the "released_at" field. It's identical to ReleasedAtEQ.
+func ReleasedAt(v time.Time) predicate.Document {
+	return predicate.Document(sql.FieldEQ(FieldReleasedAt, v))
+}
+
 // CompanyIDEQ applies the EQ predicate on the "company_id" field.
 func CompanyIDEQ(v uuid.UUID) predicate.Document {
 	return predicate.Document(sql.FieldEQ(FieldCompanyID, v))
@@ -669,6 +674,56 @@ func SignatureFieldsIsNil() predicate.Document {
 // SignatureFieldsNotNil applies the NotNil predicate on the "signature_fields" field.
 func SignatureFieldsNotNil() predicate.Document {
 	return predicate.Document(sql.FieldNotNull(FieldSignatureFields))
+}
+
+// ReleasedAtEQ applies the EQ predicate on the "released_at" field.
+func ReleasedAtEQ(v time.Time) predicate.Document {
+	return predicate.Document(sql.FieldEQ(FieldReleasedAt, v))
+}
+
+// ReleasedAtNEQ applies the NEQ predicate on the "released_at" field.
+func ReleasedAtNEQ(v time.Time) predicate.Document {
+	return predicate.Document(sql.FieldNEQ(FieldReleasedAt, v))
+}
+
+// ReleasedAtIn applies the In predicate on the "released_at" field.
+func ReleasedAtIn(vs ...time.Time) predicate.Document {
+	return predicate.Document(sql.FieldIn(FieldReleasedAt, vs...))
+}
+
+// ReleasedAtNotIn applies the NotIn predicate on the "released_at" field.
+func ReleasedAtNotIn(vs ...time.Time) predicate.Document {
+	return predicate.Document(sql.FieldNotIn(FieldReleasedAt, vs...))
+}
+
+// ReleasedAtGT applies the GT predicate on the "released_at" field.
+func ReleasedAtGT(v time.Time) predicate.Document {
+	return predicate.Document(sql.FieldGT(FieldReleasedAt, v))
+}
+
+// ReleasedAtGTE applies the GTE predicate on the "released_at" field.
+func ReleasedAtGTE(v time.Time) predicate.Document {
+	return predicate.Document(sql.FieldGTE(FieldReleasedAt, v))
+}
+
+// ReleasedAtLT applies the LT predicate on the "released_at" field.
+func ReleasedAtLT(v time.Time) predicate.Document {
+	return predicate.Document(sql.FieldLT(FieldReleasedAt, v))
+}
+
+// ReleasedAtLTE applies the LTE predicate on the "released_at" field.
+func ReleasedAtLTE(v time.Time) predicate.Document {
+	return predicate.Document(sql.FieldLTE(FieldReleasedAt, v))
+}
+
+// ReleasedAtIsNil applies the IsNil predicate on the "released_at" field.
+func ReleasedAtIsNil() predicate.Document {
+	return predicate.Document(sql.FieldIsNull(FieldReleasedAt))
+}
+
+// ReleasedAtNotNil applies the NotNil predicate on the "released_at" field.
+func ReleasedAtNotNil() predicate.Document {
+	return predicate.Document(sql.FieldNotNull(FieldReleasedAt))
 }
 
 // HasCompany applies the HasEdge predicate on the "company" edge.

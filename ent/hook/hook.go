@@ -489,6 +489,54 @@ func (f PointEntryFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, 
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.PointEntryMutation", m)
 }
 
+// The PortalAccessFunc type is an adapter to allow the use of ordinary
+// function as PortalAccess mutator.
+type PortalAccessFunc func(context.Context, *ent.PortalAccessMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f PortalAccessFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.PortalAccessMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.PortalAccessMutation", m)
+}
+
+// The PortalChangeRequestFunc type is an adapter to allow the use of ordinary
+// function as PortalChangeRequest mutator.
+type PortalChangeRequestFunc func(context.Context, *ent.PortalChangeRequestMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f PortalChangeRequestFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.PortalChangeRequestMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.PortalChangeRequestMutation", m)
+}
+
+// The PortalSessionFunc type is an adapter to allow the use of ordinary
+// function as PortalSession mutator.
+type PortalSessionFunc func(context.Context, *ent.PortalSessionMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f PortalSessionFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.PortalSessionMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.PortalSessionMutation", m)
+}
+
+// The PortalTokenFunc type is an adapter to allow the use of ordinary
+// function as PortalToken mutator.
+type PortalTokenFunc func(context.Context, *ent.PortalTokenMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f PortalTokenFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.PortalTokenMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.PortalTokenMutation", m)
+}
+
 // The PortfolioMappingFunc type is an adapter to allow the use of ordinary
 // function as PortfolioMapping mutator.
 type PortfolioMappingFunc func(context.Context, *ent.PortfolioMappingMutation) (ent.Value, error)

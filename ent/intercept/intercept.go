@@ -48,6 +48,10 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/oauthconsent"
 	"github.com/brokerdesk/brokerdesk/ent/oauthtoken"
 	"github.com/brokerdesk/brokerdesk/ent/pointentry"
+	"github.com/brokerdesk/brokerdesk/ent/portalaccess"
+	"github.com/brokerdesk/brokerdesk/ent/portalchangerequest"
+	"github.com/brokerdesk/brokerdesk/ent/portalsession"
+	"github.com/brokerdesk/brokerdesk/ent/portaltoken"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliomapping"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
 	"github.com/brokerdesk/brokerdesk/ent/predicate"
@@ -1198,6 +1202,114 @@ func (f TraversePointEntry) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.PointEntryQuery", q)
 }
 
+// The PortalAccessFunc type is an adapter to allow the use of ordinary function as a Querier.
+type PortalAccessFunc func(context.Context, *ent.PortalAccessQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f PortalAccessFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.PortalAccessQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.PortalAccessQuery", q)
+}
+
+// The TraversePortalAccess type is an adapter to allow the use of ordinary function as Traverser.
+type TraversePortalAccess func(context.Context, *ent.PortalAccessQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraversePortalAccess) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraversePortalAccess) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.PortalAccessQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.PortalAccessQuery", q)
+}
+
+// The PortalChangeRequestFunc type is an adapter to allow the use of ordinary function as a Querier.
+type PortalChangeRequestFunc func(context.Context, *ent.PortalChangeRequestQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f PortalChangeRequestFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.PortalChangeRequestQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.PortalChangeRequestQuery", q)
+}
+
+// The TraversePortalChangeRequest type is an adapter to allow the use of ordinary function as Traverser.
+type TraversePortalChangeRequest func(context.Context, *ent.PortalChangeRequestQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraversePortalChangeRequest) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraversePortalChangeRequest) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.PortalChangeRequestQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.PortalChangeRequestQuery", q)
+}
+
+// The PortalSessionFunc type is an adapter to allow the use of ordinary function as a Querier.
+type PortalSessionFunc func(context.Context, *ent.PortalSessionQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f PortalSessionFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.PortalSessionQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.PortalSessionQuery", q)
+}
+
+// The TraversePortalSession type is an adapter to allow the use of ordinary function as Traverser.
+type TraversePortalSession func(context.Context, *ent.PortalSessionQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraversePortalSession) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraversePortalSession) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.PortalSessionQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.PortalSessionQuery", q)
+}
+
+// The PortalTokenFunc type is an adapter to allow the use of ordinary function as a Querier.
+type PortalTokenFunc func(context.Context, *ent.PortalTokenQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f PortalTokenFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.PortalTokenQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.PortalTokenQuery", q)
+}
+
+// The TraversePortalToken type is an adapter to allow the use of ordinary function as Traverser.
+type TraversePortalToken func(context.Context, *ent.PortalTokenQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraversePortalToken) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraversePortalToken) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.PortalTokenQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.PortalTokenQuery", q)
+}
+
 // The PortfolioMappingFunc type is an adapter to allow the use of ordinary function as a Querier.
 type PortfolioMappingFunc func(context.Context, *ent.PortfolioMappingQuery) (ent.Value, error)
 
@@ -1578,6 +1690,14 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.OAuthTokenQuery, predicate.OAuthToken, oauthtoken.OrderOption]{typ: ent.TypeOAuthToken, tq: q}, nil
 	case *ent.PointEntryQuery:
 		return &query[*ent.PointEntryQuery, predicate.PointEntry, pointentry.OrderOption]{typ: ent.TypePointEntry, tq: q}, nil
+	case *ent.PortalAccessQuery:
+		return &query[*ent.PortalAccessQuery, predicate.PortalAccess, portalaccess.OrderOption]{typ: ent.TypePortalAccess, tq: q}, nil
+	case *ent.PortalChangeRequestQuery:
+		return &query[*ent.PortalChangeRequestQuery, predicate.PortalChangeRequest, portalchangerequest.OrderOption]{typ: ent.TypePortalChangeRequest, tq: q}, nil
+	case *ent.PortalSessionQuery:
+		return &query[*ent.PortalSessionQuery, predicate.PortalSession, portalsession.OrderOption]{typ: ent.TypePortalSession, tq: q}, nil
+	case *ent.PortalTokenQuery:
+		return &query[*ent.PortalTokenQuery, predicate.PortalToken, portaltoken.OrderOption]{typ: ent.TypePortalToken, tq: q}, nil
 	case *ent.PortfolioMappingQuery:
 		return &query[*ent.PortfolioMappingQuery, predicate.PortfolioMapping, portfoliomapping.OrderOption]{typ: ent.TypePortfolioMapping, tq: q}, nil
 	case *ent.PortfolioTransferQuery:

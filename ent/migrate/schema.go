@@ -803,6 +803,7 @@ var (
 		{Name: "sha256", Type: field.TypeString, Size: 64},
 		{Name: "blob_key", Type: field.TypeString, Size: 300},
 		{Name: "signature_fields", Type: field.TypeJSON, Nullable: true},
+		{Name: "released_at", Type: field.TypeTime, Nullable: true},
 		{Name: "company_id", Type: field.TypeUUID},
 	}
 	// DocumentsTable holds the schema information for the "documents" table.
@@ -813,7 +814,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "documents_companies_company",
-				Columns:    []*schema.Column{DocumentsColumns[13]},
+				Columns:    []*schema.Column{DocumentsColumns[14]},
 				RefColumns: []*schema.Column{CompaniesColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -822,17 +823,17 @@ var (
 			{
 				Name:    "document_company_id",
 				Unique:  false,
-				Columns: []*schema.Column{DocumentsColumns[13]},
+				Columns: []*schema.Column{DocumentsColumns[14]},
 			},
 			{
 				Name:    "document_company_id_contact_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{DocumentsColumns[13], DocumentsColumns[4], DocumentsColumns[1]},
+				Columns: []*schema.Column{DocumentsColumns[14], DocumentsColumns[4], DocumentsColumns[1]},
 			},
 			{
 				Name:    "document_company_id_contract_id",
 				Unique:  false,
-				Columns: []*schema.Column{DocumentsColumns[13], DocumentsColumns[5]},
+				Columns: []*schema.Column{DocumentsColumns[14], DocumentsColumns[5]},
 			},
 			{
 				Name:    "document_blob_key",
@@ -1778,6 +1779,201 @@ var (
 			},
 		},
 	}
+	// PortalAccessesColumns holds the columns for the "portal_accesses" table.
+	PortalAccessesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "version", Type: field.TypeInt64, Default: 1},
+		{Name: "contact_id", Type: field.TypeUUID},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"pending", "active", "revoked"}, Default: "pending"},
+		{Name: "email", Type: field.TypeString, Size: 320},
+		{Name: "password_hash", Type: field.TypeString, Nullable: true},
+		{Name: "totp_secret", Type: field.TypeBytes, Nullable: true},
+		{Name: "totp_enabled_at", Type: field.TypeTime, Nullable: true},
+		{Name: "totp_last_step", Type: field.TypeInt64, Default: 0},
+		{Name: "invited_at", Type: field.TypeTime},
+		{Name: "invited_by", Type: field.TypeUUID, Nullable: true},
+		{Name: "invitations_sent", Type: field.TypeInt, Default: 0},
+		{Name: "activated_at", Type: field.TypeTime, Nullable: true},
+		{Name: "revoked_at", Type: field.TypeTime, Nullable: true},
+		{Name: "last_login_at", Type: field.TypeTime, Nullable: true},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// PortalAccessesTable holds the schema information for the "portal_accesses" table.
+	PortalAccessesTable = &schema.Table{
+		Name:       "portal_accesses",
+		Columns:    PortalAccessesColumns,
+		PrimaryKey: []*schema.Column{PortalAccessesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "portal_accesses_companies_company",
+				Columns:    []*schema.Column{PortalAccessesColumns[17]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "portalaccess_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{PortalAccessesColumns[17]},
+			},
+			{
+				Name:    "portalaccess_company_id_contact_id",
+				Unique:  true,
+				Columns: []*schema.Column{PortalAccessesColumns[17], PortalAccessesColumns[4]},
+			},
+			{
+				Name:    "portalaccess_company_id_email",
+				Unique:  false,
+				Columns: []*schema.Column{PortalAccessesColumns[17], PortalAccessesColumns[6]},
+			},
+		},
+	}
+	// PortalChangeRequestsColumns holds the columns for the "portal_change_requests" table.
+	PortalChangeRequestsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "version", Type: field.TypeInt64, Default: 1},
+		{Name: "contact_id", Type: field.TypeUUID},
+		{Name: "access_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "kind", Type: field.TypeEnum, Enums: []string{"address", "name", "email", "phone", "bank"}},
+		{Name: "changes", Type: field.TypeJSON},
+		{Name: "baseline", Type: field.TypeJSON},
+		{Name: "sealed", Type: field.TypeBytes, Nullable: true},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"pending", "approved", "rejected", "withdrawn"}, Default: "pending"},
+		{Name: "reason", Type: field.TypeString, Size: 1000, Default: ""},
+		{Name: "decided_by", Type: field.TypeUUID, Nullable: true},
+		{Name: "decided_at", Type: field.TypeTime, Nullable: true},
+		{Name: "withdrawn_at", Type: field.TypeTime, Nullable: true},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// PortalChangeRequestsTable holds the schema information for the "portal_change_requests" table.
+	PortalChangeRequestsTable = &schema.Table{
+		Name:       "portal_change_requests",
+		Columns:    PortalChangeRequestsColumns,
+		PrimaryKey: []*schema.Column{PortalChangeRequestsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "portal_change_requests_companies_company",
+				Columns:    []*schema.Column{PortalChangeRequestsColumns[15]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "portalchangerequest_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{PortalChangeRequestsColumns[15]},
+			},
+			{
+				Name:    "portalchangerequest_company_id_status_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{PortalChangeRequestsColumns[15], PortalChangeRequestsColumns[10], PortalChangeRequestsColumns[1], PortalChangeRequestsColumns[0]},
+			},
+			{
+				Name:    "portalchangerequest_company_id_contact_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{PortalChangeRequestsColumns[15], PortalChangeRequestsColumns[4], PortalChangeRequestsColumns[1]},
+			},
+		},
+	}
+	// PortalSessionsColumns holds the columns for the "portal_sessions" table.
+	PortalSessionsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "access_id", Type: field.TypeUUID},
+		{Name: "contact_id", Type: field.TypeUUID},
+		{Name: "token_hash", Type: field.TypeBytes},
+		{Name: "second_factor_pending", Type: field.TypeBool, Default: false},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "last_seen_at", Type: field.TypeTime},
+		{Name: "expires_at", Type: field.TypeTime},
+		{Name: "ip", Type: field.TypeString, Size: 64, Default: ""},
+		{Name: "user_agent", Type: field.TypeString, Size: 300, Default: ""},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// PortalSessionsTable holds the schema information for the "portal_sessions" table.
+	PortalSessionsTable = &schema.Table{
+		Name:       "portal_sessions",
+		Columns:    PortalSessionsColumns,
+		PrimaryKey: []*schema.Column{PortalSessionsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "portal_sessions_companies_company",
+				Columns:    []*schema.Column{PortalSessionsColumns[10]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "portalsession_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{PortalSessionsColumns[10]},
+			},
+			{
+				Name:    "portalsession_token_hash",
+				Unique:  true,
+				Columns: []*schema.Column{PortalSessionsColumns[3]},
+			},
+			{
+				Name:    "portalsession_company_id_access_id",
+				Unique:  false,
+				Columns: []*schema.Column{PortalSessionsColumns[10], PortalSessionsColumns[1]},
+			},
+			{
+				Name:    "portalsession_expires_at",
+				Unique:  false,
+				Columns: []*schema.Column{PortalSessionsColumns[7]},
+			},
+		},
+	}
+	// PortalTokensColumns holds the columns for the "portal_tokens" table.
+	PortalTokensColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "access_id", Type: field.TypeUUID},
+		{Name: "contact_id", Type: field.TypeUUID},
+		{Name: "purpose", Type: field.TypeEnum, Enums: []string{"invitation", "password_reset"}},
+		{Name: "token_hash", Type: field.TypeBytes},
+		{Name: "expires_at", Type: field.TypeTime},
+		{Name: "used_at", Type: field.TypeTime, Nullable: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// PortalTokensTable holds the schema information for the "portal_tokens" table.
+	PortalTokensTable = &schema.Table{
+		Name:       "portal_tokens",
+		Columns:    PortalTokensColumns,
+		PrimaryKey: []*schema.Column{PortalTokensColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "portal_tokens_companies_company",
+				Columns:    []*schema.Column{PortalTokensColumns[8]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "portaltoken_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{PortalTokensColumns[8]},
+			},
+			{
+				Name:    "portaltoken_token_hash",
+				Unique:  true,
+				Columns: []*schema.Column{PortalTokensColumns[4]},
+			},
+			{
+				Name:    "portaltoken_company_id_access_id",
+				Unique:  false,
+				Columns: []*schema.Column{PortalTokensColumns[8], PortalTokensColumns[1]},
+			},
+		},
+	}
 	// PortfolioMappingsColumns holds the columns for the "portfolio_mappings" table.
 	PortfolioMappingsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -2360,6 +2556,10 @@ var (
 		OauthConsentsTable,
 		OauthTokensTable,
 		PointEntriesTable,
+		PortalAccessesTable,
+		PortalChangeRequestsTable,
+		PortalSessionsTable,
+		PortalTokensTable,
 		PortfolioMappingsTable,
 		PortfolioTransfersTable,
 		SignatureRequestsTable,
@@ -2415,6 +2615,10 @@ func init() {
 	MailboxesTable.ForeignKeys[0].RefTable = CompaniesTable
 	MailboxFoldersTable.ForeignKeys[0].RefTable = CompaniesTable
 	PointEntriesTable.ForeignKeys[0].RefTable = CompaniesTable
+	PortalAccessesTable.ForeignKeys[0].RefTable = CompaniesTable
+	PortalChangeRequestsTable.ForeignKeys[0].RefTable = CompaniesTable
+	PortalSessionsTable.ForeignKeys[0].RefTable = CompaniesTable
+	PortalTokensTable.ForeignKeys[0].RefTable = CompaniesTable
 	PortfolioMappingsTable.ForeignKeys[0].RefTable = CompaniesTable
 	PortfolioTransfersTable.ForeignKeys[0].RefTable = CompaniesTable
 	SignatureRequestsTable.ForeignKeys[0].RefTable = CompaniesTable

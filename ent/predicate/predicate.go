@@ -126,6 +126,18 @@ type OAuthToken func(*sql.Selector)
 // PointEntry is the predicate function for pointentry builders.
 type PointEntry func(*sql.Selector)
 
+// PortalAccess is the predicate function for portalaccess builders.
+type PortalAccess func(*sql.Selector)
+
+// PortalChangeRequest is the predicate function for portalchangerequest builders.
+type PortalChangeRequest func(*sql.Selector)
+
+// PortalSession is the predicate function for portalsession builders.
+type PortalSession func(*sql.Selector)
+
+// PortalToken is the predicate function for portaltoken builders.
+type PortalToken func(*sql.Selector)
+
 // PortfolioMapping is the predicate function for portfoliomapping builders.
 type PortfolioMapping func(*sql.Selector)
 

@@ -1071,6 +1071,102 @@ func (f PointEntryMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Muta
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.PointEntryMutation", m)
 }
 
+// The PortalAccessQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type PortalAccessQueryRuleFunc func(context.Context, *ent.PortalAccessQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f PortalAccessQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.PortalAccessQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.PortalAccessQuery", q)
+}
+
+// The PortalAccessMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type PortalAccessMutationRuleFunc func(context.Context, *ent.PortalAccessMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f PortalAccessMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.PortalAccessMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.PortalAccessMutation", m)
+}
+
+// The PortalChangeRequestQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type PortalChangeRequestQueryRuleFunc func(context.Context, *ent.PortalChangeRequestQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f PortalChangeRequestQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.PortalChangeRequestQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.PortalChangeRequestQuery", q)
+}
+
+// The PortalChangeRequestMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type PortalChangeRequestMutationRuleFunc func(context.Context, *ent.PortalChangeRequestMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f PortalChangeRequestMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.PortalChangeRequestMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.PortalChangeRequestMutation", m)
+}
+
+// The PortalSessionQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type PortalSessionQueryRuleFunc func(context.Context, *ent.PortalSessionQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f PortalSessionQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.PortalSessionQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.PortalSessionQuery", q)
+}
+
+// The PortalSessionMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type PortalSessionMutationRuleFunc func(context.Context, *ent.PortalSessionMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f PortalSessionMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.PortalSessionMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.PortalSessionMutation", m)
+}
+
+// The PortalTokenQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type PortalTokenQueryRuleFunc func(context.Context, *ent.PortalTokenQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f PortalTokenQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.PortalTokenQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.PortalTokenQuery", q)
+}
+
+// The PortalTokenMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type PortalTokenMutationRuleFunc func(context.Context, *ent.PortalTokenMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f PortalTokenMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.PortalTokenMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.PortalTokenMutation", m)
+}
+
 // The PortfolioMappingQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type PortfolioMappingQueryRuleFunc func(context.Context, *ent.PortfolioMappingQuery) error
@@ -1450,6 +1546,14 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.PointEntryQuery:
 		return q.Filter(), nil
+	case *ent.PortalAccessQuery:
+		return q.Filter(), nil
+	case *ent.PortalChangeRequestQuery:
+		return q.Filter(), nil
+	case *ent.PortalSessionQuery:
+		return q.Filter(), nil
+	case *ent.PortalTokenQuery:
+		return q.Filter(), nil
 	case *ent.PortfolioMappingQuery:
 		return q.Filter(), nil
 	case *ent.PortfolioTransferQuery:
@@ -1558,6 +1662,14 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.OAuthTokenMutation:
 		return m.Filter(), nil
 	case *ent.PointEntryMutation:
+		return m.Filter(), nil
+	case *ent.PortalAccessMutation:
+		return m.Filter(), nil
+	case *ent.PortalChangeRequestMutation:
+		return m.Filter(), nil
+	case *ent.PortalSessionMutation:
+		return m.Filter(), nil
+	case *ent.PortalTokenMutation:
 		return m.Filter(), nil
 	case *ent.PortfolioMappingMutation:
 		return m.Filter(), nil

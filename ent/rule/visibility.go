@@ -31,7 +31,20 @@ func FilterVisibleOwner(field string) privacy.QueryMutationRule {
 func FilterVisibleContact(field string) privacy.QueryMutationRule {
 	return visibilityRule(func(s *sql.Selector, user string) *sql.Predicate {
 		return sql.Or(sql.IsNull(s.C(field)), visibleContact(s.C(field), user))
-	})
+	}, portalContact(field))
+}
+
+// FilterVisibleOwnerOrPortalSelf is FilterVisibleOwner for the contacts table: a customer's
+// portal session sees the one contact it is pinned to (its id), and nothing by owner.
+func FilterVisibleOwnerOrPortalSelf(field string) privacy.QueryMutationRule {
+	return visibilityRule(func(s *sql.Selector, user string) *sql.Predicate {
+		return visibleOwner(s.C(field), user)
+	}, portalContact("id"))
+}
+
+// portalContact: the column names the portal session's contact (NULL never does).
+func portalContact(col string) func(s *sql.Selector, contact string) *sql.Predicate {
+	return func(s *sql.Selector, contact string) *sql.Predicate { return sql.EQ(s.C(col), contact) }
 }
 
 // FilterVisibleEvent narrows the event feed to events whose resource the credential saw at the
@@ -95,8 +108,19 @@ func visibleContact(col, user string) *sql.Predicate {
 
 type wherer interface{ WhereP(...func(*sql.Selector)) }
 
-func visibilityRule(pred func(s *sql.Selector, user string) *sql.Predicate) privacy.QueryMutationRule {
+// visibilityRule narrows by pred for a restricted credential. A customer's portal session
+// (tenancy.WithPortal) is narrowed by portal, given the contact it is pinned to; a rule without
+// one shows a portal session nothing (users' rows, leads, events, e-mail).
+func visibilityRule(pred func(s *sql.Selector, user string) *sql.Predicate,
+	portal ...func(s *sql.Selector, contact string) *sql.Predicate) privacy.QueryMutationRule {
 	return selectorRule(func(ctx context.Context) (func(*sql.Selector), bool) {
+		if contact, ok := tenancy.PortalContact(ctx); ok {
+			c := contact.String()
+			if len(portal) == 0 {
+				return func(s *sql.Selector) { s.Where(sql.False()) }, true
+			}
+			return func(s *sql.Selector) { s.Where(portal[0](s, c)) }, true
+		}
 		vis, user := tenancy.VisibilityOf(ctx)
 		if vis == tenancy.VisibilityAll {
 			return nil, false
@@ -161,5 +185,5 @@ func FilterVisibleContactElseOwners(contact string, owners ...string) privacy.Qu
 			sql.And(sql.NotNull(s.C(contact)), visibleContact(s.C(contact), user)),
 			sql.And(sql.IsNull(s.C(contact)), anyOwnerVisible(s, user, owners...)),
 		)
-	})
+	}, portalContact(contact))
 }

@@ -46,6 +46,10 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/oauthconsent"
 	"github.com/brokerdesk/brokerdesk/ent/oauthtoken"
 	"github.com/brokerdesk/brokerdesk/ent/pointentry"
+	"github.com/brokerdesk/brokerdesk/ent/portalaccess"
+	"github.com/brokerdesk/brokerdesk/ent/portalchangerequest"
+	"github.com/brokerdesk/brokerdesk/ent/portalsession"
+	"github.com/brokerdesk/brokerdesk/ent/portaltoken"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliomapping"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
 	"github.com/brokerdesk/brokerdesk/ent/schema"
@@ -2521,6 +2525,180 @@ func init() {
 	pointentryDescID := pointentryMixinFields0[0].Descriptor()
 	// pointentry.DefaultID holds the default value on creation for the id field.
 	pointentry.DefaultID = pointentryDescID.Default.(func() uuid.UUID)
+	portalaccessMixin := schema.PortalAccess{}.Mixin()
+	portalaccess.Policy = privacy.NewPolicies(portalaccessMixin[1], portalaccessMixin[2], schema.PortalAccess{})
+	portalaccess.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := portalaccess.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	portalaccessMixinHooks1 := portalaccessMixin[1].Hooks()
+	portalaccessMixinHooks4 := portalaccessMixin[4].Hooks()
+
+	portalaccess.Hooks[1] = portalaccessMixinHooks1[0]
+
+	portalaccess.Hooks[2] = portalaccessMixinHooks4[0]
+	portalaccessMixinFields0 := portalaccessMixin[0].Fields()
+	_ = portalaccessMixinFields0
+	portalaccessMixinFields3 := portalaccessMixin[3].Fields()
+	_ = portalaccessMixinFields3
+	portalaccessMixinFields4 := portalaccessMixin[4].Fields()
+	_ = portalaccessMixinFields4
+	portalaccessFields := schema.PortalAccess{}.Fields()
+	_ = portalaccessFields
+	// portalaccessDescCreatedAt is the schema descriptor for created_at field.
+	portalaccessDescCreatedAt := portalaccessMixinFields3[0].Descriptor()
+	// portalaccess.DefaultCreatedAt holds the default value on creation for the created_at field.
+	portalaccess.DefaultCreatedAt = portalaccessDescCreatedAt.Default.(func() time.Time)
+	// portalaccessDescUpdatedAt is the schema descriptor for updated_at field.
+	portalaccessDescUpdatedAt := portalaccessMixinFields3[1].Descriptor()
+	// portalaccess.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	portalaccess.DefaultUpdatedAt = portalaccessDescUpdatedAt.Default.(func() time.Time)
+	// portalaccess.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	portalaccess.UpdateDefaultUpdatedAt = portalaccessDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// portalaccessDescVersion is the schema descriptor for version field.
+	portalaccessDescVersion := portalaccessMixinFields4[0].Descriptor()
+	// portalaccess.DefaultVersion holds the default value on creation for the version field.
+	portalaccess.DefaultVersion = portalaccessDescVersion.Default.(int64)
+	// portalaccessDescEmail is the schema descriptor for email field.
+	portalaccessDescEmail := portalaccessFields[2].Descriptor()
+	// portalaccess.EmailValidator is a validator for the "email" field. It is called by the builders before save.
+	portalaccess.EmailValidator = func() func(string) error {
+		validators := portalaccessDescEmail.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(email string) error {
+			for _, fn := range fns {
+				if err := fn(email); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// portalaccessDescTotpLastStep is the schema descriptor for totp_last_step field.
+	portalaccessDescTotpLastStep := portalaccessFields[6].Descriptor()
+	// portalaccess.DefaultTotpLastStep holds the default value on creation for the totp_last_step field.
+	portalaccess.DefaultTotpLastStep = portalaccessDescTotpLastStep.Default.(int64)
+	// portalaccessDescInvitationsSent is the schema descriptor for invitations_sent field.
+	portalaccessDescInvitationsSent := portalaccessFields[9].Descriptor()
+	// portalaccess.DefaultInvitationsSent holds the default value on creation for the invitations_sent field.
+	portalaccess.DefaultInvitationsSent = portalaccessDescInvitationsSent.Default.(int)
+	// portalaccessDescID is the schema descriptor for id field.
+	portalaccessDescID := portalaccessMixinFields0[0].Descriptor()
+	// portalaccess.DefaultID holds the default value on creation for the id field.
+	portalaccess.DefaultID = portalaccessDescID.Default.(func() uuid.UUID)
+	portalchangerequestMixin := schema.PortalChangeRequest{}.Mixin()
+	portalchangerequest.Policy = privacy.NewPolicies(portalchangerequestMixin[1], portalchangerequestMixin[2], schema.PortalChangeRequest{})
+	portalchangerequest.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := portalchangerequest.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	portalchangerequestMixinHooks1 := portalchangerequestMixin[1].Hooks()
+	portalchangerequestMixinHooks4 := portalchangerequestMixin[4].Hooks()
+
+	portalchangerequest.Hooks[1] = portalchangerequestMixinHooks1[0]
+
+	portalchangerequest.Hooks[2] = portalchangerequestMixinHooks4[0]
+	portalchangerequestMixinFields0 := portalchangerequestMixin[0].Fields()
+	_ = portalchangerequestMixinFields0
+	portalchangerequestMixinFields3 := portalchangerequestMixin[3].Fields()
+	_ = portalchangerequestMixinFields3
+	portalchangerequestMixinFields4 := portalchangerequestMixin[4].Fields()
+	_ = portalchangerequestMixinFields4
+	portalchangerequestFields := schema.PortalChangeRequest{}.Fields()
+	_ = portalchangerequestFields
+	// portalchangerequestDescCreatedAt is the schema descriptor for created_at field.
+	portalchangerequestDescCreatedAt := portalchangerequestMixinFields3[0].Descriptor()
+	// portalchangerequest.DefaultCreatedAt holds the default value on creation for the created_at field.
+	portalchangerequest.DefaultCreatedAt = portalchangerequestDescCreatedAt.Default.(func() time.Time)
+	// portalchangerequestDescUpdatedAt is the schema descriptor for updated_at field.
+	portalchangerequestDescUpdatedAt := portalchangerequestMixinFields3[1].Descriptor()
+	// portalchangerequest.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	portalchangerequest.DefaultUpdatedAt = portalchangerequestDescUpdatedAt.Default.(func() time.Time)
+	// portalchangerequest.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	portalchangerequest.UpdateDefaultUpdatedAt = portalchangerequestDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// portalchangerequestDescVersion is the schema descriptor for version field.
+	portalchangerequestDescVersion := portalchangerequestMixinFields4[0].Descriptor()
+	// portalchangerequest.DefaultVersion holds the default value on creation for the version field.
+	portalchangerequest.DefaultVersion = portalchangerequestDescVersion.Default.(int64)
+	// portalchangerequestDescReason is the schema descriptor for reason field.
+	portalchangerequestDescReason := portalchangerequestFields[7].Descriptor()
+	// portalchangerequest.DefaultReason holds the default value on creation for the reason field.
+	portalchangerequest.DefaultReason = portalchangerequestDescReason.Default.(string)
+	// portalchangerequest.ReasonValidator is a validator for the "reason" field. It is called by the builders before save.
+	portalchangerequest.ReasonValidator = portalchangerequestDescReason.Validators[0].(func(string) error)
+	// portalchangerequestDescID is the schema descriptor for id field.
+	portalchangerequestDescID := portalchangerequestMixinFields0[0].Descriptor()
+	// portalchangerequest.DefaultID holds the default value on creation for the id field.
+	portalchangerequest.DefaultID = portalchangerequestDescID.Default.(func() uuid.UUID)
+	portalsessionMixin := schema.PortalSession{}.Mixin()
+	portalsession.Policy = privacy.NewPolicies(portalsessionMixin[1], portalsessionMixin[2], schema.PortalSession{})
+	portalsession.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := portalsession.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	portalsessionMixinHooks1 := portalsessionMixin[1].Hooks()
+
+	portalsession.Hooks[1] = portalsessionMixinHooks1[0]
+	portalsessionMixinFields0 := portalsessionMixin[0].Fields()
+	_ = portalsessionMixinFields0
+	portalsessionFields := schema.PortalSession{}.Fields()
+	_ = portalsessionFields
+	// portalsessionDescSecondFactorPending is the schema descriptor for second_factor_pending field.
+	portalsessionDescSecondFactorPending := portalsessionFields[3].Descriptor()
+	// portalsession.DefaultSecondFactorPending holds the default value on creation for the second_factor_pending field.
+	portalsession.DefaultSecondFactorPending = portalsessionDescSecondFactorPending.Default.(bool)
+	// portalsessionDescIP is the schema descriptor for ip field.
+	portalsessionDescIP := portalsessionFields[7].Descriptor()
+	// portalsession.DefaultIP holds the default value on creation for the ip field.
+	portalsession.DefaultIP = portalsessionDescIP.Default.(string)
+	// portalsession.IPValidator is a validator for the "ip" field. It is called by the builders before save.
+	portalsession.IPValidator = portalsessionDescIP.Validators[0].(func(string) error)
+	// portalsessionDescUserAgent is the schema descriptor for user_agent field.
+	portalsessionDescUserAgent := portalsessionFields[8].Descriptor()
+	// portalsession.DefaultUserAgent holds the default value on creation for the user_agent field.
+	portalsession.DefaultUserAgent = portalsessionDescUserAgent.Default.(string)
+	// portalsession.UserAgentValidator is a validator for the "user_agent" field. It is called by the builders before save.
+	portalsession.UserAgentValidator = portalsessionDescUserAgent.Validators[0].(func(string) error)
+	// portalsessionDescID is the schema descriptor for id field.
+	portalsessionDescID := portalsessionMixinFields0[0].Descriptor()
+	// portalsession.DefaultID holds the default value on creation for the id field.
+	portalsession.DefaultID = portalsessionDescID.Default.(func() uuid.UUID)
+	portaltokenMixin := schema.PortalToken{}.Mixin()
+	portaltoken.Policy = privacy.NewPolicies(portaltokenMixin[1], portaltokenMixin[2], schema.PortalToken{})
+	portaltoken.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := portaltoken.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	portaltokenMixinHooks1 := portaltokenMixin[1].Hooks()
+
+	portaltoken.Hooks[1] = portaltokenMixinHooks1[0]
+	portaltokenMixinFields0 := portaltokenMixin[0].Fields()
+	_ = portaltokenMixinFields0
+	portaltokenFields := schema.PortalToken{}.Fields()
+	_ = portaltokenFields
+	// portaltokenDescID is the schema descriptor for id field.
+	portaltokenDescID := portaltokenMixinFields0[0].Descriptor()
+	// portaltoken.DefaultID holds the default value on creation for the id field.
+	portaltoken.DefaultID = portaltokenDescID.Default.(func() uuid.UUID)
 	portfoliomappingMixin := schema.PortfolioMapping{}.Mixin()
 	portfoliomapping.Policy = privacy.NewPolicies(portfoliomappingMixin[1], schema.PortfolioMapping{})
 	portfoliomapping.Hooks[0] = func(next ent.Mutator) ent.Mutator {

@@ -16,7 +16,7 @@ type Contact struct{ ent.Schema }
 
 // Mixin of Contact.
 func (Contact) Mixin() []ent.Mixin {
-	return []ent.Mixin{IDMixin{}, TenantMixin{}, VisibleByOwner{Field: "owner_id"}, TimeMixin{}, VersionMixin{},
+	return []ent.Mixin{IDMixin{}, TenantMixin{}, VisibleByOwner{Field: "owner_id", PortalSelf: true}, TimeMixin{}, VersionMixin{},
 		ExternalRefMixin{Resource: "contact"}}
 }
 

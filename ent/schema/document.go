@@ -44,6 +44,10 @@ func (Document) Fields() []ent.Field {
 		// signature_fields are where a generated PDF's template put signature fields
 		// (POST /documents/generate); signature requests place signatures there.
 		field.JSON("signature_fields", []schematype.SignatureField{}).Optional().Immutable(),
+		// released_at is when the document was released to the customer: the customer portal
+		// lists released documents only (docs/decisions/portal.md). Set by the upload's
+		// releasedToCustomer, PATCH /documents/{id}, or a signature request the contact signed.
+		field.Time("released_at").Optional().Nillable(),
 	}
 }
 

@@ -21,10 +21,19 @@ import (
 type VisibleByOwner struct {
 	mixin.Schema
 	Field string // the owner column, e.g. "owner_id"
+	// PortalSelf: the rows are contacts, and a customer's portal session sees its own (by id).
+	// Without it a portal session sees none of the rows.
+	PortalSelf bool
 }
 
 // Policy of VisibleByOwner.
 func (m VisibleByOwner) Policy() ent.Policy {
+	if m.PortalSelf {
+		return privacy.Policy{
+			Query:    privacy.QueryPolicy{rule.FilterVisibleOwnerOrPortalSelf(m.Field)},
+			Mutation: privacy.MutationPolicy{rule.FilterVisibleOwnerOrPortalSelf(m.Field)},
+		}
+	}
 	return privacy.Policy{
 		Query:    privacy.QueryPolicy{rule.FilterVisibleOwner(m.Field)},
 		Mutation: privacy.MutationPolicy{rule.FilterVisibleOwner(m.Field)},

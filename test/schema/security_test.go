@@ -50,6 +50,15 @@ var appPrivileges = map[string]string{
 	"public.signature_requests": "INSERT,SELECT,UPDATE",
 	"public.signature_signers":  "INSERT,SELECT,UPDATE",
 	"public.advice_records":     "INSERT,SELECT,UPDATE",
+	// the customer portal (issue 23): accesses are invited, activated and revoked (a status) by
+	// the API and the portal, never deleted (they go with their contact); the mailed tokens are
+	// written once and marked used; sessions are created, touched and ended (sign-out,
+	// revocation); change requests are created and withdrawn in the portal and decided by the
+	// API, never deleted (the record of what the customer asked)
+	"public.portal_accesses":        "INSERT,SELECT,UPDATE",
+	"public.portal_tokens":          "INSERT,SELECT,UPDATE",
+	"public.portal_sessions":        "DELETE,INSERT,SELECT,UPDATE",
+	"public.portal_change_requests": "INSERT,SELECT,UPDATE",
 	// operator-only: activated and changed by the operator CLI
 	"public.companies": "SELECT",
 	// no endpoint writes users (the operator does)
