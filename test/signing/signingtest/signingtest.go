@@ -111,7 +111,14 @@ type Broker struct {
 // NewBroker makes a Broker.
 func (w *World) NewBroker(t testing.TB) *Broker {
 	t.Helper()
-	b := &Broker{Co: w.Env.NewCompany(t, "digital_signature", "emails", "advice")}
+	return w.NewBrokerWith(t, "digital_signature", "emails", "advice")
+}
+
+// NewBrokerWith makes a Broker licensing features (the customer portal's tests add
+// customer_portal).
+func (w *World) NewBrokerWith(t testing.TB, features ...string) *Broker {
+	t.Helper()
+	b := &Broker{Co: w.Env.NewCompany(t, features...)}
 	b.Address = fmt.Sprintf("makler%d-%d@broker.test", seq.Add(1), time.Now().UnixNano()%1e6)
 	password := "pw-" + uuid.NewString()
 	if err := w.Mail.AddUser(b.Address, password); err != nil {
