@@ -286,9 +286,11 @@ func TestOpenAPI_PathParams(t *testing.T) {
 					continue
 				}
 				// Our ids are UUIDs (the spec says so); a caller's own keys (external references,
-				// the source system), the SDK's release hash, calendar feed and tracking tokens and the
-				// address of DELETE /email-opt-outs/{email} (the spec's path) are strings.
-				notID := m[1] == "source" || m[1] == "externalId" || m[1] == "hash" || m[1] == "token" || m[1] == "email"
+				// the source system), the SDK's release hash, calendar feed, tracking and portal link
+				// tokens, the address of DELETE /email-opt-outs/{email} (the spec's path), a change
+				// request's decision and a portal change form's kind (enums) are strings.
+				notID := m[1] == "source" || m[1] == "externalId" || m[1] == "hash" || m[1] == "token" || m[1] == "email" ||
+					m[1] == "decision" || m[1] == "kind"
 				if !notID && p.Schema.Value.Format != "uuid" {
 					t.Errorf("%s %s: path parameter %s is not a documented uuid", method, path, m[1])
 				}
