@@ -104,6 +104,7 @@ func (s *Server) routes(pager *httpx.Pager, o options) {
 	doctemplates.NewHandler(tpl, idem.Middleware()).Mount(api)
 	adv := advice.NewService(events.NewService(), tpl, o.now)
 	s.signatures.OnCompleted(adv.LockSigned)
+	s.signatures.OnCompleted(docs.ReleaseSigned) // what the customer signed is released to its portal (issue 23)
 	advice.NewHandler(adv, pager, idem.Middleware()).Mount(api)
 	signatures.NewHandler(s.signatures.Service(), pager, idem.Middleware()).Mount(api)
 	s.signatures.MountPublic(s.App) // the signing page: no credential, the link's token

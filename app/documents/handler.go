@@ -21,6 +21,7 @@ type Handler struct {
 	pager  *httpx.Pager
 	idem   fiber.Handler
 	get    fiber.Handler
+	update fiber.Handler
 	delete fiber.Handler
 }
 
@@ -31,10 +32,14 @@ func NewHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler) *Handler {
 		// GET /documents/{documentId}: the metadata.
 		get: httpx.Read[uuid.UUID, *ent.Document]{Key: httpx.PathID("documentId"), Get: svc.Get,
 			Version: version, View: httpx.View(NewView)}.Handle,
-		// DELETE /documents/{documentId}; If-Match optional. A plain read, not a lock: a document
-		// never changes (the app role may not UPDATE documents, FOR UPDATE included), so its
-		// version is the one the delete removes.
-		delete: httpx.Delete[uuid.UUID, *ent.Document]{Key: httpx.PathID("documentId"), Lock: svc.Get,
+		// PATCH /documents/{documentId}: releasedToCustomer only (release.go); If-Match required,
+		// as the release decides what a customer sees.
+		update: httpx.Patch[uuid.UUID, *ent.Document, ReleaseInput]{Key: httpx.PathID("documentId"), Lock: svc.Lock,
+			Version: version, IfMatchRequired: true, Input: releaseInput, Update: svc.SetReleased,
+			View: httpx.View(NewView)}.Handle,
+		// DELETE /documents/{documentId}; If-Match optional. Locked: a release (PATCH) is the one
+		// change of a document, and If-Match must name the version the delete removes.
+		delete: httpx.Delete[uuid.UUID, *ent.Document]{Key: httpx.PathID("documentId"), Lock: svc.Lock,
 			Version: version, Delete: svc.Delete}.Handle,
 	}
 }
@@ -48,6 +53,7 @@ func (h *Handler) Mount(r fiber.Router) {
 	r.Get("/documents", policy.Require("documents:read"), h.list)
 	r.Get("/documents/:documentId", policy.Require("documents:read"), h.get)
 	r.Get("/documents/:documentId/content", policy.Require("documents:read"), h.content)
+	r.Patch("/documents/:documentId", policy.Require("documents:write"), h.update)
 	r.Delete("/documents/:documentId", policy.Require("documents:write"), h.delete)
 }
 
@@ -65,7 +71,8 @@ func (h *Handler) uploadTo(param string, under func(uuid.UUID) NewDocument) fibe
 	}
 }
 
-// upload reads the form (a part file, optional field type) and answers 201 with the Document.
+// upload reads the form (a part file, optional fields type and releasedToCustomer) and answers
+// 201 with the Document.
 func (h *Handler) upload(c *fiber.Ctx, in NewDocument) error {
 	if !strings.HasPrefix(strings.ToLower(c.Get(fiber.HeaderContentType)), fiber.MIMEMultipartForm) {
 		return errs.Unsupported("unsupported_media_type", "send the file as multipart/form-data")
@@ -76,7 +83,7 @@ func (h *Handler) upload(c *fiber.Ctx, in NewDocument) error {
 	}
 	var v errs.Invalid
 	for name := range form.Value {
-		if name != "type" {
+		if name != "type" && name != "releasedToCustomer" {
 			v.Add(name, "unknown_field", "is not a field of this request")
 		}
 	}
@@ -84,6 +91,10 @@ func (h *Handler) upload(c *fiber.Ctx, in NewDocument) error {
 	if vs := form.Value["type"]; len(vs) > 0 {
 		in.Type = strings.Clone(vs[0])
 		v.Check("type", slices.Contains(Types, in.Type), "invalid_enum", "must be one of "+strings.Join(Types, ", "))
+	}
+	if vs := form.Value["releasedToCustomer"]; len(vs) > 0 {
+		v.Check("releasedToCustomer", vs[0] == "true" || vs[0] == "false", "invalid_boolean", "must be true or false")
+		in.Released = vs[0] == "true"
 	}
 	files := form.File["file"]
 	v.Check("file", len(files) == 1, "required", "send exactly one file in the part file")

@@ -86,6 +86,8 @@ type NewDocument struct {
 	// SignatureFields are where signers sign (a PDF generated from a template: its
 	// {{signature:role}} fields); none for an upload.
 	SignatureFields []schematype.SignatureField
+	// Released releases it to the customer portal at once (release.go).
+	Released bool
 }
 
 // Create stores content as a document. Order: the blob first, then the row and the event in
@@ -140,6 +142,9 @@ func (s *Service) Create(ctx context.Context, in NewDocument, file io.Reader) (*
 	create := db.Document.Create()
 	if len(in.SignatureFields) > 0 { // an upload keeps the column NULL
 		create.SetSignatureFields(in.SignatureFields)
+	}
+	if in.Released {
+		create.SetReleasedAt(time.Now())
 	}
 	d, err := create.
 		SetContactID(in.ContactID).

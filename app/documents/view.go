@@ -19,8 +19,13 @@ type View struct {
 	ContentType string     `json:"contentType"`
 	SizeBytes   int64      `json:"sizeBytes"`
 	Sha256      string     `json:"sha256"`
-	CreatedAt   time.Time  `json:"createdAt"`
-	owner       *uuid.UUID
+	// ReleasedToCustomer: the customer sees and downloads it in the portal since ReleasedAt
+	// (release.go).
+	ReleasedToCustomer bool       `json:"releasedToCustomer"`
+	ReleasedAt         *time.Time `json:"releasedAt"`
+	CreatedAt          time.Time  `json:"createdAt"`
+	UpdatedAt          time.Time  `json:"updatedAt"`
+	owner              *uuid.UUID
 }
 
 // EventAbout makes document events user-scoped by the contact and its owner at the time, as
@@ -32,7 +37,8 @@ func (v View) EventAbout() events.About {
 
 func newView(d *ent.Document, owner *uuid.UUID) View {
 	return View{ID: d.ID, ContactID: d.ContactID, ContractID: d.ContractID, Type: string(d.Type), Filename: d.Filename,
-		ContentType: d.ContentType, SizeBytes: d.Size, Sha256: d.Sha256, CreatedAt: d.CreatedAt, owner: owner}
+		ContentType: d.ContentType, SizeBytes: d.Size, Sha256: d.Sha256, ReleasedToCustomer: d.ReleasedAt != nil,
+		ReleasedAt: d.ReleasedAt, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt, owner: owner}
 }
 
 // NewView is the Document resource of d for lists and reads (events carry the owner; reads

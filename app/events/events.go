@@ -47,6 +47,7 @@ var Types = []Type{
 	{"correspondence_case.updated", "A correspondence case changed (its draft, or its status after sending); data is the CorrespondenceCase.", "correspondence:read"},
 	{"document.created", "A document was uploaded to a contact or contract; data is the Document.", "documents:read"},
 	{"document.deleted", "A document was deleted (DELETE /documents/{documentId}; with its contact, contact.deleted says it); data is the Document as it was.", "documents:read"},
+	{"document.updated", "A document was released to the customer portal or its release withdrawn (PATCH /documents/{documentId}, or the contact signed it); data is the Document.", "documents:read"},
 	{"email.clicked", "A recipient followed a tracked link of an e-mail (first click only); data is the Email without bodies.", "emails:read"},
 	{"email.delivered", "The receiving server reported delivery of an e-mail (a delivery status notification); data is the Email without bodies.", "emails:read"},
 	{"email.failed", "An e-mail could not be sent (the SMTP server refused it for good); data is the Email without bodies, with the server's answer in error.", "emails:read"},

@@ -109,8 +109,10 @@ var appPrivileges = map[string]string{
 	// contracts (DELETE /contracts/{id}); the insurer catalog is the operator's, read here;
 	// portfolio transfers are created, validated and committed, never deleted by the API
 	"public.contracts": "DELETE,INSERT,SELECT,UPDATE",
-	// documents are uploaded, read and deleted, never changed (a new upload replaces one)
-	"public.documents":           "DELETE,INSERT,SELECT",
+	// documents are uploaded, read and deleted, never changed (a new upload replaces one),
+	// except for their release to the customer portal (issue 23: PATCH /documents/{id}, the
+	// signed PDF of a request the contact signed), which bumps the version
+	"public.documents":           "DELETE,INSERT,SELECT,UPDATE(released_at),UPDATE(updated_at),UPDATE(version)",
 	"public.insurers":            "SELECT",
 	"public.portfolio_transfers": "INSERT,SELECT,UPDATE",
 	// CSV mappings of portfolio transfers: created, changed and deleted by the API
