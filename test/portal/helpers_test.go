@@ -1,0 +1,222 @@
+// Package portal tests the customer portal's five API operations (issue 23): invitations and
+// their mail, revocation, the change request list and its decisions, against the real server
+// (jobs working, mails delivered to the SMTP test server), a customer driving the portal's pages
+// over HTTP where a test needs an active access or a change request.
+package portal
+
+import (
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/brokerdesk/brokerdesk/test/apitest"
+	"github.com/brokerdesk/brokerdesk/test/signing/signingtest"
+)
+
+func TestMain(m *testing.M) { os.Exit(apitest.Main(m)) }
+
+// invitationSubject starts the subject of the invitation mail.
+const invitationSubject = "Ihr Zugang zum Kundenportal"
+
+// accessView is the PortalAccess of the API.
+type accessView struct {
+	ID                  string  `json:"id"`
+	ContactID           string  `json:"contactId"`
+	Status              string  `json:"status"`
+	Email               string  `json:"email"`
+	InvitedAt           string  `json:"invitedAt"`
+	InvitationExpiresAt *string `json:"invitationExpiresAt"`
+	InvitationsSent     int     `json:"invitationsSent"`
+	ActivatedAt         *string `json:"activatedAt"`
+	RevokedAt           *string `json:"revokedAt"`
+	TwoFactorEnabled    bool    `json:"twoFactorEnabled"`
+}
+
+// changeView is the PortalChangeRequest of the API.
+type changeView struct {
+	ID          string            `json:"id"`
+	ContactID   string            `json:"contactId"`
+	Kind        string            `json:"kind"`
+	Changes     map[string]string `json:"changes"`
+	Status      string            `json:"status"`
+	Reason      string            `json:"reason"`
+	DecidedAt   *string           `json:"decidedAt"`
+	DecidedBy   *string           `json:"decidedBy"`
+	WithdrawnAt *string           `json:"withdrawnAt"`
+}
+
+// broker is a company licensing the portal and e-mail, with a shared mailbox on the world's
+// mail server.
+func broker(t *testing.T, w *signingtest.World) *apitest.Company {
+	t.Helper()
+	return w.NewBrokerWith(t, "customer_portal", "emails").Co
+}
+
+// contact creates a private contact of co (email "" for none) and returns its id.
+func contact(t *testing.T, w *signingtest.World, co *apitest.Company, first, email string) string {
+	t.Helper()
+	body := map[string]any{"type": "private", "firstName": first, "lastName": "Kunde"}
+	if email != "" {
+		body["email"] = email
+	}
+	return apitest.Create[struct {
+		ID string `json:"id"`
+	}](t, w.Env, co.Secret, "/contacts", body).ID
+}
+
+// invite invites the contact through the API and fails unless it is 201.
+func invite(t *testing.T, w *signingtest.World, key, contactID string) accessView {
+	t.Helper()
+	return apitest.Create[accessView](t, w.Env, key, "/contacts/"+contactID+"/portal-access", nil)
+}
+
+var linkRE = regexp.MustCompile(`https?://[^\s"'<>]+/portal/[0-9a-f-]{36}/invitation/[A-Za-z0-9_-]+`)
+
+// linkPath waits for the n-th invitation mail to `to` (1-based) and returns its link's path.
+func linkPath(t *testing.T, w *signingtest.World, to string, n int) string {
+	t.Helper()
+	m := w.WaitMails(t, to, invitationSubject, n)
+	link := linkRE.FindString(m[n-1].Text)
+	if link == "" {
+		t.Fatalf("no portal link in the invitation: %q", m[n-1].Text)
+	}
+	u, err := url.Parse(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Path
+}
+
+// browser is a customer's browser: a cookie jar, redirects not followed.
+type browser struct {
+	c    *http.Client
+	base string
+}
+
+func newBrowser(t *testing.T, base string) *browser {
+	t.Helper()
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &browser{base: base, c: &http.Client{Jar: jar,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+}
+
+// page is what a page answered.
+type page struct {
+	status   int
+	body     string
+	location string
+}
+
+func (b *browser) do(t *testing.T, method, path string, form url.Values) page {
+	t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, err := http.NewRequest(method, b.base+path, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	resp, err := b.c.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	got, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return page{status: resp.StatusCode, body: string(got), location: resp.Header.Get("Location")}
+}
+
+func (b *browser) get(t *testing.T, path string) page { t.Helper(); return b.do(t, "GET", path, nil) }
+
+// submit loads pagePath, takes the csrf field of its form posting to action and posts form.
+func (b *browser) submit(t *testing.T, pagePath, action string, form url.Values) page {
+	t.Helper()
+	p := b.get(t, pagePath)
+	tok, ok := signingtest.CSRF(p.body)[action]
+	if !ok {
+		t.Fatalf("GET %s (%d): no form to %s:\n%s", pagePath, p.status, action, p.body)
+	}
+	form.Set("csrf", tok)
+	return b.do(t, "POST", action, form)
+}
+
+// customer is a contact of a brokerage with an active portal access, signed in in its browser.
+type customer struct {
+	co      *apitest.Company
+	contact string
+	email   string
+	base    string // /portal/{companyId}
+	b       *browser
+}
+
+// activeCustomer creates a contact of co, invites it through the API and accepts the
+// invitation from the mail in a browser (which is then signed in).
+func activeCustomer(t *testing.T, w *signingtest.World, co *apitest.Company, name string) *customer {
+	t.Helper()
+	cu := &customer{co: co, email: signingtest.Address(name), base: "/portal/" + co.ID.String(), b: newBrowser(t, w.Base)}
+	cu.contact = contact(t, w, co, name, cu.email)
+	invite(t, w, co.Secret, cu.contact)
+	link := linkPath(t, w, cu.email, 1)
+	password := "Sommer am Meer " + uuid.NewString()[:8]
+	a := cu.b.submit(t, link, link, url.Values{"password": {password}, "repeat": {password}})
+	if a.status != 303 {
+		t.Fatalf("accept invitation: %d %q\n%s", a.status, a.location, a.body)
+	}
+	return cu
+}
+
+// change submits a change request of kind through the portal's form and fails unless it was
+// taken (303).
+func (cu *customer) change(t *testing.T, kind string, vals map[string]string) {
+	t.Helper()
+	form := url.Values{}
+	for k, v := range vals {
+		form.Set(k, v)
+	}
+	path := cu.base + "/changes/new/" + kind
+	if a := cu.b.submit(t, path, path, form); a.status != 303 {
+		t.Fatalf("submit %s change: %d\n%s", kind, a.status, a.body)
+	}
+}
+
+// pending returns the contact's pending change requests as key sees them.
+func pending(t *testing.T, w *signingtest.World, key, contactID string) []changeView {
+	t.Helper()
+	return apitest.Get[apitest.Page[changeView]](t, w.Env, key, "/portal-change-requests?contactId="+contactID).Data
+}
+
+// eventsAbout counts the events of type typ whose data's id is id, as key sees them.
+func eventsAbout(t *testing.T, w *signingtest.World, key, typ, id string) int {
+	t.Helper()
+	var p apitest.Page[struct {
+		Data map[string]any `json:"data"`
+	}]
+	r := w.Env.Do(t, apitest.Request{Path: "/events?limit=200&types=" + typ, Key: key})
+	if r.Status != 200 {
+		t.Fatalf("events: %d %s", r.Status, r.Body)
+	}
+	r.Decode(t, &p)
+	n := 0
+	for _, e := range p.Data {
+		if e.Data["id"] == id {
+			n++
+		}
+	}
+	return n
+}
