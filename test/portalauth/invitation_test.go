@@ -128,16 +128,28 @@ func TestInvitation_LinkNoLongerValid(t *testing.T) {
 
 	// Two posts of one link at once: exactly one signs in.
 	race := newCustomer(t, w.Env, co, "race")
-	var wg sync.WaitGroup
-	statuses := make([]int, 4)
-	for i := range statuses {
+	// Every browser loads the form first; then all post at once.
+	type poster struct {
+		b   *browser
+		tok string
+	}
+	posters := make([]poster, 4)
+	for i := range posters {
 		b := newBrowser(t, w.Base, nil)
 		page := b.get(t, race.link)
-		tok := csrfRE.FindStringSubmatch(page.body)[2]
+		m := csrfRE.FindStringSubmatch(page.body)
+		if m == nil {
+			t.Fatalf("invitation page %d:\n%s", page.status, page.body)
+		}
+		posters[i] = poster{b, m[2]}
+	}
+	var wg sync.WaitGroup
+	statuses := make([]int, len(posters))
+	for i, p := range posters {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			statuses[i] = b.post(t, race.link, url.Values{"csrf": {tok}, "password": {race.password},
+			statuses[i] = p.b.post(t, race.link, url.Values{"csrf": {p.tok}, "password": {race.password},
 				"repeat": {race.password}}).status
 		}()
 	}
