@@ -303,10 +303,15 @@ func (m *Module) sealChange(company, id uuid.UUID, changes, baseline map[string]
 	return json.Marshal(m.d.Keys.Seal(plain, changeAAD(company, id)))
 }
 
+// sealed reports whether r keeps its values sealed (a bank request). ent reads a NULL bytea
+// back as an empty slice, so length counts, not nil.
+func sealed(r *ent.PortalChangeRequest) bool { return r.Sealed != nil && len(*r.Sealed) > 0 }
+
 // openChange returns the changes and baseline of r in plain: a bank request's from its sealed
-// column, every other from its columns.
+// column, every other from its columns. ent reads a NULL bytes column as a pointer to an empty
+// slice, never nil: empty means not sealed.
 func (m *Module) openChange(r *ent.PortalChangeRequest) (changes, baseline map[string]string, err error) {
-	if r.Sealed == nil {
+	if r.Sealed == nil || len(*r.Sealed) == 0 {
 		return maps.Clone(r.Changes), maps.Clone(r.Baseline), nil
 	}
 	var s schematype.Sealed
