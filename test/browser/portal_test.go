@@ -3,7 +3,9 @@ package browser
 import (
 	"bytes"
 	"context"
+	"io"
 	"mime/multipart"
+	"net/http"
 	"net/textproto"
 	"net/url"
 	"regexp"
@@ -72,7 +74,7 @@ func TestBrowser_Portal(t *testing.T) {
 		chromedp.Navigate(link),
 		chromedp.WaitVisible(chromedp.ID("password")),
 		chromedp.SendKeys(chromedp.ID("password"), password),
-		chromedp.SendKeys(chromedp.ID("password2"), password),
+		chromedp.SendKeys(chromedp.ID("repeat"), password),
 		chromedp.Click(chromedp.CSS(`main form button`)),
 		// signed in: the layout shows the navigation only to a signed-in customer
 		chromedp.WaitVisible(chromedp.CSS(`nav[aria-label="Hauptnavigation"]`)),
@@ -121,11 +123,18 @@ func TestBrowser_Portal(t *testing.T) {
 	if !strings.Contains(got, "Police-Hausrat.pdf") || strings.Contains(got, "Interne-Notiz.pdf") || strings.Contains(got, "Fremde-Police.pdf") {
 		t.Errorf("documents page:\n%s", got)
 	}
-	// The download is the document, fetched with the session cookie like a click.
-	dl := run(t, tab, chromedp.Evaluate[string](`fetch(document.querySelector('main a[href*="/documents/"]').href)
-		.then(async r => r.status + ' ' + (await r.text()).slice(0, 5))`, chromedp.EvalAwaitPromise))
-	if dl != "200 %PDF-" {
-		t.Errorf("download: %q, want 200 and a PDF", dl)
+	// The download is the document, fetched with the browser's session cookie (the page's CSP
+	// lets no script fetch, so the test does it as the click would).
+	req, _ := http.NewRequest("GET", w.Base+hrefs[0], nil)
+	req.AddCookie(&http.Cookie{Name: "bd_portal", Value: cookies[i].Value})
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	content, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !bytes.Equal(content, apitest.PDF) {
+		t.Errorf("download: %d %q, want 200 and the uploaded PDF", resp.StatusCode, content)
 	}
 
 	// An address change: the customer asks, the broker approves.
@@ -134,8 +143,10 @@ func TestBrowser_Portal(t *testing.T) {
 	if r := w.Env.Do(t, apitest.Request{Method: "POST", Path: "/portal-change-requests/" + first + "/approve", Key: key}); r.Status != 200 {
 		t.Fatalf("approve: %d %s", r.Status, r.Body)
 	}
-	if got := page("/changes"); !strings.Contains(strings.ToLower(got), "genehmigt") {
-		t.Errorf("changes page after approval:\n%s", got)
+	page("/changes")
+	if cards := changeCards(t, tab); len(cards) != 1 || !strings.Contains(cards[0], "status-approved") ||
+		!strings.Contains(cards[0], "Neuweg") {
+		t.Errorf("changes page after the approval: %q, want one approved address change to Neuweg", cards)
 	}
 	if got := page("/"); !strings.Contains(got, "Neuweg") || !strings.Contains(got, "20095") || strings.Contains(got, "Altweg") {
 		t.Errorf("my data after the approval:\n%s", got)
@@ -150,8 +161,11 @@ func TestBrowser_Portal(t *testing.T) {
 	if r.Status != 200 {
 		t.Fatalf("reject: %d %s", r.Status, r.Body)
 	}
-	if got := page("/changes"); !strings.Contains(strings.ToLower(got), "abgelehnt") || !strings.Contains(got, reason) {
-		t.Errorf("changes page after the rejection:\n%s", got)
+	page("/changes")
+	if cards := changeCards(t, tab); len(cards) != 2 || !strings.Contains(cards[0], "status-rejected") ||
+		!strings.Contains(cards[0], "Sackgasse") || !strings.Contains(cards[0], reason) ||
+		!strings.Contains(cards[1], "status-approved") || strings.Contains(cards[1], reason) {
+		t.Errorf("changes page after the rejection: %q, want the rejected change with its reason, then the approved one", cards)
 	}
 	if got := page("/"); !strings.Contains(got, "Neuweg") || strings.Contains(got, "Sackgasse") {
 		t.Errorf("my data after the rejection:\n%s", got)
@@ -254,4 +268,12 @@ func pendingChange(t *testing.T, w *signingtest.World, key, contact string) stri
 		t.Fatalf("pending change requests of the contact: %+v, want one address change", p.Data)
 	}
 	return p.Data[0].ID
+}
+
+// changeCards are the change requests the changes page lists, newest first: each the class of
+// its status (status-approved, status-rejected, ...) and its text.
+func changeCards(t *testing.T, tab context.Context) []string {
+	t.Helper()
+	return run(t, tab, chromedp.Evaluate[[]string](`[...document.querySelectorAll('main article')].map(a =>
+		(a.querySelector('.status') || {className: 'no status'}).className + ' | ' + a.innerText)`))
 }
