@@ -71,7 +71,7 @@ func (v ChangeView) EventAbout() events.About {
 // request masked too (ChangeView(r, false)).
 func (m *Module) ChangeView(r *ent.PortalChangeRequest, sensitive bool) (ChangeView, error) {
 	changes := r.Changes
-	if sensitive && r.Sealed != nil {
+	if sensitive && sealed(r) {
 		var err error
 		if changes, _, err = m.openChange(r); err != nil {
 			return ChangeView{}, err
