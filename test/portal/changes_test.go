@@ -168,7 +168,7 @@ func TestPortalChanges_StaleConfirmAndReject(t *testing.T) {
 
 	c := readContact(t, w, co.Secret, cu.contact)
 	if r := w.Env.Do(t, apitest.Request{Method: "PATCH", Path: "/contacts/" + cu.contact, Key: co.Secret,
-		Body: map[string]any{"address": map[string]any{"city": "Bremen", "zipCode": "28195"}},
+		Body:   map[string]any{"address": map[string]any{"city": "Bremen", "zipCode": "28195"}},
 		Header: map[string]string{"If-Match": c.etag, "Content-Type": "application/merge-patch+json"}}); r.Status != 200 {
 		t.Fatalf("patch contact: %d %s", r.Status, r.Body)
 	}
