@@ -137,8 +137,11 @@ type customer struct {
 	password string
 }
 
-// newCustomer creates a contact of co with an e-mail address and invites it to the portal.
-func newCustomer(t *testing.T, env *apitest.Env, co *apitest.Company, name string) *customer {
+// newCustomer creates a contact of co with an e-mail address and invites it to the portal
+// through the API (POST /contacts/{id}/portal-access); the link is read from the mail w's SMTP
+// server received. Without w (a server of its own configuration, which delivers no mail) the
+// access and its link are written directly (invite).
+func newCustomer(t *testing.T, w *signingtest.World, env *apitest.Env, co *apitest.Company, name string) *customer {
 	t.Helper()
 	email := signingtest.Address(name)
 	c := apitest.Create[struct {
@@ -146,13 +149,27 @@ func newCustomer(t *testing.T, env *apitest.Env, co *apitest.Company, name strin
 	}](t, env, co.Secret, "/contacts", map[string]any{"type": "private", "firstName": name, "lastName": "Kunde", "email": email})
 	cu := &customer{env: env, co: co, contact: c.ID, email: email, base: "/portal/" + co.ID.String(),
 		password: "Sommer am Meer " + uuid.NewString()[:8]}
-	cu.link = cu.invite(t, time.Now().Add(7*24*time.Hour))
+	if w == nil {
+		cu.link = cu.invite(t, time.Now().Add(7*24*time.Hour))
+		return cu
+	}
+	r := env.Do(t, apitest.Request{Method: "POST", Path: "/contacts/" + c.ID.String() + "/portal-access", Key: co.Secret})
+	if r.Status != 201 {
+		t.Fatalf("invite: %d %s", r.Status, r.Body)
+	}
+	mails := w.WaitMails(t, email, "Ihr Zugang zum Kundenportal", 1)
+	m := invitationLinkRE.FindStringSubmatch(mails[0].Text)
+	if m == nil || !strings.HasPrefix(m[1], cu.base+"/") {
+		t.Fatalf("no invitation link of %s in the mail:\n%s", cu.base, mails[0].Text)
+	}
+	cu.link = m[1]
 	return cu
 }
 
-// invite makes the contact's access (pending, once) and an invitation link expiring at
-// expires, and returns the link's path.
-// TODO(#23): through POST /contacts/{id}/portal-access and the mail once the API lands.
+var invitationLinkRE = regexp.MustCompile(`https?://[^\s"'<>]+(/portal/[0-9a-f-]+/invitation/[A-Za-z0-9_-]+)`)
+
+// invite writes the contact's access (pending, once) and an invitation link expiring at
+// expires, and returns the link's path: for servers that deliver no mail.
 func (cu *customer) invite(t *testing.T, expires time.Time) string {
 	t.Helper()
 	secret := newSecret(t)
@@ -169,6 +186,14 @@ func (cu *customer) invite(t *testing.T, expires time.Time) string {
 			SetTokenHash(hashSecret(secret)).SetExpiresAt(expires).SetCreatedAt(time.Now()).Exec(ctx)
 	})
 	return cu.base + "/invitation/" + secret
+}
+
+// expire moves the expiry of the link (its path) into the past.
+func (cu *customer) expire(t *testing.T, link string) {
+	t.Helper()
+	secret := link[strings.LastIndex(link, "/")+1:]
+	cu.sql(t, "UPDATE portal_tokens SET expires_at = now() - interval '1 minute' WHERE contact_id = $1 AND token_hash = $2",
+		hashSecret(secret))
 }
 
 func newSecret(t *testing.T) string {

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/brokerdesk/brokerdesk/test/apitest"
 	"github.com/brokerdesk/brokerdesk/test/signing/signingtest"
@@ -22,7 +21,7 @@ func TestInvitation_AcceptSignsIn(t *testing.T) {
 	t.Parallel()
 	w := signingtest.Setup(t)
 	co := w.NewBrokerWith(t, "customer_portal", "emails").Co
-	cu := newCustomer(t, w.Env, co, "anna")
+	cu := newCustomer(t, w, w.Env, co, "anna")
 	b := newBrowser(t, w.Base, nil)
 
 	page := b.get(t, cu.link)
@@ -89,13 +88,16 @@ func TestInvitation_LinkNoLongerValid(t *testing.T) {
 	co := w.NewBrokerWith(t, "customer_portal", "emails").Co
 	other := w.NewBrokerWith(t, "customer_portal", "emails").Co
 
-	used := newCustomer(t, w.Env, co, "used")
+	used := newCustomer(t, w, w.Env, co, "used")
 	used.accept(t, newBrowser(t, w.Base, nil))
-	expired := newCustomer(t, w.Env, co, "expired")
-	expiredLink := expired.invite(t, time.Now().Add(-time.Minute))
-	revoked := newCustomer(t, w.Env, co, "revoked")
+	expired := newCustomer(t, w, w.Env, co, "expired")
+	expired.expire(t, expired.link)
+	expiredLink := expired.link
+	// Revoked in the database only, its link left unused: the access's state is checked too,
+	// not only the link's (DELETE voids the links as well).
+	revoked := newCustomer(t, w, w.Env, co, "revoked")
 	revoked.sql(t, "UPDATE portal_accesses SET status = 'revoked', revoked_at = now() WHERE contact_id = $1")
-	foreign := newCustomer(t, w.Env, other, "foreign")
+	foreign := newCustomer(t, w, w.Env, other, "foreign")
 	// The other company's token under this company's path.
 	foreignLink := co.ID.String()
 	foreignLink = "/portal/" + foreignLink + "/invitation/" + foreign.link[strings.LastIndex(foreign.link, "/")+1:]
@@ -127,7 +129,7 @@ func TestInvitation_LinkNoLongerValid(t *testing.T) {
 	}
 
 	// Two posts of one link at once: exactly one signs in.
-	race := newCustomer(t, w.Env, co, "race")
+	race := newCustomer(t, w, w.Env, co, "race")
 	// Every browser loads the form first; then all post at once.
 	type poster struct {
 		b   *browser
@@ -176,7 +178,7 @@ func TestInvitation_CSRF(t *testing.T) {
 	t.Parallel()
 	w := signingtest.Setup(t)
 	co := w.NewBrokerWith(t, "customer_portal", "emails").Co
-	cu := newCustomer(t, w.Env, co, "csrf")
+	cu := newCustomer(t, w, w.Env, co, "csrf")
 	b := newBrowser(t, w.Base, nil)
 	b.get(t, cu.link) // the csrf cookie
 	for _, tok := range []string{"", "forged", csrfRE.FindStringSubmatch(newBrowser(t, w.Base, nil).get(t, cu.link).body)[2]} {

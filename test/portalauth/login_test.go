@@ -22,10 +22,10 @@ func TestLogin_Refusals(t *testing.T) {
 	t.Parallel()
 	w := signingtest.Setup(t)
 	co := w.NewBrokerWith(t, "customer_portal", "emails").Co
-	cu := newCustomer(t, w.Env, co, "lena")
+	cu := newCustomer(t, w, w.Env, co, "lena")
 	cu.accept(t, newBrowser(t, w.Base, nil))
-	pending := newCustomer(t, w.Env, co, "pending")
-	revoked := newCustomer(t, w.Env, co, "revoked")
+	pending := newCustomer(t, w, w.Env, co, "pending")
+	revoked := newCustomer(t, w, w.Env, co, "revoked")
 	revoked.accept(t, newBrowser(t, w.Base, nil))
 	revoked.sql(t, "UPDATE portal_accesses SET status = 'revoked', revoked_at = now() WHERE contact_id = $1")
 
@@ -88,7 +88,7 @@ func TestLogin_Throttle(t *testing.T) {
 		c.Clients, _ = ratelimit.ParseTrustedProxies("0.0.0.0/32")
 	}))
 	co := env.NewCompany(t, "customer_portal")
-	cu := newCustomer(t, env, co, "tom")
+	cu := newCustomer(t, nil, env, co, "tom")
 	origin := "http://portal.test"
 	cu.accept(t, newBrowser(t, origin, appTransport{env}))
 
@@ -137,7 +137,7 @@ func TestLogin_SessionIsNoAPICredential(t *testing.T) {
 	t.Parallel()
 	w := signingtest.Setup(t)
 	co := w.NewBrokerWith(t, "customer_portal", "emails").Co
-	cu := newCustomer(t, w.Env, co, "api")
+	cu := newCustomer(t, w, w.Env, co, "api")
 	b := newBrowser(t, w.Base, nil)
 	cu.accept(t, b)
 	for _, path := range []string{"/api/public/v1/contacts", "/api/public/v1/contacts/" + cu.contact.String(),
@@ -160,9 +160,10 @@ func TestLogin_SessionIsNoAPICredential(t *testing.T) {
 	if !cu.signedIn(t, b) {
 		t.Fatal("not signed in")
 	}
-	// TODO(#23): DELETE /contacts/{id}/portal-access once the API lands; the revocation as it
-	// will write it meanwhile.
-	cu.sql(t, "UPDATE portal_accesses SET status = 'revoked', revoked_at = now() WHERE contact_id = $1")
+	if r := w.Env.Do(t, apitest.Request{Method: "DELETE", Path: "/contacts/" + cu.contact.String() + "/portal-access",
+		Key: co.Secret}); r.Status != 204 {
+		t.Fatalf("revoke: %d %s", r.Status, r.Body)
+	}
 	if cu.signedIn(t, b) {
 		t.Error("a revoked access's session still opens pages")
 	}
@@ -174,7 +175,7 @@ func TestLogin_CookieSecureUnderHTTPS(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t, app.WithConfig(func(c *app.Config) { c.Mail.PublicURL = "https://portal.example" }))
 	co := env.NewCompany(t, "customer_portal")
-	cu := newCustomer(t, env, co, "secure")
+	cu := newCustomer(t, nil, env, co, "secure")
 	b := newBrowser(t, "https://portal.example", appTransport{env})
 	page := b.get(t, cu.link)
 	a := b.submit(t, cu.link, cu.link, url.Values{"password": {cu.password}, "repeat": {cu.password}})

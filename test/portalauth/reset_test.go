@@ -23,7 +23,7 @@ func TestReset_Flow(t *testing.T) {
 	t.Parallel()
 	w := signingtest.Setup(t)
 	co := w.NewBrokerWith(t, "customer_portal", "emails").Co
-	cu := newCustomer(t, w.Env, co, "rita")
+	cu := newCustomer(t, w, w.Env, co, "rita")
 	old := newBrowser(t, w.Base, nil)
 	cu.accept(t, old)
 
@@ -88,7 +88,7 @@ func TestPages_Headers(t *testing.T) {
 	t.Parallel()
 	w := signingtest.Setup(t)
 	co := w.NewBrokerWith(t, "customer_portal", "emails").Co
-	cu := newCustomer(t, w.Env, co, "kopf")
+	cu := newCustomer(t, w, w.Env, co, "kopf")
 	b := newBrowser(t, w.Base, nil)
 	for _, tc := range []struct {
 		path   string

@@ -21,7 +21,7 @@ func TestTOTP_EnableLoginReplayDisable(t *testing.T) {
 	t.Parallel()
 	w := signingtest.Setup(t)
 	co := w.NewBrokerWith(t, "customer_portal", "emails").Co
-	cu := newCustomer(t, w.Env, co, "tina")
+	cu := newCustomer(t, w, w.Env, co, "tina")
 	b := newBrowser(t, w.Base, nil)
 	cu.accept(t, b)
 	sec := cu.base + "/security"
