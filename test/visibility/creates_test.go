@@ -214,6 +214,12 @@ var creators = map[string]creator{
 		return made{path: "/signature-requests/" + id, has: `"status":"cancelled"`}
 	}},
 	"POST /api/public/v1/signature-requests/:signatureRequestId/remind": {notCreate: "re-sends the links of a request; makes nothing"},
+	"POST /api/public/v1/contacts/:contactId/portal-access": {create: func(t *testing.T, w *world, key string) made {
+		contact := w.mailContact(t, key)
+		id := w.postID(t, key, "POST", "/contacts/"+contact+"/portal-access", nil, 201)
+		return made{path: "/contacts/" + contact + "/portal-access", has: id}
+	}},
+	"POST /api/public/v1/portal-change-requests/:changeRequestId/:decision": {notCreate: "decides a customer's change request; makes nothing"},
 	"POST /api/public/v1/advice-records": {create: func(t *testing.T, w *world, key string) made {
 		return made{path: "/advice-records/" + w.adviceRecord(t, key, ownContact(t, w, key))}
 	}},

@@ -38,7 +38,7 @@ func newWorld(t *testing.T, opts ...app.Option) *world {
 	env := apitest.New(t, opts...)
 	// The e-mail area (issue 21) needs its features: emails for mail, marketing for opt-outs
 	// and tracked mail; the signing area (issue 22) digital_signature and advice.
-	w := &world{env: env, co: env.NewCompany(t, "leads", "emails", "marketing", "digital_signature", "advice"), other: env.NewCompany(t)}
+	w := &world{env: env, co: env.NewCompany(t, "leads", "emails", "marketing", "digital_signature", "advice", "customer_portal"), other: env.NewCompany(t)}
 	w.agentA = env.NewUser(t, w.co, "agent")
 	w.agentB = env.NewUser(t, w.co, "agent")
 	w.agentD = env.NewUser(t, w.co, "agent") // B with a delegation from A
