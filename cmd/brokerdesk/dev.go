@@ -54,6 +54,8 @@ type demoKeys struct {
 	// the loopback mail server (devmail.go), for a desktop mail client.
 	MailPassword         string `json:"mailPassword,omitempty"`
 	CustomerMailPassword string `json:"customerMailPassword,omitempty"`
+	// PortalContactID is the demo customer of the customer portal (devportal.go).
+	PortalContactID uuid.UUID `json:"portalContactId,omitzero"`
 }
 
 // dev starts a private PostgreSQL cluster (or uses DATABASE_URL), migrates, seeds a demo
@@ -155,22 +157,29 @@ func (e env) dev(ctx context.Context, args []string) (err error) {
 	}
 	defer mail.Close() // after the server (deferred later, closed first)
 
-	if *noServe {
-		e.printDev(devBlock{URL: "http://" + listenURLHost(cfg.ListenAddr), Source: source, Keys: keys, Seeded: seeded,
-			KeysFile: filepath.Join(*dataFlag, "demo-keys.json"), NoServe: true, OwnDB: !external, Mail: mail, SealCert: sealCert})
-		return nil
-	}
 	srv, err := app.NewServer(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
+	// The portal's demo customer is made through the API, in process: the server exists, it
+	// does not listen yet.
+	portal, err := seedPortal(ctx, srv, cfg.DatabaseURL, filepath.Join(dataDir, "demo-keys.json"), &keys)
+	if err != nil {
+		return fmt.Errorf("dev: portal demo: %w", err)
+	}
+	if *noServe {
+		e.printDev(devBlock{URL: "http://" + listenURLHost(cfg.ListenAddr), Source: source, Keys: keys, Seeded: seeded,
+			KeysFile: filepath.Join(*dataFlag, "demo-keys.json"), NoServe: true, OwnDB: !external, Mail: mail, SealCert: sealCert,
+			Portal: portal})
+		return nil
+	}
 	ln, err := net.Listen("tcp", cfg.ListenAddr)
 	if err != nil {
 		return fmt.Errorf("listen: %w (set LISTEN_ADDR to another address)", err)
 	}
 	e.printDev(devBlock{URL: "http://" + listenURLHost(ln.Addr().String()), Source: source, Keys: keys, Seeded: seeded,
-		KeysFile: filepath.Join(*dataFlag, "demo-keys.json"), OwnDB: !external, Mail: mail, SealCert: sealCert})
+		KeysFile: filepath.Join(*dataFlag, "demo-keys.json"), OwnDB: !external, Mail: mail, SealCert: sealCert, Portal: portal})
 	return srv.ServeListener(ctx, ln, cfg.ShutdownTimeout)
 }
 
@@ -387,6 +396,7 @@ type devBlock struct {
 	OwnDB                 bool     // dev started PostgreSQL and stops it on exit
 	Mail                  *devMail // the demo mailbox and its loopback mail server
 	SealCert              string   // the certificate signed PDFs are sealed with
+	Portal                devPortal
 }
 
 func (e env) printDev(b devBlock) {
@@ -412,6 +422,7 @@ func (e env) printDev(b devBlock) {
 	if b.Mail != nil && !b.NoServe { // the mail server stops with --no-serve
 		b.Mail.print(w, b.Keys, api)
 	}
+	b.Portal.print(w, b.URL, b.Keys)
 	fmt.Fprintf(w, "  seal certificate of signed PDFs   %s\n", b.SealCert)
 	fmt.Fprintf(w, "  (self-signed unless SIGNING_CERT_FILE is set: PDF readers call the signature valid but its signer untrusted)\n\n")
 	fmt.Fprintf(w, "  The keys are kept in %s (dev only) and printed on every run.\n", b.KeysFile)
