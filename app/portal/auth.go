@@ -66,15 +66,19 @@ type (
 	}
 )
 
-// loginNotices are the status lines a redirect to the login form may ask for (by name only,
+// loginNotice is the status line a redirect to the login form asks for by name (a name only,
 // so no link can put words on the page).
-var loginNotices = map[string]string{
-	"logout": "Sie haben sich abgemeldet.",
+func loginNotice(name string) string {
+	switch name {
+	case "logout":
+		return "Sie haben sich abgemeldet."
+	}
+	return ""
 }
 
 // loginPage handles GET /portal/{c}/login.
 func (m *Module) loginPage(c *fiber.Ctx) error {
-	return m.render(c, fiber.StatusOK, "login", PageData{Title: "Anmelden", Notice: loginNotices[c.Query("notice")],
+	return m.render(c, fiber.StatusOK, "login", PageData{Title: "Anmelden", Notice: loginNotice(c.Query("notice")),
 		Data: loginForm{}})
 }
 
