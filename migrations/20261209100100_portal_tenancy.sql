@@ -97,6 +97,33 @@ GRANT SELECT, INSERT, UPDATE ON events, event_counters TO brokerdesk_portal;
 CREATE POLICY portal_own_events ON events AS RESTRICTIVE TO brokerdesk_portal
   USING (contact_id = (SELECT public.app_portal_contact())) WITH CHECK (contact_id = (SELECT public.app_portal_contact()));
 
+-- events_assign_seq lifts the visibility to 'all' for its UPDATE of the event it numbers; a
+-- portal transaction keeps its 'portal:<id>', under which its own contact's event is visible
+-- (portal_own_events admits nothing under 'all', so the lift would leave the event unnumbered
+-- and out of the feed).
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION events_assign_seq() RETURNS trigger
+LANGUAGE plpgsql
+AS $$
+DECLARE
+  s bigint;
+  vis text := current_setting('app.visibility', true);
+  portal boolean := current_user = 'brokerdesk_portal';
+BEGIN
+  INSERT INTO event_counters (id, company_id, last_seq) VALUES (gen_random_uuid(), NEW.company_id, 0)
+    ON CONFLICT (company_id) DO NOTHING;
+  UPDATE event_counters SET last_seq = last_seq + 1 WHERE company_id = NEW.company_id RETURNING last_seq INTO s;
+  IF NOT portal THEN
+    PERFORM set_config('app.visibility', 'all', true);
+  END IF;
+  UPDATE events SET seq = s WHERE id = NEW.id;
+  IF NOT portal THEN
+    PERFORM set_config('app.visibility', coalesce(vis, ''), true);
+  END IF;
+  RETURN NULL;
+END $$;
+-- +goose StatementEnd
+
 -- events_notify_webhooks reads the company's endpoints, which the portal role may not: for its
 -- events the company is notified unconditionally (the dispatcher finds nothing to do when no
 -- endpoint is enabled).

@@ -141,6 +141,9 @@ func RevokeSessions(ctx context.Context, accessID uuid.UUID) error {
 // errNoSession: no cookie, an unknown or expired session, or an access no longer active.
 var errNoSession = errors.New("portal: no session")
 
+// errSecondFactor: a session whose TOTP code is still due, on a page that needs it done.
+var errSecondFactor = errors.New("portal: second factor due")
+
 // inSession runs fn for the signed-in customer of the request: in one transaction it finds the
 // session by its cookie (company-level: the session says which contact), checks the access is
 // active, moves last_seen_at and the idle expiry on, and then pins the transaction to the
@@ -165,8 +168,11 @@ func (m *Module) inSession(c *fiber.Ctx, company uuid.UUID, allowPending bool,
 		if err != nil {
 			return fmt.Errorf("portal session: %w", err)
 		}
-		if row.CreatedAt.Add(sessionMaxAge).Before(now) || (row.SecondFactorPending && !allowPending) {
+		if row.CreatedAt.Add(sessionMaxAge).Before(now) {
 			return errNoSession
+		}
+		if row.SecondFactorPending && !allowPending {
+			return errSecondFactor
 		}
 		acc, err := db.PortalAccess.Query().Where(portalaccess.ID(row.AccessID),
 			portalaccess.StatusEQ(portalaccess.StatusActive)).Only(ctx)

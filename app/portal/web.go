@@ -34,7 +34,7 @@ var pageFiles embed.FS
 // handlers live in auth.go (sign-in, invitation, reset, second factor) and pages.go (what a
 // signed-in customer sees and does).
 func (m *Module) MountPublic(app *fiber.App) {
-	g := app.Group("/portal/:companyId", m.company)
+	g := app.Group("/portal/:companyId", m.pageErrors, m.company)
 	// Before sign-in (auth.go).
 	g.Get("/login", m.loginPage)
 	g.Post("/login", m.login)
@@ -115,12 +115,46 @@ func (m *Module) URL(company uuid.UUID, path string) string {
 	return m.d.PublicURL + m.base(company) + path
 }
 
+// pageErrors answers an error a portal handler returned with an HTML page, never the API's
+// problem+json: a passing database failure (tenancy.Classify) is 503 with Retry-After ("try
+// again", nothing was stored), a fiber.Error its status, anything else 500 (logged).
+func (m *Module) pageErrors(c *fiber.Ctx) error {
+	err := c.Next()
+	if err == nil {
+		return nil
+	}
+	status, title, text := fiber.StatusInternalServerError, "Fehler",
+		"Es ist ein Fehler aufgetreten. Bitte versuchen Sie es später erneut."
+	var fe *fiber.Error
+	switch {
+	case errors.As(err, &fe):
+		status = fe.Code
+		if status == fiber.StatusNotFound {
+			return m.notFound(c)
+		}
+		if status < 500 {
+			title, text = "Anfrage ungültig", "Die Anfrage ist ungültig. Bitte laden Sie die Seite neu."
+		}
+	case tenancy.Classify(err) != tenancy.Permanent:
+		status, title = fiber.StatusServiceUnavailable, "Vorübergehend nicht erreichbar"
+		text = "Der Dienst ist kurz nicht erreichbar. Bitte versuchen Sie es in einem Moment erneut."
+		c.Set(fiber.HeaderRetryAfter, "1")
+	}
+	if status >= 500 && status != fiber.StatusServiceUnavailable {
+		zerolog.Ctx(c.UserContext()).Error().Err(err).Str("path", c.Path()).Msg("portal page")
+	}
+	return m.render(c, status, "message", PageData{Title: title, Notice: text})
+}
+
 // signedIn wraps a page of a signed-in customer: without a valid session it answers 401 with
 // the sign-in page (a revoked access's session included); with one whose TOTP code is still due,
 // a redirect to the code form.
 func (m *Module) signedIn(c *fiber.Ctx, fn func(ctx context.Context, s *Session) error) error {
 	pc := companyOf(c)
 	err := m.inSession(c, pc.ID, false, fn)
+	if errors.Is(err, errSecondFactor) {
+		return m.redirect(c, "/login/code")
+	}
 	if errors.Is(err, errNoSession) {
 		return m.render(c, fiber.StatusUnauthorized, "login", PageData{Title: "Anmelden",
 			Notice: "Bitte melden Sie sich an."})
