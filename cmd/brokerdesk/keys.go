@@ -7,9 +7,11 @@ import (
 
 	"github.com/brokerdesk/brokerdesk/app/contacts"
 	"github.com/brokerdesk/brokerdesk/app/platform/datakeys"
+	"github.com/brokerdesk/brokerdesk/app/portal"
 )
 
-// keys handles `brokerdesk keys rotate-data`: re-seal every sensitive contact group with the
+// keys handles `brokerdesk keys rotate-data`: re-seal every sensitive contact group (and the
+// customer portal's sealed values) with the
 // first key of DATA_KEYS. Put the new key first, keep the old ones behind it until this ran.
 func (e env) keys(ctx context.Context, args []string) error {
 	if len(args) == 0 || args[0] != "rotate-data" {
@@ -42,5 +44,10 @@ func (e env) keys(ctx context.Context, args []string) error {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "re-sealed the sensitive groups of %d contacts with key %s\n", n, keys.Current())
+	// The customer portal's TOTP secrets and sealed bank changes (issue 23).
+	if n, err = portal.RotateData(ctx, db, keys, *batch); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "re-sealed %d portal secrets and bank change requests with key %s\n", n, keys.Current())
 	return nil
 }
