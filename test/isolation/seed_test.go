@@ -105,4 +105,6 @@ func seedEveryTable(t *testing.T, env *apitest.Env, c *apitest.Company) {
 	seedEmailTables(t, env, c, contact)
 	// the signing area (seed_signature_test.go)
 	seedSignatureTables(t, env, c, contact)
+	// the customer portal (seed_portal_test.go)
+	seedPortalTables(t, env, c, contact)
 }
