@@ -68,3 +68,30 @@ func (h *Handler) listMailboxes(c *fiber.Ctx) error {
 	}
 	return httpx.Data(c, rows, NewMailboxView)
 }
+
+// SenderMailbox is the mailbox a mail the service writes on the caller's behalf goes out from
+// (signing links, portal invitations and resets): the acting user's personal mailbox (the first
+// by address), else the company's shared one; nil when there is neither. Mailbox reads are under
+// the visibility of ctx, so a personal mailbox of a colleague is never chosen.
+func SenderMailbox(ctx context.Context) (*ent.Mailbox, error) {
+	db := tenancy.Client(ctx)
+	if u := tenancy.ActingUser(ctx); u != nil {
+		mb, err := db.Mailbox.Query().Where(mailbox.OwnerID(*u), mailbox.Shared(false)).
+			Order(ent.Asc(mailbox.FieldEmail), ent.Asc(mailbox.FieldID)).First(ctx)
+		if err == nil {
+			return mb, nil
+		}
+		if !ent.IsNotFound(err) {
+			return nil, fmt.Errorf("read personal mailbox: %w", err)
+		}
+	}
+	mb, err := db.Mailbox.Query().Where(mailbox.Shared(true)).
+		Order(ent.Asc(mailbox.FieldEmail), ent.Asc(mailbox.FieldID)).First(ctx)
+	if ent.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read shared mailbox: %w", err)
+	}
+	return mb, nil
+}

@@ -10,36 +10,20 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
 	"github.com/brokerdesk/brokerdesk/ent"
-	"github.com/brokerdesk/brokerdesk/ent/mailbox"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
 // senderMailbox is the mailbox an invitation goes out from, chosen as signature requests choose
-// theirs (app/signatures resolveMailbox): the acting user's personal mailbox, else the company's
+// theirs (emails.SenderMailbox): the acting user's personal mailbox, else the company's
 // shared one; with neither 409 mailbox_required.
 func senderMailbox(ctx context.Context) (*ent.Mailbox, error) {
-	db := tenancy.Client(ctx)
-	if u := tenancy.ActingUser(ctx); u != nil {
-		mb, err := db.Mailbox.Query().Where(mailbox.OwnerID(*u), mailbox.Shared(false)).
-			Order(ent.Asc(mailbox.FieldEmail), ent.Asc(mailbox.FieldID)).First(ctx)
-		if err == nil {
-			return mb, nil
-		}
-		if !ent.IsNotFound(err) {
-			return nil, fmt.Errorf("read personal mailbox: %w", err)
-		}
-	}
-	mb, err := db.Mailbox.Query().Where(mailbox.Shared(true)).
-		Order(ent.Asc(mailbox.FieldEmail), ent.Asc(mailbox.FieldID)).First(ctx)
-	if ent.IsNotFound(err) {
+	mb, err := emails.SenderMailbox(ctx)
+	if err == nil && mb == nil {
 		return nil, errs.Conflict("mailbox_required",
 			"you have no personal mailbox and the company no shared one to send the invitation from")
 	}
-	if err != nil {
-		return nil, fmt.Errorf("read shared mailbox: %w", err)
-	}
-	return mb, nil
+	return mb, err
 }
 
 // mailInvitation mails the invitation link (token secret) of a to its e-mail from mb, in the

@@ -7,7 +7,6 @@ import (
 
 	"github.com/brokerdesk/brokerdesk/app/emails"
 	"github.com/brokerdesk/brokerdesk/ent"
-	"github.com/brokerdesk/brokerdesk/ent/mailbox"
 	"github.com/brokerdesk/brokerdesk/ent/portalaccess"
 	"github.com/brokerdesk/brokerdesk/ent/portaltoken"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
@@ -41,15 +40,15 @@ func (m *Module) mailReset(ctx context.Context, pc *portalCompany, email string)
 	if recent {
 		return nil
 	}
-	mb, err := db.Mailbox.Query().Where(mailbox.Shared(true)).
-		Order(ent.Asc(mailbox.FieldEmail), ent.Asc(mailbox.FieldID)).First(ctx)
-	if ent.IsNotFound(err) {
+	// No user acts here: the company's shared mailbox.
+	mb, err := emails.SenderMailbox(ctx)
+	if err == nil && mb == nil {
 		m.d.Log.Warn().Str("company_id", pc.ID.String()).Str("portal_access_id", acc.ID.String()).
 			Msg("portal password reset not mailed: the company has no shared mailbox")
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("portal reset: read shared mailbox: %w", err)
+		return fmt.Errorf("portal reset: %w", err)
 	}
 	secret, hash, err := newSecret()
 	if err != nil {

@@ -14,11 +14,11 @@ import (
 	"github.com/google/uuid"
 	"gocloud.dev/blob"
 
+	"github.com/brokerdesk/brokerdesk/app/emails"
 	"github.com/brokerdesk/brokerdesk/app/platform/blobstore"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/app/platform/pdf"
 	"github.com/brokerdesk/brokerdesk/ent"
-	"github.com/brokerdesk/brokerdesk/ent/mailbox"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 	"github.com/brokerdesk/brokerdesk/ent/signaturerequest"
 	"github.com/brokerdesk/brokerdesk/ent/signaturesigner"
@@ -294,25 +294,7 @@ func resolveMailbox(ctx context.Context, id *uuid.UUID) (*ent.Mailbox, error) {
 		}
 		return mb, nil
 	}
-	if u := tenancy.ActingUser(ctx); u != nil {
-		mb, err := db.Mailbox.Query().Where(mailbox.OwnerID(*u), mailbox.Shared(false)).
-			Order(ent.Asc(mailbox.FieldEmail), ent.Asc(mailbox.FieldID)).First(ctx)
-		if err == nil {
-			return mb, nil
-		}
-		if !ent.IsNotFound(err) {
-			return nil, fmt.Errorf("read personal mailbox: %w", err)
-		}
-	}
-	mb, err := db.Mailbox.Query().Where(mailbox.Shared(true)).
-		Order(ent.Asc(mailbox.FieldEmail), ent.Asc(mailbox.FieldID)).First(ctx)
-	if ent.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read shared mailbox: %w", err)
-	}
-	return mb, nil
+	return emails.SenderMailbox(ctx)
 }
 
 // src is one document of a request, read and checked.
