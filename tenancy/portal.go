@@ -23,8 +23,11 @@ func portalPinArgs(company, contact uuid.UUID) []any {
 
 // PinPortal pins the transaction of ctx (tenancy.WithTx, a company-level one of company) to
 // contact for the rest of it, and returns ctx marked alike (WithPortal) for the ent rules:
-// app/portal found the customer's session in that transaction and serves its page in it. There
-// is no way back within the transaction: the role brokerdesk_portal cannot lift its pin.
+// app/portal found the customer's session in that transaction and serves its page in it. The
+// pin guards against a wrong predicate or a forgotten filter in the portal's code, not against
+// SQL the portal would run on purpose: the login role brokerdesk_app is a member of
+// brokerdesk_portal and could RESET ROLE, as it could set any setting. The portal runs only ent
+// queries and fixed statements, never SQL built from input.
 func PinPortal(ctx context.Context, company, contact uuid.UUID) (context.Context, error) {
 	if id, ok := CompanyID(ctx); !ok || id != company {
 		return nil, fmt.Errorf("tenancy: portal pin of company %s in a transaction of another", company)
