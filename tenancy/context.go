@@ -409,3 +409,22 @@ func IsPortal(ctx context.Context) bool {
 	_, ok := PortalContact(ctx)
 	return ok
 }
+
+// CompanyTx runs fn in a company-level transaction of company begun on db (ent on the job
+// pool) and commits when fn returns nil: the one way work without a credential reaches a
+// company's rows (jobs, the signing page, the e-mail links, the customer portal before and
+// around its pin). fn's ctx is pinned to the company and carries the transaction as a
+// request's does (WithTx: Client, AfterCommit, AfterRollback), so services written for
+// requests run unchanged; row-level security and the ent rules apply as for a company-level key.
+func CompanyTx(ctx context.Context, db *ent.Client, company uuid.UUID, fn func(ctx context.Context) error) error {
+	ctx = WithCompany(ctx, company)
+	tx, err := db.Tx(ctx)
+	if err != nil {
+		return fmt.Errorf("begin transaction of company %s: %w", company, err)
+	}
+	if err := fn(WithTx(ctx, tx)); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}

@@ -12,7 +12,6 @@ package emails
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -91,14 +90,5 @@ func (m *Module) PeriodicJobs() []*river.PeriodicJob {
 // its public links (no credential) reach the database. They see the company's rows as a
 // company-level key would; row-level security and the ent rules apply as in a request.
 func (m *Module) companyTx(ctx context.Context, company uuid.UUID, fn func(ctx context.Context) error) error {
-	ctx = tenancy.WithCompany(ctx, company)
-	tx, err := m.d.DB.Tx(ctx)
-	if err != nil {
-		return fmt.Errorf("begin transaction of company %s: %w", company, err)
-	}
-	if err := fn(tenancy.WithClient(ctx, tx.Client())); err != nil {
-		_ = tx.Rollback()
-		return err
-	}
-	return tx.Commit()
+	return tenancy.CompanyTx(ctx, m.d.DB, company, fn)
 }

@@ -65,16 +65,7 @@ func hashSecret(s string) []byte {
 // looking up by e-mail or token within the company. Row-level security and the ent rules apply
 // as for a company-level key.
 func (m *Module) companyTx(ctx context.Context, company uuid.UUID, fn func(ctx context.Context) error) error {
-	ctx = tenancy.WithCompany(ctx, company)
-	tx, err := m.d.DB.Tx(ctx)
-	if err != nil {
-		return fmt.Errorf("begin transaction of company %s: %w", company, err)
-	}
-	if err := fn(tenancy.WithTx(ctx, tx)); err != nil {
-		_ = tx.Rollback()
-		return err
-	}
-	return tx.Commit()
+	return tenancy.CompanyTx(ctx, m.d.DB, company, fn)
 }
 
 // StartSession creates a session of access (in the company transaction of ctx) and sets its

@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/rs/zerolog"
 
+	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
@@ -262,12 +263,8 @@ func (m *Module) render(c *fiber.Ctx, status int, name string, d PageData) error
 
 // Headers are the headers of every answer under /portal/ (pages, downloads, redirects).
 func Headers(c *fiber.Ctx) {
-	c.Set(fiber.HeaderCacheControl, "no-store")
-	c.Set("Referrer-Policy", "no-referrer")
-	c.Set(fiber.HeaderXFrameOptions, "DENY")
-	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
-	c.Set("X-Robots-Tag", "noindex, nofollow")
-	if c.Get("Content-Security-Policy") == "" {
+	httpx.PageHeaders(c)
+	if c.GetRespHeader("Content-Security-Policy") == "" { // a page sets its own (render)
 		c.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'; base-uri 'none'")
 	}
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/rs/zerolog"
+
+	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
 )
 
 // The signing page is server-rendered HTML (html/template, German, one column, no framework):
@@ -96,13 +98,7 @@ func (m *Module) render(c *fiber.Ctx, status int, name string, d pageData) error
 }
 
 // pageHeaders are the headers of every answer under /sign/ (pages and PDFs).
-func pageHeaders(c *fiber.Ctx) {
-	c.Set(fiber.HeaderCacheControl, "no-store")
-	c.Set("Referrer-Policy", "no-referrer")
-	c.Set(fiber.HeaderXFrameOptions, "DENY")
-	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
-	c.Set("X-Robots-Tag", "noindex, nofollow")
-}
+func pageHeaders(c *fiber.Ctx) { httpx.PageHeaders(c) }
 
 // message answers with the message page.
 func (m *Module) message(c *fiber.Ctx, status int, d pageData) error {

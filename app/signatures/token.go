@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
-	"fmt"
 
 	"github.com/google/uuid"
 
@@ -76,17 +75,7 @@ func (m *Module) linkURL(company, signer uuid.UUID) string {
 // fn returns nil: the one way the signing page (no credential) and the area's jobs reach the
 // database. Row-level security and the ent rules apply as for a company-level key.
 func (m *Module) companyTx(ctx context.Context, company uuid.UUID, fn func(ctx context.Context) error) error {
-	ctx = tenancy.WithCompany(ctx, company)
-	tx, err := m.d.DB.Tx(ctx)
-	if err != nil {
-		return fmt.Errorf("begin transaction of company %s: %w", company, err)
-	}
-	// WithTx: documents.Service.Create (the sealed PDF) hooks its blob's removal into it.
-	if err := fn(tenancy.WithTx(ctx, tx)); err != nil {
-		_ = tx.Rollback()
-		return err
-	}
-	return tx.Commit()
+	return tenancy.CompanyTx(ctx, m.d.DB, company, fn)
 }
 
 // SignerURL is the signing page of signer of company: the customer portal sends a signed-in
