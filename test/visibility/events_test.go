@@ -74,6 +74,8 @@ func resourceOf(t *testing.T, w *world, typ string, data map[string]any) made {
 		return made{path: "/signature-requests/" + s("id")}
 	case "advice_record":
 		return made{path: "/advice-records/" + s("id")}
+	case "portal_access", "portal_change_request":
+		return portalResource(kind, s)
 	}
 	t.Fatalf("event type %s: its resource is unknown to resourceOf; name where it is read", typ)
 	return made{}
@@ -280,6 +282,8 @@ func TestVisibility_EventsFollowResources(t *testing.T) {
 	mailDiffers := w.emailSteps(t, l)
 	// The signing area (issue 22): signing_world_test.go.
 	mailDiffers = append(mailDiffers, w.signingSteps(t, l)...)
+	// The customer portal (issue 23): portal_world_test.go.
+	mailDiffers = append(mailDiffers, w.portalSteps(t, l)...)
 	l.step(t, nil, func() { // company and users, OAuth grants
 		// company.updated: a feature more (the e-mail area's stay, or its resources would 403).
 		if _, err := w.env.Ops.SetFeatures(ctx, w.co.ID, []string{"leads", "emails", "marketing", "digital_signature", "advice", "calculators"}); err != nil {
