@@ -21,6 +21,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/brokerdesk/brokerdesk/app/platform/passhash"
+
 	"github.com/google/uuid"
 	"github.com/ory/fosite"
 
@@ -60,7 +62,7 @@ func (s *Server) lookupUser(ctx context.Context, id uuid.UUID) (*loginUser, erro
 // dummyParams are the argon2id parameters and salt an unknown e-mail's password is derived
 // with, so that it takes as long as a wrong password.
 var dummyParams = sync.OnceValue(func() string {
-	h := HashPassword("brokerdesk-no-such-user")
+	h := passhash.Hash("brokerdesk-no-such-user")
 	return h[:strings.LastIndex(h, "$")]
 })
 
@@ -81,7 +83,7 @@ func (s *Server) signIn(ctx context.Context, email, password string) (*loginUser
 			rows.Close()
 			return nil, fmt.Errorf("oauth sign-in: %w", err)
 		}
-		if h := DeriveHash(params, password); h != "" {
+		if h := passhash.Derive(params, password); h != "" {
 			hashes = append(hashes, h)
 		}
 	}
@@ -90,7 +92,7 @@ func (s *Server) signIn(ctx context.Context, email, password string) (*loginUser
 		return nil, fmt.Errorf("oauth sign-in: %w", err)
 	}
 	if len(hashes) == 0 {
-		DeriveHash(dummyParams(), password)
+		passhash.Derive(dummyParams(), password)
 		return nil, nil
 	}
 	var u loginUser

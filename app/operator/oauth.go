@@ -10,9 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/brokerdesk/brokerdesk/app/platform/passhash"
+
 	"github.com/google/uuid"
 
-	"github.com/brokerdesk/brokerdesk/app/oauth"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/oauthclient"
@@ -190,7 +191,7 @@ func (s *Service) SetPassword(ctx context.Context, companyID uuid.UUID, ref, pas
 	if len(password) > 1024 {
 		return errs.InvalidField("password", "too_long", "must have at most 1024 bytes")
 	}
-	hash := oauth.HashPassword(password)
+	hash := passhash.Hash(password)
 	return s.tx(ctx, func(ctx context.Context, db *ent.Client) error {
 		live, err := liveCompany(ctx, db, companyID)
 		if err != nil {

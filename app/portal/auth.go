@@ -9,9 +9,10 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/brokerdesk/brokerdesk/app/platform/passhash"
+
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/brokerdesk/brokerdesk/app/oauth"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/portalaccess"
 	"github.com/brokerdesk/brokerdesk/tenancy"
@@ -41,7 +42,7 @@ const (
 // dummyHash is a hash an unknown e-mail's password is checked against, so that an unknown
 // e-mail takes as long as a wrong password (no account enumeration by timing). It holds no
 // secret; computed once, on the first sign-in.
-var dummyHash = sync.OnceValue(func() string { return oauth.HashPassword("portal dummy password") })
+var dummyHash = sync.OnceValue(func() string { return passhash.Hash("portal dummy password") })
 
 // errLinkGone: the token of a link is unknown, used, expired, of another company, or its access
 // is not in the state the link is for.
@@ -130,19 +131,19 @@ func (m *Module) login(c *fiber.Ctx) error {
 // Whatever the outcome, exactly one argon2id derivation runs.
 func (m *Module) checkPassword(ctx context.Context, email, password string) (*ent.PortalAccess, error) {
 	if email == "" || len(email) > maxEmail || utf8.RuneCountInString(password) > maxPassword {
-		oauth.CheckPassword(dummyHash(), password[:min(len(password), 4*maxPassword)])
+		passhash.Check(dummyHash(), password[:min(len(password), 4*maxPassword)])
 		return nil, nil
 	}
 	acc, err := tenancy.Client(ctx).PortalAccess.Query().
 		Where(portalaccess.Email(email), portalaccess.StatusEQ(portalaccess.StatusActive)).Only(ctx)
 	if ent.IsNotFound(err) || (err == nil && acc.PasswordHash == nil) {
-		oauth.CheckPassword(dummyHash(), password)
+		passhash.Check(dummyHash(), password)
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("portal login: read access: %w", err)
 	}
-	if !oauth.CheckPassword(*acc.PasswordHash, password) {
+	if !passhash.Check(*acc.PasswordHash, password) {
 		return nil, nil
 	}
 	return acc, nil

@@ -10,9 +10,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/brokerdesk/brokerdesk/app/platform/passhash"
+
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/brokerdesk/brokerdesk/app/oauth"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/portalaccess"
 	"github.com/brokerdesk/brokerdesk/ent/portaltoken"
@@ -136,7 +137,7 @@ func (m *Module) setPassword(c *fiber.Ctx, page, title string, purpose portaltok
 	if checkNewPassword(&d, password, repeat, acc.Email); len(d.Errors) > 0 {
 		return m.render(c, fiber.StatusUnprocessableEntity, page, d)
 	}
-	hash := oauth.HashPassword(password)
+	hash := passhash.Hash(password)
 	var next string
 	err = m.companyTx(c.UserContext(), pc.ID, func(ctx context.Context) error {
 		_, acc, err := m.linkToken(ctx, secret, purpose, true)

@@ -8,9 +8,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/brokerdesk/brokerdesk/app/platform/passhash"
+
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/brokerdesk/brokerdesk/app/oauth"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/tenancy"
@@ -115,7 +116,7 @@ func (m *Module) disableTOTP(c *fiber.Ctx) error {
 			d.AddError("password", "Zu viele Versuche. Bitte versuchen Sie es später erneut.")
 			status = fiber.StatusTooManyRequests
 		case acc.PasswordHash == nil || utf8.RuneCountInString(password) > maxPassword ||
-			!oauth.CheckPassword(*acc.PasswordHash, password):
+			!passhash.Check(*acc.PasswordHash, password):
 			th.fail(ctx)
 			d.AddError("password", "Das Passwort ist falsch.")
 			status = fiber.StatusUnprocessableEntity

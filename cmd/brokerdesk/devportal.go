@@ -12,10 +12,11 @@ import (
 	"net/textproto"
 	"time"
 
+	"github.com/brokerdesk/brokerdesk/app/platform/passhash"
+
 	"github.com/google/uuid"
 
 	"github.com/brokerdesk/brokerdesk/app"
-	"github.com/brokerdesk/brokerdesk/app/oauth"
 	"github.com/brokerdesk/brokerdesk/app/platform/pdf"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/portalaccess"
@@ -132,7 +133,7 @@ func activatePortal(ctx context.Context, ownerURL string, companyID uuid.UUID, p
 		return err
 	}
 	defer tx.Rollback()
-	hash := oauth.HashPassword(p.Password)
+	hash := passhash.Hash(p.Password)
 	now := time.Now()
 	acc, err := tx.PortalAccess.Query().Where(portalaccess.CompanyID(companyID), portalaccess.ContactID(p.ContactID)).Only(octx)
 	switch {

@@ -1,4 +1,6 @@
-package oauth
+// Package passhash hashes and checks the passwords people sign in with: staff at the OAuth
+// authorization server and customers at the portal, one argon2id scheme for both.
+package passhash
 
 import (
 	"crypto/rand"
@@ -19,8 +21,8 @@ const (
 	argonKeyLen  = 32
 )
 
-// HashPassword returns the argon2id PHC string of password.
-func HashPassword(password string) string {
+// Hash returns the argon2id PHC string of password.
+func Hash(password string) string {
 	salt := make([]byte, 16)
 	_, _ = rand.Read(salt)
 	key := argon2.IDKey([]byte(password), salt, argonTime, argonMemory, argonThreads, argonKeyLen)
@@ -29,23 +31,23 @@ func HashPassword(password string) string {
 		b.EncodeToString(salt), b.EncodeToString(key))
 }
 
-// CheckPassword reports whether password matches the PHC string hash. A malformed or empty
+// Check reports whether password matches the PHC string hash. A malformed or empty
 // hash never matches.
-func CheckPassword(hash, password string) bool {
+func Check(hash, password string) bool {
 	i := strings.LastIndex(hash, "$")
 	if i < 0 {
 		return false
 	}
-	got := DeriveHash(hash[:i], password)
+	got := Derive(hash[:i], password)
 	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(hash)) == 1
 }
 
-// DeriveHash is the argon2id PHC string of password under params, the parameters and salt of
+// Derive is the argon2id PHC string of password under params, the parameters and salt of
 // a stored hash (the stored string up to its last '$': "$argon2id$v=19$m=…,t=…,p=…$<salt>"), or
 // "" when params is malformed. It equals the stored string exactly when the password is right,
 // so the sign-in lets the database compare (oauth_server_login) and the stored key never leaves
 // it.
-func DeriveHash(params, password string) string {
+func Derive(params, password string) string {
 	parts := strings.Split(params, "$")
 	if len(parts) != 5 || parts[0] != "" || parts[1] != "argon2id" {
 		return ""
