@@ -38,6 +38,10 @@ ALTER TABLE portal_change_requests ADD CONSTRAINT tenant_portal_change_requests_
 ALTER TABLE portal_change_requests ADD CONSTRAINT tenant_portal_change_requests_decided
   CHECK ((status IN ('approved', 'rejected')) = (decided_at IS NOT NULL)
      AND (status = 'withdrawn') = (withdrawn_at IS NOT NULL));
+-- One pending change request per contact and kind (the customer withdraws it to ask again):
+-- two submissions at once cannot both pass the service's check.
+CREATE UNIQUE INDEX tenant_portal_change_requests_pending ON portal_change_requests (company_id, contact_id, kind)
+  WHERE status = 'pending';
 -- One sign-in name per company among the accesses not revoked.
 CREATE UNIQUE INDEX tenant_portal_accesses_login ON portal_accesses (company_id, email) WHERE status <> 'revoked';
 

@@ -428,3 +428,24 @@ func CompanyTx(ctx context.Context, db *ent.Client, company uuid.UUID, fn func(c
 	}
 	return tx.Commit()
 }
+
+// Savepoint runs fn inside a savepoint of the transaction of ctx: what fn wrote is undone when
+// it fails (its error is returned) and the transaction stays usable, kept when it succeeds. For
+// a write that may fail on a constraint the caller answers as a refusal (409) in a transaction
+// that goes on, or one item of a batch.
+func Savepoint(ctx context.Context, fn func() error) error {
+	db := Client(ctx)
+	if _, err := db.ExecContext(ctx, `SAVEPOINT app_item`); err != nil {
+		return fmt.Errorf("savepoint: %w", err)
+	}
+	if err := fn(); err != nil {
+		if _, rerr := db.ExecContext(ctx, `ROLLBACK TO SAVEPOINT app_item`); rerr != nil {
+			return errors.Join(err, fmt.Errorf("rollback to savepoint: %w", rerr))
+		}
+		return err
+	}
+	if _, err := db.ExecContext(ctx, `RELEASE SAVEPOINT app_item`); err != nil {
+		return fmt.Errorf("release savepoint: %w", err)
+	}
+	return nil
+}

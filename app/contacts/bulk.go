@@ -2,7 +2,6 @@ package contacts
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 
@@ -45,7 +44,7 @@ func (h *Handler) bulk(c *fiber.Ctx) error {
 		out[i] = BulkItemResult{Index: i}
 		var id string
 		var created bool
-		err := h.svc.InSavepoint(c.UserContext(), func() (err error) {
+		err := tenancy.Savepoint(c.UserContext(), func() (err error) {
 			id, created, err = h.bulkItem(c, raw)
 			return err
 		})
@@ -100,23 +99,4 @@ func (h *Handler) bulkItem(c *fiber.Ctx, raw json.RawMessage) (string, bool, err
 		return "", false, err
 	}
 	return ct.ID.String(), created, nil
-}
-
-// InSavepoint runs fn inside a savepoint of the request's transaction: what fn wrote is undone
-// when it fails (its error is returned), kept when it succeeds.
-func (s *Service) InSavepoint(ctx context.Context, fn func() error) error {
-	db := tenancy.Client(ctx)
-	if _, err := db.ExecContext(ctx, sqlSavepoint); err != nil {
-		return fmt.Errorf("savepoint: %w", err)
-	}
-	if err := fn(); err != nil {
-		if _, rerr := db.ExecContext(ctx, sqlRollbackSavepoint); rerr != nil {
-			return fmt.Errorf("rollback to savepoint: %w", rerr)
-		}
-		return err
-	}
-	if _, err := db.ExecContext(ctx, sqlReleaseSavepoint); err != nil {
-		return fmt.Errorf("release savepoint: %w", err)
-	}
-	return nil
 }

@@ -22,11 +22,7 @@ const sqlLockCustomFields = `SELECT pg_advisory_xact_lock(hashtextextended('cust
 
 // The savepoint of one item of POST /contacts/bulk: a failed item is undone alone inside the
 // request's transaction. ent has no savepoints.
-const (
-	sqlSavepoint         = `SAVEPOINT bulk_item`
-	sqlRollbackSavepoint = `ROLLBACK TO SAVEPOINT bulk_item`
-	sqlReleaseSavepoint  = `RELEASE SAVEPOINT bulk_item`
-)
+const ()
 
 // Key rotation (RotateData) runs outside any request, over every company, as the operator role
 // (ent's tenant hooks and privacy rules need a pinned company), and re-seals without moving

@@ -108,7 +108,12 @@ func (m *Module) CreateChange(ctx context.Context, s *Session, kind string, chan
 	} else {
 		q.SetChanges(clean).SetBaseline(base)
 	}
-	r, err := q.Save(ctx)
+	var r *ent.PortalChangeRequest
+	// In a savepoint: the page answers 409 and its transaction goes on (and commits).
+	err = tenancy.Savepoint(ctx, func() (err error) { r, err = q.Save(ctx); return err })
+	if ent.IsConstraintError(err) { // tenant_portal_change_requests_pending: one raced us
+		return nil, errs.Conflict("change_pending", "a change request of kind %s is pending; withdraw it first", kind)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("create change request: %w", err)
 	}

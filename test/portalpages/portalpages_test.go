@@ -11,7 +11,9 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/uuid"
@@ -347,5 +349,45 @@ func TestPortalPages_ChangeForm(t *testing.T) {
 	_, body = f.get(t, x, "/changes")
 	if strings.Contains(body, "DE89370400440532013000") || !strings.Contains(body, "DE89 **** **** **** **30 00") {
 		t.Errorf("the bank change is not shown masked")
+	}
+}
+
+// TestPortalPages_ChangeFormRace: five submissions of the same kind at once store one pending
+// request; the others answer 409 with the notice. Catches the check-then-insert race of the
+// one-pending-per-kind rule (two requests of one kind both pending, the second approval
+// overwriting the first), which the partial unique index tenant_portal_change_requests_pending
+// closes.
+func TestPortalPages_ChangeFormRace(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	const n = 5
+	statuses := make([]int, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, _ := f.post(t, &f.y, "/changes/new/phone", url.Values{"number": {"+49 171 5550" + strconv.Itoa(100+i)}})
+			statuses[i] = resp.StatusCode
+		}()
+	}
+	wg.Wait()
+	created := 0
+	for _, s := range statuses {
+		switch s {
+		case 303:
+			created++
+		case 409:
+		default:
+			t.Errorf("submission answered %d, want 303 or 409", s)
+		}
+	}
+	var pending int
+	if err := f.w.Env.OwnerDB.QueryRow(`SELECT count(*) FROM portal_change_requests WHERE contact_id = $1
+		AND kind = 'phone' AND status = 'pending'`, f.y.contact).Scan(&pending); err != nil {
+		t.Fatal(err)
+	}
+	if created != 1 || pending != 1 {
+		t.Errorf("%d submissions taken, %d pending phone requests; want 1 and 1 (%v)", created, pending, statuses)
 	}
 }
