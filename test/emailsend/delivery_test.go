@@ -116,12 +116,15 @@ func TestDelivery_OptOutBeforeRetry(t *testing.T) {
 	env, _ := setup(t)
 	srv := plainServer(t)
 	s := newSender(t, env, srv, 5)
-	srv.FailNext(451, "4.7.1 greylisted, try again later")
+	// Greylisted until the opt-out is stored: however slow the machine, no attempt before it
+	// can deliver (a single FailNext raced the one-second retry on a loaded machine).
+	srv.FailUntilHealed(451, "4.7.1 greylisted, try again later")
 	e := s.send(t, env, s.body("leser@kunde.test", map[string]any{"marketing": true}))
 	if r := env.Do(t, apitest.Request{Method: "POST", Path: "/email-opt-outs", Key: s.co.Secret,
 		Body: map[string]any{"email": "leser@kunde.test"}}); r.Status != 201 {
 		t.Fatalf("opt-out: %d %s", r.Status, r.Body)
 	}
+	srv.Heal()
 	row := waitStatus(t, env, s.co.ID, e.ID, "failed")
 	if !strings.Contains(row.Error, "opted out") {
 		t.Errorf("error %q", row.Error)

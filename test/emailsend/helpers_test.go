@@ -175,7 +175,9 @@ func (s *sender) send(t *testing.T, env *apitest.Env, body any) emailView {
 // returns the row.
 func waitStatus(t *testing.T, env *apitest.Env, company uuid.UUID, id string, status string) *ent.Email {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	// River retries at attempt⁴ seconds: a test whose send failed twice waits for the third
+	// attempt, 16 s after the second.
+	deadline := time.Now().Add(60 * time.Second)
 	var e *ent.Email
 	for {
 		env.InCompany(t, company, func(ctx context.Context, db *ent.Client) error {
@@ -204,7 +206,9 @@ func setStatus(t *testing.T, env *apitest.Env, company uuid.UUID, id string, sta
 // received waits for the message with Message-ID id on srv and returns its envelope.
 func received(t *testing.T, srv *mailserver.Server, messageID string) mailserver.Envelope {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	// River retries at attempt⁴ seconds: a test whose send failed twice waits for the third
+	// attempt, 16 s after the second.
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		for _, e := range srv.Received() {
 			if p := mail.Parse(e.Data); p.MessageID == messageID {

@@ -65,6 +65,7 @@ type Server struct {
 	users    map[string]*user
 	received []Envelope
 	failNext *smtp.SMTPError
+	failAll  *smtp.SMTPError // every DATA until Heal
 	closed   bool
 }
 
@@ -235,12 +236,31 @@ func (s *Server) FailNext(code int, message string) {
 	s.failNext = &smtp.SMTPError{Code: code, EnhancedCode: smtp.EnhancedCode{code / 100, 0, 0}, Message: message}
 }
 
-// takeFailure returns and clears the injected failure.
+// FailUntilHealed makes every DATA answer code and message until Heal: a test that must act
+// while a send is being retried (the retry comes at river's pace, not the test's).
+func (s *Server) FailUntilHealed(code int, message string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failAll = &smtp.SMTPError{Code: code, EnhancedCode: smtp.EnhancedCode{code / 100, 0, 0}, Message: message}
+}
+
+// Heal ends FailUntilHealed.
+func (s *Server) Heal() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failAll = nil
+}
+
+// takeFailure returns and clears the injected failure (FailNext), or the standing one
+// (FailUntilHealed).
 func (s *Server) takeFailure() *smtp.SMTPError {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f := s.failNext
 	s.failNext = nil
+	if f == nil {
+		f = s.failAll
+	}
 	return f
 }
 
