@@ -257,6 +257,11 @@ func (cu *customer) signedIn(t *testing.T, b *browser) bool {
 		return true
 	case 401:
 		return false
+	case 303: // a session whose TOTP code is due: sent to the code form, nothing else opens
+		if a.location != cu.base+"/login/code" {
+			t.Fatalf("GET security: 303 to %q, want the code form", a.location)
+		}
+		return false
 	}
 	t.Fatalf("GET security: %d\n%s", a.status, a.body)
 	return false
