@@ -48,6 +48,7 @@ func TestDev_RunTwice(t *testing.T) {
 	first.checkMe(t)
 	first.checkMailbox(ctx, t)
 	first.checkInbound(ctx, t)
+	first.checkPortal(t)
 	first.interrupt(t)
 	if first.ownCluster {
 		checkStopped(t, dataDir)
@@ -68,6 +69,7 @@ func TestDev_RunTwice(t *testing.T) {
 	}
 	second.checkMe(t)
 	second.checkMailbox(ctx, t)
+	second.checkPortal(t)
 	if first.ownCluster && (second.mail.teamPW != first.mail.teamPW || second.mail.customerPW != first.mail.customerPW) {
 		t.Errorf("second run printed the mail passwords %s and %s, want %s and %s from the first run (the mail client keeps them)",
 			second.mail.teamPW, second.mail.customerPW, first.mail.teamPW, first.mail.customerPW)
