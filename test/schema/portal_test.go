@@ -1,9 +1,6 @@
 package schema
 
 import (
-	"maps"
-	"slices"
-	"strings"
 	"testing"
 
 	"github.com/brokerdesk/brokerdesk/migrations"
@@ -41,46 +38,7 @@ var portalPrivileges = map[string]string{
 // with portalPrivileges.
 func TestSchema_PortalPrivileges(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
-	db := open(t, env.OwnerURL)
-	rows, err := db.Query(`
-		SELECT n.nspname || '.' || c.relname, a.privilege_type
-		FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace, aclexplode(c.relacl) a
-		WHERE a.grantee = $1::regrole AND n.nspname NOT IN ('pg_catalog', 'information_schema')
-		UNION ALL
-		SELECT n.nspname || '.' || c.relname, a.privilege_type || '(' || att.attname || ')'
-		FROM pg_attribute att JOIN pg_class c ON c.oid = att.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace,
-		     aclexplode(att.attacl) a
-		WHERE a.grantee = $1::regrole AND n.nspname NOT IN ('pg_catalog', 'information_schema')`, migrations.RolePortal)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	got := map[string][]string{}
-	for rows.Next() {
-		var rel, priv string
-		if err := rows.Scan(&rel, &priv); err != nil {
-			t.Fatal(err)
-		}
-		got[rel] = append(got[rel], priv)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	for _, rel := range slices.Sorted(maps.Keys(got)) {
-		slices.Sort(got[rel])
-		have := strings.Join(slices.Compact(got[rel]), ",")
-		if want, ok := portalPrivileges[rel]; !ok {
-			t.Errorf("portal role holds %s on %s, which portalPrivileges does not list: revoke it or list it with the reason", have, rel)
-		} else if have != want {
-			t.Errorf("portal role holds %s on %s, portalPrivileges says %s", have, rel, want)
-		}
-	}
-	for rel := range portalPrivileges {
-		if _, ok := got[rel]; !ok {
-			t.Errorf("portalPrivileges lists %s, but the portal role holds nothing on it", rel)
-		}
-	}
+	checkGrants(t, migrations.RolePortal, "portalPrivileges", portalPrivileges)
 }
 
 // TestSchema_PortalRole: the portal role cannot log in, is no superuser, does not bypass

@@ -174,6 +174,14 @@ var appDefinerFunctions = []string{
 // appPrivileges.
 func TestSchema_AppPrivileges(t *testing.T) {
 	t.Parallel()
+	checkGrants(t, migrations.RoleApp, "appPrivileges", appPrivileges)
+}
+
+// checkGrants compares the table and column grants of role (its own, not inherited) with want
+// (named name in the messages): every grant must be listed with its reason, every listed one
+// held.
+func checkGrants(t *testing.T, role, name string, want map[string]string) {
+	t.Helper()
 	env := apitest.New(t)
 	db := open(t, env.OwnerURL)
 	rows, err := db.Query(`
@@ -184,7 +192,7 @@ func TestSchema_AppPrivileges(t *testing.T) {
 		SELECT n.nspname || '.' || c.relname, a.privilege_type || '(' || att.attname || ')'
 		FROM pg_attribute att JOIN pg_class c ON c.oid = att.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace,
 		     aclexplode(att.attacl) a
-		WHERE a.grantee = $1::regrole AND n.nspname NOT IN ('pg_catalog', 'information_schema')`, migrations.RoleApp)
+		WHERE a.grantee = $1::regrole AND n.nspname NOT IN ('pg_catalog', 'information_schema')`, role)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,15 +211,15 @@ func TestSchema_AppPrivileges(t *testing.T) {
 	for _, rel := range slices.Sorted(maps.Keys(got)) {
 		slices.Sort(got[rel])
 		have := strings.Join(slices.Compact(got[rel]), ",")
-		if want, ok := appPrivileges[rel]; !ok {
-			t.Errorf("app role holds %s on %s, which appPrivileges does not list: revoke it or list it with the reason", have, rel)
-		} else if have != want {
-			t.Errorf("app role holds %s on %s, appPrivileges says %s", have, rel, want)
+		if w, ok := want[rel]; !ok {
+			t.Errorf("%s holds %s on %s, which %s does not list: revoke it or list it with the reason", role, have, rel, name)
+		} else if have != w {
+			t.Errorf("%s holds %s on %s, %s says %s", role, have, rel, name, w)
 		}
 	}
-	for rel := range appPrivileges {
+	for rel := range want {
 		if _, ok := got[rel]; !ok {
-			t.Errorf("appPrivileges lists %s, but the app role holds nothing on it", rel)
+			t.Errorf("%s lists %s, but %s holds nothing on it", name, rel, role)
 		}
 	}
 }
