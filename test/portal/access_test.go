@@ -9,6 +9,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/portalaccess"
 	"github.com/brokerdesk/brokerdesk/test/apitest"
+	"github.com/brokerdesk/brokerdesk/test/portaltest"
 	"github.com/brokerdesk/brokerdesk/test/signing/signingtest"
 )
 
@@ -40,9 +41,9 @@ func TestPortalAccess_Invite(t *testing.T) {
 	if !strings.HasPrefix(first, "/portal/"+co.ID.String()+"/invitation/") {
 		t.Fatalf("link %s is not the company's portal", first)
 	}
-	b := newBrowser(t, w.Base)
-	if p := b.get(t, first); p.status != 200 {
-		t.Fatalf("invitation page: %d\n%s", p.status, p.body)
+	b := portaltest.NewBrowser(t, w.Base, nil)
+	if p := b.Get(t, first); p.Status != 200 {
+		t.Fatalf("invitation page: %d\n%s", p.Status, p.Body)
 	}
 	got := apitest.Get[accessView](t, w.Env, co.Secret, "/contacts/"+ada+"/portal-access")
 	if got.ID != a.ID || got.Status != "pending" {
@@ -57,11 +58,11 @@ func TestPortalAccess_Invite(t *testing.T) {
 	if second == first {
 		t.Fatal("the re-sent invitation has the same link")
 	}
-	if p := b.get(t, first); p.status == 200 {
+	if p := b.Get(t, first); p.Status == 200 {
 		t.Errorf("the superseded link still opens the invitation page")
 	}
-	if p := b.get(t, second); p.status != 200 {
-		t.Errorf("the new link: %d", p.status)
+	if p := b.Get(t, second); p.Status != 200 {
+		t.Errorf("the new link: %d", p.Status)
 	}
 	if n := eventsAbout(t, w, co.Secret, "portal_access.invited", a.ID); n != 2 {
 		t.Errorf("%d portal_access.invited events, want 2", n)
@@ -162,8 +163,8 @@ func TestPortalAccess_Revoke(t *testing.T) {
 	w := signingtest.Setup(t)
 	co, other := broker(t, w), broker(t, w)
 	cu := activeCustomer(t, w, co, "Carla")
-	if p := cu.b.get(t, cu.base+"/"); p.status != 200 {
-		t.Fatalf("signed-in overview: %d", p.status)
+	if p := cu.b.Get(t, cu.base+"/"); p.Status != 200 {
+		t.Fatalf("signed-in overview: %d", p.Status)
 	}
 	path := "/contacts/" + cu.contact + "/portal-access"
 	w.Env.Run(t, []apitest.Case{
@@ -175,8 +176,8 @@ func TestPortalAccess_Revoke(t *testing.T) {
 		{Name: "never invited is 404", Key: co.Secret, Method: "DELETE",
 			Path: "/contacts/" + contact(t, w, co, "Nie", "") + "/portal-access", Status: 404},
 	})
-	if p := cu.b.get(t, cu.base+"/"); p.status != 401 {
-		t.Errorf("the revoked customer's next page: %d, want 401", p.status)
+	if p := cu.b.Get(t, cu.base+"/"); p.Status != 401 {
+		t.Errorf("the revoked customer's next page: %d, want 401", p.Status)
 	}
 	a := apitest.Get[accessView](t, w.Env, co.Secret, path)
 	if a.Status != "revoked" || a.RevokedAt == nil || a.InvitationExpiresAt != nil {
@@ -190,8 +191,8 @@ func TestPortalAccess_Revoke(t *testing.T) {
 	if again.Status != "pending" || again.RevokedAt != nil || again.ActivatedAt != nil || again.ID != a.ID {
 		t.Fatalf("invited again: %+v", again)
 	}
-	if p := newBrowser(t, w.Base).get(t, linkPath(t, w, cu.email, 2)); p.status != 200 {
-		t.Errorf("the new invitation's link: %d", p.status)
+	if p := portaltest.NewBrowser(t, w.Base, nil).Get(t, linkPath(t, w, cu.email, 2)); p.Status != 200 {
+		t.Errorf("the new invitation's link: %d", p.Status)
 	}
 }
 
@@ -214,7 +215,7 @@ func TestPortalAccess_GoesWithContact(t *testing.T) {
 		}
 		return nil
 	})
-	if p := cu.b.get(t, cu.base+"/"); p.status != 401 {
-		t.Errorf("the deleted contact's session: %d, want 401", p.status)
+	if p := cu.b.Get(t, cu.base+"/"); p.Status != 401 {
+		t.Errorf("the deleted contact's session: %d, want 401", p.Status)
 	}
 }

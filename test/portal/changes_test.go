@@ -97,8 +97,8 @@ func TestPortalChanges_Approve(t *testing.T) {
 	if n := eventsAbout(t, w, co.Secret, "portal_change_request.approved", cr.ID); n != 1 {
 		t.Errorf("%d portal_change_request.approved events, want 1", n)
 	}
-	if p := cu.b.get(t, cu.base+"/changes"); p.status != 200 || !strings.Contains(p.body, "Hamburg") {
-		t.Errorf("the customer's changes page: %d", p.status)
+	if p := cu.b.Get(t, cu.base+"/changes"); p.Status != 200 || !strings.Contains(p.Body, "Hamburg") {
+		t.Errorf("the customer's changes page: %d", p.Status)
 	}
 	w.Env.Run(t, []apitest.Case{
 		{Name: "approving again is 409", Key: co.Secret, Method: "POST", Path: "/portal-change-requests/" + cr.ID + "/approve",
@@ -183,8 +183,8 @@ func TestPortalChanges_StaleConfirmAndReject(t *testing.T) {
 	if got := readContact(t, w, co.Secret, cu.contact); got.email == email {
 		t.Errorf("a rejected change was applied")
 	}
-	if p := cu.b.get(t, cu.base+"/changes"); !strings.Contains(p.body, "telefonisch") {
-		t.Errorf("the customer does not read the reason:\n%s", p.body)
+	if p := cu.b.Get(t, cu.base+"/changes"); !strings.Contains(p.Body, "telefonisch") {
+		t.Errorf("the customer does not read the reason:\n%s", p.Body)
 	}
 	if n := eventsAbout(t, w, co.Secret, "portal_change_request.rejected", cr.ID); n != 1 {
 		t.Errorf("%d portal_change_request.rejected events, want 1", n)

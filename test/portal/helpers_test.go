@@ -5,18 +5,15 @@
 package portal
 
 import (
-	"io"
-	"net/http"
-	"net/http/cookiejar"
 	"net/url"
 	"os"
 	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/google/uuid"
 
 	"github.com/brokerdesk/brokerdesk/test/apitest"
+	"github.com/brokerdesk/brokerdesk/test/portaltest"
 	"github.com/brokerdesk/brokerdesk/test/signing/signingtest"
 )
 
@@ -94,89 +91,27 @@ func linkPath(t *testing.T, w *signingtest.World, to string, n int) string {
 	return u.Path
 }
 
-// browser is a customer's browser: a cookie jar, redirects not followed.
-type browser struct {
-	c    *http.Client
-	base string
-}
-
-func newBrowser(t *testing.T, base string) *browser {
-	t.Helper()
-	jar, err := cookiejar.New(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &browser{base: base, c: &http.Client{Jar: jar,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
-}
-
-// page is what a page answered.
-type page struct {
-	status   int
-	body     string
-	location string
-}
-
-func (b *browser) do(t *testing.T, method, path string, form url.Values) page {
-	t.Helper()
-	var body io.Reader
-	if form != nil {
-		body = strings.NewReader(form.Encode())
-	}
-	req, err := http.NewRequest(method, b.base+path, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if form != nil {
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	}
-	resp, err := b.c.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	got, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return page{status: resp.StatusCode, body: string(got), location: resp.Header.Get("Location")}
-}
-
-func (b *browser) get(t *testing.T, path string) page { t.Helper(); return b.do(t, "GET", path, nil) }
-
-// submit loads pagePath, takes the csrf field of its form posting to action and posts form.
-func (b *browser) submit(t *testing.T, pagePath, action string, form url.Values) page {
-	t.Helper()
-	p := b.get(t, pagePath)
-	tok, ok := signingtest.CSRF(p.body)[action]
-	if !ok {
-		t.Fatalf("GET %s (%d): no form to %s:\n%s", pagePath, p.status, action, p.body)
-	}
-	form.Set("csrf", tok)
-	return b.do(t, "POST", action, form)
-}
-
 // customer is a contact of a brokerage with an active portal access, signed in in its browser.
 type customer struct {
 	co      *apitest.Company
 	contact string
 	email   string
 	base    string // /portal/{companyId}
-	b       *browser
+	b       *portaltest.Browser
 }
 
 // activeCustomer creates a contact of co, invites it through the API and accepts the
 // invitation from the mail in a browser (which is then signed in).
 func activeCustomer(t *testing.T, w *signingtest.World, co *apitest.Company, name string) *customer {
 	t.Helper()
-	cu := &customer{co: co, email: signingtest.Address(name), base: "/portal/" + co.ID.String(), b: newBrowser(t, w.Base)}
+	cu := &customer{co: co, email: signingtest.Address(name), base: "/portal/" + co.ID.String(), b: portaltest.NewBrowser(t, w.Base, nil)}
 	cu.contact = contact(t, w, co, name, cu.email)
 	invite(t, w, co.Secret, cu.contact)
 	link := linkPath(t, w, cu.email, 1)
 	password := "Sommer am Meer " + uuid.NewString()[:8]
-	a := cu.b.submit(t, link, link, url.Values{"password": {password}, "repeat": {password}})
-	if a.status != 303 {
-		t.Fatalf("accept invitation: %d %q\n%s", a.status, a.location, a.body)
+	a := cu.b.Submit(t, link, link, url.Values{"password": {password}, "repeat": {password}})
+	if a.Status != 303 {
+		t.Fatalf("accept invitation: %d %q\n%s", a.Status, a.Location, a.Body)
 	}
 	return cu
 }
@@ -190,8 +125,8 @@ func (cu *customer) change(t *testing.T, kind string, vals map[string]string) {
 		form.Set(k, v)
 	}
 	path := cu.base + "/changes/new/" + kind
-	if a := cu.b.submit(t, path, path, form); a.status != 303 {
-		t.Fatalf("submit %s change: %d\n%s", kind, a.status, a.body)
+	if a := cu.b.Submit(t, path, path, form); a.Status != 303 {
+		t.Fatalf("submit %s change: %d\n%s", kind, a.Status, a.Body)
 	}
 }
 

@@ -16,9 +16,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/cookiejar"
 	"net/url"
 	"os"
 	"regexp"
@@ -32,91 +30,15 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/portalaccess"
 	"github.com/brokerdesk/brokerdesk/ent/portaltoken"
 	"github.com/brokerdesk/brokerdesk/test/apitest"
+	"github.com/brokerdesk/brokerdesk/test/portaltest"
 	"github.com/brokerdesk/brokerdesk/test/signing/signingtest"
 )
 
 func TestMain(m *testing.M) { os.Exit(apitest.Main(m)) }
 
-// browser is a customer's browser: a cookie jar, redirects not followed (the tests look at
-// them). base is where requests go; header is sent with each (X-Forwarded-For).
-type browser struct {
-	c      *http.Client
-	base   string
-	header map[string]string
-}
-
-func newBrowser(t *testing.T, base string, rt http.RoundTripper) *browser {
-	t.Helper()
-	jar, err := cookiejar.New(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &browser{base: base, header: map[string]string{}, c: &http.Client{Jar: jar, Transport: rt,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
-}
-
-// answer is what a page answered.
-type answer struct {
-	status   int
-	body     string
-	header   http.Header
-	location string
-}
-
-func (b *browser) do(t *testing.T, method, path string, form url.Values) answer {
-	t.Helper()
-	var body io.Reader
-	if form != nil {
-		body = strings.NewReader(form.Encode())
-	}
-	req, err := http.NewRequest(method, b.base+path, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if form != nil {
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	}
-	req.Header.Set("User-Agent", "portalauth-test/1.0 (Go)")
-	for k, v := range b.header {
-		req.Header.Set(k, v)
-	}
-	resp, err := b.c.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	got, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return answer{status: resp.StatusCode, body: string(got), header: resp.Header, location: resp.Header.Get("Location")}
-}
-
-func (b *browser) get(t *testing.T, path string) answer { t.Helper(); return b.do(t, "GET", path, nil) }
-
-func (b *browser) post(t *testing.T, path string, form url.Values) answer {
-	t.Helper()
-	return b.do(t, "POST", path, form)
-}
-
+// csrfRE finds a form's action and CSRF field (the tests also blank the token out to compare
+// two pages).
 var csrfRE = regexp.MustCompile(`<form method="post" action="([^"]+)"[^>]*>\s*<input type="hidden" name="csrf" value="([^"]+)">`)
-
-// submit loads page, takes the csrf field of its form posting to action and posts form with it.
-func (b *browser) submit(t *testing.T, page, action string, form url.Values) answer {
-	t.Helper()
-	p := b.get(t, page)
-	tok := ""
-	for _, m := range csrfRE.FindAllStringSubmatch(p.body, -1) {
-		if m[1] == action {
-			tok = m[2]
-		}
-	}
-	if tok == "" {
-		t.Fatalf("GET %s (%d): no form to %s:\n%s", page, p.status, action, p.body)
-	}
-	form.Set("csrf", tok)
-	return b.post(t, action, form)
-}
 
 // appTransport sends requests to the in-process app of env (App.Test), whatever the URL's host:
 // a jar then keeps Secure cookies of an https base, which a real loopback socket cannot serve.
@@ -233,37 +155,37 @@ func (cu *customer) sql(t *testing.T, query string, args ...any) {
 }
 
 // accept sets the customer's password through the invitation page and expects the sign-in.
-func (cu *customer) accept(t *testing.T, b *browser) {
+func (cu *customer) accept(t *testing.T, b *portaltest.Browser) {
 	t.Helper()
-	a := b.submit(t, cu.link, cu.link, url.Values{"password": {cu.password}, "repeat": {cu.password}})
-	if a.status != 303 || a.location != cu.base+"/" {
-		t.Fatalf("accept invitation: %d %q\n%s", a.status, a.location, a.body)
+	a := b.Submit(t, cu.link, cu.link, url.Values{"password": {cu.password}, "repeat": {cu.password}})
+	if a.Status != 303 || a.Location != cu.base+"/" {
+		t.Fatalf("accept invitation: %d %q\n%s", a.Status, a.Location, a.Body)
 	}
 }
 
 // login posts the login form.
-func (cu *customer) login(t *testing.T, b *browser, email, password string) answer {
+func (cu *customer) login(t *testing.T, b *portaltest.Browser, email, password string) portaltest.Page {
 	t.Helper()
-	return b.submit(t, cu.base+"/login", cu.base+"/login", url.Values{"email": {email}, "password": {password}})
+	return b.Submit(t, cu.base+"/login", cu.base+"/login", url.Values{"email": {email}, "password": {password}})
 }
 
 // signedIn reports whether b's session opens a signed-in page (the security page: 200, else
 // 401 with the login form).
-func (cu *customer) signedIn(t *testing.T, b *browser) bool {
+func (cu *customer) signedIn(t *testing.T, b *portaltest.Browser) bool {
 	t.Helper()
-	a := b.get(t, cu.base+"/security")
-	switch a.status {
+	a := b.Get(t, cu.base+"/security")
+	switch a.Status {
 	case 200:
 		return true
 	case 401:
 		return false
 	case 303: // a session whose TOTP code is due: sent to the code form, nothing else opens
-		if a.location != cu.base+"/login/code" {
-			t.Fatalf("GET security: 303 to %q, want the code form", a.location)
+		if a.Location != cu.base+"/login/code" {
+			t.Fatalf("GET security: 303 to %q, want the code form", a.Location)
 		}
 		return false
 	}
-	t.Fatalf("GET security: %d\n%s", a.status, a.body)
+	t.Fatalf("GET security: %d\n%s", a.Status, a.Body)
 	return false
 }
 
@@ -286,16 +208,16 @@ func totpCode(t *testing.T, secret string, step int64) string {
 
 func step() int64 { return time.Now().Unix() / 30 }
 
-// checkHeaders fails unless a carries the headers of every portal answer.
-func checkHeaders(t *testing.T, what string, a answer) {
+// checkHeaders fails unless a carries the headers of every portal portaltest.Page.
+func checkHeaders(t *testing.T, what string, a portaltest.Page) {
 	t.Helper()
 	for h, want := range map[string]string{"X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY",
 		"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"} {
-		if got := a.header.Get(h); got != want {
+		if got := a.Header.Get(h); got != want {
 			t.Errorf("%s: %s %q, want %q", what, h, got, want)
 		}
 	}
-	if csp := a.header.Get("Content-Security-Policy"); !strings.Contains(csp, "frame-ancestors 'none'") ||
+	if csp := a.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "frame-ancestors 'none'") ||
 		!strings.Contains(csp, "default-src 'none'") {
 		t.Errorf("%s: Content-Security-Policy %q", what, csp)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/brokerdesk/brokerdesk/test/apitest"
+	"github.com/brokerdesk/brokerdesk/test/portaltest"
 	"github.com/brokerdesk/brokerdesk/test/signing/signingtest"
 )
 
@@ -22,11 +23,11 @@ func TestInvitation_AcceptSignsIn(t *testing.T) {
 	w := signingtest.Setup(t)
 	co := w.NewBrokerWith(t, "customer_portal", "emails").Co
 	cu := newCustomer(t, w, w.Env, co, "anna")
-	b := newBrowser(t, w.Base, nil)
+	b := portaltest.NewBrowser(t, w.Base, nil)
 
-	page := b.get(t, cu.link)
-	if page.status != 200 || !strings.Contains(page.body, "Makler ") || !strings.Contains(page.body, strings.ToLower(cu.email)) {
-		t.Fatalf("invitation page: %d\n%s", page.status, page.body)
+	page := b.Get(t, cu.link)
+	if page.Status != 200 || !strings.Contains(page.Body, "Makler ") || !strings.Contains(page.Body, strings.ToLower(cu.email)) {
+		t.Fatalf("invitation page: %d\n%s", page.Status, page.Body)
 	}
 	for _, tc := range []struct{ name, password, repeat, field string }{
 		{"too short", "kurz12345", "kurz12345", "password"},
@@ -34,31 +35,31 @@ func TestInvitation_AcceptSignsIn(t *testing.T) {
 		{"repeat differs", cu.password, cu.password + "!", "repeat"},
 		{"the e-mail address", strings.ToLower(cu.email), strings.ToLower(cu.email), "password"},
 	} {
-		a := b.submit(t, cu.link, cu.link, url.Values{"password": {tc.password}, "repeat": {tc.repeat}})
-		if a.status != 422 || !strings.Contains(a.body, `class="summary"`) ||
-			!strings.Contains(a.body, `aria-describedby="`) || !strings.Contains(a.body, `id="`+tc.field+`-error"`) ||
-			!strings.Contains(a.body, `href="#`+tc.field+`"`) {
-			t.Errorf("%s: %d\n%s", tc.name, a.status, a.body)
+		a := b.Submit(t, cu.link, cu.link, url.Values{"password": {tc.password}, "repeat": {tc.repeat}})
+		if a.Status != 422 || !strings.Contains(a.Body, `class="summary"`) ||
+			!strings.Contains(a.Body, `aria-describedby="`) || !strings.Contains(a.Body, `id="`+tc.field+`-error"`) ||
+			!strings.Contains(a.Body, `href="#`+tc.field+`"`) {
+			t.Errorf("%s: %d\n%s", tc.name, a.Status, a.Body)
 		}
 	}
 	if got := cu.access(t); got.Status != "pending" || got.PasswordHash != nil {
 		t.Fatalf("after refused forms: %s", got.Status)
 	}
 
-	a := b.submit(t, cu.link, cu.link, url.Values{"password": {cu.password}, "repeat": {cu.password}})
-	if a.status != 303 || a.location != cu.base+"/" {
-		t.Fatalf("accept: %d %q\n%s", a.status, a.location, a.body)
+	a := b.Submit(t, cu.link, cu.link, url.Values{"password": {cu.password}, "repeat": {cu.password}})
+	if a.Status != 303 || a.Location != cu.base+"/" {
+		t.Fatalf("accept: %d %q\n%s", a.Status, a.Location, a.Body)
 	}
 	checkHeaders(t, "accept redirect", a)
 	var session *http.Cookie
-	for _, c := range (&http.Response{Header: a.header}).Cookies() {
+	for _, c := range (&http.Response{Header: a.Header}).Cookies() {
 		if c.Name == "bd_portal" {
 			session = c
 		}
 	}
 	if session == nil || !session.HttpOnly || session.SameSite != http.SameSiteLaxMode || session.Path != cu.base+"/" ||
 		session.Secure {
-		t.Fatalf("session cookie %+v (Set-Cookie %q)", session, a.header.Values("Set-Cookie"))
+		t.Fatalf("session cookie %+v (Set-Cookie %q)", session, a.Header.Values("Set-Cookie"))
 	}
 	if !cu.signedIn(t, b) {
 		t.Fatal("not signed in after accepting")
@@ -73,8 +74,8 @@ func TestInvitation_AcceptSignsIn(t *testing.T) {
 		t.Errorf("portal_access.activated: %d %s", ev.Status, ev.Body)
 	}
 	// The password works at the login form from another browser.
-	if a := cu.login(t, newBrowser(t, w.Base, nil), cu.email, cu.password); a.status != 303 || a.location != cu.base+"/" {
-		t.Errorf("login with the new password: %d %q", a.status, a.location)
+	if a := cu.login(t, portaltest.NewBrowser(t, w.Base, nil), cu.email, cu.password); a.Status != 303 || a.Location != cu.base+"/" {
+		t.Errorf("login with the new password: %d %q", a.Status, a.Location)
 	}
 }
 
@@ -89,7 +90,7 @@ func TestInvitation_LinkNoLongerValid(t *testing.T) {
 	other := w.NewBrokerWith(t, "customer_portal", "emails").Co
 
 	used := newCustomer(t, w, w.Env, co, "used")
-	used.accept(t, newBrowser(t, w.Base, nil))
+	used.accept(t, portaltest.NewBrowser(t, w.Base, nil))
 	expired := newCustomer(t, w, w.Env, co, "expired")
 	expired.expire(t, expired.link)
 	expiredLink := expired.link
@@ -106,16 +107,16 @@ func TestInvitation_LinkNoLongerValid(t *testing.T) {
 		{"used", used.link}, {"expired", expiredLink}, {"revoked access", revoked.link},
 		{"other company's path", foreignLink}, {"unknown", used.base + "/invitation/" + newSecret(t)},
 	} {
-		b := newBrowser(t, w.Base, nil)
-		g := b.get(t, tc.link)
-		if g.status != 410 || !strings.Contains(g.body, "Link nicht mehr gültig") {
-			t.Errorf("%s: GET %d\n%s", tc.name, g.status, g.body)
+		b := portaltest.NewBrowser(t, w.Base, nil)
+		g := b.Get(t, tc.link)
+		if g.Status != 410 || !strings.Contains(g.Body, "Link nicht mehr gültig") {
+			t.Errorf("%s: GET %d\n%s", tc.name, g.Status, g.Body)
 		}
 		checkHeaders(t, tc.name, g)
-		tok := csrfRE.FindStringSubmatch(b.get(t, used.base+"/login").body)[2]
-		a := b.post(t, tc.link, url.Values{"csrf": {tok}, "password": {"ein gutes Passwort"}, "repeat": {"ein gutes Passwort"}})
-		if a.status != 410 || strings.Contains(strings.Join(a.header.Values("Set-Cookie"), ";"), "bd_portal=") {
-			t.Errorf("%s: POST %d %v", tc.name, a.status, a.header.Values("Set-Cookie"))
+		tok := signingtest.CSRF(b.Get(t, used.base+"/login").Body)[used.base+"/login"]
+		a := b.Post(t, tc.link, url.Values{"csrf": {tok}, "password": {"ein gutes Passwort"}, "repeat": {"ein gutes Passwort"}})
+		if a.Status != 410 || strings.Contains(strings.Join(a.Header.Values("Set-Cookie"), ";"), "bd_portal=") {
+			t.Errorf("%s: POST %d %v", tc.name, a.Status, a.Header.Values("Set-Cookie"))
 		}
 	}
 	if got := expired.access(t); got.Status != "pending" {
@@ -132,16 +133,16 @@ func TestInvitation_LinkNoLongerValid(t *testing.T) {
 	race := newCustomer(t, w, w.Env, co, "race")
 	// Every browser loads the form first; then all post at once.
 	type poster struct {
-		b   *browser
+		b   *portaltest.Browser
 		tok string
 	}
 	posters := make([]poster, 4)
 	for i := range posters {
-		b := newBrowser(t, w.Base, nil)
-		page := b.get(t, race.link)
-		m := csrfRE.FindStringSubmatch(page.body)
+		b := portaltest.NewBrowser(t, w.Base, nil)
+		page := b.Get(t, race.link)
+		m := csrfRE.FindStringSubmatch(page.Body)
 		if m == nil {
-			t.Fatalf("invitation page %d:\n%s", page.status, page.body)
+			t.Fatalf("invitation page %d:\n%s", page.Status, page.Body)
 		}
 		posters[i] = poster{b, m[2]}
 	}
@@ -151,8 +152,8 @@ func TestInvitation_LinkNoLongerValid(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			statuses[i] = p.b.post(t, race.link, url.Values{"csrf": {p.tok}, "password": {race.password},
-				"repeat": {race.password}}).status
+			statuses[i] = p.b.Post(t, race.link, url.Values{"csrf": {p.tok}, "password": {race.password},
+				"repeat": {race.password}}).Status
 		}()
 	}
 	wg.Wait()
@@ -179,18 +180,18 @@ func TestInvitation_CSRF(t *testing.T) {
 	w := signingtest.Setup(t)
 	co := w.NewBrokerWith(t, "customer_portal", "emails").Co
 	cu := newCustomer(t, w, w.Env, co, "csrf")
-	b := newBrowser(t, w.Base, nil)
-	b.get(t, cu.link) // the csrf cookie
-	for _, tok := range []string{"", "forged", csrfRE.FindStringSubmatch(newBrowser(t, w.Base, nil).get(t, cu.link).body)[2]} {
-		a := b.post(t, cu.link, url.Values{"csrf": {tok}, "password": {cu.password}, "repeat": {cu.password}})
-		if a.status != 403 {
-			t.Errorf("token %q: %d", tok, a.status)
+	b := portaltest.NewBrowser(t, w.Base, nil)
+	b.Get(t, cu.link) // the csrf cookie
+	for _, tok := range []string{"", "forged", csrfRE.FindStringSubmatch(portaltest.NewBrowser(t, w.Base, nil).Get(t, cu.link).Body)[2]} {
+		a := b.Post(t, cu.link, url.Values{"csrf": {tok}, "password": {cu.password}, "repeat": {cu.password}})
+		if a.Status != 403 {
+			t.Errorf("token %q: %d", tok, a.Status)
 		}
 		checkHeaders(t, "403", a)
 	}
 	for _, path := range []string{"/login", "/logout", "/reset", "/login/code", "/security/totp", "/security/totp/disable"} {
-		if a := b.post(t, cu.base+path, url.Values{"csrf": {"forged"}, "email": {cu.email}}); a.status != 403 {
-			t.Errorf("POST %s with a forged token: %d", path, a.status)
+		if a := b.Post(t, cu.base+path, url.Values{"csrf": {"forged"}, "email": {cu.email}}); a.Status != 403 {
+			t.Errorf("POST %s with a forged token: %d", path, a.Status)
 		}
 	}
 	if got := cu.access(t); got.Status != "pending" || got.PasswordHash != nil {

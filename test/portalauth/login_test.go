@@ -10,6 +10,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/app"
 	"github.com/brokerdesk/brokerdesk/app/platform/ratelimit"
 	"github.com/brokerdesk/brokerdesk/test/apitest"
+	"github.com/brokerdesk/brokerdesk/test/portaltest"
 	"github.com/brokerdesk/brokerdesk/test/signing/signingtest"
 )
 
@@ -23,10 +24,10 @@ func TestLogin_Refusals(t *testing.T) {
 	w := signingtest.Setup(t)
 	co := w.NewBrokerWith(t, "customer_portal", "emails").Co
 	cu := newCustomer(t, w, w.Env, co, "lena")
-	cu.accept(t, newBrowser(t, w.Base, nil))
+	cu.accept(t, portaltest.NewBrowser(t, w.Base, nil))
 	pending := newCustomer(t, w, w.Env, co, "pending")
 	revoked := newCustomer(t, w, w.Env, co, "revoked")
-	revoked.accept(t, newBrowser(t, w.Base, nil))
+	revoked.accept(t, portaltest.NewBrowser(t, w.Base, nil))
 	revoked.sql(t, "UPDATE portal_accesses SET status = 'revoked', revoked_at = now() WHERE contact_id = $1")
 
 	var first string
@@ -37,12 +38,12 @@ func TestLogin_Refusals(t *testing.T) {
 		{"revoked access", revoked.email, revoked.password},
 		{"empty", "", ""},
 	} {
-		b := newBrowser(t, w.Base, nil)
+		b := portaltest.NewBrowser(t, w.Base, nil)
 		a := cu.login(t, b, tc.email, tc.password)
-		if a.status != 401 || !strings.Contains(a.body, "E-Mail-Adresse oder Passwort ist falsch.") {
-			t.Errorf("%s: %d\n%s", tc.name, a.status, a.body)
+		if a.Status != 401 || !strings.Contains(a.Body, "E-Mail-Adresse oder Passwort ist falsch.") {
+			t.Errorf("%s: %d\n%s", tc.name, a.Status, a.Body)
 		}
-		msg := a.body[strings.Index(a.body, "<main"):]
+		msg := a.Body[strings.Index(a.Body, "<main"):]
 		msg = strings.ReplaceAll(msg, tc.email, "")
 		msg = csrfRE.ReplaceAllString(msg, "")
 		if first == "" {
@@ -55,21 +56,21 @@ func TestLogin_Refusals(t *testing.T) {
 		}
 	}
 
-	b := newBrowser(t, w.Base, nil)
+	b := portaltest.NewBrowser(t, w.Base, nil)
 	a := cu.login(t, b, "  "+strings.ToUpper(cu.email)+" ", cu.password)
-	if a.status != 303 || a.location != cu.base+"/" || !cu.signedIn(t, b) {
-		t.Fatalf("login: %d %q", a.status, a.location)
+	if a.Status != 303 || a.Location != cu.base+"/" || !cu.signedIn(t, b) {
+		t.Fatalf("login: %d %q", a.Status, a.Location)
 	}
 	if acc := cu.access(t); acc.LastLoginAt == nil || time.Since(*acc.LastLoginAt) > time.Minute {
 		t.Errorf("last_login_at %v", acc.LastLoginAt)
 	}
-	page := b.get(t, cu.base+"/security")
-	out := b.post(t, cu.base+"/logout", url.Values{"csrf": {csrfRE.FindStringSubmatch(page.body)[2]}})
-	if out.status != 303 || out.location != cu.base+"/login?notice=logout" {
-		t.Fatalf("logout: %d %q", out.status, out.location)
+	page := b.Get(t, cu.base+"/security")
+	out := b.Post(t, cu.base+"/logout", url.Values{"csrf": {csrfRE.FindStringSubmatch(page.Body)[2]}})
+	if out.Status != 303 || out.Location != cu.base+"/login?notice=logout" {
+		t.Fatalf("logout: %d %q", out.Status, out.Location)
 	}
-	if l := b.get(t, out.location); !strings.Contains(l.body, "Sie haben sich abgemeldet.") {
-		t.Errorf("login after logout has no notice:\n%s", l.body)
+	if l := b.Get(t, out.Location); !strings.Contains(l.Body, "Sie haben sich abgemeldet.") {
+		t.Errorf("login after logout has no notice:\n%s", l.Body)
 	}
 	if cu.signedIn(t, b) {
 		t.Error("still signed in after logout")
@@ -90,43 +91,43 @@ func TestLogin_Throttle(t *testing.T) {
 	co := env.NewCompany(t, "customer_portal")
 	cu := newCustomer(t, nil, env, co, "tom")
 	origin := "http://portal.test"
-	cu.accept(t, newBrowser(t, origin, appTransport{env}))
+	cu.accept(t, portaltest.NewBrowser(t, origin, appTransport{env}))
 
-	attacker := newBrowser(t, origin, appTransport{env})
-	attacker.header["X-Forwarded-For"] = "198.51.100.7"
+	attacker := portaltest.NewBrowser(t, origin, appTransport{env})
+	attacker.Header["X-Forwarded-For"] = "198.51.100.7"
 	for i := range ratelimit.LoginAccountLimit {
-		if a := cu.login(t, attacker, cu.email, "falsch-"+string(rune('a'+i))); a.status != 401 {
-			t.Fatalf("failure %d: %d", i+1, a.status)
+		if a := cu.login(t, attacker, cu.email, "falsch-"+string(rune('a'+i))); a.Status != 401 {
+			t.Fatalf("failure %d: %d", i+1, a.Status)
 		}
 	}
 	a := cu.login(t, attacker, cu.email, cu.password)
-	if a.status != 429 || a.header.Get("Retry-After") == "" || !strings.Contains(a.body, "Zu viele Versuche") {
-		t.Fatalf("sixth attempt (right password) from the attacker's address: %d %v", a.status, a.header)
+	if a.Status != 429 || a.Header.Get("Retry-After") == "" || !strings.Contains(a.Body, "Zu viele Versuche") {
+		t.Fatalf("sixth attempt (right password) from the attacker's address: %d %v", a.Status, a.Header)
 	}
 	checkHeaders(t, "429", a)
 
-	customer := newBrowser(t, origin, appTransport{env})
-	customer.header["X-Forwarded-For"] = "203.0.113.20"
-	if a := cu.login(t, customer, cu.email, cu.password); a.status != 303 {
-		t.Fatalf("the customer from elsewhere: %d\n%s", a.status, a.body)
+	customer := portaltest.NewBrowser(t, origin, appTransport{env})
+	customer.Header["X-Forwarded-For"] = "203.0.113.20"
+	if a := cu.login(t, customer, cu.email, cu.password); a.Status != 303 {
+		t.Fatalf("the customer from elsewhere: %d\n%s", a.Status, a.Body)
 	}
 	// Successes do not count: signing in again and again stays possible.
 	for range ratelimit.LoginAccountLimit + 1 {
-		if a := cu.login(t, customer, cu.email, cu.password); a.status != 303 {
-			t.Fatalf("repeated success: %d", a.status)
+		if a := cu.login(t, customer, cu.email, cu.password); a.Status != 303 {
+			t.Fatalf("repeated success: %d", a.Status)
 		}
 	}
 
 	// Per address across accounts: after LoginIPLimit failures the address is blocked for
 	// another account too.
-	spray := newBrowser(t, origin, appTransport{env})
-	spray.header["X-Forwarded-For"] = "198.51.100.99"
+	spray := portaltest.NewBrowser(t, origin, appTransport{env})
+	spray.Header["X-Forwarded-For"] = "198.51.100.99"
 	for i := range ratelimit.LoginIPLimit {
 		cu.login(t, spray, signingtest.Address("spray"), "x")
 		_ = i
 	}
-	if a := cu.login(t, spray, cu.email, cu.password); a.status != 429 {
-		t.Errorf("address after %d failures on other accounts: %d", ratelimit.LoginIPLimit, a.status)
+	if a := cu.login(t, spray, cu.email, cu.password); a.Status != 429 {
+		t.Errorf("address after %d failures on other accounts: %d", ratelimit.LoginIPLimit, a.Status)
 	}
 }
 
@@ -138,13 +139,13 @@ func TestLogin_SessionIsNoAPICredential(t *testing.T) {
 	w := signingtest.Setup(t)
 	co := w.NewBrokerWith(t, "customer_portal", "emails").Co
 	cu := newCustomer(t, w, w.Env, co, "api")
-	b := newBrowser(t, w.Base, nil)
+	b := portaltest.NewBrowser(t, w.Base, nil)
 	cu.accept(t, b)
 	for _, path := range []string{"/api/public/v1/contacts", "/api/public/v1/contacts/" + cu.contact.String(),
 		"/api/public/v1/contacts/" + cu.contact.String() + "/portal-access"} {
 		// The cookie is scoped to the portal's path: send it by hand, as a crafted request would.
 		req, _ := http.NewRequest("GET", w.Base+path, nil)
-		for _, c := range b.c.Jar.Cookies(mustURL(t, w.Base+cu.base+"/")) {
+		for _, c := range b.Cookies(t, cu.base+"/") {
 			req.AddCookie(c)
 		}
 		resp, err := http.DefaultClient.Do(req)
@@ -176,13 +177,13 @@ func TestLogin_CookieSecureUnderHTTPS(t *testing.T) {
 	env := apitest.New(t, app.WithConfig(func(c *app.Config) { c.Mail.PublicURL = "https://portal.example" }))
 	co := env.NewCompany(t, "customer_portal")
 	cu := newCustomer(t, nil, env, co, "secure")
-	b := newBrowser(t, "https://portal.example", appTransport{env})
-	page := b.get(t, cu.link)
-	a := b.submit(t, cu.link, cu.link, url.Values{"password": {cu.password}, "repeat": {cu.password}})
-	if a.status != 303 {
-		t.Fatalf("accept: %d\n%s", a.status, a.body)
+	b := portaltest.NewBrowser(t, "https://portal.example", appTransport{env})
+	page := b.Get(t, cu.link)
+	a := b.Submit(t, cu.link, cu.link, url.Values{"password": {cu.password}, "repeat": {cu.password}})
+	if a.Status != 303 {
+		t.Fatalf("accept: %d\n%s", a.Status, a.Body)
 	}
-	for what, h := range map[string]http.Header{"page": page.header, "accept": a.header} {
+	for what, h := range map[string]http.Header{"page": page.Header, "accept": a.Header} {
 		for _, c := range (&http.Response{Header: h}).Cookies() {
 			if !c.Secure || !c.HttpOnly {
 				t.Errorf("%s: cookie %s not Secure and HttpOnly: %q", what, c.Name, h.Values("Set-Cookie"))
@@ -192,13 +193,4 @@ func TestLogin_CookieSecureUnderHTTPS(t *testing.T) {
 	if !cu.signedIn(t, b) {
 		t.Error("not signed in")
 	}
-}
-
-func mustURL(t *testing.T, s string) *url.URL {
-	t.Helper()
-	u, err := url.Parse(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return u
 }

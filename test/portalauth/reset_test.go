@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/brokerdesk/brokerdesk/app/portal"
+	"github.com/brokerdesk/brokerdesk/test/portaltest"
 	"github.com/brokerdesk/brokerdesk/test/signing/signingtest"
 )
 
@@ -24,23 +25,23 @@ func TestReset_Flow(t *testing.T) {
 	w := signingtest.Setup(t)
 	co := w.NewBrokerWith(t, "customer_portal", "emails").Co
 	cu := newCustomer(t, w, w.Env, co, "rita")
-	old := newBrowser(t, w.Base, nil)
+	old := portaltest.NewBrowser(t, w.Base, nil)
 	cu.accept(t, old)
 
 	sent := func(email string) string {
-		b := newBrowser(t, w.Base, nil)
-		a := b.submit(t, cu.base+"/reset", cu.base+"/reset", url.Values{"email": {email}})
-		if a.status != 200 {
-			t.Fatalf("reset request for %s: %d\n%s", email, a.status, a.body)
+		b := portaltest.NewBrowser(t, w.Base, nil)
+		a := b.Submit(t, cu.base+"/reset", cu.base+"/reset", url.Values{"email": {email}})
+		if a.Status != 200 {
+			t.Fatalf("reset request for %s: %d\n%s", email, a.Status, a.Body)
 		}
 		checkHeaders(t, "reset sent", a)
-		return a.body[strings.Index(a.body, "<main"):]
+		return a.Body[strings.Index(a.Body, "<main"):]
 	}
 	unknown := sent(signingtest.Address("niemand"))
 	known := sent(strings.ToUpper(cu.email))
 	if csrfRE.ReplaceAllString(unknown, "") != csrfRE.ReplaceAllString(known, "") ||
 		!strings.Contains(known, "Wenn es zu dieser E-Mail-Adresse ein Konto gibt") {
-		t.Errorf("known and unknown addresses answer differently:\n%s\n---\n%s", unknown, known)
+		t.Errorf("known and unknown addresses portaltest.Page differently:\n%s\n---\n%s", unknown, known)
 	}
 	mails := w.WaitMails(t, cu.email, portal.ResetSubject, 1)
 	m := resetLinkRE.FindStringSubmatch(mails[0].Text)
@@ -49,14 +50,14 @@ func TestReset_Flow(t *testing.T) {
 	}
 	link := m[1]
 
-	b := newBrowser(t, w.Base, nil)
-	if a := b.submit(t, link, link, url.Values{"password": {"neues Passwort 1"}, "repeat": {"neues Passwort 2"}}); a.status != 422 {
-		t.Fatalf("mismatched passwords: %d", a.status)
+	b := portaltest.NewBrowser(t, w.Base, nil)
+	if a := b.Submit(t, link, link, url.Values{"password": {"neues Passwort 1"}, "repeat": {"neues Passwort 2"}}); a.Status != 422 {
+		t.Fatalf("mismatched passwords: %d", a.Status)
 	}
 	newPassword := "Winter in den Bergen " + uuid.NewString()[:6]
-	a := b.submit(t, link, link, url.Values{"password": {newPassword}, "repeat": {newPassword}})
-	if a.status != 303 || a.location != cu.base+"/" {
-		t.Fatalf("reset: %d %q\n%s", a.status, a.location, a.body)
+	a := b.Submit(t, link, link, url.Values{"password": {newPassword}, "repeat": {newPassword}})
+	if a.Status != 303 || a.Location != cu.base+"/" {
+		t.Fatalf("reset: %d %q\n%s", a.Status, a.Location, a.Body)
 	}
 	if !cu.signedIn(t, b) {
 		t.Error("not signed in after the reset")
@@ -64,14 +65,14 @@ func TestReset_Flow(t *testing.T) {
 	if cu.signedIn(t, old) {
 		t.Error("the session from before the reset survived it")
 	}
-	if a := b.get(t, link); a.status != 410 {
-		t.Errorf("reset link used again: %d", a.status)
+	if a := b.Get(t, link); a.Status != 410 {
+		t.Errorf("reset link used again: %d", a.Status)
 	}
-	if a := cu.login(t, newBrowser(t, w.Base, nil), cu.email, cu.password); a.status != 401 {
-		t.Errorf("old password: %d", a.status)
+	if a := cu.login(t, portaltest.NewBrowser(t, w.Base, nil), cu.email, cu.password); a.Status != 401 {
+		t.Errorf("old password: %d", a.Status)
 	}
-	if a := cu.login(t, newBrowser(t, w.Base, nil), cu.email, newPassword); a.status != 303 {
-		t.Errorf("new password: %d", a.status)
+	if a := cu.login(t, portaltest.NewBrowser(t, w.Base, nil), cu.email, newPassword); a.Status != 303 {
+		t.Errorf("new password: %d", a.Status)
 	}
 	// A second request within the minute mails nothing more (the page is the same).
 	sent(cu.email)
@@ -89,7 +90,7 @@ func TestPages_Headers(t *testing.T) {
 	w := signingtest.Setup(t)
 	co := w.NewBrokerWith(t, "customer_portal", "emails").Co
 	cu := newCustomer(t, w, w.Env, co, "kopf")
-	b := newBrowser(t, w.Base, nil)
+	b := portaltest.NewBrowser(t, w.Base, nil)
 	for _, tc := range []struct {
 		path   string
 		status int
@@ -98,17 +99,17 @@ func TestPages_Headers(t *testing.T) {
 		{"/invitation/" + newSecret(t), 410}, {"/reset/" + newSecret(t), 410}, {"/login/code", 303},
 		{"/security", 401}, {"/nichts", 404},
 	} {
-		a := b.get(t, cu.base+tc.path)
-		if a.status != tc.status {
-			t.Errorf("GET %s: %d, want %d", tc.path, a.status, tc.status)
+		a := b.Get(t, cu.base+tc.path)
+		if a.Status != tc.status {
+			t.Errorf("GET %s: %d, want %d", tc.path, a.Status, tc.status)
 		}
 		checkHeaders(t, "GET "+tc.path, a)
 	}
-	a := b.get(t, "/portal/"+uuid.NewString()+"/login")
-	if a.status != 404 {
-		t.Errorf("unknown company: %d", a.status)
+	a := b.Get(t, "/portal/"+uuid.NewString()+"/login")
+	if a.Status != 404 {
+		t.Errorf("unknown company: %d", a.Status)
 	}
 	checkHeaders(t, "unknown company", a)
-	a = b.post(t, cu.base+"/login", url.Values{"csrf": {"x"}})
+	a = b.Post(t, cu.base+"/login", url.Values{"csrf": {"x"}})
 	checkHeaders(t, "forged post", a)
 }

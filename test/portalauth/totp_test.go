@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/brokerdesk/brokerdesk/test/portaltest"
 	"github.com/brokerdesk/brokerdesk/test/signing/signingtest"
 )
 
@@ -22,18 +23,18 @@ func TestTOTP_EnableLoginReplayDisable(t *testing.T) {
 	w := signingtest.Setup(t)
 	co := w.NewBrokerWith(t, "customer_portal", "emails").Co
 	cu := newCustomer(t, w, w.Env, co, "tina")
-	b := newBrowser(t, w.Base, nil)
+	b := portaltest.NewBrowser(t, w.Base, nil)
 	cu.accept(t, b)
 	sec := cu.base + "/security"
-	if p := b.get(t, sec); p.status != 200 || !strings.Contains(p.body, "Ausgeschaltet") {
-		t.Fatalf("security page: %d\n%s", p.status, p.body)
+	if p := b.Get(t, sec); p.Status != 200 || !strings.Contains(p.Body, "Ausgeschaltet") {
+		t.Fatalf("security page: %d\n%s", p.Status, p.Body)
 	}
-	checkHeaders(t, "security", b.get(t, sec))
+	checkHeaders(t, "security", b.Get(t, sec))
 
-	start := b.submit(t, sec, sec+"/totp", url.Values{"step": {"start"}})
-	m := secretRE.FindStringSubmatch(start.body)
-	if start.status != 200 || m == nil || !strings.Contains(start.body, "otpauth://totp/") {
-		t.Fatalf("start: %d\n%s", start.status, start.body)
+	start := b.Submit(t, sec, sec+"/totp", url.Values{"step": {"start"}})
+	m := secretRE.FindStringSubmatch(start.Body)
+	if start.Status != 200 || m == nil || !strings.Contains(start.Body, "otpauth://totp/") {
+		t.Fatalf("start: %d\n%s", start.Status, start.Body)
 	}
 	secret := m[1]
 	acc := cu.access(t)
@@ -41,57 +42,57 @@ func TestTOTP_EnableLoginReplayDisable(t *testing.T) {
 		t.Fatalf("stored secret: enabled %v", acc.TotpEnabledAt)
 	}
 	now := step()
-	bad := b.submit(t, sec, sec+"/totp", url.Values{"step": {"confirm"}, "code": {totpCode(t, secret, now-5)}})
-	if bad.status != 422 || !strings.Contains(bad.body, `id="code-error"`) || cu.access(t).TotpEnabledAt != nil {
-		t.Fatalf("wrong code at confirm: %d\n%s", bad.status, bad.body)
+	bad := b.Submit(t, sec, sec+"/totp", url.Values{"step": {"confirm"}, "code": {totpCode(t, secret, now-5)}})
+	if bad.Status != 422 || !strings.Contains(bad.Body, `id="code-error"`) || cu.access(t).TotpEnabledAt != nil {
+		t.Fatalf("wrong code at confirm: %d\n%s", bad.Status, bad.Body)
 	}
-	ok := b.submit(t, sec, sec+"/totp", url.Values{"step": {"confirm"}, "code": {totpCode(t, secret, now)}})
-	if ok.status != 200 || !strings.Contains(ok.body, "Eingeschaltet seit") || cu.access(t).TotpEnabledAt == nil {
-		t.Fatalf("confirm: %d\n%s", ok.status, ok.body)
+	ok := b.Submit(t, sec, sec+"/totp", url.Values{"step": {"confirm"}, "code": {totpCode(t, secret, now)}})
+	if ok.Status != 200 || !strings.Contains(ok.Body, "Eingeschaltet seit") || cu.access(t).TotpEnabledAt == nil {
+		t.Fatalf("confirm: %d\n%s", ok.Status, ok.Body)
 	}
 
 	// The password alone: pending, nothing opens but the code form.
-	b2 := newBrowser(t, w.Base, nil)
+	b2 := portaltest.NewBrowser(t, w.Base, nil)
 	a := cu.login(t, b2, cu.email, cu.password)
-	if a.status != 303 || a.location != cu.base+"/login/code" {
-		t.Fatalf("login with TOTP: %d %q", a.status, a.location)
+	if a.Status != 303 || a.Location != cu.base+"/login/code" {
+		t.Fatalf("login with TOTP: %d %q", a.Status, a.Location)
 	}
 	if cu.signedIn(t, b2) {
 		t.Fatal("a session with its code due opens the security page")
 	}
 	// The step confirmed at enrolment was used: its code does not sign in.
-	if a := b2.submit(t, cu.base+"/login/code", cu.base+"/login/code", url.Values{"code": {totpCode(t, secret, now)}}); a.status != 422 {
-		t.Fatalf("code of the step used at enrolment: %d", a.status)
+	if a := b2.Submit(t, cu.base+"/login/code", cu.base+"/login/code", url.Values{"code": {totpCode(t, secret, now)}}); a.Status != 422 {
+		t.Fatalf("code of the step used at enrolment: %d", a.Status)
 	}
 	next := totpCode(t, secret, now+1)
-	if a := b2.submit(t, cu.base+"/login/code", cu.base+"/login/code", url.Values{"code": {next}}); a.status != 303 ||
-		a.location != cu.base+"/" {
-		t.Fatalf("code: %d %q\n%s", a.status, a.location, a.body)
+	if a := b2.Submit(t, cu.base+"/login/code", cu.base+"/login/code", url.Values{"code": {next}}); a.Status != 303 ||
+		a.Location != cu.base+"/" {
+		t.Fatalf("code: %d %q\n%s", a.Status, a.Location, a.Body)
 	}
 	if !cu.signedIn(t, b2) {
 		t.Fatal("not signed in after the code")
 	}
 	// Replay: the same code at another sign-in is refused.
-	b3 := newBrowser(t, w.Base, nil)
+	b3 := portaltest.NewBrowser(t, w.Base, nil)
 	cu.login(t, b3, cu.email, cu.password)
-	if a := b3.submit(t, cu.base+"/login/code", cu.base+"/login/code", url.Values{"code": {next}}); a.status != 422 ||
-		!strings.Contains(a.body, "Der Code ist falsch") {
-		t.Fatalf("replayed code: %d", a.status)
+	if a := b3.Submit(t, cu.base+"/login/code", cu.base+"/login/code", url.Values{"code": {next}}); a.Status != 422 ||
+		!strings.Contains(a.Body, "Der Code ist falsch") {
+		t.Fatalf("replayed code: %d", a.Status)
 	}
 	if cu.signedIn(t, b3) {
 		t.Fatal("signed in with a replayed code")
 	}
 
 	// Off: the wrong password keeps it on, the right one switches it off.
-	if a := b2.submit(t, sec, sec+"/totp/disable", url.Values{"password": {"nicht das Passwort"}}); a.status != 422 ||
+	if a := b2.Submit(t, sec, sec+"/totp/disable", url.Values{"password": {"nicht das Passwort"}}); a.Status != 422 ||
 		cu.access(t).TotpEnabledAt == nil {
-		t.Fatalf("disable with a wrong password: %d", a.status)
+		t.Fatalf("disable with a wrong password: %d", a.Status)
 	}
-	if a := b2.submit(t, sec, sec+"/totp/disable", url.Values{"password": {cu.password}}); a.status != 200 ||
-		!strings.Contains(a.body, "ausgeschaltet") || cu.access(t).TotpEnabledAt != nil {
-		t.Fatalf("disable: %d\n%s", a.status, a.body)
+	if a := b2.Submit(t, sec, sec+"/totp/disable", url.Values{"password": {cu.password}}); a.Status != 200 ||
+		!strings.Contains(a.Body, "ausgeschaltet") || cu.access(t).TotpEnabledAt != nil {
+		t.Fatalf("disable: %d\n%s", a.Status, a.Body)
 	}
-	if a := cu.login(t, newBrowser(t, w.Base, nil), cu.email, cu.password); a.location != cu.base+"/" {
-		t.Errorf("login after disabling: %d %q", a.status, a.location)
+	if a := cu.login(t, portaltest.NewBrowser(t, w.Base, nil), cu.email, cu.password); a.Location != cu.base+"/" {
+		t.Errorf("login after disabling: %d %q", a.Status, a.Location)
 	}
 }
