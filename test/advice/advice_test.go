@@ -135,24 +135,6 @@ type event struct {
 	Data map[string]any `json:"data"`
 }
 
-// eventsAbout counts the events of type typ whose data is the record id, as key sees them.
-func eventsAbout(t *testing.T, env *apitest.Env, key, typ, id string) int {
-	t.Helper()
-	var p apitest.Page[event]
-	r := env.Do(t, apitest.Request{Path: "/events?limit=200&types=" + typ, Key: key})
-	if r.Status != 200 {
-		t.Fatalf("events: %d %s", r.Status, r.Body)
-	}
-	r.Decode(t, &p)
-	n := 0
-	for _, e := range p.Data {
-		if e.Data["id"] == id {
-			n++
-		}
-	}
-	return n
-}
-
 // setDocument makes doc the record's protocol as rendering would (a plain PDF upload stands in
 // for a rendered protocol where the test is about the record, not the PDF).
 func setDocument(t *testing.T, env *apitest.Env, company uuid.UUID, id, doc string) {

@@ -3,9 +3,10 @@ package advice
 import (
 	"context"
 	"database/sql"
-	"github.com/brokerdesk/brokerdesk/test/pdftest"
 	"strings"
 	"testing"
+
+	"github.com/brokerdesk/brokerdesk/test/pdftest"
 
 	"github.com/google/uuid"
 
@@ -71,7 +72,7 @@ func TestAdvice_Document(t *testing.T) {
 	if got.DocumentID == nil || *got.DocumentID != doc.ID || after.Header.Get("ETag") != `"2"` || got.Status != "draft" {
 		t.Errorf("record after rendering %+v (ETag %s)", got, after.Header.Get("ETag"))
 	}
-	if n := eventsAbout(t, env, key, "advice_record.updated", rec.ID); n != 1 {
+	if n := apitest.EventsAbout(t, env, key, "advice_record.updated", rec.ID); n != 1 {
 		t.Errorf("%d advice_record.updated, want 1", n)
 	}
 	text := strings.Join(strings.Fields(pdfText(t, env, key, doc.ID)), " ") // lines broken where the layout wraps

@@ -42,11 +42,11 @@ func TestAdvice_LockSigned(t *testing.T) {
 		}
 	}
 	completeSigning(t, env, co.ID, c1, signed) // a second completion naming it
-	if n := eventsAbout(t, env, key, "advice_record.locked", locks.ID); n != 1 {
+	if n := apitest.EventsAbout(t, env, key, "advice_record.locked", locks.ID); n != 1 {
 		t.Errorf("%d advice_record.locked, want 1", n)
 	}
 	for _, id := range []string{other.ID, otherContact.ID, changed.ID} {
-		if n := eventsAbout(t, env, key, "advice_record.locked", id); n != 0 {
+		if n := apitest.EventsAbout(t, env, key, "advice_record.locked", id); n != 0 {
 			t.Errorf("%d advice_record.locked of %s, want 0", n, id)
 		}
 	}

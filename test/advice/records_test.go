@@ -47,7 +47,7 @@ func TestAdvice_Create(t *testing.T) {
 		got.Products[1].Premium != nil || got.Products[1].ContractType != nil || got.Products[1].Recommended {
 		t.Errorf("products %+v", got.Products)
 	}
-	if n := eventsAbout(t, env, co.Secret, "advice_record.created", got.ID); n != 1 {
+	if n := apitest.EventsAbout(t, env, co.Secret, "advice_record.created", got.ID); n != 1 {
 		t.Errorf("%d advice_record.created, want 1", n)
 	}
 	// A company key: no advisor unless named, no creator; channel defaults to in_person.
@@ -222,7 +222,7 @@ func TestAdvice_Patch(t *testing.T) {
 	if r.Status != 200 || r.Header.Get("ETag") != `"3"` {
 		t.Errorf("no-op patch: %d ETag %s", r.Status, r.Header.Get("ETag"))
 	}
-	if n := eventsAbout(t, env, key, "advice_record.updated", rec.ID); n != 1 {
+	if n := apitest.EventsAbout(t, env, key, "advice_record.updated", rec.ID); n != 1 {
 		t.Errorf("%d advice_record.updated, want 1", n)
 	}
 	future := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)

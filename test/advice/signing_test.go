@@ -84,7 +84,7 @@ func TestAdvice_SignedProtocolLocksRecord(t *testing.T) {
 	if got.Status != "locked" || got.LockedAt == nil {
 		t.Errorf("record after its protocol was signed: %+v", got)
 	}
-	if n := eventsAbout(t, w.Env, key, "advice_record.locked", rec.ID); n != 1 {
+	if n := apitest.EventsAbout(t, w.Env, key, "advice_record.locked", rec.ID); n != 1 {
 		t.Errorf("%d advice_record.locked, want 1", n)
 	}
 	w.Env.Run(t, []apitest.Case{{Name: "patch after signing", Key: key, Method: "PATCH", Path: "/advice-records/" + rec.ID,

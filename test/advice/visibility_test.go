@@ -55,10 +55,10 @@ func TestAdvice_Visibility(t *testing.T) {
 		}
 	}
 	for _, typ := range []string{"advice_record.created", "advice_record.updated"} {
-		if n := eventsAbout(t, env, annaKey, typ, rec.ID); n != 1 {
+		if n := apitest.EventsAbout(t, env, annaKey, typ, rec.ID); n != 1 {
 			t.Errorf("anna sees %d %s, want 1", n, typ)
 		}
-		if n := eventsAbout(t, env, benKey, typ, rec.ID); n != 0 {
+		if n := apitest.EventsAbout(t, env, benKey, typ, rec.ID); n != 0 {
 			t.Errorf("ben sees %d %s of anna's contact's record, want 0", n, typ)
 		}
 	}

@@ -97,3 +97,24 @@ func (e *Env) InCompany(t testing.TB, company uuid.UUID, f func(ctx context.Cont
 		t.Fatal(err)
 	}
 }
+
+// EventsAbout counts the events of type typ in the feed whose data is the record id (data.id),
+// as key sees them (the newest 200 of the type).
+func EventsAbout(t testing.TB, env *Env, key, typ, id string) int {
+	t.Helper()
+	var p Page[struct {
+		Data map[string]any `json:"data"`
+	}]
+	r := env.Do(t, Request{Path: "/events?limit=200&types=" + typ, Key: key})
+	if r.Status != 200 {
+		t.Fatalf("events: %d %s", r.Status, r.Body)
+	}
+	r.Decode(t, &p)
+	n := 0
+	for _, e := range p.Data {
+		if e.Data["id"] == id {
+			n++
+		}
+	}
+	return n
+}

@@ -64,7 +64,7 @@ func TestPortalAccess_Invite(t *testing.T) {
 	if p := b.Get(t, second); p.Status != 200 {
 		t.Errorf("the new link: %d", p.Status)
 	}
-	if n := eventsAbout(t, w, co.Secret, "portal_access.invited", a.ID); n != 2 {
+	if n := apitest.EventsAbout(t, w.Env, co.Secret, "portal_access.invited", a.ID); n != 2 {
 		t.Errorf("%d portal_access.invited events, want 2", n)
 	}
 }
@@ -183,7 +183,7 @@ func TestPortalAccess_Revoke(t *testing.T) {
 	if a.Status != "revoked" || a.RevokedAt == nil || a.InvitationExpiresAt != nil {
 		t.Errorf("after DELETE: %+v", a)
 	}
-	if n := eventsAbout(t, w, co.Secret, "portal_access.revoked", a.ID); n != 1 {
+	if n := apitest.EventsAbout(t, w.Env, co.Secret, "portal_access.revoked", a.ID); n != 1 {
 		t.Errorf("%d portal_access.revoked events, want 1", n)
 	}
 

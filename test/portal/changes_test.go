@@ -64,7 +64,7 @@ func TestPortalChanges_Approve(t *testing.T) {
 	cr := list[0]
 	// From the feed: the portal's pinned transaction numbers its event too (events_assign_seq
 	// keeps the portal visibility, under which portal_own_events admits the row).
-	if n := eventsAbout(t, w, co.Secret, "portal_change_request.created", cr.ID); n != 1 {
+	if n := apitest.EventsAbout(t, w.Env, co.Secret, "portal_change_request.created", cr.ID); n != 1 {
 		t.Errorf("%d portal_change_request.created events in the feed, want 1", n)
 	}
 	before := readContact(t, w, co.Secret, cu.contact)
@@ -94,7 +94,7 @@ func TestPortalChanges_Approve(t *testing.T) {
 	if tl := timeline(t, w, co.Secret, cu.contact); !strings.Contains(tl, "Adresse vom Kunden im Kundenportal geändert") {
 		t.Errorf("timeline has no portal entry:\n%s", tl)
 	}
-	if n := eventsAbout(t, w, co.Secret, "portal_change_request.approved", cr.ID); n != 1 {
+	if n := apitest.EventsAbout(t, w.Env, co.Secret, "portal_change_request.approved", cr.ID); n != 1 {
 		t.Errorf("%d portal_change_request.approved events, want 1", n)
 	}
 	if p := cu.b.Get(t, cu.base+"/changes"); p.Status != 200 || !strings.Contains(p.Body, "Hamburg") {
@@ -128,7 +128,7 @@ func TestPortalChanges_Approve(t *testing.T) {
 // eventsAboutContact counts the contact.updated events of the contact.
 func eventsAboutContact(t *testing.T, w *signingtest.World, key, id string) int {
 	t.Helper()
-	return eventsAbout(t, w, key, "contact.updated", id)
+	return apitest.EventsAbout(t, w.Env, key, "contact.updated", id)
 }
 
 // A request whose fields changed on the contact since it was made is 409 contact_changed on
@@ -186,7 +186,7 @@ func TestPortalChanges_StaleConfirmAndReject(t *testing.T) {
 	if p := cu.b.Get(t, cu.base+"/changes"); !strings.Contains(p.Body, "telefonisch") {
 		t.Errorf("the customer does not read the reason:\n%s", p.Body)
 	}
-	if n := eventsAbout(t, w, co.Secret, "portal_change_request.rejected", cr.ID); n != 1 {
+	if n := apitest.EventsAbout(t, w.Env, co.Secret, "portal_change_request.rejected", cr.ID); n != 1 {
 		t.Errorf("%d portal_change_request.rejected events, want 1", n)
 	}
 }

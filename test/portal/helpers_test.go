@@ -135,23 +135,3 @@ func pending(t *testing.T, w *signingtest.World, key, contactID string) []change
 	t.Helper()
 	return apitest.Get[apitest.Page[changeView]](t, w.Env, key, "/portal-change-requests?contactId="+contactID).Data
 }
-
-// eventsAbout counts the events of type typ whose data's id is id, as key sees them.
-func eventsAbout(t *testing.T, w *signingtest.World, key, typ, id string) int {
-	t.Helper()
-	var p apitest.Page[struct {
-		Data map[string]any `json:"data"`
-	}]
-	r := w.Env.Do(t, apitest.Request{Path: "/events?limit=200&types=" + typ, Key: key})
-	if r.Status != 200 {
-		t.Fatalf("events: %d %s", r.Status, r.Body)
-	}
-	r.Decode(t, &p)
-	n := 0
-	for _, e := range p.Data {
-		if e.Data["id"] == id {
-			n++
-		}
-	}
-	return n
-}

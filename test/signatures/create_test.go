@@ -77,7 +77,7 @@ func TestSignatures_Create(t *testing.T) {
 			t.Errorf("field %+v", fl)
 		}
 	}
-	if n := eventsAbout(t, env, f.co.Secret, "signature_request.created", got.ID); n != 1 {
+	if n := apitest.EventsAbout(t, env, f.co.Secret, "signature_request.created", got.ID); n != 1 {
 		t.Errorf("%d signature_request.created, want 1", n)
 	}
 

@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/brokerdesk/brokerdesk/test/pdftest"
 	"mime/multipart"
 	"net/textproto"
 	"os"
@@ -17,6 +16,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/brokerdesk/brokerdesk/test/pdftest"
 
 	"github.com/google/uuid"
 
@@ -272,27 +273,6 @@ func standardDocuments(t *testing.T, env *apitest.Env, key string) map[string]st
 		out[d.Filename] = d.ID
 	}
 	return out
-}
-
-// eventsAbout counts the events of type typ about request id.
-func eventsAbout(t *testing.T, env *apitest.Env, key, typ, id string) int {
-	t.Helper()
-	var p apitest.Page[struct {
-		Type string         `json:"type"`
-		Data map[string]any `json:"data"`
-	}]
-	r := env.Do(t, apitest.Request{Path: "/events?limit=200&types=" + typ, Key: key})
-	if r.Status != 200 {
-		t.Fatalf("events: %d %s", r.Status, r.Body)
-	}
-	r.Decode(t, &p)
-	n := 0
-	for _, e := range p.Data {
-		if e.Data["id"] == id {
-			n++
-		}
-	}
-	return n
 }
 
 // received waits for n messages to arrive at srv and returns them parsed.

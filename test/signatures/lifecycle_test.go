@@ -118,10 +118,10 @@ func TestSignatures_Visibility(t *testing.T) {
 	if got := ids(list(t, env, ownerKey, "")); !got[req.ID] {
 		t.Error("the owner does not list the request")
 	}
-	if n := eventsAbout(t, env, outsiderKey, "signature_request.created", req.ID); n != 0 {
+	if n := apitest.EventsAbout(t, env, outsiderKey, "signature_request.created", req.ID); n != 0 {
 		t.Errorf("the outsider sees %d signature_request.created", n)
 	}
-	if n := eventsAbout(t, env, ownerKey, "signature_request.created", req.ID); n != 1 {
+	if n := apitest.EventsAbout(t, env, ownerKey, "signature_request.created", req.ID); n != 1 {
 		t.Errorf("the owner sees %d signature_request.created, want 1", n)
 	}
 	// An agent cannot send a request for a contact it may not see (422, like an unknown one).
@@ -207,7 +207,7 @@ func TestSignatures_CancelRemind(t *testing.T) {
 	if cancelled.Status != "cancelled" || cancelled.CancelledAt == nil {
 		t.Errorf("cancelled %+v", cancelled)
 	}
-	if n := eventsAbout(t, env, f.co.Secret, "signature_request.cancelled", req.ID); n != 1 {
+	if n := apitest.EventsAbout(t, env, f.co.Secret, "signature_request.cancelled", req.ID); n != 1 {
 		t.Errorf("%d signature_request.cancelled, want 1", n)
 	}
 	env.Run(t, []apitest.Case{
@@ -240,7 +240,7 @@ func TestSignatures_ExpiryJob(t *testing.T) {
 	if got := get(t, env, f.co.Secret, req.ID); got.Status != "expired" {
 		t.Errorf("status %s", got.Status)
 	}
-	if n := eventsAbout(t, env, f.co.Secret, "signature_request.expired", req.ID); n != 1 {
+	if n := apitest.EventsAbout(t, env, f.co.Secret, "signature_request.expired", req.ID); n != 1 {
 		t.Errorf("%d signature_request.expired, want 1", n)
 	}
 	r := env.Do(t, apitest.Request{Method: "POST", Path: "/signature-requests/" + req.ID + "/cancel", Key: f.co.Secret})
@@ -274,7 +274,7 @@ func TestSignatures_ExpiryOnRead(t *testing.T) {
 			t.Errorf("%s expired: %d %s", action, r.Status, r.Body)
 		}
 	}
-	if n := eventsAbout(t, env, f.co.Secret, "signature_request.expired", req.ID); n != 1 {
+	if n := apitest.EventsAbout(t, env, f.co.Secret, "signature_request.expired", req.ID); n != 1 {
 		t.Errorf("%d signature_request.expired, want 1", n)
 	}
 }
