@@ -25,7 +25,9 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/platform/ratelimit"
 	"github.com/brokerdesk/brokerdesk/app/portal"
 	"github.com/brokerdesk/brokerdesk/app/portfolio"
+	"github.com/brokerdesk/brokerdesk/app/reports"
 	"github.com/brokerdesk/brokerdesk/app/sdk"
+	"github.com/brokerdesk/brokerdesk/app/search"
 	"github.com/brokerdesk/brokerdesk/app/signatures"
 	"github.com/brokerdesk/brokerdesk/app/tasks"
 	"github.com/brokerdesk/brokerdesk/app/users"
@@ -113,6 +115,9 @@ func (s *Server) routes(pager *httpx.Pager, o options) {
 	s.portal.UseContacts(contactSvc)
 	portal.NewHandler(s.portal.Service(), pager, idem.Middleware()).Mount(api)
 	s.portal.MountPublic(s.App)
+	// Overview (issue 24): the five reports and the one ranked search.
+	reports.NewHandler(reports.NewService(o.now), pager).Mount(api)
+	search.NewHandler(search.NewService()).Mount(api)
 	if o.testRoutes != nil {
 		o.testRoutes(v1, Middleware{Auth: auth.Secret(), RateLimit: s.limits.API.Middleware(ratelimit.CredentialKey),
 			Idempotent: idem.Middleware()})

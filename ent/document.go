@@ -49,6 +49,8 @@ type Document struct {
 	SignatureFields []schematype.SignatureField `json:"signature_fields,omitempty"`
 	// ReleasedAt holds the value of the "released_at" field.
 	ReleasedAt *time.Time `json:"released_at,omitempty"`
+	// Text holds the value of the "text" field.
+	Text string `json:"-"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the DocumentQuery when eager-loading is set.
 	Edges        DocumentEdges `json:"edges"`
@@ -86,7 +88,7 @@ func (*Document) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case document.FieldVersion, document.FieldSize:
 			values[i] = new(sql.NullInt64)
-		case document.FieldType, document.FieldFilename, document.FieldContentType, document.FieldSha256, document.FieldBlobKey:
+		case document.FieldType, document.FieldFilename, document.FieldContentType, document.FieldSha256, document.FieldBlobKey, document.FieldText:
 			values[i] = new(sql.NullString)
 		case document.FieldCreatedAt, document.FieldUpdatedAt, document.FieldReleasedAt:
 			values[i] = new(sql.NullTime)
@@ -201,6 +203,12 @@ func (_m *Document) assignValues(columns []string, values []any) error {
 				_m.ReleasedAt = new(time.Time)
 				*_m.ReleasedAt = value.Time
 			}
+		case document.FieldText:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field text", values[i])
+			} else if value.Valid {
+				_m.Text = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -287,6 +295,8 @@ func (_m *Document) String() string {
 		builder.WriteString("released_at=")
 		builder.WriteString(v.Format(time.ANSIC))
 	}
+	builder.WriteString(", ")
+	builder.WriteString("text=<sensitive>")
 	builder.WriteByte(')')
 	return builder.String()
 }

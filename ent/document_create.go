@@ -158,6 +158,20 @@ func (_c *DocumentCreate) SetNillableReleasedAt(v *time.Time) *DocumentCreate {
 	return _c
 }
 
+// SetText sets the "text" field.
+func (_c *DocumentCreate) SetText(v string) *DocumentCreate {
+	_c.mutation.SetText(v)
+	return _c
+}
+
+// SetNillableText sets the "text" field if the given value is not nil.
+func (_c *DocumentCreate) SetNillableText(v *string) *DocumentCreate {
+	if v != nil {
+		_c.SetText(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *DocumentCreate) SetID(v uuid.UUID) *DocumentCreate {
 	_c.mutation.SetID(v)
@@ -236,6 +250,10 @@ func (_c *DocumentCreate) defaults() error {
 		v := document.DefaultType
 		_c.mutation.SetType(v)
 	}
+	if _, ok := _c.mutation.Text(); !ok {
+		v := document.DefaultText
+		_c.mutation.SetText(v)
+	}
 	if _, ok := _c.mutation.ID(); !ok {
 		if document.DefaultID == nil {
 			return fmt.Errorf("ent: uninitialized document.DefaultID (forgotten import ent/runtime?)")
@@ -310,6 +328,9 @@ func (_c *DocumentCreate) check() error {
 		if err := document.BlobKeyValidator(v); err != nil {
 			return &ValidationError{Name: "blob_key", err: fmt.Errorf(`ent: validator failed for field "Document.blob_key": %w`, err)}
 		}
+	}
+	if _, ok := _c.mutation.Text(); !ok {
+		return &ValidationError{Name: "text", err: errors.New(`ent: missing required field "Document.text"`)}
 	}
 	if len(_c.mutation.CompanyIDs()) == 0 {
 		return &ValidationError{Name: "company", err: errors.New(`ent: missing required edge "Document.company"`)}
@@ -401,6 +422,10 @@ func (_c *DocumentCreate) createSpec() (*Document, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.ReleasedAt(); ok {
 		_spec.SetField(document.FieldReleasedAt, field.TypeTime, value)
 		_node.ReleasedAt = &value
+	}
+	if value, ok := _c.mutation.Text(); ok {
+		_spec.SetField(document.FieldText, field.TypeString, value)
+		_node.Text = value
 	}
 	if nodes := _c.mutation.CompanyIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -534,6 +559,18 @@ func (u *DocumentUpsert) UpdateReleasedAt() *DocumentUpsert {
 // ClearReleasedAt clears the value of the "released_at" field.
 func (u *DocumentUpsert) ClearReleasedAt() *DocumentUpsert {
 	u.SetNull(document.FieldReleasedAt)
+	return u
+}
+
+// SetText sets the "text" field.
+func (u *DocumentUpsert) SetText(v string) *DocumentUpsert {
+	u.Set(document.FieldText, v)
+	return u
+}
+
+// UpdateText sets the "text" field to the value that was provided on create.
+func (u *DocumentUpsert) UpdateText() *DocumentUpsert {
+	u.SetExcluded(document.FieldText)
 	return u
 }
 
@@ -689,6 +726,20 @@ func (u *DocumentUpsertOne) UpdateReleasedAt() *DocumentUpsertOne {
 func (u *DocumentUpsertOne) ClearReleasedAt() *DocumentUpsertOne {
 	return u.Update(func(s *DocumentUpsert) {
 		s.ClearReleasedAt()
+	})
+}
+
+// SetText sets the "text" field.
+func (u *DocumentUpsertOne) SetText(v string) *DocumentUpsertOne {
+	return u.Update(func(s *DocumentUpsert) {
+		s.SetText(v)
+	})
+}
+
+// UpdateText sets the "text" field to the value that was provided on create.
+func (u *DocumentUpsertOne) UpdateText() *DocumentUpsertOne {
+	return u.Update(func(s *DocumentUpsert) {
+		s.UpdateText()
 	})
 }
 
@@ -1011,6 +1062,20 @@ func (u *DocumentUpsertBulk) UpdateReleasedAt() *DocumentUpsertBulk {
 func (u *DocumentUpsertBulk) ClearReleasedAt() *DocumentUpsertBulk {
 	return u.Update(func(s *DocumentUpsert) {
 		s.ClearReleasedAt()
+	})
+}
+
+// SetText sets the "text" field.
+func (u *DocumentUpsertBulk) SetText(v string) *DocumentUpsertBulk {
+	return u.Update(func(s *DocumentUpsert) {
+		s.SetText(v)
+	})
+}
+
+// UpdateText sets the "text" field to the value that was provided on create.
+func (u *DocumentUpsertBulk) UpdateText() *DocumentUpsertBulk {
+	return u.Update(func(s *DocumentUpsert) {
+		s.UpdateText()
 	})
 }
 

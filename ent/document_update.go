@@ -96,6 +96,20 @@ func (_u *DocumentUpdate) ClearReleasedAt() *DocumentUpdate {
 	return _u
 }
 
+// SetText sets the "text" field.
+func (_u *DocumentUpdate) SetText(v string) *DocumentUpdate {
+	_u.mutation.SetText(v)
+	return _u
+}
+
+// SetNillableText sets the "text" field if the given value is not nil.
+func (_u *DocumentUpdate) SetNillableText(v *string) *DocumentUpdate {
+	if v != nil {
+		_u.SetText(*v)
+	}
+	return _u
+}
+
 // Mutation returns the DocumentMutation object of the builder.
 func (_u *DocumentUpdate) Mutation() *DocumentMutation {
 	return _u.mutation
@@ -187,6 +201,9 @@ func (_u *DocumentUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if _u.mutation.ReleasedAtCleared() {
 		_spec.ClearField(document.FieldReleasedAt, field.TypeTime)
 	}
+	if value, ok := _u.mutation.Text(); ok {
+		_spec.SetField(document.FieldText, field.TypeString, value)
+	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{document.Label}
@@ -271,6 +288,20 @@ func (_u *DocumentUpdateOne) SetNillableReleasedAt(v *time.Time) *DocumentUpdate
 // ClearReleasedAt clears the value of the "released_at" field.
 func (_u *DocumentUpdateOne) ClearReleasedAt() *DocumentUpdateOne {
 	_u.mutation.ClearReleasedAt()
+	return _u
+}
+
+// SetText sets the "text" field.
+func (_u *DocumentUpdateOne) SetText(v string) *DocumentUpdateOne {
+	_u.mutation.SetText(v)
+	return _u
+}
+
+// SetNillableText sets the "text" field if the given value is not nil.
+func (_u *DocumentUpdateOne) SetNillableText(v *string) *DocumentUpdateOne {
+	if v != nil {
+		_u.SetText(*v)
+	}
 	return _u
 }
 
@@ -394,6 +425,9 @@ func (_u *DocumentUpdateOne) sqlSave(ctx context.Context) (_node *Document, err 
 	}
 	if _u.mutation.ReleasedAtCleared() {
 		_spec.ClearField(document.FieldReleasedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.Text(); ok {
+		_spec.SetField(document.FieldText, field.TypeString, value)
 	}
 	_node = &Document{config: _u.config}
 	_spec.Assign = _node.assignValues

@@ -500,6 +500,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			document.FieldBlobKey:         {Type: field.TypeString, Column: document.FieldBlobKey},
 			document.FieldSignatureFields: {Type: field.TypeJSON, Column: document.FieldSignatureFields},
 			document.FieldReleasedAt:      {Type: field.TypeTime, Column: document.FieldReleasedAt},
+			document.FieldText:            {Type: field.TypeString, Column: document.FieldText},
 		},
 	}
 	graph.Nodes[17] = &sqlgraph.Node{
@@ -4200,6 +4201,11 @@ func (f *DocumentFilter) WhereSignatureFields(p entql.BytesP) {
 // WhereReleasedAt applies the entql time.Time predicate on the released_at field.
 func (f *DocumentFilter) WhereReleasedAt(p entql.TimeP) {
 	f.Where(p.Field(document.FieldReleasedAt))
+}
+
+// WhereText applies the entql string predicate on the text field.
+func (f *DocumentFilter) WhereText(p entql.StringP) {
+	f.Where(p.Field(document.FieldText))
 }
 
 // WhereHasCompany applies a predicate to check if query has an edge company.

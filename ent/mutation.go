@@ -18089,6 +18089,7 @@ type DocumentMutation struct {
 	signature_fields       *[]schematype.SignatureField
 	appendsignature_fields []schematype.SignatureField
 	released_at            *time.Time
+	text                   *string
 	clearedFields          map[string]struct{}
 	company                *uuid.UUID
 	clearedcompany         bool
@@ -18800,6 +18801,42 @@ func (m *DocumentMutation) ResetReleasedAt() {
 	delete(m.clearedFields, document.FieldReleasedAt)
 }
 
+// SetText sets the "text" field.
+func (m *DocumentMutation) SetText(s string) {
+	m.text = &s
+}
+
+// Text returns the value of the "text" field in the mutation.
+func (m *DocumentMutation) Text() (r string, exists bool) {
+	v := m.text
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldText returns the old "text" field's value of the Document entity.
+// If the Document object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DocumentMutation) OldText(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldText is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldText requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldText: %w", err)
+	}
+	return oldValue.Text, nil
+}
+
+// ResetText resets all changes to the "text" field.
+func (m *DocumentMutation) ResetText() {
+	m.text = nil
+}
+
 // ClearCompany clears the "company" edge to the Company entity.
 func (m *DocumentMutation) ClearCompany() {
 	m.clearedcompany = true
@@ -18861,7 +18898,7 @@ func (m *DocumentMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *DocumentMutation) Fields() []string {
-	fields := make([]string, 0, 14)
+	fields := make([]string, 0, 15)
 	if m.company != nil {
 		fields = append(fields, document.FieldCompanyID)
 	}
@@ -18904,6 +18941,9 @@ func (m *DocumentMutation) Fields() []string {
 	if m.released_at != nil {
 		fields = append(fields, document.FieldReleasedAt)
 	}
+	if m.text != nil {
+		fields = append(fields, document.FieldText)
+	}
 	return fields
 }
 
@@ -18940,6 +18980,8 @@ func (m *DocumentMutation) Field(name string) (ent.Value, bool) {
 		return m.SignatureFields()
 	case document.FieldReleasedAt:
 		return m.ReleasedAt()
+	case document.FieldText:
+		return m.Text()
 	}
 	return nil, false
 }
@@ -18977,6 +19019,8 @@ func (m *DocumentMutation) OldField(ctx context.Context, name string) (ent.Value
 		return m.OldSignatureFields(ctx)
 	case document.FieldReleasedAt:
 		return m.OldReleasedAt(ctx)
+	case document.FieldText:
+		return m.OldText(ctx)
 	}
 	return nil, fmt.Errorf("unknown Document field %s", name)
 }
@@ -19083,6 +19127,13 @@ func (m *DocumentMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetReleasedAt(v)
+		return nil
+	case document.FieldText:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetText(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Document field %s", name)
@@ -19222,6 +19273,9 @@ func (m *DocumentMutation) ResetField(name string) error {
 		return nil
 	case document.FieldReleasedAt:
 		m.ResetReleasedAt()
+		return nil
+	case document.FieldText:
+		m.ResetText()
 		return nil
 	}
 	return fmt.Errorf("unknown Document field %s", name)

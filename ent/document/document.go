@@ -45,6 +45,8 @@ const (
 	FieldSignatureFields = "signature_fields"
 	// FieldReleasedAt holds the string denoting the released_at field in the database.
 	FieldReleasedAt = "released_at"
+	// FieldText holds the string denoting the text field in the database.
+	FieldText = "text"
 	// EdgeCompany holds the string denoting the company edge name in mutations.
 	EdgeCompany = "company"
 	// Table holds the table name of the document in the database.
@@ -75,6 +77,7 @@ var Columns = []string{
 	FieldBlobKey,
 	FieldSignatureFields,
 	FieldReleasedAt,
+	FieldText,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -113,6 +116,8 @@ var (
 	Sha256Validator func(string) error
 	// BlobKeyValidator is a validator for the "blob_key" field. It is called by the builders before save.
 	BlobKeyValidator func(string) error
+	// DefaultText holds the default value on creation for the "text" field.
+	DefaultText string
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() uuid.UUID
 )
@@ -223,6 +228,11 @@ func ByBlobKey(opts ...sql.OrderTermOption) OrderOption {
 // ByReleasedAt orders the results by the released_at field.
 func ByReleasedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldReleasedAt, opts...).ToFunc()
+}
+
+// ByText orders the results by the text field.
+func ByText(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldText, opts...).ToFunc()
 }
 
 // ByCompanyField orders the results by company field.

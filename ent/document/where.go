@@ -116,6 +116,11 @@ func ReleasedAt(v time.Time) predicate.Document {
 	return predicate.Document(sql.FieldEQ(FieldReleasedAt, v))
 }
 
+// Text applies equality check predicate on the "text" field. It's identical to TextEQ.
+func Text(v string) predicate.Document {
+	return predicate.Document(sql.FieldEQ(FieldText, v))
+}
+
 // CompanyIDEQ applies the EQ predicate on the "company_id" field.
 func CompanyIDEQ(v uuid.UUID) predicate.Document {
 	return predicate.Document(sql.FieldEQ(FieldCompanyID, v))
@@ -724,6 +729,71 @@ func ReleasedAtIsNil() predicate.Document {
 // ReleasedAtNotNil applies the NotNil predicate on the "released_at" field.
 func ReleasedAtNotNil() predicate.Document {
 	return predicate.Document(sql.FieldNotNull(FieldReleasedAt))
+}
+
+// TextEQ applies the EQ predicate on the "text" field.
+func TextEQ(v string) predicate.Document {
+	return predicate.Document(sql.FieldEQ(FieldText, v))
+}
+
+// TextNEQ applies the NEQ predicate on the "text" field.
+func TextNEQ(v string) predicate.Document {
+	return predicate.Document(sql.FieldNEQ(FieldText, v))
+}
+
+// TextIn applies the In predicate on the "text" field.
+func TextIn(vs ...string) predicate.Document {
+	return predicate.Document(sql.FieldIn(FieldText, vs...))
+}
+
+// TextNotIn applies the NotIn predicate on the "text" field.
+func TextNotIn(vs ...string) predicate.Document {
+	return predicate.Document(sql.FieldNotIn(FieldText, vs...))
+}
+
+// TextGT applies the GT predicate on the "text" field.
+func TextGT(v string) predicate.Document {
+	return predicate.Document(sql.FieldGT(FieldText, v))
+}
+
+// TextGTE applies the GTE predicate on the "text" field.
+func TextGTE(v string) predicate.Document {
+	return predicate.Document(sql.FieldGTE(FieldText, v))
+}
+
+// TextLT applies the LT predicate on the "text" field.
+func TextLT(v string) predicate.Document {
+	return predicate.Document(sql.FieldLT(FieldText, v))
+}
+
+// TextLTE applies the LTE predicate on the "text" field.
+func TextLTE(v string) predicate.Document {
+	return predicate.Document(sql.FieldLTE(FieldText, v))
+}
+
+// TextContains applies the Contains predicate on the "text" field.
+func TextContains(v string) predicate.Document {
+	return predicate.Document(sql.FieldContains(FieldText, v))
+}
+
+// TextHasPrefix applies the HasPrefix predicate on the "text" field.
+func TextHasPrefix(v string) predicate.Document {
+	return predicate.Document(sql.FieldHasPrefix(FieldText, v))
+}
+
+// TextHasSuffix applies the HasSuffix predicate on the "text" field.
+func TextHasSuffix(v string) predicate.Document {
+	return predicate.Document(sql.FieldHasSuffix(FieldText, v))
+}
+
+// TextEqualFold applies the EqualFold predicate on the "text" field.
+func TextEqualFold(v string) predicate.Document {
+	return predicate.Document(sql.FieldEqualFold(FieldText, v))
+}
+
+// TextContainsFold applies the ContainsFold predicate on the "text" field.
+func TextContainsFold(v string) predicate.Document {
+	return predicate.Document(sql.FieldContainsFold(FieldText, v))
 }
 
 // HasCompany applies the HasEdge predicate on the "company" edge.

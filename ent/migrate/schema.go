@@ -804,6 +804,7 @@ var (
 		{Name: "blob_key", Type: field.TypeString, Size: 300},
 		{Name: "signature_fields", Type: field.TypeJSON, Nullable: true},
 		{Name: "released_at", Type: field.TypeTime, Nullable: true},
+		{Name: "text", Type: field.TypeString, Size: 2147483647, Default: ""},
 		{Name: "company_id", Type: field.TypeUUID},
 	}
 	// DocumentsTable holds the schema information for the "documents" table.
@@ -814,7 +815,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "documents_companies_company",
-				Columns:    []*schema.Column{DocumentsColumns[14]},
+				Columns:    []*schema.Column{DocumentsColumns[15]},
 				RefColumns: []*schema.Column{CompaniesColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -823,17 +824,17 @@ var (
 			{
 				Name:    "document_company_id",
 				Unique:  false,
-				Columns: []*schema.Column{DocumentsColumns[14]},
+				Columns: []*schema.Column{DocumentsColumns[15]},
 			},
 			{
 				Name:    "document_company_id_contact_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{DocumentsColumns[14], DocumentsColumns[4], DocumentsColumns[1]},
+				Columns: []*schema.Column{DocumentsColumns[15], DocumentsColumns[4], DocumentsColumns[1]},
 			},
 			{
 				Name:    "document_company_id_contract_id",
 				Unique:  false,
-				Columns: []*schema.Column{DocumentsColumns[14], DocumentsColumns[5]},
+				Columns: []*schema.Column{DocumentsColumns[15], DocumentsColumns[5]},
 			},
 			{
 				Name:    "document_blob_key",

@@ -1211,6 +1211,10 @@ func init() {
 			return nil
 		}
 	}()
+	// documentDescText is the schema descriptor for text field.
+	documentDescText := documentFields[10].Descriptor()
+	// document.DefaultText holds the default value on creation for the text field.
+	document.DefaultText = documentDescText.Default.(string)
 	// documentDescID is the schema descriptor for id field.
 	documentDescID := documentMixinFields0[0].Descriptor()
 	// document.DefaultID holds the default value on creation for the id field.

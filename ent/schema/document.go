@@ -48,6 +48,9 @@ func (Document) Fields() []ent.Field {
 		// lists released documents only (docs/decisions/portal.md). Set by the upload's
 		// releasedToCustomer, PATCH /documents/{id}, or a signature request the contact signed.
 		field.Time("released_at").Optional().Nillable(),
+		// text is the document's text for GET /search: a PDF's text layer, extracted at upload
+		// (poppler's pdftotext); "" for other types and PDFs without one. Never in a view.
+		field.Text("text").Default("").Sensitive(),
 	}
 }
 
