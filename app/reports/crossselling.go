@@ -67,9 +67,10 @@ type Gap struct {
 	Weight int    `json:"weight"`
 }
 
-// ContactSummary is the contact of a cross-selling item: who it is and who looks after it,
+// CrossSellingContact is the contact of a cross-selling item: who it is, how to reach it and who
+// looks after it (more than contacts' ContactSummary, which names a related contact),
 // without the field groups (the report is no way around contacts.sensitive:read).
-type ContactSummary struct {
+type CrossSellingContact struct {
 	ID          uuid.UUID  `json:"id"`
 	Type        string     `json:"type"`
 	Name        string     `json:"name"`
@@ -83,9 +84,9 @@ type ContactSummary struct {
 // CrossSelling is one item of the report: a customer, the covers it lacks (heaviest first) and
 // its score, the sum of their weights.
 type CrossSelling struct {
-	Contact ContactSummary `json:"contact"`
-	Gaps    []Gap          `json:"gaps"`
-	Score   int            `json:"score"`
+	Contact CrossSellingContact `json:"contact"`
+	Gaps    []Gap               `json:"gaps"`
+	Score   int                 `json:"score"`
 }
 
 // byScore orders the report by score, highest first, then contact id ascending; the SQL
@@ -213,10 +214,10 @@ func (s *Service) CrossSelling(ctx context.Context, f CrossSellingFilter, page p
 	return out, nil
 }
 
-// summary is the ContactSummary of c; Name is the company name of a business, the person's
+// summary is the CrossSellingContact of c; Name is the company name of a business, the person's
 // name otherwise.
-func summary(c *ent.Contact) ContactSummary {
-	s := ContactSummary{ID: c.ID, Type: string(c.Type), FirstName: c.FirstName, LastName: c.LastName,
+func summary(c *ent.Contact) CrossSellingContact {
+	s := CrossSellingContact{ID: c.ID, Type: string(c.Type), FirstName: c.FirstName, LastName: c.LastName,
 		Email: c.Email, OwnerID: c.OwnerID, Name: strings.TrimSpace(c.FirstName + " " + c.LastName)}
 	if c.CompanyName != "" {
 		n := c.CompanyName
