@@ -117,7 +117,7 @@ func parseCrossSelling(c *fiber.Ctx, v *errs.Invalid) (CrossSellingFilter, error
 // the request's transaction, so row-level security narrows contacts and contracts alike.
 const crossSellingSQL = `WITH rules(ctype, gap, weight, covers) AS (VALUES %s),
 held AS (
-	SELECT contact_id, array_agg(DISTINCT type) AS types, bool_or(status = 'active') AS customer
+	SELECT contact_id, array_agg(DISTINCT type::text) AS types, bool_or(status = 'active') AS customer
 	FROM contracts WHERE status IN ('active', 'suspended', 'offer', 'application')
 	GROUP BY contact_id
 ),
