@@ -69,11 +69,12 @@ func Allowed(mediaType string) bool {
 type Service struct {
 	events *events.Service
 	bucket *blob.Bucket
+	text   *textExtractor // a PDF's text layer for GET /search (text.go)
 }
 
 // NewService returns the service storing contents in bucket.
 func NewService(ev *events.Service, bucket *blob.Bucket) *Service {
-	return &Service{events: ev, bucket: bucket}
+	return &Service{events: ev, bucket: bucket, text: newTextExtractor()}
 }
 
 // NewDocument is a validated upload: to the contact ContactID, or (ContractID set) to a
@@ -130,6 +131,7 @@ func (s *Service) Create(ctx context.Context, in NewDocument, file io.Reader) (*
 		return nil, errs.Unsupported("document_type_not_allowed",
 			"the content is %s, which is not a document type this API stores (see the Document schema)", mediaType)
 	}
+	text := s.text.Text(ctx, mediaType, content)
 	sum := sha256.Sum256(content)
 	key := blobstore.NewKey(BlobPrefix, company)
 	if err := s.bucket.WriteAll(ctx, key, content, &blob.WriterOptions{ContentType: mediaType}); err != nil {
@@ -155,6 +157,7 @@ func (s *Service) Create(ctx context.Context, in NewDocument, file io.Reader) (*
 		SetSize(int64(len(content))).
 		SetSha256(hex.EncodeToString(sum[:])).
 		SetBlobKey(key).
+		SetText(text).
 		Save(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("store document: %w", err)
