@@ -2,10 +2,9 @@
 // renewals, cross-selling, pipeline and activity. Each is a read of the company's contracts,
 // contacts, leads, tasks, appointments and e-mails as the credential may see them: the
 // queries run in the request's pinned transaction, so row-level security and the ent rules
-// narrow an agent's report to its own and delegated customers, as everywhere else.
-//
-// STUB: the route table; the owners fill in the reports (portfolio.go, renewals.go,
-// crossselling.go, pipeline.go, activity.go).
+// narrow an agent's report to its own and delegated customers, as everywhere else. One file a
+// report (portfolio.go, renewals.go, crossselling.go, pipeline.go, activity.go); the query
+// parameters they share in reports_query.go.
 package reports
 
 import (
