@@ -25,6 +25,7 @@ var seams = map[string]string{
 	"advice -> documents":       "the rendered protocol is answered as a Document (documents.NewView)",
 	"advice -> events":          "writes record their event in the same transaction",
 	"appointments -> events":    "writes record their event in the same transaction",
+	"commissions -> events":     "writes record their event in the same transaction",
 	"contacts -> events":        "writes record their event in the same transaction",
 	"contracts -> events":       "writes record their event in the same transaction",
 	"correspondence -> emails":  "a case is sent as an e-mail (emails.Service.Send)",

@@ -8,6 +8,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/account"
 	"github.com/brokerdesk/brokerdesk/app/advice"
 	"github.com/brokerdesk/brokerdesk/app/appointments"
+	"github.com/brokerdesk/brokerdesk/app/commissions"
 	"github.com/brokerdesk/brokerdesk/app/contacts"
 	"github.com/brokerdesk/brokerdesk/app/contracts"
 	"github.com/brokerdesk/brokerdesk/app/correspondence"
@@ -117,6 +118,7 @@ func (s *Server) routes(pager *httpx.Pager, o options) {
 	s.portal.MountPublic(s.App)
 	// Overview (issue 24): the five reports and the one ranked search.
 	reports.NewHandler(reports.NewService(o.now), pager).Mount(api)
+	commissions.NewHandler(s.commissions.Service(), pager, idem.Middleware()).Mount(api, upload)
 	search.NewHandler(search.NewService()).Mount(api)
 	if o.testRoutes != nil {
 		o.testRoutes(v1, Middleware{Auth: auth.Secret(), RateLimit: s.limits.API.Middleware(ratelimit.CredentialKey),

@@ -23,6 +23,7 @@ import (
 	pgxuuid "github.com/vgarvardt/pgx-google-uuid/v5"
 	"gocloud.dev/blob"
 
+	"github.com/brokerdesk/brokerdesk/app/commissions"
 	"github.com/brokerdesk/brokerdesk/app/contracts"
 	"github.com/brokerdesk/brokerdesk/app/documents"
 	"github.com/brokerdesk/brokerdesk/app/emails"
@@ -75,6 +76,7 @@ type Server struct {
 	emails      *emails.Module
 	signatures  *signatures.Module
 	portal      *portal.Module
+	commissions *commissions.Module
 	// portfolioMaxUpload bounds POST /portfolio-transfers (PORTFOLIO_MAX_UPLOAD_MB).
 	portfolioMaxUpload int64
 	bucket             *blob.Bucket
@@ -314,6 +316,9 @@ func (s *Server) newJobs(ctx context.Context, cfg Config, pcfg *pgxpool.Config, 
 		BatchSize: cfg.PortfolioBatchSize, MaxUnzipped: cfg.PortfolioMaxUnzipped, MaxZipRatio: cfg.PortfolioMaxZipRatio,
 		ValidateTimeout: cfg.PortfolioValidateTimeout})
 	s.portfolio.AddWorkers(workers)
+	s.commissions = commissions.New(commissions.Deps{Pool: s.jobsPool, DB: s.jobsDB, Bucket: s.bucket,
+		Events: events.NewService(), Now: o.now, Log: s.log, MaxUpload: cfg.PortfolioMaxUpload})
+	s.commissions.AddWorkers(workers)
 	s.emails = emails.New(emails.Deps{Pool: s.jobsPool, DB: s.jobsDB, Bucket: s.bucket, Events: events.NewService(),
 		Keys: cfg.DataKeys, Secret: cfg.Secret, PublicURL: cfg.Mail.PublicURL, SyncEvery: cfg.Mail.SyncEvery,
 		Mail: o.mail, Now: o.now, Log: s.log})
@@ -342,6 +347,7 @@ func (s *Server) newJobs(ctx context.Context, cfg Config, pcfg *pgxpool.Config, 
 	s.hooks.Bind(s.jobs)
 	s.emails.Bind(s.jobs)
 	s.signatures.Bind(s.jobs)
+	s.commissions.Bind(s.jobs)
 	return nil
 }
 

@@ -21,6 +21,9 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/appointment"
 	"github.com/brokerdesk/brokerdesk/ent/appointmentexception"
 	"github.com/brokerdesk/brokerdesk/ent/calendartoken"
+	"github.com/brokerdesk/brokerdesk/ent/commissionentry"
+	"github.com/brokerdesk/brokerdesk/ent/commissionliabilityrule"
+	"github.com/brokerdesk/brokerdesk/ent/commissionstatement"
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/companypoints"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
@@ -90,6 +93,12 @@ type Client struct {
 	AppointmentException *AppointmentExceptionClient
 	// CalendarToken is the client for interacting with the CalendarToken builders.
 	CalendarToken *CalendarTokenClient
+	// CommissionEntry is the client for interacting with the CommissionEntry builders.
+	CommissionEntry *CommissionEntryClient
+	// CommissionLiabilityRule is the client for interacting with the CommissionLiabilityRule builders.
+	CommissionLiabilityRule *CommissionLiabilityRuleClient
+	// CommissionStatement is the client for interacting with the CommissionStatement builders.
+	CommissionStatement *CommissionStatementClient
 	// Company is the client for interacting with the Company builders.
 	Company *CompanyClient
 	// CompanyPoints is the client for interacting with the CompanyPoints builders.
@@ -206,6 +215,9 @@ func (c *Client) init() {
 	c.Appointment = NewAppointmentClient(c.config)
 	c.AppointmentException = NewAppointmentExceptionClient(c.config)
 	c.CalendarToken = NewCalendarTokenClient(c.config)
+	c.CommissionEntry = NewCommissionEntryClient(c.config)
+	c.CommissionLiabilityRule = NewCommissionLiabilityRuleClient(c.config)
+	c.CommissionStatement = NewCommissionStatementClient(c.config)
 	c.Company = NewCompanyClient(c.config)
 	c.CompanyPoints = NewCompanyPointsClient(c.config)
 	c.Contact = NewContactClient(c.config)
@@ -346,63 +358,66 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 	cfg := c.config
 	cfg.driver = tx
 	return &Tx{
-		ctx:                   ctx,
-		config:                cfg,
-		APIKey:                NewAPIKeyClient(cfg),
-		AdviceRecord:          NewAdviceRecordClient(cfg),
-		Appointment:           NewAppointmentClient(cfg),
-		AppointmentException:  NewAppointmentExceptionClient(cfg),
-		CalendarToken:         NewCalendarTokenClient(cfg),
-		Company:               NewCompanyClient(cfg),
-		CompanyPoints:         NewCompanyPointsClient(cfg),
-		Contact:               NewContactClient(cfg),
-		ContactActivity:       NewContactActivityClient(cfg),
-		ContactFinance:        NewContactFinanceClient(cfg),
-		ContactPhone:          NewContactPhoneClient(cfg),
-		ContactRelationship:   NewContactRelationshipClient(cfg),
-		Contract:              NewContractClient(cfg),
-		CorrespondenceCase:    NewCorrespondenceCaseClient(cfg),
-		CustomFieldDefinition: NewCustomFieldDefinitionClient(cfg),
-		Delegation:            NewDelegationClient(cfg),
-		Document:              NewDocumentClient(cfg),
-		DocumentTemplate:      NewDocumentTemplateClient(cfg),
-		Email:                 NewEmailClient(cfg),
-		EmailAttachment:       NewEmailAttachmentClient(cfg),
-		EmailLink:             NewEmailLinkClient(cfg),
-		EmailOptOut:           NewEmailOptOutClient(cfg),
-		EmailTemplate:         NewEmailTemplateClient(cfg),
-		EmailThread:           NewEmailThreadClient(cfg),
-		Event:                 NewEventClient(cfg),
-		EventCounter:          NewEventCounterClient(cfg),
-		ExternalRef:           NewExternalRefClient(cfg),
-		IdempotencyKey:        NewIdempotencyKeyClient(cfg),
-		Insurer:               NewInsurerClient(cfg),
-		JobRun:                NewJobRunClient(cfg),
-		Lead:                  NewLeadClient(cfg),
-		LeadAttachment:        NewLeadAttachmentClient(cfg),
-		LeadStage:             NewLeadStageClient(cfg),
-		LeadSubmission:        NewLeadSubmissionClient(cfg),
-		Mailbox:               NewMailboxClient(cfg),
-		MailboxFolder:         NewMailboxFolderClient(cfg),
-		OAuthClient:           NewOAuthClientClient(cfg),
-		OAuthConsent:          NewOAuthConsentClient(cfg),
-		OAuthToken:            NewOAuthTokenClient(cfg),
-		PointEntry:            NewPointEntryClient(cfg),
-		PortalAccess:          NewPortalAccessClient(cfg),
-		PortalChangeRequest:   NewPortalChangeRequestClient(cfg),
-		PortalSession:         NewPortalSessionClient(cfg),
-		PortalToken:           NewPortalTokenClient(cfg),
-		PortfolioMapping:      NewPortfolioMappingClient(cfg),
-		PortfolioTransfer:     NewPortfolioTransferClient(cfg),
-		SignatureRequest:      NewSignatureRequestClient(cfg),
-		SignatureSigner:       NewSignatureSignerClient(cfg),
-		StandardDocument:      NewStandardDocumentClient(cfg),
-		Task:                  NewTaskClient(cfg),
-		TaskComment:           NewTaskCommentClient(cfg),
-		User:                  NewUserClient(cfg),
-		WebhookCursor:         NewWebhookCursorClient(cfg),
-		WebhookDelivery:       NewWebhookDeliveryClient(cfg),
-		WebhookEndpoint:       NewWebhookEndpointClient(cfg),
+		ctx:                     ctx,
+		config:                  cfg,
+		APIKey:                  NewAPIKeyClient(cfg),
+		AdviceRecord:            NewAdviceRecordClient(cfg),
+		Appointment:             NewAppointmentClient(cfg),
+		AppointmentException:    NewAppointmentExceptionClient(cfg),
+		CalendarToken:           NewCalendarTokenClient(cfg),
+		CommissionEntry:         NewCommissionEntryClient(cfg),
+		CommissionLiabilityRule: NewCommissionLiabilityRuleClient(cfg),
+		CommissionStatement:     NewCommissionStatementClient(cfg),
+		Company:                 NewCompanyClient(cfg),
+		CompanyPoints:           NewCompanyPointsClient(cfg),
+		Contact:                 NewContactClient(cfg),
+		ContactActivity:         NewContactActivityClient(cfg),
+		ContactFinance:          NewContactFinanceClient(cfg),
+		ContactPhone:            NewContactPhoneClient(cfg),
+		ContactRelationship:     NewContactRelationshipClient(cfg),
+		Contract:                NewContractClient(cfg),
+		CorrespondenceCase:      NewCorrespondenceCaseClient(cfg),
+		CustomFieldDefinition:   NewCustomFieldDefinitionClient(cfg),
+		Delegation:              NewDelegationClient(cfg),
+		Document:                NewDocumentClient(cfg),
+		DocumentTemplate:        NewDocumentTemplateClient(cfg),
+		Email:                   NewEmailClient(cfg),
+		EmailAttachment:         NewEmailAttachmentClient(cfg),
+		EmailLink:               NewEmailLinkClient(cfg),
+		EmailOptOut:             NewEmailOptOutClient(cfg),
+		EmailTemplate:           NewEmailTemplateClient(cfg),
+		EmailThread:             NewEmailThreadClient(cfg),
+		Event:                   NewEventClient(cfg),
+		EventCounter:            NewEventCounterClient(cfg),
+		ExternalRef:             NewExternalRefClient(cfg),
+		IdempotencyKey:          NewIdempotencyKeyClient(cfg),
+		Insurer:                 NewInsurerClient(cfg),
+		JobRun:                  NewJobRunClient(cfg),
+		Lead:                    NewLeadClient(cfg),
+		LeadAttachment:          NewLeadAttachmentClient(cfg),
+		LeadStage:               NewLeadStageClient(cfg),
+		LeadSubmission:          NewLeadSubmissionClient(cfg),
+		Mailbox:                 NewMailboxClient(cfg),
+		MailboxFolder:           NewMailboxFolderClient(cfg),
+		OAuthClient:             NewOAuthClientClient(cfg),
+		OAuthConsent:            NewOAuthConsentClient(cfg),
+		OAuthToken:              NewOAuthTokenClient(cfg),
+		PointEntry:              NewPointEntryClient(cfg),
+		PortalAccess:            NewPortalAccessClient(cfg),
+		PortalChangeRequest:     NewPortalChangeRequestClient(cfg),
+		PortalSession:           NewPortalSessionClient(cfg),
+		PortalToken:             NewPortalTokenClient(cfg),
+		PortfolioMapping:        NewPortfolioMappingClient(cfg),
+		PortfolioTransfer:       NewPortfolioTransferClient(cfg),
+		SignatureRequest:        NewSignatureRequestClient(cfg),
+		SignatureSigner:         NewSignatureSignerClient(cfg),
+		StandardDocument:        NewStandardDocumentClient(cfg),
+		Task:                    NewTaskClient(cfg),
+		TaskComment:             NewTaskCommentClient(cfg),
+		User:                    NewUserClient(cfg),
+		WebhookCursor:           NewWebhookCursorClient(cfg),
+		WebhookDelivery:         NewWebhookDeliveryClient(cfg),
+		WebhookEndpoint:         NewWebhookEndpointClient(cfg),
 	}, nil
 }
 
@@ -420,63 +435,66 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 	cfg := c.config
 	cfg.driver = &txDriver{tx: tx, drv: c.driver}
 	return &Tx{
-		ctx:                   ctx,
-		config:                cfg,
-		APIKey:                NewAPIKeyClient(cfg),
-		AdviceRecord:          NewAdviceRecordClient(cfg),
-		Appointment:           NewAppointmentClient(cfg),
-		AppointmentException:  NewAppointmentExceptionClient(cfg),
-		CalendarToken:         NewCalendarTokenClient(cfg),
-		Company:               NewCompanyClient(cfg),
-		CompanyPoints:         NewCompanyPointsClient(cfg),
-		Contact:               NewContactClient(cfg),
-		ContactActivity:       NewContactActivityClient(cfg),
-		ContactFinance:        NewContactFinanceClient(cfg),
-		ContactPhone:          NewContactPhoneClient(cfg),
-		ContactRelationship:   NewContactRelationshipClient(cfg),
-		Contract:              NewContractClient(cfg),
-		CorrespondenceCase:    NewCorrespondenceCaseClient(cfg),
-		CustomFieldDefinition: NewCustomFieldDefinitionClient(cfg),
-		Delegation:            NewDelegationClient(cfg),
-		Document:              NewDocumentClient(cfg),
-		DocumentTemplate:      NewDocumentTemplateClient(cfg),
-		Email:                 NewEmailClient(cfg),
-		EmailAttachment:       NewEmailAttachmentClient(cfg),
-		EmailLink:             NewEmailLinkClient(cfg),
-		EmailOptOut:           NewEmailOptOutClient(cfg),
-		EmailTemplate:         NewEmailTemplateClient(cfg),
-		EmailThread:           NewEmailThreadClient(cfg),
-		Event:                 NewEventClient(cfg),
-		EventCounter:          NewEventCounterClient(cfg),
-		ExternalRef:           NewExternalRefClient(cfg),
-		IdempotencyKey:        NewIdempotencyKeyClient(cfg),
-		Insurer:               NewInsurerClient(cfg),
-		JobRun:                NewJobRunClient(cfg),
-		Lead:                  NewLeadClient(cfg),
-		LeadAttachment:        NewLeadAttachmentClient(cfg),
-		LeadStage:             NewLeadStageClient(cfg),
-		LeadSubmission:        NewLeadSubmissionClient(cfg),
-		Mailbox:               NewMailboxClient(cfg),
-		MailboxFolder:         NewMailboxFolderClient(cfg),
-		OAuthClient:           NewOAuthClientClient(cfg),
-		OAuthConsent:          NewOAuthConsentClient(cfg),
-		OAuthToken:            NewOAuthTokenClient(cfg),
-		PointEntry:            NewPointEntryClient(cfg),
-		PortalAccess:          NewPortalAccessClient(cfg),
-		PortalChangeRequest:   NewPortalChangeRequestClient(cfg),
-		PortalSession:         NewPortalSessionClient(cfg),
-		PortalToken:           NewPortalTokenClient(cfg),
-		PortfolioMapping:      NewPortfolioMappingClient(cfg),
-		PortfolioTransfer:     NewPortfolioTransferClient(cfg),
-		SignatureRequest:      NewSignatureRequestClient(cfg),
-		SignatureSigner:       NewSignatureSignerClient(cfg),
-		StandardDocument:      NewStandardDocumentClient(cfg),
-		Task:                  NewTaskClient(cfg),
-		TaskComment:           NewTaskCommentClient(cfg),
-		User:                  NewUserClient(cfg),
-		WebhookCursor:         NewWebhookCursorClient(cfg),
-		WebhookDelivery:       NewWebhookDeliveryClient(cfg),
-		WebhookEndpoint:       NewWebhookEndpointClient(cfg),
+		ctx:                     ctx,
+		config:                  cfg,
+		APIKey:                  NewAPIKeyClient(cfg),
+		AdviceRecord:            NewAdviceRecordClient(cfg),
+		Appointment:             NewAppointmentClient(cfg),
+		AppointmentException:    NewAppointmentExceptionClient(cfg),
+		CalendarToken:           NewCalendarTokenClient(cfg),
+		CommissionEntry:         NewCommissionEntryClient(cfg),
+		CommissionLiabilityRule: NewCommissionLiabilityRuleClient(cfg),
+		CommissionStatement:     NewCommissionStatementClient(cfg),
+		Company:                 NewCompanyClient(cfg),
+		CompanyPoints:           NewCompanyPointsClient(cfg),
+		Contact:                 NewContactClient(cfg),
+		ContactActivity:         NewContactActivityClient(cfg),
+		ContactFinance:          NewContactFinanceClient(cfg),
+		ContactPhone:            NewContactPhoneClient(cfg),
+		ContactRelationship:     NewContactRelationshipClient(cfg),
+		Contract:                NewContractClient(cfg),
+		CorrespondenceCase:      NewCorrespondenceCaseClient(cfg),
+		CustomFieldDefinition:   NewCustomFieldDefinitionClient(cfg),
+		Delegation:              NewDelegationClient(cfg),
+		Document:                NewDocumentClient(cfg),
+		DocumentTemplate:        NewDocumentTemplateClient(cfg),
+		Email:                   NewEmailClient(cfg),
+		EmailAttachment:         NewEmailAttachmentClient(cfg),
+		EmailLink:               NewEmailLinkClient(cfg),
+		EmailOptOut:             NewEmailOptOutClient(cfg),
+		EmailTemplate:           NewEmailTemplateClient(cfg),
+		EmailThread:             NewEmailThreadClient(cfg),
+		Event:                   NewEventClient(cfg),
+		EventCounter:            NewEventCounterClient(cfg),
+		ExternalRef:             NewExternalRefClient(cfg),
+		IdempotencyKey:          NewIdempotencyKeyClient(cfg),
+		Insurer:                 NewInsurerClient(cfg),
+		JobRun:                  NewJobRunClient(cfg),
+		Lead:                    NewLeadClient(cfg),
+		LeadAttachment:          NewLeadAttachmentClient(cfg),
+		LeadStage:               NewLeadStageClient(cfg),
+		LeadSubmission:          NewLeadSubmissionClient(cfg),
+		Mailbox:                 NewMailboxClient(cfg),
+		MailboxFolder:           NewMailboxFolderClient(cfg),
+		OAuthClient:             NewOAuthClientClient(cfg),
+		OAuthConsent:            NewOAuthConsentClient(cfg),
+		OAuthToken:              NewOAuthTokenClient(cfg),
+		PointEntry:              NewPointEntryClient(cfg),
+		PortalAccess:            NewPortalAccessClient(cfg),
+		PortalChangeRequest:     NewPortalChangeRequestClient(cfg),
+		PortalSession:           NewPortalSessionClient(cfg),
+		PortalToken:             NewPortalTokenClient(cfg),
+		PortfolioMapping:        NewPortfolioMappingClient(cfg),
+		PortfolioTransfer:       NewPortfolioTransferClient(cfg),
+		SignatureRequest:        NewSignatureRequestClient(cfg),
+		SignatureSigner:         NewSignatureSignerClient(cfg),
+		StandardDocument:        NewStandardDocumentClient(cfg),
+		Task:                    NewTaskClient(cfg),
+		TaskComment:             NewTaskCommentClient(cfg),
+		User:                    NewUserClient(cfg),
+		WebhookCursor:           NewWebhookCursorClient(cfg),
+		WebhookDelivery:         NewWebhookDeliveryClient(cfg),
+		WebhookEndpoint:         NewWebhookEndpointClient(cfg),
 	}, nil
 }
 
@@ -507,17 +525,19 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIKey, c.AdviceRecord, c.Appointment, c.AppointmentException,
-		c.CalendarToken, c.Company, c.CompanyPoints, c.Contact, c.ContactActivity,
-		c.ContactFinance, c.ContactPhone, c.ContactRelationship, c.Contract,
-		c.CorrespondenceCase, c.CustomFieldDefinition, c.Delegation, c.Document,
-		c.DocumentTemplate, c.Email, c.EmailAttachment, c.EmailLink, c.EmailOptOut,
-		c.EmailTemplate, c.EmailThread, c.Event, c.EventCounter, c.ExternalRef,
-		c.IdempotencyKey, c.Insurer, c.JobRun, c.Lead, c.LeadAttachment, c.LeadStage,
-		c.LeadSubmission, c.Mailbox, c.MailboxFolder, c.OAuthClient, c.OAuthConsent,
-		c.OAuthToken, c.PointEntry, c.PortalAccess, c.PortalChangeRequest,
-		c.PortalSession, c.PortalToken, c.PortfolioMapping, c.PortfolioTransfer,
-		c.SignatureRequest, c.SignatureSigner, c.StandardDocument, c.Task,
-		c.TaskComment, c.User, c.WebhookCursor, c.WebhookDelivery, c.WebhookEndpoint,
+		c.CalendarToken, c.CommissionEntry, c.CommissionLiabilityRule,
+		c.CommissionStatement, c.Company, c.CompanyPoints, c.Contact,
+		c.ContactActivity, c.ContactFinance, c.ContactPhone, c.ContactRelationship,
+		c.Contract, c.CorrespondenceCase, c.CustomFieldDefinition, c.Delegation,
+		c.Document, c.DocumentTemplate, c.Email, c.EmailAttachment, c.EmailLink,
+		c.EmailOptOut, c.EmailTemplate, c.EmailThread, c.Event, c.EventCounter,
+		c.ExternalRef, c.IdempotencyKey, c.Insurer, c.JobRun, c.Lead, c.LeadAttachment,
+		c.LeadStage, c.LeadSubmission, c.Mailbox, c.MailboxFolder, c.OAuthClient,
+		c.OAuthConsent, c.OAuthToken, c.PointEntry, c.PortalAccess,
+		c.PortalChangeRequest, c.PortalSession, c.PortalToken, c.PortfolioMapping,
+		c.PortfolioTransfer, c.SignatureRequest, c.SignatureSigner, c.StandardDocument,
+		c.Task, c.TaskComment, c.User, c.WebhookCursor, c.WebhookDelivery,
+		c.WebhookEndpoint,
 	} {
 		n.Use(hooks...)
 	}
@@ -528,17 +548,19 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIKey, c.AdviceRecord, c.Appointment, c.AppointmentException,
-		c.CalendarToken, c.Company, c.CompanyPoints, c.Contact, c.ContactActivity,
-		c.ContactFinance, c.ContactPhone, c.ContactRelationship, c.Contract,
-		c.CorrespondenceCase, c.CustomFieldDefinition, c.Delegation, c.Document,
-		c.DocumentTemplate, c.Email, c.EmailAttachment, c.EmailLink, c.EmailOptOut,
-		c.EmailTemplate, c.EmailThread, c.Event, c.EventCounter, c.ExternalRef,
-		c.IdempotencyKey, c.Insurer, c.JobRun, c.Lead, c.LeadAttachment, c.LeadStage,
-		c.LeadSubmission, c.Mailbox, c.MailboxFolder, c.OAuthClient, c.OAuthConsent,
-		c.OAuthToken, c.PointEntry, c.PortalAccess, c.PortalChangeRequest,
-		c.PortalSession, c.PortalToken, c.PortfolioMapping, c.PortfolioTransfer,
-		c.SignatureRequest, c.SignatureSigner, c.StandardDocument, c.Task,
-		c.TaskComment, c.User, c.WebhookCursor, c.WebhookDelivery, c.WebhookEndpoint,
+		c.CalendarToken, c.CommissionEntry, c.CommissionLiabilityRule,
+		c.CommissionStatement, c.Company, c.CompanyPoints, c.Contact,
+		c.ContactActivity, c.ContactFinance, c.ContactPhone, c.ContactRelationship,
+		c.Contract, c.CorrespondenceCase, c.CustomFieldDefinition, c.Delegation,
+		c.Document, c.DocumentTemplate, c.Email, c.EmailAttachment, c.EmailLink,
+		c.EmailOptOut, c.EmailTemplate, c.EmailThread, c.Event, c.EventCounter,
+		c.ExternalRef, c.IdempotencyKey, c.Insurer, c.JobRun, c.Lead, c.LeadAttachment,
+		c.LeadStage, c.LeadSubmission, c.Mailbox, c.MailboxFolder, c.OAuthClient,
+		c.OAuthConsent, c.OAuthToken, c.PointEntry, c.PortalAccess,
+		c.PortalChangeRequest, c.PortalSession, c.PortalToken, c.PortfolioMapping,
+		c.PortfolioTransfer, c.SignatureRequest, c.SignatureSigner, c.StandardDocument,
+		c.Task, c.TaskComment, c.User, c.WebhookCursor, c.WebhookDelivery,
+		c.WebhookEndpoint,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -557,6 +579,12 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.AppointmentException.mutate(ctx, m)
 	case *CalendarTokenMutation:
 		return c.CalendarToken.mutate(ctx, m)
+	case *CommissionEntryMutation:
+		return c.CommissionEntry.mutate(ctx, m)
+	case *CommissionLiabilityRuleMutation:
+		return c.CommissionLiabilityRule.mutate(ctx, m)
+	case *CommissionStatementMutation:
+		return c.CommissionStatement.mutate(ctx, m)
 	case *CompanyMutation:
 		return c.Company.mutate(ctx, m)
 	case *CompanyPointsMutation:
@@ -1409,6 +1437,456 @@ func (c *CalendarTokenClient) mutate(ctx context.Context, m *CalendarTokenMutati
 		return (&CalendarTokenDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown CalendarToken mutation op: %q", m.Op())
+	}
+}
+
+// CommissionEntryClient is a client for the CommissionEntry schema.
+type CommissionEntryClient struct {
+	config
+}
+
+// NewCommissionEntryClient returns a client for the CommissionEntry from the given config.
+func NewCommissionEntryClient(c config) *CommissionEntryClient {
+	return &CommissionEntryClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `commissionentry.Hooks(f(g(h())))`.
+func (c *CommissionEntryClient) Use(hooks ...Hook) {
+	c.hooks.CommissionEntry = append(c.hooks.CommissionEntry, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `commissionentry.Intercept(f(g(h())))`.
+func (c *CommissionEntryClient) Intercept(interceptors ...Interceptor) {
+	c.inters.CommissionEntry = append(c.inters.CommissionEntry, interceptors...)
+}
+
+// Create returns a builder for creating a CommissionEntry entity.
+func (c *CommissionEntryClient) Create() *CommissionEntryCreate {
+	mutation := newCommissionEntryMutation(c.config, OpCreate)
+	return &CommissionEntryCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of CommissionEntry entities.
+func (c *CommissionEntryClient) CreateBulk(builders ...*CommissionEntryCreate) *CommissionEntryCreateBulk {
+	return &CommissionEntryCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *CommissionEntryClient) MapCreateBulk(slice any, setFunc func(*CommissionEntryCreate, int)) *CommissionEntryCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &CommissionEntryCreateBulk{err: fmt.Errorf("calling to CommissionEntryClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*CommissionEntryCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &CommissionEntryCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for CommissionEntry.
+func (c *CommissionEntryClient) Update() *CommissionEntryUpdate {
+	mutation := newCommissionEntryMutation(c.config, OpUpdate)
+	return &CommissionEntryUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *CommissionEntryClient) UpdateOne(_m *CommissionEntry) *CommissionEntryUpdateOne {
+	mutation := newCommissionEntryMutation(c.config, OpUpdateOne, withCommissionEntry(_m))
+	return &CommissionEntryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *CommissionEntryClient) UpdateOneID(id uuid.UUID) *CommissionEntryUpdateOne {
+	mutation := newCommissionEntryMutation(c.config, OpUpdateOne, withCommissionEntryID(id))
+	return &CommissionEntryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for CommissionEntry.
+func (c *CommissionEntryClient) Delete() *CommissionEntryDelete {
+	mutation := newCommissionEntryMutation(c.config, OpDelete)
+	return &CommissionEntryDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *CommissionEntryClient) DeleteOne(_m *CommissionEntry) *CommissionEntryDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *CommissionEntryClient) DeleteOneID(id uuid.UUID) *CommissionEntryDeleteOne {
+	builder := c.Delete().Where(commissionentry.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &CommissionEntryDeleteOne{builder}
+}
+
+// Query returns a query builder for CommissionEntry.
+func (c *CommissionEntryClient) Query() *CommissionEntryQuery {
+	return &CommissionEntryQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeCommissionEntry},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a CommissionEntry entity by its id.
+func (c *CommissionEntryClient) Get(ctx context.Context, id uuid.UUID) (*CommissionEntry, error) {
+	return c.Query().Where(commissionentry.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *CommissionEntryClient) GetX(ctx context.Context, id uuid.UUID) *CommissionEntry {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a CommissionEntry.
+func (c *CommissionEntryClient) QueryCompany(_m *CommissionEntry) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(commissionentry.Table, commissionentry.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, commissionentry.CompanyTable, commissionentry.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *CommissionEntryClient) Hooks() []Hook {
+	hooks := c.hooks.CommissionEntry
+	return append(hooks[:len(hooks):len(hooks)], commissionentry.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *CommissionEntryClient) Interceptors() []Interceptor {
+	return c.inters.CommissionEntry
+}
+
+func (c *CommissionEntryClient) mutate(ctx context.Context, m *CommissionEntryMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&CommissionEntryCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&CommissionEntryUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&CommissionEntryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&CommissionEntryDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown CommissionEntry mutation op: %q", m.Op())
+	}
+}
+
+// CommissionLiabilityRuleClient is a client for the CommissionLiabilityRule schema.
+type CommissionLiabilityRuleClient struct {
+	config
+}
+
+// NewCommissionLiabilityRuleClient returns a client for the CommissionLiabilityRule from the given config.
+func NewCommissionLiabilityRuleClient(c config) *CommissionLiabilityRuleClient {
+	return &CommissionLiabilityRuleClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `commissionliabilityrule.Hooks(f(g(h())))`.
+func (c *CommissionLiabilityRuleClient) Use(hooks ...Hook) {
+	c.hooks.CommissionLiabilityRule = append(c.hooks.CommissionLiabilityRule, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `commissionliabilityrule.Intercept(f(g(h())))`.
+func (c *CommissionLiabilityRuleClient) Intercept(interceptors ...Interceptor) {
+	c.inters.CommissionLiabilityRule = append(c.inters.CommissionLiabilityRule, interceptors...)
+}
+
+// Create returns a builder for creating a CommissionLiabilityRule entity.
+func (c *CommissionLiabilityRuleClient) Create() *CommissionLiabilityRuleCreate {
+	mutation := newCommissionLiabilityRuleMutation(c.config, OpCreate)
+	return &CommissionLiabilityRuleCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of CommissionLiabilityRule entities.
+func (c *CommissionLiabilityRuleClient) CreateBulk(builders ...*CommissionLiabilityRuleCreate) *CommissionLiabilityRuleCreateBulk {
+	return &CommissionLiabilityRuleCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *CommissionLiabilityRuleClient) MapCreateBulk(slice any, setFunc func(*CommissionLiabilityRuleCreate, int)) *CommissionLiabilityRuleCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &CommissionLiabilityRuleCreateBulk{err: fmt.Errorf("calling to CommissionLiabilityRuleClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*CommissionLiabilityRuleCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &CommissionLiabilityRuleCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for CommissionLiabilityRule.
+func (c *CommissionLiabilityRuleClient) Update() *CommissionLiabilityRuleUpdate {
+	mutation := newCommissionLiabilityRuleMutation(c.config, OpUpdate)
+	return &CommissionLiabilityRuleUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *CommissionLiabilityRuleClient) UpdateOne(_m *CommissionLiabilityRule) *CommissionLiabilityRuleUpdateOne {
+	mutation := newCommissionLiabilityRuleMutation(c.config, OpUpdateOne, withCommissionLiabilityRule(_m))
+	return &CommissionLiabilityRuleUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *CommissionLiabilityRuleClient) UpdateOneID(id uuid.UUID) *CommissionLiabilityRuleUpdateOne {
+	mutation := newCommissionLiabilityRuleMutation(c.config, OpUpdateOne, withCommissionLiabilityRuleID(id))
+	return &CommissionLiabilityRuleUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for CommissionLiabilityRule.
+func (c *CommissionLiabilityRuleClient) Delete() *CommissionLiabilityRuleDelete {
+	mutation := newCommissionLiabilityRuleMutation(c.config, OpDelete)
+	return &CommissionLiabilityRuleDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *CommissionLiabilityRuleClient) DeleteOne(_m *CommissionLiabilityRule) *CommissionLiabilityRuleDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *CommissionLiabilityRuleClient) DeleteOneID(id uuid.UUID) *CommissionLiabilityRuleDeleteOne {
+	builder := c.Delete().Where(commissionliabilityrule.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &CommissionLiabilityRuleDeleteOne{builder}
+}
+
+// Query returns a query builder for CommissionLiabilityRule.
+func (c *CommissionLiabilityRuleClient) Query() *CommissionLiabilityRuleQuery {
+	return &CommissionLiabilityRuleQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeCommissionLiabilityRule},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a CommissionLiabilityRule entity by its id.
+func (c *CommissionLiabilityRuleClient) Get(ctx context.Context, id uuid.UUID) (*CommissionLiabilityRule, error) {
+	return c.Query().Where(commissionliabilityrule.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *CommissionLiabilityRuleClient) GetX(ctx context.Context, id uuid.UUID) *CommissionLiabilityRule {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a CommissionLiabilityRule.
+func (c *CommissionLiabilityRuleClient) QueryCompany(_m *CommissionLiabilityRule) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(commissionliabilityrule.Table, commissionliabilityrule.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, commissionliabilityrule.CompanyTable, commissionliabilityrule.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *CommissionLiabilityRuleClient) Hooks() []Hook {
+	hooks := c.hooks.CommissionLiabilityRule
+	return append(hooks[:len(hooks):len(hooks)], commissionliabilityrule.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *CommissionLiabilityRuleClient) Interceptors() []Interceptor {
+	return c.inters.CommissionLiabilityRule
+}
+
+func (c *CommissionLiabilityRuleClient) mutate(ctx context.Context, m *CommissionLiabilityRuleMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&CommissionLiabilityRuleCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&CommissionLiabilityRuleUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&CommissionLiabilityRuleUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&CommissionLiabilityRuleDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown CommissionLiabilityRule mutation op: %q", m.Op())
+	}
+}
+
+// CommissionStatementClient is a client for the CommissionStatement schema.
+type CommissionStatementClient struct {
+	config
+}
+
+// NewCommissionStatementClient returns a client for the CommissionStatement from the given config.
+func NewCommissionStatementClient(c config) *CommissionStatementClient {
+	return &CommissionStatementClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `commissionstatement.Hooks(f(g(h())))`.
+func (c *CommissionStatementClient) Use(hooks ...Hook) {
+	c.hooks.CommissionStatement = append(c.hooks.CommissionStatement, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `commissionstatement.Intercept(f(g(h())))`.
+func (c *CommissionStatementClient) Intercept(interceptors ...Interceptor) {
+	c.inters.CommissionStatement = append(c.inters.CommissionStatement, interceptors...)
+}
+
+// Create returns a builder for creating a CommissionStatement entity.
+func (c *CommissionStatementClient) Create() *CommissionStatementCreate {
+	mutation := newCommissionStatementMutation(c.config, OpCreate)
+	return &CommissionStatementCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of CommissionStatement entities.
+func (c *CommissionStatementClient) CreateBulk(builders ...*CommissionStatementCreate) *CommissionStatementCreateBulk {
+	return &CommissionStatementCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *CommissionStatementClient) MapCreateBulk(slice any, setFunc func(*CommissionStatementCreate, int)) *CommissionStatementCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &CommissionStatementCreateBulk{err: fmt.Errorf("calling to CommissionStatementClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*CommissionStatementCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &CommissionStatementCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for CommissionStatement.
+func (c *CommissionStatementClient) Update() *CommissionStatementUpdate {
+	mutation := newCommissionStatementMutation(c.config, OpUpdate)
+	return &CommissionStatementUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *CommissionStatementClient) UpdateOne(_m *CommissionStatement) *CommissionStatementUpdateOne {
+	mutation := newCommissionStatementMutation(c.config, OpUpdateOne, withCommissionStatement(_m))
+	return &CommissionStatementUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *CommissionStatementClient) UpdateOneID(id uuid.UUID) *CommissionStatementUpdateOne {
+	mutation := newCommissionStatementMutation(c.config, OpUpdateOne, withCommissionStatementID(id))
+	return &CommissionStatementUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for CommissionStatement.
+func (c *CommissionStatementClient) Delete() *CommissionStatementDelete {
+	mutation := newCommissionStatementMutation(c.config, OpDelete)
+	return &CommissionStatementDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *CommissionStatementClient) DeleteOne(_m *CommissionStatement) *CommissionStatementDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *CommissionStatementClient) DeleteOneID(id uuid.UUID) *CommissionStatementDeleteOne {
+	builder := c.Delete().Where(commissionstatement.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &CommissionStatementDeleteOne{builder}
+}
+
+// Query returns a query builder for CommissionStatement.
+func (c *CommissionStatementClient) Query() *CommissionStatementQuery {
+	return &CommissionStatementQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeCommissionStatement},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a CommissionStatement entity by its id.
+func (c *CommissionStatementClient) Get(ctx context.Context, id uuid.UUID) (*CommissionStatement, error) {
+	return c.Query().Where(commissionstatement.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *CommissionStatementClient) GetX(ctx context.Context, id uuid.UUID) *CommissionStatement {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a CommissionStatement.
+func (c *CommissionStatementClient) QueryCompany(_m *CommissionStatement) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(commissionstatement.Table, commissionstatement.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, commissionstatement.CompanyTable, commissionstatement.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *CommissionStatementClient) Hooks() []Hook {
+	hooks := c.hooks.CommissionStatement
+	return append(hooks[:len(hooks):len(hooks)], commissionstatement.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *CommissionStatementClient) Interceptors() []Interceptor {
+	return c.inters.CommissionStatement
+}
+
+func (c *CommissionStatementClient) mutate(ctx context.Context, m *CommissionStatementMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&CommissionStatementCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&CommissionStatementUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&CommissionStatementUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&CommissionStatementDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown CommissionStatement mutation op: %q", m.Op())
 	}
 }
 
@@ -8993,7 +9471,8 @@ func (c *WebhookEndpointClient) mutate(ctx context.Context, m *WebhookEndpointMu
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIKey, AdviceRecord, Appointment, AppointmentException, CalendarToken, Company,
+		APIKey, AdviceRecord, Appointment, AppointmentException, CalendarToken,
+		CommissionEntry, CommissionLiabilityRule, CommissionStatement, Company,
 		CompanyPoints, Contact, ContactActivity, ContactFinance, ContactPhone,
 		ContactRelationship, Contract, CorrespondenceCase, CustomFieldDefinition,
 		Delegation, Document, DocumentTemplate, Email, EmailAttachment, EmailLink,
@@ -9006,7 +9485,8 @@ type (
 		WebhookEndpoint []ent.Hook
 	}
 	inters struct {
-		APIKey, AdviceRecord, Appointment, AppointmentException, CalendarToken, Company,
+		APIKey, AdviceRecord, Appointment, AppointmentException, CalendarToken,
+		CommissionEntry, CommissionLiabilityRule, CommissionStatement, Company,
 		CompanyPoints, Contact, ContactActivity, ContactFinance, ContactPhone,
 		ContactRelationship, Contract, CorrespondenceCase, CustomFieldDefinition,
 		Delegation, Document, DocumentTemplate, Email, EmailAttachment, EmailLink,

@@ -8,6 +8,9 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/appointment"
 	"github.com/brokerdesk/brokerdesk/ent/appointmentexception"
 	"github.com/brokerdesk/brokerdesk/ent/calendartoken"
+	"github.com/brokerdesk/brokerdesk/ent/commissionentry"
+	"github.com/brokerdesk/brokerdesk/ent/commissionliabilityrule"
+	"github.com/brokerdesk/brokerdesk/ent/commissionstatement"
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/companypoints"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
@@ -68,7 +71,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 55)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 58)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -209,6 +212,92 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[5] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   commissionentry.Table,
+			Columns: commissionentry.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: commissionentry.FieldID,
+			},
+		},
+		Type: "CommissionEntry",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			commissionentry.FieldCompanyID:    {Type: field.TypeUUID, Column: commissionentry.FieldCompanyID},
+			commissionentry.FieldCreatedAt:    {Type: field.TypeTime, Column: commissionentry.FieldCreatedAt},
+			commissionentry.FieldUpdatedAt:    {Type: field.TypeTime, Column: commissionentry.FieldUpdatedAt},
+			commissionentry.FieldVersion:      {Type: field.TypeInt64, Column: commissionentry.FieldVersion},
+			commissionentry.FieldStatementID:  {Type: field.TypeUUID, Column: commissionentry.FieldStatementID},
+			commissionentry.FieldInsurerID:    {Type: field.TypeUUID, Column: commissionentry.FieldInsurerID},
+			commissionentry.FieldContractID:   {Type: field.TypeUUID, Column: commissionentry.FieldContractID},
+			commissionentry.FieldContactID:    {Type: field.TypeUUID, Column: commissionentry.FieldContactID},
+			commissionentry.FieldPolicyNumber: {Type: field.TypeString, Column: commissionentry.FieldPolicyNumber},
+			commissionentry.FieldPolicyKey:    {Type: field.TypeString, Column: commissionentry.FieldPolicyKey},
+			commissionentry.FieldType:         {Type: field.TypeEnum, Column: commissionentry.FieldType},
+			commissionentry.FieldCode:         {Type: field.TypeString, Column: commissionentry.FieldCode},
+			commissionentry.FieldAmount:       {Type: field.TypeOther, Column: commissionentry.FieldAmount},
+			commissionentry.FieldBookedOn:     {Type: field.TypeTime, Column: commissionentry.FieldBookedOn},
+			commissionentry.FieldDescription:  {Type: field.TypeString, Column: commissionentry.FieldDescription},
+			commissionentry.FieldNote:         {Type: field.TypeString, Column: commissionentry.FieldNote},
+			commissionentry.FieldMatchedBy:    {Type: field.TypeEnum, Column: commissionentry.FieldMatchedBy},
+			commissionentry.FieldLine:         {Type: field.TypeInt, Column: commissionentry.FieldLine},
+		},
+	}
+	graph.Nodes[6] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   commissionliabilityrule.Table,
+			Columns: commissionliabilityrule.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: commissionliabilityrule.FieldID,
+			},
+		},
+		Type: "CommissionLiabilityRule",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			commissionliabilityrule.FieldCompanyID:    {Type: field.TypeUUID, Column: commissionliabilityrule.FieldCompanyID},
+			commissionliabilityrule.FieldCreatedAt:    {Type: field.TypeTime, Column: commissionliabilityrule.FieldCreatedAt},
+			commissionliabilityrule.FieldUpdatedAt:    {Type: field.TypeTime, Column: commissionliabilityrule.FieldUpdatedAt},
+			commissionliabilityrule.FieldInsurerID:    {Type: field.TypeUUID, Column: commissionliabilityrule.FieldInsurerID},
+			commissionliabilityrule.FieldContractType: {Type: field.TypeString, Column: commissionliabilityrule.FieldContractType},
+			commissionliabilityrule.FieldMonths:       {Type: field.TypeInt, Column: commissionliabilityrule.FieldMonths},
+		},
+	}
+	graph.Nodes[7] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   commissionstatement.Table,
+			Columns: commissionstatement.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: commissionstatement.FieldID,
+			},
+		},
+		Type: "CommissionStatement",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			commissionstatement.FieldCompanyID:    {Type: field.TypeUUID, Column: commissionstatement.FieldCompanyID},
+			commissionstatement.FieldCreatedAt:    {Type: field.TypeTime, Column: commissionstatement.FieldCreatedAt},
+			commissionstatement.FieldUpdatedAt:    {Type: field.TypeTime, Column: commissionstatement.FieldUpdatedAt},
+			commissionstatement.FieldVersion:      {Type: field.TypeInt64, Column: commissionstatement.FieldVersion},
+			commissionstatement.FieldFormat:       {Type: field.TypeEnum, Column: commissionstatement.FieldFormat},
+			commissionstatement.FieldStatus:       {Type: field.TypeEnum, Column: commissionstatement.FieldStatus},
+			commissionstatement.FieldImportStatus: {Type: field.TypeEnum, Column: commissionstatement.FieldImportStatus},
+			commissionstatement.FieldInsurerID:    {Type: field.TypeUUID, Column: commissionstatement.FieldInsurerID},
+			commissionstatement.FieldFilename:     {Type: field.TypeString, Column: commissionstatement.FieldFilename},
+			commissionstatement.FieldSize:         {Type: field.TypeInt64, Column: commissionstatement.FieldSize},
+			commissionstatement.FieldSha256:       {Type: field.TypeString, Column: commissionstatement.FieldSha256},
+			commissionstatement.FieldBlobKey:      {Type: field.TypeString, Column: commissionstatement.FieldBlobKey},
+			commissionstatement.FieldMapping:      {Type: field.TypeJSON, Column: commissionstatement.FieldMapping},
+			commissionstatement.FieldPeriodFrom:   {Type: field.TypeTime, Column: commissionstatement.FieldPeriodFrom},
+			commissionstatement.FieldPeriodTo:     {Type: field.TypeTime, Column: commissionstatement.FieldPeriodTo},
+			commissionstatement.FieldNote:         {Type: field.TypeString, Column: commissionstatement.FieldNote},
+			commissionstatement.FieldEntryCount:   {Type: field.TypeInt, Column: commissionstatement.FieldEntryCount},
+			commissionstatement.FieldMatchedCount: {Type: field.TypeInt, Column: commissionstatement.FieldMatchedCount},
+			commissionstatement.FieldTotal:        {Type: field.TypeOther, Column: commissionstatement.FieldTotal},
+			commissionstatement.FieldIssues:       {Type: field.TypeJSON, Column: commissionstatement.FieldIssues},
+			commissionstatement.FieldError:        {Type: field.TypeString, Column: commissionstatement.FieldError},
+			commissionstatement.FieldCreatorID:    {Type: field.TypeUUID, Column: commissionstatement.FieldCreatorID},
+			commissionstatement.FieldProcessedAt:  {Type: field.TypeTime, Column: commissionstatement.FieldProcessedAt},
+		},
+	}
+	graph.Nodes[8] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   company.Table,
 			Columns: company.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -232,7 +321,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			company.FieldEmailTracking: {Type: field.TypeBool, Column: company.FieldEmailTracking},
 		},
 	}
-	graph.Nodes[6] = &sqlgraph.Node{
+	graph.Nodes[9] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   companypoints.Table,
 			Columns: companypoints.Columns,
@@ -249,7 +338,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			companypoints.FieldBalance:   {Type: field.TypeInt64, Column: companypoints.FieldBalance},
 		},
 	}
-	graph.Nodes[7] = &sqlgraph.Node{
+	graph.Nodes[10] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   contact.Table,
 			Columns: contact.Columns,
@@ -281,7 +370,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contact.FieldSortName:           {Type: field.TypeString, Column: contact.FieldSortName},
 		},
 	}
-	graph.Nodes[8] = &sqlgraph.Node{
+	graph.Nodes[11] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   contactactivity.Table,
 			Columns: contactactivity.Columns,
@@ -306,7 +395,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contactactivity.FieldRelatedContactID:   {Type: field.TypeUUID, Column: contactactivity.FieldRelatedContactID},
 		},
 	}
-	graph.Nodes[9] = &sqlgraph.Node{
+	graph.Nodes[12] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   contactfinance.Table,
 			Columns: contactfinance.Columns,
@@ -329,7 +418,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contactfinance.FieldRealEstate:  {Type: field.TypeJSON, Column: contactfinance.FieldRealEstate},
 		},
 	}
-	graph.Nodes[10] = &sqlgraph.Node{
+	graph.Nodes[13] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   contactphone.Table,
 			Columns: contactphone.Columns,
@@ -350,7 +439,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contactphone.FieldIsPrimary: {Type: field.TypeBool, Column: contactphone.FieldIsPrimary},
 		},
 	}
-	graph.Nodes[11] = &sqlgraph.Node{
+	graph.Nodes[14] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   contactrelationship.Table,
 			Columns: contactrelationship.Columns,
@@ -371,7 +460,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contactrelationship.FieldPairID:           {Type: field.TypeUUID, Column: contactrelationship.FieldPairID},
 		},
 	}
-	graph.Nodes[12] = &sqlgraph.Node{
+	graph.Nodes[15] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   contract.Table,
 			Columns: contract.Columns,
@@ -404,7 +493,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contract.FieldDetails:            {Type: field.TypeJSON, Column: contract.FieldDetails},
 		},
 	}
-	graph.Nodes[13] = &sqlgraph.Node{
+	graph.Nodes[16] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   correspondencecase.Table,
 			Columns: correspondencecase.Columns,
@@ -436,7 +525,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			correspondencecase.FieldCreatorID:             {Type: field.TypeUUID, Column: correspondencecase.FieldCreatorID},
 		},
 	}
-	graph.Nodes[14] = &sqlgraph.Node{
+	graph.Nodes[17] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   customfielddefinition.Table,
 			Columns: customfielddefinition.Columns,
@@ -457,7 +546,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			customfielddefinition.FieldPosition:  {Type: field.TypeInt, Column: customfielddefinition.FieldPosition},
 		},
 	}
-	graph.Nodes[15] = &sqlgraph.Node{
+	graph.Nodes[18] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   delegation.Table,
 			Columns: delegation.Columns,
@@ -475,7 +564,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			delegation.FieldCreatedAt:   {Type: field.TypeTime, Column: delegation.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[16] = &sqlgraph.Node{
+	graph.Nodes[19] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   document.Table,
 			Columns: document.Columns,
@@ -503,7 +592,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			document.FieldText:            {Type: field.TypeString, Column: document.FieldText},
 		},
 	}
-	graph.Nodes[17] = &sqlgraph.Node{
+	graph.Nodes[20] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   documenttemplate.Table,
 			Columns: documenttemplate.Columns,
@@ -524,7 +613,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			documenttemplate.FieldSignatureRoles: {Type: field.TypeJSON, Column: documenttemplate.FieldSignatureRoles},
 		},
 	}
-	graph.Nodes[18] = &sqlgraph.Node{
+	graph.Nodes[21] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   email.Table,
 			Columns: email.Columns,
@@ -572,7 +661,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			email.FieldImapUID:     {Type: field.TypeInt64, Column: email.FieldImapUID},
 		},
 	}
-	graph.Nodes[19] = &sqlgraph.Node{
+	graph.Nodes[22] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   emailattachment.Table,
 			Columns: emailattachment.Columns,
@@ -596,7 +685,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			emailattachment.FieldCreatedAt:   {Type: field.TypeTime, Column: emailattachment.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[20] = &sqlgraph.Node{
+	graph.Nodes[23] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   emaillink.Table,
 			Columns: emaillink.Columns,
@@ -615,7 +704,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			emaillink.FieldCreatedAt: {Type: field.TypeTime, Column: emaillink.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[21] = &sqlgraph.Node{
+	graph.Nodes[24] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   emailoptout.Table,
 			Columns: emailoptout.Columns,
@@ -634,7 +723,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			emailoptout.FieldCreatedAt: {Type: field.TypeTime, Column: emailoptout.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[22] = &sqlgraph.Node{
+	graph.Nodes[25] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   emailtemplate.Table,
 			Columns: emailtemplate.Columns,
@@ -657,7 +746,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			emailtemplate.FieldPlaceholders: {Type: field.TypeJSON, Column: emailtemplate.FieldPlaceholders},
 		},
 	}
-	graph.Nodes[23] = &sqlgraph.Node{
+	graph.Nodes[26] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   emailthread.Table,
 			Columns: emailthread.Columns,
@@ -678,7 +767,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			emailthread.FieldMessageCount:  {Type: field.TypeInt, Column: emailthread.FieldMessageCount},
 		},
 	}
-	graph.Nodes[24] = &sqlgraph.Node{
+	graph.Nodes[27] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   event.Table,
 			Columns: event.Columns,
@@ -703,7 +792,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			event.FieldUserScoped:       {Type: field.TypeBool, Column: event.FieldUserScoped},
 		},
 	}
-	graph.Nodes[25] = &sqlgraph.Node{
+	graph.Nodes[28] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   eventcounter.Table,
 			Columns: eventcounter.Columns,
@@ -718,7 +807,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			eventcounter.FieldLastSeq:   {Type: field.TypeInt64, Column: eventcounter.FieldLastSeq},
 		},
 	}
-	graph.Nodes[26] = &sqlgraph.Node{
+	graph.Nodes[29] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   externalref.Table,
 			Columns: externalref.Columns,
@@ -736,7 +825,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			externalref.FieldExternalID: {Type: field.TypeString, Column: externalref.FieldExternalID},
 		},
 	}
-	graph.Nodes[27] = &sqlgraph.Node{
+	graph.Nodes[30] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   idempotencykey.Table,
 			Columns: idempotencykey.Columns,
@@ -762,7 +851,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			idempotencykey.FieldExpiresAt:       {Type: field.TypeTime, Column: idempotencykey.FieldExpiresAt},
 		},
 	}
-	graph.Nodes[28] = &sqlgraph.Node{
+	graph.Nodes[31] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   insurer.Table,
 			Columns: insurer.Columns,
@@ -779,7 +868,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			insurer.FieldCreatedAt:           {Type: field.TypeTime, Column: insurer.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[29] = &sqlgraph.Node{
+	graph.Nodes[32] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   jobrun.Table,
 			Columns: jobrun.Columns,
@@ -793,7 +882,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			jobrun.FieldLastRunAt: {Type: field.TypeTime, Column: jobrun.FieldLastRunAt},
 		},
 	}
-	graph.Nodes[30] = &sqlgraph.Node{
+	graph.Nodes[33] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   lead.Table,
 			Columns: lead.Columns,
@@ -829,7 +918,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			lead.FieldOrigin:             {Type: field.TypeEnum, Column: lead.FieldOrigin},
 		},
 	}
-	graph.Nodes[31] = &sqlgraph.Node{
+	graph.Nodes[34] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadattachment.Table,
 			Columns: leadattachment.Columns,
@@ -850,7 +939,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadattachment.FieldCreatedAt:   {Type: field.TypeTime, Column: leadattachment.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[32] = &sqlgraph.Node{
+	graph.Nodes[35] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadstage.Table,
 			Columns: leadstage.Columns,
@@ -871,7 +960,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadstage.FieldIsFinal:   {Type: field.TypeBool, Column: leadstage.FieldIsFinal},
 		},
 	}
-	graph.Nodes[33] = &sqlgraph.Node{
+	graph.Nodes[36] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadsubmission.Table,
 			Columns: leadsubmission.Columns,
@@ -891,7 +980,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadsubmission.FieldPayload:      {Type: field.TypeJSON, Column: leadsubmission.FieldPayload},
 		},
 	}
-	graph.Nodes[34] = &sqlgraph.Node{
+	graph.Nodes[37] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   mailbox.Table,
 			Columns: mailbox.Columns,
@@ -919,7 +1008,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			mailbox.FieldSyncedAt:       {Type: field.TypeTime, Column: mailbox.FieldSyncedAt},
 		},
 	}
-	graph.Nodes[35] = &sqlgraph.Node{
+	graph.Nodes[38] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   mailboxfolder.Table,
 			Columns: mailboxfolder.Columns,
@@ -940,7 +1029,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			mailboxfolder.FieldHighestModseq: {Type: field.TypeInt64, Column: mailboxfolder.FieldHighestModseq},
 		},
 	}
-	graph.Nodes[36] = &sqlgraph.Node{
+	graph.Nodes[39] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   oauthclient.Table,
 			Columns: oauthclient.Columns,
@@ -963,7 +1052,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			oauthclient.FieldStatus:       {Type: field.TypeEnum, Column: oauthclient.FieldStatus},
 		},
 	}
-	graph.Nodes[37] = &sqlgraph.Node{
+	graph.Nodes[40] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   oauthconsent.Table,
 			Columns: oauthconsent.Columns,
@@ -982,7 +1071,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			oauthconsent.FieldScopes:    {Type: field.TypeJSON, Column: oauthconsent.FieldScopes},
 		},
 	}
-	graph.Nodes[38] = &sqlgraph.Node{
+	graph.Nodes[41] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   oauthtoken.Table,
 			Columns: oauthtoken.Columns,
@@ -1009,7 +1098,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			oauthtoken.FieldCreatedAt:       {Type: field.TypeTime, Column: oauthtoken.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[39] = &sqlgraph.Node{
+	graph.Nodes[42] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   pointentry.Table,
 			Columns: pointentry.Columns,
@@ -1027,7 +1116,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			pointentry.FieldCreatedAt: {Type: field.TypeTime, Column: pointentry.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[40] = &sqlgraph.Node{
+	graph.Nodes[43] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   portalaccess.Table,
 			Columns: portalaccess.Columns,
@@ -1057,7 +1146,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			portalaccess.FieldLastLoginAt:     {Type: field.TypeTime, Column: portalaccess.FieldLastLoginAt},
 		},
 	}
-	graph.Nodes[41] = &sqlgraph.Node{
+	graph.Nodes[44] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   portalchangerequest.Table,
 			Columns: portalchangerequest.Columns,
@@ -1085,7 +1174,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			portalchangerequest.FieldWithdrawnAt: {Type: field.TypeTime, Column: portalchangerequest.FieldWithdrawnAt},
 		},
 	}
-	graph.Nodes[42] = &sqlgraph.Node{
+	graph.Nodes[45] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   portalsession.Table,
 			Columns: portalsession.Columns,
@@ -1108,7 +1197,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			portalsession.FieldUserAgent:           {Type: field.TypeString, Column: portalsession.FieldUserAgent},
 		},
 	}
-	graph.Nodes[43] = &sqlgraph.Node{
+	graph.Nodes[46] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   portaltoken.Table,
 			Columns: portaltoken.Columns,
@@ -1129,7 +1218,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			portaltoken.FieldCreatedAt: {Type: field.TypeTime, Column: portaltoken.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[44] = &sqlgraph.Node{
+	graph.Nodes[47] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   portfoliomapping.Table,
 			Columns: portfoliomapping.Columns,
@@ -1150,7 +1239,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			portfoliomapping.FieldDecimalPoint: {Type: field.TypeBool, Column: portfoliomapping.FieldDecimalPoint},
 		},
 	}
-	graph.Nodes[45] = &sqlgraph.Node{
+	graph.Nodes[48] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   portfoliotransfer.Table,
 			Columns: portfoliotransfer.Columns,
@@ -1187,7 +1276,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			portfoliotransfer.FieldCommittedAt: {Type: field.TypeTime, Column: portfoliotransfer.FieldCommittedAt},
 		},
 	}
-	graph.Nodes[46] = &sqlgraph.Node{
+	graph.Nodes[49] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   signaturerequest.Table,
 			Columns: signaturerequest.Columns,
@@ -1220,7 +1309,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			signaturerequest.FieldCreatorID:        {Type: field.TypeUUID, Column: signaturerequest.FieldCreatorID},
 		},
 	}
-	graph.Nodes[47] = &sqlgraph.Node{
+	graph.Nodes[50] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   signaturesigner.Table,
 			Columns: signaturesigner.Columns,
@@ -1258,7 +1347,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			signaturesigner.FieldTypedName:       {Type: field.TypeString, Column: signaturesigner.FieldTypedName},
 		},
 	}
-	graph.Nodes[48] = &sqlgraph.Node{
+	graph.Nodes[51] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   standarddocument.Table,
 			Columns: standarddocument.Columns,
@@ -1280,7 +1369,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			standarddocument.FieldSignatureFields: {Type: field.TypeJSON, Column: standarddocument.FieldSignatureFields},
 		},
 	}
-	graph.Nodes[49] = &sqlgraph.Node{
+	graph.Nodes[52] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   task.Table,
 			Columns: task.Columns,
@@ -1308,7 +1397,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			task.FieldCompletedAt:        {Type: field.TypeTime, Column: task.FieldCompletedAt},
 		},
 	}
-	graph.Nodes[50] = &sqlgraph.Node{
+	graph.Nodes[53] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   taskcomment.Table,
 			Columns: taskcomment.Columns,
@@ -1328,7 +1417,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			taskcomment.FieldContent:   {Type: field.TypeString, Column: taskcomment.FieldContent},
 		},
 	}
-	graph.Nodes[51] = &sqlgraph.Node{
+	graph.Nodes[54] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   user.Table,
 			Columns: user.Columns,
@@ -1352,7 +1441,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			user.FieldPasswordHash:       {Type: field.TypeString, Column: user.FieldPasswordHash},
 		},
 	}
-	graph.Nodes[52] = &sqlgraph.Node{
+	graph.Nodes[55] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookcursor.Table,
 			Columns: webhookcursor.Columns,
@@ -1368,7 +1457,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookcursor.FieldUpdatedAt:     {Type: field.TypeTime, Column: webhookcursor.FieldUpdatedAt},
 		},
 	}
-	graph.Nodes[53] = &sqlgraph.Node{
+	graph.Nodes[56] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -1395,7 +1484,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldNextAttemptAt: {Type: field.TypeTime, Column: webhookdelivery.FieldNextAttemptAt},
 		},
 	}
-	graph.Nodes[54] = &sqlgraph.Node{
+	graph.Nodes[57] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookendpoint.Table,
 			Columns: webhookendpoint.Columns,
@@ -1484,6 +1573,42 @@ var schemaGraph = func() *sqlgraph.Schema {
 			Bidi:    false,
 		},
 		"CalendarToken",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   commissionentry.CompanyTable,
+			Columns: []string{commissionentry.CompanyColumn},
+			Bidi:    false,
+		},
+		"CommissionEntry",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   commissionliabilityrule.CompanyTable,
+			Columns: []string{commissionliabilityrule.CompanyColumn},
+			Bidi:    false,
+		},
+		"CommissionLiabilityRule",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   commissionstatement.CompanyTable,
+			Columns: []string{commissionstatement.CompanyColumn},
+			Bidi:    false,
+		},
+		"CommissionStatement",
 		"Company",
 	)
 	graph.MustAddE(
@@ -2791,6 +2916,403 @@ func (f *CalendarTokenFilter) WhereHasCompanyWith(preds ...predicate.Company) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *CommissionEntryQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the CommissionEntryQuery builder.
+func (_q *CommissionEntryQuery) Filter() *CommissionEntryFilter {
+	return &CommissionEntryFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *CommissionEntryMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the CommissionEntryMutation builder.
+func (m *CommissionEntryMutation) Filter() *CommissionEntryFilter {
+	return &CommissionEntryFilter{config: m.config, predicateAdder: m}
+}
+
+// CommissionEntryFilter provides a generic filtering capability at runtime for CommissionEntryQuery.
+type CommissionEntryFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *CommissionEntryFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *CommissionEntryFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(commissionentry.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *CommissionEntryFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(commissionentry.FieldCompanyID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *CommissionEntryFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(commissionentry.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *CommissionEntryFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(commissionentry.FieldUpdatedAt))
+}
+
+// WhereVersion applies the entql int64 predicate on the version field.
+func (f *CommissionEntryFilter) WhereVersion(p entql.Int64P) {
+	f.Where(p.Field(commissionentry.FieldVersion))
+}
+
+// WhereStatementID applies the entql [16]byte predicate on the statement_id field.
+func (f *CommissionEntryFilter) WhereStatementID(p entql.ValueP) {
+	f.Where(p.Field(commissionentry.FieldStatementID))
+}
+
+// WhereInsurerID applies the entql [16]byte predicate on the insurer_id field.
+func (f *CommissionEntryFilter) WhereInsurerID(p entql.ValueP) {
+	f.Where(p.Field(commissionentry.FieldInsurerID))
+}
+
+// WhereContractID applies the entql [16]byte predicate on the contract_id field.
+func (f *CommissionEntryFilter) WhereContractID(p entql.ValueP) {
+	f.Where(p.Field(commissionentry.FieldContractID))
+}
+
+// WhereContactID applies the entql [16]byte predicate on the contact_id field.
+func (f *CommissionEntryFilter) WhereContactID(p entql.ValueP) {
+	f.Where(p.Field(commissionentry.FieldContactID))
+}
+
+// WherePolicyNumber applies the entql string predicate on the policy_number field.
+func (f *CommissionEntryFilter) WherePolicyNumber(p entql.StringP) {
+	f.Where(p.Field(commissionentry.FieldPolicyNumber))
+}
+
+// WherePolicyKey applies the entql string predicate on the policy_key field.
+func (f *CommissionEntryFilter) WherePolicyKey(p entql.StringP) {
+	f.Where(p.Field(commissionentry.FieldPolicyKey))
+}
+
+// WhereType applies the entql string predicate on the type field.
+func (f *CommissionEntryFilter) WhereType(p entql.StringP) {
+	f.Where(p.Field(commissionentry.FieldType))
+}
+
+// WhereCode applies the entql string predicate on the code field.
+func (f *CommissionEntryFilter) WhereCode(p entql.StringP) {
+	f.Where(p.Field(commissionentry.FieldCode))
+}
+
+// WhereAmount applies the entql other predicate on the amount field.
+func (f *CommissionEntryFilter) WhereAmount(p entql.OtherP) {
+	f.Where(p.Field(commissionentry.FieldAmount))
+}
+
+// WhereBookedOn applies the entql time.Time predicate on the booked_on field.
+func (f *CommissionEntryFilter) WhereBookedOn(p entql.TimeP) {
+	f.Where(p.Field(commissionentry.FieldBookedOn))
+}
+
+// WhereDescription applies the entql string predicate on the description field.
+func (f *CommissionEntryFilter) WhereDescription(p entql.StringP) {
+	f.Where(p.Field(commissionentry.FieldDescription))
+}
+
+// WhereNote applies the entql string predicate on the note field.
+func (f *CommissionEntryFilter) WhereNote(p entql.StringP) {
+	f.Where(p.Field(commissionentry.FieldNote))
+}
+
+// WhereMatchedBy applies the entql string predicate on the matched_by field.
+func (f *CommissionEntryFilter) WhereMatchedBy(p entql.StringP) {
+	f.Where(p.Field(commissionentry.FieldMatchedBy))
+}
+
+// WhereLine applies the entql int predicate on the line field.
+func (f *CommissionEntryFilter) WhereLine(p entql.IntP) {
+	f.Where(p.Field(commissionentry.FieldLine))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *CommissionEntryFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *CommissionEntryFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *CommissionLiabilityRuleQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the CommissionLiabilityRuleQuery builder.
+func (_q *CommissionLiabilityRuleQuery) Filter() *CommissionLiabilityRuleFilter {
+	return &CommissionLiabilityRuleFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *CommissionLiabilityRuleMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the CommissionLiabilityRuleMutation builder.
+func (m *CommissionLiabilityRuleMutation) Filter() *CommissionLiabilityRuleFilter {
+	return &CommissionLiabilityRuleFilter{config: m.config, predicateAdder: m}
+}
+
+// CommissionLiabilityRuleFilter provides a generic filtering capability at runtime for CommissionLiabilityRuleQuery.
+type CommissionLiabilityRuleFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *CommissionLiabilityRuleFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *CommissionLiabilityRuleFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(commissionliabilityrule.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *CommissionLiabilityRuleFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(commissionliabilityrule.FieldCompanyID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *CommissionLiabilityRuleFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(commissionliabilityrule.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *CommissionLiabilityRuleFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(commissionliabilityrule.FieldUpdatedAt))
+}
+
+// WhereInsurerID applies the entql [16]byte predicate on the insurer_id field.
+func (f *CommissionLiabilityRuleFilter) WhereInsurerID(p entql.ValueP) {
+	f.Where(p.Field(commissionliabilityrule.FieldInsurerID))
+}
+
+// WhereContractType applies the entql string predicate on the contract_type field.
+func (f *CommissionLiabilityRuleFilter) WhereContractType(p entql.StringP) {
+	f.Where(p.Field(commissionliabilityrule.FieldContractType))
+}
+
+// WhereMonths applies the entql int predicate on the months field.
+func (f *CommissionLiabilityRuleFilter) WhereMonths(p entql.IntP) {
+	f.Where(p.Field(commissionliabilityrule.FieldMonths))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *CommissionLiabilityRuleFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *CommissionLiabilityRuleFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *CommissionStatementQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the CommissionStatementQuery builder.
+func (_q *CommissionStatementQuery) Filter() *CommissionStatementFilter {
+	return &CommissionStatementFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *CommissionStatementMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the CommissionStatementMutation builder.
+func (m *CommissionStatementMutation) Filter() *CommissionStatementFilter {
+	return &CommissionStatementFilter{config: m.config, predicateAdder: m}
+}
+
+// CommissionStatementFilter provides a generic filtering capability at runtime for CommissionStatementQuery.
+type CommissionStatementFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *CommissionStatementFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *CommissionStatementFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(commissionstatement.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *CommissionStatementFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(commissionstatement.FieldCompanyID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *CommissionStatementFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(commissionstatement.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *CommissionStatementFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(commissionstatement.FieldUpdatedAt))
+}
+
+// WhereVersion applies the entql int64 predicate on the version field.
+func (f *CommissionStatementFilter) WhereVersion(p entql.Int64P) {
+	f.Where(p.Field(commissionstatement.FieldVersion))
+}
+
+// WhereFormat applies the entql string predicate on the format field.
+func (f *CommissionStatementFilter) WhereFormat(p entql.StringP) {
+	f.Where(p.Field(commissionstatement.FieldFormat))
+}
+
+// WhereStatus applies the entql string predicate on the status field.
+func (f *CommissionStatementFilter) WhereStatus(p entql.StringP) {
+	f.Where(p.Field(commissionstatement.FieldStatus))
+}
+
+// WhereImportStatus applies the entql string predicate on the import_status field.
+func (f *CommissionStatementFilter) WhereImportStatus(p entql.StringP) {
+	f.Where(p.Field(commissionstatement.FieldImportStatus))
+}
+
+// WhereInsurerID applies the entql [16]byte predicate on the insurer_id field.
+func (f *CommissionStatementFilter) WhereInsurerID(p entql.ValueP) {
+	f.Where(p.Field(commissionstatement.FieldInsurerID))
+}
+
+// WhereFilename applies the entql string predicate on the filename field.
+func (f *CommissionStatementFilter) WhereFilename(p entql.StringP) {
+	f.Where(p.Field(commissionstatement.FieldFilename))
+}
+
+// WhereSize applies the entql int64 predicate on the size field.
+func (f *CommissionStatementFilter) WhereSize(p entql.Int64P) {
+	f.Where(p.Field(commissionstatement.FieldSize))
+}
+
+// WhereSha256 applies the entql string predicate on the sha256 field.
+func (f *CommissionStatementFilter) WhereSha256(p entql.StringP) {
+	f.Where(p.Field(commissionstatement.FieldSha256))
+}
+
+// WhereBlobKey applies the entql string predicate on the blob_key field.
+func (f *CommissionStatementFilter) WhereBlobKey(p entql.StringP) {
+	f.Where(p.Field(commissionstatement.FieldBlobKey))
+}
+
+// WhereMapping applies the entql json.RawMessage predicate on the mapping field.
+func (f *CommissionStatementFilter) WhereMapping(p entql.BytesP) {
+	f.Where(p.Field(commissionstatement.FieldMapping))
+}
+
+// WherePeriodFrom applies the entql time.Time predicate on the period_from field.
+func (f *CommissionStatementFilter) WherePeriodFrom(p entql.TimeP) {
+	f.Where(p.Field(commissionstatement.FieldPeriodFrom))
+}
+
+// WherePeriodTo applies the entql time.Time predicate on the period_to field.
+func (f *CommissionStatementFilter) WherePeriodTo(p entql.TimeP) {
+	f.Where(p.Field(commissionstatement.FieldPeriodTo))
+}
+
+// WhereNote applies the entql string predicate on the note field.
+func (f *CommissionStatementFilter) WhereNote(p entql.StringP) {
+	f.Where(p.Field(commissionstatement.FieldNote))
+}
+
+// WhereEntryCount applies the entql int predicate on the entry_count field.
+func (f *CommissionStatementFilter) WhereEntryCount(p entql.IntP) {
+	f.Where(p.Field(commissionstatement.FieldEntryCount))
+}
+
+// WhereMatchedCount applies the entql int predicate on the matched_count field.
+func (f *CommissionStatementFilter) WhereMatchedCount(p entql.IntP) {
+	f.Where(p.Field(commissionstatement.FieldMatchedCount))
+}
+
+// WhereTotal applies the entql other predicate on the total field.
+func (f *CommissionStatementFilter) WhereTotal(p entql.OtherP) {
+	f.Where(p.Field(commissionstatement.FieldTotal))
+}
+
+// WhereIssues applies the entql json.RawMessage predicate on the issues field.
+func (f *CommissionStatementFilter) WhereIssues(p entql.BytesP) {
+	f.Where(p.Field(commissionstatement.FieldIssues))
+}
+
+// WhereError applies the entql string predicate on the error field.
+func (f *CommissionStatementFilter) WhereError(p entql.StringP) {
+	f.Where(p.Field(commissionstatement.FieldError))
+}
+
+// WhereCreatorID applies the entql [16]byte predicate on the creator_id field.
+func (f *CommissionStatementFilter) WhereCreatorID(p entql.ValueP) {
+	f.Where(p.Field(commissionstatement.FieldCreatorID))
+}
+
+// WhereProcessedAt applies the entql time.Time predicate on the processed_at field.
+func (f *CommissionStatementFilter) WhereProcessedAt(p entql.TimeP) {
+	f.Where(p.Field(commissionstatement.FieldProcessedAt))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *CommissionStatementFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *CommissionStatementFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *CompanyQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -2819,7 +3341,7 @@ type CompanyFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CompanyFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2947,7 +3469,7 @@ type CompanyPointsFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CompanyPointsFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3021,7 +3543,7 @@ type ContactFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ContactFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3184,7 +3706,7 @@ type ContactActivityFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ContactActivityFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3298,7 +3820,7 @@ type ContactFinanceFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ContactFinanceFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3402,7 +3924,7 @@ type ContactPhoneFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ContactPhoneFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3510,7 +4032,7 @@ type ContactRelationshipFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ContactRelationshipFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3604,7 +4126,7 @@ type ContractFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ContractFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3772,7 +4294,7 @@ type CorrespondenceCaseFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CorrespondenceCaseFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3921,7 +4443,7 @@ type CustomFieldDefinitionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CustomFieldDefinitionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4015,7 +4537,7 @@ type DelegationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *DelegationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4122,7 +4644,7 @@ type DocumentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *DocumentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4251,7 +4773,7 @@ type DocumentTemplateFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *DocumentTemplateFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4345,7 +4867,7 @@ type EmailFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EmailFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4574,7 +5096,7 @@ type EmailAttachmentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EmailAttachmentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4683,7 +5205,7 @@ type EmailLinkFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EmailLinkFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4767,7 +5289,7 @@ type EmailOptOutFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EmailOptOutFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4851,7 +5373,7 @@ type EmailTemplateFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EmailTemplateFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4955,7 +5477,7 @@ type EmailThreadFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EmailThreadFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5049,7 +5571,7 @@ type EventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5163,7 +5685,7 @@ type EventCounterFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EventCounterFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5227,7 +5749,7 @@ type ExternalRefFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ExternalRefFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5306,7 +5828,7 @@ type IdempotencyKeyFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *IdempotencyKeyFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5425,7 +5947,7 @@ type InsurerFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *InsurerFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5485,7 +6007,7 @@ type JobRunFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *JobRunFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5530,7 +6052,7 @@ type LeadFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[33].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5713,7 +6235,7 @@ type LeadAttachmentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadAttachmentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[34].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5821,7 +6343,7 @@ type LeadStageFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadStageFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[35].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5915,7 +6437,7 @@ type LeadSubmissionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadSubmissionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[33].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[36].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6004,7 +6526,7 @@ type MailboxFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *MailboxFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[34].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[37].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6133,7 +6655,7 @@ type MailboxFolderFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *MailboxFolderFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[35].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[38].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6227,7 +6749,7 @@ type OAuthClientFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OAuthClientFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[36].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[39].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6317,7 +6839,7 @@ type OAuthConsentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OAuthConsentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[37].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[40].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6387,7 +6909,7 @@ type OAuthTokenFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OAuthTokenFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[38].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[41].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6497,7 +7019,7 @@ type PointEntryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PointEntryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[39].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[42].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6576,7 +7098,7 @@ type PortalAccessFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PortalAccessFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[40].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[43].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6715,7 +7237,7 @@ type PortalChangeRequestFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PortalChangeRequestFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[41].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[44].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6844,7 +7366,7 @@ type PortalSessionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PortalSessionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[42].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[45].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6948,7 +7470,7 @@ type PortalTokenFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PortalTokenFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[43].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[46].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7042,7 +7564,7 @@ type PortfolioMappingFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PortfolioMappingFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[44].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[47].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7136,7 +7658,7 @@ type PortfolioTransferFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PortfolioTransferFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[45].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[48].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7310,7 +7832,7 @@ type SignatureRequestFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SignatureRequestFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[46].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[49].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7464,7 +7986,7 @@ type SignatureSignerFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SignatureSignerFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[47].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[50].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7643,7 +8165,7 @@ type StandardDocumentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *StandardDocumentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[48].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[51].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7742,7 +8264,7 @@ type TaskFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TaskFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[49].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[52].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7885,7 +8407,7 @@ type TaskCommentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TaskCommentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[50].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[53].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7988,7 +8510,7 @@ type UserFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UserFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[51].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[54].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -8097,7 +8619,7 @@ type WebhookCursorFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookCursorFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[52].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[55].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -8166,7 +8688,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[53].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[56].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -8290,7 +8812,7 @@ type WebhookEndpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookEndpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[54].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[57].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

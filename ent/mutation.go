@@ -17,6 +17,9 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/appointment"
 	"github.com/brokerdesk/brokerdesk/ent/appointmentexception"
 	"github.com/brokerdesk/brokerdesk/ent/calendartoken"
+	"github.com/brokerdesk/brokerdesk/ent/commissionentry"
+	"github.com/brokerdesk/brokerdesk/ent/commissionliabilityrule"
+	"github.com/brokerdesk/brokerdesk/ent/commissionstatement"
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/companypoints"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
@@ -81,61 +84,64 @@ const (
 	OpUpdateOne = ent.OpUpdateOne
 
 	// Node types.
-	TypeAPIKey                = "APIKey"
-	TypeAdviceRecord          = "AdviceRecord"
-	TypeAppointment           = "Appointment"
-	TypeAppointmentException  = "AppointmentException"
-	TypeCalendarToken         = "CalendarToken"
-	TypeCompany               = "Company"
-	TypeCompanyPoints         = "CompanyPoints"
-	TypeContact               = "Contact"
-	TypeContactActivity       = "ContactActivity"
-	TypeContactFinance        = "ContactFinance"
-	TypeContactPhone          = "ContactPhone"
-	TypeContactRelationship   = "ContactRelationship"
-	TypeContract              = "Contract"
-	TypeCorrespondenceCase    = "CorrespondenceCase"
-	TypeCustomFieldDefinition = "CustomFieldDefinition"
-	TypeDelegation            = "Delegation"
-	TypeDocument              = "Document"
-	TypeDocumentTemplate      = "DocumentTemplate"
-	TypeEmail                 = "Email"
-	TypeEmailAttachment       = "EmailAttachment"
-	TypeEmailLink             = "EmailLink"
-	TypeEmailOptOut           = "EmailOptOut"
-	TypeEmailTemplate         = "EmailTemplate"
-	TypeEmailThread           = "EmailThread"
-	TypeEvent                 = "Event"
-	TypeEventCounter          = "EventCounter"
-	TypeExternalRef           = "ExternalRef"
-	TypeIdempotencyKey        = "IdempotencyKey"
-	TypeInsurer               = "Insurer"
-	TypeJobRun                = "JobRun"
-	TypeLead                  = "Lead"
-	TypeLeadAttachment        = "LeadAttachment"
-	TypeLeadStage             = "LeadStage"
-	TypeLeadSubmission        = "LeadSubmission"
-	TypeMailbox               = "Mailbox"
-	TypeMailboxFolder         = "MailboxFolder"
-	TypeOAuthClient           = "OAuthClient"
-	TypeOAuthConsent          = "OAuthConsent"
-	TypeOAuthToken            = "OAuthToken"
-	TypePointEntry            = "PointEntry"
-	TypePortalAccess          = "PortalAccess"
-	TypePortalChangeRequest   = "PortalChangeRequest"
-	TypePortalSession         = "PortalSession"
-	TypePortalToken           = "PortalToken"
-	TypePortfolioMapping      = "PortfolioMapping"
-	TypePortfolioTransfer     = "PortfolioTransfer"
-	TypeSignatureRequest      = "SignatureRequest"
-	TypeSignatureSigner       = "SignatureSigner"
-	TypeStandardDocument      = "StandardDocument"
-	TypeTask                  = "Task"
-	TypeTaskComment           = "TaskComment"
-	TypeUser                  = "User"
-	TypeWebhookCursor         = "WebhookCursor"
-	TypeWebhookDelivery       = "WebhookDelivery"
-	TypeWebhookEndpoint       = "WebhookEndpoint"
+	TypeAPIKey                  = "APIKey"
+	TypeAdviceRecord            = "AdviceRecord"
+	TypeAppointment             = "Appointment"
+	TypeAppointmentException    = "AppointmentException"
+	TypeCalendarToken           = "CalendarToken"
+	TypeCommissionEntry         = "CommissionEntry"
+	TypeCommissionLiabilityRule = "CommissionLiabilityRule"
+	TypeCommissionStatement     = "CommissionStatement"
+	TypeCompany                 = "Company"
+	TypeCompanyPoints           = "CompanyPoints"
+	TypeContact                 = "Contact"
+	TypeContactActivity         = "ContactActivity"
+	TypeContactFinance          = "ContactFinance"
+	TypeContactPhone            = "ContactPhone"
+	TypeContactRelationship     = "ContactRelationship"
+	TypeContract                = "Contract"
+	TypeCorrespondenceCase      = "CorrespondenceCase"
+	TypeCustomFieldDefinition   = "CustomFieldDefinition"
+	TypeDelegation              = "Delegation"
+	TypeDocument                = "Document"
+	TypeDocumentTemplate        = "DocumentTemplate"
+	TypeEmail                   = "Email"
+	TypeEmailAttachment         = "EmailAttachment"
+	TypeEmailLink               = "EmailLink"
+	TypeEmailOptOut             = "EmailOptOut"
+	TypeEmailTemplate           = "EmailTemplate"
+	TypeEmailThread             = "EmailThread"
+	TypeEvent                   = "Event"
+	TypeEventCounter            = "EventCounter"
+	TypeExternalRef             = "ExternalRef"
+	TypeIdempotencyKey          = "IdempotencyKey"
+	TypeInsurer                 = "Insurer"
+	TypeJobRun                  = "JobRun"
+	TypeLead                    = "Lead"
+	TypeLeadAttachment          = "LeadAttachment"
+	TypeLeadStage               = "LeadStage"
+	TypeLeadSubmission          = "LeadSubmission"
+	TypeMailbox                 = "Mailbox"
+	TypeMailboxFolder           = "MailboxFolder"
+	TypeOAuthClient             = "OAuthClient"
+	TypeOAuthConsent            = "OAuthConsent"
+	TypeOAuthToken              = "OAuthToken"
+	TypePointEntry              = "PointEntry"
+	TypePortalAccess            = "PortalAccess"
+	TypePortalChangeRequest     = "PortalChangeRequest"
+	TypePortalSession           = "PortalSession"
+	TypePortalToken             = "PortalToken"
+	TypePortfolioMapping        = "PortfolioMapping"
+	TypePortfolioTransfer       = "PortfolioTransfer"
+	TypeSignatureRequest        = "SignatureRequest"
+	TypeSignatureSigner         = "SignatureSigner"
+	TypeStandardDocument        = "StandardDocument"
+	TypeTask                    = "Task"
+	TypeTaskComment             = "TaskComment"
+	TypeUser                    = "User"
+	TypeWebhookCursor           = "WebhookCursor"
+	TypeWebhookDelivery         = "WebhookDelivery"
+	TypeWebhookEndpoint         = "WebhookEndpoint"
 )
 
 // APIKeyMutation represents an operation that mutates the APIKey nodes in the graph.
@@ -6291,6 +6297,4071 @@ func (m *CalendarTokenMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown CalendarToken edge %s", name)
+}
+
+// CommissionEntryMutation represents an operation that mutates the CommissionEntry nodes in the graph.
+type CommissionEntryMutation struct {
+	config
+	op             Op
+	typ            string
+	id             *uuid.UUID
+	created_at     *time.Time
+	updated_at     *time.Time
+	version        *int64
+	addversion     *int64
+	statement_id   *uuid.UUID
+	insurer_id     *uuid.UUID
+	contract_id    *uuid.UUID
+	contact_id     *uuid.UUID
+	policy_number  *string
+	policy_key     *string
+	_type          *commissionentry.Type
+	code           *string
+	amount         *schematype.Money
+	booked_on      *time.Time
+	description    *string
+	note           *string
+	matched_by     *commissionentry.MatchedBy
+	line           *int
+	addline        *int
+	clearedFields  map[string]struct{}
+	company        *uuid.UUID
+	clearedcompany bool
+	done           bool
+	oldValue       func(context.Context) (*CommissionEntry, error)
+	predicates     []predicate.CommissionEntry
+}
+
+var _ ent.Mutation = (*CommissionEntryMutation)(nil)
+
+// commissionentryOption allows management of the mutation configuration using functional options.
+type commissionentryOption func(*CommissionEntryMutation)
+
+// newCommissionEntryMutation creates new mutation for the CommissionEntry entity.
+func newCommissionEntryMutation(c config, op Op, opts ...commissionentryOption) *CommissionEntryMutation {
+	m := &CommissionEntryMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeCommissionEntry,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withCommissionEntryID sets the ID field of the mutation.
+func withCommissionEntryID(id uuid.UUID) commissionentryOption {
+	return func(m *CommissionEntryMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *CommissionEntry
+		)
+		m.oldValue = func(ctx context.Context) (*CommissionEntry, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().CommissionEntry.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withCommissionEntry sets the old CommissionEntry of the mutation.
+func withCommissionEntry(node *CommissionEntry) commissionentryOption {
+	return func(m *CommissionEntryMutation) {
+		m.oldValue = func(context.Context) (*CommissionEntry, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m CommissionEntryMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m CommissionEntryMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of CommissionEntry entities.
+func (m *CommissionEntryMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *CommissionEntryMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *CommissionEntryMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().CommissionEntry.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *CommissionEntryMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *CommissionEntryMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the CommissionEntry entity.
+// If the CommissionEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionEntryMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *CommissionEntryMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *CommissionEntryMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *CommissionEntryMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the CommissionEntry entity.
+// If the CommissionEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionEntryMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *CommissionEntryMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *CommissionEntryMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *CommissionEntryMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the CommissionEntry entity.
+// If the CommissionEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionEntryMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *CommissionEntryMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *CommissionEntryMutation) SetVersion(i int64) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *CommissionEntryMutation) Version() (r int64, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the CommissionEntry entity.
+// If the CommissionEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionEntryMutation) OldVersion(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *CommissionEntryMutation) AddVersion(i int64) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *CommissionEntryMutation) AddedVersion() (r int64, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *CommissionEntryMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
+}
+
+// SetStatementID sets the "statement_id" field.
+func (m *CommissionEntryMutation) SetStatementID(u uuid.UUID) {
+	m.statement_id = &u
+}
+
+// StatementID returns the value of the "statement_id" field in the mutation.
+func (m *CommissionEntryMutation) StatementID() (r uuid.UUID, exists bool) {
+	v := m.statement_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatementID returns the old "statement_id" field's value of the CommissionEntry entity.
+// If the CommissionEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionEntryMutation) OldStatementID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatementID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatementID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatementID: %w", err)
+	}
+	return oldValue.StatementID, nil
+}
+
+// ResetStatementID resets all changes to the "statement_id" field.
+func (m *CommissionEntryMutation) ResetStatementID() {
+	m.statement_id = nil
+}
+
+// SetInsurerID sets the "insurer_id" field.
+func (m *CommissionEntryMutation) SetInsurerID(u uuid.UUID) {
+	m.insurer_id = &u
+}
+
+// InsurerID returns the value of the "insurer_id" field in the mutation.
+func (m *CommissionEntryMutation) InsurerID() (r uuid.UUID, exists bool) {
+	v := m.insurer_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldInsurerID returns the old "insurer_id" field's value of the CommissionEntry entity.
+// If the CommissionEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionEntryMutation) OldInsurerID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldInsurerID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldInsurerID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldInsurerID: %w", err)
+	}
+	return oldValue.InsurerID, nil
+}
+
+// ClearInsurerID clears the value of the "insurer_id" field.
+func (m *CommissionEntryMutation) ClearInsurerID() {
+	m.insurer_id = nil
+	m.clearedFields[commissionentry.FieldInsurerID] = struct{}{}
+}
+
+// InsurerIDCleared returns if the "insurer_id" field was cleared in this mutation.
+func (m *CommissionEntryMutation) InsurerIDCleared() bool {
+	_, ok := m.clearedFields[commissionentry.FieldInsurerID]
+	return ok
+}
+
+// ResetInsurerID resets all changes to the "insurer_id" field.
+func (m *CommissionEntryMutation) ResetInsurerID() {
+	m.insurer_id = nil
+	delete(m.clearedFields, commissionentry.FieldInsurerID)
+}
+
+// SetContractID sets the "contract_id" field.
+func (m *CommissionEntryMutation) SetContractID(u uuid.UUID) {
+	m.contract_id = &u
+}
+
+// ContractID returns the value of the "contract_id" field in the mutation.
+func (m *CommissionEntryMutation) ContractID() (r uuid.UUID, exists bool) {
+	v := m.contract_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContractID returns the old "contract_id" field's value of the CommissionEntry entity.
+// If the CommissionEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionEntryMutation) OldContractID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContractID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContractID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContractID: %w", err)
+	}
+	return oldValue.ContractID, nil
+}
+
+// ClearContractID clears the value of the "contract_id" field.
+func (m *CommissionEntryMutation) ClearContractID() {
+	m.contract_id = nil
+	m.clearedFields[commissionentry.FieldContractID] = struct{}{}
+}
+
+// ContractIDCleared returns if the "contract_id" field was cleared in this mutation.
+func (m *CommissionEntryMutation) ContractIDCleared() bool {
+	_, ok := m.clearedFields[commissionentry.FieldContractID]
+	return ok
+}
+
+// ResetContractID resets all changes to the "contract_id" field.
+func (m *CommissionEntryMutation) ResetContractID() {
+	m.contract_id = nil
+	delete(m.clearedFields, commissionentry.FieldContractID)
+}
+
+// SetContactID sets the "contact_id" field.
+func (m *CommissionEntryMutation) SetContactID(u uuid.UUID) {
+	m.contact_id = &u
+}
+
+// ContactID returns the value of the "contact_id" field in the mutation.
+func (m *CommissionEntryMutation) ContactID() (r uuid.UUID, exists bool) {
+	v := m.contact_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContactID returns the old "contact_id" field's value of the CommissionEntry entity.
+// If the CommissionEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionEntryMutation) OldContactID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContactID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContactID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContactID: %w", err)
+	}
+	return oldValue.ContactID, nil
+}
+
+// ClearContactID clears the value of the "contact_id" field.
+func (m *CommissionEntryMutation) ClearContactID() {
+	m.contact_id = nil
+	m.clearedFields[commissionentry.FieldContactID] = struct{}{}
+}
+
+// ContactIDCleared returns if the "contact_id" field was cleared in this mutation.
+func (m *CommissionEntryMutation) ContactIDCleared() bool {
+	_, ok := m.clearedFields[commissionentry.FieldContactID]
+	return ok
+}
+
+// ResetContactID resets all changes to the "contact_id" field.
+func (m *CommissionEntryMutation) ResetContactID() {
+	m.contact_id = nil
+	delete(m.clearedFields, commissionentry.FieldContactID)
+}
+
+// SetPolicyNumber sets the "policy_number" field.
+func (m *CommissionEntryMutation) SetPolicyNumber(s string) {
+	m.policy_number = &s
+}
+
+// PolicyNumber returns the value of the "policy_number" field in the mutation.
+func (m *CommissionEntryMutation) PolicyNumber() (r string, exists bool) {
+	v := m.policy_number
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPolicyNumber returns the old "policy_number" field's value of the CommissionEntry entity.
+// If the CommissionEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionEntryMutation) OldPolicyNumber(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPolicyNumber is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPolicyNumber requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPolicyNumber: %w", err)
+	}
+	return oldValue.PolicyNumber, nil
+}
+
+// ResetPolicyNumber resets all changes to the "policy_number" field.
+func (m *CommissionEntryMutation) ResetPolicyNumber() {
+	m.policy_number = nil
+}
+
+// SetPolicyKey sets the "policy_key" field.
+func (m *CommissionEntryMutation) SetPolicyKey(s string) {
+	m.policy_key = &s
+}
+
+// PolicyKey returns the value of the "policy_key" field in the mutation.
+func (m *CommissionEntryMutation) PolicyKey() (r string, exists bool) {
+	v := m.policy_key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPolicyKey returns the old "policy_key" field's value of the CommissionEntry entity.
+// If the CommissionEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionEntryMutation) OldPolicyKey(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPolicyKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPolicyKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPolicyKey: %w", err)
+	}
+	return oldValue.PolicyKey, nil
+}
+
+// ResetPolicyKey resets all changes to the "policy_key" field.
+func (m *CommissionEntryMutation) ResetPolicyKey() {
+	m.policy_key = nil
+}
+
+// SetType sets the "type" field.
+func (m *CommissionEntryMutation) SetType(c commissionentry.Type) {
+	m._type = &c
+}
+
+// GetType returns the value of the "type" field in the mutation.
+func (m *CommissionEntryMutation) GetType() (r commissionentry.Type, exists bool) {
+	v := m._type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldType returns the old "type" field's value of the CommissionEntry entity.
+// If the CommissionEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionEntryMutation) OldType(ctx context.Context) (v commissionentry.Type, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldType: %w", err)
+	}
+	return oldValue.Type, nil
+}
+
+// ResetType resets all changes to the "type" field.
+func (m *CommissionEntryMutation) ResetType() {
+	m._type = nil
+}
+
+// SetCode sets the "code" field.
+func (m *CommissionEntryMutation) SetCode(s string) {
+	m.code = &s
+}
+
+// Code returns the value of the "code" field in the mutation.
+func (m *CommissionEntryMutation) Code() (r string, exists bool) {
+	v := m.code
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCode returns the old "code" field's value of the CommissionEntry entity.
+// If the CommissionEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionEntryMutation) OldCode(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCode is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCode requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCode: %w", err)
+	}
+	return oldValue.Code, nil
+}
+
+// ResetCode resets all changes to the "code" field.
+func (m *CommissionEntryMutation) ResetCode() {
+	m.code = nil
+}
+
+// SetAmount sets the "amount" field.
+func (m *CommissionEntryMutation) SetAmount(s schematype.Money) {
+	m.amount = &s
+}
+
+// Amount returns the value of the "amount" field in the mutation.
+func (m *CommissionEntryMutation) Amount() (r schematype.Money, exists bool) {
+	v := m.amount
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAmount returns the old "amount" field's value of the CommissionEntry entity.
+// If the CommissionEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionEntryMutation) OldAmount(ctx context.Context) (v schematype.Money, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAmount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAmount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAmount: %w", err)
+	}
+	return oldValue.Amount, nil
+}
+
+// ResetAmount resets all changes to the "amount" field.
+func (m *CommissionEntryMutation) ResetAmount() {
+	m.amount = nil
+}
+
+// SetBookedOn sets the "booked_on" field.
+func (m *CommissionEntryMutation) SetBookedOn(t time.Time) {
+	m.booked_on = &t
+}
+
+// BookedOn returns the value of the "booked_on" field in the mutation.
+func (m *CommissionEntryMutation) BookedOn() (r time.Time, exists bool) {
+	v := m.booked_on
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBookedOn returns the old "booked_on" field's value of the CommissionEntry entity.
+// If the CommissionEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionEntryMutation) OldBookedOn(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBookedOn is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBookedOn requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBookedOn: %w", err)
+	}
+	return oldValue.BookedOn, nil
+}
+
+// ResetBookedOn resets all changes to the "booked_on" field.
+func (m *CommissionEntryMutation) ResetBookedOn() {
+	m.booked_on = nil
+}
+
+// SetDescription sets the "description" field.
+func (m *CommissionEntryMutation) SetDescription(s string) {
+	m.description = &s
+}
+
+// Description returns the value of the "description" field in the mutation.
+func (m *CommissionEntryMutation) Description() (r string, exists bool) {
+	v := m.description
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDescription returns the old "description" field's value of the CommissionEntry entity.
+// If the CommissionEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionEntryMutation) OldDescription(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDescription is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDescription requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDescription: %w", err)
+	}
+	return oldValue.Description, nil
+}
+
+// ResetDescription resets all changes to the "description" field.
+func (m *CommissionEntryMutation) ResetDescription() {
+	m.description = nil
+}
+
+// SetNote sets the "note" field.
+func (m *CommissionEntryMutation) SetNote(s string) {
+	m.note = &s
+}
+
+// Note returns the value of the "note" field in the mutation.
+func (m *CommissionEntryMutation) Note() (r string, exists bool) {
+	v := m.note
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldNote returns the old "note" field's value of the CommissionEntry entity.
+// If the CommissionEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionEntryMutation) OldNote(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldNote is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldNote requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldNote: %w", err)
+	}
+	return oldValue.Note, nil
+}
+
+// ClearNote clears the value of the "note" field.
+func (m *CommissionEntryMutation) ClearNote() {
+	m.note = nil
+	m.clearedFields[commissionentry.FieldNote] = struct{}{}
+}
+
+// NoteCleared returns if the "note" field was cleared in this mutation.
+func (m *CommissionEntryMutation) NoteCleared() bool {
+	_, ok := m.clearedFields[commissionentry.FieldNote]
+	return ok
+}
+
+// ResetNote resets all changes to the "note" field.
+func (m *CommissionEntryMutation) ResetNote() {
+	m.note = nil
+	delete(m.clearedFields, commissionentry.FieldNote)
+}
+
+// SetMatchedBy sets the "matched_by" field.
+func (m *CommissionEntryMutation) SetMatchedBy(cb commissionentry.MatchedBy) {
+	m.matched_by = &cb
+}
+
+// MatchedBy returns the value of the "matched_by" field in the mutation.
+func (m *CommissionEntryMutation) MatchedBy() (r commissionentry.MatchedBy, exists bool) {
+	v := m.matched_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMatchedBy returns the old "matched_by" field's value of the CommissionEntry entity.
+// If the CommissionEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionEntryMutation) OldMatchedBy(ctx context.Context) (v *commissionentry.MatchedBy, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMatchedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMatchedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMatchedBy: %w", err)
+	}
+	return oldValue.MatchedBy, nil
+}
+
+// ClearMatchedBy clears the value of the "matched_by" field.
+func (m *CommissionEntryMutation) ClearMatchedBy() {
+	m.matched_by = nil
+	m.clearedFields[commissionentry.FieldMatchedBy] = struct{}{}
+}
+
+// MatchedByCleared returns if the "matched_by" field was cleared in this mutation.
+func (m *CommissionEntryMutation) MatchedByCleared() bool {
+	_, ok := m.clearedFields[commissionentry.FieldMatchedBy]
+	return ok
+}
+
+// ResetMatchedBy resets all changes to the "matched_by" field.
+func (m *CommissionEntryMutation) ResetMatchedBy() {
+	m.matched_by = nil
+	delete(m.clearedFields, commissionentry.FieldMatchedBy)
+}
+
+// SetLine sets the "line" field.
+func (m *CommissionEntryMutation) SetLine(i int) {
+	m.line = &i
+	m.addline = nil
+}
+
+// Line returns the value of the "line" field in the mutation.
+func (m *CommissionEntryMutation) Line() (r int, exists bool) {
+	v := m.line
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLine returns the old "line" field's value of the CommissionEntry entity.
+// If the CommissionEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionEntryMutation) OldLine(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLine is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLine requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLine: %w", err)
+	}
+	return oldValue.Line, nil
+}
+
+// AddLine adds i to the "line" field.
+func (m *CommissionEntryMutation) AddLine(i int) {
+	if m.addline != nil {
+		*m.addline += i
+	} else {
+		m.addline = &i
+	}
+}
+
+// AddedLine returns the value that was added to the "line" field in this mutation.
+func (m *CommissionEntryMutation) AddedLine() (r int, exists bool) {
+	v := m.addline
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetLine resets all changes to the "line" field.
+func (m *CommissionEntryMutation) ResetLine() {
+	m.line = nil
+	m.addline = nil
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *CommissionEntryMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[commissionentry.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *CommissionEntryMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *CommissionEntryMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *CommissionEntryMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// Where appends a list predicates to the CommissionEntryMutation builder.
+func (m *CommissionEntryMutation) Where(ps ...predicate.CommissionEntry) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the CommissionEntryMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *CommissionEntryMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.CommissionEntry, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *CommissionEntryMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *CommissionEntryMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (CommissionEntry).
+func (m *CommissionEntryMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *CommissionEntryMutation) Fields() []string {
+	fields := make([]string, 0, 18)
+	if m.company != nil {
+		fields = append(fields, commissionentry.FieldCompanyID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, commissionentry.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, commissionentry.FieldUpdatedAt)
+	}
+	if m.version != nil {
+		fields = append(fields, commissionentry.FieldVersion)
+	}
+	if m.statement_id != nil {
+		fields = append(fields, commissionentry.FieldStatementID)
+	}
+	if m.insurer_id != nil {
+		fields = append(fields, commissionentry.FieldInsurerID)
+	}
+	if m.contract_id != nil {
+		fields = append(fields, commissionentry.FieldContractID)
+	}
+	if m.contact_id != nil {
+		fields = append(fields, commissionentry.FieldContactID)
+	}
+	if m.policy_number != nil {
+		fields = append(fields, commissionentry.FieldPolicyNumber)
+	}
+	if m.policy_key != nil {
+		fields = append(fields, commissionentry.FieldPolicyKey)
+	}
+	if m._type != nil {
+		fields = append(fields, commissionentry.FieldType)
+	}
+	if m.code != nil {
+		fields = append(fields, commissionentry.FieldCode)
+	}
+	if m.amount != nil {
+		fields = append(fields, commissionentry.FieldAmount)
+	}
+	if m.booked_on != nil {
+		fields = append(fields, commissionentry.FieldBookedOn)
+	}
+	if m.description != nil {
+		fields = append(fields, commissionentry.FieldDescription)
+	}
+	if m.note != nil {
+		fields = append(fields, commissionentry.FieldNote)
+	}
+	if m.matched_by != nil {
+		fields = append(fields, commissionentry.FieldMatchedBy)
+	}
+	if m.line != nil {
+		fields = append(fields, commissionentry.FieldLine)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *CommissionEntryMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case commissionentry.FieldCompanyID:
+		return m.CompanyID()
+	case commissionentry.FieldCreatedAt:
+		return m.CreatedAt()
+	case commissionentry.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case commissionentry.FieldVersion:
+		return m.Version()
+	case commissionentry.FieldStatementID:
+		return m.StatementID()
+	case commissionentry.FieldInsurerID:
+		return m.InsurerID()
+	case commissionentry.FieldContractID:
+		return m.ContractID()
+	case commissionentry.FieldContactID:
+		return m.ContactID()
+	case commissionentry.FieldPolicyNumber:
+		return m.PolicyNumber()
+	case commissionentry.FieldPolicyKey:
+		return m.PolicyKey()
+	case commissionentry.FieldType:
+		return m.GetType()
+	case commissionentry.FieldCode:
+		return m.Code()
+	case commissionentry.FieldAmount:
+		return m.Amount()
+	case commissionentry.FieldBookedOn:
+		return m.BookedOn()
+	case commissionentry.FieldDescription:
+		return m.Description()
+	case commissionentry.FieldNote:
+		return m.Note()
+	case commissionentry.FieldMatchedBy:
+		return m.MatchedBy()
+	case commissionentry.FieldLine:
+		return m.Line()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *CommissionEntryMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case commissionentry.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case commissionentry.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case commissionentry.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case commissionentry.FieldVersion:
+		return m.OldVersion(ctx)
+	case commissionentry.FieldStatementID:
+		return m.OldStatementID(ctx)
+	case commissionentry.FieldInsurerID:
+		return m.OldInsurerID(ctx)
+	case commissionentry.FieldContractID:
+		return m.OldContractID(ctx)
+	case commissionentry.FieldContactID:
+		return m.OldContactID(ctx)
+	case commissionentry.FieldPolicyNumber:
+		return m.OldPolicyNumber(ctx)
+	case commissionentry.FieldPolicyKey:
+		return m.OldPolicyKey(ctx)
+	case commissionentry.FieldType:
+		return m.OldType(ctx)
+	case commissionentry.FieldCode:
+		return m.OldCode(ctx)
+	case commissionentry.FieldAmount:
+		return m.OldAmount(ctx)
+	case commissionentry.FieldBookedOn:
+		return m.OldBookedOn(ctx)
+	case commissionentry.FieldDescription:
+		return m.OldDescription(ctx)
+	case commissionentry.FieldNote:
+		return m.OldNote(ctx)
+	case commissionentry.FieldMatchedBy:
+		return m.OldMatchedBy(ctx)
+	case commissionentry.FieldLine:
+		return m.OldLine(ctx)
+	}
+	return nil, fmt.Errorf("unknown CommissionEntry field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *CommissionEntryMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case commissionentry.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case commissionentry.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case commissionentry.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case commissionentry.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
+		return nil
+	case commissionentry.FieldStatementID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatementID(v)
+		return nil
+	case commissionentry.FieldInsurerID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetInsurerID(v)
+		return nil
+	case commissionentry.FieldContractID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContractID(v)
+		return nil
+	case commissionentry.FieldContactID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContactID(v)
+		return nil
+	case commissionentry.FieldPolicyNumber:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPolicyNumber(v)
+		return nil
+	case commissionentry.FieldPolicyKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPolicyKey(v)
+		return nil
+	case commissionentry.FieldType:
+		v, ok := value.(commissionentry.Type)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetType(v)
+		return nil
+	case commissionentry.FieldCode:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCode(v)
+		return nil
+	case commissionentry.FieldAmount:
+		v, ok := value.(schematype.Money)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAmount(v)
+		return nil
+	case commissionentry.FieldBookedOn:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBookedOn(v)
+		return nil
+	case commissionentry.FieldDescription:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDescription(v)
+		return nil
+	case commissionentry.FieldNote:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetNote(v)
+		return nil
+	case commissionentry.FieldMatchedBy:
+		v, ok := value.(commissionentry.MatchedBy)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMatchedBy(v)
+		return nil
+	case commissionentry.FieldLine:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLine(v)
+		return nil
+	}
+	return fmt.Errorf("unknown CommissionEntry field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *CommissionEntryMutation) AddedFields() []string {
+	var fields []string
+	if m.addversion != nil {
+		fields = append(fields, commissionentry.FieldVersion)
+	}
+	if m.addline != nil {
+		fields = append(fields, commissionentry.FieldLine)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *CommissionEntryMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case commissionentry.FieldVersion:
+		return m.AddedVersion()
+	case commissionentry.FieldLine:
+		return m.AddedLine()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *CommissionEntryMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case commissionentry.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
+	case commissionentry.FieldLine:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddLine(v)
+		return nil
+	}
+	return fmt.Errorf("unknown CommissionEntry numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *CommissionEntryMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(commissionentry.FieldInsurerID) {
+		fields = append(fields, commissionentry.FieldInsurerID)
+	}
+	if m.FieldCleared(commissionentry.FieldContractID) {
+		fields = append(fields, commissionentry.FieldContractID)
+	}
+	if m.FieldCleared(commissionentry.FieldContactID) {
+		fields = append(fields, commissionentry.FieldContactID)
+	}
+	if m.FieldCleared(commissionentry.FieldNote) {
+		fields = append(fields, commissionentry.FieldNote)
+	}
+	if m.FieldCleared(commissionentry.FieldMatchedBy) {
+		fields = append(fields, commissionentry.FieldMatchedBy)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *CommissionEntryMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *CommissionEntryMutation) ClearField(name string) error {
+	switch name {
+	case commissionentry.FieldInsurerID:
+		m.ClearInsurerID()
+		return nil
+	case commissionentry.FieldContractID:
+		m.ClearContractID()
+		return nil
+	case commissionentry.FieldContactID:
+		m.ClearContactID()
+		return nil
+	case commissionentry.FieldNote:
+		m.ClearNote()
+		return nil
+	case commissionentry.FieldMatchedBy:
+		m.ClearMatchedBy()
+		return nil
+	}
+	return fmt.Errorf("unknown CommissionEntry nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *CommissionEntryMutation) ResetField(name string) error {
+	switch name {
+	case commissionentry.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case commissionentry.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case commissionentry.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case commissionentry.FieldVersion:
+		m.ResetVersion()
+		return nil
+	case commissionentry.FieldStatementID:
+		m.ResetStatementID()
+		return nil
+	case commissionentry.FieldInsurerID:
+		m.ResetInsurerID()
+		return nil
+	case commissionentry.FieldContractID:
+		m.ResetContractID()
+		return nil
+	case commissionentry.FieldContactID:
+		m.ResetContactID()
+		return nil
+	case commissionentry.FieldPolicyNumber:
+		m.ResetPolicyNumber()
+		return nil
+	case commissionentry.FieldPolicyKey:
+		m.ResetPolicyKey()
+		return nil
+	case commissionentry.FieldType:
+		m.ResetType()
+		return nil
+	case commissionentry.FieldCode:
+		m.ResetCode()
+		return nil
+	case commissionentry.FieldAmount:
+		m.ResetAmount()
+		return nil
+	case commissionentry.FieldBookedOn:
+		m.ResetBookedOn()
+		return nil
+	case commissionentry.FieldDescription:
+		m.ResetDescription()
+		return nil
+	case commissionentry.FieldNote:
+		m.ResetNote()
+		return nil
+	case commissionentry.FieldMatchedBy:
+		m.ResetMatchedBy()
+		return nil
+	case commissionentry.FieldLine:
+		m.ResetLine()
+		return nil
+	}
+	return fmt.Errorf("unknown CommissionEntry field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *CommissionEntryMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.company != nil {
+		edges = append(edges, commissionentry.EdgeCompany)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *CommissionEntryMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case commissionentry.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *CommissionEntryMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *CommissionEntryMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *CommissionEntryMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcompany {
+		edges = append(edges, commissionentry.EdgeCompany)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *CommissionEntryMutation) EdgeCleared(name string) bool {
+	switch name {
+	case commissionentry.EdgeCompany:
+		return m.clearedcompany
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *CommissionEntryMutation) ClearEdge(name string) error {
+	switch name {
+	case commissionentry.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown CommissionEntry unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *CommissionEntryMutation) ResetEdge(name string) error {
+	switch name {
+	case commissionentry.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown CommissionEntry edge %s", name)
+}
+
+// CommissionLiabilityRuleMutation represents an operation that mutates the CommissionLiabilityRule nodes in the graph.
+type CommissionLiabilityRuleMutation struct {
+	config
+	op             Op
+	typ            string
+	id             *uuid.UUID
+	created_at     *time.Time
+	updated_at     *time.Time
+	insurer_id     *uuid.UUID
+	contract_type  *string
+	months         *int
+	addmonths      *int
+	clearedFields  map[string]struct{}
+	company        *uuid.UUID
+	clearedcompany bool
+	done           bool
+	oldValue       func(context.Context) (*CommissionLiabilityRule, error)
+	predicates     []predicate.CommissionLiabilityRule
+}
+
+var _ ent.Mutation = (*CommissionLiabilityRuleMutation)(nil)
+
+// commissionliabilityruleOption allows management of the mutation configuration using functional options.
+type commissionliabilityruleOption func(*CommissionLiabilityRuleMutation)
+
+// newCommissionLiabilityRuleMutation creates new mutation for the CommissionLiabilityRule entity.
+func newCommissionLiabilityRuleMutation(c config, op Op, opts ...commissionliabilityruleOption) *CommissionLiabilityRuleMutation {
+	m := &CommissionLiabilityRuleMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeCommissionLiabilityRule,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withCommissionLiabilityRuleID sets the ID field of the mutation.
+func withCommissionLiabilityRuleID(id uuid.UUID) commissionliabilityruleOption {
+	return func(m *CommissionLiabilityRuleMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *CommissionLiabilityRule
+		)
+		m.oldValue = func(ctx context.Context) (*CommissionLiabilityRule, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().CommissionLiabilityRule.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withCommissionLiabilityRule sets the old CommissionLiabilityRule of the mutation.
+func withCommissionLiabilityRule(node *CommissionLiabilityRule) commissionliabilityruleOption {
+	return func(m *CommissionLiabilityRuleMutation) {
+		m.oldValue = func(context.Context) (*CommissionLiabilityRule, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m CommissionLiabilityRuleMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m CommissionLiabilityRuleMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of CommissionLiabilityRule entities.
+func (m *CommissionLiabilityRuleMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *CommissionLiabilityRuleMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *CommissionLiabilityRuleMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().CommissionLiabilityRule.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *CommissionLiabilityRuleMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *CommissionLiabilityRuleMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the CommissionLiabilityRule entity.
+// If the CommissionLiabilityRule object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionLiabilityRuleMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *CommissionLiabilityRuleMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *CommissionLiabilityRuleMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *CommissionLiabilityRuleMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the CommissionLiabilityRule entity.
+// If the CommissionLiabilityRule object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionLiabilityRuleMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *CommissionLiabilityRuleMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *CommissionLiabilityRuleMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *CommissionLiabilityRuleMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the CommissionLiabilityRule entity.
+// If the CommissionLiabilityRule object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionLiabilityRuleMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *CommissionLiabilityRuleMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetInsurerID sets the "insurer_id" field.
+func (m *CommissionLiabilityRuleMutation) SetInsurerID(u uuid.UUID) {
+	m.insurer_id = &u
+}
+
+// InsurerID returns the value of the "insurer_id" field in the mutation.
+func (m *CommissionLiabilityRuleMutation) InsurerID() (r uuid.UUID, exists bool) {
+	v := m.insurer_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldInsurerID returns the old "insurer_id" field's value of the CommissionLiabilityRule entity.
+// If the CommissionLiabilityRule object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionLiabilityRuleMutation) OldInsurerID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldInsurerID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldInsurerID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldInsurerID: %w", err)
+	}
+	return oldValue.InsurerID, nil
+}
+
+// ClearInsurerID clears the value of the "insurer_id" field.
+func (m *CommissionLiabilityRuleMutation) ClearInsurerID() {
+	m.insurer_id = nil
+	m.clearedFields[commissionliabilityrule.FieldInsurerID] = struct{}{}
+}
+
+// InsurerIDCleared returns if the "insurer_id" field was cleared in this mutation.
+func (m *CommissionLiabilityRuleMutation) InsurerIDCleared() bool {
+	_, ok := m.clearedFields[commissionliabilityrule.FieldInsurerID]
+	return ok
+}
+
+// ResetInsurerID resets all changes to the "insurer_id" field.
+func (m *CommissionLiabilityRuleMutation) ResetInsurerID() {
+	m.insurer_id = nil
+	delete(m.clearedFields, commissionliabilityrule.FieldInsurerID)
+}
+
+// SetContractType sets the "contract_type" field.
+func (m *CommissionLiabilityRuleMutation) SetContractType(s string) {
+	m.contract_type = &s
+}
+
+// ContractType returns the value of the "contract_type" field in the mutation.
+func (m *CommissionLiabilityRuleMutation) ContractType() (r string, exists bool) {
+	v := m.contract_type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContractType returns the old "contract_type" field's value of the CommissionLiabilityRule entity.
+// If the CommissionLiabilityRule object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionLiabilityRuleMutation) OldContractType(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContractType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContractType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContractType: %w", err)
+	}
+	return oldValue.ContractType, nil
+}
+
+// ResetContractType resets all changes to the "contract_type" field.
+func (m *CommissionLiabilityRuleMutation) ResetContractType() {
+	m.contract_type = nil
+}
+
+// SetMonths sets the "months" field.
+func (m *CommissionLiabilityRuleMutation) SetMonths(i int) {
+	m.months = &i
+	m.addmonths = nil
+}
+
+// Months returns the value of the "months" field in the mutation.
+func (m *CommissionLiabilityRuleMutation) Months() (r int, exists bool) {
+	v := m.months
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMonths returns the old "months" field's value of the CommissionLiabilityRule entity.
+// If the CommissionLiabilityRule object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionLiabilityRuleMutation) OldMonths(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMonths is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMonths requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMonths: %w", err)
+	}
+	return oldValue.Months, nil
+}
+
+// AddMonths adds i to the "months" field.
+func (m *CommissionLiabilityRuleMutation) AddMonths(i int) {
+	if m.addmonths != nil {
+		*m.addmonths += i
+	} else {
+		m.addmonths = &i
+	}
+}
+
+// AddedMonths returns the value that was added to the "months" field in this mutation.
+func (m *CommissionLiabilityRuleMutation) AddedMonths() (r int, exists bool) {
+	v := m.addmonths
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetMonths resets all changes to the "months" field.
+func (m *CommissionLiabilityRuleMutation) ResetMonths() {
+	m.months = nil
+	m.addmonths = nil
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *CommissionLiabilityRuleMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[commissionliabilityrule.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *CommissionLiabilityRuleMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *CommissionLiabilityRuleMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *CommissionLiabilityRuleMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// Where appends a list predicates to the CommissionLiabilityRuleMutation builder.
+func (m *CommissionLiabilityRuleMutation) Where(ps ...predicate.CommissionLiabilityRule) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the CommissionLiabilityRuleMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *CommissionLiabilityRuleMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.CommissionLiabilityRule, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *CommissionLiabilityRuleMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *CommissionLiabilityRuleMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (CommissionLiabilityRule).
+func (m *CommissionLiabilityRuleMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *CommissionLiabilityRuleMutation) Fields() []string {
+	fields := make([]string, 0, 6)
+	if m.company != nil {
+		fields = append(fields, commissionliabilityrule.FieldCompanyID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, commissionliabilityrule.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, commissionliabilityrule.FieldUpdatedAt)
+	}
+	if m.insurer_id != nil {
+		fields = append(fields, commissionliabilityrule.FieldInsurerID)
+	}
+	if m.contract_type != nil {
+		fields = append(fields, commissionliabilityrule.FieldContractType)
+	}
+	if m.months != nil {
+		fields = append(fields, commissionliabilityrule.FieldMonths)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *CommissionLiabilityRuleMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case commissionliabilityrule.FieldCompanyID:
+		return m.CompanyID()
+	case commissionliabilityrule.FieldCreatedAt:
+		return m.CreatedAt()
+	case commissionliabilityrule.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case commissionliabilityrule.FieldInsurerID:
+		return m.InsurerID()
+	case commissionliabilityrule.FieldContractType:
+		return m.ContractType()
+	case commissionliabilityrule.FieldMonths:
+		return m.Months()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *CommissionLiabilityRuleMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case commissionliabilityrule.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case commissionliabilityrule.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case commissionliabilityrule.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case commissionliabilityrule.FieldInsurerID:
+		return m.OldInsurerID(ctx)
+	case commissionliabilityrule.FieldContractType:
+		return m.OldContractType(ctx)
+	case commissionliabilityrule.FieldMonths:
+		return m.OldMonths(ctx)
+	}
+	return nil, fmt.Errorf("unknown CommissionLiabilityRule field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *CommissionLiabilityRuleMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case commissionliabilityrule.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case commissionliabilityrule.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case commissionliabilityrule.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case commissionliabilityrule.FieldInsurerID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetInsurerID(v)
+		return nil
+	case commissionliabilityrule.FieldContractType:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContractType(v)
+		return nil
+	case commissionliabilityrule.FieldMonths:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMonths(v)
+		return nil
+	}
+	return fmt.Errorf("unknown CommissionLiabilityRule field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *CommissionLiabilityRuleMutation) AddedFields() []string {
+	var fields []string
+	if m.addmonths != nil {
+		fields = append(fields, commissionliabilityrule.FieldMonths)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *CommissionLiabilityRuleMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case commissionliabilityrule.FieldMonths:
+		return m.AddedMonths()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *CommissionLiabilityRuleMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case commissionliabilityrule.FieldMonths:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddMonths(v)
+		return nil
+	}
+	return fmt.Errorf("unknown CommissionLiabilityRule numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *CommissionLiabilityRuleMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(commissionliabilityrule.FieldInsurerID) {
+		fields = append(fields, commissionliabilityrule.FieldInsurerID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *CommissionLiabilityRuleMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *CommissionLiabilityRuleMutation) ClearField(name string) error {
+	switch name {
+	case commissionliabilityrule.FieldInsurerID:
+		m.ClearInsurerID()
+		return nil
+	}
+	return fmt.Errorf("unknown CommissionLiabilityRule nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *CommissionLiabilityRuleMutation) ResetField(name string) error {
+	switch name {
+	case commissionliabilityrule.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case commissionliabilityrule.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case commissionliabilityrule.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case commissionliabilityrule.FieldInsurerID:
+		m.ResetInsurerID()
+		return nil
+	case commissionliabilityrule.FieldContractType:
+		m.ResetContractType()
+		return nil
+	case commissionliabilityrule.FieldMonths:
+		m.ResetMonths()
+		return nil
+	}
+	return fmt.Errorf("unknown CommissionLiabilityRule field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *CommissionLiabilityRuleMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.company != nil {
+		edges = append(edges, commissionliabilityrule.EdgeCompany)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *CommissionLiabilityRuleMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case commissionliabilityrule.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *CommissionLiabilityRuleMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *CommissionLiabilityRuleMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *CommissionLiabilityRuleMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcompany {
+		edges = append(edges, commissionliabilityrule.EdgeCompany)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *CommissionLiabilityRuleMutation) EdgeCleared(name string) bool {
+	switch name {
+	case commissionliabilityrule.EdgeCompany:
+		return m.clearedcompany
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *CommissionLiabilityRuleMutation) ClearEdge(name string) error {
+	switch name {
+	case commissionliabilityrule.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown CommissionLiabilityRule unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *CommissionLiabilityRuleMutation) ResetEdge(name string) error {
+	switch name {
+	case commissionliabilityrule.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown CommissionLiabilityRule edge %s", name)
+}
+
+// CommissionStatementMutation represents an operation that mutates the CommissionStatement nodes in the graph.
+type CommissionStatementMutation struct {
+	config
+	op               Op
+	typ              string
+	id               *uuid.UUID
+	created_at       *time.Time
+	updated_at       *time.Time
+	version          *int64
+	addversion       *int64
+	format           *commissionstatement.Format
+	status           *commissionstatement.Status
+	import_status    *commissionstatement.ImportStatus
+	insurer_id       *uuid.UUID
+	filename         *string
+	size             *int64
+	addsize          *int64
+	sha256           *string
+	blob_key         *string
+	mapping          *map[string]string
+	period_from      *time.Time
+	period_to        *time.Time
+	note             *string
+	entry_count      *int
+	addentry_count   *int
+	matched_count    *int
+	addmatched_count *int
+	total            *schematype.Money
+	issues           *[]schematype.CommissionIssue
+	appendissues     []schematype.CommissionIssue
+	error            *string
+	creator_id       *uuid.UUID
+	processed_at     *time.Time
+	clearedFields    map[string]struct{}
+	company          *uuid.UUID
+	clearedcompany   bool
+	done             bool
+	oldValue         func(context.Context) (*CommissionStatement, error)
+	predicates       []predicate.CommissionStatement
+}
+
+var _ ent.Mutation = (*CommissionStatementMutation)(nil)
+
+// commissionstatementOption allows management of the mutation configuration using functional options.
+type commissionstatementOption func(*CommissionStatementMutation)
+
+// newCommissionStatementMutation creates new mutation for the CommissionStatement entity.
+func newCommissionStatementMutation(c config, op Op, opts ...commissionstatementOption) *CommissionStatementMutation {
+	m := &CommissionStatementMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeCommissionStatement,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withCommissionStatementID sets the ID field of the mutation.
+func withCommissionStatementID(id uuid.UUID) commissionstatementOption {
+	return func(m *CommissionStatementMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *CommissionStatement
+		)
+		m.oldValue = func(ctx context.Context) (*CommissionStatement, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().CommissionStatement.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withCommissionStatement sets the old CommissionStatement of the mutation.
+func withCommissionStatement(node *CommissionStatement) commissionstatementOption {
+	return func(m *CommissionStatementMutation) {
+		m.oldValue = func(context.Context) (*CommissionStatement, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m CommissionStatementMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m CommissionStatementMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of CommissionStatement entities.
+func (m *CommissionStatementMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *CommissionStatementMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *CommissionStatementMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().CommissionStatement.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *CommissionStatementMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *CommissionStatementMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the CommissionStatement entity.
+// If the CommissionStatement object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionStatementMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *CommissionStatementMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *CommissionStatementMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *CommissionStatementMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the CommissionStatement entity.
+// If the CommissionStatement object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionStatementMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *CommissionStatementMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *CommissionStatementMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *CommissionStatementMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the CommissionStatement entity.
+// If the CommissionStatement object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionStatementMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *CommissionStatementMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *CommissionStatementMutation) SetVersion(i int64) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *CommissionStatementMutation) Version() (r int64, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the CommissionStatement entity.
+// If the CommissionStatement object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionStatementMutation) OldVersion(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *CommissionStatementMutation) AddVersion(i int64) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *CommissionStatementMutation) AddedVersion() (r int64, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *CommissionStatementMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
+}
+
+// SetFormat sets the "format" field.
+func (m *CommissionStatementMutation) SetFormat(c commissionstatement.Format) {
+	m.format = &c
+}
+
+// Format returns the value of the "format" field in the mutation.
+func (m *CommissionStatementMutation) Format() (r commissionstatement.Format, exists bool) {
+	v := m.format
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFormat returns the old "format" field's value of the CommissionStatement entity.
+// If the CommissionStatement object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionStatementMutation) OldFormat(ctx context.Context) (v commissionstatement.Format, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFormat is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFormat requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFormat: %w", err)
+	}
+	return oldValue.Format, nil
+}
+
+// ResetFormat resets all changes to the "format" field.
+func (m *CommissionStatementMutation) ResetFormat() {
+	m.format = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *CommissionStatementMutation) SetStatus(c commissionstatement.Status) {
+	m.status = &c
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *CommissionStatementMutation) Status() (r commissionstatement.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the CommissionStatement entity.
+// If the CommissionStatement object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionStatementMutation) OldStatus(ctx context.Context) (v commissionstatement.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *CommissionStatementMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetImportStatus sets the "import_status" field.
+func (m *CommissionStatementMutation) SetImportStatus(cs commissionstatement.ImportStatus) {
+	m.import_status = &cs
+}
+
+// ImportStatus returns the value of the "import_status" field in the mutation.
+func (m *CommissionStatementMutation) ImportStatus() (r commissionstatement.ImportStatus, exists bool) {
+	v := m.import_status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldImportStatus returns the old "import_status" field's value of the CommissionStatement entity.
+// If the CommissionStatement object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionStatementMutation) OldImportStatus(ctx context.Context) (v commissionstatement.ImportStatus, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldImportStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldImportStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldImportStatus: %w", err)
+	}
+	return oldValue.ImportStatus, nil
+}
+
+// ResetImportStatus resets all changes to the "import_status" field.
+func (m *CommissionStatementMutation) ResetImportStatus() {
+	m.import_status = nil
+}
+
+// SetInsurerID sets the "insurer_id" field.
+func (m *CommissionStatementMutation) SetInsurerID(u uuid.UUID) {
+	m.insurer_id = &u
+}
+
+// InsurerID returns the value of the "insurer_id" field in the mutation.
+func (m *CommissionStatementMutation) InsurerID() (r uuid.UUID, exists bool) {
+	v := m.insurer_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldInsurerID returns the old "insurer_id" field's value of the CommissionStatement entity.
+// If the CommissionStatement object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionStatementMutation) OldInsurerID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldInsurerID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldInsurerID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldInsurerID: %w", err)
+	}
+	return oldValue.InsurerID, nil
+}
+
+// ClearInsurerID clears the value of the "insurer_id" field.
+func (m *CommissionStatementMutation) ClearInsurerID() {
+	m.insurer_id = nil
+	m.clearedFields[commissionstatement.FieldInsurerID] = struct{}{}
+}
+
+// InsurerIDCleared returns if the "insurer_id" field was cleared in this mutation.
+func (m *CommissionStatementMutation) InsurerIDCleared() bool {
+	_, ok := m.clearedFields[commissionstatement.FieldInsurerID]
+	return ok
+}
+
+// ResetInsurerID resets all changes to the "insurer_id" field.
+func (m *CommissionStatementMutation) ResetInsurerID() {
+	m.insurer_id = nil
+	delete(m.clearedFields, commissionstatement.FieldInsurerID)
+}
+
+// SetFilename sets the "filename" field.
+func (m *CommissionStatementMutation) SetFilename(s string) {
+	m.filename = &s
+}
+
+// Filename returns the value of the "filename" field in the mutation.
+func (m *CommissionStatementMutation) Filename() (r string, exists bool) {
+	v := m.filename
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFilename returns the old "filename" field's value of the CommissionStatement entity.
+// If the CommissionStatement object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionStatementMutation) OldFilename(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFilename is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFilename requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFilename: %w", err)
+	}
+	return oldValue.Filename, nil
+}
+
+// ResetFilename resets all changes to the "filename" field.
+func (m *CommissionStatementMutation) ResetFilename() {
+	m.filename = nil
+}
+
+// SetSize sets the "size" field.
+func (m *CommissionStatementMutation) SetSize(i int64) {
+	m.size = &i
+	m.addsize = nil
+}
+
+// Size returns the value of the "size" field in the mutation.
+func (m *CommissionStatementMutation) Size() (r int64, exists bool) {
+	v := m.size
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSize returns the old "size" field's value of the CommissionStatement entity.
+// If the CommissionStatement object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionStatementMutation) OldSize(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSize is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSize requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSize: %w", err)
+	}
+	return oldValue.Size, nil
+}
+
+// AddSize adds i to the "size" field.
+func (m *CommissionStatementMutation) AddSize(i int64) {
+	if m.addsize != nil {
+		*m.addsize += i
+	} else {
+		m.addsize = &i
+	}
+}
+
+// AddedSize returns the value that was added to the "size" field in this mutation.
+func (m *CommissionStatementMutation) AddedSize() (r int64, exists bool) {
+	v := m.addsize
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetSize resets all changes to the "size" field.
+func (m *CommissionStatementMutation) ResetSize() {
+	m.size = nil
+	m.addsize = nil
+}
+
+// SetSha256 sets the "sha256" field.
+func (m *CommissionStatementMutation) SetSha256(s string) {
+	m.sha256 = &s
+}
+
+// Sha256 returns the value of the "sha256" field in the mutation.
+func (m *CommissionStatementMutation) Sha256() (r string, exists bool) {
+	v := m.sha256
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSha256 returns the old "sha256" field's value of the CommissionStatement entity.
+// If the CommissionStatement object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionStatementMutation) OldSha256(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSha256 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSha256 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSha256: %w", err)
+	}
+	return oldValue.Sha256, nil
+}
+
+// ResetSha256 resets all changes to the "sha256" field.
+func (m *CommissionStatementMutation) ResetSha256() {
+	m.sha256 = nil
+}
+
+// SetBlobKey sets the "blob_key" field.
+func (m *CommissionStatementMutation) SetBlobKey(s string) {
+	m.blob_key = &s
+}
+
+// BlobKey returns the value of the "blob_key" field in the mutation.
+func (m *CommissionStatementMutation) BlobKey() (r string, exists bool) {
+	v := m.blob_key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBlobKey returns the old "blob_key" field's value of the CommissionStatement entity.
+// If the CommissionStatement object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionStatementMutation) OldBlobKey(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBlobKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBlobKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBlobKey: %w", err)
+	}
+	return oldValue.BlobKey, nil
+}
+
+// ResetBlobKey resets all changes to the "blob_key" field.
+func (m *CommissionStatementMutation) ResetBlobKey() {
+	m.blob_key = nil
+}
+
+// SetMapping sets the "mapping" field.
+func (m *CommissionStatementMutation) SetMapping(value map[string]string) {
+	m.mapping = &value
+}
+
+// Mapping returns the value of the "mapping" field in the mutation.
+func (m *CommissionStatementMutation) Mapping() (r map[string]string, exists bool) {
+	v := m.mapping
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMapping returns the old "mapping" field's value of the CommissionStatement entity.
+// If the CommissionStatement object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionStatementMutation) OldMapping(ctx context.Context) (v map[string]string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMapping is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMapping requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMapping: %w", err)
+	}
+	return oldValue.Mapping, nil
+}
+
+// ClearMapping clears the value of the "mapping" field.
+func (m *CommissionStatementMutation) ClearMapping() {
+	m.mapping = nil
+	m.clearedFields[commissionstatement.FieldMapping] = struct{}{}
+}
+
+// MappingCleared returns if the "mapping" field was cleared in this mutation.
+func (m *CommissionStatementMutation) MappingCleared() bool {
+	_, ok := m.clearedFields[commissionstatement.FieldMapping]
+	return ok
+}
+
+// ResetMapping resets all changes to the "mapping" field.
+func (m *CommissionStatementMutation) ResetMapping() {
+	m.mapping = nil
+	delete(m.clearedFields, commissionstatement.FieldMapping)
+}
+
+// SetPeriodFrom sets the "period_from" field.
+func (m *CommissionStatementMutation) SetPeriodFrom(t time.Time) {
+	m.period_from = &t
+}
+
+// PeriodFrom returns the value of the "period_from" field in the mutation.
+func (m *CommissionStatementMutation) PeriodFrom() (r time.Time, exists bool) {
+	v := m.period_from
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPeriodFrom returns the old "period_from" field's value of the CommissionStatement entity.
+// If the CommissionStatement object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionStatementMutation) OldPeriodFrom(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPeriodFrom is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPeriodFrom requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPeriodFrom: %w", err)
+	}
+	return oldValue.PeriodFrom, nil
+}
+
+// ClearPeriodFrom clears the value of the "period_from" field.
+func (m *CommissionStatementMutation) ClearPeriodFrom() {
+	m.period_from = nil
+	m.clearedFields[commissionstatement.FieldPeriodFrom] = struct{}{}
+}
+
+// PeriodFromCleared returns if the "period_from" field was cleared in this mutation.
+func (m *CommissionStatementMutation) PeriodFromCleared() bool {
+	_, ok := m.clearedFields[commissionstatement.FieldPeriodFrom]
+	return ok
+}
+
+// ResetPeriodFrom resets all changes to the "period_from" field.
+func (m *CommissionStatementMutation) ResetPeriodFrom() {
+	m.period_from = nil
+	delete(m.clearedFields, commissionstatement.FieldPeriodFrom)
+}
+
+// SetPeriodTo sets the "period_to" field.
+func (m *CommissionStatementMutation) SetPeriodTo(t time.Time) {
+	m.period_to = &t
+}
+
+// PeriodTo returns the value of the "period_to" field in the mutation.
+func (m *CommissionStatementMutation) PeriodTo() (r time.Time, exists bool) {
+	v := m.period_to
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPeriodTo returns the old "period_to" field's value of the CommissionStatement entity.
+// If the CommissionStatement object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionStatementMutation) OldPeriodTo(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPeriodTo is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPeriodTo requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPeriodTo: %w", err)
+	}
+	return oldValue.PeriodTo, nil
+}
+
+// ClearPeriodTo clears the value of the "period_to" field.
+func (m *CommissionStatementMutation) ClearPeriodTo() {
+	m.period_to = nil
+	m.clearedFields[commissionstatement.FieldPeriodTo] = struct{}{}
+}
+
+// PeriodToCleared returns if the "period_to" field was cleared in this mutation.
+func (m *CommissionStatementMutation) PeriodToCleared() bool {
+	_, ok := m.clearedFields[commissionstatement.FieldPeriodTo]
+	return ok
+}
+
+// ResetPeriodTo resets all changes to the "period_to" field.
+func (m *CommissionStatementMutation) ResetPeriodTo() {
+	m.period_to = nil
+	delete(m.clearedFields, commissionstatement.FieldPeriodTo)
+}
+
+// SetNote sets the "note" field.
+func (m *CommissionStatementMutation) SetNote(s string) {
+	m.note = &s
+}
+
+// Note returns the value of the "note" field in the mutation.
+func (m *CommissionStatementMutation) Note() (r string, exists bool) {
+	v := m.note
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldNote returns the old "note" field's value of the CommissionStatement entity.
+// If the CommissionStatement object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionStatementMutation) OldNote(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldNote is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldNote requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldNote: %w", err)
+	}
+	return oldValue.Note, nil
+}
+
+// ClearNote clears the value of the "note" field.
+func (m *CommissionStatementMutation) ClearNote() {
+	m.note = nil
+	m.clearedFields[commissionstatement.FieldNote] = struct{}{}
+}
+
+// NoteCleared returns if the "note" field was cleared in this mutation.
+func (m *CommissionStatementMutation) NoteCleared() bool {
+	_, ok := m.clearedFields[commissionstatement.FieldNote]
+	return ok
+}
+
+// ResetNote resets all changes to the "note" field.
+func (m *CommissionStatementMutation) ResetNote() {
+	m.note = nil
+	delete(m.clearedFields, commissionstatement.FieldNote)
+}
+
+// SetEntryCount sets the "entry_count" field.
+func (m *CommissionStatementMutation) SetEntryCount(i int) {
+	m.entry_count = &i
+	m.addentry_count = nil
+}
+
+// EntryCount returns the value of the "entry_count" field in the mutation.
+func (m *CommissionStatementMutation) EntryCount() (r int, exists bool) {
+	v := m.entry_count
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEntryCount returns the old "entry_count" field's value of the CommissionStatement entity.
+// If the CommissionStatement object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionStatementMutation) OldEntryCount(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEntryCount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEntryCount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEntryCount: %w", err)
+	}
+	return oldValue.EntryCount, nil
+}
+
+// AddEntryCount adds i to the "entry_count" field.
+func (m *CommissionStatementMutation) AddEntryCount(i int) {
+	if m.addentry_count != nil {
+		*m.addentry_count += i
+	} else {
+		m.addentry_count = &i
+	}
+}
+
+// AddedEntryCount returns the value that was added to the "entry_count" field in this mutation.
+func (m *CommissionStatementMutation) AddedEntryCount() (r int, exists bool) {
+	v := m.addentry_count
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetEntryCount resets all changes to the "entry_count" field.
+func (m *CommissionStatementMutation) ResetEntryCount() {
+	m.entry_count = nil
+	m.addentry_count = nil
+}
+
+// SetMatchedCount sets the "matched_count" field.
+func (m *CommissionStatementMutation) SetMatchedCount(i int) {
+	m.matched_count = &i
+	m.addmatched_count = nil
+}
+
+// MatchedCount returns the value of the "matched_count" field in the mutation.
+func (m *CommissionStatementMutation) MatchedCount() (r int, exists bool) {
+	v := m.matched_count
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMatchedCount returns the old "matched_count" field's value of the CommissionStatement entity.
+// If the CommissionStatement object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionStatementMutation) OldMatchedCount(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMatchedCount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMatchedCount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMatchedCount: %w", err)
+	}
+	return oldValue.MatchedCount, nil
+}
+
+// AddMatchedCount adds i to the "matched_count" field.
+func (m *CommissionStatementMutation) AddMatchedCount(i int) {
+	if m.addmatched_count != nil {
+		*m.addmatched_count += i
+	} else {
+		m.addmatched_count = &i
+	}
+}
+
+// AddedMatchedCount returns the value that was added to the "matched_count" field in this mutation.
+func (m *CommissionStatementMutation) AddedMatchedCount() (r int, exists bool) {
+	v := m.addmatched_count
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetMatchedCount resets all changes to the "matched_count" field.
+func (m *CommissionStatementMutation) ResetMatchedCount() {
+	m.matched_count = nil
+	m.addmatched_count = nil
+}
+
+// SetTotal sets the "total" field.
+func (m *CommissionStatementMutation) SetTotal(s schematype.Money) {
+	m.total = &s
+}
+
+// Total returns the value of the "total" field in the mutation.
+func (m *CommissionStatementMutation) Total() (r schematype.Money, exists bool) {
+	v := m.total
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTotal returns the old "total" field's value of the CommissionStatement entity.
+// If the CommissionStatement object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionStatementMutation) OldTotal(ctx context.Context) (v *schematype.Money, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTotal is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTotal requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTotal: %w", err)
+	}
+	return oldValue.Total, nil
+}
+
+// ClearTotal clears the value of the "total" field.
+func (m *CommissionStatementMutation) ClearTotal() {
+	m.total = nil
+	m.clearedFields[commissionstatement.FieldTotal] = struct{}{}
+}
+
+// TotalCleared returns if the "total" field was cleared in this mutation.
+func (m *CommissionStatementMutation) TotalCleared() bool {
+	_, ok := m.clearedFields[commissionstatement.FieldTotal]
+	return ok
+}
+
+// ResetTotal resets all changes to the "total" field.
+func (m *CommissionStatementMutation) ResetTotal() {
+	m.total = nil
+	delete(m.clearedFields, commissionstatement.FieldTotal)
+}
+
+// SetIssues sets the "issues" field.
+func (m *CommissionStatementMutation) SetIssues(si []schematype.CommissionIssue) {
+	m.issues = &si
+	m.appendissues = nil
+}
+
+// Issues returns the value of the "issues" field in the mutation.
+func (m *CommissionStatementMutation) Issues() (r []schematype.CommissionIssue, exists bool) {
+	v := m.issues
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIssues returns the old "issues" field's value of the CommissionStatement entity.
+// If the CommissionStatement object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionStatementMutation) OldIssues(ctx context.Context) (v []schematype.CommissionIssue, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIssues is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIssues requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIssues: %w", err)
+	}
+	return oldValue.Issues, nil
+}
+
+// AppendIssues adds si to the "issues" field.
+func (m *CommissionStatementMutation) AppendIssues(si []schematype.CommissionIssue) {
+	m.appendissues = append(m.appendissues, si...)
+}
+
+// AppendedIssues returns the list of values that were appended to the "issues" field in this mutation.
+func (m *CommissionStatementMutation) AppendedIssues() ([]schematype.CommissionIssue, bool) {
+	if len(m.appendissues) == 0 {
+		return nil, false
+	}
+	return m.appendissues, true
+}
+
+// ResetIssues resets all changes to the "issues" field.
+func (m *CommissionStatementMutation) ResetIssues() {
+	m.issues = nil
+	m.appendissues = nil
+}
+
+// SetError sets the "error" field.
+func (m *CommissionStatementMutation) SetError(s string) {
+	m.error = &s
+}
+
+// Error returns the value of the "error" field in the mutation.
+func (m *CommissionStatementMutation) Error() (r string, exists bool) {
+	v := m.error
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldError returns the old "error" field's value of the CommissionStatement entity.
+// If the CommissionStatement object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionStatementMutation) OldError(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldError is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldError requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldError: %w", err)
+	}
+	return oldValue.Error, nil
+}
+
+// ResetError resets all changes to the "error" field.
+func (m *CommissionStatementMutation) ResetError() {
+	m.error = nil
+}
+
+// SetCreatorID sets the "creator_id" field.
+func (m *CommissionStatementMutation) SetCreatorID(u uuid.UUID) {
+	m.creator_id = &u
+}
+
+// CreatorID returns the value of the "creator_id" field in the mutation.
+func (m *CommissionStatementMutation) CreatorID() (r uuid.UUID, exists bool) {
+	v := m.creator_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatorID returns the old "creator_id" field's value of the CommissionStatement entity.
+// If the CommissionStatement object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionStatementMutation) OldCreatorID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatorID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatorID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatorID: %w", err)
+	}
+	return oldValue.CreatorID, nil
+}
+
+// ClearCreatorID clears the value of the "creator_id" field.
+func (m *CommissionStatementMutation) ClearCreatorID() {
+	m.creator_id = nil
+	m.clearedFields[commissionstatement.FieldCreatorID] = struct{}{}
+}
+
+// CreatorIDCleared returns if the "creator_id" field was cleared in this mutation.
+func (m *CommissionStatementMutation) CreatorIDCleared() bool {
+	_, ok := m.clearedFields[commissionstatement.FieldCreatorID]
+	return ok
+}
+
+// ResetCreatorID resets all changes to the "creator_id" field.
+func (m *CommissionStatementMutation) ResetCreatorID() {
+	m.creator_id = nil
+	delete(m.clearedFields, commissionstatement.FieldCreatorID)
+}
+
+// SetProcessedAt sets the "processed_at" field.
+func (m *CommissionStatementMutation) SetProcessedAt(t time.Time) {
+	m.processed_at = &t
+}
+
+// ProcessedAt returns the value of the "processed_at" field in the mutation.
+func (m *CommissionStatementMutation) ProcessedAt() (r time.Time, exists bool) {
+	v := m.processed_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProcessedAt returns the old "processed_at" field's value of the CommissionStatement entity.
+// If the CommissionStatement object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionStatementMutation) OldProcessedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProcessedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProcessedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProcessedAt: %w", err)
+	}
+	return oldValue.ProcessedAt, nil
+}
+
+// ClearProcessedAt clears the value of the "processed_at" field.
+func (m *CommissionStatementMutation) ClearProcessedAt() {
+	m.processed_at = nil
+	m.clearedFields[commissionstatement.FieldProcessedAt] = struct{}{}
+}
+
+// ProcessedAtCleared returns if the "processed_at" field was cleared in this mutation.
+func (m *CommissionStatementMutation) ProcessedAtCleared() bool {
+	_, ok := m.clearedFields[commissionstatement.FieldProcessedAt]
+	return ok
+}
+
+// ResetProcessedAt resets all changes to the "processed_at" field.
+func (m *CommissionStatementMutation) ResetProcessedAt() {
+	m.processed_at = nil
+	delete(m.clearedFields, commissionstatement.FieldProcessedAt)
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *CommissionStatementMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[commissionstatement.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *CommissionStatementMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *CommissionStatementMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *CommissionStatementMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// Where appends a list predicates to the CommissionStatementMutation builder.
+func (m *CommissionStatementMutation) Where(ps ...predicate.CommissionStatement) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the CommissionStatementMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *CommissionStatementMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.CommissionStatement, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *CommissionStatementMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *CommissionStatementMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (CommissionStatement).
+func (m *CommissionStatementMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *CommissionStatementMutation) Fields() []string {
+	fields := make([]string, 0, 23)
+	if m.company != nil {
+		fields = append(fields, commissionstatement.FieldCompanyID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, commissionstatement.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, commissionstatement.FieldUpdatedAt)
+	}
+	if m.version != nil {
+		fields = append(fields, commissionstatement.FieldVersion)
+	}
+	if m.format != nil {
+		fields = append(fields, commissionstatement.FieldFormat)
+	}
+	if m.status != nil {
+		fields = append(fields, commissionstatement.FieldStatus)
+	}
+	if m.import_status != nil {
+		fields = append(fields, commissionstatement.FieldImportStatus)
+	}
+	if m.insurer_id != nil {
+		fields = append(fields, commissionstatement.FieldInsurerID)
+	}
+	if m.filename != nil {
+		fields = append(fields, commissionstatement.FieldFilename)
+	}
+	if m.size != nil {
+		fields = append(fields, commissionstatement.FieldSize)
+	}
+	if m.sha256 != nil {
+		fields = append(fields, commissionstatement.FieldSha256)
+	}
+	if m.blob_key != nil {
+		fields = append(fields, commissionstatement.FieldBlobKey)
+	}
+	if m.mapping != nil {
+		fields = append(fields, commissionstatement.FieldMapping)
+	}
+	if m.period_from != nil {
+		fields = append(fields, commissionstatement.FieldPeriodFrom)
+	}
+	if m.period_to != nil {
+		fields = append(fields, commissionstatement.FieldPeriodTo)
+	}
+	if m.note != nil {
+		fields = append(fields, commissionstatement.FieldNote)
+	}
+	if m.entry_count != nil {
+		fields = append(fields, commissionstatement.FieldEntryCount)
+	}
+	if m.matched_count != nil {
+		fields = append(fields, commissionstatement.FieldMatchedCount)
+	}
+	if m.total != nil {
+		fields = append(fields, commissionstatement.FieldTotal)
+	}
+	if m.issues != nil {
+		fields = append(fields, commissionstatement.FieldIssues)
+	}
+	if m.error != nil {
+		fields = append(fields, commissionstatement.FieldError)
+	}
+	if m.creator_id != nil {
+		fields = append(fields, commissionstatement.FieldCreatorID)
+	}
+	if m.processed_at != nil {
+		fields = append(fields, commissionstatement.FieldProcessedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *CommissionStatementMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case commissionstatement.FieldCompanyID:
+		return m.CompanyID()
+	case commissionstatement.FieldCreatedAt:
+		return m.CreatedAt()
+	case commissionstatement.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case commissionstatement.FieldVersion:
+		return m.Version()
+	case commissionstatement.FieldFormat:
+		return m.Format()
+	case commissionstatement.FieldStatus:
+		return m.Status()
+	case commissionstatement.FieldImportStatus:
+		return m.ImportStatus()
+	case commissionstatement.FieldInsurerID:
+		return m.InsurerID()
+	case commissionstatement.FieldFilename:
+		return m.Filename()
+	case commissionstatement.FieldSize:
+		return m.Size()
+	case commissionstatement.FieldSha256:
+		return m.Sha256()
+	case commissionstatement.FieldBlobKey:
+		return m.BlobKey()
+	case commissionstatement.FieldMapping:
+		return m.Mapping()
+	case commissionstatement.FieldPeriodFrom:
+		return m.PeriodFrom()
+	case commissionstatement.FieldPeriodTo:
+		return m.PeriodTo()
+	case commissionstatement.FieldNote:
+		return m.Note()
+	case commissionstatement.FieldEntryCount:
+		return m.EntryCount()
+	case commissionstatement.FieldMatchedCount:
+		return m.MatchedCount()
+	case commissionstatement.FieldTotal:
+		return m.Total()
+	case commissionstatement.FieldIssues:
+		return m.Issues()
+	case commissionstatement.FieldError:
+		return m.Error()
+	case commissionstatement.FieldCreatorID:
+		return m.CreatorID()
+	case commissionstatement.FieldProcessedAt:
+		return m.ProcessedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *CommissionStatementMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case commissionstatement.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case commissionstatement.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case commissionstatement.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case commissionstatement.FieldVersion:
+		return m.OldVersion(ctx)
+	case commissionstatement.FieldFormat:
+		return m.OldFormat(ctx)
+	case commissionstatement.FieldStatus:
+		return m.OldStatus(ctx)
+	case commissionstatement.FieldImportStatus:
+		return m.OldImportStatus(ctx)
+	case commissionstatement.FieldInsurerID:
+		return m.OldInsurerID(ctx)
+	case commissionstatement.FieldFilename:
+		return m.OldFilename(ctx)
+	case commissionstatement.FieldSize:
+		return m.OldSize(ctx)
+	case commissionstatement.FieldSha256:
+		return m.OldSha256(ctx)
+	case commissionstatement.FieldBlobKey:
+		return m.OldBlobKey(ctx)
+	case commissionstatement.FieldMapping:
+		return m.OldMapping(ctx)
+	case commissionstatement.FieldPeriodFrom:
+		return m.OldPeriodFrom(ctx)
+	case commissionstatement.FieldPeriodTo:
+		return m.OldPeriodTo(ctx)
+	case commissionstatement.FieldNote:
+		return m.OldNote(ctx)
+	case commissionstatement.FieldEntryCount:
+		return m.OldEntryCount(ctx)
+	case commissionstatement.FieldMatchedCount:
+		return m.OldMatchedCount(ctx)
+	case commissionstatement.FieldTotal:
+		return m.OldTotal(ctx)
+	case commissionstatement.FieldIssues:
+		return m.OldIssues(ctx)
+	case commissionstatement.FieldError:
+		return m.OldError(ctx)
+	case commissionstatement.FieldCreatorID:
+		return m.OldCreatorID(ctx)
+	case commissionstatement.FieldProcessedAt:
+		return m.OldProcessedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown CommissionStatement field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *CommissionStatementMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case commissionstatement.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case commissionstatement.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case commissionstatement.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case commissionstatement.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
+		return nil
+	case commissionstatement.FieldFormat:
+		v, ok := value.(commissionstatement.Format)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFormat(v)
+		return nil
+	case commissionstatement.FieldStatus:
+		v, ok := value.(commissionstatement.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case commissionstatement.FieldImportStatus:
+		v, ok := value.(commissionstatement.ImportStatus)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetImportStatus(v)
+		return nil
+	case commissionstatement.FieldInsurerID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetInsurerID(v)
+		return nil
+	case commissionstatement.FieldFilename:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFilename(v)
+		return nil
+	case commissionstatement.FieldSize:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSize(v)
+		return nil
+	case commissionstatement.FieldSha256:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSha256(v)
+		return nil
+	case commissionstatement.FieldBlobKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBlobKey(v)
+		return nil
+	case commissionstatement.FieldMapping:
+		v, ok := value.(map[string]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMapping(v)
+		return nil
+	case commissionstatement.FieldPeriodFrom:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPeriodFrom(v)
+		return nil
+	case commissionstatement.FieldPeriodTo:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPeriodTo(v)
+		return nil
+	case commissionstatement.FieldNote:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetNote(v)
+		return nil
+	case commissionstatement.FieldEntryCount:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEntryCount(v)
+		return nil
+	case commissionstatement.FieldMatchedCount:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMatchedCount(v)
+		return nil
+	case commissionstatement.FieldTotal:
+		v, ok := value.(schematype.Money)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTotal(v)
+		return nil
+	case commissionstatement.FieldIssues:
+		v, ok := value.([]schematype.CommissionIssue)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIssues(v)
+		return nil
+	case commissionstatement.FieldError:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetError(v)
+		return nil
+	case commissionstatement.FieldCreatorID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatorID(v)
+		return nil
+	case commissionstatement.FieldProcessedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProcessedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown CommissionStatement field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *CommissionStatementMutation) AddedFields() []string {
+	var fields []string
+	if m.addversion != nil {
+		fields = append(fields, commissionstatement.FieldVersion)
+	}
+	if m.addsize != nil {
+		fields = append(fields, commissionstatement.FieldSize)
+	}
+	if m.addentry_count != nil {
+		fields = append(fields, commissionstatement.FieldEntryCount)
+	}
+	if m.addmatched_count != nil {
+		fields = append(fields, commissionstatement.FieldMatchedCount)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *CommissionStatementMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case commissionstatement.FieldVersion:
+		return m.AddedVersion()
+	case commissionstatement.FieldSize:
+		return m.AddedSize()
+	case commissionstatement.FieldEntryCount:
+		return m.AddedEntryCount()
+	case commissionstatement.FieldMatchedCount:
+		return m.AddedMatchedCount()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *CommissionStatementMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case commissionstatement.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
+	case commissionstatement.FieldSize:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddSize(v)
+		return nil
+	case commissionstatement.FieldEntryCount:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddEntryCount(v)
+		return nil
+	case commissionstatement.FieldMatchedCount:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddMatchedCount(v)
+		return nil
+	}
+	return fmt.Errorf("unknown CommissionStatement numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *CommissionStatementMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(commissionstatement.FieldInsurerID) {
+		fields = append(fields, commissionstatement.FieldInsurerID)
+	}
+	if m.FieldCleared(commissionstatement.FieldMapping) {
+		fields = append(fields, commissionstatement.FieldMapping)
+	}
+	if m.FieldCleared(commissionstatement.FieldPeriodFrom) {
+		fields = append(fields, commissionstatement.FieldPeriodFrom)
+	}
+	if m.FieldCleared(commissionstatement.FieldPeriodTo) {
+		fields = append(fields, commissionstatement.FieldPeriodTo)
+	}
+	if m.FieldCleared(commissionstatement.FieldNote) {
+		fields = append(fields, commissionstatement.FieldNote)
+	}
+	if m.FieldCleared(commissionstatement.FieldTotal) {
+		fields = append(fields, commissionstatement.FieldTotal)
+	}
+	if m.FieldCleared(commissionstatement.FieldCreatorID) {
+		fields = append(fields, commissionstatement.FieldCreatorID)
+	}
+	if m.FieldCleared(commissionstatement.FieldProcessedAt) {
+		fields = append(fields, commissionstatement.FieldProcessedAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *CommissionStatementMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *CommissionStatementMutation) ClearField(name string) error {
+	switch name {
+	case commissionstatement.FieldInsurerID:
+		m.ClearInsurerID()
+		return nil
+	case commissionstatement.FieldMapping:
+		m.ClearMapping()
+		return nil
+	case commissionstatement.FieldPeriodFrom:
+		m.ClearPeriodFrom()
+		return nil
+	case commissionstatement.FieldPeriodTo:
+		m.ClearPeriodTo()
+		return nil
+	case commissionstatement.FieldNote:
+		m.ClearNote()
+		return nil
+	case commissionstatement.FieldTotal:
+		m.ClearTotal()
+		return nil
+	case commissionstatement.FieldCreatorID:
+		m.ClearCreatorID()
+		return nil
+	case commissionstatement.FieldProcessedAt:
+		m.ClearProcessedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown CommissionStatement nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *CommissionStatementMutation) ResetField(name string) error {
+	switch name {
+	case commissionstatement.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case commissionstatement.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case commissionstatement.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case commissionstatement.FieldVersion:
+		m.ResetVersion()
+		return nil
+	case commissionstatement.FieldFormat:
+		m.ResetFormat()
+		return nil
+	case commissionstatement.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case commissionstatement.FieldImportStatus:
+		m.ResetImportStatus()
+		return nil
+	case commissionstatement.FieldInsurerID:
+		m.ResetInsurerID()
+		return nil
+	case commissionstatement.FieldFilename:
+		m.ResetFilename()
+		return nil
+	case commissionstatement.FieldSize:
+		m.ResetSize()
+		return nil
+	case commissionstatement.FieldSha256:
+		m.ResetSha256()
+		return nil
+	case commissionstatement.FieldBlobKey:
+		m.ResetBlobKey()
+		return nil
+	case commissionstatement.FieldMapping:
+		m.ResetMapping()
+		return nil
+	case commissionstatement.FieldPeriodFrom:
+		m.ResetPeriodFrom()
+		return nil
+	case commissionstatement.FieldPeriodTo:
+		m.ResetPeriodTo()
+		return nil
+	case commissionstatement.FieldNote:
+		m.ResetNote()
+		return nil
+	case commissionstatement.FieldEntryCount:
+		m.ResetEntryCount()
+		return nil
+	case commissionstatement.FieldMatchedCount:
+		m.ResetMatchedCount()
+		return nil
+	case commissionstatement.FieldTotal:
+		m.ResetTotal()
+		return nil
+	case commissionstatement.FieldIssues:
+		m.ResetIssues()
+		return nil
+	case commissionstatement.FieldError:
+		m.ResetError()
+		return nil
+	case commissionstatement.FieldCreatorID:
+		m.ResetCreatorID()
+		return nil
+	case commissionstatement.FieldProcessedAt:
+		m.ResetProcessedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown CommissionStatement field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *CommissionStatementMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.company != nil {
+		edges = append(edges, commissionstatement.EdgeCompany)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *CommissionStatementMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case commissionstatement.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *CommissionStatementMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *CommissionStatementMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *CommissionStatementMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcompany {
+		edges = append(edges, commissionstatement.EdgeCompany)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *CommissionStatementMutation) EdgeCleared(name string) bool {
+	switch name {
+	case commissionstatement.EdgeCompany:
+		return m.clearedcompany
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *CommissionStatementMutation) ClearEdge(name string) error {
+	switch name {
+	case commissionstatement.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown CommissionStatement unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *CommissionStatementMutation) ResetEdge(name string) error {
+	switch name {
+	case commissionstatement.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown CommissionStatement edge %s", name)
 }
 
 // CompanyMutation represents an operation that mutates the Company nodes in the graph.

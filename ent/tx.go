@@ -24,6 +24,12 @@ type Tx struct {
 	AppointmentException *AppointmentExceptionClient
 	// CalendarToken is the client for interacting with the CalendarToken builders.
 	CalendarToken *CalendarTokenClient
+	// CommissionEntry is the client for interacting with the CommissionEntry builders.
+	CommissionEntry *CommissionEntryClient
+	// CommissionLiabilityRule is the client for interacting with the CommissionLiabilityRule builders.
+	CommissionLiabilityRule *CommissionLiabilityRuleClient
+	// CommissionStatement is the client for interacting with the CommissionStatement builders.
+	CommissionStatement *CommissionStatementClient
 	// Company is the client for interacting with the Company builders.
 	Company *CompanyClient
 	// CompanyPoints is the client for interacting with the CompanyPoints builders.
@@ -260,6 +266,9 @@ func (tx *Tx) init() {
 	tx.Appointment = NewAppointmentClient(tx.config)
 	tx.AppointmentException = NewAppointmentExceptionClient(tx.config)
 	tx.CalendarToken = NewCalendarTokenClient(tx.config)
+	tx.CommissionEntry = NewCommissionEntryClient(tx.config)
+	tx.CommissionLiabilityRule = NewCommissionLiabilityRuleClient(tx.config)
+	tx.CommissionStatement = NewCommissionStatementClient(tx.config)
 	tx.Company = NewCompanyClient(tx.config)
 	tx.CompanyPoints = NewCompanyPointsClient(tx.config)
 	tx.Contact = NewContactClient(tx.config)

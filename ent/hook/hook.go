@@ -69,6 +69,42 @@ func (f CalendarTokenFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Valu
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.CalendarTokenMutation", m)
 }
 
+// The CommissionEntryFunc type is an adapter to allow the use of ordinary
+// function as CommissionEntry mutator.
+type CommissionEntryFunc func(context.Context, *ent.CommissionEntryMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f CommissionEntryFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.CommissionEntryMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.CommissionEntryMutation", m)
+}
+
+// The CommissionLiabilityRuleFunc type is an adapter to allow the use of ordinary
+// function as CommissionLiabilityRule mutator.
+type CommissionLiabilityRuleFunc func(context.Context, *ent.CommissionLiabilityRuleMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f CommissionLiabilityRuleFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.CommissionLiabilityRuleMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.CommissionLiabilityRuleMutation", m)
+}
+
+// The CommissionStatementFunc type is an adapter to allow the use of ordinary
+// function as CommissionStatement mutator.
+type CommissionStatementFunc func(context.Context, *ent.CommissionStatementMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f CommissionStatementFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.CommissionStatementMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.CommissionStatementMutation", m)
+}
+
 // The CompanyFunc type is an adapter to allow the use of ordinary
 // function as Company mutator.
 type CompanyFunc func(context.Context, *ent.CompanyMutation) (ent.Value, error)

@@ -13,6 +13,9 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/appointment"
 	"github.com/brokerdesk/brokerdesk/ent/appointmentexception"
 	"github.com/brokerdesk/brokerdesk/ent/calendartoken"
+	"github.com/brokerdesk/brokerdesk/ent/commissionentry"
+	"github.com/brokerdesk/brokerdesk/ent/commissionliabilityrule"
+	"github.com/brokerdesk/brokerdesk/ent/commissionstatement"
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/companypoints"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
@@ -255,6 +258,87 @@ func (f TraverseCalendarToken) Traverse(ctx context.Context, q ent.Query) error 
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.CalendarTokenQuery", q)
+}
+
+// The CommissionEntryFunc type is an adapter to allow the use of ordinary function as a Querier.
+type CommissionEntryFunc func(context.Context, *ent.CommissionEntryQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f CommissionEntryFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.CommissionEntryQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.CommissionEntryQuery", q)
+}
+
+// The TraverseCommissionEntry type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseCommissionEntry func(context.Context, *ent.CommissionEntryQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseCommissionEntry) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseCommissionEntry) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.CommissionEntryQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.CommissionEntryQuery", q)
+}
+
+// The CommissionLiabilityRuleFunc type is an adapter to allow the use of ordinary function as a Querier.
+type CommissionLiabilityRuleFunc func(context.Context, *ent.CommissionLiabilityRuleQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f CommissionLiabilityRuleFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.CommissionLiabilityRuleQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.CommissionLiabilityRuleQuery", q)
+}
+
+// The TraverseCommissionLiabilityRule type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseCommissionLiabilityRule func(context.Context, *ent.CommissionLiabilityRuleQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseCommissionLiabilityRule) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseCommissionLiabilityRule) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.CommissionLiabilityRuleQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.CommissionLiabilityRuleQuery", q)
+}
+
+// The CommissionStatementFunc type is an adapter to allow the use of ordinary function as a Querier.
+type CommissionStatementFunc func(context.Context, *ent.CommissionStatementQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f CommissionStatementFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.CommissionStatementQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.CommissionStatementQuery", q)
+}
+
+// The TraverseCommissionStatement type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseCommissionStatement func(context.Context, *ent.CommissionStatementQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseCommissionStatement) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseCommissionStatement) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.CommissionStatementQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.CommissionStatementQuery", q)
 }
 
 // The CompanyFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -1620,6 +1704,12 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.AppointmentExceptionQuery, predicate.AppointmentException, appointmentexception.OrderOption]{typ: ent.TypeAppointmentException, tq: q}, nil
 	case *ent.CalendarTokenQuery:
 		return &query[*ent.CalendarTokenQuery, predicate.CalendarToken, calendartoken.OrderOption]{typ: ent.TypeCalendarToken, tq: q}, nil
+	case *ent.CommissionEntryQuery:
+		return &query[*ent.CommissionEntryQuery, predicate.CommissionEntry, commissionentry.OrderOption]{typ: ent.TypeCommissionEntry, tq: q}, nil
+	case *ent.CommissionLiabilityRuleQuery:
+		return &query[*ent.CommissionLiabilityRuleQuery, predicate.CommissionLiabilityRule, commissionliabilityrule.OrderOption]{typ: ent.TypeCommissionLiabilityRule, tq: q}, nil
+	case *ent.CommissionStatementQuery:
+		return &query[*ent.CommissionStatementQuery, predicate.CommissionStatement, commissionstatement.OrderOption]{typ: ent.TypeCommissionStatement, tq: q}, nil
 	case *ent.CompanyQuery:
 		return &query[*ent.CompanyQuery, predicate.Company, company.OrderOption]{typ: ent.TypeCompany, tq: q}, nil
 	case *ent.CompanyPointsQuery:

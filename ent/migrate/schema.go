@@ -261,6 +261,168 @@ var (
 			},
 		},
 	}
+	// CommissionEntriesColumns holds the columns for the "commission_entries" table.
+	CommissionEntriesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "version", Type: field.TypeInt64, Default: 1},
+		{Name: "statement_id", Type: field.TypeUUID},
+		{Name: "insurer_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "contract_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "contact_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "policy_number", Type: field.TypeString, Size: 50, Default: ""},
+		{Name: "policy_key", Type: field.TypeString, Size: 50, Default: ""},
+		{Name: "type", Type: field.TypeEnum, Enums: []string{"commission", "cancellation", "correction", "premium", "other"}},
+		{Name: "code", Type: field.TypeString, Size: 20, Default: ""},
+		{Name: "amount", Type: field.TypeOther, SchemaType: map[string]string{"postgres": "numeric(14,2)"}},
+		{Name: "booked_on", Type: field.TypeTime, SchemaType: map[string]string{"postgres": "date"}},
+		{Name: "description", Type: field.TypeString, Size: 500, Default: ""},
+		{Name: "note", Type: field.TypeString, Nullable: true, Size: 2000},
+		{Name: "matched_by", Type: field.TypeEnum, Nullable: true, Enums: []string{"auto", "manual"}},
+		{Name: "line", Type: field.TypeInt, Default: 0},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// CommissionEntriesTable holds the schema information for the "commission_entries" table.
+	CommissionEntriesTable = &schema.Table{
+		Name:       "commission_entries",
+		Columns:    CommissionEntriesColumns,
+		PrimaryKey: []*schema.Column{CommissionEntriesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "commission_entries_companies_company",
+				Columns:    []*schema.Column{CommissionEntriesColumns[18]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "commissionentry_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{CommissionEntriesColumns[18]},
+			},
+			{
+				Name:    "commissionentry_company_id_statement_id_line",
+				Unique:  false,
+				Columns: []*schema.Column{CommissionEntriesColumns[18], CommissionEntriesColumns[4], CommissionEntriesColumns[17]},
+			},
+			{
+				Name:    "commissionentry_company_id_booked_on_id",
+				Unique:  false,
+				Columns: []*schema.Column{CommissionEntriesColumns[18], CommissionEntriesColumns[13], CommissionEntriesColumns[0]},
+			},
+			{
+				Name:    "commissionentry_company_id_contract_id",
+				Unique:  false,
+				Columns: []*schema.Column{CommissionEntriesColumns[18], CommissionEntriesColumns[6]},
+			},
+			{
+				Name:    "commissionentry_company_id_contact_id",
+				Unique:  false,
+				Columns: []*schema.Column{CommissionEntriesColumns[18], CommissionEntriesColumns[7]},
+			},
+			{
+				Name:    "commissionentry_company_id_insurer_id_policy_key",
+				Unique:  false,
+				Columns: []*schema.Column{CommissionEntriesColumns[18], CommissionEntriesColumns[5], CommissionEntriesColumns[9]},
+			},
+		},
+	}
+	// CommissionLiabilityRulesColumns holds the columns for the "commission_liability_rules" table.
+	CommissionLiabilityRulesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "insurer_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "contract_type", Type: field.TypeString, Size: 3, Default: ""},
+		{Name: "months", Type: field.TypeInt},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// CommissionLiabilityRulesTable holds the schema information for the "commission_liability_rules" table.
+	CommissionLiabilityRulesTable = &schema.Table{
+		Name:       "commission_liability_rules",
+		Columns:    CommissionLiabilityRulesColumns,
+		PrimaryKey: []*schema.Column{CommissionLiabilityRulesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "commission_liability_rules_companies_company",
+				Columns:    []*schema.Column{CommissionLiabilityRulesColumns[6]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "commissionliabilityrule_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{CommissionLiabilityRulesColumns[6]},
+			},
+			{
+				Name:    "commissionliabilityrule_company_id_insurer_id_contract_type",
+				Unique:  false,
+				Columns: []*schema.Column{CommissionLiabilityRulesColumns[6], CommissionLiabilityRulesColumns[3], CommissionLiabilityRulesColumns[4]},
+			},
+		},
+	}
+	// CommissionStatementsColumns holds the columns for the "commission_statements" table.
+	CommissionStatementsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "version", Type: field.TypeInt64, Default: 1},
+		{Name: "format", Type: field.TypeEnum, Enums: []string{"csv", "gdv_0400", "bipro_430_5"}},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"received", "reconciled", "disputed"}, Default: "received"},
+		{Name: "import_status", Type: field.TypeEnum, Enums: []string{"queued", "processing", "processed", "failed"}, Default: "queued"},
+		{Name: "insurer_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "filename", Type: field.TypeString, Size: 255},
+		{Name: "size", Type: field.TypeInt64},
+		{Name: "sha256", Type: field.TypeString, Size: 64},
+		{Name: "blob_key", Type: field.TypeString, Size: 300},
+		{Name: "mapping", Type: field.TypeJSON, Nullable: true},
+		{Name: "period_from", Type: field.TypeTime, Nullable: true, SchemaType: map[string]string{"postgres": "date"}},
+		{Name: "period_to", Type: field.TypeTime, Nullable: true, SchemaType: map[string]string{"postgres": "date"}},
+		{Name: "note", Type: field.TypeString, Nullable: true, Size: 2000},
+		{Name: "entry_count", Type: field.TypeInt, Default: 0},
+		{Name: "matched_count", Type: field.TypeInt, Default: 0},
+		{Name: "total", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(16,2)"}},
+		{Name: "issues", Type: field.TypeJSON},
+		{Name: "error", Type: field.TypeString, Size: 1000, Default: ""},
+		{Name: "creator_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "processed_at", Type: field.TypeTime, Nullable: true},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// CommissionStatementsTable holds the schema information for the "commission_statements" table.
+	CommissionStatementsTable = &schema.Table{
+		Name:       "commission_statements",
+		Columns:    CommissionStatementsColumns,
+		PrimaryKey: []*schema.Column{CommissionStatementsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "commission_statements_companies_company",
+				Columns:    []*schema.Column{CommissionStatementsColumns[23]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "commissionstatement_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{CommissionStatementsColumns[23]},
+			},
+			{
+				Name:    "commissionstatement_company_id_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{CommissionStatementsColumns[23], CommissionStatementsColumns[1], CommissionStatementsColumns[0]},
+			},
+			{
+				Name:    "commissionstatement_company_id_insurer_id",
+				Unique:  false,
+				Columns: []*schema.Column{CommissionStatementsColumns[23], CommissionStatementsColumns[7]},
+			},
+		},
+	}
 	// CompaniesColumns holds the columns for the "companies" table.
 	CompaniesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -2522,6 +2684,9 @@ var (
 		AppointmentsTable,
 		AppointmentExceptionsTable,
 		CalendarTokensTable,
+		CommissionEntriesTable,
+		CommissionLiabilityRulesTable,
+		CommissionStatementsTable,
 		CompaniesTable,
 		CompanyPointsTable,
 		ContactsTable,
@@ -2581,6 +2746,9 @@ func init() {
 	AppointmentsTable.ForeignKeys[0].RefTable = CompaniesTable
 	AppointmentExceptionsTable.ForeignKeys[0].RefTable = CompaniesTable
 	CalendarTokensTable.ForeignKeys[0].RefTable = CompaniesTable
+	CommissionEntriesTable.ForeignKeys[0].RefTable = CompaniesTable
+	CommissionLiabilityRulesTable.ForeignKeys[0].RefTable = CompaniesTable
+	CommissionStatementsTable.ForeignKeys[0].RefTable = CompaniesTable
 	CompaniesTable.ForeignKeys[0].RefTable = CompaniesTable
 	CompanyPointsTable.ForeignKeys[0].RefTable = CompaniesTable
 	ContactsTable.ForeignKeys[0].RefTable = CompaniesTable

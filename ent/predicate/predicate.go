@@ -21,6 +21,15 @@ type AppointmentException func(*sql.Selector)
 // CalendarToken is the predicate function for calendartoken builders.
 type CalendarToken func(*sql.Selector)
 
+// CommissionEntry is the predicate function for commissionentry builders.
+type CommissionEntry func(*sql.Selector)
+
+// CommissionLiabilityRule is the predicate function for commissionliabilityrule builders.
+type CommissionLiabilityRule func(*sql.Selector)
+
+// CommissionStatement is the predicate function for commissionstatement builders.
+type CommissionStatement func(*sql.Selector)
+
 // Company is the predicate function for company builders.
 type Company func(*sql.Selector)
 

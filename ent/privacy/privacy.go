@@ -231,6 +231,78 @@ func (f CalendarTokenMutationRuleFunc) EvalMutation(ctx context.Context, m ent.M
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.CalendarTokenMutation", m)
 }
 
+// The CommissionEntryQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type CommissionEntryQueryRuleFunc func(context.Context, *ent.CommissionEntryQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f CommissionEntryQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.CommissionEntryQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.CommissionEntryQuery", q)
+}
+
+// The CommissionEntryMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type CommissionEntryMutationRuleFunc func(context.Context, *ent.CommissionEntryMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f CommissionEntryMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.CommissionEntryMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.CommissionEntryMutation", m)
+}
+
+// The CommissionLiabilityRuleQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type CommissionLiabilityRuleQueryRuleFunc func(context.Context, *ent.CommissionLiabilityRuleQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f CommissionLiabilityRuleQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.CommissionLiabilityRuleQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.CommissionLiabilityRuleQuery", q)
+}
+
+// The CommissionLiabilityRuleMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type CommissionLiabilityRuleMutationRuleFunc func(context.Context, *ent.CommissionLiabilityRuleMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f CommissionLiabilityRuleMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.CommissionLiabilityRuleMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.CommissionLiabilityRuleMutation", m)
+}
+
+// The CommissionStatementQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type CommissionStatementQueryRuleFunc func(context.Context, *ent.CommissionStatementQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f CommissionStatementQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.CommissionStatementQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.CommissionStatementQuery", q)
+}
+
+// The CommissionStatementMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type CommissionStatementMutationRuleFunc func(context.Context, *ent.CommissionStatementMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f CommissionStatementMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.CommissionStatementMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.CommissionStatementMutation", m)
+}
+
 // The CompanyQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type CompanyQueryRuleFunc func(context.Context, *ent.CompanyQuery) error
@@ -1476,6 +1548,12 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.CalendarTokenQuery:
 		return q.Filter(), nil
+	case *ent.CommissionEntryQuery:
+		return q.Filter(), nil
+	case *ent.CommissionLiabilityRuleQuery:
+		return q.Filter(), nil
+	case *ent.CommissionStatementQuery:
+		return q.Filter(), nil
 	case *ent.CompanyQuery:
 		return q.Filter(), nil
 	case *ent.CompanyPointsQuery:
@@ -1592,6 +1670,12 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.AppointmentExceptionMutation:
 		return m.Filter(), nil
 	case *ent.CalendarTokenMutation:
+		return m.Filter(), nil
+	case *ent.CommissionEntryMutation:
+		return m.Filter(), nil
+	case *ent.CommissionLiabilityRuleMutation:
+		return m.Filter(), nil
+	case *ent.CommissionStatementMutation:
 		return m.Filter(), nil
 	case *ent.CompanyMutation:
 		return m.Filter(), nil

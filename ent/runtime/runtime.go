@@ -11,6 +11,9 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/appointment"
 	"github.com/brokerdesk/brokerdesk/ent/appointmentexception"
 	"github.com/brokerdesk/brokerdesk/ent/calendartoken"
+	"github.com/brokerdesk/brokerdesk/ent/commissionentry"
+	"github.com/brokerdesk/brokerdesk/ent/commissionliabilityrule"
+	"github.com/brokerdesk/brokerdesk/ent/commissionstatement"
 	"github.com/brokerdesk/brokerdesk/ent/company"
 	"github.com/brokerdesk/brokerdesk/ent/companypoints"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
@@ -396,6 +399,259 @@ func init() {
 	calendartokenDescID := calendartokenMixinFields0[0].Descriptor()
 	// calendartoken.DefaultID holds the default value on creation for the id field.
 	calendartoken.DefaultID = calendartokenDescID.Default.(func() uuid.UUID)
+	commissionentryMixin := schema.CommissionEntry{}.Mixin()
+	commissionentry.Policy = privacy.NewPolicies(commissionentryMixin[1], commissionentryMixin[2], schema.CommissionEntry{})
+	commissionentry.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := commissionentry.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	commissionentryMixinHooks1 := commissionentryMixin[1].Hooks()
+	commissionentryMixinHooks4 := commissionentryMixin[4].Hooks()
+
+	commissionentry.Hooks[1] = commissionentryMixinHooks1[0]
+
+	commissionentry.Hooks[2] = commissionentryMixinHooks4[0]
+	commissionentryMixinFields0 := commissionentryMixin[0].Fields()
+	_ = commissionentryMixinFields0
+	commissionentryMixinFields3 := commissionentryMixin[3].Fields()
+	_ = commissionentryMixinFields3
+	commissionentryMixinFields4 := commissionentryMixin[4].Fields()
+	_ = commissionentryMixinFields4
+	commissionentryFields := schema.CommissionEntry{}.Fields()
+	_ = commissionentryFields
+	// commissionentryDescCreatedAt is the schema descriptor for created_at field.
+	commissionentryDescCreatedAt := commissionentryMixinFields3[0].Descriptor()
+	// commissionentry.DefaultCreatedAt holds the default value on creation for the created_at field.
+	commissionentry.DefaultCreatedAt = commissionentryDescCreatedAt.Default.(func() time.Time)
+	// commissionentryDescUpdatedAt is the schema descriptor for updated_at field.
+	commissionentryDescUpdatedAt := commissionentryMixinFields3[1].Descriptor()
+	// commissionentry.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	commissionentry.DefaultUpdatedAt = commissionentryDescUpdatedAt.Default.(func() time.Time)
+	// commissionentry.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	commissionentry.UpdateDefaultUpdatedAt = commissionentryDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// commissionentryDescVersion is the schema descriptor for version field.
+	commissionentryDescVersion := commissionentryMixinFields4[0].Descriptor()
+	// commissionentry.DefaultVersion holds the default value on creation for the version field.
+	commissionentry.DefaultVersion = commissionentryDescVersion.Default.(int64)
+	// commissionentryDescPolicyNumber is the schema descriptor for policy_number field.
+	commissionentryDescPolicyNumber := commissionentryFields[4].Descriptor()
+	// commissionentry.DefaultPolicyNumber holds the default value on creation for the policy_number field.
+	commissionentry.DefaultPolicyNumber = commissionentryDescPolicyNumber.Default.(string)
+	// commissionentry.PolicyNumberValidator is a validator for the "policy_number" field. It is called by the builders before save.
+	commissionentry.PolicyNumberValidator = commissionentryDescPolicyNumber.Validators[0].(func(string) error)
+	// commissionentryDescPolicyKey is the schema descriptor for policy_key field.
+	commissionentryDescPolicyKey := commissionentryFields[5].Descriptor()
+	// commissionentry.DefaultPolicyKey holds the default value on creation for the policy_key field.
+	commissionentry.DefaultPolicyKey = commissionentryDescPolicyKey.Default.(string)
+	// commissionentry.PolicyKeyValidator is a validator for the "policy_key" field. It is called by the builders before save.
+	commissionentry.PolicyKeyValidator = commissionentryDescPolicyKey.Validators[0].(func(string) error)
+	// commissionentryDescCode is the schema descriptor for code field.
+	commissionentryDescCode := commissionentryFields[7].Descriptor()
+	// commissionentry.DefaultCode holds the default value on creation for the code field.
+	commissionentry.DefaultCode = commissionentryDescCode.Default.(string)
+	// commissionentry.CodeValidator is a validator for the "code" field. It is called by the builders before save.
+	commissionentry.CodeValidator = commissionentryDescCode.Validators[0].(func(string) error)
+	// commissionentryDescDescription is the schema descriptor for description field.
+	commissionentryDescDescription := commissionentryFields[10].Descriptor()
+	// commissionentry.DefaultDescription holds the default value on creation for the description field.
+	commissionentry.DefaultDescription = commissionentryDescDescription.Default.(string)
+	// commissionentry.DescriptionValidator is a validator for the "description" field. It is called by the builders before save.
+	commissionentry.DescriptionValidator = commissionentryDescDescription.Validators[0].(func(string) error)
+	// commissionentryDescNote is the schema descriptor for note field.
+	commissionentryDescNote := commissionentryFields[11].Descriptor()
+	// commissionentry.NoteValidator is a validator for the "note" field. It is called by the builders before save.
+	commissionentry.NoteValidator = commissionentryDescNote.Validators[0].(func(string) error)
+	// commissionentryDescLine is the schema descriptor for line field.
+	commissionentryDescLine := commissionentryFields[13].Descriptor()
+	// commissionentry.DefaultLine holds the default value on creation for the line field.
+	commissionentry.DefaultLine = commissionentryDescLine.Default.(int)
+	// commissionentryDescID is the schema descriptor for id field.
+	commissionentryDescID := commissionentryMixinFields0[0].Descriptor()
+	// commissionentry.DefaultID holds the default value on creation for the id field.
+	commissionentry.DefaultID = commissionentryDescID.Default.(func() uuid.UUID)
+	commissionliabilityruleMixin := schema.CommissionLiabilityRule{}.Mixin()
+	commissionliabilityrule.Policy = privacy.NewPolicies(commissionliabilityruleMixin[1], schema.CommissionLiabilityRule{})
+	commissionliabilityrule.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := commissionliabilityrule.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	commissionliabilityruleMixinHooks1 := commissionliabilityruleMixin[1].Hooks()
+
+	commissionliabilityrule.Hooks[1] = commissionliabilityruleMixinHooks1[0]
+	commissionliabilityruleMixinFields0 := commissionliabilityruleMixin[0].Fields()
+	_ = commissionliabilityruleMixinFields0
+	commissionliabilityruleMixinFields2 := commissionliabilityruleMixin[2].Fields()
+	_ = commissionliabilityruleMixinFields2
+	commissionliabilityruleFields := schema.CommissionLiabilityRule{}.Fields()
+	_ = commissionliabilityruleFields
+	// commissionliabilityruleDescCreatedAt is the schema descriptor for created_at field.
+	commissionliabilityruleDescCreatedAt := commissionliabilityruleMixinFields2[0].Descriptor()
+	// commissionliabilityrule.DefaultCreatedAt holds the default value on creation for the created_at field.
+	commissionliabilityrule.DefaultCreatedAt = commissionliabilityruleDescCreatedAt.Default.(func() time.Time)
+	// commissionliabilityruleDescUpdatedAt is the schema descriptor for updated_at field.
+	commissionliabilityruleDescUpdatedAt := commissionliabilityruleMixinFields2[1].Descriptor()
+	// commissionliabilityrule.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	commissionliabilityrule.DefaultUpdatedAt = commissionliabilityruleDescUpdatedAt.Default.(func() time.Time)
+	// commissionliabilityrule.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	commissionliabilityrule.UpdateDefaultUpdatedAt = commissionliabilityruleDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// commissionliabilityruleDescContractType is the schema descriptor for contract_type field.
+	commissionliabilityruleDescContractType := commissionliabilityruleFields[1].Descriptor()
+	// commissionliabilityrule.DefaultContractType holds the default value on creation for the contract_type field.
+	commissionliabilityrule.DefaultContractType = commissionliabilityruleDescContractType.Default.(string)
+	// commissionliabilityrule.ContractTypeValidator is a validator for the "contract_type" field. It is called by the builders before save.
+	commissionliabilityrule.ContractTypeValidator = commissionliabilityruleDescContractType.Validators[0].(func(string) error)
+	// commissionliabilityruleDescMonths is the schema descriptor for months field.
+	commissionliabilityruleDescMonths := commissionliabilityruleFields[2].Descriptor()
+	// commissionliabilityrule.MonthsValidator is a validator for the "months" field. It is called by the builders before save.
+	commissionliabilityrule.MonthsValidator = func() func(int) error {
+		validators := commissionliabilityruleDescMonths.Validators
+		fns := [...]func(int) error{
+			validators[0].(func(int) error),
+			validators[1].(func(int) error),
+		}
+		return func(months int) error {
+			for _, fn := range fns {
+				if err := fn(months); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// commissionliabilityruleDescID is the schema descriptor for id field.
+	commissionliabilityruleDescID := commissionliabilityruleMixinFields0[0].Descriptor()
+	// commissionliabilityrule.DefaultID holds the default value on creation for the id field.
+	commissionliabilityrule.DefaultID = commissionliabilityruleDescID.Default.(func() uuid.UUID)
+	commissionstatementMixin := schema.CommissionStatement{}.Mixin()
+	commissionstatement.Policy = privacy.NewPolicies(commissionstatementMixin[1], schema.CommissionStatement{})
+	commissionstatement.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := commissionstatement.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	commissionstatementMixinHooks1 := commissionstatementMixin[1].Hooks()
+	commissionstatementMixinHooks3 := commissionstatementMixin[3].Hooks()
+
+	commissionstatement.Hooks[1] = commissionstatementMixinHooks1[0]
+
+	commissionstatement.Hooks[2] = commissionstatementMixinHooks3[0]
+	commissionstatementMixinFields0 := commissionstatementMixin[0].Fields()
+	_ = commissionstatementMixinFields0
+	commissionstatementMixinFields2 := commissionstatementMixin[2].Fields()
+	_ = commissionstatementMixinFields2
+	commissionstatementMixinFields3 := commissionstatementMixin[3].Fields()
+	_ = commissionstatementMixinFields3
+	commissionstatementFields := schema.CommissionStatement{}.Fields()
+	_ = commissionstatementFields
+	// commissionstatementDescCreatedAt is the schema descriptor for created_at field.
+	commissionstatementDescCreatedAt := commissionstatementMixinFields2[0].Descriptor()
+	// commissionstatement.DefaultCreatedAt holds the default value on creation for the created_at field.
+	commissionstatement.DefaultCreatedAt = commissionstatementDescCreatedAt.Default.(func() time.Time)
+	// commissionstatementDescUpdatedAt is the schema descriptor for updated_at field.
+	commissionstatementDescUpdatedAt := commissionstatementMixinFields2[1].Descriptor()
+	// commissionstatement.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	commissionstatement.DefaultUpdatedAt = commissionstatementDescUpdatedAt.Default.(func() time.Time)
+	// commissionstatement.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	commissionstatement.UpdateDefaultUpdatedAt = commissionstatementDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// commissionstatementDescVersion is the schema descriptor for version field.
+	commissionstatementDescVersion := commissionstatementMixinFields3[0].Descriptor()
+	// commissionstatement.DefaultVersion holds the default value on creation for the version field.
+	commissionstatement.DefaultVersion = commissionstatementDescVersion.Default.(int64)
+	// commissionstatementDescFilename is the schema descriptor for filename field.
+	commissionstatementDescFilename := commissionstatementFields[4].Descriptor()
+	// commissionstatement.FilenameValidator is a validator for the "filename" field. It is called by the builders before save.
+	commissionstatement.FilenameValidator = func() func(string) error {
+		validators := commissionstatementDescFilename.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(filename string) error {
+			for _, fn := range fns {
+				if err := fn(filename); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// commissionstatementDescSize is the schema descriptor for size field.
+	commissionstatementDescSize := commissionstatementFields[5].Descriptor()
+	// commissionstatement.SizeValidator is a validator for the "size" field. It is called by the builders before save.
+	commissionstatement.SizeValidator = commissionstatementDescSize.Validators[0].(func(int64) error)
+	// commissionstatementDescSha256 is the schema descriptor for sha256 field.
+	commissionstatementDescSha256 := commissionstatementFields[6].Descriptor()
+	// commissionstatement.Sha256Validator is a validator for the "sha256" field. It is called by the builders before save.
+	commissionstatement.Sha256Validator = func() func(string) error {
+		validators := commissionstatementDescSha256.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(sha256 string) error {
+			for _, fn := range fns {
+				if err := fn(sha256); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// commissionstatementDescBlobKey is the schema descriptor for blob_key field.
+	commissionstatementDescBlobKey := commissionstatementFields[7].Descriptor()
+	// commissionstatement.BlobKeyValidator is a validator for the "blob_key" field. It is called by the builders before save.
+	commissionstatement.BlobKeyValidator = func() func(string) error {
+		validators := commissionstatementDescBlobKey.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(blob_key string) error {
+			for _, fn := range fns {
+				if err := fn(blob_key); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// commissionstatementDescNote is the schema descriptor for note field.
+	commissionstatementDescNote := commissionstatementFields[11].Descriptor()
+	// commissionstatement.NoteValidator is a validator for the "note" field. It is called by the builders before save.
+	commissionstatement.NoteValidator = commissionstatementDescNote.Validators[0].(func(string) error)
+	// commissionstatementDescEntryCount is the schema descriptor for entry_count field.
+	commissionstatementDescEntryCount := commissionstatementFields[12].Descriptor()
+	// commissionstatement.DefaultEntryCount holds the default value on creation for the entry_count field.
+	commissionstatement.DefaultEntryCount = commissionstatementDescEntryCount.Default.(int)
+	// commissionstatementDescMatchedCount is the schema descriptor for matched_count field.
+	commissionstatementDescMatchedCount := commissionstatementFields[13].Descriptor()
+	// commissionstatement.DefaultMatchedCount holds the default value on creation for the matched_count field.
+	commissionstatement.DefaultMatchedCount = commissionstatementDescMatchedCount.Default.(int)
+	// commissionstatementDescIssues is the schema descriptor for issues field.
+	commissionstatementDescIssues := commissionstatementFields[15].Descriptor()
+	// commissionstatement.DefaultIssues holds the default value on creation for the issues field.
+	commissionstatement.DefaultIssues = commissionstatementDescIssues.Default.([]schematype.CommissionIssue)
+	// commissionstatementDescError is the schema descriptor for error field.
+	commissionstatementDescError := commissionstatementFields[16].Descriptor()
+	// commissionstatement.DefaultError holds the default value on creation for the error field.
+	commissionstatement.DefaultError = commissionstatementDescError.Default.(string)
+	// commissionstatement.ErrorValidator is a validator for the "error" field. It is called by the builders before save.
+	commissionstatement.ErrorValidator = commissionstatementDescError.Validators[0].(func(string) error)
+	// commissionstatementDescID is the schema descriptor for id field.
+	commissionstatementDescID := commissionstatementMixinFields0[0].Descriptor()
+	// commissionstatement.DefaultID holds the default value on creation for the id field.
+	commissionstatement.DefaultID = commissionstatementDescID.Default.(func() uuid.UUID)
 	companyMixin := schema.Company{}.Mixin()
 	company.Policy = privacy.NewPolicies(schema.Company{})
 	company.Hooks[0] = func(next ent.Mutator) ent.Mutator {

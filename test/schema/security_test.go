@@ -59,6 +59,13 @@ var appPrivileges = map[string]string{
 	"public.portal_tokens":          "INSERT,SELECT,UPDATE",
 	"public.portal_sessions":        "DELETE,INSERT,SELECT,UPDATE",
 	"public.portal_change_requests": "INSERT,SELECT,UPDATE",
+	// commissions (issue 24): a statement is uploaded, parsed and moved on (status, note) by the
+	// API and its job, never deleted (the record of income received); its entries are written
+	// by the parse and linked by PATCH, going only with their statement; liability rules are
+	// the operator's
+	"public.commission_statements":      "INSERT,SELECT,UPDATE",
+	"public.commission_entries":         "INSERT,SELECT,UPDATE",
+	"public.commission_liability_rules": "SELECT",
 	// operator-only: activated and changed by the operator CLI
 	"public.companies": "SELECT",
 	// no endpoint writes users (the operator does)
