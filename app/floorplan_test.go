@@ -53,6 +53,7 @@ var seams = map[string]string{
 	"portfolio -> contacts":     "an import creates and matches contacts (contacts.Service)",
 	"portfolio -> contracts":    "an import creates contracts (contracts.Service)",
 	"portfolio -> events":       "imports record their events",
+	"reports -> contracts":      "the renewals report answers a Page of Contract (contracts.View)",
 	"signatures -> documents":   "the sealed PDF is filed as the contact's document; sources are read from documents",
 	"signatures -> emails":      "signers get their links and one-time codes by e-mail (emails.Service.Send)",
 	"signatures -> events":      "writes record their event in the same transaction",
