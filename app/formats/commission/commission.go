@@ -2,12 +2,11 @@
 // mapping, GDV VU-Vermittler record types 0400/0410/0430 (Inkasso) and BiPRO Abrechnung XML
 // (the spec's format name bipro_430_5). No HTTP, no database: entries are streamed to a
 // callback, so a 50,000-entry statement is read in bounded memory.
-//
-// STUB: the contract; the owner fills in csv.go, gdv.go, bipro.go.
 package commission
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"time"
 
@@ -69,11 +68,64 @@ var ErrUnreadable = errors.New("commission: the file cannot be read as the forma
 // Read reads a statement of format from r and calls each for every entry in file order; an
 // error of each stops the read and is returned.
 func Read(format string, r io.Reader, opts Options, each func(Entry) error) (Summary, error) {
-	return Summary{}, errors.New("commission: not implemented")
+	if opts.MaxIssues <= 0 {
+		opts.MaxIssues = 1000
+	}
+	st := &state{opts: opts, each: each}
+	var err error
+	switch format {
+	case FormatCSV:
+		err = readCSV(r, st)
+	case FormatGDV:
+		err = readGDV(r, st)
+	case FormatBiPRO:
+		err = readBiPRO(r, st)
+	default:
+		return Summary{}, fmt.Errorf("%w: unknown format %q", ErrUnreadable, format)
+	}
+	st.sum.Entries = st.entries
+	if st.dropped > 0 {
+		st.sum.Issues = append(st.sum.Issues, Issue{Severity: SeverityWarning, Code: "issues_suppressed",
+			Message: fmt.Sprintf("%d further issues not listed", st.dropped)})
+	}
+	return st.sum, err
 }
 
-// PolicyKey normalises a policy number for matching: upper case, without spaces, dashes, dots
-// and slashes, leading zeros dropped ("0012-345 67" and "1234567" match).
-func PolicyKey(s string) string {
-	return "" // STUB
+// Severities of an Issue.
+const (
+	SeverityWarning = "warning" // the entry was read; something about it is doubtful
+	SeverityError   = "error"   // the line was skipped
+)
+
+// state is one Read: the summary so far and the callback.
+type state struct {
+	opts    Options
+	each    func(Entry) error
+	sum     Summary
+	entries int
+	dropped int
+}
+
+// emit delivers an entry; an error of the callback stops the read.
+func (st *state) emit(e Entry) error {
+	if err := st.each(e); err != nil {
+		return err
+	}
+	st.entries++
+	return nil
+}
+
+// issue records a finding; beyond Options.MaxIssues it is only counted (a broken 50,000-line
+// file must not hold 50,000 messages).
+func (st *state) issue(line int, severity, code, msg string) {
+	if len(st.sum.Issues) >= st.opts.MaxIssues {
+		st.dropped++
+		return
+	}
+	st.sum.Issues = append(st.sum.Issues, Issue{Line: line, Severity: severity, Code: code, Message: msg})
+}
+
+// unreadable wraps ErrUnreadable with what was wrong.
+func unreadable(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrUnreadable, fmt.Sprintf(format, args...))
 }
