@@ -37,9 +37,9 @@ type gdvField struct{ pos, n int }
 
 // gdvFields are the positions the reader needs, from the layouts.
 type gdvFields struct {
-	vorsatzVU, vorsatzPeriod                        gdvField
+	vorsatzVU, vorsatzPeriod                       gdvField
 	vu, vsnr, soll, booked, amount, sign, currency gdvField
-	textKinds, texts                                [4]gdvField
+	textKinds, texts                               [4]gdvField
 }
 
 // layoutFields reads the positions from the gdv package's layouts; a layout without a field

@@ -79,10 +79,10 @@ func TestGDV_Statement(t *testing.T) {
 		gdvRec(t, "0430", map[string]string{"VuNr": "9001", "VsNr": "LV-1", "Textart1": "1", "Text1": "Abschlussprovision Jänner", "Text2": "2. Rate"}),
 		inkasso(t, "0000LV-2", "41", "20012025", -41250),
 		inkasso(t, "KV 3", "90", "21012025", 1),
-		inkasso(t, "KV 4", "02", "22012025", 999),   // premium posting with commission
-		inkasso(t, "KV 5", "01", "22012025", 0),     // premium posting without: no entry
-		inkasso(t, "KV 6", "40", "31022025", 100),   // bad date
-		inkasso(t, "KV 7", "41", "23012025", 500),   // Storno with +: warning, as written
+		inkasso(t, "KV 4", "02", "22012025", 999),                               // premium posting with commission
+		inkasso(t, "KV 5", "01", "22012025", 0),                                 // premium posting without: no entry
+		inkasso(t, "KV 6", "40", "31022025", 100),                               // bad date
+		inkasso(t, "KV 7", "41", "23012025", 500),                               // Storno with +: warning, as written
 		strings.Replace(inkasso(t, "KV 8", "40", "23012025", 100), "+", "x", 1), // bad sign
 		"Kein GDV-Satz",
 		gdvRec(t, "9999", map[string]string{}),
