@@ -107,4 +107,6 @@ func seedEveryTable(t *testing.T, env *apitest.Env, c *apitest.Company) {
 	seedSignatureTables(t, env, c, contact)
 	// the customer portal (seed_portal_test.go)
 	seedPortalTables(t, env, c, contact)
+	// the commission area (seed_commissions_test.go)
+	seedCommissionTables(t, env, c)
 }
