@@ -48,6 +48,7 @@ operator (DATABASE_URL must name the owner):
   ` + mailboxUsage + `
   ` + templateUsage + `
   ` + docTemplateUsage + `
+  ` + commissionRuleUsage + `
   ` + pointsUsage + `
   keys rotate-data [--batch N]   re-seal sensitive contact data with the first key of DATA_KEYS
 
@@ -99,6 +100,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return e.template(ctx, args[1:]) // template.go
 	case "doc-template":
 		return e.docTemplate(ctx, args[1:]) // doctemplate.go
+	case "commission-rule":
+		return e.commissionRule(ctx, args[1:]) // commission_rules.go
 	case "standard-document":
 		return e.standardDocument(ctx, args[1:]) // doctemplate.go
 	case "help", "-h", "--help":
