@@ -247,10 +247,15 @@ func keepIdle(db *sql.DB, pcfg *pgxpool.Config) {
 }
 
 // streamedUpload says which requests keep their body as a stream, past the 10 MiB of the
-// others: POST /portfolio-transfers (a broker's portfolio file, hundreds of MB).
+// others: POST /portfolio-transfers (a broker's portfolio file, hundreds of MB) and POST
+// /commission-statements (a 50,000-entry GDV statement is 13 MB); both handlers bound the
+// stream by PORTFOLIO_MAX_UPLOAD_MB.
 func streamedUpload(c *fiber.Ctx) bool {
-	return c.Method() == fiber.MethodPost &&
-		strings.EqualFold(strings.TrimSuffix(c.Path(), "/"), V1Prefix+"/portfolio-transfers")
+	if c.Method() != fiber.MethodPost {
+		return false
+	}
+	p := strings.TrimSuffix(c.Path(), "/")
+	return strings.EqualFold(p, V1Prefix+"/portfolio-transfers") || strings.EqualFold(p, V1Prefix+"/commission-statements")
 }
 
 // quietRedis drops go-redis's internal log lines.
