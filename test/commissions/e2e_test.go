@@ -16,7 +16,8 @@ import (
 // is imported through POST /portfolio-transfers; a 0400 statement for those contracts (the
 // same insurer's Inkasso file: commission for each, a Storno for every third) is uploaded as
 // gdv_0400 without insurerId; every entry matches, and the statement's total and the sum of
-// its entries (GET /commission-entries) equal the file's sum to the cent.
+// its entries (GET /commission-entries) and the total of GET /reports/commissions equal the
+// file's sum to the cent.
 func TestCommissions_EndToEnd(t *testing.T) {
 	t.Parallel()
 	env := setup(t)
@@ -89,5 +90,18 @@ func TestCommissions_EndToEnd(t *testing.T) {
 	}
 	if n := len(entries(t, env, co.Secret, "&statementId="+st.ID+"&matched=false")); n != 0 {
 		t.Errorf("%d unmatched entries", n)
+	}
+	// The commission report of the statement's month: its total is the file's sum, by insurer
+	// one row holding every entry.
+	type report struct {
+		Data []struct {
+			Amount  string `json:"amount"`
+			Entries int    `json:"entries"`
+		} `json:"data"`
+		Total string `json:"total"`
+	}
+	rep := apitest.Get[report](t, env, co.Secret, "/reports/commissions?from=2025-01-01&to=2025-01-31&groupBy=insurer")
+	if rep.Total != sum.StringFixed(2) || len(rep.Data) != 1 || rep.Data[0].Entries != len(recs) || rep.Data[0].Amount != rep.Total {
+		t.Errorf("report %+v, want total %s in one row of %d entries", rep, sum.StringFixed(2), len(recs))
 	}
 }
