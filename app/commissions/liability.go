@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
+	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
@@ -63,8 +64,8 @@ type LiabilityReport struct {
 // reportLiability handles GET /reports/cancellation-liability.
 func (h *Handler) reportLiability(c *fiber.Ctx) error {
 	var v errs.Invalid
-	asOf := reportToday(h.svc.m.d.Now())
-	if d := reportDate(c, &v, "asOf"); d != nil {
+	asOf := httpx.Today(h.svc.m.d.Now())
+	if d := httpx.QueryDate(c, &v, "asOf"); d != nil {
 		asOf = *d
 	}
 	if err := v.Err(); err != nil {
@@ -135,7 +136,7 @@ ORDER BY o.open DESC, k.id`
 // LiabilityReport computes GET /reports/cancellation-liability on asOf for the credential of
 // ctx.
 func (s *Service) LiabilityReport(ctx context.Context, asOf time.Time) (LiabilityReport, error) {
-	rows, err := tenancy.Client(ctx).QueryContext(ctx, liabilitySQL, asOf.Format(reportDateLayout))
+	rows, err := tenancy.Client(ctx).QueryContext(ctx, liabilitySQL, asOf.Format(httpx.DateLayout))
 	if err != nil {
 		return LiabilityReport{}, fmt.Errorf("cancellation liability report: %w", err)
 	}

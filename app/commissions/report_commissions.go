@@ -53,7 +53,7 @@ type CommissionReport struct {
 func (h *Handler) reportCommissions(c *fiber.Ctx) error {
 	var v errs.Invalid
 	q := CommissionReportQuery{GroupBy: CommissionGroups[0]}
-	from, to, ok := reportWindow(c, &v)
+	fromP, toP, ok := httpx.QueryWindow(c, &v, true)
 	if g := httpx.QueryEnum(c, &v, "groupBy", CommissionGroups); g != nil {
 		q.GroupBy = *g
 	}
@@ -61,7 +61,7 @@ func (h *Handler) reportCommissions(c *fiber.Ctx) error {
 		return err
 	}
 	if ok {
-		q.From, q.To = from, to
+		q.From, q.To = *fromP, *toP
 	}
 	out, err := h.svc.CommissionReport(c.UserContext(), q, httpx.Lang(c))
 	if err != nil {
@@ -112,7 +112,7 @@ func commissionReportOrder(groupBy string) string {
 // CommissionReport computes GET /reports/commissions for the credential of ctx; labels in lang.
 func (s *Service) CommissionReport(ctx context.Context, q CommissionReportQuery, lang string) (CommissionReport, error) {
 	sqlText := fmt.Sprintf(commissionReportSQL, commissionReportKeys[q.GroupBy], commissionReportOrder(q.GroupBy))
-	rows, err := tenancy.Client(ctx).QueryContext(ctx, sqlText, q.From.Format(reportDateLayout), q.To.Format(reportDateLayout))
+	rows, err := tenancy.Client(ctx).QueryContext(ctx, sqlText, q.From.Format(httpx.DateLayout), q.To.Format(httpx.DateLayout))
 	if err != nil {
 		return CommissionReport{}, fmt.Errorf("commission report: %w", err)
 	}
@@ -239,48 +239,4 @@ func reportInLang(lang string, l [2]string) string {
 		return l[1]
 	}
 	return l[0]
-}
-
-// The query parsers of the two reports. app/reports has the same for its reports, unexported;
-// each adds what is wrong to v, so one 422 lists every bad parameter.
-
-// reportDateLayout is the spec's `format: date`.
-const reportDateLayout = "2006-01-02"
-
-// reportDate reads an optional calendar date (YYYY-MM-DD): nil when absent. Year 0 parses in
-// Go but PostgreSQL has no year 0, so it is refused here rather than failing in the database.
-func reportDate(c *fiber.Ctx, v *errs.Invalid, name string) *time.Time {
-	s := strings.TrimSpace(c.Query(name))
-	if s == "" {
-		return nil
-	}
-	t, err := time.Parse(reportDateLayout, s)
-	ok := err == nil && t.Year() >= 1
-	v.Check(name, ok, "invalid_date", "must be a date (YYYY-MM-DD)")
-	if !ok {
-		return nil
-	}
-	return &t
-}
-
-// reportWindow reads the required window from..to: a missing bound is `required`, a to before
-// from is `invalid_range` on to; ok is false when either is bad or missing.
-func reportWindow(c *fiber.Ctx, v *errs.Invalid) (from, to time.Time, ok bool) {
-	before := len(v.Errors)
-	f, t := reportDate(c, v, "from"), reportDate(c, v, "to")
-	v.Check("from", strings.TrimSpace(c.Query("from")) != "", "required", "is required")
-	v.Check("to", strings.TrimSpace(c.Query("to")) != "", "required", "is required")
-	if f != nil && t != nil && t.Before(*f) {
-		v.Add("to", "invalid_range", "must not be before from")
-	}
-	if len(v.Errors) != before {
-		return time.Time{}, time.Time{}, false
-	}
-	return *f, *t, true
-}
-
-// reportToday is the calendar date of now in Europe/Berlin (the company's day, not UTC's).
-func reportToday(now time.Time) time.Time {
-	y, m, d := now.In(httpx.Berlin).Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }

@@ -60,11 +60,11 @@ type Portfolio struct {
 // portfolio handles GET /reports/portfolio.
 func (h *Handler) portfolio(c *fiber.Ctx) error {
 	var v errs.Invalid
-	q := PortfolioQuery{GroupBy: PortfolioGroups[0], AsOf: today(h.svc.now())}
+	q := PortfolioQuery{GroupBy: PortfolioGroups[0], AsOf: httpx.Today(h.svc.now())}
 	if g := httpx.QueryEnum(c, &v, "groupBy", PortfolioGroups); g != nil {
 		q.GroupBy = *g
 	}
-	if d := queryDate(c, &v, "asOf"); d != nil {
+	if d := httpx.QueryDate(c, &v, "asOf"); d != nil {
 		q.AsOf = *d
 	}
 	q.OwnerID = httpx.QueryUUID(c, &v, "ownerId")
@@ -122,7 +122,7 @@ const inForce = `(c.start_date IS NULL OR c.start_date <= $1::date)
 // Portfolio computes the portfolio report for the credential of ctx; labels in lang.
 func (s *Service) Portfolio(ctx context.Context, q PortfolioQuery, lang string) (Portfolio, error) {
 	key := strings.Replace(portfolioKeys[q.GroupBy], "{groups}", groupArray(), 1)
-	rows, err := tenancy.Client(ctx).QueryContext(ctx, fmt.Sprintf(portfolioSQL, key), q.AsOf.Format(dateLayout), q.OwnerID)
+	rows, err := tenancy.Client(ctx).QueryContext(ctx, fmt.Sprintf(portfolioSQL, key), q.AsOf.Format(httpx.DateLayout), q.OwnerID)
 	if err != nil {
 		return Portfolio{}, fmt.Errorf("portfolio report: %w", err)
 	}

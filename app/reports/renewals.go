@@ -44,7 +44,7 @@ func (r Renewal) view() contracts.View { return r.Contract.View() }
 
 // parseRenewalWindow reads from and to, both required.
 func parseRenewalWindow(c *fiber.Ctx, v *errs.Invalid) (RenewalWindow, error) {
-	from, to, ok := window(c, v, true)
+	from, to, ok := httpx.QueryWindow(c, v, true)
 	if !ok {
 		return RenewalWindow{}, nil
 	}
@@ -85,12 +85,12 @@ func (s *Service) Renewals(ctx context.Context, w RenewalWindow, page paging.Pag
 	}
 	var afterDay, afterID any
 	if ok {
-		if _, perr := time.Parse(dateLayout, day); perr != nil {
+		if _, perr := time.Parse(httpx.DateLayout, day); perr != nil {
 			return nil, errs.InvalidField("cursor", "invalid_cursor", "is not a cursor of this list")
 		}
 		afterDay, afterID = day, id
 	}
-	rows, err := tenancy.Client(ctx).QueryContext(ctx, renewalsSQL, w.From.Format(dateLayout), w.To.Format(dateLayout),
+	rows, err := tenancy.Client(ctx).QueryContext(ctx, renewalsSQL, w.From.Format(httpx.DateLayout), w.To.Format(httpx.DateLayout),
 		afterDay, afterID, page.Limit+1, w.From.Year())
 	if err != nil {
 		return nil, fmt.Errorf("renewals report: %w", err)

@@ -21,7 +21,7 @@ type reportPeriod struct {
 // readReportPeriod reads from and to with the reports' window parser (reports_query.go: the
 // same 422 codes for every report) and turns the dates into Berlin instants.
 func readReportPeriod(c *fiber.Ctx, v *errs.Invalid, required bool) reportPeriod {
-	from, to, _ := window(c, v, required)
+	from, to, _ := httpx.QueryWindow(c, v, required)
 	return reportPeriod{start: berlinMidnight(from, 0), end: berlinMidnight(to, 1)}
 }
 
