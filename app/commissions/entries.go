@@ -32,7 +32,7 @@ func parseEntryFilter(c *fiber.Ctx, v *errs.Invalid) (f EntryFilter, _ error) {
 	f.ContractID = httpx.QueryUUID(c, v, "contractId")
 	f.Type = httpx.QueryEnum(c, v, "type", schema.CommissionEntryTypes)
 	f.Matched = httpx.QueryBool(c, v, "matched")
-	f.BookedFrom, f.BookedTo = queryDate(c, v, "bookedFrom"), queryDate(c, v, "bookedTo")
+	f.BookedFrom, f.BookedTo = httpx.QueryDate(c, v, "bookedFrom"), httpx.QueryDate(c, v, "bookedTo")
 	if f.BookedFrom != nil && f.BookedTo != nil && f.BookedTo.Before(*f.BookedFrom) {
 		v.Add("bookedTo", "invalid_range", "must not be before bookedFrom")
 	}

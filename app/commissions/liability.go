@@ -136,7 +136,7 @@ ORDER BY o.open DESC, k.id`
 // LiabilityReport computes GET /reports/cancellation-liability on asOf for the credential of
 // ctx.
 func (s *Service) LiabilityReport(ctx context.Context, asOf time.Time) (LiabilityReport, error) {
-	rows, err := tenancy.Client(ctx).QueryContext(ctx, liabilitySQL, asOf.Format(httpx.DateLayout))
+	rows, err := tenancy.Client(ctx).QueryContext(ctx, liabilitySQL, asOf.Format(time.DateOnly))
 	if err != nil {
 		return LiabilityReport{}, fmt.Errorf("cancellation liability report: %w", err)
 	}

@@ -47,28 +47,12 @@ func (h *Handler) listStatements(c *fiber.Ctx) error {
 // parseStatementFilter reads the query of GET /commission-statements.
 func parseStatementFilter(c *fiber.Ctx, v *errs.Invalid) (f StatementFilter, _ error) {
 	f.InsurerID = httpx.QueryUUID(c, v, "insurerId")
-	f.PeriodFrom, f.PeriodTo = queryDate(c, v, "periodFrom"), queryDate(c, v, "periodTo")
+	f.PeriodFrom, f.PeriodTo = httpx.QueryDate(c, v, "periodFrom"), httpx.QueryDate(c, v, "periodTo")
 	if f.PeriodFrom != nil && f.PeriodTo != nil && f.PeriodTo.Before(*f.PeriodFrom) {
 		v.Add("periodTo", "invalid_range", "must not be before periodFrom")
 	}
 	f.Status = httpx.QueryEnum(c, v, "status", schema.CommissionStatementStatuses)
 	return f, nil
-}
-
-// queryDate reads an optional calendar date (YYYY-MM-DD): nil when absent. PostgreSQL has no
-// year 0, so it is refused here rather than failing in the database.
-func queryDate(c *fiber.Ctx, v *errs.Invalid, name string) *time.Time {
-	s := strings.TrimSpace(c.Query(name))
-	if s == "" {
-		return nil
-	}
-	t, err := time.Parse(dateLayout, s)
-	ok := err == nil && t.Year() >= 1
-	v.Check(name, ok, "invalid_date", "must be a date (YYYY-MM-DD)")
-	if !ok {
-		return nil
-	}
-	return &t
 }
 
 // getStatement handles GET /commission-statements/{statementId}.

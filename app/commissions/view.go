@@ -10,9 +10,6 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 )
 
-// dateLayout is the spec's `format: date`.
-const dateLayout = "2006-01-02"
-
 // StatementView is the CommissionStatement resource.
 type StatementView struct {
 	ID           uuid.UUID                    `json:"id"`
@@ -47,7 +44,7 @@ func date(t *time.Time) *string {
 	if t == nil {
 		return nil
 	}
-	s := t.Format(dateLayout)
+	s := t.Format(time.DateOnly)
 	return &s
 }
 
@@ -95,7 +92,7 @@ type EntryView struct {
 func NewEntryView(e *ent.CommissionEntry) EntryView {
 	v := EntryView{ID: e.ID, StatementID: e.StatementID, InsurerID: e.InsurerID, ContractID: e.ContractID,
 		ContactID: e.ContactID, PolicyNumber: e.PolicyNumber, Type: string(e.Type), Code: e.Code, Amount: e.Amount,
-		BookedOn: e.BookedOn.Format(dateLayout), Description: e.Description, Note: e.Note, Line: e.Line,
+		BookedOn: e.BookedOn.Format(time.DateOnly), Description: e.Description, Note: e.Note, Line: e.Line,
 		CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt}
 	if e.MatchedBy != nil {
 		m := string(*e.MatchedBy)

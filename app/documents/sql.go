@@ -12,5 +12,6 @@ const (
 	emailRawKeysQuery        = `SELECT raw_key FROM emails WHERE raw_key = ANY($1)`
 	emailAttachmentKeysQuery = `SELECT blob_key FROM email_attachments WHERE blob_key = ANY($1)`
 	// app/signatures: the merged PDF a request's signers see.
-	signatureSourceKeysQuery = `SELECT source_blob_key FROM signature_requests WHERE source_blob_key = ANY($1)`
+	signatureSourceKeysQuery     = `SELECT source_blob_key FROM signature_requests WHERE source_blob_key = ANY($1)`
+	commissionStatementKeysQuery = `SELECT blob_key FROM commission_statements WHERE blob_key = ANY($1)`
 )

@@ -29,8 +29,9 @@ const SweepEvery = 30 * time.Minute
 
 // swept are the blob prefixes the sweep looks after and the table column that names their
 // blobs: documents, the files of portfolio transfers, the raw messages and attachments of
-// e-mail, and the merged PDFs of signature requests (app/portfolio, app/emails and
-// app/signatures write them the same way: blob first, then the row, under
+// e-mail, the merged PDFs of signature requests and the files of commission statements
+// (app/portfolio, app/emails, app/signatures and app/commissions write them the same way: blob
+// first, then the row, under
 // <prefix>/<company>/…; an e-mail's blobs also go when its mailbox is deleted, a request's when
 // its contact is, by cascade).
 var swept = []struct{ prefix, query string }{
@@ -39,6 +40,7 @@ var swept = []struct{ prefix, query string }{
 	{"email-raw/", emailRawKeysQuery},
 	{"email-attachments/", emailAttachmentKeysQuery},
 	{"signatures/", signatureSourceKeysQuery},
+	{"commissions/", commissionStatementKeysQuery},
 }
 
 const sweepBatch = 500

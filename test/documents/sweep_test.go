@@ -14,6 +14,8 @@ import (
 
 	"github.com/brokerdesk/brokerdesk/app/documents"
 	"github.com/brokerdesk/brokerdesk/app/platform/blobstore"
+	"github.com/brokerdesk/brokerdesk/ent"
+	"github.com/brokerdesk/brokerdesk/ent/commissionstatement"
 	"github.com/brokerdesk/brokerdesk/test/apitest"
 )
 
@@ -51,7 +53,8 @@ func blobPath(t *testing.T, env *apitest.Env, d document) string {
 
 // TestDocuments_Sweep: a blob written by an upload that crashed before its row (simulated: a
 // blob under the company's prefix and no row) is removed by the sweep once it is older than
-// documents.OrphanAge, never before; a document's blob is never removed. Not parallel: the
+// documents.OrphanAge, never before; a document's blob is never removed. The same for a
+// commission statement's file (the prefix commissions/). Not parallel: the
 // sweep judges every blob of the bucket, and an upload of a parallel test between its blob and
 // its commit would look like an orphan to a clock two hours ahead.
 func TestDocuments_Sweep(t *testing.T) {
@@ -70,6 +73,18 @@ func TestDocuments_Sweep(t *testing.T) {
 	if err := bucket.WriteAll(ctx, orphan, pdf, nil); err != nil {
 		t.Fatal(err)
 	}
+	// A commission statement's file (app/commissions): one held by its row, one whose upload
+	// crashed before the row.
+	held, lost := blobstore.NewKey("commissions", a.ID), blobstore.NewKey("commissions", a.ID)
+	for _, k := range []string{held, lost} {
+		if err := bucket.WriteAll(ctx, k, []byte("Vertragsnummer;Betrag;Buchungsdatum\n"), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env.InCompany(t, a.ID, func(ctx context.Context, db *ent.Client) error {
+		return db.CommissionStatement.Create().SetFormat(commissionstatement.FormatCsv).SetFilename("abrechnung.csv").
+			SetSize(36).SetSha256(strings.Repeat("0", 64)).SetBlobKey(held).Exec(ctx)
+	})
 	pool, err := pgxpool.New(ctx, env.AppURL)
 	if err != nil {
 		t.Fatal(err)
@@ -102,6 +117,9 @@ func TestDocuments_Sweep(t *testing.T) {
 	}
 	if !exists(blobKey(t, env, d.ID)) {
 		t.Errorf("the sweep removed a document's blob")
+	}
+	if exists(lost) || !exists(held) {
+		t.Errorf("commission files after the sweep: orphan kept %v, statement's file kept %v", exists(lost), exists(held))
 	}
 	if r.Removed < 1 || r.Checked < 2 {
 		t.Errorf("result %+v", r)
