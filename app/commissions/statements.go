@@ -2,17 +2,11 @@ package commissions
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
-	"mime"
-	"mime/multipart"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
@@ -30,12 +24,6 @@ import (
 
 // blobPrefix is where statement files are stored: <prefix>/<company>/….
 const blobPrefix = "commissions"
-
-// uploadIdle is how long an upload may send nothing before the server gives up on it.
-const uploadIdle = 60 * time.Second
-
-// maxField bounds a form field other than the file (a format, an id, a small mapping).
-const maxField = 4 << 10
 
 // listStatements handles GET /commission-statements: Paged, oldest first; query insurerId,
 // periodFrom, periodTo, status.
@@ -81,77 +69,22 @@ func statementPatchOf(s *ent.CommissionStatement) StatementPatch {
 // to blob storage as it arrives, the fields are checked once the body is read, and a refused
 // request deletes the stored file (portfolio transfers' upload).
 func (h *Handler) createStatement(c *fiber.Ctx) error {
-	limit := h.svc.m.d.MaxUpload
-	mt, params, err := mime.ParseMediaType(c.Get(fiber.HeaderContentType))
-	if err != nil || mt != fiber.MIMEMultipartForm {
-		return fiber.NewError(fiber.StatusUnsupportedMediaType, "send the file as multipart/form-data")
-	}
-	if params["boundary"] == "" {
-		return errs.BadRequest("malformed_multipart", "the body is not valid multipart/form-data")
-	}
-	if int64(c.Request().Header.ContentLength()) > limit {
-		return tooLarge(limit)
-	}
-	ctx := c.UserContext()
-	mr := multipart.NewReader(httpx.BodyReader(c, limit, uploadIdle), params["boundary"])
-	values := map[string][]string{}
-	var (
-		stored storedFile
-		files  int
-		name   string
-	)
-	fail := func(err error) error {
-		h.svc.deleteFile(ctx, stored)
-		if errors.Is(err, httpx.ErrBodyTooLarge) {
-			return tooLarge(limit)
-		}
-		return errs.BadRequest("malformed_multipart", "the body is not valid multipart/form-data")
-	}
-	for {
-		p, err := mr.NextPart()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return fail(err)
-		}
-		switch field := p.FormName(); {
-		case field == "file" && p.FileName() != "" && files == 0:
-			files++
-			name = strings.Clone(p.FileName())
-			body := &readErr{r: p}
-			if stored, err = h.svc.storeFile(ctx, body); err != nil {
-				if body.err != nil {
-					return fail(body.err)
-				}
-				return err
-			}
-		case field == "file" && p.FileName() != "":
-			files++ // refused by parseStatement; NextPart skips its content
-		default:
-			b, err := io.ReadAll(io.LimitReader(p, maxField+1))
-			if err != nil {
-				return fail(err)
-			}
-			if len(b) > maxField {
-				h.svc.deleteFile(ctx, stored)
-				return errs.InvalidField(field, "invalid_length", fmt.Sprintf("must have at most %d bytes", maxField))
-			}
-			values[field] = append(values[field], string(b))
-		}
-	}
-	in, err := parseStatement(values, files)
+	limit, ctx := h.svc.m.d.MaxUpload, c.UserContext()
+	up, err := httpx.ReadUpload(c, limit, func() error { return tooLarge(limit) },
+		func(r io.Reader) (blobstore.Stored, error) { return h.svc.storeFile(ctx, r) },
+		func(f blobstore.Stored) { h.svc.deleteFile(ctx, f) })
 	if err != nil {
-		h.svc.deleteFile(ctx, stored)
 		return err
 	}
-	in.Filename = name
-	if utf8.RuneCountInString(in.Filename) > 255 {
-		in.Filename = string([]rune(in.Filename)[:255])
-	}
-	s, err := h.svc.CreateStatement(ctx, in, stored)
+	in, err := parseStatement(up.Values, up.Files)
 	if err != nil {
-		h.svc.deleteFile(ctx, stored)
+		h.svc.deleteFile(ctx, up.Stored)
+		return err
+	}
+	in.Filename = up.Filename
+	s, err := h.svc.CreateStatement(ctx, in, up.Stored)
+	if err != nil {
+		h.svc.deleteFile(ctx, up.Stored)
 		return err
 	}
 	c.Set(fiber.HeaderLocation, httpx.URL("commission-statements", s.ID.String()))
@@ -163,84 +96,25 @@ func tooLarge(limit int64) error {
 	return errs.TooLarge("payload_too_large", "the request is larger than the limit of %d MiB for statement files", limit>>20)
 }
 
-// readErr remembers the error of reading the body, told apart from blob storage's.
-type readErr struct {
-	r   io.Reader
-	err error
-}
-
-func (r *readErr) Read(p []byte) (int, error) {
-	n, err := r.r.Read(p)
-	if err != nil && err != io.EOF {
-		r.err = err
-	}
-	return n, err
-}
-
-// storedFile is a statement file in blob storage, not yet a statement's.
-type storedFile struct {
-	Key    string
-	Size   int64
-	SHA256 string
-}
-
-// storeFile streams r into a new blob of the company, hashing it on the way; a failed read
-// aborts the write (a writer whose context is cancelled before Close keeps nothing).
-func (s *Service) storeFile(ctx context.Context, r io.Reader) (storedFile, error) {
+// storeFile streams r into a new blob of the company (blobstore.Store under commissions/).
+func (s *Service) storeFile(ctx context.Context, r io.Reader) (blobstore.Stored, error) {
 	company, ok := tenancy.CompanyID(ctx)
 	if !ok {
-		return storedFile{}, tenancy.ErrNoCompany
+		return blobstore.Stored{}, tenancy.ErrNoCompany
 	}
-	key := blobstore.NewKey(blobPrefix, company)
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	w, err := s.m.d.Bucket.NewWriter(wctx, key, nil)
-	if err != nil {
-		return storedFile{}, blobstore.WriteFailed(ctx, "commission statement", err)
-	}
-	h := sha256.New()
-	bw := &blobWriter{w: w}
-	size, err := io.Copy(io.MultiWriter(bw, h), r)
-	if err != nil {
-		cancel()
-		_ = w.Close()
-		if bw.err != nil {
-			return storedFile{}, blobstore.WriteFailed(ctx, "commission statement", bw.err)
-		}
-		return storedFile{}, err
-	}
-	if err := w.Close(); err != nil {
-		return storedFile{}, blobstore.WriteFailed(ctx, "commission statement", err)
-	}
-	return storedFile{Key: key, Size: size, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
-}
-
-// blobWriter keeps the error of the blob writer (a storage failure, 503) apart from the body's.
-type blobWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (b *blobWriter) Write(p []byte) (int, error) {
-	n, err := b.w.Write(p)
-	if err != nil {
-		b.err = err
-	}
-	return n, err
+	return blobstore.Store(ctx, s.m.d.Bucket, blobPrefix, company, "commission statement", r)
 }
 
 // deleteFile removes a stored file that did not become a statement.
-func (s *Service) deleteFile(ctx context.Context, f storedFile) {
-	if f.Key != "" {
-		_ = s.m.d.Bucket.Delete(context.WithoutCancel(ctx), f.Key)
-	}
+func (s *Service) deleteFile(ctx context.Context, f blobstore.Stored) {
+	blobstore.Discard(ctx, s.m.d.Bucket, f)
 }
 
 // CreateStatement records the statement of a file stored with storeFile and its parse job in
 // one transaction, and commission_statement.created with them. It runs without a request
 // transaction (the upload route holds none while the file streams in): the insurer check and
 // the insert are short transactions of their own on the job pool.
-func (s *Service) CreateStatement(ctx context.Context, in NewStatement, file storedFile) (*ent.CommissionStatement, error) {
+func (s *Service) CreateStatement(ctx context.Context, in NewStatement, file blobstore.Stored) (*ent.CommissionStatement, error) {
 	company, ok := tenancy.CompanyID(ctx)
 	if !ok {
 		return nil, tenancy.ErrNoCompany

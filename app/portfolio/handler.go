@@ -1,20 +1,16 @@
 package portfolio
 
 import (
-	"errors"
-	"fmt"
 	"io"
-	"mime"
-	"mime/multipart"
 	"slices"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
 	"github.com/brokerdesk/brokerdesk/app/formats/gdv"
+	"github.com/brokerdesk/brokerdesk/app/platform/blobstore"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
 	"github.com/brokerdesk/brokerdesk/ent"
@@ -89,102 +85,27 @@ func (h *Handler) commit(c *fiber.Ctx) error {
 // storage as it arrives, whether the other fields come before or after it; the fields are
 // checked once the body has been read, and a refused request deletes the stored file.
 func (h *Handler) create(c *fiber.Ctx) error {
-	mt, params, err := mime.ParseMediaType(c.Get(fiber.HeaderContentType))
-	if err != nil || mt != fiber.MIMEMultipartForm {
-		return fiber.NewError(fiber.StatusUnsupportedMediaType, "send the file as multipart/form-data")
-	}
-	if params["boundary"] == "" {
-		return errs.BadRequest("malformed_multipart", "the body is not valid multipart/form-data")
-	}
-	if int64(c.Request().Header.ContentLength()) > h.maxUpload {
-		return tooLarge(h.maxUpload)
-	}
 	ctx := c.UserContext()
-	mr := multipart.NewReader(httpx.BodyReader(c, h.maxUpload, uploadIdle), params["boundary"])
-	values := map[string][]string{}
-	var (
-		stored StoredFile
-		files  int
-		name   string
-	)
-	// fail answers a body that could not be read: over the limit, cut short or not multipart.
-	fail := func(err error) error {
-		h.svc.DeleteFile(ctx, stored)
-		if errors.Is(err, httpx.ErrBodyTooLarge) {
-			return tooLarge(h.maxUpload)
-		}
-		return errs.BadRequest("malformed_multipart", "the body is not valid multipart/form-data")
-	}
-	for {
-		p, err := mr.NextPart()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return fail(err)
-		}
-		switch field := p.FormName(); {
-		case field == "file" && p.FileName() != "" && files == 0:
-			files++
-			name = strings.Clone(p.FileName())
-			body := &readErr{r: p}
-			if stored, err = h.svc.StoreFile(ctx, body); err != nil {
-				if body.err != nil {
-					return fail(body.err)
-				}
-				return err // blob storage
-			}
-		case field == "file" && p.FileName() != "":
-			files++ // refused below; its content is skipped by NextPart
-		default:
-			b, err := io.ReadAll(io.LimitReader(p, maxField+1))
-			if err != nil {
-				return fail(err)
-			}
-			if len(b) > maxField {
-				h.svc.DeleteFile(ctx, stored)
-				return errs.InvalidField(field, "invalid_length", fmt.Sprintf("must have at most %d bytes", maxField))
-			}
-			values[field] = append(values[field], string(b))
-		}
-	}
-	in, err := parseTransfer(values, files)
+	up, err := httpx.ReadUpload(c, h.maxUpload, func() error { return tooLarge(h.maxUpload) },
+		func(r io.Reader) (blobstore.Stored, error) { return h.svc.StoreFile(ctx, r) },
+		func(f blobstore.Stored) { h.svc.DeleteFile(ctx, f) })
 	if err != nil {
-		h.svc.DeleteFile(ctx, stored)
 		return err
 	}
-	in.Filename = name
-	if utf8.RuneCountInString(in.Filename) > 255 {
-		in.Filename = string([]rune(in.Filename)[:255])
-	}
-	t, err := h.svc.Create(ctx, in, stored)
+	in, err := parseTransfer(up.Values, up.Files)
 	if err != nil {
-		h.svc.DeleteFile(ctx, stored)
+		h.svc.DeleteFile(ctx, up.Stored)
+		return err
+	}
+	in.Filename = up.Filename
+	t, err := h.svc.Create(ctx, in, up.Stored)
+	if err != nil {
+		h.svc.DeleteFile(ctx, up.Stored)
 		return err
 	}
 	c.Set(fiber.HeaderLocation, httpx.URL("portfolio-transfers", t.ID.String()))
 	c.Set(fiber.HeaderETag, httpx.ETag(t.Version))
 	return c.Status(fiber.StatusAccepted).JSON(NewView(t))
-}
-
-// uploadIdle is how long an upload may send nothing before the server gives up on it.
-const uploadIdle = 60 * time.Second
-
-// maxField bounds a form field other than the file (they are short words and ids).
-const maxField = 4 << 10
-
-// readErr remembers the error of reading the body, told apart from blob storage's.
-type readErr struct {
-	r   io.Reader
-	err error
-}
-
-func (r *readErr) Read(p []byte) (int, error) {
-	n, err := r.r.Read(p)
-	if err != nil && err != io.EOF {
-		r.err = err
-	}
-	return n, err
 }
 
 func tooLarge(limit int64) error {

@@ -2,9 +2,7 @@ package portfolio
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -45,7 +43,7 @@ type NewTransfer struct {
 // sweep (documents.Sweeper, prefix "portfolio/") removes it after documents.OrphanAge.
 //
 // The caller has stored the file with StoreFile and deletes it when Create fails.
-func (s *Service) Create(ctx context.Context, in NewTransfer, file StoredFile) (*ent.PortfolioTransfer, error) {
+func (s *Service) Create(ctx context.Context, in NewTransfer, file blobstore.Stored) (*ent.PortfolioTransfer, error) {
 	company, ok := tenancy.CompanyID(ctx)
 	if !ok {
 		return nil, tenancy.ErrNoCompany
@@ -108,50 +106,18 @@ func (s *Service) Create(ctx context.Context, in NewTransfer, file StoredFile) (
 	return t, nil
 }
 
-// StoredFile is a portfolio file in blob storage, not yet a transfer's.
-type StoredFile struct {
-	Key    string
-	Size   int64
-	SHA256 string
-}
-
-// StoreFile streams r into a new blob of the company, hashing it on the way. When reading r
-// fails (the body ends early, passes its limit), the write is aborted and nothing stays behind:
-// gocloud.dev/blob discards a writer whose context is cancelled before Close.
-func (s *Service) StoreFile(ctx context.Context, r io.Reader) (StoredFile, error) {
+// StoreFile streams r into a new blob of the company (blobstore.Store under portfolio/).
+func (s *Service) StoreFile(ctx context.Context, r io.Reader) (blobstore.Stored, error) {
 	company, ok := tenancy.CompanyID(ctx)
 	if !ok {
-		return StoredFile{}, tenancy.ErrNoCompany
+		return blobstore.Stored{}, tenancy.ErrNoCompany
 	}
-	key := blobstore.NewKey("portfolio", company)
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	w, err := s.m.d.Bucket.NewWriter(wctx, key, nil)
-	if err != nil {
-		return StoredFile{}, blobstore.WriteFailed(ctx, "portfolio file", err)
-	}
-	h := sha256.New()
-	bw := &blobWriter{w: w}
-	size, err := io.Copy(io.MultiWriter(bw, h), r)
-	if err != nil {
-		cancel()
-		_ = w.Close()
-		if bw.err != nil { // the storage failed, not the client's body
-			return StoredFile{}, blobstore.WriteFailed(ctx, "portfolio file", bw.err)
-		}
-		return StoredFile{}, err
-	}
-	if err := w.Close(); err != nil {
-		return StoredFile{}, blobstore.WriteFailed(ctx, "portfolio file", err)
-	}
-	return StoredFile{Key: key, Size: size, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+	return blobstore.Store(ctx, s.m.d.Bucket, "portfolio", company, "portfolio file", r)
 }
 
 // DeleteFile removes a stored file that did not become a transfer.
-func (s *Service) DeleteFile(ctx context.Context, f StoredFile) {
-	if f.Key != "" {
-		_ = s.m.d.Bucket.Delete(context.WithoutCancel(ctx), f.Key)
-	}
+func (s *Service) DeleteFile(ctx context.Context, f blobstore.Stored) {
+	blobstore.Discard(ctx, s.m.d.Bucket, f)
 }
 
 // Get reads one transfer. Another company's transfer is not found.
@@ -237,16 +203,3 @@ func insertError(err error) error {
 }
 
 // blobWriter keeps the error of the blob writer, so that StoreFile tells a storage failure
-// (503) from a body that ended early or passed its limit (the reader's error).
-type blobWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (b *blobWriter) Write(p []byte) (int, error) {
-	n, err := b.w.Write(p)
-	if err != nil {
-		b.err = err
-	}
-	return n, err
-}
