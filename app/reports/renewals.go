@@ -85,12 +85,12 @@ func (s *Service) Renewals(ctx context.Context, w RenewalWindow, page paging.Pag
 	}
 	var afterDay, afterID any
 	if ok {
-		if _, perr := time.Parse(httpx.DateLayout, day); perr != nil {
+		if _, perr := time.Parse(time.DateOnly, day); perr != nil {
 			return nil, errs.InvalidField("cursor", "invalid_cursor", "is not a cursor of this list")
 		}
 		afterDay, afterID = day, id
 	}
-	rows, err := tenancy.Client(ctx).QueryContext(ctx, renewalsSQL, w.From.Format(httpx.DateLayout), w.To.Format(httpx.DateLayout),
+	rows, err := tenancy.Client(ctx).QueryContext(ctx, renewalsSQL, w.From.Format(time.DateOnly), w.To.Format(time.DateOnly),
 		afterDay, afterID, page.Limit+1, w.From.Year())
 	if err != nil {
 		return nil, fmt.Errorf("renewals report: %w", err)

@@ -9,9 +9,6 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 )
 
-// DateLayout is the spec's `format: date`.
-const DateLayout = "2006-01-02"
-
 // QueryDate reads an optional calendar date (YYYY-MM-DD) of the query: nil when absent; a bad
 // one is `invalid_date` on name in v. Year 0 parses in Go but PostgreSQL has no year 0, so it is
 // refused here rather than failing in the database.
@@ -20,7 +17,7 @@ func QueryDate(c *fiber.Ctx, v *errs.Invalid, name string) *time.Time {
 	if s == "" {
 		return nil
 	}
-	t, err := time.Parse(DateLayout, s)
+	t, err := time.Parse(time.DateOnly, s) // the spec's `format: date`
 	ok := err == nil && t.Year() >= 1
 	v.Check(name, ok, "invalid_date", "must be a date (YYYY-MM-DD)")
 	if !ok {
