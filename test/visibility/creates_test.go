@@ -151,9 +151,11 @@ var creators = map[string]creator{
 		}
 		return made{path: "/documents/" + d.ID}
 	}},
-	"POST /api/public/v1/portfolio-transfers":                                               {forbidden: true},
-	"POST /api/public/v1/portfolio-transfers/:transferId/commit":                            {forbidden: true},
-	"POST /api/public/v1/portfolio-mappings":                                                {forbidden: true},
+	"POST /api/public/v1/portfolio-transfers":                    {forbidden: true},
+	"POST /api/public/v1/portfolio-transfers/:transferId/commit": {forbidden: true},
+	"POST /api/public/v1/portfolio-mappings":                     {forbidden: true},
+	// commissions:write is a manager's and an admin's (policy.csv): an agent reads statements.
+	"POST /api/public/v1/commission-statements":                                             {forbidden: true},
 	"POST /api/public/v1/webhook-endpoints":                                                 {forbidden: true},
 	"POST /api/public/v1/webhook-endpoints/:webhookEndpointId/rotate-secret":                {forbidden: true},
 	"POST /api/public/v1/webhook-endpoints/:webhookEndpointId/test":                         {forbidden: true},

@@ -76,6 +76,11 @@ func resourceOf(t *testing.T, w *world, typ string, data map[string]any) made {
 		return made{path: "/advice-records/" + s("id")}
 	case "portal_access", "portal_change_request":
 		return portalResource(kind, s)
+	case "commission_statement":
+		return made{path: "/commission-statements/" + s("id")}
+	case "commission_entry":
+		// No GET of one entry: the statement's entries list it when the credential reads it.
+		return made{path: "/commission-entries?limit=100&statementId=" + s("statementId"), has: s("id")}
 	}
 	t.Fatalf("event type %s: its resource is unknown to resourceOf; name where it is read", typ)
 	return made{}
@@ -284,6 +289,8 @@ func TestVisibility_EventsFollowResources(t *testing.T) {
 	mailDiffers = append(mailDiffers, w.signingSteps(t, l)...)
 	// The customer portal (issue 23): portal_world_test.go.
 	mailDiffers = append(mailDiffers, w.portalSteps(t, l)...)
+	// Commission statements (issue 24): commission_world_test.go.
+	mailDiffers = append(mailDiffers, w.commissionSteps(t, l)...)
 	l.step(t, nil, func() { // company and users, OAuth grants
 		// company.updated: a feature more (the e-mail area's stay, or its resources would 403).
 		if _, err := w.env.Ops.SetFeatures(ctx, w.co.ID, []string{"leads", "emails", "marketing", "digital_signature", "advice", "calculators"}); err != nil {
