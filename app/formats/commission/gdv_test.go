@@ -190,7 +190,7 @@ func (g *gdvStatement) Read(p []byte) (int, error) {
 // reader must not hold the file or the entries). Reports entries/s.
 func TestGDV_Large(t *testing.T) {
 	if testing.Short() {
-		t.Skip("short")
+		t.Skip("-short: the 50,000-entry file is left out")
 	}
 	const n = 50000
 	var sum schematype.Money
