@@ -3,18 +3,15 @@ package commissions
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
-	"github.com/google/uuid"
 
 	"github.com/brokerdesk/brokerdesk/app/formats/gdv"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
+	"github.com/brokerdesk/brokerdesk/app/platform/groupnames"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
-	"github.com/brokerdesk/brokerdesk/ent/insurer"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
-	"github.com/brokerdesk/brokerdesk/ent/user"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
@@ -147,36 +144,13 @@ func (s *Service) CommissionReport(ctx context.Context, q CommissionReportQuery,
 // commissionReportLabels fills in the rows' labels in lang: months by name, insurers by name,
 // owners by the user's name, entry types and Sparten (the GDV catalog) in German or English.
 func commissionReportLabels(ctx context.Context, groupBy string, rows []CommissionReportRow, lang string) error {
-	var ids []uuid.UUID
-	for _, r := range rows {
-		if r.Key != nil && (groupBy == "insurer" || groupBy == "owner") {
-			if id, err := uuid.Parse(*r.Key); err == nil {
-				ids = append(ids, id)
-			}
-		}
+	keys := make([]*string, len(rows))
+	for i, r := range rows {
+		keys[i] = r.Key
 	}
-	names := map[string]string{}
-	switch groupBy {
-	case "insurer":
-		ins, err := tenancy.Client(ctx).Insurer.Query().Where(insurer.IDIn(ids...)).All(ctx)
-		if err != nil {
-			return fmt.Errorf("commission report insurers: %w", err)
-		}
-		for _, i := range ins {
-			names[i.ID.String()] = i.Name
-		}
-	case "owner":
-		us, err := tenancy.Client(ctx).User.Query().Where(user.IDIn(ids...)).All(ctx)
-		if err != nil {
-			return fmt.Errorf("commission report owners: %w", err)
-		}
-		for _, u := range us {
-			n := strings.TrimSpace(u.FirstName + " " + u.LastName)
-			if n == "" {
-				n = u.Email
-			}
-			names[u.ID.String()] = n
-		}
+	names, err := groupnames.Of(ctx, groupBy, keys)
+	if err != nil {
+		return fmt.Errorf("commission report labels: %w", err)
 	}
 	for i, r := range rows {
 		var l string

@@ -12,10 +12,9 @@ import (
 
 	"github.com/brokerdesk/brokerdesk/app/formats/gdv"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
+	"github.com/brokerdesk/brokerdesk/app/platform/groupnames"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
-	"github.com/brokerdesk/brokerdesk/ent/insurer"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
-	"github.com/brokerdesk/brokerdesk/ent/user"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
@@ -172,36 +171,13 @@ func groupArray() string {
 // label fills in the rows' labels: Sparten from the GDV catalog, insurers by name, owners by
 // the user's name, statuses from statusLabels; all in lang where the source has two languages.
 func (s *Service) label(ctx context.Context, groupBy string, rows []PortfolioRow, lang string) error {
-	var ids []uuid.UUID
-	for _, r := range rows {
-		if r.Key != nil && (groupBy == "insurer" || groupBy == "owner") {
-			if id, err := uuid.Parse(*r.Key); err == nil {
-				ids = append(ids, id)
-			}
-		}
+	keys := make([]*string, len(rows))
+	for i, r := range rows {
+		keys[i] = r.Key
 	}
-	names := map[string]string{}
-	switch groupBy {
-	case "insurer":
-		ins, err := tenancy.Client(ctx).Insurer.Query().Where(insurer.IDIn(ids...)).All(ctx)
-		if err != nil {
-			return fmt.Errorf("portfolio report insurers: %w", err)
-		}
-		for _, i := range ins {
-			names[i.ID.String()] = i.Name
-		}
-	case "owner":
-		us, err := tenancy.Client(ctx).User.Query().Where(user.IDIn(ids...)).All(ctx)
-		if err != nil {
-			return fmt.Errorf("portfolio report owners: %w", err)
-		}
-		for _, u := range us {
-			n := strings.TrimSpace(u.FirstName + " " + u.LastName)
-			if n == "" {
-				n = u.Email
-			}
-			names[u.ID.String()] = n
-		}
+	names, err := groupnames.Of(ctx, groupBy, keys)
+	if err != nil {
+		return fmt.Errorf("portfolio report labels: %w", err)
 	}
 	for i, r := range rows {
 		switch {
