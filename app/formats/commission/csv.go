@@ -10,10 +10,9 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
-	"golang.org/x/text/encoding/charmap"
-	"golang.org/x/text/transform"
+	"github.com/brokerdesk/brokerdesk/app/formats/gdv"
+	"github.com/brokerdesk/brokerdesk/app/formats/portfoliocsv"
 )
 
 // The entry fields a CSV mapping names (Options.Mapping keys).
@@ -84,46 +83,6 @@ func headerKey(s string) string {
 	return b.String()
 }
 
-// maxCSVRecord bounds one CSV record: encoding/csv would hold a line of any length.
-const maxCSVRecord = 1 << 20
-
-var errCSVRecordTooLong = errors.New("commission: CSV record too long")
-
-// recordLimit fails a read once more than maxCSVRecord bytes came since the last record.
-type recordLimit struct {
-	r io.Reader
-	n int
-}
-
-func (l *recordLimit) Read(p []byte) (int, error) {
-	if l.n > maxCSVRecord {
-		return 0, errCSVRecordTooLong
-	}
-	n, err := l.r.Read(p)
-	l.n += n
-	return n, err
-}
-
-// decodeText drops a UTF-8 byte order mark and decodes Windows-1252 unless the first 64 KB
-// are UTF-8: what German spreadsheet exports write (the rule of app/formats/portfoliocsv).
-func decodeText(br *bufio.Reader) io.Reader {
-	if head, _ := br.Peek(3); bytes.HasPrefix(head, []byte{0xEF, 0xBB, 0xBF}) {
-		_, _ = br.Discard(3)
-		return br
-	}
-	w, _ := br.Peek(64 << 10)
-	for i := max(0, len(w)-utf8.UTFMax+1); i < len(w); i++ { // a sequence cut by the window
-		if utf8.RuneStart(w[i]) && !utf8.FullRune(w[i:]) {
-			w = w[:i]
-			break
-		}
-	}
-	if utf8.Valid(w) {
-		return br
-	}
-	return transform.NewReader(br, charmap.Windows1252.NewDecoder())
-}
-
 // sniffComma finds the separator: an Excel "sep=X" first line names it (and is skipped);
 // otherwise the most frequent of ';', tab and ',' outside quotes in the first line, ';' when
 // none or tied (the spec's separator).
@@ -177,7 +136,8 @@ func readCSV(src io.Reader, st *state) error {
 		_, _ = br.Discard(3)
 	}
 	comma, skipped := sniffComma(br)
-	lim := &recordLimit{r: decodeText(br)}
+	text, _ := portfoliocsv.Decoded(br, gdv.EncodingAuto)
+	lim := &portfoliocsv.RecordLimit{R: text}
 	cr := csv.NewReader(lim)
 	cr.Comma = comma
 	cr.FieldsPerRecord = -1
@@ -185,7 +145,7 @@ func readCSV(src io.Reader, st *state) error {
 	cr.ReuseRecord = true
 
 	header, err := cr.Read()
-	lim.n = 0
+	lim.Reset()
 	switch {
 	case errors.Is(err, io.EOF):
 		return unreadable("the file is empty: a CSV statement needs a header row")
@@ -199,11 +159,11 @@ func readCSV(src io.Reader, st *state) error {
 	}
 	for {
 		rec, err := cr.Read()
-		lim.n = 0
+		lim.Reset()
 		switch {
 		case errors.Is(err, io.EOF):
 			return nil
-		case errors.Is(err, errCSVRecordTooLong):
+		case errors.Is(err, portfoliocsv.ErrRecordTooLong):
 			return unreadable("a CSV record longer than 1 MB: not a statement")
 		case err != nil:
 			var pe *csv.ParseError

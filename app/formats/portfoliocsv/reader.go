@@ -51,7 +51,7 @@ type Reader struct {
 	cur     *gdv.Contract
 	curKey  string
 
-	limit    *recordLimit
+	limit    *RecordLimit
 	sum      gdv.Summary
 	byCode   map[string]int64
 	insurers map[string]bool
@@ -76,10 +76,10 @@ func NewReader(src io.Reader, opt Options) (*Reader, error) {
 		opt.MaxIssuesPerCode = 1000
 	}
 	br := bufio.NewReaderSize(src, 64<<10)
-	in, name := decoded(br, enc)
+	in, name := Decoded(br, enc)
 	r := &Reader{opt: opt, byCode: map[string]int64{}, insurers: map[string]bool{}, encName: name,
 		sum: gdv.Summary{RecordsBySatzart: map[string]int64{}, PersonsByRole: map[string]int64{}}}
-	r.limit = &recordLimit{r: in}
+	r.limit = &RecordLimit{R: in}
 	r.csv = csv.NewReader(r.limit)
 	r.csv.Comma = opt.Comma
 	r.csv.FieldsPerRecord = -1
@@ -88,9 +88,11 @@ func NewReader(src io.Reader, opt Options) (*Reader, error) {
 	return r, nil
 }
 
-// decoded wraps the input in its decoder: UTF-8 when the first 64 KB are UTF-8, else
-// Windows-1252.
-func decoded(br *bufio.Reader, enc string) (io.Reader, string) {
+// Decoded wraps the input in the decoder of enc (gdv.Encoding…): a UTF-8 byte order mark is
+// dropped and means UTF-8; with gdv.EncodingAuto, UTF-8 when the first 64 KB are UTF-8, else
+// Windows-1252 (what German spreadsheet exports write). It returns the encoding it took. The
+// commission statements' CSV reader uses it too.
+func Decoded(br *bufio.Reader, enc string) (io.Reader, string) {
 	if head, _ := br.Peek(3); bytes.HasPrefix(head, []byte{0xEF, 0xBB, 0xBF}) {
 		_, _ = br.Discard(3)
 		return br, gdv.EncodingUTF8
@@ -187,12 +189,12 @@ func (r *Reader) step() {
 		return
 	}
 	rec, err := r.csv.Read()
-	r.limit.n = 0
+	r.limit.Reset()
 	switch {
 	case errors.Is(err, io.EOF):
 		r.finish()
 		return
-	case errors.Is(err, errRecordTooLong):
+	case errors.Is(err, ErrRecordTooLong):
 		r.err = &gdv.FormatError{Code: "record_too_long", Detail: "a CSV record longer than 1 MB: not a portfolio export"}
 		return
 	case err != nil:
@@ -212,7 +214,7 @@ func (r *Reader) step() {
 // file unreadable as mapped.
 func (r *Reader) readHeader() {
 	rec, err := r.csv.Read()
-	r.limit.n = 0
+	r.limit.Reset()
 	if err != nil {
 		if errors.Is(err, io.EOF) {
 			r.err = &gdv.FormatError{Code: "empty", Detail: "the file holds no header row"}
@@ -277,20 +279,25 @@ func (r *Reader) finish() {
 // maxRecordBytes bounds one CSV record (encoding/csv would hold a line of any length).
 const maxRecordBytes = 1 << 20
 
-var errRecordTooLong = errors.New("portfoliocsv: record too long")
+// ErrRecordTooLong is the error of a RecordLimit's read past maxRecordBytes.
+var ErrRecordTooLong = errors.New("csv record too long (over 1 MiB)")
 
-// recordLimit fails a read once more than maxRecordBytes came since the last record (reset by
-// the Reader after each record): memory stays bounded on input without line ends.
-type recordLimit struct {
-	r io.Reader
+// RecordLimit fails a read once more than 1 MiB came since the last record (the reader of the
+// CSV calls Reset after each record): memory stays bounded on input without line ends. The
+// commission statements' CSV reader uses it too.
+type RecordLimit struct {
+	R io.Reader
 	n int
 }
 
-func (l *recordLimit) Read(p []byte) (int, error) {
+// Reset starts the count of the next record.
+func (l *RecordLimit) Reset() { l.n = 0 }
+
+func (l *RecordLimit) Read(p []byte) (int, error) {
 	if l.n > maxRecordBytes {
-		return 0, errRecordTooLong
+		return 0, ErrRecordTooLong
 	}
-	n, err := l.r.Read(p)
+	n, err := l.R.Read(p)
 	l.n += n
 	return n, err
 }
