@@ -11,23 +11,17 @@ package commissions
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"time"
 
-	"entgo.io/ent/dialect"
-	entsql "entgo.io/ent/dialect/sql"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
 	"github.com/rs/zerolog"
 	"gocloud.dev/blob"
 
 	"github.com/brokerdesk/brokerdesk/app/events"
 	"github.com/brokerdesk/brokerdesk/app/platform/jobs"
 	"github.com/brokerdesk/brokerdesk/ent"
-	"github.com/brokerdesk/brokerdesk/migrations"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
@@ -48,12 +42,9 @@ type Module struct {
 	d     Deps
 	queue *jobs.Client
 	svc   *Service
-	// sqlDB is database/sql over d.Pool (no connections of its own) and txJobs the river
-	// client that inserts jobs in its transactions (insert only: queue works them), so that a
-	// statement written through ent and its parse job commit together (jobTx), as portfolio
-	// transfers do.
-	sqlDB  *sql.DB
-	txJobs *river.Client[*sql.Tx]
+	// rowTx writes a statement and inserts its parse job in one transaction (jobs.RowTx), as
+	// portfolio transfers do.
+	rowTx *jobs.RowTx
 }
 
 // Service runs the use cases of the API.
@@ -67,31 +58,13 @@ func New(d Deps) *Module {
 	m := &Module{d: d}
 	m.svc = &Service{m: m}
 	if d.Pool != nil {
-		m.sqlDB = stdlib.OpenDBFromPool(d.Pool)
 		var err error
 		// Only a misconfiguration fails here (river checks the config): a declaration error.
-		if m.txJobs, err = river.NewClient(riverdatabasesql.New(m.sqlDB), &river.Config{Schema: migrations.RiverSchema}); err != nil {
-			panic(fmt.Sprintf("commissions: job insert client: %v", err))
+		if m.rowTx, err = jobs.NewRowTx(d.Pool); err != nil {
+			panic(fmt.Sprintf("commissions: %v", err))
 		}
 	}
 	return m
-}
-
-// jobTx runs f in one transaction of the job pool pinned to the company (and acting user) of
-// ctx (tenancy.BeginSQL) and commits it when f succeeds: f writes through db (ent over that
-// transaction, hooks and events as everywhere) and inserts its job with m.txJobs.InsertTx on
-// tx, so a statement never waits for a job that does not exist (portfolio's Module.jobTx).
-func (m *Module) jobTx(ctx context.Context, f func(ctx context.Context, db *ent.Client, tx *sql.Tx) error) error {
-	tx, err := tenancy.BeginSQL(ctx, m.sqlDB)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback() //nolint:errcheck // no-op after commit
-	db := ent.NewClient(ent.Driver(entsql.NewDriver(dialect.Postgres, entsql.Conn{ExecQuerier: tx})))
-	if err := f(tenancy.WithClient(ctx, db), db, tx); err != nil {
-		return err
-	}
-	return tx.Commit()
 }
 
 // withTx runs f in one ent transaction on d.DB pinned to the company of ctx, with the

@@ -2,7 +2,6 @@ package commissions
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"io"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
+	"github.com/riverqueue/river"
 
 	"github.com/brokerdesk/brokerdesk/app/platform/blobstore"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
@@ -124,7 +124,7 @@ func (s *Service) CreateStatement(ctx context.Context, in NewStatement, file blo
 	}
 	var st *ent.CommissionStatement
 	now := s.m.d.Now().UTC().Truncate(time.Microsecond)
-	err := s.m.jobTx(context.WithoutCancel(ctx), func(ctx context.Context, db *ent.Client, tx *sql.Tx) error {
+	err := s.m.rowTx.Run(context.WithoutCancel(ctx), func(ctx context.Context, db *ent.Client, insert func(river.JobArgs) error) error {
 		if in.InsurerID != nil {
 			// The catalog is global: the id must name one of its insurers (GET /insurers).
 			ok, err := db.Insurer.Query().Where(insurer.ID(*in.InsurerID)).Exist(ctx)
@@ -148,7 +148,7 @@ func (s *Service) CreateStatement(ctx context.Context, in NewStatement, file blo
 		if st, err = q.Save(ctx); err != nil {
 			return fmt.Errorf("store commission statement: %w", err)
 		}
-		if _, err := s.m.txJobs.InsertTx(ctx, tx, Args{CompanyID: company, StatementID: st.ID}, nil); err != nil {
+		if err := insert(Args{CompanyID: company, StatementID: st.ID}); err != nil {
 			return fmt.Errorf("queue commission statement: %w", err)
 		}
 		return s.m.d.Events.Record(ctx, "commission_statement.created", NewStatementView(st))

@@ -6,10 +6,7 @@ package portfolio
 
 import (
 	"context"
-	"database/sql"
 
-	"entgo.io/ent/dialect"
-	entsql "entgo.io/ent/dialect/sql"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -17,22 +14,19 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
 	"github.com/rs/zerolog"
 	"gocloud.dev/blob"
 
 	"github.com/brokerdesk/brokerdesk/app/contracts"
 	"github.com/brokerdesk/brokerdesk/app/events"
+	"github.com/brokerdesk/brokerdesk/app/platform/jobs"
 	"github.com/brokerdesk/brokerdesk/ent"
-	"github.com/brokerdesk/brokerdesk/migrations"
-	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
 // Deps are what the module needs.
 type Deps struct {
-	Pool      *pgxpool.Pool // the job pool: transfers are inserted with their job in one transaction (jobTx)
+	Pool      *pgxpool.Pool // the job pool: transfers are inserted with their job in one transaction (jobs.RowTx)
 	DB        *ent.Client   // ent on the job pool, for the workers' transactions
 	Bucket    *blob.Bucket
 	Events    *events.Service
@@ -56,14 +50,11 @@ type Deps struct {
 // Module holds the service and the worker.
 type Module struct {
 	d Deps
-	// sqlDB is database/sql over d.Pool (no connections of its own) and txJobs the river
-	// client that inserts jobs in its transactions (insert only: d.Pool's client works them),
-	// so that a row written through ent and its job commit together (jobTx).
-	sqlDB  *sql.DB
-	txJobs *river.Client[*sql.Tx]
-	batch  atomic.Int64 // contracts per commit batch now (adaptBatch), at most d.BatchSize
-	mu     sync.Mutex
-	files  map[uuid.UUID]*openFile // files of commit runs that ended their slice (keepFile)
+	// rowTx writes a transfer and inserts its job in one transaction (jobs.RowTx).
+	rowTx *jobs.RowTx
+	batch atomic.Int64 // contracts per commit batch now (adaptBatch), at most d.BatchSize
+	mu    sync.Mutex
+	files map[uuid.UUID]*openFile // files of commit runs that ended their slice (keepFile)
 }
 
 // batchSize is how many contracts the next commit batch takes.
@@ -137,11 +128,10 @@ func New(d Deps) *Module {
 	}
 	m := &Module{d: d, files: map[uuid.UUID]*openFile{}}
 	if d.Pool != nil {
-		m.sqlDB = stdlib.OpenDBFromPool(d.Pool)
 		var err error
 		// Only a misconfiguration fails here (river checks the config): a declaration error.
-		if m.txJobs, err = river.NewClient(riverdatabasesql.New(m.sqlDB), &river.Config{Schema: migrations.RiverSchema}); err != nil {
-			panic(fmt.Sprintf("portfolio: job insert client: %v", err))
+		if m.rowTx, err = jobs.NewRowTx(d.Pool); err != nil {
+			panic(fmt.Sprintf("portfolio: %v", err))
 		}
 	}
 	return m
@@ -160,25 +150,6 @@ func withTx(ctx context.Context, db *ent.Client, f func(ctx context.Context, tx 
 	}
 	if err := f(tenancyCtx(ctx, tx), tx); err != nil {
 		_ = tx.Rollback()
-		return err
-	}
-	return tx.Commit()
-}
-
-// jobTx runs f in one transaction of the job pool, pinned to the company (and the acting
-// user) of ctx as a request's is (tenancy.BeginSQL), and commits it when f succeeds. f writes
-// rows through db, an ent client over that transaction (the tenant, time and version hooks
-// run, as everywhere), and inserts its job with m.txJobs.InsertTx(ctx, tx, …): the row and its
-// job commit together or not at all. database/sql, not pgx: river's riverdatabasesql driver
-// inserts into a *sql.Tx, which ent can run on; ent cannot run on a pgx.Tx.
-func (m *Module) jobTx(ctx context.Context, f func(ctx context.Context, db *ent.Client, tx *sql.Tx) error) error {
-	tx, err := tenancy.BeginSQL(ctx, m.sqlDB)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback() //nolint:errcheck // no-op after commit
-	db := ent.NewClient(ent.Driver(entsql.NewDriver(dialect.Postgres, entsql.Conn{ExecQuerier: tx})))
-	if err := f(tenancy.WithClient(ctx, db), db, tx); err != nil {
 		return err
 	}
 	return tx.Commit()

@@ -2,7 +2,6 @@ package portfolio
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/riverqueue/river"
 
 	"github.com/brokerdesk/brokerdesk/app/platform/blobstore"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
@@ -80,7 +80,7 @@ func (s *Service) Create(ctx context.Context, in NewTransfer, file blobstore.Sto
 	}
 	var t *ent.PortfolioTransfer
 	now := s.m.d.Now().UTC().Truncate(time.Microsecond)
-	err = s.m.jobTx(tenancy.WithCompany(context.WithoutCancel(ctx), company), func(ctx context.Context, db *ent.Client, tx *sql.Tx) error {
+	err = s.m.rowTx.Run(tenancy.WithCompany(context.WithoutCancel(ctx), company), func(ctx context.Context, db *ent.Client, insert func(river.JobArgs) error) error {
 		q := db.PortfolioTransfer.Create().SetCreatedAt(now).SetUpdatedAt(now).
 			SetStatus(portfoliotransfer.StatusPending).SetFormat(portfoliotransfer.Format(in.Format)).SetSource(in.Source).
 			SetNillableOwnerID(in.OwnerID).SetNillableMappingID(in.MappingID).SetAutoCommit(in.AutoCommit).
@@ -93,7 +93,7 @@ func (s *Service) Create(ctx context.Context, in NewTransfer, file blobstore.Sto
 		if t, err = q.Save(ctx); err != nil {
 			return insertError(err)
 		}
-		if _, err := s.m.txJobs.InsertTx(ctx, tx, Args{CompanyID: company, TransferID: t.ID}, nil); err != nil {
+		if err := insert(Args{CompanyID: company, TransferID: t.ID}); err != nil {
 			return fmt.Errorf("queue portfolio transfer: %w", err)
 		}
 		return nil
@@ -160,7 +160,7 @@ func (s *Service) Commit(ctx context.Context, id uuid.UUID) (*ent.PortfolioTrans
 			"the transfer is %s: only a validated transfer can be committed", t.Status)
 	}
 	var moved bool
-	err = s.m.jobTx(tenancy.WithCompany(context.WithoutCancel(ctx), t.CompanyID), func(ctx context.Context, db *ent.Client, tx *sql.Tx) error {
+	err = s.m.rowTx.Run(tenancy.WithCompany(context.WithoutCancel(ctx), t.CompanyID), func(ctx context.Context, db *ent.Client, insert func(river.JobArgs) error) error {
 		// Only a validated transfer moves: a concurrent commit request that won leaves none.
 		n, err := db.PortfolioTransfer.Update().
 			Where(portfoliotransfer.ID(id), portfoliotransfer.StatusEQ(portfoliotransfer.StatusValidated)).
@@ -171,7 +171,7 @@ func (s *Service) Commit(ctx context.Context, id uuid.UUID) (*ent.PortfolioTrans
 		if moved = n == 1; !moved {
 			return nil
 		}
-		if _, err := s.m.txJobs.InsertTx(ctx, tx, Args{CompanyID: t.CompanyID, TransferID: id, Commit: true}, nil); err != nil {
+		if err := insert(Args{CompanyID: t.CompanyID, TransferID: id, Commit: true}); err != nil {
 			return fmt.Errorf("queue portfolio commit: %w", err)
 		}
 		return nil
