@@ -92,15 +92,20 @@ func checkNewPassword(d *PageData, password, repeat, email string) {
 	}
 }
 
-// passwordPage answers a link's form: the form when the link is good, else the link page.
-func (m *Module) passwordPage(c *fiber.Ctx, page, title string, purpose portaltoken.Purpose) error {
-	pc := companyOf(c)
-	secret := c.Params("token")
+// linkAccess is the access of the link secret of purpose, read without using the link
+// (errLinkGone when it is not good).
+func (m *Module) linkAccess(c *fiber.Ctx, secret string, purpose portaltoken.Purpose) (*ent.PortalAccess, error) {
 	var acc *ent.PortalAccess
-	err := m.companyTx(c.UserContext(), pc.ID, func(ctx context.Context) (err error) {
+	err := m.companyTx(c.UserContext(), companyOf(c).ID, func(ctx context.Context) (err error) {
 		_, acc, err = m.linkToken(ctx, secret, purpose, false)
 		return err
 	})
+	return acc, err
+}
+
+// passwordPage answers a link's form: the form when the link is good, else the link page.
+func (m *Module) passwordPage(c *fiber.Ctx, page, title string, purpose portaltoken.Purpose) error {
+	acc, err := m.linkAccess(c, c.Params("token"), purpose)
 	if errors.Is(err, errLinkGone) {
 		return m.linkGone(c)
 	}
@@ -122,11 +127,7 @@ func (m *Module) setPassword(c *fiber.Ctx, page, title string, purpose portaltok
 	pc := companyOf(c)
 	secret := strings.Clone(c.Params("token"))
 	password, repeat := c.FormValue("password"), c.FormValue("repeat")
-	var acc *ent.PortalAccess
-	err := m.companyTx(c.UserContext(), pc.ID, func(ctx context.Context) (err error) {
-		_, acc, err = m.linkToken(ctx, secret, purpose, false)
-		return err
-	})
+	acc, err := m.linkAccess(c, secret, purpose)
 	if errors.Is(err, errLinkGone) {
 		return m.linkGone(c)
 	}
