@@ -3,6 +3,7 @@ package tenancy
 import (
 	"context"
 	"database/sql"
+	"fmt"
 
 	"entgo.io/ent/dialect"
 	"github.com/jackc/pgx/v5"
@@ -57,4 +58,17 @@ func (t planTx) ExecContext(ctx context.Context, q string, args ...any) (sql.Res
 	return t.Tx.(interface {
 		ExecContext(context.Context, string, ...any) (sql.Result, error)
 	}).ExecContext(ctx, q, args...)
+}
+
+// WithoutJIT turns PostgreSQL's JIT compilation off for the rest of the request's transaction.
+// A statement over a million rows behind the visibility policies is estimated far above
+// jit_above_cost (the policies' subplans, per-row functions), and compiling it took 0.3-1.5 s
+// of statements that run in tens of milliseconds without it (docs/benchmarks.md, e-mail and
+// reports). For the reads that scan a large part of a company; transaction-local, so the
+// pooled connection is back to the server's setting afterwards.
+func WithoutJIT(ctx context.Context) error {
+	if _, err := Client(ctx).ExecContext(ctx, `SELECT set_config('jit', 'off', true)`); err != nil {
+		return fmt.Errorf("jit off: %w", err)
+	}
+	return nil
 }

@@ -136,6 +136,9 @@ ORDER BY o.open DESC, k.id`
 // LiabilityReport computes GET /reports/cancellation-liability on asOf for the credential of
 // ctx.
 func (s *Service) LiabilityReport(ctx context.Context, asOf time.Time) (LiabilityReport, error) {
+	if err := tenancy.WithoutJIT(ctx); err != nil {
+		return LiabilityReport{}, err
+	}
 	rows, err := tenancy.Client(ctx).QueryContext(ctx, liabilitySQL, asOf.Format(time.DateOnly))
 	if err != nil {
 		return LiabilityReport{}, fmt.Errorf("cancellation liability report: %w", err)

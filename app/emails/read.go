@@ -154,7 +154,7 @@ func (s *Service) ListThreads(ctx context.Context, f ThreadFilter, page paging.P
 	}
 	// No JIT for this statement: the visibility subplans' cost estimates cross jit_above_cost,
 	// and compiling took a second of an agent's 1.4 s (docs/perf-notes/2026-12-07-email.md).
-	if _, err := db.ExecContext(ctx, noJIT); err != nil {
+	if err := tenancy.WithoutJIT(ctx); err != nil {
 		return nil, fmt.Errorf("list email threads: %w", err)
 	}
 	if f.Search != nil {
@@ -198,9 +198,6 @@ func linkedTo(col string, id uuid.UUID) func(*entsql.Selector) {
 			entsql.Select(l.C(emaillink.FieldThreadID)).From(l).Where(entsql.EQ(l.C(col), id))))
 	}
 }
-
-// noJIT turns JIT off for the rest of the request's transaction (these are short statements).
-const noJIT = `SELECT set_config('jit', 'off', true)`
 
 // commonLimit is how many visible matching messages make a search term common.
 const commonLimit = 500

@@ -48,6 +48,9 @@ func (h *Handler) activity(c *fiber.Ctx) error {
 func (s *Service) Activity(ctx context.Context, p reportPeriod) ([]ActivityRow, error) {
 	vis, user := tenancy.VisibilityOf(ctx)
 	restricted := vis != tenancy.VisibilityAll
+	if err := tenancy.WithoutJIT(ctx); err != nil {
+		return nil, err
+	}
 	rows, err := tenancy.Client(ctx).QueryContext(ctx, activityQuery, p.start, p.end, restricted, user)
 	if err != nil {
 		return nil, fmt.Errorf("activity report: %w", err)

@@ -167,6 +167,9 @@ func (s *Service) CrossSelling(ctx context.Context, f CrossSellingFilter, page p
 	if f.Gap != nil {
 		gap = *f.Gap
 	}
+	if err := tenancy.WithoutJIT(ctx); err != nil {
+		return nil, err
+	}
 	rows, err := tenancy.Client(ctx).QueryContext(ctx, fmt.Sprintf(crossSellingSQL, rulesSQL()), afterScore, afterID, page.Limit+1, gap)
 	if err != nil {
 		return nil, fmt.Errorf("cross-selling report: %w", err)

@@ -120,6 +120,9 @@ const inForce = `(c.start_date IS NULL OR c.start_date <= $1::date)
 
 // Portfolio computes the portfolio report for the credential of ctx; labels in lang.
 func (s *Service) Portfolio(ctx context.Context, q PortfolioQuery, lang string) (Portfolio, error) {
+	if err := tenancy.WithoutJIT(ctx); err != nil {
+		return Portfolio{}, err
+	}
 	key := strings.Replace(portfolioKeys[q.GroupBy], "{groups}", groupArray(), 1)
 	rows, err := tenancy.Client(ctx).QueryContext(ctx, fmt.Sprintf(portfolioSQL, key), q.AsOf.Format(time.DateOnly), q.OwnerID)
 	if err != nil {

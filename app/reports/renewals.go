@@ -90,6 +90,9 @@ func (s *Service) Renewals(ctx context.Context, w RenewalWindow, page paging.Pag
 		}
 		afterDay, afterID = day, id
 	}
+	if err := tenancy.WithoutJIT(ctx); err != nil {
+		return nil, err
+	}
 	rows, err := tenancy.Client(ctx).QueryContext(ctx, renewalsSQL, w.From.Format(time.DateOnly), w.To.Format(time.DateOnly),
 		afterDay, afterID, page.Limit+1, w.From.Year())
 	if err != nil {

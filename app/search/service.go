@@ -63,6 +63,9 @@ func (s *Service) Search(ctx context.Context, q Query) ([]Hit, error) {
 	for _, w := range words {
 		args = append(args, w)
 	}
+	if err := tenancy.WithoutJIT(ctx); err != nil {
+		return nil, err
+	}
 	// Planned for its values: the LIKE patterns must be constants for the trigram indexes.
 	ctx = tenancy.CustomPlans(ctx)
 	rows, err := tenancy.Client(ctx).QueryContext(ctx, statement(q.Types, len(words)), args...)

@@ -39,7 +39,8 @@ const (
 //     documents' text); five times as many rounds.
 //
 // A sub-benchmark stops early, after at least three rounds, once it has run
-// BENCH_REPORTS_BUDGET_S seconds (default 300).
+// BENCH_REPORTS_BUDGET_S seconds (default 300). BENCH_REPORTS_PAUSE=1 stops after the seed and
+// keeps the database open for EXPLAIN by hand (it prints the database, the company and the users).
 //
 // Within a sub-benchmark the requests alternate, admin and agent of every case, in an order
 // that rotates every round, so both sides of a ratio meet the same minutes of a shared
@@ -138,6 +139,13 @@ func BenchmarkReportsAndSearch(b *testing.B) {
 		contacts, contracts, leads, seenContacts, 100*float64(seenContacts)/float64(max(contacts, 1)), seenContracts,
 		time.Since(start).Round(time.Second), loadavg())
 
+	if os.Getenv("BENCH_REPORTS_PAUSE") != "" {
+		// For plan work by hand: the seeded database stays open (psql as the owner, then SET
+		// ROLE brokerdesk_app and the app.* settings) until the process is stopped.
+		fmt.Printf("reports bench: paused; database %s company %s admin %s agent %s (delegated by %s) policy %q\n",
+			env.OwnerURL, co.ID, co.Admin.ID, agentA.ID, bk.agents[30], typed)
+		select {}
+	}
 	base := serve(b, env)
 	type credential struct {
 		name string
