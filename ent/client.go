@@ -28,6 +28,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/companypoints"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contactactivity"
+	"github.com/brokerdesk/brokerdesk/ent/contactcover"
 	"github.com/brokerdesk/brokerdesk/ent/contactfinance"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
 	"github.com/brokerdesk/brokerdesk/ent/contactrelationship"
@@ -107,6 +108,8 @@ type Client struct {
 	Contact *ContactClient
 	// ContactActivity is the client for interacting with the ContactActivity builders.
 	ContactActivity *ContactActivityClient
+	// ContactCover is the client for interacting with the ContactCover builders.
+	ContactCover *ContactCoverClient
 	// ContactFinance is the client for interacting with the ContactFinance builders.
 	ContactFinance *ContactFinanceClient
 	// ContactPhone is the client for interacting with the ContactPhone builders.
@@ -222,6 +225,7 @@ func (c *Client) init() {
 	c.CompanyPoints = NewCompanyPointsClient(c.config)
 	c.Contact = NewContactClient(c.config)
 	c.ContactActivity = NewContactActivityClient(c.config)
+	c.ContactCover = NewContactCoverClient(c.config)
 	c.ContactFinance = NewContactFinanceClient(c.config)
 	c.ContactPhone = NewContactPhoneClient(c.config)
 	c.ContactRelationship = NewContactRelationshipClient(c.config)
@@ -372,6 +376,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		CompanyPoints:           NewCompanyPointsClient(cfg),
 		Contact:                 NewContactClient(cfg),
 		ContactActivity:         NewContactActivityClient(cfg),
+		ContactCover:            NewContactCoverClient(cfg),
 		ContactFinance:          NewContactFinanceClient(cfg),
 		ContactPhone:            NewContactPhoneClient(cfg),
 		ContactRelationship:     NewContactRelationshipClient(cfg),
@@ -449,6 +454,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		CompanyPoints:           NewCompanyPointsClient(cfg),
 		Contact:                 NewContactClient(cfg),
 		ContactActivity:         NewContactActivityClient(cfg),
+		ContactCover:            NewContactCoverClient(cfg),
 		ContactFinance:          NewContactFinanceClient(cfg),
 		ContactPhone:            NewContactPhoneClient(cfg),
 		ContactRelationship:     NewContactRelationshipClient(cfg),
@@ -527,17 +533,17 @@ func (c *Client) Use(hooks ...Hook) {
 		c.APIKey, c.AdviceRecord, c.Appointment, c.AppointmentException,
 		c.CalendarToken, c.CommissionEntry, c.CommissionLiabilityRule,
 		c.CommissionStatement, c.Company, c.CompanyPoints, c.Contact,
-		c.ContactActivity, c.ContactFinance, c.ContactPhone, c.ContactRelationship,
-		c.Contract, c.CorrespondenceCase, c.CustomFieldDefinition, c.Delegation,
-		c.Document, c.DocumentTemplate, c.Email, c.EmailAttachment, c.EmailLink,
-		c.EmailOptOut, c.EmailTemplate, c.EmailThread, c.Event, c.EventCounter,
-		c.ExternalRef, c.IdempotencyKey, c.Insurer, c.JobRun, c.Lead, c.LeadAttachment,
-		c.LeadStage, c.LeadSubmission, c.Mailbox, c.MailboxFolder, c.OAuthClient,
-		c.OAuthConsent, c.OAuthToken, c.PointEntry, c.PortalAccess,
-		c.PortalChangeRequest, c.PortalSession, c.PortalToken, c.PortfolioMapping,
-		c.PortfolioTransfer, c.SignatureRequest, c.SignatureSigner, c.StandardDocument,
-		c.Task, c.TaskComment, c.User, c.WebhookCursor, c.WebhookDelivery,
-		c.WebhookEndpoint,
+		c.ContactActivity, c.ContactCover, c.ContactFinance, c.ContactPhone,
+		c.ContactRelationship, c.Contract, c.CorrespondenceCase,
+		c.CustomFieldDefinition, c.Delegation, c.Document, c.DocumentTemplate, c.Email,
+		c.EmailAttachment, c.EmailLink, c.EmailOptOut, c.EmailTemplate, c.EmailThread,
+		c.Event, c.EventCounter, c.ExternalRef, c.IdempotencyKey, c.Insurer, c.JobRun,
+		c.Lead, c.LeadAttachment, c.LeadStage, c.LeadSubmission, c.Mailbox,
+		c.MailboxFolder, c.OAuthClient, c.OAuthConsent, c.OAuthToken, c.PointEntry,
+		c.PortalAccess, c.PortalChangeRequest, c.PortalSession, c.PortalToken,
+		c.PortfolioMapping, c.PortfolioTransfer, c.SignatureRequest, c.SignatureSigner,
+		c.StandardDocument, c.Task, c.TaskComment, c.User, c.WebhookCursor,
+		c.WebhookDelivery, c.WebhookEndpoint,
 	} {
 		n.Use(hooks...)
 	}
@@ -550,17 +556,17 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.APIKey, c.AdviceRecord, c.Appointment, c.AppointmentException,
 		c.CalendarToken, c.CommissionEntry, c.CommissionLiabilityRule,
 		c.CommissionStatement, c.Company, c.CompanyPoints, c.Contact,
-		c.ContactActivity, c.ContactFinance, c.ContactPhone, c.ContactRelationship,
-		c.Contract, c.CorrespondenceCase, c.CustomFieldDefinition, c.Delegation,
-		c.Document, c.DocumentTemplate, c.Email, c.EmailAttachment, c.EmailLink,
-		c.EmailOptOut, c.EmailTemplate, c.EmailThread, c.Event, c.EventCounter,
-		c.ExternalRef, c.IdempotencyKey, c.Insurer, c.JobRun, c.Lead, c.LeadAttachment,
-		c.LeadStage, c.LeadSubmission, c.Mailbox, c.MailboxFolder, c.OAuthClient,
-		c.OAuthConsent, c.OAuthToken, c.PointEntry, c.PortalAccess,
-		c.PortalChangeRequest, c.PortalSession, c.PortalToken, c.PortfolioMapping,
-		c.PortfolioTransfer, c.SignatureRequest, c.SignatureSigner, c.StandardDocument,
-		c.Task, c.TaskComment, c.User, c.WebhookCursor, c.WebhookDelivery,
-		c.WebhookEndpoint,
+		c.ContactActivity, c.ContactCover, c.ContactFinance, c.ContactPhone,
+		c.ContactRelationship, c.Contract, c.CorrespondenceCase,
+		c.CustomFieldDefinition, c.Delegation, c.Document, c.DocumentTemplate, c.Email,
+		c.EmailAttachment, c.EmailLink, c.EmailOptOut, c.EmailTemplate, c.EmailThread,
+		c.Event, c.EventCounter, c.ExternalRef, c.IdempotencyKey, c.Insurer, c.JobRun,
+		c.Lead, c.LeadAttachment, c.LeadStage, c.LeadSubmission, c.Mailbox,
+		c.MailboxFolder, c.OAuthClient, c.OAuthConsent, c.OAuthToken, c.PointEntry,
+		c.PortalAccess, c.PortalChangeRequest, c.PortalSession, c.PortalToken,
+		c.PortfolioMapping, c.PortfolioTransfer, c.SignatureRequest, c.SignatureSigner,
+		c.StandardDocument, c.Task, c.TaskComment, c.User, c.WebhookCursor,
+		c.WebhookDelivery, c.WebhookEndpoint,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -593,6 +599,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Contact.mutate(ctx, m)
 	case *ContactActivityMutation:
 		return c.ContactActivity.mutate(ctx, m)
+	case *ContactCoverMutation:
+		return c.ContactCover.mutate(ctx, m)
 	case *ContactFinanceMutation:
 		return c.ContactFinance.mutate(ctx, m)
 	case *ContactPhoneMutation:
@@ -2519,6 +2527,156 @@ func (c *ContactActivityClient) mutate(ctx context.Context, m *ContactActivityMu
 		return (&ContactActivityDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown ContactActivity mutation op: %q", m.Op())
+	}
+}
+
+// ContactCoverClient is a client for the ContactCover schema.
+type ContactCoverClient struct {
+	config
+}
+
+// NewContactCoverClient returns a client for the ContactCover from the given config.
+func NewContactCoverClient(c config) *ContactCoverClient {
+	return &ContactCoverClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `contactcover.Hooks(f(g(h())))`.
+func (c *ContactCoverClient) Use(hooks ...Hook) {
+	c.hooks.ContactCover = append(c.hooks.ContactCover, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `contactcover.Intercept(f(g(h())))`.
+func (c *ContactCoverClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ContactCover = append(c.inters.ContactCover, interceptors...)
+}
+
+// Create returns a builder for creating a ContactCover entity.
+func (c *ContactCoverClient) Create() *ContactCoverCreate {
+	mutation := newContactCoverMutation(c.config, OpCreate)
+	return &ContactCoverCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ContactCover entities.
+func (c *ContactCoverClient) CreateBulk(builders ...*ContactCoverCreate) *ContactCoverCreateBulk {
+	return &ContactCoverCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ContactCoverClient) MapCreateBulk(slice any, setFunc func(*ContactCoverCreate, int)) *ContactCoverCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ContactCoverCreateBulk{err: fmt.Errorf("calling to ContactCoverClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ContactCoverCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ContactCoverCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ContactCover.
+func (c *ContactCoverClient) Update() *ContactCoverUpdate {
+	mutation := newContactCoverMutation(c.config, OpUpdate)
+	return &ContactCoverUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ContactCoverClient) UpdateOne(_m *ContactCover) *ContactCoverUpdateOne {
+	mutation := newContactCoverMutation(c.config, OpUpdateOne, withContactCover(_m))
+	return &ContactCoverUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ContactCoverClient) UpdateOneID(id uuid.UUID) *ContactCoverUpdateOne {
+	mutation := newContactCoverMutation(c.config, OpUpdateOne, withContactCoverID(id))
+	return &ContactCoverUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ContactCover.
+func (c *ContactCoverClient) Delete() *ContactCoverDelete {
+	mutation := newContactCoverMutation(c.config, OpDelete)
+	return &ContactCoverDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ContactCoverClient) DeleteOne(_m *ContactCover) *ContactCoverDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ContactCoverClient) DeleteOneID(id uuid.UUID) *ContactCoverDeleteOne {
+	builder := c.Delete().Where(contactcover.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ContactCoverDeleteOne{builder}
+}
+
+// Query returns a query builder for ContactCover.
+func (c *ContactCoverClient) Query() *ContactCoverQuery {
+	return &ContactCoverQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeContactCover},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ContactCover entity by its id.
+func (c *ContactCoverClient) Get(ctx context.Context, id uuid.UUID) (*ContactCover, error) {
+	return c.Query().Where(contactcover.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ContactCoverClient) GetX(ctx context.Context, id uuid.UUID) *ContactCover {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a ContactCover.
+func (c *ContactCoverClient) QueryCompany(_m *ContactCover) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(contactcover.Table, contactcover.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, contactcover.CompanyTable, contactcover.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ContactCoverClient) Hooks() []Hook {
+	hooks := c.hooks.ContactCover
+	return append(hooks[:len(hooks):len(hooks)], contactcover.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *ContactCoverClient) Interceptors() []Interceptor {
+	return c.inters.ContactCover
+}
+
+func (c *ContactCoverClient) mutate(ctx context.Context, m *ContactCoverMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ContactCoverCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ContactCoverUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ContactCoverUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ContactCoverDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ContactCover mutation op: %q", m.Op())
 	}
 }
 
@@ -9473,30 +9631,30 @@ type (
 	hooks struct {
 		APIKey, AdviceRecord, Appointment, AppointmentException, CalendarToken,
 		CommissionEntry, CommissionLiabilityRule, CommissionStatement, Company,
-		CompanyPoints, Contact, ContactActivity, ContactFinance, ContactPhone,
-		ContactRelationship, Contract, CorrespondenceCase, CustomFieldDefinition,
-		Delegation, Document, DocumentTemplate, Email, EmailAttachment, EmailLink,
-		EmailOptOut, EmailTemplate, EmailThread, Event, EventCounter, ExternalRef,
-		IdempotencyKey, Insurer, JobRun, Lead, LeadAttachment, LeadStage,
-		LeadSubmission, Mailbox, MailboxFolder, OAuthClient, OAuthConsent, OAuthToken,
-		PointEntry, PortalAccess, PortalChangeRequest, PortalSession, PortalToken,
-		PortfolioMapping, PortfolioTransfer, SignatureRequest, SignatureSigner,
-		StandardDocument, Task, TaskComment, User, WebhookCursor, WebhookDelivery,
-		WebhookEndpoint []ent.Hook
+		CompanyPoints, Contact, ContactActivity, ContactCover, ContactFinance,
+		ContactPhone, ContactRelationship, Contract, CorrespondenceCase,
+		CustomFieldDefinition, Delegation, Document, DocumentTemplate, Email,
+		EmailAttachment, EmailLink, EmailOptOut, EmailTemplate, EmailThread, Event,
+		EventCounter, ExternalRef, IdempotencyKey, Insurer, JobRun, Lead,
+		LeadAttachment, LeadStage, LeadSubmission, Mailbox, MailboxFolder, OAuthClient,
+		OAuthConsent, OAuthToken, PointEntry, PortalAccess, PortalChangeRequest,
+		PortalSession, PortalToken, PortfolioMapping, PortfolioTransfer,
+		SignatureRequest, SignatureSigner, StandardDocument, Task, TaskComment, User,
+		WebhookCursor, WebhookDelivery, WebhookEndpoint []ent.Hook
 	}
 	inters struct {
 		APIKey, AdviceRecord, Appointment, AppointmentException, CalendarToken,
 		CommissionEntry, CommissionLiabilityRule, CommissionStatement, Company,
-		CompanyPoints, Contact, ContactActivity, ContactFinance, ContactPhone,
-		ContactRelationship, Contract, CorrespondenceCase, CustomFieldDefinition,
-		Delegation, Document, DocumentTemplate, Email, EmailAttachment, EmailLink,
-		EmailOptOut, EmailTemplate, EmailThread, Event, EventCounter, ExternalRef,
-		IdempotencyKey, Insurer, JobRun, Lead, LeadAttachment, LeadStage,
-		LeadSubmission, Mailbox, MailboxFolder, OAuthClient, OAuthConsent, OAuthToken,
-		PointEntry, PortalAccess, PortalChangeRequest, PortalSession, PortalToken,
-		PortfolioMapping, PortfolioTransfer, SignatureRequest, SignatureSigner,
-		StandardDocument, Task, TaskComment, User, WebhookCursor, WebhookDelivery,
-		WebhookEndpoint []ent.Interceptor
+		CompanyPoints, Contact, ContactActivity, ContactCover, ContactFinance,
+		ContactPhone, ContactRelationship, Contract, CorrespondenceCase,
+		CustomFieldDefinition, Delegation, Document, DocumentTemplate, Email,
+		EmailAttachment, EmailLink, EmailOptOut, EmailTemplate, EmailThread, Event,
+		EventCounter, ExternalRef, IdempotencyKey, Insurer, JobRun, Lead,
+		LeadAttachment, LeadStage, LeadSubmission, Mailbox, MailboxFolder, OAuthClient,
+		OAuthConsent, OAuthToken, PointEntry, PortalAccess, PortalChangeRequest,
+		PortalSession, PortalToken, PortfolioMapping, PortfolioTransfer,
+		SignatureRequest, SignatureSigner, StandardDocument, Task, TaskComment, User,
+		WebhookCursor, WebhookDelivery, WebhookEndpoint []ent.Interceptor
 	}
 )
 

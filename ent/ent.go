@@ -24,6 +24,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/companypoints"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contactactivity"
+	"github.com/brokerdesk/brokerdesk/ent/contactcover"
 	"github.com/brokerdesk/brokerdesk/ent/contactfinance"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
 	"github.com/brokerdesk/brokerdesk/ent/contactrelationship"
@@ -142,6 +143,7 @@ func checkColumn(t, c string) error {
 			companypoints.Table:           companypoints.ValidColumn,
 			contact.Table:                 contact.ValidColumn,
 			contactactivity.Table:         contactactivity.ValidColumn,
+			contactcover.Table:            contactcover.ValidColumn,
 			contactfinance.Table:          contactfinance.ValidColumn,
 			contactphone.Table:            contactphone.ValidColumn,
 			contactrelationship.Table:     contactrelationship.ValidColumn,

@@ -15,6 +15,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/companypoints"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contactactivity"
+	"github.com/brokerdesk/brokerdesk/ent/contactcover"
 	"github.com/brokerdesk/brokerdesk/ent/contactfinance"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
 	"github.com/brokerdesk/brokerdesk/ent/contactrelationship"
@@ -71,7 +72,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 58)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 59)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -397,6 +398,27 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[12] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   contactcover.Table,
+			Columns: contactcover.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: contactcover.FieldID,
+			},
+		},
+		Type: "ContactCover",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			contactcover.FieldCompanyID:       {Type: field.TypeUUID, Column: contactcover.FieldCompanyID},
+			contactcover.FieldOwnerID:         {Type: field.TypeUUID, Column: contactcover.FieldOwnerID},
+			contactcover.FieldContactType:     {Type: field.TypeString, Column: contactcover.FieldContactType},
+			contactcover.FieldCovers:          {Type: field.TypeJSON, Column: contactcover.FieldCovers},
+			contactcover.FieldActiveContracts: {Type: field.TypeInt, Column: contactcover.FieldActiveContracts},
+			contactcover.FieldScore:           {Type: field.TypeInt, Column: contactcover.FieldScore},
+			contactcover.FieldGaps:            {Type: field.TypeString, Column: contactcover.FieldGaps},
+			contactcover.FieldRank:            {Type: field.TypeInt, Column: contactcover.FieldRank},
+		},
+	}
+	graph.Nodes[13] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   contactfinance.Table,
 			Columns: contactfinance.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -418,7 +440,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contactfinance.FieldRealEstate:  {Type: field.TypeJSON, Column: contactfinance.FieldRealEstate},
 		},
 	}
-	graph.Nodes[13] = &sqlgraph.Node{
+	graph.Nodes[14] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   contactphone.Table,
 			Columns: contactphone.Columns,
@@ -439,7 +461,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contactphone.FieldIsPrimary: {Type: field.TypeBool, Column: contactphone.FieldIsPrimary},
 		},
 	}
-	graph.Nodes[14] = &sqlgraph.Node{
+	graph.Nodes[15] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   contactrelationship.Table,
 			Columns: contactrelationship.Columns,
@@ -460,7 +482,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contactrelationship.FieldPairID:           {Type: field.TypeUUID, Column: contactrelationship.FieldPairID},
 		},
 	}
-	graph.Nodes[15] = &sqlgraph.Node{
+	graph.Nodes[16] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   contract.Table,
 			Columns: contract.Columns,
@@ -493,7 +515,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contract.FieldDetails:            {Type: field.TypeJSON, Column: contract.FieldDetails},
 		},
 	}
-	graph.Nodes[16] = &sqlgraph.Node{
+	graph.Nodes[17] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   correspondencecase.Table,
 			Columns: correspondencecase.Columns,
@@ -525,7 +547,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			correspondencecase.FieldCreatorID:             {Type: field.TypeUUID, Column: correspondencecase.FieldCreatorID},
 		},
 	}
-	graph.Nodes[17] = &sqlgraph.Node{
+	graph.Nodes[18] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   customfielddefinition.Table,
 			Columns: customfielddefinition.Columns,
@@ -546,7 +568,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			customfielddefinition.FieldPosition:  {Type: field.TypeInt, Column: customfielddefinition.FieldPosition},
 		},
 	}
-	graph.Nodes[18] = &sqlgraph.Node{
+	graph.Nodes[19] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   delegation.Table,
 			Columns: delegation.Columns,
@@ -564,7 +586,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			delegation.FieldCreatedAt:   {Type: field.TypeTime, Column: delegation.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[19] = &sqlgraph.Node{
+	graph.Nodes[20] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   document.Table,
 			Columns: document.Columns,
@@ -592,7 +614,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			document.FieldText:            {Type: field.TypeString, Column: document.FieldText},
 		},
 	}
-	graph.Nodes[20] = &sqlgraph.Node{
+	graph.Nodes[21] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   documenttemplate.Table,
 			Columns: documenttemplate.Columns,
@@ -613,7 +635,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			documenttemplate.FieldSignatureRoles: {Type: field.TypeJSON, Column: documenttemplate.FieldSignatureRoles},
 		},
 	}
-	graph.Nodes[21] = &sqlgraph.Node{
+	graph.Nodes[22] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   email.Table,
 			Columns: email.Columns,
@@ -661,7 +683,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			email.FieldImapUID:     {Type: field.TypeInt64, Column: email.FieldImapUID},
 		},
 	}
-	graph.Nodes[22] = &sqlgraph.Node{
+	graph.Nodes[23] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   emailattachment.Table,
 			Columns: emailattachment.Columns,
@@ -685,7 +707,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			emailattachment.FieldCreatedAt:   {Type: field.TypeTime, Column: emailattachment.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[23] = &sqlgraph.Node{
+	graph.Nodes[24] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   emaillink.Table,
 			Columns: emaillink.Columns,
@@ -704,7 +726,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			emaillink.FieldCreatedAt: {Type: field.TypeTime, Column: emaillink.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[24] = &sqlgraph.Node{
+	graph.Nodes[25] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   emailoptout.Table,
 			Columns: emailoptout.Columns,
@@ -723,7 +745,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			emailoptout.FieldCreatedAt: {Type: field.TypeTime, Column: emailoptout.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[25] = &sqlgraph.Node{
+	graph.Nodes[26] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   emailtemplate.Table,
 			Columns: emailtemplate.Columns,
@@ -746,7 +768,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			emailtemplate.FieldPlaceholders: {Type: field.TypeJSON, Column: emailtemplate.FieldPlaceholders},
 		},
 	}
-	graph.Nodes[26] = &sqlgraph.Node{
+	graph.Nodes[27] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   emailthread.Table,
 			Columns: emailthread.Columns,
@@ -767,7 +789,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			emailthread.FieldMessageCount:  {Type: field.TypeInt, Column: emailthread.FieldMessageCount},
 		},
 	}
-	graph.Nodes[27] = &sqlgraph.Node{
+	graph.Nodes[28] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   event.Table,
 			Columns: event.Columns,
@@ -792,7 +814,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			event.FieldUserScoped:       {Type: field.TypeBool, Column: event.FieldUserScoped},
 		},
 	}
-	graph.Nodes[28] = &sqlgraph.Node{
+	graph.Nodes[29] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   eventcounter.Table,
 			Columns: eventcounter.Columns,
@@ -807,7 +829,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			eventcounter.FieldLastSeq:   {Type: field.TypeInt64, Column: eventcounter.FieldLastSeq},
 		},
 	}
-	graph.Nodes[29] = &sqlgraph.Node{
+	graph.Nodes[30] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   externalref.Table,
 			Columns: externalref.Columns,
@@ -825,7 +847,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			externalref.FieldExternalID: {Type: field.TypeString, Column: externalref.FieldExternalID},
 		},
 	}
-	graph.Nodes[30] = &sqlgraph.Node{
+	graph.Nodes[31] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   idempotencykey.Table,
 			Columns: idempotencykey.Columns,
@@ -851,7 +873,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			idempotencykey.FieldExpiresAt:       {Type: field.TypeTime, Column: idempotencykey.FieldExpiresAt},
 		},
 	}
-	graph.Nodes[31] = &sqlgraph.Node{
+	graph.Nodes[32] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   insurer.Table,
 			Columns: insurer.Columns,
@@ -868,7 +890,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			insurer.FieldCreatedAt:           {Type: field.TypeTime, Column: insurer.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[32] = &sqlgraph.Node{
+	graph.Nodes[33] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   jobrun.Table,
 			Columns: jobrun.Columns,
@@ -882,7 +904,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			jobrun.FieldLastRunAt: {Type: field.TypeTime, Column: jobrun.FieldLastRunAt},
 		},
 	}
-	graph.Nodes[33] = &sqlgraph.Node{
+	graph.Nodes[34] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   lead.Table,
 			Columns: lead.Columns,
@@ -918,7 +940,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			lead.FieldOrigin:             {Type: field.TypeEnum, Column: lead.FieldOrigin},
 		},
 	}
-	graph.Nodes[34] = &sqlgraph.Node{
+	graph.Nodes[35] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadattachment.Table,
 			Columns: leadattachment.Columns,
@@ -939,7 +961,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadattachment.FieldCreatedAt:   {Type: field.TypeTime, Column: leadattachment.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[35] = &sqlgraph.Node{
+	graph.Nodes[36] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadstage.Table,
 			Columns: leadstage.Columns,
@@ -960,7 +982,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadstage.FieldIsFinal:   {Type: field.TypeBool, Column: leadstage.FieldIsFinal},
 		},
 	}
-	graph.Nodes[36] = &sqlgraph.Node{
+	graph.Nodes[37] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadsubmission.Table,
 			Columns: leadsubmission.Columns,
@@ -980,7 +1002,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadsubmission.FieldPayload:      {Type: field.TypeJSON, Column: leadsubmission.FieldPayload},
 		},
 	}
-	graph.Nodes[37] = &sqlgraph.Node{
+	graph.Nodes[38] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   mailbox.Table,
 			Columns: mailbox.Columns,
@@ -1008,7 +1030,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			mailbox.FieldSyncedAt:       {Type: field.TypeTime, Column: mailbox.FieldSyncedAt},
 		},
 	}
-	graph.Nodes[38] = &sqlgraph.Node{
+	graph.Nodes[39] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   mailboxfolder.Table,
 			Columns: mailboxfolder.Columns,
@@ -1029,7 +1051,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			mailboxfolder.FieldHighestModseq: {Type: field.TypeInt64, Column: mailboxfolder.FieldHighestModseq},
 		},
 	}
-	graph.Nodes[39] = &sqlgraph.Node{
+	graph.Nodes[40] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   oauthclient.Table,
 			Columns: oauthclient.Columns,
@@ -1052,7 +1074,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			oauthclient.FieldStatus:       {Type: field.TypeEnum, Column: oauthclient.FieldStatus},
 		},
 	}
-	graph.Nodes[40] = &sqlgraph.Node{
+	graph.Nodes[41] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   oauthconsent.Table,
 			Columns: oauthconsent.Columns,
@@ -1071,7 +1093,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			oauthconsent.FieldScopes:    {Type: field.TypeJSON, Column: oauthconsent.FieldScopes},
 		},
 	}
-	graph.Nodes[41] = &sqlgraph.Node{
+	graph.Nodes[42] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   oauthtoken.Table,
 			Columns: oauthtoken.Columns,
@@ -1098,7 +1120,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			oauthtoken.FieldCreatedAt:       {Type: field.TypeTime, Column: oauthtoken.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[42] = &sqlgraph.Node{
+	graph.Nodes[43] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   pointentry.Table,
 			Columns: pointentry.Columns,
@@ -1116,7 +1138,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			pointentry.FieldCreatedAt: {Type: field.TypeTime, Column: pointentry.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[43] = &sqlgraph.Node{
+	graph.Nodes[44] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   portalaccess.Table,
 			Columns: portalaccess.Columns,
@@ -1146,7 +1168,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			portalaccess.FieldLastLoginAt:     {Type: field.TypeTime, Column: portalaccess.FieldLastLoginAt},
 		},
 	}
-	graph.Nodes[44] = &sqlgraph.Node{
+	graph.Nodes[45] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   portalchangerequest.Table,
 			Columns: portalchangerequest.Columns,
@@ -1174,7 +1196,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			portalchangerequest.FieldWithdrawnAt: {Type: field.TypeTime, Column: portalchangerequest.FieldWithdrawnAt},
 		},
 	}
-	graph.Nodes[45] = &sqlgraph.Node{
+	graph.Nodes[46] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   portalsession.Table,
 			Columns: portalsession.Columns,
@@ -1197,7 +1219,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			portalsession.FieldUserAgent:           {Type: field.TypeString, Column: portalsession.FieldUserAgent},
 		},
 	}
-	graph.Nodes[46] = &sqlgraph.Node{
+	graph.Nodes[47] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   portaltoken.Table,
 			Columns: portaltoken.Columns,
@@ -1218,7 +1240,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			portaltoken.FieldCreatedAt: {Type: field.TypeTime, Column: portaltoken.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[47] = &sqlgraph.Node{
+	graph.Nodes[48] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   portfoliomapping.Table,
 			Columns: portfoliomapping.Columns,
@@ -1239,7 +1261,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			portfoliomapping.FieldDecimalPoint: {Type: field.TypeBool, Column: portfoliomapping.FieldDecimalPoint},
 		},
 	}
-	graph.Nodes[48] = &sqlgraph.Node{
+	graph.Nodes[49] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   portfoliotransfer.Table,
 			Columns: portfoliotransfer.Columns,
@@ -1276,7 +1298,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			portfoliotransfer.FieldCommittedAt: {Type: field.TypeTime, Column: portfoliotransfer.FieldCommittedAt},
 		},
 	}
-	graph.Nodes[49] = &sqlgraph.Node{
+	graph.Nodes[50] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   signaturerequest.Table,
 			Columns: signaturerequest.Columns,
@@ -1309,7 +1331,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			signaturerequest.FieldCreatorID:        {Type: field.TypeUUID, Column: signaturerequest.FieldCreatorID},
 		},
 	}
-	graph.Nodes[50] = &sqlgraph.Node{
+	graph.Nodes[51] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   signaturesigner.Table,
 			Columns: signaturesigner.Columns,
@@ -1347,7 +1369,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			signaturesigner.FieldTypedName:       {Type: field.TypeString, Column: signaturesigner.FieldTypedName},
 		},
 	}
-	graph.Nodes[51] = &sqlgraph.Node{
+	graph.Nodes[52] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   standarddocument.Table,
 			Columns: standarddocument.Columns,
@@ -1369,7 +1391,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			standarddocument.FieldSignatureFields: {Type: field.TypeJSON, Column: standarddocument.FieldSignatureFields},
 		},
 	}
-	graph.Nodes[52] = &sqlgraph.Node{
+	graph.Nodes[53] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   task.Table,
 			Columns: task.Columns,
@@ -1397,7 +1419,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			task.FieldCompletedAt:        {Type: field.TypeTime, Column: task.FieldCompletedAt},
 		},
 	}
-	graph.Nodes[53] = &sqlgraph.Node{
+	graph.Nodes[54] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   taskcomment.Table,
 			Columns: taskcomment.Columns,
@@ -1417,7 +1439,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			taskcomment.FieldContent:   {Type: field.TypeString, Column: taskcomment.FieldContent},
 		},
 	}
-	graph.Nodes[54] = &sqlgraph.Node{
+	graph.Nodes[55] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   user.Table,
 			Columns: user.Columns,
@@ -1441,7 +1463,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			user.FieldPasswordHash:       {Type: field.TypeString, Column: user.FieldPasswordHash},
 		},
 	}
-	graph.Nodes[55] = &sqlgraph.Node{
+	graph.Nodes[56] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookcursor.Table,
 			Columns: webhookcursor.Columns,
@@ -1457,7 +1479,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookcursor.FieldUpdatedAt:     {Type: field.TypeTime, Column: webhookcursor.FieldUpdatedAt},
 		},
 	}
-	graph.Nodes[56] = &sqlgraph.Node{
+	graph.Nodes[57] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -1484,7 +1506,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldNextAttemptAt: {Type: field.TypeTime, Column: webhookdelivery.FieldNextAttemptAt},
 		},
 	}
-	graph.Nodes[57] = &sqlgraph.Node{
+	graph.Nodes[58] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookendpoint.Table,
 			Columns: webhookendpoint.Columns,
@@ -1681,6 +1703,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 			Bidi:    false,
 		},
 		"ContactActivity",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   contactcover.CompanyTable,
+			Columns: []string{contactcover.CompanyColumn},
+			Bidi:    false,
+		},
+		"ContactCover",
 		"Company",
 	)
 	graph.MustAddE(
@@ -3792,6 +3826,100 @@ func (f *ContactActivityFilter) WhereHasCompanyWith(preds ...predicate.Company) 
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *ContactCoverQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the ContactCoverQuery builder.
+func (_q *ContactCoverQuery) Filter() *ContactCoverFilter {
+	return &ContactCoverFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *ContactCoverMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the ContactCoverMutation builder.
+func (m *ContactCoverMutation) Filter() *ContactCoverFilter {
+	return &ContactCoverFilter{config: m.config, predicateAdder: m}
+}
+
+// ContactCoverFilter provides a generic filtering capability at runtime for ContactCoverQuery.
+type ContactCoverFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *ContactCoverFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *ContactCoverFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(contactcover.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *ContactCoverFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(contactcover.FieldCompanyID))
+}
+
+// WhereOwnerID applies the entql [16]byte predicate on the owner_id field.
+func (f *ContactCoverFilter) WhereOwnerID(p entql.ValueP) {
+	f.Where(p.Field(contactcover.FieldOwnerID))
+}
+
+// WhereContactType applies the entql string predicate on the contact_type field.
+func (f *ContactCoverFilter) WhereContactType(p entql.StringP) {
+	f.Where(p.Field(contactcover.FieldContactType))
+}
+
+// WhereCovers applies the entql json.RawMessage predicate on the covers field.
+func (f *ContactCoverFilter) WhereCovers(p entql.BytesP) {
+	f.Where(p.Field(contactcover.FieldCovers))
+}
+
+// WhereActiveContracts applies the entql int predicate on the active_contracts field.
+func (f *ContactCoverFilter) WhereActiveContracts(p entql.IntP) {
+	f.Where(p.Field(contactcover.FieldActiveContracts))
+}
+
+// WhereScore applies the entql int predicate on the score field.
+func (f *ContactCoverFilter) WhereScore(p entql.IntP) {
+	f.Where(p.Field(contactcover.FieldScore))
+}
+
+// WhereGaps applies the entql string predicate on the gaps field.
+func (f *ContactCoverFilter) WhereGaps(p entql.StringP) {
+	f.Where(p.Field(contactcover.FieldGaps))
+}
+
+// WhereRank applies the entql int predicate on the rank field.
+func (f *ContactCoverFilter) WhereRank(p entql.IntP) {
+	f.Where(p.Field(contactcover.FieldRank))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *ContactCoverFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *ContactCoverFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *ContactFinanceQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -3820,7 +3948,7 @@ type ContactFinanceFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ContactFinanceFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3924,7 +4052,7 @@ type ContactPhoneFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ContactPhoneFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4032,7 +4160,7 @@ type ContactRelationshipFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ContactRelationshipFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4126,7 +4254,7 @@ type ContractFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ContractFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4294,7 +4422,7 @@ type CorrespondenceCaseFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CorrespondenceCaseFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4443,7 +4571,7 @@ type CustomFieldDefinitionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CustomFieldDefinitionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4537,7 +4665,7 @@ type DelegationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *DelegationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4644,7 +4772,7 @@ type DocumentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *DocumentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4773,7 +4901,7 @@ type DocumentTemplateFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *DocumentTemplateFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4867,7 +4995,7 @@ type EmailFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EmailFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5096,7 +5224,7 @@ type EmailAttachmentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EmailAttachmentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5205,7 +5333,7 @@ type EmailLinkFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EmailLinkFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5289,7 +5417,7 @@ type EmailOptOutFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EmailOptOutFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5373,7 +5501,7 @@ type EmailTemplateFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EmailTemplateFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5477,7 +5605,7 @@ type EmailThreadFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EmailThreadFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5571,7 +5699,7 @@ type EventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5685,7 +5813,7 @@ type EventCounterFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EventCounterFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5749,7 +5877,7 @@ type ExternalRefFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ExternalRefFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5828,7 +5956,7 @@ type IdempotencyKeyFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *IdempotencyKeyFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5947,7 +6075,7 @@ type InsurerFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *InsurerFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6007,7 +6135,7 @@ type JobRunFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *JobRunFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[33].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6052,7 +6180,7 @@ type LeadFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[33].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[34].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6235,7 +6363,7 @@ type LeadAttachmentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadAttachmentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[34].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[35].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6343,7 +6471,7 @@ type LeadStageFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadStageFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[35].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[36].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6437,7 +6565,7 @@ type LeadSubmissionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadSubmissionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[36].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[37].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6526,7 +6654,7 @@ type MailboxFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *MailboxFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[37].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[38].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6655,7 +6783,7 @@ type MailboxFolderFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *MailboxFolderFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[38].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[39].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6749,7 +6877,7 @@ type OAuthClientFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OAuthClientFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[39].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[40].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6839,7 +6967,7 @@ type OAuthConsentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OAuthConsentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[40].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[41].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6909,7 +7037,7 @@ type OAuthTokenFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OAuthTokenFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[41].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[42].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7019,7 +7147,7 @@ type PointEntryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PointEntryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[42].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[43].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7098,7 +7226,7 @@ type PortalAccessFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PortalAccessFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[43].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[44].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7237,7 +7365,7 @@ type PortalChangeRequestFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PortalChangeRequestFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[44].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[45].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7366,7 +7494,7 @@ type PortalSessionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PortalSessionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[45].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[46].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7470,7 +7598,7 @@ type PortalTokenFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PortalTokenFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[46].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[47].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7564,7 +7692,7 @@ type PortfolioMappingFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PortfolioMappingFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[47].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[48].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7658,7 +7786,7 @@ type PortfolioTransferFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PortfolioTransferFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[48].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[49].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7832,7 +7960,7 @@ type SignatureRequestFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SignatureRequestFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[49].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[50].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7986,7 +8114,7 @@ type SignatureSignerFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SignatureSignerFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[50].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[51].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -8165,7 +8293,7 @@ type StandardDocumentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *StandardDocumentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[51].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[52].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -8264,7 +8392,7 @@ type TaskFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TaskFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[52].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[53].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -8407,7 +8535,7 @@ type TaskCommentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TaskCommentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[53].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[54].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -8510,7 +8638,7 @@ type UserFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UserFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[54].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[55].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -8619,7 +8747,7 @@ type WebhookCursorFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookCursorFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[55].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[56].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -8688,7 +8816,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[56].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[57].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -8812,7 +8940,7 @@ type WebhookEndpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookEndpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[57].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[58].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

@@ -24,6 +24,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/companypoints"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contactactivity"
+	"github.com/brokerdesk/brokerdesk/ent/contactcover"
 	"github.com/brokerdesk/brokerdesk/ent/contactfinance"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
 	"github.com/brokerdesk/brokerdesk/ent/contactrelationship"
@@ -96,6 +97,7 @@ const (
 	TypeCompanyPoints           = "CompanyPoints"
 	TypeContact                 = "Contact"
 	TypeContactActivity         = "ContactActivity"
+	TypeContactCover            = "ContactCover"
 	TypeContactFinance          = "ContactFinance"
 	TypeContactPhone            = "ContactPhone"
 	TypeContactRelationship     = "ContactRelationship"
@@ -14797,6 +14799,894 @@ func (m *ContactActivityMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown ContactActivity edge %s", name)
+}
+
+// ContactCoverMutation represents an operation that mutates the ContactCover nodes in the graph.
+type ContactCoverMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *uuid.UUID
+	owner_id            *uuid.UUID
+	contact_type        *string
+	covers              *map[string]int
+	active_contracts    *int
+	addactive_contracts *int
+	score               *int
+	addscore            *int
+	gaps                *string
+	rank                *int
+	addrank             *int
+	clearedFields       map[string]struct{}
+	company             *uuid.UUID
+	clearedcompany      bool
+	done                bool
+	oldValue            func(context.Context) (*ContactCover, error)
+	predicates          []predicate.ContactCover
+}
+
+var _ ent.Mutation = (*ContactCoverMutation)(nil)
+
+// contactcoverOption allows management of the mutation configuration using functional options.
+type contactcoverOption func(*ContactCoverMutation)
+
+// newContactCoverMutation creates new mutation for the ContactCover entity.
+func newContactCoverMutation(c config, op Op, opts ...contactcoverOption) *ContactCoverMutation {
+	m := &ContactCoverMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeContactCover,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withContactCoverID sets the ID field of the mutation.
+func withContactCoverID(id uuid.UUID) contactcoverOption {
+	return func(m *ContactCoverMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ContactCover
+		)
+		m.oldValue = func(ctx context.Context) (*ContactCover, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ContactCover.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withContactCover sets the old ContactCover of the mutation.
+func withContactCover(node *ContactCover) contactcoverOption {
+	return func(m *ContactCoverMutation) {
+		m.oldValue = func(context.Context) (*ContactCover, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ContactCoverMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ContactCoverMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of ContactCover entities.
+func (m *ContactCoverMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ContactCoverMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ContactCoverMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ContactCover.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *ContactCoverMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *ContactCoverMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the ContactCover entity.
+// If the ContactCover object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactCoverMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *ContactCoverMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetOwnerID sets the "owner_id" field.
+func (m *ContactCoverMutation) SetOwnerID(u uuid.UUID) {
+	m.owner_id = &u
+}
+
+// OwnerID returns the value of the "owner_id" field in the mutation.
+func (m *ContactCoverMutation) OwnerID() (r uuid.UUID, exists bool) {
+	v := m.owner_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOwnerID returns the old "owner_id" field's value of the ContactCover entity.
+// If the ContactCover object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactCoverMutation) OldOwnerID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOwnerID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOwnerID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOwnerID: %w", err)
+	}
+	return oldValue.OwnerID, nil
+}
+
+// ClearOwnerID clears the value of the "owner_id" field.
+func (m *ContactCoverMutation) ClearOwnerID() {
+	m.owner_id = nil
+	m.clearedFields[contactcover.FieldOwnerID] = struct{}{}
+}
+
+// OwnerIDCleared returns if the "owner_id" field was cleared in this mutation.
+func (m *ContactCoverMutation) OwnerIDCleared() bool {
+	_, ok := m.clearedFields[contactcover.FieldOwnerID]
+	return ok
+}
+
+// ResetOwnerID resets all changes to the "owner_id" field.
+func (m *ContactCoverMutation) ResetOwnerID() {
+	m.owner_id = nil
+	delete(m.clearedFields, contactcover.FieldOwnerID)
+}
+
+// SetContactType sets the "contact_type" field.
+func (m *ContactCoverMutation) SetContactType(s string) {
+	m.contact_type = &s
+}
+
+// ContactType returns the value of the "contact_type" field in the mutation.
+func (m *ContactCoverMutation) ContactType() (r string, exists bool) {
+	v := m.contact_type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContactType returns the old "contact_type" field's value of the ContactCover entity.
+// If the ContactCover object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactCoverMutation) OldContactType(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContactType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContactType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContactType: %w", err)
+	}
+	return oldValue.ContactType, nil
+}
+
+// ResetContactType resets all changes to the "contact_type" field.
+func (m *ContactCoverMutation) ResetContactType() {
+	m.contact_type = nil
+}
+
+// SetCovers sets the "covers" field.
+func (m *ContactCoverMutation) SetCovers(value map[string]int) {
+	m.covers = &value
+}
+
+// Covers returns the value of the "covers" field in the mutation.
+func (m *ContactCoverMutation) Covers() (r map[string]int, exists bool) {
+	v := m.covers
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCovers returns the old "covers" field's value of the ContactCover entity.
+// If the ContactCover object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactCoverMutation) OldCovers(ctx context.Context) (v map[string]int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCovers is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCovers requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCovers: %w", err)
+	}
+	return oldValue.Covers, nil
+}
+
+// ResetCovers resets all changes to the "covers" field.
+func (m *ContactCoverMutation) ResetCovers() {
+	m.covers = nil
+}
+
+// SetActiveContracts sets the "active_contracts" field.
+func (m *ContactCoverMutation) SetActiveContracts(i int) {
+	m.active_contracts = &i
+	m.addactive_contracts = nil
+}
+
+// ActiveContracts returns the value of the "active_contracts" field in the mutation.
+func (m *ContactCoverMutation) ActiveContracts() (r int, exists bool) {
+	v := m.active_contracts
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldActiveContracts returns the old "active_contracts" field's value of the ContactCover entity.
+// If the ContactCover object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactCoverMutation) OldActiveContracts(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldActiveContracts is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldActiveContracts requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldActiveContracts: %w", err)
+	}
+	return oldValue.ActiveContracts, nil
+}
+
+// AddActiveContracts adds i to the "active_contracts" field.
+func (m *ContactCoverMutation) AddActiveContracts(i int) {
+	if m.addactive_contracts != nil {
+		*m.addactive_contracts += i
+	} else {
+		m.addactive_contracts = &i
+	}
+}
+
+// AddedActiveContracts returns the value that was added to the "active_contracts" field in this mutation.
+func (m *ContactCoverMutation) AddedActiveContracts() (r int, exists bool) {
+	v := m.addactive_contracts
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetActiveContracts resets all changes to the "active_contracts" field.
+func (m *ContactCoverMutation) ResetActiveContracts() {
+	m.active_contracts = nil
+	m.addactive_contracts = nil
+}
+
+// SetScore sets the "score" field.
+func (m *ContactCoverMutation) SetScore(i int) {
+	m.score = &i
+	m.addscore = nil
+}
+
+// Score returns the value of the "score" field in the mutation.
+func (m *ContactCoverMutation) Score() (r int, exists bool) {
+	v := m.score
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldScore returns the old "score" field's value of the ContactCover entity.
+// If the ContactCover object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactCoverMutation) OldScore(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldScore is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldScore requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldScore: %w", err)
+	}
+	return oldValue.Score, nil
+}
+
+// AddScore adds i to the "score" field.
+func (m *ContactCoverMutation) AddScore(i int) {
+	if m.addscore != nil {
+		*m.addscore += i
+	} else {
+		m.addscore = &i
+	}
+}
+
+// AddedScore returns the value that was added to the "score" field in this mutation.
+func (m *ContactCoverMutation) AddedScore() (r int, exists bool) {
+	v := m.addscore
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetScore resets all changes to the "score" field.
+func (m *ContactCoverMutation) ResetScore() {
+	m.score = nil
+	m.addscore = nil
+}
+
+// SetGaps sets the "gaps" field.
+func (m *ContactCoverMutation) SetGaps(s string) {
+	m.gaps = &s
+}
+
+// Gaps returns the value of the "gaps" field in the mutation.
+func (m *ContactCoverMutation) Gaps() (r string, exists bool) {
+	v := m.gaps
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldGaps returns the old "gaps" field's value of the ContactCover entity.
+// If the ContactCover object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactCoverMutation) OldGaps(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldGaps is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldGaps requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldGaps: %w", err)
+	}
+	return oldValue.Gaps, nil
+}
+
+// ResetGaps resets all changes to the "gaps" field.
+func (m *ContactCoverMutation) ResetGaps() {
+	m.gaps = nil
+}
+
+// SetRank sets the "rank" field.
+func (m *ContactCoverMutation) SetRank(i int) {
+	m.rank = &i
+	m.addrank = nil
+}
+
+// Rank returns the value of the "rank" field in the mutation.
+func (m *ContactCoverMutation) Rank() (r int, exists bool) {
+	v := m.rank
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRank returns the old "rank" field's value of the ContactCover entity.
+// If the ContactCover object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactCoverMutation) OldRank(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRank is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRank requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRank: %w", err)
+	}
+	return oldValue.Rank, nil
+}
+
+// AddRank adds i to the "rank" field.
+func (m *ContactCoverMutation) AddRank(i int) {
+	if m.addrank != nil {
+		*m.addrank += i
+	} else {
+		m.addrank = &i
+	}
+}
+
+// AddedRank returns the value that was added to the "rank" field in this mutation.
+func (m *ContactCoverMutation) AddedRank() (r int, exists bool) {
+	v := m.addrank
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetRank resets all changes to the "rank" field.
+func (m *ContactCoverMutation) ResetRank() {
+	m.rank = nil
+	m.addrank = nil
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *ContactCoverMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[contactcover.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *ContactCoverMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *ContactCoverMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *ContactCoverMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// Where appends a list predicates to the ContactCoverMutation builder.
+func (m *ContactCoverMutation) Where(ps ...predicate.ContactCover) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ContactCoverMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ContactCoverMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ContactCover, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ContactCoverMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ContactCoverMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ContactCover).
+func (m *ContactCoverMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ContactCoverMutation) Fields() []string {
+	fields := make([]string, 0, 8)
+	if m.company != nil {
+		fields = append(fields, contactcover.FieldCompanyID)
+	}
+	if m.owner_id != nil {
+		fields = append(fields, contactcover.FieldOwnerID)
+	}
+	if m.contact_type != nil {
+		fields = append(fields, contactcover.FieldContactType)
+	}
+	if m.covers != nil {
+		fields = append(fields, contactcover.FieldCovers)
+	}
+	if m.active_contracts != nil {
+		fields = append(fields, contactcover.FieldActiveContracts)
+	}
+	if m.score != nil {
+		fields = append(fields, contactcover.FieldScore)
+	}
+	if m.gaps != nil {
+		fields = append(fields, contactcover.FieldGaps)
+	}
+	if m.rank != nil {
+		fields = append(fields, contactcover.FieldRank)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ContactCoverMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case contactcover.FieldCompanyID:
+		return m.CompanyID()
+	case contactcover.FieldOwnerID:
+		return m.OwnerID()
+	case contactcover.FieldContactType:
+		return m.ContactType()
+	case contactcover.FieldCovers:
+		return m.Covers()
+	case contactcover.FieldActiveContracts:
+		return m.ActiveContracts()
+	case contactcover.FieldScore:
+		return m.Score()
+	case contactcover.FieldGaps:
+		return m.Gaps()
+	case contactcover.FieldRank:
+		return m.Rank()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ContactCoverMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case contactcover.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case contactcover.FieldOwnerID:
+		return m.OldOwnerID(ctx)
+	case contactcover.FieldContactType:
+		return m.OldContactType(ctx)
+	case contactcover.FieldCovers:
+		return m.OldCovers(ctx)
+	case contactcover.FieldActiveContracts:
+		return m.OldActiveContracts(ctx)
+	case contactcover.FieldScore:
+		return m.OldScore(ctx)
+	case contactcover.FieldGaps:
+		return m.OldGaps(ctx)
+	case contactcover.FieldRank:
+		return m.OldRank(ctx)
+	}
+	return nil, fmt.Errorf("unknown ContactCover field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ContactCoverMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case contactcover.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case contactcover.FieldOwnerID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOwnerID(v)
+		return nil
+	case contactcover.FieldContactType:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContactType(v)
+		return nil
+	case contactcover.FieldCovers:
+		v, ok := value.(map[string]int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCovers(v)
+		return nil
+	case contactcover.FieldActiveContracts:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetActiveContracts(v)
+		return nil
+	case contactcover.FieldScore:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetScore(v)
+		return nil
+	case contactcover.FieldGaps:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetGaps(v)
+		return nil
+	case contactcover.FieldRank:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRank(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ContactCover field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ContactCoverMutation) AddedFields() []string {
+	var fields []string
+	if m.addactive_contracts != nil {
+		fields = append(fields, contactcover.FieldActiveContracts)
+	}
+	if m.addscore != nil {
+		fields = append(fields, contactcover.FieldScore)
+	}
+	if m.addrank != nil {
+		fields = append(fields, contactcover.FieldRank)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ContactCoverMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case contactcover.FieldActiveContracts:
+		return m.AddedActiveContracts()
+	case contactcover.FieldScore:
+		return m.AddedScore()
+	case contactcover.FieldRank:
+		return m.AddedRank()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ContactCoverMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case contactcover.FieldActiveContracts:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddActiveContracts(v)
+		return nil
+	case contactcover.FieldScore:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddScore(v)
+		return nil
+	case contactcover.FieldRank:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddRank(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ContactCover numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ContactCoverMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(contactcover.FieldOwnerID) {
+		fields = append(fields, contactcover.FieldOwnerID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ContactCoverMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ContactCoverMutation) ClearField(name string) error {
+	switch name {
+	case contactcover.FieldOwnerID:
+		m.ClearOwnerID()
+		return nil
+	}
+	return fmt.Errorf("unknown ContactCover nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ContactCoverMutation) ResetField(name string) error {
+	switch name {
+	case contactcover.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case contactcover.FieldOwnerID:
+		m.ResetOwnerID()
+		return nil
+	case contactcover.FieldContactType:
+		m.ResetContactType()
+		return nil
+	case contactcover.FieldCovers:
+		m.ResetCovers()
+		return nil
+	case contactcover.FieldActiveContracts:
+		m.ResetActiveContracts()
+		return nil
+	case contactcover.FieldScore:
+		m.ResetScore()
+		return nil
+	case contactcover.FieldGaps:
+		m.ResetGaps()
+		return nil
+	case contactcover.FieldRank:
+		m.ResetRank()
+		return nil
+	}
+	return fmt.Errorf("unknown ContactCover field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ContactCoverMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.company != nil {
+		edges = append(edges, contactcover.EdgeCompany)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ContactCoverMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case contactcover.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ContactCoverMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ContactCoverMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ContactCoverMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcompany {
+		edges = append(edges, contactcover.EdgeCompany)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ContactCoverMutation) EdgeCleared(name string) bool {
+	switch name {
+	case contactcover.EdgeCompany:
+		return m.clearedcompany
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ContactCoverMutation) ClearEdge(name string) error {
+	switch name {
+	case contactcover.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown ContactCover unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ContactCoverMutation) ResetEdge(name string) error {
+	switch name {
+	case contactcover.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown ContactCover edge %s", name)
 }
 
 // ContactFinanceMutation represents an operation that mutates the ContactFinance nodes in the graph.

@@ -38,6 +38,8 @@ type Tx struct {
 	Contact *ContactClient
 	// ContactActivity is the client for interacting with the ContactActivity builders.
 	ContactActivity *ContactActivityClient
+	// ContactCover is the client for interacting with the ContactCover builders.
+	ContactCover *ContactCoverClient
 	// ContactFinance is the client for interacting with the ContactFinance builders.
 	ContactFinance *ContactFinanceClient
 	// ContactPhone is the client for interacting with the ContactPhone builders.
@@ -273,6 +275,7 @@ func (tx *Tx) init() {
 	tx.CompanyPoints = NewCompanyPointsClient(tx.config)
 	tx.Contact = NewContactClient(tx.config)
 	tx.ContactActivity = NewContactActivityClient(tx.config)
+	tx.ContactCover = NewContactCoverClient(tx.config)
 	tx.ContactFinance = NewContactFinanceClient(tx.config)
 	tx.ContactPhone = NewContactPhoneClient(tx.config)
 	tx.ContactRelationship = NewContactRelationshipClient(tx.config)

@@ -3,6 +3,7 @@ package reports
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,7 +31,9 @@ type gapRule struct {
 
 // gapRules is the rule table of the cross-selling report (docs/decisions/reports.md
 // "Cross-selling"): the basic covers a German broker checks for a private household and for a
-// business. Read-only data.
+// business. Read-only data. The score is computed in the database from the same table
+// (cross_selling_rules, migrations/20261212100400, which also makes one index per gap): a change
+// here is a migration there; test/reports TestCrossSelling_RulesMatchDatabase compares them.
 var gapRules = []gapRule{
 	{"private", "041", 30, []string{"040", "041"}},                              // Privathaftpflicht
 	{"private", "010", 20, []string{"010", "011", "012", "013", "014"}},         // Leben (Hinterbliebene, Vorsorge)
@@ -42,6 +45,16 @@ var gapRules = []gapRule{
 	{"business", "230", 15, []string{"230", "231", "232", "233"}},               // Betriebsunterbrechung
 	{"business", "070", 15, []string{"070", "071", "076", "079"}},               // Firmenrechtsschutz
 	{"business", "044", 15, []string{"044"}},                                    // Vermögensschaden-Haftpflicht
+}
+
+// GapRules are the rule table's rows as (contact type, gap, weight, covers), for the test that
+// compares it with the database's.
+func GapRules() [][4]any {
+	out := make([][4]any, len(gapRules))
+	for i, r := range gapRules {
+		out[i] = [4]any{r.ContactType, r.Gap, r.Weight, r.Covers}
+	}
+	return out
 }
 
 // GapTypes are the values of the gap filter: the contract types of the rule table.
@@ -109,44 +122,40 @@ func parseCrossSelling(c *fiber.Ctx, v *errs.Invalid) (CrossSellingFilter, error
 	return CrossSellingFilter{Gap: httpx.QueryEnum(c, v, "gap", GapTypes())}, nil
 }
 
-// crossSellingSQL lists the customers with their gaps ("041:30,130:20", heaviest first) and score, $3 rows after the key ($1
-// score, $2 id; NULL on the first page), only those lacking $4 when it is given. %s is the
-// rule table (rulesSQL). A customer is a contact with an active contract; a cover is held by a
-// contract that is active, suspended, or on its way (offer, application: already being sold).
-// Raw SQL because the score is computed over the rule table and orders the pages; it runs in
-// the request's transaction, so row-level security narrows contacts and contracts alike.
-const crossSellingSQL = `WITH rules(ctype, gap, weight, covers) AS (VALUES %s),
-held AS (
-	SELECT contact_id, array_agg(DISTINCT type::text) AS types, bool_or(status = 'active') AS customer
-	FROM contracts WHERE status IN ('active', 'suspended', 'offer', 'application')
-	GROUP BY contact_id
-),
-g AS (
-	SELECT p.id, string_agg(r.gap || ':' || r.weight, ',' ORDER BY r.weight DESC, r.gap) AS gaps,
-		array_agg(r.gap) AS codes, sum(r.weight)::int AS score
-	FROM contacts p
-	JOIN held h ON h.contact_id = p.id AND h.customer
-	JOIN rules r ON r.ctype = p.type::text AND NOT (r.covers && h.types)
-	GROUP BY p.id
-)
-SELECT id, gaps, score FROM g
-WHERE ($4::text IS NULL OR $4::text = ANY(codes))
-  AND ($1::int IS NULL OR score < $1::int OR (score = $1::int AND id > $2::uuid))
-ORDER BY score DESC, id
-LIMIT $3`
+// The report reads contact_covers (migrations/20261212100400): per contact the counts of its
+// contracts by type and status, kept by triggers in every write of a contract, with the score
+// and gaps of cross_selling_gaps and rank = -score. A customer is a contact with an active
+// contract; a cover is held by a contract that is active, suspended, or on its way (offer,
+// application: already being sold). The page is an index scan in (rank, id) order, i.e. score
+// descending, then contact id: for the company (tenant_contact_covers_rank), per gap
+// (tenant_contact_covers_gap_<code>: the gap is written into the statement as a literal, one of
+// GapTypes, so the planner matches the partial index), and for a restricted credential per
+// visible owner (tenant_contact_covers_owner_rank: the first rows of each owner, merged). Raw SQL
+// because the order and the cursor are one row comparison ent does not write; it runs in the
+// request's transaction, so row-level security narrows it as any read.
 
-// rulesSQL is gapRules as the rows of a VALUES list. Literals, not parameters: the table is
-// ours (contact types and three-digit codes), fixed at build time.
-func rulesSQL() string {
-	rows := make([]string, len(gapRules))
-	for i, r := range gapRules {
-		covers := make([]string, len(r.Covers))
-		for j, c := range r.Covers {
-			covers[j] = "'" + c + "'"
-		}
-		rows[i] = fmt.Sprintf("('%s', '%s', %d, ARRAY[%s]::text[])", r.ContactType, r.Gap, r.Weight, strings.Join(covers, ", "))
+// crossSellingWhere is the condition every statement shares: customers with a gap, only those
+// lacking gap when given, after the key ($1 rank, $2 id; before every row on the first page).
+// gap is one of GapTypes (parseCrossSelling), digits only: safe as a literal.
+func crossSellingWhere(gap *string) string {
+	w := "active_contracts > 0 AND score > 0 AND (rank, id) > ($1::bigint, $2::uuid)"
+	if gap != nil {
+		w += " AND gaps LIKE '%" + *gap + ":%'"
 	}
-	return strings.Join(rows, ", ")
+	return w
+}
+
+// crossSellingSQL is the page's statement: $3 rows; for owners (a restricted credential's,
+// $4) each owner's first $3 rows, then the best $3 of those.
+func crossSellingSQL(gap *string, owners bool) string {
+	where := crossSellingWhere(gap)
+	if !owners {
+		return `SELECT id, gaps, score FROM contact_covers WHERE ` + where + ` ORDER BY rank, id LIMIT $3`
+	}
+	return `SELECT x.id, x.gaps, x.score FROM unnest($4::uuid[]) o(owner)
+CROSS JOIN LATERAL (SELECT id, gaps, score, rank FROM contact_covers
+	WHERE owner_id = o.owner AND ` + where + ` ORDER BY rank, id LIMIT $3) x
+ORDER BY x.rank, x.id LIMIT $3`
 }
 
 // CrossSelling returns a page of the report for the credential of ctx; labels in lang.
@@ -155,22 +164,23 @@ func (s *Service) CrossSelling(ctx context.Context, f CrossSellingFilter, page p
 	if err != nil {
 		return nil, err
 	}
-	var afterScore, afterID any
+	// Before every row: no rank is below -100 (the weights of a contact type add up to 100).
+	args := []any{int64(math.MinInt64), uuid.Nil, page.Limit + 1}
 	if ok {
 		n, perr := strconv.Atoi(key)
 		if perr != nil {
 			return nil, errs.InvalidField("cursor", "invalid_cursor", "is not a cursor of this list")
 		}
-		afterScore, afterID = n, id
+		args[0], args[1] = -int64(n), id // the cursor keeps the score; the order's key is its rank
 	}
-	var gap any
-	if f.Gap != nil {
-		gap = *f.Gap
+	owners, restricted := tenancy.VisibleOwners(ctx)
+	if restricted {
+		args = append(args, owners)
 	}
 	if err := tenancy.WithoutJIT(ctx); err != nil {
 		return nil, err
 	}
-	rows, err := tenancy.Client(ctx).QueryContext(ctx, fmt.Sprintf(crossSellingSQL, rulesSQL()), afterScore, afterID, page.Limit+1, gap)
+	rows, err := tenancy.Client(ctx).QueryContext(ctx, crossSellingSQL(f.Gap, restricted), args...)
 	if err != nil {
 		return nil, fmt.Errorf("cross-selling report: %w", err)
 	}

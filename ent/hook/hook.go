@@ -153,6 +153,18 @@ func (f ContactActivityFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Va
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ContactActivityMutation", m)
 }
 
+// The ContactCoverFunc type is an adapter to allow the use of ordinary
+// function as ContactCover mutator.
+type ContactCoverFunc func(context.Context, *ent.ContactCoverMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ContactCoverFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ContactCoverMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ContactCoverMutation", m)
+}
+
 // The ContactFinanceFunc type is an adapter to allow the use of ordinary
 // function as ContactFinance mutator.
 type ContactFinanceFunc func(context.Context, *ent.ContactFinanceMutation) (ent.Value, error)

@@ -20,6 +20,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/companypoints"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contactactivity"
+	"github.com/brokerdesk/brokerdesk/ent/contactcover"
 	"github.com/brokerdesk/brokerdesk/ent/contactfinance"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
 	"github.com/brokerdesk/brokerdesk/ent/contactrelationship"
@@ -447,6 +448,33 @@ func (f TraverseContactActivity) Traverse(ctx context.Context, q ent.Query) erro
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.ContactActivityQuery", q)
+}
+
+// The ContactCoverFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ContactCoverFunc func(context.Context, *ent.ContactCoverQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ContactCoverFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ContactCoverQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ContactCoverQuery", q)
+}
+
+// The TraverseContactCover type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseContactCover func(context.Context, *ent.ContactCoverQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseContactCover) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseContactCover) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ContactCoverQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ContactCoverQuery", q)
 }
 
 // The ContactFinanceFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -1718,6 +1746,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.ContactQuery, predicate.Contact, contact.OrderOption]{typ: ent.TypeContact, tq: q}, nil
 	case *ent.ContactActivityQuery:
 		return &query[*ent.ContactActivityQuery, predicate.ContactActivity, contactactivity.OrderOption]{typ: ent.TypeContactActivity, tq: q}, nil
+	case *ent.ContactCoverQuery:
+		return &query[*ent.ContactCoverQuery, predicate.ContactCover, contactcover.OrderOption]{typ: ent.TypeContactCover, tq: q}, nil
 	case *ent.ContactFinanceQuery:
 		return &query[*ent.ContactFinanceQuery, predicate.ContactFinance, contactfinance.OrderOption]{typ: ent.TypeContactFinance, tq: q}, nil
 	case *ent.ContactPhoneQuery:

@@ -593,6 +593,39 @@ var (
 			},
 		},
 	}
+	// ContactCoversColumns holds the columns for the "contact_covers" table.
+	ContactCoversColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "owner_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "contact_type", Type: field.TypeString, Size: 20},
+		{Name: "covers", Type: field.TypeJSON},
+		{Name: "active_contracts", Type: field.TypeInt, Default: 0},
+		{Name: "score", Type: field.TypeInt, Default: 0},
+		{Name: "gaps", Type: field.TypeString, Default: ""},
+		{Name: "rank", Type: field.TypeInt, Default: 0},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// ContactCoversTable holds the schema information for the "contact_covers" table.
+	ContactCoversTable = &schema.Table{
+		Name:       "contact_covers",
+		Columns:    ContactCoversColumns,
+		PrimaryKey: []*schema.Column{ContactCoversColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "contact_covers_companies_company",
+				Columns:    []*schema.Column{ContactCoversColumns[8]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "contactcover_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{ContactCoversColumns[8]},
+			},
+		},
+	}
 	// ContactFinancesColumns holds the columns for the "contact_finances" table.
 	ContactFinancesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -2691,6 +2724,7 @@ var (
 		CompanyPointsTable,
 		ContactsTable,
 		ContactActivitiesTable,
+		ContactCoversTable,
 		ContactFinancesTable,
 		ContactPhonesTable,
 		ContactRelationshipsTable,
@@ -2753,6 +2787,7 @@ func init() {
 	CompanyPointsTable.ForeignKeys[0].RefTable = CompaniesTable
 	ContactsTable.ForeignKeys[0].RefTable = CompaniesTable
 	ContactActivitiesTable.ForeignKeys[0].RefTable = CompaniesTable
+	ContactCoversTable.ForeignKeys[0].RefTable = CompaniesTable
 	ContactFinancesTable.ForeignKeys[0].RefTable = CompaniesTable
 	ContactPhonesTable.ForeignKeys[0].RefTable = ContactsTable
 	ContactPhonesTable.ForeignKeys[1].RefTable = CompaniesTable

@@ -42,6 +42,9 @@ type Contact func(*sql.Selector)
 // ContactActivity is the predicate function for contactactivity builders.
 type ContactActivity func(*sql.Selector)
 
+// ContactCover is the predicate function for contactcover builders.
+type ContactCover func(*sql.Selector)
+
 // ContactFinance is the predicate function for contactfinance builders.
 type ContactFinance func(*sql.Selector)
 

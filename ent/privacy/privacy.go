@@ -399,6 +399,30 @@ func (f ContactActivityMutationRuleFunc) EvalMutation(ctx context.Context, m ent
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ContactActivityMutation", m)
 }
 
+// The ContactCoverQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type ContactCoverQueryRuleFunc func(context.Context, *ent.ContactCoverQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f ContactCoverQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ContactCoverQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.ContactCoverQuery", q)
+}
+
+// The ContactCoverMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type ContactCoverMutationRuleFunc func(context.Context, *ent.ContactCoverMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f ContactCoverMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.ContactCoverMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ContactCoverMutation", m)
+}
+
 // The ContactFinanceQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type ContactFinanceQueryRuleFunc func(context.Context, *ent.ContactFinanceQuery) error
@@ -1562,6 +1586,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.ContactActivityQuery:
 		return q.Filter(), nil
+	case *ent.ContactCoverQuery:
+		return q.Filter(), nil
 	case *ent.ContactFinanceQuery:
 		return q.Filter(), nil
 	case *ent.ContactPhoneQuery:
@@ -1684,6 +1710,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.ContactMutation:
 		return m.Filter(), nil
 	case *ent.ContactActivityMutation:
+		return m.Filter(), nil
+	case *ent.ContactCoverMutation:
 		return m.Filter(), nil
 	case *ent.ContactFinanceMutation:
 		return m.Filter(), nil

@@ -18,6 +18,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/companypoints"
 	"github.com/brokerdesk/brokerdesk/ent/contact"
 	"github.com/brokerdesk/brokerdesk/ent/contactactivity"
+	"github.com/brokerdesk/brokerdesk/ent/contactcover"
 	"github.com/brokerdesk/brokerdesk/ent/contactfinance"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
 	"github.com/brokerdesk/brokerdesk/ent/contactrelationship"
@@ -924,6 +925,41 @@ func init() {
 	contactactivityDescID := contactactivityMixinFields0[0].Descriptor()
 	// contactactivity.DefaultID holds the default value on creation for the id field.
 	contactactivity.DefaultID = contactactivityDescID.Default.(func() uuid.UUID)
+	contactcoverMixin := schema.ContactCover{}.Mixin()
+	contactcover.Policy = privacy.NewPolicies(contactcoverMixin[0], contactcoverMixin[1], schema.ContactCover{})
+	contactcover.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := contactcover.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	contactcoverMixinHooks0 := contactcoverMixin[0].Hooks()
+
+	contactcover.Hooks[1] = contactcoverMixinHooks0[0]
+	contactcoverFields := schema.ContactCover{}.Fields()
+	_ = contactcoverFields
+	// contactcoverDescContactType is the schema descriptor for contact_type field.
+	contactcoverDescContactType := contactcoverFields[2].Descriptor()
+	// contactcover.ContactTypeValidator is a validator for the "contact_type" field. It is called by the builders before save.
+	contactcover.ContactTypeValidator = contactcoverDescContactType.Validators[0].(func(string) error)
+	// contactcoverDescActiveContracts is the schema descriptor for active_contracts field.
+	contactcoverDescActiveContracts := contactcoverFields[4].Descriptor()
+	// contactcover.DefaultActiveContracts holds the default value on creation for the active_contracts field.
+	contactcover.DefaultActiveContracts = contactcoverDescActiveContracts.Default.(int)
+	// contactcoverDescScore is the schema descriptor for score field.
+	contactcoverDescScore := contactcoverFields[5].Descriptor()
+	// contactcover.DefaultScore holds the default value on creation for the score field.
+	contactcover.DefaultScore = contactcoverDescScore.Default.(int)
+	// contactcoverDescGaps is the schema descriptor for gaps field.
+	contactcoverDescGaps := contactcoverFields[6].Descriptor()
+	// contactcover.DefaultGaps holds the default value on creation for the gaps field.
+	contactcover.DefaultGaps = contactcoverDescGaps.Default.(string)
+	// contactcoverDescRank is the schema descriptor for rank field.
+	contactcoverDescRank := contactcoverFields[7].Descriptor()
+	// contactcover.DefaultRank holds the default value on creation for the rank field.
+	contactcover.DefaultRank = contactcoverDescRank.Default.(int)
 	contactfinanceMixin := schema.ContactFinance{}.Mixin()
 	contactfinance.Policy = privacy.NewPolicies(contactfinanceMixin[1], contactfinanceMixin[2], schema.ContactFinance{})
 	contactfinance.Hooks[0] = func(next ent.Mutator) ent.Mutator {

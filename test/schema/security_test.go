@@ -66,6 +66,10 @@ var appPrivileges = map[string]string{
 	"public.commission_statements":      "INSERT,SELECT,UPDATE",
 	"public.commission_entries":         "INSERT,SELECT,UPDATE",
 	"public.commission_liability_rules": "SELECT",
+	// the cross-selling counts (issue 24): written by the triggers of contacts and contracts in
+	// the writer's own statement (INSERT with a contact, UPDATE with its contracts), never
+	// deleted but with their contact
+	"public.contact_covers": "INSERT,SELECT,UPDATE",
 	// operator-only: activated and changed by the operator CLI
 	"public.companies": "SELECT",
 	// no endpoint writes users (the operator does)
