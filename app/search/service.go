@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/google/uuid"
@@ -48,27 +49,60 @@ type Hit struct {
 }
 
 // Service runs the search.
-type Service struct{}
+type Service struct {
+	// bounded caches Service.bounded once known.
+	mu                   sync.Mutex
+	boundedKnown, bounds bool
+}
 
 // NewService builds the service.
 func NewService() *Service { return &Service{} }
 
+// bounded reports whether the branches can be bounded (sqlBounded: a superuser ran migration
+// 20261212100000). Asked once per service (migrations run before the server starts); a failed
+// query is asked again.
+func (s *Service) bounded(ctx context.Context) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.boundedKnown {
+		if err := tenancy.QueryRow(ctx, sqlBounded, nil, &s.bounds); err != nil {
+			return false, fmt.Errorf("search: %w", err)
+		}
+		s.boundedKnown = true
+	}
+	return s.bounds, nil
+}
+
 // Search returns the best q.Limit hits over q.Types the credential may see, best first.
 func (s *Service) Search(ctx context.Context, q Query) ([]Hit, error) {
+	types := searchedTypes(q)
+	if len(types) == 0 {
+		return []Hit{}, nil
+	}
 	words := queryWords(q.Q)
-	if len(q.Types) == 1 && q.Types[0] == TypeContract {
+	if len(types) == 1 && types[0] == TypeContract {
 		words = nil // the contracts' branch matches the policy key, not words: no parameters
 	}
 	args := []any{q.Q, q.Limit, umlautVariant(q.Q)}
 	for _, w := range words {
 		args = append(args, w)
 	}
+	sh := shape{words: len(words)}
+	if owners, ok := tenancy.VisibleOwners(ctx); ok {
+		sh.restricted = true
+		args = append(args, uuidArray(owners))
+	}
+	bounded, err := s.bounded(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sh.bounded = bounded
 	if err := tenancy.WithoutJIT(ctx); err != nil {
 		return nil, err
 	}
 	// Planned for its values: the LIKE patterns must be constants for the trigram indexes.
 	ctx = tenancy.CustomPlans(ctx)
-	rows, err := tenancy.Client(ctx).QueryContext(ctx, statement(q.Types, len(words)), args...)
+	rows, err := tenancy.Client(ctx).QueryContext(ctx, statement(types, sh), args...)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
@@ -103,6 +137,37 @@ func (s *Service) Search(ctx context.Context, q Query) ([]Hit, error) {
 		return nil, fmt.Errorf("search: %w", err)
 	}
 	return hits, nil
+}
+
+// searchedTypes are the types of q searched: contracts only for a query with a digit. Policy
+// numbers have digits; a name has none and would otherwise test its letters against every
+// contract's key (at a million contracts, a common syllable matches thousands of them).
+func searchedTypes(q Query) []string {
+	if hasDigit(q.Q) {
+		return q.Types
+	}
+	var out []string
+	for _, t := range q.Types {
+		if t != TypeContract {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// hasDigit reports whether s holds a decimal digit (any script: search_policy_key keeps
+// [[:alnum:]]).
+func hasDigit(s string) bool {
+	return strings.IndexFunc(s, unicode.IsDigit) >= 0
+}
+
+// uuidArray is ids as a PostgreSQL array literal (a uuid[] parameter).
+func uuidArray(ids []uuid.UUID) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = id.String()
+	}
+	return "{" + strings.Join(s, ",") + "}"
 }
 
 // contractSubtitle is "insurer · contract type" (the Sparte's label in lang).
