@@ -79,19 +79,20 @@ func (s shape) owned(owner, contact string) string {
 // (similarity, word_similarity: 0.3-0.5 s) before the best $2 are kept.
 const scoreCap = 200
 
-// candidates is the FROM item of a bounded branch: the ids (as alias.id) of at most scoreCap
-// rows of table matching cond, in no particular order, and of every row matching cond and
-// exact (same name, e-mail, policy key, filename: the score-1 rows, found by their own index),
-// joined back to table as alias. Unbounded, table as alias filtered by cond.
+// candidates is the FROM item of a bounded branch, as alias: at most scoreCap rows of table
+// matching cond, in no particular order, and every row matching cond and exact (same name,
+// e-mail, policy key, filename: the score-1 rows, found by their own index), whole rows (no
+// second read of each by its id; UNION drops the doubles). Unbounded, table as alias filtered
+// by cond.
 func (s shape) candidates(table, alias, cond string, exact ...string) string {
 	if !s.bounded {
 		return table + " " + alias
 	}
-	arms := []string{"SELECT " + alias + ".id FROM " + table + " " + alias + " WHERE " + cond + " LIMIT " + fmt.Sprint(scoreCap)}
+	arms := []string{"SELECT " + alias + ".* FROM " + table + " " + alias + " WHERE " + cond + " LIMIT " + fmt.Sprint(scoreCap)}
 	for _, e := range exact {
-		arms = append(arms, "SELECT "+alias+".id FROM "+table+" "+alias+" WHERE "+e+" AND "+cond)
+		arms = append(arms, "SELECT "+alias+".* FROM "+table+" "+alias+" WHERE "+e+" AND "+cond)
 	}
-	return "((" + strings.Join(arms, ")\n  UNION\n  (") + ")) m JOIN " + table + " " + alias + " ON " + alias + ".id = m.id"
+	return "((" + strings.Join(arms, ")\n  UNION\n  (") + ")) " + alias
 }
 
 // where is the branch's WHERE: cond when unbounded, nothing more when bounded (candidates
