@@ -21,8 +21,10 @@
 -- The exact matches a bounded search must always keep (app/search reads at most a few hundred
 -- matches a branch, plus every exact one): the folded title of a contact and of a lead as
 -- functions (search_contact_title, search_lead_title: what app/search compares with the folded
--- query) with a btree index each. Same e-mail: the existing email_key indexes; same policy key
--- and filename: pg_trgm's equality through the existing trigram indexes.
+-- query) with a btree index each, and one on the policy key (pg_trgm's equality through
+-- tenant_contracts_policy_key reads the long posting lists of common trigrams such as "000":
+-- 15-20 ms for one number at a million contracts, against 0.1 ms). Same e-mail: the existing
+-- email_key indexes; same filename: pg_trgm's equality (20,000 documents).
 --
 -- LANGUAGE internal, LEAKPROOF and CREATE OPERATOR CLASS need a superuser: without one the SET
 -- clauses, the title functions and their indexes are still made, nothing is marked, and
@@ -49,6 +51,7 @@ COMMENT ON FUNCTION search_lead_title(text, text, text, text) IS 'a lead''s titl
 
 CREATE INDEX tenant_contacts_title_fold ON contacts (company_id, search_contact_title(type, first_name, last_name, company_name, email));
 CREATE INDEX tenant_leads_title_fold ON leads (company_id, search_lead_title(first_name, last_name, email, phone));
+CREATE INDEX tenant_contracts_policy_key_exact ON contracts (company_id, search_policy_key(policy_number));
 
 -- +goose StatementBegin
 DO $$
@@ -94,6 +97,7 @@ BEGIN
   END IF;
 END $$;
 -- +goose StatementEnd
+DROP INDEX tenant_contracts_policy_key_exact;
 DROP INDEX tenant_leads_title_fold;
 DROP INDEX tenant_contacts_title_fold;
 DROP FUNCTION search_lead_title(text, text, text, text);

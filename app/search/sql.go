@@ -9,7 +9,8 @@ import (
 // ranked by expressions of pg_trgm and the text search (similarity, ts_rank_cd, ts_headline)
 // that ent does not speak. It runs in the request's transaction (tenancy.Client), so the
 // row-level security policies decide what each branch may read, as for every other read; the
-// statement adds no visibility condition of its own and lifts none.
+// statement lifts none, and names a restricted credential's owners for the planner only
+// (shape.owned).
 //
 // Parameters: $1 the query (trimmed), $2 the limit, $3 the query with written-out umlauts read back
 // (umlautVariant), $4… one word each (queryWords), then, for a restricted credential, the owners
@@ -39,6 +40,10 @@ func containsAll(hay string, words int) string {
 // first and last name; the e-mail address when those are empty.
 const contactTitle = `COALESCE(NULLIF(pg_catalog.btrim(CASE WHEN c.type = 'business' THEN c.company_name
   ELSE pg_catalog.concat_ws(' ', c.first_name, c.last_name) END), ''), c.email, '')`
+
+// leadTitle is how a lead is named in a hit: first and last name, else its e-mail or phone.
+const leadTitle = `COALESCE(NULLIF(pg_catalog.btrim(pg_catalog.concat_ws(' ', l.first_name, l.last_name)), ''),
+  l.email, l.phone, '')`
 
 // hlSep separates the texts a highlight may be cut from in the column hl (the unit separator,
 // which no name holds; concat_ws leaves out the NULL ones).
@@ -80,23 +85,25 @@ func (s shape) owned(owner, contact string) string {
 const scoreCap = 200
 
 // candidates is the FROM item of a bounded branch, as alias: at most scoreCap rows of table
-// matching cond, in no particular order, and every row matching cond and exact (same name,
-// e-mail, policy key, filename: the score-1 rows, found by their own index), whole rows (no
-// second read of each by its id; UNION drops the doubles). Unbounded, table as alias filtered
-// by cond.
-func (s shape) candidates(table, alias, cond string, exact ...string) string {
+// matching match and rest, in no particular order, and for each exact condition (same name,
+// e-mail, policy key, filename: the score-1 rows, found by their own index) the first $2 rows
+// matching it and rest in order (the branch's order after the score, so the same exact rows
+// as an unbounded read; an exact match implies match, which its arm leaves out: the planner
+// then takes the exact condition's own index instead of building match's bitmap again). Whole
+// rows (no second read of each by its id; UNION drops the doubles). Unbounded, table as alias.
+func (s shape) candidates(table, alias, match, rest, order string, exact ...string) string {
 	if !s.bounded {
 		return table + " " + alias
 	}
-	arms := []string{"SELECT " + alias + ".* FROM " + table + " " + alias + " WHERE " + cond + " LIMIT " + fmt.Sprint(scoreCap)}
+	arms := []string{"SELECT " + alias + ".* FROM " + table + " " + alias + " WHERE " + match + rest + " LIMIT " + fmt.Sprint(scoreCap)}
 	for _, e := range exact {
-		arms = append(arms, "SELECT "+alias+".* FROM "+table+" "+alias+" WHERE "+e+" AND "+cond)
+		arms = append(arms, "SELECT "+alias+".* FROM "+table+" "+alias+" WHERE "+e+rest+" ORDER BY "+order+" LIMIT $2")
 	}
 	return "((" + strings.Join(arms, ")\n  UNION\n  (") + ")) " + alias
 }
 
 // where is the branch's WHERE: cond when unbounded, nothing more when bounded (candidates
-// tested it).
+// tested it). cond starts with a condition: match (rest starts with AND).
 func (s shape) where(cond string) string {
 	if s.bounded {
 		return ""
@@ -116,7 +123,7 @@ func (s shape) where(cond string) string {
 // tenant_contacts_title_fold and contact_company_id_email_key.
 func contactsBranch(s shape) string {
 	hay := `public.search_fold(c.search_text)`
-	cond := containsAll(hay, s.words) + s.owned("c.owner_id", "")
+	match, rest := containsAll(hay, s.words), s.owned("c.owner_id", "")
 	return `SELECT 'contact' AS type, c.id, t.title,
   NULLIF(pg_catalog.concat_ws(' · ', c.email, c.groups -> 'address' ->> 'city'), '') AS subtitle,
   c.id AS contact_id,
@@ -126,11 +133,11 @@ func contactsBranch(s shape) string {
   pg_catalog.concat_ws(` + hlSep + `, t.title, c.email, c.company_name, c.groups -> 'address' ->> 'city',
     c.groups -> 'address' ->> 'street', c.groups -> 'profession' ->> 'profession') AS hl,
   NULL::text AS extra, false AS text_hit
-FROM ` + s.candidates("public.contacts", "c", cond,
+FROM ` + s.candidates("public.contacts", "c", match, rest, contactTitle+", c.id",
 		`public.search_contact_title(c.type, c.first_name, c.last_name, c.company_name, c.email) = `+fq,
 		`c.email_key = public.contact_fold($1)`) + `
   CROSS JOIN LATERAL (SELECT ` + contactTitle + ` AS title) t
-` + s.where(cond) + `ORDER BY score DESC, t.title, c.id LIMIT $2`
+` + s.where(match+rest) + `ORDER BY score DESC, t.title, c.id LIMIT $2`
 }
 
 // Leads: every word inside the folded name, e-mail and phone (tenant_leads_search); test leads
@@ -138,7 +145,7 @@ FROM ` + s.candidates("public.contacts", "c", cond,
 // bounded as contacts (tenant_leads_title_fold, lead_company_id_email_key).
 func leadsBranch(s shape) string {
 	hay := `public.search_lead_text(l.first_name, l.last_name, l.email, l.phone)`
-	cond := `NOT l.test AND ` + containsAll(hay, s.words) + s.owned("l.owner_id", "")
+	match, rest := containsAll(hay, s.words), ` AND NOT l.test`+s.owned("l.owner_id", "")
 	return `SELECT 'lead' AS type, l.id, t.title,
   NULLIF(pg_catalog.concat_ws(' · ', l.email, l.phone), '') AS subtitle,
   l.contact_id,
@@ -147,33 +154,32 @@ func leadsBranch(s shape) string {
       public.word_similarity(` + fq + `, ` + hay + `)))::numeric, 4) END AS score,
   pg_catalog.concat_ws(` + hlSep + `, t.title, l.email, l.phone) AS hl,
   NULL::text AS extra, false AS text_hit
-FROM ` + s.candidates("public.leads", "l", cond,
+FROM ` + s.candidates("public.leads", "l", match, rest, leadTitle+", l.id",
 		`public.search_lead_title(l.first_name, l.last_name, l.email, l.phone) = `+fq,
 		`l.email_key = public.contact_fold($1)`) + `
-  CROSS JOIN LATERAL (SELECT COALESCE(NULLIF(pg_catalog.btrim(
-  pg_catalog.concat_ws(' ', l.first_name, l.last_name)), ''), l.email, l.phone, '') AS title) t
-` + s.where(cond) + `ORDER BY score DESC, t.title, l.id LIMIT $2`
+  CROSS JOIN LATERAL (SELECT ` + leadTitle + ` AS title) t
+` + s.where(match+rest) + `ORDER BY score DESC, t.title, l.id LIMIT $2`
 }
 
 // Contracts: the query's policy key (letters and digits, search_policy_key) of at least three
 // characters inside the contract's (tenant_contracts_policy_key); fewer than three match
 // almost every number and no trigram. Score 1 for the same key, else 0.9 times their
 // similarity. The key holds letters and digits only: nothing to escape in the pattern.
-// Bounded: the same key through the trigram index's equality. Only for a query with a digit
+// Bounded: the same key through tenant_contracts_policy_key_exact. Only for a query with a digit
 // (Service.Search, hasDigit).
 func contractsBranch(s shape) string {
-	cond := `pg_catalog.length(public.search_policy_key($1)) >= 3
-  AND public.search_policy_key(k.policy_number) LIKE '%' || public.search_policy_key($1) || '%'` + s.owned("", "k.contact_id")
+	match := `public.search_policy_key(k.policy_number) LIKE '%' || public.search_policy_key($1) || '%'`
+	rest := ` AND pg_catalog.length(public.search_policy_key($1)) >= 3` + s.owned("", "k.contact_id")
 	return `SELECT 'contract' AS type, k.id, k.policy_number AS title, i.name AS subtitle, k.contact_id,
   CASE WHEN public.search_policy_key(k.policy_number) = public.search_policy_key($1) THEN 1::numeric
     ELSE pg_catalog.round((0.9 * public.similarity(public.search_policy_key(k.policy_number),
       public.search_policy_key($1)))::numeric, 4) END AS score,
   k.policy_number AS hl,
   k.type AS extra, false AS text_hit
-FROM ` + s.candidates("public.contracts", "k", cond,
+FROM ` + s.candidates("public.contracts", "k", match, rest, "k.policy_number, k.id",
 		`public.search_policy_key(k.policy_number) = public.search_policy_key($1)`) + `
   JOIN public.insurers i ON i.id = k.insurer_id
-` + s.where(cond) + `ORDER BY score DESC, k.policy_number, k.id LIMIT $2`
+` + s.where(match+rest) + `ORDER BY score DESC, k.policy_number, k.id LIMIT $2`
 }
 
 // tsQuery is the query as German full text (plainto_tsquery: any input is a valid query, its
@@ -192,11 +198,11 @@ const tsQuery = `(pg_catalog.plainto_tsquery('pg_catalog.german', public.search_
 func documentsBranch(s shape) string {
 	hay := `public.search_fold(d.filename)`
 	name := containsAll(hay, s.words)
-	match := `@@`
+	op := `@@`
 	if s.bounded {
-		match = `OPERATOR(public.@@>)`
+		op = `OPERATOR(public.@@>)`
 	}
-	cond := `(` + name + ` OR public.search_document_tsv(d.text) ` + match + ` ` + tsQuery + `)` + s.owned("", "d.contact_id")
+	match, rest := `(`+name+` OR public.search_document_tsv(d.text) `+op+` `+tsQuery+`)`, s.owned("", "d.contact_id")
 	return `SELECT 'document' AS type, d.id, d.filename AS title, ` + contactTitle + ` AS subtitle,
   d.contact_id,
   CASE WHEN ` + hay + ` = ` + fq + ` THEN 1::numeric
@@ -204,9 +210,9 @@ func documentsBranch(s shape) string {
       pg_catalog.ts_rank_cd(public.search_document_tsv(d.text), ` + tsQuery + `, 32)))::numeric, 4) END AS score,
   d.filename AS hl,
   NULL::text AS extra, NOT ` + name + ` AS text_hit
-FROM ` + s.candidates("public.documents", "d", cond, hay+` = `+fq) + `
+FROM ` + s.candidates("public.documents", "d", match, rest, "d.filename, d.id", hay+` = `+fq) + `
   JOIN public.contacts c ON c.id = d.contact_id
-` + s.where(cond) + `ORDER BY score DESC, d.filename, d.id LIMIT $2`
+` + s.where(match+rest) + `ORDER BY score DESC, d.filename, d.id LIMIT $2`
 }
 
 // headline is a passage of a document's text around the matched words, marked « », cut from

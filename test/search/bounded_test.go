@@ -91,12 +91,19 @@ func TestSearch_BoundedKeepsExactMatches(t *testing.T) {
 	exactLead := apitest.Create[idOnly](t, env, co.Secret, "/leads", map[string]any{
 		"lastName": "Wurzelsepp", "email": "wurzelsepp@example.org"}).ID
 	exactContract := contract(t, env, co.Secret, filler, ins, "WS 4711")
+	// Two more of the same name: with limit=2 the first two by id (same title), as an
+	// unbounded read ranks them, not any two exact ones.
+	var twins []string
+	for range 2 {
+		twins = append(twins, apitest.Create[idOnly](t, env, co.Secret, "/contacts", map[string]any{
+			"type": "business", "business": map[string]any{"companyName": "Wurzelsepp"}}).ID)
+	}
 
 	for _, c := range []struct {
 		q, types string
 		want     []string
 	}{
-		{"Wurzelsepp", "contact,lead", []string{exactContact, exactLead}},
+		{"Wurzelsepp", "contact,lead", []string{exactContact, twins[0], twins[1], exactLead}},
 		{"wurzelsepp@example.org", "contact,lead", []string{exactContact, exactLead}},
 		{"WS-4711", "contract", []string{exactContract}},
 	} {
@@ -109,6 +116,10 @@ func TestSearch_BoundedKeepsExactMatches(t *testing.T) {
 				t.Errorf("q=%s: hit %d is %+v, want %s with score 1 (the exact matches first)", c.q, i, got[i], id)
 			}
 		}
+	}
+	got := search(t, env, co.Secret, "wurzelsepp", "types=contact&limit=2")
+	if len(got) != 2 || got[0].ID != exactContact || got[1].ID != twins[0] {
+		t.Errorf("q=wurzelsepp&limit=2: %+v, want %s and %s (the first exact ones by id; %s after them)", got, exactContact, twins[0], twins[1])
 	}
 }
 
