@@ -31,7 +31,7 @@ type Renewal struct {
 	Due string
 }
 
-// byDue orders the renewals by due day, then id. The SQL applies it (renewalsSQL); the keyset
+// byDue orders the renewals by due day, then id. The SQL applies it (renewalsPageSQL); the keyset
 // gives the cursor key of a row.
 var byDue = paging.Keyset[Renewal]{Kind: paging.Text, Value: func(r Renewal) (any, uuid.UUID) { return r.Due, r.ID }}
 
@@ -51,50 +51,25 @@ func parseRenewalWindow(c *fiber.Ctx, v *errs.Invalid) (RenewalWindow, error) {
 	return RenewalWindow{From: *from, To: *to}, nil
 }
 
-// renewalsSQL finds the contracts due in the window $1..$2 with their due day, $5 rows after
-// the key ($3 day, $4 id; NULL on the first page). Raw SQL because the due day is computed and
-// ent selects no computed column; row-level security narrows it as any read in the request.
-//
-// The main renewal date (Hauptfälligkeit) recurs every year on its day and month, from its own
-// date on: its first anniversary on or after $1 is the stored date moved by whole years ($6 is
-// $1's year), PostgreSQL's date + interval keeping 29 February as 28 February in other years.
-// It counts while the contract runs (not after its end date). Offers and applications are not
-// contracts yet and are left out; cancelled and ended ones stay, their end date is news.
-const renewalsSQL = `SELECT id, due::text FROM (
-	SELECT c.id, LEAST(
-		CASE WHEN c.end_date BETWEEN $1::date AND $2::date THEN c.end_date END,
-		CASE WHEN r.d <= $2::date AND (c.end_date IS NULL OR r.d <= c.end_date) THEN r.d END) AS due
-	FROM contracts c
-	CROSS JOIN LATERAL (
-		SELECT CASE WHEN a.d >= $1::date THEN a.d
-			ELSE (c.main_renewal_date + make_interval(years => a.n + 1))::date END AS d
-		FROM (SELECT n, (c.main_renewal_date + make_interval(years => n))::date AS d
-			FROM (SELECT GREATEST(0, $6::int - extract(year FROM c.main_renewal_date)::int) AS n) y) a
-	) r
-	WHERE c.status NOT IN ('offer', 'application')
-) s
-WHERE due IS NOT NULL AND ($3::date IS NULL OR (due, id) > ($3::date, $4::uuid))
-ORDER BY due, id
-LIMIT $5`
-
 // Renewals returns a page of the contracts due in w (Renewal), each with its insurer.
 func (s *Service) Renewals(ctx context.Context, w RenewalWindow, page paging.Page) ([]Renewal, error) {
 	day, id, ok, err := afterKey(page)
 	if err != nil {
 		return nil, err
 	}
-	var afterDay, afterID any
+	var afterDay *time.Time
 	if ok {
-		if _, perr := time.Parse(time.DateOnly, day); perr != nil {
+		d, perr := time.Parse(time.DateOnly, day)
+		if perr != nil {
 			return nil, errs.InvalidField("cursor", "invalid_cursor", "is not a cursor of this list")
 		}
-		afterDay, afterID = day, id
+		afterDay = &d
 	}
 	if err := tenancy.WithoutJIT(ctx); err != nil {
 		return nil, err
 	}
-	rows, err := tenancy.Client(ctx).QueryContext(ctx, renewalsSQL, w.From.Format(time.DateOnly), w.To.Format(time.DateOnly),
-		afterDay, afterID, page.Limit+1, w.From.Year())
+	query, args := renewalsPageSQL(w.From, w.To, page.Limit+1, afterDay, id)
+	rows, err := tenancy.Client(ctx).QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("renewals report: %w", err)
 	}
