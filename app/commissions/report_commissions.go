@@ -3,9 +3,11 @@ package commissions
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
 
 	"github.com/brokerdesk/brokerdesk/app/formats/gdv"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
@@ -67,36 +69,57 @@ func (h *Handler) reportCommissions(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-// commissionReportKeys are each grouping's key over entries e, their contract c and the
-// entry's contact p (both LEFT JOINed: unmatched entries have neither), as text. insurer is the
-// entry's (the statement's or the file's per-entry VU number), else its contract's. owner is the
-// contract's owner, else its contact's, as the portfolio report reads it.
-var commissionReportKeys = map[string]string{
-	"month":         `to_char(e.booked_on, 'YYYY-MM')`,
-	"insurer":       `COALESCE(e.insurer_id, c.insurer_id)::text`,
-	"type":          `e.type::text`,
-	"contract_type": `c.type`,
-	"owner":         `COALESCE(c.owner_id, p.owner_id)::text`,
+// commissionGroup is a grouping's key over entries e as text, and the joins it needs: c the
+// entry's contract, p its contact (both LEFT JOINed by the entry's own ids, which the composite
+// key keeps in step: unmatched entries have neither). A grouping joins only what its key reads:
+// month and type none; insurer reads the contract only for an entry stored without an insurer
+// (a subquery COALESCE evaluates for those alone); contract_type and owner join the contract
+// (owner also the contact). insurer is the entry's (the statement's or the file's per-entry VU
+// number), else its contract's; owner the contract's, else its contact's, as the portfolio
+// report reads it.
+type commissionGroup struct{ key, joins string }
+
+var commissionGroups = map[string]commissionGroup{
+	"month":         {`to_char(e.booked_on, 'YYYY-MM')`, ``},
+	"insurer":       {`COALESCE(e.insurer_id, (SELECT c.insurer_id FROM contracts c WHERE c.id = e.contract_id))::text`, ``},
+	"type":          {`e.type::text`, ``},
+	"contract_type": {`c.type`, `LEFT JOIN contracts c ON c.id = e.contract_id`},
+	"owner": {`COALESCE(c.owner_id, p.owner_id)::text`,
+		`LEFT JOIN contracts c ON c.id = e.contract_id LEFT JOIN contacts p ON p.id = e.contact_id`},
 }
 
-// commissionReportSQL sums the entries booked from $1 to $2 (both included) by the key %s, with
-// the grand total as the row GROUPING SETS adds (total true). Raw SQL because ent has no
-// GROUPING SETS and the sums must stay NUMERIC (numeric(14,2) added up exactly, never a
-// float). It runs in the request's transaction, so row-level security narrows it to the
-// entries the credential may see: an agent's matched entries of its own and delegated
-// contacts, and the unmatched ones every commissions reader sees. The contract and contact are
-// joined by the entry's own ids, which the composite key keeps in step. Rows: months in
-// calendar order; other groupings largest amount first, then by key, the null key last.
-const commissionReportSQL = `WITH f AS (
-	SELECT e.amount, (%s) AS k
-	FROM commission_entries e
-	LEFT JOIN contracts c ON c.id = e.contract_id
-	LEFT JOIN contacts p ON p.id = e.contact_id
-	WHERE e.booked_on BETWEEN $1::date AND $2::date
-)
+// commissionReportSQL sums the entries f (commissionEntriesSQL or commissionEntriesOwnersSQL,
+// which read the booking dates $1 to $2, both included) by their key k, with the grand total as
+// the row GROUPING SETS adds (total true). Raw SQL because ent has no GROUPING SETS and the sums
+// must stay NUMERIC (numeric(14,2) added up exactly, never a float). It runs in the request's
+// transaction, so row-level security narrows it to the entries the credential may see: an
+// agent's matched entries of its own and delegated contacts, and the unmatched ones every
+// commissions reader sees. Rows: months in calendar order; other groupings largest amount
+// first, then by key, the null key last.
+const commissionReportSQL = `WITH f AS (%s)
 SELECT GROUPING(k) = 1 AS total, k, count(*) AS entries, COALESCE(sum(amount), 0) AS amount
 FROM f GROUP BY GROUPING SETS ((k), ())
 ORDER BY total, %s`
+
+// commissionEntriesSQL is the window's entries of a credential that sees all (key, joins).
+const commissionEntriesSQL = `SELECT e.amount, (%[1]s) AS k
+	FROM commission_entries e %[2]s
+	WHERE e.booked_on BETWEEN $1::date AND $2::date`
+
+// commissionEntriesOwnersSQL is the window's entries of a restricted credential, named for the
+// planner: the unmatched ones, and the matched ones of the contacts of the owners $4 (the
+// credential's visible owners, tenancy.VisibleOwners) of company $3, read from those contacts
+// (tenant_contacts_company_owner, then tenant_commission_entries_report_contact). Without the
+// names the planner reads every entry of the window and probes its contact through the policy
+// (app_contact_row, ~6.5 µs an entry). Each entry is in one branch (contact_id null or not, a
+// contact has one owner); the policies still apply to both.
+const commissionEntriesOwnersSQL = `SELECT e.amount, (%[1]s) AS k
+	FROM commission_entries e %[2]s
+	WHERE e.contact_id IS NULL AND e.booked_on BETWEEN $1::date AND $2::date
+	UNION ALL
+	SELECT e.amount, (%[1]s) AS k
+	FROM contacts o JOIN commission_entries e ON e.company_id = o.company_id AND e.contact_id = o.id %[2]s
+	WHERE o.company_id = $3::uuid AND o.owner_id = ANY($4::uuid[]) AND e.booked_on BETWEEN $1::date AND $2::date`
 
 // commissionReportOrder is each grouping's row order (see commissionReportSQL).
 func commissionReportOrder(groupBy string) string {
@@ -106,13 +129,41 @@ func commissionReportOrder(groupBy string) string {
 	return "amount DESC, k NULLS LAST"
 }
 
+// commissionReportQuery is the statement and arguments of the report for the credential of ctx.
+func commissionReportQuery(ctx context.Context, q CommissionReportQuery) (string, []any, error) {
+	g := commissionGroups[q.GroupBy]
+	args := []any{q.From.Format(time.DateOnly), q.To.Format(time.DateOnly)}
+	entries := fmt.Sprintf(commissionEntriesSQL, g.key, g.joins)
+	if owners, ok := tenancy.VisibleOwners(ctx); ok {
+		company, ok := tenancy.CompanyID(ctx)
+		if !ok {
+			return "", nil, fmt.Errorf("commission report: no company in context")
+		}
+		entries = fmt.Sprintf(commissionEntriesOwnersSQL, g.key, g.joins)
+		args = append(args, company, uuidArray(owners))
+	}
+	return fmt.Sprintf(commissionReportSQL, entries, commissionReportOrder(q.GroupBy)), args, nil
+}
+
+// uuidArray is ids as a PostgreSQL array literal (for $n::uuid[]).
+func uuidArray(ids []uuid.UUID) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = id.String()
+	}
+	return "{" + strings.Join(s, ",") + "}"
+}
+
 // CommissionReport computes GET /reports/commissions for the credential of ctx; labels in lang.
 func (s *Service) CommissionReport(ctx context.Context, q CommissionReportQuery, lang string) (CommissionReport, error) {
-	sqlText := fmt.Sprintf(commissionReportSQL, commissionReportKeys[q.GroupBy], commissionReportOrder(q.GroupBy))
+	sqlText, args, err := commissionReportQuery(ctx, q)
+	if err != nil {
+		return CommissionReport{}, err
+	}
 	if err := tenancy.WithoutJIT(ctx); err != nil {
 		return CommissionReport{}, err
 	}
-	rows, err := tenancy.Client(ctx).QueryContext(ctx, sqlText, q.From.Format(time.DateOnly), q.To.Format(time.DateOnly))
+	rows, err := tenancy.Client(ctx).QueryContext(ctx, sqlText, args...)
 	if err != nil {
 		return CommissionReport{}, fmt.Errorf("commission report: %w", err)
 	}

@@ -1,11 +1,13 @@
 // Package benchreports holds the benchmarks of issue 24's "Numbers" for the reports and the
 // search: the five reports (/reports/portfolio, renewals and cross-selling first page,
-// pipeline, activity) and GET /search at 1,000,000 contacts and 1,000,000 contracts in one
-// company, for an admin key and an agent key (goals: reports p50 < 300 ms, search p50 < 50 ms,
-// the agent within 1.3× of the admin). Its own package, one database per package: the seed is
-// minutes of PostgreSQL's work and nothing else should share it. go tool task bench runs it
-// once (-benchtime 1x); the benchmark seeds the company, then measures BENCH_REPORTS_ROUNDS
-// rounds of every case in that one iteration. go test without -bench seeds nothing.
+// pipeline, activity), the two commission reports (/reports/commissions,
+// /reports/cancellation-liability) and GET /search at 1,000,000 contacts, 1,000,000 contracts
+// and 2,000,000 commission entries in one company, for an admin key and an agent key (goals:
+// reports p50 < 300 ms, search p50 < 50 ms, the agent within 1.3× of the admin). Its own
+// package, one database per package: the seed is minutes of PostgreSQL's work and nothing else
+// should share it. go tool task bench runs it once (-benchtime 1x); the benchmark seeds the
+// company, then measures BENCH_REPORTS_ROUNDS rounds of every case in that one iteration. go
+// test without -bench seeds nothing.
 package benchreports
 
 import (

@@ -26,14 +26,17 @@ const (
 	agentRatio   = 1.3
 )
 
-// BenchmarkReportsAndSearch: the five reports and GET /search on one company of
-// BENCH_REPORTS_CONTACTS contacts (default 1,000,000) and as many contracts (seed_test.go),
+// BenchmarkReportsAndSearch: the five reports, the two commission reports and GET /search on
+// one company of BENCH_REPORTS_CONTACTS contacts (default 1,000,000), as many contracts and
+// twice as many commission entries (seed_test.go),
 // for the admin's key (visibility all) and agent A's (own_and_delegated: A owns ~1% of the
 // contacts, agent B ~0.9% delegates to A), over HTTP on a loopback listener, one request after
 // the other. Sub-benchmarks:
 //   - reports: GET /reports/portfolio (asOf today, by type group), /reports/renewals (first
 //     page, the first quarter of 2027), /reports/cross-selling (first page), /reports/pipeline
-//     and /reports/activity (2026); BENCH_REPORTS_ROUNDS rounds (default 20);
+//     and /reports/activity (2026); /reports/commissions of 2026 by month and by insurer
+//     (~285,000 entries of 2,000,000), /reports/cancellation-liability on 2026-12-31;
+//     BENCH_REPORTS_ROUNDS rounds (default 20);
 //   - search: GET /search?q= a surname (Müller, 1 in 64 contacts), a policy number typed with
 //     other separators than stored, a rare word (a profession of ~10 contacts and a few
 //     documents' text); five times as many rounds.
@@ -106,7 +109,7 @@ func BenchmarkReportsAndSearch(b *testing.B) {
 
 	start := time.Now()
 	seed(b, env, bk, n)
-	for _, stmt := range []string{"VACUUM ANALYZE contacts, contracts, leads, lead_stages, tasks, appointments, documents, insurers, users, delegations"} {
+	for _, stmt := range []string{"VACUUM ANALYZE contacts, contracts, leads, lead_stages, tasks, appointments, documents, insurers, users, delegations, commission_statements, commission_entries"} {
 		if _, err := env.OwnerDB.ExecContext(ctx, stmt); err != nil {
 			b.Fatal(err)
 		}
@@ -173,6 +176,9 @@ func BenchmarkReportsAndSearch(b *testing.B) {
 			{"cross-selling", base + "/reports/cross-selling"},
 			{"pipeline", base + "/reports/pipeline?from=2026-01-01&to=2026-12-31"},
 			{"activity", base + "/reports/activity?from=2026-01-01&to=2026-12-31"},
+			{"commissions-month", base + "/reports/commissions?from=2026-01-01&to=2026-12-31&groupBy=month"},
+			{"commissions-insurer", base + "/reports/commissions?from=2026-01-01&to=2026-12-31&groupBy=insurer"},
+			{"liability", base + "/reports/cancellation-liability?asOf=2026-12-31"},
 		}},
 		{"search", searchGoalMS, 5 * rounds, []benchCase{
 			{"name", base + "/search?q=" + url.QueryEscape("Müller")},
@@ -274,7 +280,7 @@ func BenchmarkReportsAndSearch(b *testing.B) {
 
 // bookStatement says a traced statement reads the book (not the credential's lookup, the
 // transaction's set_config or the rate limiter's bookkeeping).
-var bookStatement = regexp.MustCompile(`(?i)\b(from|join)\s+("?public"?\.)?"?(contacts|contracts|leads|lead_stages|documents|tasks|appointments|insurers)"?\b`)
+var bookStatement = regexp.MustCompile(`(?i)\b(from|join)\s+("?public"?\.)?"?(contacts|contracts|leads|lead_stages|documents|tasks|appointments|insurers|commission_entries)"?\b`)
 
 type tracedQuery struct {
 	sql  string
