@@ -81,8 +81,9 @@ func (s shape) owned(owner, contact string) string {
 
 // scoreCap bounds the matches a bounded branch reads and scores (besides its exact matches):
 // a common term (15,000 contacts contain "mueller" at a million) is otherwise scored row by row
-// (similarity, word_similarity: 0.3-0.5 s) before the best $2 are kept.
-const scoreCap = 200
+// (similarity, word_similarity: 0.3-0.5 s) before the best $2 are kept. Twice the largest page
+// (limit 50); 200 took 8-10 ms more for Müller (of about 27).
+const scoreCap = 100
 
 // candidates is the FROM item of a bounded branch, as alias: at most scoreCap rows of table
 // matching match and rest, in no particular order, and for each exact condition (same name,
@@ -90,7 +91,8 @@ const scoreCap = 200
 // matching it and rest in order (the branch's order after the score, so the same exact rows
 // as an unbounded read; an exact match implies match, which its arm leaves out: the planner
 // then takes the exact condition's own index instead of building match's bitmap again). Whole
-// rows (no second read of each by its id; UNION drops the doubles). Unbounded, table as alias.
+// rows (no second read of each by its id; UNION drops the doubles, so every column needs an
+// equality: a json or point column would need the ids instead). Unbounded, table as alias.
 func (s shape) candidates(table, alias, match, rest, order string, exact ...string) string {
 	if !s.bounded {
 		return table + " " + alias

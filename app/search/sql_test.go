@@ -31,11 +31,11 @@ func TestSearchedTypes(t *testing.T) {
 // numbered onto a word's parameter.
 func TestStatementShapes(t *testing.T) {
 	unbounded := statement(Types, shape{words: 2})
-	if strings.Contains(unbounded, "@@>") || strings.Contains(unbounded, "LIMIT 200") || !strings.Contains(unbounded, " @@ ") {
+	if strings.Contains(unbounded, "@@>") || strings.Contains(unbounded, "LIMIT 100") || !strings.Contains(unbounded, " @@ ") {
 		t.Errorf("unbounded statement uses @@> or a cap:\n%s", unbounded)
 	}
 	bounded := statement(Types, shape{words: 2, bounded: true, restricted: true})
-	for _, want := range []string{"OPERATOR(public.@@>)", "LIMIT 200", "search_contact_title(", "search_lead_title(",
+	for _, want := range []string{"OPERATOR(public.@@>)", "LIMIT 100", "search_contact_title(", "search_lead_title(",
 		"c.owner_id = ANY($6::uuid[])", "l.owner_id = ANY($6::uuid[])", "k.contact_id IN (SELECT o.id FROM public.contacts o WHERE o.owner_id = ANY($6::uuid[]))"} {
 		if !strings.Contains(bounded, want) {
 			t.Errorf("bounded restricted statement lacks %q", want)

@@ -63,7 +63,7 @@ func TestSearch_ContractsNeedADigit(t *testing.T) {
 
 // Catches: a bounded branch (at most a few hundred matches read and scored, app/search
 // scoreCap) that loses the exact match of a common term: same name, same e-mail, same policy
-// key, each written after 260 partial matches (so after the first 200 the bounded read takes).
+// key, each written after 260 partial matches (so after the first 100 the bounded read takes).
 func TestSearch_BoundedKeepsExactMatches(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
