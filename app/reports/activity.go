@@ -3,6 +3,7 @@ package reports
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
@@ -51,7 +52,8 @@ func (s *Service) Activity(ctx context.Context, p reportPeriod) ([]ActivityRow, 
 	if err := tenancy.WithoutJIT(ctx); err != nil {
 		return nil, err
 	}
-	rows, err := tenancy.Client(ctx).QueryContext(ctx, activityQuery, p.start, p.end, restricted, user)
+	query, args := activityStatement(ctx, p, restricted, user)
+	rows, err := tenancy.Client(ctx).QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("activity report: %w", err)
 	}
@@ -70,4 +72,19 @@ func (s *Service) Activity(ctx context.Context, p reportPeriod) ([]ActivityRow, 
 		return nil, fmt.Errorf("activity report: %w", err)
 	}
 	return out, nil
+}
+
+// activityStatement is activityQuery for the credential of ctx and its arguments: a restricted
+// credential whose lookup read its visible owners names them ($5), so contacts and contracts
+// are read from those owners' contacts (activityContractsOwners); otherwise
+// activityContracts.
+func activityStatement(ctx context.Context, p reportPeriod, restricted bool, user uuid.UUID) (string, []any) {
+	args := []any{p.start, p.end, restricted, user}
+	contracts, contactOwners := activityContracts, ""
+	if owners, ok := tenancy.VisibleOwners(ctx); ok {
+		args = append(args, owners)
+		contracts, contactOwners = activityContractsOwners, " AND owner_id = ANY($5::uuid[])"
+	}
+	r := strings.NewReplacer("{contracts}", contracts, "{contactOwners}", contactOwners)
+	return r.Replace(activityQuery), args
 }

@@ -6,18 +6,21 @@ import (
 	"time"
 )
 
-// The renewals report's statement (docs/decisions/reports.md "Renewals"). the first statement (kept as the oracle of test/reports TestReports_RenewalsOracle) computed
-// the due day of every contract of the company and sorted them for one page: seconds at a
-// million contracts. renewalsPageSQL reads a page from two indexes of migration
-// 20261212100100 instead, each in an order that is already the report's (due day, id):
+// The renewals report's statement (docs/decisions/reports.md "Renewals at a million"). The
+// first one (now the oracle of test/reports TestReports_RenewalsOracle) computed the due day
+// of every contract of the company and sorted them for one page: seconds at a million
+// contracts. renewalsPageSQL reads a page from the indexes of migration 20261212100100
+// instead, each in an order that is already the report's (due day, id):
 //
-//   - contracts_report_renewal_day (company, month*100+day of the main renewal date, id): the
-//     first anniversary on or after `from` is always less than a year after `from`, so the
-//     anniversaries of the window lie in at most two calendar years, and within one year a
+//   - tenant_contracts_renewal_day (company, month*100+day of the main renewal date, id): the
+//     first anniversary on or after `from` of a date stored before it is less than a year
+//     after `from`, so these lie in at most two calendar years, and within one year a
 //     month-day range read in (month-day, id) order is in (due day, id) order. Except 28 and 29
 //     February, which are one day in a common year: that segment is sorted by (due day, id)
 //     itself (a few thousand rows at a million contracts);
-//   - contracts_report_end_date (company, end date, id): end dates in the window.
+//   - tenant_contracts_end_date (company, end date, id): end dates in the window;
+//   - tenant_contracts_renewal_date (company, main renewal date, id): past a year, the dates
+//     stored after from, each its own first anniversary.
 //
 // Each branch reads at most one page past the cursor; the page is the first rows of their
 // union. A contract's due day is the earlier of its end date in the window and its
@@ -27,9 +30,9 @@ import (
 // recomputes the first anniversary as the oracle does and keeps the contract only when it
 // falls in the branch's year, so a window longer than a year lists a contract once.
 
-// renewalDay is the month-day of the main renewal date as contracts_report_renewal_day
-// indexes it: the statement must spell the expression exactly so (the planner matches it
-// textually).
+// renewalDay is the month-day of the main renewal date as tenant_contracts_renewal_day
+// indexes it (contract_renewal_day, LEAKPROOF, so that its ranges are index conditions under
+// the policies): the statement must spell the expression exactly so.
 const renewalDay = `contract_renewal_day(c.main_renewal_date)`
 
 // renewalFirstAnniversary is the lateral r with r.d the first anniversary of the main renewal

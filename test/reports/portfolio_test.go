@@ -210,10 +210,29 @@ func TestReports_Portfolio(t *testing.T) {
 		if sum.StringFixed(2) != b.Totals.AnnualPremium {
 			t.Errorf("admin over A's contracts %s, agent %s", sum.StringFixed(2), b.Totals.AnnualPremium)
 		}
+		// The agent's statement starts from its visible owners' contacts. Catches: the owner
+		// key or the ownerId filter lost in that shape (or bound to the wrong parameter), and
+		// a contract of a visible contact left out for its own owner.
+		o := portfolio(t, env, f.keyA, q("asOf", "2025-06-30", "groupBy", "owner"))
+		if got := o.keys(); !slices.Equal(got, []string{f.agentA.String()}) || o.Totals.AnnualPremium != "325.70" {
+			t.Errorf("agent by owner %v %+v", got, o.Totals)
+		}
+		if a := portfolio(t, env, f.keyA, q("asOf", "2025-06-30", "ownerId", f.agentA.String())); a.Totals.Contracts != 4 {
+			t.Errorf("agent ownerId A %+v", a.Totals)
+		}
+		if b := portfolio(t, env, f.keyA, q("asOf", "2025-06-30", "ownerId", f.agentB.String())); b.Totals.Contracts != 0 {
+			t.Errorf("agent ownerId B %+v", b.Totals)
+		}
 		f.co.Delegate(t, f.agentB, f.agentA, nil)
 		d := portfolio(t, env, f.keyA, q("asOf", "2025-06-30"))
 		if d.Totals.Contracts != 6 || d.Totals.AnnualPremium != "1346.32" {
 			t.Errorf("with B's delegation %+v", d.Totals)
+		}
+		// Catches: the delegator's contacts missing from the owners the statement names.
+		do := portfolio(t, env, f.keyA, q("asOf", "2025-06-30", "groupBy", "owner"))
+		if got := do.keys(); !slices.Equal(got, []string{f.agentA.String(), f.agentB.String()}) ||
+			do.row(t, f.agentA.String()).AnnualPremium != "1226.20" || do.row(t, f.agentB.String()).Contracts != 1 {
+			t.Errorf("with B's delegation by owner %v %+v", got, do.Data)
 		}
 	})
 }
