@@ -91,7 +91,10 @@ func TestReports_Activity(t *testing.T) {
 			co.Admin.ID: withID(zero, co.Admin.ID), a.ID: rowA, b.ID: rowB, d.ID: withID(zero, d.ID)}},
 		{"admin's user-bound key is the same", co.UserKey(t, co.Admin), map[uuid.UUID]activityRow{
 			co.Admin.ID: withID(zero, co.Admin.ID), a.ID: rowA, b.ID: rowB, d.ID: withID(zero, d.ID)}},
-		// a sees itself only (the delegation from b expired), and not its task about b's contact
+		// a sees itself only (the delegation from b expired), and not its task about b's contact;
+		// its contacts and contracts are read from its visible owners' contacts (catches an
+		// expired delegator among the owners named, or a contract credited to b on a's contact
+		// lost or moved to a by that shape)
 		{"agent: itself, over what it sees", co.UserKey(t, a), map[uuid.UUID]activityRow{
 			a.ID: func() activityRow { r := rowA; r.TasksCompleted = 1; return r }()}},
 		// d sees b's contacts but not a's: b's row is the admin's less b's contract on a's
