@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"entgo.io/ent/dialect"
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -33,7 +34,22 @@ func planArgs(ctx context.Context, args any) any {
 		return args
 	}
 	a, _ := args.([]any)
-	return append([]any{pgx.QueryExecModeExec}, a...)
+	out := make([]any, 0, len(a)+1)
+	out = append(out, pgx.QueryExecModeExec)
+	for _, v := range a {
+		// In this mode pgx encodes a parameter as text without knowing its type: a uuid list
+		// has no text form for an unknown type, its strings have ("{…}" to the statement's
+		// $n::uuid[]).
+		if ids, ok := v.([]uuid.UUID); ok {
+			strs := make([]string, len(ids))
+			for i, id := range ids {
+				strs[i] = id.String()
+			}
+			v = strs
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 // planTx honours CustomPlans for the ent queries of a transaction.

@@ -166,7 +166,9 @@ func (s *Service) CommissionReport(ctx context.Context, q CommissionReportQuery,
 	if err := tenancy.WithoutJIT(ctx); err != nil {
 		return CommissionReport{}, err
 	}
-	rows, err := tenancy.Client(ctx).QueryContext(ctx, sqlText, args...)
+	// Planned for its values, each time (tenancy.CustomPlans): a generic plan, which PostgreSQL may
+	// keep after five runs, is built without the window's and the owners' values.
+	rows, err := tenancy.Client(ctx).QueryContext(tenancy.CustomPlans(ctx), sqlText, args...)
 	if err != nil {
 		return CommissionReport{}, fmt.Errorf("commission report: %w", err)
 	}

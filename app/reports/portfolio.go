@@ -152,7 +152,9 @@ func (s *Service) Portfolio(ctx context.Context, q PortfolioQuery, lang string) 
 		return Portfolio{}, err
 	}
 	query, args := portfolioStatement(ctx, q)
-	rows, err := tenancy.Client(ctx).QueryContext(ctx, query, args...)
+	// Planned for its values, each time (tenancy.CustomPlans): a generic plan, which PostgreSQL may
+	// keep after five runs, is built without the window's and the owners' values.
+	rows, err := tenancy.Client(ctx).QueryContext(tenancy.CustomPlans(ctx), query, args...)
 	if err != nil {
 		return Portfolio{}, fmt.Errorf("portfolio report: %w", err)
 	}

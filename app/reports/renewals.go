@@ -69,7 +69,9 @@ func (s *Service) Renewals(ctx context.Context, w RenewalWindow, page paging.Pag
 		return nil, err
 	}
 	query, args := renewalsPageSQL(w.From, w.To, page.Limit+1, afterDay, id)
-	rows, err := tenancy.Client(ctx).QueryContext(ctx, query, args...)
+	// Planned for its values, each time (tenancy.CustomPlans): a generic plan, which PostgreSQL may
+	// keep after five runs, is built without the window's and the owners' values.
+	rows, err := tenancy.Client(ctx).QueryContext(tenancy.CustomPlans(ctx), query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("renewals report: %w", err)
 	}
