@@ -82,9 +82,15 @@ func (t planTx) ExecContext(ctx context.Context, q string, args ...any) (sql.Res
 // of statements that run in tens of milliseconds without it (docs/benchmarks.md, e-mail and
 // reports). For the reads that scan a large part of a company; transaction-local, so the
 // pooled connection is back to the server's setting afterwards.
-func WithoutJIT(ctx context.Context) error {
-	if _, err := Client(ctx).ExecContext(ctx, `SELECT set_config('jit', 'off', true)`); err != nil {
-		return fmt.Errorf("jit off: %w", err)
+func WithoutJIT(ctx context.Context) error { return PlannerSetting(ctx, "jit", "off") }
+
+// PlannerSetting sets a planner setting (jit, enable_nestloop, work_mem …) to value for the rest
+// of the request's transaction only (set_config's is_local), so the pooled connection is back
+// to the server's setting afterwards. For a statement whose plan the estimates get wrong; the
+// caller says why next to its call.
+func PlannerSetting(ctx context.Context, name, value string) error {
+	if _, err := Client(ctx).ExecContext(ctx, `SELECT set_config($1, $2, true)`, name, value); err != nil {
+		return fmt.Errorf("set %s = %s: %w", name, value, err)
 	}
 	return nil
 }

@@ -322,10 +322,10 @@ func liabilityRows(rows *sql.Rows) (LiabilityReport, error) {
 // never chooses that itself: the visibility policy's subplan is costed on every row a scan
 // reads (it cannot know app_visible_all() is true), so a million-row scan looks ten times
 // dearer than half a million probes; measured, the probes took 2-4 s, the scan and hash ~1.2 s.
-// Transaction-local like tenancy.WithoutJIT; the report is the transaction's last statement.
+// Transaction-local (tenancy.PlannerSetting); the report is the transaction's last statement.
 // A restricted credential keeps nested loops (its plan drives from its owners' contacts).
 func liabilityHashJoin(ctx context.Context) error {
-	if _, err := tenancy.Client(ctx).ExecContext(ctx, `SELECT set_config('enable_nestloop', 'off', true)`); err != nil {
+	if err := tenancy.PlannerSetting(ctx, "enable_nestloop", "off"); err != nil {
 		return fmt.Errorf("cancellation liability report: %w", err)
 	}
 	return nil
