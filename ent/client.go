@@ -30,9 +30,12 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/contactactivity"
 	"github.com/brokerdesk/brokerdesk/ent/contactcover"
 	"github.com/brokerdesk/brokerdesk/ent/contactfinance"
+	"github.com/brokerdesk/brokerdesk/ent/contactimport"
+	"github.com/brokerdesk/brokerdesk/ent/contactimportrow"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
 	"github.com/brokerdesk/brokerdesk/ent/contactrelationship"
 	"github.com/brokerdesk/brokerdesk/ent/contract"
+	"github.com/brokerdesk/brokerdesk/ent/contractextraction"
 	"github.com/brokerdesk/brokerdesk/ent/correspondencecase"
 	"github.com/brokerdesk/brokerdesk/ent/customfielddefinition"
 	"github.com/brokerdesk/brokerdesk/ent/delegation"
@@ -66,6 +69,8 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/portaltoken"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliomapping"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
+	"github.com/brokerdesk/brokerdesk/ent/privacyrequest"
+	"github.com/brokerdesk/brokerdesk/ent/retainedrecord"
 	"github.com/brokerdesk/brokerdesk/ent/signaturerequest"
 	"github.com/brokerdesk/brokerdesk/ent/signaturesigner"
 	"github.com/brokerdesk/brokerdesk/ent/standarddocument"
@@ -112,12 +117,18 @@ type Client struct {
 	ContactCover *ContactCoverClient
 	// ContactFinance is the client for interacting with the ContactFinance builders.
 	ContactFinance *ContactFinanceClient
+	// ContactImport is the client for interacting with the ContactImport builders.
+	ContactImport *ContactImportClient
+	// ContactImportRow is the client for interacting with the ContactImportRow builders.
+	ContactImportRow *ContactImportRowClient
 	// ContactPhone is the client for interacting with the ContactPhone builders.
 	ContactPhone *ContactPhoneClient
 	// ContactRelationship is the client for interacting with the ContactRelationship builders.
 	ContactRelationship *ContactRelationshipClient
 	// Contract is the client for interacting with the Contract builders.
 	Contract *ContractClient
+	// ContractExtraction is the client for interacting with the ContractExtraction builders.
+	ContractExtraction *ContractExtractionClient
 	// CorrespondenceCase is the client for interacting with the CorrespondenceCase builders.
 	CorrespondenceCase *CorrespondenceCaseClient
 	// CustomFieldDefinition is the client for interacting with the CustomFieldDefinition builders.
@@ -184,6 +195,10 @@ type Client struct {
 	PortfolioMapping *PortfolioMappingClient
 	// PortfolioTransfer is the client for interacting with the PortfolioTransfer builders.
 	PortfolioTransfer *PortfolioTransferClient
+	// PrivacyRequest is the client for interacting with the PrivacyRequest builders.
+	PrivacyRequest *PrivacyRequestClient
+	// RetainedRecord is the client for interacting with the RetainedRecord builders.
+	RetainedRecord *RetainedRecordClient
 	// SignatureRequest is the client for interacting with the SignatureRequest builders.
 	SignatureRequest *SignatureRequestClient
 	// SignatureSigner is the client for interacting with the SignatureSigner builders.
@@ -227,9 +242,12 @@ func (c *Client) init() {
 	c.ContactActivity = NewContactActivityClient(c.config)
 	c.ContactCover = NewContactCoverClient(c.config)
 	c.ContactFinance = NewContactFinanceClient(c.config)
+	c.ContactImport = NewContactImportClient(c.config)
+	c.ContactImportRow = NewContactImportRowClient(c.config)
 	c.ContactPhone = NewContactPhoneClient(c.config)
 	c.ContactRelationship = NewContactRelationshipClient(c.config)
 	c.Contract = NewContractClient(c.config)
+	c.ContractExtraction = NewContractExtractionClient(c.config)
 	c.CorrespondenceCase = NewCorrespondenceCaseClient(c.config)
 	c.CustomFieldDefinition = NewCustomFieldDefinitionClient(c.config)
 	c.Delegation = NewDelegationClient(c.config)
@@ -263,6 +281,8 @@ func (c *Client) init() {
 	c.PortalToken = NewPortalTokenClient(c.config)
 	c.PortfolioMapping = NewPortfolioMappingClient(c.config)
 	c.PortfolioTransfer = NewPortfolioTransferClient(c.config)
+	c.PrivacyRequest = NewPrivacyRequestClient(c.config)
+	c.RetainedRecord = NewRetainedRecordClient(c.config)
 	c.SignatureRequest = NewSignatureRequestClient(c.config)
 	c.SignatureSigner = NewSignatureSignerClient(c.config)
 	c.StandardDocument = NewStandardDocumentClient(c.config)
@@ -378,9 +398,12 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		ContactActivity:         NewContactActivityClient(cfg),
 		ContactCover:            NewContactCoverClient(cfg),
 		ContactFinance:          NewContactFinanceClient(cfg),
+		ContactImport:           NewContactImportClient(cfg),
+		ContactImportRow:        NewContactImportRowClient(cfg),
 		ContactPhone:            NewContactPhoneClient(cfg),
 		ContactRelationship:     NewContactRelationshipClient(cfg),
 		Contract:                NewContractClient(cfg),
+		ContractExtraction:      NewContractExtractionClient(cfg),
 		CorrespondenceCase:      NewCorrespondenceCaseClient(cfg),
 		CustomFieldDefinition:   NewCustomFieldDefinitionClient(cfg),
 		Delegation:              NewDelegationClient(cfg),
@@ -414,6 +437,8 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		PortalToken:             NewPortalTokenClient(cfg),
 		PortfolioMapping:        NewPortfolioMappingClient(cfg),
 		PortfolioTransfer:       NewPortfolioTransferClient(cfg),
+		PrivacyRequest:          NewPrivacyRequestClient(cfg),
+		RetainedRecord:          NewRetainedRecordClient(cfg),
 		SignatureRequest:        NewSignatureRequestClient(cfg),
 		SignatureSigner:         NewSignatureSignerClient(cfg),
 		StandardDocument:        NewStandardDocumentClient(cfg),
@@ -456,9 +481,12 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		ContactActivity:         NewContactActivityClient(cfg),
 		ContactCover:            NewContactCoverClient(cfg),
 		ContactFinance:          NewContactFinanceClient(cfg),
+		ContactImport:           NewContactImportClient(cfg),
+		ContactImportRow:        NewContactImportRowClient(cfg),
 		ContactPhone:            NewContactPhoneClient(cfg),
 		ContactRelationship:     NewContactRelationshipClient(cfg),
 		Contract:                NewContractClient(cfg),
+		ContractExtraction:      NewContractExtractionClient(cfg),
 		CorrespondenceCase:      NewCorrespondenceCaseClient(cfg),
 		CustomFieldDefinition:   NewCustomFieldDefinitionClient(cfg),
 		Delegation:              NewDelegationClient(cfg),
@@ -492,6 +520,8 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		PortalToken:             NewPortalTokenClient(cfg),
 		PortfolioMapping:        NewPortfolioMappingClient(cfg),
 		PortfolioTransfer:       NewPortfolioTransferClient(cfg),
+		PrivacyRequest:          NewPrivacyRequestClient(cfg),
+		RetainedRecord:          NewRetainedRecordClient(cfg),
 		SignatureRequest:        NewSignatureRequestClient(cfg),
 		SignatureSigner:         NewSignatureSignerClient(cfg),
 		StandardDocument:        NewStandardDocumentClient(cfg),
@@ -533,17 +563,18 @@ func (c *Client) Use(hooks ...Hook) {
 		c.APIKey, c.AdviceRecord, c.Appointment, c.AppointmentException,
 		c.CalendarToken, c.CommissionEntry, c.CommissionLiabilityRule,
 		c.CommissionStatement, c.Company, c.CompanyPoints, c.Contact,
-		c.ContactActivity, c.ContactCover, c.ContactFinance, c.ContactPhone,
-		c.ContactRelationship, c.Contract, c.CorrespondenceCase,
-		c.CustomFieldDefinition, c.Delegation, c.Document, c.DocumentTemplate, c.Email,
-		c.EmailAttachment, c.EmailLink, c.EmailOptOut, c.EmailTemplate, c.EmailThread,
-		c.Event, c.EventCounter, c.ExternalRef, c.IdempotencyKey, c.Insurer, c.JobRun,
-		c.Lead, c.LeadAttachment, c.LeadStage, c.LeadSubmission, c.Mailbox,
-		c.MailboxFolder, c.OAuthClient, c.OAuthConsent, c.OAuthToken, c.PointEntry,
-		c.PortalAccess, c.PortalChangeRequest, c.PortalSession, c.PortalToken,
-		c.PortfolioMapping, c.PortfolioTransfer, c.SignatureRequest, c.SignatureSigner,
-		c.StandardDocument, c.Task, c.TaskComment, c.User, c.WebhookCursor,
-		c.WebhookDelivery, c.WebhookEndpoint,
+		c.ContactActivity, c.ContactCover, c.ContactFinance, c.ContactImport,
+		c.ContactImportRow, c.ContactPhone, c.ContactRelationship, c.Contract,
+		c.ContractExtraction, c.CorrespondenceCase, c.CustomFieldDefinition,
+		c.Delegation, c.Document, c.DocumentTemplate, c.Email, c.EmailAttachment,
+		c.EmailLink, c.EmailOptOut, c.EmailTemplate, c.EmailThread, c.Event,
+		c.EventCounter, c.ExternalRef, c.IdempotencyKey, c.Insurer, c.JobRun, c.Lead,
+		c.LeadAttachment, c.LeadStage, c.LeadSubmission, c.Mailbox, c.MailboxFolder,
+		c.OAuthClient, c.OAuthConsent, c.OAuthToken, c.PointEntry, c.PortalAccess,
+		c.PortalChangeRequest, c.PortalSession, c.PortalToken, c.PortfolioMapping,
+		c.PortfolioTransfer, c.PrivacyRequest, c.RetainedRecord, c.SignatureRequest,
+		c.SignatureSigner, c.StandardDocument, c.Task, c.TaskComment, c.User,
+		c.WebhookCursor, c.WebhookDelivery, c.WebhookEndpoint,
 	} {
 		n.Use(hooks...)
 	}
@@ -556,17 +587,18 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.APIKey, c.AdviceRecord, c.Appointment, c.AppointmentException,
 		c.CalendarToken, c.CommissionEntry, c.CommissionLiabilityRule,
 		c.CommissionStatement, c.Company, c.CompanyPoints, c.Contact,
-		c.ContactActivity, c.ContactCover, c.ContactFinance, c.ContactPhone,
-		c.ContactRelationship, c.Contract, c.CorrespondenceCase,
-		c.CustomFieldDefinition, c.Delegation, c.Document, c.DocumentTemplate, c.Email,
-		c.EmailAttachment, c.EmailLink, c.EmailOptOut, c.EmailTemplate, c.EmailThread,
-		c.Event, c.EventCounter, c.ExternalRef, c.IdempotencyKey, c.Insurer, c.JobRun,
-		c.Lead, c.LeadAttachment, c.LeadStage, c.LeadSubmission, c.Mailbox,
-		c.MailboxFolder, c.OAuthClient, c.OAuthConsent, c.OAuthToken, c.PointEntry,
-		c.PortalAccess, c.PortalChangeRequest, c.PortalSession, c.PortalToken,
-		c.PortfolioMapping, c.PortfolioTransfer, c.SignatureRequest, c.SignatureSigner,
-		c.StandardDocument, c.Task, c.TaskComment, c.User, c.WebhookCursor,
-		c.WebhookDelivery, c.WebhookEndpoint,
+		c.ContactActivity, c.ContactCover, c.ContactFinance, c.ContactImport,
+		c.ContactImportRow, c.ContactPhone, c.ContactRelationship, c.Contract,
+		c.ContractExtraction, c.CorrespondenceCase, c.CustomFieldDefinition,
+		c.Delegation, c.Document, c.DocumentTemplate, c.Email, c.EmailAttachment,
+		c.EmailLink, c.EmailOptOut, c.EmailTemplate, c.EmailThread, c.Event,
+		c.EventCounter, c.ExternalRef, c.IdempotencyKey, c.Insurer, c.JobRun, c.Lead,
+		c.LeadAttachment, c.LeadStage, c.LeadSubmission, c.Mailbox, c.MailboxFolder,
+		c.OAuthClient, c.OAuthConsent, c.OAuthToken, c.PointEntry, c.PortalAccess,
+		c.PortalChangeRequest, c.PortalSession, c.PortalToken, c.PortfolioMapping,
+		c.PortfolioTransfer, c.PrivacyRequest, c.RetainedRecord, c.SignatureRequest,
+		c.SignatureSigner, c.StandardDocument, c.Task, c.TaskComment, c.User,
+		c.WebhookCursor, c.WebhookDelivery, c.WebhookEndpoint,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -603,12 +635,18 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.ContactCover.mutate(ctx, m)
 	case *ContactFinanceMutation:
 		return c.ContactFinance.mutate(ctx, m)
+	case *ContactImportMutation:
+		return c.ContactImport.mutate(ctx, m)
+	case *ContactImportRowMutation:
+		return c.ContactImportRow.mutate(ctx, m)
 	case *ContactPhoneMutation:
 		return c.ContactPhone.mutate(ctx, m)
 	case *ContactRelationshipMutation:
 		return c.ContactRelationship.mutate(ctx, m)
 	case *ContractMutation:
 		return c.Contract.mutate(ctx, m)
+	case *ContractExtractionMutation:
+		return c.ContractExtraction.mutate(ctx, m)
 	case *CorrespondenceCaseMutation:
 		return c.CorrespondenceCase.mutate(ctx, m)
 	case *CustomFieldDefinitionMutation:
@@ -675,6 +713,10 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.PortfolioMapping.mutate(ctx, m)
 	case *PortfolioTransferMutation:
 		return c.PortfolioTransfer.mutate(ctx, m)
+	case *PrivacyRequestMutation:
+		return c.PrivacyRequest.mutate(ctx, m)
+	case *RetainedRecordMutation:
+		return c.RetainedRecord.mutate(ctx, m)
 	case *SignatureRequestMutation:
 		return c.SignatureRequest.mutate(ctx, m)
 	case *SignatureSignerMutation:
@@ -2830,6 +2872,306 @@ func (c *ContactFinanceClient) mutate(ctx context.Context, m *ContactFinanceMuta
 	}
 }
 
+// ContactImportClient is a client for the ContactImport schema.
+type ContactImportClient struct {
+	config
+}
+
+// NewContactImportClient returns a client for the ContactImport from the given config.
+func NewContactImportClient(c config) *ContactImportClient {
+	return &ContactImportClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `contactimport.Hooks(f(g(h())))`.
+func (c *ContactImportClient) Use(hooks ...Hook) {
+	c.hooks.ContactImport = append(c.hooks.ContactImport, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `contactimport.Intercept(f(g(h())))`.
+func (c *ContactImportClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ContactImport = append(c.inters.ContactImport, interceptors...)
+}
+
+// Create returns a builder for creating a ContactImport entity.
+func (c *ContactImportClient) Create() *ContactImportCreate {
+	mutation := newContactImportMutation(c.config, OpCreate)
+	return &ContactImportCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ContactImport entities.
+func (c *ContactImportClient) CreateBulk(builders ...*ContactImportCreate) *ContactImportCreateBulk {
+	return &ContactImportCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ContactImportClient) MapCreateBulk(slice any, setFunc func(*ContactImportCreate, int)) *ContactImportCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ContactImportCreateBulk{err: fmt.Errorf("calling to ContactImportClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ContactImportCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ContactImportCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ContactImport.
+func (c *ContactImportClient) Update() *ContactImportUpdate {
+	mutation := newContactImportMutation(c.config, OpUpdate)
+	return &ContactImportUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ContactImportClient) UpdateOne(_m *ContactImport) *ContactImportUpdateOne {
+	mutation := newContactImportMutation(c.config, OpUpdateOne, withContactImport(_m))
+	return &ContactImportUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ContactImportClient) UpdateOneID(id uuid.UUID) *ContactImportUpdateOne {
+	mutation := newContactImportMutation(c.config, OpUpdateOne, withContactImportID(id))
+	return &ContactImportUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ContactImport.
+func (c *ContactImportClient) Delete() *ContactImportDelete {
+	mutation := newContactImportMutation(c.config, OpDelete)
+	return &ContactImportDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ContactImportClient) DeleteOne(_m *ContactImport) *ContactImportDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ContactImportClient) DeleteOneID(id uuid.UUID) *ContactImportDeleteOne {
+	builder := c.Delete().Where(contactimport.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ContactImportDeleteOne{builder}
+}
+
+// Query returns a query builder for ContactImport.
+func (c *ContactImportClient) Query() *ContactImportQuery {
+	return &ContactImportQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeContactImport},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ContactImport entity by its id.
+func (c *ContactImportClient) Get(ctx context.Context, id uuid.UUID) (*ContactImport, error) {
+	return c.Query().Where(contactimport.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ContactImportClient) GetX(ctx context.Context, id uuid.UUID) *ContactImport {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a ContactImport.
+func (c *ContactImportClient) QueryCompany(_m *ContactImport) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(contactimport.Table, contactimport.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, contactimport.CompanyTable, contactimport.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ContactImportClient) Hooks() []Hook {
+	hooks := c.hooks.ContactImport
+	return append(hooks[:len(hooks):len(hooks)], contactimport.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *ContactImportClient) Interceptors() []Interceptor {
+	return c.inters.ContactImport
+}
+
+func (c *ContactImportClient) mutate(ctx context.Context, m *ContactImportMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ContactImportCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ContactImportUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ContactImportUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ContactImportDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ContactImport mutation op: %q", m.Op())
+	}
+}
+
+// ContactImportRowClient is a client for the ContactImportRow schema.
+type ContactImportRowClient struct {
+	config
+}
+
+// NewContactImportRowClient returns a client for the ContactImportRow from the given config.
+func NewContactImportRowClient(c config) *ContactImportRowClient {
+	return &ContactImportRowClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `contactimportrow.Hooks(f(g(h())))`.
+func (c *ContactImportRowClient) Use(hooks ...Hook) {
+	c.hooks.ContactImportRow = append(c.hooks.ContactImportRow, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `contactimportrow.Intercept(f(g(h())))`.
+func (c *ContactImportRowClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ContactImportRow = append(c.inters.ContactImportRow, interceptors...)
+}
+
+// Create returns a builder for creating a ContactImportRow entity.
+func (c *ContactImportRowClient) Create() *ContactImportRowCreate {
+	mutation := newContactImportRowMutation(c.config, OpCreate)
+	return &ContactImportRowCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ContactImportRow entities.
+func (c *ContactImportRowClient) CreateBulk(builders ...*ContactImportRowCreate) *ContactImportRowCreateBulk {
+	return &ContactImportRowCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ContactImportRowClient) MapCreateBulk(slice any, setFunc func(*ContactImportRowCreate, int)) *ContactImportRowCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ContactImportRowCreateBulk{err: fmt.Errorf("calling to ContactImportRowClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ContactImportRowCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ContactImportRowCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ContactImportRow.
+func (c *ContactImportRowClient) Update() *ContactImportRowUpdate {
+	mutation := newContactImportRowMutation(c.config, OpUpdate)
+	return &ContactImportRowUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ContactImportRowClient) UpdateOne(_m *ContactImportRow) *ContactImportRowUpdateOne {
+	mutation := newContactImportRowMutation(c.config, OpUpdateOne, withContactImportRow(_m))
+	return &ContactImportRowUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ContactImportRowClient) UpdateOneID(id uuid.UUID) *ContactImportRowUpdateOne {
+	mutation := newContactImportRowMutation(c.config, OpUpdateOne, withContactImportRowID(id))
+	return &ContactImportRowUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ContactImportRow.
+func (c *ContactImportRowClient) Delete() *ContactImportRowDelete {
+	mutation := newContactImportRowMutation(c.config, OpDelete)
+	return &ContactImportRowDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ContactImportRowClient) DeleteOne(_m *ContactImportRow) *ContactImportRowDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ContactImportRowClient) DeleteOneID(id uuid.UUID) *ContactImportRowDeleteOne {
+	builder := c.Delete().Where(contactimportrow.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ContactImportRowDeleteOne{builder}
+}
+
+// Query returns a query builder for ContactImportRow.
+func (c *ContactImportRowClient) Query() *ContactImportRowQuery {
+	return &ContactImportRowQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeContactImportRow},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ContactImportRow entity by its id.
+func (c *ContactImportRowClient) Get(ctx context.Context, id uuid.UUID) (*ContactImportRow, error) {
+	return c.Query().Where(contactimportrow.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ContactImportRowClient) GetX(ctx context.Context, id uuid.UUID) *ContactImportRow {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a ContactImportRow.
+func (c *ContactImportRowClient) QueryCompany(_m *ContactImportRow) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(contactimportrow.Table, contactimportrow.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, contactimportrow.CompanyTable, contactimportrow.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ContactImportRowClient) Hooks() []Hook {
+	hooks := c.hooks.ContactImportRow
+	return append(hooks[:len(hooks):len(hooks)], contactimportrow.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *ContactImportRowClient) Interceptors() []Interceptor {
+	return c.inters.ContactImportRow
+}
+
+func (c *ContactImportRowClient) mutate(ctx context.Context, m *ContactImportRowMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ContactImportRowCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ContactImportRowUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ContactImportRowUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ContactImportRowDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ContactImportRow mutation op: %q", m.Op())
+	}
+}
+
 // ContactPhoneClient is a client for the ContactPhone schema.
 type ContactPhoneClient struct {
 	config
@@ -3309,6 +3651,156 @@ func (c *ContractClient) mutate(ctx context.Context, m *ContractMutation) (Value
 		return (&ContractDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Contract mutation op: %q", m.Op())
+	}
+}
+
+// ContractExtractionClient is a client for the ContractExtraction schema.
+type ContractExtractionClient struct {
+	config
+}
+
+// NewContractExtractionClient returns a client for the ContractExtraction from the given config.
+func NewContractExtractionClient(c config) *ContractExtractionClient {
+	return &ContractExtractionClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `contractextraction.Hooks(f(g(h())))`.
+func (c *ContractExtractionClient) Use(hooks ...Hook) {
+	c.hooks.ContractExtraction = append(c.hooks.ContractExtraction, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `contractextraction.Intercept(f(g(h())))`.
+func (c *ContractExtractionClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ContractExtraction = append(c.inters.ContractExtraction, interceptors...)
+}
+
+// Create returns a builder for creating a ContractExtraction entity.
+func (c *ContractExtractionClient) Create() *ContractExtractionCreate {
+	mutation := newContractExtractionMutation(c.config, OpCreate)
+	return &ContractExtractionCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ContractExtraction entities.
+func (c *ContractExtractionClient) CreateBulk(builders ...*ContractExtractionCreate) *ContractExtractionCreateBulk {
+	return &ContractExtractionCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ContractExtractionClient) MapCreateBulk(slice any, setFunc func(*ContractExtractionCreate, int)) *ContractExtractionCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ContractExtractionCreateBulk{err: fmt.Errorf("calling to ContractExtractionClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ContractExtractionCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ContractExtractionCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ContractExtraction.
+func (c *ContractExtractionClient) Update() *ContractExtractionUpdate {
+	mutation := newContractExtractionMutation(c.config, OpUpdate)
+	return &ContractExtractionUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ContractExtractionClient) UpdateOne(_m *ContractExtraction) *ContractExtractionUpdateOne {
+	mutation := newContractExtractionMutation(c.config, OpUpdateOne, withContractExtraction(_m))
+	return &ContractExtractionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ContractExtractionClient) UpdateOneID(id uuid.UUID) *ContractExtractionUpdateOne {
+	mutation := newContractExtractionMutation(c.config, OpUpdateOne, withContractExtractionID(id))
+	return &ContractExtractionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ContractExtraction.
+func (c *ContractExtractionClient) Delete() *ContractExtractionDelete {
+	mutation := newContractExtractionMutation(c.config, OpDelete)
+	return &ContractExtractionDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ContractExtractionClient) DeleteOne(_m *ContractExtraction) *ContractExtractionDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ContractExtractionClient) DeleteOneID(id uuid.UUID) *ContractExtractionDeleteOne {
+	builder := c.Delete().Where(contractextraction.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ContractExtractionDeleteOne{builder}
+}
+
+// Query returns a query builder for ContractExtraction.
+func (c *ContractExtractionClient) Query() *ContractExtractionQuery {
+	return &ContractExtractionQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeContractExtraction},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ContractExtraction entity by its id.
+func (c *ContractExtractionClient) Get(ctx context.Context, id uuid.UUID) (*ContractExtraction, error) {
+	return c.Query().Where(contractextraction.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ContractExtractionClient) GetX(ctx context.Context, id uuid.UUID) *ContractExtraction {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a ContractExtraction.
+func (c *ContractExtractionClient) QueryCompany(_m *ContractExtraction) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(contractextraction.Table, contractextraction.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, contractextraction.CompanyTable, contractextraction.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ContractExtractionClient) Hooks() []Hook {
+	hooks := c.hooks.ContractExtraction
+	return append(hooks[:len(hooks):len(hooks)], contractextraction.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *ContractExtractionClient) Interceptors() []Interceptor {
+	return c.inters.ContractExtraction
+}
+
+func (c *ContractExtractionClient) mutate(ctx context.Context, m *ContractExtractionMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ContractExtractionCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ContractExtractionUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ContractExtractionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ContractExtractionDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ContractExtraction mutation op: %q", m.Op())
 	}
 }
 
@@ -8244,6 +8736,306 @@ func (c *PortfolioTransferClient) mutate(ctx context.Context, m *PortfolioTransf
 	}
 }
 
+// PrivacyRequestClient is a client for the PrivacyRequest schema.
+type PrivacyRequestClient struct {
+	config
+}
+
+// NewPrivacyRequestClient returns a client for the PrivacyRequest from the given config.
+func NewPrivacyRequestClient(c config) *PrivacyRequestClient {
+	return &PrivacyRequestClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `privacyrequest.Hooks(f(g(h())))`.
+func (c *PrivacyRequestClient) Use(hooks ...Hook) {
+	c.hooks.PrivacyRequest = append(c.hooks.PrivacyRequest, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `privacyrequest.Intercept(f(g(h())))`.
+func (c *PrivacyRequestClient) Intercept(interceptors ...Interceptor) {
+	c.inters.PrivacyRequest = append(c.inters.PrivacyRequest, interceptors...)
+}
+
+// Create returns a builder for creating a PrivacyRequest entity.
+func (c *PrivacyRequestClient) Create() *PrivacyRequestCreate {
+	mutation := newPrivacyRequestMutation(c.config, OpCreate)
+	return &PrivacyRequestCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of PrivacyRequest entities.
+func (c *PrivacyRequestClient) CreateBulk(builders ...*PrivacyRequestCreate) *PrivacyRequestCreateBulk {
+	return &PrivacyRequestCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *PrivacyRequestClient) MapCreateBulk(slice any, setFunc func(*PrivacyRequestCreate, int)) *PrivacyRequestCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &PrivacyRequestCreateBulk{err: fmt.Errorf("calling to PrivacyRequestClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*PrivacyRequestCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &PrivacyRequestCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for PrivacyRequest.
+func (c *PrivacyRequestClient) Update() *PrivacyRequestUpdate {
+	mutation := newPrivacyRequestMutation(c.config, OpUpdate)
+	return &PrivacyRequestUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *PrivacyRequestClient) UpdateOne(_m *PrivacyRequest) *PrivacyRequestUpdateOne {
+	mutation := newPrivacyRequestMutation(c.config, OpUpdateOne, withPrivacyRequest(_m))
+	return &PrivacyRequestUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *PrivacyRequestClient) UpdateOneID(id uuid.UUID) *PrivacyRequestUpdateOne {
+	mutation := newPrivacyRequestMutation(c.config, OpUpdateOne, withPrivacyRequestID(id))
+	return &PrivacyRequestUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for PrivacyRequest.
+func (c *PrivacyRequestClient) Delete() *PrivacyRequestDelete {
+	mutation := newPrivacyRequestMutation(c.config, OpDelete)
+	return &PrivacyRequestDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *PrivacyRequestClient) DeleteOne(_m *PrivacyRequest) *PrivacyRequestDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *PrivacyRequestClient) DeleteOneID(id uuid.UUID) *PrivacyRequestDeleteOne {
+	builder := c.Delete().Where(privacyrequest.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &PrivacyRequestDeleteOne{builder}
+}
+
+// Query returns a query builder for PrivacyRequest.
+func (c *PrivacyRequestClient) Query() *PrivacyRequestQuery {
+	return &PrivacyRequestQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypePrivacyRequest},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a PrivacyRequest entity by its id.
+func (c *PrivacyRequestClient) Get(ctx context.Context, id uuid.UUID) (*PrivacyRequest, error) {
+	return c.Query().Where(privacyrequest.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *PrivacyRequestClient) GetX(ctx context.Context, id uuid.UUID) *PrivacyRequest {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a PrivacyRequest.
+func (c *PrivacyRequestClient) QueryCompany(_m *PrivacyRequest) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(privacyrequest.Table, privacyrequest.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, privacyrequest.CompanyTable, privacyrequest.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *PrivacyRequestClient) Hooks() []Hook {
+	hooks := c.hooks.PrivacyRequest
+	return append(hooks[:len(hooks):len(hooks)], privacyrequest.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *PrivacyRequestClient) Interceptors() []Interceptor {
+	return c.inters.PrivacyRequest
+}
+
+func (c *PrivacyRequestClient) mutate(ctx context.Context, m *PrivacyRequestMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&PrivacyRequestCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&PrivacyRequestUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&PrivacyRequestUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&PrivacyRequestDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown PrivacyRequest mutation op: %q", m.Op())
+	}
+}
+
+// RetainedRecordClient is a client for the RetainedRecord schema.
+type RetainedRecordClient struct {
+	config
+}
+
+// NewRetainedRecordClient returns a client for the RetainedRecord from the given config.
+func NewRetainedRecordClient(c config) *RetainedRecordClient {
+	return &RetainedRecordClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `retainedrecord.Hooks(f(g(h())))`.
+func (c *RetainedRecordClient) Use(hooks ...Hook) {
+	c.hooks.RetainedRecord = append(c.hooks.RetainedRecord, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `retainedrecord.Intercept(f(g(h())))`.
+func (c *RetainedRecordClient) Intercept(interceptors ...Interceptor) {
+	c.inters.RetainedRecord = append(c.inters.RetainedRecord, interceptors...)
+}
+
+// Create returns a builder for creating a RetainedRecord entity.
+func (c *RetainedRecordClient) Create() *RetainedRecordCreate {
+	mutation := newRetainedRecordMutation(c.config, OpCreate)
+	return &RetainedRecordCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of RetainedRecord entities.
+func (c *RetainedRecordClient) CreateBulk(builders ...*RetainedRecordCreate) *RetainedRecordCreateBulk {
+	return &RetainedRecordCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *RetainedRecordClient) MapCreateBulk(slice any, setFunc func(*RetainedRecordCreate, int)) *RetainedRecordCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &RetainedRecordCreateBulk{err: fmt.Errorf("calling to RetainedRecordClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*RetainedRecordCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &RetainedRecordCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for RetainedRecord.
+func (c *RetainedRecordClient) Update() *RetainedRecordUpdate {
+	mutation := newRetainedRecordMutation(c.config, OpUpdate)
+	return &RetainedRecordUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *RetainedRecordClient) UpdateOne(_m *RetainedRecord) *RetainedRecordUpdateOne {
+	mutation := newRetainedRecordMutation(c.config, OpUpdateOne, withRetainedRecord(_m))
+	return &RetainedRecordUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *RetainedRecordClient) UpdateOneID(id uuid.UUID) *RetainedRecordUpdateOne {
+	mutation := newRetainedRecordMutation(c.config, OpUpdateOne, withRetainedRecordID(id))
+	return &RetainedRecordUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for RetainedRecord.
+func (c *RetainedRecordClient) Delete() *RetainedRecordDelete {
+	mutation := newRetainedRecordMutation(c.config, OpDelete)
+	return &RetainedRecordDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *RetainedRecordClient) DeleteOne(_m *RetainedRecord) *RetainedRecordDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *RetainedRecordClient) DeleteOneID(id uuid.UUID) *RetainedRecordDeleteOne {
+	builder := c.Delete().Where(retainedrecord.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &RetainedRecordDeleteOne{builder}
+}
+
+// Query returns a query builder for RetainedRecord.
+func (c *RetainedRecordClient) Query() *RetainedRecordQuery {
+	return &RetainedRecordQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeRetainedRecord},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a RetainedRecord entity by its id.
+func (c *RetainedRecordClient) Get(ctx context.Context, id uuid.UUID) (*RetainedRecord, error) {
+	return c.Query().Where(retainedrecord.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *RetainedRecordClient) GetX(ctx context.Context, id uuid.UUID) *RetainedRecord {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCompany queries the company edge of a RetainedRecord.
+func (c *RetainedRecordClient) QueryCompany(_m *RetainedRecord) *CompanyQuery {
+	query := (&CompanyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(retainedrecord.Table, retainedrecord.FieldID, id),
+			sqlgraph.To(company.Table, company.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, retainedrecord.CompanyTable, retainedrecord.CompanyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *RetainedRecordClient) Hooks() []Hook {
+	hooks := c.hooks.RetainedRecord
+	return append(hooks[:len(hooks):len(hooks)], retainedrecord.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *RetainedRecordClient) Interceptors() []Interceptor {
+	return c.inters.RetainedRecord
+}
+
+func (c *RetainedRecordClient) mutate(ctx context.Context, m *RetainedRecordMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&RetainedRecordCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&RetainedRecordUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&RetainedRecordUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&RetainedRecordDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown RetainedRecord mutation op: %q", m.Op())
+	}
+}
+
 // SignatureRequestClient is a client for the SignatureRequest schema.
 type SignatureRequestClient struct {
 	config
@@ -9632,29 +10424,31 @@ type (
 		APIKey, AdviceRecord, Appointment, AppointmentException, CalendarToken,
 		CommissionEntry, CommissionLiabilityRule, CommissionStatement, Company,
 		CompanyPoints, Contact, ContactActivity, ContactCover, ContactFinance,
-		ContactPhone, ContactRelationship, Contract, CorrespondenceCase,
-		CustomFieldDefinition, Delegation, Document, DocumentTemplate, Email,
-		EmailAttachment, EmailLink, EmailOptOut, EmailTemplate, EmailThread, Event,
-		EventCounter, ExternalRef, IdempotencyKey, Insurer, JobRun, Lead,
-		LeadAttachment, LeadStage, LeadSubmission, Mailbox, MailboxFolder, OAuthClient,
-		OAuthConsent, OAuthToken, PointEntry, PortalAccess, PortalChangeRequest,
-		PortalSession, PortalToken, PortfolioMapping, PortfolioTransfer,
-		SignatureRequest, SignatureSigner, StandardDocument, Task, TaskComment, User,
-		WebhookCursor, WebhookDelivery, WebhookEndpoint []ent.Hook
+		ContactImport, ContactImportRow, ContactPhone, ContactRelationship, Contract,
+		ContractExtraction, CorrespondenceCase, CustomFieldDefinition, Delegation,
+		Document, DocumentTemplate, Email, EmailAttachment, EmailLink, EmailOptOut,
+		EmailTemplate, EmailThread, Event, EventCounter, ExternalRef, IdempotencyKey,
+		Insurer, JobRun, Lead, LeadAttachment, LeadStage, LeadSubmission, Mailbox,
+		MailboxFolder, OAuthClient, OAuthConsent, OAuthToken, PointEntry, PortalAccess,
+		PortalChangeRequest, PortalSession, PortalToken, PortfolioMapping,
+		PortfolioTransfer, PrivacyRequest, RetainedRecord, SignatureRequest,
+		SignatureSigner, StandardDocument, Task, TaskComment, User, WebhookCursor,
+		WebhookDelivery, WebhookEndpoint []ent.Hook
 	}
 	inters struct {
 		APIKey, AdviceRecord, Appointment, AppointmentException, CalendarToken,
 		CommissionEntry, CommissionLiabilityRule, CommissionStatement, Company,
 		CompanyPoints, Contact, ContactActivity, ContactCover, ContactFinance,
-		ContactPhone, ContactRelationship, Contract, CorrespondenceCase,
-		CustomFieldDefinition, Delegation, Document, DocumentTemplate, Email,
-		EmailAttachment, EmailLink, EmailOptOut, EmailTemplate, EmailThread, Event,
-		EventCounter, ExternalRef, IdempotencyKey, Insurer, JobRun, Lead,
-		LeadAttachment, LeadStage, LeadSubmission, Mailbox, MailboxFolder, OAuthClient,
-		OAuthConsent, OAuthToken, PointEntry, PortalAccess, PortalChangeRequest,
-		PortalSession, PortalToken, PortfolioMapping, PortfolioTransfer,
-		SignatureRequest, SignatureSigner, StandardDocument, Task, TaskComment, User,
-		WebhookCursor, WebhookDelivery, WebhookEndpoint []ent.Interceptor
+		ContactImport, ContactImportRow, ContactPhone, ContactRelationship, Contract,
+		ContractExtraction, CorrespondenceCase, CustomFieldDefinition, Delegation,
+		Document, DocumentTemplate, Email, EmailAttachment, EmailLink, EmailOptOut,
+		EmailTemplate, EmailThread, Event, EventCounter, ExternalRef, IdempotencyKey,
+		Insurer, JobRun, Lead, LeadAttachment, LeadStage, LeadSubmission, Mailbox,
+		MailboxFolder, OAuthClient, OAuthConsent, OAuthToken, PointEntry, PortalAccess,
+		PortalChangeRequest, PortalSession, PortalToken, PortfolioMapping,
+		PortfolioTransfer, PrivacyRequest, RetainedRecord, SignatureRequest,
+		SignatureSigner, StandardDocument, Task, TaskComment, User, WebhookCursor,
+		WebhookDelivery, WebhookEndpoint []ent.Interceptor
 	}
 )
 

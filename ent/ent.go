@@ -26,9 +26,12 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/contactactivity"
 	"github.com/brokerdesk/brokerdesk/ent/contactcover"
 	"github.com/brokerdesk/brokerdesk/ent/contactfinance"
+	"github.com/brokerdesk/brokerdesk/ent/contactimport"
+	"github.com/brokerdesk/brokerdesk/ent/contactimportrow"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
 	"github.com/brokerdesk/brokerdesk/ent/contactrelationship"
 	"github.com/brokerdesk/brokerdesk/ent/contract"
+	"github.com/brokerdesk/brokerdesk/ent/contractextraction"
 	"github.com/brokerdesk/brokerdesk/ent/correspondencecase"
 	"github.com/brokerdesk/brokerdesk/ent/customfielddefinition"
 	"github.com/brokerdesk/brokerdesk/ent/delegation"
@@ -62,6 +65,8 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/portaltoken"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliomapping"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
+	"github.com/brokerdesk/brokerdesk/ent/privacyrequest"
+	"github.com/brokerdesk/brokerdesk/ent/retainedrecord"
 	"github.com/brokerdesk/brokerdesk/ent/signaturerequest"
 	"github.com/brokerdesk/brokerdesk/ent/signaturesigner"
 	"github.com/brokerdesk/brokerdesk/ent/standarddocument"
@@ -145,9 +150,12 @@ func checkColumn(t, c string) error {
 			contactactivity.Table:         contactactivity.ValidColumn,
 			contactcover.Table:            contactcover.ValidColumn,
 			contactfinance.Table:          contactfinance.ValidColumn,
+			contactimport.Table:           contactimport.ValidColumn,
+			contactimportrow.Table:        contactimportrow.ValidColumn,
 			contactphone.Table:            contactphone.ValidColumn,
 			contactrelationship.Table:     contactrelationship.ValidColumn,
 			contract.Table:                contract.ValidColumn,
+			contractextraction.Table:      contractextraction.ValidColumn,
 			correspondencecase.Table:      correspondencecase.ValidColumn,
 			customfielddefinition.Table:   customfielddefinition.ValidColumn,
 			delegation.Table:              delegation.ValidColumn,
@@ -181,6 +189,8 @@ func checkColumn(t, c string) error {
 			portaltoken.Table:             portaltoken.ValidColumn,
 			portfoliomapping.Table:        portfoliomapping.ValidColumn,
 			portfoliotransfer.Table:       portfoliotransfer.ValidColumn,
+			privacyrequest.Table:          privacyrequest.ValidColumn,
+			retainedrecord.Table:          retainedrecord.ValidColumn,
 			signaturerequest.Table:        signaturerequest.ValidColumn,
 			signaturesigner.Table:         signaturesigner.ValidColumn,
 			standarddocument.Table:        standarddocument.ValidColumn,

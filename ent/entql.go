@@ -17,9 +17,12 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/contactactivity"
 	"github.com/brokerdesk/brokerdesk/ent/contactcover"
 	"github.com/brokerdesk/brokerdesk/ent/contactfinance"
+	"github.com/brokerdesk/brokerdesk/ent/contactimport"
+	"github.com/brokerdesk/brokerdesk/ent/contactimportrow"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
 	"github.com/brokerdesk/brokerdesk/ent/contactrelationship"
 	"github.com/brokerdesk/brokerdesk/ent/contract"
+	"github.com/brokerdesk/brokerdesk/ent/contractextraction"
 	"github.com/brokerdesk/brokerdesk/ent/correspondencecase"
 	"github.com/brokerdesk/brokerdesk/ent/customfielddefinition"
 	"github.com/brokerdesk/brokerdesk/ent/delegation"
@@ -54,6 +57,8 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/portfoliomapping"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
 	"github.com/brokerdesk/brokerdesk/ent/predicate"
+	"github.com/brokerdesk/brokerdesk/ent/privacyrequest"
+	"github.com/brokerdesk/brokerdesk/ent/retainedrecord"
 	"github.com/brokerdesk/brokerdesk/ent/signaturerequest"
 	"github.com/brokerdesk/brokerdesk/ent/signaturesigner"
 	"github.com/brokerdesk/brokerdesk/ent/standarddocument"
@@ -72,7 +77,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 59)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 64)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -442,6 +447,69 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[14] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   contactimport.Table,
+			Columns: contactimport.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: contactimport.FieldID,
+			},
+		},
+		Type: "ContactImport",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			contactimport.FieldCompanyID:        {Type: field.TypeUUID, Column: contactimport.FieldCompanyID},
+			contactimport.FieldCreatedAt:        {Type: field.TypeTime, Column: contactimport.FieldCreatedAt},
+			contactimport.FieldUpdatedAt:        {Type: field.TypeTime, Column: contactimport.FieldUpdatedAt},
+			contactimport.FieldVersion:          {Type: field.TypeInt64, Column: contactimport.FieldVersion},
+			contactimport.FieldStatus:           {Type: field.TypeEnum, Column: contactimport.FieldStatus},
+			contactimport.FieldFormat:           {Type: field.TypeEnum, Column: contactimport.FieldFormat},
+			contactimport.FieldContactType:      {Type: field.TypeEnum, Column: contactimport.FieldContactType},
+			contactimport.FieldFilename:         {Type: field.TypeString, Column: contactimport.FieldFilename},
+			contactimport.FieldSize:             {Type: field.TypeInt64, Column: contactimport.FieldSize},
+			contactimport.FieldSha256:           {Type: field.TypeString, Column: contactimport.FieldSha256},
+			contactimport.FieldBlobKey:          {Type: field.TypeString, Column: contactimport.FieldBlobKey},
+			contactimport.FieldEncoding:         {Type: field.TypeString, Column: contactimport.FieldEncoding},
+			contactimport.FieldDelimiter:        {Type: field.TypeString, Column: contactimport.FieldDelimiter},
+			contactimport.FieldHeaders:          {Type: field.TypeJSON, Column: contactimport.FieldHeaders},
+			contactimport.FieldMapping:          {Type: field.TypeJSON, Column: contactimport.FieldMapping},
+			contactimport.FieldSuggestedMapping: {Type: field.TypeJSON, Column: contactimport.FieldSuggestedMapping},
+			contactimport.FieldTags:             {Type: field.TypeJSON, Column: contactimport.FieldTags},
+			contactimport.FieldOwnerID:          {Type: field.TypeUUID, Column: contactimport.FieldOwnerID},
+			contactimport.FieldCreatorID:        {Type: field.TypeUUID, Column: contactimport.FieldCreatorID},
+			contactimport.FieldDuplicates:       {Type: field.TypeEnum, Column: contactimport.FieldDuplicates},
+			contactimport.FieldRowCount:         {Type: field.TypeInt, Column: contactimport.FieldRowCount},
+			contactimport.FieldCounts:           {Type: field.TypeJSON, Column: contactimport.FieldCounts},
+			contactimport.FieldCommitted:        {Type: field.TypeInt, Column: contactimport.FieldCommitted},
+			contactimport.FieldError:            {Type: field.TypeString, Column: contactimport.FieldError},
+			contactimport.FieldAnalyzedAt:       {Type: field.TypeTime, Column: contactimport.FieldAnalyzedAt},
+			contactimport.FieldCommittedAt:      {Type: field.TypeTime, Column: contactimport.FieldCommittedAt},
+			contactimport.FieldCompletedAt:      {Type: field.TypeTime, Column: contactimport.FieldCompletedAt},
+		},
+	}
+	graph.Nodes[15] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   contactimportrow.Table,
+			Columns: contactimportrow.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: contactimportrow.FieldID,
+			},
+		},
+		Type: "ContactImportRow",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			contactimportrow.FieldCompanyID:    {Type: field.TypeUUID, Column: contactimportrow.FieldCompanyID},
+			contactimportrow.FieldImportID:     {Type: field.TypeUUID, Column: contactimportrow.FieldImportID},
+			contactimportrow.FieldCreatorID:    {Type: field.TypeUUID, Column: contactimportrow.FieldCreatorID},
+			contactimportrow.FieldRow:          {Type: field.TypeInt, Column: contactimportrow.FieldRow},
+			contactimportrow.FieldCells:        {Type: field.TypeJSON, Column: contactimportrow.FieldCells},
+			contactimportrow.FieldAnalysis:     {Type: field.TypeEnum, Column: contactimportrow.FieldAnalysis},
+			contactimportrow.FieldOutcome:      {Type: field.TypeEnum, Column: contactimportrow.FieldOutcome},
+			contactimportrow.FieldContactID:    {Type: field.TypeUUID, Column: contactimportrow.FieldContactID},
+			contactimportrow.FieldDuplicateRow: {Type: field.TypeInt, Column: contactimportrow.FieldDuplicateRow},
+			contactimportrow.FieldErrors:       {Type: field.TypeJSON, Column: contactimportrow.FieldErrors},
+		},
+	}
+	graph.Nodes[16] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   contactphone.Table,
 			Columns: contactphone.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -461,7 +529,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contactphone.FieldIsPrimary: {Type: field.TypeBool, Column: contactphone.FieldIsPrimary},
 		},
 	}
-	graph.Nodes[15] = &sqlgraph.Node{
+	graph.Nodes[17] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   contactrelationship.Table,
 			Columns: contactrelationship.Columns,
@@ -482,7 +550,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contactrelationship.FieldPairID:           {Type: field.TypeUUID, Column: contactrelationship.FieldPairID},
 		},
 	}
-	graph.Nodes[16] = &sqlgraph.Node{
+	graph.Nodes[18] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   contract.Table,
 			Columns: contract.Columns,
@@ -515,7 +583,39 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contract.FieldDetails:            {Type: field.TypeJSON, Column: contract.FieldDetails},
 		},
 	}
-	graph.Nodes[17] = &sqlgraph.Node{
+	graph.Nodes[19] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   contractextraction.Table,
+			Columns: contractextraction.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: contractextraction.FieldID,
+			},
+		},
+		Type: "ContractExtraction",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			contractextraction.FieldCompanyID:       {Type: field.TypeUUID, Column: contractextraction.FieldCompanyID},
+			contractextraction.FieldCreatedAt:       {Type: field.TypeTime, Column: contractextraction.FieldCreatedAt},
+			contractextraction.FieldUpdatedAt:       {Type: field.TypeTime, Column: contractextraction.FieldUpdatedAt},
+			contractextraction.FieldVersion:         {Type: field.TypeInt64, Column: contractextraction.FieldVersion},
+			contractextraction.FieldStatus:          {Type: field.TypeEnum, Column: contractextraction.FieldStatus},
+			contractextraction.FieldDocumentID:      {Type: field.TypeUUID, Column: contractextraction.FieldDocumentID},
+			contractextraction.FieldContactID:       {Type: field.TypeUUID, Column: contractextraction.FieldContactID},
+			contractextraction.FieldContractID:      {Type: field.TypeUUID, Column: contractextraction.FieldContractID},
+			contractextraction.FieldContractVersion: {Type: field.TypeInt, Column: contractextraction.FieldContractVersion},
+			contractextraction.FieldContractType:    {Type: field.TypeString, Column: contractextraction.FieldContractType},
+			contractextraction.FieldAutoApply:       {Type: field.TypeBool, Column: contractextraction.FieldAutoApply},
+			contractextraction.FieldMethod:          {Type: field.TypeString, Column: contractextraction.FieldMethod},
+			contractextraction.FieldPages:           {Type: field.TypeInt, Column: contractextraction.FieldPages},
+			contractextraction.FieldFields:          {Type: field.TypeJSON, Column: contractextraction.FieldFields},
+			contractextraction.FieldPoints:          {Type: field.TypeInt64, Column: contractextraction.FieldPoints},
+			contractextraction.FieldError:           {Type: field.TypeString, Column: contractextraction.FieldError},
+			contractextraction.FieldCreatorID:       {Type: field.TypeUUID, Column: contractextraction.FieldCreatorID},
+			contractextraction.FieldCompletedAt:     {Type: field.TypeTime, Column: contractextraction.FieldCompletedAt},
+			contractextraction.FieldAppliedAt:       {Type: field.TypeTime, Column: contractextraction.FieldAppliedAt},
+		},
+	}
+	graph.Nodes[20] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   correspondencecase.Table,
 			Columns: correspondencecase.Columns,
@@ -547,7 +647,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			correspondencecase.FieldCreatorID:             {Type: field.TypeUUID, Column: correspondencecase.FieldCreatorID},
 		},
 	}
-	graph.Nodes[18] = &sqlgraph.Node{
+	graph.Nodes[21] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   customfielddefinition.Table,
 			Columns: customfielddefinition.Columns,
@@ -568,7 +668,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			customfielddefinition.FieldPosition:  {Type: field.TypeInt, Column: customfielddefinition.FieldPosition},
 		},
 	}
-	graph.Nodes[19] = &sqlgraph.Node{
+	graph.Nodes[22] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   delegation.Table,
 			Columns: delegation.Columns,
@@ -586,7 +686,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			delegation.FieldCreatedAt:   {Type: field.TypeTime, Column: delegation.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[20] = &sqlgraph.Node{
+	graph.Nodes[23] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   document.Table,
 			Columns: document.Columns,
@@ -614,7 +714,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			document.FieldText:            {Type: field.TypeString, Column: document.FieldText},
 		},
 	}
-	graph.Nodes[21] = &sqlgraph.Node{
+	graph.Nodes[24] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   documenttemplate.Table,
 			Columns: documenttemplate.Columns,
@@ -635,7 +735,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			documenttemplate.FieldSignatureRoles: {Type: field.TypeJSON, Column: documenttemplate.FieldSignatureRoles},
 		},
 	}
-	graph.Nodes[22] = &sqlgraph.Node{
+	graph.Nodes[25] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   email.Table,
 			Columns: email.Columns,
@@ -683,7 +783,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			email.FieldImapUID:     {Type: field.TypeInt64, Column: email.FieldImapUID},
 		},
 	}
-	graph.Nodes[23] = &sqlgraph.Node{
+	graph.Nodes[26] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   emailattachment.Table,
 			Columns: emailattachment.Columns,
@@ -707,7 +807,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			emailattachment.FieldCreatedAt:   {Type: field.TypeTime, Column: emailattachment.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[24] = &sqlgraph.Node{
+	graph.Nodes[27] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   emaillink.Table,
 			Columns: emaillink.Columns,
@@ -726,7 +826,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			emaillink.FieldCreatedAt: {Type: field.TypeTime, Column: emaillink.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[25] = &sqlgraph.Node{
+	graph.Nodes[28] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   emailoptout.Table,
 			Columns: emailoptout.Columns,
@@ -745,7 +845,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			emailoptout.FieldCreatedAt: {Type: field.TypeTime, Column: emailoptout.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[26] = &sqlgraph.Node{
+	graph.Nodes[29] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   emailtemplate.Table,
 			Columns: emailtemplate.Columns,
@@ -768,7 +868,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			emailtemplate.FieldPlaceholders: {Type: field.TypeJSON, Column: emailtemplate.FieldPlaceholders},
 		},
 	}
-	graph.Nodes[27] = &sqlgraph.Node{
+	graph.Nodes[30] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   emailthread.Table,
 			Columns: emailthread.Columns,
@@ -789,7 +889,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			emailthread.FieldMessageCount:  {Type: field.TypeInt, Column: emailthread.FieldMessageCount},
 		},
 	}
-	graph.Nodes[28] = &sqlgraph.Node{
+	graph.Nodes[31] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   event.Table,
 			Columns: event.Columns,
@@ -814,7 +914,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			event.FieldUserScoped:       {Type: field.TypeBool, Column: event.FieldUserScoped},
 		},
 	}
-	graph.Nodes[29] = &sqlgraph.Node{
+	graph.Nodes[32] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   eventcounter.Table,
 			Columns: eventcounter.Columns,
@@ -829,7 +929,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			eventcounter.FieldLastSeq:   {Type: field.TypeInt64, Column: eventcounter.FieldLastSeq},
 		},
 	}
-	graph.Nodes[30] = &sqlgraph.Node{
+	graph.Nodes[33] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   externalref.Table,
 			Columns: externalref.Columns,
@@ -847,7 +947,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			externalref.FieldExternalID: {Type: field.TypeString, Column: externalref.FieldExternalID},
 		},
 	}
-	graph.Nodes[31] = &sqlgraph.Node{
+	graph.Nodes[34] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   idempotencykey.Table,
 			Columns: idempotencykey.Columns,
@@ -873,7 +973,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			idempotencykey.FieldExpiresAt:       {Type: field.TypeTime, Column: idempotencykey.FieldExpiresAt},
 		},
 	}
-	graph.Nodes[32] = &sqlgraph.Node{
+	graph.Nodes[35] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   insurer.Table,
 			Columns: insurer.Columns,
@@ -890,7 +990,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			insurer.FieldCreatedAt:           {Type: field.TypeTime, Column: insurer.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[33] = &sqlgraph.Node{
+	graph.Nodes[36] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   jobrun.Table,
 			Columns: jobrun.Columns,
@@ -904,7 +1004,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			jobrun.FieldLastRunAt: {Type: field.TypeTime, Column: jobrun.FieldLastRunAt},
 		},
 	}
-	graph.Nodes[34] = &sqlgraph.Node{
+	graph.Nodes[37] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   lead.Table,
 			Columns: lead.Columns,
@@ -940,7 +1040,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			lead.FieldOrigin:             {Type: field.TypeEnum, Column: lead.FieldOrigin},
 		},
 	}
-	graph.Nodes[35] = &sqlgraph.Node{
+	graph.Nodes[38] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadattachment.Table,
 			Columns: leadattachment.Columns,
@@ -961,7 +1061,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadattachment.FieldCreatedAt:   {Type: field.TypeTime, Column: leadattachment.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[36] = &sqlgraph.Node{
+	graph.Nodes[39] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadstage.Table,
 			Columns: leadstage.Columns,
@@ -982,7 +1082,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadstage.FieldIsFinal:   {Type: field.TypeBool, Column: leadstage.FieldIsFinal},
 		},
 	}
-	graph.Nodes[37] = &sqlgraph.Node{
+	graph.Nodes[40] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadsubmission.Table,
 			Columns: leadsubmission.Columns,
@@ -1002,7 +1102,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadsubmission.FieldPayload:      {Type: field.TypeJSON, Column: leadsubmission.FieldPayload},
 		},
 	}
-	graph.Nodes[38] = &sqlgraph.Node{
+	graph.Nodes[41] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   mailbox.Table,
 			Columns: mailbox.Columns,
@@ -1030,7 +1130,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			mailbox.FieldSyncedAt:       {Type: field.TypeTime, Column: mailbox.FieldSyncedAt},
 		},
 	}
-	graph.Nodes[39] = &sqlgraph.Node{
+	graph.Nodes[42] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   mailboxfolder.Table,
 			Columns: mailboxfolder.Columns,
@@ -1051,7 +1151,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			mailboxfolder.FieldHighestModseq: {Type: field.TypeInt64, Column: mailboxfolder.FieldHighestModseq},
 		},
 	}
-	graph.Nodes[40] = &sqlgraph.Node{
+	graph.Nodes[43] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   oauthclient.Table,
 			Columns: oauthclient.Columns,
@@ -1074,7 +1174,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			oauthclient.FieldStatus:       {Type: field.TypeEnum, Column: oauthclient.FieldStatus},
 		},
 	}
-	graph.Nodes[41] = &sqlgraph.Node{
+	graph.Nodes[44] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   oauthconsent.Table,
 			Columns: oauthconsent.Columns,
@@ -1093,7 +1193,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			oauthconsent.FieldScopes:    {Type: field.TypeJSON, Column: oauthconsent.FieldScopes},
 		},
 	}
-	graph.Nodes[42] = &sqlgraph.Node{
+	graph.Nodes[45] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   oauthtoken.Table,
 			Columns: oauthtoken.Columns,
@@ -1120,7 +1220,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			oauthtoken.FieldCreatedAt:       {Type: field.TypeTime, Column: oauthtoken.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[43] = &sqlgraph.Node{
+	graph.Nodes[46] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   pointentry.Table,
 			Columns: pointentry.Columns,
@@ -1131,14 +1231,15 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		Type: "PointEntry",
 		Fields: map[string]*sqlgraph.FieldSpec{
-			pointentry.FieldCompanyID: {Type: field.TypeUUID, Column: pointentry.FieldCompanyID},
-			pointentry.FieldDelta:     {Type: field.TypeInt64, Column: pointentry.FieldDelta},
-			pointentry.FieldReason:    {Type: field.TypeString, Column: pointentry.FieldReason},
-			pointentry.FieldEmailID:   {Type: field.TypeUUID, Column: pointentry.FieldEmailID},
-			pointentry.FieldCreatedAt: {Type: field.TypeTime, Column: pointentry.FieldCreatedAt},
+			pointentry.FieldCompanyID:    {Type: field.TypeUUID, Column: pointentry.FieldCompanyID},
+			pointentry.FieldDelta:        {Type: field.TypeInt64, Column: pointentry.FieldDelta},
+			pointentry.FieldReason:       {Type: field.TypeString, Column: pointentry.FieldReason},
+			pointentry.FieldEmailID:      {Type: field.TypeUUID, Column: pointentry.FieldEmailID},
+			pointentry.FieldExtractionID: {Type: field.TypeUUID, Column: pointentry.FieldExtractionID},
+			pointentry.FieldCreatedAt:    {Type: field.TypeTime, Column: pointentry.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[44] = &sqlgraph.Node{
+	graph.Nodes[47] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   portalaccess.Table,
 			Columns: portalaccess.Columns,
@@ -1168,7 +1269,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			portalaccess.FieldLastLoginAt:     {Type: field.TypeTime, Column: portalaccess.FieldLastLoginAt},
 		},
 	}
-	graph.Nodes[45] = &sqlgraph.Node{
+	graph.Nodes[48] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   portalchangerequest.Table,
 			Columns: portalchangerequest.Columns,
@@ -1196,7 +1297,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			portalchangerequest.FieldWithdrawnAt: {Type: field.TypeTime, Column: portalchangerequest.FieldWithdrawnAt},
 		},
 	}
-	graph.Nodes[46] = &sqlgraph.Node{
+	graph.Nodes[49] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   portalsession.Table,
 			Columns: portalsession.Columns,
@@ -1219,7 +1320,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			portalsession.FieldUserAgent:           {Type: field.TypeString, Column: portalsession.FieldUserAgent},
 		},
 	}
-	graph.Nodes[47] = &sqlgraph.Node{
+	graph.Nodes[50] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   portaltoken.Table,
 			Columns: portaltoken.Columns,
@@ -1240,7 +1341,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			portaltoken.FieldCreatedAt: {Type: field.TypeTime, Column: portaltoken.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[48] = &sqlgraph.Node{
+	graph.Nodes[51] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   portfoliomapping.Table,
 			Columns: portfoliomapping.Columns,
@@ -1261,7 +1362,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			portfoliomapping.FieldDecimalPoint: {Type: field.TypeBool, Column: portfoliomapping.FieldDecimalPoint},
 		},
 	}
-	graph.Nodes[49] = &sqlgraph.Node{
+	graph.Nodes[52] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   portfoliotransfer.Table,
 			Columns: portfoliotransfer.Columns,
@@ -1298,7 +1399,61 @@ var schemaGraph = func() *sqlgraph.Schema {
 			portfoliotransfer.FieldCommittedAt: {Type: field.TypeTime, Column: portfoliotransfer.FieldCommittedAt},
 		},
 	}
-	graph.Nodes[50] = &sqlgraph.Node{
+	graph.Nodes[53] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   privacyrequest.Table,
+			Columns: privacyrequest.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: privacyrequest.FieldID,
+			},
+		},
+		Type: "PrivacyRequest",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			privacyrequest.FieldCompanyID:         {Type: field.TypeUUID, Column: privacyrequest.FieldCompanyID},
+			privacyrequest.FieldCreatedAt:         {Type: field.TypeTime, Column: privacyrequest.FieldCreatedAt},
+			privacyrequest.FieldUpdatedAt:         {Type: field.TypeTime, Column: privacyrequest.FieldUpdatedAt},
+			privacyrequest.FieldVersion:           {Type: field.TypeInt64, Column: privacyrequest.FieldVersion},
+			privacyrequest.FieldType:              {Type: field.TypeEnum, Column: privacyrequest.FieldType},
+			privacyrequest.FieldStatus:            {Type: field.TypeEnum, Column: privacyrequest.FieldStatus},
+			privacyrequest.FieldContactID:         {Type: field.TypeUUID, Column: privacyrequest.FieldContactID},
+			privacyrequest.FieldOwnerID:           {Type: field.TypeUUID, Column: privacyrequest.FieldOwnerID},
+			privacyrequest.FieldCreatorID:         {Type: field.TypeUUID, Column: privacyrequest.FieldCreatorID},
+			privacyrequest.FieldReason:            {Type: field.TypeString, Column: privacyrequest.FieldReason},
+			privacyrequest.FieldRequestedAt:       {Type: field.TypeTime, Column: privacyrequest.FieldRequestedAt},
+			privacyrequest.FieldBlobKey:           {Type: field.TypeString, Column: privacyrequest.FieldBlobKey},
+			privacyrequest.FieldSize:              {Type: field.TypeInt64, Column: privacyrequest.FieldSize},
+			privacyrequest.FieldDownloadTokenHash: {Type: field.TypeString, Column: privacyrequest.FieldDownloadTokenHash},
+			privacyrequest.FieldExpiresAt:         {Type: field.TypeTime, Column: privacyrequest.FieldExpiresAt},
+			privacyrequest.FieldSummary:           {Type: field.TypeJSON, Column: privacyrequest.FieldSummary},
+			privacyrequest.FieldError:             {Type: field.TypeString, Column: privacyrequest.FieldError},
+			privacyrequest.FieldCompletedAt:       {Type: field.TypeTime, Column: privacyrequest.FieldCompletedAt},
+		},
+	}
+	graph.Nodes[54] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   retainedrecord.Table,
+			Columns: retainedrecord.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: retainedrecord.FieldID,
+			},
+		},
+		Type: "RetainedRecord",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			retainedrecord.FieldCompanyID:   {Type: field.TypeUUID, Column: retainedrecord.FieldCompanyID},
+			retainedrecord.FieldRequestID:   {Type: field.TypeUUID, Column: retainedrecord.FieldRequestID},
+			retainedrecord.FieldContactID:   {Type: field.TypeUUID, Column: retainedrecord.FieldContactID},
+			retainedrecord.FieldRecordType:  {Type: field.TypeString, Column: retainedrecord.FieldRecordType},
+			retainedrecord.FieldRecordID:    {Type: field.TypeUUID, Column: retainedrecord.FieldRecordID},
+			retainedrecord.FieldBasis:       {Type: field.TypeString, Column: retainedrecord.FieldBasis},
+			retainedrecord.FieldData:        {Type: field.TypeJSON, Column: retainedrecord.FieldData},
+			retainedrecord.FieldBlobKeys:    {Type: field.TypeJSON, Column: retainedrecord.FieldBlobKeys},
+			retainedrecord.FieldRetainUntil: {Type: field.TypeTime, Column: retainedrecord.FieldRetainUntil},
+			retainedrecord.FieldCreatedAt:   {Type: field.TypeTime, Column: retainedrecord.FieldCreatedAt},
+		},
+	}
+	graph.Nodes[55] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   signaturerequest.Table,
 			Columns: signaturerequest.Columns,
@@ -1331,7 +1486,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			signaturerequest.FieldCreatorID:        {Type: field.TypeUUID, Column: signaturerequest.FieldCreatorID},
 		},
 	}
-	graph.Nodes[51] = &sqlgraph.Node{
+	graph.Nodes[56] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   signaturesigner.Table,
 			Columns: signaturesigner.Columns,
@@ -1369,7 +1524,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			signaturesigner.FieldTypedName:       {Type: field.TypeString, Column: signaturesigner.FieldTypedName},
 		},
 	}
-	graph.Nodes[52] = &sqlgraph.Node{
+	graph.Nodes[57] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   standarddocument.Table,
 			Columns: standarddocument.Columns,
@@ -1391,7 +1546,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			standarddocument.FieldSignatureFields: {Type: field.TypeJSON, Column: standarddocument.FieldSignatureFields},
 		},
 	}
-	graph.Nodes[53] = &sqlgraph.Node{
+	graph.Nodes[58] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   task.Table,
 			Columns: task.Columns,
@@ -1419,7 +1574,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			task.FieldCompletedAt:        {Type: field.TypeTime, Column: task.FieldCompletedAt},
 		},
 	}
-	graph.Nodes[54] = &sqlgraph.Node{
+	graph.Nodes[59] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   taskcomment.Table,
 			Columns: taskcomment.Columns,
@@ -1439,7 +1594,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			taskcomment.FieldContent:   {Type: field.TypeString, Column: taskcomment.FieldContent},
 		},
 	}
-	graph.Nodes[55] = &sqlgraph.Node{
+	graph.Nodes[60] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   user.Table,
 			Columns: user.Columns,
@@ -1463,7 +1618,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			user.FieldPasswordHash:       {Type: field.TypeString, Column: user.FieldPasswordHash},
 		},
 	}
-	graph.Nodes[56] = &sqlgraph.Node{
+	graph.Nodes[61] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookcursor.Table,
 			Columns: webhookcursor.Columns,
@@ -1479,7 +1634,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookcursor.FieldUpdatedAt:     {Type: field.TypeTime, Column: webhookcursor.FieldUpdatedAt},
 		},
 	}
-	graph.Nodes[57] = &sqlgraph.Node{
+	graph.Nodes[62] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -1506,7 +1661,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldNextAttemptAt: {Type: field.TypeTime, Column: webhookdelivery.FieldNextAttemptAt},
 		},
 	}
-	graph.Nodes[58] = &sqlgraph.Node{
+	graph.Nodes[63] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookendpoint.Table,
 			Columns: webhookendpoint.Columns,
@@ -1734,6 +1889,30 @@ var schemaGraph = func() *sqlgraph.Schema {
 		&sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
 			Inverse: false,
+			Table:   contactimport.CompanyTable,
+			Columns: []string{contactimport.CompanyColumn},
+			Bidi:    false,
+		},
+		"ContactImport",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   contactimportrow.CompanyTable,
+			Columns: []string{contactimportrow.CompanyColumn},
+			Bidi:    false,
+		},
+		"ContactImportRow",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
 			Table:   contactphone.CompanyTable,
 			Columns: []string{contactphone.CompanyColumn},
 			Bidi:    false,
@@ -1788,6 +1967,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"Contract",
 		"Insurer",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   contractextraction.CompanyTable,
+			Columns: []string{contractextraction.CompanyColumn},
+			Bidi:    false,
+		},
+		"ContractExtraction",
+		"Company",
 	)
 	graph.MustAddE(
 		"company",
@@ -2171,6 +2362,30 @@ var schemaGraph = func() *sqlgraph.Schema {
 			Bidi:    false,
 		},
 		"PortfolioTransfer",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   privacyrequest.CompanyTable,
+			Columns: []string{privacyrequest.CompanyColumn},
+			Bidi:    false,
+		},
+		"PrivacyRequest",
+		"Company",
+	)
+	graph.MustAddE(
+		"company",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   retainedrecord.CompanyTable,
+			Columns: []string{retainedrecord.CompanyColumn},
+			Bidi:    false,
+		},
+		"RetainedRecord",
 		"Company",
 	)
 	graph.MustAddE(
@@ -4024,6 +4239,299 @@ func (f *ContactFinanceFilter) WhereHasCompanyWith(preds ...predicate.Company) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *ContactImportQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the ContactImportQuery builder.
+func (_q *ContactImportQuery) Filter() *ContactImportFilter {
+	return &ContactImportFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *ContactImportMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the ContactImportMutation builder.
+func (m *ContactImportMutation) Filter() *ContactImportFilter {
+	return &ContactImportFilter{config: m.config, predicateAdder: m}
+}
+
+// ContactImportFilter provides a generic filtering capability at runtime for ContactImportQuery.
+type ContactImportFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *ContactImportFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *ContactImportFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(contactimport.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *ContactImportFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(contactimport.FieldCompanyID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *ContactImportFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(contactimport.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *ContactImportFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(contactimport.FieldUpdatedAt))
+}
+
+// WhereVersion applies the entql int64 predicate on the version field.
+func (f *ContactImportFilter) WhereVersion(p entql.Int64P) {
+	f.Where(p.Field(contactimport.FieldVersion))
+}
+
+// WhereStatus applies the entql string predicate on the status field.
+func (f *ContactImportFilter) WhereStatus(p entql.StringP) {
+	f.Where(p.Field(contactimport.FieldStatus))
+}
+
+// WhereFormat applies the entql string predicate on the format field.
+func (f *ContactImportFilter) WhereFormat(p entql.StringP) {
+	f.Where(p.Field(contactimport.FieldFormat))
+}
+
+// WhereContactType applies the entql string predicate on the contact_type field.
+func (f *ContactImportFilter) WhereContactType(p entql.StringP) {
+	f.Where(p.Field(contactimport.FieldContactType))
+}
+
+// WhereFilename applies the entql string predicate on the filename field.
+func (f *ContactImportFilter) WhereFilename(p entql.StringP) {
+	f.Where(p.Field(contactimport.FieldFilename))
+}
+
+// WhereSize applies the entql int64 predicate on the size field.
+func (f *ContactImportFilter) WhereSize(p entql.Int64P) {
+	f.Where(p.Field(contactimport.FieldSize))
+}
+
+// WhereSha256 applies the entql string predicate on the sha256 field.
+func (f *ContactImportFilter) WhereSha256(p entql.StringP) {
+	f.Where(p.Field(contactimport.FieldSha256))
+}
+
+// WhereBlobKey applies the entql string predicate on the blob_key field.
+func (f *ContactImportFilter) WhereBlobKey(p entql.StringP) {
+	f.Where(p.Field(contactimport.FieldBlobKey))
+}
+
+// WhereEncoding applies the entql string predicate on the encoding field.
+func (f *ContactImportFilter) WhereEncoding(p entql.StringP) {
+	f.Where(p.Field(contactimport.FieldEncoding))
+}
+
+// WhereDelimiter applies the entql string predicate on the delimiter field.
+func (f *ContactImportFilter) WhereDelimiter(p entql.StringP) {
+	f.Where(p.Field(contactimport.FieldDelimiter))
+}
+
+// WhereHeaders applies the entql json.RawMessage predicate on the headers field.
+func (f *ContactImportFilter) WhereHeaders(p entql.BytesP) {
+	f.Where(p.Field(contactimport.FieldHeaders))
+}
+
+// WhereMapping applies the entql json.RawMessage predicate on the mapping field.
+func (f *ContactImportFilter) WhereMapping(p entql.BytesP) {
+	f.Where(p.Field(contactimport.FieldMapping))
+}
+
+// WhereSuggestedMapping applies the entql json.RawMessage predicate on the suggested_mapping field.
+func (f *ContactImportFilter) WhereSuggestedMapping(p entql.BytesP) {
+	f.Where(p.Field(contactimport.FieldSuggestedMapping))
+}
+
+// WhereTags applies the entql json.RawMessage predicate on the tags field.
+func (f *ContactImportFilter) WhereTags(p entql.BytesP) {
+	f.Where(p.Field(contactimport.FieldTags))
+}
+
+// WhereOwnerID applies the entql [16]byte predicate on the owner_id field.
+func (f *ContactImportFilter) WhereOwnerID(p entql.ValueP) {
+	f.Where(p.Field(contactimport.FieldOwnerID))
+}
+
+// WhereCreatorID applies the entql [16]byte predicate on the creator_id field.
+func (f *ContactImportFilter) WhereCreatorID(p entql.ValueP) {
+	f.Where(p.Field(contactimport.FieldCreatorID))
+}
+
+// WhereDuplicates applies the entql string predicate on the duplicates field.
+func (f *ContactImportFilter) WhereDuplicates(p entql.StringP) {
+	f.Where(p.Field(contactimport.FieldDuplicates))
+}
+
+// WhereRowCount applies the entql int predicate on the row_count field.
+func (f *ContactImportFilter) WhereRowCount(p entql.IntP) {
+	f.Where(p.Field(contactimport.FieldRowCount))
+}
+
+// WhereCounts applies the entql json.RawMessage predicate on the counts field.
+func (f *ContactImportFilter) WhereCounts(p entql.BytesP) {
+	f.Where(p.Field(contactimport.FieldCounts))
+}
+
+// WhereCommitted applies the entql int predicate on the committed field.
+func (f *ContactImportFilter) WhereCommitted(p entql.IntP) {
+	f.Where(p.Field(contactimport.FieldCommitted))
+}
+
+// WhereError applies the entql string predicate on the error field.
+func (f *ContactImportFilter) WhereError(p entql.StringP) {
+	f.Where(p.Field(contactimport.FieldError))
+}
+
+// WhereAnalyzedAt applies the entql time.Time predicate on the analyzed_at field.
+func (f *ContactImportFilter) WhereAnalyzedAt(p entql.TimeP) {
+	f.Where(p.Field(contactimport.FieldAnalyzedAt))
+}
+
+// WhereCommittedAt applies the entql time.Time predicate on the committed_at field.
+func (f *ContactImportFilter) WhereCommittedAt(p entql.TimeP) {
+	f.Where(p.Field(contactimport.FieldCommittedAt))
+}
+
+// WhereCompletedAt applies the entql time.Time predicate on the completed_at field.
+func (f *ContactImportFilter) WhereCompletedAt(p entql.TimeP) {
+	f.Where(p.Field(contactimport.FieldCompletedAt))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *ContactImportFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *ContactImportFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *ContactImportRowQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the ContactImportRowQuery builder.
+func (_q *ContactImportRowQuery) Filter() *ContactImportRowFilter {
+	return &ContactImportRowFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *ContactImportRowMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the ContactImportRowMutation builder.
+func (m *ContactImportRowMutation) Filter() *ContactImportRowFilter {
+	return &ContactImportRowFilter{config: m.config, predicateAdder: m}
+}
+
+// ContactImportRowFilter provides a generic filtering capability at runtime for ContactImportRowQuery.
+type ContactImportRowFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *ContactImportRowFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *ContactImportRowFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(contactimportrow.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *ContactImportRowFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(contactimportrow.FieldCompanyID))
+}
+
+// WhereImportID applies the entql [16]byte predicate on the import_id field.
+func (f *ContactImportRowFilter) WhereImportID(p entql.ValueP) {
+	f.Where(p.Field(contactimportrow.FieldImportID))
+}
+
+// WhereCreatorID applies the entql [16]byte predicate on the creator_id field.
+func (f *ContactImportRowFilter) WhereCreatorID(p entql.ValueP) {
+	f.Where(p.Field(contactimportrow.FieldCreatorID))
+}
+
+// WhereRow applies the entql int predicate on the row field.
+func (f *ContactImportRowFilter) WhereRow(p entql.IntP) {
+	f.Where(p.Field(contactimportrow.FieldRow))
+}
+
+// WhereCells applies the entql json.RawMessage predicate on the cells field.
+func (f *ContactImportRowFilter) WhereCells(p entql.BytesP) {
+	f.Where(p.Field(contactimportrow.FieldCells))
+}
+
+// WhereAnalysis applies the entql string predicate on the analysis field.
+func (f *ContactImportRowFilter) WhereAnalysis(p entql.StringP) {
+	f.Where(p.Field(contactimportrow.FieldAnalysis))
+}
+
+// WhereOutcome applies the entql string predicate on the outcome field.
+func (f *ContactImportRowFilter) WhereOutcome(p entql.StringP) {
+	f.Where(p.Field(contactimportrow.FieldOutcome))
+}
+
+// WhereContactID applies the entql [16]byte predicate on the contact_id field.
+func (f *ContactImportRowFilter) WhereContactID(p entql.ValueP) {
+	f.Where(p.Field(contactimportrow.FieldContactID))
+}
+
+// WhereDuplicateRow applies the entql int predicate on the duplicate_row field.
+func (f *ContactImportRowFilter) WhereDuplicateRow(p entql.IntP) {
+	f.Where(p.Field(contactimportrow.FieldDuplicateRow))
+}
+
+// WhereErrors applies the entql json.RawMessage predicate on the errors field.
+func (f *ContactImportRowFilter) WhereErrors(p entql.BytesP) {
+	f.Where(p.Field(contactimportrow.FieldErrors))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *ContactImportRowFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *ContactImportRowFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *ContactPhoneQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -4052,7 +4560,7 @@ type ContactPhoneFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ContactPhoneFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4160,7 +4668,7 @@ type ContactRelationshipFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ContactRelationshipFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4254,7 +4762,7 @@ type ContractFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ContractFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4394,6 +4902,155 @@ func (f *ContractFilter) WhereHasInsurerWith(preds ...predicate.Insurer) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *ContractExtractionQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the ContractExtractionQuery builder.
+func (_q *ContractExtractionQuery) Filter() *ContractExtractionFilter {
+	return &ContractExtractionFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *ContractExtractionMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the ContractExtractionMutation builder.
+func (m *ContractExtractionMutation) Filter() *ContractExtractionFilter {
+	return &ContractExtractionFilter{config: m.config, predicateAdder: m}
+}
+
+// ContractExtractionFilter provides a generic filtering capability at runtime for ContractExtractionQuery.
+type ContractExtractionFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *ContractExtractionFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *ContractExtractionFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(contractextraction.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *ContractExtractionFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(contractextraction.FieldCompanyID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *ContractExtractionFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(contractextraction.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *ContractExtractionFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(contractextraction.FieldUpdatedAt))
+}
+
+// WhereVersion applies the entql int64 predicate on the version field.
+func (f *ContractExtractionFilter) WhereVersion(p entql.Int64P) {
+	f.Where(p.Field(contractextraction.FieldVersion))
+}
+
+// WhereStatus applies the entql string predicate on the status field.
+func (f *ContractExtractionFilter) WhereStatus(p entql.StringP) {
+	f.Where(p.Field(contractextraction.FieldStatus))
+}
+
+// WhereDocumentID applies the entql [16]byte predicate on the document_id field.
+func (f *ContractExtractionFilter) WhereDocumentID(p entql.ValueP) {
+	f.Where(p.Field(contractextraction.FieldDocumentID))
+}
+
+// WhereContactID applies the entql [16]byte predicate on the contact_id field.
+func (f *ContractExtractionFilter) WhereContactID(p entql.ValueP) {
+	f.Where(p.Field(contractextraction.FieldContactID))
+}
+
+// WhereContractID applies the entql [16]byte predicate on the contract_id field.
+func (f *ContractExtractionFilter) WhereContractID(p entql.ValueP) {
+	f.Where(p.Field(contractextraction.FieldContractID))
+}
+
+// WhereContractVersion applies the entql int predicate on the contract_version field.
+func (f *ContractExtractionFilter) WhereContractVersion(p entql.IntP) {
+	f.Where(p.Field(contractextraction.FieldContractVersion))
+}
+
+// WhereContractType applies the entql string predicate on the contract_type field.
+func (f *ContractExtractionFilter) WhereContractType(p entql.StringP) {
+	f.Where(p.Field(contractextraction.FieldContractType))
+}
+
+// WhereAutoApply applies the entql bool predicate on the auto_apply field.
+func (f *ContractExtractionFilter) WhereAutoApply(p entql.BoolP) {
+	f.Where(p.Field(contractextraction.FieldAutoApply))
+}
+
+// WhereMethod applies the entql string predicate on the method field.
+func (f *ContractExtractionFilter) WhereMethod(p entql.StringP) {
+	f.Where(p.Field(contractextraction.FieldMethod))
+}
+
+// WherePages applies the entql int predicate on the pages field.
+func (f *ContractExtractionFilter) WherePages(p entql.IntP) {
+	f.Where(p.Field(contractextraction.FieldPages))
+}
+
+// WhereFields applies the entql json.RawMessage predicate on the fields field.
+func (f *ContractExtractionFilter) WhereFields(p entql.BytesP) {
+	f.Where(p.Field(contractextraction.FieldFields))
+}
+
+// WherePoints applies the entql int64 predicate on the points field.
+func (f *ContractExtractionFilter) WherePoints(p entql.Int64P) {
+	f.Where(p.Field(contractextraction.FieldPoints))
+}
+
+// WhereError applies the entql string predicate on the error field.
+func (f *ContractExtractionFilter) WhereError(p entql.StringP) {
+	f.Where(p.Field(contractextraction.FieldError))
+}
+
+// WhereCreatorID applies the entql [16]byte predicate on the creator_id field.
+func (f *ContractExtractionFilter) WhereCreatorID(p entql.ValueP) {
+	f.Where(p.Field(contractextraction.FieldCreatorID))
+}
+
+// WhereCompletedAt applies the entql time.Time predicate on the completed_at field.
+func (f *ContractExtractionFilter) WhereCompletedAt(p entql.TimeP) {
+	f.Where(p.Field(contractextraction.FieldCompletedAt))
+}
+
+// WhereAppliedAt applies the entql time.Time predicate on the applied_at field.
+func (f *ContractExtractionFilter) WhereAppliedAt(p entql.TimeP) {
+	f.Where(p.Field(contractextraction.FieldAppliedAt))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *ContractExtractionFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *ContractExtractionFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *CorrespondenceCaseQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -4422,7 +5079,7 @@ type CorrespondenceCaseFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CorrespondenceCaseFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4571,7 +5228,7 @@ type CustomFieldDefinitionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CustomFieldDefinitionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4665,7 +5322,7 @@ type DelegationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *DelegationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4772,7 +5429,7 @@ type DocumentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *DocumentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4901,7 +5558,7 @@ type DocumentTemplateFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *DocumentTemplateFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4995,7 +5652,7 @@ type EmailFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EmailFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5224,7 +5881,7 @@ type EmailAttachmentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EmailAttachmentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5333,7 +5990,7 @@ type EmailLinkFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EmailLinkFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5417,7 +6074,7 @@ type EmailOptOutFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EmailOptOutFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5501,7 +6158,7 @@ type EmailTemplateFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EmailTemplateFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5605,7 +6262,7 @@ type EmailThreadFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EmailThreadFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5699,7 +6356,7 @@ type EventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5813,7 +6470,7 @@ type EventCounterFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EventCounterFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5877,7 +6534,7 @@ type ExternalRefFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ExternalRefFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[33].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5956,7 +6613,7 @@ type IdempotencyKeyFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *IdempotencyKeyFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[34].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6075,7 +6732,7 @@ type InsurerFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *InsurerFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[35].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6135,7 +6792,7 @@ type JobRunFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *JobRunFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[33].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[36].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6180,7 +6837,7 @@ type LeadFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[34].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[37].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6363,7 +7020,7 @@ type LeadAttachmentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadAttachmentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[35].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[38].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6471,7 +7128,7 @@ type LeadStageFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadStageFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[36].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[39].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6565,7 +7222,7 @@ type LeadSubmissionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadSubmissionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[37].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[40].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6654,7 +7311,7 @@ type MailboxFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *MailboxFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[38].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[41].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6783,7 +7440,7 @@ type MailboxFolderFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *MailboxFolderFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[39].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[42].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6877,7 +7534,7 @@ type OAuthClientFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OAuthClientFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[40].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[43].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6967,7 +7624,7 @@ type OAuthConsentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OAuthConsentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[41].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[44].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7037,7 +7694,7 @@ type OAuthTokenFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OAuthTokenFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[42].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[45].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7147,7 +7804,7 @@ type PointEntryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PointEntryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[43].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[46].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7176,6 +7833,11 @@ func (f *PointEntryFilter) WhereReason(p entql.StringP) {
 // WhereEmailID applies the entql [16]byte predicate on the email_id field.
 func (f *PointEntryFilter) WhereEmailID(p entql.ValueP) {
 	f.Where(p.Field(pointentry.FieldEmailID))
+}
+
+// WhereExtractionID applies the entql [16]byte predicate on the extraction_id field.
+func (f *PointEntryFilter) WhereExtractionID(p entql.ValueP) {
+	f.Where(p.Field(pointentry.FieldExtractionID))
 }
 
 // WhereCreatedAt applies the entql time.Time predicate on the created_at field.
@@ -7226,7 +7888,7 @@ type PortalAccessFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PortalAccessFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[44].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[47].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7365,7 +8027,7 @@ type PortalChangeRequestFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PortalChangeRequestFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[45].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[48].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7494,7 +8156,7 @@ type PortalSessionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PortalSessionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[46].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[49].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7598,7 +8260,7 @@ type PortalTokenFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PortalTokenFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[47].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[50].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7692,7 +8354,7 @@ type PortfolioMappingFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PortfolioMappingFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[48].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[51].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7786,7 +8448,7 @@ type PortfolioTransferFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PortfolioTransferFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[49].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[52].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7932,6 +8594,254 @@ func (f *PortfolioTransferFilter) WhereHasCompanyWith(preds ...predicate.Company
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *PrivacyRequestQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the PrivacyRequestQuery builder.
+func (_q *PrivacyRequestQuery) Filter() *PrivacyRequestFilter {
+	return &PrivacyRequestFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *PrivacyRequestMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the PrivacyRequestMutation builder.
+func (m *PrivacyRequestMutation) Filter() *PrivacyRequestFilter {
+	return &PrivacyRequestFilter{config: m.config, predicateAdder: m}
+}
+
+// PrivacyRequestFilter provides a generic filtering capability at runtime for PrivacyRequestQuery.
+type PrivacyRequestFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *PrivacyRequestFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[53].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *PrivacyRequestFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(privacyrequest.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *PrivacyRequestFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(privacyrequest.FieldCompanyID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *PrivacyRequestFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(privacyrequest.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *PrivacyRequestFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(privacyrequest.FieldUpdatedAt))
+}
+
+// WhereVersion applies the entql int64 predicate on the version field.
+func (f *PrivacyRequestFilter) WhereVersion(p entql.Int64P) {
+	f.Where(p.Field(privacyrequest.FieldVersion))
+}
+
+// WhereType applies the entql string predicate on the type field.
+func (f *PrivacyRequestFilter) WhereType(p entql.StringP) {
+	f.Where(p.Field(privacyrequest.FieldType))
+}
+
+// WhereStatus applies the entql string predicate on the status field.
+func (f *PrivacyRequestFilter) WhereStatus(p entql.StringP) {
+	f.Where(p.Field(privacyrequest.FieldStatus))
+}
+
+// WhereContactID applies the entql [16]byte predicate on the contact_id field.
+func (f *PrivacyRequestFilter) WhereContactID(p entql.ValueP) {
+	f.Where(p.Field(privacyrequest.FieldContactID))
+}
+
+// WhereOwnerID applies the entql [16]byte predicate on the owner_id field.
+func (f *PrivacyRequestFilter) WhereOwnerID(p entql.ValueP) {
+	f.Where(p.Field(privacyrequest.FieldOwnerID))
+}
+
+// WhereCreatorID applies the entql [16]byte predicate on the creator_id field.
+func (f *PrivacyRequestFilter) WhereCreatorID(p entql.ValueP) {
+	f.Where(p.Field(privacyrequest.FieldCreatorID))
+}
+
+// WhereReason applies the entql string predicate on the reason field.
+func (f *PrivacyRequestFilter) WhereReason(p entql.StringP) {
+	f.Where(p.Field(privacyrequest.FieldReason))
+}
+
+// WhereRequestedAt applies the entql time.Time predicate on the requested_at field.
+func (f *PrivacyRequestFilter) WhereRequestedAt(p entql.TimeP) {
+	f.Where(p.Field(privacyrequest.FieldRequestedAt))
+}
+
+// WhereBlobKey applies the entql string predicate on the blob_key field.
+func (f *PrivacyRequestFilter) WhereBlobKey(p entql.StringP) {
+	f.Where(p.Field(privacyrequest.FieldBlobKey))
+}
+
+// WhereSize applies the entql int64 predicate on the size field.
+func (f *PrivacyRequestFilter) WhereSize(p entql.Int64P) {
+	f.Where(p.Field(privacyrequest.FieldSize))
+}
+
+// WhereDownloadTokenHash applies the entql string predicate on the download_token_hash field.
+func (f *PrivacyRequestFilter) WhereDownloadTokenHash(p entql.StringP) {
+	f.Where(p.Field(privacyrequest.FieldDownloadTokenHash))
+}
+
+// WhereExpiresAt applies the entql time.Time predicate on the expires_at field.
+func (f *PrivacyRequestFilter) WhereExpiresAt(p entql.TimeP) {
+	f.Where(p.Field(privacyrequest.FieldExpiresAt))
+}
+
+// WhereSummary applies the entql json.RawMessage predicate on the summary field.
+func (f *PrivacyRequestFilter) WhereSummary(p entql.BytesP) {
+	f.Where(p.Field(privacyrequest.FieldSummary))
+}
+
+// WhereError applies the entql string predicate on the error field.
+func (f *PrivacyRequestFilter) WhereError(p entql.StringP) {
+	f.Where(p.Field(privacyrequest.FieldError))
+}
+
+// WhereCompletedAt applies the entql time.Time predicate on the completed_at field.
+func (f *PrivacyRequestFilter) WhereCompletedAt(p entql.TimeP) {
+	f.Where(p.Field(privacyrequest.FieldCompletedAt))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *PrivacyRequestFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *PrivacyRequestFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *RetainedRecordQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the RetainedRecordQuery builder.
+func (_q *RetainedRecordQuery) Filter() *RetainedRecordFilter {
+	return &RetainedRecordFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *RetainedRecordMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the RetainedRecordMutation builder.
+func (m *RetainedRecordMutation) Filter() *RetainedRecordFilter {
+	return &RetainedRecordFilter{config: m.config, predicateAdder: m}
+}
+
+// RetainedRecordFilter provides a generic filtering capability at runtime for RetainedRecordQuery.
+type RetainedRecordFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *RetainedRecordFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[54].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *RetainedRecordFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(retainedrecord.FieldID))
+}
+
+// WhereCompanyID applies the entql [16]byte predicate on the company_id field.
+func (f *RetainedRecordFilter) WhereCompanyID(p entql.ValueP) {
+	f.Where(p.Field(retainedrecord.FieldCompanyID))
+}
+
+// WhereRequestID applies the entql [16]byte predicate on the request_id field.
+func (f *RetainedRecordFilter) WhereRequestID(p entql.ValueP) {
+	f.Where(p.Field(retainedrecord.FieldRequestID))
+}
+
+// WhereContactID applies the entql [16]byte predicate on the contact_id field.
+func (f *RetainedRecordFilter) WhereContactID(p entql.ValueP) {
+	f.Where(p.Field(retainedrecord.FieldContactID))
+}
+
+// WhereRecordType applies the entql string predicate on the record_type field.
+func (f *RetainedRecordFilter) WhereRecordType(p entql.StringP) {
+	f.Where(p.Field(retainedrecord.FieldRecordType))
+}
+
+// WhereRecordID applies the entql [16]byte predicate on the record_id field.
+func (f *RetainedRecordFilter) WhereRecordID(p entql.ValueP) {
+	f.Where(p.Field(retainedrecord.FieldRecordID))
+}
+
+// WhereBasis applies the entql string predicate on the basis field.
+func (f *RetainedRecordFilter) WhereBasis(p entql.StringP) {
+	f.Where(p.Field(retainedrecord.FieldBasis))
+}
+
+// WhereData applies the entql json.RawMessage predicate on the data field.
+func (f *RetainedRecordFilter) WhereData(p entql.BytesP) {
+	f.Where(p.Field(retainedrecord.FieldData))
+}
+
+// WhereBlobKeys applies the entql json.RawMessage predicate on the blob_keys field.
+func (f *RetainedRecordFilter) WhereBlobKeys(p entql.BytesP) {
+	f.Where(p.Field(retainedrecord.FieldBlobKeys))
+}
+
+// WhereRetainUntil applies the entql time.Time predicate on the retain_until field.
+func (f *RetainedRecordFilter) WhereRetainUntil(p entql.TimeP) {
+	f.Where(p.Field(retainedrecord.FieldRetainUntil))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *RetainedRecordFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(retainedrecord.FieldCreatedAt))
+}
+
+// WhereHasCompany applies a predicate to check if query has an edge company.
+func (f *RetainedRecordFilter) WhereHasCompany() {
+	f.Where(entql.HasEdge("company"))
+}
+
+// WhereHasCompanyWith applies a predicate to check if query has an edge company with a given conditions (other predicates).
+func (f *RetainedRecordFilter) WhereHasCompanyWith(preds ...predicate.Company) {
+	f.Where(entql.HasEdgeWith("company", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *SignatureRequestQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -7960,7 +8870,7 @@ type SignatureRequestFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SignatureRequestFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[50].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[55].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -8114,7 +9024,7 @@ type SignatureSignerFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SignatureSignerFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[51].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[56].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -8293,7 +9203,7 @@ type StandardDocumentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *StandardDocumentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[52].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[57].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -8392,7 +9302,7 @@ type TaskFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TaskFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[53].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[58].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -8535,7 +9445,7 @@ type TaskCommentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TaskCommentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[54].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[59].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -8638,7 +9548,7 @@ type UserFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UserFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[55].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[60].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -8747,7 +9657,7 @@ type WebhookCursorFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookCursorFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[56].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[61].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -8816,7 +9726,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[57].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[62].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -8940,7 +9850,7 @@ type WebhookEndpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookEndpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[58].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[63].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

@@ -26,9 +26,12 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/contactactivity"
 	"github.com/brokerdesk/brokerdesk/ent/contactcover"
 	"github.com/brokerdesk/brokerdesk/ent/contactfinance"
+	"github.com/brokerdesk/brokerdesk/ent/contactimport"
+	"github.com/brokerdesk/brokerdesk/ent/contactimportrow"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
 	"github.com/brokerdesk/brokerdesk/ent/contactrelationship"
 	"github.com/brokerdesk/brokerdesk/ent/contract"
+	"github.com/brokerdesk/brokerdesk/ent/contractextraction"
 	"github.com/brokerdesk/brokerdesk/ent/correspondencecase"
 	"github.com/brokerdesk/brokerdesk/ent/customfielddefinition"
 	"github.com/brokerdesk/brokerdesk/ent/delegation"
@@ -63,6 +66,8 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/portfoliomapping"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
 	"github.com/brokerdesk/brokerdesk/ent/predicate"
+	"github.com/brokerdesk/brokerdesk/ent/privacyrequest"
+	"github.com/brokerdesk/brokerdesk/ent/retainedrecord"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 	"github.com/brokerdesk/brokerdesk/ent/signaturerequest"
 	"github.com/brokerdesk/brokerdesk/ent/signaturesigner"
@@ -99,9 +104,12 @@ const (
 	TypeContactActivity         = "ContactActivity"
 	TypeContactCover            = "ContactCover"
 	TypeContactFinance          = "ContactFinance"
+	TypeContactImport           = "ContactImport"
+	TypeContactImportRow        = "ContactImportRow"
 	TypeContactPhone            = "ContactPhone"
 	TypeContactRelationship     = "ContactRelationship"
 	TypeContract                = "Contract"
+	TypeContractExtraction      = "ContractExtraction"
 	TypeCorrespondenceCase      = "CorrespondenceCase"
 	TypeCustomFieldDefinition   = "CustomFieldDefinition"
 	TypeDelegation              = "Delegation"
@@ -135,6 +143,8 @@ const (
 	TypePortalToken             = "PortalToken"
 	TypePortfolioMapping        = "PortfolioMapping"
 	TypePortfolioTransfer       = "PortfolioTransfer"
+	TypePrivacyRequest          = "PrivacyRequest"
+	TypeRetainedRecord          = "RetainedRecord"
 	TypeSignatureRequest        = "SignatureRequest"
 	TypeSignatureSigner         = "SignatureSigner"
 	TypeStandardDocument        = "StandardDocument"
@@ -16677,6 +16687,3234 @@ func (m *ContactFinanceMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown ContactFinance edge %s", name)
 }
 
+// ContactImportMutation represents an operation that mutates the ContactImport nodes in the graph.
+type ContactImportMutation struct {
+	config
+	op                Op
+	typ               string
+	id                *uuid.UUID
+	created_at        *time.Time
+	updated_at        *time.Time
+	version           *int64
+	addversion        *int64
+	status            *contactimport.Status
+	format            *contactimport.Format
+	contact_type      *contactimport.ContactType
+	filename          *string
+	size              *int64
+	addsize           *int64
+	sha256            *string
+	blob_key          *string
+	encoding          *string
+	delimiter         *string
+	headers           *[]string
+	appendheaders     []string
+	mapping           *map[string]string
+	suggested_mapping *map[string]string
+	tags              *[]string
+	appendtags        []string
+	owner_id          *uuid.UUID
+	creator_id        *uuid.UUID
+	duplicates        *contactimport.Duplicates
+	row_count         *int
+	addrow_count      *int
+	counts            *map[string]int
+	committed         *int
+	addcommitted      *int
+	error             *string
+	analyzed_at       *time.Time
+	committed_at      *time.Time
+	completed_at      *time.Time
+	clearedFields     map[string]struct{}
+	company           *uuid.UUID
+	clearedcompany    bool
+	done              bool
+	oldValue          func(context.Context) (*ContactImport, error)
+	predicates        []predicate.ContactImport
+}
+
+var _ ent.Mutation = (*ContactImportMutation)(nil)
+
+// contactimportOption allows management of the mutation configuration using functional options.
+type contactimportOption func(*ContactImportMutation)
+
+// newContactImportMutation creates new mutation for the ContactImport entity.
+func newContactImportMutation(c config, op Op, opts ...contactimportOption) *ContactImportMutation {
+	m := &ContactImportMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeContactImport,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withContactImportID sets the ID field of the mutation.
+func withContactImportID(id uuid.UUID) contactimportOption {
+	return func(m *ContactImportMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ContactImport
+		)
+		m.oldValue = func(ctx context.Context) (*ContactImport, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ContactImport.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withContactImport sets the old ContactImport of the mutation.
+func withContactImport(node *ContactImport) contactimportOption {
+	return func(m *ContactImportMutation) {
+		m.oldValue = func(context.Context) (*ContactImport, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ContactImportMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ContactImportMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of ContactImport entities.
+func (m *ContactImportMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ContactImportMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ContactImportMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ContactImport.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *ContactImportMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *ContactImportMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the ContactImport entity.
+// If the ContactImport object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactImportMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *ContactImportMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *ContactImportMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *ContactImportMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the ContactImport entity.
+// If the ContactImport object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactImportMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *ContactImportMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *ContactImportMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *ContactImportMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the ContactImport entity.
+// If the ContactImport object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactImportMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *ContactImportMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *ContactImportMutation) SetVersion(i int64) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *ContactImportMutation) Version() (r int64, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the ContactImport entity.
+// If the ContactImport object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactImportMutation) OldVersion(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *ContactImportMutation) AddVersion(i int64) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *ContactImportMutation) AddedVersion() (r int64, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *ContactImportMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *ContactImportMutation) SetStatus(c contactimport.Status) {
+	m.status = &c
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *ContactImportMutation) Status() (r contactimport.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the ContactImport entity.
+// If the ContactImport object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactImportMutation) OldStatus(ctx context.Context) (v contactimport.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *ContactImportMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetFormat sets the "format" field.
+func (m *ContactImportMutation) SetFormat(c contactimport.Format) {
+	m.format = &c
+}
+
+// Format returns the value of the "format" field in the mutation.
+func (m *ContactImportMutation) Format() (r contactimport.Format, exists bool) {
+	v := m.format
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFormat returns the old "format" field's value of the ContactImport entity.
+// If the ContactImport object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactImportMutation) OldFormat(ctx context.Context) (v contactimport.Format, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFormat is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFormat requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFormat: %w", err)
+	}
+	return oldValue.Format, nil
+}
+
+// ResetFormat resets all changes to the "format" field.
+func (m *ContactImportMutation) ResetFormat() {
+	m.format = nil
+}
+
+// SetContactType sets the "contact_type" field.
+func (m *ContactImportMutation) SetContactType(ct contactimport.ContactType) {
+	m.contact_type = &ct
+}
+
+// ContactType returns the value of the "contact_type" field in the mutation.
+func (m *ContactImportMutation) ContactType() (r contactimport.ContactType, exists bool) {
+	v := m.contact_type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContactType returns the old "contact_type" field's value of the ContactImport entity.
+// If the ContactImport object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactImportMutation) OldContactType(ctx context.Context) (v contactimport.ContactType, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContactType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContactType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContactType: %w", err)
+	}
+	return oldValue.ContactType, nil
+}
+
+// ResetContactType resets all changes to the "contact_type" field.
+func (m *ContactImportMutation) ResetContactType() {
+	m.contact_type = nil
+}
+
+// SetFilename sets the "filename" field.
+func (m *ContactImportMutation) SetFilename(s string) {
+	m.filename = &s
+}
+
+// Filename returns the value of the "filename" field in the mutation.
+func (m *ContactImportMutation) Filename() (r string, exists bool) {
+	v := m.filename
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFilename returns the old "filename" field's value of the ContactImport entity.
+// If the ContactImport object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactImportMutation) OldFilename(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFilename is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFilename requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFilename: %w", err)
+	}
+	return oldValue.Filename, nil
+}
+
+// ResetFilename resets all changes to the "filename" field.
+func (m *ContactImportMutation) ResetFilename() {
+	m.filename = nil
+}
+
+// SetSize sets the "size" field.
+func (m *ContactImportMutation) SetSize(i int64) {
+	m.size = &i
+	m.addsize = nil
+}
+
+// Size returns the value of the "size" field in the mutation.
+func (m *ContactImportMutation) Size() (r int64, exists bool) {
+	v := m.size
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSize returns the old "size" field's value of the ContactImport entity.
+// If the ContactImport object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactImportMutation) OldSize(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSize is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSize requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSize: %w", err)
+	}
+	return oldValue.Size, nil
+}
+
+// AddSize adds i to the "size" field.
+func (m *ContactImportMutation) AddSize(i int64) {
+	if m.addsize != nil {
+		*m.addsize += i
+	} else {
+		m.addsize = &i
+	}
+}
+
+// AddedSize returns the value that was added to the "size" field in this mutation.
+func (m *ContactImportMutation) AddedSize() (r int64, exists bool) {
+	v := m.addsize
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetSize resets all changes to the "size" field.
+func (m *ContactImportMutation) ResetSize() {
+	m.size = nil
+	m.addsize = nil
+}
+
+// SetSha256 sets the "sha256" field.
+func (m *ContactImportMutation) SetSha256(s string) {
+	m.sha256 = &s
+}
+
+// Sha256 returns the value of the "sha256" field in the mutation.
+func (m *ContactImportMutation) Sha256() (r string, exists bool) {
+	v := m.sha256
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSha256 returns the old "sha256" field's value of the ContactImport entity.
+// If the ContactImport object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactImportMutation) OldSha256(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSha256 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSha256 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSha256: %w", err)
+	}
+	return oldValue.Sha256, nil
+}
+
+// ResetSha256 resets all changes to the "sha256" field.
+func (m *ContactImportMutation) ResetSha256() {
+	m.sha256 = nil
+}
+
+// SetBlobKey sets the "blob_key" field.
+func (m *ContactImportMutation) SetBlobKey(s string) {
+	m.blob_key = &s
+}
+
+// BlobKey returns the value of the "blob_key" field in the mutation.
+func (m *ContactImportMutation) BlobKey() (r string, exists bool) {
+	v := m.blob_key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBlobKey returns the old "blob_key" field's value of the ContactImport entity.
+// If the ContactImport object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactImportMutation) OldBlobKey(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBlobKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBlobKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBlobKey: %w", err)
+	}
+	return oldValue.BlobKey, nil
+}
+
+// ResetBlobKey resets all changes to the "blob_key" field.
+func (m *ContactImportMutation) ResetBlobKey() {
+	m.blob_key = nil
+}
+
+// SetEncoding sets the "encoding" field.
+func (m *ContactImportMutation) SetEncoding(s string) {
+	m.encoding = &s
+}
+
+// Encoding returns the value of the "encoding" field in the mutation.
+func (m *ContactImportMutation) Encoding() (r string, exists bool) {
+	v := m.encoding
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEncoding returns the old "encoding" field's value of the ContactImport entity.
+// If the ContactImport object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactImportMutation) OldEncoding(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEncoding is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEncoding requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEncoding: %w", err)
+	}
+	return oldValue.Encoding, nil
+}
+
+// ResetEncoding resets all changes to the "encoding" field.
+func (m *ContactImportMutation) ResetEncoding() {
+	m.encoding = nil
+}
+
+// SetDelimiter sets the "delimiter" field.
+func (m *ContactImportMutation) SetDelimiter(s string) {
+	m.delimiter = &s
+}
+
+// Delimiter returns the value of the "delimiter" field in the mutation.
+func (m *ContactImportMutation) Delimiter() (r string, exists bool) {
+	v := m.delimiter
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDelimiter returns the old "delimiter" field's value of the ContactImport entity.
+// If the ContactImport object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactImportMutation) OldDelimiter(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDelimiter is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDelimiter requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDelimiter: %w", err)
+	}
+	return oldValue.Delimiter, nil
+}
+
+// ResetDelimiter resets all changes to the "delimiter" field.
+func (m *ContactImportMutation) ResetDelimiter() {
+	m.delimiter = nil
+}
+
+// SetHeaders sets the "headers" field.
+func (m *ContactImportMutation) SetHeaders(s []string) {
+	m.headers = &s
+	m.appendheaders = nil
+}
+
+// Headers returns the value of the "headers" field in the mutation.
+func (m *ContactImportMutation) Headers() (r []string, exists bool) {
+	v := m.headers
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHeaders returns the old "headers" field's value of the ContactImport entity.
+// If the ContactImport object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactImportMutation) OldHeaders(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHeaders is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHeaders requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHeaders: %w", err)
+	}
+	return oldValue.Headers, nil
+}
+
+// AppendHeaders adds s to the "headers" field.
+func (m *ContactImportMutation) AppendHeaders(s []string) {
+	m.appendheaders = append(m.appendheaders, s...)
+}
+
+// AppendedHeaders returns the list of values that were appended to the "headers" field in this mutation.
+func (m *ContactImportMutation) AppendedHeaders() ([]string, bool) {
+	if len(m.appendheaders) == 0 {
+		return nil, false
+	}
+	return m.appendheaders, true
+}
+
+// ClearHeaders clears the value of the "headers" field.
+func (m *ContactImportMutation) ClearHeaders() {
+	m.headers = nil
+	m.appendheaders = nil
+	m.clearedFields[contactimport.FieldHeaders] = struct{}{}
+}
+
+// HeadersCleared returns if the "headers" field was cleared in this mutation.
+func (m *ContactImportMutation) HeadersCleared() bool {
+	_, ok := m.clearedFields[contactimport.FieldHeaders]
+	return ok
+}
+
+// ResetHeaders resets all changes to the "headers" field.
+func (m *ContactImportMutation) ResetHeaders() {
+	m.headers = nil
+	m.appendheaders = nil
+	delete(m.clearedFields, contactimport.FieldHeaders)
+}
+
+// SetMapping sets the "mapping" field.
+func (m *ContactImportMutation) SetMapping(value map[string]string) {
+	m.mapping = &value
+}
+
+// Mapping returns the value of the "mapping" field in the mutation.
+func (m *ContactImportMutation) Mapping() (r map[string]string, exists bool) {
+	v := m.mapping
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMapping returns the old "mapping" field's value of the ContactImport entity.
+// If the ContactImport object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactImportMutation) OldMapping(ctx context.Context) (v map[string]string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMapping is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMapping requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMapping: %w", err)
+	}
+	return oldValue.Mapping, nil
+}
+
+// ClearMapping clears the value of the "mapping" field.
+func (m *ContactImportMutation) ClearMapping() {
+	m.mapping = nil
+	m.clearedFields[contactimport.FieldMapping] = struct{}{}
+}
+
+// MappingCleared returns if the "mapping" field was cleared in this mutation.
+func (m *ContactImportMutation) MappingCleared() bool {
+	_, ok := m.clearedFields[contactimport.FieldMapping]
+	return ok
+}
+
+// ResetMapping resets all changes to the "mapping" field.
+func (m *ContactImportMutation) ResetMapping() {
+	m.mapping = nil
+	delete(m.clearedFields, contactimport.FieldMapping)
+}
+
+// SetSuggestedMapping sets the "suggested_mapping" field.
+func (m *ContactImportMutation) SetSuggestedMapping(value map[string]string) {
+	m.suggested_mapping = &value
+}
+
+// SuggestedMapping returns the value of the "suggested_mapping" field in the mutation.
+func (m *ContactImportMutation) SuggestedMapping() (r map[string]string, exists bool) {
+	v := m.suggested_mapping
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSuggestedMapping returns the old "suggested_mapping" field's value of the ContactImport entity.
+// If the ContactImport object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactImportMutation) OldSuggestedMapping(ctx context.Context) (v map[string]string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSuggestedMapping is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSuggestedMapping requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSuggestedMapping: %w", err)
+	}
+	return oldValue.SuggestedMapping, nil
+}
+
+// ClearSuggestedMapping clears the value of the "suggested_mapping" field.
+func (m *ContactImportMutation) ClearSuggestedMapping() {
+	m.suggested_mapping = nil
+	m.clearedFields[contactimport.FieldSuggestedMapping] = struct{}{}
+}
+
+// SuggestedMappingCleared returns if the "suggested_mapping" field was cleared in this mutation.
+func (m *ContactImportMutation) SuggestedMappingCleared() bool {
+	_, ok := m.clearedFields[contactimport.FieldSuggestedMapping]
+	return ok
+}
+
+// ResetSuggestedMapping resets all changes to the "suggested_mapping" field.
+func (m *ContactImportMutation) ResetSuggestedMapping() {
+	m.suggested_mapping = nil
+	delete(m.clearedFields, contactimport.FieldSuggestedMapping)
+}
+
+// SetTags sets the "tags" field.
+func (m *ContactImportMutation) SetTags(s []string) {
+	m.tags = &s
+	m.appendtags = nil
+}
+
+// Tags returns the value of the "tags" field in the mutation.
+func (m *ContactImportMutation) Tags() (r []string, exists bool) {
+	v := m.tags
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTags returns the old "tags" field's value of the ContactImport entity.
+// If the ContactImport object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactImportMutation) OldTags(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTags is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTags requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTags: %w", err)
+	}
+	return oldValue.Tags, nil
+}
+
+// AppendTags adds s to the "tags" field.
+func (m *ContactImportMutation) AppendTags(s []string) {
+	m.appendtags = append(m.appendtags, s...)
+}
+
+// AppendedTags returns the list of values that were appended to the "tags" field in this mutation.
+func (m *ContactImportMutation) AppendedTags() ([]string, bool) {
+	if len(m.appendtags) == 0 {
+		return nil, false
+	}
+	return m.appendtags, true
+}
+
+// ClearTags clears the value of the "tags" field.
+func (m *ContactImportMutation) ClearTags() {
+	m.tags = nil
+	m.appendtags = nil
+	m.clearedFields[contactimport.FieldTags] = struct{}{}
+}
+
+// TagsCleared returns if the "tags" field was cleared in this mutation.
+func (m *ContactImportMutation) TagsCleared() bool {
+	_, ok := m.clearedFields[contactimport.FieldTags]
+	return ok
+}
+
+// ResetTags resets all changes to the "tags" field.
+func (m *ContactImportMutation) ResetTags() {
+	m.tags = nil
+	m.appendtags = nil
+	delete(m.clearedFields, contactimport.FieldTags)
+}
+
+// SetOwnerID sets the "owner_id" field.
+func (m *ContactImportMutation) SetOwnerID(u uuid.UUID) {
+	m.owner_id = &u
+}
+
+// OwnerID returns the value of the "owner_id" field in the mutation.
+func (m *ContactImportMutation) OwnerID() (r uuid.UUID, exists bool) {
+	v := m.owner_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOwnerID returns the old "owner_id" field's value of the ContactImport entity.
+// If the ContactImport object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactImportMutation) OldOwnerID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOwnerID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOwnerID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOwnerID: %w", err)
+	}
+	return oldValue.OwnerID, nil
+}
+
+// ClearOwnerID clears the value of the "owner_id" field.
+func (m *ContactImportMutation) ClearOwnerID() {
+	m.owner_id = nil
+	m.clearedFields[contactimport.FieldOwnerID] = struct{}{}
+}
+
+// OwnerIDCleared returns if the "owner_id" field was cleared in this mutation.
+func (m *ContactImportMutation) OwnerIDCleared() bool {
+	_, ok := m.clearedFields[contactimport.FieldOwnerID]
+	return ok
+}
+
+// ResetOwnerID resets all changes to the "owner_id" field.
+func (m *ContactImportMutation) ResetOwnerID() {
+	m.owner_id = nil
+	delete(m.clearedFields, contactimport.FieldOwnerID)
+}
+
+// SetCreatorID sets the "creator_id" field.
+func (m *ContactImportMutation) SetCreatorID(u uuid.UUID) {
+	m.creator_id = &u
+}
+
+// CreatorID returns the value of the "creator_id" field in the mutation.
+func (m *ContactImportMutation) CreatorID() (r uuid.UUID, exists bool) {
+	v := m.creator_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatorID returns the old "creator_id" field's value of the ContactImport entity.
+// If the ContactImport object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactImportMutation) OldCreatorID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatorID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatorID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatorID: %w", err)
+	}
+	return oldValue.CreatorID, nil
+}
+
+// ClearCreatorID clears the value of the "creator_id" field.
+func (m *ContactImportMutation) ClearCreatorID() {
+	m.creator_id = nil
+	m.clearedFields[contactimport.FieldCreatorID] = struct{}{}
+}
+
+// CreatorIDCleared returns if the "creator_id" field was cleared in this mutation.
+func (m *ContactImportMutation) CreatorIDCleared() bool {
+	_, ok := m.clearedFields[contactimport.FieldCreatorID]
+	return ok
+}
+
+// ResetCreatorID resets all changes to the "creator_id" field.
+func (m *ContactImportMutation) ResetCreatorID() {
+	m.creator_id = nil
+	delete(m.clearedFields, contactimport.FieldCreatorID)
+}
+
+// SetDuplicates sets the "duplicates" field.
+func (m *ContactImportMutation) SetDuplicates(c contactimport.Duplicates) {
+	m.duplicates = &c
+}
+
+// Duplicates returns the value of the "duplicates" field in the mutation.
+func (m *ContactImportMutation) Duplicates() (r contactimport.Duplicates, exists bool) {
+	v := m.duplicates
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDuplicates returns the old "duplicates" field's value of the ContactImport entity.
+// If the ContactImport object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactImportMutation) OldDuplicates(ctx context.Context) (v *contactimport.Duplicates, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDuplicates is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDuplicates requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDuplicates: %w", err)
+	}
+	return oldValue.Duplicates, nil
+}
+
+// ClearDuplicates clears the value of the "duplicates" field.
+func (m *ContactImportMutation) ClearDuplicates() {
+	m.duplicates = nil
+	m.clearedFields[contactimport.FieldDuplicates] = struct{}{}
+}
+
+// DuplicatesCleared returns if the "duplicates" field was cleared in this mutation.
+func (m *ContactImportMutation) DuplicatesCleared() bool {
+	_, ok := m.clearedFields[contactimport.FieldDuplicates]
+	return ok
+}
+
+// ResetDuplicates resets all changes to the "duplicates" field.
+func (m *ContactImportMutation) ResetDuplicates() {
+	m.duplicates = nil
+	delete(m.clearedFields, contactimport.FieldDuplicates)
+}
+
+// SetRowCount sets the "row_count" field.
+func (m *ContactImportMutation) SetRowCount(i int) {
+	m.row_count = &i
+	m.addrow_count = nil
+}
+
+// RowCount returns the value of the "row_count" field in the mutation.
+func (m *ContactImportMutation) RowCount() (r int, exists bool) {
+	v := m.row_count
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRowCount returns the old "row_count" field's value of the ContactImport entity.
+// If the ContactImport object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactImportMutation) OldRowCount(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRowCount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRowCount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRowCount: %w", err)
+	}
+	return oldValue.RowCount, nil
+}
+
+// AddRowCount adds i to the "row_count" field.
+func (m *ContactImportMutation) AddRowCount(i int) {
+	if m.addrow_count != nil {
+		*m.addrow_count += i
+	} else {
+		m.addrow_count = &i
+	}
+}
+
+// AddedRowCount returns the value that was added to the "row_count" field in this mutation.
+func (m *ContactImportMutation) AddedRowCount() (r int, exists bool) {
+	v := m.addrow_count
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetRowCount resets all changes to the "row_count" field.
+func (m *ContactImportMutation) ResetRowCount() {
+	m.row_count = nil
+	m.addrow_count = nil
+}
+
+// SetCounts sets the "counts" field.
+func (m *ContactImportMutation) SetCounts(value map[string]int) {
+	m.counts = &value
+}
+
+// Counts returns the value of the "counts" field in the mutation.
+func (m *ContactImportMutation) Counts() (r map[string]int, exists bool) {
+	v := m.counts
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCounts returns the old "counts" field's value of the ContactImport entity.
+// If the ContactImport object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactImportMutation) OldCounts(ctx context.Context) (v map[string]int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCounts is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCounts requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCounts: %w", err)
+	}
+	return oldValue.Counts, nil
+}
+
+// ClearCounts clears the value of the "counts" field.
+func (m *ContactImportMutation) ClearCounts() {
+	m.counts = nil
+	m.clearedFields[contactimport.FieldCounts] = struct{}{}
+}
+
+// CountsCleared returns if the "counts" field was cleared in this mutation.
+func (m *ContactImportMutation) CountsCleared() bool {
+	_, ok := m.clearedFields[contactimport.FieldCounts]
+	return ok
+}
+
+// ResetCounts resets all changes to the "counts" field.
+func (m *ContactImportMutation) ResetCounts() {
+	m.counts = nil
+	delete(m.clearedFields, contactimport.FieldCounts)
+}
+
+// SetCommitted sets the "committed" field.
+func (m *ContactImportMutation) SetCommitted(i int) {
+	m.committed = &i
+	m.addcommitted = nil
+}
+
+// Committed returns the value of the "committed" field in the mutation.
+func (m *ContactImportMutation) Committed() (r int, exists bool) {
+	v := m.committed
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCommitted returns the old "committed" field's value of the ContactImport entity.
+// If the ContactImport object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactImportMutation) OldCommitted(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCommitted is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCommitted requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCommitted: %w", err)
+	}
+	return oldValue.Committed, nil
+}
+
+// AddCommitted adds i to the "committed" field.
+func (m *ContactImportMutation) AddCommitted(i int) {
+	if m.addcommitted != nil {
+		*m.addcommitted += i
+	} else {
+		m.addcommitted = &i
+	}
+}
+
+// AddedCommitted returns the value that was added to the "committed" field in this mutation.
+func (m *ContactImportMutation) AddedCommitted() (r int, exists bool) {
+	v := m.addcommitted
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetCommitted resets all changes to the "committed" field.
+func (m *ContactImportMutation) ResetCommitted() {
+	m.committed = nil
+	m.addcommitted = nil
+}
+
+// SetError sets the "error" field.
+func (m *ContactImportMutation) SetError(s string) {
+	m.error = &s
+}
+
+// Error returns the value of the "error" field in the mutation.
+func (m *ContactImportMutation) Error() (r string, exists bool) {
+	v := m.error
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldError returns the old "error" field's value of the ContactImport entity.
+// If the ContactImport object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactImportMutation) OldError(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldError is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldError requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldError: %w", err)
+	}
+	return oldValue.Error, nil
+}
+
+// ResetError resets all changes to the "error" field.
+func (m *ContactImportMutation) ResetError() {
+	m.error = nil
+}
+
+// SetAnalyzedAt sets the "analyzed_at" field.
+func (m *ContactImportMutation) SetAnalyzedAt(t time.Time) {
+	m.analyzed_at = &t
+}
+
+// AnalyzedAt returns the value of the "analyzed_at" field in the mutation.
+func (m *ContactImportMutation) AnalyzedAt() (r time.Time, exists bool) {
+	v := m.analyzed_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAnalyzedAt returns the old "analyzed_at" field's value of the ContactImport entity.
+// If the ContactImport object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactImportMutation) OldAnalyzedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAnalyzedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAnalyzedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAnalyzedAt: %w", err)
+	}
+	return oldValue.AnalyzedAt, nil
+}
+
+// ClearAnalyzedAt clears the value of the "analyzed_at" field.
+func (m *ContactImportMutation) ClearAnalyzedAt() {
+	m.analyzed_at = nil
+	m.clearedFields[contactimport.FieldAnalyzedAt] = struct{}{}
+}
+
+// AnalyzedAtCleared returns if the "analyzed_at" field was cleared in this mutation.
+func (m *ContactImportMutation) AnalyzedAtCleared() bool {
+	_, ok := m.clearedFields[contactimport.FieldAnalyzedAt]
+	return ok
+}
+
+// ResetAnalyzedAt resets all changes to the "analyzed_at" field.
+func (m *ContactImportMutation) ResetAnalyzedAt() {
+	m.analyzed_at = nil
+	delete(m.clearedFields, contactimport.FieldAnalyzedAt)
+}
+
+// SetCommittedAt sets the "committed_at" field.
+func (m *ContactImportMutation) SetCommittedAt(t time.Time) {
+	m.committed_at = &t
+}
+
+// CommittedAt returns the value of the "committed_at" field in the mutation.
+func (m *ContactImportMutation) CommittedAt() (r time.Time, exists bool) {
+	v := m.committed_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCommittedAt returns the old "committed_at" field's value of the ContactImport entity.
+// If the ContactImport object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactImportMutation) OldCommittedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCommittedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCommittedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCommittedAt: %w", err)
+	}
+	return oldValue.CommittedAt, nil
+}
+
+// ClearCommittedAt clears the value of the "committed_at" field.
+func (m *ContactImportMutation) ClearCommittedAt() {
+	m.committed_at = nil
+	m.clearedFields[contactimport.FieldCommittedAt] = struct{}{}
+}
+
+// CommittedAtCleared returns if the "committed_at" field was cleared in this mutation.
+func (m *ContactImportMutation) CommittedAtCleared() bool {
+	_, ok := m.clearedFields[contactimport.FieldCommittedAt]
+	return ok
+}
+
+// ResetCommittedAt resets all changes to the "committed_at" field.
+func (m *ContactImportMutation) ResetCommittedAt() {
+	m.committed_at = nil
+	delete(m.clearedFields, contactimport.FieldCommittedAt)
+}
+
+// SetCompletedAt sets the "completed_at" field.
+func (m *ContactImportMutation) SetCompletedAt(t time.Time) {
+	m.completed_at = &t
+}
+
+// CompletedAt returns the value of the "completed_at" field in the mutation.
+func (m *ContactImportMutation) CompletedAt() (r time.Time, exists bool) {
+	v := m.completed_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompletedAt returns the old "completed_at" field's value of the ContactImport entity.
+// If the ContactImport object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactImportMutation) OldCompletedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompletedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompletedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompletedAt: %w", err)
+	}
+	return oldValue.CompletedAt, nil
+}
+
+// ClearCompletedAt clears the value of the "completed_at" field.
+func (m *ContactImportMutation) ClearCompletedAt() {
+	m.completed_at = nil
+	m.clearedFields[contactimport.FieldCompletedAt] = struct{}{}
+}
+
+// CompletedAtCleared returns if the "completed_at" field was cleared in this mutation.
+func (m *ContactImportMutation) CompletedAtCleared() bool {
+	_, ok := m.clearedFields[contactimport.FieldCompletedAt]
+	return ok
+}
+
+// ResetCompletedAt resets all changes to the "completed_at" field.
+func (m *ContactImportMutation) ResetCompletedAt() {
+	m.completed_at = nil
+	delete(m.clearedFields, contactimport.FieldCompletedAt)
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *ContactImportMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[contactimport.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *ContactImportMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *ContactImportMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *ContactImportMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// Where appends a list predicates to the ContactImportMutation builder.
+func (m *ContactImportMutation) Where(ps ...predicate.ContactImport) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ContactImportMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ContactImportMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ContactImport, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ContactImportMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ContactImportMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ContactImport).
+func (m *ContactImportMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ContactImportMutation) Fields() []string {
+	fields := make([]string, 0, 27)
+	if m.company != nil {
+		fields = append(fields, contactimport.FieldCompanyID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, contactimport.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, contactimport.FieldUpdatedAt)
+	}
+	if m.version != nil {
+		fields = append(fields, contactimport.FieldVersion)
+	}
+	if m.status != nil {
+		fields = append(fields, contactimport.FieldStatus)
+	}
+	if m.format != nil {
+		fields = append(fields, contactimport.FieldFormat)
+	}
+	if m.contact_type != nil {
+		fields = append(fields, contactimport.FieldContactType)
+	}
+	if m.filename != nil {
+		fields = append(fields, contactimport.FieldFilename)
+	}
+	if m.size != nil {
+		fields = append(fields, contactimport.FieldSize)
+	}
+	if m.sha256 != nil {
+		fields = append(fields, contactimport.FieldSha256)
+	}
+	if m.blob_key != nil {
+		fields = append(fields, contactimport.FieldBlobKey)
+	}
+	if m.encoding != nil {
+		fields = append(fields, contactimport.FieldEncoding)
+	}
+	if m.delimiter != nil {
+		fields = append(fields, contactimport.FieldDelimiter)
+	}
+	if m.headers != nil {
+		fields = append(fields, contactimport.FieldHeaders)
+	}
+	if m.mapping != nil {
+		fields = append(fields, contactimport.FieldMapping)
+	}
+	if m.suggested_mapping != nil {
+		fields = append(fields, contactimport.FieldSuggestedMapping)
+	}
+	if m.tags != nil {
+		fields = append(fields, contactimport.FieldTags)
+	}
+	if m.owner_id != nil {
+		fields = append(fields, contactimport.FieldOwnerID)
+	}
+	if m.creator_id != nil {
+		fields = append(fields, contactimport.FieldCreatorID)
+	}
+	if m.duplicates != nil {
+		fields = append(fields, contactimport.FieldDuplicates)
+	}
+	if m.row_count != nil {
+		fields = append(fields, contactimport.FieldRowCount)
+	}
+	if m.counts != nil {
+		fields = append(fields, contactimport.FieldCounts)
+	}
+	if m.committed != nil {
+		fields = append(fields, contactimport.FieldCommitted)
+	}
+	if m.error != nil {
+		fields = append(fields, contactimport.FieldError)
+	}
+	if m.analyzed_at != nil {
+		fields = append(fields, contactimport.FieldAnalyzedAt)
+	}
+	if m.committed_at != nil {
+		fields = append(fields, contactimport.FieldCommittedAt)
+	}
+	if m.completed_at != nil {
+		fields = append(fields, contactimport.FieldCompletedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ContactImportMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case contactimport.FieldCompanyID:
+		return m.CompanyID()
+	case contactimport.FieldCreatedAt:
+		return m.CreatedAt()
+	case contactimport.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case contactimport.FieldVersion:
+		return m.Version()
+	case contactimport.FieldStatus:
+		return m.Status()
+	case contactimport.FieldFormat:
+		return m.Format()
+	case contactimport.FieldContactType:
+		return m.ContactType()
+	case contactimport.FieldFilename:
+		return m.Filename()
+	case contactimport.FieldSize:
+		return m.Size()
+	case contactimport.FieldSha256:
+		return m.Sha256()
+	case contactimport.FieldBlobKey:
+		return m.BlobKey()
+	case contactimport.FieldEncoding:
+		return m.Encoding()
+	case contactimport.FieldDelimiter:
+		return m.Delimiter()
+	case contactimport.FieldHeaders:
+		return m.Headers()
+	case contactimport.FieldMapping:
+		return m.Mapping()
+	case contactimport.FieldSuggestedMapping:
+		return m.SuggestedMapping()
+	case contactimport.FieldTags:
+		return m.Tags()
+	case contactimport.FieldOwnerID:
+		return m.OwnerID()
+	case contactimport.FieldCreatorID:
+		return m.CreatorID()
+	case contactimport.FieldDuplicates:
+		return m.Duplicates()
+	case contactimport.FieldRowCount:
+		return m.RowCount()
+	case contactimport.FieldCounts:
+		return m.Counts()
+	case contactimport.FieldCommitted:
+		return m.Committed()
+	case contactimport.FieldError:
+		return m.Error()
+	case contactimport.FieldAnalyzedAt:
+		return m.AnalyzedAt()
+	case contactimport.FieldCommittedAt:
+		return m.CommittedAt()
+	case contactimport.FieldCompletedAt:
+		return m.CompletedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ContactImportMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case contactimport.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case contactimport.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case contactimport.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case contactimport.FieldVersion:
+		return m.OldVersion(ctx)
+	case contactimport.FieldStatus:
+		return m.OldStatus(ctx)
+	case contactimport.FieldFormat:
+		return m.OldFormat(ctx)
+	case contactimport.FieldContactType:
+		return m.OldContactType(ctx)
+	case contactimport.FieldFilename:
+		return m.OldFilename(ctx)
+	case contactimport.FieldSize:
+		return m.OldSize(ctx)
+	case contactimport.FieldSha256:
+		return m.OldSha256(ctx)
+	case contactimport.FieldBlobKey:
+		return m.OldBlobKey(ctx)
+	case contactimport.FieldEncoding:
+		return m.OldEncoding(ctx)
+	case contactimport.FieldDelimiter:
+		return m.OldDelimiter(ctx)
+	case contactimport.FieldHeaders:
+		return m.OldHeaders(ctx)
+	case contactimport.FieldMapping:
+		return m.OldMapping(ctx)
+	case contactimport.FieldSuggestedMapping:
+		return m.OldSuggestedMapping(ctx)
+	case contactimport.FieldTags:
+		return m.OldTags(ctx)
+	case contactimport.FieldOwnerID:
+		return m.OldOwnerID(ctx)
+	case contactimport.FieldCreatorID:
+		return m.OldCreatorID(ctx)
+	case contactimport.FieldDuplicates:
+		return m.OldDuplicates(ctx)
+	case contactimport.FieldRowCount:
+		return m.OldRowCount(ctx)
+	case contactimport.FieldCounts:
+		return m.OldCounts(ctx)
+	case contactimport.FieldCommitted:
+		return m.OldCommitted(ctx)
+	case contactimport.FieldError:
+		return m.OldError(ctx)
+	case contactimport.FieldAnalyzedAt:
+		return m.OldAnalyzedAt(ctx)
+	case contactimport.FieldCommittedAt:
+		return m.OldCommittedAt(ctx)
+	case contactimport.FieldCompletedAt:
+		return m.OldCompletedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown ContactImport field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ContactImportMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case contactimport.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case contactimport.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case contactimport.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case contactimport.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
+		return nil
+	case contactimport.FieldStatus:
+		v, ok := value.(contactimport.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case contactimport.FieldFormat:
+		v, ok := value.(contactimport.Format)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFormat(v)
+		return nil
+	case contactimport.FieldContactType:
+		v, ok := value.(contactimport.ContactType)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContactType(v)
+		return nil
+	case contactimport.FieldFilename:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFilename(v)
+		return nil
+	case contactimport.FieldSize:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSize(v)
+		return nil
+	case contactimport.FieldSha256:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSha256(v)
+		return nil
+	case contactimport.FieldBlobKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBlobKey(v)
+		return nil
+	case contactimport.FieldEncoding:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEncoding(v)
+		return nil
+	case contactimport.FieldDelimiter:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDelimiter(v)
+		return nil
+	case contactimport.FieldHeaders:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHeaders(v)
+		return nil
+	case contactimport.FieldMapping:
+		v, ok := value.(map[string]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMapping(v)
+		return nil
+	case contactimport.FieldSuggestedMapping:
+		v, ok := value.(map[string]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSuggestedMapping(v)
+		return nil
+	case contactimport.FieldTags:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTags(v)
+		return nil
+	case contactimport.FieldOwnerID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOwnerID(v)
+		return nil
+	case contactimport.FieldCreatorID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatorID(v)
+		return nil
+	case contactimport.FieldDuplicates:
+		v, ok := value.(contactimport.Duplicates)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDuplicates(v)
+		return nil
+	case contactimport.FieldRowCount:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRowCount(v)
+		return nil
+	case contactimport.FieldCounts:
+		v, ok := value.(map[string]int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCounts(v)
+		return nil
+	case contactimport.FieldCommitted:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCommitted(v)
+		return nil
+	case contactimport.FieldError:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetError(v)
+		return nil
+	case contactimport.FieldAnalyzedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAnalyzedAt(v)
+		return nil
+	case contactimport.FieldCommittedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCommittedAt(v)
+		return nil
+	case contactimport.FieldCompletedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompletedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ContactImport field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ContactImportMutation) AddedFields() []string {
+	var fields []string
+	if m.addversion != nil {
+		fields = append(fields, contactimport.FieldVersion)
+	}
+	if m.addsize != nil {
+		fields = append(fields, contactimport.FieldSize)
+	}
+	if m.addrow_count != nil {
+		fields = append(fields, contactimport.FieldRowCount)
+	}
+	if m.addcommitted != nil {
+		fields = append(fields, contactimport.FieldCommitted)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ContactImportMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case contactimport.FieldVersion:
+		return m.AddedVersion()
+	case contactimport.FieldSize:
+		return m.AddedSize()
+	case contactimport.FieldRowCount:
+		return m.AddedRowCount()
+	case contactimport.FieldCommitted:
+		return m.AddedCommitted()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ContactImportMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case contactimport.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
+	case contactimport.FieldSize:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddSize(v)
+		return nil
+	case contactimport.FieldRowCount:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddRowCount(v)
+		return nil
+	case contactimport.FieldCommitted:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddCommitted(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ContactImport numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ContactImportMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(contactimport.FieldHeaders) {
+		fields = append(fields, contactimport.FieldHeaders)
+	}
+	if m.FieldCleared(contactimport.FieldMapping) {
+		fields = append(fields, contactimport.FieldMapping)
+	}
+	if m.FieldCleared(contactimport.FieldSuggestedMapping) {
+		fields = append(fields, contactimport.FieldSuggestedMapping)
+	}
+	if m.FieldCleared(contactimport.FieldTags) {
+		fields = append(fields, contactimport.FieldTags)
+	}
+	if m.FieldCleared(contactimport.FieldOwnerID) {
+		fields = append(fields, contactimport.FieldOwnerID)
+	}
+	if m.FieldCleared(contactimport.FieldCreatorID) {
+		fields = append(fields, contactimport.FieldCreatorID)
+	}
+	if m.FieldCleared(contactimport.FieldDuplicates) {
+		fields = append(fields, contactimport.FieldDuplicates)
+	}
+	if m.FieldCleared(contactimport.FieldCounts) {
+		fields = append(fields, contactimport.FieldCounts)
+	}
+	if m.FieldCleared(contactimport.FieldAnalyzedAt) {
+		fields = append(fields, contactimport.FieldAnalyzedAt)
+	}
+	if m.FieldCleared(contactimport.FieldCommittedAt) {
+		fields = append(fields, contactimport.FieldCommittedAt)
+	}
+	if m.FieldCleared(contactimport.FieldCompletedAt) {
+		fields = append(fields, contactimport.FieldCompletedAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ContactImportMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ContactImportMutation) ClearField(name string) error {
+	switch name {
+	case contactimport.FieldHeaders:
+		m.ClearHeaders()
+		return nil
+	case contactimport.FieldMapping:
+		m.ClearMapping()
+		return nil
+	case contactimport.FieldSuggestedMapping:
+		m.ClearSuggestedMapping()
+		return nil
+	case contactimport.FieldTags:
+		m.ClearTags()
+		return nil
+	case contactimport.FieldOwnerID:
+		m.ClearOwnerID()
+		return nil
+	case contactimport.FieldCreatorID:
+		m.ClearCreatorID()
+		return nil
+	case contactimport.FieldDuplicates:
+		m.ClearDuplicates()
+		return nil
+	case contactimport.FieldCounts:
+		m.ClearCounts()
+		return nil
+	case contactimport.FieldAnalyzedAt:
+		m.ClearAnalyzedAt()
+		return nil
+	case contactimport.FieldCommittedAt:
+		m.ClearCommittedAt()
+		return nil
+	case contactimport.FieldCompletedAt:
+		m.ClearCompletedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown ContactImport nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ContactImportMutation) ResetField(name string) error {
+	switch name {
+	case contactimport.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case contactimport.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case contactimport.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case contactimport.FieldVersion:
+		m.ResetVersion()
+		return nil
+	case contactimport.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case contactimport.FieldFormat:
+		m.ResetFormat()
+		return nil
+	case contactimport.FieldContactType:
+		m.ResetContactType()
+		return nil
+	case contactimport.FieldFilename:
+		m.ResetFilename()
+		return nil
+	case contactimport.FieldSize:
+		m.ResetSize()
+		return nil
+	case contactimport.FieldSha256:
+		m.ResetSha256()
+		return nil
+	case contactimport.FieldBlobKey:
+		m.ResetBlobKey()
+		return nil
+	case contactimport.FieldEncoding:
+		m.ResetEncoding()
+		return nil
+	case contactimport.FieldDelimiter:
+		m.ResetDelimiter()
+		return nil
+	case contactimport.FieldHeaders:
+		m.ResetHeaders()
+		return nil
+	case contactimport.FieldMapping:
+		m.ResetMapping()
+		return nil
+	case contactimport.FieldSuggestedMapping:
+		m.ResetSuggestedMapping()
+		return nil
+	case contactimport.FieldTags:
+		m.ResetTags()
+		return nil
+	case contactimport.FieldOwnerID:
+		m.ResetOwnerID()
+		return nil
+	case contactimport.FieldCreatorID:
+		m.ResetCreatorID()
+		return nil
+	case contactimport.FieldDuplicates:
+		m.ResetDuplicates()
+		return nil
+	case contactimport.FieldRowCount:
+		m.ResetRowCount()
+		return nil
+	case contactimport.FieldCounts:
+		m.ResetCounts()
+		return nil
+	case contactimport.FieldCommitted:
+		m.ResetCommitted()
+		return nil
+	case contactimport.FieldError:
+		m.ResetError()
+		return nil
+	case contactimport.FieldAnalyzedAt:
+		m.ResetAnalyzedAt()
+		return nil
+	case contactimport.FieldCommittedAt:
+		m.ResetCommittedAt()
+		return nil
+	case contactimport.FieldCompletedAt:
+		m.ResetCompletedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown ContactImport field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ContactImportMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.company != nil {
+		edges = append(edges, contactimport.EdgeCompany)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ContactImportMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case contactimport.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ContactImportMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ContactImportMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ContactImportMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcompany {
+		edges = append(edges, contactimport.EdgeCompany)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ContactImportMutation) EdgeCleared(name string) bool {
+	switch name {
+	case contactimport.EdgeCompany:
+		return m.clearedcompany
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ContactImportMutation) ClearEdge(name string) error {
+	switch name {
+	case contactimport.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown ContactImport unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ContactImportMutation) ResetEdge(name string) error {
+	switch name {
+	case contactimport.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown ContactImport edge %s", name)
+}
+
+// ContactImportRowMutation represents an operation that mutates the ContactImportRow nodes in the graph.
+type ContactImportRowMutation struct {
+	config
+	op               Op
+	typ              string
+	id               *uuid.UUID
+	import_id        *uuid.UUID
+	creator_id       *uuid.UUID
+	row              *int
+	addrow           *int
+	cells            *map[string]string
+	analysis         *contactimportrow.Analysis
+	outcome          *contactimportrow.Outcome
+	contact_id       *uuid.UUID
+	duplicate_row    *int
+	addduplicate_row *int
+	errors           *[]string
+	appenderrors     []string
+	clearedFields    map[string]struct{}
+	company          *uuid.UUID
+	clearedcompany   bool
+	done             bool
+	oldValue         func(context.Context) (*ContactImportRow, error)
+	predicates       []predicate.ContactImportRow
+}
+
+var _ ent.Mutation = (*ContactImportRowMutation)(nil)
+
+// contactimportrowOption allows management of the mutation configuration using functional options.
+type contactimportrowOption func(*ContactImportRowMutation)
+
+// newContactImportRowMutation creates new mutation for the ContactImportRow entity.
+func newContactImportRowMutation(c config, op Op, opts ...contactimportrowOption) *ContactImportRowMutation {
+	m := &ContactImportRowMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeContactImportRow,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withContactImportRowID sets the ID field of the mutation.
+func withContactImportRowID(id uuid.UUID) contactimportrowOption {
+	return func(m *ContactImportRowMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ContactImportRow
+		)
+		m.oldValue = func(ctx context.Context) (*ContactImportRow, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ContactImportRow.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withContactImportRow sets the old ContactImportRow of the mutation.
+func withContactImportRow(node *ContactImportRow) contactimportrowOption {
+	return func(m *ContactImportRowMutation) {
+		m.oldValue = func(context.Context) (*ContactImportRow, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ContactImportRowMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ContactImportRowMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of ContactImportRow entities.
+func (m *ContactImportRowMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ContactImportRowMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ContactImportRowMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ContactImportRow.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *ContactImportRowMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *ContactImportRowMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the ContactImportRow entity.
+// If the ContactImportRow object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactImportRowMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *ContactImportRowMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetImportID sets the "import_id" field.
+func (m *ContactImportRowMutation) SetImportID(u uuid.UUID) {
+	m.import_id = &u
+}
+
+// ImportID returns the value of the "import_id" field in the mutation.
+func (m *ContactImportRowMutation) ImportID() (r uuid.UUID, exists bool) {
+	v := m.import_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldImportID returns the old "import_id" field's value of the ContactImportRow entity.
+// If the ContactImportRow object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactImportRowMutation) OldImportID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldImportID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldImportID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldImportID: %w", err)
+	}
+	return oldValue.ImportID, nil
+}
+
+// ResetImportID resets all changes to the "import_id" field.
+func (m *ContactImportRowMutation) ResetImportID() {
+	m.import_id = nil
+}
+
+// SetCreatorID sets the "creator_id" field.
+func (m *ContactImportRowMutation) SetCreatorID(u uuid.UUID) {
+	m.creator_id = &u
+}
+
+// CreatorID returns the value of the "creator_id" field in the mutation.
+func (m *ContactImportRowMutation) CreatorID() (r uuid.UUID, exists bool) {
+	v := m.creator_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatorID returns the old "creator_id" field's value of the ContactImportRow entity.
+// If the ContactImportRow object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactImportRowMutation) OldCreatorID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatorID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatorID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatorID: %w", err)
+	}
+	return oldValue.CreatorID, nil
+}
+
+// ClearCreatorID clears the value of the "creator_id" field.
+func (m *ContactImportRowMutation) ClearCreatorID() {
+	m.creator_id = nil
+	m.clearedFields[contactimportrow.FieldCreatorID] = struct{}{}
+}
+
+// CreatorIDCleared returns if the "creator_id" field was cleared in this mutation.
+func (m *ContactImportRowMutation) CreatorIDCleared() bool {
+	_, ok := m.clearedFields[contactimportrow.FieldCreatorID]
+	return ok
+}
+
+// ResetCreatorID resets all changes to the "creator_id" field.
+func (m *ContactImportRowMutation) ResetCreatorID() {
+	m.creator_id = nil
+	delete(m.clearedFields, contactimportrow.FieldCreatorID)
+}
+
+// SetRow sets the "row" field.
+func (m *ContactImportRowMutation) SetRow(i int) {
+	m.row = &i
+	m.addrow = nil
+}
+
+// Row returns the value of the "row" field in the mutation.
+func (m *ContactImportRowMutation) Row() (r int, exists bool) {
+	v := m.row
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRow returns the old "row" field's value of the ContactImportRow entity.
+// If the ContactImportRow object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactImportRowMutation) OldRow(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRow is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRow requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRow: %w", err)
+	}
+	return oldValue.Row, nil
+}
+
+// AddRow adds i to the "row" field.
+func (m *ContactImportRowMutation) AddRow(i int) {
+	if m.addrow != nil {
+		*m.addrow += i
+	} else {
+		m.addrow = &i
+	}
+}
+
+// AddedRow returns the value that was added to the "row" field in this mutation.
+func (m *ContactImportRowMutation) AddedRow() (r int, exists bool) {
+	v := m.addrow
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetRow resets all changes to the "row" field.
+func (m *ContactImportRowMutation) ResetRow() {
+	m.row = nil
+	m.addrow = nil
+}
+
+// SetCells sets the "cells" field.
+func (m *ContactImportRowMutation) SetCells(value map[string]string) {
+	m.cells = &value
+}
+
+// Cells returns the value of the "cells" field in the mutation.
+func (m *ContactImportRowMutation) Cells() (r map[string]string, exists bool) {
+	v := m.cells
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCells returns the old "cells" field's value of the ContactImportRow entity.
+// If the ContactImportRow object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactImportRowMutation) OldCells(ctx context.Context) (v map[string]string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCells is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCells requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCells: %w", err)
+	}
+	return oldValue.Cells, nil
+}
+
+// ResetCells resets all changes to the "cells" field.
+func (m *ContactImportRowMutation) ResetCells() {
+	m.cells = nil
+}
+
+// SetAnalysis sets the "analysis" field.
+func (m *ContactImportRowMutation) SetAnalysis(c contactimportrow.Analysis) {
+	m.analysis = &c
+}
+
+// Analysis returns the value of the "analysis" field in the mutation.
+func (m *ContactImportRowMutation) Analysis() (r contactimportrow.Analysis, exists bool) {
+	v := m.analysis
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAnalysis returns the old "analysis" field's value of the ContactImportRow entity.
+// If the ContactImportRow object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactImportRowMutation) OldAnalysis(ctx context.Context) (v contactimportrow.Analysis, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAnalysis is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAnalysis requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAnalysis: %w", err)
+	}
+	return oldValue.Analysis, nil
+}
+
+// ResetAnalysis resets all changes to the "analysis" field.
+func (m *ContactImportRowMutation) ResetAnalysis() {
+	m.analysis = nil
+}
+
+// SetOutcome sets the "outcome" field.
+func (m *ContactImportRowMutation) SetOutcome(c contactimportrow.Outcome) {
+	m.outcome = &c
+}
+
+// Outcome returns the value of the "outcome" field in the mutation.
+func (m *ContactImportRowMutation) Outcome() (r contactimportrow.Outcome, exists bool) {
+	v := m.outcome
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOutcome returns the old "outcome" field's value of the ContactImportRow entity.
+// If the ContactImportRow object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactImportRowMutation) OldOutcome(ctx context.Context) (v *contactimportrow.Outcome, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOutcome is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOutcome requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOutcome: %w", err)
+	}
+	return oldValue.Outcome, nil
+}
+
+// ClearOutcome clears the value of the "outcome" field.
+func (m *ContactImportRowMutation) ClearOutcome() {
+	m.outcome = nil
+	m.clearedFields[contactimportrow.FieldOutcome] = struct{}{}
+}
+
+// OutcomeCleared returns if the "outcome" field was cleared in this mutation.
+func (m *ContactImportRowMutation) OutcomeCleared() bool {
+	_, ok := m.clearedFields[contactimportrow.FieldOutcome]
+	return ok
+}
+
+// ResetOutcome resets all changes to the "outcome" field.
+func (m *ContactImportRowMutation) ResetOutcome() {
+	m.outcome = nil
+	delete(m.clearedFields, contactimportrow.FieldOutcome)
+}
+
+// SetContactID sets the "contact_id" field.
+func (m *ContactImportRowMutation) SetContactID(u uuid.UUID) {
+	m.contact_id = &u
+}
+
+// ContactID returns the value of the "contact_id" field in the mutation.
+func (m *ContactImportRowMutation) ContactID() (r uuid.UUID, exists bool) {
+	v := m.contact_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContactID returns the old "contact_id" field's value of the ContactImportRow entity.
+// If the ContactImportRow object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactImportRowMutation) OldContactID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContactID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContactID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContactID: %w", err)
+	}
+	return oldValue.ContactID, nil
+}
+
+// ClearContactID clears the value of the "contact_id" field.
+func (m *ContactImportRowMutation) ClearContactID() {
+	m.contact_id = nil
+	m.clearedFields[contactimportrow.FieldContactID] = struct{}{}
+}
+
+// ContactIDCleared returns if the "contact_id" field was cleared in this mutation.
+func (m *ContactImportRowMutation) ContactIDCleared() bool {
+	_, ok := m.clearedFields[contactimportrow.FieldContactID]
+	return ok
+}
+
+// ResetContactID resets all changes to the "contact_id" field.
+func (m *ContactImportRowMutation) ResetContactID() {
+	m.contact_id = nil
+	delete(m.clearedFields, contactimportrow.FieldContactID)
+}
+
+// SetDuplicateRow sets the "duplicate_row" field.
+func (m *ContactImportRowMutation) SetDuplicateRow(i int) {
+	m.duplicate_row = &i
+	m.addduplicate_row = nil
+}
+
+// DuplicateRow returns the value of the "duplicate_row" field in the mutation.
+func (m *ContactImportRowMutation) DuplicateRow() (r int, exists bool) {
+	v := m.duplicate_row
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDuplicateRow returns the old "duplicate_row" field's value of the ContactImportRow entity.
+// If the ContactImportRow object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactImportRowMutation) OldDuplicateRow(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDuplicateRow is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDuplicateRow requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDuplicateRow: %w", err)
+	}
+	return oldValue.DuplicateRow, nil
+}
+
+// AddDuplicateRow adds i to the "duplicate_row" field.
+func (m *ContactImportRowMutation) AddDuplicateRow(i int) {
+	if m.addduplicate_row != nil {
+		*m.addduplicate_row += i
+	} else {
+		m.addduplicate_row = &i
+	}
+}
+
+// AddedDuplicateRow returns the value that was added to the "duplicate_row" field in this mutation.
+func (m *ContactImportRowMutation) AddedDuplicateRow() (r int, exists bool) {
+	v := m.addduplicate_row
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearDuplicateRow clears the value of the "duplicate_row" field.
+func (m *ContactImportRowMutation) ClearDuplicateRow() {
+	m.duplicate_row = nil
+	m.addduplicate_row = nil
+	m.clearedFields[contactimportrow.FieldDuplicateRow] = struct{}{}
+}
+
+// DuplicateRowCleared returns if the "duplicate_row" field was cleared in this mutation.
+func (m *ContactImportRowMutation) DuplicateRowCleared() bool {
+	_, ok := m.clearedFields[contactimportrow.FieldDuplicateRow]
+	return ok
+}
+
+// ResetDuplicateRow resets all changes to the "duplicate_row" field.
+func (m *ContactImportRowMutation) ResetDuplicateRow() {
+	m.duplicate_row = nil
+	m.addduplicate_row = nil
+	delete(m.clearedFields, contactimportrow.FieldDuplicateRow)
+}
+
+// SetErrors sets the "errors" field.
+func (m *ContactImportRowMutation) SetErrors(s []string) {
+	m.errors = &s
+	m.appenderrors = nil
+}
+
+// Errors returns the value of the "errors" field in the mutation.
+func (m *ContactImportRowMutation) Errors() (r []string, exists bool) {
+	v := m.errors
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldErrors returns the old "errors" field's value of the ContactImportRow entity.
+// If the ContactImportRow object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactImportRowMutation) OldErrors(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldErrors is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldErrors requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldErrors: %w", err)
+	}
+	return oldValue.Errors, nil
+}
+
+// AppendErrors adds s to the "errors" field.
+func (m *ContactImportRowMutation) AppendErrors(s []string) {
+	m.appenderrors = append(m.appenderrors, s...)
+}
+
+// AppendedErrors returns the list of values that were appended to the "errors" field in this mutation.
+func (m *ContactImportRowMutation) AppendedErrors() ([]string, bool) {
+	if len(m.appenderrors) == 0 {
+		return nil, false
+	}
+	return m.appenderrors, true
+}
+
+// ClearErrors clears the value of the "errors" field.
+func (m *ContactImportRowMutation) ClearErrors() {
+	m.errors = nil
+	m.appenderrors = nil
+	m.clearedFields[contactimportrow.FieldErrors] = struct{}{}
+}
+
+// ErrorsCleared returns if the "errors" field was cleared in this mutation.
+func (m *ContactImportRowMutation) ErrorsCleared() bool {
+	_, ok := m.clearedFields[contactimportrow.FieldErrors]
+	return ok
+}
+
+// ResetErrors resets all changes to the "errors" field.
+func (m *ContactImportRowMutation) ResetErrors() {
+	m.errors = nil
+	m.appenderrors = nil
+	delete(m.clearedFields, contactimportrow.FieldErrors)
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *ContactImportRowMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[contactimportrow.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *ContactImportRowMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *ContactImportRowMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *ContactImportRowMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// Where appends a list predicates to the ContactImportRowMutation builder.
+func (m *ContactImportRowMutation) Where(ps ...predicate.ContactImportRow) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ContactImportRowMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ContactImportRowMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ContactImportRow, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ContactImportRowMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ContactImportRowMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ContactImportRow).
+func (m *ContactImportRowMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ContactImportRowMutation) Fields() []string {
+	fields := make([]string, 0, 10)
+	if m.company != nil {
+		fields = append(fields, contactimportrow.FieldCompanyID)
+	}
+	if m.import_id != nil {
+		fields = append(fields, contactimportrow.FieldImportID)
+	}
+	if m.creator_id != nil {
+		fields = append(fields, contactimportrow.FieldCreatorID)
+	}
+	if m.row != nil {
+		fields = append(fields, contactimportrow.FieldRow)
+	}
+	if m.cells != nil {
+		fields = append(fields, contactimportrow.FieldCells)
+	}
+	if m.analysis != nil {
+		fields = append(fields, contactimportrow.FieldAnalysis)
+	}
+	if m.outcome != nil {
+		fields = append(fields, contactimportrow.FieldOutcome)
+	}
+	if m.contact_id != nil {
+		fields = append(fields, contactimportrow.FieldContactID)
+	}
+	if m.duplicate_row != nil {
+		fields = append(fields, contactimportrow.FieldDuplicateRow)
+	}
+	if m.errors != nil {
+		fields = append(fields, contactimportrow.FieldErrors)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ContactImportRowMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case contactimportrow.FieldCompanyID:
+		return m.CompanyID()
+	case contactimportrow.FieldImportID:
+		return m.ImportID()
+	case contactimportrow.FieldCreatorID:
+		return m.CreatorID()
+	case contactimportrow.FieldRow:
+		return m.Row()
+	case contactimportrow.FieldCells:
+		return m.Cells()
+	case contactimportrow.FieldAnalysis:
+		return m.Analysis()
+	case contactimportrow.FieldOutcome:
+		return m.Outcome()
+	case contactimportrow.FieldContactID:
+		return m.ContactID()
+	case contactimportrow.FieldDuplicateRow:
+		return m.DuplicateRow()
+	case contactimportrow.FieldErrors:
+		return m.Errors()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ContactImportRowMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case contactimportrow.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case contactimportrow.FieldImportID:
+		return m.OldImportID(ctx)
+	case contactimportrow.FieldCreatorID:
+		return m.OldCreatorID(ctx)
+	case contactimportrow.FieldRow:
+		return m.OldRow(ctx)
+	case contactimportrow.FieldCells:
+		return m.OldCells(ctx)
+	case contactimportrow.FieldAnalysis:
+		return m.OldAnalysis(ctx)
+	case contactimportrow.FieldOutcome:
+		return m.OldOutcome(ctx)
+	case contactimportrow.FieldContactID:
+		return m.OldContactID(ctx)
+	case contactimportrow.FieldDuplicateRow:
+		return m.OldDuplicateRow(ctx)
+	case contactimportrow.FieldErrors:
+		return m.OldErrors(ctx)
+	}
+	return nil, fmt.Errorf("unknown ContactImportRow field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ContactImportRowMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case contactimportrow.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case contactimportrow.FieldImportID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetImportID(v)
+		return nil
+	case contactimportrow.FieldCreatorID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatorID(v)
+		return nil
+	case contactimportrow.FieldRow:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRow(v)
+		return nil
+	case contactimportrow.FieldCells:
+		v, ok := value.(map[string]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCells(v)
+		return nil
+	case contactimportrow.FieldAnalysis:
+		v, ok := value.(contactimportrow.Analysis)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAnalysis(v)
+		return nil
+	case contactimportrow.FieldOutcome:
+		v, ok := value.(contactimportrow.Outcome)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOutcome(v)
+		return nil
+	case contactimportrow.FieldContactID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContactID(v)
+		return nil
+	case contactimportrow.FieldDuplicateRow:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDuplicateRow(v)
+		return nil
+	case contactimportrow.FieldErrors:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetErrors(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ContactImportRow field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ContactImportRowMutation) AddedFields() []string {
+	var fields []string
+	if m.addrow != nil {
+		fields = append(fields, contactimportrow.FieldRow)
+	}
+	if m.addduplicate_row != nil {
+		fields = append(fields, contactimportrow.FieldDuplicateRow)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ContactImportRowMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case contactimportrow.FieldRow:
+		return m.AddedRow()
+	case contactimportrow.FieldDuplicateRow:
+		return m.AddedDuplicateRow()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ContactImportRowMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case contactimportrow.FieldRow:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddRow(v)
+		return nil
+	case contactimportrow.FieldDuplicateRow:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDuplicateRow(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ContactImportRow numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ContactImportRowMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(contactimportrow.FieldCreatorID) {
+		fields = append(fields, contactimportrow.FieldCreatorID)
+	}
+	if m.FieldCleared(contactimportrow.FieldOutcome) {
+		fields = append(fields, contactimportrow.FieldOutcome)
+	}
+	if m.FieldCleared(contactimportrow.FieldContactID) {
+		fields = append(fields, contactimportrow.FieldContactID)
+	}
+	if m.FieldCleared(contactimportrow.FieldDuplicateRow) {
+		fields = append(fields, contactimportrow.FieldDuplicateRow)
+	}
+	if m.FieldCleared(contactimportrow.FieldErrors) {
+		fields = append(fields, contactimportrow.FieldErrors)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ContactImportRowMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ContactImportRowMutation) ClearField(name string) error {
+	switch name {
+	case contactimportrow.FieldCreatorID:
+		m.ClearCreatorID()
+		return nil
+	case contactimportrow.FieldOutcome:
+		m.ClearOutcome()
+		return nil
+	case contactimportrow.FieldContactID:
+		m.ClearContactID()
+		return nil
+	case contactimportrow.FieldDuplicateRow:
+		m.ClearDuplicateRow()
+		return nil
+	case contactimportrow.FieldErrors:
+		m.ClearErrors()
+		return nil
+	}
+	return fmt.Errorf("unknown ContactImportRow nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ContactImportRowMutation) ResetField(name string) error {
+	switch name {
+	case contactimportrow.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case contactimportrow.FieldImportID:
+		m.ResetImportID()
+		return nil
+	case contactimportrow.FieldCreatorID:
+		m.ResetCreatorID()
+		return nil
+	case contactimportrow.FieldRow:
+		m.ResetRow()
+		return nil
+	case contactimportrow.FieldCells:
+		m.ResetCells()
+		return nil
+	case contactimportrow.FieldAnalysis:
+		m.ResetAnalysis()
+		return nil
+	case contactimportrow.FieldOutcome:
+		m.ResetOutcome()
+		return nil
+	case contactimportrow.FieldContactID:
+		m.ResetContactID()
+		return nil
+	case contactimportrow.FieldDuplicateRow:
+		m.ResetDuplicateRow()
+		return nil
+	case contactimportrow.FieldErrors:
+		m.ResetErrors()
+		return nil
+	}
+	return fmt.Errorf("unknown ContactImportRow field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ContactImportRowMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.company != nil {
+		edges = append(edges, contactimportrow.EdgeCompany)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ContactImportRowMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case contactimportrow.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ContactImportRowMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ContactImportRowMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ContactImportRowMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcompany {
+		edges = append(edges, contactimportrow.EdgeCompany)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ContactImportRowMutation) EdgeCleared(name string) bool {
+	switch name {
+	case contactimportrow.EdgeCompany:
+		return m.clearedcompany
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ContactImportRowMutation) ClearEdge(name string) error {
+	switch name {
+	case contactimportrow.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown ContactImportRow unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ContactImportRowMutation) ResetEdge(name string) error {
+	switch name {
+	case contactimportrow.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown ContactImportRow edge %s", name)
+}
+
 // ContactPhoneMutation represents an operation that mutates the ContactPhone nodes in the graph.
 type ContactPhoneMutation struct {
 	config
@@ -19970,6 +23208,1653 @@ func (m *ContractMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Contract edge %s", name)
+}
+
+// ContractExtractionMutation represents an operation that mutates the ContractExtraction nodes in the graph.
+type ContractExtractionMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *uuid.UUID
+	created_at          *time.Time
+	updated_at          *time.Time
+	version             *int64
+	addversion          *int64
+	status              *contractextraction.Status
+	document_id         *uuid.UUID
+	contact_id          *uuid.UUID
+	contract_id         *uuid.UUID
+	contract_version    *int
+	addcontract_version *int
+	contract_type       *string
+	auto_apply          *bool
+	method              *string
+	pages               *int
+	addpages            *int
+	fields              *[]schematype.ExtractedField
+	appendfields        []schematype.ExtractedField
+	points              *int64
+	addpoints           *int64
+	error               *string
+	creator_id          *uuid.UUID
+	completed_at        *time.Time
+	applied_at          *time.Time
+	clearedFields       map[string]struct{}
+	company             *uuid.UUID
+	clearedcompany      bool
+	done                bool
+	oldValue            func(context.Context) (*ContractExtraction, error)
+	predicates          []predicate.ContractExtraction
+}
+
+var _ ent.Mutation = (*ContractExtractionMutation)(nil)
+
+// contractextractionOption allows management of the mutation configuration using functional options.
+type contractextractionOption func(*ContractExtractionMutation)
+
+// newContractExtractionMutation creates new mutation for the ContractExtraction entity.
+func newContractExtractionMutation(c config, op Op, opts ...contractextractionOption) *ContractExtractionMutation {
+	m := &ContractExtractionMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeContractExtraction,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withContractExtractionID sets the ID field of the mutation.
+func withContractExtractionID(id uuid.UUID) contractextractionOption {
+	return func(m *ContractExtractionMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ContractExtraction
+		)
+		m.oldValue = func(ctx context.Context) (*ContractExtraction, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ContractExtraction.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withContractExtraction sets the old ContractExtraction of the mutation.
+func withContractExtraction(node *ContractExtraction) contractextractionOption {
+	return func(m *ContractExtractionMutation) {
+		m.oldValue = func(context.Context) (*ContractExtraction, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ContractExtractionMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ContractExtractionMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of ContractExtraction entities.
+func (m *ContractExtractionMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ContractExtractionMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ContractExtractionMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ContractExtraction.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *ContractExtractionMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *ContractExtractionMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the ContractExtraction entity.
+// If the ContractExtraction object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractExtractionMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *ContractExtractionMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *ContractExtractionMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *ContractExtractionMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the ContractExtraction entity.
+// If the ContractExtraction object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractExtractionMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *ContractExtractionMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *ContractExtractionMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *ContractExtractionMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the ContractExtraction entity.
+// If the ContractExtraction object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractExtractionMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *ContractExtractionMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *ContractExtractionMutation) SetVersion(i int64) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *ContractExtractionMutation) Version() (r int64, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the ContractExtraction entity.
+// If the ContractExtraction object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractExtractionMutation) OldVersion(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *ContractExtractionMutation) AddVersion(i int64) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *ContractExtractionMutation) AddedVersion() (r int64, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *ContractExtractionMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *ContractExtractionMutation) SetStatus(c contractextraction.Status) {
+	m.status = &c
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *ContractExtractionMutation) Status() (r contractextraction.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the ContractExtraction entity.
+// If the ContractExtraction object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractExtractionMutation) OldStatus(ctx context.Context) (v contractextraction.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *ContractExtractionMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetDocumentID sets the "document_id" field.
+func (m *ContractExtractionMutation) SetDocumentID(u uuid.UUID) {
+	m.document_id = &u
+}
+
+// DocumentID returns the value of the "document_id" field in the mutation.
+func (m *ContractExtractionMutation) DocumentID() (r uuid.UUID, exists bool) {
+	v := m.document_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDocumentID returns the old "document_id" field's value of the ContractExtraction entity.
+// If the ContractExtraction object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractExtractionMutation) OldDocumentID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDocumentID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDocumentID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDocumentID: %w", err)
+	}
+	return oldValue.DocumentID, nil
+}
+
+// ResetDocumentID resets all changes to the "document_id" field.
+func (m *ContractExtractionMutation) ResetDocumentID() {
+	m.document_id = nil
+}
+
+// SetContactID sets the "contact_id" field.
+func (m *ContractExtractionMutation) SetContactID(u uuid.UUID) {
+	m.contact_id = &u
+}
+
+// ContactID returns the value of the "contact_id" field in the mutation.
+func (m *ContractExtractionMutation) ContactID() (r uuid.UUID, exists bool) {
+	v := m.contact_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContactID returns the old "contact_id" field's value of the ContractExtraction entity.
+// If the ContractExtraction object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractExtractionMutation) OldContactID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContactID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContactID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContactID: %w", err)
+	}
+	return oldValue.ContactID, nil
+}
+
+// ResetContactID resets all changes to the "contact_id" field.
+func (m *ContractExtractionMutation) ResetContactID() {
+	m.contact_id = nil
+}
+
+// SetContractID sets the "contract_id" field.
+func (m *ContractExtractionMutation) SetContractID(u uuid.UUID) {
+	m.contract_id = &u
+}
+
+// ContractID returns the value of the "contract_id" field in the mutation.
+func (m *ContractExtractionMutation) ContractID() (r uuid.UUID, exists bool) {
+	v := m.contract_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContractID returns the old "contract_id" field's value of the ContractExtraction entity.
+// If the ContractExtraction object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractExtractionMutation) OldContractID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContractID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContractID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContractID: %w", err)
+	}
+	return oldValue.ContractID, nil
+}
+
+// ClearContractID clears the value of the "contract_id" field.
+func (m *ContractExtractionMutation) ClearContractID() {
+	m.contract_id = nil
+	m.clearedFields[contractextraction.FieldContractID] = struct{}{}
+}
+
+// ContractIDCleared returns if the "contract_id" field was cleared in this mutation.
+func (m *ContractExtractionMutation) ContractIDCleared() bool {
+	_, ok := m.clearedFields[contractextraction.FieldContractID]
+	return ok
+}
+
+// ResetContractID resets all changes to the "contract_id" field.
+func (m *ContractExtractionMutation) ResetContractID() {
+	m.contract_id = nil
+	delete(m.clearedFields, contractextraction.FieldContractID)
+}
+
+// SetContractVersion sets the "contract_version" field.
+func (m *ContractExtractionMutation) SetContractVersion(i int) {
+	m.contract_version = &i
+	m.addcontract_version = nil
+}
+
+// ContractVersion returns the value of the "contract_version" field in the mutation.
+func (m *ContractExtractionMutation) ContractVersion() (r int, exists bool) {
+	v := m.contract_version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContractVersion returns the old "contract_version" field's value of the ContractExtraction entity.
+// If the ContractExtraction object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractExtractionMutation) OldContractVersion(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContractVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContractVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContractVersion: %w", err)
+	}
+	return oldValue.ContractVersion, nil
+}
+
+// AddContractVersion adds i to the "contract_version" field.
+func (m *ContractExtractionMutation) AddContractVersion(i int) {
+	if m.addcontract_version != nil {
+		*m.addcontract_version += i
+	} else {
+		m.addcontract_version = &i
+	}
+}
+
+// AddedContractVersion returns the value that was added to the "contract_version" field in this mutation.
+func (m *ContractExtractionMutation) AddedContractVersion() (r int, exists bool) {
+	v := m.addcontract_version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearContractVersion clears the value of the "contract_version" field.
+func (m *ContractExtractionMutation) ClearContractVersion() {
+	m.contract_version = nil
+	m.addcontract_version = nil
+	m.clearedFields[contractextraction.FieldContractVersion] = struct{}{}
+}
+
+// ContractVersionCleared returns if the "contract_version" field was cleared in this mutation.
+func (m *ContractExtractionMutation) ContractVersionCleared() bool {
+	_, ok := m.clearedFields[contractextraction.FieldContractVersion]
+	return ok
+}
+
+// ResetContractVersion resets all changes to the "contract_version" field.
+func (m *ContractExtractionMutation) ResetContractVersion() {
+	m.contract_version = nil
+	m.addcontract_version = nil
+	delete(m.clearedFields, contractextraction.FieldContractVersion)
+}
+
+// SetContractType sets the "contract_type" field.
+func (m *ContractExtractionMutation) SetContractType(s string) {
+	m.contract_type = &s
+}
+
+// ContractType returns the value of the "contract_type" field in the mutation.
+func (m *ContractExtractionMutation) ContractType() (r string, exists bool) {
+	v := m.contract_type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContractType returns the old "contract_type" field's value of the ContractExtraction entity.
+// If the ContractExtraction object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractExtractionMutation) OldContractType(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContractType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContractType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContractType: %w", err)
+	}
+	return oldValue.ContractType, nil
+}
+
+// ClearContractType clears the value of the "contract_type" field.
+func (m *ContractExtractionMutation) ClearContractType() {
+	m.contract_type = nil
+	m.clearedFields[contractextraction.FieldContractType] = struct{}{}
+}
+
+// ContractTypeCleared returns if the "contract_type" field was cleared in this mutation.
+func (m *ContractExtractionMutation) ContractTypeCleared() bool {
+	_, ok := m.clearedFields[contractextraction.FieldContractType]
+	return ok
+}
+
+// ResetContractType resets all changes to the "contract_type" field.
+func (m *ContractExtractionMutation) ResetContractType() {
+	m.contract_type = nil
+	delete(m.clearedFields, contractextraction.FieldContractType)
+}
+
+// SetAutoApply sets the "auto_apply" field.
+func (m *ContractExtractionMutation) SetAutoApply(b bool) {
+	m.auto_apply = &b
+}
+
+// AutoApply returns the value of the "auto_apply" field in the mutation.
+func (m *ContractExtractionMutation) AutoApply() (r bool, exists bool) {
+	v := m.auto_apply
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAutoApply returns the old "auto_apply" field's value of the ContractExtraction entity.
+// If the ContractExtraction object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractExtractionMutation) OldAutoApply(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAutoApply is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAutoApply requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAutoApply: %w", err)
+	}
+	return oldValue.AutoApply, nil
+}
+
+// ResetAutoApply resets all changes to the "auto_apply" field.
+func (m *ContractExtractionMutation) ResetAutoApply() {
+	m.auto_apply = nil
+}
+
+// SetMethod sets the "method" field.
+func (m *ContractExtractionMutation) SetMethod(s string) {
+	m.method = &s
+}
+
+// Method returns the value of the "method" field in the mutation.
+func (m *ContractExtractionMutation) Method() (r string, exists bool) {
+	v := m.method
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMethod returns the old "method" field's value of the ContractExtraction entity.
+// If the ContractExtraction object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractExtractionMutation) OldMethod(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMethod is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMethod requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMethod: %w", err)
+	}
+	return oldValue.Method, nil
+}
+
+// ResetMethod resets all changes to the "method" field.
+func (m *ContractExtractionMutation) ResetMethod() {
+	m.method = nil
+}
+
+// SetPages sets the "pages" field.
+func (m *ContractExtractionMutation) SetPages(i int) {
+	m.pages = &i
+	m.addpages = nil
+}
+
+// Pages returns the value of the "pages" field in the mutation.
+func (m *ContractExtractionMutation) Pages() (r int, exists bool) {
+	v := m.pages
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPages returns the old "pages" field's value of the ContractExtraction entity.
+// If the ContractExtraction object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractExtractionMutation) OldPages(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPages is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPages requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPages: %w", err)
+	}
+	return oldValue.Pages, nil
+}
+
+// AddPages adds i to the "pages" field.
+func (m *ContractExtractionMutation) AddPages(i int) {
+	if m.addpages != nil {
+		*m.addpages += i
+	} else {
+		m.addpages = &i
+	}
+}
+
+// AddedPages returns the value that was added to the "pages" field in this mutation.
+func (m *ContractExtractionMutation) AddedPages() (r int, exists bool) {
+	v := m.addpages
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetPages resets all changes to the "pages" field.
+func (m *ContractExtractionMutation) ResetPages() {
+	m.pages = nil
+	m.addpages = nil
+}
+
+// SetFields sets the "fields" field.
+func (m *ContractExtractionMutation) SetFields(sf []schematype.ExtractedField) {
+	m.fields = &sf
+	m.appendfields = nil
+}
+
+// GetFields returns the value of the "fields" field in the mutation.
+func (m *ContractExtractionMutation) GetFields() (r []schematype.ExtractedField, exists bool) {
+	v := m.fields
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFields returns the old "fields" field's value of the ContractExtraction entity.
+// If the ContractExtraction object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractExtractionMutation) OldFields(ctx context.Context) (v []schematype.ExtractedField, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFields is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFields requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFields: %w", err)
+	}
+	return oldValue.Fields, nil
+}
+
+// AppendFields adds sf to the "fields" field.
+func (m *ContractExtractionMutation) AppendFields(sf []schematype.ExtractedField) {
+	m.appendfields = append(m.appendfields, sf...)
+}
+
+// AppendedFields returns the list of values that were appended to the "fields" field in this mutation.
+func (m *ContractExtractionMutation) AppendedFields() ([]schematype.ExtractedField, bool) {
+	if len(m.appendfields) == 0 {
+		return nil, false
+	}
+	return m.appendfields, true
+}
+
+// ClearFields clears the value of the "fields" field.
+func (m *ContractExtractionMutation) ClearFields() {
+	m.fields = nil
+	m.appendfields = nil
+	m.clearedFields[contractextraction.FieldFields] = struct{}{}
+}
+
+// FieldsCleared returns if the "fields" field was cleared in this mutation.
+func (m *ContractExtractionMutation) FieldsCleared() bool {
+	_, ok := m.clearedFields[contractextraction.FieldFields]
+	return ok
+}
+
+// ResetFields resets all changes to the "fields" field.
+func (m *ContractExtractionMutation) ResetFields() {
+	m.fields = nil
+	m.appendfields = nil
+	delete(m.clearedFields, contractextraction.FieldFields)
+}
+
+// SetPoints sets the "points" field.
+func (m *ContractExtractionMutation) SetPoints(i int64) {
+	m.points = &i
+	m.addpoints = nil
+}
+
+// Points returns the value of the "points" field in the mutation.
+func (m *ContractExtractionMutation) Points() (r int64, exists bool) {
+	v := m.points
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPoints returns the old "points" field's value of the ContractExtraction entity.
+// If the ContractExtraction object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractExtractionMutation) OldPoints(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPoints is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPoints requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPoints: %w", err)
+	}
+	return oldValue.Points, nil
+}
+
+// AddPoints adds i to the "points" field.
+func (m *ContractExtractionMutation) AddPoints(i int64) {
+	if m.addpoints != nil {
+		*m.addpoints += i
+	} else {
+		m.addpoints = &i
+	}
+}
+
+// AddedPoints returns the value that was added to the "points" field in this mutation.
+func (m *ContractExtractionMutation) AddedPoints() (r int64, exists bool) {
+	v := m.addpoints
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetPoints resets all changes to the "points" field.
+func (m *ContractExtractionMutation) ResetPoints() {
+	m.points = nil
+	m.addpoints = nil
+}
+
+// SetError sets the "error" field.
+func (m *ContractExtractionMutation) SetError(s string) {
+	m.error = &s
+}
+
+// Error returns the value of the "error" field in the mutation.
+func (m *ContractExtractionMutation) Error() (r string, exists bool) {
+	v := m.error
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldError returns the old "error" field's value of the ContractExtraction entity.
+// If the ContractExtraction object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractExtractionMutation) OldError(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldError is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldError requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldError: %w", err)
+	}
+	return oldValue.Error, nil
+}
+
+// ResetError resets all changes to the "error" field.
+func (m *ContractExtractionMutation) ResetError() {
+	m.error = nil
+}
+
+// SetCreatorID sets the "creator_id" field.
+func (m *ContractExtractionMutation) SetCreatorID(u uuid.UUID) {
+	m.creator_id = &u
+}
+
+// CreatorID returns the value of the "creator_id" field in the mutation.
+func (m *ContractExtractionMutation) CreatorID() (r uuid.UUID, exists bool) {
+	v := m.creator_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatorID returns the old "creator_id" field's value of the ContractExtraction entity.
+// If the ContractExtraction object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractExtractionMutation) OldCreatorID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatorID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatorID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatorID: %w", err)
+	}
+	return oldValue.CreatorID, nil
+}
+
+// ClearCreatorID clears the value of the "creator_id" field.
+func (m *ContractExtractionMutation) ClearCreatorID() {
+	m.creator_id = nil
+	m.clearedFields[contractextraction.FieldCreatorID] = struct{}{}
+}
+
+// CreatorIDCleared returns if the "creator_id" field was cleared in this mutation.
+func (m *ContractExtractionMutation) CreatorIDCleared() bool {
+	_, ok := m.clearedFields[contractextraction.FieldCreatorID]
+	return ok
+}
+
+// ResetCreatorID resets all changes to the "creator_id" field.
+func (m *ContractExtractionMutation) ResetCreatorID() {
+	m.creator_id = nil
+	delete(m.clearedFields, contractextraction.FieldCreatorID)
+}
+
+// SetCompletedAt sets the "completed_at" field.
+func (m *ContractExtractionMutation) SetCompletedAt(t time.Time) {
+	m.completed_at = &t
+}
+
+// CompletedAt returns the value of the "completed_at" field in the mutation.
+func (m *ContractExtractionMutation) CompletedAt() (r time.Time, exists bool) {
+	v := m.completed_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompletedAt returns the old "completed_at" field's value of the ContractExtraction entity.
+// If the ContractExtraction object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractExtractionMutation) OldCompletedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompletedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompletedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompletedAt: %w", err)
+	}
+	return oldValue.CompletedAt, nil
+}
+
+// ClearCompletedAt clears the value of the "completed_at" field.
+func (m *ContractExtractionMutation) ClearCompletedAt() {
+	m.completed_at = nil
+	m.clearedFields[contractextraction.FieldCompletedAt] = struct{}{}
+}
+
+// CompletedAtCleared returns if the "completed_at" field was cleared in this mutation.
+func (m *ContractExtractionMutation) CompletedAtCleared() bool {
+	_, ok := m.clearedFields[contractextraction.FieldCompletedAt]
+	return ok
+}
+
+// ResetCompletedAt resets all changes to the "completed_at" field.
+func (m *ContractExtractionMutation) ResetCompletedAt() {
+	m.completed_at = nil
+	delete(m.clearedFields, contractextraction.FieldCompletedAt)
+}
+
+// SetAppliedAt sets the "applied_at" field.
+func (m *ContractExtractionMutation) SetAppliedAt(t time.Time) {
+	m.applied_at = &t
+}
+
+// AppliedAt returns the value of the "applied_at" field in the mutation.
+func (m *ContractExtractionMutation) AppliedAt() (r time.Time, exists bool) {
+	v := m.applied_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAppliedAt returns the old "applied_at" field's value of the ContractExtraction entity.
+// If the ContractExtraction object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContractExtractionMutation) OldAppliedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAppliedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAppliedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAppliedAt: %w", err)
+	}
+	return oldValue.AppliedAt, nil
+}
+
+// ClearAppliedAt clears the value of the "applied_at" field.
+func (m *ContractExtractionMutation) ClearAppliedAt() {
+	m.applied_at = nil
+	m.clearedFields[contractextraction.FieldAppliedAt] = struct{}{}
+}
+
+// AppliedAtCleared returns if the "applied_at" field was cleared in this mutation.
+func (m *ContractExtractionMutation) AppliedAtCleared() bool {
+	_, ok := m.clearedFields[contractextraction.FieldAppliedAt]
+	return ok
+}
+
+// ResetAppliedAt resets all changes to the "applied_at" field.
+func (m *ContractExtractionMutation) ResetAppliedAt() {
+	m.applied_at = nil
+	delete(m.clearedFields, contractextraction.FieldAppliedAt)
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *ContractExtractionMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[contractextraction.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *ContractExtractionMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *ContractExtractionMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *ContractExtractionMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// Where appends a list predicates to the ContractExtractionMutation builder.
+func (m *ContractExtractionMutation) Where(ps ...predicate.ContractExtraction) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ContractExtractionMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ContractExtractionMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ContractExtraction, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ContractExtractionMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ContractExtractionMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ContractExtraction).
+func (m *ContractExtractionMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ContractExtractionMutation) Fields() []string {
+	fields := make([]string, 0, 19)
+	if m.company != nil {
+		fields = append(fields, contractextraction.FieldCompanyID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, contractextraction.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, contractextraction.FieldUpdatedAt)
+	}
+	if m.version != nil {
+		fields = append(fields, contractextraction.FieldVersion)
+	}
+	if m.status != nil {
+		fields = append(fields, contractextraction.FieldStatus)
+	}
+	if m.document_id != nil {
+		fields = append(fields, contractextraction.FieldDocumentID)
+	}
+	if m.contact_id != nil {
+		fields = append(fields, contractextraction.FieldContactID)
+	}
+	if m.contract_id != nil {
+		fields = append(fields, contractextraction.FieldContractID)
+	}
+	if m.contract_version != nil {
+		fields = append(fields, contractextraction.FieldContractVersion)
+	}
+	if m.contract_type != nil {
+		fields = append(fields, contractextraction.FieldContractType)
+	}
+	if m.auto_apply != nil {
+		fields = append(fields, contractextraction.FieldAutoApply)
+	}
+	if m.method != nil {
+		fields = append(fields, contractextraction.FieldMethod)
+	}
+	if m.pages != nil {
+		fields = append(fields, contractextraction.FieldPages)
+	}
+	if m.fields != nil {
+		fields = append(fields, contractextraction.FieldFields)
+	}
+	if m.points != nil {
+		fields = append(fields, contractextraction.FieldPoints)
+	}
+	if m.error != nil {
+		fields = append(fields, contractextraction.FieldError)
+	}
+	if m.creator_id != nil {
+		fields = append(fields, contractextraction.FieldCreatorID)
+	}
+	if m.completed_at != nil {
+		fields = append(fields, contractextraction.FieldCompletedAt)
+	}
+	if m.applied_at != nil {
+		fields = append(fields, contractextraction.FieldAppliedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ContractExtractionMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case contractextraction.FieldCompanyID:
+		return m.CompanyID()
+	case contractextraction.FieldCreatedAt:
+		return m.CreatedAt()
+	case contractextraction.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case contractextraction.FieldVersion:
+		return m.Version()
+	case contractextraction.FieldStatus:
+		return m.Status()
+	case contractextraction.FieldDocumentID:
+		return m.DocumentID()
+	case contractextraction.FieldContactID:
+		return m.ContactID()
+	case contractextraction.FieldContractID:
+		return m.ContractID()
+	case contractextraction.FieldContractVersion:
+		return m.ContractVersion()
+	case contractextraction.FieldContractType:
+		return m.ContractType()
+	case contractextraction.FieldAutoApply:
+		return m.AutoApply()
+	case contractextraction.FieldMethod:
+		return m.Method()
+	case contractextraction.FieldPages:
+		return m.Pages()
+	case contractextraction.FieldFields:
+		return m.GetFields()
+	case contractextraction.FieldPoints:
+		return m.Points()
+	case contractextraction.FieldError:
+		return m.Error()
+	case contractextraction.FieldCreatorID:
+		return m.CreatorID()
+	case contractextraction.FieldCompletedAt:
+		return m.CompletedAt()
+	case contractextraction.FieldAppliedAt:
+		return m.AppliedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ContractExtractionMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case contractextraction.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case contractextraction.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case contractextraction.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case contractextraction.FieldVersion:
+		return m.OldVersion(ctx)
+	case contractextraction.FieldStatus:
+		return m.OldStatus(ctx)
+	case contractextraction.FieldDocumentID:
+		return m.OldDocumentID(ctx)
+	case contractextraction.FieldContactID:
+		return m.OldContactID(ctx)
+	case contractextraction.FieldContractID:
+		return m.OldContractID(ctx)
+	case contractextraction.FieldContractVersion:
+		return m.OldContractVersion(ctx)
+	case contractextraction.FieldContractType:
+		return m.OldContractType(ctx)
+	case contractextraction.FieldAutoApply:
+		return m.OldAutoApply(ctx)
+	case contractextraction.FieldMethod:
+		return m.OldMethod(ctx)
+	case contractextraction.FieldPages:
+		return m.OldPages(ctx)
+	case contractextraction.FieldFields:
+		return m.OldFields(ctx)
+	case contractextraction.FieldPoints:
+		return m.OldPoints(ctx)
+	case contractextraction.FieldError:
+		return m.OldError(ctx)
+	case contractextraction.FieldCreatorID:
+		return m.OldCreatorID(ctx)
+	case contractextraction.FieldCompletedAt:
+		return m.OldCompletedAt(ctx)
+	case contractextraction.FieldAppliedAt:
+		return m.OldAppliedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown ContractExtraction field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ContractExtractionMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case contractextraction.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case contractextraction.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case contractextraction.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case contractextraction.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
+		return nil
+	case contractextraction.FieldStatus:
+		v, ok := value.(contractextraction.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case contractextraction.FieldDocumentID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDocumentID(v)
+		return nil
+	case contractextraction.FieldContactID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContactID(v)
+		return nil
+	case contractextraction.FieldContractID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContractID(v)
+		return nil
+	case contractextraction.FieldContractVersion:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContractVersion(v)
+		return nil
+	case contractextraction.FieldContractType:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContractType(v)
+		return nil
+	case contractextraction.FieldAutoApply:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAutoApply(v)
+		return nil
+	case contractextraction.FieldMethod:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMethod(v)
+		return nil
+	case contractextraction.FieldPages:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPages(v)
+		return nil
+	case contractextraction.FieldFields:
+		v, ok := value.([]schematype.ExtractedField)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFields(v)
+		return nil
+	case contractextraction.FieldPoints:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPoints(v)
+		return nil
+	case contractextraction.FieldError:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetError(v)
+		return nil
+	case contractextraction.FieldCreatorID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatorID(v)
+		return nil
+	case contractextraction.FieldCompletedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompletedAt(v)
+		return nil
+	case contractextraction.FieldAppliedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAppliedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ContractExtraction field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ContractExtractionMutation) AddedFields() []string {
+	var fields []string
+	if m.addversion != nil {
+		fields = append(fields, contractextraction.FieldVersion)
+	}
+	if m.addcontract_version != nil {
+		fields = append(fields, contractextraction.FieldContractVersion)
+	}
+	if m.addpages != nil {
+		fields = append(fields, contractextraction.FieldPages)
+	}
+	if m.addpoints != nil {
+		fields = append(fields, contractextraction.FieldPoints)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ContractExtractionMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case contractextraction.FieldVersion:
+		return m.AddedVersion()
+	case contractextraction.FieldContractVersion:
+		return m.AddedContractVersion()
+	case contractextraction.FieldPages:
+		return m.AddedPages()
+	case contractextraction.FieldPoints:
+		return m.AddedPoints()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ContractExtractionMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case contractextraction.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
+	case contractextraction.FieldContractVersion:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddContractVersion(v)
+		return nil
+	case contractextraction.FieldPages:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPages(v)
+		return nil
+	case contractextraction.FieldPoints:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPoints(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ContractExtraction numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ContractExtractionMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(contractextraction.FieldContractID) {
+		fields = append(fields, contractextraction.FieldContractID)
+	}
+	if m.FieldCleared(contractextraction.FieldContractVersion) {
+		fields = append(fields, contractextraction.FieldContractVersion)
+	}
+	if m.FieldCleared(contractextraction.FieldContractType) {
+		fields = append(fields, contractextraction.FieldContractType)
+	}
+	if m.FieldCleared(contractextraction.FieldFields) {
+		fields = append(fields, contractextraction.FieldFields)
+	}
+	if m.FieldCleared(contractextraction.FieldCreatorID) {
+		fields = append(fields, contractextraction.FieldCreatorID)
+	}
+	if m.FieldCleared(contractextraction.FieldCompletedAt) {
+		fields = append(fields, contractextraction.FieldCompletedAt)
+	}
+	if m.FieldCleared(contractextraction.FieldAppliedAt) {
+		fields = append(fields, contractextraction.FieldAppliedAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ContractExtractionMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ContractExtractionMutation) ClearField(name string) error {
+	switch name {
+	case contractextraction.FieldContractID:
+		m.ClearContractID()
+		return nil
+	case contractextraction.FieldContractVersion:
+		m.ClearContractVersion()
+		return nil
+	case contractextraction.FieldContractType:
+		m.ClearContractType()
+		return nil
+	case contractextraction.FieldFields:
+		m.ClearFields()
+		return nil
+	case contractextraction.FieldCreatorID:
+		m.ClearCreatorID()
+		return nil
+	case contractextraction.FieldCompletedAt:
+		m.ClearCompletedAt()
+		return nil
+	case contractextraction.FieldAppliedAt:
+		m.ClearAppliedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown ContractExtraction nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ContractExtractionMutation) ResetField(name string) error {
+	switch name {
+	case contractextraction.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case contractextraction.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case contractextraction.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case contractextraction.FieldVersion:
+		m.ResetVersion()
+		return nil
+	case contractextraction.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case contractextraction.FieldDocumentID:
+		m.ResetDocumentID()
+		return nil
+	case contractextraction.FieldContactID:
+		m.ResetContactID()
+		return nil
+	case contractextraction.FieldContractID:
+		m.ResetContractID()
+		return nil
+	case contractextraction.FieldContractVersion:
+		m.ResetContractVersion()
+		return nil
+	case contractextraction.FieldContractType:
+		m.ResetContractType()
+		return nil
+	case contractextraction.FieldAutoApply:
+		m.ResetAutoApply()
+		return nil
+	case contractextraction.FieldMethod:
+		m.ResetMethod()
+		return nil
+	case contractextraction.FieldPages:
+		m.ResetPages()
+		return nil
+	case contractextraction.FieldFields:
+		m.ResetFields()
+		return nil
+	case contractextraction.FieldPoints:
+		m.ResetPoints()
+		return nil
+	case contractextraction.FieldError:
+		m.ResetError()
+		return nil
+	case contractextraction.FieldCreatorID:
+		m.ResetCreatorID()
+		return nil
+	case contractextraction.FieldCompletedAt:
+		m.ResetCompletedAt()
+		return nil
+	case contractextraction.FieldAppliedAt:
+		m.ResetAppliedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown ContractExtraction field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ContractExtractionMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.company != nil {
+		edges = append(edges, contractextraction.EdgeCompany)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ContractExtractionMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case contractextraction.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ContractExtractionMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ContractExtractionMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ContractExtractionMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcompany {
+		edges = append(edges, contractextraction.EdgeCompany)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ContractExtractionMutation) EdgeCleared(name string) bool {
+	switch name {
+	case contractextraction.EdgeCompany:
+		return m.clearedcompany
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ContractExtractionMutation) ClearEdge(name string) error {
+	switch name {
+	case contractextraction.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown ContractExtraction unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ContractExtractionMutation) ResetEdge(name string) error {
+	switch name {
+	case contractextraction.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown ContractExtraction edge %s", name)
 }
 
 // CorrespondenceCaseMutation represents an operation that mutates the CorrespondenceCase nodes in the graph.
@@ -44952,6 +49837,7 @@ type PointEntryMutation struct {
 	adddelta       *int64
 	reason         *string
 	email_id       *uuid.UUID
+	extraction_id  *uuid.UUID
 	created_at     *time.Time
 	clearedFields  map[string]struct{}
 	company        *uuid.UUID
@@ -45242,6 +50128,55 @@ func (m *PointEntryMutation) ResetEmailID() {
 	delete(m.clearedFields, pointentry.FieldEmailID)
 }
 
+// SetExtractionID sets the "extraction_id" field.
+func (m *PointEntryMutation) SetExtractionID(u uuid.UUID) {
+	m.extraction_id = &u
+}
+
+// ExtractionID returns the value of the "extraction_id" field in the mutation.
+func (m *PointEntryMutation) ExtractionID() (r uuid.UUID, exists bool) {
+	v := m.extraction_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExtractionID returns the old "extraction_id" field's value of the PointEntry entity.
+// If the PointEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PointEntryMutation) OldExtractionID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExtractionID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExtractionID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExtractionID: %w", err)
+	}
+	return oldValue.ExtractionID, nil
+}
+
+// ClearExtractionID clears the value of the "extraction_id" field.
+func (m *PointEntryMutation) ClearExtractionID() {
+	m.extraction_id = nil
+	m.clearedFields[pointentry.FieldExtractionID] = struct{}{}
+}
+
+// ExtractionIDCleared returns if the "extraction_id" field was cleared in this mutation.
+func (m *PointEntryMutation) ExtractionIDCleared() bool {
+	_, ok := m.clearedFields[pointentry.FieldExtractionID]
+	return ok
+}
+
+// ResetExtractionID resets all changes to the "extraction_id" field.
+func (m *PointEntryMutation) ResetExtractionID() {
+	m.extraction_id = nil
+	delete(m.clearedFields, pointentry.FieldExtractionID)
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (m *PointEntryMutation) SetCreatedAt(t time.Time) {
 	m.created_at = &t
@@ -45339,7 +50274,7 @@ func (m *PointEntryMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *PointEntryMutation) Fields() []string {
-	fields := make([]string, 0, 5)
+	fields := make([]string, 0, 6)
 	if m.company != nil {
 		fields = append(fields, pointentry.FieldCompanyID)
 	}
@@ -45351,6 +50286,9 @@ func (m *PointEntryMutation) Fields() []string {
 	}
 	if m.email_id != nil {
 		fields = append(fields, pointentry.FieldEmailID)
+	}
+	if m.extraction_id != nil {
+		fields = append(fields, pointentry.FieldExtractionID)
 	}
 	if m.created_at != nil {
 		fields = append(fields, pointentry.FieldCreatedAt)
@@ -45371,6 +50309,8 @@ func (m *PointEntryMutation) Field(name string) (ent.Value, bool) {
 		return m.Reason()
 	case pointentry.FieldEmailID:
 		return m.EmailID()
+	case pointentry.FieldExtractionID:
+		return m.ExtractionID()
 	case pointentry.FieldCreatedAt:
 		return m.CreatedAt()
 	}
@@ -45390,6 +50330,8 @@ func (m *PointEntryMutation) OldField(ctx context.Context, name string) (ent.Val
 		return m.OldReason(ctx)
 	case pointentry.FieldEmailID:
 		return m.OldEmailID(ctx)
+	case pointentry.FieldExtractionID:
+		return m.OldExtractionID(ctx)
 	case pointentry.FieldCreatedAt:
 		return m.OldCreatedAt(ctx)
 	}
@@ -45428,6 +50370,13 @@ func (m *PointEntryMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetEmailID(v)
+		return nil
+	case pointentry.FieldExtractionID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExtractionID(v)
 		return nil
 	case pointentry.FieldCreatedAt:
 		v, ok := value.(time.Time)
@@ -45484,6 +50433,9 @@ func (m *PointEntryMutation) ClearedFields() []string {
 	if m.FieldCleared(pointentry.FieldEmailID) {
 		fields = append(fields, pointentry.FieldEmailID)
 	}
+	if m.FieldCleared(pointentry.FieldExtractionID) {
+		fields = append(fields, pointentry.FieldExtractionID)
+	}
 	return fields
 }
 
@@ -45500,6 +50452,9 @@ func (m *PointEntryMutation) ClearField(name string) error {
 	switch name {
 	case pointentry.FieldEmailID:
 		m.ClearEmailID()
+		return nil
+	case pointentry.FieldExtractionID:
+		m.ClearExtractionID()
 		return nil
 	}
 	return fmt.Errorf("unknown PointEntry nullable field %s", name)
@@ -45520,6 +50475,9 @@ func (m *PointEntryMutation) ResetField(name string) error {
 		return nil
 	case pointentry.FieldEmailID:
 		m.ResetEmailID()
+		return nil
+	case pointentry.FieldExtractionID:
+		m.ResetExtractionID()
 		return nil
 	case pointentry.FieldCreatedAt:
 		m.ResetCreatedAt()
@@ -52746,6 +57704,2465 @@ func (m *PortfolioTransferMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown PortfolioTransfer edge %s", name)
+}
+
+// PrivacyRequestMutation represents an operation that mutates the PrivacyRequest nodes in the graph.
+type PrivacyRequestMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *uuid.UUID
+	created_at          *time.Time
+	updated_at          *time.Time
+	version             *int64
+	addversion          *int64
+	_type               *privacyrequest.Type
+	status              *privacyrequest.Status
+	contact_id          *uuid.UUID
+	owner_id            *uuid.UUID
+	creator_id          *uuid.UUID
+	reason              *string
+	requested_at        *time.Time
+	blob_key            *string
+	size                *int64
+	addsize             *int64
+	download_token_hash *string
+	expires_at          *time.Time
+	summary             *map[string]int
+	error               *string
+	completed_at        *time.Time
+	clearedFields       map[string]struct{}
+	company             *uuid.UUID
+	clearedcompany      bool
+	done                bool
+	oldValue            func(context.Context) (*PrivacyRequest, error)
+	predicates          []predicate.PrivacyRequest
+}
+
+var _ ent.Mutation = (*PrivacyRequestMutation)(nil)
+
+// privacyrequestOption allows management of the mutation configuration using functional options.
+type privacyrequestOption func(*PrivacyRequestMutation)
+
+// newPrivacyRequestMutation creates new mutation for the PrivacyRequest entity.
+func newPrivacyRequestMutation(c config, op Op, opts ...privacyrequestOption) *PrivacyRequestMutation {
+	m := &PrivacyRequestMutation{
+		config:        c,
+		op:            op,
+		typ:           TypePrivacyRequest,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withPrivacyRequestID sets the ID field of the mutation.
+func withPrivacyRequestID(id uuid.UUID) privacyrequestOption {
+	return func(m *PrivacyRequestMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *PrivacyRequest
+		)
+		m.oldValue = func(ctx context.Context) (*PrivacyRequest, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().PrivacyRequest.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withPrivacyRequest sets the old PrivacyRequest of the mutation.
+func withPrivacyRequest(node *PrivacyRequest) privacyrequestOption {
+	return func(m *PrivacyRequestMutation) {
+		m.oldValue = func(context.Context) (*PrivacyRequest, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m PrivacyRequestMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m PrivacyRequestMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of PrivacyRequest entities.
+func (m *PrivacyRequestMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *PrivacyRequestMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *PrivacyRequestMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().PrivacyRequest.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *PrivacyRequestMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *PrivacyRequestMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the PrivacyRequest entity.
+// If the PrivacyRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PrivacyRequestMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *PrivacyRequestMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *PrivacyRequestMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *PrivacyRequestMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the PrivacyRequest entity.
+// If the PrivacyRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PrivacyRequestMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *PrivacyRequestMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *PrivacyRequestMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *PrivacyRequestMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the PrivacyRequest entity.
+// If the PrivacyRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PrivacyRequestMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *PrivacyRequestMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *PrivacyRequestMutation) SetVersion(i int64) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *PrivacyRequestMutation) Version() (r int64, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the PrivacyRequest entity.
+// If the PrivacyRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PrivacyRequestMutation) OldVersion(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *PrivacyRequestMutation) AddVersion(i int64) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *PrivacyRequestMutation) AddedVersion() (r int64, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *PrivacyRequestMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
+}
+
+// SetType sets the "type" field.
+func (m *PrivacyRequestMutation) SetType(pr privacyrequest.Type) {
+	m._type = &pr
+}
+
+// GetType returns the value of the "type" field in the mutation.
+func (m *PrivacyRequestMutation) GetType() (r privacyrequest.Type, exists bool) {
+	v := m._type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldType returns the old "type" field's value of the PrivacyRequest entity.
+// If the PrivacyRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PrivacyRequestMutation) OldType(ctx context.Context) (v privacyrequest.Type, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldType: %w", err)
+	}
+	return oldValue.Type, nil
+}
+
+// ResetType resets all changes to the "type" field.
+func (m *PrivacyRequestMutation) ResetType() {
+	m._type = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *PrivacyRequestMutation) SetStatus(pr privacyrequest.Status) {
+	m.status = &pr
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *PrivacyRequestMutation) Status() (r privacyrequest.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the PrivacyRequest entity.
+// If the PrivacyRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PrivacyRequestMutation) OldStatus(ctx context.Context) (v privacyrequest.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *PrivacyRequestMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetContactID sets the "contact_id" field.
+func (m *PrivacyRequestMutation) SetContactID(u uuid.UUID) {
+	m.contact_id = &u
+}
+
+// ContactID returns the value of the "contact_id" field in the mutation.
+func (m *PrivacyRequestMutation) ContactID() (r uuid.UUID, exists bool) {
+	v := m.contact_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContactID returns the old "contact_id" field's value of the PrivacyRequest entity.
+// If the PrivacyRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PrivacyRequestMutation) OldContactID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContactID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContactID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContactID: %w", err)
+	}
+	return oldValue.ContactID, nil
+}
+
+// ResetContactID resets all changes to the "contact_id" field.
+func (m *PrivacyRequestMutation) ResetContactID() {
+	m.contact_id = nil
+}
+
+// SetOwnerID sets the "owner_id" field.
+func (m *PrivacyRequestMutation) SetOwnerID(u uuid.UUID) {
+	m.owner_id = &u
+}
+
+// OwnerID returns the value of the "owner_id" field in the mutation.
+func (m *PrivacyRequestMutation) OwnerID() (r uuid.UUID, exists bool) {
+	v := m.owner_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOwnerID returns the old "owner_id" field's value of the PrivacyRequest entity.
+// If the PrivacyRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PrivacyRequestMutation) OldOwnerID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOwnerID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOwnerID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOwnerID: %w", err)
+	}
+	return oldValue.OwnerID, nil
+}
+
+// ClearOwnerID clears the value of the "owner_id" field.
+func (m *PrivacyRequestMutation) ClearOwnerID() {
+	m.owner_id = nil
+	m.clearedFields[privacyrequest.FieldOwnerID] = struct{}{}
+}
+
+// OwnerIDCleared returns if the "owner_id" field was cleared in this mutation.
+func (m *PrivacyRequestMutation) OwnerIDCleared() bool {
+	_, ok := m.clearedFields[privacyrequest.FieldOwnerID]
+	return ok
+}
+
+// ResetOwnerID resets all changes to the "owner_id" field.
+func (m *PrivacyRequestMutation) ResetOwnerID() {
+	m.owner_id = nil
+	delete(m.clearedFields, privacyrequest.FieldOwnerID)
+}
+
+// SetCreatorID sets the "creator_id" field.
+func (m *PrivacyRequestMutation) SetCreatorID(u uuid.UUID) {
+	m.creator_id = &u
+}
+
+// CreatorID returns the value of the "creator_id" field in the mutation.
+func (m *PrivacyRequestMutation) CreatorID() (r uuid.UUID, exists bool) {
+	v := m.creator_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatorID returns the old "creator_id" field's value of the PrivacyRequest entity.
+// If the PrivacyRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PrivacyRequestMutation) OldCreatorID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatorID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatorID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatorID: %w", err)
+	}
+	return oldValue.CreatorID, nil
+}
+
+// ClearCreatorID clears the value of the "creator_id" field.
+func (m *PrivacyRequestMutation) ClearCreatorID() {
+	m.creator_id = nil
+	m.clearedFields[privacyrequest.FieldCreatorID] = struct{}{}
+}
+
+// CreatorIDCleared returns if the "creator_id" field was cleared in this mutation.
+func (m *PrivacyRequestMutation) CreatorIDCleared() bool {
+	_, ok := m.clearedFields[privacyrequest.FieldCreatorID]
+	return ok
+}
+
+// ResetCreatorID resets all changes to the "creator_id" field.
+func (m *PrivacyRequestMutation) ResetCreatorID() {
+	m.creator_id = nil
+	delete(m.clearedFields, privacyrequest.FieldCreatorID)
+}
+
+// SetReason sets the "reason" field.
+func (m *PrivacyRequestMutation) SetReason(s string) {
+	m.reason = &s
+}
+
+// Reason returns the value of the "reason" field in the mutation.
+func (m *PrivacyRequestMutation) Reason() (r string, exists bool) {
+	v := m.reason
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReason returns the old "reason" field's value of the PrivacyRequest entity.
+// If the PrivacyRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PrivacyRequestMutation) OldReason(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReason is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReason requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReason: %w", err)
+	}
+	return oldValue.Reason, nil
+}
+
+// ClearReason clears the value of the "reason" field.
+func (m *PrivacyRequestMutation) ClearReason() {
+	m.reason = nil
+	m.clearedFields[privacyrequest.FieldReason] = struct{}{}
+}
+
+// ReasonCleared returns if the "reason" field was cleared in this mutation.
+func (m *PrivacyRequestMutation) ReasonCleared() bool {
+	_, ok := m.clearedFields[privacyrequest.FieldReason]
+	return ok
+}
+
+// ResetReason resets all changes to the "reason" field.
+func (m *PrivacyRequestMutation) ResetReason() {
+	m.reason = nil
+	delete(m.clearedFields, privacyrequest.FieldReason)
+}
+
+// SetRequestedAt sets the "requested_at" field.
+func (m *PrivacyRequestMutation) SetRequestedAt(t time.Time) {
+	m.requested_at = &t
+}
+
+// RequestedAt returns the value of the "requested_at" field in the mutation.
+func (m *PrivacyRequestMutation) RequestedAt() (r time.Time, exists bool) {
+	v := m.requested_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRequestedAt returns the old "requested_at" field's value of the PrivacyRequest entity.
+// If the PrivacyRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PrivacyRequestMutation) OldRequestedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRequestedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRequestedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRequestedAt: %w", err)
+	}
+	return oldValue.RequestedAt, nil
+}
+
+// ResetRequestedAt resets all changes to the "requested_at" field.
+func (m *PrivacyRequestMutation) ResetRequestedAt() {
+	m.requested_at = nil
+}
+
+// SetBlobKey sets the "blob_key" field.
+func (m *PrivacyRequestMutation) SetBlobKey(s string) {
+	m.blob_key = &s
+}
+
+// BlobKey returns the value of the "blob_key" field in the mutation.
+func (m *PrivacyRequestMutation) BlobKey() (r string, exists bool) {
+	v := m.blob_key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBlobKey returns the old "blob_key" field's value of the PrivacyRequest entity.
+// If the PrivacyRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PrivacyRequestMutation) OldBlobKey(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBlobKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBlobKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBlobKey: %w", err)
+	}
+	return oldValue.BlobKey, nil
+}
+
+// ClearBlobKey clears the value of the "blob_key" field.
+func (m *PrivacyRequestMutation) ClearBlobKey() {
+	m.blob_key = nil
+	m.clearedFields[privacyrequest.FieldBlobKey] = struct{}{}
+}
+
+// BlobKeyCleared returns if the "blob_key" field was cleared in this mutation.
+func (m *PrivacyRequestMutation) BlobKeyCleared() bool {
+	_, ok := m.clearedFields[privacyrequest.FieldBlobKey]
+	return ok
+}
+
+// ResetBlobKey resets all changes to the "blob_key" field.
+func (m *PrivacyRequestMutation) ResetBlobKey() {
+	m.blob_key = nil
+	delete(m.clearedFields, privacyrequest.FieldBlobKey)
+}
+
+// SetSize sets the "size" field.
+func (m *PrivacyRequestMutation) SetSize(i int64) {
+	m.size = &i
+	m.addsize = nil
+}
+
+// Size returns the value of the "size" field in the mutation.
+func (m *PrivacyRequestMutation) Size() (r int64, exists bool) {
+	v := m.size
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSize returns the old "size" field's value of the PrivacyRequest entity.
+// If the PrivacyRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PrivacyRequestMutation) OldSize(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSize is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSize requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSize: %w", err)
+	}
+	return oldValue.Size, nil
+}
+
+// AddSize adds i to the "size" field.
+func (m *PrivacyRequestMutation) AddSize(i int64) {
+	if m.addsize != nil {
+		*m.addsize += i
+	} else {
+		m.addsize = &i
+	}
+}
+
+// AddedSize returns the value that was added to the "size" field in this mutation.
+func (m *PrivacyRequestMutation) AddedSize() (r int64, exists bool) {
+	v := m.addsize
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearSize clears the value of the "size" field.
+func (m *PrivacyRequestMutation) ClearSize() {
+	m.size = nil
+	m.addsize = nil
+	m.clearedFields[privacyrequest.FieldSize] = struct{}{}
+}
+
+// SizeCleared returns if the "size" field was cleared in this mutation.
+func (m *PrivacyRequestMutation) SizeCleared() bool {
+	_, ok := m.clearedFields[privacyrequest.FieldSize]
+	return ok
+}
+
+// ResetSize resets all changes to the "size" field.
+func (m *PrivacyRequestMutation) ResetSize() {
+	m.size = nil
+	m.addsize = nil
+	delete(m.clearedFields, privacyrequest.FieldSize)
+}
+
+// SetDownloadTokenHash sets the "download_token_hash" field.
+func (m *PrivacyRequestMutation) SetDownloadTokenHash(s string) {
+	m.download_token_hash = &s
+}
+
+// DownloadTokenHash returns the value of the "download_token_hash" field in the mutation.
+func (m *PrivacyRequestMutation) DownloadTokenHash() (r string, exists bool) {
+	v := m.download_token_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDownloadTokenHash returns the old "download_token_hash" field's value of the PrivacyRequest entity.
+// If the PrivacyRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PrivacyRequestMutation) OldDownloadTokenHash(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDownloadTokenHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDownloadTokenHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDownloadTokenHash: %w", err)
+	}
+	return oldValue.DownloadTokenHash, nil
+}
+
+// ClearDownloadTokenHash clears the value of the "download_token_hash" field.
+func (m *PrivacyRequestMutation) ClearDownloadTokenHash() {
+	m.download_token_hash = nil
+	m.clearedFields[privacyrequest.FieldDownloadTokenHash] = struct{}{}
+}
+
+// DownloadTokenHashCleared returns if the "download_token_hash" field was cleared in this mutation.
+func (m *PrivacyRequestMutation) DownloadTokenHashCleared() bool {
+	_, ok := m.clearedFields[privacyrequest.FieldDownloadTokenHash]
+	return ok
+}
+
+// ResetDownloadTokenHash resets all changes to the "download_token_hash" field.
+func (m *PrivacyRequestMutation) ResetDownloadTokenHash() {
+	m.download_token_hash = nil
+	delete(m.clearedFields, privacyrequest.FieldDownloadTokenHash)
+}
+
+// SetExpiresAt sets the "expires_at" field.
+func (m *PrivacyRequestMutation) SetExpiresAt(t time.Time) {
+	m.expires_at = &t
+}
+
+// ExpiresAt returns the value of the "expires_at" field in the mutation.
+func (m *PrivacyRequestMutation) ExpiresAt() (r time.Time, exists bool) {
+	v := m.expires_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExpiresAt returns the old "expires_at" field's value of the PrivacyRequest entity.
+// If the PrivacyRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PrivacyRequestMutation) OldExpiresAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExpiresAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExpiresAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExpiresAt: %w", err)
+	}
+	return oldValue.ExpiresAt, nil
+}
+
+// ClearExpiresAt clears the value of the "expires_at" field.
+func (m *PrivacyRequestMutation) ClearExpiresAt() {
+	m.expires_at = nil
+	m.clearedFields[privacyrequest.FieldExpiresAt] = struct{}{}
+}
+
+// ExpiresAtCleared returns if the "expires_at" field was cleared in this mutation.
+func (m *PrivacyRequestMutation) ExpiresAtCleared() bool {
+	_, ok := m.clearedFields[privacyrequest.FieldExpiresAt]
+	return ok
+}
+
+// ResetExpiresAt resets all changes to the "expires_at" field.
+func (m *PrivacyRequestMutation) ResetExpiresAt() {
+	m.expires_at = nil
+	delete(m.clearedFields, privacyrequest.FieldExpiresAt)
+}
+
+// SetSummary sets the "summary" field.
+func (m *PrivacyRequestMutation) SetSummary(value map[string]int) {
+	m.summary = &value
+}
+
+// Summary returns the value of the "summary" field in the mutation.
+func (m *PrivacyRequestMutation) Summary() (r map[string]int, exists bool) {
+	v := m.summary
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSummary returns the old "summary" field's value of the PrivacyRequest entity.
+// If the PrivacyRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PrivacyRequestMutation) OldSummary(ctx context.Context) (v map[string]int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSummary is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSummary requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSummary: %w", err)
+	}
+	return oldValue.Summary, nil
+}
+
+// ClearSummary clears the value of the "summary" field.
+func (m *PrivacyRequestMutation) ClearSummary() {
+	m.summary = nil
+	m.clearedFields[privacyrequest.FieldSummary] = struct{}{}
+}
+
+// SummaryCleared returns if the "summary" field was cleared in this mutation.
+func (m *PrivacyRequestMutation) SummaryCleared() bool {
+	_, ok := m.clearedFields[privacyrequest.FieldSummary]
+	return ok
+}
+
+// ResetSummary resets all changes to the "summary" field.
+func (m *PrivacyRequestMutation) ResetSummary() {
+	m.summary = nil
+	delete(m.clearedFields, privacyrequest.FieldSummary)
+}
+
+// SetError sets the "error" field.
+func (m *PrivacyRequestMutation) SetError(s string) {
+	m.error = &s
+}
+
+// Error returns the value of the "error" field in the mutation.
+func (m *PrivacyRequestMutation) Error() (r string, exists bool) {
+	v := m.error
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldError returns the old "error" field's value of the PrivacyRequest entity.
+// If the PrivacyRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PrivacyRequestMutation) OldError(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldError is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldError requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldError: %w", err)
+	}
+	return oldValue.Error, nil
+}
+
+// ResetError resets all changes to the "error" field.
+func (m *PrivacyRequestMutation) ResetError() {
+	m.error = nil
+}
+
+// SetCompletedAt sets the "completed_at" field.
+func (m *PrivacyRequestMutation) SetCompletedAt(t time.Time) {
+	m.completed_at = &t
+}
+
+// CompletedAt returns the value of the "completed_at" field in the mutation.
+func (m *PrivacyRequestMutation) CompletedAt() (r time.Time, exists bool) {
+	v := m.completed_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompletedAt returns the old "completed_at" field's value of the PrivacyRequest entity.
+// If the PrivacyRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PrivacyRequestMutation) OldCompletedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompletedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompletedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompletedAt: %w", err)
+	}
+	return oldValue.CompletedAt, nil
+}
+
+// ClearCompletedAt clears the value of the "completed_at" field.
+func (m *PrivacyRequestMutation) ClearCompletedAt() {
+	m.completed_at = nil
+	m.clearedFields[privacyrequest.FieldCompletedAt] = struct{}{}
+}
+
+// CompletedAtCleared returns if the "completed_at" field was cleared in this mutation.
+func (m *PrivacyRequestMutation) CompletedAtCleared() bool {
+	_, ok := m.clearedFields[privacyrequest.FieldCompletedAt]
+	return ok
+}
+
+// ResetCompletedAt resets all changes to the "completed_at" field.
+func (m *PrivacyRequestMutation) ResetCompletedAt() {
+	m.completed_at = nil
+	delete(m.clearedFields, privacyrequest.FieldCompletedAt)
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *PrivacyRequestMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[privacyrequest.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *PrivacyRequestMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *PrivacyRequestMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *PrivacyRequestMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// Where appends a list predicates to the PrivacyRequestMutation builder.
+func (m *PrivacyRequestMutation) Where(ps ...predicate.PrivacyRequest) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the PrivacyRequestMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *PrivacyRequestMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.PrivacyRequest, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *PrivacyRequestMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *PrivacyRequestMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (PrivacyRequest).
+func (m *PrivacyRequestMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *PrivacyRequestMutation) Fields() []string {
+	fields := make([]string, 0, 18)
+	if m.company != nil {
+		fields = append(fields, privacyrequest.FieldCompanyID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, privacyrequest.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, privacyrequest.FieldUpdatedAt)
+	}
+	if m.version != nil {
+		fields = append(fields, privacyrequest.FieldVersion)
+	}
+	if m._type != nil {
+		fields = append(fields, privacyrequest.FieldType)
+	}
+	if m.status != nil {
+		fields = append(fields, privacyrequest.FieldStatus)
+	}
+	if m.contact_id != nil {
+		fields = append(fields, privacyrequest.FieldContactID)
+	}
+	if m.owner_id != nil {
+		fields = append(fields, privacyrequest.FieldOwnerID)
+	}
+	if m.creator_id != nil {
+		fields = append(fields, privacyrequest.FieldCreatorID)
+	}
+	if m.reason != nil {
+		fields = append(fields, privacyrequest.FieldReason)
+	}
+	if m.requested_at != nil {
+		fields = append(fields, privacyrequest.FieldRequestedAt)
+	}
+	if m.blob_key != nil {
+		fields = append(fields, privacyrequest.FieldBlobKey)
+	}
+	if m.size != nil {
+		fields = append(fields, privacyrequest.FieldSize)
+	}
+	if m.download_token_hash != nil {
+		fields = append(fields, privacyrequest.FieldDownloadTokenHash)
+	}
+	if m.expires_at != nil {
+		fields = append(fields, privacyrequest.FieldExpiresAt)
+	}
+	if m.summary != nil {
+		fields = append(fields, privacyrequest.FieldSummary)
+	}
+	if m.error != nil {
+		fields = append(fields, privacyrequest.FieldError)
+	}
+	if m.completed_at != nil {
+		fields = append(fields, privacyrequest.FieldCompletedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *PrivacyRequestMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case privacyrequest.FieldCompanyID:
+		return m.CompanyID()
+	case privacyrequest.FieldCreatedAt:
+		return m.CreatedAt()
+	case privacyrequest.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case privacyrequest.FieldVersion:
+		return m.Version()
+	case privacyrequest.FieldType:
+		return m.GetType()
+	case privacyrequest.FieldStatus:
+		return m.Status()
+	case privacyrequest.FieldContactID:
+		return m.ContactID()
+	case privacyrequest.FieldOwnerID:
+		return m.OwnerID()
+	case privacyrequest.FieldCreatorID:
+		return m.CreatorID()
+	case privacyrequest.FieldReason:
+		return m.Reason()
+	case privacyrequest.FieldRequestedAt:
+		return m.RequestedAt()
+	case privacyrequest.FieldBlobKey:
+		return m.BlobKey()
+	case privacyrequest.FieldSize:
+		return m.Size()
+	case privacyrequest.FieldDownloadTokenHash:
+		return m.DownloadTokenHash()
+	case privacyrequest.FieldExpiresAt:
+		return m.ExpiresAt()
+	case privacyrequest.FieldSummary:
+		return m.Summary()
+	case privacyrequest.FieldError:
+		return m.Error()
+	case privacyrequest.FieldCompletedAt:
+		return m.CompletedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *PrivacyRequestMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case privacyrequest.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case privacyrequest.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case privacyrequest.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case privacyrequest.FieldVersion:
+		return m.OldVersion(ctx)
+	case privacyrequest.FieldType:
+		return m.OldType(ctx)
+	case privacyrequest.FieldStatus:
+		return m.OldStatus(ctx)
+	case privacyrequest.FieldContactID:
+		return m.OldContactID(ctx)
+	case privacyrequest.FieldOwnerID:
+		return m.OldOwnerID(ctx)
+	case privacyrequest.FieldCreatorID:
+		return m.OldCreatorID(ctx)
+	case privacyrequest.FieldReason:
+		return m.OldReason(ctx)
+	case privacyrequest.FieldRequestedAt:
+		return m.OldRequestedAt(ctx)
+	case privacyrequest.FieldBlobKey:
+		return m.OldBlobKey(ctx)
+	case privacyrequest.FieldSize:
+		return m.OldSize(ctx)
+	case privacyrequest.FieldDownloadTokenHash:
+		return m.OldDownloadTokenHash(ctx)
+	case privacyrequest.FieldExpiresAt:
+		return m.OldExpiresAt(ctx)
+	case privacyrequest.FieldSummary:
+		return m.OldSummary(ctx)
+	case privacyrequest.FieldError:
+		return m.OldError(ctx)
+	case privacyrequest.FieldCompletedAt:
+		return m.OldCompletedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown PrivacyRequest field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PrivacyRequestMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case privacyrequest.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case privacyrequest.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case privacyrequest.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case privacyrequest.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
+		return nil
+	case privacyrequest.FieldType:
+		v, ok := value.(privacyrequest.Type)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetType(v)
+		return nil
+	case privacyrequest.FieldStatus:
+		v, ok := value.(privacyrequest.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case privacyrequest.FieldContactID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContactID(v)
+		return nil
+	case privacyrequest.FieldOwnerID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOwnerID(v)
+		return nil
+	case privacyrequest.FieldCreatorID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatorID(v)
+		return nil
+	case privacyrequest.FieldReason:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReason(v)
+		return nil
+	case privacyrequest.FieldRequestedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRequestedAt(v)
+		return nil
+	case privacyrequest.FieldBlobKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBlobKey(v)
+		return nil
+	case privacyrequest.FieldSize:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSize(v)
+		return nil
+	case privacyrequest.FieldDownloadTokenHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDownloadTokenHash(v)
+		return nil
+	case privacyrequest.FieldExpiresAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExpiresAt(v)
+		return nil
+	case privacyrequest.FieldSummary:
+		v, ok := value.(map[string]int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSummary(v)
+		return nil
+	case privacyrequest.FieldError:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetError(v)
+		return nil
+	case privacyrequest.FieldCompletedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompletedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown PrivacyRequest field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *PrivacyRequestMutation) AddedFields() []string {
+	var fields []string
+	if m.addversion != nil {
+		fields = append(fields, privacyrequest.FieldVersion)
+	}
+	if m.addsize != nil {
+		fields = append(fields, privacyrequest.FieldSize)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *PrivacyRequestMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case privacyrequest.FieldVersion:
+		return m.AddedVersion()
+	case privacyrequest.FieldSize:
+		return m.AddedSize()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PrivacyRequestMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case privacyrequest.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
+	case privacyrequest.FieldSize:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddSize(v)
+		return nil
+	}
+	return fmt.Errorf("unknown PrivacyRequest numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *PrivacyRequestMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(privacyrequest.FieldOwnerID) {
+		fields = append(fields, privacyrequest.FieldOwnerID)
+	}
+	if m.FieldCleared(privacyrequest.FieldCreatorID) {
+		fields = append(fields, privacyrequest.FieldCreatorID)
+	}
+	if m.FieldCleared(privacyrequest.FieldReason) {
+		fields = append(fields, privacyrequest.FieldReason)
+	}
+	if m.FieldCleared(privacyrequest.FieldBlobKey) {
+		fields = append(fields, privacyrequest.FieldBlobKey)
+	}
+	if m.FieldCleared(privacyrequest.FieldSize) {
+		fields = append(fields, privacyrequest.FieldSize)
+	}
+	if m.FieldCleared(privacyrequest.FieldDownloadTokenHash) {
+		fields = append(fields, privacyrequest.FieldDownloadTokenHash)
+	}
+	if m.FieldCleared(privacyrequest.FieldExpiresAt) {
+		fields = append(fields, privacyrequest.FieldExpiresAt)
+	}
+	if m.FieldCleared(privacyrequest.FieldSummary) {
+		fields = append(fields, privacyrequest.FieldSummary)
+	}
+	if m.FieldCleared(privacyrequest.FieldCompletedAt) {
+		fields = append(fields, privacyrequest.FieldCompletedAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *PrivacyRequestMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *PrivacyRequestMutation) ClearField(name string) error {
+	switch name {
+	case privacyrequest.FieldOwnerID:
+		m.ClearOwnerID()
+		return nil
+	case privacyrequest.FieldCreatorID:
+		m.ClearCreatorID()
+		return nil
+	case privacyrequest.FieldReason:
+		m.ClearReason()
+		return nil
+	case privacyrequest.FieldBlobKey:
+		m.ClearBlobKey()
+		return nil
+	case privacyrequest.FieldSize:
+		m.ClearSize()
+		return nil
+	case privacyrequest.FieldDownloadTokenHash:
+		m.ClearDownloadTokenHash()
+		return nil
+	case privacyrequest.FieldExpiresAt:
+		m.ClearExpiresAt()
+		return nil
+	case privacyrequest.FieldSummary:
+		m.ClearSummary()
+		return nil
+	case privacyrequest.FieldCompletedAt:
+		m.ClearCompletedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown PrivacyRequest nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *PrivacyRequestMutation) ResetField(name string) error {
+	switch name {
+	case privacyrequest.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case privacyrequest.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case privacyrequest.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case privacyrequest.FieldVersion:
+		m.ResetVersion()
+		return nil
+	case privacyrequest.FieldType:
+		m.ResetType()
+		return nil
+	case privacyrequest.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case privacyrequest.FieldContactID:
+		m.ResetContactID()
+		return nil
+	case privacyrequest.FieldOwnerID:
+		m.ResetOwnerID()
+		return nil
+	case privacyrequest.FieldCreatorID:
+		m.ResetCreatorID()
+		return nil
+	case privacyrequest.FieldReason:
+		m.ResetReason()
+		return nil
+	case privacyrequest.FieldRequestedAt:
+		m.ResetRequestedAt()
+		return nil
+	case privacyrequest.FieldBlobKey:
+		m.ResetBlobKey()
+		return nil
+	case privacyrequest.FieldSize:
+		m.ResetSize()
+		return nil
+	case privacyrequest.FieldDownloadTokenHash:
+		m.ResetDownloadTokenHash()
+		return nil
+	case privacyrequest.FieldExpiresAt:
+		m.ResetExpiresAt()
+		return nil
+	case privacyrequest.FieldSummary:
+		m.ResetSummary()
+		return nil
+	case privacyrequest.FieldError:
+		m.ResetError()
+		return nil
+	case privacyrequest.FieldCompletedAt:
+		m.ResetCompletedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown PrivacyRequest field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *PrivacyRequestMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.company != nil {
+		edges = append(edges, privacyrequest.EdgeCompany)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *PrivacyRequestMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case privacyrequest.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *PrivacyRequestMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *PrivacyRequestMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *PrivacyRequestMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcompany {
+		edges = append(edges, privacyrequest.EdgeCompany)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *PrivacyRequestMutation) EdgeCleared(name string) bool {
+	switch name {
+	case privacyrequest.EdgeCompany:
+		return m.clearedcompany
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *PrivacyRequestMutation) ClearEdge(name string) error {
+	switch name {
+	case privacyrequest.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown PrivacyRequest unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *PrivacyRequestMutation) ResetEdge(name string) error {
+	switch name {
+	case privacyrequest.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown PrivacyRequest edge %s", name)
+}
+
+// RetainedRecordMutation represents an operation that mutates the RetainedRecord nodes in the graph.
+type RetainedRecordMutation struct {
+	config
+	op              Op
+	typ             string
+	id              *uuid.UUID
+	request_id      *uuid.UUID
+	contact_id      *uuid.UUID
+	record_type     *string
+	record_id       *uuid.UUID
+	basis           *string
+	data            *map[string]interface{}
+	blob_keys       *[]string
+	appendblob_keys []string
+	retain_until    *time.Time
+	created_at      *time.Time
+	clearedFields   map[string]struct{}
+	company         *uuid.UUID
+	clearedcompany  bool
+	done            bool
+	oldValue        func(context.Context) (*RetainedRecord, error)
+	predicates      []predicate.RetainedRecord
+}
+
+var _ ent.Mutation = (*RetainedRecordMutation)(nil)
+
+// retainedrecordOption allows management of the mutation configuration using functional options.
+type retainedrecordOption func(*RetainedRecordMutation)
+
+// newRetainedRecordMutation creates new mutation for the RetainedRecord entity.
+func newRetainedRecordMutation(c config, op Op, opts ...retainedrecordOption) *RetainedRecordMutation {
+	m := &RetainedRecordMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeRetainedRecord,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withRetainedRecordID sets the ID field of the mutation.
+func withRetainedRecordID(id uuid.UUID) retainedrecordOption {
+	return func(m *RetainedRecordMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *RetainedRecord
+		)
+		m.oldValue = func(ctx context.Context) (*RetainedRecord, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().RetainedRecord.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withRetainedRecord sets the old RetainedRecord of the mutation.
+func withRetainedRecord(node *RetainedRecord) retainedrecordOption {
+	return func(m *RetainedRecordMutation) {
+		m.oldValue = func(context.Context) (*RetainedRecord, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m RetainedRecordMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m RetainedRecordMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of RetainedRecord entities.
+func (m *RetainedRecordMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *RetainedRecordMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *RetainedRecordMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().RetainedRecord.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCompanyID sets the "company_id" field.
+func (m *RetainedRecordMutation) SetCompanyID(u uuid.UUID) {
+	m.company = &u
+}
+
+// CompanyID returns the value of the "company_id" field in the mutation.
+func (m *RetainedRecordMutation) CompanyID() (r uuid.UUID, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompanyID returns the old "company_id" field's value of the RetainedRecord entity.
+// If the RetainedRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RetainedRecordMutation) OldCompanyID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompanyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompanyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompanyID: %w", err)
+	}
+	return oldValue.CompanyID, nil
+}
+
+// ResetCompanyID resets all changes to the "company_id" field.
+func (m *RetainedRecordMutation) ResetCompanyID() {
+	m.company = nil
+}
+
+// SetRequestID sets the "request_id" field.
+func (m *RetainedRecordMutation) SetRequestID(u uuid.UUID) {
+	m.request_id = &u
+}
+
+// RequestID returns the value of the "request_id" field in the mutation.
+func (m *RetainedRecordMutation) RequestID() (r uuid.UUID, exists bool) {
+	v := m.request_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRequestID returns the old "request_id" field's value of the RetainedRecord entity.
+// If the RetainedRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RetainedRecordMutation) OldRequestID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRequestID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRequestID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRequestID: %w", err)
+	}
+	return oldValue.RequestID, nil
+}
+
+// ResetRequestID resets all changes to the "request_id" field.
+func (m *RetainedRecordMutation) ResetRequestID() {
+	m.request_id = nil
+}
+
+// SetContactID sets the "contact_id" field.
+func (m *RetainedRecordMutation) SetContactID(u uuid.UUID) {
+	m.contact_id = &u
+}
+
+// ContactID returns the value of the "contact_id" field in the mutation.
+func (m *RetainedRecordMutation) ContactID() (r uuid.UUID, exists bool) {
+	v := m.contact_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContactID returns the old "contact_id" field's value of the RetainedRecord entity.
+// If the RetainedRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RetainedRecordMutation) OldContactID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContactID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContactID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContactID: %w", err)
+	}
+	return oldValue.ContactID, nil
+}
+
+// ResetContactID resets all changes to the "contact_id" field.
+func (m *RetainedRecordMutation) ResetContactID() {
+	m.contact_id = nil
+}
+
+// SetRecordType sets the "record_type" field.
+func (m *RetainedRecordMutation) SetRecordType(s string) {
+	m.record_type = &s
+}
+
+// RecordType returns the value of the "record_type" field in the mutation.
+func (m *RetainedRecordMutation) RecordType() (r string, exists bool) {
+	v := m.record_type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRecordType returns the old "record_type" field's value of the RetainedRecord entity.
+// If the RetainedRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RetainedRecordMutation) OldRecordType(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRecordType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRecordType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRecordType: %w", err)
+	}
+	return oldValue.RecordType, nil
+}
+
+// ResetRecordType resets all changes to the "record_type" field.
+func (m *RetainedRecordMutation) ResetRecordType() {
+	m.record_type = nil
+}
+
+// SetRecordID sets the "record_id" field.
+func (m *RetainedRecordMutation) SetRecordID(u uuid.UUID) {
+	m.record_id = &u
+}
+
+// RecordID returns the value of the "record_id" field in the mutation.
+func (m *RetainedRecordMutation) RecordID() (r uuid.UUID, exists bool) {
+	v := m.record_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRecordID returns the old "record_id" field's value of the RetainedRecord entity.
+// If the RetainedRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RetainedRecordMutation) OldRecordID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRecordID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRecordID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRecordID: %w", err)
+	}
+	return oldValue.RecordID, nil
+}
+
+// ResetRecordID resets all changes to the "record_id" field.
+func (m *RetainedRecordMutation) ResetRecordID() {
+	m.record_id = nil
+}
+
+// SetBasis sets the "basis" field.
+func (m *RetainedRecordMutation) SetBasis(s string) {
+	m.basis = &s
+}
+
+// Basis returns the value of the "basis" field in the mutation.
+func (m *RetainedRecordMutation) Basis() (r string, exists bool) {
+	v := m.basis
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBasis returns the old "basis" field's value of the RetainedRecord entity.
+// If the RetainedRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RetainedRecordMutation) OldBasis(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBasis is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBasis requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBasis: %w", err)
+	}
+	return oldValue.Basis, nil
+}
+
+// ResetBasis resets all changes to the "basis" field.
+func (m *RetainedRecordMutation) ResetBasis() {
+	m.basis = nil
+}
+
+// SetData sets the "data" field.
+func (m *RetainedRecordMutation) SetData(value map[string]interface{}) {
+	m.data = &value
+}
+
+// Data returns the value of the "data" field in the mutation.
+func (m *RetainedRecordMutation) Data() (r map[string]interface{}, exists bool) {
+	v := m.data
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldData returns the old "data" field's value of the RetainedRecord entity.
+// If the RetainedRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RetainedRecordMutation) OldData(ctx context.Context) (v map[string]interface{}, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldData is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldData requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldData: %w", err)
+	}
+	return oldValue.Data, nil
+}
+
+// ResetData resets all changes to the "data" field.
+func (m *RetainedRecordMutation) ResetData() {
+	m.data = nil
+}
+
+// SetBlobKeys sets the "blob_keys" field.
+func (m *RetainedRecordMutation) SetBlobKeys(s []string) {
+	m.blob_keys = &s
+	m.appendblob_keys = nil
+}
+
+// BlobKeys returns the value of the "blob_keys" field in the mutation.
+func (m *RetainedRecordMutation) BlobKeys() (r []string, exists bool) {
+	v := m.blob_keys
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBlobKeys returns the old "blob_keys" field's value of the RetainedRecord entity.
+// If the RetainedRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RetainedRecordMutation) OldBlobKeys(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBlobKeys is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBlobKeys requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBlobKeys: %w", err)
+	}
+	return oldValue.BlobKeys, nil
+}
+
+// AppendBlobKeys adds s to the "blob_keys" field.
+func (m *RetainedRecordMutation) AppendBlobKeys(s []string) {
+	m.appendblob_keys = append(m.appendblob_keys, s...)
+}
+
+// AppendedBlobKeys returns the list of values that were appended to the "blob_keys" field in this mutation.
+func (m *RetainedRecordMutation) AppendedBlobKeys() ([]string, bool) {
+	if len(m.appendblob_keys) == 0 {
+		return nil, false
+	}
+	return m.appendblob_keys, true
+}
+
+// ClearBlobKeys clears the value of the "blob_keys" field.
+func (m *RetainedRecordMutation) ClearBlobKeys() {
+	m.blob_keys = nil
+	m.appendblob_keys = nil
+	m.clearedFields[retainedrecord.FieldBlobKeys] = struct{}{}
+}
+
+// BlobKeysCleared returns if the "blob_keys" field was cleared in this mutation.
+func (m *RetainedRecordMutation) BlobKeysCleared() bool {
+	_, ok := m.clearedFields[retainedrecord.FieldBlobKeys]
+	return ok
+}
+
+// ResetBlobKeys resets all changes to the "blob_keys" field.
+func (m *RetainedRecordMutation) ResetBlobKeys() {
+	m.blob_keys = nil
+	m.appendblob_keys = nil
+	delete(m.clearedFields, retainedrecord.FieldBlobKeys)
+}
+
+// SetRetainUntil sets the "retain_until" field.
+func (m *RetainedRecordMutation) SetRetainUntil(t time.Time) {
+	m.retain_until = &t
+}
+
+// RetainUntil returns the value of the "retain_until" field in the mutation.
+func (m *RetainedRecordMutation) RetainUntil() (r time.Time, exists bool) {
+	v := m.retain_until
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRetainUntil returns the old "retain_until" field's value of the RetainedRecord entity.
+// If the RetainedRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RetainedRecordMutation) OldRetainUntil(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRetainUntil is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRetainUntil requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRetainUntil: %w", err)
+	}
+	return oldValue.RetainUntil, nil
+}
+
+// ResetRetainUntil resets all changes to the "retain_until" field.
+func (m *RetainedRecordMutation) ResetRetainUntil() {
+	m.retain_until = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *RetainedRecordMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *RetainedRecordMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the RetainedRecord entity.
+// If the RetainedRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RetainedRecordMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *RetainedRecordMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// ClearCompany clears the "company" edge to the Company entity.
+func (m *RetainedRecordMutation) ClearCompany() {
+	m.clearedcompany = true
+	m.clearedFields[retainedrecord.FieldCompanyID] = struct{}{}
+}
+
+// CompanyCleared reports if the "company" edge to the Company entity was cleared.
+func (m *RetainedRecordMutation) CompanyCleared() bool {
+	return m.clearedcompany
+}
+
+// CompanyIDs returns the "company" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CompanyID instead. It exists only for internal usage by the builders.
+func (m *RetainedRecordMutation) CompanyIDs() (ids []uuid.UUID) {
+	if id := m.company; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCompany resets all changes to the "company" edge.
+func (m *RetainedRecordMutation) ResetCompany() {
+	m.company = nil
+	m.clearedcompany = false
+}
+
+// Where appends a list predicates to the RetainedRecordMutation builder.
+func (m *RetainedRecordMutation) Where(ps ...predicate.RetainedRecord) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the RetainedRecordMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *RetainedRecordMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.RetainedRecord, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *RetainedRecordMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *RetainedRecordMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (RetainedRecord).
+func (m *RetainedRecordMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *RetainedRecordMutation) Fields() []string {
+	fields := make([]string, 0, 10)
+	if m.company != nil {
+		fields = append(fields, retainedrecord.FieldCompanyID)
+	}
+	if m.request_id != nil {
+		fields = append(fields, retainedrecord.FieldRequestID)
+	}
+	if m.contact_id != nil {
+		fields = append(fields, retainedrecord.FieldContactID)
+	}
+	if m.record_type != nil {
+		fields = append(fields, retainedrecord.FieldRecordType)
+	}
+	if m.record_id != nil {
+		fields = append(fields, retainedrecord.FieldRecordID)
+	}
+	if m.basis != nil {
+		fields = append(fields, retainedrecord.FieldBasis)
+	}
+	if m.data != nil {
+		fields = append(fields, retainedrecord.FieldData)
+	}
+	if m.blob_keys != nil {
+		fields = append(fields, retainedrecord.FieldBlobKeys)
+	}
+	if m.retain_until != nil {
+		fields = append(fields, retainedrecord.FieldRetainUntil)
+	}
+	if m.created_at != nil {
+		fields = append(fields, retainedrecord.FieldCreatedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *RetainedRecordMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case retainedrecord.FieldCompanyID:
+		return m.CompanyID()
+	case retainedrecord.FieldRequestID:
+		return m.RequestID()
+	case retainedrecord.FieldContactID:
+		return m.ContactID()
+	case retainedrecord.FieldRecordType:
+		return m.RecordType()
+	case retainedrecord.FieldRecordID:
+		return m.RecordID()
+	case retainedrecord.FieldBasis:
+		return m.Basis()
+	case retainedrecord.FieldData:
+		return m.Data()
+	case retainedrecord.FieldBlobKeys:
+		return m.BlobKeys()
+	case retainedrecord.FieldRetainUntil:
+		return m.RetainUntil()
+	case retainedrecord.FieldCreatedAt:
+		return m.CreatedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *RetainedRecordMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case retainedrecord.FieldCompanyID:
+		return m.OldCompanyID(ctx)
+	case retainedrecord.FieldRequestID:
+		return m.OldRequestID(ctx)
+	case retainedrecord.FieldContactID:
+		return m.OldContactID(ctx)
+	case retainedrecord.FieldRecordType:
+		return m.OldRecordType(ctx)
+	case retainedrecord.FieldRecordID:
+		return m.OldRecordID(ctx)
+	case retainedrecord.FieldBasis:
+		return m.OldBasis(ctx)
+	case retainedrecord.FieldData:
+		return m.OldData(ctx)
+	case retainedrecord.FieldBlobKeys:
+		return m.OldBlobKeys(ctx)
+	case retainedrecord.FieldRetainUntil:
+		return m.OldRetainUntil(ctx)
+	case retainedrecord.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown RetainedRecord field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *RetainedRecordMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case retainedrecord.FieldCompanyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompanyID(v)
+		return nil
+	case retainedrecord.FieldRequestID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRequestID(v)
+		return nil
+	case retainedrecord.FieldContactID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContactID(v)
+		return nil
+	case retainedrecord.FieldRecordType:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRecordType(v)
+		return nil
+	case retainedrecord.FieldRecordID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRecordID(v)
+		return nil
+	case retainedrecord.FieldBasis:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBasis(v)
+		return nil
+	case retainedrecord.FieldData:
+		v, ok := value.(map[string]interface{})
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetData(v)
+		return nil
+	case retainedrecord.FieldBlobKeys:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBlobKeys(v)
+		return nil
+	case retainedrecord.FieldRetainUntil:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRetainUntil(v)
+		return nil
+	case retainedrecord.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown RetainedRecord field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *RetainedRecordMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *RetainedRecordMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *RetainedRecordMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown RetainedRecord numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *RetainedRecordMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(retainedrecord.FieldBlobKeys) {
+		fields = append(fields, retainedrecord.FieldBlobKeys)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *RetainedRecordMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *RetainedRecordMutation) ClearField(name string) error {
+	switch name {
+	case retainedrecord.FieldBlobKeys:
+		m.ClearBlobKeys()
+		return nil
+	}
+	return fmt.Errorf("unknown RetainedRecord nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *RetainedRecordMutation) ResetField(name string) error {
+	switch name {
+	case retainedrecord.FieldCompanyID:
+		m.ResetCompanyID()
+		return nil
+	case retainedrecord.FieldRequestID:
+		m.ResetRequestID()
+		return nil
+	case retainedrecord.FieldContactID:
+		m.ResetContactID()
+		return nil
+	case retainedrecord.FieldRecordType:
+		m.ResetRecordType()
+		return nil
+	case retainedrecord.FieldRecordID:
+		m.ResetRecordID()
+		return nil
+	case retainedrecord.FieldBasis:
+		m.ResetBasis()
+		return nil
+	case retainedrecord.FieldData:
+		m.ResetData()
+		return nil
+	case retainedrecord.FieldBlobKeys:
+		m.ResetBlobKeys()
+		return nil
+	case retainedrecord.FieldRetainUntil:
+		m.ResetRetainUntil()
+		return nil
+	case retainedrecord.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown RetainedRecord field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *RetainedRecordMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.company != nil {
+		edges = append(edges, retainedrecord.EdgeCompany)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *RetainedRecordMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case retainedrecord.EdgeCompany:
+		if id := m.company; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *RetainedRecordMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *RetainedRecordMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *RetainedRecordMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcompany {
+		edges = append(edges, retainedrecord.EdgeCompany)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *RetainedRecordMutation) EdgeCleared(name string) bool {
+	switch name {
+	case retainedrecord.EdgeCompany:
+		return m.clearedcompany
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *RetainedRecordMutation) ClearEdge(name string) error {
+	switch name {
+	case retainedrecord.EdgeCompany:
+		m.ClearCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown RetainedRecord unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *RetainedRecordMutation) ResetEdge(name string) error {
+	switch name {
+	case retainedrecord.EdgeCompany:
+		m.ResetCompany()
+		return nil
+	}
+	return fmt.Errorf("unknown RetainedRecord edge %s", name)
 }
 
 // SignatureRequestMutation represents an operation that mutates the SignatureRequest nodes in the graph.

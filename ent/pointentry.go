@@ -27,6 +27,8 @@ type PointEntry struct {
 	Reason string `json:"reason,omitempty"`
 	// EmailID holds the value of the "email_id" field.
 	EmailID *uuid.UUID `json:"email_id,omitempty"`
+	// ExtractionID holds the value of the "extraction_id" field.
+	ExtractionID *uuid.UUID `json:"extraction_id,omitempty"`
 	// CreatedAt holds the value of the "created_at" field.
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
@@ -60,7 +62,7 @@ func (*PointEntry) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case pointentry.FieldEmailID:
+		case pointentry.FieldEmailID, pointentry.FieldExtractionID:
 			values[i] = &sql.NullScanner{S: new(uuid.UUID)}
 		case pointentry.FieldDelta:
 			values[i] = new(sql.NullInt64)
@@ -115,6 +117,13 @@ func (_m *PointEntry) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.EmailID = new(uuid.UUID)
 				*_m.EmailID = *value.S.(*uuid.UUID)
+			}
+		case pointentry.FieldExtractionID:
+			if value, ok := values[i].(*sql.NullScanner); !ok {
+				return fmt.Errorf("unexpected type %T for field extraction_id", values[i])
+			} else if value.Valid {
+				_m.ExtractionID = new(uuid.UUID)
+				*_m.ExtractionID = *value.S.(*uuid.UUID)
 			}
 		case pointentry.FieldCreatedAt:
 			if value, ok := values[i].(*sql.NullTime); !ok {
@@ -174,6 +183,11 @@ func (_m *PointEntry) String() string {
 	builder.WriteString(", ")
 	if v := _m.EmailID; v != nil {
 		builder.WriteString("email_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.ExtractionID; v != nil {
+		builder.WriteString("extraction_id=")
 		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
 	builder.WriteString(", ")

@@ -57,6 +57,20 @@ func (_c *PointEntryCreate) SetNillableEmailID(v *uuid.UUID) *PointEntryCreate {
 	return _c
 }
 
+// SetExtractionID sets the "extraction_id" field.
+func (_c *PointEntryCreate) SetExtractionID(v uuid.UUID) *PointEntryCreate {
+	_c.mutation.SetExtractionID(v)
+	return _c
+}
+
+// SetNillableExtractionID sets the "extraction_id" field if the given value is not nil.
+func (_c *PointEntryCreate) SetNillableExtractionID(v *uuid.UUID) *PointEntryCreate {
+	if v != nil {
+		_c.SetExtractionID(*v)
+	}
+	return _c
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (_c *PointEntryCreate) SetCreatedAt(v time.Time) *PointEntryCreate {
 	_c.mutation.SetCreatedAt(v)
@@ -214,6 +228,10 @@ func (_c *PointEntryCreate) createSpec() (*PointEntry, *sqlgraph.CreateSpec) {
 		_spec.SetField(pointentry.FieldEmailID, field.TypeUUID, value)
 		_node.EmailID = &value
 	}
+	if value, ok := _c.mutation.ExtractionID(); ok {
+		_spec.SetField(pointentry.FieldExtractionID, field.TypeUUID, value)
+		_node.ExtractionID = &value
+	}
 	if value, ok := _c.mutation.CreatedAt(); ok {
 		_spec.SetField(pointentry.FieldCreatedAt, field.TypeTime, value)
 		_node.CreatedAt = value
@@ -315,6 +333,9 @@ func (u *PointEntryUpsertOne) UpdateNewValues() *PointEntryUpsertOne {
 		}
 		if _, exists := u.create.mutation.EmailID(); exists {
 			s.SetIgnore(pointentry.FieldEmailID)
+		}
+		if _, exists := u.create.mutation.ExtractionID(); exists {
+			s.SetIgnore(pointentry.FieldExtractionID)
 		}
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(pointentry.FieldCreatedAt)
@@ -544,6 +565,9 @@ func (u *PointEntryUpsertBulk) UpdateNewValues() *PointEntryUpsertBulk {
 			}
 			if _, exists := b.mutation.EmailID(); exists {
 				s.SetIgnore(pointentry.FieldEmailID)
+			}
+			if _, exists := b.mutation.ExtractionID(); exists {
+				s.SetIgnore(pointentry.FieldExtractionID)
 			}
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(pointentry.FieldCreatedAt)

@@ -82,6 +82,9 @@ func (_u *PointEntryUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 	if _u.mutation.EmailIDCleared() {
 		_spec.ClearField(pointentry.FieldEmailID, field.TypeUUID)
 	}
+	if _u.mutation.ExtractionIDCleared() {
+		_spec.ClearField(pointentry.FieldExtractionID, field.TypeUUID)
+	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{pointentry.Label}
@@ -186,6 +189,9 @@ func (_u *PointEntryUpdateOne) sqlSave(ctx context.Context) (_node *PointEntry, 
 	}
 	if _u.mutation.EmailIDCleared() {
 		_spec.ClearField(pointentry.FieldEmailID, field.TypeUUID)
+	}
+	if _u.mutation.ExtractionIDCleared() {
+		_spec.ClearField(pointentry.FieldExtractionID, field.TypeUUID)
 	}
 	_node = &PointEntry{config: _u.config}
 	_spec.Assign = _node.assignValues

@@ -42,12 +42,18 @@ type Tx struct {
 	ContactCover *ContactCoverClient
 	// ContactFinance is the client for interacting with the ContactFinance builders.
 	ContactFinance *ContactFinanceClient
+	// ContactImport is the client for interacting with the ContactImport builders.
+	ContactImport *ContactImportClient
+	// ContactImportRow is the client for interacting with the ContactImportRow builders.
+	ContactImportRow *ContactImportRowClient
 	// ContactPhone is the client for interacting with the ContactPhone builders.
 	ContactPhone *ContactPhoneClient
 	// ContactRelationship is the client for interacting with the ContactRelationship builders.
 	ContactRelationship *ContactRelationshipClient
 	// Contract is the client for interacting with the Contract builders.
 	Contract *ContractClient
+	// ContractExtraction is the client for interacting with the ContractExtraction builders.
+	ContractExtraction *ContractExtractionClient
 	// CorrespondenceCase is the client for interacting with the CorrespondenceCase builders.
 	CorrespondenceCase *CorrespondenceCaseClient
 	// CustomFieldDefinition is the client for interacting with the CustomFieldDefinition builders.
@@ -114,6 +120,10 @@ type Tx struct {
 	PortfolioMapping *PortfolioMappingClient
 	// PortfolioTransfer is the client for interacting with the PortfolioTransfer builders.
 	PortfolioTransfer *PortfolioTransferClient
+	// PrivacyRequest is the client for interacting with the PrivacyRequest builders.
+	PrivacyRequest *PrivacyRequestClient
+	// RetainedRecord is the client for interacting with the RetainedRecord builders.
+	RetainedRecord *RetainedRecordClient
 	// SignatureRequest is the client for interacting with the SignatureRequest builders.
 	SignatureRequest *SignatureRequestClient
 	// SignatureSigner is the client for interacting with the SignatureSigner builders.
@@ -277,9 +287,12 @@ func (tx *Tx) init() {
 	tx.ContactActivity = NewContactActivityClient(tx.config)
 	tx.ContactCover = NewContactCoverClient(tx.config)
 	tx.ContactFinance = NewContactFinanceClient(tx.config)
+	tx.ContactImport = NewContactImportClient(tx.config)
+	tx.ContactImportRow = NewContactImportRowClient(tx.config)
 	tx.ContactPhone = NewContactPhoneClient(tx.config)
 	tx.ContactRelationship = NewContactRelationshipClient(tx.config)
 	tx.Contract = NewContractClient(tx.config)
+	tx.ContractExtraction = NewContractExtractionClient(tx.config)
 	tx.CorrespondenceCase = NewCorrespondenceCaseClient(tx.config)
 	tx.CustomFieldDefinition = NewCustomFieldDefinitionClient(tx.config)
 	tx.Delegation = NewDelegationClient(tx.config)
@@ -313,6 +326,8 @@ func (tx *Tx) init() {
 	tx.PortalToken = NewPortalTokenClient(tx.config)
 	tx.PortfolioMapping = NewPortfolioMappingClient(tx.config)
 	tx.PortfolioTransfer = NewPortfolioTransferClient(tx.config)
+	tx.PrivacyRequest = NewPrivacyRequestClient(tx.config)
+	tx.RetainedRecord = NewRetainedRecordClient(tx.config)
 	tx.SignatureRequest = NewSignatureRequestClient(tx.config)
 	tx.SignatureSigner = NewSignatureSignerClient(tx.config)
 	tx.StandardDocument = NewStandardDocumentClient(tx.config)

@@ -177,6 +177,30 @@ func (f ContactFinanceFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Val
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ContactFinanceMutation", m)
 }
 
+// The ContactImportFunc type is an adapter to allow the use of ordinary
+// function as ContactImport mutator.
+type ContactImportFunc func(context.Context, *ent.ContactImportMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ContactImportFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ContactImportMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ContactImportMutation", m)
+}
+
+// The ContactImportRowFunc type is an adapter to allow the use of ordinary
+// function as ContactImportRow mutator.
+type ContactImportRowFunc func(context.Context, *ent.ContactImportRowMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ContactImportRowFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ContactImportRowMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ContactImportRowMutation", m)
+}
+
 // The ContactPhoneFunc type is an adapter to allow the use of ordinary
 // function as ContactPhone mutator.
 type ContactPhoneFunc func(context.Context, *ent.ContactPhoneMutation) (ent.Value, error)
@@ -211,6 +235,18 @@ func (f ContractFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, er
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ContractMutation", m)
+}
+
+// The ContractExtractionFunc type is an adapter to allow the use of ordinary
+// function as ContractExtraction mutator.
+type ContractExtractionFunc func(context.Context, *ent.ContractExtractionMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ContractExtractionFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ContractExtractionMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ContractExtractionMutation", m)
 }
 
 // The CorrespondenceCaseFunc type is an adapter to allow the use of ordinary
@@ -607,6 +643,30 @@ func (f PortfolioTransferFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.PortfolioTransferMutation", m)
+}
+
+// The PrivacyRequestFunc type is an adapter to allow the use of ordinary
+// function as PrivacyRequest mutator.
+type PrivacyRequestFunc func(context.Context, *ent.PrivacyRequestMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f PrivacyRequestFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.PrivacyRequestMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.PrivacyRequestMutation", m)
+}
+
+// The RetainedRecordFunc type is an adapter to allow the use of ordinary
+// function as RetainedRecord mutator.
+type RetainedRecordFunc func(context.Context, *ent.RetainedRecordMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f RetainedRecordFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.RetainedRecordMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.RetainedRecordMutation", m)
 }
 
 // The SignatureRequestFunc type is an adapter to allow the use of ordinary

@@ -22,9 +22,12 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/contactactivity"
 	"github.com/brokerdesk/brokerdesk/ent/contactcover"
 	"github.com/brokerdesk/brokerdesk/ent/contactfinance"
+	"github.com/brokerdesk/brokerdesk/ent/contactimport"
+	"github.com/brokerdesk/brokerdesk/ent/contactimportrow"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
 	"github.com/brokerdesk/brokerdesk/ent/contactrelationship"
 	"github.com/brokerdesk/brokerdesk/ent/contract"
+	"github.com/brokerdesk/brokerdesk/ent/contractextraction"
 	"github.com/brokerdesk/brokerdesk/ent/correspondencecase"
 	"github.com/brokerdesk/brokerdesk/ent/customfielddefinition"
 	"github.com/brokerdesk/brokerdesk/ent/delegation"
@@ -59,6 +62,8 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/portfoliomapping"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
 	"github.com/brokerdesk/brokerdesk/ent/predicate"
+	"github.com/brokerdesk/brokerdesk/ent/privacyrequest"
+	"github.com/brokerdesk/brokerdesk/ent/retainedrecord"
 	"github.com/brokerdesk/brokerdesk/ent/signaturerequest"
 	"github.com/brokerdesk/brokerdesk/ent/signaturesigner"
 	"github.com/brokerdesk/brokerdesk/ent/standarddocument"
@@ -504,6 +509,60 @@ func (f TraverseContactFinance) Traverse(ctx context.Context, q ent.Query) error
 	return fmt.Errorf("unexpected query type %T. expect *ent.ContactFinanceQuery", q)
 }
 
+// The ContactImportFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ContactImportFunc func(context.Context, *ent.ContactImportQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ContactImportFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ContactImportQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ContactImportQuery", q)
+}
+
+// The TraverseContactImport type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseContactImport func(context.Context, *ent.ContactImportQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseContactImport) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseContactImport) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ContactImportQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ContactImportQuery", q)
+}
+
+// The ContactImportRowFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ContactImportRowFunc func(context.Context, *ent.ContactImportRowQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ContactImportRowFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ContactImportRowQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ContactImportRowQuery", q)
+}
+
+// The TraverseContactImportRow type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseContactImportRow func(context.Context, *ent.ContactImportRowQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseContactImportRow) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseContactImportRow) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ContactImportRowQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ContactImportRowQuery", q)
+}
+
 // The ContactPhoneFunc type is an adapter to allow the use of ordinary function as a Querier.
 type ContactPhoneFunc func(context.Context, *ent.ContactPhoneQuery) (ent.Value, error)
 
@@ -583,6 +642,33 @@ func (f TraverseContract) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.ContractQuery", q)
+}
+
+// The ContractExtractionFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ContractExtractionFunc func(context.Context, *ent.ContractExtractionQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ContractExtractionFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ContractExtractionQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ContractExtractionQuery", q)
+}
+
+// The TraverseContractExtraction type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseContractExtraction func(context.Context, *ent.ContractExtractionQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseContractExtraction) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseContractExtraction) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ContractExtractionQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ContractExtractionQuery", q)
 }
 
 // The CorrespondenceCaseFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -1476,6 +1562,60 @@ func (f TraversePortfolioTransfer) Traverse(ctx context.Context, q ent.Query) er
 	return fmt.Errorf("unexpected query type %T. expect *ent.PortfolioTransferQuery", q)
 }
 
+// The PrivacyRequestFunc type is an adapter to allow the use of ordinary function as a Querier.
+type PrivacyRequestFunc func(context.Context, *ent.PrivacyRequestQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f PrivacyRequestFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.PrivacyRequestQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.PrivacyRequestQuery", q)
+}
+
+// The TraversePrivacyRequest type is an adapter to allow the use of ordinary function as Traverser.
+type TraversePrivacyRequest func(context.Context, *ent.PrivacyRequestQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraversePrivacyRequest) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraversePrivacyRequest) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.PrivacyRequestQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.PrivacyRequestQuery", q)
+}
+
+// The RetainedRecordFunc type is an adapter to allow the use of ordinary function as a Querier.
+type RetainedRecordFunc func(context.Context, *ent.RetainedRecordQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f RetainedRecordFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.RetainedRecordQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.RetainedRecordQuery", q)
+}
+
+// The TraverseRetainedRecord type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseRetainedRecord func(context.Context, *ent.RetainedRecordQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseRetainedRecord) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseRetainedRecord) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.RetainedRecordQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.RetainedRecordQuery", q)
+}
+
 // The SignatureRequestFunc type is an adapter to allow the use of ordinary function as a Querier.
 type SignatureRequestFunc func(context.Context, *ent.SignatureRequestQuery) (ent.Value, error)
 
@@ -1750,12 +1890,18 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.ContactCoverQuery, predicate.ContactCover, contactcover.OrderOption]{typ: ent.TypeContactCover, tq: q}, nil
 	case *ent.ContactFinanceQuery:
 		return &query[*ent.ContactFinanceQuery, predicate.ContactFinance, contactfinance.OrderOption]{typ: ent.TypeContactFinance, tq: q}, nil
+	case *ent.ContactImportQuery:
+		return &query[*ent.ContactImportQuery, predicate.ContactImport, contactimport.OrderOption]{typ: ent.TypeContactImport, tq: q}, nil
+	case *ent.ContactImportRowQuery:
+		return &query[*ent.ContactImportRowQuery, predicate.ContactImportRow, contactimportrow.OrderOption]{typ: ent.TypeContactImportRow, tq: q}, nil
 	case *ent.ContactPhoneQuery:
 		return &query[*ent.ContactPhoneQuery, predicate.ContactPhone, contactphone.OrderOption]{typ: ent.TypeContactPhone, tq: q}, nil
 	case *ent.ContactRelationshipQuery:
 		return &query[*ent.ContactRelationshipQuery, predicate.ContactRelationship, contactrelationship.OrderOption]{typ: ent.TypeContactRelationship, tq: q}, nil
 	case *ent.ContractQuery:
 		return &query[*ent.ContractQuery, predicate.Contract, contract.OrderOption]{typ: ent.TypeContract, tq: q}, nil
+	case *ent.ContractExtractionQuery:
+		return &query[*ent.ContractExtractionQuery, predicate.ContractExtraction, contractextraction.OrderOption]{typ: ent.TypeContractExtraction, tq: q}, nil
 	case *ent.CorrespondenceCaseQuery:
 		return &query[*ent.CorrespondenceCaseQuery, predicate.CorrespondenceCase, correspondencecase.OrderOption]{typ: ent.TypeCorrespondenceCase, tq: q}, nil
 	case *ent.CustomFieldDefinitionQuery:
@@ -1822,6 +1968,10 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.PortfolioMappingQuery, predicate.PortfolioMapping, portfoliomapping.OrderOption]{typ: ent.TypePortfolioMapping, tq: q}, nil
 	case *ent.PortfolioTransferQuery:
 		return &query[*ent.PortfolioTransferQuery, predicate.PortfolioTransfer, portfoliotransfer.OrderOption]{typ: ent.TypePortfolioTransfer, tq: q}, nil
+	case *ent.PrivacyRequestQuery:
+		return &query[*ent.PrivacyRequestQuery, predicate.PrivacyRequest, privacyrequest.OrderOption]{typ: ent.TypePrivacyRequest, tq: q}, nil
+	case *ent.RetainedRecordQuery:
+		return &query[*ent.RetainedRecordQuery, predicate.RetainedRecord, retainedrecord.OrderOption]{typ: ent.TypeRetainedRecord, tq: q}, nil
 	case *ent.SignatureRequestQuery:
 		return &query[*ent.SignatureRequestQuery, predicate.SignatureRequest, signaturerequest.OrderOption]{typ: ent.TypeSignatureRequest, tq: q}, nil
 	case *ent.SignatureSignerQuery:

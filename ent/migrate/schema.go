@@ -666,6 +666,113 @@ var (
 			},
 		},
 	}
+	// ContactImportsColumns holds the columns for the "contact_imports" table.
+	ContactImportsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "version", Type: field.TypeInt64, Default: 1},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"queued", "analyzing", "analyzed", "running", "completed", "failed"}, Default: "queued"},
+		{Name: "format", Type: field.TypeEnum, Enums: []string{"csv", "xlsx"}},
+		{Name: "contact_type", Type: field.TypeEnum, Enums: []string{"private", "business"}},
+		{Name: "filename", Type: field.TypeString, Size: 255},
+		{Name: "size", Type: field.TypeInt64},
+		{Name: "sha256", Type: field.TypeString, Size: 64},
+		{Name: "blob_key", Type: field.TypeString, Size: 300},
+		{Name: "encoding", Type: field.TypeString, Size: 20, Default: ""},
+		{Name: "delimiter", Type: field.TypeString, Size: 4, Default: ""},
+		{Name: "headers", Type: field.TypeJSON, Nullable: true},
+		{Name: "mapping", Type: field.TypeJSON, Nullable: true},
+		{Name: "suggested_mapping", Type: field.TypeJSON, Nullable: true},
+		{Name: "tags", Type: field.TypeJSON, Nullable: true},
+		{Name: "owner_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "creator_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "duplicates", Type: field.TypeEnum, Nullable: true, Enums: []string{"skip", "update", "create"}},
+		{Name: "row_count", Type: field.TypeInt, Default: 0},
+		{Name: "counts", Type: field.TypeJSON, Nullable: true},
+		{Name: "committed", Type: field.TypeInt, Default: 0},
+		{Name: "error", Type: field.TypeString, Size: 2000, Default: ""},
+		{Name: "analyzed_at", Type: field.TypeTime, Nullable: true},
+		{Name: "committed_at", Type: field.TypeTime, Nullable: true},
+		{Name: "completed_at", Type: field.TypeTime, Nullable: true},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// ContactImportsTable holds the schema information for the "contact_imports" table.
+	ContactImportsTable = &schema.Table{
+		Name:       "contact_imports",
+		Columns:    ContactImportsColumns,
+		PrimaryKey: []*schema.Column{ContactImportsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "contact_imports_companies_company",
+				Columns:    []*schema.Column{ContactImportsColumns[27]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "contactimport_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{ContactImportsColumns[27]},
+			},
+			{
+				Name:    "contactimport_company_id_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{ContactImportsColumns[27], ContactImportsColumns[1], ContactImportsColumns[0]},
+			},
+			{
+				Name:    "contactimport_company_id_status",
+				Unique:  false,
+				Columns: []*schema.Column{ContactImportsColumns[27], ContactImportsColumns[4]},
+			},
+		},
+	}
+	// ContactImportRowsColumns holds the columns for the "contact_import_rows" table.
+	ContactImportRowsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "import_id", Type: field.TypeUUID},
+		{Name: "creator_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "row", Type: field.TypeInt},
+		{Name: "cells", Type: field.TypeJSON},
+		{Name: "analysis", Type: field.TypeEnum, Enums: []string{"valid", "duplicate", "invalid"}},
+		{Name: "outcome", Type: field.TypeEnum, Nullable: true, Enums: []string{"created", "updated", "duplicate", "skipped", "failed"}},
+		{Name: "contact_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "duplicate_row", Type: field.TypeInt, Nullable: true},
+		{Name: "errors", Type: field.TypeJSON, Nullable: true},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// ContactImportRowsTable holds the schema information for the "contact_import_rows" table.
+	ContactImportRowsTable = &schema.Table{
+		Name:       "contact_import_rows",
+		Columns:    ContactImportRowsColumns,
+		PrimaryKey: []*schema.Column{ContactImportRowsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "contact_import_rows_companies_company",
+				Columns:    []*schema.Column{ContactImportRowsColumns[10]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "contactimportrow_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{ContactImportRowsColumns[10]},
+			},
+			{
+				Name:    "contactimportrow_company_id_import_id_row",
+				Unique:  true,
+				Columns: []*schema.Column{ContactImportRowsColumns[10], ContactImportRowsColumns[1], ContactImportRowsColumns[3]},
+			},
+			{
+				Name:    "contactimportrow_company_id_contact_id",
+				Unique:  false,
+				Columns: []*schema.Column{ContactImportRowsColumns[10], ContactImportRowsColumns[7]},
+			},
+		},
+	}
 	// ContactPhonesColumns holds the columns for the "contact_phones" table.
 	ContactPhonesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -831,6 +938,60 @@ var (
 				Name:    "contract_company_id_insurer_id_policy_number_type",
 				Unique:  true,
 				Columns: []*schema.Column{ContractsColumns[19], ContractsColumns[20], ContractsColumns[6], ContractsColumns[7]},
+			},
+		},
+	}
+	// ContractExtractionsColumns holds the columns for the "contract_extractions" table.
+	ContractExtractionsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "version", Type: field.TypeInt64, Default: 1},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"queued", "processing", "completed", "failed"}, Default: "queued"},
+		{Name: "document_id", Type: field.TypeUUID},
+		{Name: "contact_id", Type: field.TypeUUID},
+		{Name: "contract_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "contract_version", Type: field.TypeInt, Nullable: true},
+		{Name: "contract_type", Type: field.TypeString, Nullable: true, Size: 3},
+		{Name: "auto_apply", Type: field.TypeBool, Default: false},
+		{Name: "method", Type: field.TypeString, Size: 10, Default: ""},
+		{Name: "pages", Type: field.TypeInt, Default: 0},
+		{Name: "fields", Type: field.TypeJSON, Nullable: true},
+		{Name: "points", Type: field.TypeInt64, Default: 0},
+		{Name: "error", Type: field.TypeString, Size: 2000, Default: ""},
+		{Name: "creator_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "completed_at", Type: field.TypeTime, Nullable: true},
+		{Name: "applied_at", Type: field.TypeTime, Nullable: true},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// ContractExtractionsTable holds the schema information for the "contract_extractions" table.
+	ContractExtractionsTable = &schema.Table{
+		Name:       "contract_extractions",
+		Columns:    ContractExtractionsColumns,
+		PrimaryKey: []*schema.Column{ContractExtractionsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "contract_extractions_companies_company",
+				Columns:    []*schema.Column{ContractExtractionsColumns[19]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "contractextraction_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{ContractExtractionsColumns[19]},
+			},
+			{
+				Name:    "contractextraction_company_id_document_id",
+				Unique:  false,
+				Columns: []*schema.Column{ContractExtractionsColumns[19], ContractExtractionsColumns[5]},
+			},
+			{
+				Name:    "contractextraction_company_id_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{ContractExtractionsColumns[19], ContractExtractionsColumns[1], ContractExtractionsColumns[0]},
 			},
 		},
 	}
@@ -1946,6 +2107,7 @@ var (
 		{Name: "delta", Type: field.TypeInt64},
 		{Name: "reason", Type: field.TypeString},
 		{Name: "email_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "extraction_id", Type: field.TypeUUID, Nullable: true},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "company_id", Type: field.TypeUUID},
 	}
@@ -1957,7 +2119,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "point_entries_companies_company",
-				Columns:    []*schema.Column{PointEntriesColumns[5]},
+				Columns:    []*schema.Column{PointEntriesColumns[6]},
 				RefColumns: []*schema.Column{CompaniesColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -1966,12 +2128,12 @@ var (
 			{
 				Name:    "pointentry_company_id",
 				Unique:  false,
-				Columns: []*schema.Column{PointEntriesColumns[5]},
+				Columns: []*schema.Column{PointEntriesColumns[6]},
 			},
 			{
 				Name:    "pointentry_company_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{PointEntriesColumns[5], PointEntriesColumns[4]},
+				Columns: []*schema.Column{PointEntriesColumns[6], PointEntriesColumns[5]},
 			},
 		},
 	}
@@ -2264,6 +2426,109 @@ var (
 				Name:    "portfoliotransfer_company_id_status",
 				Unique:  false,
 				Columns: []*schema.Column{PortfolioTransfersColumns[24], PortfolioTransfersColumns[4]},
+			},
+		},
+	}
+	// PrivacyRequestsColumns holds the columns for the "privacy_requests" table.
+	PrivacyRequestsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "version", Type: field.TypeInt64, Default: 1},
+		{Name: "type", Type: field.TypeEnum, Enums: []string{"data_export", "erasure"}},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"queued", "processing", "completed", "failed"}, Default: "queued"},
+		{Name: "contact_id", Type: field.TypeUUID},
+		{Name: "owner_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "creator_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "reason", Type: field.TypeString, Nullable: true, Size: 1000},
+		{Name: "requested_at", Type: field.TypeTime},
+		{Name: "blob_key", Type: field.TypeString, Nullable: true, Size: 300},
+		{Name: "size", Type: field.TypeInt64, Nullable: true},
+		{Name: "download_token_hash", Type: field.TypeString, Nullable: true, Size: 64},
+		{Name: "expires_at", Type: field.TypeTime, Nullable: true},
+		{Name: "summary", Type: field.TypeJSON, Nullable: true},
+		{Name: "error", Type: field.TypeString, Size: 2000, Default: ""},
+		{Name: "completed_at", Type: field.TypeTime, Nullable: true},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// PrivacyRequestsTable holds the schema information for the "privacy_requests" table.
+	PrivacyRequestsTable = &schema.Table{
+		Name:       "privacy_requests",
+		Columns:    PrivacyRequestsColumns,
+		PrimaryKey: []*schema.Column{PrivacyRequestsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "privacy_requests_companies_company",
+				Columns:    []*schema.Column{PrivacyRequestsColumns[18]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "privacyrequest_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{PrivacyRequestsColumns[18]},
+			},
+			{
+				Name:    "privacyrequest_company_id_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{PrivacyRequestsColumns[18], PrivacyRequestsColumns[1], PrivacyRequestsColumns[0]},
+			},
+			{
+				Name:    "privacyrequest_company_id_contact_id",
+				Unique:  false,
+				Columns: []*schema.Column{PrivacyRequestsColumns[18], PrivacyRequestsColumns[6]},
+			},
+			{
+				Name:    "privacyrequest_download_token_hash",
+				Unique:  true,
+				Columns: []*schema.Column{PrivacyRequestsColumns[13]},
+			},
+		},
+	}
+	// RetainedRecordsColumns holds the columns for the "retained_records" table.
+	RetainedRecordsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "request_id", Type: field.TypeUUID},
+		{Name: "contact_id", Type: field.TypeUUID},
+		{Name: "record_type", Type: field.TypeString, Size: 50},
+		{Name: "record_id", Type: field.TypeUUID},
+		{Name: "basis", Type: field.TypeString, Size: 200},
+		{Name: "data", Type: field.TypeJSON},
+		{Name: "blob_keys", Type: field.TypeJSON, Nullable: true},
+		{Name: "retain_until", Type: field.TypeTime, SchemaType: map[string]string{"postgres": "date"}},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "company_id", Type: field.TypeUUID},
+	}
+	// RetainedRecordsTable holds the schema information for the "retained_records" table.
+	RetainedRecordsTable = &schema.Table{
+		Name:       "retained_records",
+		Columns:    RetainedRecordsColumns,
+		PrimaryKey: []*schema.Column{RetainedRecordsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "retained_records_companies_company",
+				Columns:    []*schema.Column{RetainedRecordsColumns[10]},
+				RefColumns: []*schema.Column{CompaniesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "retainedrecord_company_id",
+				Unique:  false,
+				Columns: []*schema.Column{RetainedRecordsColumns[10]},
+			},
+			{
+				Name:    "retainedrecord_retain_until",
+				Unique:  false,
+				Columns: []*schema.Column{RetainedRecordsColumns[8]},
+			},
+			{
+				Name:    "retainedrecord_company_id_contact_id",
+				Unique:  false,
+				Columns: []*schema.Column{RetainedRecordsColumns[10], RetainedRecordsColumns[2]},
 			},
 		},
 	}
@@ -2726,9 +2991,12 @@ var (
 		ContactActivitiesTable,
 		ContactCoversTable,
 		ContactFinancesTable,
+		ContactImportsTable,
+		ContactImportRowsTable,
 		ContactPhonesTable,
 		ContactRelationshipsTable,
 		ContractsTable,
+		ContractExtractionsTable,
 		CorrespondenceCasesTable,
 		CustomFieldDefinitionsTable,
 		DelegationsTable,
@@ -2762,6 +3030,8 @@ var (
 		PortalTokensTable,
 		PortfolioMappingsTable,
 		PortfolioTransfersTable,
+		PrivacyRequestsTable,
+		RetainedRecordsTable,
 		SignatureRequestsTable,
 		SignatureSignersTable,
 		StandardDocumentsTable,
@@ -2789,11 +3059,14 @@ func init() {
 	ContactActivitiesTable.ForeignKeys[0].RefTable = CompaniesTable
 	ContactCoversTable.ForeignKeys[0].RefTable = CompaniesTable
 	ContactFinancesTable.ForeignKeys[0].RefTable = CompaniesTable
+	ContactImportsTable.ForeignKeys[0].RefTable = CompaniesTable
+	ContactImportRowsTable.ForeignKeys[0].RefTable = CompaniesTable
 	ContactPhonesTable.ForeignKeys[0].RefTable = ContactsTable
 	ContactPhonesTable.ForeignKeys[1].RefTable = CompaniesTable
 	ContactRelationshipsTable.ForeignKeys[0].RefTable = CompaniesTable
 	ContractsTable.ForeignKeys[0].RefTable = CompaniesTable
 	ContractsTable.ForeignKeys[1].RefTable = InsurersTable
+	ContractExtractionsTable.ForeignKeys[0].RefTable = CompaniesTable
 	CorrespondenceCasesTable.ForeignKeys[0].RefTable = CompaniesTable
 	CustomFieldDefinitionsTable.ForeignKeys[0].RefTable = CompaniesTable
 	DelegationsTable.ForeignKeys[0].RefTable = CompaniesTable
@@ -2825,6 +3098,8 @@ func init() {
 	PortalTokensTable.ForeignKeys[0].RefTable = CompaniesTable
 	PortfolioMappingsTable.ForeignKeys[0].RefTable = CompaniesTable
 	PortfolioTransfersTable.ForeignKeys[0].RefTable = CompaniesTable
+	PrivacyRequestsTable.ForeignKeys[0].RefTable = CompaniesTable
+	RetainedRecordsTable.ForeignKeys[0].RefTable = CompaniesTable
 	SignatureRequestsTable.ForeignKeys[0].RefTable = CompaniesTable
 	SignatureSignersTable.ForeignKeys[0].RefTable = CompaniesTable
 	StandardDocumentsTable.ForeignKeys[0].RefTable = CompaniesTable

@@ -24,6 +24,8 @@ const (
 	FieldReason = "reason"
 	// FieldEmailID holds the string denoting the email_id field in the database.
 	FieldEmailID = "email_id"
+	// FieldExtractionID holds the string denoting the extraction_id field in the database.
+	FieldExtractionID = "extraction_id"
 	// FieldCreatedAt holds the string denoting the created_at field in the database.
 	FieldCreatedAt = "created_at"
 	// EdgeCompany holds the string denoting the company edge name in mutations.
@@ -46,6 +48,7 @@ var Columns = []string{
 	FieldDelta,
 	FieldReason,
 	FieldEmailID,
+	FieldExtractionID,
 	FieldCreatedAt,
 }
 
@@ -101,6 +104,11 @@ func ByReason(opts ...sql.OrderTermOption) OrderOption {
 // ByEmailID orders the results by the email_id field.
 func ByEmailID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldEmailID, opts...).ToFunc()
+}
+
+// ByExtractionID orders the results by the extraction_id field.
+func ByExtractionID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldExtractionID, opts...).ToFunc()
 }
 
 // ByCreatedAt orders the results by the created_at field.

@@ -76,6 +76,11 @@ func EmailID(v uuid.UUID) predicate.PointEntry {
 	return predicate.PointEntry(sql.FieldEQ(FieldEmailID, v))
 }
 
+// ExtractionID applies equality check predicate on the "extraction_id" field. It's identical to ExtractionIDEQ.
+func ExtractionID(v uuid.UUID) predicate.PointEntry {
+	return predicate.PointEntry(sql.FieldEQ(FieldExtractionID, v))
+}
+
 // CreatedAt applies equality check predicate on the "created_at" field. It's identical to CreatedAtEQ.
 func CreatedAt(v time.Time) predicate.PointEntry {
 	return predicate.PointEntry(sql.FieldEQ(FieldCreatedAt, v))
@@ -254,6 +259,56 @@ func EmailIDIsNil() predicate.PointEntry {
 // EmailIDNotNil applies the NotNil predicate on the "email_id" field.
 func EmailIDNotNil() predicate.PointEntry {
 	return predicate.PointEntry(sql.FieldNotNull(FieldEmailID))
+}
+
+// ExtractionIDEQ applies the EQ predicate on the "extraction_id" field.
+func ExtractionIDEQ(v uuid.UUID) predicate.PointEntry {
+	return predicate.PointEntry(sql.FieldEQ(FieldExtractionID, v))
+}
+
+// ExtractionIDNEQ applies the NEQ predicate on the "extraction_id" field.
+func ExtractionIDNEQ(v uuid.UUID) predicate.PointEntry {
+	return predicate.PointEntry(sql.FieldNEQ(FieldExtractionID, v))
+}
+
+// ExtractionIDIn applies the In predicate on the "extraction_id" field.
+func ExtractionIDIn(vs ...uuid.UUID) predicate.PointEntry {
+	return predicate.PointEntry(sql.FieldIn(FieldExtractionID, vs...))
+}
+
+// ExtractionIDNotIn applies the NotIn predicate on the "extraction_id" field.
+func ExtractionIDNotIn(vs ...uuid.UUID) predicate.PointEntry {
+	return predicate.PointEntry(sql.FieldNotIn(FieldExtractionID, vs...))
+}
+
+// ExtractionIDGT applies the GT predicate on the "extraction_id" field.
+func ExtractionIDGT(v uuid.UUID) predicate.PointEntry {
+	return predicate.PointEntry(sql.FieldGT(FieldExtractionID, v))
+}
+
+// ExtractionIDGTE applies the GTE predicate on the "extraction_id" field.
+func ExtractionIDGTE(v uuid.UUID) predicate.PointEntry {
+	return predicate.PointEntry(sql.FieldGTE(FieldExtractionID, v))
+}
+
+// ExtractionIDLT applies the LT predicate on the "extraction_id" field.
+func ExtractionIDLT(v uuid.UUID) predicate.PointEntry {
+	return predicate.PointEntry(sql.FieldLT(FieldExtractionID, v))
+}
+
+// ExtractionIDLTE applies the LTE predicate on the "extraction_id" field.
+func ExtractionIDLTE(v uuid.UUID) predicate.PointEntry {
+	return predicate.PointEntry(sql.FieldLTE(FieldExtractionID, v))
+}
+
+// ExtractionIDIsNil applies the IsNil predicate on the "extraction_id" field.
+func ExtractionIDIsNil() predicate.PointEntry {
+	return predicate.PointEntry(sql.FieldIsNull(FieldExtractionID))
+}
+
+// ExtractionIDNotNil applies the NotNil predicate on the "extraction_id" field.
+func ExtractionIDNotNil() predicate.PointEntry {
+	return predicate.PointEntry(sql.FieldNotNull(FieldExtractionID))
 }
 
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.

@@ -48,6 +48,12 @@ type ContactCover func(*sql.Selector)
 // ContactFinance is the predicate function for contactfinance builders.
 type ContactFinance func(*sql.Selector)
 
+// ContactImport is the predicate function for contactimport builders.
+type ContactImport func(*sql.Selector)
+
+// ContactImportRow is the predicate function for contactimportrow builders.
+type ContactImportRow func(*sql.Selector)
+
 // ContactPhone is the predicate function for contactphone builders.
 type ContactPhone func(*sql.Selector)
 
@@ -56,6 +62,9 @@ type ContactRelationship func(*sql.Selector)
 
 // Contract is the predicate function for contract builders.
 type Contract func(*sql.Selector)
+
+// ContractExtraction is the predicate function for contractextraction builders.
+type ContractExtraction func(*sql.Selector)
 
 // CorrespondenceCase is the predicate function for correspondencecase builders.
 type CorrespondenceCase func(*sql.Selector)
@@ -155,6 +164,12 @@ type PortfolioMapping func(*sql.Selector)
 
 // PortfolioTransfer is the predicate function for portfoliotransfer builders.
 type PortfolioTransfer func(*sql.Selector)
+
+// PrivacyRequest is the predicate function for privacyrequest builders.
+type PrivacyRequest func(*sql.Selector)
+
+// RetainedRecord is the predicate function for retainedrecord builders.
+type RetainedRecord func(*sql.Selector)
 
 // SignatureRequest is the predicate function for signaturerequest builders.
 type SignatureRequest func(*sql.Selector)

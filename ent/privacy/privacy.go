@@ -447,6 +447,54 @@ func (f ContactFinanceMutationRuleFunc) EvalMutation(ctx context.Context, m ent.
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ContactFinanceMutation", m)
 }
 
+// The ContactImportQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type ContactImportQueryRuleFunc func(context.Context, *ent.ContactImportQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f ContactImportQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ContactImportQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.ContactImportQuery", q)
+}
+
+// The ContactImportMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type ContactImportMutationRuleFunc func(context.Context, *ent.ContactImportMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f ContactImportMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.ContactImportMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ContactImportMutation", m)
+}
+
+// The ContactImportRowQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type ContactImportRowQueryRuleFunc func(context.Context, *ent.ContactImportRowQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f ContactImportRowQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ContactImportRowQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.ContactImportRowQuery", q)
+}
+
+// The ContactImportRowMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type ContactImportRowMutationRuleFunc func(context.Context, *ent.ContactImportRowMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f ContactImportRowMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.ContactImportRowMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ContactImportRowMutation", m)
+}
+
 // The ContactPhoneQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type ContactPhoneQueryRuleFunc func(context.Context, *ent.ContactPhoneQuery) error
@@ -517,6 +565,30 @@ func (f ContractMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutati
 		return f(ctx, m)
 	}
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ContractMutation", m)
+}
+
+// The ContractExtractionQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type ContractExtractionQueryRuleFunc func(context.Context, *ent.ContractExtractionQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f ContractExtractionQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ContractExtractionQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.ContractExtractionQuery", q)
+}
+
+// The ContractExtractionMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type ContractExtractionMutationRuleFunc func(context.Context, *ent.ContractExtractionMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f ContractExtractionMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.ContractExtractionMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ContractExtractionMutation", m)
 }
 
 // The CorrespondenceCaseQueryRuleFunc type is an adapter to allow the use of ordinary
@@ -1311,6 +1383,54 @@ func (f PortfolioTransferMutationRuleFunc) EvalMutation(ctx context.Context, m e
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.PortfolioTransferMutation", m)
 }
 
+// The PrivacyRequestQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type PrivacyRequestQueryRuleFunc func(context.Context, *ent.PrivacyRequestQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f PrivacyRequestQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.PrivacyRequestQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.PrivacyRequestQuery", q)
+}
+
+// The PrivacyRequestMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type PrivacyRequestMutationRuleFunc func(context.Context, *ent.PrivacyRequestMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f PrivacyRequestMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.PrivacyRequestMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.PrivacyRequestMutation", m)
+}
+
+// The RetainedRecordQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type RetainedRecordQueryRuleFunc func(context.Context, *ent.RetainedRecordQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f RetainedRecordQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.RetainedRecordQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.RetainedRecordQuery", q)
+}
+
+// The RetainedRecordMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type RetainedRecordMutationRuleFunc func(context.Context, *ent.RetainedRecordMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f RetainedRecordMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.RetainedRecordMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.RetainedRecordMutation", m)
+}
+
 // The SignatureRequestQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type SignatureRequestQueryRuleFunc func(context.Context, *ent.SignatureRequestQuery) error
@@ -1590,11 +1710,17 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.ContactFinanceQuery:
 		return q.Filter(), nil
+	case *ent.ContactImportQuery:
+		return q.Filter(), nil
+	case *ent.ContactImportRowQuery:
+		return q.Filter(), nil
 	case *ent.ContactPhoneQuery:
 		return q.Filter(), nil
 	case *ent.ContactRelationshipQuery:
 		return q.Filter(), nil
 	case *ent.ContractQuery:
+		return q.Filter(), nil
+	case *ent.ContractExtractionQuery:
 		return q.Filter(), nil
 	case *ent.CorrespondenceCaseQuery:
 		return q.Filter(), nil
@@ -1662,6 +1788,10 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.PortfolioTransferQuery:
 		return q.Filter(), nil
+	case *ent.PrivacyRequestQuery:
+		return q.Filter(), nil
+	case *ent.RetainedRecordQuery:
+		return q.Filter(), nil
 	case *ent.SignatureRequestQuery:
 		return q.Filter(), nil
 	case *ent.SignatureSignerQuery:
@@ -1715,11 +1845,17 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 		return m.Filter(), nil
 	case *ent.ContactFinanceMutation:
 		return m.Filter(), nil
+	case *ent.ContactImportMutation:
+		return m.Filter(), nil
+	case *ent.ContactImportRowMutation:
+		return m.Filter(), nil
 	case *ent.ContactPhoneMutation:
 		return m.Filter(), nil
 	case *ent.ContactRelationshipMutation:
 		return m.Filter(), nil
 	case *ent.ContractMutation:
+		return m.Filter(), nil
+	case *ent.ContractExtractionMutation:
 		return m.Filter(), nil
 	case *ent.CorrespondenceCaseMutation:
 		return m.Filter(), nil
@@ -1786,6 +1922,10 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.PortfolioMappingMutation:
 		return m.Filter(), nil
 	case *ent.PortfolioTransferMutation:
+		return m.Filter(), nil
+	case *ent.PrivacyRequestMutation:
+		return m.Filter(), nil
+	case *ent.RetainedRecordMutation:
 		return m.Filter(), nil
 	case *ent.SignatureRequestMutation:
 		return m.Filter(), nil

@@ -20,9 +20,12 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/contactactivity"
 	"github.com/brokerdesk/brokerdesk/ent/contactcover"
 	"github.com/brokerdesk/brokerdesk/ent/contactfinance"
+	"github.com/brokerdesk/brokerdesk/ent/contactimport"
+	"github.com/brokerdesk/brokerdesk/ent/contactimportrow"
 	"github.com/brokerdesk/brokerdesk/ent/contactphone"
 	"github.com/brokerdesk/brokerdesk/ent/contactrelationship"
 	"github.com/brokerdesk/brokerdesk/ent/contract"
+	"github.com/brokerdesk/brokerdesk/ent/contractextraction"
 	"github.com/brokerdesk/brokerdesk/ent/correspondencecase"
 	"github.com/brokerdesk/brokerdesk/ent/customfielddefinition"
 	"github.com/brokerdesk/brokerdesk/ent/delegation"
@@ -56,6 +59,8 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/portaltoken"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliomapping"
 	"github.com/brokerdesk/brokerdesk/ent/portfoliotransfer"
+	"github.com/brokerdesk/brokerdesk/ent/privacyrequest"
+	"github.com/brokerdesk/brokerdesk/ent/retainedrecord"
 	"github.com/brokerdesk/brokerdesk/ent/schema"
 	"github.com/brokerdesk/brokerdesk/ent/schematype"
 	"github.com/brokerdesk/brokerdesk/ent/signaturerequest"
@@ -1022,6 +1027,157 @@ func init() {
 	contactfinanceDescID := contactfinanceMixinFields0[0].Descriptor()
 	// contactfinance.DefaultID holds the default value on creation for the id field.
 	contactfinance.DefaultID = contactfinanceDescID.Default.(func() uuid.UUID)
+	contactimportMixin := schema.ContactImport{}.Mixin()
+	contactimport.Policy = privacy.NewPolicies(contactimportMixin[1], contactimportMixin[2], schema.ContactImport{})
+	contactimport.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := contactimport.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	contactimportMixinHooks1 := contactimportMixin[1].Hooks()
+	contactimportMixinHooks4 := contactimportMixin[4].Hooks()
+
+	contactimport.Hooks[1] = contactimportMixinHooks1[0]
+
+	contactimport.Hooks[2] = contactimportMixinHooks4[0]
+	contactimportMixinFields0 := contactimportMixin[0].Fields()
+	_ = contactimportMixinFields0
+	contactimportMixinFields3 := contactimportMixin[3].Fields()
+	_ = contactimportMixinFields3
+	contactimportMixinFields4 := contactimportMixin[4].Fields()
+	_ = contactimportMixinFields4
+	contactimportFields := schema.ContactImport{}.Fields()
+	_ = contactimportFields
+	// contactimportDescCreatedAt is the schema descriptor for created_at field.
+	contactimportDescCreatedAt := contactimportMixinFields3[0].Descriptor()
+	// contactimport.DefaultCreatedAt holds the default value on creation for the created_at field.
+	contactimport.DefaultCreatedAt = contactimportDescCreatedAt.Default.(func() time.Time)
+	// contactimportDescUpdatedAt is the schema descriptor for updated_at field.
+	contactimportDescUpdatedAt := contactimportMixinFields3[1].Descriptor()
+	// contactimport.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	contactimport.DefaultUpdatedAt = contactimportDescUpdatedAt.Default.(func() time.Time)
+	// contactimport.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	contactimport.UpdateDefaultUpdatedAt = contactimportDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// contactimportDescVersion is the schema descriptor for version field.
+	contactimportDescVersion := contactimportMixinFields4[0].Descriptor()
+	// contactimport.DefaultVersion holds the default value on creation for the version field.
+	contactimport.DefaultVersion = contactimportDescVersion.Default.(int64)
+	// contactimportDescFilename is the schema descriptor for filename field.
+	contactimportDescFilename := contactimportFields[3].Descriptor()
+	// contactimport.FilenameValidator is a validator for the "filename" field. It is called by the builders before save.
+	contactimport.FilenameValidator = func() func(string) error {
+		validators := contactimportDescFilename.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(filename string) error {
+			for _, fn := range fns {
+				if err := fn(filename); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// contactimportDescSize is the schema descriptor for size field.
+	contactimportDescSize := contactimportFields[4].Descriptor()
+	// contactimport.SizeValidator is a validator for the "size" field. It is called by the builders before save.
+	contactimport.SizeValidator = contactimportDescSize.Validators[0].(func(int64) error)
+	// contactimportDescSha256 is the schema descriptor for sha256 field.
+	contactimportDescSha256 := contactimportFields[5].Descriptor()
+	// contactimport.Sha256Validator is a validator for the "sha256" field. It is called by the builders before save.
+	contactimport.Sha256Validator = func() func(string) error {
+		validators := contactimportDescSha256.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(sha256 string) error {
+			for _, fn := range fns {
+				if err := fn(sha256); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// contactimportDescBlobKey is the schema descriptor for blob_key field.
+	contactimportDescBlobKey := contactimportFields[6].Descriptor()
+	// contactimport.BlobKeyValidator is a validator for the "blob_key" field. It is called by the builders before save.
+	contactimport.BlobKeyValidator = func() func(string) error {
+		validators := contactimportDescBlobKey.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(blob_key string) error {
+			for _, fn := range fns {
+				if err := fn(blob_key); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// contactimportDescEncoding is the schema descriptor for encoding field.
+	contactimportDescEncoding := contactimportFields[7].Descriptor()
+	// contactimport.DefaultEncoding holds the default value on creation for the encoding field.
+	contactimport.DefaultEncoding = contactimportDescEncoding.Default.(string)
+	// contactimport.EncodingValidator is a validator for the "encoding" field. It is called by the builders before save.
+	contactimport.EncodingValidator = contactimportDescEncoding.Validators[0].(func(string) error)
+	// contactimportDescDelimiter is the schema descriptor for delimiter field.
+	contactimportDescDelimiter := contactimportFields[8].Descriptor()
+	// contactimport.DefaultDelimiter holds the default value on creation for the delimiter field.
+	contactimport.DefaultDelimiter = contactimportDescDelimiter.Default.(string)
+	// contactimport.DelimiterValidator is a validator for the "delimiter" field. It is called by the builders before save.
+	contactimport.DelimiterValidator = contactimportDescDelimiter.Validators[0].(func(string) error)
+	// contactimportDescRowCount is the schema descriptor for row_count field.
+	contactimportDescRowCount := contactimportFields[16].Descriptor()
+	// contactimport.DefaultRowCount holds the default value on creation for the row_count field.
+	contactimport.DefaultRowCount = contactimportDescRowCount.Default.(int)
+	// contactimportDescCommitted is the schema descriptor for committed field.
+	contactimportDescCommitted := contactimportFields[18].Descriptor()
+	// contactimport.DefaultCommitted holds the default value on creation for the committed field.
+	contactimport.DefaultCommitted = contactimportDescCommitted.Default.(int)
+	// contactimportDescError is the schema descriptor for error field.
+	contactimportDescError := contactimportFields[19].Descriptor()
+	// contactimport.DefaultError holds the default value on creation for the error field.
+	contactimport.DefaultError = contactimportDescError.Default.(string)
+	// contactimport.ErrorValidator is a validator for the "error" field. It is called by the builders before save.
+	contactimport.ErrorValidator = contactimportDescError.Validators[0].(func(string) error)
+	// contactimportDescID is the schema descriptor for id field.
+	contactimportDescID := contactimportMixinFields0[0].Descriptor()
+	// contactimport.DefaultID holds the default value on creation for the id field.
+	contactimport.DefaultID = contactimportDescID.Default.(func() uuid.UUID)
+	contactimportrowMixin := schema.ContactImportRow{}.Mixin()
+	contactimportrow.Policy = privacy.NewPolicies(contactimportrowMixin[1], contactimportrowMixin[2], schema.ContactImportRow{})
+	contactimportrow.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := contactimportrow.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	contactimportrowMixinHooks1 := contactimportrowMixin[1].Hooks()
+
+	contactimportrow.Hooks[1] = contactimportrowMixinHooks1[0]
+	contactimportrowMixinFields0 := contactimportrowMixin[0].Fields()
+	_ = contactimportrowMixinFields0
+	contactimportrowFields := schema.ContactImportRow{}.Fields()
+	_ = contactimportrowFields
+	// contactimportrowDescRow is the schema descriptor for row field.
+	contactimportrowDescRow := contactimportrowFields[2].Descriptor()
+	// contactimportrow.RowValidator is a validator for the "row" field. It is called by the builders before save.
+	contactimportrow.RowValidator = contactimportrowDescRow.Validators[0].(func(int) error)
+	// contactimportrowDescID is the schema descriptor for id field.
+	contactimportrowDescID := contactimportrowMixinFields0[0].Descriptor()
+	// contactimportrow.DefaultID holds the default value on creation for the id field.
+	contactimportrow.DefaultID = contactimportrowDescID.Default.(func() uuid.UUID)
 	contactphoneMixin := schema.ContactPhone{}.Mixin()
 	contactphone.Policy = privacy.NewPolicies(contactphoneMixin[1], contactphoneMixin[2], schema.ContactPhone{})
 	contactphone.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -1215,6 +1371,76 @@ func init() {
 	contractDescID := contractMixinFields0[0].Descriptor()
 	// contract.DefaultID holds the default value on creation for the id field.
 	contract.DefaultID = contractDescID.Default.(func() uuid.UUID)
+	contractextractionMixin := schema.ContractExtraction{}.Mixin()
+	contractextraction.Policy = privacy.NewPolicies(contractextractionMixin[1], contractextractionMixin[2], schema.ContractExtraction{})
+	contractextraction.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := contractextraction.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	contractextractionMixinHooks1 := contractextractionMixin[1].Hooks()
+	contractextractionMixinHooks4 := contractextractionMixin[4].Hooks()
+
+	contractextraction.Hooks[1] = contractextractionMixinHooks1[0]
+
+	contractextraction.Hooks[2] = contractextractionMixinHooks4[0]
+	contractextractionMixinFields0 := contractextractionMixin[0].Fields()
+	_ = contractextractionMixinFields0
+	contractextractionMixinFields3 := contractextractionMixin[3].Fields()
+	_ = contractextractionMixinFields3
+	contractextractionMixinFields4 := contractextractionMixin[4].Fields()
+	_ = contractextractionMixinFields4
+	contractextractionFields := schema.ContractExtraction{}.Fields()
+	_ = contractextractionFields
+	// contractextractionDescCreatedAt is the schema descriptor for created_at field.
+	contractextractionDescCreatedAt := contractextractionMixinFields3[0].Descriptor()
+	// contractextraction.DefaultCreatedAt holds the default value on creation for the created_at field.
+	contractextraction.DefaultCreatedAt = contractextractionDescCreatedAt.Default.(func() time.Time)
+	// contractextractionDescUpdatedAt is the schema descriptor for updated_at field.
+	contractextractionDescUpdatedAt := contractextractionMixinFields3[1].Descriptor()
+	// contractextraction.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	contractextraction.DefaultUpdatedAt = contractextractionDescUpdatedAt.Default.(func() time.Time)
+	// contractextraction.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	contractextraction.UpdateDefaultUpdatedAt = contractextractionDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// contractextractionDescVersion is the schema descriptor for version field.
+	contractextractionDescVersion := contractextractionMixinFields4[0].Descriptor()
+	// contractextraction.DefaultVersion holds the default value on creation for the version field.
+	contractextraction.DefaultVersion = contractextractionDescVersion.Default.(int64)
+	// contractextractionDescContractType is the schema descriptor for contract_type field.
+	contractextractionDescContractType := contractextractionFields[5].Descriptor()
+	// contractextraction.ContractTypeValidator is a validator for the "contract_type" field. It is called by the builders before save.
+	contractextraction.ContractTypeValidator = contractextractionDescContractType.Validators[0].(func(string) error)
+	// contractextractionDescAutoApply is the schema descriptor for auto_apply field.
+	contractextractionDescAutoApply := contractextractionFields[6].Descriptor()
+	// contractextraction.DefaultAutoApply holds the default value on creation for the auto_apply field.
+	contractextraction.DefaultAutoApply = contractextractionDescAutoApply.Default.(bool)
+	// contractextractionDescMethod is the schema descriptor for method field.
+	contractextractionDescMethod := contractextractionFields[7].Descriptor()
+	// contractextraction.DefaultMethod holds the default value on creation for the method field.
+	contractextraction.DefaultMethod = contractextractionDescMethod.Default.(string)
+	// contractextraction.MethodValidator is a validator for the "method" field. It is called by the builders before save.
+	contractextraction.MethodValidator = contractextractionDescMethod.Validators[0].(func(string) error)
+	// contractextractionDescPages is the schema descriptor for pages field.
+	contractextractionDescPages := contractextractionFields[8].Descriptor()
+	// contractextraction.DefaultPages holds the default value on creation for the pages field.
+	contractextraction.DefaultPages = contractextractionDescPages.Default.(int)
+	// contractextractionDescPoints is the schema descriptor for points field.
+	contractextractionDescPoints := contractextractionFields[10].Descriptor()
+	// contractextraction.DefaultPoints holds the default value on creation for the points field.
+	contractextraction.DefaultPoints = contractextractionDescPoints.Default.(int64)
+	// contractextractionDescError is the schema descriptor for error field.
+	contractextractionDescError := contractextractionFields[11].Descriptor()
+	// contractextraction.DefaultError holds the default value on creation for the error field.
+	contractextraction.DefaultError = contractextractionDescError.Default.(string)
+	// contractextraction.ErrorValidator is a validator for the "error" field. It is called by the builders before save.
+	contractextraction.ErrorValidator = contractextractionDescError.Validators[0].(func(string) error)
+	// contractextractionDescID is the schema descriptor for id field.
+	contractextractionDescID := contractextractionMixinFields0[0].Descriptor()
+	// contractextraction.DefaultID holds the default value on creation for the id field.
+	contractextraction.DefaultID = contractextractionDescID.Default.(func() uuid.UUID)
 	correspondencecaseMixin := schema.CorrespondenceCase{}.Mixin()
 	correspondencecase.Policy = privacy.NewPolicies(correspondencecaseMixin[1], correspondencecaseMixin[2], schema.CorrespondenceCase{})
 	correspondencecase.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -2814,7 +3040,7 @@ func init() {
 	// pointentry.ReasonValidator is a validator for the "reason" field. It is called by the builders before save.
 	pointentry.ReasonValidator = pointentryDescReason.Validators[0].(func(string) error)
 	// pointentryDescCreatedAt is the schema descriptor for created_at field.
-	pointentryDescCreatedAt := pointentryFields[3].Descriptor()
+	pointentryDescCreatedAt := pointentryFields[4].Descriptor()
 	// pointentry.DefaultCreatedAt holds the default value on creation for the created_at field.
 	pointentry.DefaultCreatedAt = pointentryDescCreatedAt.Default.(func() time.Time)
 	// pointentryDescID is the schema descriptor for id field.
@@ -3171,6 +3397,127 @@ func init() {
 	portfoliotransferDescID := portfoliotransferMixinFields0[0].Descriptor()
 	// portfoliotransfer.DefaultID holds the default value on creation for the id field.
 	portfoliotransfer.DefaultID = portfoliotransferDescID.Default.(func() uuid.UUID)
+	privacyrequestMixin := schema.PrivacyRequest{}.Mixin()
+	privacyrequest.Policy = privacy.NewPolicies(privacyrequestMixin[1], privacyrequestMixin[2], schema.PrivacyRequest{})
+	privacyrequest.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := privacyrequest.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	privacyrequestMixinHooks1 := privacyrequestMixin[1].Hooks()
+	privacyrequestMixinHooks4 := privacyrequestMixin[4].Hooks()
+
+	privacyrequest.Hooks[1] = privacyrequestMixinHooks1[0]
+
+	privacyrequest.Hooks[2] = privacyrequestMixinHooks4[0]
+	privacyrequestMixinFields0 := privacyrequestMixin[0].Fields()
+	_ = privacyrequestMixinFields0
+	privacyrequestMixinFields3 := privacyrequestMixin[3].Fields()
+	_ = privacyrequestMixinFields3
+	privacyrequestMixinFields4 := privacyrequestMixin[4].Fields()
+	_ = privacyrequestMixinFields4
+	privacyrequestFields := schema.PrivacyRequest{}.Fields()
+	_ = privacyrequestFields
+	// privacyrequestDescCreatedAt is the schema descriptor for created_at field.
+	privacyrequestDescCreatedAt := privacyrequestMixinFields3[0].Descriptor()
+	// privacyrequest.DefaultCreatedAt holds the default value on creation for the created_at field.
+	privacyrequest.DefaultCreatedAt = privacyrequestDescCreatedAt.Default.(func() time.Time)
+	// privacyrequestDescUpdatedAt is the schema descriptor for updated_at field.
+	privacyrequestDescUpdatedAt := privacyrequestMixinFields3[1].Descriptor()
+	// privacyrequest.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	privacyrequest.DefaultUpdatedAt = privacyrequestDescUpdatedAt.Default.(func() time.Time)
+	// privacyrequest.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	privacyrequest.UpdateDefaultUpdatedAt = privacyrequestDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// privacyrequestDescVersion is the schema descriptor for version field.
+	privacyrequestDescVersion := privacyrequestMixinFields4[0].Descriptor()
+	// privacyrequest.DefaultVersion holds the default value on creation for the version field.
+	privacyrequest.DefaultVersion = privacyrequestDescVersion.Default.(int64)
+	// privacyrequestDescReason is the schema descriptor for reason field.
+	privacyrequestDescReason := privacyrequestFields[5].Descriptor()
+	// privacyrequest.ReasonValidator is a validator for the "reason" field. It is called by the builders before save.
+	privacyrequest.ReasonValidator = privacyrequestDescReason.Validators[0].(func(string) error)
+	// privacyrequestDescBlobKey is the schema descriptor for blob_key field.
+	privacyrequestDescBlobKey := privacyrequestFields[7].Descriptor()
+	// privacyrequest.BlobKeyValidator is a validator for the "blob_key" field. It is called by the builders before save.
+	privacyrequest.BlobKeyValidator = privacyrequestDescBlobKey.Validators[0].(func(string) error)
+	// privacyrequestDescDownloadTokenHash is the schema descriptor for download_token_hash field.
+	privacyrequestDescDownloadTokenHash := privacyrequestFields[9].Descriptor()
+	// privacyrequest.DownloadTokenHashValidator is a validator for the "download_token_hash" field. It is called by the builders before save.
+	privacyrequest.DownloadTokenHashValidator = privacyrequestDescDownloadTokenHash.Validators[0].(func(string) error)
+	// privacyrequestDescError is the schema descriptor for error field.
+	privacyrequestDescError := privacyrequestFields[12].Descriptor()
+	// privacyrequest.DefaultError holds the default value on creation for the error field.
+	privacyrequest.DefaultError = privacyrequestDescError.Default.(string)
+	// privacyrequest.ErrorValidator is a validator for the "error" field. It is called by the builders before save.
+	privacyrequest.ErrorValidator = privacyrequestDescError.Validators[0].(func(string) error)
+	// privacyrequestDescID is the schema descriptor for id field.
+	privacyrequestDescID := privacyrequestMixinFields0[0].Descriptor()
+	// privacyrequest.DefaultID holds the default value on creation for the id field.
+	privacyrequest.DefaultID = privacyrequestDescID.Default.(func() uuid.UUID)
+	retainedrecordMixin := schema.RetainedRecord{}.Mixin()
+	retainedrecord.Policy = privacy.NewPolicies(retainedrecordMixin[1], schema.RetainedRecord{})
+	retainedrecord.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := retainedrecord.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	retainedrecordMixinHooks1 := retainedrecordMixin[1].Hooks()
+
+	retainedrecord.Hooks[1] = retainedrecordMixinHooks1[0]
+	retainedrecordMixinFields0 := retainedrecordMixin[0].Fields()
+	_ = retainedrecordMixinFields0
+	retainedrecordFields := schema.RetainedRecord{}.Fields()
+	_ = retainedrecordFields
+	// retainedrecordDescRecordType is the schema descriptor for record_type field.
+	retainedrecordDescRecordType := retainedrecordFields[2].Descriptor()
+	// retainedrecord.RecordTypeValidator is a validator for the "record_type" field. It is called by the builders before save.
+	retainedrecord.RecordTypeValidator = func() func(string) error {
+		validators := retainedrecordDescRecordType.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(record_type string) error {
+			for _, fn := range fns {
+				if err := fn(record_type); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// retainedrecordDescBasis is the schema descriptor for basis field.
+	retainedrecordDescBasis := retainedrecordFields[4].Descriptor()
+	// retainedrecord.BasisValidator is a validator for the "basis" field. It is called by the builders before save.
+	retainedrecord.BasisValidator = func() func(string) error {
+		validators := retainedrecordDescBasis.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(basis string) error {
+			for _, fn := range fns {
+				if err := fn(basis); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// retainedrecordDescCreatedAt is the schema descriptor for created_at field.
+	retainedrecordDescCreatedAt := retainedrecordFields[8].Descriptor()
+	// retainedrecord.DefaultCreatedAt holds the default value on creation for the created_at field.
+	retainedrecord.DefaultCreatedAt = retainedrecordDescCreatedAt.Default.(func() time.Time)
+	// retainedrecordDescID is the schema descriptor for id field.
+	retainedrecordDescID := retainedrecordMixinFields0[0].Descriptor()
+	// retainedrecord.DefaultID holds the default value on creation for the id field.
+	retainedrecord.DefaultID = retainedrecordDescID.Default.(func() uuid.UUID)
 	signaturerequestMixin := schema.SignatureRequest{}.Mixin()
 	signaturerequest.Policy = privacy.NewPolicies(signaturerequestMixin[1], signaturerequestMixin[2], schema.SignatureRequest{})
 	signaturerequest.Hooks[0] = func(next ent.Mutator) ent.Mutator {

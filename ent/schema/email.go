@@ -377,6 +377,8 @@ func (PointEntry) Fields() []ent.Field {
 		field.Int64("delta").Immutable(),
 		field.String("reason").NotEmpty().Immutable(),
 		field.UUID("email_id", uuid.UUID{}).Optional().Nillable().Immutable(),
+		// extraction_id: the contract extraction a charge or refund paid for (issue 25).
+		field.UUID("extraction_id", uuid.UUID{}).Optional().Nillable().Immutable(),
 		field.Time("created_at").Default(time.Now).Immutable(),
 	}
 }

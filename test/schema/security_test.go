@@ -70,6 +70,15 @@ var appPrivileges = map[string]string{
 	// the writer's own statement (INSERT with a contact, UPDATE with its contracts), never
 	// deleted but with their contact
 	"public.contact_covers": "INSERT,SELECT,UPDATE",
+	// data in and out (issue 25): an import, its rows, a privacy request and an extraction are
+	// created by the API, moved on by their jobs (status, counts, outcomes, blanked cells after an
+	// erasure), never deleted by request work (the record of what was imported, asked, read);
+	// retained_records is not the app role's at all (blocked data: only the job role writes
+	// and sweeps it)
+	"public.contact_imports":      "INSERT,SELECT,UPDATE",
+	"public.contact_import_rows":  "INSERT,SELECT,UPDATE",
+	"public.privacy_requests":     "INSERT,SELECT,UPDATE",
+	"public.contract_extractions": "INSERT,SELECT,UPDATE",
 	// operator-only: activated and changed by the operator CLI
 	"public.companies": "SELECT",
 	// no endpoint writes users (the operator does)
