@@ -291,10 +291,8 @@ func (s *Service) store(ctx context.Context, company uuid.UUID, p *prepared, c *
 	if err != nil {
 		return Loaded{}, fmt.Errorf("store email: %w", err)
 	}
-	if cost > 0 {
-		if err := ledger(ctx, -cost, "email", &e.ID); err != nil {
-			return Loaded{}, err
-		}
+	if err := chargePoints(ctx, cost, e.ID); err != nil {
+		return Loaded{}, err
 	}
 	l := Loaded{Email: e, Mailbox: p.mailbox}
 	for i, d := range p.documents {
