@@ -17,6 +17,8 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/documents"
 	"github.com/brokerdesk/brokerdesk/app/emails"
 	"github.com/brokerdesk/brokerdesk/app/events"
+	"github.com/brokerdesk/brokerdesk/app/imports"
+	"github.com/brokerdesk/brokerdesk/app/extractions"
 	"github.com/brokerdesk/brokerdesk/app/intake"
 	"github.com/brokerdesk/brokerdesk/app/leads"
 	"github.com/brokerdesk/brokerdesk/app/oauth"
@@ -26,6 +28,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/platform/ratelimit"
 	"github.com/brokerdesk/brokerdesk/app/portal"
 	"github.com/brokerdesk/brokerdesk/app/portfolio"
+	"github.com/brokerdesk/brokerdesk/app/privacy"
 	"github.com/brokerdesk/brokerdesk/app/reports"
 	"github.com/brokerdesk/brokerdesk/app/sdk"
 	"github.com/brokerdesk/brokerdesk/app/search"
@@ -119,7 +122,12 @@ func (s *Server) routes(pager *httpx.Pager, o options) {
 	// Overview (issue 24): the five reports and the one ranked search.
 	reports.NewHandler(reports.NewService(o.now), pager).Mount(api)
 	commissions.NewHandler(s.commissions.Service(), pager, idem.Middleware()).Mount(api, upload)
+	imports.NewHandler(s.imports.Service(), pager, idem.Middleware()).Mount(api, upload) // issue 25: contact imports
+	extractions.NewHandler(s.extractions.Service(), idem.Middleware()).Mount(api) // issue 25: contract extraction
 	search.NewHandler(search.NewService()).Mount(api)
+	// Data-subject requests (issue 25): the API, and the export's download link (no credential).
+	privacy.NewHandler(s.privacy.Service(), pager, idem.Middleware()).Mount(api)
+	s.privacy.MountPublic(s.App)
 	if o.testRoutes != nil {
 		o.testRoutes(v1, Middleware{Auth: auth.Secret(), RateLimit: s.limits.API.Middleware(ratelimit.CredentialKey),
 			Idempotent: idem.Middleware()})

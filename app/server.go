@@ -24,10 +24,13 @@ import (
 	"gocloud.dev/blob"
 
 	"github.com/brokerdesk/brokerdesk/app/commissions"
+	"github.com/brokerdesk/brokerdesk/app/contacts"
 	"github.com/brokerdesk/brokerdesk/app/contracts"
 	"github.com/brokerdesk/brokerdesk/app/documents"
 	"github.com/brokerdesk/brokerdesk/app/emails"
 	"github.com/brokerdesk/brokerdesk/app/events"
+	"github.com/brokerdesk/brokerdesk/app/imports"
+	"github.com/brokerdesk/brokerdesk/app/extractions"
 	"github.com/brokerdesk/brokerdesk/app/platform/blobstore"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
 	"github.com/brokerdesk/brokerdesk/app/platform/jobs"
@@ -38,6 +41,7 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/platform/tracing"
 	"github.com/brokerdesk/brokerdesk/app/portal"
 	"github.com/brokerdesk/brokerdesk/app/portfolio"
+	"github.com/brokerdesk/brokerdesk/app/privacy"
 	"github.com/brokerdesk/brokerdesk/app/signatures"
 	"github.com/brokerdesk/brokerdesk/app/webhooks"
 	"github.com/brokerdesk/brokerdesk/ent"
@@ -77,6 +81,9 @@ type Server struct {
 	signatures  *signatures.Module
 	portal      *portal.Module
 	commissions *commissions.Module
+	imports     *imports.Module
+	extractions *extractions.Module
+	privacy     *privacy.Module
 	// portfolioMaxUpload bounds POST /portfolio-transfers (PORTFOLIO_MAX_UPLOAD_MB).
 	portfolioMaxUpload int64
 	bucket             *blob.Bucket
@@ -249,13 +256,15 @@ func keepIdle(db *sql.DB, pcfg *pgxpool.Config) {
 // streamedUpload says which requests keep their body as a stream, past the 10 MiB of the
 // others: POST /portfolio-transfers (a broker's portfolio file, hundreds of MB) and POST
 // /commission-statements (a 50,000-entry GDV statement is 13 MB); both handlers bound the
-// stream by PORTFOLIO_MAX_UPLOAD_MB.
+// stream by PORTFOLIO_MAX_UPLOAD_MB. POST /imports (a contact file) bounds it by
+// imports.MaxUpload.
 func streamedUpload(c *fiber.Ctx) bool {
 	if c.Method() != fiber.MethodPost {
 		return false
 	}
 	p := strings.TrimSuffix(c.Path(), "/")
-	return strings.EqualFold(p, V1Prefix+"/portfolio-transfers") || strings.EqualFold(p, V1Prefix+"/commission-statements")
+	return strings.EqualFold(p, V1Prefix+"/portfolio-transfers") || strings.EqualFold(p, V1Prefix+"/commission-statements") ||
+		strings.EqualFold(p, V1Prefix+"/imports")
 }
 
 // quietRedis drops go-redis's internal log lines.
@@ -324,6 +333,17 @@ func (s *Server) newJobs(ctx context.Context, cfg Config, pcfg *pgxpool.Config, 
 	s.commissions = commissions.New(commissions.Deps{Pool: s.jobsPool, DB: s.jobsDB, Bucket: s.bucket,
 		Events: events.NewService(), Now: o.now, Log: s.log, MaxUpload: cfg.PortfolioMaxUpload})
 	s.commissions.AddWorkers(workers)
+	// Contact imports (issue 25): analysed and committed on jobs pinned as their creator.
+	s.imports = imports.New(imports.Deps{Pool: s.jobsPool, DB: s.jobsDB, Bucket: s.bucket,
+		Contacts: contacts.NewService(events.NewService(), cfg.DataKeys, o.now), Now: o.now, Log: s.log})
+	s.imports.AddWorkers(workers)
+	// Contract extraction (issue 25): documents read on a job, paid with the e-mails' points.
+	s.extractions = extractions.New(extractions.Deps{DB: s.jobsDB, Docs: documents.NewService(events.NewService(), s.bucket),
+		Contracts: contracts.NewService(events.NewService()), Now: o.now, Log: s.log})
+	s.extractions.AddWorkers(workers)
+	s.privacy = privacy.New(privacy.Deps{Pool: s.jobsPool, DB: s.jobsDB, Bucket: s.bucket,
+		Contacts: contacts.NewService(events.NewService(), s.dataKeys, o.now), PublicURL: cfg.Mail.PublicURL, Now: o.now, Log: s.log})
+	s.privacy.AddWorkers(workers)
 	s.emails = emails.New(emails.Deps{Pool: s.jobsPool, DB: s.jobsDB, Bucket: s.bucket, Events: events.NewService(),
 		Keys: cfg.DataKeys, Secret: cfg.Secret, PublicURL: cfg.Mail.PublicURL, SyncEvery: cfg.Mail.SyncEvery,
 		Mail: o.mail, Now: o.now, Log: s.log})
@@ -353,6 +373,8 @@ func (s *Server) newJobs(ctx context.Context, cfg Config, pcfg *pgxpool.Config, 
 	s.emails.Bind(s.jobs)
 	s.signatures.Bind(s.jobs)
 	s.commissions.Bind(s.jobs)
+	s.extractions.Bind(s.jobs)
+	s.privacy.Bind(s.jobs)
 	return nil
 }
 
