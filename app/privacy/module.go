@@ -1,0 +1,80 @@
+// Package privacy serves data-subject requests (GDPR, issue 25): POST
+// /contacts/{contactId}/privacy/data-export (Art. 15: a ZIP of every personal datum of a contact,
+// built on a river job and served by an expiring link outside the API) and GET
+// /privacy-requests. The requests outlive their contact (contact_id has no foreign key) and are
+// visible as the contact's owner at the time was (app_visible_owner(owner_id)).
+//
+// Files: handler.go (routes), service.go (the use cases), view.go, export.go (the ZIP job),
+// download.go (the public download route), token.go (the link's token).
+package privacy
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/rs/zerolog"
+	"gocloud.dev/blob"
+
+	"github.com/brokerdesk/brokerdesk/app/contacts"
+	"github.com/brokerdesk/brokerdesk/app/platform/jobs"
+	"github.com/brokerdesk/brokerdesk/ent"
+)
+
+// Deps are what the module needs.
+type Deps struct {
+	Pool     *pgxpool.Pool     // the job pool: a request is inserted with its job in one transaction
+	DB       *ent.Client       // ent on the job pool, for the workers' and the download's transactions
+	Bucket   *blob.Bucket      // the export ZIPs; the contact's files are read from it
+	Contacts *contacts.Service // the contact as the API shows it, sensitive groups decrypted
+	// PublicURL is the service's external base URL (no trailing slash), for the download link.
+	PublicURL string
+	Now       func() time.Time
+	Log       zerolog.Logger
+}
+
+// Module holds the service, the workers and the public download route.
+type Module struct {
+	d     Deps
+	queue *jobs.Client
+	svc   *Service
+	rowTx *jobs.RowTx
+}
+
+// Service runs the use cases of the API.
+type Service struct{ m *Module }
+
+// New builds the module.
+func New(d Deps) *Module {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	m := &Module{d: d}
+	m.svc = &Service{m: m}
+	if d.Pool != nil {
+		var err error
+		// Only a misconfiguration fails here (river checks the config): a declaration error.
+		if m.rowTx, err = jobs.NewRowTx(d.Pool); err != nil {
+			panic(fmt.Sprintf("privacy: %v", err))
+		}
+	}
+	return m
+}
+
+// Service returns the API's use cases.
+func (m *Module) Service() *Service { return m.svc }
+
+// Bind gives the module the job queue (built after the workers are registered).
+func (m *Module) Bind(q *jobs.Client) { m.queue = q }
+
+// AddWorkers registers the export worker (export.go).
+func (m *Module) AddWorkers(w *river.Workers) {
+	river.AddWorker(w, &exportWorker{m: m})
+}
+
+// PeriodicJobs are the area's periodic jobs: none yet.
+func (m *Module) PeriodicJobs() []*river.PeriodicJob { return nil }
+
+// now is the module's clock in UTC, truncated to what PostgreSQL stores.
+func (m *Module) now() time.Time { return m.d.Now().UTC().Truncate(time.Microsecond) }
