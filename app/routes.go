@@ -17,8 +17,8 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/documents"
 	"github.com/brokerdesk/brokerdesk/app/emails"
 	"github.com/brokerdesk/brokerdesk/app/events"
-	"github.com/brokerdesk/brokerdesk/app/imports"
 	"github.com/brokerdesk/brokerdesk/app/extractions"
+	"github.com/brokerdesk/brokerdesk/app/imports"
 	"github.com/brokerdesk/brokerdesk/app/intake"
 	"github.com/brokerdesk/brokerdesk/app/leads"
 	"github.com/brokerdesk/brokerdesk/app/oauth"
@@ -122,7 +122,8 @@ func (s *Server) routes(pager *httpx.Pager, o options) {
 	// Overview (issue 24): the five reports and the one ranked search.
 	reports.NewHandler(reports.NewService(o.now), pager).Mount(api)
 	commissions.NewHandler(s.commissions.Service(), pager, idem.Middleware()).Mount(api, upload)
-	imports.NewHandler(s.imports.Service(), pager, idem.Middleware()).Mount(api, upload) // issue 25: contact imports
+	// Contact imports (issue 25): the upload streams like the portfolio and commission files.
+	imports.NewHandler(s.imports.Service(), pager, idem.Middleware()).Mount(api, upload)
 	extractions.NewHandler(s.extractions.Service(), idem.Middleware()).Mount(api) // issue 25: contract extraction
 	search.NewHandler(search.NewService()).Mount(api)
 	// Data-subject requests (issue 25): the API, and the export's download link (no credential).

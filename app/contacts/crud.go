@@ -182,6 +182,18 @@ func refsFree(ctx context.Context, refs []schematype.ExternalRef, self uuid.UUID
 	return extref.Free(ctx, refResource, refs, self)
 }
 
+// Check validates d as Create does before it reads the database: the one validation of POST
+// /contacts, which imports run on every row of a file before anything is written. Custom
+// fields, the owner and external references are checked when the contact is stored.
+func (s *Service) Check(d Doc) error {
+	var v errs.Invalid
+	d.check(&v, true, s.now())
+	if d.WriteMode != nil {
+		v.Add("writeMode", "not_allowed", "applies to updates only")
+	}
+	return v.Err()
+}
+
 // Create validates and stores a new contact with its phones and records contact.created.
 func (s *Service) Create(ctx context.Context, d Doc) (Contact, error) {
 	var v errs.Invalid
