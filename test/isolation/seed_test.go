@@ -109,4 +109,8 @@ func seedEveryTable(t *testing.T, env *apitest.Env, c *apitest.Company) {
 	seedPortalTables(t, env, c, contact)
 	// the commission area (seed_commissions_test.go)
 	seedCommissionTables(t, env, c)
+	// contact imports and their rows (seed_imports_test.go)
+	seedImportTables(t, env, c)
+	// privacy requests and retained records (seed_privacy_test.go)
+	seedPrivacyTables(t, env, c, contact)
 }

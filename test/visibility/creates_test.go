@@ -155,7 +155,10 @@ var creators = map[string]creator{
 	"POST /api/public/v1/portfolio-transfers/:transferId/commit": {forbidden: true},
 	"POST /api/public/v1/portfolio-mappings":                     {forbidden: true},
 	// commissions:write is a manager's and an admin's (policy.csv): an agent reads statements.
-	"POST /api/public/v1/commission-statements":                                             {forbidden: true},
+	"POST /api/public/v1/commission-statements": {forbidden: true},
+	// privacy:write is a manager's and an admin's (policy.csv): data-subject requests are the
+	// company's compliance work; an agent lists those about its contacts (test/privacy).
+	"POST /api/public/v1/contacts/:contactId/privacy/data-export":                           {forbidden: true},
 	"POST /api/public/v1/webhook-endpoints":                                                 {forbidden: true},
 	"POST /api/public/v1/webhook-endpoints/:webhookEndpointId/rotate-secret":                {forbidden: true},
 	"POST /api/public/v1/webhook-endpoints/:webhookEndpointId/test":                         {forbidden: true},
