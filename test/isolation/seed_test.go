@@ -113,4 +113,6 @@ func seedEveryTable(t *testing.T, env *apitest.Env, c *apitest.Company) {
 	seedImportTables(t, env, c)
 	// privacy requests and retained records (seed_privacy_test.go)
 	seedPrivacyTables(t, env, c, contact)
+	// contract extractions and their ledger line (seed_extractions_test.go)
+	seedExtractionTables(t, env, c, contact)
 }
