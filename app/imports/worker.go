@@ -66,16 +66,9 @@ func (w *Worker) Timeout(*river.Job[Args]) time.Duration { return jobTimeout }
 // database, blob storage) are river's to retry, and the last attempt's, or a run out of time,
 // fails it too: an import never stays analyzing or running for ever.
 func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
-	ctx, err := w.m.pin(ctx, job.Args)
+	err := w.m.Run(ctx, job.Args)
 	if ent.IsNotFound(err) {
 		return river.JobCancel(fmt.Errorf("contact import %s is gone", job.Args.ImportID))
-	}
-	if err == nil {
-		if job.Args.Commit {
-			err = w.m.commit(ctx, job.Args.ImportID)
-		} else {
-			err = w.m.analyze(ctx, job.Args.ImportID)
-		}
 	}
 	var cancel *river.JobCancelError
 	switch {
@@ -92,6 +85,19 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 			job.Attempt, w.m.d.Now().UTC().Format(time.RFC3339)))
 	}
 	return err
+}
+
+// Run runs the step a names, pinned as the import's creator (pin): the worker's work without
+// river's retries; tests call it to drive a step they control.
+func (m *Module) Run(ctx context.Context, a Args) error {
+	ctx, err := m.pin(ctx, a)
+	if err != nil {
+		return err
+	}
+	if a.Commit {
+		return m.commit(ctx, a.ImportID)
+	}
+	return m.analyze(ctx, a.ImportID)
 }
 
 // pin returns ctx acting as the import's creator: the analysis finds duplicates only among
