@@ -18,7 +18,7 @@ var fieldKeys = []string{"insurerId", "policyNumber", "type", "startDate", "endD
 // (method text with no fields), or Tesseract not run in German (umlauts and ß lost).
 func TestExtraction_Accuracy(t *testing.T) {
 	t.Parallel()
-	needOCR(t)
+	NeedOCR(t)
 	env := setup(t)
 	co, contact := company(t, env, 100)
 	type result struct {
@@ -26,16 +26,16 @@ func TestExtraction_Accuracy(t *testing.T) {
 		got         extraction
 	}
 	var results []result
-	for _, p := range policies {
-		text := p.render(t)
+	for _, p := range Policies {
+		text := p.Render(t)
 		for _, method := range []string{"text", "ocr"} {
 			content := text
 			if method == "ocr" {
-				content = scan(t, text)
+				content = Scan(t, text)
 			}
-			doc := upload(t, env, co.Secret, contact, p.name+"-"+method+".pdf", "application/pdf", content)
+			doc := upload(t, env, co.Secret, contact, p.Name+"-"+method+".pdf", "application/pdf", content)
 			e := start(t, env, co.Secret, doc, map[string]any{})
-			results = append(results, result{p.name, method, e})
+			results = append(results, result{p.Name, method, e})
 		}
 	}
 	// The jobs run two at a time meanwhile; one poller at a time stays under the rate limit.
@@ -47,9 +47,9 @@ func TestExtraction_Accuracy(t *testing.T) {
 	})
 	right := map[string]map[string]int{"text": {}, "ocr": {}}
 	for _, r := range results {
-		var p policy
-		for _, q := range policies {
-			if q.name == r.doc {
+		var p Policy
+		for _, q := range Policies {
+			if q.Name == r.doc {
 				p = q
 			}
 		}
@@ -59,7 +59,7 @@ func TestExtraction_Accuracy(t *testing.T) {
 		}
 		n := 0
 		for _, k := range fieldKeys {
-			want := p.want[k]
+			want := p.Want[k]
 			if k == "insurerId" {
 				want = insurerID(t, env, co, want)
 			}
@@ -84,9 +84,9 @@ func TestExtraction_Accuracy(t *testing.T) {
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "accuracy on %d policies:\n| field | text layer | OCR |\n|---|---|---|\n", len(policies))
+	fmt.Fprintf(&b, "accuracy on %d Policies:\n| field | text layer | OCR |\n|---|---|---|\n", len(Policies))
 	for _, k := range fieldKeys {
-		fmt.Fprintf(&b, "| %s | %d/%d | %d/%d |\n", k, right["text"][k], len(policies), right["ocr"][k], len(policies))
+		fmt.Fprintf(&b, "| %s | %d/%d | %d/%d |\n", k, right["text"][k], len(Policies), right["ocr"][k], len(Policies))
 	}
 	t.Log(b.String())
 }

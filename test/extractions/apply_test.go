@@ -24,13 +24,13 @@ func TestExtraction_Apply(t *testing.T) {
 	ins := insurerID(t, env, a, "HanseMerkur Allgemeine Versicherung AG")
 	target := apitest.Create[contract](t, env, a.Secret, "/contracts", map[string]any{"contactId": contact,
 		"insurerId": ins, "policyNumber": "ALT-1", "type": "041", "status": "active"})
-	doc := upload(t, env, a.Secret, contact, "police.pdf", "application/pdf", policies[0].render(t))
+	doc := upload(t, env, a.Secret, contact, "police.pdf", "application/pdf", Policies[0].Render(t))
 	toTarget := await(t, env, a.Secret, start(t, env, a.Secret, doc, map[string]any{"contractId": target.ID}).ID)
 	// A second policy of the contact: a new contract (the first one's key is the target's after the first apply).
-	rente := upload(t, env, a.Secret, contact, "rente.pdf", "application/pdf", policies[2].render(t))
+	rente := upload(t, env, a.Secret, contact, "rente.pdf", "application/pdf", Policies[2].Render(t))
 	fresh := await(t, env, a.Secret, start(t, env, a.Secret, rente, map[string]any{}).ID)
 	stutt := insurerID(t, env, a, "Stuttgarter Lebensversicherung a.G.")
-	docB := upload(t, env, a.Secret, ofB.ID, "police.pdf", "application/pdf", policies[1].render(t))
+	docB := upload(t, env, a.Secret, ofB.ID, "police.pdf", "application/pdf", Policies[1].Render(t))
 	ofAgentB := await(t, env, a.Secret, start(t, env, a.Secret, docB, map[string]any{}).ID)
 	for _, e := range []extraction{toTarget, fresh, ofAgentB} {
 		if e.Status != "completed" {
@@ -119,7 +119,7 @@ func TestExtraction_AutoApply(t *testing.T) {
 	t.Parallel()
 	env := setup(t)
 	co, contact := company(t, env, 5)
-	doc := upload(t, env, co.Secret, contact, "hausrat.pdf", "application/pdf", policies[1].render(t))
+	doc := upload(t, env, co.Secret, contact, "hausrat.pdf", "application/pdf", Policies[1].Render(t))
 	e := await(t, env, co.Secret, start(t, env, co.Secret, doc, map[string]any{"autoApply": true}).ID)
 	if e.Status != "completed" || e.ContractID == nil {
 		t.Fatalf("extraction %+v, want completed with a contract (error %v)", e, e.Error)

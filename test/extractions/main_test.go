@@ -1,4 +1,4 @@
-// Package extractions tests contract extraction end to end: German insurer policies rendered
+// Package extractions tests contract extraction end to end: German insurer Policies rendered
 // with app/platform/pdf, uploaded as documents, read from their text layer and, rasterised with
 // pdftoppm and wrapped as image-only PDFs, through Tesseract OCR for real; the accuracy per
 // field on that set; points taken and refunded on the one ledger; every error case of the

@@ -19,10 +19,10 @@ func TestExtraction_Start(t *testing.T) {
 	keyA := a.UserKey(t, agentA)
 	ofB := apitest.Create[idOnly](t, env, a.Secret, "/contacts", map[string]any{"type": "private", "firstName": "Bea", "lastName": "B",
 		"ownerId": agentB.ID.String()})
-	pdfDoc := upload(t, env, a.Secret, contact, "police.pdf", "application/pdf", policies[0].render(t))
-	ofBDoc := upload(t, env, a.Secret, ofB.ID, "police.pdf", "application/pdf", policies[0].render(t))
+	pdfDoc := upload(t, env, a.Secret, contact, "police.pdf", "application/pdf", Policies[0].Render(t))
+	ofBDoc := upload(t, env, a.Secret, ofB.ID, "police.pdf", "application/pdf", Policies[0].Render(t))
 	textDoc := upload(t, env, a.Secret, contact, "notiz.txt", "text/plain", []byte("Bitte Police prüfen.\n"))
-	poorDoc := upload(t, env, poor.Secret, poorContact, "police.pdf", "application/pdf", policies[0].render(t))
+	poorDoc := upload(t, env, poor.Secret, poorContact, "police.pdf", "application/pdf", Policies[0].Render(t))
 	otherContact := apitest.Create[idOnly](t, env, a.Secret, "/contacts", map[string]any{"type": "private", "firstName": "Olaf", "lastName": "Other"})
 	ins := insurerID(t, env, a, "HanseMerkur Allgemeine Versicherung AG")
 	otherContract := apitest.Create[idOnly](t, env, a.Secret, "/contracts", map[string]any{"contactId": otherContact.ID,
@@ -94,7 +94,7 @@ func TestExtraction_Idempotent(t *testing.T) {
 	t.Parallel()
 	env := setup(t)
 	co, contact := company(t, env, 5)
-	doc := upload(t, env, co.Secret, contact, "police.pdf", "application/pdf", policies[1].render(t))
+	doc := upload(t, env, co.Secret, contact, "police.pdf", "application/pdf", Policies[1].Render(t))
 	key := uuid.NewString()
 	var ids []string
 	for range 2 {
