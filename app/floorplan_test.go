@@ -35,6 +35,7 @@ var seams = map[string]string{
 	"documents -> events":       "writes record their event in the same transaction",
 	"emails -> events":          "writes record their event in the same transaction",
 	"intake -> events":          "writes record their event in the same transaction",
+	"imports -> contacts":       "an import validates its rows as POST /contacts does and creates or fills contacts (contacts.Service)",
 	"intake -> leads":           "a submission creates a lead (leads.Service)",
 	"leads -> contacts":         "conversion creates or reuses a contact (contacts.Service)",
 	"leads -> events":           "writes record their event in the same transaction",
@@ -114,7 +115,7 @@ func area(dir string) string {
 	return top
 }
 
-func imports(f *ast.File) []string {
+func importsOf(f *ast.File) []string {
 	var out []string
 	for _, imp := range f.Imports {
 		p, _ := strconv.Unquote(imp.Path.Value)
@@ -131,7 +132,7 @@ func TestFloorPlan_ImportsPointDown(t *testing.T) {
 	var bad []string
 	for _, f := range parseApp(t) {
 		top, _, _ := strings.Cut(f.dir, "/")
-		for _, p := range imports(f.file) {
+		for _, p := range importsOf(f.file) {
 			rel, ok := strings.CutPrefix(p, module)
 			if !ok {
 				continue
