@@ -110,8 +110,9 @@ func (m *Module) analyzeFile(ctx context.Context, tx *ent.Tx, im *ent.ContactImp
 		if blank(cells) {
 			continue
 		}
-		if a.rows++; a.rows > MaxRows {
-			return unreadable("the file has more than %d data rows: split it into files of at most %d rows", MaxRows, MaxRows)
+		if a.rows++; a.rows > a.m.d.MaxRows {
+			return unreadable("the file has more than %d data rows: split it into files of at most %d rows",
+				a.m.d.MaxRows, a.m.d.MaxRows)
 		}
 		if err := a.add(cells, row); err != nil {
 			return err

@@ -57,6 +57,8 @@ type Deps struct {
 	Log      zerolog.Logger
 	// BatchSize is the rows of one commit transaction (default 500).
 	BatchSize int
+	// MaxRows bounds the data rows of a file (default MaxRows; tests lower it).
+	MaxRows int
 	// AfterBatch, when set, runs after each committed batch of a commit with the rows done so
 	// far; an error ends the run there as a crash would (the resumable commit's test).
 	AfterBatch func(importID uuid.UUID, committed int) error
@@ -79,6 +81,9 @@ func New(d Deps) *Module {
 	}
 	if d.BatchSize <= 0 {
 		d.BatchSize = defaultBatch
+	}
+	if d.MaxRows <= 0 {
+		d.MaxRows = MaxRows
 	}
 	m := &Module{d: d}
 	m.svc = &Service{m: m}

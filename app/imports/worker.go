@@ -61,10 +61,9 @@ type Worker struct {
 // Timeout bounds one run.
 func (w *Worker) Timeout(*river.Job[Args]) time.Duration { return jobTimeout }
 
-// Work runs the step. A file that cannot be read (errUnreadable: not CSV, a damaged
-// workbook, more rows than MaxRows) fails the import with the message; other errors (the
-// database, blob storage) are river's to retry, and the last attempt's, or a run out of time,
-// fails it too: an import never stays analyzing or running for ever.
+// Work runs the step (Run). Its errors (the database, blob storage) are river's to retry; the
+// last attempt's, or a run out of time, fails the import: it never stays analyzing or running
+// for ever.
 func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 	err := w.m.Run(ctx, job.Args)
 	if ent.IsNotFound(err) {
@@ -74,9 +73,6 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 	switch {
 	case err == nil || errors.As(err, &cancel):
 		return err
-	case errors.Is(err, errUnreadable):
-		w.m.fail(ctx, job.Args, detail(err))
-		return nil
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		w.m.fail(ctx, job.Args, fmt.Sprintf("the run did not finish within %s", jobTimeout))
 		return river.JobCancel(err)
@@ -87,17 +83,25 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 	return err
 }
 
-// Run runs the step a names, pinned as the import's creator (pin): the worker's work without
-// river's retries; tests call it to drive a step they control.
+// Run runs the step a names, pinned as the import's creator (pin), and fails the import when
+// its file cannot be read (errUnreadable: not CSV, a damaged workbook, more rows than
+// MaxRows): the worker's work without river's retries; tests call it to drive a step they
+// control.
 func (m *Module) Run(ctx context.Context, a Args) error {
 	ctx, err := m.pin(ctx, a)
 	if err != nil {
 		return err
 	}
 	if a.Commit {
-		return m.commit(ctx, a.ImportID)
+		err = m.commit(ctx, a.ImportID)
+	} else {
+		err = m.analyze(ctx, a.ImportID)
 	}
-	return m.analyze(ctx, a.ImportID)
+	if errors.Is(err, errUnreadable) {
+		m.fail(ctx, a, detail(err)) // the same file fails again: no retry
+		return nil
+	}
+	return err
 }
 
 // pin returns ctx acting as the import's creator: the analysis finds duplicates only among

@@ -66,3 +66,36 @@ func TestImports_DuplicatesAsTheCreatorSees(t *testing.T) {
 		t.Errorf("rows of agent B: %d, %v", creators, err)
 	}
 }
+
+// TestImports_TooManyRows: a file with more data rows than the limit fails its analysis with a
+// message saying to split it, and keeps no row (the server's limit is 100,000; this module's
+// is 5, so the test reads 6 rows instead of a 1,048,576-row sheet). Bugs caught: a huge sheet
+// read to its end (memory, time), a partial analysis left behind, an import left analyzing.
+func TestImports_TooManyRows(t *testing.T) {
+	t.Parallel()
+	env := setup(t)
+	co := env.NewCompany(t)
+	csv := "Vorname;Nachname\nA;1\nA;2\nA;3\nA;4\nA;5\nA;6\n"
+	im := mustAnalyze(t, env, co.Secret, nil, []byte(csv))
+	ctx := context.Background()
+	id := uuid.MustParse(im.ID)
+	if err := env.Operator(ctx, co.ID, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM contact_import_rows WHERE import_id = $1`, id); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE contact_imports SET status = 'queued', counts = '{}', row_count = 0 WHERE id = $1`, id)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := module(t, env, 500, nil, 5).Run(ctx, imports.Args{CompanyID: co.ID, ImportID: id}); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	got := apitest.Get[importJob](t, env, co.Secret, "/imports/"+im.ID)
+	if got.Status != "failed" || got.Error == nil || *got.Error != "the file has more than 5 data rows: split it into files of at most 5 rows" {
+		t.Fatalf("%+v", got)
+	}
+	if rs := rows(t, env, co.Secret, im.ID, ""); len(rs) != 0 {
+		t.Errorf("%d rows kept", len(rs))
+	}
+}

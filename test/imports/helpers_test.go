@@ -164,7 +164,7 @@ func mapping(m map[string]string) string {
 // module builds an imports module of its own over the package database, as the server
 // builds it, with batch size and a hook after each batch: it runs steps the test controls
 // (Module.Run), with no job on the queue for the server's workers to take.
-func module(t testing.TB, env *apitest.Env, batch int, after func(uuid.UUID, int) error) *imports.Module {
+func module(t testing.TB, env *apitest.Env, batch int, after func(uuid.UUID, int) error, maxRows ...int) *imports.Module {
 	t.Helper()
 	ctx := context.Background()
 	pool, err := pgxpool.New(ctx, env.Config.JobsDatabaseURL)
@@ -178,6 +178,10 @@ func module(t testing.TB, env *apitest.Env, batch int, after func(uuid.UUID, int
 		t.Fatalf("blob: %v", err)
 	}
 	t.Cleanup(func() { _ = bucket.Close() })
-	return imports.New(imports.Deps{Pool: pool, DB: db, Bucket: bucket, BatchSize: batch, AfterBatch: after,
-		Contacts: contacts.NewService(events.NewService(), env.Config.DataKeys, time.Now)})
+	d := imports.Deps{Pool: pool, DB: db, Bucket: bucket, BatchSize: batch, AfterBatch: after,
+		Contacts: contacts.NewService(events.NewService(), env.Config.DataKeys, time.Now)}
+	if len(maxRows) > 0 {
+		d.MaxRows = maxRows[0]
+	}
+	return imports.New(d)
 }
