@@ -192,6 +192,11 @@ func (m *Module) write(ctx context.Context, e *ent.ContractExtraction, chosen ma
 		out contracts.Contract
 		err error
 	)
+	if e.ContractID == nil && e.ContractVersion != nil {
+		// The target contract was deleted (contract_id SET NULL by its foreign key): writing a
+		// new one instead would surprise the caller who named it.
+		return out, errs.Conflict("contract_gone", "the extraction's contract was deleted")
+	}
 	if e.ContractID != nil {
 		c, lerr := m.d.Contracts.Lock(ctx, *e.ContractID)
 		if lerr != nil {

@@ -2,6 +2,7 @@ package extractions
 
 import (
 	"context"
+	"database/sql"
 	"testing"
 
 	"github.com/google/uuid"
@@ -127,5 +128,59 @@ func TestExtraction_AutoApply(t *testing.T) {
 	c := apitest.Get[contract](t, env, co.Secret, "/contracts/"+*e.ContractID)
 	if c.PolicyNumber != "HR-55123456" || c.Type != "130" || c.ContactID != contact || c.Premium != "45.30" {
 		t.Errorf("contract %+v", c)
+	}
+}
+
+// TestExtraction_ContactDeleted: deleting the contact deletes its extractions with what they
+// read (the tenant foreign key's cascade). Catches a contact's personal data (holder, policy
+// number) left in extraction rows after the contact was deleted.
+func TestExtraction_ContactDeleted(t *testing.T) {
+	t.Parallel()
+	env := setup(t)
+	co, contact := company(t, env, 5)
+	doc := upload(t, env, co.Secret, contact, "police.pdf", "application/pdf", Policies[0].Render(t))
+	e := await(t, env, co.Secret, start(t, env, co.Secret, doc, map[string]any{}).ID)
+	if e.Status != "completed" || e.value("holder.name") == nil {
+		t.Fatalf("extraction %+v, want completed with a holder", e)
+	}
+	etag := env.Do(t, apitest.Request{Path: "/contacts/" + contact, Key: co.Secret}).Header.Get("ETag")
+	if r := env.Do(t, apitest.Request{Method: "DELETE", Path: "/contacts/" + contact, Key: co.Secret,
+		Header: map[string]string{"If-Match": etag}}); r.Status != 204 {
+		t.Fatalf("delete contact: %d %s", r.Status, r.Body)
+	}
+	// Read below the API as the owner role: the API cannot show a row of a deleted contact.
+	var n int
+	ctx := context.Background()
+	if err := env.Operator(ctx, co.ID, func(tx *sql.Tx) error {
+		return tx.QueryRowContext(ctx, `SELECT count(*) FROM contract_extractions WHERE id = $1`, e.ID).Scan(&n)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Errorf("%d extraction rows after the contact's deletion, want 0", n)
+	}
+}
+
+// TestExtraction_ContractDeleted: apply of an extraction whose target contract was deleted is
+// 409 contract_gone. Catches apply quietly creating a new contract when the named one went
+// (its foreign key sets contract_id to null).
+func TestExtraction_ContractDeleted(t *testing.T) {
+	t.Parallel()
+	env := setup(t)
+	co, contact := company(t, env, 5)
+	ins := insurerID(t, env, co, "HanseMerkur Allgemeine Versicherung AG")
+	target := apitest.Create[contract](t, env, co.Secret, "/contracts", map[string]any{"contactId": contact,
+		"insurerId": ins, "policyNumber": "WEG-1", "type": "130", "status": "active"})
+	doc := upload(t, env, co.Secret, contact, "hausrat.pdf", "application/pdf", Policies[1].Render(t))
+	e := await(t, env, co.Secret, start(t, env, co.Secret, doc, map[string]any{"contractId": target.ID}).ID)
+	etag := env.Do(t, apitest.Request{Path: "/contracts/" + target.ID, Key: co.Secret}).Header.Get("ETag")
+	if r := env.Do(t, apitest.Request{Method: "DELETE", Path: "/contracts/" + target.ID, Key: co.Secret,
+		Header: map[string]string{"If-Match": etag}}); r.Status != 204 {
+		t.Fatalf("delete contract: %d %s", r.Status, r.Body)
+	}
+	r := env.Do(t, apitest.Request{Method: "POST", Path: "/extractions/" + e.ID + "/apply", Key: co.Secret,
+		Body: map[string]any{"fields": []string{"policyNumber"}}})
+	if r.Status != 409 || r.Problem(t).Code != "contract_gone" {
+		t.Errorf("apply after the contract's deletion: %d %s, want 409 contract_gone", r.Status, r.Body)
 	}
 }
