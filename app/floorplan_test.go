@@ -34,6 +34,8 @@ var seams = map[string]string{
 	"doctemplates -> events":    "writes record their event in the same transaction",
 	"documents -> events":       "writes record their event in the same transaction",
 	"emails -> events":          "writes record their event in the same transaction",
+	"extractions -> contracts":  "apply writes a contract as PATCH and POST /contracts do (contracts.Service: validation, events) and answers a Contract",
+	"extractions -> documents":  "an extraction reads its document (documents.Service.Get, Open)",
 	"intake -> events":          "writes record their event in the same transaction",
 	"imports -> contacts":       "an import validates its rows as POST /contacts does and creates or fills contacts (contacts.Service)",
 	"intake -> leads":           "a submission creates a lead (leads.Service)",
