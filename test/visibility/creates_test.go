@@ -141,6 +141,19 @@ var creators = map[string]creator{
 		}
 		return made{path: "/documents/" + d.ID}
 	}},
+	// Contract extraction (issue 25): the agent's own contact's document, paid with a point
+	// granted for it.
+	"POST /api/public/v1/documents/:documentId/extractions": {create: func(t *testing.T, w *world, key string) made {
+		if _, err := w.env.Ops.GrantPoints(t.Context(), w.co.ID, 1, "test"); err != nil {
+			t.Fatal(err)
+		}
+		r := w.uploadDoc(t, key, "/contacts/"+ownContact(t, w, key)+"/documents")
+		var d struct{ ID string }
+		r.Decode(t, &d)
+		return made{path: "/extractions/" + w.postID(t, key, "POST", "/documents/"+d.ID+"/extractions", map[string]any{}, 202)}
+	}},
+	"POST /api/public/v1/extractions/:extractionId/apply": {notCreate: "writes chosen fields to a contract once the job completed " +
+		"(no jobs run here: test/extractions applies as agents and TestVisibility_Extractions refuses others' extractions)"},
 	"POST /api/public/v1/contracts/:contractId/documents": {create: func(t *testing.T, w *world, key string) made {
 		ct := w.createContract(t, key, ownContact(t, w, key), "D-"+uuid.NewString()[:8])
 		r := w.uploadDoc(t, key, "/contracts/"+ct.ID+"/documents")
