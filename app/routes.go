@@ -127,6 +127,7 @@ func (s *Server) routes(pager *httpx.Pager, o options) {
 	extractions.NewHandler(s.extractions.Service(), idem.Middleware()).Mount(api) // issue 25: contract extraction
 	search.NewHandler(search.NewService()).Mount(api)
 	// Data-subject requests (issue 25): the API, and the export's download link (no credential).
+	s.privacy.UseContacts(contactSvc) // an erasure deletes the contact with its delete hooks
 	privacy.NewHandler(s.privacy.Service(), pager, idem.Middleware()).Mount(api)
 	s.privacy.MountPublic(s.App)
 	if o.testRoutes != nil {

@@ -366,6 +366,7 @@ func (s *Server) newJobs(ctx context.Context, cfg Config, pcfg *pgxpool.Config, 
 	periodic = append(periodic, documents.PeriodicJobs()...)
 	periodic = append(periodic, s.emails.PeriodicJobs()...)
 	periodic = append(periodic, s.signatures.PeriodicJobs()...)
+	periodic = append(periodic, s.privacy.PeriodicJobs()...)
 	if s.jobs, err = jobs.NewClient(s.jobsPool, workers, periodic, cfg.Jobs, s.log); err != nil {
 		return fmt.Errorf("job queue: %w", err)
 	}

@@ -2,6 +2,7 @@ package privacy
 
 import (
 	"github.com/gofiber/fiber/v2"
+	"strings"
 
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
 	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
@@ -29,6 +30,7 @@ func NewHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler) *Handler {
 func (h *Handler) Mount(r fiber.Router) {
 	r.Get("/privacy-requests", policy.Require("privacy:read"), h.list)
 	r.Post("/contacts/:contactId/privacy/data-export", policy.Require("privacy:write"), h.idem, h.export)
+	r.Post("/contacts/:contactId/privacy/erasure", policy.Require("privacy:write"), h.idem, h.erasure)
 }
 
 // list handles GET /privacy-requests: paged, newest first; query type, status, contactId.
@@ -51,6 +53,26 @@ func (h *Handler) export(c *fiber.Ctx) error {
 		return err
 	}
 	r, err := h.svc.Create(c.UserContext(), NewRequest{Type: privacyrequest.TypeDataExport, ContactID: id})
+	if err != nil {
+		return err
+	}
+	return accepted(c, r)
+}
+
+// erasure handles POST /contacts/{contactId}/privacy/erasure: {reason, requestedAt}; 202 with
+// the queued request.
+func (h *Handler) erasure(c *fiber.Ctx) error {
+	id, err := httpx.UUIDParam(c, "contactId")
+	if err != nil {
+		return err
+	}
+	in := ErasureInput{now: h.svc.m.d.Now}
+	if err := httpx.Decode(c, &in); err != nil {
+		return err
+	}
+	reason := strings.TrimSpace(*in.Reason)
+	r, err := h.svc.Create(c.UserContext(), NewRequest{Type: privacyrequest.TypeErasure, ContactID: id, Reason: &reason,
+		RequestedAt: in.requestedAt})
 	if err != nil {
 		return err
 	}

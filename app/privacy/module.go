@@ -19,6 +19,7 @@ import (
 
 	"github.com/brokerdesk/brokerdesk/app/contacts"
 	"github.com/brokerdesk/brokerdesk/app/platform/jobs"
+	"github.com/brokerdesk/brokerdesk/app/platform/maintenance"
 	"github.com/brokerdesk/brokerdesk/ent"
 )
 
@@ -36,10 +37,11 @@ type Deps struct {
 
 // Module holds the service, the workers and the public download route.
 type Module struct {
-	d     Deps
-	queue *jobs.Client
-	svc   *Service
-	rowTx *jobs.RowTx
+	d      Deps
+	hooked *contacts.Service
+	queue  *jobs.Client
+	svc    *Service
+	rowTx  *jobs.RowTx
 }
 
 // Service runs the use cases of the API.
@@ -65,16 +67,31 @@ func New(d Deps) *Module {
 // Service returns the API's use cases.
 func (m *Module) Service() *Service { return m.svc }
 
+// UseContacts gives the module the contacts service with its delete hooks (contracts,
+// documents' blobs), built with the routes: an erasure deletes the contact through it.
+func (m *Module) UseContacts(c *contacts.Service) { m.hooked = c }
+
+// contacts is the contacts service with its delete hooks when UseContacts gave it.
+func (m *Module) contacts() *contacts.Service {
+	if m.hooked != nil {
+		return m.hooked
+	}
+	return m.d.Contacts
+}
+
 // Bind gives the module the job queue (built after the workers are registered).
 func (m *Module) Bind(q *jobs.Client) { m.queue = q }
 
 // AddWorkers registers the export worker (export.go).
 func (m *Module) AddWorkers(w *river.Workers) {
 	river.AddWorker(w, &exportWorker{m: m})
+	river.AddWorker(w, &eraseWorker{m: m})
+	river.AddWorker(w, &maintenance.Worker[SweepArgs]{Run: m.Sweep})
 }
 
-// PeriodicJobs are the area's periodic jobs: none yet.
-func (m *Module) PeriodicJobs() []*river.PeriodicJob { return nil }
+// PeriodicJobs are the area's periodic jobs: the sweep of ended retention periods and expired
+// export links (sweep.go), on river's leader.
+func (m *Module) PeriodicJobs() []*river.PeriodicJob { return m.periodicJobs() }
 
 // now is the module's clock in UTC, truncated to what PostgreSQL stores.
 func (m *Module) now() time.Time { return m.d.Now().UTC().Truncate(time.Microsecond) }

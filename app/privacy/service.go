@@ -91,6 +91,9 @@ func (s *Service) Create(ctx context.Context, in NewRequest) (Created, error) {
 			return fmt.Errorf("store privacy request: %w", err)
 		}
 		var args river.JobArgs = ExportArgs{CompanyID: company, RequestID: out.ID}
+		if in.Type == privacyrequest.TypeErasure {
+			args = EraseArgs{CompanyID: company, RequestID: out.ID}
+		}
 		if err := insert(args); err != nil {
 			return fmt.Errorf("queue privacy request: %w", err)
 		}

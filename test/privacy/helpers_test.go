@@ -82,7 +82,10 @@ func await(t testing.TB, env *apitest.Env, key string, req request) request {
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("privacy request %s has not ended after 60 s", req.ID)
+			var errs string
+			_ = env.OwnerDB.QueryRow(`SELECT coalesce(string_agg(kind || ' ' || state || ' ' || errors::text, E'\n'), '')
+				FROM river.river_job WHERE args->>'requestId' = $1`, req.ID).Scan(&errs)
+			t.Fatalf("privacy request %s has not ended after 60 s; its jobs: %s", req.ID, errs)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

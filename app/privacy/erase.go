@@ -1,0 +1,517 @@
+package privacy
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/riverqueue/river"
+
+	"github.com/brokerdesk/brokerdesk/app/contacts"
+	"github.com/brokerdesk/brokerdesk/app/platform/errs"
+	"github.com/brokerdesk/brokerdesk/app/platform/httpx"
+	"github.com/brokerdesk/brokerdesk/app/platform/jobs"
+	"github.com/brokerdesk/brokerdesk/ent"
+	"github.com/brokerdesk/brokerdesk/ent/privacyrequest"
+	"github.com/brokerdesk/brokerdesk/tenancy"
+)
+
+// EraseArgs name the erasure request a job works on: ids only.
+type EraseArgs struct {
+	CompanyID uuid.UUID `json:"companyId"`
+	RequestID uuid.UUID `json:"requestId"`
+}
+
+// Kind is the job kind.
+func (EraseArgs) Kind() string { return "privacy_erasure" }
+
+// InsertOpts: the portfolio queue, as exports.
+func (EraseArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: jobs.QueuePortfolio, MaxAttempts: exportAttempts}
+}
+
+// retainedPrefix is where the files of retained records are kept: <prefix>/<company>/<request>/….
+// Their keys are derived from the request and the record, so a retried run writes the same
+// blobs again instead of new ones.
+const retainedPrefix = "retained"
+
+type eraseWorker struct {
+	river.WorkerDefaults[EraseArgs]
+	m *Module
+}
+
+// Timeout bounds one run.
+func (w *eraseWorker) Timeout(*river.Job[EraseArgs]) time.Duration { return exportTimeout }
+
+// Work runs the erasure; the last failed attempt fails the request (it can be made again).
+func (w *eraseWorker) Work(ctx context.Context, job *river.Job[EraseArgs]) error {
+	err := w.m.erase(ctx, job.Args.CompanyID, job.Args.RequestID)
+	if err != nil && job.Attempt >= job.MaxAttempts {
+		w.m.fail(ctx, job.Args.CompanyID, job.Args.RequestID,
+			fmt.Sprintf("the erasure failed %d times, the last time at %s", job.Attempt, w.m.now().Format(time.RFC3339)))
+	}
+	return err
+}
+
+// retained is one record to keep, blocked, in retained_records.
+type retained struct {
+	typ   string
+	id    uuid.UUID
+	rule  rule
+	data  map[string]any
+	files []fileCopy
+}
+
+// fileCopy is a blob of a retained record copied under the retained prefix.
+type fileCopy struct{ from, to string }
+
+// erasurePlan is what the erasure found before it changes anything.
+type erasurePlan struct {
+	contact *contacts.Contact // nil: deleted before the job ran (what is left of it is still erased)
+	email   string            // lower case; "" when none
+	keep    []retained
+}
+
+// erase runs the erasure of a request in three idempotent steps: (1) read what must be kept
+// and copy its files under the retained prefix (same keys on every run); (2) in one
+// transaction, write the retained records, delete the contact and everything of it, replace
+// the personal data in the event feed, the webhook log and stored idempotent answers, and
+// complete the request; (3) after the commit, delete the blobs the deleted rows named. A run
+// that dies in (1) or (2) leaves nothing changed and the next attempt starts over; one that dies
+// in (3) leaves blobs no row names, which the orphan sweep of app/documents removes (an hour
+// later), except the ZIPs of earlier exports, which the privacy sweep removes.
+func (m *Module) erase(ctx context.Context, company, id uuid.UUID) error {
+	req, err := m.claim(ctx, company, id)
+	if err != nil || req == nil {
+		return err
+	}
+	var plan *erasurePlan
+	if err := tenancy.CompanyTx(ctx, m.d.DB, company, func(ctx context.Context) error {
+		plan, err = m.plan(ctx, company, req)
+		return err
+	}); err != nil {
+		return err
+	}
+	for _, r := range plan.keep {
+		for _, f := range r.files {
+			if err := m.copyBlob(ctx, f); err != nil {
+				return err
+			}
+		}
+	}
+	var drop []string
+	err = tenancy.CompanyTx(ctx, m.d.DB, company, func(ctx context.Context) error {
+		db := tenancy.Client(ctx)
+		cur, err := db.PrivacyRequest.Query().Where(privacyrequest.ID(id)).ForUpdate().Only(ctx)
+		if err != nil {
+			return err
+		}
+		if cur.Status != privacyrequest.StatusProcessing {
+			return nil // another run finished it
+		}
+		summary := map[string]int{}
+		if err := m.writeRetained(ctx, company, req, plan, summary); err != nil {
+			return err
+		}
+		if drop, err = m.remove(ctx, req.ContactID, plan, summary); err != nil {
+			return err
+		}
+		now := m.now()
+		return db.PrivacyRequest.UpdateOne(cur).SetStatus(privacyrequest.StatusCompleted).SetSummary(summary).
+			SetCompletedAt(now).SetUpdatedAt(now).Exec(ctx)
+	})
+	if err != nil {
+		return err
+	}
+	for _, k := range drop {
+		if err := m.d.Bucket.Delete(context.WithoutCancel(ctx), k); err != nil {
+			m.d.Log.Warn().Err(err).Str("privacy_request_id", id.String()).Msg("erasure: delete blob (the orphan sweep retries)")
+		}
+	}
+	return nil
+}
+
+// copyBlob copies a retained file; a source that is gone already (a retry after the originals
+// were deleted) is fine when the copy exists.
+func (m *Module) copyBlob(ctx context.Context, f fileCopy) error {
+	if ok, _ := m.d.Bucket.Exists(ctx, f.to); ok {
+		return nil
+	}
+	if err := m.d.Bucket.Copy(ctx, f.to, f.from, nil); err != nil {
+		return fmt.Errorf("copy retained file: %w", err)
+	}
+	return nil
+}
+
+// rowScanner is a row of query.
+type rowScanner = *sql.Rows
+
+// query runs q with args and calls each for every row.
+func query(ctx context.Context, q string, args []any, each func(rows rowScanner) error) error {
+	rows, err := tenancy.Client(ctx).QueryContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := each(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+func rowData(raw []byte) (map[string]any, error) {
+	out := map[string]any{}
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return nil, err
+	}
+	for k := range out {
+		if internalColumn(k) {
+			delete(out, k)
+		}
+	}
+	return out, nil
+}
+
+// plan reads the contact and the records an erasure keeps (retention.go), with the blobs to
+// copy for them.
+func (m *Module) plan(ctx context.Context, company uuid.UUID, req *ent.PrivacyRequest) (*erasurePlan, error) {
+	p := &erasurePlan{}
+	cid := req.ContactID
+	c, err := m.contacts().Find(ctx, cid)
+	switch {
+	case err == nil:
+		p.contact = &c
+		if c.Email != nil {
+			p.email = strings.ToLower(strings.TrimSpace(*c.Email))
+		}
+	case ent.IsNotFound(err) || errors.Is(err, errs.ErrNotFound):
+	default:
+		return nil, err
+	}
+	now := m.now()
+	key := func(record uuid.UUID, n int) string {
+		return fmt.Sprintf("%s/%s/%s/%s-%d", retainedPrefix, company, req.ID, record, n)
+	}
+	// Contracts: business letters, or vouchers when commissions were booked on them.
+	err = query(ctx, `SELECT c.id, row_to_json(c)::text,
+			EXISTS (SELECT 1 FROM commission_entries e WHERE e.contract_id = c.id)
+		FROM contracts c WHERE c.contact_id = $1 ORDER BY c.created_at, c.id`, []any{cid}, func(rows *sql.Rows) error {
+		var r retained
+		var raw []byte
+		var booked bool
+		if err := rows.Scan(&r.id, &raw, &booked); err != nil {
+			return err
+		}
+		r.typ, r.rule = "contract", ruleLetter
+		if booked {
+			r.rule = ruleVoucher
+		}
+		var err error
+		r.data, err = rowData(raw)
+		p.keep = append(p.keep, r)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("plan contracts: %w", err)
+	}
+	err = query(ctx, `SELECT id, row_to_json(a)::text FROM advice_records a WHERE contact_id = $1 ORDER BY created_at, id`,
+		[]any{cid}, func(rows *sql.Rows) error {
+			r := retained{typ: "advice_record", rule: ruleAdvice}
+			var raw []byte
+			if err := rows.Scan(&r.id, &raw); err != nil {
+				return err
+			}
+			var err error
+			r.data, err = rowData(raw)
+			p.keep = append(p.keep, r)
+			return err
+		})
+	if err != nil {
+		return nil, fmt.Errorf("plan advice records: %w", err)
+	}
+	err = query(ctx, `SELECT id, type, blob_key, to_jsonb(d) - 'text' FROM documents d WHERE contact_id = $1 ORDER BY created_at, id`,
+		[]any{cid}, func(rows *sql.Rows) error {
+			var r retained
+			var typ, blobKey string
+			var raw []byte
+			if err := rows.Scan(&r.id, &typ, &blobKey, &raw); err != nil {
+				return err
+			}
+			rl, ok := documentRule(typ)
+			if !ok {
+				return nil
+			}
+			r.typ, r.rule = "document", rl
+			r.files = []fileCopy{{from: blobKey, to: key(r.id, 0)}}
+			var err error
+			r.data, err = rowData(raw)
+			p.keep = append(p.keep, r)
+			return err
+		})
+	if err != nil {
+		return nil, fmt.Errorf("plan documents: %w", err)
+	}
+	// The e-mails with the person: business letters. The message is kept as received or sent
+	// (its raw file) with its attachments; the row's copy of the text goes.
+	err = query(ctx, `SELECT e.id, e.raw_key, to_jsonb(e) - 'search_text' - 'html_body' - 'text_body',
+			coalesce((SELECT json_agg(a.blob_key ORDER BY a.created_at, a.id) FROM email_attachments a WHERE a.email_id = e.id), '[]')::text
+		FROM emails e WHERE e.id IN (`+linkedEmails+`) ORDER BY e.created_at, e.id`, []any{cid}, func(rows *sql.Rows) error {
+		r := retained{typ: "email", rule: ruleLetter}
+		var rawKey *string
+		var raw []byte
+		var atts []string
+		var attsRaw []byte
+		if err := rows.Scan(&r.id, &rawKey, &raw, &attsRaw); err != nil {
+			return err
+		}
+		if err := json.Unmarshal(attsRaw, &atts); err != nil {
+			return err
+		}
+		n := 0
+		if rawKey != nil {
+			r.files = append(r.files, fileCopy{from: *rawKey, to: key(r.id, n)})
+			n++
+		}
+		for _, a := range atts {
+			r.files = append(r.files, fileCopy{from: a, to: key(r.id, n)})
+			n++
+		}
+		var err error
+		r.data, err = rowData(raw)
+		p.keep = append(p.keep, r)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("plan e-mails: %w", err)
+	}
+	if p.email != "" {
+		err = query(ctx, `SELECT id, row_to_json(o)::text FROM email_opt_outs o WHERE lower(email) = $1`, []any{p.email},
+			func(rows *sql.Rows) error {
+				r := retained{typ: "email_opt_out", rule: ruleObjection}
+				var raw []byte
+				if err := rows.Scan(&r.id, &raw); err != nil {
+					return err
+				}
+				var err error
+				r.data, err = rowData(raw)
+				p.keep = append(p.keep, r)
+				return err
+			})
+		if err != nil {
+			return nil, fmt.Errorf("plan opt-outs: %w", err)
+		}
+	}
+	// The person's master data, without the sealed groups (bank, health: no record above needs
+	// them), kept as long as the longest record that names the person.
+	if p.contact != nil && len(p.keep) > 0 {
+		longest := p.keep[0].rule
+		for _, r := range p.keep[1:] {
+			if r.rule.until(now).After(longest.until(now)) {
+				longest = r.rule
+			}
+		}
+		sel := contacts.Selection{}
+		cat := contacts.FieldCatalog()
+		for _, g := range cat.GroupNames() {
+			sel[g] = !cat.Sensitive(g)
+		}
+		v, err := m.contacts().View(*p.contact, sel)
+		if err != nil {
+			return nil, err
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		r := retained{typ: "contact", id: p.contact.ID, rule: rule{longest.years,
+			"Stammdaten zu den aufbewahrten Unterlagen (Art. 17 (3) lit. b, e DSGVO; " + longest.basis + ")"}}
+		if err := json.Unmarshal(b, &r.data); err != nil {
+			return nil, err
+		}
+		p.keep = append(p.keep, r)
+	}
+	return p, nil
+}
+
+// linkedEmails selects the e-mails of a contact ($1): linked one by one or through a thread.
+const linkedEmails = `SELECT l.email_id FROM email_links l WHERE l.contact_id = $1 AND l.email_id IS NOT NULL
+	UNION SELECT e2.id FROM emails e2 JOIN email_links l2 ON l2.thread_id = e2.thread_id
+	WHERE l2.contact_id = $1 AND l2.email_id IS NULL`
+
+// writeRetained inserts the retained records (the app role cannot read them: blocked).
+func (m *Module) writeRetained(ctx context.Context, company uuid.UUID, req *ent.PrivacyRequest, p *erasurePlan,
+	summary map[string]int) error {
+	now := m.now()
+	for _, r := range p.keep {
+		keys := make([]string, 0, len(r.files))
+		for _, f := range r.files {
+			keys = append(keys, f.to)
+		}
+		data, err := json.Marshal(r.data)
+		if err != nil {
+			return err
+		}
+		files, err := json.Marshal(keys)
+		if err != nil {
+			return err
+		}
+		if _, err := tenancy.Client(ctx).ExecContext(ctx, `INSERT INTO retained_records (id, company_id, request_id,
+			contact_id, record_type, record_id, basis, data, blob_keys, retain_until, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, uuid.Must(uuid.NewV7()), company, req.ID, req.ContactID,
+			r.typ, r.id, r.rule.basis, data, files, r.rule.until(now), now); err != nil {
+			return fmt.Errorf("retain %s %s: %w", r.typ, r.id, err)
+		}
+		summary["retained."+r.typ]++
+	}
+	return nil
+}
+
+// remove deletes the contact and everything of it, and replaces its data where rows of others
+// carry it; it returns the blobs to delete after the commit.
+func (m *Module) remove(ctx context.Context, cid uuid.UUID, p *erasurePlan, summary map[string]int) ([]string, error) {
+	db := tenancy.Client(ctx)
+	var drop, gone []string // blob keys; ids of deleted resources whose events must go too
+	exec := func(what, q string, args ...any) (int64, error) {
+		res, err := db.ExecContext(ctx, q, args...)
+		if err != nil {
+			return 0, fmt.Errorf("erase %s: %w", what, err)
+		}
+		n, _ := res.RowsAffected()
+		return n, nil
+	}
+	ids := func(what, q string, args ...any) ([]string, error) {
+		var out []string
+		err := query(ctx, q, args, func(rows *sql.Rows) error {
+			var s string
+			if err := rows.Scan(&s); err != nil {
+				return err
+			}
+			out = append(out, s)
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("erase %s: %w", what, err)
+		}
+		return out, nil
+	}
+	// Blobs of rows that go: documents, e-mails' raw messages and attachments, signature
+	// requests' sources, earlier exports' ZIPs.
+	keys, err := ids("blobs", `SELECT blob_key FROM documents WHERE contact_id = $1
+		UNION ALL SELECT raw_key FROM emails WHERE raw_key IS NOT NULL AND id IN (`+linkedEmails+`)
+		UNION ALL SELECT blob_key FROM email_attachments WHERE email_id IN (`+linkedEmails+`)
+		UNION ALL SELECT source_blob_key FROM signature_requests WHERE contact_id = $1 AND source_blob_key IS NOT NULL
+		UNION ALL SELECT blob_key FROM privacy_requests WHERE contact_id = $1 AND blob_key IS NOT NULL`, cid)
+	if err != nil {
+		return nil, err
+	}
+	drop = append(drop, keys...)
+	if _, err := exec("exports", `UPDATE privacy_requests SET blob_key = NULL WHERE contact_id = $1 AND blob_key IS NOT NULL`, cid); err != nil {
+		return nil, err
+	}
+	// E-mails with the person, and threads left empty.
+	threads, err := ids("threads", `SELECT DISTINCT thread_id::text FROM emails WHERE id IN (`+linkedEmails+`)`, cid)
+	if err != nil {
+		return nil, err
+	}
+	emailIDs, err := ids("e-mails", `DELETE FROM emails WHERE id IN (`+linkedEmails+`) RETURNING id::text`, cid)
+	if err != nil {
+		return nil, err
+	}
+	gone = append(gone, emailIDs...)
+	summary["deleted.emails"] = len(emailIDs)
+	if _, err := exec("threads", `DELETE FROM email_threads t WHERE t.id = ANY($1::uuid[])
+		AND NOT EXISTS (SELECT 1 FROM emails e WHERE e.thread_id = t.id)`, orEmpty(threads)); err != nil {
+		return nil, err
+	}
+	// Leads of the person (converted into the contact, or with its e-mail), its tasks and
+	// appointments: they are about the person (deleting the contact alone would keep them
+	// without contactId).
+	for _, x := range []struct {
+		what, q string
+		args    []any
+	}{
+		{"leads", `DELETE FROM leads WHERE contact_id = $1 OR ($2 <> '' AND lower(email) = $2) RETURNING id::text`, []any{cid, p.email}},
+		{"tasks", `DELETE FROM tasks WHERE contact_id = $1 RETURNING id::text`, []any{cid}},
+		{"appointments", `DELETE FROM appointments WHERE contact_id = $1 RETURNING id::text`, []any{cid}},
+	} {
+		got, err := ids(x.what, x.q, x.args...)
+		if err != nil {
+			return nil, err
+		}
+		gone = append(gone, got...)
+		summary["deleted."+x.what] = len(got)
+	}
+	if p.email != "" {
+		if _, err := exec("opt-outs", `DELETE FROM email_opt_outs WHERE lower(email) = $1`, p.email); err != nil {
+			return nil, err
+		}
+	}
+	// Import rows keep their outcome, not the person's cells.
+	n, err := exec("import rows", `UPDATE contact_import_rows SET cells = '{}', errors = NULL WHERE contact_id = $1`, cid)
+	if err != nil {
+		return nil, err
+	}
+	summary["blanked.importRows"] = int(n)
+	// The contact itself, through the contacts service: its delete hooks (contracts with their
+	// events, documents with their blobs) and the cascades of the schema.
+	if p.contact != nil {
+		c, err := m.contacts().LockContact(ctx, cid)
+		if err != nil {
+			return nil, err
+		}
+		if err := m.contacts().Delete(ctx, c); err != nil {
+			return nil, err
+		}
+		summary["deleted.contact"] = 1
+	}
+	// The event feed: the payloads about the person (written before, and by the deletes above)
+	// become {id, erased}; the envelope stays for the feed's cursors and the webhook log.
+	needles := []string{cid.String()}
+	if p.email != "" {
+		needles = append(needles, p.email)
+	}
+	events, err := ids("events", `UPDATE events SET data = jsonb_build_object('id', data->'id', 'erased', true)
+		WHERE NOT (data ? 'erased' AND data->'erased' = 'true'::jsonb) AND (contact_id = $1 OR related_contact_id = $1
+			OR data->>'id' = ANY($2::text[])
+			OR EXISTS (SELECT 1 FROM unnest($3::text[]) s WHERE strpos(lower(data::text), s) > 0))
+		RETURNING id::text`, cid, orEmpty(gone), needles)
+	if err != nil {
+		return nil, err
+	}
+	summary["erased.events"] = len(events)
+	if _, err := exec("webhook log", `UPDATE webhook_deliveries SET response_body = NULL, error = NULL
+		WHERE event_id = ANY($1::uuid[])`, orEmpty(events)); err != nil {
+		return nil, err
+	}
+	// Stored answers of idempotent requests that carried the person's data answer 404 from now
+	// on (a retry must not write the person again, nor replay its data).
+	body, err := json.Marshal(httpx.ToProblem(errs.NotFound("the resource of this request was erased")))
+	if err != nil {
+		return nil, err
+	}
+	n, err = exec("idempotent answers", `UPDATE idempotency_keys SET response_status = 404,
+			response_headers = '{"Content-Type": "application/problem+json"}', response_body = $2
+		WHERE response_body IS NOT NULL AND EXISTS (SELECT 1 FROM unnest($1::text[]) s
+			WHERE strpos(lower(encode(response_body, 'escape')), lower(s)) > 0)`,
+		append(needles, gone...), body)
+	if err != nil {
+		return nil, err
+	}
+	summary["erased.idempotentAnswers"] = int(n)
+	return drop, nil
+}
+
+// orEmpty is s, or an empty slice for a nil one (a nil slice is a NULL array).
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
