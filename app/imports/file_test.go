@@ -201,3 +201,28 @@ func newZip(w io.Writer) *zip.Writer {
 	_, _ = zw.Create("hello.txt")
 	return zw
 }
+
+// TestOpenXLSX_Dates: a date cell reads as excelize renders its number format (Excel's default
+// 14 as 12-31-80, a German custom format as 31.12.1980), and both convert to the same date.
+// Bug caught: a birth date of a workbook refused as "must be a date".
+func TestOpenXLSX_Dates(t *testing.T) {
+	f := excelize.NewFile()
+	day := time.Date(1980, 12, 31, 0, 0, 0, 0, time.UTC)
+	_ = f.SetSheetRow("Sheet1", "A1", &[]any{"Geburtsdatum", "Geb. am"})
+	_ = f.SetCellValue("Sheet1", "A2", day)
+	_ = f.SetCellValue("Sheet1", "B2", day)
+	german := "dd.mm.yyyy"
+	st, _ := f.NewStyle(&excelize.Style{CustomNumFmt: &german})
+	_ = f.SetCellStyle("Sheet1", "B2", "B2", st)
+	var buf bytes.Buffer
+	if err := f.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	_, rows := readAll(t, FormatXLSX, buf.Bytes())
+	now := time.Date(2026, 12, 8, 0, 0, 0, 0, time.UTC)
+	for _, c := range rows[0] {
+		if got, ok := parseDate(c, now); !ok || got != "1980-12-31" {
+			t.Errorf("%q read as %q %v", c, got, ok)
+		}
+	}
+}
