@@ -24,9 +24,10 @@ type SweepArgs struct{}
 // Kind names the job.
 func (SweepArgs) Kind() string { return "privacy_sweep" }
 
-// InsertOpts: the maintenance queue, one sweep queued at a time.
+// InsertOpts: the maintenance queue. A sweep is idempotent (what it deletes is gone for the
+// next), so two queued at once only repeat a read.
 func (SweepArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: jobs.QueueDefault, MaxAttempts: 3, UniqueOpts: river.UniqueOpts{ByPeriod: SweepEvery}}
+	return river.InsertOpts{Queue: jobs.QueueDefault, MaxAttempts: 3}
 }
 
 // dueSQL lists the companies with something to sweep (migrations/20261213120000_privacy_erasure.sql).

@@ -172,6 +172,7 @@ var creators = map[string]creator{
 	// privacy:write is a manager's and an admin's (policy.csv): data-subject requests are the
 	// company's compliance work; an agent lists those about its contacts (test/privacy).
 	"POST /api/public/v1/contacts/:contactId/privacy/data-export":                           {forbidden: true},
+	"POST /api/public/v1/contacts/:contactId/privacy/erasure":                               {forbidden: true},
 	"POST /api/public/v1/webhook-endpoints":                                                 {forbidden: true},
 	"POST /api/public/v1/webhook-endpoints/:webhookEndpointId/rotate-secret":                {forbidden: true},
 	"POST /api/public/v1/webhook-endpoints/:webhookEndpointId/test":                         {forbidden: true},

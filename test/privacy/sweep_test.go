@@ -1,0 +1,119 @@
+package privacy
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
+
+	"github.com/brokerdesk/brokerdesk/app/privacy"
+	"github.com/brokerdesk/brokerdesk/migrations"
+	"github.com/brokerdesk/brokerdesk/test/apitest"
+)
+
+// TestSweep_EndsRetentionAndLinks: the periodic sweep deletes a retained record whose period
+// ended, with its file, and keeps one whose period runs; it deletes the ZIP of an export whose
+// link expired and keeps the request (without its file). Catches a sweep that never finds the
+// companies (privacy_sweep_due), deletes by the wrong date, forgets the blobs, or deletes the
+// request's record.
+func TestSweep_EndsRetentionAndLinks(t *testing.T) {
+	t.Parallel()
+	env := setup(t)
+	ctx := context.Background()
+	co := env.NewCompany(t)
+	ct := createContact(t, env, co.Secret, newPerson(), "")
+	req := requestExport(t, env, co.Secret, ct)
+	await(t, env, co.Secret, req)
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("brokerdesk-blobs-%d", os.Getpid()))
+	blob := func(key string) string {
+		p := filepath.Join(dir, filepath.FromSlash(key))
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("aufbewahrt"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	ended := "retained/" + co.ID.String() + "/" + req.ID + "/ended-0"
+	running := "retained/" + co.ID.String() + "/" + req.ID + "/running-0"
+	endedFile, runningFile := blob(ended), blob(running)
+	insert := func(key string, until time.Time) uuid.UUID {
+		id := uuid.Must(uuid.NewV7())
+		if _, err := env.OwnerDB.ExecContext(ctx, `INSERT INTO retained_records (id, company_id, request_id, contact_id,
+			record_type, record_id, basis, data, blob_keys, retain_until, created_at)
+			VALUES ($1, $2, $3, $4, 'document', $5, 'HGB § 257', '{}', $6, $7, now())`,
+			id, co.ID, req.ID, ct, uuid.New(), `["`+key+`"]`, until); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	endedID := insert(ended, time.Now().AddDate(0, 0, -2))
+	runningID := insert(running, time.Now().AddDate(6, 0, 0))
+	var zip string
+	if err := env.OwnerDB.QueryRowContext(ctx, `UPDATE privacy_requests SET expires_at = now() - interval '1 hour'
+		WHERE id = $1 RETURNING blob_key`, req.ID).Scan(&zip); err != nil {
+		t.Fatal(err)
+	}
+	zipFile := filepath.Join(dir, filepath.FromSlash(zip))
+	if _, err := os.Stat(zipFile); err != nil {
+		t.Fatalf("the export's ZIP before the sweep: %v", err)
+	}
+
+	rc, err := river.NewClient(riverdatabasesql.New(env.OwnerDB), &river.Config{Schema: migrations.RiverSchema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := rc.Insert(ctx, privacy.SweepArgs{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var state string
+		if err := env.OwnerDB.QueryRowContext(ctx, `SELECT state FROM river.river_job WHERE id = $1`, res.Job.ID).Scan(&state); err != nil {
+			t.Fatal(err)
+		}
+		if state == "completed" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("sweep job %s after 30 s", state)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	left := map[uuid.UUID]bool{}
+	rows, err := env.OwnerDB.QueryContext(ctx, `SELECT id FROM retained_records WHERE id = ANY($1::uuid[])`,
+		[]string{endedID.String(), runningID.String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id uuid.UUID
+		_ = rows.Scan(&id)
+		left[id] = true
+	}
+	_ = rows.Close()
+	if left[endedID] || !left[runningID] {
+		t.Errorf("retained records left: ended %v (want false), running %v (want true)", left[endedID], left[runningID])
+	}
+	if _, err := os.Stat(endedFile); !os.IsNotExist(err) {
+		t.Errorf("the ended record's file: %v, want gone", err)
+	}
+	if _, err := os.Stat(runningFile); err != nil {
+		t.Errorf("the running record's file: %v", err)
+	}
+	if _, err := os.Stat(zipFile); !os.IsNotExist(err) {
+		t.Errorf("the expired export's ZIP: %v, want gone", err)
+	}
+	got := apitest.Get[apitest.Page[request]](t, env, co.Secret, "/privacy-requests?contactId="+ct).Data
+	if len(got) != 1 || got[0].Status != "completed" {
+		t.Errorf("the export's request after the sweep: %+v", got)
+	}
+}
