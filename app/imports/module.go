@@ -36,7 +36,7 @@ const (
 	// itself streams from a temporary file), so its size is the memory one analysis may take.
 	MaxXLSX int64 = 64 << 20
 	// MaxRows bounds the data rows of one file: more fail the analysis with a message saying
-	// to split the file (a 1,048,576-row sheet stops at row 100,002, never read to its end).
+	// to split the file (a 1,048,576-row sheet stops at its 100,001st data row, never read to its end).
 	MaxRows = 100_000
 	// MaxColumns bounds the columns of the header row.
 	MaxColumns = 200

@@ -8,6 +8,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"mime/multipart"
 	"os"
@@ -19,7 +20,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+
 	"github.com/brokerdesk/brokerdesk/app"
+	"github.com/brokerdesk/brokerdesk/app/contacts"
+	"github.com/brokerdesk/brokerdesk/app/events"
+	"github.com/brokerdesk/brokerdesk/app/imports"
+	"github.com/brokerdesk/brokerdesk/app/platform/blobstore"
+	"github.com/brokerdesk/brokerdesk/ent"
+	"github.com/brokerdesk/brokerdesk/ent/contactimport"
+	"github.com/brokerdesk/brokerdesk/tenancy"
 	"github.com/brokerdesk/brokerdesk/test/apitest"
 )
 
@@ -183,4 +195,69 @@ func BenchmarkImport(b *testing.B) {
 	fmt.Printf("imports bench: upload+analysis %s (%.0f rows/s, peak heap %.1f MiB; counts %v); commit %s (%.0f rows/s, peak heap %.1f MiB; outcomes %v); process peak RSS %.1f MiB\n",
 		analyze.Round(time.Millisecond), float64(n)/analyze.Seconds(), analyzeHeap, im.RowCounts,
 		commit.Round(time.Millisecond), float64(n)/commit.Seconds(), commitHeap, im.OutcomeCounts, vmHWM())
+}
+
+// BenchmarkImport_200MB stores a 200 MB CSV (about 1.6 million rows, 16 times the row limit)
+// and runs its analysis (imports.Module.Run, as the job does): it must fail at row 100,001
+// with the limit's message, reading the file as a stream: the peak live heap stays that of a
+// 100,000-row analysis, far below the file's size (issue 25: "a 200 MB file (bounded memory)").
+func BenchmarkImport_200MB(b *testing.B) {
+	env := apitest.New(b, app.WithClock(time.Now)) // no workers: this benchmark runs the step
+	ctx := context.Background()
+	co := env.NewCompany(b)
+	bucket, err := blobstore.Open(ctx, env.Config.BlobURL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer bucket.Close()
+	key := blobstore.NewKey("imports", co.ID)
+	w, err := bucket.NewWriter(ctx, key, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	bw := bufio.NewWriterSize(w, 1<<20)
+	size := 0
+	n, _ := bw.WriteString("Vorname;Nachname;E-Mail;Straße;PLZ;Ort\n")
+	size += n
+	for i := 0; size < 200<<20; i++ {
+		n, _ = fmt.Fprintf(bw, "Vorname%d;Nachname%d;k%d@big.test;Hauptstraße %d;%05d;Köln\n", i, i, i, i%300, 10000+i%89999)
+		size += n
+	}
+	if err := errors.Join(bw.Flush(), w.Close()); err != nil {
+		b.Fatal(err)
+	}
+	var id uuid.UUID
+	env.InCompany(b, co.ID, func(ctx context.Context, db *ent.Client) error {
+		im, err := db.ContactImport.Create().SetFormat(contactimport.FormatCsv).SetContactType(contactimport.ContactTypePrivate).
+			SetFilename("gross.csv").SetSize(int64(size)).SetSha256(strings.Repeat("0", 64)).SetBlobKey(key).Save(ctx)
+		if err == nil {
+			id = im.ID
+		}
+		return err
+	})
+	pool, err := pgxpool.New(ctx, env.Config.JobsDatabaseURL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer pool.Close()
+	m := imports.New(imports.Deps{Pool: pool, DB: ent.NewClient(ent.Driver(tenancy.NewDriver(stdlib.OpenDBFromPool(pool)))),
+		Bucket: bucket, Contacts: contacts.NewService(events.NewService(), env.Config.DataKeys, time.Now)})
+	fmt.Printf("imports bench: %.1f MiB file\n", float64(size)/(1<<20))
+	b.ResetTimer()
+	heap := watchHeap()
+	t0 := time.Now()
+	if err := m.Run(ctx, imports.Args{CompanyID: co.ID, ImportID: id}); err != nil {
+		b.Fatal(err)
+	}
+	took := time.Since(t0)
+	peak := heap.MB()
+	b.StopTimer()
+	im := apitest.Get[importJob](b, env, co.Secret, "/imports/"+id.String())
+	if im.Status != "failed" || im.Error == nil || !strings.Contains(*im.Error, "more than 100000 data rows") {
+		b.Fatalf("%+v", im)
+	}
+	b.ReportMetric(peak, "peak-heap-MiB")
+	b.ReportMetric(vmHWM(), "peak-RSS-MiB")
+	fmt.Printf("imports bench: 200 MB file refused after %s (%q); peak live heap %.1f MiB, process peak RSS %.1f MiB\n",
+		took.Round(time.Millisecond), *im.Error, peak, vmHWM())
 }
