@@ -84,7 +84,7 @@ func TestExtraction_Accuracy(t *testing.T) {
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "accuracy on %d Policies:\n| field | text layer | OCR |\n|---|---|---|\n", len(Policies))
+	fmt.Fprintf(&b, "accuracy on %d policies:\n| field | text layer | OCR |\n|---|---|---|\n", len(Policies))
 	for _, k := range fieldKeys {
 		fmt.Fprintf(&b, "| %s | %d/%d | %d/%d |\n", k, right["text"][k], len(Policies), right["ocr"][k], len(Policies))
 	}
