@@ -118,7 +118,7 @@ func (m *Module) erase(ctx context.Context, company, id uuid.UUID) error {
 		if err := m.writeRetained(ctx, company, req, plan, summary); err != nil {
 			return err
 		}
-		if drop, err = m.remove(ctx, req.ContactID, plan, summary); err != nil {
+		if drop, err = m.remove(ctx, req.ID, req.ContactID, plan, summary); err != nil {
 			return err
 		}
 		now := m.now()
@@ -375,7 +375,7 @@ func (m *Module) writeRetained(ctx context.Context, company uuid.UUID, req *ent.
 
 // remove deletes the contact and everything of it, and replaces its data where rows of others
 // carry it; it returns the blobs to delete after the commit.
-func (m *Module) remove(ctx context.Context, cid uuid.UUID, p *erasurePlan, summary map[string]int) ([]string, error) {
+func (m *Module) remove(ctx context.Context, requestID, cid uuid.UUID, p *erasurePlan, summary map[string]int) ([]string, error) {
 	db := tenancy.Client(ctx)
 	var drop, gone []string // blob keys; ids of deleted resources whose events must go too
 	exec := func(what, q string, args ...any) (int64, error) {
@@ -490,13 +490,19 @@ func (m *Module) remove(ctx context.Context, cid uuid.UUID, p *erasurePlan, summ
 		WHERE event_id = ANY($1::uuid[])`, orEmpty(events)); err != nil {
 		return nil, err
 	}
-	// Stored answers of idempotent requests that carried the person's data answer 404 from now
-	// on (a retry must not write the person again, nor replay its data).
-	body, err := json.Marshal(httpx.ToProblem(errs.NotFound("the resource of this request was erased")))
+	// Stored answers of idempotent requests that carried the person's data answer 409 from now
+	// on (a retry must not write the person again, nor replay its data; 409 is the status every
+	// idempotent operation documents for a key it will not run).
+	// The stored answer is sent as it is: requestId names the erasure's request (what support
+	// can look up), instance the operation's path is unknown here.
+	prob := httpx.ToProblem(errs.Conflict("conflict",
+		"what this Idempotency-Key's request wrote was erased (GDPR Art. 17); send a new request with a new key"))
+	prob.RequestID = requestID.String()
+	body, err := json.Marshal(prob)
 	if err != nil {
 		return nil, err
 	}
-	n, err = exec("idempotent answers", `UPDATE idempotency_keys SET response_status = 404,
+	n, err = exec("idempotent answers", `UPDATE idempotency_keys SET response_status = 409,
 			response_headers = '{"Content-Type": "application/problem+json"}', response_body = $2
 		WHERE response_body IS NOT NULL AND EXISTS (SELECT 1 FROM unnest($1::text[]) s
 			WHERE strpos(lower(encode(response_body, 'escape')), lower(s)) > 0)`,

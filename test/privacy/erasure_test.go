@@ -5,7 +5,10 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
 	"net/textproto"
 	"os"
 	"path/filepath"
@@ -116,13 +119,21 @@ func TestErasure_NothingLeft(t *testing.T) {
 	agent := env.NewUser(t, co, "agent")
 	agentKey := co.UserKey(t, agent)
 	p := newPerson()
+	// A webhook receiver that echoes what it gets: the delivery log stores its answers.
+	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		_, _ = w.Write(b)
+	}))
+	defer echo.Close()
+	apitest.Create[idOnly](t, env, co.Secret, "/webhook-endpoints", map[string]any{"url": echo.URL + "/hook", "events": []string{"*"}})
 	// The contact, created with an Idempotency-Key: its stored answer carries the data (and the
 	// IBAN: the company key may read the sealed groups).
-	r := env.Do(t, apitest.Request{Method: "POST", Path: "/contacts", Key: co.Secret,
+	create := apitest.Request{Method: "POST", Path: "/contacts", Key: co.Secret,
 		Header: map[string]string{"Idempotency-Key": "erase-" + uuid.NewString()},
 		Body: map[string]any{"type": "private", "firstName": p.First, "lastName": p.Last, "email": p.Email,
 			"ownerId": agent.ID.String(), "phones": []map[string]any{{"number": p.Phone}},
-			"bank": map[string]any{"iban": p.IBAN, "bic": "COBADEFFXXX"}}})
+			"bank": map[string]any{"iban": p.IBAN, "bic": "COBADEFFXXX"}}}
+	r := env.Do(t, create)
 	if r.Status != 201 {
 		t.Fatalf("contact: %d %s", r.Status, r.Body)
 	}
@@ -146,6 +157,33 @@ func TestErasure_NothingLeft(t *testing.T) {
 	policyDoc := uploadDoc(t, env, co.Secret, ct, "policy", "police.pdf", named) // retained: a business letter
 	otherDoc := uploadDoc(t, env, co.Secret, ct, "other", "notiz.pdf", named)    // deleted: no duty to keep
 	task := apitest.Create[idOnly](t, env, co.Secret, "/tasks", map[string]any{"title": "Rückruf " + p.Last, "contactId": ct}).ID
+	// A lead from the website form with the person's address (never converted: found by e-mail).
+	var lb bytes.Buffer
+	lw := multipart.NewWriter(&lb)
+	for k, v := range map[string]string{"firstName": p.First, "lastName": p.Last, "email": p.Email} {
+		_ = lw.WriteField(k, v)
+	}
+	_ = lw.Close()
+	if r := env.Do(t, apitest.Request{Method: "POST", Path: "/leads/intake", Body: lb.Bytes(),
+		Header: map[string]string{"Content-Type": lw.FormDataContentType(), "X-API-Key": co.Publishable}}); r.Status/100 != 2 {
+		t.Fatalf("intake: %d %s", r.Status, r.Body)
+	}
+	// The receiver has answered with the person's data before the erasure runs.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var n int
+		if err := env.OwnerDB.QueryRowContext(ctx, `SELECT count(*) FROM webhook_deliveries WHERE company_id = $1
+			AND response_body LIKE '%' || $2 || '%'`, co.ID, p.Last).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no webhook delivery with the person's data after 30 s")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 	// An earlier export: its ZIP must go with the rest.
 	exp := requestExport(t, env, co.Secret, ct)
 	await(t, env, co.Secret, exp)
@@ -159,7 +197,8 @@ func TestErasure_NothingLeft(t *testing.T) {
 		t.Fatalf("erasure ended %s: %v", done.Status, done.Error)
 	}
 	if done.Summary["deleted.contact"] != 1 || done.Summary["retained.contract"] != 1 || done.Summary["retained.document"] != 1 ||
-		done.Summary["retained.contact"] != 1 || done.Summary["deleted.tasks"] != 1 {
+		done.Summary["retained.contact"] != 1 || done.Summary["deleted.tasks"] != 1 || done.Summary["deleted.leads"] != 1 ||
+		done.Summary["erased.events"] == 0 || done.Summary["erased.idempotentAnswers"] != 1 {
 		t.Errorf("summary %v", done.Summary)
 	}
 
@@ -272,6 +311,10 @@ func TestErasure_NothingLeft(t *testing.T) {
 		}
 		if r := env.Do(t, apitest.Request{Method: "POST", Path: "/contacts/" + ct + "/privacy/data-export", Key: co.Secret}); r.Status != 404 {
 			t.Errorf("export of the erased contact: %d, want 404", r.Status)
+		}
+		// A retry of the contact's creation with its key neither replays the data nor writes it again.
+		if r := env.Do(t, create); r.Status != 409 || len(find(string(r.Body))) > 0 {
+			t.Errorf("replay of the idempotent create: %d %s", r.Status, r.Body)
 		}
 		if r := download(t, env, downloadPath(t, exp)); r.Status != 404 {
 			t.Errorf("the earlier export's link: %d, want 404", r.Status)
