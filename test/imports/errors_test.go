@@ -145,3 +145,25 @@ func TestImports_CommitTwice(t *testing.T) {
 		t.Errorf("%+v", done)
 	}
 }
+
+// TestImports_IdempotentUpload: the same upload sent again with its Idempotency-Key answers the
+// first import, not a second one. Bug caught: a client's retry after a timeout importing the
+// file twice.
+func TestImports_IdempotentUpload(t *testing.T) {
+	t.Parallel()
+	env := setup(t)
+	co := env.NewCompany(t)
+	body, h := multipartBody(t, nil, "k.csv", []byte("Vorname;Nachname\nIda;Empotent\n"))
+	h["Idempotency-Key"] = uuid.NewString()
+	first := env.Do(t, apitest.Request{Method: "POST", Path: "/imports", Key: co.Secret, Body: body, Header: h})
+	again := env.Do(t, apitest.Request{Method: "POST", Path: "/imports", Key: co.Secret, Body: body, Header: h})
+	var a, b importJob
+	first.Decode(t, &a)
+	again.Decode(t, &b)
+	if first.Status != 202 || again.Status != 202 || a.ID != b.ID || again.Header.Get("Idempotent-Replayed") != "true" {
+		t.Errorf("first %d %s, again %d %s (replayed %q)", first.Status, a.ID, again.Status, b.ID, again.Header.Get("Idempotent-Replayed"))
+	}
+	if p := apitest.Get[apitest.Page[importJob]](t, env, co.Secret, "/imports"); len(p.Data) != 1 {
+		t.Errorf("%d imports", len(p.Data))
+	}
+}
