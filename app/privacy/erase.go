@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/riverqueue/river"
+	"gocloud.dev/blob"
 
 	"github.com/brokerdesk/brokerdesk/app/contacts"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
@@ -54,8 +56,28 @@ func (w *eraseWorker) Work(ctx context.Context, job *river.Job[EraseArgs]) error
 	if err != nil && job.Attempt >= job.MaxAttempts {
 		w.m.fail(ctx, job.Args.CompanyID, job.Args.RequestID,
 			fmt.Sprintf("the erasure failed %d times, the last time at %s", job.Attempt, w.m.now().Format(time.RFC3339)))
+		w.m.dropCopies(ctx, job.Args.CompanyID, job.Args.RequestID)
 	}
 	return err
+}
+
+// dropCopies deletes the retained files a failed erasure copied (no retained record names them,
+// and no sweep looks under retained/ for orphans).
+func (m *Module) dropCopies(ctx context.Context, company, request uuid.UUID) {
+	ctx = context.WithoutCancel(ctx)
+	it := m.d.Bucket.List(&blob.ListOptions{Prefix: fmt.Sprintf("%s/%s/%s/", retainedPrefix, company, request)})
+	for {
+		obj, err := it.Next(ctx)
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				m.d.Log.Warn().Err(err).Str("privacy_request_id", request.String()).Msg("erasure: list copies")
+			}
+			return
+		}
+		if err := m.d.Bucket.Delete(ctx, obj.Key); err != nil {
+			m.d.Log.Warn().Err(err).Str("privacy_request_id", request.String()).Msg("erasure: delete copy")
+		}
+	}
 }
 
 // retained is one record to keep, blocked, in retained_records.
