@@ -48,39 +48,13 @@ const sendSafetyDelay = 2 * time.Minute
 // makes it available as soon as the transaction of ctx commits (removed again when it rolls
 // back). The job pool is not the request's: the request's role cannot reach the queue.
 func (m *Module) enqueue(ctx context.Context, company, id uuid.UUID) error {
-	if m.queue == nil {
-		return errors.New("emails: no job queue bound")
-	}
-	opts := SendArgs{}.InsertOpts()
-	opts.ScheduledAt = m.d.Now().Add(sendSafetyDelay)
-	res, err := m.queue.Insert(ctx, SendArgs{CompanyID: company, EmailID: id}, &opts)
-	if err != nil {
-		return fmt.Errorf("queue email %s: %w", id, err)
-	}
-	job := res.Job.ID
-	after := func(what string, fn func(ctx context.Context) error) func() {
-		return func() {
-			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-			defer cancel()
-			if err := fn(ctx); err != nil {
-				zerolog.Ctx(ctx).Warn().Err(err).Str("email_id", id.String()).Int64("job_id", job).
-					Msg(what + " (the scheduled job runs later)")
-			}
-		}
-	}
-	err = tenancy.AfterCommit(ctx, after("release send job", func(ctx context.Context) error {
-		_, err := m.queue.JobRetry(ctx, job)
-		return err
-	}))
-	if err != nil {
+	inRequest, err := jobs.InsertAtCommit(ctx, m.queue, SendArgs{CompanyID: company, EmailID: id},
+		SendArgs{}.InsertOpts(), m.d.Now().Add(sendSafetyDelay))
+	if err == nil && !inRequest {
 		// Outside a request transaction (a worker's send): the job runs when scheduled.
 		zerolog.Ctx(ctx).Debug().Str("email_id", id.String()).Msg("send outside a request transaction: delivery when scheduled")
-		return nil
 	}
-	return tenancy.AfterRollback(ctx, after("delete send job", func(ctx context.Context) error {
-		_, err := m.queue.JobDelete(ctx, job)
-		return err
-	}))
+	return err
 }
 
 // sendWorker delivers a queued e-mail over its mailbox's SMTP server.

@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/rs/zerolog"
 
 	"github.com/brokerdesk/brokerdesk/app/contracts"
 	"github.com/brokerdesk/brokerdesk/app/platform/errs"
+	"github.com/brokerdesk/brokerdesk/app/platform/jobs"
 	"github.com/brokerdesk/brokerdesk/app/platform/points"
 	"github.com/brokerdesk/brokerdesk/ent"
 	"github.com/brokerdesk/brokerdesk/ent/contractextraction"
@@ -94,36 +94,9 @@ func containsFold(list []string, s string) bool {
 // enqueue inserts the extraction's job scheduled safetyDelay ahead, made available after the
 // request commits and deleted when it rolls back.
 func (m *Module) enqueue(ctx context.Context, company, id uuid.UUID) error {
-	if m.queue == nil {
-		return errors.New("extractions: no job queue bound")
-	}
-	opts := Args{}.InsertOpts()
-	opts.ScheduledAt = m.d.Now().Add(safetyDelay)
-	res, err := m.queue.Insert(ctx, Args{CompanyID: company, ExtractionID: id}, &opts)
-	if err != nil {
-		return fmt.Errorf("queue extraction %s: %w", id, err)
-	}
-	job := res.Job.ID
-	after := func(what string, fn func(ctx context.Context) error) func() {
-		return func() {
-			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-			defer cancel()
-			if err := fn(ctx); err != nil {
-				zerolog.Ctx(ctx).Warn().Err(err).Str("extraction_id", id.String()).Int64("job_id", job).
-					Msg(what + " (the scheduled job runs later)")
-			}
-		}
-	}
-	if err := tenancy.AfterCommit(ctx, after("release extraction job", func(ctx context.Context) error {
-		_, err := m.queue.JobRetry(ctx, job)
-		return err
-	})); err != nil {
-		return nil // outside a request transaction: the job runs when scheduled
-	}
-	return tenancy.AfterRollback(ctx, after("delete extraction job", func(ctx context.Context) error {
-		_, err := m.queue.JobDelete(ctx, job)
-		return err
-	}))
+	_, err := jobs.InsertAtCommit(ctx, m.queue, Args{CompanyID: company, ExtractionID: id}, Args{}.InsertOpts(),
+		m.d.Now().Add(safetyDelay))
+	return err
 }
 
 // Get reads one extraction. Another company's, or one of a contact the credential may not see,
