@@ -19,6 +19,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/brokerdesk/brokerdesk/app/operator"
+	"github.com/brokerdesk/brokerdesk/ent"
+	"github.com/brokerdesk/brokerdesk/ent/schematype"
 	"github.com/brokerdesk/brokerdesk/migrations"
 	"github.com/brokerdesk/brokerdesk/test/apitest"
 )
@@ -157,6 +160,9 @@ func TestErasure_NothingLeft(t *testing.T) {
 	policyDoc := uploadDoc(t, env, co.Secret, ct, "policy", "police.pdf", named) // retained: a business letter
 	otherDoc := uploadDoc(t, env, co.Secret, ct, "other", "notiz.pdf", named)    // deleted: no duty to keep
 	task := apitest.Create[idOnly](t, env, co.Secret, "/tasks", map[string]any{"title": "Rückruf " + p.Last, "contactId": ct}).ID
+	// An e-mail from the person, linked to the contact, with its raw message and an attachment
+	// in the bucket (written as the sync writes them), and the person's advertising objection.
+	mails := seedMail(t, env, co, ct, p)
 	// A lead from the website form with the person's address (never converted: found by e-mail).
 	var lb bytes.Buffer
 	lw := multipart.NewWriter(&lb)
@@ -198,7 +204,8 @@ func TestErasure_NothingLeft(t *testing.T) {
 	}
 	if done.Summary["deleted.contact"] != 1 || done.Summary["retained.contract"] != 1 || done.Summary["retained.document"] != 1 ||
 		done.Summary["retained.contact"] != 1 || done.Summary["deleted.tasks"] != 1 || done.Summary["deleted.leads"] != 1 ||
-		done.Summary["erased.events"] == 0 || done.Summary["erased.idempotentAnswers"] != 1 {
+		done.Summary["erased.events"] == 0 || done.Summary["erased.idempotentAnswers"] != 1 ||
+		done.Summary["deleted.emails"] != 1 || done.Summary["retained.email"] != 1 || done.Summary["retained.email_opt_out"] != 1 {
 		t.Errorf("summary %v", done.Summary)
 	}
 
@@ -291,6 +298,11 @@ func TestErasure_NothingLeft(t *testing.T) {
 		if !retainedSeen {
 			t.Error("no retained file holds the data: the blob dump proves nothing")
 		}
+		for _, k := range mails {
+			if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(k))); !os.IsNotExist(err) {
+				t.Errorf("the e-mail's blob %s: %v, want gone", k, err)
+			}
+		}
 	})
 
 	t.Run("unreachable", func(t *testing.T) {
@@ -325,4 +337,62 @@ func TestErasure_NothingLeft(t *testing.T) {
 			t.Errorf("the agent's requests about the erased contact: %+v", got)
 		}
 	})
+}
+
+// seedMail gives contact ct an inbound e-mail from p in a thread of a shared mailbox (paused: no
+// sync runs against it), with its raw message and one attachment in the bucket, both naming
+// p; and an opt-out of p's address. It returns the two blob keys.
+func seedMail(t *testing.T, env *apitest.Env, co *apitest.Company, ct string, p person) []string {
+	t.Helper()
+	ctx := context.Background()
+	mb, err := env.Ops.CreateMailbox(ctx, env.Config.DataKeys, operator.NewMailbox{CompanyID: co.ID,
+		Email: "team-" + co.ID.String()[:8] + "@makler.test", IMAPURL: "imap://127.0.0.1:1", SMTPURL: "smtp://127.0.0.1:1",
+		Username: "team", Password: "geheim", Shared: true})
+	if err != nil {
+		t.Fatalf("mailbox: %v", err)
+	}
+	if _, err := env.OwnerDB.ExecContext(ctx, `UPDATE mailboxes SET sync_state = 'paused' WHERE id = $1`, mb.ID); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("brokerdesk-blobs-%d", os.Getpid()))
+	raw := "email-raw/" + co.ID.String() + "/" + uuid.NewString()
+	att := "email-attachments/" + co.ID.String() + "/" + uuid.NewString()
+	for k, content := range map[string]string{
+		raw: "From: " + p.First + " " + p.Last + " <" + p.Email + ">\r\nSubject: Meine IBAN\r\n\r\n" + p.IBAN + "\r\n",
+		att: "Anlage von " + p.First + " " + p.Last + ", Tel. " + p.Phone,
+	} {
+		f := filepath.Join(dir, filepath.FromSlash(k))
+		if err := os.MkdirAll(filepath.Dir(f), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	contact := uuid.MustParse(ct)
+	env.InCompany(t, co.ID, func(ctx context.Context, db *ent.Client) error {
+		now := time.Now()
+		th, err := db.EmailThread.Create().SetMailboxID(mb.ID).SetSubject("Meine IBAN, " + p.Last).SetLastMessageAt(now).
+			SetMessageCount(1).Save(ctx)
+		if err != nil {
+			return err
+		}
+		e, err := db.Email.Create().SetThreadID(th.ID).SetMailboxID(mb.ID).SetDirection("inbound").SetStatus("received").
+			SetMessageID(uuid.NewString() + "@kunde.test").SetFromAddress(p.Email).SetFromName(p.First + " " + p.Last).
+			SetTo([]schematype.MailAddress{{Email: mb.Email}}).SetSubject("Meine IBAN, " + p.Last).SetTextBody(p.IBAN).
+			SetRawKey(raw).SetSentAt(now).Save(ctx)
+		if err != nil {
+			return err
+		}
+		if _, err := db.EmailAttachment.Create().SetEmailID(e.ID).SetThreadID(th.ID).SetFilename(p.Last + ".pdf").
+			SetBlobKey(att).Save(ctx); err != nil {
+			return err
+		}
+		if _, err := db.EmailLink.Create().SetEmailID(e.ID).SetThreadID(th.ID).SetContactID(contact).Save(ctx); err != nil {
+			return err
+		}
+		_, err = db.EmailOptOut.Create().SetEmail(p.Email).Save(ctx)
+		return err
+	})
+	return []string{raw, att}
 }
