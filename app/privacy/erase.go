@@ -475,6 +475,16 @@ func (m *Module) remove(ctx context.Context, requestID, cid uuid.UUID, p *erasur
 			return nil, err
 		}
 	}
+	// The uploaded files of finished imports that wrote or matched the person: the file has
+	// served its purpose (the rows hold what a commit needs) and holds the person's row. An
+	// import still being analysed or committed keeps its file (docs/decisions/privacy.md).
+	files, err := ids("import files", `SELECT i.blob_key FROM contact_imports i WHERE i.status IN ('completed', 'failed')
+		AND EXISTS (SELECT 1 FROM contact_import_rows r WHERE r.import_id = i.id AND r.contact_id = $1)`, cid)
+	if err != nil {
+		return nil, err
+	}
+	drop = append(drop, files...)
+	summary["deleted.importFiles"] = len(files)
 	// Import rows keep their outcome, not the person's cells.
 	n, err := exec("import rows", `UPDATE contact_import_rows SET cells = '{}', errors = NULL WHERE contact_id = $1`, cid)
 	if err != nil {

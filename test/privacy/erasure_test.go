@@ -163,6 +163,7 @@ func TestErasure_NothingLeft(t *testing.T) {
 	// An e-mail from the person, linked to the contact, with its raw message and an attachment
 	// in the bucket (written as the sync writes them), and the person's advertising objection.
 	mails := seedMail(t, env, co, ct, p)
+	mails = append(mails, seedImport(t, env, co, ct, p))
 	// A lead from the website form with the person's address (never converted: found by e-mail).
 	var lb bytes.Buffer
 	lw := multipart.NewWriter(&lb)
@@ -205,7 +206,8 @@ func TestErasure_NothingLeft(t *testing.T) {
 	if done.Summary["deleted.contact"] != 1 || done.Summary["retained.contract"] != 1 || done.Summary["retained.document"] != 1 ||
 		done.Summary["retained.contact"] != 1 || done.Summary["deleted.tasks"] != 1 || done.Summary["deleted.leads"] != 1 ||
 		done.Summary["erased.events"] == 0 || done.Summary["erased.idempotentAnswers"] != 1 ||
-		done.Summary["deleted.emails"] != 1 || done.Summary["retained.email"] != 1 || done.Summary["retained.email_opt_out"] != 1 {
+		done.Summary["deleted.emails"] != 1 || done.Summary["retained.email"] != 1 || done.Summary["retained.email_opt_out"] != 1 ||
+		done.Summary["blanked.importRows"] != 1 || done.Summary["deleted.importFiles"] != 1 {
 		t.Errorf("summary %v", done.Summary)
 	}
 
@@ -395,4 +397,32 @@ func seedMail(t *testing.T, env *apitest.Env, co *apitest.Company, ct string, p 
 		return err
 	})
 	return []string{raw, att}
+}
+
+// seedImport gives the company a completed import whose file (in the bucket) and one row (linked
+// to contact ct) hold p's data, as app/imports writes them. It returns the file's blob key.
+func seedImport(t *testing.T, env *apitest.Env, co *apitest.Company, ct string, p person) string {
+	t.Helper()
+	ctx := context.Background()
+	key := "imports/" + co.ID.String() + "/" + uuid.NewString()
+	f := filepath.Join(os.TempDir(), fmt.Sprintf("brokerdesk-blobs-%d", os.Getpid()), filepath.FromSlash(key))
+	if err := os.MkdirAll(filepath.Dir(f), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(f, []byte("Vorname;Nachname;E-Mail;IBAN\n"+p.First+";"+p.Last+";"+p.Email+";"+p.IBAN+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	imp := uuid.Must(uuid.NewV7())
+	if _, err := env.OwnerDB.ExecContext(ctx, `INSERT INTO contact_imports (id, company_id, created_at, updated_at, status,
+		format, contact_type, filename, size, sha256, blob_key) VALUES ($1, $2, now(), now(), 'completed', 'csv', 'private',
+		'kunden.csv', 100, '', $3)`, imp, co.ID, key); err != nil {
+		t.Fatalf("import: %v", err)
+	}
+	cells := fmt.Sprintf(`{"Vorname": %q, "Nachname": %q, "E-Mail": %q, "IBAN": %q}`, p.First, p.Last, p.Email, p.IBAN)
+	if _, err := env.OwnerDB.ExecContext(ctx, `INSERT INTO contact_import_rows (id, company_id, import_id, row, cells,
+		analysis, outcome, contact_id) VALUES ($1, $2, $3, 2, $4, 'valid', 'created', $5)`,
+		uuid.Must(uuid.NewV7()), co.ID, imp, cells, ct); err != nil {
+		t.Fatalf("import row: %v", err)
+	}
+	return key
 }
