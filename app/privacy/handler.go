@@ -29,7 +29,10 @@ func NewHandler(svc *Service, pager *httpx.Pager, idem fiber.Handler) *Handler {
 // admins act on data-subject requests).
 func (h *Handler) Mount(r fiber.Router) {
 	r.Get("/privacy-requests", policy.Require("privacy:read"), h.list)
-	r.Post("/contacts/:contactId/privacy/data-export", policy.Require("privacy:write"), h.idem, h.export)
+	// No Idempotency-Key on the export: the stored answer would keep the download link's token
+	// in the database for a day, which only its hash may be; a repeated POST makes a second
+	// export with a link of its own, which costs a ZIP and nothing else.
+	r.Post("/contacts/:contactId/privacy/data-export", policy.Require("privacy:write"), h.export)
 	r.Post("/contacts/:contactId/privacy/erasure", policy.Require("privacy:write"), h.idem, h.erasure)
 }
 

@@ -179,3 +179,38 @@ func TestExport_LinkExpires(t *testing.T) {
 		t.Errorf("after expiresAt: %d %s", r.Status, r.Body)
 	}
 }
+
+// TestExport_TokenNotStored: the link's token is nowhere in the database, not even in the
+// store of idempotent answers when the client sends an Idempotency-Key (the export does not take
+// one: a repeat is a second export). Catches the idempotency middleware put back on the route.
+func TestExport_TokenNotStored(t *testing.T) {
+	t.Parallel()
+	env := setup(t)
+	co := env.NewCompany(t)
+	ct := createContact(t, env, co.Secret, newPerson(), "")
+	var reqs []request
+	for range 2 {
+		r := env.Do(t, apitest.Request{Method: "POST", Path: "/contacts/" + ct + "/privacy/data-export", Key: co.Secret,
+			Header: map[string]string{"Idempotency-Key": "export-" + ct}})
+		if r.Status != 202 {
+			t.Fatalf("export: %d %s", r.Status, r.Body)
+		}
+		var v request
+		r.Decode(t, &v)
+		reqs = append(reqs, v)
+	}
+	if reqs[0].ID == reqs[1].ID {
+		t.Errorf("a repeated export replayed the first")
+	}
+	for _, req := range reqs {
+		token := strings.TrimPrefix(downloadPath(t, req), "/privacy-downloads/")
+		var n int
+		if err := env.OwnerDB.QueryRow(`SELECT (SELECT count(*) FROM idempotency_keys WHERE strpos(encode(response_body, 'escape'), $1) > 0)
+			+ (SELECT count(*) FROM privacy_requests p WHERE strpos(row_to_json(p)::text, $1) > 0)`, token).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != 0 {
+			t.Errorf("the token of %s is stored in %d rows", req.ID, n)
+		}
+	}
+}
