@@ -169,6 +169,10 @@ var creators = map[string]creator{
 	"POST /api/public/v1/portfolio-mappings":                     {forbidden: true},
 	// commissions:write is a manager's and an admin's (policy.csv): an agent reads statements.
 	"POST /api/public/v1/commission-statements": {forbidden: true},
+	// imports:write is a manager's and an admin's (policy.csv): moving a brokerage's contacts in
+	// is not an agent's work (test/visibility/imports_test.go shows the 403s).
+	"POST /api/public/v1/imports":                  {forbidden: true},
+	"POST /api/public/v1/imports/:importId/commit": {forbidden: true},
 	// privacy:write is a manager's and an admin's (policy.csv): data-subject requests are the
 	// company's compliance work; an agent lists those about its contacts (test/privacy).
 	"POST /api/public/v1/contacts/:contactId/privacy/data-export":                           {forbidden: true},
