@@ -8,10 +8,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // Bounds of the reading (docs/decisions/extraction.md "OCR"):
@@ -28,8 +31,11 @@ const (
 	// memLimit is the address space one subprocess may have (prlimit --as): Tesseract on a
 	// 300 dpi A4 page needs ~150 MB; a hostile image cannot take the machine.
 	memLimit = 1 << 30
-	// dpi is the resolution pages are rendered at for OCR (Tesseract's recommended 300).
-	dpi = 300
+	// renderPixels is the long side, in pixels, a page is rendered to for OCR (pdftoppm
+	// -scale-to): an A4 page at 300 dpi, Tesseract's recommended resolution. Bounding the pixels
+	// rather than fixing the dpi keeps an oversized page (a scan stored at 72 ppi: 23 by 32
+	// inches) from becoming a 7,000 by 10,000 pixel image that costs seconds to render and OCR.
+	renderPixels = 3508
 )
 
 // Reader runs poppler and Tesseract as subprocesses. Empty paths are looked up in PATH when
@@ -37,6 +43,9 @@ const (
 type Reader struct {
 	PdfToText, PdfToPPM, PdfInfo, Tesseract, Prlimit string
 }
+
+// ocrSlots bounds the Tesseract processes of this process: one a core.
+var ocrSlots = make(chan struct{}, max(runtime.NumCPU(), 1))
 
 // errNoTool marks a tool the server lacks: the extraction fails (refunded) naming it.
 var errNoTool = errors.New("missing tool")
@@ -101,7 +110,7 @@ type Text struct {
 
 // Read reads a PDF's text layer page by page (pdftotext -layout, pages split at form feeds);
 // when it holds fewer than minTextRunes letters a page, the pages are rendered at 300 dpi
-// (pdftoppm) and OCRed with Tesseract (German), one page at a time. An image is OCRed as one
+// for A4 (pdftoppm, renderPixels) and OCRed with Tesseract (German), the pages side by side. An image is OCRed as one
 // page.
 func (r Reader) Read(ctx context.Context, mediaType string, content []byte) (Text, error) {
 	dir, err := os.MkdirTemp("", "extraction-")
@@ -147,18 +156,34 @@ func (r Reader) Read(ctx context.Context, mediaType string, content []byte) (Tex
 	if err != nil {
 		return Text{}, err
 	}
-	pages = pages[:0]
+	// Render every page first (fast), then OCR them side by side: Tesseract runs on one core
+	// (OMP_THREAD_LIMIT=1, where its own threads cost more than they give), so the pages of one
+	// scan share the machine's cores, and ocrSlots bounds the Tesseracts of all extractions of
+	// the process together.
 	for p := 1; p <= n; p++ {
 		ps := strconv.Itoa(p)
-		if _, err := r.run(ctx, dir, nil, pdftoppm, "-q", "-r", strconv.Itoa(dpi), "-gray", "-png", "-singlefile",
-			"-f", ps, "-l", ps, "doc.pdf", "page"); err != nil {
+		if _, err := r.run(ctx, dir, nil, pdftoppm, "-q", "-scale-to", strconv.Itoa(renderPixels), "-gray", "-png", "-singlefile",
+			"-f", ps, "-l", ps, "doc.pdf", "page-"+ps); err != nil {
 			return Text{}, err
 		}
-		t, err := r.ocr(ctx, dir, "page.png")
-		if err != nil {
-			return Text{}, err
-		}
-		pages = append(pages, t)
+	}
+	pages = make([]string, n)
+	g, gctx := errgroup.WithContext(ctx)
+	for p := 1; p <= n; p++ {
+		g.Go(func() error {
+			select {
+			case ocrSlots <- struct{}{}:
+			case <-gctx.Done():
+				return gctx.Err()
+			}
+			defer func() { <-ocrSlots }()
+			t, err := r.ocr(gctx, dir, "page-"+strconv.Itoa(p)+".png")
+			pages[p-1] = t
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return Text{}, err
 	}
 	return Text{Pages: pages, Method: "ocr", Total: total}, nil
 }

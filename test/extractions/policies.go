@@ -100,6 +100,10 @@ func Scan(t testing.TB, content []byte) []byte {
 	}
 	api.DisableConfigDir()
 	imp := pdfcpu.DefaultImportConfig()
+	// An A4 page with the image filling it, as a scanner writes it (200 dpi): without UserDim
+	// pdfcpu makes the page as large as the image in points (23 by 32 inches), which the reader
+	// would render at 300 dpi into 6,892 by 9,746 pixels.
+	imp.UserDim = true
 	var buf bytes.Buffer
 	if err := api.ImportImages(nil, &buf, imgs, imp, nil); err != nil {
 		t.Fatalf("import images: %v", err)
