@@ -50,13 +50,20 @@ type eraseWorker struct {
 // Timeout bounds one run.
 func (w *eraseWorker) Timeout(*river.Job[EraseArgs]) time.Duration { return exportTimeout }
 
-// Work runs the erasure; the last failed attempt fails the request (it can be made again).
+// Work runs one attempt of the erasure.
 func (w *eraseWorker) Work(ctx context.Context, job *river.Job[EraseArgs]) error {
-	err := w.m.erase(ctx, job.Args.CompanyID, job.Args.RequestID)
-	if err != nil && job.Attempt >= job.MaxAttempts {
-		w.m.fail(ctx, job.Args.CompanyID, job.Args.RequestID,
-			fmt.Sprintf("the erasure failed %d times, the last time at %s", job.Attempt, w.m.now().Format(time.RFC3339)))
-		w.m.dropCopies(ctx, job.Args.CompanyID, job.Args.RequestID)
+	return w.m.Erase(ctx, job.Args.CompanyID, job.Args.RequestID, job.Attempt, job.MaxAttempts)
+}
+
+// Erase runs attempt (of max) of the erasure job of a request, as the worker does; the last
+// failed attempt fails the request (it can be made again) and deletes the copies it made. Tests
+// drive attempts with it (Deps.BeforeEraseCommit, Deps.AfterEraseCommit).
+func (m *Module) Erase(ctx context.Context, company, request uuid.UUID, attempt, max int) error {
+	err := m.erase(ctx, company, request)
+	if err != nil && attempt >= max {
+		m.fail(ctx, company, request,
+			fmt.Sprintf("the erasure failed %d times, the last time at %s", attempt, m.now().Format(time.RFC3339)))
+		m.dropCopies(ctx, company, request)
 	}
 	return err
 }
@@ -102,15 +109,19 @@ type erasurePlan struct {
 // erase runs the erasure of a request in three idempotent steps: (1) read what must be kept
 // and copy its files under the retained prefix (same keys on every run); (2) in one
 // transaction, write the retained records, delete the contact and everything of it, replace
-// the personal data in the event feed, the webhook log and stored idempotent answers, and
-// complete the request; (3) after the commit, delete the blobs the deleted rows named. A run
-// that dies in (1) or (2) leaves nothing changed and the next attempt starts over; one that dies
-// in (3) leaves blobs no row names, which the orphan sweep of app/documents removes (an hour
-// later), except the ZIPs of earlier exports, which the privacy sweep removes.
+// the personal data in the event feed, the webhook log and stored idempotent answers, record
+// the blobs the deleted rows named (erasedFiles) and complete the request; (3) after the
+// commit, delete those blobs, then their record. A run that dies in (1) or (2) leaves nothing
+// changed and the next attempt starts over; one that dies in (3) leaves the record, which the
+// next attempt (the request is completed: only the files are left) or the hourly sweep finishes.
 func (m *Module) erase(ctx context.Context, company, id uuid.UUID) error {
 	req, err := m.claim(ctx, company, id)
-	if err != nil || req == nil {
+	if err != nil {
 		return err
+	}
+	if req == nil {
+		// Ended: a run that died after its commit may have left files to delete.
+		return m.dropErasedFiles(ctx, company, id)
 	}
 	var plan *erasurePlan
 	if err := tenancy.CompanyTx(ctx, m.d.DB, company, func(ctx context.Context) error {
@@ -126,7 +137,11 @@ func (m *Module) erase(ctx context.Context, company, id uuid.UUID) error {
 			}
 		}
 	}
-	var drop []string
+	if m.d.BeforeEraseCommit != nil {
+		if err := m.d.BeforeEraseCommit(id); err != nil {
+			return err
+		}
+	}
 	err = tenancy.CompanyTx(ctx, m.d.DB, company, func(ctx context.Context) error {
 		db := tenancy.Client(ctx)
 		cur, err := db.PrivacyRequest.Query().Where(privacyrequest.ID(id)).ForUpdate().Only(ctx)
@@ -140,7 +155,11 @@ func (m *Module) erase(ctx context.Context, company, id uuid.UUID) error {
 		if err := m.writeRetained(ctx, company, req, plan, summary); err != nil {
 			return err
 		}
-		if drop, err = m.remove(ctx, req.ID, req.ContactID, plan, summary); err != nil {
+		drop, err := m.remove(ctx, req.ID, req.ContactID, plan, summary)
+		if err != nil {
+			return err
+		}
+		if err := m.recordErasedFiles(ctx, company, req, drop); err != nil {
 			return err
 		}
 		now := m.now()
@@ -150,12 +169,47 @@ func (m *Module) erase(ctx context.Context, company, id uuid.UUID) error {
 	if err != nil {
 		return err
 	}
-	for _, k := range drop {
-		if err := m.d.Bucket.Delete(context.WithoutCancel(ctx), k); err != nil {
-			m.d.Log.Warn().Err(err).Str("privacy_request_id", id.String()).Msg("erasure: delete blob (the orphan sweep retries)")
+	if m.d.AfterEraseCommit != nil {
+		if err := m.d.AfterEraseCommit(id); err != nil {
+			return err
 		}
 	}
+	return m.dropErasedFiles(ctx, company, id)
+}
+
+// erasedFiles is the record type of the files an erasure's commit left to delete: a
+// retained_records row with no retention (retain_until has passed), so a crash between the
+// commit and the deletes leaves a record the next attempt (dropErasedFiles) or the hourly sweep
+// finds, instead of files no row names.
+const erasedFiles = "erased_files"
+
+// recordErasedFiles records the blobs of the rows the erasure deleted, in its transaction.
+func (m *Module) recordErasedFiles(ctx context.Context, company uuid.UUID, req *ent.PrivacyRequest, keys []string) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	files, err := json.Marshal(keys)
+	if err != nil {
+		return err
+	}
+	now := m.now()
+	if _, err := tenancy.Client(ctx).ExecContext(ctx, `INSERT INTO retained_records (id, company_id, request_id,
+		contact_id, record_type, record_id, basis, data, blob_keys, retain_until, created_at)
+		VALUES ($1, $2, $3, $4, $5, $3, $6, '{}', $7, $8, $9)`, uuid.Must(uuid.NewV7()), company, req.ID, req.ContactID,
+		erasedFiles, "keine Aufbewahrung: Dateien der gelöschten Datensätze, nach der Löschung zu entfernen",
+		files, now.AddDate(0, 0, -1).Format(time.DateOnly), now); err != nil {
+		return fmt.Errorf("record erased files: %w", err)
+	}
 	return nil
+}
+
+// dropErasedFiles deletes the files the request's erasure recorded, then the record.
+func (m *Module) dropErasedFiles(ctx context.Context, company, request uuid.UUID) error {
+	return tenancy.CompanyTx(context.WithoutCancel(ctx), m.d.DB, company, func(ctx context.Context) error {
+		_, err := m.dropRecords(ctx, `SELECT id, blob_keys::text FROM retained_records
+			WHERE request_id = $1 AND record_type = $2`, request, erasedFiles)
+		return err
+	})
 }
 
 // copyBlob copies a retained file; a source that is gone already (a retry after the originals

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/rs/zerolog"
@@ -33,6 +34,14 @@ type Deps struct {
 	PublicURL string
 	Now       func() time.Time
 	Log       zerolog.Logger
+	// BeforeEraseCommit, when set, runs after an erasure copied the retained files, before its
+	// transaction; an error fails the attempt there (the test of an erasure whose every
+	// attempt fails).
+	BeforeEraseCommit func(requestID uuid.UUID) error
+	// AfterEraseCommit, when set, runs after an erasure's commit, before its files are
+	// deleted; an error ends the run there as a crash would (the test of the files' durable
+	// deletion).
+	AfterEraseCommit func(requestID uuid.UUID) error
 }
 
 // Module holds the service, the workers and the public download route.

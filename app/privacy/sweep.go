@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/riverqueue/river"
+	"gocloud.dev/gcerrors"
 
 	"github.com/brokerdesk/brokerdesk/app/platform/jobs"
 	"github.com/brokerdesk/brokerdesk/app/platform/maintenance"
@@ -34,10 +35,10 @@ func (SweepArgs) InsertOpts() river.InsertOpts {
 const dueSQL = `SELECT company_id FROM public.privacy_sweep_due()`
 
 // Sweep deletes, company by company, the retained records whose period ended (with their
-// files) and the ZIPs of exports whose link expired (the request stays, without its file). Each
-// company is one transaction; the blobs go after it commits (a blob left by a crash is no row's:
-// the next sweep does not see it, which leaves a file under retained/ or privacy/ that no
-// operation reads; the deletes are retried once more in the log's sight).
+// files; also the files an erasure's commit left to delete, record type erasedFiles) and the
+// ZIPs of exports whose link expired (the request stays, without its file). Each company is one
+// transaction. A record goes only once its files are deleted, so a sweep or erasure that dies
+// halfway leaves the record for the next sweep.
 func (m *Module) Sweep(ctx context.Context) error {
 	rows, err := m.d.Pool.Query(ctx, dueSQL)
 	if err != nil {
@@ -68,22 +69,8 @@ func (m *Module) sweepCompany(ctx context.Context, company uuid.UUID) error {
 	var drop []string
 	now := m.now()
 	err := tenancy.CompanyTx(ctx, m.d.DB, company, func(ctx context.Context) error {
-		err := query(ctx, `DELETE FROM retained_records WHERE retain_until < $1::date RETURNING blob_keys::text`,
-			[]any{now.Format(time.DateOnly)}, func(rows rowScanner) error {
-				var raw []byte
-				if err := rows.Scan(&raw); err != nil {
-					return err
-				}
-				var keys []string
-				if len(raw) > 0 && string(raw) != "null" {
-					if err := json.Unmarshal(raw, &keys); err != nil {
-						return err
-					}
-				}
-				drop = append(drop, keys...)
-				return nil
-			})
-		if err != nil {
+		if _, err := m.dropRecords(ctx, `SELECT id, blob_keys::text FROM retained_records WHERE retain_until < $1::date`,
+			now.Format(time.DateOnly)); err != nil {
 			return err
 		}
 		return query(ctx, `UPDATE privacy_requests p SET blob_key = NULL, updated_at = $1
@@ -101,11 +88,62 @@ func (m *Module) sweepCompany(ctx context.Context, company uuid.UUID) error {
 		return err
 	}
 	for _, k := range drop {
-		if err := m.d.Bucket.Delete(context.WithoutCancel(ctx), k); err != nil {
+		if err := m.d.Bucket.Delete(context.WithoutCancel(ctx), k); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
 			m.d.Log.Warn().Err(err).Str("company_id", company.String()).Msg("privacy sweep: delete blob")
 		}
 	}
 	return nil
+}
+
+// dropRecords deletes the retained records q selects (id, blob_keys as JSON text) in the
+// transaction of ctx: first their files (one already gone counts as deleted), then each record
+// whose files are all gone. A file the store fails to delete keeps its record for the next
+// sweep. Unlocked (the job role holds no UPDATE on the table, which FOR UPDATE needs): a sweep
+// and an erasure's retry on the same record both delete the same files and the record, which
+// is what one of them alone would do.
+func (m *Module) dropRecords(ctx context.Context, q string, args ...any) (int, error) {
+	type record struct {
+		id   uuid.UUID
+		keys []string
+	}
+	var due []record
+	err := query(ctx, q, args, func(rows rowScanner) error {
+		var r record
+		var raw []byte
+		if err := rows.Scan(&r.id, &raw); err != nil {
+			return err
+		}
+		if len(raw) > 0 && string(raw) != "null" {
+			if err := json.Unmarshal(raw, &r.keys); err != nil {
+				return err
+			}
+		}
+		due = append(due, r)
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("retained records due: %w", err)
+	}
+	var gone []uuid.UUID
+	for _, r := range due {
+		ok := true
+		for _, k := range r.keys {
+			if err := m.d.Bucket.Delete(context.WithoutCancel(ctx), k); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+				m.d.Log.Warn().Err(err).Str("retained_record_id", r.id.String()).Msg("privacy: delete file (the sweep retries)")
+				ok = false
+			}
+		}
+		if ok {
+			gone = append(gone, r.id)
+		}
+	}
+	if len(gone) == 0 {
+		return 0, nil
+	}
+	if _, err := tenancy.Client(ctx).ExecContext(ctx, `DELETE FROM retained_records WHERE id = ANY($1::uuid[])`, gone); err != nil {
+		return 0, fmt.Errorf("delete retained records: %w", err)
+	}
+	return len(gone), nil
 }
 
 // PeriodicJobs are the area's periodic jobs: the sweep.

@@ -1,0 +1,149 @@
+package privacy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/brokerdesk/brokerdesk/app/contacts"
+	"github.com/brokerdesk/brokerdesk/app/events"
+	"github.com/brokerdesk/brokerdesk/app/platform/blobstore"
+	"github.com/brokerdesk/brokerdesk/app/privacy"
+	"github.com/brokerdesk/brokerdesk/ent"
+	"github.com/brokerdesk/brokerdesk/tenancy"
+	"github.com/brokerdesk/brokerdesk/test/apitest"
+)
+
+// eraser builds a privacy module of its own over the package database, as the server builds
+// it, with the erasure's hooks: the test runs the attempts (Module.Erase) of requests made by
+// queueErasure, which inserts no job for the server's workers to take.
+func eraser(t testing.TB, env *apitest.Env, before, after func(uuid.UUID) error) *privacy.Module {
+	t.Helper()
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, env.Config.JobsDatabaseURL)
+	if err != nil {
+		t.Fatalf("jobs pool: %v", err)
+	}
+	t.Cleanup(pool.Close)
+	db := ent.NewClient(ent.Driver(tenancy.NewDriver(stdlib.OpenDBFromPool(pool))))
+	bucket, err := blobstore.Open(ctx, env.Config.BlobURL)
+	if err != nil {
+		t.Fatalf("blob: %v", err)
+	}
+	t.Cleanup(func() { _ = bucket.Close() })
+	return privacy.New(privacy.Deps{Pool: pool, DB: db, Bucket: bucket,
+		Contacts:          contacts.NewService(events.NewService(), env.Config.DataKeys, time.Now),
+		BeforeEraseCommit: before, AfterEraseCommit: after})
+}
+
+// queueErasure records an erasure of contact ct as POST /contacts/{id}/privacy/erasure does,
+// without its job.
+func queueErasure(t testing.TB, env *apitest.Env, co *apitest.Company, ct string) uuid.UUID {
+	t.Helper()
+	id := uuid.Must(uuid.NewV7())
+	if _, err := env.OwnerDB.Exec(`INSERT INTO privacy_requests (id, company_id, created_at, updated_at, type, status,
+		contact_id, requested_at) VALUES ($1, $2, now(), now(), 'erasure', 'queued', $3, now())`, id, co.ID, ct); err != nil {
+		t.Fatalf("privacy request: %v", err)
+	}
+	return id
+}
+
+// blobFile is where the test server's bucket keeps key.
+func blobFile(key string) string {
+	return filepath.Join(os.TempDir(), fmt.Sprintf("brokerdesk-blobs-%d", os.Getpid()), filepath.FromSlash(key))
+}
+
+func exists(t testing.TB, key string) bool {
+	t.Helper()
+	_, err := os.Stat(blobFile(key))
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return err == nil
+}
+
+func requestState(t testing.TB, env *apitest.Env, id uuid.UUID) (status, msg string) {
+	t.Helper()
+	if err := env.OwnerDB.QueryRow(`SELECT status, error FROM privacy_requests WHERE id = $1`, id).Scan(&status, &msg); err != nil {
+		t.Fatal(err)
+	}
+	return status, msg
+}
+
+func countRows(t testing.TB, env *apitest.Env, q string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := env.OwnerDB.QueryRow(q, args...).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestErasure_FilesOutliveACrash: an erasure that dies after its commit, before it deleted the
+// files of the rows it deleted (a document of no retained type, the uploaded file of a finished
+// import with the person's row), leaves a record of them; the next attempt of the job, or the
+// hourly sweep, deletes the files and the record. Catches the files being named by no row after
+// the commit (the import's file is under no orphan sweep's prefix), a retry that does nothing
+// for a completed request, a sweep that does not see the record, and a record that outlives
+// its files' deletion.
+func TestErasure_FilesOutliveACrash(t *testing.T) {
+	t.Parallel()
+	env := setup(t)
+	ctx := context.Background()
+	crash := errors.New("the process died after the commit")
+	for _, then := range []string{"retry", "sweep"} {
+		t.Run(then, func(t *testing.T) {
+			co := env.NewCompany(t)
+			p := newPerson()
+			ct := createContact(t, env, co.Secret, p, "")
+			doc := uploadDoc(t, env, co.Secret, ct, "other", "notiz.pdf", []byte("%PDF-1.4\n% "+p.Last+"\n%%EOF\n"))
+			var docKey string
+			if err := env.OwnerDB.QueryRow(`SELECT blob_key FROM documents WHERE id = $1`, doc).Scan(&docKey); err != nil {
+				t.Fatal(err)
+			}
+			importKey := seedImport(t, env, co, ct, p)
+			req := queueErasure(t, env, co, ct)
+			m := eraser(t, env, nil, func(id uuid.UUID) error {
+				if id == req {
+					return crash
+				}
+				return nil
+			})
+			if err := m.Erase(ctx, co.ID, req, 1, 8); !errors.Is(err, crash) {
+				t.Fatalf("first attempt: %v, want the crash", err)
+			}
+			if st, _ := requestState(t, env, req); st != "completed" {
+				t.Fatalf("after the commit: %s", st)
+			}
+			// The crash left the files (else this test proves nothing) and their record.
+			if !exists(t, docKey) || !exists(t, importKey) {
+				t.Fatalf("files after the crash: document %v, import %v; want both left", exists(t, docKey), exists(t, importKey))
+			}
+			pending := `SELECT count(*) FROM retained_records WHERE request_id = $1 AND record_type = 'erased_files'`
+			if n := countRows(t, env, pending, req); n != 1 {
+				t.Fatalf("records of the files to delete: %d, want 1", n)
+			}
+			if then == "retry" {
+				if err := eraser(t, env, nil, nil).Erase(ctx, co.ID, req, 2, 8); err != nil {
+					t.Fatalf("retry: %v", err)
+				}
+			} else if err := eraser(t, env, nil, nil).Sweep(ctx); err != nil {
+				t.Fatalf("sweep: %v", err)
+			}
+			if exists(t, docKey) || exists(t, importKey) {
+				t.Errorf("files after the %s: document %v, import %v; want both gone", then, exists(t, docKey), exists(t, importKey))
+			}
+			if n := countRows(t, env, pending, req); n != 0 {
+				t.Errorf("records of the files to delete after the %s: %d, want 0", then, n)
+			}
+		})
+	}
+}
