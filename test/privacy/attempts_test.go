@@ -147,3 +147,54 @@ func TestErasure_FilesOutliveACrash(t *testing.T) {
 		})
 	}
 }
+
+// TestErasure_EveryAttemptFails: an erasure whose every attempt fails before its commit ends
+// failed with a clear error, deletes the retained copies it made (no record names them), and
+// leaves the contact and its files as they were. Catches copies under retained/ that no
+// record and no sweep would ever reach, a request left processing for ever, and a failed run
+// that deleted something.
+func TestErasure_EveryAttemptFails(t *testing.T) {
+	t.Parallel()
+	env := setup(t)
+	ctx := context.Background()
+	co := env.NewCompany(t)
+	p := newPerson()
+	ct := createContact(t, env, co.Secret, p, "")
+	doc := uploadDoc(t, env, co.Secret, ct, "policy", "police.pdf", []byte("%PDF-1.4\n% "+p.Last+"\n%%EOF\n")) // retained: copied
+	req := queueErasure(t, env, co, ct)
+	broken := errors.New("the database went away")
+	m := eraser(t, env, func(id uuid.UUID) error {
+		if id == req {
+			return broken
+		}
+		return nil
+	}, nil)
+	copies := filepath.Dir(blobFile("retained/" + co.ID.String() + "/" + req.String() + "/x"))
+	if err := m.Erase(ctx, co.ID, req, 1, 2); !errors.Is(err, broken) {
+		t.Fatalf("attempt 1: %v", err)
+	}
+	if files, _ := os.ReadDir(copies); len(files) == 0 {
+		t.Fatal("no copy after the first attempt: the test proves nothing")
+	}
+	if st, _ := requestState(t, env, req); st != "processing" {
+		t.Fatalf("after attempt 1 of 2: %s, want processing", st)
+	}
+	if err := m.Erase(ctx, co.ID, req, 2, 2); !errors.Is(err, broken) {
+		t.Fatalf("attempt 2: %v", err)
+	}
+	if st, msg := requestState(t, env, req); st != "failed" || msg == "" {
+		t.Errorf("after the last attempt: %s %q, want failed with an error", st, msg)
+	}
+	if files, _ := os.ReadDir(copies); len(files) != 0 {
+		t.Errorf("copies left under %s: %d", copies, len(files))
+	}
+	if n := countRows(t, env, `SELECT count(*) FROM retained_records WHERE request_id = $1`, req); n != 0 {
+		t.Errorf("retained records of the failed erasure: %d", n)
+	}
+	if r := env.Do(t, apitest.Request{Path: "/contacts/" + ct, Key: co.Secret}); r.Status != 200 {
+		t.Errorf("the contact after the failed erasure: %d", r.Status)
+	}
+	if r := env.Do(t, apitest.Request{Path: "/documents/" + doc + "/content", Key: co.Secret}); r.Status != 200 {
+		t.Errorf("the document's file after the failed erasure: %d", r.Status)
+	}
+}

@@ -3,10 +3,15 @@ package privacy
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
+	"github.com/brokerdesk/brokerdesk/app/privacy"
 	"github.com/brokerdesk/brokerdesk/test/apitest"
 )
 
@@ -212,5 +217,47 @@ func TestExport_TokenNotStored(t *testing.T) {
 		if n != 0 {
 			t.Errorf("the token of %s is stored in %d rows", req.ID, n)
 		}
+	}
+}
+
+// TestExport_ContactGone: an export whose contact was deleted before its job ran ends failed
+// with the reason ("the contact no longer exists"), no file and no link, and its job is
+// cancelled rather than retried. Catches a ZIP written of nothing (or of what others' rows
+// still say), a request left processing, and a job retried 8 times for a contact that will
+// not come back.
+func TestExport_ContactGone(t *testing.T) {
+	t.Parallel()
+	env := setup(t)
+	co := env.NewCompany(t)
+	ct := createContact(t, env, co.Secret, newPerson(), "")
+	etag := env.Do(t, apitest.Request{Path: "/contacts/" + ct, Key: co.Secret}).Header.Get("ETag")
+	if r := env.Do(t, apitest.Request{Method: "DELETE", Path: "/contacts/" + ct, Key: co.Secret,
+		Header: map[string]string{"If-Match": etag}}); r.Status != 204 {
+		t.Fatalf("delete contact: %d %s", r.Status, r.Body)
+	}
+	// The request as POST .../data-export recorded it while the contact was there; its job runs now.
+	id := uuid.Must(uuid.NewV7())
+	if _, err := env.OwnerDB.Exec(`INSERT INTO privacy_requests (id, company_id, created_at, updated_at, type, status,
+		contact_id, requested_at, download_token_hash) VALUES ($1, $2, now(), now(), 'data_export', 'queued', $3, now(), $4)`,
+		id, co.ID, ct, strings.Repeat("0", 64)); err != nil {
+		t.Fatal(err)
+	}
+	if state := runJob(t, env, privacy.ExportArgs{CompanyID: co.ID, RequestID: id}); state != "cancelled" {
+		t.Errorf("the export's job: %s, want cancelled", state)
+	}
+	got := await(t, env, co.Secret, request{ID: id.String(), ContactID: ct})
+	if got.Status != "failed" || got.Error == nil || *got.Error != "the contact no longer exists" ||
+		got.DownloadURL != nil || got.Size != nil || got.ExpiresAt != nil {
+		t.Errorf("request: %+v (error %v)", got, got.Error)
+	}
+	var blobKey *string
+	if err := env.OwnerDB.QueryRow(`SELECT blob_key FROM privacy_requests WHERE id = $1`, id).Scan(&blobKey); err != nil {
+		t.Fatal(err)
+	}
+	if blobKey != nil {
+		t.Errorf("blob_key %q, want none", *blobKey)
+	}
+	if files, _ := os.ReadDir(filepath.Dir(blobFile("privacy/" + co.ID.String() + "/x"))); len(files) != 0 {
+		t.Errorf("files under privacy/%s: %d, want none", co.ID, len(files))
 	}
 }

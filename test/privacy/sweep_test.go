@@ -66,27 +66,8 @@ func TestSweep_EndsRetentionAndLinks(t *testing.T) {
 		t.Fatalf("the export's ZIP before the sweep: %v", err)
 	}
 
-	rc, err := river.NewClient(riverdatabasesql.New(env.OwnerDB), &river.Config{Schema: migrations.RiverSchema})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := rc.Insert(ctx, privacy.SweepArgs{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		var state string
-		if err := env.OwnerDB.QueryRowContext(ctx, `SELECT state FROM river.river_job WHERE id = $1`, res.Job.ID).Scan(&state); err != nil {
-			t.Fatal(err)
-		}
-		if state == "completed" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("sweep job %s after 30 s", state)
-		}
-		time.Sleep(100 * time.Millisecond)
+	if state := runJob(t, env, privacy.SweepArgs{}); state != "completed" {
+		t.Fatalf("sweep job %s", state)
 	}
 	left := map[uuid.UUID]bool{}
 	rows, err := env.OwnerDB.QueryContext(ctx, `SELECT id FROM retained_records WHERE id = ANY($1::uuid[])`,
@@ -115,5 +96,35 @@ func TestSweep_EndsRetentionAndLinks(t *testing.T) {
 	got := apitest.Get[apitest.Page[request]](t, env, co.Secret, "/privacy-requests?contactId="+ct).Data
 	if len(got) != 1 || got[0].Status != "completed" {
 		t.Errorf("the export's request after the sweep: %+v", got)
+	}
+}
+
+// runJob inserts a job for the server's workers and waits until it has ended (30 s at most);
+// it returns the job's final state (completed, cancelled, discarded).
+func runJob(t testing.TB, env *apitest.Env, args river.JobArgs) string {
+	t.Helper()
+	ctx := context.Background()
+	rc, err := river.NewClient(riverdatabasesql.New(env.OwnerDB), &river.Config{Schema: migrations.RiverSchema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := rc.Insert(ctx, args, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var state string
+		if err := env.OwnerDB.QueryRowContext(ctx, `SELECT state FROM river.river_job WHERE id = $1`, res.Job.ID).Scan(&state); err != nil {
+			t.Fatal(err)
+		}
+		switch state {
+		case "completed", "cancelled", "discarded":
+			return state
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %s is %s after 30 s", args.Kind(), state)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
