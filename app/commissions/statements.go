@@ -98,11 +98,7 @@ func tooLarge(limit int64) error {
 
 // storeFile streams r into a new blob of the company (blobstore.Store under commissions/).
 func (s *Service) storeFile(ctx context.Context, r io.Reader) (blobstore.Stored, error) {
-	company, ok := tenancy.CompanyID(ctx)
-	if !ok {
-		return blobstore.Stored{}, tenancy.ErrNoCompany
-	}
-	return blobstore.Store(ctx, s.m.d.Bucket, blobPrefix, company, "commission statement", r)
+	return blobstore.StorePinned(ctx, s.m.d.Bucket, blobPrefix, "commission statement", r)
 }
 
 // deleteFile removes a stored file that did not become a statement.

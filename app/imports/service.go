@@ -25,11 +25,7 @@ const blobPrefix = "imports"
 
 // storeFile streams r into a new blob of the company.
 func (s *Service) storeFile(ctx context.Context, r io.Reader) (blobstore.Stored, error) {
-	company, ok := tenancy.CompanyID(ctx)
-	if !ok {
-		return blobstore.Stored{}, tenancy.ErrNoCompany
-	}
-	return blobstore.Store(ctx, s.m.d.Bucket, blobPrefix, company, "contact import", r)
+	return blobstore.StorePinned(ctx, s.m.d.Bucket, blobPrefix, "contact import", r)
 }
 
 // deleteFile removes a stored file that did not become an import.

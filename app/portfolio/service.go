@@ -108,11 +108,7 @@ func (s *Service) Create(ctx context.Context, in NewTransfer, file blobstore.Sto
 
 // StoreFile streams r into a new blob of the company (blobstore.Store under portfolio/).
 func (s *Service) StoreFile(ctx context.Context, r io.Reader) (blobstore.Stored, error) {
-	company, ok := tenancy.CompanyID(ctx)
-	if !ok {
-		return blobstore.Stored{}, tenancy.ErrNoCompany
-	}
-	return blobstore.Store(ctx, s.m.d.Bucket, "portfolio", company, "portfolio file", r)
+	return blobstore.StorePinned(ctx, s.m.d.Bucket, "portfolio", "portfolio file", r)
 }
 
 // DeleteFile removes a stored file that did not become a transfer.

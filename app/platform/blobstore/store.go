@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/uuid"
 	"gocloud.dev/blob"
+
+	"github.com/brokerdesk/brokerdesk/tenancy"
 )
 
 // Stored is an uploaded file in blob storage that is not yet a row's (a portfolio transfer's,
@@ -16,6 +18,16 @@ type Stored struct {
 	Key    string
 	Size   int64
 	SHA256 string
+}
+
+// StorePinned is Store for the company the request or job of ctx is pinned to: an upload's
+// file is always its own company's (tenancy.ErrNoCompany outside a pinned context).
+func StorePinned(ctx context.Context, bucket *blob.Bucket, prefix, what string, r io.Reader) (Stored, error) {
+	company, ok := tenancy.CompanyID(ctx)
+	if !ok {
+		return Stored{}, tenancy.ErrNoCompany
+	}
+	return Store(ctx, bucket, prefix, company, what, r)
 }
 
 // Store streams r into a new blob of company under prefix (NewKey), hashing it on the way. When
