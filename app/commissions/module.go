@@ -11,7 +11,6 @@ package commissions
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -57,13 +56,7 @@ func New(d Deps) *Module {
 	}
 	m := &Module{d: d}
 	m.svc = &Service{m: m}
-	if d.Pool != nil {
-		var err error
-		// Only a misconfiguration fails here (river checks the config): a declaration error.
-		if m.rowTx, err = jobs.NewRowTx(d.Pool); err != nil {
-			panic(fmt.Sprintf("commissions: %v", err))
-		}
-	}
+	m.rowTx = jobs.MustRowTx(d.Pool, "commissions")
 	return m
 }
 

@@ -12,7 +12,6 @@ package imports
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -87,13 +86,7 @@ func New(d Deps) *Module {
 	}
 	m := &Module{d: d}
 	m.svc = &Service{m: m}
-	if d.Pool != nil {
-		var err error
-		// Only a misconfiguration fails here (river checks the config): a declaration error.
-		if m.rowTx, err = jobs.NewRowTx(d.Pool); err != nil {
-			panic(fmt.Sprintf("imports: %v", err))
-		}
-	}
+	m.rowTx = jobs.MustRowTx(d.Pool, "imports")
 	return m
 }
 

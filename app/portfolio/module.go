@@ -7,7 +7,6 @@ package portfolio
 import (
 	"context"
 
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -127,13 +126,7 @@ func New(d Deps) *Module {
 		d.Now = time.Now
 	}
 	m := &Module{d: d, files: map[uuid.UUID]*openFile{}}
-	if d.Pool != nil {
-		var err error
-		// Only a misconfiguration fails here (river checks the config): a declaration error.
-		if m.rowTx, err = jobs.NewRowTx(d.Pool); err != nil {
-			panic(fmt.Sprintf("portfolio: %v", err))
-		}
-	}
+	m.rowTx = jobs.MustRowTx(d.Pool, "portfolio")
 	return m
 }
 

@@ -37,6 +37,20 @@ func NewRowTx(pool *pgxpool.Pool) (*RowTx, error) {
 	return &RowTx{db: db, insert: c}, nil
 }
 
+// MustRowTx is NewRowTx for a module's constructor: nil without a pool (a module built for a
+// test of its pure parts), and a panic when river refuses its configuration, which only a
+// programming error causes (area names the module in the message).
+func MustRowTx(pool *pgxpool.Pool, area string) *RowTx {
+	if pool == nil {
+		return nil
+	}
+	r, err := NewRowTx(pool)
+	if err != nil {
+		panic(fmt.Sprintf("%s: %v", area, err))
+	}
+	return r
+}
+
 // Run runs f in one transaction pinned to the company (and acting user) of ctx as a request's
 // is (tenancy.BeginSQL), and commits it when f succeeds. f writes through db, an ent client
 // over that transaction (tenant, time and version hooks run as everywhere; ctx carries it for
