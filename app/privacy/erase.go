@@ -50,17 +50,30 @@ type eraseWorker struct {
 // Timeout bounds one run.
 func (w *eraseWorker) Timeout(*river.Job[EraseArgs]) time.Duration { return exportTimeout }
 
-// Work runs one attempt of the erasure.
+// Work runs one attempt of the erasure; an import still reading or committing a file snoozes
+// it (river does not count a snooze as an attempt).
 func (w *eraseWorker) Work(ctx context.Context, job *river.Job[EraseArgs]) error {
-	return w.m.Erase(ctx, job.Args.CompanyID, job.Args.RequestID, job.Attempt, job.MaxAttempts)
+	err := w.m.Erase(ctx, job.Args.CompanyID, job.Args.RequestID, job.Attempt, job.MaxAttempts)
+	if errors.Is(err, ErrImportsRunning) {
+		return river.JobSnooze(importWait)
+	}
+	return err
 }
+
+// ErrImportsRunning: an import of the company is queued, being analysed or being committed; the
+// erasure waits until it has ended (docs/decisions/privacy.md "Imports under way").
+var ErrImportsRunning = errors.New("an import of the company is under way")
+
+// importWait is how long an erasure waits before it looks at the imports under way again: an
+// analysis or commit takes seconds to minutes.
+const importWait = time.Minute
 
 // Erase runs attempt (of max) of the erasure job of a request, as the worker does; the last
 // failed attempt fails the request (it can be made again) and deletes the copies it made. Tests
 // drive attempts with it (Deps.BeforeEraseCommit, Deps.AfterEraseCommit).
 func (m *Module) Erase(ctx context.Context, company, request uuid.UUID, attempt, max int) error {
 	err := m.erase(ctx, company, request)
-	if err != nil && attempt >= max {
+	if err != nil && !errors.Is(err, ErrImportsRunning) && attempt >= max {
 		m.fail(ctx, company, request,
 			fmt.Sprintf("the erasure failed %d times, the last time at %s", attempt, m.now().Format(time.RFC3339)))
 		m.dropCopies(ctx, company, request)
@@ -122,6 +135,9 @@ func (m *Module) erase(ctx context.Context, company, id uuid.UUID) error {
 	if req == nil {
 		// Ended: a run that died after its commit may have left files to delete.
 		return m.dropErasedFiles(ctx, company, id)
+	}
+	if err := m.awaitImports(ctx, company); err != nil {
+		return err
 	}
 	var plan *erasurePlan
 	if err := tenancy.CompanyTx(ctx, m.d.DB, company, func(ctx context.Context) error {
@@ -210,6 +226,25 @@ func (m *Module) dropErasedFiles(ctx context.Context, company, request uuid.UUID
 			WHERE request_id = $1 AND record_type = $2`, request, erasedFiles)
 		return err
 	})
+}
+
+// awaitImports is ErrImportsRunning while an import of the company is queued, analysed or
+// committed: its file or its next rows may hold the person (a row is linked to a contact only
+// when analysed), and a commit under way may write the person again. Company-wide, since
+// which import holds the person is not known before its analysis.
+func (m *Module) awaitImports(ctx context.Context, company uuid.UUID) error {
+	var busy bool
+	err := tenancy.CompanyTx(ctx, m.d.DB, company, func(ctx context.Context) error {
+		return query(ctx, `SELECT EXISTS (SELECT 1 FROM contact_imports WHERE status IN ('queued', 'analyzing', 'running'))`,
+			nil, func(rows rowScanner) error { return rows.Scan(&busy) })
+	})
+	if err != nil {
+		return fmt.Errorf("imports under way: %w", err)
+	}
+	if busy {
+		return ErrImportsRunning
+	}
+	return nil
 }
 
 // copyBlob copies a retained file; a source that is gone already (a retry after the originals
@@ -529,18 +564,23 @@ func (m *Module) remove(ctx context.Context, requestID, cid uuid.UUID, p *erasur
 			return nil, err
 		}
 	}
-	// The uploaded files of finished imports that wrote or matched the person: the file has
-	// served its purpose (the rows hold what a commit needs) and holds the person's row. An
-	// import still being analysed or committed keeps its file (docs/decisions/privacy.md).
-	files, err := ids("import files", `SELECT i.blob_key FROM contact_imports i WHERE i.status IN ('completed', 'failed')
+	// The uploaded files of analysed or finished imports that wrote or matched the person: the
+	// rows hold what a commit needs, and the file holds the person's row. No import is under
+	// way here (awaitImports; docs/decisions/privacy.md "Imports under way").
+	files, err := ids("import files", `SELECT i.blob_key FROM contact_imports i WHERE i.status IN ('analyzed', 'completed', 'failed')
 		AND EXISTS (SELECT 1 FROM contact_import_rows r WHERE r.import_id = i.id AND r.contact_id = $1)`, cid)
 	if err != nil {
 		return nil, err
 	}
 	drop = append(drop, files...)
 	summary["deleted.importFiles"] = len(files)
-	// Import rows keep their outcome, not the person's cells.
-	n, err := exec("import rows", `UPDATE contact_import_rows SET cells = '{}', errors = NULL WHERE contact_id = $1`, cid)
+	// Import rows keep their outcome, not the person's cells. A row not committed yet (of an
+	// analysed import) becomes invalid, so a later commit skips it instead of writing what is
+	// left of the person.
+	n, err := exec("import rows", `UPDATE contact_import_rows SET cells = '{}',
+			errors = CASE WHEN outcome IS NULL THEN '["erased (GDPR Art. 17)"]'::jsonb END,
+			analysis = CASE WHEN outcome IS NULL THEN 'invalid' ELSE analysis END
+		WHERE contact_id = $1`, cid)
 	if err != nil {
 		return nil, err
 	}

@@ -198,3 +198,59 @@ func TestErasure_EveryAttemptFails(t *testing.T) {
 		t.Errorf("the document's file after the failed erasure: %d", r.Status)
 	}
 }
+
+// TestErasure_WaitsForImports: while an import of the company is queued, being analysed or being
+// committed, the erasure waits (ErrImportsRunning; the worker snoozes) and changes nothing; once
+// the import is analysed, the erasure runs and deletes its file and the person's cells. Catches
+// an erasure that runs beside an analysis (which may link the person's row afterwards, its file
+// kept for ever) or a commit (which may write the person again), and an analysed import's file
+// with the person's row that is kept.
+func TestErasure_WaitsForImports(t *testing.T) {
+	t.Parallel()
+	env := setup(t)
+	ctx := context.Background()
+	co := env.NewCompany(t)
+	p := newPerson()
+	ct := createContact(t, env, co.Secret, p, "")
+	key := seedImport(t, env, co, ct, p)
+	var imp uuid.UUID
+	if err := env.OwnerDB.QueryRow(`SELECT id FROM contact_imports WHERE blob_key = $1`, key).Scan(&imp); err != nil {
+		t.Fatal(err)
+	}
+	// Not committed yet: the row's analysis found the contact, no outcome.
+	if _, err := env.OwnerDB.Exec(`UPDATE contact_import_rows SET outcome = NULL, analysis = 'duplicate' WHERE import_id = $1`, imp); err != nil {
+		t.Fatal(err)
+	}
+	req := queueErasure(t, env, co, ct)
+	m := eraser(t, env, nil, nil)
+	for _, status := range []string{"queued", "analyzing", "running"} {
+		if _, err := env.OwnerDB.Exec(`UPDATE contact_imports SET status = $2 WHERE id = $1`, imp, status); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Erase(ctx, co.ID, req, 1, 8); !errors.Is(err, privacy.ErrImportsRunning) {
+			t.Errorf("import %s: %v, want ErrImportsRunning", status, err)
+		}
+	}
+	if r := env.Do(t, apitest.Request{Path: "/contacts/" + ct, Key: co.Secret}); r.Status != 200 || !exists(t, key) {
+		t.Fatalf("while the import ran: contact %d, file %v; want both there", r.Status, exists(t, key))
+	}
+	if _, err := env.OwnerDB.Exec(`UPDATE contact_imports SET status = 'analyzed' WHERE id = $1`, imp); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Erase(ctx, co.ID, req, 1, 8); err != nil {
+		t.Fatalf("after the analysis: %v", err)
+	}
+	if st, _ := requestState(t, env, req); st != "completed" {
+		t.Errorf("request: %s", st)
+	}
+	if exists(t, key) {
+		t.Error("the analysed import's file is kept")
+	}
+	if n := countRows(t, env, `SELECT count(*) FROM contact_import_rows WHERE import_id = $1 AND cells <> '{}'`, imp); n != 0 {
+		t.Errorf("import rows with cells: %d", n)
+	}
+	// The person's row, not committed yet, is one a commit skips.
+	if n := countRows(t, env, `SELECT count(*) FROM contact_import_rows WHERE import_id = $1 AND analysis <> 'invalid'`, imp); n != 0 {
+		t.Errorf("import rows a commit would write: %d", n)
+	}
+}
