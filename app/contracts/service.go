@@ -344,6 +344,18 @@ func (s *Service) Delete(ctx context.Context, c *ent.Contract) error {
 	if err != nil {
 		return err
 	}
+	// The contract's commission entries become unmatched (the income stays on its statement):
+	// the foreign key's ON DELETE SET NULL clears contract and contact but not matched_by, which
+	// tenant_commission_entries_matched requires to go with them, so a booked contract could not
+	// be deleted (nor its contact, nor erased: TestVisibility_ErasedContactUnreachable). The
+	// statement's matched count follows, as when an entry is unlinked by hand.
+	if _, err := tenancy.Client(ctx).ExecContext(ctx, `WITH u AS (UPDATE commission_entries
+			SET contract_id = NULL, contact_id = NULL, matched_by = NULL, version = version + 1, updated_at = now()
+			WHERE contract_id = $1 RETURNING statement_id)
+		UPDATE commission_statements s SET matched_count = s.matched_count - n.c
+		FROM (SELECT statement_id, count(*) AS c FROM u GROUP BY statement_id) n WHERE s.id = n.statement_id`, c.ID); err != nil {
+		return fmt.Errorf("unmatch the commission entries of contract %s: %w", c.ID, err)
+	}
 	if err := tenancy.Client(ctx).Contract.DeleteOne(c).Exec(ctx); err != nil {
 		return fmt.Errorf("delete contract %s: %w", c.ID, err)
 	}
