@@ -74,9 +74,12 @@ const importWait = time.Minute
 func (m *Module) Erase(ctx context.Context, company, request uuid.UUID, attempt, max int) error {
 	err := m.erase(ctx, company, request)
 	if err != nil && !errors.Is(err, ErrImportsRunning) && attempt >= max {
-		m.fail(ctx, company, request,
-			fmt.Sprintf("the erasure failed %d times, the last time at %s", attempt, m.now().Format(time.RFC3339)))
-		m.dropCopies(ctx, company, request)
+		// Only a request this call failed has copies no record names: one that completed (the
+		// last attempt failed after the commit, deleting files) has retained records with them.
+		if m.fail(ctx, company, request,
+			fmt.Sprintf("the erasure failed %d times, the last time at %s", attempt, m.now().Format(time.RFC3339))) {
+			m.dropCopies(ctx, company, request)
+		}
 	}
 	return err
 }

@@ -82,22 +82,26 @@ func (w *exportWorker) Work(ctx context.Context, job *river.Job[ExportArgs]) err
 	return err
 }
 
-// fail marks the request failed unless it has ended. ctx may be over: the update has a few
-// seconds of its own.
-func (m *Module) fail(ctx context.Context, company, id uuid.UUID, msg string) {
+// fail marks the request failed unless it has ended, and says whether it did. ctx may be over:
+// the update has a few seconds of its own.
+func (m *Module) fail(ctx context.Context, company, id uuid.UUID, msg string) bool {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	if utf8.RuneCountInString(msg) > 2000 {
 		msg = string([]rune(msg)[:2000])
 	}
+	var n int
 	err := tenancy.CompanyTx(ctx, m.d.DB, company, func(ctx context.Context) error {
-		return tenancy.Client(ctx).PrivacyRequest.Update().Where(privacyrequest.ID(id),
+		var err error
+		n, err = tenancy.Client(ctx).PrivacyRequest.Update().Where(privacyrequest.ID(id),
 			privacyrequest.StatusIn(privacyrequest.StatusQueued, privacyrequest.StatusProcessing)).
-			SetStatus(privacyrequest.StatusFailed).SetError(msg).SetCompletedAt(m.now()).Exec(ctx)
+			SetStatus(privacyrequest.StatusFailed).SetError(msg).SetCompletedAt(m.now()).Save(ctx)
+		return err
 	})
 	if err != nil {
 		m.d.Log.Error().Err(err).Str("privacy_request_id", id.String()).Msg("privacy request: mark failed")
 	}
+	return n > 0
 }
 
 // claim moves a queued request to processing and returns it; nil when it has ended already.

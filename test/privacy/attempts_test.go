@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -70,6 +71,18 @@ func exists(t testing.TB, key string) bool {
 	return err == nil
 }
 
+// blobsIn lists the blobs of the test server's bucket in dir (not the driver's .attrs files).
+func blobsIn(dir string) []string {
+	entries, _ := os.ReadDir(dir)
+	var out []string
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".attrs") {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
 func requestState(t testing.TB, env *apitest.Env, id uuid.UUID) (status, msg string) {
 	t.Helper()
 	if err := env.OwnerDB.QueryRow(`SELECT status, error FROM privacy_requests WHERE id = $1`, id).Scan(&status, &msg); err != nil {
@@ -93,7 +106,8 @@ func countRows(t testing.TB, env *apitest.Env, q string, args ...any) int {
 // hourly sweep, deletes the files and the record. Catches the files being named by no row after
 // the commit (the import's file is under no orphan sweep's prefix), a retry that does nothing
 // for a completed request, a sweep that does not see the record, and a record that outlives
-// its files' deletion.
+// its files' deletion; and, the crash being the job's last attempt, the deletion of the retained
+// copies that the completed request's records name (as if the erasure had failed).
 func TestErasure_FilesOutliveACrash(t *testing.T) {
 	t.Parallel()
 	env := setup(t)
@@ -110,15 +124,17 @@ func TestErasure_FilesOutliveACrash(t *testing.T) {
 				t.Fatal(err)
 			}
 			importKey := seedImport(t, env, co, ct, p)
+			uploadDoc(t, env, co.Secret, ct, "policy", "police.pdf", []byte("%PDF-1.4\n% "+p.Last+"\n%%EOF\n")) // retained: copied
 			req := queueErasure(t, env, co, ct)
+			copies := filepath.Dir(blobFile("retained/" + co.ID.String() + "/" + req.String() + "/x"))
 			m := eraser(t, env, nil, func(id uuid.UUID) error {
 				if id == req {
 					return crash
 				}
 				return nil
 			})
-			if err := m.Erase(ctx, co.ID, req, 1, 8); !errors.Is(err, crash) {
-				t.Fatalf("first attempt: %v, want the crash", err)
+			if err := m.Erase(ctx, co.ID, req, 8, 8); !errors.Is(err, crash) {
+				t.Fatalf("last attempt: %v, want the crash", err)
 			}
 			if st, _ := requestState(t, env, req); st != "completed" {
 				t.Fatalf("after the commit: %s", st)
@@ -132,7 +148,7 @@ func TestErasure_FilesOutliveACrash(t *testing.T) {
 				t.Fatalf("records of the files to delete: %d, want 1", n)
 			}
 			if then == "retry" {
-				if err := eraser(t, env, nil, nil).Erase(ctx, co.ID, req, 2, 8); err != nil {
+				if err := eraser(t, env, nil, nil).Erase(ctx, co.ID, req, 9, 9); err != nil {
 					t.Fatalf("retry: %v", err)
 				}
 			} else if err := eraser(t, env, nil, nil).Sweep(ctx); err != nil {
@@ -143,6 +159,9 @@ func TestErasure_FilesOutliveACrash(t *testing.T) {
 			}
 			if n := countRows(t, env, pending, req); n != 0 {
 				t.Errorf("records of the files to delete after the %s: %d, want 0", then, n)
+			}
+			if n := len(blobsIn(copies)); n != 1 {
+				t.Errorf("retained copies after the %s: %d, want the policy's", then, n)
 			}
 		})
 	}
@@ -173,7 +192,7 @@ func TestErasure_EveryAttemptFails(t *testing.T) {
 	if err := m.Erase(ctx, co.ID, req, 1, 2); !errors.Is(err, broken) {
 		t.Fatalf("attempt 1: %v", err)
 	}
-	if files, _ := os.ReadDir(copies); len(files) == 0 {
+	if len(blobsIn(copies)) == 0 {
 		t.Fatal("no copy after the first attempt: the test proves nothing")
 	}
 	if st, _ := requestState(t, env, req); st != "processing" {
@@ -185,8 +204,8 @@ func TestErasure_EveryAttemptFails(t *testing.T) {
 	if st, msg := requestState(t, env, req); st != "failed" || msg == "" {
 		t.Errorf("after the last attempt: %s %q, want failed with an error", st, msg)
 	}
-	if files, _ := os.ReadDir(copies); len(files) != 0 {
-		t.Errorf("copies left under %s: %d", copies, len(files))
+	if n := len(blobsIn(copies)); n != 0 {
+		t.Errorf("copies left under %s: %d", copies, n)
 	}
 	if n := countRows(t, env, `SELECT count(*) FROM retained_records WHERE request_id = $1`, req); n != 0 {
 		t.Errorf("retained records of the failed erasure: %d", n)
