@@ -37,8 +37,8 @@ const dueSQL = `SELECT company_id FROM public.privacy_sweep_due()`
 // Sweep deletes, company by company, the retained records whose period ended (with their
 // files; also the files an erasure's commit left to delete, record type erasedFiles) and the
 // ZIPs of exports whose link expired (the request stays, without its file). Each company is one
-// transaction. A record goes only once its files are deleted, so a sweep or erasure that dies
-// halfway leaves the record for the next sweep.
+// transaction. A record goes (a request loses its blobKey) only once its files are deleted, so
+// a sweep or erasure that dies halfway leaves the record for the next sweep.
 func (m *Module) Sweep(ctx context.Context) error {
 	rows, err := m.d.Pool.Query(ctx, dueSQL)
 	if err != nil {
@@ -66,33 +66,45 @@ func (m *Module) Sweep(ctx context.Context) error {
 }
 
 func (m *Module) sweepCompany(ctx context.Context, company uuid.UUID) error {
-	var drop []string
 	now := m.now()
-	err := tenancy.CompanyTx(ctx, m.d.DB, company, func(ctx context.Context) error {
+	return tenancy.CompanyTx(ctx, m.d.DB, company, func(ctx context.Context) error {
 		if _, err := m.dropRecords(ctx, `SELECT id, blob_keys::text FROM retained_records WHERE retain_until < $1::date`,
 			now.Format(time.DateOnly)); err != nil {
 			return err
 		}
-		return query(ctx, `UPDATE privacy_requests p SET blob_key = NULL, updated_at = $1
-			FROM (SELECT id, blob_key FROM privacy_requests WHERE blob_key IS NOT NULL AND expires_at < $1 FOR UPDATE) old
-			WHERE p.id = old.id RETURNING old.blob_key`, []any{now}, func(rows rowScanner) error {
-			var k string
-			if err := rows.Scan(&k); err != nil {
+		// Expired exports: the ZIP first, then the request's blobKey, as the records above; a
+		// sweep that dies in between finds the request again (its ZIP already gone counts).
+		type export struct {
+			id  uuid.UUID
+			key string
+		}
+		var due []export
+		if err := query(ctx, `SELECT id, blob_key FROM privacy_requests WHERE blob_key IS NOT NULL AND expires_at < $1
+			FOR UPDATE`, []any{now}, func(rows rowScanner) error {
+			var e export
+			if err := rows.Scan(&e.id, &e.key); err != nil {
 				return err
 			}
-			drop = append(drop, k)
+			due = append(due, e)
 			return nil
-		})
-	})
-	if err != nil {
-		return err
-	}
-	for _, k := range drop {
-		if err := m.d.Bucket.Delete(context.WithoutCancel(ctx), k); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
-			m.d.Log.Warn().Err(err).Str("company_id", company.String()).Msg("privacy sweep: delete blob")
+		}); err != nil {
+			return err
 		}
-	}
-	return nil
+		var gone []uuid.UUID
+		for _, e := range due {
+			if err := m.d.Bucket.Delete(context.WithoutCancel(ctx), e.key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+				m.d.Log.Warn().Err(err).Str("privacy_request_id", e.id.String()).Msg("privacy sweep: delete export (the next sweep retries)")
+				continue
+			}
+			gone = append(gone, e.id)
+		}
+		if len(gone) == 0 {
+			return nil
+		}
+		_, err := tenancy.Client(ctx).ExecContext(ctx, `UPDATE privacy_requests SET blob_key = NULL, updated_at = $1
+			WHERE id = ANY($2::uuid[])`, now, gone)
+		return err
+	})
 }
 
 // dropRecords deletes the retained records q selects (id, blob_keys as JSON text) in the

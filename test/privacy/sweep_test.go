@@ -128,3 +128,43 @@ func runJob(t testing.TB, env *apitest.Env, args river.JobArgs) string {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// TestSweep_FinishesAfterACrash: a sweep that died after deleting an expired export's ZIP (or a
+// retained record's file) but before its commit finds the request (the record) again; the next
+// sweep clears the request's file and deletes the record although the files are gone already.
+// Catches a sweep that takes an already deleted file for a failure and keeps the row (and a
+// warning an hour) for ever, which deleting the files before the rows would bring.
+func TestSweep_FinishesAfterACrash(t *testing.T) {
+	t.Parallel()
+	env := setup(t)
+	ctx := context.Background()
+	co := env.NewCompany(t)
+	ct := createContact(t, env, co.Secret, newPerson(), "")
+	req := requestExport(t, env, co.Secret, ct)
+	await(t, env, co.Secret, req)
+	var zip string
+	if err := env.OwnerDB.QueryRowContext(ctx, `UPDATE privacy_requests SET expires_at = now() - interval '1 hour'
+		WHERE id = $1 RETURNING blob_key`, req.ID).Scan(&zip); err != nil {
+		t.Fatal(err)
+	}
+	// The crash: files deleted, nothing committed.
+	if err := os.Remove(blobFile(zip)); err != nil {
+		t.Fatal(err)
+	}
+	record := uuid.Must(uuid.NewV7())
+	if _, err := env.OwnerDB.ExecContext(ctx, `INSERT INTO retained_records (id, company_id, request_id, contact_id,
+		record_type, record_id, basis, data, blob_keys, retain_until, created_at)
+		VALUES ($1, $2, $3, $4, 'document', $5, 'HGB § 257', '{}', $6, now() - interval '2 days', now())`,
+		record, co.ID, req.ID, ct, uuid.New(), `["retained/`+co.ID.String()+`/`+req.ID+`/gone-0"]`); err != nil {
+		t.Fatal(err)
+	}
+	if err := eraser(t, env, nil, nil).Sweep(ctx); err != nil {
+		t.Fatalf("sweep: %v", err)
+	}
+	if n := countRows(t, env, `SELECT count(*) FROM privacy_requests WHERE id = $1 AND blob_key IS NOT NULL`, req.ID); n != 0 {
+		t.Error("the expired export keeps its blobKey after the sweep")
+	}
+	if n := countRows(t, env, `SELECT count(*) FROM retained_records WHERE id = $1`, record); n != 0 {
+		t.Error("the ended record whose file was gone is kept")
+	}
+}
