@@ -9,7 +9,6 @@
 package privacy
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -63,13 +62,7 @@ func New(d Deps) *Module {
 	}
 	m := &Module{d: d}
 	m.svc = &Service{m: m}
-	if d.Pool != nil {
-		var err error
-		// Only a misconfiguration fails here (river checks the config): a declaration error.
-		if m.rowTx, err = jobs.NewRowTx(d.Pool); err != nil {
-			panic(fmt.Sprintf("privacy: %v", err))
-		}
-	}
+	m.rowTx = jobs.MustRowTx(d.Pool, "privacy")
 	return m
 }
 
