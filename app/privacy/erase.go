@@ -280,6 +280,29 @@ func query(ctx context.Context, q string, args []any, each func(rows rowScanner)
 	return rows.Err()
 }
 
+// add keeps r with raw, the row's JSON, as its data.
+func (p *erasurePlan) add(r retained, raw []byte) error {
+	data, err := rowData(raw)
+	if err != nil {
+		return err
+	}
+	r.data = data
+	p.keep = append(p.keep, r)
+	return nil
+}
+
+// keepRows keeps every row stmt selects (its id and its JSON) as a record of typ under rl.
+func (p *erasurePlan) keepRows(ctx context.Context, typ string, rl rule, stmt string, args ...any) error {
+	return query(ctx, stmt, args, func(rows rowScanner) error {
+		r := retained{typ: typ, rule: rl}
+		var raw []byte
+		if err := rows.Scan(&r.id, &raw); err != nil {
+			return err
+		}
+		return p.add(r, raw)
+	})
+}
+
 func rowData(raw []byte) (map[string]any, error) {
 	out := map[string]any{}
 	if err := json.Unmarshal(raw, &out); err != nil {
@@ -327,26 +350,13 @@ func (m *Module) plan(ctx context.Context, company uuid.UUID, req *ent.PrivacyRe
 		if booked {
 			r.rule = ruleVoucher
 		}
-		var err error
-		r.data, err = rowData(raw)
-		p.keep = append(p.keep, r)
-		return err
+		return p.add(r, raw)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("plan contracts: %w", err)
 	}
-	err = query(ctx, `SELECT id, row_to_json(a)::text FROM advice_records a WHERE contact_id = $1 ORDER BY created_at, id`,
-		[]any{cid}, func(rows *sql.Rows) error {
-			r := retained{typ: "advice_record", rule: ruleAdvice}
-			var raw []byte
-			if err := rows.Scan(&r.id, &raw); err != nil {
-				return err
-			}
-			var err error
-			r.data, err = rowData(raw)
-			p.keep = append(p.keep, r)
-			return err
-		})
+	err = p.keepRows(ctx, "advice_record", ruleAdvice,
+		`SELECT id, row_to_json(a)::text FROM advice_records a WHERE contact_id = $1 ORDER BY created_at, id`, cid)
 	if err != nil {
 		return nil, fmt.Errorf("plan advice records: %w", err)
 	}
@@ -364,10 +374,7 @@ func (m *Module) plan(ctx context.Context, company uuid.UUID, req *ent.PrivacyRe
 			}
 			r.typ, r.rule = "document", rl
 			r.files = []fileCopy{{from: blobKey, to: key(r.id, 0)}}
-			var err error
-			r.data, err = rowData(raw)
-			p.keep = append(p.keep, r)
-			return err
+			return p.add(r, raw)
 		})
 	if err != nil {
 		return nil, fmt.Errorf("plan documents: %w", err)
@@ -397,27 +404,14 @@ func (m *Module) plan(ctx context.Context, company uuid.UUID, req *ent.PrivacyRe
 			r.files = append(r.files, fileCopy{from: a, to: key(r.id, n)})
 			n++
 		}
-		var err error
-		r.data, err = rowData(raw)
-		p.keep = append(p.keep, r)
-		return err
+		return p.add(r, raw)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("plan e-mails: %w", err)
 	}
 	if p.email != "" {
-		err = query(ctx, `SELECT id, row_to_json(o)::text FROM email_opt_outs o WHERE lower(email) = $1`, []any{p.email},
-			func(rows *sql.Rows) error {
-				r := retained{typ: "email_opt_out", rule: ruleObjection}
-				var raw []byte
-				if err := rows.Scan(&r.id, &raw); err != nil {
-					return err
-				}
-				var err error
-				r.data, err = rowData(raw)
-				p.keep = append(p.keep, r)
-				return err
-			})
+		err = p.keepRows(ctx, "email_opt_out", ruleObjection,
+			`SELECT id, row_to_json(o)::text FROM email_opt_outs o WHERE lower(email) = $1`, p.email)
 		if err != nil {
 			return nil, fmt.Errorf("plan opt-outs: %w", err)
 		}
