@@ -175,7 +175,11 @@ var fiberParam = regexp.MustCompile(`:([A-Za-z]+)`)
 // covered the day it is added) is called with every credential of the world, its path
 // parameters filled with the erased records' ids (and, for contactId, the partner's, whose
 // relationship list and activities once named the person), its lists with the documented
-// filters that could find the person (q, contactId, email …, from the OpenAPI document).
+// filters that could find the person (q, contactId, email …, from the OpenAPI document); and
+// the portal pages with the customer's own session. Every e-mail with the person's address
+// counts as erased, also those sent unlinked (the portal invitation, the signature request's).
+// Each check names the bug it catches where it is made; a control before the erasure shows
+// that the routes read did show the person.
 func TestVisibility_ErasedContactUnreachable(t *testing.T) {
 	t.Parallel()
 	// A server of its own that works jobs: the erasure, the export, the statement's import and
