@@ -58,6 +58,7 @@ var seams = map[string]string{
 	"portfolio -> events":       "imports record their events",
 	"reports -> contracts":      "the renewals report answers a Page of Contract (contracts.View)",
 	"privacy -> contacts":       "an export writes the contact as the API shows it with its groups decrypted (contacts.Service.View); an erasure deletes it with its delete hooks (contacts.Service.Delete)",
+	"privacy -> emails":         "an erasure first brings every mailbox of the company up to date (emails.Module.SyncMailbox), so no message held on the server returns unlinked after it",
 	"signatures -> documents":   "the sealed PDF is filed as the contact's document; sources are read from documents",
 	"signatures -> emails":      "signers get their links and one-time codes by e-mail (emails.Service.Send)",
 	"signatures -> events":      "writes record their event in the same transaction",

@@ -348,6 +348,8 @@ func (s *Server) newJobs(ctx context.Context, cfg Config, pcfg *pgxpool.Config, 
 		Keys: cfg.DataKeys, Secret: cfg.Secret, PublicURL: cfg.Mail.PublicURL, SyncEvery: cfg.Mail.SyncEvery,
 		Mail: o.mail, Now: o.now, Log: s.log})
 	s.emails.AddWorkers(workers)
+	// An erasure first brings the company's mailboxes up to date (docs/decisions/privacy.md).
+	s.privacy.UseMailboxes(s.emails)
 	pdfSealer, err := cfg.Signing.Sealer(s.log)
 	if err != nil {
 		return err

@@ -47,9 +47,11 @@ type Deps struct {
 type Module struct {
 	d      Deps
 	hooked *contacts.Service
-	queue  *jobs.Client
-	svc    *Service
-	rowTx  *jobs.RowTx
+	// mailboxes syncs the company's mailboxes before an erasure (UseMailboxes, mail.go).
+	mailboxes Mailboxes
+	queue     *jobs.Client
+	svc       *Service
+	rowTx     *jobs.RowTx
 }
 
 // Service runs the use cases of the API.
