@@ -174,6 +174,10 @@ func (m *Module) erase(ctx context.Context, company, id uuid.UUID) error {
 		if err := m.writeRetained(ctx, company, req, plan, summary); err != nil {
 			return err
 		}
+		// Before the contact's deletion unmatches them (commissions.go).
+		if err := m.retainCommissions(ctx, company, req, summary); err != nil {
+			return err
+		}
 		drop, err := m.remove(ctx, req.ID, req.ContactID, plan, summary)
 		if err != nil {
 			return err
@@ -608,7 +612,7 @@ func (m *Module) remove(ctx context.Context, requestID, cid uuid.UUID, p *erasur
 	if err != nil {
 		return nil, err
 	}
-	summary["erased.events"] = len(events)
+	summary["erased.events"] += len(events) // retainCommissions counted its own
 	if _, err := exec("webhook log", `UPDATE webhook_deliveries SET response_body = NULL, error = NULL
 		WHERE event_id = ANY($1::uuid[])`, orEmpty(events)); err != nil {
 		return nil, err

@@ -1,0 +1,87 @@
+package privacy
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"github.com/brokerdesk/brokerdesk/ent"
+	"github.com/brokerdesk/brokerdesk/tenancy"
+)
+
+// retainCommissions keeps the commission entries booked on the person's contracts as vouchers
+// and blanks what names the person in the live rows (docs/decisions/privacy.md "Commission
+// entries"). An entry is a Buchungsbeleg the books must keep (ruleVoucher, 8 years), but the
+// insurer's booking text ("Provision Müller, Hans"), the broker's note and the policy number
+// name or identify the person, and GET /commission-entries shows an unmatched entry to every
+// commissions reader of the company. So the whole row goes blocked into retained_records, and
+// the live row keeps what the books need without the person: amount, booking date, type, code,
+// insurer, statement and line (the reference to the statement file, the voucher kept whole).
+//
+// It runs in the erasure's transaction before the contact's deletion, whose contract deletes
+// unmatch the entries: after that nothing tells which entries were the person's. The person's
+// contracts are locked first (FOR UPDATE conflicts with the foreign key check of a match or of
+// a PATCH linking an entry): no entry is matched to them between this read and their deletion,
+// unseen and unblanked. The feed's events about the entries (commission_entry.updated, written
+// with the booking text, and without the contact while the entry was unmatched) are replaced as
+// the erasure replaces every payload about the person, and the webhook log's answers to them
+// cleared. The blanking is SQL: ent marks description and policy_number immutable for the API,
+// not for the erasure.
+func (m *Module) retainCommissions(ctx context.Context, company uuid.UUID, req *ent.PrivacyRequest, summary map[string]int) error {
+	db := tenancy.Client(ctx)
+	if _, err := db.ExecContext(ctx, `SELECT id FROM contracts WHERE contact_id = $1 FOR UPDATE`, req.ContactID); err != nil {
+		return fmt.Errorf("lock the contracts: %w", err)
+	}
+	p := &erasurePlan{}
+	// contact_id is the contract's (the composite foreign key keeps it so), and indexed.
+	err := query(ctx, `SELECT e.id, row_to_json(e)::text FROM commission_entries e
+		WHERE e.contact_id = $1 ORDER BY e.booked_on, e.id FOR UPDATE`, []any{req.ContactID}, func(rows *sql.Rows) error {
+		r := retained{typ: "commission_entry", rule: ruleVoucher}
+		var raw []byte
+		if err := rows.Scan(&r.id, &raw); err != nil {
+			return err
+		}
+		return p.add(r, raw)
+	})
+	if err != nil {
+		return fmt.Errorf("read the commission entries: %w", err)
+	}
+	if len(p.keep) == 0 {
+		return nil
+	}
+	if err := m.writeRetained(ctx, company, req, p, summary); err != nil {
+		return err
+	}
+	ids := make([]string, len(p.keep))
+	for i, r := range p.keep {
+		ids[i] = r.id.String()
+	}
+	if _, err := db.ExecContext(ctx, `UPDATE commission_entries SET description = '', note = NULL, policy_number = '',
+			policy_key = '', version = version + 1, updated_at = $2
+		WHERE id = ANY($1::uuid[])`, ids, m.now()); err != nil {
+		return fmt.Errorf("blank the commission entries: %w", err)
+	}
+	summary["blanked.commissionEntries"] = len(ids)
+	var events []string
+	err = query(ctx, `UPDATE events SET data = jsonb_build_object('id', data->'id', 'erased', true)
+		WHERE data->>'id' = ANY($1::text[]) AND NOT (data ? 'erased' AND data->'erased' = 'true'::jsonb)
+		RETURNING id::text`, []any{ids}, func(rows *sql.Rows) error {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return err
+		}
+		events = append(events, id)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("erase the commission entries' events: %w", err)
+	}
+	if _, err := db.ExecContext(ctx, `UPDATE webhook_deliveries SET response_body = NULL, error = NULL
+		WHERE event_id = ANY($1::uuid[])`, orEmpty(events)); err != nil {
+		return fmt.Errorf("erase the commission entries' webhook log: %w", err)
+	}
+	summary["erased.events"] += len(events)
+	return nil
+}
