@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"strings"
 	"time"
 
@@ -50,12 +51,16 @@ type eraseWorker struct {
 // Timeout bounds one run.
 func (w *eraseWorker) Timeout(*river.Job[EraseArgs]) time.Duration { return exportTimeout }
 
-// Work runs one attempt of the erasure; an import still reading or committing a file snoozes
-// it (river does not count a snooze as an attempt).
+// Work runs one attempt of the erasure; an import still reading or committing a file, or a
+// mailbox that could not be brought up to date (mail.go), snoozes it (river does not count a
+// snooze as an attempt).
 func (w *eraseWorker) Work(ctx context.Context, job *river.Job[EraseArgs]) error {
 	err := w.m.Erase(ctx, job.Args.CompanyID, job.Args.RequestID, job.Attempt, job.MaxAttempts)
 	if errors.Is(err, ErrImportsRunning) {
 		return river.JobSnooze(importWait)
+	}
+	if errors.Is(err, ErrMailboxesBehind) {
+		return river.JobSnooze(mailWait)
 	}
 	return err
 }
@@ -73,7 +78,7 @@ const importWait = time.Minute
 // drive attempts with it (Deps.BeforeEraseCommit, Deps.AfterEraseCommit).
 func (m *Module) Erase(ctx context.Context, company, request uuid.UUID, attempt, max int) error {
 	err := m.erase(ctx, company, request)
-	if err != nil && !errors.Is(err, ErrImportsRunning) && attempt >= max {
+	if err != nil && !errors.Is(err, ErrImportsRunning) && !errors.Is(err, ErrMailboxesBehind) && attempt >= max {
 		// Only a request this call failed has copies no record names: one that completed (the
 		// last attempt failed after the commit, deleting files) has retained records with them.
 		if m.fail(ctx, company, request,
@@ -142,6 +147,10 @@ func (m *Module) erase(ctx context.Context, company, id uuid.UUID) error {
 	if err := m.awaitImports(ctx, company); err != nil {
 		return err
 	}
+	mail, err := m.syncMailboxes(ctx, company, req)
+	if err != nil {
+		return err
+	}
 	var plan *erasurePlan
 	if err := tenancy.CompanyTx(ctx, m.d.DB, company, func(ctx context.Context) error {
 		plan, err = m.plan(ctx, company, req)
@@ -170,7 +179,7 @@ func (m *Module) erase(ctx context.Context, company, id uuid.UUID) error {
 		if cur.Status != privacyrequest.StatusProcessing {
 			return nil // another run finished it
 		}
-		summary := map[string]int{}
+		summary := maps.Clone(mail)
 		if err := m.writeRetained(ctx, company, req, plan, summary); err != nil {
 			return err
 		}
