@@ -216,9 +216,10 @@ func TestVisibility_ErasedContactUnreachable(t *testing.T) {
 	// A contract with a booked commission (retained as a voucher), from a statement the job reads.
 	policy := "ER" + tag
 	contract := w.createContract(t, co, ct, policy).ID
-	// The booking text names no one: docs/decisions/privacy.md keeps entries untouched as the
-	// broker's vouchers on the premise that they hold no name (see the report of this test).
-	csv := "Vertragsnummer;Buchungsdatum;Buchungsart;Provision;Buchungstext\n" + policy + ";31.01.2026;Abschlussprovision;120,00;AP\n"
+	// The booking text names the person, as insurers write it: the erasure keeps the entry in
+	// the books without it (docs/decisions/privacy.md "Commission entries").
+	csv := "Vertragsnummer;Buchungsdatum;Buchungsart;Provision;Buchungstext\n" + policy +
+		";31.01.2026;Abschlussprovision;120,00;AP " + p.Last + ", " + p.First + "\n"
 	body, ctype := commissionUpload(t, map[string]string{"format": "csv", "insurerId": w.insurer(t, co)}, []byte(csv))
 	r := w.env.Do(t, apitest.Request{Method: "POST", Path: "/commission-statements", Key: co, Body: body,
 		Header: map[string]string{"Content-Type": ctype}})
@@ -315,7 +316,8 @@ func TestVisibility_ErasedContactUnreachable(t *testing.T) {
 		return out
 	}
 	for _, path := range []string{"/contacts/" + ct + "?fields=bank", "/contacts/" + ct + "/notes/" + note,
-		"/tasks/" + task, "/search?q=" + p.Last, "/emails/" + emailID, "/documents/" + policyDoc} {
+		"/tasks/" + task, "/search?q=" + p.Last, "/emails/" + emailID, "/documents/" + policyDoc,
+		"/commission-entries?statementId=" + statement} {
 		if r := w.env.Do(t, apitest.Request{Path: path, Key: co}); r.Status != 200 || len(hits("", r.Body)) == 0 {
 			t.Fatalf("control: before the erasure %s shows none of the data: %d %s", path, r.Status, r.Body)
 		}
