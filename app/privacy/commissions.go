@@ -24,17 +24,18 @@ import (
 // unmatch the entries: after that nothing tells which entries were the person's. The person's
 // contracts are locked first (FOR UPDATE conflicts with the foreign key check of a match or of
 // a PATCH linking an entry): no entry is matched to them between this read and their deletion,
-// unseen and unblanked. The feed's events about the entries (commission_entry.updated, written
-// with the booking text, and without the contact while the entry was unmatched) are replaced as
-// the erasure replaces every payload about the person, and the webhook log's answers to them
-// cleared. The blanking is SQL: ent marks description and policy_number immutable for the API,
-// not for the erasure.
-func (m *Module) retainCommissions(ctx context.Context, company uuid.UUID, req *ent.PrivacyRequest, summary map[string]int) error {
+// unseen and unblanked. The entries' ids go to plan.blanked: remove replaces the feed's events
+// about them (commission_entry.updated carries the booking text, and no contact while the entry
+// was unmatched) and clears the webhook log's answers to them, as for the deleted resources. The
+// blanking is SQL: ent marks description and policy_number immutable for the API, not for the
+// erasure.
+func (m *Module) retainCommissions(ctx context.Context, company uuid.UUID, req *ent.PrivacyRequest, plan *erasurePlan,
+	summary map[string]int) error {
 	db := tenancy.Client(ctx)
 	if _, err := db.ExecContext(ctx, `SELECT id FROM contracts WHERE contact_id = $1 FOR UPDATE`, req.ContactID); err != nil {
 		return fmt.Errorf("lock the contracts: %w", err)
 	}
-	p := &erasurePlan{}
+	entries := &erasurePlan{} // the records to retain, written as the plan's are
 	// contact_id is the contract's (the composite foreign key keeps it so), and indexed.
 	err := query(ctx, `SELECT e.id, row_to_json(e)::text FROM commission_entries e
 		WHERE e.contact_id = $1 ORDER BY e.booked_on, e.id FOR UPDATE`, []any{req.ContactID}, func(rows *sql.Rows) error {
@@ -43,19 +44,19 @@ func (m *Module) retainCommissions(ctx context.Context, company uuid.UUID, req *
 		if err := rows.Scan(&r.id, &raw); err != nil {
 			return err
 		}
-		return p.add(r, raw)
+		return entries.add(r, raw)
 	})
 	if err != nil {
 		return fmt.Errorf("read the commission entries: %w", err)
 	}
-	if len(p.keep) == 0 {
+	if len(entries.keep) == 0 {
 		return nil
 	}
-	if err := m.writeRetained(ctx, company, req, p, summary); err != nil {
+	if err := m.writeRetained(ctx, company, req, entries, summary); err != nil {
 		return err
 	}
-	ids := make([]string, len(p.keep))
-	for i, r := range p.keep {
+	ids := make([]string, len(entries.keep))
+	for i, r := range entries.keep {
 		ids[i] = r.id.String()
 	}
 	if _, err := db.ExecContext(ctx, `UPDATE commission_entries SET description = '', note = NULL, policy_number = '',
@@ -64,24 +65,6 @@ func (m *Module) retainCommissions(ctx context.Context, company uuid.UUID, req *
 		return fmt.Errorf("blank the commission entries: %w", err)
 	}
 	summary["blanked.commissionEntries"] = len(ids)
-	var events []string
-	err = query(ctx, `UPDATE events SET data = jsonb_build_object('id', data->'id', 'erased', true)
-		WHERE data->>'id' = ANY($1::text[]) AND NOT (data ? 'erased' AND data->'erased' = 'true'::jsonb)
-		RETURNING id::text`, []any{ids}, func(rows *sql.Rows) error {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return err
-		}
-		events = append(events, id)
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("erase the commission entries' events: %w", err)
-	}
-	if _, err := db.ExecContext(ctx, `UPDATE webhook_deliveries SET response_body = NULL, error = NULL
-		WHERE event_id = ANY($1::uuid[])`, orEmpty(events)); err != nil {
-		return fmt.Errorf("erase the commission entries' webhook log: %w", err)
-	}
-	summary["erased.events"] += len(events)
+	plan.blanked = append(plan.blanked, ids...)
 	return nil
 }

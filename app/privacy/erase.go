@@ -125,6 +125,9 @@ type erasurePlan struct {
 	contact *contacts.Contact // nil: deleted before the job ran (what is left of it is still erased)
 	email   string            // lower case; "" when none
 	keep    []retained
+	// blanked are the ids of rows kept for others without the person's data (commission
+	// entries: commissions.go); remove treats them as the ids of deleted resources.
+	blanked []string
 }
 
 // erase runs the erasure of a request in three idempotent steps: (1) read what must be kept
@@ -184,7 +187,7 @@ func (m *Module) erase(ctx context.Context, company, id uuid.UUID) error {
 			return err
 		}
 		// Before the contact's deletion unmatches them (commissions.go).
-		if err := m.retainCommissions(ctx, company, req, summary); err != nil {
+		if err := m.retainCommissions(ctx, company, req, plan, summary); err != nil {
 			return err
 		}
 		drop, err := m.remove(ctx, req.ID, req.ContactID, plan, summary)
@@ -498,7 +501,8 @@ func (m *Module) writeRetained(ctx context.Context, company uuid.UUID, req *ent.
 // carry it; it returns the blobs to delete after the commit.
 func (m *Module) remove(ctx context.Context, requestID, cid uuid.UUID, p *erasurePlan, summary map[string]int) ([]string, error) {
 	db := tenancy.Client(ctx)
-	var drop, gone []string // blob keys; ids of deleted resources whose events must go too
+	// blob keys; ids of deleted (or blanked) resources whose events and stored answers must go too
+	drop, gone := []string(nil), p.blanked
 	exec := func(what, q string, args ...any) (int64, error) {
 		res, err := db.ExecContext(ctx, q, args...)
 		if err != nil {
@@ -621,7 +625,7 @@ func (m *Module) remove(ctx context.Context, requestID, cid uuid.UUID, p *erasur
 	if err != nil {
 		return nil, err
 	}
-	summary["erased.events"] += len(events) // retainCommissions counted its own
+	summary["erased.events"] = len(events)
 	if _, err := exec("webhook log", `UPDATE webhook_deliveries SET response_body = NULL, error = NULL
 		WHERE event_id = ANY($1::uuid[])`, orEmpty(events)); err != nil {
 		return nil, err
