@@ -68,3 +68,12 @@ func (m *Module) retainCommissions(ctx context.Context, company uuid.UUID, req *
 	plan.blanked = append(plan.blanked, ids...)
 	return nil
 }
+
+// statementsUnderWay is true while a commission statement of the company is queued or being
+// parsed; awaitImports waits for it as for a contact import. The statement's entries may name
+// the person and be matched to the person's contracts: a parse that ended after the erasure
+// would find the contracts gone and leave its entries unmatched with the booking text, where
+// no erasure looks again. A parse always ends (processed, or failed on its last attempt or its
+// timeout). Company-wide, as for imports: which statement holds the person is known only after
+// its parse.
+const statementsUnderWay = `EXISTS (SELECT 1 FROM commission_statements WHERE import_status IN ('queued', 'processing'))`

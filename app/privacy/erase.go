@@ -250,11 +250,13 @@ func (m *Module) dropErasedFiles(ctx context.Context, company, request uuid.UUID
 // awaitImports is ErrImportsRunning while an import of the company is queued, analysed or
 // committed: its file or its next rows may hold the person (a row is linked to a contact only
 // when analysed), and a commit under way may write the person again. Company-wide, since
-// which import holds the person is not known before its analysis.
+// which import holds the person is not known before its analysis. A commission statement being
+// parsed counts as an import (statementsUnderWay, commissions.go).
 func (m *Module) awaitImports(ctx context.Context, company uuid.UUID) error {
 	var busy bool
 	err := tenancy.CompanyTx(ctx, m.d.DB, company, func(ctx context.Context) error {
-		return query(ctx, `SELECT EXISTS (SELECT 1 FROM contact_imports WHERE status IN ('queued', 'analyzing', 'running'))`,
+		return query(ctx, `SELECT EXISTS (SELECT 1 FROM contact_imports WHERE status IN ('queued', 'analyzing', 'running'))
+			OR `+statementsUnderWay,
 			nil, func(rows rowScanner) error { return rows.Scan(&busy) })
 	})
 	if err != nil {

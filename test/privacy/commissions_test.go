@@ -3,6 +3,7 @@ package privacy
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"mime/multipart"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/brokerdesk/brokerdesk/app/privacy"
 	"github.com/brokerdesk/brokerdesk/test/apitest"
 )
 
@@ -291,4 +293,50 @@ func TestErasure_CommissionEntries(t *testing.T) {
 			t.Errorf("the statement's file %s does not name the person: the blob dump proves nothing", statementKey)
 		}
 	})
+}
+
+// TestErasure_WaitsForStatements: while a commission statement of the company is queued or
+// being parsed, the erasure waits (ErrImportsRunning; the worker snoozes) and changes nothing;
+// once the parse has ended it runs. Catches an erasure that runs beside a parse, whose entries
+// (naming the person) would be left unmatched with their booking text once the contract is
+// gone, where no erasure looks again.
+func TestErasure_WaitsForStatements(t *testing.T) {
+	t.Parallel()
+	env := setup(t)
+	ctx := context.Background()
+	co := env.NewCompany(t)
+	ct := createContact(t, env, co.Secret, newPerson(), "")
+	st := uuid.New()
+	if _, err := env.OwnerDB.Exec(`INSERT INTO commission_statements (id, created_at, updated_at, format, status,
+		import_status, filename, size, sha256, blob_key, issues, company_id)
+		VALUES ($1, now(), now(), 'csv', 'received', 'queued', 'abrechnung.csv', 1, repeat('0', 64), $2, '[]', $3)`,
+		st, "seed/"+st.String(), co.ID); err != nil {
+		t.Fatalf("statement: %v", err)
+	}
+	req := queueErasure(t, env, co, ct)
+	m := eraser(t, env, nil, nil)
+	for _, status := range []string{"queued", "processing"} {
+		if _, err := env.OwnerDB.Exec(`UPDATE commission_statements SET import_status = $2 WHERE id = $1`, st, status); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Erase(ctx, co.ID, req, 1, 8); !errors.Is(err, privacy.ErrImportsRunning) {
+			t.Errorf("statement %s: %v, want ErrImportsRunning", status, err)
+		}
+		// The last attempt that waits does not fail the request either (a snooze is no attempt).
+		if err := m.Erase(ctx, co.ID, req, 8, 8); !errors.Is(err, privacy.ErrImportsRunning) {
+			t.Errorf("statement %s, last attempt: %v, want ErrImportsRunning", status, err)
+		}
+	}
+	if r := env.Do(t, apitest.Request{Path: "/contacts/" + ct, Key: co.Secret}); r.Status != 200 {
+		t.Fatalf("while the statement was parsed: contact %d, want it there", r.Status)
+	}
+	if _, err := env.OwnerDB.Exec(`UPDATE commission_statements SET import_status = 'processed' WHERE id = $1`, st); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Erase(ctx, co.ID, req, 1, 8); err != nil {
+		t.Fatalf("after the parse: %v", err)
+	}
+	if st, msg := requestState(t, env, req); st != "completed" {
+		t.Errorf("request: %s %s", st, msg)
+	}
 }
