@@ -5,9 +5,7 @@
 package privacy
 
 import (
-	"context"
 	"os"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,38 +16,12 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(apitest.Main(m)) }
 
-var (
-	worldOnce sync.Once
-	world     *apitest.Env
-	// skew moves the server's clock (app.WithClock): the expiry test sets it, alone (it does
-	// not run in parallel), and puts it back.
-	skew atomic.Int64
-)
+// skew moves the server's clock (app.WithClock): the expiry test sets it, alone (it does not
+// run in parallel), and puts it back.
+var skew atomic.Int64
 
 func now() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
 
-type keep struct{ testing.TB }
-
-func (keep) Cleanup(func()) {}
-
 // setup returns the package's server, working jobs like a serve process (exports run on the
 // queue), on the skewable clock.
-func setup(t testing.TB) *apitest.Env {
-	t.Helper()
-	worldOnce.Do(func() {
-		world = apitest.New(keep{t}, app.WithClock(now))
-		if err := world.Server.StartJobs(context.Background()); err != nil {
-			t.Fatalf("start jobs: %v", err)
-		}
-		apitest.BeforeDrop(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-			defer cancel()
-			_ = world.Server.StopJobs(ctx)
-			world.Server.Close()
-		})
-	})
-	if world == nil {
-		t.Fatal("no test server")
-	}
-	return world
-}
+func setup(t testing.TB) *apitest.Env { return apitest.Working(t, app.WithClock(now)) }
