@@ -426,6 +426,10 @@ func (s *Server) Purger() *maintenance.Purger { return maintenance.NewPurger(s.p
 // Pool is the request pool (connections as the app role); tests check its role.
 func (s *Server) Pool() *pgxpool.Pool { return s.pool }
 
+// JobsPool is the job queue's pool (the jobs role): what inserts a job, as a benchmark that
+// queues work directly does, connects here; the request pool's role may not reach river.
+func (s *Server) JobsPool() *pgxpool.Pool { return s.jobsPool }
+
 // Ready reports whether the database answers.
 func (s *Server) Ready(ctx context.Context) error { return s.pool.Ping(ctx) }
 

@@ -12,11 +12,8 @@ import (
 	"fmt"
 	"mime/multipart"
 	"os"
-	"runtime"
-	"runtime/metrics"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -33,61 +30,10 @@ import (
 	"github.com/brokerdesk/brokerdesk/ent/contactimport"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 	"github.com/brokerdesk/brokerdesk/test/apitest"
+	"github.com/brokerdesk/brokerdesk/test/memwatch"
 )
 
 func TestMain(m *testing.M) { os.Exit(apitest.Main(m)) }
-
-// heapPeak samples the process's live heap every 50 ms until stopped: the peak while a phase
-// runs (the server, its workers and this benchmark share the process).
-type heapPeak struct {
-	stop chan struct{}
-	done sync.WaitGroup
-	peak uint64
-}
-
-func watchHeap() *heapPeak {
-	runtime.GC()
-	h := &heapPeak{stop: make(chan struct{})}
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	h.done.Go(func() {
-		t := time.NewTicker(50 * time.Millisecond)
-		defer t.Stop()
-		for {
-			metrics.Read(s)
-			h.peak = max(h.peak, s[0].Value.Uint64())
-			select {
-			case <-h.stop:
-				return
-			case <-t.C:
-			}
-		}
-	})
-	return h
-}
-
-func (h *heapPeak) MB() float64 {
-	close(h.stop)
-	h.done.Wait()
-	return float64(h.peak) / (1 << 20)
-}
-
-// vmHWM is the process's peak resident set (VmHWM of /proc/self/status) in MiB; 0 where the
-// file does not exist.
-func vmHWM() float64 {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
-			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
-			return kb / 1024
-		}
-	}
-	return 0
-}
 
 type importJob struct {
 	ID            string         `json:"id"`
@@ -159,7 +105,7 @@ func BenchmarkImport(b *testing.B) {
 	fmt.Printf("imports bench: %d rows, %.1f MiB\n", n, float64(len(file))/(1<<20))
 	b.ResetTimer()
 
-	heap := watchHeap()
+	heap := memwatch.Start()
 	t0 := time.Now()
 	r := env.Do(b, apitest.Request{Method: "POST", Path: "/imports", Key: co.Secret, Body: body.Bytes(),
 		Header: map[string]string{"Content-Type": mw.FormDataContentType()}})
@@ -175,7 +121,7 @@ func BenchmarkImport(b *testing.B) {
 		b.Fatalf("analysed %d rows of %d: %v", im.RowCount, n, im.RowCounts)
 	}
 
-	heap = watchHeap()
+	heap = memwatch.Start()
 	t0 = time.Now()
 	if r := env.Do(b, apitest.Request{Method: "POST", Path: "/imports/" + im.ID + "/commit", Key: co.Secret}); r.Status != 202 {
 		b.Fatalf("commit: %d %s", r.Status, r.Body)
@@ -191,10 +137,10 @@ func BenchmarkImport(b *testing.B) {
 	b.ReportMetric(float64(n)/commit.Seconds(), "commit-rows/s")
 	b.ReportMetric(analyzeHeap, "analyze-peak-heap-MiB")
 	b.ReportMetric(commitHeap, "commit-peak-heap-MiB")
-	b.ReportMetric(vmHWM(), "peak-RSS-MiB")
+	b.ReportMetric(memwatch.RSSPeakMB(), "peak-RSS-MiB")
 	fmt.Printf("imports bench: upload+analysis %s (%.0f rows/s, peak heap %.1f MiB; counts %v); commit %s (%.0f rows/s, peak heap %.1f MiB; outcomes %v); process peak RSS %.1f MiB\n",
 		analyze.Round(time.Millisecond), float64(n)/analyze.Seconds(), analyzeHeap, im.RowCounts,
-		commit.Round(time.Millisecond), float64(n)/commit.Seconds(), commitHeap, im.OutcomeCounts, vmHWM())
+		commit.Round(time.Millisecond), float64(n)/commit.Seconds(), commitHeap, im.OutcomeCounts, memwatch.RSSPeakMB())
 }
 
 // BenchmarkImport_200MB stores a 200 MB CSV (about 1.6 million rows, 16 times the row limit)
@@ -244,7 +190,7 @@ func BenchmarkImport_200MB(b *testing.B) {
 		Bucket: bucket, Contacts: contacts.NewService(events.NewService(), env.Config.DataKeys, time.Now)})
 	fmt.Printf("imports bench: %.1f MiB file\n", float64(size)/(1<<20))
 	b.ResetTimer()
-	heap := watchHeap()
+	heap := memwatch.Start()
 	t0 := time.Now()
 	if err := m.Run(ctx, imports.Args{CompanyID: co.ID, ImportID: id}); err != nil {
 		b.Fatal(err)
@@ -257,7 +203,7 @@ func BenchmarkImport_200MB(b *testing.B) {
 		b.Fatalf("%+v", im)
 	}
 	b.ReportMetric(peak, "peak-heap-MiB")
-	b.ReportMetric(vmHWM(), "peak-RSS-MiB")
+	b.ReportMetric(memwatch.RSSPeakMB(), "peak-RSS-MiB")
 	fmt.Printf("imports bench: 200 MB file refused after %s (%q); peak live heap %.1f MiB, process peak RSS %.1f MiB\n",
-		took.Round(time.Millisecond), *im.Error, peak, vmHWM())
+		took.Round(time.Millisecond), *im.Error, peak, memwatch.RSSPeakMB())
 }

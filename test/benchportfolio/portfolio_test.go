@@ -11,10 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
-	"runtime/metrics"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -28,43 +25,10 @@ import (
 	"github.com/brokerdesk/brokerdesk/app/portfolio"
 	"github.com/brokerdesk/brokerdesk/tenancy"
 	"github.com/brokerdesk/brokerdesk/test/apitest"
+	"github.com/brokerdesk/brokerdesk/test/memwatch"
 )
 
 func TestMain(m *testing.M) { os.Exit(apitest.Main(m)) }
-
-// heapPeak samples the process's live heap every 50 ms until stopped: the peak while a phase
-// runs (the server, its workers and this benchmark share the process).
-type heapPeak struct {
-	stop chan struct{}
-	done sync.WaitGroup
-	peak uint64
-}
-
-func watchHeap() *heapPeak {
-	runtime.GC()
-	h := &heapPeak{stop: make(chan struct{})}
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	h.done.Go(func() {
-		t := time.NewTicker(50 * time.Millisecond)
-		defer t.Stop()
-		for {
-			metrics.Read(s)
-			h.peak = max(h.peak, s[0].Value.Uint64())
-			select {
-			case <-h.stop:
-				return
-			case <-t.C:
-			}
-		}
-	})
-	return h
-}
-
-func (h *heapPeak) MB() float64 {
-	close(h.stop)
-	h.done.Wait()
-	return float64(h.peak) / (1 << 20)
-}
 
 type transfer struct {
 	Status  string  `json:"status"`
@@ -106,7 +70,7 @@ func BenchmarkPortfolio(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer bucket.Close()
-	queue, err := jobs.NewClient(env.Server.Pool(), nil, nil, jobs.Config{}, zerolog.Nop())
+	queue, err := jobs.NewClient(env.Server.JobsPool(), nil, nil, jobs.Config{}, zerolog.Nop())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -130,7 +94,7 @@ func BenchmarkPortfolio(b *testing.B) {
 			b.Fatal(err)
 		}
 		id := uuid.Must(uuid.NewV7())
-		tx, err := tenancy.BeginPgx(tenancy.WithCompany(ctx, co.ID), env.Server.Pool())
+		tx, err := tenancy.BeginPgx(tenancy.WithCompany(ctx, co.ID), env.Server.JobsPool())
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -177,7 +141,7 @@ func BenchmarkPortfolio(b *testing.B) {
 
 	b.ResetTimer()
 	id := start(false)
-	heap := watchHeap()
+	heap := memwatch.Start()
 	t0 := time.Now()
 	t := await(id, "validated")
 	validate := time.Since(t0)
@@ -186,7 +150,7 @@ func BenchmarkPortfolio(b *testing.B) {
 		b.Fatalf("validated: %+v", t.Summary)
 	}
 
-	heap = watchHeap()
+	heap = memwatch.Start()
 	t0 = time.Now()
 	if r := env.Do(b, apitest.Request{Method: "POST", Path: "/portfolio-transfers/" + id.String() + "/commit", Key: co.Secret}); r.Status != 202 {
 		b.Fatalf("commit: %d %s", r.Status, r.Body)
@@ -198,7 +162,7 @@ func BenchmarkPortfolio(b *testing.B) {
 		b.Fatalf("committed: %+v", t.Progress)
 	}
 
-	heap = watchHeap()
+	heap = memwatch.Start()
 	t0 = time.Now()
 	again := await(start(true), "committed")
 	reimport := time.Since(t0)
