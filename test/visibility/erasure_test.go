@@ -110,11 +110,10 @@ func (w *world) privacyRequestDone(t *testing.T, key, contact, id string) string
 }
 
 // syncedAll waits until every outbound e-mail of the mailboxes was sent and a sync began and
-// ended after that (synced_at), so the copies on the mail server are in the database. The
-// erasure deletes rows, not the messages on the broker's IMAP server: a message the sync has
-// not stored yet when the erasure runs comes back with the next sync, unlinked (the contact is
-// gone) - a gap of the erasure this test does not cover (its report says so); without this wait
-// it shows here only when some sync happens to run after the erasure.
+// ended after that (synced_at), so the copies on the mail server are in the database and the
+// controls below can list every e-mail with the person's address before the erasure. (A
+// message not yet synced when an erasure runs is the erasure's own sync's to bring in:
+// test/privacy TestErasure_MailNotSyncedYet.)
 func (w *world) syncedAll(t *testing.T, boxes ...operator.Mailbox) {
 	t.Helper()
 	for _, mb := range boxes {
