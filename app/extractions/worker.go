@@ -36,10 +36,11 @@ func (Args) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: jobs.QueuePortfolio, MaxAttempts: 5}
 }
 
-// runTimeout bounds one run: MaxPages pages of OCR at ~7 s each (BenchmarkOCR3Pages) with
-// margin, under river's rescue (JOBS_RESCUE_AFTER, default 2 minutes), so a running extraction
-// is not taken over; should it be (a longer run, a shorter setting), the second run's result is
-// dropped by the status check under the row lock and the refund happens once.
+// runTimeout bounds one run: MaxPages pages of OCR (about 1.4 s a page, two at a time on two
+// cores: BenchmarkOCR3Pages; a page of a poor scan takes far longer) with margin, under river's
+// rescue (JOBS_RESCUE_AFTER, default 2 minutes), so a running extraction is not taken over;
+// should it be (a longer run, a shorter setting), the second run's result is dropped by the
+// status check under the row lock and the refund happens once.
 const runTimeout = 100 * time.Second
 
 // Worker reads a queued extraction's document and stores the fields found. A document the
